@@ -1,0 +1,57 @@
+# Tessera's entry points. `make demo` and `make test` each set up what they
+# need on a fresh machine (Debian + Python packages, build), then run.
+PYTHON ?= python3
+BUILD ?= build
+BUILD_TYPE ?= Release
+JOBS ?= $(shell nproc)
+SHARED ?= $(CURDIR)/../shared
+export PYTHONPATH := $(CURDIR)/python$(if $(PYTHONPATH),:$(PYTHONPATH))
+
+# Conformance chapters (../shared/conformance) whose features are delivered.
+# Each entry is a file, optionally narrowed with -k; issues that deliver a
+# chapter add it here.
+CONFORMANCE_TESTS :=
+
+.PHONY: all setup build test test-cpp test-python test-conformance test-asan demo bench clean
+
+all: build
+
+setup:
+	@bash scripts/setup.sh
+
+$(BUILD)/build.ninja:
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DPython_EXECUTABLE=$$(command -v $(PYTHON))
+
+build: setup $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS)
+
+test: build
+	$(MAKE) --no-print-directory test-cpp test-python test-conformance
+
+test-cpp:
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+test-python:
+	$(PYTHON) -m pytest tests/python -q
+
+test-conformance:
+ifneq ($(strip $(CONFORMANCE_TESTS)),)
+	cd $(SHARED)/conformance && $(PYTHON) -m pytest -q $(CONFORMANCE_TESTS)
+else
+	@echo "conformance: no chapter delivered yet"
+endif
+
+# C++ tests under AddressSanitizer + UndefinedBehaviorSanitizer.
+test-asan: setup
+	cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTESSERA_SANITIZE=ON -DTESSERA_BUILD_PYTHON=OFF
+	cmake --build build-asan -j $(JOBS)
+	cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS)
+
+demo: build
+	$(PYTHON) apps/demo.py
+
+bench: build
+	$(PYTHON) benchmarks/run.py
+
+clean:
+	rm -rf $(BUILD) build-asan python/tessera/*.so

@@ -1,0 +1,169 @@
+// Python <-> Any conversion and the Python class table (see ffi_convert.h).
+#include "ffi_convert.h"
+
+#include <unordered_map>
+
+#include "runtime/array.h"
+#include "runtime/device.h"
+#include "runtime/object.h"
+
+namespace tessera::bindings {
+namespace {
+
+// Lives for the whole process (never destroyed after the interpreter ends).
+struct PyClassTable {
+  std::unordered_map<uint32_t, nb::object> by_index;   // registered explicitly
+  std::unordered_map<uint32_t, nb::object> resolved;   // cache of ancestor lookups
+  static PyClassTable* Global() {
+    static PyClassTable* t = new PyClassTable();
+    return t;
+  }
+};
+
+nb::handle PyClassFor(uint32_t type_index) {
+  PyClassTable* t = PyClassTable::Global();
+  auto it = t->resolved.find(type_index);
+  if (it != t->resolved.end()) return it->second;
+  for (uint32_t i = type_index;; i = TypeRegistry::ParentOf(i)) {
+    auto jt = t->by_index.find(i);
+    if (jt != t->by_index.end()) {
+      t->resolved[type_index] = jt->second;
+      return jt->second;
+    }
+    if (i == TypeRegistry::kRootIndex) break;
+  }
+  throw InternalError("no Python class registered for object type " + TypeRegistry::KeyOf(type_index));
+}
+
+// Holds a Python object; releases it under the GIL (or leaks it at exit).
+struct PyObjectHolder : ErrorPayload {
+  nb::object obj;
+  explicit PyObjectHolder(nb::handle h) : obj(nb::borrow(h)) {}
+  ~PyObjectHolder() override {
+    if (!Py_IsInitialized()) {
+      obj.release();
+      return;
+    }
+    nb::gil_scoped_acquire gil;
+    obj.reset();
+  }
+};
+
+}  // namespace
+
+void RegisterPyClass(const std::string& type_key, nb::handle cls) {
+  int64_t index = TypeRegistry::IndexOf(type_key);
+  if (index < 0) {
+    throw ValueError("cannot register a Python class for unknown object type '" + type_key + "'");
+  }
+  PyClassTable* t = PyClassTable::Global();
+  t->by_index[static_cast<uint32_t>(index)] = nb::borrow(cls);
+  t->resolved.clear();
+}
+
+bool RestorePythonPayload(const Error& e) {
+  auto* holder = dynamic_cast<PyObjectHolder*>(e.payload().get());
+  if (holder == nullptr) return false;
+  PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(holder->obj.ptr())), holder->obj.ptr());
+  return true;
+}
+
+void RethrowPythonErrorAsTessera(nb::python_error& e) {
+  std::string kind = nb::str(nb::handle(e.type()).attr("__name__")).c_str();
+  std::string msg;
+  try {
+    msg = nb::str(e.value()).c_str();
+  } catch (...) {
+    msg = e.what();
+  }
+  // The payload keeps the original exception so it is re-raised unchanged
+  // if the error travels back to Python.
+  ThrowErrorOfKind(kind, msg, std::make_shared<PyObjectHolder>(e.value()));
+}
+
+PackedFunc WrapPyCallable(nb::handle callable) {
+  auto holder = std::make_shared<PyObjectHolder>(callable);
+  std::string name;
+  if (nb::hasattr(callable, "__qualname__")) name = nb::str(callable.attr("__qualname__")).c_str();
+  return PackedFunc(
+      [holder](PackedArgs args) -> Any {
+        nb::gil_scoped_acquire gil;
+        try {
+          nb::list py_args;
+          for (int i = 0; i < args.size(); ++i) py_args.append(ToPython(args[i]));
+          nb::object result = holder->obj(*nb::tuple(py_args));
+          return FromPython(result);
+        } catch (nb::python_error& e) {
+          RethrowPythonErrorAsTessera(e);
+        }
+      },
+      name);
+}
+
+Any FromPython(nb::handle h) {
+  PyObject* o = h.ptr();
+  if (o == Py_None) return Any();
+  if (PyBool_Check(o)) return Any(o == Py_True);
+  if (nb::isinstance<ObjectRef>(h)) {
+    if (!nb::inst_ready(h)) {
+      throw ValueError("a " + std::string(nb::str(h.type().attr("__name__")).c_str()) +
+                       " object was used before it was initialized");
+    }
+    return Any(*nb::inst_ptr<ObjectRef>(h));
+  }
+  if (nb::isinstance<Device>(h)) return Any(*nb::inst_ptr<Device>(h));
+  if (PyLong_Check(o)) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow != 0) throw ValueError("integer " + std::string(nb::str(h).c_str()) + " does not fit in int64");
+    return Any(static_cast<int64_t>(v));
+  }
+  if (PyFloat_Check(o)) return Any(PyFloat_AsDouble(o));
+  if (PyUnicode_Check(o)) return Any(std::string(nb::borrow<nb::str>(h).c_str()));
+  if (PyList_Check(o) || PyTuple_Check(o)) {
+    auto arr = make_object<ArrayObj>();
+    arr->data.reserve(static_cast<size_t>(nb::len(h)));
+    for (nb::handle item : h) arr->data.push_back(FromPython(item));
+    return Any(Array<Any>(ObjectPtr<Object>(std::move(arr))));
+  }
+  // Array-likes (NumPy, PyTorch): 0-d ones (and NumPy scalars) pass as numbers.
+  if (nb::hasattr(h, "__array_interface__") || nb::hasattr(h, "__dlpack__")) {
+    if (nb::hasattr(h, "item") && nb::hasattr(h, "shape") && nb::len(nb::object(h.attr("shape"))) == 0) {
+      return FromPython(h.attr("item")());
+    }
+    throw TypeError("cannot pass an array of type '" + std::string(nb::str(h.type().attr("__name__")).c_str()) +
+                    "' to a Tessera function; convert it with tvm.nd.array(...) first");
+  }
+  if (PyIndex_Check(o)) return FromPython(nb::steal(PyNumber_Index(o)));
+  if (nb::hasattr(h, "__float__")) return Any(PyFloat_AsDouble(nb::steal(PyNumber_Float(o)).ptr()));
+  if (PyCallable_Check(o)) return Any(WrapPyCallable(h));
+  throw TypeError("cannot pass a Python object of type '" +
+                  std::string(nb::str(h.type().attr("__name__")).c_str()) + "' to a Tessera function");
+}
+
+nb::object ToPython(const Any& v) {
+  switch (v.kind()) {
+    case Any::Kind::kNone: return nb::none();
+    case Any::Kind::kInt: return nb::int_(v.raw_int());
+    case Any::Kind::kFloat: return nb::float_(v.raw_float());
+    case Any::Kind::kBool: return nb::bool_(v.raw_int() != 0);
+    case Any::Kind::kDataType: return nb::str(v.raw_dtype().str().c_str());
+    case Any::Kind::kDevice: return nb::cast(v.raw_device());
+    case Any::Kind::kHandle: return nb::int_(reinterpret_cast<uintptr_t>(v.raw_handle()));
+    case Any::Kind::kObject: break;
+  }
+  const ObjectRef& ref = v.raw_object();
+  if (const auto* s = ref.as<StringObj>()) return nb::str(s->data.c_str(), s->data.size());
+  if (const auto* a = ref.as<ArrayObj>()) {
+    nb::list out;
+    for (const Any& x : a->data) out.append(ToPython(x));
+    return out;
+  }
+  nb::handle cls = PyClassFor(ref->type_index());
+  nb::object inst = nb::inst_alloc(cls);
+  new (nb::inst_ptr<ObjectRef>(inst)) ObjectRef(ref);
+  nb::inst_mark_ready(inst);
+  return inst;
+}
+
+}  // namespace tessera::bindings

@@ -1,0 +1,19 @@
+"""Tessera: an end-to-end machine-learning compiler with a TVM-compatible API.
+
+    import tessera as tvm
+
+gives the names code written for Apache TVM (Unity generation) expects.
+"""
+from . import _core  # the C++ core; built by `make build` or `pip install -e .`
+from . import error
+from .error import TVMError
+from . import _ffi
+from ._ffi import register_func, get_global_func, register_object
+from . import runtime
+from .runtime import Object, NDArray, PackedFunc, Device, DataType, device, cpu, cuda, gpu
+from . import nd
+
+__version__ = "0.1.0"
+
+__all__ = ["error", "TVMError", "register_func", "get_global_func", "register_object", "runtime", "Object",
+           "NDArray", "PackedFunc", "Device", "DataType", "device", "cpu", "cuda", "gpu", "nd"]

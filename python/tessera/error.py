@@ -1,0 +1,100 @@
+"""Tessera's exception hierarchy (``tvm.error``).
+
+Every error raised by the C++ core carries a *kind*; the FFI maps each kind
+to one class below.  Each class derives from both :class:`TVMError` (so code
+written for TVM catches it) and the matching built-in exception (so idiomatic
+Python catches it too): ``except ValueError`` and ``except tvm.TVMError``
+both see a bad-argument error.
+"""
+import builtins
+
+from . import _core
+
+__all__ = [
+    "TVMError", "InternalError", "TVMValueError", "TVMTypeError", "TVMIndexError",
+    "TVMKeyError", "TVMAttributeError", "OpNotImplemented", "DiagnosticError",
+    "ParseError", "ScheduleError", "register_error",
+]
+
+
+class TVMError(builtins.RuntimeError):
+    """Base class of every error Tessera raises."""
+
+
+class InternalError(TVMError):
+    """A broken internal invariant: a bug in Tessera, please report it."""
+
+
+class TVMValueError(TVMError, builtins.ValueError):
+    """An argument has the right type but a wrong value (shape, dtype, name...)."""
+
+
+class TVMTypeError(TVMError, builtins.TypeError):
+    """An argument has the wrong type."""
+
+
+class TVMIndexError(TVMError, builtins.IndexError):
+    """An index is out of range."""
+
+
+class TVMKeyError(TVMError, builtins.KeyError):
+    """A key (function name, attribute) is missing."""
+
+    def __str__(self):  # KeyError quotes its message; keep it readable
+        return builtins.Exception.__str__(self)
+
+
+class TVMAttributeError(TVMError, builtins.AttributeError):
+    """An object has no such attribute."""
+
+
+class OpNotImplemented(TVMError, builtins.NotImplementedError):
+    """The operation or construct is not implemented (yet)."""
+
+
+class DiagnosticError(TVMError):
+    """An error reported against a source location (TVMScript, frontends)."""
+
+
+class ParseError(DiagnosticError, builtins.SyntaxError):
+    """Malformed or unsupported TVMScript; the message shows line:column and a caret."""
+
+    def __str__(self):
+        return builtins.Exception.__str__(self)
+
+
+class ScheduleError(TVMError, builtins.ValueError):
+    """A schedule primitive was not applicable; the schedule is left unchanged."""
+
+
+_KINDS = {
+    "TVMError": TVMError,
+    "RuntimeError": TVMError,
+    "InternalError": InternalError,
+    "ValueError": TVMValueError,
+    "TypeError": TVMTypeError,
+    "IndexError": TVMIndexError,
+    "KeyError": TVMKeyError,
+    "AttributeError": TVMAttributeError,
+    "NotImplementedError": OpNotImplemented,
+    "DiagnosticError": DiagnosticError,
+    "ParseError": ParseError,
+    "ScheduleError": ScheduleError,
+}
+
+
+def register_error(func_name=None, cls=None):
+    """Registers ``cls`` as the Python class of C++ errors of kind ``func_name``
+    (default: the class name).  Usable as a decorator, as in TVM."""
+    if callable(func_name) and cls is None:
+        cls, func_name = func_name, func_name.__name__
+
+    def register(mycls):
+        _core._register_error_class(func_name or mycls.__name__, mycls)
+        return mycls
+
+    return register(cls) if cls is not None else register
+
+
+for _kind, _cls in _KINDS.items():
+    _core._register_error_class(_kind, _cls)

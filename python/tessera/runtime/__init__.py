@@ -1,0 +1,11 @@
+"""The runtime layer's Python API (``tvm.runtime``): objects, devices,
+dtypes, NDArrays and packed functions.  Needs only the runtime library."""
+from .object import Object
+from .packed_func import PackedFunc
+from .device import Device, device, cpu, cuda, gpu
+from .data_type import DataType
+from . import ndarray
+from .ndarray import NDArray
+
+__all__ = ["Object", "PackedFunc", "Device", "device", "cpu", "cuda", "gpu", "DataType",
+           "ndarray", "NDArray"]

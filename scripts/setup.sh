@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Installs every Debian and Python dependency Tessera needs, idempotently.
+# Fast when already done: each step checks before it installs. Used by
+# `make demo`, `make test` and CI; safe to run by hand on a fresh machine.
+set -euo pipefail
+
+DEB_PKGS=(
+  build-essential ninja-build ccache cmake
+  llvm-dev libclang-rt-14-dev libomp-dev
+  libgtest-dev libdlpack-dev nlohmann-json3-dev
+  dataset-fashion-mnist
+)
+PY_PKGS=(
+  "numpy" "torch==2.13.0" "onnx" "onnxruntime" "pytest" "pytest-timeout"
+  "nanobind" "scikit-build-core"
+)
+
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+
+missing=()
+for p in "${DEB_PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "[setup] installing Debian packages: ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+PY=${PYTHON:-python3}
+# Check each Python requirement through importlib.metadata; install only the missing.
+need=$("$PY" - "${PY_PKGS[@]}" <<'PYEOF'
+import sys, re
+from importlib import metadata
+out = []
+for req in sys.argv[1:]:
+    name, _, ver = req.partition("==")
+    try:
+        have = metadata.version(name)
+        if ver and have.split("+")[0] != ver:
+            out.append(req)
+    except metadata.PackageNotFoundError:
+        out.append(req)
+print(" ".join(out))
+PYEOF
+)
+if [ -n "$need" ]; then
+  echo "[setup] installing Python packages: $need"
+  # shellcheck disable=SC2086
+  "$PY" -m pip install -q $need
+fi
+echo "[setup] ok"

@@ -1,0 +1,167 @@
+// NDArray allocation, copies and DLPack exchange (see ndarray.h).
+#include "runtime/ndarray.h"
+
+#include <sstream>
+
+#include "runtime/device_api.h"
+
+namespace tessera {
+namespace {
+
+std::string ShapeStr(const std::vector<int64_t>& shape) {
+  std::ostringstream os;
+  os << "(";
+  for (size_t i = 0; i < shape.size(); ++i) os << (i ? ", " : "") << shape[i];
+  if (shape.size() == 1) os << ",";
+  os << ")";
+  return os.str();
+}
+
+void CheckDeviceExists(Device dev) {
+  DeviceAPI* api = DeviceAPI::Get(dev);
+  if (!api->Exists(dev.device_id)) {
+    TESSERA_THROW(ValueError) << "device " << dev.str() << " does not exist on this machine";
+  }
+}
+
+// DLPack export context: keeps the array alive while the consumer holds the view.
+struct ExportContext {
+  NDArray array;
+  DLManagedTensor managed;
+};
+
+}  // namespace
+
+NDArrayObj::~NDArrayObj() {
+  if (foreign != nullptr) {
+    if (foreign->deleter) foreign->deleter(foreign);
+  } else if (owns_data && dl.data != nullptr) {
+    DeviceAPI::Get(Device::FromDLPack(dl.device))->Free(Device::FromDLPack(dl.device), dl.data);
+  }
+}
+
+bool IsContiguous(const DLTensor& t) {
+  if (t.strides == nullptr) return true;
+  int64_t expected = 1;
+  for (int i = t.ndim - 1; i >= 0; --i) {
+    if (t.shape[i] != 1 && t.strides[i] != expected) return false;
+    expected *= t.shape[i];
+  }
+  return true;
+}
+
+NDArray NDArray::Empty(const std::vector<int64_t>& shape, DataType dtype, Device dev) {
+  for (size_t i = 0; i < shape.size(); ++i) {
+    TESSERA_CHECK_OR_THROW(shape[i] >= 0, ValueError)
+        << "NDArray shape " << ShapeStr(shape) << " has a negative dimension at axis " << i;
+  }
+  TESSERA_CHECK_OR_THROW(!dtype.is_void() && dtype.code() != DataType::kHandle, TypeError)
+      << "cannot allocate an NDArray of dtype " << dtype.str();
+  CheckDeviceExists(dev);
+  auto n = make_object<NDArrayObj>();
+  n->shape = shape;
+  n->dl.ndim = static_cast<int32_t>(shape.size());
+  n->dl.shape = n->shape.data();
+  n->dl.strides = nullptr;
+  n->dl.dtype = dtype.ToDLPack();
+  n->dl.device = dev.ToDLPack();
+  n->dl.byte_offset = 0;
+  NDArray arr(ObjectPtr<Object>(std::move(n)));
+  auto* node = const_cast<NDArrayObj*>(arr.get());
+  node->dl.data = DeviceAPI::Get(dev)->Alloc(dev, arr.NBytes(), kTensorAlignment);
+  node->owns_data = true;
+  return arr;
+}
+
+NDArray NDArray::FromDLPack(DLManagedTensor* tensor) {
+  TESSERA_CHECK_OR_THROW(tensor != nullptr, ValueError) << "from_dlpack got a null tensor";
+  auto release = [&] {
+    if (tensor->deleter) tensor->deleter(tensor);
+  };
+  const DLTensor& t = tensor->dl_tensor;
+  try {
+    DataType::FromDLPack(t.dtype);  // validates the dtype
+    if (t.dtype.lanes != 1) {
+      TESSERA_THROW(TypeError) << "from_dlpack: vector dtypes (lanes=" << t.dtype.lanes
+                               << ") are not supported";
+    }
+  } catch (...) {
+    release();
+    throw;
+  }
+  if (!IsContiguous(t)) {
+    std::vector<int64_t> shape(t.shape, t.shape + t.ndim), strides(t.strides, t.strides + t.ndim);
+    release();
+    TESSERA_THROW(ValueError) << "from_dlpack: the tensor of shape " << ShapeStr(shape)
+                              << " has non-contiguous strides " << ShapeStr(strides)
+                              << "; Tessera shares only row-major contiguous memory (make it "
+                                 "contiguous first, e.g. tensor.contiguous())";
+  }
+  auto n = make_object<NDArrayObj>();
+  n->shape.assign(t.shape, t.shape + t.ndim);
+  n->dl = t;
+  n->dl.shape = n->shape.data();
+  n->dl.strides = nullptr;
+  n->foreign = tensor;
+  return NDArray(ObjectPtr<Object>(std::move(n)));
+}
+
+DLManagedTensor* NDArray::ToDLPack() const {
+  auto* ctx = new ExportContext{*this, {}};
+  ctx->managed.dl_tensor = get()->dl;
+  ctx->managed.manager_ctx = ctx;
+  ctx->managed.deleter = [](DLManagedTensor* self) {
+    delete static_cast<ExportContext*>(self->manager_ctx);
+  };
+  return &ctx->managed;
+}
+
+int64_t NDArray::NumElements() const {
+  int64_t n = 1;
+  for (int64_t d : get()->shape) n *= d;
+  return n;
+}
+
+size_t NDArray::NBytes() const {
+  return static_cast<size_t>(NumElements()) * static_cast<size_t>(dtype().bytes());
+}
+
+void* NDArray::DataPtr() const {
+  return static_cast<char*>(get()->dl.data) + get()->dl.byte_offset;
+}
+
+void NDArray::CopyFrom(const NDArray& other) const {
+  if (Shape() != other.Shape()) {
+    TESSERA_THROW(ValueError) << "copy between arrays of different shapes: " << ShapeStr(other.Shape())
+                              << " into " << ShapeStr(Shape());
+  }
+  if (dtype() != other.dtype()) {
+    TESSERA_THROW(TypeError) << "copy between arrays of different dtypes: " << other.dtype()
+                             << " into " << dtype();
+  }
+  Device from = other.device(), to = device();
+  DeviceAPI* api = DeviceAPI::Get(from.device_type == kDLCUDA ? from : to);
+  api->Copy(other.DataPtr(), from, DataPtr(), to, NBytes());
+}
+
+NDArray NDArray::CopyTo(Device dev) const {
+  NDArray out = Empty(Shape(), dtype(), dev);
+  out.CopyFrom(*this);
+  return out;
+}
+
+void NDArray::CopyFromBytes(const void* data, size_t nbytes) const {
+  TESSERA_CHECK_OR_THROW(nbytes == NBytes(), ValueError)
+      << "copy of " << nbytes << " bytes into an array of " << NBytes() << " bytes";
+  DeviceAPI::Get(device())->Copy(data, CPU(), DataPtr(), device(), nbytes);
+}
+
+void NDArray::CopyToBytes(void* data, size_t nbytes) const {
+  TESSERA_CHECK_OR_THROW(nbytes == NBytes(), ValueError)
+      << "copy of an array of " << NBytes() << " bytes into " << nbytes << " bytes";
+  DeviceAPI::Get(device())->Copy(DataPtr(), device(), data, CPU(), nbytes);
+}
+
+TESSERA_REGISTER_OBJECT_TYPE(NDArrayObj);
+
+}  // namespace tessera

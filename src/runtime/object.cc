@@ -1,0 +1,79 @@
+// Type registry of the object system (see object.h). Registration takes a
+// lock; lookups by index read a fixed table without locking, since entries
+// are written once before their index is published and never move.
+#include "runtime/object.h"
+
+#include <array>
+#include <mutex>
+#include <unordered_map>
+
+namespace tessera {
+namespace {
+
+struct TypeInfo {
+  std::string key;
+  uint32_t parent = 0;
+  uint32_t depth = 0;
+  bool final = false;
+};
+
+constexpr uint32_t kMaxTypes = 4096;
+
+struct TypeTable {
+  std::mutex mu;
+  std::array<TypeInfo, kMaxTypes> infos;
+  std::atomic<uint32_t> size{1};
+  std::unordered_map<std::string, uint32_t> by_key{{"runtime.Object", 0}};
+  TypeTable() { infos[0] = {"runtime.Object", 0, 0, false}; }
+  static TypeTable* Global() {
+    static TypeTable* table = new TypeTable();  // never destroyed: used at exit
+    return table;
+  }
+  const TypeInfo& At(uint32_t index) const {
+    TESSERA_ICHECK(index < size.load(std::memory_order_acquire)) << "unknown type index " << index;
+    return infos[index];
+  }
+};
+
+}  // namespace
+
+uint32_t TypeRegistry::Register(const std::string& key, uint32_t parent, bool final) {
+  TypeTable* t = TypeTable::Global();
+  std::lock_guard<std::mutex> lock(t->mu);
+  auto it = t->by_key.find(key);
+  if (it != t->by_key.end()) return it->second;
+  uint32_t n = t->size.load(std::memory_order_relaxed);
+  TESSERA_ICHECK(n < kMaxTypes) << "too many object types";
+  TESSERA_ICHECK(parent < n) << "unknown parent type for " << key;
+  TESSERA_ICHECK(!t->infos[parent].final)
+      << "type " << key << " derives from final type " << t->infos[parent].key;
+  t->infos[n] = {key, parent, t->infos[parent].depth + 1, final};
+  t->by_key.emplace(key, n);
+  t->size.store(n + 1, std::memory_order_release);
+  return n;
+}
+
+const std::string& TypeRegistry::KeyOf(uint32_t index) { return TypeTable::Global()->At(index).key; }
+
+int64_t TypeRegistry::IndexOf(const std::string& key) {
+  TypeTable* t = TypeTable::Global();
+  std::lock_guard<std::mutex> lock(t->mu);
+  auto it = t->by_key.find(key);
+  return it == t->by_key.end() ? -1 : static_cast<int64_t>(it->second);
+}
+
+uint32_t TypeRegistry::ParentOf(uint32_t index) { return TypeTable::Global()->At(index).parent; }
+
+bool TypeRegistry::IsDerivedFrom(uint32_t child, uint32_t parent) {
+  if (parent == kRootIndex) return true;
+  const TypeTable* t = TypeTable::Global();
+  uint32_t n = t->size.load(std::memory_order_acquire);
+  if (child >= n || parent >= n) return false;
+  uint32_t target_depth = t->infos[parent].depth;
+  while (t->infos[child].depth > target_depth) child = t->infos[child].parent;
+  return child == parent;
+}
+
+uint32_t TypeRegistry::NumTypes() { return TypeTable::Global()->size.load(std::memory_order_acquire); }
+
+}  // namespace tessera
