@@ -5,6 +5,7 @@
 
 #include "runtime/array.h"
 #include "runtime/device.h"
+#include "runtime/map.h"
 #include "runtime/object.h"
 
 namespace tessera::bindings {
@@ -49,7 +50,48 @@ struct PyObjectHolder : ErrorPayload {
   }
 };
 
+struct ErrorClassTable {
+  std::vector<std::pair<std::string, nb::object>> entries;  // registration order
+  static ErrorClassTable* Global() {
+    static ErrorClassTable* t = new ErrorClassTable();
+    return t;
+  }
+};
+
+// The kind of a Python exception type: the first registered kind of the
+// nearest class in its MRO, else the type's own name (builtins: "ValueError").
+std::string KindOfPythonException(nb::handle type) {
+  ErrorClassTable* t = ErrorClassTable::Global();
+  for (nb::handle base : nb::borrow<nb::tuple>(type.attr("__mro__"))) {
+    for (const auto& [kind, cls] : t->entries) {
+      if (cls.is(base)) return kind;
+    }
+  }
+  return nb::str(type.attr("__name__")).c_str();
+}
+
 }  // namespace
+
+void RegisterErrorClass(const std::string& kind, nb::handle cls) {
+  ErrorClassTable* t = ErrorClassTable::Global();
+  for (auto& [k, c] : t->entries) {
+    if (k == kind) {
+      c = nb::borrow(cls);
+      return;
+    }
+  }
+  t->entries.emplace_back(kind, nb::borrow(cls));
+}
+
+nb::handle ErrorClassForKind(const std::string& kind) {
+  ErrorClassTable* t = ErrorClassTable::Global();
+  nb::handle fallback;
+  for (const auto& [k, c] : t->entries) {
+    if (k == kind) return c;
+    if (k == "TVMError") fallback = c;
+  }
+  return fallback;
+}
 
 void RegisterPyClass(const std::string& type_key, nb::handle cls) {
   int64_t index = TypeRegistry::IndexOf(type_key);
@@ -69,7 +111,7 @@ bool RestorePythonPayload(const Error& e) {
 }
 
 void RethrowPythonErrorAsTessera(nb::python_error& e) {
-  std::string kind = nb::str(nb::handle(e.type()).attr("__name__")).c_str();
+  std::string kind = KindOfPythonException(nb::handle(e.type()));
   std::string msg;
   try {
     msg = nb::str(e.value()).c_str();
@@ -119,12 +161,22 @@ Any FromPython(nb::handle h) {
     return Any(static_cast<int64_t>(v));
   }
   if (PyFloat_Check(o)) return Any(PyFloat_AsDouble(o));
-  if (PyUnicode_Check(o)) return Any(std::string(nb::borrow<nb::str>(h).c_str()));
+  if (PyUnicode_Check(o)) {
+    Py_ssize_t size = 0;
+    const char* data = PyUnicode_AsUTF8AndSize(o, &size);
+    if (data == nullptr) throw nb::python_error();
+    return Any(std::string(data, static_cast<size_t>(size)));
+  }
   if (PyList_Check(o) || PyTuple_Check(o)) {
     auto arr = make_object<ArrayObj>();
     arr->data.reserve(static_cast<size_t>(nb::len(h)));
     for (nb::handle item : h) arr->data.push_back(FromPython(item));
     return Any(Array<Any>(ObjectPtr<Object>(std::move(arr))));
+  }
+  if (PyDict_Check(o)) {
+    auto map = make_object<MapObj>();
+    for (auto [k, v] : nb::borrow<nb::dict>(h)) map->data.emplace_back(FromPython(k), FromPython(v));
+    return Any(Map<Any, Any>(ObjectPtr<Object>(std::move(map))));
   }
   // Array-likes (NumPy, PyTorch): 0-d ones (and NumPy scalars) pass as numbers.
   if (nb::hasattr(h, "__array_interface__") || nb::hasattr(h, "__dlpack__")) {
@@ -157,6 +209,11 @@ nb::object ToPython(const Any& v) {
   if (const auto* a = ref.as<ArrayObj>()) {
     nb::list out;
     for (const Any& x : a->data) out.append(ToPython(x));
+    return out;
+  }
+  if (const auto* m = ref.as<MapObj>()) {
+    nb::dict out;
+    for (const auto& kv : m->data) out[ToPython(kv.first)] = ToPython(kv.second);
     return out;
   }
   nb::handle cls = PyClassFor(ref->type_index());

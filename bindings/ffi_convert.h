@@ -30,6 +30,11 @@ PackedFunc WrapPyCallable(nb::handle callable);
 // Converts the Python exception being handled into a tessera::Error.
 [[noreturn]] void RethrowPythonErrorAsTessera(nb::python_error& e);
 
+// Error kind <-> Python exception class table (filled by tessera.error).
+void RegisterErrorClass(const std::string& kind, nb::handle cls);
+// Class for `kind`, falling back to the "TVMError" class; null before registration.
+nb::handle ErrorClassForKind(const std::string& kind);
+
 // If `e` carries a Python exception, makes it the current Python error and
 // returns true.
 bool RestorePythonPayload(const Error& e);

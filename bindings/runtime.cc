@@ -17,22 +17,13 @@
 namespace tessera::bindings {
 namespace {
 
-// kind -> Python exception class, filled by tessera.error at import.
-std::unordered_map<std::string, nb::object>* ErrorClasses() {
-  static auto* m = new std::unordered_map<std::string, nb::object>();
-  return m;
-}
-
 void TranslateError(const std::exception_ptr& p, void*) {
   try {
     std::rethrow_exception(p);
   } catch (const Error& e) {
     if (RestorePythonPayload(e)) return;
-    auto* classes = ErrorClasses();
-    auto it = classes->find(e.kind());
-    if (it == classes->end()) it = classes->find("TVMError");
-    PyObject* cls = it != classes->end() ? it->second.ptr() : PyExc_RuntimeError;
-    PyErr_SetString(cls, e.what());
+    nb::handle cls = ErrorClassForKind(e.kind());
+    PyErr_SetString(cls ? cls.ptr() : PyExc_RuntimeError, e.what());
   }
 }
 
@@ -48,10 +39,19 @@ struct BufferView {
 
 const char* kDLTensorName = "dltensor";
 const char* kUsedDLTensorName = "used_dltensor";
+const char* kDLTensorVersionedName = "dltensor_versioned";
+const char* kUsedDLTensorVersionedName = "used_dltensor_versioned";
 
 void DLPackCapsuleDestructor(PyObject* capsule) {
   if (PyCapsule_IsValid(capsule, kDLTensorName)) {  // never consumed
     auto* t = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule, kDLTensorName));
+    if (t && t->deleter) t->deleter(t);
+  }
+}
+
+void DLPackVersionedCapsuleDestructor(PyObject* capsule) {
+  if (PyCapsule_IsValid(capsule, kDLTensorVersionedName)) {  // never consumed
+    auto* t = static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(capsule, kDLTensorVersionedName));
     if (t && t->deleter) t->deleter(t);
   }
 }
@@ -71,7 +71,7 @@ void BindRuntime(nb::module_& m) {
   nb::register_exception_translator(TranslateError);
 
   m.def("_register_error_class", [](const std::string& kind, nb::handle cls) {
-    (*ErrorClasses())[kind] = nb::borrow(cls);
+    RegisterErrorClass(kind, cls);
   });
   m.def("_register_object", [](const std::string& key, nb::handle cls) { RegisterPyClass(key, cls); });
   m.def("_type_key_to_index", [](const std::string& key) { return TypeRegistry::IndexOf(key); });
@@ -214,8 +214,7 @@ void BindRuntime(nb::module_& m) {
       .def("__dlpack__",
            [](const ObjectRef& self, nb::handle stream, nb::handle max_version, nb::handle dl_device,
               nb::handle copy) {
-             (void)stream;
-             (void)max_version;  // we export the legacy (unversioned) capsule, valid for every version
+             (void)stream;  // host memory and synchronous copies: nothing to order
              if (!copy.is_none() && nb::cast<bool>(copy)) {
                throw ValueError("__dlpack__(copy=True) is not supported; Tessera exports zero-copy views");
              }
@@ -228,12 +227,20 @@ void BindRuntime(nb::module_& m) {
                                   ", not on the requested " + want.str());
                }
              }
-             DLManagedTensor* t = arr.ToDLPack();
-             PyObject* cap = PyCapsule_New(t, kDLTensorName, DLPackCapsuleDestructor);
-             if (cap == nullptr) {
-               t->deleter(t);
-               throw nb::python_error();
+             // Consumers that speak DLPack >= 1.0 get a versioned capsule
+             // (which can say "writable"); older ones the legacy capsule.
+             bool versioned = !max_version.is_none() && nb::cast<int>(nb::cast<nb::tuple>(max_version)[0]) >= 1;
+             PyObject* cap = nullptr;
+             if (versioned) {
+               DLManagedTensorVersioned* t = arr.ToDLPackVersioned();
+               cap = PyCapsule_New(t, kDLTensorVersionedName, DLPackVersionedCapsuleDestructor);
+               if (cap == nullptr) t->deleter(t);
+             } else {
+               DLManagedTensor* t = arr.ToDLPack();
+               cap = PyCapsule_New(t, kDLTensorName, DLPackCapsuleDestructor);
+               if (cap == nullptr) t->deleter(t);
              }
+             if (cap == nullptr) throw nb::python_error();
              return nb::steal(cap);
            },
            nb::kw_only(), nb::arg("stream") = nb::none(), nb::arg("max_version") = nb::none(),
@@ -249,8 +256,14 @@ void BindRuntime(nb::module_& m) {
   });
   m.def("_nd_from_dlpack_capsule", [](nb::handle capsule) {
     PyObject* cap = capsule.ptr();
+    if (PyCapsule_IsValid(cap, kDLTensorVersionedName)) {
+      auto* t = static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(cap, kDLTensorVersionedName));
+      PyCapsule_SetName(cap, kUsedDLTensorVersionedName);
+      return ToPython(NDArray::FromDLPackVersioned(t));
+    }
     if (!PyCapsule_IsValid(cap, kDLTensorName)) {
-      if (PyCapsule_CheckExact(cap) && PyCapsule_IsValid(cap, kUsedDLTensorName)) {
+      if (PyCapsule_CheckExact(cap) &&
+          (PyCapsule_IsValid(cap, kUsedDLTensorName) || PyCapsule_IsValid(cap, kUsedDLTensorVersionedName))) {
         throw ValueError("from_dlpack: this DLPack capsule was already consumed");
       }
       throw TypeError("from_dlpack expects a 'dltensor' capsule or an object with __dlpack__");

@@ -3,6 +3,10 @@
 
 #include <sstream>
 
+#include "runtime/array.h"
+#include "runtime/map.h"
+#include "runtime/packed_func.h"
+
 namespace tessera {
 
 std::string Any::type_name() const {
@@ -61,6 +65,11 @@ bool Any::same_as(const Any& other) const {
   }
   return false;
 }
+
+TESSERA_REGISTER_OBJECT_TYPE(StringObj);
+TESSERA_REGISTER_OBJECT_TYPE(ArrayObj);
+TESSERA_REGISTER_OBJECT_TYPE(MapObj);
+TESSERA_REGISTER_OBJECT_TYPE(PackedFuncObj);
 
 void ThrowAnyCastError(const Any& value, const char* expected) {
   TESSERA_THROW(TypeError) << "expected " << expected << " but got " << value.type_name();

@@ -30,8 +30,10 @@ bool ParseUInt(const std::string& s, size_t pos, size_t end, int* out) {
 }  // namespace
 
 DataType::DataType(const std::string& s) {
-  if (s == "bool") {
-    *this = Bool();
+  if (s.compare(0, 4, "bool") == 0) {
+    int lanes = 1;
+    if (s.size() > 4 && (s[4] != 'x' || !ParseUInt(s, 5, s.size(), &lanes) || lanes <= 0)) BadDType(s);
+    *this = Bool(lanes);
     return;
   }
   if (s == "void") {

@@ -48,8 +48,8 @@ class DataType {
   bool is_void() const { return code_ == kHandle && bits_ == 0 && lanes_ == 0; }
   bool is_scalar() const { return lanes_ == 1; }
   bool is_vector() const { return lanes_ > 1; }
-  // Bytes one element occupies in memory (bool takes a byte).
-  int bytes() const { return (bits_ * lanes_ + 7) / 8; }
+  // Bytes one element occupies in memory (each bool lane takes a byte).
+  int bytes() const { return is_bool() ? lanes_ : (bits_ * lanes_ + 7) / 8; }
   DataType element_of() const { return DataType(code_, bits_, 1); }
   DataType with_lanes(int lanes) const { return DataType(code_, bits_, lanes); }
   DataType with_bits(int bits) const { return DataType(code_, bits, lanes_); }

@@ -33,8 +33,8 @@ struct ExportContext {
 }  // namespace
 
 NDArrayObj::~NDArrayObj() {
-  if (foreign != nullptr) {
-    if (foreign->deleter) foreign->deleter(foreign);
+  if (foreign_release) {
+    foreign_release();
   } else if (owns_data && dl.data != nullptr) {
     DeviceAPI::Get(Device::FromDLPack(dl.device))->Free(Device::FromDLPack(dl.device), dl.data);
   }
@@ -42,6 +42,8 @@ NDArrayObj::~NDArrayObj() {
 
 bool IsContiguous(const DLTensor& t) {
   if (t.strides == nullptr) return true;
+  for (int i = 0; i < t.ndim; ++i)
+    if (t.shape[i] == 0) return true;  // no elements: any strides describe it
   int64_t expected = 1;
   for (int i = t.ndim - 1; i >= 0; --i) {
     if (t.shape[i] != 1 && t.strides[i] != expected) return false;
@@ -73,37 +75,56 @@ NDArray NDArray::Empty(const std::vector<int64_t>& shape, DataType dtype, Device
   return arr;
 }
 
-NDArray NDArray::FromDLPack(DLManagedTensor* tensor) {
-  TESSERA_CHECK_OR_THROW(tensor != nullptr, ValueError) << "from_dlpack got a null tensor";
-  auto release = [&] {
-    if (tensor->deleter) tensor->deleter(tensor);
-  };
-  const DLTensor& t = tensor->dl_tensor;
+namespace {
+
+// Validates a foreign DLTensor and wraps it; `release` frees the foreign
+// tensor and is called on rejection too.
+NDArray WrapForeign(const DLTensor& t, std::function<void()> release, bool read_only) {
   try {
     DataType::FromDLPack(t.dtype);  // validates the dtype
     if (t.dtype.lanes != 1) {
-      TESSERA_THROW(TypeError) << "from_dlpack: vector dtypes (lanes=" << t.dtype.lanes
-                               << ") are not supported";
+      TESSERA_THROW(TypeError) << "from_dlpack: vector dtypes (lanes=" << t.dtype.lanes << ") are not supported";
+    }
+    if (read_only) {
+      TESSERA_THROW(ValueError) << "from_dlpack: the tensor is read-only; Tessera arrays are writable, so copy "
+                                   "it instead (tvm.nd.array(...))";
+    }
+    if (!IsContiguous(t)) {
+      std::vector<int64_t> shape(t.shape, t.shape + t.ndim), strides(t.strides, t.strides + t.ndim);
+      TESSERA_THROW(ValueError) << "from_dlpack: the tensor of shape " << ShapeStr(shape)
+                                << " has non-contiguous strides " << ShapeStr(strides)
+                                << "; Tessera shares only row-major contiguous memory (make it "
+                                   "contiguous first, e.g. tensor.contiguous())";
     }
   } catch (...) {
     release();
     throw;
-  }
-  if (!IsContiguous(t)) {
-    std::vector<int64_t> shape(t.shape, t.shape + t.ndim), strides(t.strides, t.strides + t.ndim);
-    release();
-    TESSERA_THROW(ValueError) << "from_dlpack: the tensor of shape " << ShapeStr(shape)
-                              << " has non-contiguous strides " << ShapeStr(strides)
-                              << "; Tessera shares only row-major contiguous memory (make it "
-                                 "contiguous first, e.g. tensor.contiguous())";
   }
   auto n = make_object<NDArrayObj>();
   n->shape.assign(t.shape, t.shape + t.ndim);
   n->dl = t;
   n->dl.shape = n->shape.data();
   n->dl.strides = nullptr;
-  n->foreign = tensor;
+  n->foreign_release = std::move(release);
   return NDArray(ObjectPtr<Object>(std::move(n)));
+}
+
+}  // namespace
+
+NDArray NDArray::FromDLPack(DLManagedTensor* tensor) {
+  TESSERA_CHECK_OR_THROW(tensor != nullptr, ValueError) << "from_dlpack got a null tensor";
+  return WrapForeign(tensor->dl_tensor, [tensor] { if (tensor->deleter) tensor->deleter(tensor); }, false);
+}
+
+NDArray NDArray::FromDLPackVersioned(DLManagedTensorVersioned* tensor) {
+  TESSERA_CHECK_OR_THROW(tensor != nullptr, ValueError) << "from_dlpack got a null tensor";
+  auto release = [tensor] { if (tensor->deleter) tensor->deleter(tensor); };
+  if (tensor->version.major != 1) {
+    uint32_t major = tensor->version.major;
+    release();
+    TESSERA_THROW(ValueError) << "from_dlpack: unsupported DLPack major version " << major;
+  }
+  return WrapForeign(tensor->dl_tensor, release, (tensor->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0);
 }
 
 DLManagedTensor* NDArray::ToDLPack() const {
@@ -112,6 +133,25 @@ DLManagedTensor* NDArray::ToDLPack() const {
   ctx->managed.manager_ctx = ctx;
   ctx->managed.deleter = [](DLManagedTensor* self) {
     delete static_cast<ExportContext*>(self->manager_ctx);
+  };
+  return &ctx->managed;
+}
+
+namespace {
+struct ExportContextVersioned {
+  NDArray array;
+  DLManagedTensorVersioned managed;
+};
+}  // namespace
+
+DLManagedTensorVersioned* NDArray::ToDLPackVersioned() const {
+  auto* ctx = new ExportContextVersioned{*this, {}};
+  ctx->managed.version = DLPackVersion{1, 0};
+  ctx->managed.flags = 0;
+  ctx->managed.dl_tensor = get()->dl;
+  ctx->managed.manager_ctx = ctx;
+  ctx->managed.deleter = [](DLManagedTensorVersioned* self) {
+    delete static_cast<ExportContextVersioned*>(self->manager_ctx);
   };
   return &ctx->managed;
 }

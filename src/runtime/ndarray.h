@@ -6,11 +6,32 @@
 
 #include <dlpack/dlpack.h>
 
+#include <functional>
 #include <vector>
 
 #include "runtime/data_type.h"
 #include "runtime/device.h"
 #include "runtime/object.h"
+
+// DLPack 1.0's versioned managed tensor (the system header may predate it;
+// the layout is fixed by the DLPack ABI).
+#ifndef DLPACK_MAJOR_VERSION
+extern "C" {
+typedef struct {
+  uint32_t major;
+  uint32_t minor;
+} DLPackVersion;
+typedef struct DLManagedTensorVersioned {
+  DLPackVersion version;
+  void* manager_ctx;
+  void (*deleter)(struct DLManagedTensorVersioned* self);
+  uint64_t flags;
+  DLTensor dl_tensor;
+} DLManagedTensorVersioned;
+}
+#define DLPACK_FLAG_BITMASK_READ_ONLY (1UL << 0UL)
+#define DLPACK_FLAG_BITMASK_IS_COPIED (1UL << 1UL)
+#endif
 
 namespace tessera {
 
@@ -23,8 +44,8 @@ class NDArrayObj : public Object {
   DLTensor dl{};                  // shape/strides point into the vectors below
   std::vector<int64_t> shape;
   std::vector<int64_t> strides;   // empty when compact (row major)
-  bool owns_data = false;         // allocated through DeviceAPI
-  DLManagedTensor* foreign = nullptr;  // imported through DLPack; released on destruction
+  bool owns_data = false;              // allocated through DeviceAPI
+  std::function<void()> foreign_release;  // imported through DLPack: calls its deleter
 
   TESSERA_DECLARE_FINAL_OBJECT_INFO(NDArrayObj, Object, "runtime.NDArray");
 };
@@ -40,9 +61,12 @@ class NDArray : public ObjectRef {
   // and unsupported dtypes are rejected (the tensor is released) with a
   // message naming the problem.
   static NDArray FromDLPack(DLManagedTensor* tensor);
+  // Same for DLPack >= 1.0 tensors; read-only tensors are rejected too.
+  static NDArray FromDLPackVersioned(DLManagedTensorVersioned* tensor);
   // Exports a DLPack view sharing this array's memory; the view keeps the
   // array alive until its deleter runs.
   DLManagedTensor* ToDLPack() const;
+  DLManagedTensorVersioned* ToDLPackVersioned() const;
 
   const std::vector<int64_t>& Shape() const { return get()->shape; }
   DataType dtype() const { return DataType::FromDLPack(get()->dl.dtype); }

@@ -37,6 +37,11 @@ struct TypeTable {
 
 }  // namespace
 
+Object* Object::CloneImpl() const {
+  TESSERA_ICHECK(false) << "objects of type " << GetTypeKey() << " cannot be copied";
+  return nullptr;
+}
+
 uint32_t TypeRegistry::Register(const std::string& key, uint32_t parent, bool final) {
   TypeTable* t = TypeTable::Global();
   std::lock_guard<std::mutex> lock(t->mu);

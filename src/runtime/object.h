@@ -59,12 +59,27 @@ class Object {
   static constexpr bool _type_final = false;
   static uint32_t RuntimeTypeIndex() { return TypeRegistry::kRootIndex; }
 
+  // A fresh copy of this node (same dynamic type, reference count 0); used
+  // by copy-on-write. Raises InternalError for non-copyable node types.
+  virtual Object* CloneImpl() const;
+
   void IncRef() const { ref_counter_.fetch_add(1, std::memory_order_relaxed); }
   void DecRef() const {
     if (ref_counter_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
   }
 
  protected:
+  template <typename T>
+  static Object* CloneAs(const T* self) {
+    if constexpr (std::is_copy_constructible_v<T>) {
+      T* p = new T(*self);
+      p->type_index_ = T::RuntimeTypeIndex();
+      return p;
+    } else {
+      return self->Object::CloneImpl();
+    }
+  }
+
   uint32_t type_index_{0};
   mutable std::atomic<int32_t> ref_counter_{0};
 
@@ -75,6 +90,7 @@ class Object {
 // Declares the type-system members of a node class. Put it in the public
 // section: TESSERA_DECLARE_OBJECT_INFO(VarNode, PrimExprNode, "tir.Var").
 #define TESSERA_DECLARE_OBJECT_INFO_IMPL(TypeName, ParentType, TypeKey, Final)        \
+  ::tessera::Object* CloneImpl() const override { return CloneAs<TypeName>(this); }   \
   static constexpr const char* _type_key = TypeKey;                                   \
   static constexpr bool _type_final = Final;                                          \
   using _parent_type = ParentType;                                                    \
@@ -186,10 +202,7 @@ class ObjectRef {
   template <typename T>
   T* CopyOnWriteAs() {
     TESSERA_ICHECK(data_ != nullptr) << "CopyOnWrite on an undefined reference";
-    if (!data_->unique()) {
-      auto copy = make_object<T>(*static_cast<const T*>(data_.get()));
-      data_ = ObjectPtr<Object>(std::move(copy));
-    }
+    if (!data_->unique()) data_ = ObjectPtr<Object>(data_->CloneImpl());
     return static_cast<T*>(data_.get());
   }
 };

@@ -29,6 +29,8 @@ class DataType(str):
 
     @property
     def itemsize(self):
+        if self.type_code == DataTypeCode.UINT and self.bits == 1:  # bool: a byte per lane
+            return self.lanes
         return (self.bits * self.lanes + 7) // 8
 
     def __repr__(self):

@@ -140,7 +140,10 @@ def from_dlpack(dltensor):
     tensor or NumPy array, or a 'dltensor' capsule) without copying.
     Writes through either side are seen by the other."""
     if hasattr(dltensor, "__dlpack__"):
-        capsule = dltensor.__dlpack__()
+        try:
+            capsule = dltensor.__dlpack__(max_version=(1, 0))
+        except TypeError:  # a producer that predates DLPack 1.0
+            capsule = dltensor.__dlpack__()
     else:
         capsule = dltensor
     return _core._nd_from_dlpack_capsule(capsule)

@@ -1,0 +1,22 @@
+"""Shared pytest setup for the Python tests: makes ``python/`` importable and
+provides the ``requires_gpu`` marker (skip unless ``tvm.cuda(0).exist``)."""
+import os
+import sys
+
+import pytest
+
+_PYTHON_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "python"))
+if _PYTHON_DIR not in sys.path:
+    sys.path.insert(0, _PYTHON_DIR)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "requires_gpu: skip unless a CUDA device is usable (tvm.cuda(0).exist)")
+
+
+def pytest_runtest_setup(item):
+    if item.get_closest_marker("requires_gpu") is not None:
+        import tessera as tvm  # pylint: disable=import-outside-toplevel
+
+        if not tvm.cuda(0).exist:
+            pytest.skip("needs a CUDA GPU (tvm.cuda(0).exist is False)")
