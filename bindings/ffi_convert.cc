@@ -188,6 +188,9 @@ Any FromPython(nb::handle h) {
   }
   if (PyIndex_Check(o)) return FromPython(nb::steal(PyNumber_Index(o)));
   if (nb::hasattr(h, "__float__")) return Any(PyFloat_AsDouble(nb::steal(PyNumber_Float(o)).ptr()));
+  // TVM's ObjectGeneric protocol: values that stand for an object (e.g. the
+  // result of `a == b` on expressions) convert through asobject().
+  if (nb::hasattr(h, "asobject")) return FromPython(h.attr("asobject")());
   if (PyCallable_Check(o)) return Any(WrapPyCallable(h));
   throw TypeError("cannot pass a Python object of type '" +
                   std::string(nb::str(h.type().attr("__name__")).c_str()) + "' to a Tessera function");

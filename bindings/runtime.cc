@@ -128,6 +128,8 @@ void BindRuntime(nb::module_& m) {
       .def_prop_ro("handle", [](const ObjectRef& self) { return reinterpret_cast<uintptr_t>(self.get()); })
       .def_prop_ro("_use_count", [](const ObjectRef& self) { return self.use_count(); });
 
+  RegisterPyClass("runtime.Object", m.attr("Object"));
+
   // ---- PackedFunc -----------------------------------------------------------
   nb::class_<PackedFunc, ObjectRef>(m, "PackedFuncBase")
       .def("__call__", [](const ObjectRef& self, nb::args args) {

@@ -4,7 +4,7 @@
 
 gives the names code written for Apache TVM (Unity generation) expects.
 """
-from . import _core  # the C++ core; built by `make build` or `pip install -e .`
+from ._lib import _core  # the C++ core; built by `make build` or `pip install -e .`
 from . import error
 from .error import TVMError
 from . import _ffi

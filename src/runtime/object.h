@@ -236,6 +236,12 @@ RefT MakeRef(ObjectPtr<NodeT> node) {
   return RefT(ObjectPtr<Object>(std::move(node)));
 }
 
+// A reference of type RefT to an existing node (adds a reference).
+template <typename RefT, typename NodeT>
+RefT GetRef(const NodeT* node) {
+  return RefT(ObjectPtr<Object>(const_cast<NodeT*>(node)));
+}
+
 struct ObjectPtrHash {
   size_t operator()(const ObjectRef& r) const { return std::hash<const void*>()(r.get()); }
 };

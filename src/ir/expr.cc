@@ -1,0 +1,142 @@
+// Constructors and reflection of the base expression nodes (see expr.h).
+#include "ir/expr.h"
+
+#include <cmath>
+#include <limits>
+
+#include "runtime/reflection.h"
+#include "runtime/registry.h"
+
+namespace tessera {
+
+Span::Span(std::string source_name, int line, int column, int end_line, int end_column) {
+  auto n = make_object<SpanNode>();
+  n->source_name = std::move(source_name);
+  n->line = line;
+  n->column = column;
+  n->end_line = end_line;
+  n->end_column = end_column;
+  data_ = std::move(n);
+}
+
+PrimExpr::PrimExpr(int value) : PrimExpr(IntImm(DataType::Int(32), value)) {}
+PrimExpr::PrimExpr(int64_t value)
+    : PrimExpr(value >= std::numeric_limits<int32_t>::min() && value <= std::numeric_limits<int32_t>::max()
+                   ? IntImm(DataType::Int(32), value)
+                   : IntImm(DataType::Int(64), value)) {}
+PrimExpr::PrimExpr(double value) : PrimExpr(FloatImm(DataType::Float(32), value)) {}
+
+IntImm::IntImm(DataType dtype, int64_t value, Span span) {
+  TESSERA_CHECK_OR_THROW(dtype.is_scalar(), ValueError) << "IntImm needs a scalar dtype, got " << dtype;
+  TESSERA_CHECK_OR_THROW(dtype.is_int() || dtype.is_uint() || dtype.is_bool(), ValueError)
+      << "IntImm needs an integer or bool dtype, got " << dtype;
+  if (dtype.is_bool()) {
+    TESSERA_CHECK_OR_THROW(value == 0 || value == 1, ValueError) << "bool constant must be 0 or 1, got " << value;
+  } else if (dtype.is_uint()) {
+    TESSERA_CHECK_OR_THROW(value >= 0, ValueError) << "negative value " << value << " for unsigned " << dtype;
+    if (dtype.bits() < 64) {
+      TESSERA_CHECK_OR_THROW(value < (int64_t{1} << dtype.bits()), ValueError)
+          << "value " << value << " does not fit in " << dtype;
+    }
+  } else if (dtype.bits() < 64) {
+    int64_t lo = -(int64_t{1} << (dtype.bits() - 1)), hi = (int64_t{1} << (dtype.bits() - 1)) - 1;
+    TESSERA_CHECK_OR_THROW(value >= lo && value <= hi, ValueError)
+        << "value " << value << " does not fit in " << dtype << " [" << lo << ", " << hi << "]";
+  }
+  auto n = make_object<IntImmNode>();
+  n->dtype = dtype;
+  n->value = value;
+  n->span = std::move(span);
+  data_ = std::move(n);
+}
+
+FloatImm::FloatImm(DataType dtype, double value, Span span) {
+  TESSERA_CHECK_OR_THROW(dtype.is_scalar() && (dtype.is_float() || dtype.is_bfloat16()), ValueError)
+      << "FloatImm needs a scalar float dtype, got " << dtype;
+  auto n = make_object<FloatImmNode>();
+  n->dtype = dtype;
+  n->value = value;
+  n->span = std::move(span);
+  data_ = std::move(n);
+}
+
+Range::Range(PrimExpr begin, PrimExpr end, Span span) {
+  auto n = make_object<RangeNode>();
+  n->min = begin;
+  const int64_t* b = AsConstInt(begin);
+  if (b != nullptr && *b == 0) {
+    n->extent = end;
+  } else {
+    const int64_t* e = AsConstInt(end);
+    if (b != nullptr && e != nullptr) {
+      n->extent = IntImm(end.dtype(), *e - *b);
+    } else {
+      auto sub = Registry::GetOrThrow("tir._OpSub");
+      n->extent = sub(end, begin).cast<PrimExpr>();
+    }
+  }
+  n->span = std::move(span);
+  data_ = std::move(n);
+}
+
+Range Range::FromMinExtent(PrimExpr min, PrimExpr extent, Span span) {
+  auto n = make_object<RangeNode>();
+  n->min = std::move(min);
+  n->extent = std::move(extent);
+  n->span = std::move(span);
+  return Range(ObjectPtr<Object>(std::move(n)));
+}
+
+GlobalVar::GlobalVar(std::string name_hint, Span span) {
+  auto n = make_object<GlobalVarNode>();
+  n->name_hint = std::move(name_hint);
+  n->span = std::move(span);
+  data_ = std::move(n);
+}
+
+PrimExpr MakeConst(DataType dtype, double value) {
+  if (dtype.is_float() || dtype.is_bfloat16()) return FloatImm(dtype, value);
+  return IntImm(dtype, static_cast<int64_t>(value));
+}
+
+TESSERA_REGISTER_OBJECT_TYPE(SpanNode);
+TESSERA_REGISTER_OBJECT_TYPE(BaseExprNode);
+TESSERA_REGISTER_OBJECT_TYPE(PrimExprNode);
+TESSERA_REGISTER_OBJECT_TYPE(IntImmNode);
+TESSERA_REGISTER_OBJECT_TYPE(FloatImmNode);
+TESSERA_REGISTER_OBJECT_TYPE(RangeNode);
+TESSERA_REGISTER_OBJECT_TYPE(GlobalVarNode);
+TESSERA_REGISTER_OBJECT_TYPE(BaseFuncNode);
+
+TESSERA_REGISTER_REFLECTION(SpanNode)
+    .def_ro("source_name", &SpanNode::source_name)
+    .def_ro("line", &SpanNode::line)
+    .def_ro("column", &SpanNode::column)
+    .def_ro("end_line", &SpanNode::end_line)
+    .def_ro("end_column", &SpanNode::end_column);
+TESSERA_REGISTER_REFLECTION(BaseExprNode).def_ro("span", &BaseExprNode::span);
+TESSERA_REGISTER_REFLECTION(PrimExprNode).def_ro("dtype", &PrimExprNode::dtype);
+TESSERA_REGISTER_REFLECTION(IntImmNode).def_ro("value", &IntImmNode::value);
+TESSERA_REGISTER_REFLECTION(FloatImmNode).def_ro("value", &FloatImmNode::value);
+TESSERA_REGISTER_REFLECTION(RangeNode).def_ro("min", &RangeNode::min).def_ro("extent", &RangeNode::extent).def_ro("span", &RangeNode::span);
+TESSERA_REGISTER_REFLECTION(GlobalVarNode).def_ro("name_hint", &GlobalVarNode::name_hint);
+TESSERA_REGISTER_REFLECTION(BaseFuncNode).def_ro("attrs", &BaseFuncNode::attrs);
+
+TESSERA_REGISTER_GLOBAL("ir.Span").set_body_typed([](std::string name, int line, int col, int end_line, int end_col) {
+  return Span(name, line, col, end_line, end_col);
+});
+TESSERA_REGISTER_GLOBAL("ir.IntImm").set_body_typed([](DataType dtype, int64_t value) { return IntImm(dtype, value); });
+TESSERA_REGISTER_GLOBAL("ir.FloatImm").set_body_typed([](DataType dtype, double value) { return FloatImm(dtype, value); });
+TESSERA_REGISTER_GLOBAL("ir.Range").set_body_typed([](PrimExpr begin, std::optional<PrimExpr> end) {
+  if (!end) return Range(IntImm(begin.dtype(), 0), begin);
+  return Range(begin, *end);
+});
+TESSERA_REGISTER_GLOBAL("ir.Range_from_min_extent").set_body_typed([](PrimExpr min, PrimExpr extent) {
+  return Range::FromMinExtent(min, extent);
+});
+TESSERA_REGISTER_GLOBAL("ir.GlobalVar").set_body_typed([](std::string name) { return GlobalVar(name); });
+TESSERA_REGISTER_GLOBAL("ir.BaseFuncWithAttr").set_body_typed([](BaseFunc func, std::string key, Any value) {
+  return WithAttr(func, key, value);
+});
+
+}  // namespace tessera
