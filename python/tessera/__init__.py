@@ -12,8 +12,12 @@ from ._ffi import register_func, get_global_func, register_object
 from . import runtime
 from .runtime import Object, NDArray, PackedFunc, Device, DataType, device, cpu, cuda, gpu
 from . import nd
+from . import ir
+from .ir import IRModule
+from . import tir
 
 __version__ = "0.1.0"
 
 __all__ = ["error", "TVMError", "register_func", "get_global_func", "register_object", "runtime", "Object",
-           "NDArray", "PackedFunc", "Device", "DataType", "device", "cpu", "cuda", "gpu", "nd"]
+           "NDArray", "PackedFunc", "Device", "DataType", "device", "cpu", "cuda", "gpu", "nd", "ir", "IRModule",
+           "tir"]

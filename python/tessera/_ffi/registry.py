@@ -64,3 +64,20 @@ def list_global_func_names():
 def remove_global_func(name):
     """Removes a global function; returns whether it existed."""
     return _core._remove_global_func(name)
+
+
+def init_ffi_api(namespace, target_module_name):
+    """Exposes every global function ``namespace.X`` (one level, e.g.
+    ``tir.Var``) as attribute ``X`` of module ``target_module_name`` — the
+    ``_ffi_api`` modules of each Python package (TVM's ``_init_api``)."""
+    import sys  # pylint: disable=import-outside-toplevel
+
+    module = sys.modules[target_module_name]
+    prefix = namespace + "."
+    for name in list_global_func_names():
+        if not name.startswith(prefix):
+            continue
+        short = name[len(prefix):]
+        if "." in short:
+            continue
+        setattr(module, short, get_global_func(name))

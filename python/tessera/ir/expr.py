@@ -1,0 +1,40 @@
+"""Base expressions (``tvm.ir``): BaseExpr, PrimExpr, Range, GlobalVar."""
+from .._ffi.registry import register_object
+from .base import Node
+from . import _ffi_api
+
+
+@register_object("ir.BaseExpr")
+class BaseExpr(Node):
+    """Base class of all expressions."""
+
+
+@register_object("ir.PrimExpr")
+class PrimExpr(BaseExpr):
+    """A scalar (or vector) expression with a ``dtype``."""
+
+
+@register_object("ir.GlobalVar")
+class GlobalVar(BaseExpr):
+    """The name of a function in an IRModule (``name_hint``)."""
+
+    def __init__(self, name_hint, type_annot=None):  # pylint: disable=unused-argument
+        self.__init_handle_by_constructor__(_ffi_api.GlobalVar, name_hint)
+
+    def __repr__(self):
+        return f'I.GlobalVar("{self.name_hint}")'
+
+
+@register_object("ir.Range")
+class Range(Node):
+    """A half-open interval: ``Range(end)``, ``Range(begin, end)``; fields ``min``, ``extent``."""
+
+    def __init__(self, begin, end=None, span=None):  # pylint: disable=unused-argument
+        self.__init_handle_by_constructor__(_ffi_api.Range, begin, end)
+
+    @staticmethod
+    def from_min_extent(min_value, extent, span=None):  # pylint: disable=unused-argument
+        return _ffi_api.Range_from_min_extent(min_value, extent)
+
+
+__all__ = ["BaseExpr", "PrimExpr", "GlobalVar", "Range"]

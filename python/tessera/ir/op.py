@@ -1,0 +1,28 @@
+"""Primitive operators (``tvm.ir.Op``)."""
+from .._ffi.registry import register_object
+from .expr import BaseExpr
+from . import _ffi_api
+
+
+@register_object("ir.Op")
+class Op(BaseExpr):
+    """A registered primitive operator (``Op.get("tir.exp")``)."""
+
+    @staticmethod
+    def get(op_name):
+        """The operator named ``op_name``; raises ValueError when unknown."""
+        return _ffi_api.GetOp(op_name)
+
+    def get_attr(self, attr_name):
+        """Attribute ``attr_name`` of this operator, or None."""
+        return _ffi_api.OpGetAttr(self, attr_name)
+
+    @staticmethod
+    def list_op_names():
+        return _ffi_api.ListOpNames()
+
+    def __repr__(self):
+        return f'Op("{self.name}")'
+
+
+__all__ = ["Op"]

@@ -1,0 +1,12 @@
+"""`tvm.relax` — not implemented yet in Tessera (see the open issues).
+
+The package exists so that `from tessera import relax` works in code that also
+uses the parts that are delivered; any attribute access raises
+NotImplementedError naming what is missing.
+"""
+
+
+def __getattr__(name):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    raise NotImplementedError(f"tessera.relax.{name} is not implemented yet")

@@ -1,0 +1,66 @@
+"""Buffers (``tvm.tir.Buffer``, ``decl_buffer``) and buffer regions."""
+from .. import _core
+from .._ffi.registry import register_object
+from ..ir.base import Node
+from . import _ffi_api
+from .expr import BufferLoad, Var
+
+
+@register_object("tir.Buffer")
+class Buffer(Node):
+    """A named n-d view of memory: ``name``, ``dtype``, ``shape``, ``strides``,
+    ``elem_offset``, ``data`` and ``scope()``.  ``buf[i, j]`` is a BufferLoad."""
+
+    def scope(self):
+        """Storage scope ("global", "shared", "local", ...)."""
+        return _ffi_api.BufferScope(self)
+
+    def __getitem__(self, indices):
+        if not isinstance(indices, tuple):
+            indices = (indices,)
+        if any(isinstance(i, slice) for i in indices):
+            raise TypeError("slicing a Buffer is only meaningful inside TVMScript (T.reads/T.writes)")
+        return BufferLoad(self, list(indices))
+
+    def vload(self, begin, dtype=None):  # pylint: disable=unused-argument
+        return self[tuple(begin)]
+
+    def __repr__(self):
+        return f"T.Buffer({tuple(self.shape)}, \"{self.dtype}\")"
+
+    __hash__ = _core.Object.__hash__
+
+
+def decl_buffer(shape, dtype="float32", name="buffer", data=None, strides=None, elem_offset=None, scope="",
+                data_alignment=-1, offset_factor=0, buffer_type="", axis_separators=None, span=None):
+    # pylint: disable=unused-argument
+    """Declares a Buffer (TVM's ``tvm.tir.decl_buffer``)."""
+    if isinstance(shape, int) or not isinstance(shape, (list, tuple)):
+        shape = [shape]
+    if data is None:
+        data = Var(name, "handle")
+    return _ffi_api.Buffer(data, str(dtype), list(shape), list(strides or []), elem_offset, name, scope or "global",
+                           64 if data_alignment in (-1, None) else data_alignment, offset_factor or 1)
+
+
+@register_object("tir.BufferRegion")
+class BufferRegion(Node):
+    """A rectangular region (``region``: list of Range) of a ``buffer``."""
+
+    def __init__(self, buffer, region):
+        self.__init_handle_by_constructor__(_ffi_api.BufferRegion, buffer, list(region))
+
+    @staticmethod
+    def full_region(buffer):
+        return _ffi_api.BufferRegion_FullRegion(buffer)
+
+
+@register_object("tir.MatchBufferRegion")
+class MatchBufferRegion(Node):
+    """Binds ``buffer`` to the region ``source`` inside a block."""
+
+    def __init__(self, buffer, source):
+        self.__init_handle_by_constructor__(_ffi_api.MatchBufferRegion, buffer, source)
+
+
+__all__ = ["Buffer", "decl_buffer", "BufferRegion", "MatchBufferRegion"]
