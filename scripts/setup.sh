@@ -6,7 +6,7 @@ set -euo pipefail
 
 DEB_PKGS=(
   build-essential ninja-build ccache cmake
-  llvm-dev libclang-rt-14-dev libomp-dev
+  llvm-dev libclang-rt-14-dev
   libgtest-dev libdlpack-dev nlohmann-json3-dev
   dataset-fashion-mnist
 )

@@ -15,9 +15,11 @@ from . import nd
 from . import ir
 from .ir import IRModule
 from . import tir
+from . import target
+from .driver import build
 
 __version__ = "0.1.0"
 
 __all__ = ["error", "TVMError", "register_func", "get_global_func", "register_object", "runtime", "Object",
            "NDArray", "PackedFunc", "Device", "DataType", "device", "cpu", "cuda", "gpu", "nd", "ir", "IRModule",
-           "tir"]
+           "tir", "target", "build"]

@@ -6,6 +6,7 @@ from .device import Device, device, cpu, cuda, gpu
 from .data_type import DataType
 from . import ndarray
 from .ndarray import NDArray
+from .module import Module, load_module
 
 __all__ = ["Object", "PackedFunc", "Device", "device", "cpu", "cuda", "gpu", "DataType",
-           "ndarray", "NDArray"]
+           "ndarray", "NDArray", "Module", "load_module"]

@@ -1,0 +1,255 @@
+// LLVM target machines, optimization, JIT and library export (see llvm_module.h).
+#include "codegen/llvm/llvm_module.h"
+
+#include <dlfcn.h>
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IRReader/IRReader.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Host.h>
+#include <llvm/Support/SourceMgr.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <mutex>
+
+namespace tessera {
+namespace codegen {
+namespace {
+
+void InitLLVM() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();
+  });
+}
+
+struct MachineSpec {
+  std::string triple, cpu, features;
+};
+
+MachineSpec SpecOf(const Target& target) {
+  MachineSpec s;
+  s.triple = target.GetStr("mtriple").value_or(llvm::sys::getProcessTriple());
+  std::string cpu = target.GetStr("mcpu").value_or("native");
+  // Tessera compiles for the host CPU unless told otherwise (see docs/compatibility.md).
+  if (cpu == "native") {
+    s.cpu = llvm::sys::getHostCPUName().str();
+    llvm::StringMap<bool> host;
+    if (llvm::sys::getHostCPUFeatures(host)) {
+      for (auto& kv : host) s.features += (s.features.empty() ? "" : ",") + std::string(kv.second ? "+" : "-") + kv.first().str();
+    }
+  } else {
+    s.cpu = cpu;
+  }
+  if (auto mattr = target.GetStr("mattr")) s.features += (s.features.empty() ? "" : ",") + *mattr;
+  return s;
+}
+
+std::unique_ptr<llvm::TargetMachine> MakeTargetMachine(const Target& target) {
+  InitLLVM();
+  MachineSpec spec = SpecOf(target);
+  std::string err;
+  const llvm::Target* t = llvm::TargetRegistry::lookupTarget(spec.triple, err);
+  if (t == nullptr) TESSERA_THROW(ValueError) << "unknown LLVM target triple '" << spec.triple << "': " << err;
+  llvm::TargetOptions opt;
+  opt.AllowFPOpFusion = llvm::FPOpFusion::Fast;
+  std::unique_ptr<llvm::TargetMachine> tm(t->createTargetMachine(spec.triple, spec.cpu, spec.features, opt,
+                                                                 llvm::Reloc::PIC_, llvm::None,
+                                                                 llvm::CodeGenOpt::Aggressive));
+  if (!tm) TESSERA_THROW(ValueError) << "cannot create an LLVM target machine for " << target->str;
+  return tm;
+}
+
+void Optimize(llvm::Module* module, llvm::TargetMachine* tm) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions pto;
+  pto.LoopVectorization = true;
+  pto.SLPVectorization = true;
+  llvm::PassBuilder pb(tm, pto);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  mpm.run(*module, mam);
+}
+
+std::string EmitToString(llvm::Module* module, llvm::TargetMachine* tm, llvm::CodeGenFileType kind) {
+  llvm::SmallString<0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager pm;
+  if (tm->addPassesToEmitFile(pm, os, nullptr, kind)) {
+    TESSERA_THROW(RuntimeError) << "LLVM cannot emit this file type for the target";
+  }
+  pm.run(*module);
+  return std::string(buffer.begin(), buffer.end());
+}
+
+std::string RuntimeLibraryDir() {
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void*>(&TesseraParallelFor), &info) == 0 || info.dli_fname == nullptr) {
+    TESSERA_THROW(RuntimeError) << "cannot locate libtessera_runtime";
+  }
+  std::string path = info.dli_fname;
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+class LLVMModuleNode final : public ModuleNode {
+ public:
+  LLVMModuleNode(std::unique_ptr<llvm::orc::LLJIT> jit, std::vector<FunctionInfo> infos, std::string ir, Target target)
+      : jit_(std::move(jit)), infos_(std::move(infos)), ir_(std::move(ir)), target_(std::move(target)) {}
+
+  std::string type_key() const override { return "llvm"; }
+
+  std::optional<PackedFunc> GetFunction(const std::string& name) const override {
+    for (const FunctionInfo& info : infos_) {
+      if (info.name != name) continue;
+      std::lock_guard<std::mutex> lock(mu_);
+      auto sym = jit_->lookup(KernelSymbol(name));
+      if (!sym) {
+        std::string msg = llvm::toString(sym.takeError());
+        TESSERA_THROW(RuntimeError) << "JIT lookup of " << name << " failed: " << msg;
+      }
+      auto fn = reinterpret_cast<KernelFn>(sym->getAddress());
+      return MakeKernelFunction(info, fn, GetRef<ObjectRef>(this));
+    }
+    return std::nullopt;
+  }
+
+  std::vector<std::string> ListFunctions() const override {
+    std::vector<std::string> out;
+    for (const FunctionInfo& i : infos_) out.push_back(i.name);
+    return out;
+  }
+
+  std::string GetSource(const std::string& format) const override {
+    if (format == "ll" || format == "llvm" || format.empty()) return ir_;
+    if (format == "asm" || format == "s") {
+      llvm::LLVMContext ctx;
+      auto module = Reparse(&ctx);
+      auto tm = MakeTargetMachine(target_);
+      return EmitToString(module.get(), tm.get(), llvm::CGFT_AssemblyFile);
+    }
+    return ModuleNode::GetSource(format);
+  }
+
+  void ExportLibrary(const std::string& path) const override {
+    llvm::LLVMContext ctx;
+    auto module = Reparse(&ctx);
+    // Embed the parameter descriptions for LoadModuleFromFile.
+    std::string json = FunctionInfo::ListToJSON(infos_);
+    llvm::Constant* str = llvm::ConstantDataArray::getString(ctx, json);
+    auto* str_var = new llvm::GlobalVariable(*module, str->getType(), true, llvm::GlobalValue::PrivateLinkage, str,
+                                             "__tessera_function_info_str");
+    llvm::Type* i8p = llvm::Type::getInt8PtrTy(ctx);
+    auto* ptr = llvm::ConstantExpr::getPointerCast(str_var, i8p);
+    new llvm::GlobalVariable(*module, i8p, true, llvm::GlobalValue::ExternalLinkage, ptr, "__tessera_function_info");
+    auto tm = MakeTargetMachine(target_);
+    std::string obj = EmitToString(module.get(), tm.get(), llvm::CGFT_ObjectFile);
+    std::string obj_path = path + ".tessera.o";
+    {
+      std::ofstream out(obj_path, std::ios::binary);
+      if (!out) TESSERA_THROW(ValueError) << "cannot write " << obj_path;
+      out.write(obj.data(), static_cast<std::streamsize>(obj.size()));
+    }
+    std::string rt_dir = RuntimeLibraryDir();
+    const char* cc_env = std::getenv("CXX");
+    std::string cc = cc_env ? cc_env : "c++";
+    std::string cmd = cc + " -shared -o '" + path + "' '" + obj_path + "' -L'" + rt_dir + "' -ltessera_runtime -Wl,-rpath,'" +
+                      rt_dir + "' -lm 2>&1";
+    std::string output;
+    FILE* pipe = popen(cmd.c_str(), "r");
+    if (pipe == nullptr) TESSERA_THROW(RuntimeError) << "cannot run the linker: " << cmd;
+    char buf[256];
+    while (fgets(buf, sizeof(buf), pipe)) output += buf;
+    int rc = pclose(pipe);
+    std::remove(obj_path.c_str());
+    if (rc != 0) TESSERA_THROW(RuntimeError) << "linking " << path << " failed:\n" << output;
+  }
+
+ private:
+  std::unique_ptr<llvm::Module> Reparse(llvm::LLVMContext* ctx) const {
+    llvm::SMDiagnostic diag;
+    auto module = llvm::parseIR(llvm::MemoryBufferRef(ir_, "tessera"), diag, *ctx);
+    TESSERA_ICHECK(module != nullptr) << "cannot re-read generated IR: " << diag.getMessage().str();
+    return module;
+  }
+
+  std::unique_ptr<llvm::orc::LLJIT> jit_;
+  std::vector<FunctionInfo> infos_;
+  std::string ir_;
+  Target target_;
+  mutable std::mutex mu_;
+};
+
+}  // namespace
+
+void ConfigureLLVMModule(llvm::Module* module, const Target& target) {
+  auto tm = MakeTargetMachine(target);
+  module->setTargetTriple(tm->getTargetTriple().str());
+  module->setDataLayout(tm->createDataLayout());
+}
+
+Module CreateLLVMModule(std::unique_ptr<llvm::LLVMContext> ctx, std::unique_ptr<llvm::Module> module,
+                        std::vector<FunctionInfo> infos, const Target& target) {
+  auto tm = MakeTargetMachine(target);
+  Optimize(module.get(), tm.get());
+  std::string ir;
+  {
+    llvm::raw_string_ostream os(ir);
+    module->print(os, nullptr);
+  }
+  MachineSpec spec = SpecOf(target);
+  llvm::orc::JITTargetMachineBuilder jtmb{llvm::Triple(spec.triple)};
+  jtmb.setCPU(spec.cpu);
+  if (!spec.features.empty()) {
+    llvm::SubtargetFeatures features(spec.features);
+    jtmb.addFeatures(features.getFeatures());
+  }
+  jtmb.setCodeGenOptLevel(llvm::CodeGenOpt::Aggressive);
+  llvm::TargetOptions opt;
+  opt.AllowFPOpFusion = llvm::FPOpFusion::Fast;
+  jtmb.setOptions(opt);
+  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(jtmb).create();
+  if (!jit) TESSERA_THROW(RuntimeError) << "cannot create the LLVM JIT: " << llvm::toString(jit.takeError());
+  auto& dylib = (*jit)->getMainJITDylib();
+  // The runtime entry points kernels call; libm and other process symbols.
+  llvm::orc::SymbolMap runtime_syms;
+  auto add = [&](const char* name, void* addr) {
+    runtime_syms[(*jit)->mangleAndIntern(name)] =
+        llvm::JITEvaluatedSymbol(llvm::pointerToJITTargetAddress(addr), llvm::JITSymbolFlags::Exported);
+  };
+  add("TesseraParallelFor", reinterpret_cast<void*>(&TesseraParallelFor));
+  add("TesseraWorkspaceAlloc", reinterpret_cast<void*>(&TesseraWorkspaceAlloc));
+  add("TesseraWorkspaceFree", reinterpret_cast<void*>(&TesseraWorkspaceFree));
+  add("TesseraSetLastError", reinterpret_cast<void*>(&TesseraSetLastError));
+  if (auto err = dylib.define(llvm::orc::absoluteSymbols(runtime_syms))) {
+    TESSERA_THROW(RuntimeError) << "JIT setup failed: " << llvm::toString(std::move(err));
+  }
+  auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess((*jit)->getDataLayout().getGlobalPrefix());
+  if (!gen) TESSERA_THROW(RuntimeError) << "JIT setup failed: " << llvm::toString(gen.takeError());
+  dylib.addGenerator(std::move(*gen));
+  if (auto err = (*jit)->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(ctx)))) {
+    TESSERA_THROW(RuntimeError) << "JIT compilation failed: " << llvm::toString(std::move(err));
+  }
+  auto node = make_object<LLVMModuleNode>(std::move(*jit), std::move(infos), std::move(ir), target);
+  return Module(ObjectPtr<Object>(std::move(node)));
+}
+
+}  // namespace codegen
+}  // namespace tessera

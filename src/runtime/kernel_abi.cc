@@ -1,0 +1,192 @@
+// Argument checking and invocation of compiled kernels, FunctionInfo JSON,
+// and the C entry points kernels call back into (see kernel_abi.h).
+#include "runtime/kernel_abi.h"
+
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "runtime/ndarray.h"
+
+namespace tessera {
+namespace {
+
+thread_local std::string last_error;
+
+nlohmann::json InfoToJSON(const FunctionInfo& info) {
+  nlohmann::json params = nlohmann::json::array();
+  for (const ParamInfo& p : info.params) {
+    nlohmann::json shape = nlohmann::json::array();
+    for (const ShapeDim& d : p.shape) {
+      if (d.sym >= 0) shape.push_back({{"sym", d.sym}}); else shape.push_back(d.value);
+    }
+    params.push_back({{"name", p.name}, {"buffer", p.is_buffer}, {"dtype", p.dtype.str()}, {"shape", shape}});
+  }
+  return {{"name", info.name}, {"params", params}, {"sym_vars", info.sym_vars}};
+}
+
+FunctionInfo InfoFromJSON(const nlohmann::json& j) {
+  FunctionInfo info;
+  info.name = j.at("name").get<std::string>();
+  for (const auto& p : j.at("params")) {
+    ParamInfo pi;
+    pi.name = p.at("name").get<std::string>();
+    pi.is_buffer = p.at("buffer").get<bool>();
+    pi.dtype = DataType(p.at("dtype").get<std::string>());
+    for (const auto& d : p.at("shape")) {
+      ShapeDim sd;
+      if (d.is_object()) sd.sym = d.at("sym").get<int>(); else sd.value = d.get<int64_t>();
+      pi.shape.push_back(sd);
+    }
+    info.params.push_back(std::move(pi));
+  }
+  info.sym_vars = j.at("sym_vars").get<std::vector<std::string>>();
+  return info;
+}
+
+std::string DimStr(const FunctionInfo& info, const ShapeDim& d) {
+  return d.sym >= 0 ? info.sym_vars[static_cast<size_t>(d.sym)] : std::to_string(d.value);
+}
+
+std::string ShapeStr(const std::vector<int64_t>& s) {
+  std::ostringstream os;
+  os << "(";
+  for (size_t i = 0; i < s.size(); ++i) os << (i ? ", " : "") << s[i];
+  os << (s.size() == 1 ? ",)" : ")");
+  return os.str();
+}
+
+}  // namespace
+
+std::string FunctionInfo::ToJSON() const { return InfoToJSON(*this).dump(); }
+FunctionInfo FunctionInfo::FromJSON(const std::string& json) { return InfoFromJSON(nlohmann::json::parse(json)); }
+std::string FunctionInfo::ListToJSON(const std::vector<FunctionInfo>& infos) {
+  nlohmann::json arr = nlohmann::json::array();
+  for (const auto& i : infos) arr.push_back(InfoToJSON(i));
+  return arr.dump();
+}
+std::vector<FunctionInfo> FunctionInfo::ListFromJSON(const std::string& json) {
+  std::vector<FunctionInfo> out;
+  for (const auto& j : nlohmann::json::parse(json)) out.push_back(InfoFromJSON(j));
+  return out;
+}
+
+PackedFunc MakeKernelFunction(const FunctionInfo& info, KernelFn fn, ObjectRef keep_alive) {
+  return PackedFunc(
+      [info, fn, keep_alive](PackedArgs args) -> Any {
+        const size_t np = info.params.size();
+        if (static_cast<size_t>(args.size()) != np) {
+          std::ostringstream os;
+          os << info.name << " expects " << np << " argument" << (np == 1 ? "" : "s") << " (";
+          for (size_t i = 0; i < np; ++i) os << (i ? ", " : "") << info.params[i].name;
+          os << ") but got " << args.size();
+          TESSERA_THROW(TypeError) << os.str();
+        }
+        std::vector<void*> slots(np + info.sym_vars.size(), nullptr);
+        std::vector<int64_t> sym_values(info.sym_vars.size(), 0);
+        std::vector<int> sym_bound_by(info.sym_vars.size(), -1);
+        std::vector<int64_t> scalar_ints(np, 0);
+        std::vector<double> scalar_floats(np, 0.0);
+        for (size_t i = 0; i < np; ++i) {
+          const ParamInfo& p = info.params[i];
+          const Any& a = args[static_cast<int>(i)];
+          if (!p.is_buffer) {
+            if (p.dtype.is_float()) {
+              TESSERA_CHECK_OR_THROW(a.try_cast<double>().has_value(), TypeError)
+                  << info.name << ": argument " << p.name << " must be a number (" << p.dtype << "), got " << a.type_name();
+              scalar_floats[i] = a.cast<double>();
+              slots[i] = &scalar_floats[i];
+            } else {
+              TESSERA_CHECK_OR_THROW(a.kind() == Any::Kind::kInt || a.kind() == Any::Kind::kBool, TypeError)
+                  << info.name << ": argument " << p.name << " must be an integer (" << p.dtype << "), got " << a.type_name();
+              scalar_ints[i] = a.cast<int64_t>();
+              slots[i] = &scalar_ints[i];
+            }
+            continue;
+          }
+          auto arr = a.try_cast<NDArray>();
+          if (!arr || !arr->defined()) {
+            TESSERA_THROW(TypeError) << info.name << ": argument " << p.name << " must be an NDArray, got "
+                                     << a.type_name();
+          }
+          if (arr->device().device_type != kDLCPU) {
+            TESSERA_THROW(ValueError) << info.name << ": argument " << p.name << " is on " << arr->device().str()
+                                      << " but this function runs on the CPU";
+          }
+          if (arr->dtype() != p.dtype) {
+            TESSERA_THROW(TypeError) << info.name << ": argument " << p.name << " has dtype " << arr->dtype()
+                                     << " but expected " << p.dtype;
+          }
+          const auto& shape = arr->Shape();
+          if (shape.size() != p.shape.size()) {
+            TESSERA_THROW(ValueError) << info.name << ": argument " << p.name << " has " << shape.size()
+                                      << " dimensions " << ShapeStr(shape) << " but expected " << p.shape.size();
+          }
+          for (size_t d = 0; d < shape.size(); ++d) {
+            const ShapeDim& sd = p.shape[d];
+            if (sd.sym < 0) {
+              if (shape[d] != sd.value) {
+                TESSERA_THROW(ValueError) << info.name << ": argument " << p.name << ".shape[" << d << "] is "
+                                          << shape[d] << " but expected " << sd.value << " (got shape "
+                                          << ShapeStr(shape) << ")";
+              }
+            } else {
+              size_t k = static_cast<size_t>(sd.sym);
+              if (sym_bound_by[k] < 0) {
+                sym_values[k] = shape[d];
+                sym_bound_by[k] = static_cast<int>(i);
+              } else if (sym_values[k] != shape[d]) {
+                TESSERA_THROW(ValueError) << info.name << ": argument " << p.name << ".shape[" << d << "] is "
+                                          << shape[d] << " but " << info.sym_vars[k] << " = " << sym_values[k]
+                                          << " from argument " << info.params[static_cast<size_t>(sym_bound_by[k])].name;
+              }
+            }
+          }
+          void* ptr = arr->DataPtr();
+          size_t align = static_cast<size_t>(std::max(1, p.dtype.bytes()));
+          if (reinterpret_cast<uintptr_t>(ptr) % align != 0) {
+            TESSERA_THROW(ValueError) << info.name << ": argument " << p.name << " is not aligned to its element size";
+          }
+          slots[i] = ptr;
+        }
+        for (size_t k = 0; k < info.sym_vars.size(); ++k) {
+          TESSERA_CHECK_OR_THROW(sym_bound_by[k] >= 0, ValueError)
+              << info.name << ": the size variable " << info.sym_vars[k] << " is not bound by any argument";
+          slots[np + k] = &sym_values[k];
+        }
+        last_error.clear();
+        int32_t rc = fn(slots.data());
+        if (rc != 0) {
+          TESSERA_THROW(RuntimeError) << info.name << " failed: " << (last_error.empty() ? "unknown error" : last_error);
+        }
+        return Any();
+      },
+      info.name);
+}
+
+}  // namespace tessera
+
+extern "C" {
+
+void TesseraSetLastError(const char* msg) { tessera::last_error = msg ? msg : ""; }
+
+int32_t TesseraParallelFor(int32_t (*task)(int32_t, void*), void* data, int32_t num_tasks) {
+  int32_t status = 0;
+#pragma omp parallel for schedule(static)
+  for (int32_t i = 0; i < num_tasks; ++i) {
+    int32_t rc = task(i, data);
+    if (rc != 0) {
+#pragma omp atomic write
+      status = rc;
+    }
+  }
+  return status;
+}
+
+void* TesseraWorkspaceAlloc(int64_t nbytes) {
+  size_t size = (static_cast<size_t>(nbytes < 64 ? 64 : nbytes) + 63) / 64 * 64;
+  return std::aligned_alloc(64, size);
+}
+
+void TesseraWorkspaceFree(void* ptr) { std::free(ptr); }
+}

@@ -1,0 +1,64 @@
+// The calling convention between the runtime and compiled kernels, and the
+// description of each kernel's parameters (names, dtypes, shapes with
+// symbolic dimensions) that the runtime uses to check arguments before a
+// call. Runtime layer: shared by the code generators (which emit kernels
+// and their FunctionInfo) and by the modules that call them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/data_type.h"
+#include "runtime/packed_func.h"
+
+namespace tessera {
+
+// A compiled kernel: `int32_t kernel(void** args)`. For parameter i, args[i]
+// points to the first element of a buffer, or to an int64_t / double holding
+// a scalar. Then one int64_t* per symbolic variable (FunctionInfo::sym_vars).
+// Returns 0, or nonzero after calling TesseraSetLastError.
+using KernelFn = int32_t (*)(void** args);
+
+struct ShapeDim {
+  int64_t value = 0;    // used when sym < 0
+  int sym = -1;         // index into FunctionInfo::sym_vars, or -1 for a constant
+};
+
+struct ParamInfo {
+  std::string name;
+  bool is_buffer = true;
+  DataType dtype;
+  std::vector<ShapeDim> shape;  // buffers only
+};
+
+struct FunctionInfo {
+  std::string name;
+  std::vector<ParamInfo> params;
+  std::vector<std::string> sym_vars;  // symbolic shape variables bound from arguments
+  std::string ToJSON() const;
+  static FunctionInfo FromJSON(const std::string& json);
+  static std::vector<FunctionInfo> ListFromJSON(const std::string& json);
+  static std::string ListToJSON(const std::vector<FunctionInfo>& infos);
+};
+
+// The symbol under which the kernel of function `name` is exported.
+inline std::string KernelSymbol(const std::string& name) { return "tessera_kernel_" + name; }
+
+// Wraps a kernel as a PackedFunc taking NDArrays / numbers. Checks argument
+// count, types, ndim, shape (binding symbolic dimensions consistently),
+// dtype and device, raising ValueError/TypeError naming the parameter with
+// expected vs got. `keep_alive` is held by the function (e.g. the module).
+PackedFunc MakeKernelFunction(const FunctionInfo& info, KernelFn fn, ObjectRef keep_alive);
+
+}  // namespace tessera
+
+extern "C" {
+// Called by kernels to report an error before returning nonzero.
+void TesseraSetLastError(const char* msg);
+// Runs task(i, data) for i in [0, num_tasks) in parallel; returns 0 on success.
+int32_t TesseraParallelFor(int32_t (*task)(int32_t i, void* data), void* data, int32_t num_tasks);
+// Workspace allocation for large intermediate buffers (64-byte aligned).
+void* TesseraWorkspaceAlloc(int64_t nbytes);
+void TesseraWorkspaceFree(void* ptr);
+}

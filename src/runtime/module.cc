@@ -1,0 +1,102 @@
+// Module base behaviour, the library module (exported shared objects loaded
+// with dlopen) and the FFI of modules (see module.h).
+#include "runtime/module.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+
+#include "runtime/kernel_abi.h"
+#include "runtime/registry.h"
+
+namespace tessera {
+
+std::string ModuleNode::GetSource(const std::string& format) const {
+  TESSERA_THROW(ValueError) << "a " << type_key() << " module has no source in format '" << format << "'";
+}
+
+void ModuleNode::ExportLibrary(const std::string& path) const {
+  TESSERA_THROW(NotImplementedError) << "a " << type_key() << " module cannot be exported (to " << path << ")";
+}
+
+PackedFunc Module::GetFunctionOrThrow(const std::string& name) const {
+  const ModuleNode* n = get();
+  if (auto f = n->GetFunction(name)) return *f;
+  for (const Module& m : n->imports) {
+    if (auto f = m->GetFunction(name)) return *f;
+  }
+  std::string names;
+  for (const std::string& s : n->ListFunctions()) names += (names.empty() ? "" : ", ") + s;
+  TESSERA_THROW(ValueError) << "the module has no function '" << name << "' (it has: "
+                            << (names.empty() ? "nothing" : names) << ")";
+}
+
+namespace {
+
+// A shared library written by ExportLibrary: kernels plus the JSON
+// description of their parameters in the symbol `__tessera_function_info`.
+class LibraryModuleNode final : public ModuleNode {
+ public:
+  LibraryModuleNode(void* handle, std::string path) : handle_(handle), path_(std::move(path)) {
+    auto* info_json = static_cast<const char* const*>(dlsym(handle_, "__tessera_function_info"));
+    TESSERA_CHECK_OR_THROW(info_json != nullptr && *info_json != nullptr, ValueError)
+        << path_ << " is not a Tessera library (no __tessera_function_info)";
+    infos_ = FunctionInfo::ListFromJSON(*info_json);
+  }
+  ~LibraryModuleNode() override {
+    if (handle_) dlclose(handle_);
+  }
+  std::string type_key() const override { return "library"; }
+  std::optional<PackedFunc> GetFunction(const std::string& name) const override {
+    for (const FunctionInfo& info : infos_) {
+      if (info.name != name) continue;
+      auto fn = reinterpret_cast<KernelFn>(dlsym(handle_, KernelSymbol(name).c_str()));
+      TESSERA_CHECK_OR_THROW(fn != nullptr, ValueError) << path_ << " lacks the kernel symbol " << name;
+      return MakeKernelFunction(info, fn, GetRef<ObjectRef>(this));
+    }
+    return std::nullopt;
+  }
+  std::vector<std::string> ListFunctions() const override {
+    std::vector<std::string> out;
+    for (const FunctionInfo& i : infos_) out.push_back(i.name);
+    return out;
+  }
+
+ private:
+  void* handle_;
+  std::string path_;
+  std::vector<FunctionInfo> infos_;
+};
+
+}  // namespace
+
+Module LoadModuleFromFile(const std::string& path) {
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* err = dlerror();
+    TESSERA_THROW(ValueError) << "cannot load module " << path << ": " << (err ? err : "unknown error");
+  }
+  return Module(ObjectPtr<Object>(make_object<LibraryModuleNode>(handle, path)));
+}
+
+TESSERA_REGISTER_OBJECT_TYPE(ModuleNode);
+
+TESSERA_REGISTER_GLOBAL("runtime.ModuleGetFunction").set_body_typed([](Module m, std::string name, bool query_imports) -> Any {
+  if (auto f = m->GetFunction(name)) return *f;
+  if (query_imports) {
+    for (const Module& imp : m->imports)
+      if (auto f = imp->GetFunction(name)) return *f;
+  }
+  return Any();
+});
+TESSERA_REGISTER_GLOBAL("runtime.ModuleListFunctions").set_body_typed([](Module m) {
+  auto v = m->ListFunctions();
+  return Array<String>(v.begin(), v.end());
+});
+TESSERA_REGISTER_GLOBAL("runtime.ModuleTypeKey").set_body_typed([](Module m) { return m->type_key(); });
+TESSERA_REGISTER_GLOBAL("runtime.ModuleGetSource").set_body_typed([](Module m, std::string fmt) { return m->GetSource(fmt); });
+TESSERA_REGISTER_GLOBAL("runtime.ModuleExportLibrary").set_body_typed([](Module m, std::string path) { m->ExportLibrary(path); });
+TESSERA_REGISTER_GLOBAL("runtime.ModuleImports").set_body_typed([](Module m) { return Array<Module>(m->imports); });
+TESSERA_REGISTER_GLOBAL("runtime.ModuleLoadFromFile").set_body_typed([](std::string path) { return LoadModuleFromFile(path); });
+
+}  // namespace tessera

@@ -1,0 +1,46 @@
+// Module: a container of compiled functions (`rt_mod["f"]`), the result of
+// tvm.build. Implementations: the LLVM JIT module (codegen layer), the
+// library module loaded from an exported .so (this layer, so a deployed
+// model needs only the runtime). Modules can import others (e.g. a host
+// module importing a CUDA module). Runtime layer.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "runtime/array.h"
+#include "runtime/packed_func.h"
+
+namespace tessera {
+
+class Module;
+
+class ModuleNode : public Object {
+ public:
+  // "llvm", "library", "cuda", ...
+  virtual std::string type_key() const = 0;
+  // The function `name`, or nullopt.
+  virtual std::optional<PackedFunc> GetFunction(const std::string& name) const = 0;
+  // Names of the functions this module defines.
+  virtual std::vector<std::string> ListFunctions() const = 0;
+  // Source in `format` ("ll", "asm", "cu", ...); raises ValueError for unknown formats.
+  virtual std::string GetSource(const std::string& format) const;
+  // Writes a shared library loadable by LoadModule (runtime only).
+  virtual void ExportLibrary(const std::string& path) const;
+
+  std::vector<Module> imports;
+  TESSERA_DECLARE_OBJECT_INFO(ModuleNode, Object, "runtime.Module");
+};
+
+class Module : public ObjectRef {
+ public:
+  TESSERA_DEFINE_OBJECT_REF_METHODS(Module, ObjectRef, ModuleNode);
+  // Looks `name` up here, then in imported modules; raises ValueError
+  // naming the function and what the module has.
+  PackedFunc GetFunctionOrThrow(const std::string& name) const;
+};
+
+// Loads a library written by Module::ExportLibrary.
+Module LoadModuleFromFile(const std::string& path);
+
+}  // namespace tessera

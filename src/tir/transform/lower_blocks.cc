@@ -1,0 +1,94 @@
+// LowerBlocks (see lower_blocks.h).
+#include "tir/transform/lower_blocks.h"
+
+#include <unordered_map>
+
+#include "tir/functor.h"
+#include "tir/op.h"
+
+namespace tessera {
+namespace tir {
+namespace {
+
+struct MatchInfo {
+  Buffer source;
+  Array<Range> region;
+};
+
+class BlockLowerer : public StmtExprMutator {
+ public:
+  using StmtExprMutator::VisitExpr_;
+  using StmtExprMutator::VisitStmt_;
+
+  Stmt VisitStmt_(const BlockRealizeNode* op) override {
+    const Block& block = op->block;
+    // Bind iteration variables to their values (in the body and in match regions).
+    for (size_t i = 0; i < block->iter_vars.size(); ++i) {
+      var_map_[block->iter_vars[i]->var.get()] = VisitExpr(op->iter_values[i]);
+    }
+    for (MatchBufferRegion m : block->match_buffers) {
+      const Buffer& target = m->buffer;
+      const BufferRegion& src = m->source;
+      std::vector<Range> region;
+      for (Range r : src->region) region.push_back(Range::FromMinExtent(VisitExpr(r->min), VisitExpr(r->extent)));
+      if (target->shape.size() != src->region.size()) {
+        TESSERA_THROW(NotImplementedError)
+            << "block " << block->name_hint << ": match_buffer " << target->name << " has " << target->shape.size()
+            << " dimensions but matches a " << src->region.size() << "-dimensional region; only rank-preserving "
+            << "match_buffer is supported by code generation";
+      }
+      matches_[target.get()] = MatchInfo{VisitBufferUse(src->buffer), Array<Range>(region)};
+    }
+    Stmt body = VisitStmt(block->body);
+    PrimExpr pred = VisitExpr(op->predicate);
+    if (!IsConstInt(pred, 1)) body = IfThenElse(pred, body);
+    for (size_t i = block->alloc_buffers.size(); i-- > 0;) {
+      Buffer buf = block->alloc_buffers[i];
+      body = DeclBuffer(buf, body);
+      body = Allocate(buf->data, buf->dtype, buf->shape, IntImm(DataType::Bool(), 1), body);
+    }
+    return body;
+  }
+
+  PrimExpr VisitExpr_(const VarNode* op) override {
+    auto it = var_map_.find(op);
+    return it == var_map_.end() ? GetRef<PrimExpr>(op) : it->second;
+  }
+
+  PrimExpr VisitExpr_(const BufferLoadNode* op) override {
+    auto it = matches_.find(op->buffer.get());
+    if (it == matches_.end()) return StmtExprMutator::VisitExpr_(op);
+    bool changed = false;
+    Array<PrimExpr> idx = VisitExprs(op->indices, &changed);
+    return BufferLoad(it->second.source, Offset(it->second, idx), op->span);
+  }
+
+  Stmt VisitStmt_(const BufferStoreNode* op) override {
+    auto it = matches_.find(op->buffer.get());
+    if (it == matches_.end()) return StmtExprMutator::VisitStmt_(op);
+    bool changed = false;
+    Array<PrimExpr> idx = VisitExprs(op->indices, &changed);
+    return BufferStore(it->second.source, VisitExpr(op->value), Offset(it->second, idx), op->span);
+  }
+
+ private:
+  static Array<PrimExpr> Offset(const MatchInfo& m, const Array<PrimExpr>& idx) {
+    std::vector<PrimExpr> out;
+    for (size_t i = 0; i < idx.size(); ++i) out.push_back(add(m.region[i]->min, idx[i]));
+    return Array<PrimExpr>(out);
+  }
+
+  std::unordered_map<const VarNode*, PrimExpr> var_map_;
+  std::unordered_map<const BufferNode*, MatchInfo> matches_;
+};
+
+}  // namespace
+
+PrimFunc LowerBlocks(PrimFunc func) {
+  Stmt body = BlockLowerer().VisitStmt(func->body);
+  func.CopyOnWrite()->body = body;
+  return func;
+}
+
+}  // namespace tir
+}  // namespace tessera

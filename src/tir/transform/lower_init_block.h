@@ -1,0 +1,14 @@
+// LowerInitBlock: turns a reduction block's `T.init()` into a guarded store
+// at the start of its body, executed when every reduction iteration variable
+// is at its first value. First lowering pass (blocks still present).
+#pragma once
+
+#include "tir/function.h"
+
+namespace tessera {
+namespace tir {
+
+PrimFunc LowerInitBlock(PrimFunc func);
+
+}  // namespace tir
+}  // namespace tessera

@@ -1,0 +1,14 @@
+// UnrollLoop: replaces `T.unroll` loops with a constant extent by copies of
+// their body (one per iteration, the loop variable substituted). Runs after
+// FlattenBuffer; loops with symbolic or very large extents stay loops.
+#pragma once
+
+#include "tir/function.h"
+
+namespace tessera {
+namespace tir {
+
+PrimFunc UnrollLoop(PrimFunc func, int max_extent = 256);
+
+}  // namespace tir
+}  // namespace tessera

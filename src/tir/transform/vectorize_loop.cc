@@ -1,0 +1,221 @@
+// VectorizeLoop (see vectorize_loop.h).
+#include "tir/transform/vectorize_loop.h"
+
+#include <unordered_map>
+
+#include "tir/functor.h"
+#include "tir/op.h"
+
+namespace tessera {
+namespace tir {
+namespace {
+
+// Raised internally when a body cannot be vectorized; caught by the pass.
+struct CannotVectorize {};
+
+bool IsVector(const PrimExpr& e) { return e.dtype().lanes() > 1; }
+
+// Rewrites a loop body for `lanes` consecutive values of `var` starting at `base`.
+class BodyVectorizer : public StmtExprMutator {
+ public:
+  BodyVectorizer(Var var, PrimExpr base, int lanes) : var_(std::move(var)), base_(std::move(base)), lanes_(lanes) {}
+  using StmtExprMutator::VisitExpr_;
+  using StmtExprMutator::VisitStmt_;
+
+  PrimExpr VisitExpr_(const VarNode* op) override {
+    if (op == var_.get()) return Ramp(cast(var_.dtype(), base_), IntImm(var_.dtype(), 1), lanes_);
+    auto it = let_vars_.find(op);
+    return it == let_vars_.end() ? GetRef<PrimExpr>(op) : it->second;
+  }
+
+  PrimExpr VisitExpr_(const AddNode* op) override {
+    PrimExpr a = VisitExpr(op->a), b = VisitExpr(op->b);
+    if (!IsVector(a) && !IsVector(b)) return add(a, b);
+    if (auto r = RampAdd(a, b, false)) return *r;
+    return Add(Widen(a), Widen(b));
+  }
+  PrimExpr VisitExpr_(const SubNode* op) override {
+    PrimExpr a = VisitExpr(op->a), b = VisitExpr(op->b);
+    if (!IsVector(a) && !IsVector(b)) return sub(a, b);
+    if (auto r = RampAdd(a, b, true)) return *r;
+    return Sub(Widen(a), Widen(b));
+  }
+  PrimExpr VisitExpr_(const MulNode* op) override {
+    PrimExpr a = VisitExpr(op->a), b = VisitExpr(op->b);
+    if (!IsVector(a) && !IsVector(b)) return mul(a, b);
+    const RampNode* ra = a.as<RampNode>();
+    const RampNode* rb = b.as<RampNode>();
+    if (ra && !IsVector(b)) return Ramp(mul(ra->base, b), mul(ra->stride, b), lanes_);
+    if (rb && !IsVector(a)) return Ramp(mul(rb->base, a), mul(rb->stride, a), lanes_);
+    return Mul(Widen(a), Widen(b));
+  }
+#define TESSERA_VEC_BINARY(Name, builder)                        \
+  PrimExpr VisitExpr_(const Name##Node* op) override {           \
+    PrimExpr a = VisitExpr(op->a), b = VisitExpr(op->b);         \
+    if (!IsVector(a) && !IsVector(b)) return builder(a, b);      \
+    return Name(Widen(a), Widen(b));                             \
+  }
+  TESSERA_VEC_BINARY(Div, truncdiv)
+  TESSERA_VEC_BINARY(Mod, truncmod)
+  TESSERA_VEC_BINARY(FloorDiv, floordiv)
+  TESSERA_VEC_BINARY(FloorMod, floormod)
+  TESSERA_VEC_BINARY(Min, min)
+  TESSERA_VEC_BINARY(Max, max)
+  TESSERA_VEC_BINARY(EQ, equal)
+  TESSERA_VEC_BINARY(NE, not_equal)
+  TESSERA_VEC_BINARY(LT, less)
+  TESSERA_VEC_BINARY(LE, less_equal)
+  TESSERA_VEC_BINARY(GT, greater)
+  TESSERA_VEC_BINARY(GE, greater_equal)
+  TESSERA_VEC_BINARY(And, logical_and)
+  TESSERA_VEC_BINARY(Or, logical_or)
+#undef TESSERA_VEC_BINARY
+
+  PrimExpr VisitExpr_(const NotNode* op) override {
+    PrimExpr a = VisitExpr(op->a);
+    return IsVector(a) ? PrimExpr(Not(a)) : logical_not(a);
+  }
+  PrimExpr VisitExpr_(const CastNode* op) override {
+    PrimExpr v = VisitExpr(op->value);
+    return cast(op->dtype.with_lanes(v.dtype().lanes()), v);
+  }
+  PrimExpr VisitExpr_(const SelectNode* op) override {
+    PrimExpr c = VisitExpr(op->condition), t = VisitExpr(op->true_value), f = VisitExpr(op->false_value);
+    if (!IsVector(c) && !IsVector(t) && !IsVector(f)) return Select(c, t, f);
+    return Select(Widen(c), Widen(t), Widen(f));
+  }
+  PrimExpr VisitExpr_(const LetNode* op) override {
+    PrimExpr v = VisitExpr(op->value);
+    if (IsVector(v)) {
+      Var nv(op->var->name_hint, v.dtype());
+      let_vars_[op->var.get()] = nv;
+      PrimExpr body = VisitExpr(op->body);
+      return Let(nv, v, body);
+    }
+    PrimExpr body = VisitExpr(op->body);
+    return Let(op->var, v, body);
+  }
+  PrimExpr VisitExpr_(const CallNode* op) override {
+    bool changed = false;
+    Array<PrimExpr> args = VisitExprs(op->args, &changed);
+    bool any_vector = false;
+    for (PrimExpr a : args) any_vector = any_vector || IsVector(a);
+    if (!any_vector) return changed ? PrimExpr(Call(op->dtype, op->op, args)) : GetRef<PrimExpr>(op);
+    const OpNode* callee = op->op.as<OpNode>();
+    if (callee == nullptr || callee->name == "tir.call_extern" || callee->name == "tir.call_pure_extern" ||
+        callee->name == "tir.call_packed") {
+      throw CannotVectorize();
+    }
+    std::vector<PrimExpr> wide;
+    for (PrimExpr a : args) wide.push_back(Widen(a));
+    return Call(op->dtype.with_lanes(lanes_), op->op, Array<PrimExpr>(wide));
+  }
+  PrimExpr VisitExpr_(const BufferLoadNode* op) override {
+    bool changed = false;
+    Array<PrimExpr> idx = VisitExprs(op->indices, &changed);
+    if (!changed) return GetRef<PrimExpr>(op);
+    return BufferLoad(op->buffer, idx);
+  }
+  PrimExpr VisitExpr_(const RampNode*) override { throw CannotVectorize(); }
+  PrimExpr VisitExpr_(const BroadcastNode*) override { throw CannotVectorize(); }
+
+  Stmt VisitStmt_(const BufferStoreNode* op) override {
+    bool changed = false;
+    Array<PrimExpr> idx = VisitExprs(op->indices, &changed);
+    PrimExpr value = VisitExpr(op->value);
+    bool vector_index = false;
+    for (PrimExpr i : idx) vector_index = vector_index || IsVector(i);
+    // All lanes writing one location (e.g. a reduction over the vector axis) is not vectorizable.
+    if (!vector_index) {
+      if (IsVector(value)) throw CannotVectorize();
+      return BufferStore(op->buffer, value, idx);
+    }
+    return BufferStore(op->buffer, Widen(value), idx);
+  }
+  Stmt VisitStmt_(const IfThenElseNode* op) override {
+    PrimExpr c = VisitExpr(op->condition);
+    if (IsVector(c)) throw CannotVectorize();
+    return StmtExprMutator::VisitStmt_(op);
+  }
+  Stmt VisitStmt_(const LetStmtNode* op) override {
+    PrimExpr v = VisitExpr(op->value);
+    if (IsVector(v)) throw CannotVectorize();
+    return LetStmt(op->var, v, VisitStmt(op->body));
+  }
+  Stmt VisitStmt_(const ForNode*) override { throw CannotVectorize(); }
+  Stmt VisitStmt_(const WhileNode*) override { throw CannotVectorize(); }
+  Stmt VisitStmt_(const AllocateNode*) override { throw CannotVectorize(); }
+  Stmt VisitStmt_(const BlockNode*) override { throw CannotVectorize(); }
+  Stmt VisitStmt_(const BlockRealizeNode*) override { throw CannotVectorize(); }
+
+ private:
+  PrimExpr Widen(const PrimExpr& e) { return IsVector(e) ? e : PrimExpr(Broadcast(e, lanes_)); }
+  std::optional<PrimExpr> RampAdd(const PrimExpr& a, const PrimExpr& b, bool subtract) {
+    const RampNode* ra = a.as<RampNode>();
+    const RampNode* rb = b.as<RampNode>();
+    auto op = [&](PrimExpr x, PrimExpr y) { return subtract ? sub(x, y) : add(x, y); };
+    if (ra && !IsVector(b)) return PrimExpr(Ramp(op(ra->base, b), ra->stride, lanes_));
+    if (rb && !IsVector(a)) {
+      return PrimExpr(Ramp(op(a, rb->base), subtract ? neg(rb->stride) : rb->stride, lanes_));
+    }
+    if (ra && rb) return PrimExpr(Ramp(op(ra->base, rb->base), op(ra->stride, rb->stride), lanes_));
+    return std::nullopt;
+  }
+
+  Var var_;
+  PrimExpr base_;
+  int lanes_;
+  std::unordered_map<const VarNode*, PrimExpr> let_vars_;
+};
+
+constexpr int kMaxLanes = 16;
+
+std::optional<Stmt> TryVectorize(const Stmt& body, const Var& var, const PrimExpr& base, int lanes) {
+  try {
+    return BodyVectorizer(var, base, lanes).VisitStmt(body);
+  } catch (const CannotVectorize&) {
+    return std::nullopt;
+  }
+}
+
+class LoopVectorizer : public StmtExprMutator {
+ public:
+  using StmtExprMutator::VisitStmt_;
+  Stmt VisitStmt_(const ForNode* op) override {
+    Stmt inner = StmtExprMutator::VisitStmt_(op);
+    const auto* loop = inner.as<ForNode>();
+    if (loop == nullptr || loop->kind != ForKind::kVectorized) return inner;
+    For serial = GetRef<For>(loop);
+    serial.CopyOnWrite()->kind = ForKind::kSerial;
+    const int64_t* ext = AsConstInt(loop->extent);
+    if (ext == nullptr || *ext <= 1) return serial;
+    int64_t n = *ext;
+    if (n <= kMaxLanes) {
+      if (auto v = TryVectorize(loop->body, loop->loop_var, loop->min, static_cast<int>(n))) return *v;
+      return serial;
+    }
+    // Vector body over chunks of kMaxLanes, then a scalar tail.
+    int64_t chunks = n / kMaxLanes, tail = n % kMaxLanes;
+    DataType t = loop->loop_var.dtype();
+    Var outer(loop->loop_var->name_hint + "_vo", t);
+    PrimExpr chunk_base = add(loop->min, mul(outer, IntImm(t, kMaxLanes)));
+    auto v = TryVectorize(loop->body, loop->loop_var, chunk_base, kMaxLanes);
+    if (!v) return serial;
+    Stmt vec_loop = For(outer, IntImm(t, 0), IntImm(t, chunks), ForKind::kSerial, *v);
+    if (tail == 0) return vec_loop;
+    Stmt tail_loop = For(loop->loop_var, add(loop->min, IntImm(t, chunks * kMaxLanes)), IntImm(t, tail),
+                         ForKind::kSerial, loop->body);
+    return SeqStmt::Flatten({vec_loop, tail_loop});
+  }
+};
+
+}  // namespace
+
+PrimFunc VectorizeLoop(PrimFunc func) {
+  Stmt body = LoopVectorizer().VisitStmt(func->body);
+  func.CopyOnWrite()->body = body;
+  return func;
+}
+
+}  // namespace tir
+}  // namespace tessera
