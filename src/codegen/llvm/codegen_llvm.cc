@@ -127,7 +127,13 @@ llvm::Value* CodeGenLLVM::Cast(llvm::Value* v, DataType from, DataType to) {
     if (IsFloat(from)) return builder_->CreateFCmpUNE(v, llvm::Constant::getNullValue(v->getType()));
     return builder_->CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
   }
-  if (IsFloat(from) && IsFloat(to)) return builder_->CreateFPCast(v, target);
+  if (IsFloat(from) && IsFloat(to)) {
+    // double <-> half goes through float: x86 has instructions for float <-> half only.
+    if ((from.bits() == 64 && to.bits() == 16) || (from.bits() == 16 && to.bits() == 64)) {
+      v = builder_->CreateFPCast(v, ValueType(DataType::Float(32, from.lanes())));
+    }
+    return builder_->CreateFPCast(v, target);
+  }
   if (IsFloat(from)) return IsSigned(to) ? builder_->CreateFPToSI(v, target) : builder_->CreateFPToUI(v, target);
   if (IsFloat(to)) {
     return (IsSigned(from) ? builder_->CreateSIToFP(v, target) : builder_->CreateUIToFP(v, target));
