@@ -278,7 +278,7 @@ FunctionInfo CodeGenLLVM::AddFunction(const std::string& name, const PrimFunc& o
 
   std::string err;
   llvm::raw_string_ostream os(err);
-  if (llvm::verifyFunction(*compute, &os) || llvm::verifyFunction(*entry, &os)) {
+  if (llvm::verifyModule(*module_, &os)) {
     TESSERA_THROW(InternalError) << "generated invalid LLVM IR for " << name << ": " << os.str();
   }
   return info;
@@ -508,6 +508,7 @@ llvm::Value* CodeGenLLVM::VisitExpr_(const CallNode* op) {
   if (name == "tir.reinterpret") return builder_->CreateBitCast(arg(0), rt);
   if (name == "tir.if_then_else") {
     llvm::Value* cond = arg(0);
+    if (cond->getType()->isVectorTy()) return builder_->CreateSelect(cond, arg(1), arg(2));
     llvm::BasicBlock* then_bb = llvm::BasicBlock::Create(*ctx_, "ite_then", function_);
     llvm::BasicBlock* else_bb = llvm::BasicBlock::Create(*ctx_, "ite_else", function_);
     llvm::BasicBlock* end_bb = llvm::BasicBlock::Create(*ctx_, "ite_end", function_);

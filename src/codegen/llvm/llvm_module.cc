@@ -77,7 +77,7 @@ void Optimize(llvm::Module* module, llvm::TargetMachine* tm) {
   llvm::ModuleAnalysisManager mam;
   llvm::PipelineTuningOptions pto;
   pto.LoopVectorization = true;
-  pto.SLPVectorization = true;
+  pto.SLPVectorization = false;
   llvm::PassBuilder pb(tm, pto);
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);

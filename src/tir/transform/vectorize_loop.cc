@@ -107,6 +107,11 @@ class BodyVectorizer : public StmtExprMutator {
       throw CannotVectorize();
     }
     std::vector<PrimExpr> wide;
+    if (callee->name == "tir.if_then_else") {
+      // The condition picks which side is evaluated: it must stay scalar.
+      if (IsVector(args[0])) throw CannotVectorize();
+      return Call(op->dtype.with_lanes(lanes_), op->op, {args[0], Widen(args[1]), Widen(args[2])});
+    }
     for (PrimExpr a : args) wide.push_back(Widen(a));
     return Call(op->dtype.with_lanes(lanes_), op->op, Array<PrimExpr>(wide));
   }
