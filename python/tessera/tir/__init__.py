@@ -11,6 +11,9 @@ from .function import PrimFunc
 from .op import *  # noqa: F401,F403
 from . import op
 from . import _ffi_api
+from . import schedule
+from .schedule import Schedule, BlockRV, LoopRV, Trace, Instruction
+from . import stmt_functor
 
 
 def post_order_visit(stmt, fvisit):

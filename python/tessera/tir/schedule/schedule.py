@@ -1,0 +1,175 @@
+"""``tvm.tir.Schedule``: transforms TensorIR programs with primitives
+(split, fuse, reorder, parallel, vectorize, ...) through block and loop
+handles that stay valid across primitives. Every primitive is recorded in
+``sch.trace``; a primitive that fails raises ``tvm.tir.ScheduleError`` and
+leaves ``sch.mod`` unchanged."""
+from ..._ffi.registry import register_object
+from ...ir.base import Node
+from ...ir.module import IRModule
+from ..function import PrimFunc
+from . import _ffi_api
+
+
+@register_object("tir.BlockRV")
+class BlockRV(Node):
+    """A handle to a block."""
+
+    def __repr__(self):
+        return f"BlockRV({self.handle:#x})"
+
+
+@register_object("tir.LoopRV")
+class LoopRV(Node):
+    """A handle to a loop."""
+
+    def __repr__(self):
+        return f"LoopRV({self.handle:#x})"
+
+
+def _not_yet(name):
+    def method(self, *args, **kwargs):  # pylint: disable=unused-argument
+        raise NotImplementedError(f"Schedule.{name} is not implemented yet in Tessera")
+
+    method.__name__ = name
+    method.__doc__ = f"Not implemented yet: raises NotImplementedError."
+    return method
+
+
+@register_object("tir.Schedule")
+class Schedule(Node):
+    """A schedule over an IRModule (or a PrimFunc, wrapped as "main")."""
+
+    def __init__(self, mod, *, seed=None, debug_mask="all", error_render_level="detail", enable_check=True):
+        # pylint: disable=unused-argument
+        if isinstance(mod, PrimFunc):
+            mod = IRModule({"main": mod})
+        if not isinstance(mod, IRModule):
+            raise TypeError(f"Schedule expects an IRModule or a PrimFunc, got {type(mod).__name__}")
+        self.__init_handle_by_constructor__(_ffi_api.Schedule, mod, -1 if seed is None else int(seed))
+
+    # ---- state -------------------------------------------------------------
+    @property
+    def mod(self):
+        """The module as currently scheduled."""
+        return _ffi_api.ScheduleMod(self)
+
+    @property
+    def trace(self):
+        """Every primitive applied so far, with sampling decisions."""
+        return _ffi_api.ScheduleTrace(self)
+
+    @property
+    def func_working_on(self):
+        return _ffi_api.ScheduleFuncName(self)
+
+    def work_on(self, func_name):
+        """Makes ``func_name`` the function get_block looks in by default."""
+        _ffi_api.ScheduleWorkOn(self, func_name)
+
+    def copy(self):
+        """An independent copy; handles stay valid in both."""
+        return _ffi_api.ScheduleCopy(self)
+
+    def seed(self, seed):
+        _ffi_api.ScheduleSeed(self, int(seed))
+
+    def fork_seed(self):
+        return _ffi_api.ScheduleForkSeed(self)
+
+    def get(self, rv):
+        """The Block, For or sampled integer a handle stands for."""
+        return _ffi_api.ScheduleGet(self, rv)
+
+    def show(self, *args, **kwargs):
+        self.mod.show(*args, **kwargs)
+
+    # ---- lookup ---------------------------------------------------------------
+    def get_block(self, name, func_name=None):
+        """The block named ``name`` (in ``func_name``, default the current function)."""
+        return _ffi_api.GetBlock(self, name, func_name)
+
+    def get_loops(self, block):
+        """The loops above ``block``, outermost first."""
+        return _ffi_api.GetLoops(self, block)
+
+    def get_child_blocks(self, block_or_loop):
+        return _ffi_api.GetChildBlocks(self, block_or_loop)
+
+    def get_producers(self, block):
+        return _ffi_api.GetProducers(self, block)
+
+    def get_consumers(self, block):
+        return _ffi_api.GetConsumers(self, block)
+
+    # ---- loops ------------------------------------------------------------------
+    def split(self, loop, factors, preserve_unit_iters=True, disable_predication=False):
+        # pylint: disable=unused-argument
+        """Splits ``loop`` by ``factors`` (ints, sampled values, at most one None)."""
+        return _ffi_api.Split(self, loop, list(factors), bool(preserve_unit_iters))
+
+    def fuse(self, *loops, preserve_unit_iters=True):
+        """Fuses directly nested loops (outermost first) into one."""
+        if len(loops) == 1 and isinstance(loops[0], (list, tuple)):
+            loops = loops[0]
+        return _ffi_api.Fuse(self, list(loops), bool(preserve_unit_iters))
+
+    def reorder(self, *ordered_loops):
+        """Puts loops of one nest into the given order."""
+        if len(ordered_loops) == 1 and isinstance(ordered_loops[0], (list, tuple)):
+            ordered_loops = ordered_loops[0]
+        _ffi_api.Reorder(self, list(ordered_loops))
+
+    def add_unit_loop(self, block_or_loop):
+        return _ffi_api.AddUnitLoop(self, block_or_loop)
+
+    def parallel(self, loop):
+        _ffi_api.Parallel(self, loop)
+
+    def vectorize(self, loop):
+        _ffi_api.Vectorize(self, loop)
+
+    def unroll(self, loop):
+        _ffi_api.Unroll(self, loop)
+
+    def bind(self, loop, thread_axis):
+        """Binds ``loop`` to a GPU thread axis ("threadIdx.x", "blockIdx.x", ...)."""
+        _ffi_api.Bind(self, loop, thread_axis)
+
+    def annotate(self, block_or_loop, ann_key, ann_val):
+        _ffi_api.Annotate(self, block_or_loop, ann_key, ann_val)
+
+    def unannotate(self, block_or_loop, ann_key):
+        _ffi_api.Unannotate(self, block_or_loop, ann_key)
+
+    # ---- blocks -------------------------------------------------------------------
+    def decompose_reduction(self, block, loop):
+        """Moves ``block``'s init into a "<name>_init" block before ``loop``;
+        the block becomes "<name>_update". Returns the init block."""
+        return _ffi_api.DecomposeReduction(self, block, loop)
+
+    # ---- sampling -------------------------------------------------------------------
+    def sample_perfect_tile(self, loop, n, max_innermost_factor=16, decision=None):
+        """n factors whose product is the loop's extent (innermost <= max_innermost_factor)."""
+        return _ffi_api.SamplePerfectTile(self, loop, int(n), int(max_innermost_factor),
+                                          None if decision is None else list(decision))
+
+    def sample_categorical(self, candidates, probs, decision=None):
+        """One of ``candidates`` with probabilities ``probs``."""
+        return _ffi_api.SampleCategorical(self, list(candidates), [float(p) for p in probs], decision)
+
+    compute_at = _not_yet("compute_at")
+    reverse_compute_at = _not_yet("reverse_compute_at")
+    compute_inline = _not_yet("compute_inline")
+    reverse_compute_inline = _not_yet("reverse_compute_inline")
+    cache_read = _not_yet("cache_read")
+    cache_write = _not_yet("cache_write")
+    set_scope = _not_yet("set_scope")
+    storage_align = _not_yet("storage_align")
+    transform_layout = _not_yet("transform_layout")
+    rfactor = _not_yet("rfactor")
+    blockize = _not_yet("blockize")
+    tensorize = _not_yet("tensorize")
+    sample_compute_location = _not_yet("sample_compute_location")
+
+
+__all__ = ["Schedule", "BlockRV", "LoopRV"]

@@ -1,0 +1,196 @@
+// split, fuse, reorder and add_unit_loop (see primitives.h).
+#include <sstream>
+
+#include "tir/op.h"
+#include "tir/schedule/primitive/primitives.h"
+
+namespace tessera {
+namespace tir {
+namespace {
+
+std::string LoopName(const ForNode* loop) { return "loop " + loop->loop_var->name_hint; }
+
+// Adds `cond` to the predicate of every block realized under `stmt`.
+class PredicateAdder : public StmtExprMutator {
+ public:
+  explicit PredicateAdder(PrimExpr cond) : cond_(std::move(cond)) {}
+  using StmtExprMutator::VisitStmt_;
+  Stmt VisitStmt_(const BlockRealizeNode* op) override {
+    PrimExpr pred = IsConstInt(op->predicate, 1) ? cond_ : logical_and(op->predicate, cond_);
+    return BlockRealize(op->iter_values, pred, op->block, op->span);
+  }
+  PrimExpr VisitExpr(const PrimExpr& e) override { return e; }
+
+ private:
+  PrimExpr cond_;
+};
+
+}  // namespace
+
+PrimFunc SplitLoop(const PrimFunc& func, const ForNode* loop, const std::vector<int64_t>& factors,
+                   bool preserve_unit_iters, std::vector<Var>* new_loop_vars) {
+  const int64_t* extent = AsConstInt(loop->extent);
+  if (extent == nullptr) {
+    ThrowScheduleError("split", LoopName(loop) + " has a symbolic extent; split needs a constant extent", func);
+  }
+  if (!IsConstInt(loop->min, 0)) {
+    ThrowScheduleError("split", LoopName(loop) + " does not start at 0", func);
+  }
+  if (factors.size() < 2) ThrowScheduleError("split", "split needs at least two factors", func);
+  int64_t product = 1;
+  for (int64_t f : factors) {
+    if (f <= 0) {
+      ThrowScheduleError("split", "factor " + std::to_string(f) + " for " + LoopName(loop) + " is not positive", func);
+    }
+    product *= f;
+  }
+  if (product < *extent) {
+    std::ostringstream os;
+    os << "the product of the factors (" << product << ") is less than the extent of " << LoopName(loop) << " ("
+       << *extent << ")";
+    ThrowScheduleError("split", os.str(), func);
+  }
+  DataType t = loop->loop_var.dtype();
+  std::vector<Var> vars;
+  for (size_t i = 0; i < factors.size(); ++i) vars.emplace_back(loop->loop_var->name_hint + "_" + std::to_string(i), t);
+  // old = sum_i vars[i] * prod(factors[i+1:])
+  PrimExpr fused;
+  for (size_t i = 0; i < factors.size(); ++i) {
+    int64_t stride = 1;
+    for (size_t j = i + 1; j < factors.size(); ++j) stride *= factors[j];
+    PrimExpr term = mul(vars[i], IntImm(t, stride));
+    if (factors[i] == 1 && !preserve_unit_iters) term = IntImm(t, 0);
+    fused = fused.defined() ? add(fused, term) : term;
+  }
+  const VarNode* old = loop->loop_var.get();
+  Stmt body = Substitute(loop->body, [&](const Var& v) -> std::optional<PrimExpr> {
+    if (v.get() == old) return fused;
+    return std::nullopt;
+  });
+  if (product > *extent) body = PredicateAdder(less(fused, IntImm(t, *extent))).VisitStmt(body);
+  Stmt result = body;
+  for (size_t i = factors.size(); i-- > 0;) {
+    if (factors[i] == 1 && !preserve_unit_iters) continue;
+    result = For(vars[i], IntImm(t, 0), IntImm(t, factors[i]), i == 0 ? loop->kind : ForKind::kSerial, result,
+                 i == 0 ? loop->thread_binding : std::nullopt, i == 0 ? loop->annotations : Map<String, Any>());
+  }
+  *new_loop_vars = vars;
+  return ReplaceInFunc(func, loop, result);
+}
+
+PrimFunc FuseLoops(const PrimFunc& func, const std::vector<const ForNode*>& loops, Var* fused_var) {
+  if (loops.empty()) ThrowScheduleError("fuse", "fuse needs at least one loop", func);
+  for (size_t i = 0; i + 1 < loops.size(); ++i) {
+    if (loops[i]->body.get() != loops[i + 1]) {
+      ThrowScheduleError("fuse", LoopName(loops[i + 1]) + " is not the only child of " + LoopName(loops[i]) +
+                                     "; fuse needs directly nested loops, outermost first",
+                         func);
+    }
+  }
+  std::string name;
+  int64_t total = 1;
+  DataType t = loops[0]->loop_var.dtype();
+  for (const ForNode* l : loops) {
+    const int64_t* e = AsConstInt(l->extent);
+    if (e == nullptr || !IsConstInt(l->min, 0)) {
+      ThrowScheduleError("fuse", LoopName(l) + " must start at 0 and have a constant extent", func);
+    }
+    if (l->loop_var.dtype() != t) ThrowScheduleError("fuse", "the loops have different index dtypes", func);
+    total *= *e;
+    name += l->loop_var->name_hint + "_";
+  }
+  Var fused(name + "fused", t);
+  std::unordered_map<const VarNode*, PrimExpr> vmap;
+  int64_t inner = 1;
+  for (size_t i = loops.size(); i-- > 0;) {
+    int64_t e = *AsConstInt(loops[i]->extent);
+    PrimExpr v = inner == 1 ? PrimExpr(fused) : floordiv(fused, IntImm(t, inner));
+    if (i != 0) v = floormod(v, IntImm(t, e));
+    vmap[loops[i]->loop_var.get()] = v;
+    inner *= e;
+  }
+  Stmt body = Substitute(loops.back()->body, [&](const Var& v) -> std::optional<PrimExpr> {
+    auto it = vmap.find(v.get());
+    if (it == vmap.end()) return std::nullopt;
+    return it->second;
+  });
+  *fused_var = fused;
+  return ReplaceInFunc(func, loops[0], For(fused, IntImm(t, 0), IntImm(t, total), ForKind::kSerial, body));
+}
+
+PrimFunc ReorderLoops(const PrimFunc& func, const std::vector<const ForNode*>& order) {
+  if (order.empty()) return func;
+  for (size_t i = 0; i < order.size(); ++i)
+    for (size_t j = i + 1; j < order.size(); ++j)
+      if (order[i] == order[j]) ThrowScheduleError("reorder", LoopName(order[i]) + " appears twice", func);
+  // Find the chain: every given loop must be on one path; the outermost given
+  // loop's descendants down to the innermost given loop must be single-child loops.
+  std::vector<const ForNode*> chain;  // from the outermost given loop down
+  const ForNode* outer = nullptr;
+  for (const ForNode* l : order) {
+    auto loc = FindLoop(func, l->loop_var.get());
+    bool is_outer = true;
+    for (const ForNode* a : loc->ancestors)
+      for (const ForNode* o : order)
+        if (a == o) is_outer = false;
+    if (is_outer) {
+      if (outer != nullptr) {
+        ThrowScheduleError("reorder", "the loops " + LoopName(outer) + " and " + LoopName(l) +
+                                          " are not in one loop nest (neither encloses the other)",
+                           func);
+      }
+      outer = l;
+    }
+  }
+  size_t found = 0;
+  for (const ForNode* cur = outer; cur != nullptr;) {
+    chain.push_back(cur);
+    for (const ForNode* o : order) found += (o == cur);
+    if (found == order.size()) break;
+    const ForNode* next = cur->body.as<ForNode>();
+    if (next == nullptr) {
+      ThrowScheduleError("reorder", "the loops to reorder are not in a single chain of nested loops below " +
+                                        LoopName(outer) + " (a block or a sequence separates them)",
+                         func);
+    }
+    cur = next;
+  }
+  // Positions of the given loops in the chain get the loops in the new order.
+  std::vector<const ForNode*> new_chain = chain;
+  size_t k = 0;
+  for (size_t i = 0; i < chain.size(); ++i) {
+    for (const ForNode* o : order) {
+      if (o == chain[i]) {
+        new_chain[i] = order[k++];
+        break;
+      }
+    }
+  }
+  // Loop extents must not depend on loops that would move inside them.
+  for (size_t i = 0; i < new_chain.size(); ++i)
+    for (size_t j = i + 1; j < new_chain.size(); ++j)
+      if (UsesVar(new_chain[i]->extent, new_chain[j]->loop_var.get()) ||
+          UsesVar(new_chain[i]->min, new_chain[j]->loop_var.get())) {
+        ThrowScheduleError("reorder", "the bounds of " + LoopName(new_chain[i]) + " depend on " +
+                                          LoopName(new_chain[j]),
+                           func);
+      }
+  Stmt body = chain.back()->body;
+  for (size_t i = new_chain.size(); i-- > 0;) {
+    For f = GetRef<For>(new_chain[i]);
+    f.CopyOnWrite()->body = body;
+    body = f;
+  }
+  return ReplaceInFunc(func, chain.front(), body);
+}
+
+PrimFunc AddUnitLoop(const PrimFunc& func, const Object* stmt, Var* new_var) {
+  Var v("u", DataType::Int(32));
+  Stmt target = GetRef<Stmt>(static_cast<const StmtNode*>(stmt));
+  *new_var = v;
+  return ReplaceInFunc(func, stmt, For(v, IntImm(DataType::Int(32), 0), IntImm(DataType::Int(32), 1),
+                                      ForKind::kSerial, target));
+}
+
+}  // namespace tir
+}  // namespace tessera

@@ -1,0 +1,619 @@
+// Schedule state, handle resolution, sampling and the FFI of
+// tvm.tir.Schedule (see schedule.h).
+#include "tir/schedule/schedule.h"
+
+#include <chrono>
+#include <functional>
+
+#include "runtime/registry.h"
+#include "tir/schedule/primitive/primitives.h"
+
+namespace tessera {
+namespace tir {
+namespace {
+
+constexpr uint64_t kModulus = 2147483647;  // 2^31 - 1 (minimal standard LCG)
+
+uint64_t NormalizeSeed(int64_t seed) {
+  if (seed < 0) seed = std::chrono::steady_clock::now().time_since_epoch().count();
+  uint64_t s = static_cast<uint64_t>(seed) % kModulus;
+  return s == 0 ? 1 : s;
+}
+
+}  // namespace
+
+Schedule::Schedule(IRModule mod, int64_t seed) {
+  auto n = make_object<ScheduleNode>();
+  n->mod = mod.ShallowCopy();
+  n->rand_state = NormalizeSeed(seed);
+  auto gvs = n->mod->GetGlobalVars();
+  for (const GlobalVar& gv : gvs) {
+    if (n->mod->Lookup(gv).as<PrimFuncNode>() && gv->name_hint == "main") n->func_name = "main";
+  }
+  if (!n->mod->FindGlobalVar(n->func_name)) {
+    for (const GlobalVar& gv : gvs) {
+      if (n->mod->Lookup(gv).as<PrimFuncNode>()) {
+        n->func_name = gv->name_hint;
+        break;
+      }
+    }
+  }
+  data_ = std::move(n);
+}
+
+Schedule Schedule::Copy() const {
+  auto n = make_object<ScheduleNode>(*get());
+  return Schedule(ObjectPtr<Object>(std::move(n)));
+}
+
+void Schedule::Seed(int64_t seed) const { self()->rand_state = NormalizeSeed(seed); }
+
+uint64_t Schedule::NextRandom() const {
+  self()->rand_state = (self()->rand_state * 48271) % kModulus;
+  return self()->rand_state;
+}
+
+int64_t Schedule::ForkSeed() const { return static_cast<int64_t>((NextRandom() * 32767) % 1999999973); }
+
+void Schedule::WorkOn(const std::string& func_name) const {
+  BaseFunc f = get()->mod->Lookup(func_name);
+  TESSERA_CHECK_OR_THROW(f.as<PrimFuncNode>() != nullptr, ValueError) << "function " << func_name << " is not a PrimFunc";
+  self()->func_name = func_name;
+}
+
+PrimFunc Schedule::FuncOf(const std::string& name) const {
+  auto gv = get()->mod->FindGlobalVar(name);
+  if (!gv) ThrowErrorOfKind("ScheduleError", "ScheduleError: the module has no function \"" + name + "\"");
+  auto f = get()->mod->Lookup(*gv).as<PrimFuncNode>();
+  if (f == nullptr) ThrowErrorOfKind("ScheduleError", "ScheduleError: function \"" + name + "\" is not a PrimFunc");
+  return GetRef<PrimFunc>(f);
+}
+
+void Schedule::Commit(const std::string& func, const PrimFunc& f) const {
+  IRModule next = get()->mod.ShallowCopy();
+  next.mutable_node()->Update(*next->FindGlobalVar(func), f);
+  self()->mod = next;
+}
+
+void Schedule::Record(const std::string& kind, Array<Any> inputs, Array<Any> attrs, Array<Any> outputs,
+                      std::optional<Any> decision) const {
+  Instruction inst(kind, std::move(inputs), std::move(attrs), std::move(outputs));
+  auto* t = self()->trace.CopyOnWrite();
+  t->insts.push_back(inst);
+  if (decision) t->decisions.emplace_back(inst, *decision);
+}
+
+BlockLocation Schedule::LocateBlock(const BlockRV& rv, const char* primitive) const {
+  auto it = get()->blocks.find(rv.get());
+  if (it == get()->blocks.end()) {
+    ThrowErrorOfKind("ScheduleError", std::string("ScheduleError: ") + primitive +
+                                          ": the block handle does not belong to this schedule");
+  }
+  PrimFunc f = FuncOf(it->second.func);
+  auto loc = FindBlock(f, it->second.name);
+  if (!loc) ThrowScheduleError(primitive, "block \"" + it->second.name + "\" no longer exists", f);
+  return *loc;
+}
+
+const ScheduleNode::LoopEntry& Schedule::LoopEntryOf(const LoopRV& rv, const char* primitive) const {
+  auto it = get()->loops.find(rv.get());
+  if (it == get()->loops.end()) {
+    ThrowErrorOfKind("ScheduleError", std::string("ScheduleError: ") + primitive +
+                                          ": the loop handle does not belong to this schedule");
+  }
+  return it->second;
+}
+
+LoopLocation Schedule::LocateLoop(const LoopRV& rv, const char* primitive) const {
+  const auto& entry = LoopEntryOf(rv, primitive);
+  PrimFunc f = FuncOf(entry.func);
+  auto loc = FindLoop(f, entry.var.get());
+  if (!loc) {
+    ThrowScheduleError(primitive, "loop " + entry.var->name_hint + " no longer exists (it was split, fused or removed)",
+                       f);
+  }
+  return *loc;
+}
+
+Any Schedule::Get(const ObjectRef& rv) const {
+  if (rv.as<BlockRVNode>()) return Any(GetRef<Block>(LocateBlock(Downcast<BlockRV>(rv), "get").block));
+  if (rv.as<LoopRVNode>()) return Any(GetRef<For>(LocateLoop(Downcast<LoopRV>(rv), "get").loop));
+  auto it = get()->values.find(rv.get());
+  if (it != get()->values.end()) return Any(it->second);
+  TESSERA_THROW(TypeError) << "sch.get expects a block, loop or sampled value of this schedule, got "
+                           << rv->GetTypeKey();
+}
+
+BlockRV Schedule::GetBlock(const std::string& name, const std::optional<std::string>& func_name) const {
+  std::string fname = func_name.value_or(get()->func_name);
+  PrimFunc f = FuncOf(fname);
+  int count = 0;
+  for (const BlockLocation& loc : CollectBlocks(f)) count += loc.block->name_hint == name;
+  if (count == 0) {
+    std::string names;
+    for (const BlockLocation& loc : CollectBlocks(f)) names += (names.empty() ? "" : ", ") + loc.block->name_hint;
+    ThrowScheduleError("get_block", "cannot find a block named \"" + name + "\" in function \"" + fname +
+                                        "\" (its blocks: " + (names.empty() ? "none" : names) + ")",
+                       f);
+  }
+  if (count > 1) ThrowScheduleError("get_block", "several blocks are named \"" + name + "\"", f);
+  BlockRV rv = BlockRV::Make();
+  self()->blocks[rv.get()] = {fname, name};
+  Record("GetBlock", {}, {name, fname}, {rv});
+  return rv;
+}
+
+Array<LoopRV> Schedule::GetLoops(const BlockRV& block) const {
+  BlockLocation loc = LocateBlock(block, "get_loops");
+  const std::string& func = get()->blocks.at(block.get()).func;
+  // Loops of enclosing scopes count too: walk up through parent blocks.
+  PrimFunc f = FuncOf(func);
+  std::vector<const ForNode*> loops = loc.loops;
+  const BlockNode* scope = loc.scope;
+  while (scope != nullptr) {
+    auto parent = FindBlock(f, scope->name_hint);
+    if (!parent || parent->block != scope) break;
+    loops.insert(loops.begin(), parent->loops.begin(), parent->loops.end());
+    scope = parent->scope;
+  }
+  std::vector<LoopRV> out;
+  for (const ForNode* l : loops) {
+    LoopRV rv = LoopRV::Make();
+    self()->loops[rv.get()] = {func, l->loop_var};
+    out.push_back(rv);
+  }
+  Array<LoopRV> result(out);
+  Record("GetLoops", {block}, {}, Array<Any>(out.begin(), out.end()));
+  return result;
+}
+
+Array<BlockRV> Schedule::GetChildBlocks(const ObjectRef& block_or_loop) const {
+  Stmt root;
+  std::string func;
+  if (const auto* b = block_or_loop.as<BlockRVNode>()) {
+    BlockLocation loc = LocateBlock(GetRef<BlockRV>(b), "get_child_blocks");
+    root = loc.block->body;
+    func = get()->blocks.at(b).func;
+  } else {
+    LoopRV l = Downcast<LoopRV>(block_or_loop);
+    root = LocateLoop(l, "get_child_blocks").loop->body;
+    func = get()->loops.at(l.get()).func;
+  }
+  std::vector<Any> out;
+  for (const BlockRealizeNode* br : ChildBlocks(root)) {
+    BlockRV rv = BlockRV::Make();
+    self()->blocks[rv.get()] = {func, br->block->name_hint};
+    out.push_back(rv);
+  }
+  Record("GetChildBlocks", {block_or_loop}, {}, Array<Any>(out));
+  std::vector<BlockRV> typed;
+  for (const Any& a : out) typed.push_back(a.cast<BlockRV>());
+  return Array<BlockRV>(typed);
+}
+
+namespace {
+bool Touches(const Array<BufferRegion>& regions, const Buffer& buf) {
+  for (BufferRegion r : regions)
+    if (r->buffer.same_as(buf)) return true;
+  return false;
+}
+}  // namespace
+
+Array<BlockRV> Schedule::GetProducers(const BlockRV& block) const {
+  BlockLocation loc = LocateBlock(block, "get_producers");
+  const std::string& func = get()->blocks.at(block.get()).func;
+  std::vector<Any> out;
+  for (const BlockLocation& other : CollectBlocks(FuncOf(func))) {
+    if (other.block == loc.block || other.scope != loc.scope) continue;
+    bool produces = false;
+    for (BufferRegion r : loc.block->reads) produces = produces || Touches(other.block->writes, r->buffer);
+    if (!produces) continue;
+    BlockRV rv = BlockRV::Make();
+    self()->blocks[rv.get()] = {func, other.block->name_hint};
+    out.push_back(rv);
+  }
+  Record("GetProducers", {block}, {}, Array<Any>(out));
+  std::vector<BlockRV> typed;
+  for (const Any& a : out) typed.push_back(a.cast<BlockRV>());
+  return Array<BlockRV>(typed);
+}
+
+Array<BlockRV> Schedule::GetConsumers(const BlockRV& block) const {
+  BlockLocation loc = LocateBlock(block, "get_consumers");
+  const std::string& func = get()->blocks.at(block.get()).func;
+  std::vector<Any> out;
+  for (const BlockLocation& other : CollectBlocks(FuncOf(func))) {
+    if (other.block == loc.block || other.scope != loc.scope) continue;
+    bool consumes = false;
+    for (BufferRegion w : loc.block->writes) consumes = consumes || Touches(other.block->reads, w->buffer);
+    if (!consumes) continue;
+    BlockRV rv = BlockRV::Make();
+    self()->blocks[rv.get()] = {func, other.block->name_hint};
+    out.push_back(rv);
+  }
+  Record("GetConsumers", {block}, {}, Array<Any>(out));
+  std::vector<BlockRV> typed;
+  for (const Any& a : out) typed.push_back(a.cast<BlockRV>());
+  return Array<BlockRV>(typed);
+}
+
+Array<LoopRV> Schedule::Split(const LoopRV& loop, const Array<Any>& factors, bool preserve_unit_iters) const {
+  LoopLocation loc = LocateLoop(loop, "split");
+  const std::string func = get()->loops.at(loop.get()).func;
+  PrimFunc f = FuncOf(func);
+  const int64_t* extent = AsConstInt(loc.loop->extent);
+  // Resolve factors: ints, sampled values, at most one None (inferred).
+  std::vector<int64_t> values;
+  int none_at = -1;
+  for (size_t i = 0; i < factors.size(); ++i) {
+    const Any& a = factors.at_any(i);
+    if (a.is_none()) {
+      if (none_at >= 0) ThrowScheduleError("split", "at most one factor may be None", f);
+      none_at = static_cast<int>(i);
+      values.push_back(1);
+    } else if (a.kind() == Any::Kind::kInt) {
+      values.push_back(a.cast<int64_t>());
+    } else if (const auto* imm = a.as<IntImmNode>()) {
+      values.push_back(imm->value);
+    } else if (a.is_object() && get()->values.count(a.raw_object().get())) {
+      values.push_back(get()->values.at(a.raw_object().get()));
+    } else {
+      ThrowScheduleError("split", "factor " + std::to_string(i) + " is a " + a.type_name() +
+                                      ", not an integer, None or a sampled value of this schedule",
+                         f);
+    }
+  }
+  if (none_at >= 0) {
+    if (extent == nullptr) ThrowScheduleError("split", "cannot infer a factor of a loop with a symbolic extent", f);
+    int64_t known = 1;
+    for (int64_t v : values) known *= v;
+    if (known <= 0) ThrowScheduleError("split", "factors must be positive", f);
+    values[static_cast<size_t>(none_at)] = (*extent + known - 1) / known;
+  }
+  std::vector<Var> vars;
+  PrimFunc out = SplitLoop(f, loc.loop, values, preserve_unit_iters, &vars);
+  Commit(func, out);
+  std::vector<LoopRV> rvs;
+  std::vector<Any> outs;
+  for (const Var& v : vars) {
+    LoopRV rv = LoopRV::Make();
+    self()->loops[rv.get()] = {func, v};
+    rvs.push_back(rv);
+    outs.push_back(rv);
+  }
+  Record("Split", {loop, factors}, {preserve_unit_iters}, Array<Any>(outs));
+  return Array<LoopRV>(rvs);
+}
+
+LoopRV Schedule::Fuse(const Array<LoopRV>& loops, bool preserve_unit_iters) const {
+  std::vector<const ForNode*> nodes;
+  std::string func;
+  for (LoopRV l : loops) {
+    nodes.push_back(LocateLoop(l, "fuse").loop);
+    func = get()->loops.at(l.get()).func;
+  }
+  Var fused;
+  PrimFunc out = FuseLoops(FuncOf(func), nodes, &fused);
+  Commit(func, out);
+  LoopRV rv = LoopRV::Make();
+  self()->loops[rv.get()] = {func, fused};
+  std::vector<Any> inputs(loops.begin(), loops.end());
+  Record("Fuse", Array<Any>(inputs), {preserve_unit_iters}, {rv});
+  return rv;
+}
+
+void Schedule::Reorder(const Array<LoopRV>& order) const {
+  std::vector<const ForNode*> nodes;
+  std::string func;
+  for (LoopRV l : order) {
+    nodes.push_back(LocateLoop(l, "reorder").loop);
+    const std::string& f = get()->loops.at(l.get()).func;
+    if (!func.empty() && f != func) ThrowScheduleError("reorder", "the loops are in different functions", FuncOf(f));
+    func = f;
+  }
+  if (nodes.empty()) return;
+  Commit(func, ReorderLoops(FuncOf(func), nodes));
+  std::vector<Any> inputs(order.begin(), order.end());
+  Record("Reorder", Array<Any>(inputs), {}, {});
+}
+
+LoopRV Schedule::AddUnitLoop(const ObjectRef& block_or_loop) const {
+  const Object* target = nullptr;
+  std::string func;
+  if (const auto* b = block_or_loop.as<BlockRVNode>()) {
+    target = LocateBlock(GetRef<BlockRV>(b), "add_unit_loop").realize;
+    func = get()->blocks.at(b).func;
+  } else {
+    LoopRV l = Downcast<LoopRV>(block_or_loop);
+    target = LocateLoop(l, "add_unit_loop").loop;
+    func = get()->loops.at(l.get()).func;
+  }
+  Var v;
+  Commit(func, tir::AddUnitLoop(FuncOf(func), target, &v));
+  LoopRV rv = LoopRV::Make();
+  self()->loops[rv.get()] = {func, v};
+  Record("AddUnitLoop", {block_or_loop}, {}, {rv});
+  return rv;
+}
+
+#define TESSERA_SCHEDULE_LOOP_KIND(Method, Kind, Name, KindName)           \
+  void Schedule::Method(const LoopRV& loop) const {                         \
+    LoopLocation loc = LocateLoop(loop, Name);                              \
+    const std::string func = get()->loops.at(loop.get()).func;              \
+    Commit(func, SetLoopKind(FuncOf(func), loc.loop, Kind, Name));          \
+    Record(KindName, {loop}, {}, {});                                       \
+  }
+TESSERA_SCHEDULE_LOOP_KIND(Parallel, ForKind::kParallel, "parallel", "Parallel")
+TESSERA_SCHEDULE_LOOP_KIND(Vectorize, ForKind::kVectorized, "vectorize", "Vectorize")
+TESSERA_SCHEDULE_LOOP_KIND(Unroll, ForKind::kUnrolled, "unroll", "Unroll")
+#undef TESSERA_SCHEDULE_LOOP_KIND
+
+void Schedule::Bind(const LoopRV& loop, const std::string& thread_axis) const {
+  LoopLocation loc = LocateLoop(loop, "bind");
+  const std::string func = get()->loops.at(loop.get()).func;
+  Commit(func, SetLoopKind(FuncOf(func), loc.loop, ForKind::kThreadBinding, "bind", thread_axis));
+  Record("Bind", {loop}, {thread_axis}, {});
+}
+
+void Schedule::Annotate(const ObjectRef& block_or_loop, const std::string& key, const Any& value) const {
+  if (const auto* b = block_or_loop.as<BlockRVNode>()) {
+    BlockLocation loc = LocateBlock(GetRef<BlockRV>(b), "annotate");
+    const std::string func = get()->blocks.at(b).func;
+    Commit(func, AnnotateBlock(FuncOf(func), loc.block, key, value, false));
+  } else {
+    LoopRV l = Downcast<LoopRV>(block_or_loop);
+    LoopLocation loc = LocateLoop(l, "annotate");
+    const std::string func = get()->loops.at(l.get()).func;
+    Commit(func, AnnotateLoop(FuncOf(func), loc.loop, key, value, false));
+  }
+  Record("Annotate", {block_or_loop, value}, {key}, {});
+}
+
+void Schedule::Unannotate(const ObjectRef& block_or_loop, const std::string& key) const {
+  if (const auto* b = block_or_loop.as<BlockRVNode>()) {
+    BlockLocation loc = LocateBlock(GetRef<BlockRV>(b), "unannotate");
+    const std::string func = get()->blocks.at(b).func;
+    Commit(func, AnnotateBlock(FuncOf(func), loc.block, key, Any(), true));
+  } else {
+    LoopRV l = Downcast<LoopRV>(block_or_loop);
+    LoopLocation loc = LocateLoop(l, "unannotate");
+    const std::string func = get()->loops.at(l.get()).func;
+    Commit(func, AnnotateLoop(FuncOf(func), loc.loop, key, Any(), true));
+  }
+  Record("Unannotate", {block_or_loop}, {key}, {});
+}
+
+BlockRV Schedule::DecomposeReduction(const BlockRV& block, const LoopRV& loop) const {
+  BlockLocation bloc = LocateBlock(block, "decompose_reduction");
+  LoopLocation lloc = LocateLoop(loop, "decompose_reduction");
+  const std::string func = get()->blocks.at(block.get()).func;
+  std::string init_name;
+  PrimFunc out = tir::DecomposeReduction(FuncOf(func), bloc, lloc.loop, &init_name);
+  Commit(func, out);
+  self()->blocks[block.get()].name = bloc.block->name_hint + "_update";
+  BlockRV init = BlockRV::Make();
+  self()->blocks[init.get()] = {func, init_name};
+  Record("DecomposeReduction", {block, loop}, {}, {init});
+  return init;
+}
+
+namespace {
+void Factorizations(int64_t n, int parts, std::vector<int64_t>& cur, std::vector<std::vector<int64_t>>& out) {
+  if (parts == 1) {
+    cur.push_back(n);
+    out.push_back(cur);
+    cur.pop_back();
+    return;
+  }
+  for (int64_t d = 1; d <= n; ++d) {
+    if (n % d) continue;
+    cur.push_back(d);
+    Factorizations(n / d, parts - 1, cur, out);
+    cur.pop_back();
+  }
+}
+}  // namespace
+
+Array<Var> Schedule::SamplePerfectTile(const LoopRV& loop, int n, int max_innermost_factor,
+                                       const std::optional<Array<Any>>& decision) const {
+  LoopLocation loc = LocateLoop(loop, "sample_perfect_tile");
+  const std::string func = get()->loops.at(loop.get()).func;
+  PrimFunc f = FuncOf(func);
+  const int64_t* extent = AsConstInt(loc.loop->extent);
+  if (extent == nullptr) ThrowScheduleError("sample_perfect_tile", "the loop has a symbolic extent", f);
+  if (n < 1) ThrowScheduleError("sample_perfect_tile", "n must be at least 1", f);
+  std::vector<int64_t> chosen;
+  if (decision && !decision->empty()) {
+    int64_t prod = 1;
+    for (const Any& a : decision->to_vector()) {
+      chosen.push_back(a.cast<int64_t>());
+      prod *= chosen.back();
+    }
+    if (static_cast<int>(chosen.size()) != n || prod != *extent) {
+      ThrowScheduleError("sample_perfect_tile", "the decision does not tile the loop's extent " +
+                                                    std::to_string(*extent) + " into " + std::to_string(n) + " factors",
+                         f);
+    }
+  } else {
+    std::vector<std::vector<int64_t>> all;
+    std::vector<int64_t> cur;
+    Factorizations(*extent, n, cur, all);
+    std::vector<std::vector<int64_t>> ok;
+    for (auto& t : all)
+      if (max_innermost_factor <= 0 || t.back() <= max_innermost_factor) ok.push_back(t);
+    if (ok.empty()) ThrowScheduleError("sample_perfect_tile", "no perfect tiling satisfies max_innermost_factor", f);
+    chosen = ok[NextRandom() % ok.size()];
+  }
+  std::vector<Var> vars;
+  std::vector<Any> outs, dec;
+  for (int64_t v : chosen) {
+    Var rv("v", DataType::Int(64));
+    self()->values[rv.get()] = v;
+    vars.push_back(rv);
+    outs.push_back(rv);
+    dec.push_back(v);
+  }
+  Record("SamplePerfectTile", {loop}, {static_cast<int64_t>(n), static_cast<int64_t>(max_innermost_factor)},
+         Array<Any>(outs), Any(Array<Any>(dec)));
+  return Array<Var>(vars);
+}
+
+Var Schedule::SampleCategorical(const Array<Any>& candidates, const Array<Any>& probs,
+                                const std::optional<Any>& decision) const {
+  TESSERA_CHECK_OR_THROW(!candidates.empty() && candidates.size() == probs.size(), ValueError)
+      << "sample_categorical needs as many probabilities as candidates (got " << candidates.size() << " and "
+      << probs.size() << ")";
+  int64_t index = 0;
+  if (decision && !decision->is_none()) {
+    index = decision->cast<int64_t>();
+    TESSERA_CHECK_OR_THROW(index >= 0 && index < static_cast<int64_t>(candidates.size()), ValueError)
+        << "sample_categorical decision " << index << " is out of range";
+  } else {
+    double total = 0;
+    for (const Any& p : probs.to_vector()) total += p.cast<double>();
+    TESSERA_CHECK_OR_THROW(total > 0, ValueError) << "sample_categorical probabilities sum to zero";
+    double r = static_cast<double>(NextRandom()) / static_cast<double>(kModulus) * total;
+    index = static_cast<int64_t>(candidates.size()) - 1;
+    for (size_t i = 0; i < probs.size(); ++i) {
+      r -= probs.at_any(i).cast<double>();
+      if (r < 0) {
+        index = static_cast<int64_t>(i);
+        break;
+      }
+    }
+  }
+  Var rv("v", DataType::Int(64));
+  self()->values[rv.get()] = candidates.at_any(static_cast<size_t>(index)).cast<int64_t>();
+  Record("SampleCategorical", {}, {candidates, probs}, {rv}, Any(index));
+  return rv;
+}
+
+void Schedule::ApplyTrace(const Trace& trace, bool remove_postproc) const {
+  (void)remove_postproc;  // no postprocessors are recorded yet
+  std::unordered_map<const Object*, Any> rv_map;
+  std::function<Any(const Any&)> map = [&](const Any& v) -> Any {
+    if (v.is_object()) {
+      auto it = rv_map.find(v.raw_object().get());
+      if (it != rv_map.end()) return it->second;
+      if (const auto* a = v.as<ArrayObj>()) {
+        std::vector<Any> out;
+        for (const Any& x : a->data) out.push_back(map(x));
+        return Any(Array<Any>(out));
+      }
+    }
+    return v;
+  };
+  for (const Instruction& inst : trace->insts) {
+    std::vector<Any> in;
+    for (const Any& x : inst->inputs.to_vector()) in.push_back(map(x));
+    const auto& attrs = inst->attrs;
+    const std::string& k = inst->kind;
+    std::vector<Any> outs;
+    auto as_loops = [&](const std::vector<Any>& xs) {
+      std::vector<LoopRV> ls;
+      for (const Any& x : xs) ls.push_back(x.cast<LoopRV>());
+      return Array<LoopRV>(ls);
+    };
+    if (k == "GetBlock") {
+      outs.push_back(GetBlock(attrs.at_any(0).cast<std::string>(), attrs.at_any(1).cast<std::string>()));
+    } else if (k == "GetLoops") {
+      for (LoopRV l : GetLoops(in[0].cast<BlockRV>())) outs.push_back(l);
+    } else if (k == "GetChildBlocks") {
+      for (BlockRV b : GetChildBlocks(in[0].cast<ObjectRef>())) outs.push_back(b);
+    } else if (k == "GetProducers") {
+      for (BlockRV b : GetProducers(in[0].cast<BlockRV>())) outs.push_back(b);
+    } else if (k == "GetConsumers") {
+      for (BlockRV b : GetConsumers(in[0].cast<BlockRV>())) outs.push_back(b);
+    } else if (k == "Split") {
+      for (LoopRV l : Split(in[0].cast<LoopRV>(), in[1].cast<Array<Any>>(), attrs.at_any(0).cast<bool>())) outs.push_back(l);
+    } else if (k == "Fuse") {
+      outs.push_back(Fuse(as_loops(in), attrs.at_any(0).cast<bool>()));
+    } else if (k == "Reorder") {
+      Reorder(as_loops(in));
+    } else if (k == "AddUnitLoop") {
+      outs.push_back(AddUnitLoop(in[0].cast<ObjectRef>()));
+    } else if (k == "Parallel") {
+      Parallel(in[0].cast<LoopRV>());
+    } else if (k == "Vectorize") {
+      Vectorize(in[0].cast<LoopRV>());
+    } else if (k == "Unroll") {
+      Unroll(in[0].cast<LoopRV>());
+    } else if (k == "Bind") {
+      Bind(in[0].cast<LoopRV>(), attrs.at_any(0).cast<std::string>());
+    } else if (k == "Annotate") {
+      Annotate(in[0].cast<ObjectRef>(), attrs.at_any(0).cast<std::string>(), in[1]);
+    } else if (k == "Unannotate") {
+      Unannotate(in[0].cast<ObjectRef>(), attrs.at_any(0).cast<std::string>());
+    } else if (k == "DecomposeReduction") {
+      outs.push_back(DecomposeReduction(in[0].cast<BlockRV>(), in[1].cast<LoopRV>()));
+    } else if (k == "SamplePerfectTile") {
+      auto d = trace->GetDecision(inst);
+      for (Var v : SamplePerfectTile(in[0].cast<LoopRV>(), attrs.at_any(0).cast<int>(), attrs.at_any(1).cast<int>(),
+                                     d ? std::optional<Array<Any>>(d->cast<Array<Any>>()) : std::nullopt)) {
+        outs.push_back(v);
+      }
+    } else if (k == "SampleCategorical") {
+      outs.push_back(SampleCategorical(attrs.at_any(0).cast<Array<Any>>(), attrs.at_any(1).cast<Array<Any>>(),
+                                       trace->GetDecision(inst)));
+    } else {
+      TESSERA_THROW(NotImplementedError) << "replaying instruction " << k << " is not supported";
+    }
+    TESSERA_ICHECK(outs.size() == inst->outputs.size()) << "replay of " << k << " produced a different number of outputs";
+    for (size_t i = 0; i < outs.size(); ++i) rv_map[inst->outputs.at_any(i).raw_object().get()] = outs[i];
+  }
+}
+
+TESSERA_REGISTER_OBJECT_TYPE(ScheduleNode);
+
+// ---- FFI -------------------------------------------------------------------------
+TESSERA_REGISTER_GLOBAL("tir.schedule.Schedule").set_body_typed([](IRModule mod, int64_t seed) { return Schedule(mod, seed); });
+TESSERA_REGISTER_GLOBAL("tir.schedule.ScheduleMod").set_body_typed([](Schedule s) { return s->mod; });
+TESSERA_REGISTER_GLOBAL("tir.schedule.ScheduleTrace").set_body_typed([](Schedule s) { return s->trace; });
+TESSERA_REGISTER_GLOBAL("tir.schedule.ScheduleFuncName").set_body_typed([](Schedule s) { return s->func_name; });
+TESSERA_REGISTER_GLOBAL("tir.schedule.ScheduleCopy").set_body_typed([](Schedule s) { return s.Copy(); });
+TESSERA_REGISTER_GLOBAL("tir.schedule.ScheduleSeed").set_body_typed([](Schedule s, int64_t seed) { s.Seed(seed); });
+TESSERA_REGISTER_GLOBAL("tir.schedule.ScheduleForkSeed").set_body_typed([](Schedule s) { return s.ForkSeed(); });
+TESSERA_REGISTER_GLOBAL("tir.schedule.ScheduleWorkOn").set_body_typed([](Schedule s, std::string f) { s.WorkOn(f); });
+TESSERA_REGISTER_GLOBAL("tir.schedule.ScheduleGet").set_body_typed([](Schedule s, ObjectRef rv) { return s.Get(rv); });
+TESSERA_REGISTER_GLOBAL("tir.schedule.GetBlock").set_body_typed([](Schedule s, std::string name, std::optional<std::string> f) {
+  return s.GetBlock(name, f);
+});
+TESSERA_REGISTER_GLOBAL("tir.schedule.GetLoops").set_body_typed([](Schedule s, BlockRV b) { return s.GetLoops(b); });
+TESSERA_REGISTER_GLOBAL("tir.schedule.GetChildBlocks").set_body_typed([](Schedule s, ObjectRef x) { return s.GetChildBlocks(x); });
+TESSERA_REGISTER_GLOBAL("tir.schedule.GetProducers").set_body_typed([](Schedule s, BlockRV b) { return s.GetProducers(b); });
+TESSERA_REGISTER_GLOBAL("tir.schedule.GetConsumers").set_body_typed([](Schedule s, BlockRV b) { return s.GetConsumers(b); });
+TESSERA_REGISTER_GLOBAL("tir.schedule.Split").set_body_typed([](Schedule s, LoopRV l, Array<Any> factors, bool preserve) {
+  return s.Split(l, factors, preserve);
+});
+TESSERA_REGISTER_GLOBAL("tir.schedule.Fuse").set_body_typed([](Schedule s, Array<LoopRV> loops, bool preserve) {
+  return s.Fuse(loops, preserve);
+});
+TESSERA_REGISTER_GLOBAL("tir.schedule.Reorder").set_body_typed([](Schedule s, Array<LoopRV> loops) { s.Reorder(loops); });
+TESSERA_REGISTER_GLOBAL("tir.schedule.AddUnitLoop").set_body_typed([](Schedule s, ObjectRef x) { return s.AddUnitLoop(x); });
+TESSERA_REGISTER_GLOBAL("tir.schedule.Parallel").set_body_typed([](Schedule s, LoopRV l) { s.Parallel(l); });
+TESSERA_REGISTER_GLOBAL("tir.schedule.Vectorize").set_body_typed([](Schedule s, LoopRV l) { s.Vectorize(l); });
+TESSERA_REGISTER_GLOBAL("tir.schedule.Unroll").set_body_typed([](Schedule s, LoopRV l) { s.Unroll(l); });
+TESSERA_REGISTER_GLOBAL("tir.schedule.Bind").set_body_typed([](Schedule s, LoopRV l, std::string t) { s.Bind(l, t); });
+TESSERA_REGISTER_GLOBAL("tir.schedule.Annotate").set_body_typed([](Schedule s, ObjectRef x, std::string k, Any v) {
+  s.Annotate(x, k, v);
+});
+TESSERA_REGISTER_GLOBAL("tir.schedule.Unannotate").set_body_typed([](Schedule s, ObjectRef x, std::string k) {
+  s.Unannotate(x, k);
+});
+TESSERA_REGISTER_GLOBAL("tir.schedule.DecomposeReduction").set_body_typed([](Schedule s, BlockRV b, LoopRV l) {
+  return s.DecomposeReduction(b, l);
+});
+TESSERA_REGISTER_GLOBAL("tir.schedule.SamplePerfectTile")
+    .set_body_typed([](Schedule s, LoopRV l, int n, int max_inner, std::optional<Array<Any>> decision) {
+      return s.SamplePerfectTile(l, n, max_inner, decision);
+    });
+TESSERA_REGISTER_GLOBAL("tir.schedule.SampleCategorical")
+    .set_body_typed([](Schedule s, Array<Any> candidates, Array<Any> probs, std::optional<Any> decision) {
+      return s.SampleCategorical(candidates, probs, decision);
+    });
+TESSERA_REGISTER_GLOBAL("tir.schedule.ApplyTrace").set_body_typed([](Schedule s, Trace t, bool remove_postproc) {
+  s.ApplyTrace(t, remove_postproc);
+});
+
+}  // namespace tir
+}  // namespace tessera

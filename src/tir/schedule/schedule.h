@@ -1,0 +1,91 @@
+// Schedule: the user-facing state of `tvm.tir.Schedule` — the IRModule
+// being transformed, the random variables (block/loop handles and sampled
+// integers), the seeded random generator and the trace. Each primitive
+// resolves its handles, runs the pure transformation (primitive/*.cc) and
+// commits the new function only if it succeeded, so a failed primitive
+// leaves the schedule unchanged. TIR schedule layer.
+#pragma once
+
+#include <unordered_map>
+
+#include "ir/module.h"
+#include "tir/schedule/analysis.h"
+#include "tir/schedule/trace.h"
+
+namespace tessera {
+namespace tir {
+
+class ScheduleNode : public Object {
+ public:
+  IRModule mod;
+  std::string func_name = "main";
+  uint64_t rand_state = 1;
+  Trace trace = Trace::Empty();
+
+  struct BlockEntry {
+    std::string func;
+    std::string name;
+  };
+  struct LoopEntry {
+    std::string func;
+    Var var;
+  };
+  std::unordered_map<const Object*, BlockEntry> blocks;
+  std::unordered_map<const Object*, LoopEntry> loops;
+  std::unordered_map<const Object*, int64_t> values;  // sampled integers (tir.Var handles)
+
+  TESSERA_DECLARE_FINAL_OBJECT_INFO(ScheduleNode, Object, "tir.Schedule");
+};
+
+class Schedule : public ObjectRef {
+ public:
+  TESSERA_DEFINE_OBJECT_REF_METHODS(Schedule, ObjectRef, ScheduleNode);
+  // `seed` < 0 picks a random seed.
+  Schedule(IRModule mod, int64_t seed);
+  ScheduleNode* self() const { return const_cast<ScheduleNode*>(get()); }
+
+  Schedule Copy() const;
+  void Seed(int64_t seed) const;
+  int64_t ForkSeed() const;
+  void WorkOn(const std::string& func_name) const;
+  // The node a handle refers to: Block, For or the sampled integer.
+  Any Get(const ObjectRef& rv) const;
+
+  BlockRV GetBlock(const std::string& name, const std::optional<std::string>& func_name) const;
+  Array<LoopRV> GetLoops(const BlockRV& block) const;
+  Array<BlockRV> GetChildBlocks(const ObjectRef& block_or_loop) const;
+  Array<BlockRV> GetProducers(const BlockRV& block) const;
+  Array<BlockRV> GetConsumers(const BlockRV& block) const;
+
+  Array<LoopRV> Split(const LoopRV& loop, const Array<Any>& factors, bool preserve_unit_iters) const;
+  LoopRV Fuse(const Array<LoopRV>& loops, bool preserve_unit_iters) const;
+  void Reorder(const Array<LoopRV>& order) const;
+  LoopRV AddUnitLoop(const ObjectRef& block_or_loop) const;
+  void Parallel(const LoopRV& loop) const;
+  void Vectorize(const LoopRV& loop) const;
+  void Unroll(const LoopRV& loop) const;
+  void Bind(const LoopRV& loop, const std::string& thread_axis) const;
+  void Annotate(const ObjectRef& block_or_loop, const std::string& key, const Any& value) const;
+  void Unannotate(const ObjectRef& block_or_loop, const std::string& key) const;
+  BlockRV DecomposeReduction(const BlockRV& block, const LoopRV& loop) const;
+
+  Array<Var> SamplePerfectTile(const LoopRV& loop, int n, int max_innermost_factor,
+                               const std::optional<Array<Any>>& decision) const;
+  Var SampleCategorical(const Array<Any>& candidates, const Array<Any>& probs, const std::optional<Any>& decision) const;
+
+  // Re-applies `trace` onto this schedule (decisions replayed).
+  void ApplyTrace(const Trace& trace, bool remove_postproc) const;
+
+  // Internal helpers shared by primitives.
+  PrimFunc FuncOf(const std::string& name) const;
+  void Commit(const std::string& func, const PrimFunc& f) const;
+  BlockLocation LocateBlock(const BlockRV& rv, const char* primitive) const;
+  LoopLocation LocateLoop(const LoopRV& rv, const char* primitive) const;
+  const ScheduleNode::LoopEntry& LoopEntryOf(const LoopRV& rv, const char* primitive) const;
+  void Record(const std::string& kind, Array<Any> inputs, Array<Any> attrs, Array<Any> outputs,
+              std::optional<Any> decision = std::nullopt) const;
+  uint64_t NextRandom() const;
+};
+
+}  // namespace tir
+}  // namespace tessera
