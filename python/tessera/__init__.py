@@ -14,9 +14,11 @@ from .runtime import Object, NDArray, PackedFunc, Device, DataType, device, cpu,
 from . import nd
 from . import ir
 from .ir import IRModule
+from . import arith
 from . import tir
 from . import target
 from .driver import build
+from . import script
 
 __version__ = "0.1.0"
 

@@ -4,6 +4,7 @@
 #include "codegen/llvm/codegen_llvm.h"
 #include "codegen/llvm/llvm_module.h"
 #include "runtime/registry.h"
+#include "tir/transform/compact_buffer_allocation.h"
 #include "tir/transform/flatten_buffer.h"
 #include "tir/transform/lower_blocks.h"
 #include "tir/transform/lower_init_block.h"
@@ -16,6 +17,7 @@ namespace codegen {
 tir::PrimFunc LowerPrimFunc(tir::PrimFunc func) {
   func = tir::LowerInitBlock(func);
   func = tir::LowerBlocks(func);
+  func = tir::CompactBufferAllocation(func);
   func = tir::FlattenBuffer(func);
   func = tir::VectorizeLoop(func);
   func = tir::UnrollLoop(func);

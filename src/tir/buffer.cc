@@ -3,6 +3,7 @@
 
 #include "runtime/reflection.h"
 #include "runtime/registry.h"
+#include "tir/op.h"
 
 namespace tessera {
 namespace tir {
@@ -40,6 +41,27 @@ Buffer decl_buffer(Array<PrimExpr> shape, DataType dtype, std::string name, std:
   Var data(name, DataType::Handle(), span);
   return Buffer(data, dtype, std::move(shape), Array<PrimExpr>(), PrimExpr(), std::move(name), std::move(scope), 64,
                 1, std::move(span));
+}
+
+PrimExpr BufferAccessPtr(const Buffer& buffer, const std::string& access_mask, PrimExpr offset, PrimExpr extent) {
+  int mask = 0;
+  for (char c : access_mask) {
+    if (c == 'r') mask |= 1;
+    else if (c == 'w') mask |= 2;
+    else TESSERA_THROW(ValueError) << "access_ptr mask must use 'r' and 'w', got '" << access_mask << "'";
+  }
+  if (!extent.defined()) {
+    if (buffer->strides.empty()) {
+      extent = IntImm(DataType::Int(32), 1);
+      for (PrimExpr s : buffer->shape) extent = mul(extent, s);
+    } else {
+      extent = buffer->shape.empty() ? PrimExpr(IntImm(DataType::Int(32), 1)) : mul(buffer->shape[0], buffer->strides[0]);
+    }
+  }
+  PrimExpr off = offset.defined() ? add(buffer->elem_offset, offset) : buffer->elem_offset;
+  PrimExpr type_annotation = CallIntrin(buffer->dtype, "tir.type_annotation", {});
+  return CallIntrin(DataType::Handle(), "tir.tvm_access_ptr",
+                    {type_annotation, buffer->data, off, extent, IntImm(DataType::Int(32), mask)});
 }
 
 BufferLoad::BufferLoad(Buffer buffer, Array<PrimExpr> indices, Span span) {
@@ -124,6 +146,10 @@ TESSERA_REGISTER_GLOBAL("tir.Buffer")
     });
 TESSERA_REGISTER_GLOBAL("tir.decl_buffer").set_body_typed([](Array<PrimExpr> shape, DataType dtype, std::string name, std::string scope) {
   return decl_buffer(shape, dtype, name, scope);
+});
+TESSERA_REGISTER_GLOBAL("tir.BufferAccessPtr").set_body_typed([](Buffer b, std::string mask, std::optional<PrimExpr> offset,
+                                                                  std::optional<PrimExpr> extent) {
+  return BufferAccessPtr(b, mask, offset.value_or(PrimExpr()), extent.value_or(PrimExpr()));
 });
 TESSERA_REGISTER_GLOBAL("tir.BufferScope").set_body_typed([](Buffer b) { return b->scope; });
 TESSERA_REGISTER_GLOBAL("tir.BufferLoad").set_body_typed([](Buffer b, Array<PrimExpr> idx) { return BufferLoad(b, idx); });

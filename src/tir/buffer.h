@@ -34,6 +34,12 @@ class Buffer : public ObjectRef {
   const std::string& scope() const { return get()->scope; }
 };
 
+// A pointer to the buffer's data for external calls (TVM's Buffer.access_ptr):
+// tvm_access_ptr(type_annotation(dtype), data, elem_offset + offset, extent,
+// mask) where mask is 1 for "r", 2 for "w", 3 for "rw".
+PrimExpr BufferAccessPtr(const Buffer& buffer, const std::string& access_mask, PrimExpr offset = PrimExpr(),
+                         PrimExpr extent = PrimExpr());
+
 // A buffer with a fresh data variable (named after the buffer).
 Buffer decl_buffer(Array<PrimExpr> shape, DataType dtype, std::string name, std::string scope = "global",
                   Span span = Span());

@@ -387,7 +387,8 @@ TESSERA_REGISTER_OP("tir.ret").set_num_inputs(1);
 TESSERA_REGISTER_OP("tir.tvm_thread_allreduce").set_num_inputs(-1);
 TESSERA_REGISTER_OP("tir.tvm_storage_sync").set_num_inputs(1);
 TESSERA_REGISTER_OP("tir.address_of").set_num_inputs(1);
-TESSERA_REGISTER_OP("tir.tvm_access_ptr").set_num_inputs(5);
+TESSERA_REGISTER_OP("tir.tvm_access_ptr").set_num_inputs(5).describe("(type_annotation, data, offset, extent, rw_mask)");
+TESSERA_REGISTER_OP("tir.type_annotation").set_num_inputs(0).describe("carries a dtype as an expression");
 
 // ---- FFI: the operators Python's expression overloading calls ---------------
 TESSERA_REGISTER_GLOBAL("tir._OpAdd").set_body_typed([](PrimExpr a, PrimExpr b) { return add(a, b); });

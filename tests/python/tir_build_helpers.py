@@ -37,4 +37,8 @@ def block(name, iters, values, body, init=None, predicate=True):
         vvars.append(v)
         ivs.append(tir.IterVar(tvm.ir.Range(0, extent), v, tir.IterVar.DataPar if kind == "S" else tir.IterVar.CommReduce))
     b = tir.Block(ivs, [], [], name, body(*vvars), init=init(*vvars) if init else None)
+    infer = tvm.get_global_func("tir.analysis.InferBlockAccessRegions", allow_missing=True)
+    if infer is not None:  # fill T.reads / T.writes as the TVMScript parser does
+        reads, writes = infer(b)
+        b = tir.Block(ivs, reads, writes, name, b.body, init=b.init)
     return tir.BlockRealize(list(values), predicate, b)

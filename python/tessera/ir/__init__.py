@@ -6,5 +6,7 @@ from .op import Op
 from .function import BaseFunc
 from .module import IRModule
 from . import module
+from .structural import structural_equal, structural_hash, assert_structural_equal, get_first_structural_mismatch
 
-__all__ = ["Node", "Span", "BaseExpr", "PrimExpr", "GlobalVar", "Range", "Op", "BaseFunc", "IRModule", "module"]
+__all__ = ["Node", "Span", "BaseExpr", "PrimExpr", "GlobalVar", "Range", "Op", "BaseFunc", "IRModule", "module", "structural_equal",
+           "structural_hash", "assert_structural_equal", "get_first_structural_mismatch"]

@@ -14,6 +14,7 @@ from . import _ffi_api
 from . import schedule
 from .schedule import Schedule, BlockRV, LoopRV, Trace, Instruction
 from . import stmt_functor
+from .tensor_intrin import TensorIntrin
 
 
 def post_order_visit(stmt, fvisit):

@@ -22,6 +22,11 @@ class Buffer(Node):
             raise TypeError("slicing a Buffer is only meaningful inside TVMScript (T.reads/T.writes)")
         return BufferLoad(self, list(indices))
 
+    def access_ptr(self, access_mask, ptr_type="handle", content_lanes=1, offset=0, extent=None):
+        # pylint: disable=unused-argument
+        """A pointer to this buffer's data for external calls ("r", "w" or "rw")."""
+        return _ffi_api.BufferAccessPtr(self, access_mask, offset, extent)
+
     def vload(self, begin, dtype=None):  # pylint: disable=unused-argument
         return self[tuple(begin)]
 

@@ -506,6 +506,15 @@ llvm::Value* CodeGenLLVM::VisitExpr_(const CallNode* op) {
   }
   if (name == "tir.popcount") return CallIntrinsic(llvm::Intrinsic::ctpop, {arg(0)}, rt);
   if (name == "tir.reinterpret") return builder_->CreateBitCast(arg(0), rt);
+  if (name == "tir.tvm_access_ptr") {
+    const auto* data = op->args[1].as<VarNode>();
+    if (data == nullptr) Unsupported("access_ptr of a non-variable data pointer");
+    auto it = buffers_.find(data);
+    if (it == buffers_.end()) Unsupported("access_ptr of buffer data " + data->name_hint + " that is not allocated");
+    llvm::Value* p = ElementPtr(it->second, arg(2));
+    return builder_->CreateBitCast(p, builder_->getInt8PtrTy());
+  }
+  if (name == "tir.type_annotation") return llvm::Constant::getNullValue(builder_->getInt8PtrTy());
   if (name == "tir.if_then_else") {
     llvm::Value* cond = arg(0);
     if (cond->getType()->isVectorTy()) return builder_->CreateSelect(cond, arg(1), arg(2));

@@ -146,16 +146,8 @@ BlockRV Schedule::GetBlock(const std::string& name, const std::optional<std::str
 Array<LoopRV> Schedule::GetLoops(const BlockRV& block) const {
   BlockLocation loc = LocateBlock(block, "get_loops");
   const std::string& func = get()->blocks.at(block.get()).func;
-  // Loops of enclosing scopes count too: walk up through parent blocks.
-  PrimFunc f = FuncOf(func);
-  std::vector<const ForNode*> loops = loc.loops;
-  const BlockNode* scope = loc.scope;
-  while (scope != nullptr) {
-    auto parent = FindBlock(f, scope->name_hint);
-    if (!parent || parent->block != scope) break;
-    loops.insert(loops.begin(), parent->loops.begin(), parent->loops.end());
-    scope = parent->scope;
-  }
+  // As in TVM, the loops stop at the enclosing block.
+  const std::vector<const ForNode*>& loops = loc.loops;
   std::vector<LoopRV> out;
   for (const ForNode* l : loops) {
     LoopRV rv = LoopRV::Make();
@@ -397,6 +389,90 @@ BlockRV Schedule::DecomposeReduction(const BlockRV& block, const LoopRV& loop) c
   return init;
 }
 
+#define TESSERA_SCHEDULE_MOVE(Method, Fn, Name, Kind)                                              \
+  void Schedule::Method(const BlockRV& block, const LoopRV& loop, bool preserve_unit_loops, int index) const { \
+    BlockLocation bloc = LocateBlock(block, Name);                                                   \
+    LoopLocation lloc = LocateLoop(loop, Name);                                                      \
+    const std::string func = get()->blocks.at(block.get()).func;                                     \
+    Commit(func, Fn(FuncOf(func), bloc, lloc, preserve_unit_loops));                                 \
+    Record(Kind, {block, loop}, {preserve_unit_loops, static_cast<int64_t>(index)}, {});             \
+  }
+TESSERA_SCHEDULE_MOVE(ComputeAt, tir::ComputeAt, "compute_at", "ComputeAt")
+TESSERA_SCHEDULE_MOVE(ReverseComputeAt, tir::ReverseComputeAt, "reverse_compute_at", "ReverseComputeAt")
+#undef TESSERA_SCHEDULE_MOVE
+
+void Schedule::ComputeInline(const BlockRV& block) const {
+  BlockLocation loc = LocateBlock(block, "compute_inline");
+  const std::string func = get()->blocks.at(block.get()).func;
+  Commit(func, tir::ComputeInline(FuncOf(func), loc));
+  Record("ComputeInline", {block}, {}, {});
+}
+
+void Schedule::ReverseComputeInline(const BlockRV& block) const {
+  BlockLocation loc = LocateBlock(block, "reverse_compute_inline");
+  const std::string func = get()->blocks.at(block.get()).func;
+  Commit(func, tir::ReverseComputeInline(FuncOf(func), loc));
+  Record("ReverseComputeInline", {block}, {}, {});
+}
+
+BlockRV Schedule::CacheRead(const BlockRV& block, int read_index, const std::string& scope) const {
+  BlockLocation loc = LocateBlock(block, "cache_read");
+  const std::string func = get()->blocks.at(block.get()).func;
+  std::string name;
+  Commit(func, tir::CacheRead(FuncOf(func), loc, read_index, scope, &name));
+  BlockRV rv = BlockRV::Make();
+  self()->blocks[rv.get()] = {func, name};
+  Record("CacheRead", {block}, {static_cast<int64_t>(read_index), scope}, {rv});
+  return rv;
+}
+
+BlockRV Schedule::CacheWrite(const BlockRV& block, int write_index, const std::string& scope) const {
+  BlockLocation loc = LocateBlock(block, "cache_write");
+  const std::string func = get()->blocks.at(block.get()).func;
+  std::string name;
+  Commit(func, tir::CacheWrite(FuncOf(func), loc, write_index, scope, &name));
+  BlockRV rv = BlockRV::Make();
+  self()->blocks[rv.get()] = {func, name};
+  Record("CacheWrite", {block}, {static_cast<int64_t>(write_index), scope}, {rv});
+  return rv;
+}
+
+void Schedule::SetScope(const BlockRV& block, int write_index, const std::string& scope) const {
+  BlockLocation loc = LocateBlock(block, "set_scope");
+  const std::string func = get()->blocks.at(block.get()).func;
+  Commit(func, tir::SetScope(FuncOf(func), loc, write_index, scope));
+  Record("SetScope", {block}, {static_cast<int64_t>(write_index), scope}, {});
+}
+
+BlockRV Schedule::Blockize(const LoopRV& loop) const {
+  LoopLocation loc = LocateLoop(loop, "blockize");
+  const std::string func = get()->loops.at(loop.get()).func;
+  std::string name;
+  Commit(func, tir::Blockize(FuncOf(func), loc, &name));
+  BlockRV rv = BlockRV::Make();
+  self()->blocks[rv.get()] = {func, name};
+  Record("Blockize", {loop}, {}, {rv});
+  return rv;
+}
+
+void Schedule::Tensorize(const ObjectRef& block_or_loop, const std::string& intrin_name) const {
+  TensorIntrin intrin = TensorIntrin::Get(intrin_name);
+  if (const auto* b = block_or_loop.as<BlockRVNode>()) {
+    BlockLocation loc = LocateBlock(GetRef<BlockRV>(b), "tensorize");
+    const std::string func = get()->blocks.at(b).func;
+    Commit(func, tir::Tensorize(FuncOf(func), loc, intrin));
+  } else {
+    LoopRV l = Downcast<LoopRV>(block_or_loop);
+    LoopLocation loc = LocateLoop(l, "tensorize");
+    const std::string func = get()->loops.at(l.get()).func;
+    std::string name;
+    PrimFunc blocked = tir::Blockize(FuncOf(func), loc, &name);
+    auto bloc = FindBlock(blocked, name);
+    Commit(func, tir::Tensorize(blocked, *bloc, intrin));
+  }
+  Record("Tensorize", {block_or_loop}, {intrin_name}, {});
+}
+
 namespace {
 void Factorizations(int64_t n, int parts, std::vector<int64_t>& cur, std::vector<std::vector<int64_t>>& out) {
   if (parts == 1) {
@@ -546,6 +622,24 @@ void Schedule::ApplyTrace(const Trace& trace, bool remove_postproc) const {
       Unannotate(in[0].cast<ObjectRef>(), attrs.at_any(0).cast<std::string>());
     } else if (k == "DecomposeReduction") {
       outs.push_back(DecomposeReduction(in[0].cast<BlockRV>(), in[1].cast<LoopRV>()));
+    } else if (k == "ComputeAt") {
+      ComputeAt(in[0].cast<BlockRV>(), in[1].cast<LoopRV>(), attrs.at_any(0).cast<bool>(), attrs.at_any(1).cast<int>());
+    } else if (k == "ReverseComputeAt") {
+      ReverseComputeAt(in[0].cast<BlockRV>(), in[1].cast<LoopRV>(), attrs.at_any(0).cast<bool>(), attrs.at_any(1).cast<int>());
+    } else if (k == "ComputeInline") {
+      ComputeInline(in[0].cast<BlockRV>());
+    } else if (k == "ReverseComputeInline") {
+      ReverseComputeInline(in[0].cast<BlockRV>());
+    } else if (k == "CacheRead") {
+      outs.push_back(CacheRead(in[0].cast<BlockRV>(), attrs.at_any(0).cast<int>(), attrs.at_any(1).cast<std::string>()));
+    } else if (k == "CacheWrite") {
+      outs.push_back(CacheWrite(in[0].cast<BlockRV>(), attrs.at_any(0).cast<int>(), attrs.at_any(1).cast<std::string>()));
+    } else if (k == "SetScope") {
+      SetScope(in[0].cast<BlockRV>(), attrs.at_any(0).cast<int>(), attrs.at_any(1).cast<std::string>());
+    } else if (k == "Blockize") {
+      outs.push_back(Blockize(in[0].cast<LoopRV>()));
+    } else if (k == "Tensorize") {
+      Tensorize(in[0].cast<ObjectRef>(), attrs.at_any(0).cast<std::string>());
     } else if (k == "SamplePerfectTile") {
       auto d = trace->GetDecision(inst);
       for (Var v : SamplePerfectTile(in[0].cast<LoopRV>(), attrs.at_any(0).cast<int>(), attrs.at_any(1).cast<int>(),
@@ -602,6 +696,29 @@ TESSERA_REGISTER_GLOBAL("tir.schedule.Unannotate").set_body_typed([](Schedule s,
 });
 TESSERA_REGISTER_GLOBAL("tir.schedule.DecomposeReduction").set_body_typed([](Schedule s, BlockRV b, LoopRV l) {
   return s.DecomposeReduction(b, l);
+});
+TESSERA_REGISTER_GLOBAL("tir.schedule.ComputeAt").set_body_typed([](Schedule s, BlockRV b, LoopRV l, bool p, int i) {
+  s.ComputeAt(b, l, p, i);
+});
+TESSERA_REGISTER_GLOBAL("tir.schedule.ReverseComputeAt").set_body_typed([](Schedule s, BlockRV b, LoopRV l, bool p, int i) {
+  s.ReverseComputeAt(b, l, p, i);
+});
+TESSERA_REGISTER_GLOBAL("tir.schedule.ComputeInline").set_body_typed([](Schedule s, BlockRV b) { s.ComputeInline(b); });
+TESSERA_REGISTER_GLOBAL("tir.schedule.ReverseComputeInline").set_body_typed([](Schedule s, BlockRV b) {
+  s.ReverseComputeInline(b);
+});
+TESSERA_REGISTER_GLOBAL("tir.schedule.CacheRead").set_body_typed([](Schedule s, BlockRV b, int i, std::string scope) {
+  return s.CacheRead(b, i, scope);
+});
+TESSERA_REGISTER_GLOBAL("tir.schedule.CacheWrite").set_body_typed([](Schedule s, BlockRV b, int i, std::string scope) {
+  return s.CacheWrite(b, i, scope);
+});
+TESSERA_REGISTER_GLOBAL("tir.schedule.SetScope").set_body_typed([](Schedule s, BlockRV b, int i, std::string scope) {
+  s.SetScope(b, i, scope);
+});
+TESSERA_REGISTER_GLOBAL("tir.schedule.Blockize").set_body_typed([](Schedule s, LoopRV l) { return s.Blockize(l); });
+TESSERA_REGISTER_GLOBAL("tir.schedule.Tensorize").set_body_typed([](Schedule s, ObjectRef x, std::string name) {
+  s.Tensorize(x, name);
 });
 TESSERA_REGISTER_GLOBAL("tir.schedule.SamplePerfectTile")
     .set_body_typed([](Schedule s, LoopRV l, int n, int max_inner, std::optional<Array<Any>> decision) {

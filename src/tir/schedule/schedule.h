@@ -68,6 +68,15 @@ class Schedule : public ObjectRef {
   void Annotate(const ObjectRef& block_or_loop, const std::string& key, const Any& value) const;
   void Unannotate(const ObjectRef& block_or_loop, const std::string& key) const;
   BlockRV DecomposeReduction(const BlockRV& block, const LoopRV& loop) const;
+  void ComputeAt(const BlockRV& block, const LoopRV& loop, bool preserve_unit_loops, int index) const;
+  void ReverseComputeAt(const BlockRV& block, const LoopRV& loop, bool preserve_unit_loops, int index) const;
+  void ComputeInline(const BlockRV& block) const;
+  void ReverseComputeInline(const BlockRV& block) const;
+  BlockRV CacheRead(const BlockRV& block, int read_index, const std::string& scope) const;
+  BlockRV CacheWrite(const BlockRV& block, int write_index, const std::string& scope) const;
+  void SetScope(const BlockRV& block, int write_index, const std::string& scope) const;
+  BlockRV Blockize(const LoopRV& loop) const;
+  void Tensorize(const ObjectRef& block_or_loop, const std::string& intrin) const;
 
   Array<Var> SamplePerfectTile(const LoopRV& loop, int n, int max_innermost_factor,
                                const std::optional<Array<Any>>& decision) const;

@@ -5,6 +5,7 @@
 
 #include "tir/functor.h"
 #include "tir/op.h"
+#include "tir/transform/flatten_buffer.h"
 
 namespace tessera {
 namespace tir {
@@ -37,7 +38,26 @@ class BlockLowerer : public StmtExprMutator {
             << " dimensions but matches a " << src->region.size() << "-dimensional region; only rank-preserving "
             << "match_buffer is supported by code generation";
       }
-      matches_[target.get()] = MatchInfo{VisitBufferUse(src->buffer), Array<Range>(region)};
+      Buffer source = VisitBufferUse(src->buffer);
+      matches_[target.get()] = MatchInfo{source, Array<Range>(region)};
+      // The matched buffer's data, element offset and symbolic strides are
+      // those of the source region (used by access_ptr in external calls).
+      std::vector<PrimExpr> mins;
+      for (const Range& r : region) mins.push_back(r->min);
+      var_map_[target->data.get()] = source->data;
+      if (const auto* off = target->elem_offset.as<VarNode>()) var_map_[off] = FlatIndex(source, Array<PrimExpr>(mins));
+      for (size_t d = 0; d < target->strides.size(); ++d) {
+        const auto* sv = target->strides[d].as<VarNode>();
+        if (sv == nullptr) continue;
+        PrimExpr stride;
+        if (!source->strides.empty()) {
+          stride = source->strides[d];
+        } else {
+          stride = IntImm(DataType::Int(32), 1);
+          for (size_t k = d + 1; k < source->shape.size(); ++k) stride = mul(stride, source->shape[k]);
+        }
+        var_map_[sv] = cast(sv->dtype, stride);
+      }
     }
     Stmt body = VisitStmt(block->body);
     PrimExpr pred = VisitExpr(op->predicate);

@@ -89,7 +89,10 @@ class Schedule(Node):
         return _ffi_api.GetBlock(self, name, func_name)
 
     def get_loops(self, block):
-        """The loops above ``block``, outermost first."""
+        """The loops above ``block`` (a handle or a block name) up to its
+        enclosing block, outermost first."""
+        if isinstance(block, str):
+            block = self.get_block(block)
         return _ffi_api.GetLoops(self, block)
 
     def get_child_blocks(self, block_or_loop):
@@ -157,18 +160,52 @@ class Schedule(Node):
         """One of ``candidates`` with probabilities ``probs``."""
         return _ffi_api.SampleCategorical(self, list(candidates), [float(p) for p in probs], decision)
 
-    compute_at = _not_yet("compute_at")
-    reverse_compute_at = _not_yet("reverse_compute_at")
-    compute_inline = _not_yet("compute_inline")
-    reverse_compute_inline = _not_yet("reverse_compute_inline")
-    cache_read = _not_yet("cache_read")
-    cache_write = _not_yet("cache_write")
-    set_scope = _not_yet("set_scope")
+    def compute_at(self, block, loop, preserve_unit_loops=False, index=-1):
+        """Moves producer ``block`` under ``loop``, computing only what the
+        consumers there need (new loops ax0, ax1, ...)."""
+        _ffi_api.ComputeAt(self, block, loop, bool(preserve_unit_loops), int(index))
+
+    def reverse_compute_at(self, block, loop, preserve_unit_loops=False, index=-1):
+        """Moves consumer ``block`` under ``loop``, computing what its producers there produce."""
+        _ffi_api.ReverseComputeAt(self, block, loop, bool(preserve_unit_loops), int(index))
+
+    def compute_inline(self, block):
+        """Inlines a single-store block into its consumers and removes it."""
+        _ffi_api.ComputeInline(self, block)
+
+    def reverse_compute_inline(self, block):
+        """Inlines a consumer block into its producer and removes it."""
+        _ffi_api.ReverseComputeInline(self, block)
+
+    def cache_read(self, block, read_buffer_index, storage_scope, consumer_blocks=None):
+        """Reads buffer ``read_buffer_index`` of ``block`` through a copy in
+        ``storage_scope``; returns the copy block (named "<buffer>_<scope>")."""
+        if consumer_blocks:
+            raise NotImplementedError("cache_read(consumer_blocks=...) is not supported yet")
+        return _ffi_api.CacheRead(self, block, int(read_buffer_index), storage_scope)
+
+    def cache_write(self, block, write_buffer_index, storage_scope, consumer_blocks=None):
+        """Writes buffer ``write_buffer_index`` of ``block`` into a copy in
+        ``storage_scope``, then copies it back; returns the write-back block."""
+        if consumer_blocks:
+            raise NotImplementedError("cache_write(consumer_blocks=...) is not supported yet")
+        return _ffi_api.CacheWrite(self, block, int(write_buffer_index), storage_scope)
+
+    def set_scope(self, block, buffer_index, storage_scope):
+        """Changes the storage scope of the buffer ``block`` writes."""
+        _ffi_api.SetScope(self, block, int(buffer_index), storage_scope)
     storage_align = _not_yet("storage_align")
     transform_layout = _not_yet("transform_layout")
     rfactor = _not_yet("rfactor")
-    blockize = _not_yet("blockize")
-    tensorize = _not_yet("tensorize")
+    def blockize(self, loop, preserve_unit_iters=True):  # pylint: disable=unused-argument
+        """Turns the loops under ``loop`` and their block into an outer block
+        "<name>_o" over tiles; returns it."""
+        return _ffi_api.Blockize(self, loop)
+
+    def tensorize(self, block_or_loop, tensor_intrin, preserve_unit_iters=True):  # pylint: disable=unused-argument
+        """Replaces the computation of a block (or of the loops under a loop)
+        by the registered TensorIntrin ``tensor_intrin``'s implementation."""
+        _ffi_api.Tensorize(self, block_or_loop, tensor_intrin)
     sample_compute_location = _not_yet("sample_compute_location")
 
 

@@ -40,7 +40,8 @@ PrimFunc SetLoopKind(const PrimFunc& func, const ForNode* loop, ForKind kind, co
   if (kind == ForKind::kParallel || kind == ForKind::kVectorized ||
       (kind == ForKind::kThreadBinding && thread_tag.rfind("blockIdx", 0) == 0)) {
     if (const BlockNode* b = ReductionBoundTo(loop)) {
-      ThrowScheduleError(primitive, "cannot " + primitive + " " + name + ": it carries the reduction of block \"" +
+      std::string verb = primitive == "parallel" ? "parallelize" : primitive;
+      ThrowScheduleError(primitive, "cannot " + verb + " " + name + ": it carries the reduction of block \"" +
                                         b->name_hint + "\" (a loop-carried dependence)",
                          func);
     }

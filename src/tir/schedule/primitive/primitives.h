@@ -37,3 +37,54 @@ PrimFunc DecomposeReduction(const PrimFunc& func, const BlockLocation& block, co
 
 }  // namespace tir
 }  // namespace tessera
+
+namespace tessera {
+namespace tir {
+
+// ---- block placement (compute_location.cc) ----
+// Moves producer `block` under `loop`, computing just the region the
+// consumers under `loop` need (new loops named ax0, ax1, ...).
+PrimFunc ComputeAt(const PrimFunc& func, const BlockLocation& block, const LoopLocation& loop,
+                   bool preserve_unit_loops);
+// Moves consumer `block` under `loop`, computing the region its producers
+// under `loop` produce.
+PrimFunc ReverseComputeAt(const PrimFunc& func, const BlockLocation& block, const LoopLocation& loop,
+                          bool preserve_unit_loops);
+
+// ---- inlining (compute_inline.cc) ----
+PrimFunc ComputeInline(const PrimFunc& func, const BlockLocation& block);
+PrimFunc ReverseComputeInline(const PrimFunc& func, const BlockLocation& block);
+
+// ---- caching (cache_read_write.cc) ----
+// Returns the name of the new copy block.
+PrimFunc CacheRead(const PrimFunc& func, const BlockLocation& block, int read_index, const std::string& scope,
+                   std::string* new_block);
+PrimFunc CacheWrite(const PrimFunc& func, const BlockLocation& block, int write_index, const std::string& scope,
+                    std::string* new_block);
+PrimFunc SetScope(const PrimFunc& func, const BlockLocation& block, int write_index, const std::string& scope);
+
+// ---- shared helpers (compute_location.cc) ----
+// Removes `block`'s realize together with the loops that contain nothing else.
+Stmt RemoveBlockNest(const Stmt& root, const BlockLocation& block);
+// Recomputes reads/writes of every block (used after inlining changes bodies).
+PrimFunc RefreshBlockRegions(const PrimFunc& func, const std::vector<std::string>& block_names);
+
+}  // namespace tir
+}  // namespace tessera
+
+#include "tir/tensor_intrin.h"
+
+namespace tessera {
+namespace tir {
+
+// ---- blockize / tensorize (blockize_tensorize.cc) ----
+// Turns the loops from `loop` down to its single block into an outer block
+// "<name>_o" whose iteration variables are the outer parts of the block's
+// bindings; the block keeps the inner parts. Returns the outer block's name.
+PrimFunc Blockize(const PrimFunc& func, const LoopLocation& loop, std::string* outer_name);
+// Replaces the body of `block` by the intrinsic's implementation when the
+// block computes exactly the intrinsic's description.
+PrimFunc Tensorize(const PrimFunc& func, const BlockLocation& block, const TensorIntrin& intrin);
+
+}  // namespace tir
+}  // namespace tessera

@@ -1,4 +1,5 @@
 // decompose_reduction (see primitives.h).
+#include <functional>
 #include <unordered_map>
 
 #include "tir/op.h"
@@ -20,6 +21,19 @@ PrimFunc DecomposeReduction(const PrimFunc& func, const BlockLocation& loc, cons
     ThrowScheduleError("decompose_reduction", "loop " + loop->loop_var->name_hint + " does not enclose block \"" +
                                                   block->name_hint + "\"",
                        func);
+  }
+  // Every loop the reduction iterates over must be at or below `loop`:
+  // otherwise the init would run again inside the reduction.
+  for (size_t i = 0; i < pos; ++i) {
+    for (size_t k = 0; k < block->iter_vars.size(); ++k) {
+      if (block->iter_vars[k]->iter_type != kDataPar &&
+          UsesVar(loc.realize->iter_values[k], loc.loops[i]->loop_var.get())) {
+        ThrowScheduleError("decompose_reduction", "loop " + loc.loops[i]->loop_var->name_hint + " above loop " +
+                                                      loop->loop_var->name_hint + " carries the reduction of block \"" +
+                                                      block->name_hint + "\"; decompose at or above it",
+                           func);
+      }
+    }
   }
   // Loops under `loop` (inclusive) that spatial bindings use are copied for the init.
   std::unordered_map<const VarNode*, PrimExpr> loop_copy;
@@ -72,7 +86,33 @@ PrimFunc DecomposeReduction(const PrimFunc& func, const BlockLocation& loc, cons
   *init_name = block->name_hint + "_init";
   Block init_block(Array<IterVar>(init_iters), {}, Array<BufferRegion>(init_writes), *init_name,
                    Substitute(*block->init, subst_iters));
-  PrimExpr pred = subst_loops(loc.realize->predicate);
+  // Conjuncts of the predicate that only constrain reduction loops do not
+  // concern the init; ones mixing them with spatial loops cannot be split.
+  std::vector<PrimExpr> conjuncts;
+  std::function<void(const PrimExpr&)> split = [&](const PrimExpr& e) {
+    if (const auto* a = e.as<AndNode>()) {
+      split(a->a);
+      split(a->b);
+    } else {
+      conjuncts.push_back(e);
+    }
+  };
+  split(loc.realize->predicate);
+  PrimExpr pred = IntImm(DataType::Bool(), 1);
+  for (const PrimExpr& c : conjuncts) {
+    bool uses_dropped = false, uses_kept = false;
+    for (size_t i = pos; i < loc.loops.size(); ++i) {
+      bool used = UsesVar(c, loc.loops[i]->loop_var.get());
+      if (!used) continue;
+      if (loop_copy.count(loc.loops[i]->loop_var.get())) uses_kept = true; else uses_dropped = true;
+    }
+    if (uses_dropped && uses_kept) {
+      ThrowScheduleError("decompose_reduction", "the predicate of block \"" + block->name_hint +
+                                                    "\" mixes reduction and spatial loops; it cannot be split for the init",
+                         func);
+    }
+    if (!uses_dropped) pred = logical_and(pred, subst_loops(c));
+  }
   Stmt init_nest = BlockRealize(Array<PrimExpr>(init_values), pred, init_block);
   for (size_t i = copied.size(); i-- > 0;) {
     const ForNode* l = copied[i];

@@ -1,0 +1,41 @@
+"""The TIR dialect of TVMScript (``from tessera.script import tir as T``).
+
+``@T.prim_func`` parses the decorated function with the C++ parser. The
+other names (``T.Buffer``, ``T.grid``, ``T.block``...) are only read by the
+parser; Python sees them at most in parameter annotations, where they are
+harmless placeholders.
+"""
+import inspect
+
+from . import _parser
+from ._placeholder import Placeholder, namespace_getattr
+
+
+def prim_func(func=None, private=False, check_well_formed=True):
+    """Decorator: parses a TensorIR function into a ``tvm.tir.PrimFunc``.
+
+    ``@T.prim_func(private=True)`` gives a function without a global symbol.
+    Inside an ``@I.ir_module`` class the function is left for the module
+    decorator to parse.
+    """
+    frame_locals, frame_globals = _parser.caller_namespaces(1)
+
+    def decorate(f):
+        if not inspect.isfunction(f):
+            raise TypeError(f"@T.prim_func expects a function, got {type(f).__name__}")
+        if _parser.defined_in_class(f):
+            return f
+        result = _parser.parse_function(f, frame_locals, frame_globals)
+        return result
+
+    if func is None:
+        return decorate
+    return decorate(func)
+
+
+prim_func.__tessera_script_path__ = "T.prim_func"
+
+Buffer = Placeholder("T.Buffer")
+handle = Placeholder("T.handle")
+
+__getattr__ = namespace_getattr("T")

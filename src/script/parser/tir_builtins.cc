@@ -1,0 +1,687 @@
+// The T.* functions of TVMScript's TIR dialect as the parser evaluates them:
+// declarations (T.Buffer, T.match_buffer, T.alloc_buffer, T.axis.*,
+// T.reads/writes, T.func_attr...), loop ranges (range, T.grid, T.serial,
+// T.thread_binding...), scalar types (T.float32(0), T.int64()) and
+// operators (T.max, T.exp, T.call_extern...). Part of the TIR builder
+// (tir_builder.h); every argument error is a ParseError at the argument.
+#include <cctype>
+#include <cmath>
+#include <limits>
+#include <unordered_map>
+
+#include "ir/op.h"
+#include "script/parser/linear_form.h"
+#include "script/parser/tir_builder.h"
+#include "tir/op.h"
+
+namespace tessera {
+namespace script {
+
+using namespace tir;
+
+// A 0-argument intrinsic carrying a dtype (the first argument of
+// tvm_access_ptr), registered here if no one else does.
+TESSERA_REGISTER_OP("tir.type_annotation").set_num_inputs(0).describe("a value standing for its dtype");
+
+namespace {
+
+// Binds a call's positional and keyword arguments to parameter names.
+class ArgBinder {
+ public:
+  ArgBinder(TIRBuilder& b, const CallArgs& c, std::vector<std::string> params, size_t required)
+      : b_(b), c_(c), params_(std::move(params)), vals_(params_.size()), pos_(params_.size()) {
+    for (size_t i = 0; i < c.args.size(); ++i) {
+      if (i >= params_.size()) {
+        b.Error(c.arg_pos[i], c.func + "() takes at most " + std::to_string(params_.size()) + " positional argument" +
+                                  (params_.size() == 1 ? "" : "s") + " but " + std::to_string(c.args.size()) +
+                                  " were given");
+      }
+      vals_[i] = &c.args[i];
+      pos_[i] = c.arg_pos[i];
+    }
+    for (size_t k = 0; k < c.kwargs.size(); ++k) {
+      size_t i = Index(c.kwargs[k].first);
+      if (i == params_.size()) {
+        b.Error(c.kwarg_pos[k], c.func + "() got an unexpected keyword argument '" + c.kwargs[k].first + "'");
+      }
+      if (vals_[i] != nullptr) b.Error(c.kwarg_pos[k], c.func + "() got multiple values for argument '" + params_[i] + "'");
+      vals_[i] = &c.kwargs[k].second;
+      pos_[i] = c.kwarg_pos[k];
+    }
+    for (size_t i = 0; i < required; ++i) {
+      if (vals_[i] == nullptr) b.Error(c.node->pos, c.func + "() is missing the required argument '" + params_[i] + "'");
+    }
+  }
+  // Present and not None.
+  bool has(const std::string& name) const {
+    const Any* v = vals_[Index(name)];
+    return v != nullptr && !v->is_none();
+  }
+  const Any& get(const std::string& name) const {
+    static const Any none;
+    const Any* v = vals_[Index(name)];
+    return v ? *v : none;
+  }
+  Pos pos(const std::string& name) const {
+    size_t i = Index(name);
+    return vals_[i] ? pos_[i] : c_.node->pos;
+  }
+
+ private:
+  size_t Index(const std::string& name) const {
+    for (size_t i = 0; i < params_.size(); ++i)
+      if (params_[i] == name) return i;
+    return params_.size();
+  }
+  TIRBuilder& b_;
+  const CallArgs& c_;
+  std::vector<std::string> params_;
+  std::vector<const Any*> vals_;
+  std::vector<Pos> pos_;
+};
+
+using Handler = Any (*)(TIRBuilder&, CallArgs&);
+
+std::string NameOf(const CallArgs& c, size_t i = 0) { return i < c.names.size() ? c.names[i] : ""; }
+
+Any Fresh(TIRBuilder& b, Var v) {
+  b.MarkFresh(v);
+  return v;
+}
+
+TIRBuilder::BlockFrame* RequireBlock(TIRBuilder& b, const CallArgs& c) {
+  TIRBuilder::BlockFrame* block = b.current_block();
+  if (block == nullptr || b.innermost_frame() != TIRBuilder::FrameKind::kBlock) {
+    b.Error(c.node->pos, c.func + "() must be used directly inside a T.block");
+  }
+  return block;
+}
+
+// ---- buffers ---------------------------------------------------------------
+const std::vector<std::string> kBufferParams = {"shape",  "dtype", "data",          "strides",     "elem_offset",
+                                                "scope",  "align", "offset_factor", "buffer_type", "axis_separators"};
+
+Buffer DeclareBuffer(TIRBuilder& b, const CallArgs& c, const ArgBinder& a, const std::string& name) {
+  Array<PrimExpr> shape = b.ToShape(a.get("shape"), a.pos("shape"));
+  DataType dtype = a.has("dtype") ? b.ToDType(a.get("dtype"), a.pos("dtype")) : DataType::Float(32);
+  Array<PrimExpr> strides;
+  if (a.has("strides")) {
+    strides = b.ToShape(a.get("strides"), a.pos("strides"));
+    if (strides.size() != shape.size()) b.Error(a.pos("strides"), "strides must have one entry per dimension");
+  }
+  std::optional<PrimExpr> elem_offset;
+  if (a.has("elem_offset")) elem_offset = b.ToPrimExpr(a.get("elem_offset"), a.pos("elem_offset"), "an element offset");
+  std::string scope = a.has("scope") ? b.ToStr(a.get("scope"), a.pos("scope"), "the storage scope") : "global";
+  int64_t align = a.has("align") ? b.ToInt(a.get("align"), a.pos("align"), "the alignment") : 0;
+  int64_t offset_factor = a.has("offset_factor") ? b.ToInt(a.get("offset_factor"), a.pos("offset_factor"), "the offset factor") : 0;
+  if (align < -1 || align > (1 << 30)) b.Error(a.pos("align"), "invalid alignment");
+  if (offset_factor < 0 || offset_factor > (1 << 30)) b.Error(a.pos("offset_factor"), "invalid offset factor");
+  if (a.has("buffer_type")) {
+    std::string t = b.ToStr(a.get("buffer_type"), a.pos("buffer_type"), "the buffer type");
+    if (t != "default" && t != "auto" && !t.empty()) b.Error(a.pos("buffer_type"), "buffer_type must be \"default\" or \"auto\"");
+  }
+  Buffer buffer = b.MakeBuffer(name, shape, dtype, strides, elem_offset, scope, static_cast<int>(align),
+                               static_cast<int>(offset_factor), c.node->pos);
+  if (a.has("data")) {
+    const Any& data = a.get("data");
+    const auto* var = data.as<VarNode>();
+    if (var == nullptr || !var->dtype.is_handle()) b.Error(a.pos("data"), "data must be a handle variable such as A.data");
+    buffer.CopyOnWrite()->data = GetRef<Var>(var);
+  }
+  return buffer;
+}
+
+Any BufferDecl(TIRBuilder& b, CallArgs& c) {
+  ArgBinder a(b, c, kBufferParams, 1);
+  return DeclareBuffer(b, c, a, NameOf(c));
+}
+
+Any MatchBuffer(TIRBuilder& b, CallArgs& c) {
+  std::vector<std::string> params = {"param"};
+  params.insert(params.end(), kBufferParams.begin(), kBufferParams.end());
+  ArgBinder a(b, c, params, 2);
+  Buffer buffer = DeclareBuffer(b, c, a, NameOf(c));
+  const Any& param = a.get("param");
+  if (const auto* var = param.as<VarNode>()) {
+    TIRBuilder::FuncFrame* f = b.current_func();
+    if (f == nullptr || b.innermost_frame() != TIRBuilder::FrameKind::kFunc) {
+      b.Error(c.node->pos, "T.match_buffer of a parameter must be at the top of the function body");
+    }
+    bool is_param = false;
+    for (Var p : f->params) is_param = is_param || p.get() == var;
+    if (!is_param || !var->dtype.is_handle()) b.Error(a.pos("param"), "T.match_buffer expects a T.handle parameter");
+    Var v = GetRef<Var>(var);
+    if (f->buffer_map.count(v)) b.Error(a.pos("param"), "parameter '" + var->name_hint + "' is already matched to a buffer");
+    f->buffer_map.Set(v, buffer);
+    return buffer;
+  }
+  if (b.innermost_frame() == TIRBuilder::FrameKind::kFunc) {
+    b.Error(a.pos("param"), "T.match_buffer expects a T.handle parameter of the function");
+  }
+  if (param.as<BufferLoadNode>() || param.as<BufferSliceObj>() || param.as<BufferNode>()) {
+    TIRBuilder::BlockFrame* block = RequireBlock(b, c);
+    BufferRegion region = b.ToBufferRegion(param, a.pos("param"));
+    block->match_buffers.push_back(b.Guard(c.node->pos, [&] { return MatchBufferRegion(buffer, region); }));
+    return buffer;
+  }
+  b.Error(a.pos("param"), "T.match_buffer expects a T.handle parameter or a buffer region");
+}
+
+Any AllocBuffer(TIRBuilder& b, CallArgs& c) {
+  ArgBinder a(b, c, kBufferParams, 1);
+  Buffer buffer = DeclareBuffer(b, c, a, NameOf(c));
+  if (b.innermost_frame() == TIRBuilder::FrameKind::kFunc) {
+    b.current_func()->root_allocs.push_back(buffer);
+  } else if (b.innermost_frame() == TIRBuilder::FrameKind::kBlock) {
+    b.current_block()->alloc_buffers.push_back(buffer);
+  } else {
+    b.Error(c.node->pos, "T.alloc_buffer() must be at the top of the function or directly inside a T.block");
+  }
+  return buffer;
+}
+
+// ---- function and block declarations --------------------------------------------
+Map<String, Any> ToAttrMap(TIRBuilder& b, const Any& v, const Pos& pos) {
+  const auto* map = v.as<MapObj>();
+  if (map == nullptr) b.Error(pos, "expected a dict of attributes");
+  Map<String, Any> out;
+  for (const auto& kv : map->data) out.Set(b.ToStr(kv.first, pos, "an attribute name"), b.ToAttrValue(kv.second, pos));
+  return out;
+}
+
+Any FuncAttr(TIRBuilder& b, CallArgs& c) {
+  ArgBinder a(b, c, {"attrs"}, 1);
+  TIRBuilder::FuncFrame* f = b.current_func();
+  if (f == nullptr || b.innermost_frame() != TIRBuilder::FrameKind::kFunc) {
+    b.Error(c.node->pos, "T.func_attr() must be at the top of the function body");
+  }
+  for (const auto& [key, value] : ToAttrMap(b, a.get("attrs"), a.pos("attrs")).items()) {
+    if (f->attrs.count(key)) b.Error(a.pos("attrs"), "duplicate function attribute '" + key.str() + "'");
+    if (key == "global_symbol" && f->is_private) {
+      b.Error(a.pos("attrs"), "a private function (T.prim_func(private=True)) cannot have a global_symbol attribute");
+    }
+    f->attrs.Set(key, value);
+  }
+  return Any();
+}
+
+Any BlockAttr(TIRBuilder& b, CallArgs& c) {
+  ArgBinder a(b, c, {"attrs"}, 1);
+  TIRBuilder::BlockFrame* block = RequireBlock(b, c);
+  if (block->annotations) b.Error(c.node->pos, "block '" + block->name + "' already has T.block_attr()");
+  block->annotations = ToAttrMap(b, a.get("attrs"), a.pos("attrs"));
+  return Any();
+}
+
+Any ReadsWrites(TIRBuilder& b, CallArgs& c) {
+  TIRBuilder::BlockFrame* block = RequireBlock(b, c);
+  if (!c.kwargs.empty()) b.Error(c.kwarg_pos[0], c.func + "() takes no keyword arguments");
+  Array<BufferRegion> regions;
+  for (size_t i = 0; i < c.args.size(); ++i) {
+    if (const auto* arr = c.args[i].as<ArrayObj>()) {
+      for (const Any& x : arr->data) regions.push_back(b.ToBufferRegion(x, c.arg_pos[i]));
+    } else {
+      regions.push_back(b.ToBufferRegion(c.args[i], c.arg_pos[i]));
+    }
+  }
+  auto& slot = c.func == "T.reads" ? block->reads : block->writes;
+  if (slot) b.Error(c.node->pos, "duplicate " + c.func + "() in block '" + block->name + "'");
+  slot = regions;
+  return Any();
+}
+
+Any Where(TIRBuilder& b, CallArgs& c) {
+  ArgBinder a(b, c, {"predicate"}, 1);
+  TIRBuilder::BlockFrame* block = RequireBlock(b, c);
+  if (block->predicate) b.Error(c.node->pos, "duplicate T.where() in block '" + block->name + "'");
+  PrimExpr p = b.ToPrimExpr(a.get("predicate"), a.pos("predicate"), "a condition");
+  if (!p.dtype().is_bool()) b.Error(a.pos("predicate"), "T.where() expects a boolean condition, got dtype " + p.dtype().str());
+  block->predicate = p;
+  return Any();
+}
+
+Range ToDomain(TIRBuilder& b, const Any& v, const Pos& pos) {
+  if (const auto* arr = v.as<ArrayObj>()) {
+    if (arr->data.size() != 2) b.Error(pos, "an axis domain is an extent or a (begin, end) pair");
+    PrimExpr lo = b.ToPrimExpr(arr->data[0], pos, "a domain bound");
+    PrimExpr hi = b.ToPrimExpr(arr->data[1], pos, "a domain bound");
+    return b.Guard(pos, [&] {
+      PrimExpr extent = SimplifiedDifference(hi, lo);
+      if (lo.dtype() != extent.dtype()) lo = cast(extent.dtype(), lo);
+      return Range::FromMinExtent(lo, extent);
+    });
+  }
+  if (const auto* spec = v.as<LoopSpecObj>()) {
+    if (spec->extents.size() != 1 || spec->kind != ForKind::kSerial) b.Error(pos, "an axis domain must be a single range");
+    return Range::FromMinExtent(spec->mins[0], spec->extents[0]);
+  }
+  if (const auto* r = v.as<RangeNode>()) return GetRef<Range>(r);
+  PrimExpr extent = b.ToPrimExpr(v, pos, "an axis extent");
+  return Range::FromMinExtent(IntImm(extent.dtype(), 0), extent);
+}
+
+template <int kKind>
+Any Axis(TIRBuilder& b, CallArgs& c) {
+  ArgBinder a(b, c, {"dom", "binding", "dtype"}, 2);
+  TIRBuilder::BlockFrame* block = RequireBlock(b, c);
+  Range dom = ToDomain(b, a.get("dom"), a.pos("dom"));
+  DataType dtype = a.has("dtype") ? b.ToDType(a.get("dtype"), a.pos("dtype")) : DataType::Int(32);
+  if (!dom->min.dtype().is_int() && !dom->min.dtype().is_uint()) b.Error(a.pos("dom"), "axis domains must be integers");
+  if (!dom->extent.dtype().is_int() && !dom->extent.dtype().is_uint()) b.Error(a.pos("dom"), "axis domains must be integers");
+  PrimExpr binding = b.ToPrimExpr(a.get("binding"), a.pos("binding"), "the axis binding");
+  if (!binding.dtype().is_int() && !binding.dtype().is_uint()) {
+    b.Error(a.pos("binding"), "an axis binding must be an integer expression, got dtype " + binding.dtype().str());
+  }
+  int bits = std::max({dom->min.dtype().bits(), dom->extent.dtype().bits(), dtype.bits()});
+  Var var(NameOf(c).empty() ? "v" : NameOf(c), dtype.with_bits(bits));
+  block->iter_vars.push_back(b.Guard(c.node->pos, [&] { return IterVar(dom, var, kKind); }));
+  if (binding.dtype() != var.dtype()) binding = b.Guard(a.pos("binding"), [&] { return cast(var.dtype(), binding); });
+  block->iter_values.push_back(binding);
+  return Fresh(b, var);
+}
+
+Any AxisRemap(TIRBuilder& b, CallArgs& c) {
+  ArgBinder a(b, c, {"kinds", "bindings", "dtype"}, 2);
+  TIRBuilder::BlockFrame* block = RequireBlock(b, c);
+  std::string kinds = b.ToStr(a.get("kinds"), a.pos("kinds"), "the axis kinds");
+  const auto* bindings = a.get("bindings").as<ArrayObj>();
+  if (bindings == nullptr) b.Error(a.pos("bindings"), "T.axis.remap() expects a list of loop variables");
+  if (kinds.size() != bindings->data.size()) {
+    b.Error(a.pos("kinds"), "T.axis.remap() got " + std::to_string(kinds.size()) + " axis kinds for " +
+                                std::to_string(bindings->data.size()) + " loop variables");
+  }
+  if (!c.names.empty() && c.names.size() != kinds.size()) {
+    b.Error(c.node->pos, "T.axis.remap() defines " + std::to_string(kinds.size()) + " axes but " +
+                             std::to_string(c.names.size()) + " names are assigned");
+  }
+  for (char k : kinds) {
+    if (k != 'S' && k != 'R') {
+      b.Error(a.pos("kinds"), std::string("unknown axis kind '") + k + "'; use 'S' (spatial) or 'R' (reduce)");
+    }
+  }
+  Array<Any> result;
+  for (size_t i = 0; i < kinds.size(); ++i) {
+    int kind = kinds[i] == 'S' ? kDataPar : kCommReduce;
+    const auto* loop_var = bindings->data[i].as<VarNode>();
+    std::optional<Range> dom;
+    if (loop_var) dom = b.LoopDomain(GetRef<Var>(loop_var));
+    if (!dom) b.Error(a.pos("bindings"), "T.axis.remap() binds block axes to loop variables of enclosing loops only");
+    std::string name = NameOf(c, i).empty() ? "v" + loop_var->name_hint : NameOf(c, i);
+    Var var(name, loop_var->dtype);
+    block->iter_vars.push_back(IterVar(*dom, var, kind));
+    block->iter_values.push_back(GetRef<Var>(loop_var));
+    b.MarkFresh(var);
+    result.push_back(var);
+  }
+  if (result.size() == 1) return result[0];  // vi = T.axis.remap("S", [i])
+  return result;
+}
+
+// ---- loops -------------------------------------------------------------------
+Any LoopRange(TIRBuilder& b, CallArgs& c, ForKind kind) {
+  bool is_thread = kind == ForKind::kThreadBinding;
+  bool is_range = c.func == "range";
+  std::vector<std::string> params = {"start", "stop"};
+  if (is_thread) params.push_back("thread");
+  if (is_range) params.push_back("step");
+  params.push_back("annotations");
+  std::optional<ArgBinder> binder;
+  // T.thread_binding(128, "blockIdx.x"): the second positional is the thread.
+  CallArgs adjusted = c;
+  if (is_thread && c.args.size() == 2 && c.args[1].as<StringObj>()) {
+    adjusted.kwargs.insert(adjusted.kwargs.begin(), {"thread", c.args[1]});
+    adjusted.kwarg_pos.insert(adjusted.kwarg_pos.begin(), c.arg_pos[1]);
+    adjusted.args.pop_back();
+    adjusted.arg_pos.pop_back();
+  }
+  binder.emplace(b, adjusted, params, 1);
+  const ArgBinder& a = *binder;
+  PrimExpr start = b.ToPrimExpr(a.get("start"), a.pos("start"), "a loop bound");
+  PrimExpr min, extent;
+  if (a.has("stop")) {
+    PrimExpr stop = b.ToPrimExpr(a.get("stop"), a.pos("stop"), "a loop bound");
+    min = start;
+    extent = b.Guard(c.node->pos, [&] { return SimplifiedDifference(stop, start); });
+  } else {
+    extent = start;
+    if (!extent.dtype().is_int() && !extent.dtype().is_uint()) b.Error(a.pos("start"), "loop extents must be integers");
+    min = IntImm(extent.dtype(), 0);
+  }
+  if (!min.dtype().is_int() && !min.dtype().is_uint()) b.Error(a.pos("start"), "loop bounds must be integers");
+  if (!extent.dtype().is_int() && !extent.dtype().is_uint()) b.Error(a.pos("stop"), "loop bounds must be integers");
+  if (is_range && a.has("step") && b.ToInt(a.get("step"), a.pos("step"), "the step") != 1) {
+    b.Error(a.pos("step"), "range() steps other than 1 are not supported in TensorIR");
+  }
+  auto spec = make_object<LoopSpecObj>();
+  spec->kind = kind;
+  spec->mins.push_back(min);
+  spec->extents.push_back(extent);
+  if (is_thread) {
+    if (!a.has("thread")) b.Error(c.node->pos, "T.thread_binding() needs thread=\"threadIdx.x\" (or another thread axis)");
+    spec->thread = b.ToStr(a.get("thread"), a.pos("thread"), "the thread axis");
+  }
+  if (a.has("annotations")) spec->annotations = ToAttrMap(b, a.get("annotations"), a.pos("annotations"));
+  return Any(AsRef(spec));
+}
+
+Any Grid(TIRBuilder& b, CallArgs& c) {
+  if (!c.kwargs.empty()) b.Error(c.kwarg_pos[0], "T.grid() takes no keyword arguments");
+  if (c.args.empty()) b.Error(c.node->pos, "T.grid() needs at least one extent");
+  auto spec = make_object<LoopSpecObj>();
+  for (size_t i = 0; i < c.args.size(); ++i) {
+    PrimExpr extent = b.ToPrimExpr(c.args[i], c.arg_pos[i], "a loop extent");
+    if (!extent.dtype().is_int() && !extent.dtype().is_uint()) b.Error(c.arg_pos[i], "loop extents must be integers");
+    spec->mins.push_back(IntImm(extent.dtype(), 0));
+    spec->extents.push_back(extent);
+  }
+  return Any(AsRef(spec));
+}
+
+// ---- scalars and operators ------------------------------------------------------
+// T.float32(0), T.int64(1), T.bool(True); T.int64() declares a symbolic variable.
+Any ScalarOfType(TIRBuilder& b, CallArgs& c, DataType dtype) {
+  ArgBinder a(b, c, {"value", "is_size_var"}, 0);
+  if (!a.has("value")) return Fresh(b, Var(NameOf(c).empty() ? "v" : NameOf(c), dtype));
+  const Any& v = a.get("value");
+  Pos pos = a.pos("value");
+  if (const auto* s = v.as<StringObj>()) {
+    if (!dtype.is_float()) b.Error(pos, "only float types accept the strings \"inf\", \"-inf\" and \"nan\"");
+    double x = s->data == "inf" ? std::numeric_limits<double>::infinity()
+               : s->data == "-inf" ? -std::numeric_limits<double>::infinity()
+               : s->data == "nan" ? std::numeric_limits<double>::quiet_NaN()
+                                  : (b.Error(pos, "unknown float constant \"" + s->data + "\""), 0.0);
+    return PrimExpr(FloatImm(dtype, x));
+  }
+  return b.Guard(pos, [&]() -> PrimExpr {
+    switch (v.kind()) {
+      case Any::Kind::kInt:
+      case Any::Kind::kBool:
+        if (dtype.is_float() || dtype.is_bfloat16()) return FloatImm(dtype, static_cast<double>(v.raw_int()));
+        if (dtype.is_bool()) return IntImm(dtype, v.raw_int() != 0);
+        return IntImm(dtype, v.raw_int());
+      case Any::Kind::kFloat:
+        if (dtype.is_float() || dtype.is_bfloat16()) return FloatImm(dtype, v.raw_float());
+        return cast(dtype, PrimExpr(v.raw_float()));
+      default: return cast(dtype, b.ToPrimExpr(v, pos, "a value"));
+    }
+  });
+}
+
+Any VarDecl(TIRBuilder& b, CallArgs& c) {
+  ArgBinder a(b, c, {"dtype"}, 1);
+  return Fresh(b, Var(NameOf(c).empty() ? "v" : NameOf(c), b.ToDType(a.get("dtype"), a.pos("dtype"))));
+}
+
+std::vector<PrimExpr> Exprs(TIRBuilder& b, const CallArgs& c, size_t n) {
+  if (!c.kwargs.empty()) b.Error(c.kwarg_pos[0], c.func + "() takes no keyword arguments");
+  if (c.args.size() != n) {
+    b.Error(c.node->pos, c.func + "() takes " + std::to_string(n) + " argument" + (n == 1 ? "" : "s") + " but " +
+                             std::to_string(c.args.size()) + (c.args.size() == 1 ? " was" : " were") + " given");
+  }
+  std::vector<PrimExpr> out;
+  for (size_t i = 0; i < n; ++i) out.push_back(b.ToPrimExpr(c.args[i], c.arg_pos[i], "an expression"));
+  return out;
+}
+
+template <PrimExpr (*F)(PrimExpr, PrimExpr, Span)>
+Any Binary(TIRBuilder& b, CallArgs& c) {
+  auto x = Exprs(b, c, 2);
+  return b.Guard(c.node->pos, [&] { return F(x[0], x[1], Span()); });
+}
+
+Any Abs(TIRBuilder& b, CallArgs& c) {
+  auto x = Exprs(b, c, 1);
+  return b.Guard(c.node->pos, [&]() -> PrimExpr {
+    DataType t = x[0].dtype();
+    if (t.is_float() || t.is_bfloat16()) return CallIntrin(t, "tir.fabs", {x[0]});
+    if (t.is_uint() || t.is_bool()) return x[0];
+    if (const int64_t* v = AsConstInt(x[0])) return IntImm(t, *v < 0 ? -*v : *v);
+    return Select(greater_equal(x[0], IntImm(t, 0)), x[0], neg(x[0]));
+  });
+}
+
+Any SelectExpr(TIRBuilder& b, CallArgs& c) {
+  auto x = Exprs(b, c, 3);
+  return b.Guard(c.node->pos, [&]() -> PrimExpr {
+    PrimExpr t = x[1], f = x[2];
+    BinaryOpMatchTypes(t, f, "Select");
+    return Select(x[0], t, f);
+  });
+}
+
+Any IfThenElseExpr(TIRBuilder& b, CallArgs& c) {
+  auto x = Exprs(b, c, 3);
+  return b.Guard(c.node->pos, [&] { return if_then_else(x[0], x[1], x[2]); });
+}
+
+Any CastNodeExpr(TIRBuilder& b, CallArgs& c) {  // T.Cast(dtype, value)
+  ArgBinder a(b, c, {"dtype", "value"}, 2);
+  DataType t = b.ToDType(a.get("dtype"), a.pos("dtype"));
+  PrimExpr v = b.ToPrimExpr(a.get("value"), a.pos("value"));
+  return b.Guard(c.node->pos, [&] { return PrimExpr(Cast(t, v)); });
+}
+
+Any CastExpr(TIRBuilder& b, CallArgs& c) {  // T.cast(value, dtype)
+  ArgBinder a(b, c, {"value", "dtype"}, 2);
+  PrimExpr v = b.ToPrimExpr(a.get("value"), a.pos("value"));
+  DataType t = b.ToDType(a.get("dtype"), a.pos("dtype"));
+  return b.Guard(c.node->pos, [&] { return cast(t, v); });
+}
+
+Any CallExtern(TIRBuilder& b, CallArgs& c) {
+  if (!c.kwargs.empty()) b.Error(c.kwarg_pos[0], c.func + "() takes no keyword arguments");
+  bool packed = c.func == "T.call_packed";
+  size_t fixed = packed ? 1 : 2;
+  if (c.args.size() < fixed) b.Error(c.node->pos, c.func + "() needs " + std::string(packed ? "a function name" : "a dtype and a function name"));
+  DataType dtype = packed ? DataType::Int(32) : b.ToDType(c.args[0], c.arg_pos[0]);
+  std::string name = b.ToStr(c.args[fixed - 1], c.arg_pos[fixed - 1], "the function name");
+  Array<PrimExpr> args;
+  args.push_back(StringImm(name));
+  for (size_t i = fixed; i < c.args.size(); ++i) args.push_back(b.ToPrimExpr(c.args[i], c.arg_pos[i], "an argument"));
+  std::string op = c.func == "T.call_extern" ? "tir.call_extern" : c.func == "T.call_pure_extern" ? "tir.call_pure_extern" : "tir.call_packed";
+  return b.Guard(c.node->pos, [&] { return CallIntrin(dtype, op, args); });
+}
+
+Any EvaluateStmt(TIRBuilder& b, CallArgs& c) {
+  auto x = Exprs(b, c, 1);
+  auto s = make_object<StmtValueObj>();
+  s->stmt = b.Guard(c.node->pos, [&] { return Stmt(Evaluate(x[0])); });
+  return Any(AsRef(s));
+}
+
+Any ExtremeValue(TIRBuilder& b, CallArgs& c) {
+  ArgBinder a(b, c, {"dtype"}, 1);
+  DataType t = b.ToDType(a.get("dtype"), a.pos("dtype"));
+  return b.Guard(c.node->pos, [&] { return c.func == "T.max_value" ? max_value(t) : min_value(t); });
+}
+
+Any RampExpr(TIRBuilder& b, CallArgs& c) {
+  ArgBinder a(b, c, {"base", "stride", "lanes"}, 3);
+  PrimExpr base = b.ToPrimExpr(a.get("base"), a.pos("base"));
+  PrimExpr stride = b.ToPrimExpr(a.get("stride"), a.pos("stride"));
+  int64_t lanes = b.ToInt(a.get("lanes"), a.pos("lanes"), "the lane count");
+  if (lanes < 1 || lanes > 65535) b.Error(a.pos("lanes"), "invalid lane count");
+  return b.Guard(c.node->pos, [&] { return PrimExpr(Ramp(base, stride, static_cast<int>(lanes))); });
+}
+
+Any BroadcastExpr(TIRBuilder& b, CallArgs& c) {
+  ArgBinder a(b, c, {"value", "lanes"}, 2);
+  PrimExpr value = b.ToPrimExpr(a.get("value"), a.pos("value"));
+  int64_t lanes = b.ToInt(a.get("lanes"), a.pos("lanes"), "the lane count");
+  if (lanes < 1 || lanes > 65535) b.Error(a.pos("lanes"), "invalid lane count");
+  return b.Guard(c.node->pos, [&] { return PrimExpr(Broadcast(value, static_cast<int>(lanes))); });
+}
+
+Any Likely(TIRBuilder& b, CallArgs& c) {
+  auto x = Exprs(b, c, 1);
+  return b.Guard(c.node->pos, [&] { return CallIntrin(DataType::Bool(x[0].dtype().lanes()), "tir.likely", {x[0]}); });
+}
+
+Any MetaVar(TIRBuilder& b, CallArgs& c) {
+  ArgBinder a(b, c, {"value"}, 1);
+  return a.get("value");
+}
+
+Any NotInWith(TIRBuilder& b, CallArgs& c) {
+  b.Error(c.node->pos, c.func + "() must be used in a with statement: with " + c.func + "(...):");
+}
+
+Any NotCallable(TIRBuilder& b, CallArgs& c) {
+  b.Error(c.node->pos, c.func + " is a decorator and cannot be called inside a function body");
+}
+
+const std::unordered_map<std::string, Handler>& Builtins() {
+  static const std::unordered_map<std::string, Handler> table = {
+      {"T.Buffer", BufferDecl},
+      {"T.match_buffer", MatchBuffer},
+      {"T.alloc_buffer", AllocBuffer},
+      {"T.func_attr", FuncAttr},
+      {"T.block_attr", BlockAttr},
+      {"T.reads", ReadsWrites},
+      {"T.writes", ReadsWrites},
+      {"T.where", Where},
+      {"T.axis.spatial", Axis<kDataPar>},
+      {"T.axis.S", Axis<kDataPar>},
+      {"T.axis.reduce", Axis<kCommReduce>},
+      {"T.axis.R", Axis<kCommReduce>},
+      {"T.axis.scan", Axis<kOrdered>},
+      {"T.axis.opaque", Axis<kOpaque>},
+      {"T.axis.remap", AxisRemap},
+      {"T.grid", Grid},
+      {"range", [](TIRBuilder& b, CallArgs& c) { return LoopRange(b, c, ForKind::kSerial); }},
+      {"T.serial", [](TIRBuilder& b, CallArgs& c) { return LoopRange(b, c, ForKind::kSerial); }},
+      {"T.parallel", [](TIRBuilder& b, CallArgs& c) { return LoopRange(b, c, ForKind::kParallel); }},
+      {"T.vectorized", [](TIRBuilder& b, CallArgs& c) { return LoopRange(b, c, ForKind::kVectorized); }},
+      {"T.unroll", [](TIRBuilder& b, CallArgs& c) { return LoopRange(b, c, ForKind::kUnrolled); }},
+      {"T.thread_binding", [](TIRBuilder& b, CallArgs& c) { return LoopRange(b, c, ForKind::kThreadBinding); }},
+      {"T.var", VarDecl},
+      {"T.handle", [](TIRBuilder& b, CallArgs& c) { return ScalarOfType(b, c, DataType::Handle()); }},
+      {"T.max", Binary<tir::max>},
+      {"T.min", Binary<tir::min>},
+      {"T.truncdiv", Binary<tir::truncdiv>},
+      {"T.truncmod", Binary<tir::truncmod>},
+      {"T.floordiv", Binary<tir::floordiv>},
+      {"T.floormod", Binary<tir::floormod>},
+      {"T.pow", Binary<tir::pow>},
+      {"T.abs", Abs},
+      {"T.Select", SelectExpr},
+      {"T.if_then_else", IfThenElseExpr},
+      {"T.Cast", CastNodeExpr},
+      {"T.cast", CastExpr},
+      {"T.call_extern", CallExtern},
+      {"T.call_pure_extern", CallExtern},
+      {"T.call_packed", CallExtern},
+      {"T.evaluate", EvaluateStmt},
+      {"T.max_value", ExtremeValue},
+      {"T.min_value", ExtremeValue},
+      {"T.Ramp", RampExpr},
+      {"T.Broadcast", BroadcastExpr},
+      {"T.likely", Likely},
+      {"T.meta_var", MetaVar},
+      {"T.block", NotInWith},
+      {"T.init", NotInWith},
+      {"T.prim_func", NotCallable},
+      {"I.ir_module", NotCallable},
+  };
+  return table;
+}
+
+bool IsBoolResultMath(const std::string& name) { return name == "isnan" || name == "isinf" || name == "isfinite"; }
+
+}  // namespace
+
+Any TIRBuilder::CallBuiltin(CallArgs& call) {
+  const auto& table = Builtins();
+  auto it = table.find(call.func);
+  if (it != table.end()) return it->second(*this, call);
+  const Pos& callee_pos = call.node->kind == ast::ExprKind::kCall ? call.node->a->pos : call.node->pos;
+  if (call.func.rfind("T.", 0) == 0) {
+    std::string name = call.func.substr(2);
+    // Scalar types: T.float32(0), T.int64(), T.bool(True), T.float32x4(...).
+    if (name.find('.') == std::string::npos && !name.empty() && std::islower(static_cast<unsigned char>(name[0]))) {
+      std::optional<DataType> dtype;
+      try {
+        DataType t(name);
+        if (!t.is_void() && !t.is_handle()) dtype = t;
+      } catch (const ::tessera::Error&) {
+      }
+      if (dtype) return ScalarOfType(*this, call, *dtype);
+    }
+    // Any other registered intrinsic "tir.<name>": math on its arguments.
+    if (name.find('.') == std::string::npos && Op::Exists("tir." + name)) {
+      Op op = Op::Get("tir." + name);
+      if (!call.kwargs.empty()) Error(call.kwarg_pos[0], call.func + "() takes no keyword arguments");
+      if (op->num_inputs >= 0 && static_cast<int>(call.args.size()) != op->num_inputs) {
+        Error(call.node->pos, call.func + "() takes " + std::to_string(op->num_inputs) + " argument" +
+                                  (op->num_inputs == 1 ? "" : "s") + " but " + std::to_string(call.args.size()) +
+                                  (call.args.size() == 1 ? " was" : " were") + " given");
+      }
+      std::vector<PrimExpr> args;
+      for (size_t i = 0; i < call.args.size(); ++i) args.push_back(ToPrimExpr(call.args[i], call.arg_pos[i]));
+      return Guard(call.node->pos, [&]() -> PrimExpr {
+        if (args.size() == 1 && op.GetAttr("TCallEffectKind")) {
+          PrimExpr r = UnaryMath(name, args[0]);
+          if (IsBoolResultMath(name)) return Call(DataType::Bool(args[0].dtype().lanes()), op, {r.as<CallNode>()->args[0]});
+          return r;
+        }
+        DataType t = args.empty() ? DataType::Int(32) : args[0].dtype();
+        return CallIntrin(t, "tir." + name, Array<PrimExpr>(args));
+      });
+    }
+  }
+  if (call.func == "R" || call.func.rfind("R.", 0) == 0) {
+    Error(callee_pos, "Relax (" + call.func + ") cannot be used inside a T.prim_func");
+  }
+  Error(callee_pos, "unknown TVMScript function '" + call.func + "'");
+}
+
+Any TIRBuilder::CallMethod(const BoundMethodObj* m, CallArgs& call) {
+  Buffer buffer = m->self.cast<Buffer>();
+  call.func = buffer->name + "." + m->name;
+  if (m->name == "scope") {
+    ArgBinder a(*this, call, {}, 0);
+    return String(buffer->scope);
+  }
+  // access_ptr(access_mask, ptr_type="handle", content_lanes=1, offset=0, extent=None)
+  ArgBinder a(*this, call, {"access_mask", "ptr_type", "content_lanes", "offset", "extent"}, 1);
+  int64_t mask = 0;
+  const Any& m_arg = a.get("access_mask");
+  if (const auto* s = m_arg.as<StringObj>()) {
+    for (char ch : s->data) {
+      if (ch == 'r') {
+        mask |= 1;
+      } else if (ch == 'w') {
+        mask |= 2;
+      } else {
+        Error(a.pos("access_mask"), "the access mask is made of 'r' and 'w'");
+      }
+    }
+  } else {
+    mask = ToInt(m_arg, a.pos("access_mask"), "the access mask");
+  }
+  if (a.has("ptr_type") && ToStr(a.get("ptr_type"), a.pos("ptr_type"), "the pointer type") != "handle") {
+    Error(a.pos("ptr_type"), "only ptr_type=\"handle\" is supported");
+  }
+  return Guard(call.node->pos, [&]() -> PrimExpr {
+    PrimExpr offset = a.has("offset") ? ToPrimExpr(a.get("offset"), a.pos("offset")) : PrimExpr(0);
+    PrimExpr extent;
+    if (a.has("extent")) {
+      extent = ToPrimExpr(a.get("extent"), a.pos("extent"));
+    } else if (buffer->shape.empty()) {
+      extent = IntImm(DataType::Int(32), 1);
+    } else if (!buffer->strides.empty()) {
+      extent = mul(buffer->strides[0], buffer->shape[0]);
+    } else {
+      extent = buffer->shape[0];
+      for (size_t i = 1; i < buffer->shape.size(); ++i) extent = mul(extent, buffer->shape[i]);
+    }
+    extent = sub(extent, offset);
+    PrimExpr elem_offset = add(buffer->elem_offset, offset);
+    PrimExpr type_annotation = Call(buffer->dtype, Op::Get("tir.type_annotation"), {});
+    return CallIntrin(DataType::Handle(), "tir.tvm_access_ptr",
+                      {type_annotation, buffer->data, elem_offset, extent, IntImm(DataType::Int(32), mask)});
+  });
+}
+
+}  // namespace script
+}  // namespace tessera

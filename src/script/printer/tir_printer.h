@@ -1,0 +1,117 @@
+// TIRPrinter: turns TensorIR (PrimFuncs, statements, expressions, buffers)
+// into TVMScript text in the style TVM prints, with the course's sugar
+// (T.grid folding, T.axis.remap, the implicit root block, infix operators
+// with minimal parentheses). Script layer; script_printer.cc drives it for
+// modules and fragments. Implementation is split by concept:
+// tir_expr_printer.cc (expressions and values), tir_stmt_printer.cc
+// (statements, loops, blocks, buffer declarations), tir_function_printer.cc
+// (functions and fragments).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "script/printer/name_table.h"
+#include "script/printer/printer_config.h"
+#include "tir/function.h"
+
+namespace tessera {
+namespace script {
+namespace printer {
+
+// Python operator precedence, lowest first, as used for parenthesization.
+enum Precedence : int {
+  kPrecOr = 10,
+  kPrecAnd = 15,
+  kPrecNot = 20,
+  kPrecCompare = 30,
+  kPrecAdd = 40,
+  kPrecMul = 50,
+  kPrecUnary = 60,
+  kPrecAtom = 100,
+};
+
+class TIRPrinter {
+ public:
+  explicit TIRPrinter(const PrinterConfig& cfg);
+
+  // Appends `@T.prim_func\ndef name(...):` and the body at indentation level
+  // `indent` to `out`. `in_module` selects how GlobalVars print (cls.f).
+  void PrintPrimFunc(const tir::PrimFunc& func, const std::string& name, int indent, bool in_module,
+                     std::string* out);
+  // A statement outside a function: definitions of its free variables and
+  // buffers, then the statement.
+  std::string PrintStmtFragment(const tir::Stmt& stmt);
+  // An expression (free variables print by name, without definitions).
+  std::string PrintExprFragment(const PrimExpr& expr);
+  // Buffers, regions, iteration variables, ranges and other values.
+  std::string PrintValueFragment(const Any& value);
+
+ private:
+  // ---- expressions and values (tir_expr_printer.cc) ----------------------
+  std::string PrintExpr(const PrimExpr& e);                    // without outer parentheses
+  std::string PrintExprPrec(const PrimExpr& e, int* prec);     // and its precedence
+  std::string Operand(const PrimExpr& e, int min_prec);        // parenthesized below min_prec
+  std::string PrintBinary(const PrimExpr& a, const PrimExpr& b, const char* op, int op_prec, int* prec);
+  std::string PrintCall(const tir::CallNode* op);
+  std::string PrintConst(const PrimExpr& e, int* prec);
+  std::string PrintVarUse(const tir::Var& v);
+  std::string PrintBufferUse(const tir::Buffer& b);
+  std::string PrintIndices(const Array<PrimExpr>& indices);
+  std::string PrintRegion(const tir::BufferRegion& region);
+  std::string PrintValue(const Any& v);  // attribute / annotation values
+  std::string PrintDict(const Map<String, Any>& dict);
+  std::string PrintTuple(const Array<PrimExpr>& items);
+  std::string T(const char* name) const { return cfg_.tir_prefix + "." + name; }
+  std::string T(const std::string& name) const { return cfg_.tir_prefix + "." + name; }
+
+  // ---- statements (tir_stmt_printer.cc) -----------------------------------
+  void Line(const std::string& text);
+  void PrintBody(const tir::Stmt& body);  // the statements of a scope, at the current indentation
+  void PrintStmt(const tir::Stmt& stmt, bool concise);
+  void PrintFor(const tir::ForNode* op);
+  void PrintBlock(const tir::BlockNode* block, const tir::BlockRealizeNode* realize);
+  void PrintBlockIterVars(const tir::BlockNode* block, const tir::BlockRealizeNode* realize);
+  void PrintLetStmt(const tir::LetStmtNode* op, bool concise);
+  void PrintAllocate(const tir::AllocateNode* op, bool concise);
+  void PrintDeclBuffer(const tir::DeclBufferNode* op, bool concise);
+  // Emits `n = T.int32()` lines (into the current output) for the variables
+  // in the buffer's shape, strides and offset that are not yet defined.
+  void DefineBufferVars(const tir::Buffer& buffer);
+  // `T.method(extra..., shape, dtype, data=..., scope=..., ...)`; the dtype is
+  // left out when float32 unless `always_dtype`.
+  std::string BufferDeclCall(const tir::Buffer& buffer, const std::string& method,
+                             const std::vector<std::string>& extra_args, bool always_dtype);
+  // Defines the buffer's name (in the innermost scope, or in NameTable scope
+  // `scope_index`) and claims its data variable when nothing else defines it.
+  const std::string& DefineBuffer(const tir::Buffer& buffer, std::optional<size_t> scope_index = std::nullopt);
+  // The definition line of a variable (`T.int32()`, `T.handle()`).
+  std::string VarCreation(const tir::Var& v);
+
+  // ---- free definitions (tir_function_printer.cc) -------------------------
+  // Defines an undefined variable / buffer at the top of the current
+  // function (or fragment) and records its definition line.
+  const std::string& DefineFreeVar(const tir::Var& v);
+  const std::string& DefineFreeBuffer(const tir::Buffer& b);
+
+  const PrinterConfig& cfg_;
+  NameTable names_;
+  std::string* out_ = nullptr;  // where statements go
+  int indent_ = 0;              // current indentation level
+  std::string free_defs_;       // definitions of free variables and buffers
+  int free_defs_indent_ = 0;
+  size_t free_scope_ = 0;       // NameTable scope holding free definitions
+  bool in_module_ = false;
+  // Data variable -> the buffer whose declaration defines it (prints as `A.data`).
+  std::unordered_map<const Object*, const tir::BufferNode*> data_var_owner_;
+  std::vector<const tir::ForNode*> loops_;  // enclosing loops, outermost first
+};
+
+// True when `a` and `b` are the same expression tree (variables by identity).
+bool ExprDeepEqual(const PrimExpr& a, const PrimExpr& b);
+
+}  // namespace printer
+}  // namespace script
+}  // namespace tessera

@@ -1,0 +1,255 @@
+// cache_read, cache_write and set_scope: stage a buffer through a copy in
+// another storage scope (see primitives.h).
+#include "tir/op.h"
+#include "tir/schedule/primitive/primitives.h"
+
+namespace tessera {
+namespace tir {
+namespace {
+
+// "A" cached in "shared" is "A_shared"; in "global.A_reg" it is "A_global.A_reg", as TVM names it.
+std::string CacheName(const Buffer& buf, const std::string& scope) { return buf->name + "_" + scope; }
+
+Buffer WithScope(const Buffer& buf, const std::string& name, const std::string& scope) {
+  return Buffer(Var(name, DataType::Handle()), buf->dtype, buf->shape, buf->strides, buf->elem_offset, name, scope,
+                buf->data_alignment, buf->offset_factor);
+}
+
+// A loop nest copying dst[v] = src[v] over the whole shape, in block `name`.
+Stmt CopyNest(const Buffer& src, const Buffer& dst, const std::string& name) {
+  std::vector<Var> loops, iters;
+  std::vector<IterVar> ivs;
+  std::vector<PrimExpr> idx, values;
+  std::vector<Range> point;
+  for (size_t d = 0; d < src->shape.size(); ++d) {
+    DataType t = src->shape[d].dtype();
+    Var ax("ax" + std::to_string(d), t), v("v" + std::to_string(d), t);
+    loops.push_back(ax);
+    ivs.push_back(IterVar(Range::FromMinExtent(IntImm(t, 0), src->shape[d]), v, kDataPar));
+    idx.push_back(v);
+    values.push_back(ax);
+    point.push_back(Range::FromMinExtent(v, IntImm(t, 1)));
+  }
+  Block block(Array<IterVar>(ivs), {BufferRegion(src, Array<Range>(point))}, {BufferRegion(dst, Array<Range>(point))},
+              name, BufferStore(dst, BufferLoad(src, Array<PrimExpr>(idx)), Array<PrimExpr>(idx)));
+  Stmt body = BlockRealize(Array<PrimExpr>(values), IntImm(DataType::Bool(), 1), block);
+  for (size_t d = loops.size(); d-- > 0;) {
+    body = For(loops[d], IntImm(loops[d].dtype(), 0), src->shape[d], ForKind::kSerial, body);
+  }
+  return body;
+}
+
+// Replaces buffer `from` by `to` in loads, stores and regions of one block.
+class BufferSwapper : public StmtExprMutator {
+ public:
+  BufferSwapper(const Buffer& from, const Buffer& to, bool reads, bool writes)
+      : from_(from), to_(to), reads_(reads), writes_(writes) {}
+  Buffer VisitBufferUse(const Buffer& b) override { return b; }
+  using StmtExprMutator::VisitExpr_;
+  using StmtExprMutator::VisitStmt_;
+  PrimExpr VisitExpr_(const BufferLoadNode* op) override {
+    PrimExpr e = StmtExprMutator::VisitExpr_(op);
+    const auto* load = e.as<BufferLoadNode>();
+    if (reads_ && load->buffer.same_as(from_)) return BufferLoad(to_, load->indices, load->span);
+    return e;
+  }
+  Stmt VisitStmt_(const BufferStoreNode* op) override {
+    Stmt s = StmtExprMutator::VisitStmt_(op);
+    const auto* store = s.as<BufferStoreNode>();
+    if (writes_ && store->buffer.same_as(from_)) return BufferStore(to_, store->value, store->indices, store->span);
+    return s;
+  }
+  Array<BufferRegion> Swap(const Array<BufferRegion>& regions) {
+    std::vector<BufferRegion> out;
+    for (BufferRegion r : regions) out.push_back(r->buffer.same_as(from_) ? BufferRegion(to_, r->region) : r);
+    return Array<BufferRegion>(out);
+  }
+
+ private:
+  Buffer from_, to_;
+  bool reads_, writes_;
+};
+
+// Inserts `stmt` before (or after) the top-level statement of `scope`'s body that contains `target`.
+Stmt InsertBeside(const BlockNode* scope, const Object* target, const Stmt& stmt, bool after) {
+  std::vector<Stmt> items;
+  if (const auto* seq = scope->body.as<SeqStmtNode>()) {
+    for (Stmt s : seq->seq) items.push_back(s);
+  } else {
+    items.push_back(scope->body);
+  }
+  std::vector<Stmt> out;
+  bool placed = false;
+  for (const Stmt& s : items) {
+    bool contains = s.get() == target;
+    if (!contains) PostOrderVisit(s, [&](const ObjectRef& n) { contains = contains || n.get() == target; });
+    if (contains && !placed && !after) out.push_back(stmt);
+    out.push_back(s);
+    if (contains && !placed && after) out.push_back(stmt);
+    placed = placed || contains;
+  }
+  return SeqStmt::Flatten(out);
+}
+
+// Index of the top-level statement of `scope` that contains `node`.
+size_t TopLevelPosition(const BlockNode* scope, const Object* node) {
+  std::vector<Stmt> top;
+  if (const auto* seq = scope->body.as<SeqStmtNode>()) {
+    for (Stmt s : seq->seq) top.push_back(s);
+  } else {
+    top.push_back(scope->body);
+  }
+  for (size_t i = 0; i < top.size(); ++i) {
+    bool found = top[i].get() == node;
+    if (!found) PostOrderVisit(top[i], [&](const ObjectRef& n) { found = found || n.get() == node; });
+    if (found) return i;
+  }
+  return top.size();
+}
+
+PrimFunc AddAllocAndPlace(const PrimFunc& func, const BlockLocation& loc, const Buffer& cache, const Stmt& nest,
+                          bool after, const Block& new_block) {
+  PrimFunc out = ReplaceInFunc(func, loc.block, new_block);
+  auto updated = FindBlock(out, new_block->name_hint);
+  const BlockNode* scope = updated->scope;
+  Block s = GetRef<Block>(scope);
+  auto* n = s.CopyOnWrite();
+  n->body = InsertBeside(scope, updated->realize, nest, after);
+  n->alloc_buffers.push_back(cache);
+  return ReplaceInFunc(out, scope, s);
+}
+
+}  // namespace
+
+PrimFunc CacheRead(const PrimFunc& func, const BlockLocation& loc, int read_index, const std::string& scope,
+                   std::string* new_block) {
+  if (read_index < 0 || read_index >= static_cast<int>(loc.block->reads.size())) {
+    ThrowScheduleError("cache_read", "block \"" + loc.block->name_hint + "\" has " +
+                                         std::to_string(loc.block->reads.size()) + " read buffers; index " +
+                                         std::to_string(read_index) + " is out of range",
+                       func);
+  }
+  Buffer buf = loc.block->reads[read_index]->buffer;
+  // The copy goes right before the consumer's top-level statement: no write
+  // of the buffer may happen from there on (nor by the consumer itself).
+  for (BufferRegion w : loc.block->writes) {
+    if (w->buffer.same_as(buf)) {
+      ThrowScheduleError("cache_read", "block \"" + loc.block->name_hint + "\" also writes " + buf->name +
+                                           "; a cached copy would go stale",
+                         func);
+    }
+  }
+  {
+    size_t consumer_pos = TopLevelPosition(loc.scope, loc.realize);
+    for (const BlockLocation& other : CollectBlocks(func)) {
+      if (other.scope != loc.scope || other.block == loc.block) continue;
+      for (BufferRegion w : other.block->writes) {
+        if (w->buffer.same_as(buf) && TopLevelPosition(loc.scope, other.realize) >= consumer_pos) {
+          ThrowScheduleError("cache_read", "buffer " + buf->name + " is written by block \"" + other.block->name_hint +
+                                               "\" at or after block \"" + loc.block->name_hint +
+                                               "\"; a cached copy would go stale",
+                             func);
+        }
+      }
+    }
+  }
+  std::string name = CacheName(buf, scope);
+  if (FindBlock(func, name)) ThrowScheduleError("cache_read", "a block named \"" + name + "\" already exists", func);
+  Buffer cache = WithScope(buf, name, scope);
+  BufferSwapper swap(buf, cache, /*reads=*/true, /*writes=*/false);
+  Block b = GetRef<Block>(loc.block);
+  {
+    auto* n = b.CopyOnWrite();
+    n->body = swap.VisitStmt(loc.block->body);
+    if (loc.block->init) n->init = swap.VisitStmt(*loc.block->init);
+    n->reads = swap.Swap(loc.block->reads);
+  }
+  *new_block = name;
+  return AddAllocAndPlace(func, loc, cache, CopyNest(buf, cache, name), /*after=*/false, b);
+}
+
+PrimFunc CacheWrite(const PrimFunc& func, const BlockLocation& loc, int write_index, const std::string& scope,
+                    std::string* new_block) {
+  if (write_index < 0 || write_index >= static_cast<int>(loc.block->writes.size())) {
+    ThrowScheduleError("cache_write", "block \"" + loc.block->name_hint + "\" has " +
+                                          std::to_string(loc.block->writes.size()) + " written buffers; index " +
+                                          std::to_string(write_index) + " is out of range",
+                       func);
+  }
+  Buffer buf = loc.block->writes[write_index]->buffer;
+  for (const BlockLocation& other : CollectBlocks(func)) {
+    if (other.block == loc.block || other.scope != loc.scope) continue;
+    for (BufferRegion w : other.block->writes) {
+      if (w->buffer.same_as(buf)) {
+        ThrowScheduleError("cache_write", "buffer " + buf->name + " is also written by block \"" + other.block->name_hint +
+                                              "\"; cache_write needs the block to be its only writer",
+                           func);
+      }
+    }
+  }
+  // The write-back goes after the block's top-level statement: no block may
+  // read the buffer inside that statement.
+  size_t writer_pos = TopLevelPosition(loc.scope, loc.realize);
+  for (const BlockLocation& other : CollectBlocks(func)) {
+    if (other.scope != loc.scope || other.block == loc.block) continue;
+    for (BufferRegion r : other.block->reads) {
+      if (r->buffer.same_as(buf) && TopLevelPosition(loc.scope, other.realize) == writer_pos) {
+        ThrowScheduleError("cache_write", "block \"" + other.block->name_hint + "\" reads " + buf->name +
+                                              " inside the loop nest of block \"" + loc.block->name_hint +
+                                              "\", before a write-back could happen",
+                           func);
+      }
+    }
+  }
+  std::string name = CacheName(buf, scope);
+  if (FindBlock(func, name)) ThrowScheduleError("cache_write", "a block named \"" + name + "\" already exists", func);
+  Buffer cache = WithScope(buf, name, scope);
+  BufferSwapper swap(buf, cache, /*reads=*/true, /*writes=*/true);
+  Block b = GetRef<Block>(loc.block);
+  {
+    auto* n = b.CopyOnWrite();
+    n->body = swap.VisitStmt(loc.block->body);
+    if (loc.block->init) n->init = swap.VisitStmt(*loc.block->init);
+    n->reads = swap.Swap(loc.block->reads);
+    n->writes = swap.Swap(loc.block->writes);
+  }
+  *new_block = name;
+  return AddAllocAndPlace(func, loc, cache, CopyNest(cache, buf, name), /*after=*/true, b);
+}
+
+PrimFunc SetScope(const PrimFunc& func, const BlockLocation& loc, int write_index, const std::string& scope) {
+  if (write_index < 0 || write_index >= static_cast<int>(loc.block->writes.size())) {
+    ThrowScheduleError("set_scope", "write buffer index " + std::to_string(write_index) + " is out of range", func);
+  }
+  Buffer buf = loc.block->writes[write_index]->buffer;
+  for (const auto& kv : func->buffer_map.raw()) {
+    if (kv.second.raw_object().same_as(buf)) {
+      ThrowScheduleError("set_scope", "buffer " + buf->name + " is a function parameter; its scope is fixed", func);
+    }
+  }
+  Buffer scoped = WithScope(buf, buf->name, scope);
+  struct Swap : StmtExprMutator {
+    Buffer from, to;
+    Buffer VisitBufferUse(const Buffer& b) override { return b.same_as(from) ? to : b; }
+    using StmtExprMutator::VisitStmt_;
+    Stmt VisitStmt_(const BlockNode* op) override {
+      Block b = Downcast<Block>(StmtExprMutator::VisitStmt_(op));
+      std::vector<Buffer> allocs;
+      bool changed = false;
+      for (Buffer x : b->alloc_buffers) {
+        allocs.push_back(x.same_as(from) ? to : x);
+        changed = changed || x.same_as(from);
+      }
+      if (changed) b.CopyOnWrite()->alloc_buffers = Array<Buffer>(allocs);
+      return b;
+    }
+  } swap;
+  swap.from = buf;
+  swap.to = scoped;
+  PrimFunc out = func;
+  out.CopyOnWrite()->body = swap.VisitStmt(func->body);
+  return out;
+}
+
+}  // namespace tir
+}  // namespace tessera

@@ -1,0 +1,203 @@
+// compute_inline and reverse_compute_inline: substitute a block's
+// computation into its consumer (or producer) and remove the block
+// (see primitives.h).
+#include <unordered_set>
+
+#include "tir/op.h"
+#include "tir/schedule/primitive/primitives.h"
+
+namespace tessera {
+namespace tir {
+namespace {
+
+// `block` is `buf[v0, v1, ...] = value` with distinct iteration variables as indices.
+const BufferStoreNode* AsSimpleStore(const BlockNode* block, bool* indices_are_iters) {
+  const auto* store = block->body.as<BufferStoreNode>();
+  if (store == nullptr) return nullptr;
+  std::unordered_set<const VarNode*> seen;
+  *indices_are_iters = store->indices.size() == block->iter_vars.size();
+  for (size_t i = 0; i < store->indices.size() && *indices_are_iters; ++i) {
+    const auto* v = store->indices[i].as<VarNode>();
+    *indices_are_iters = v != nullptr && v == block->iter_vars[i]->var.get() && seen.insert(v).second;
+  }
+  return store;
+}
+
+bool IsParamBuffer(const PrimFunc& func, const Buffer& buf) {
+  for (const auto& kv : func->buffer_map.raw())
+    if (kv.second.raw_object().same_as(buf)) return true;
+  return false;
+}
+
+class LoadInliner : public StmtExprMutator {
+ public:
+  LoadInliner(const BufferNode* buf, const BlockNode* producer, PrimExpr value)
+      : buf_(buf), producer_(producer), value_(std::move(value)) {}
+  using StmtExprMutator::VisitExpr_;
+  PrimExpr VisitExpr_(const BufferLoadNode* op) override {
+    if (op->buffer.get() != buf_) return StmtExprMutator::VisitExpr_(op);
+    bool changed = false;
+    Array<PrimExpr> idx = VisitExprs(op->indices, &changed);
+    Map<Var, PrimExpr> vmap;
+    for (size_t i = 0; i < producer_->iter_vars.size(); ++i) vmap.Set(producer_->iter_vars[i]->var, idx[i]);
+    ++count;
+    return Substitute(value_, vmap);
+  }
+  int count = 0;
+
+ private:
+  const BufferNode* buf_;
+  const BlockNode* producer_;
+  PrimExpr value_;
+};
+
+class AllocRemover : public StmtExprMutator {
+ public:
+  explicit AllocRemover(const BufferNode* buf) : buf_(buf) {}
+  using StmtExprMutator::VisitStmt_;
+  Stmt VisitStmt_(const BlockNode* op) override {
+    Block b = Downcast<Block>(StmtExprMutator::VisitStmt_(op));
+    std::vector<Buffer> kept;
+    for (Buffer x : b->alloc_buffers)
+      if (x.get() != buf_) kept.push_back(x);
+    if (kept.size() == b->alloc_buffers.size()) return b;
+    b.CopyOnWrite()->alloc_buffers = Array<Buffer>(kept);
+    return b;
+  }
+  PrimExpr VisitExpr(const PrimExpr& e) override { return e; }
+
+ private:
+  const BufferNode* buf_;
+};
+
+}  // namespace
+
+PrimFunc ComputeInline(const PrimFunc& func, const BlockLocation& loc) {
+  const std::string prim = "compute_inline";
+  const BlockNode* block = loc.block;
+  bool plain = false;
+  const BufferStoreNode* store = AsSimpleStore(block, &plain);
+  if (store == nullptr || block->init) {
+    ThrowScheduleError(prim, "block \"" + block->name_hint + "\" is not a single store (reductions cannot be inlined)",
+                       func);
+  }
+  if (!plain) {
+    ThrowScheduleError(prim, "block \"" + block->name_hint + "\" must store to its iteration variables in order", func);
+  }
+  for (IterVar iv : block->iter_vars) {
+    if (iv->iter_type != kDataPar) {
+      ThrowScheduleError(prim, "block \"" + block->name_hint + "\" has non-spatial iteration variables", func);
+    }
+  }
+  if (IsParamBuffer(func, store->buffer)) {
+    ThrowScheduleError(prim, "block \"" + block->name_hint + "\" writes the function output " + store->buffer->name +
+                                 ", which cannot be inlined",
+                       func);
+  }
+  std::vector<std::string> consumers;
+  for (const BlockLocation& other : CollectBlocks(func)) {
+    if (other.block == block) continue;
+    for (BufferRegion r : other.block->reads)
+      if (r->buffer.same_as(store->buffer)) consumers.push_back(other.block->name_hint);
+  }
+  PrimFunc out = func;
+  out.CopyOnWrite()->body = RemoveBlockNest(func->body, loc);
+  LoadInliner inliner(store->buffer.get(), block, store->value);
+  Stmt body = inliner.VisitStmt(out->body);
+  body = AllocRemover(store->buffer.get()).VisitStmt(body);
+  out.CopyOnWrite()->body = body;
+  return RefreshBlockRegions(out, consumers);
+}
+
+PrimFunc ReverseComputeInline(const PrimFunc& func, const BlockLocation& loc) {
+  const std::string prim = "reverse_compute_inline";
+  const BlockNode* consumer = loc.block;
+  const auto* cstore = consumer->body.as<BufferStoreNode>();
+  if (cstore == nullptr || consumer->init) {
+    ThrowScheduleError(prim, "block \"" + consumer->name_hint + "\" is not a single store", func);
+  }
+  // Exactly one producer block writes what the consumer reads (other than its output).
+  std::optional<BlockLocation> producer;
+  for (BufferRegion r : consumer->reads) {
+    for (const BlockLocation& other : CollectBlocks(func)) {
+      if (other.block == consumer) continue;
+      for (BufferRegion w : other.block->writes) {
+        if (w->buffer.same_as(r->buffer)) {
+          if (producer && producer->block != other.block) {
+            ThrowScheduleError(prim, "block \"" + consumer->name_hint + "\" has several producers", func);
+          }
+          producer = other;
+        }
+      }
+    }
+  }
+  if (!producer) ThrowScheduleError(prim, "block \"" + consumer->name_hint + "\" has no producer block", func);
+  bool plain = false;
+  const BufferStoreNode* pstore = AsSimpleStore(producer->block, &plain);
+  if (pstore == nullptr || producer->block->init || !plain) {
+    ThrowScheduleError(prim, "the producer \"" + producer->block->name_hint +
+                                 "\" must be a single store to its iteration variables (not a reduction)",
+                       func);
+  }
+  // The consumer must read the producer's buffer exactly at its own iteration variables.
+  const Buffer& buf = pstore->buffer;
+  std::vector<PrimExpr> load_indices;
+  bool ok = true;
+  PostOrderVisit(cstore->value, [&](const ObjectRef& n) {
+    if (const auto* load = n.as<BufferLoadNode>()) {
+      if (!load->buffer.same_as(buf)) return;
+      std::vector<PrimExpr> idx = load->indices.to_vector();
+      if (!load_indices.empty()) {
+        for (size_t i = 0; i < idx.size(); ++i) ok = ok && idx[i].same_as(load_indices[i]);
+      }
+      load_indices = idx;
+    }
+  });
+  if (!ok || load_indices.size() != producer->block->iter_vars.size()) {
+    ThrowScheduleError(prim, "block \"" + consumer->name_hint + "\" must read " + buf->name +
+                                 " at one location indexed by its iteration variables",
+                       func);
+  }
+  for (const PrimExpr& e : load_indices) {
+    const auto* v = e.as<VarNode>();
+    bool is_iter = false;
+    for (IterVar iv : consumer->iter_vars) is_iter = is_iter || iv->var.get() == v;
+    if (!is_iter) {
+      ThrowScheduleError(prim, "block \"" + consumer->name_hint + "\" reads " + buf->name +
+                                   " at an index that is not one of its iteration variables",
+                         func);
+    }
+  }
+  if (IsParamBuffer(func, buf)) {
+    ThrowScheduleError(prim, "the intermediate " + buf->name + " is a function parameter and must be kept", func);
+  }
+  // New producer store: consumer's store with consumer iter vars expressed by producer indices.
+  Map<Var, PrimExpr> vmap;
+  for (size_t i = 0; i < load_indices.size(); ++i) vmap.Set(Downcast<Var>(load_indices[i]), pstore->indices[i]);
+  PrimExpr new_value = Substitute(cstore->value, vmap);
+  // Replace the load of the producer buffer by the producer's value.
+  struct Replace : StmtExprMutator {
+    const BufferNode* buf;
+    PrimExpr value;
+    using StmtExprMutator::VisitExpr_;
+    PrimExpr VisitExpr_(const BufferLoadNode* op) override {
+      if (op->buffer.get() == buf) return value;
+      return StmtExprMutator::VisitExpr_(op);
+    }
+  } replace;
+  replace.buf = buf.get();
+  replace.value = pstore->value;
+  new_value = replace.VisitExpr(new_value);
+  std::vector<PrimExpr> new_indices;
+  for (PrimExpr e : cstore->indices) new_indices.push_back(Substitute(e, vmap));
+  Block p = GetRef<Block>(producer->block);
+  p.CopyOnWrite()->body = BufferStore(cstore->buffer, new_value, Array<PrimExpr>(new_indices));
+  PrimFunc out = ReplaceInFunc(func, producer->block, p);
+  auto cloc = FindBlock(out, consumer->name_hint);
+  out.CopyOnWrite()->body = RemoveBlockNest(out->body, *cloc);
+  out.CopyOnWrite()->body = AllocRemover(buf.get()).VisitStmt(out->body);
+  return RefreshBlockRegions(out, {producer->block->name_hint});
+}
+
+}  // namespace tir
+}  // namespace tessera

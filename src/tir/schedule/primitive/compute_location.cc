@@ -1,0 +1,302 @@
+// compute_at and reverse_compute_at: move a block into another loop nest,
+// computing exactly the region needed there (see primitives.h).
+#include <unordered_set>
+
+#include "arith/analyzer.h"
+#include "arith/int_set.h"
+#include "tir/analysis/block_access_region.h"
+#include "tir/op.h"
+#include "tir/schedule/primitive/primitives.h"
+
+namespace tessera {
+namespace tir {
+namespace {
+
+class NodeRemover : public StmtExprMutator {
+ public:
+  explicit NodeRemover(const Object* target) : target_(target) {}
+  Stmt VisitStmt(const Stmt& s) override {
+    if (s.get() == target_) return Evaluate(IntImm(DataType::Int(32), 0));
+    return StmtFunctor::VisitStmt(s);
+  }
+  Stmt VisitStmt_(const SeqStmtNode* op) override {
+    std::vector<Stmt> kept;
+    for (Stmt s : op->seq) {
+      if (s.get() == target_) continue;
+      kept.push_back(VisitStmt(s));
+    }
+    if (kept.empty()) return Evaluate(IntImm(DataType::Int(32), 0));
+    return SeqStmt::Flatten(kept);
+  }
+  PrimExpr VisitExpr(const PrimExpr& e) override { return e; }
+
+ private:
+  const Object* target_;
+};
+
+// The buffers a block writes / reads.
+bool Writes(const BlockNode* b, const Buffer& buf) {
+  for (BufferRegion r : b->writes)
+    if (r->buffer.same_as(buf)) return true;
+  return false;
+}
+bool Reads(const BlockNode* b, const Buffer& buf) {
+  for (BufferRegion r : b->reads)
+    if (r->buffer.same_as(buf)) return true;
+  return false;
+}
+
+// Region (per dimension, as IntSets over the loops above `loop` inclusive of
+// nothing below) that `regions` of blocks under `loop` cover, with the loops
+// strictly inside `loop` relaxed.
+std::vector<arith::IntSet> RelaxedRegion(const PrimFunc& func, const ForNode* loop, const Buffer& buffer,
+                                         bool want_reads, arith::Analyzer* ana, std::vector<std::string>* users) {
+  std::vector<arith::IntSet> result;
+  std::vector<std::vector<arith::IntSet>> per_user;
+  for (const BlockLocation& loc : CollectBlocks(func)) {
+    // Only blocks nested inside `loop`.
+    size_t pos = loc.loops.size();
+    for (size_t i = 0; i < loc.loops.size(); ++i)
+      if (loc.loops[i] == loop) pos = i;
+    if (pos == loc.loops.size()) continue;
+    const Array<BufferRegion>& regions = want_reads ? loc.block->reads : loc.block->writes;
+    std::unordered_map<const Object*, arith::IntSet> dom;
+    // Threads that share the buffer's storage also cover the region: loops
+    // bound to them are relaxed too (threadIdx for "shared", every thread
+    // axis for "global").
+    const std::string& scope = buffer->scope;
+    for (size_t i = 0; i <= pos; ++i) {
+      const ForNode* l = loc.loops[i];
+      if (l->kind != ForKind::kThreadBinding || !l->thread_binding) continue;
+      const std::string& tag = (*l->thread_binding)->thread_tag;
+      bool relax = (scope == "global") || (scope == "shared" && (tag.rfind("threadIdx", 0) == 0 ||
+                                                                   tag.rfind("vthread", 0) == 0));
+      if (relax) dom[l->loop_var.get()] = arith::IntSet::FromMinExtent(l->min, l->extent);
+    }
+    for (size_t i = pos + 1; i < loc.loops.size(); ++i) {
+      dom[loc.loops[i]->loop_var.get()] = arith::IntSet::FromMinExtent(loc.loops[i]->min, loc.loops[i]->extent);
+    }
+    Map<Var, PrimExpr> bind;
+    for (size_t k = 0; k < loc.block->iter_vars.size(); ++k) bind.Set(loc.block->iter_vars[k]->var, loc.realize->iter_values[k]);
+    for (BufferRegion r : regions) {
+      if (!r->buffer.same_as(buffer)) continue;
+      users->push_back(loc.block->name_hint);
+      std::vector<arith::IntSet> sets;
+      for (Range rg : r->region) {
+        PrimExpr lo = Substitute(rg->min, bind);
+        PrimExpr hi = Substitute(add(rg->min, sub(rg->extent, IntImm(rg->extent.dtype(), 1))), bind);
+        arith::IntSet a = arith::EvalSet(lo, dom, ana), b = arith::EvalSet(hi, dom, ana);
+        sets.push_back(arith::Union({a, b}, ana));
+      }
+      per_user.push_back(sets);
+    }
+  }
+  if (per_user.empty()) return result;
+  for (size_t d = 0; d < per_user[0].size(); ++d) {
+    std::vector<arith::IntSet> dim;
+    for (auto& u : per_user) dim.push_back(u[d]);
+    result.push_back(arith::Union(Array<arith::IntSet>(dim), ana));
+  }
+  return result;
+}
+
+// Rebuilds `block`'s realize so that its iteration variables cover `region`
+// (per written/read buffer dimension) with fresh loops ax0, ax1, ...
+Stmt MakeNestForRegion(const std::string& primitive, const PrimFunc& func, const BlockLocation& loc,
+                       const BufferRegion& access, const std::vector<arith::IntSet>& region,
+                       bool preserve_unit_loops, arith::Analyzer* ana) {
+  const BlockNode* block = loc.block;
+  std::vector<PrimExpr> mins(block->iter_vars.size()), extents(block->iter_vars.size());
+  std::vector<bool> assigned(block->iter_vars.size(), false);
+  for (size_t d = 0; d < access->region.size(); ++d) {
+    Range r = access->region[d];
+    const auto* v = r->min.as<VarNode>();
+    if (v == nullptr || !IsConstInt(r->extent, 1)) {
+      if (IsConstInt(r->extent, 1) && AsConstInt(r->min)) continue;  // constant index: nothing to bind
+      ThrowScheduleError(primitive, "block \"" + block->name_hint + "\" accesses " + access->buffer->name +
+                                        " with an index that is not a plain iteration variable; only such blocks "
+                                        "can be moved",
+                         func);
+    }
+    for (size_t k = 0; k < block->iter_vars.size(); ++k) {
+      if (block->iter_vars[k]->var.get() != v) continue;
+      if (!region[d].HasLowerBound() || !region[d].HasUpperBound()) {
+        ThrowScheduleError(primitive, "cannot bound the region of " + access->buffer->name + " needed at the target loop",
+                           func);
+      }
+      mins[k] = ana->Simplify(region[d].min());
+      extents[k] = ana->Simplify(add(sub(region[d].max(), region[d].min()), IntImm(region[d].min().dtype(), 1)));
+      assigned[k] = true;
+    }
+  }
+  std::vector<PrimExpr> values;
+  std::vector<std::pair<Var, PrimExpr>> new_loops;
+  PrimExpr pred = IntImm(DataType::Bool(), 1);
+  int counter = 0;
+  for (size_t k = 0; k < block->iter_vars.size(); ++k) {
+    IterVar iv = block->iter_vars[k];
+    PrimExpr mn = assigned[k] ? mins[k] : iv->dom->min;
+    PrimExpr ext = assigned[k] ? extents[k] : iv->dom->extent;
+    if (mn.dtype() != iv->var.dtype()) mn = cast(iv->var.dtype(), mn);
+    if (ext.dtype() != iv->var.dtype()) ext = cast(iv->var.dtype(), ext);
+    PrimExpr value;
+    if (IsConstInt(ext, 1) && !preserve_unit_loops) {
+      value = mn;
+    } else {
+      Var ax("ax" + std::to_string(counter++), iv->var.dtype());
+      new_loops.emplace_back(ax, ext);
+      value = ana->Simplify(add(mn, ax));
+    }
+    values.push_back(value);
+    // Keep the iteration inside the block's domain when that is not provable.
+    PrimExpr lo = iv->dom->min, hi = add(iv->dom->min, iv->dom->extent);
+    if (!ana->CanProve(greater_equal(mn, lo)) || !ana->CanProve(less_equal(add(mn, ext), hi))) {
+      pred = logical_and(pred, logical_and(greater_equal(value, lo), less(value, hi)));
+    }
+  }
+  Stmt body = BlockRealize(Array<PrimExpr>(values), pred, GetRef<Block>(block));
+  for (size_t i = new_loops.size(); i-- > 0;) {
+    body = For(new_loops[i].first, IntImm(new_loops[i].first.dtype(), 0), new_loops[i].second, ForKind::kSerial, body);
+  }
+  return body;
+}
+
+bool IsAncestor(const LoopLocation& loop, const BlockLocation& block) {
+  for (const ForNode* l : block.loops)
+    if (l == loop.loop) return true;
+  return false;
+}
+
+void BindLoopsAbove(const LoopLocation& loop, arith::Analyzer* ana) {
+  for (const ForNode* a : loop.ancestors) ana->Bind(a->loop_var, Range::FromMinExtent(a->min, a->extent));
+  ana->Bind(loop.loop->loop_var, Range::FromMinExtent(loop.loop->min, loop.loop->extent));
+}
+
+Stmt InsertIntoLoop(const ForNode* loop, const Stmt& nest, bool at_end) {
+  For f = GetRef<For>(loop);
+  f.CopyOnWrite()->body = at_end ? SeqStmt::Flatten({loop->body, nest}) : SeqStmt::Flatten({nest, loop->body});
+  return f;
+}
+
+}  // namespace
+
+Stmt RemoveBlockNest(const Stmt& root, const BlockLocation& loc) {
+  const Object* target = loc.realize;
+  for (const ForNode* l : loc.loops) {
+    auto children = ChildBlocks(GetRef<Stmt>(l));
+    if (children.size() == 1 && children[0] == loc.realize) {
+      target = l;
+      break;
+    }
+  }
+  return NodeRemover(target).VisitStmt(root);
+}
+
+PrimFunc RefreshBlockRegions(const PrimFunc& func, const std::vector<std::string>& names) {
+  PrimFunc out = func;
+  for (const std::string& name : names) {
+    auto loc = FindBlock(out, name);
+    if (!loc) continue;
+    auto [reads, writes] = InferBlockAccessRegions(GetRef<Block>(loc->block));
+    Block b = GetRef<Block>(loc->block);
+    auto* n = b.CopyOnWrite();
+    n->reads = reads;
+    n->writes = writes;
+    out = ReplaceInFunc(out, loc->block, b);
+  }
+  return out;
+}
+
+PrimFunc ComputeAt(const PrimFunc& func, const BlockLocation& loc, const LoopLocation& loop, bool preserve_unit_loops) {
+  const std::string prim = "compute_at";
+  if (IsAncestor(loop, loc)) {
+    ThrowScheduleError(prim, "loop " + loop.loop->loop_var->name_hint + " already encloses block \"" +
+                                 loc.block->name_hint + "\"",
+                       func);
+  }
+  if (loop.scope != loc.scope) {
+    ThrowScheduleError(prim, "block \"" + loc.block->name_hint + "\" and loop " + loop.loop->loop_var->name_hint +
+                                 " are in different block scopes",
+                       func);
+  }
+  if (loc.block->writes.size() != 1) {
+    ThrowScheduleError(prim, "block \"" + loc.block->name_hint + "\" must write exactly one buffer", func);
+  }
+  BufferRegion write = loc.block->writes[0];
+  // Every consumer in the scope must be under `loop`.
+  for (const BlockLocation& other : CollectBlocks(func)) {
+    if (other.scope != loc.scope || other.block == loc.block || !Reads(other.block, write->buffer)) continue;
+    if (!IsAncestor(loop, other)) {
+      ThrowScheduleError(prim, "block \"" + other.block->name_hint + "\" also consumes " + write->buffer->name +
+                                   " but is not under loop " + loop.loop->loop_var->name_hint +
+                                   "; compute_at needs every consumer under the target loop",
+                         func);
+    }
+  }
+  arith::Analyzer ana;
+  BindLoopsAbove(loop, &ana);
+  std::vector<std::string> users;
+  auto region = RelaxedRegion(func, loop.loop, write->buffer, /*want_reads=*/true, &ana, &users);
+  if (region.empty()) {
+    ThrowScheduleError(prim, "no block under loop " + loop.loop->loop_var->name_hint + " reads " + write->buffer->name,
+                       func);
+  }
+  Stmt nest = MakeNestForRegion(prim, func, loc, write, region, preserve_unit_loops, &ana);
+  // Remove the old nest, then insert the new one at the start of the loop body.
+  PrimFunc removed = func;
+  removed.CopyOnWrite()->body = RemoveBlockNest(func->body, loc);
+  auto new_loop = FindLoop(removed, loop.loop->loop_var.get());
+  TESSERA_ICHECK(new_loop.has_value()) << "compute_at lost the target loop";
+  return ReplaceInFunc(removed, new_loop->loop, InsertIntoLoop(new_loop->loop, nest, /*at_end=*/false));
+}
+
+PrimFunc ReverseComputeAt(const PrimFunc& func, const BlockLocation& loc, const LoopLocation& loop,
+                          bool preserve_unit_loops) {
+  const std::string prim = "reverse_compute_at";
+  if (IsAncestor(loop, loc)) {
+    ThrowScheduleError(prim, "loop " + loop.loop->loop_var->name_hint + " already encloses block \"" +
+                                 loc.block->name_hint + "\"",
+                       func);
+  }
+  if (loop.scope != loc.scope) {
+    ThrowScheduleError(prim, "block \"" + loc.block->name_hint + "\" and loop " + loop.loop->loop_var->name_hint +
+                                 " are in different block scopes",
+                       func);
+  }
+  // The consumer reads what producers under `loop` write; other producers must not be after it.
+  std::optional<BufferRegion> read;
+  for (BufferRegion r : loc.block->reads) {
+    for (const BlockLocation& other : CollectBlocks(func)) {
+      if (other.scope == loc.scope && other.block != loc.block && Writes(other.block, r->buffer) &&
+          IsAncestor(loop, other)) {
+        read = r;
+      }
+    }
+  }
+  if (!read) {
+    ThrowScheduleError(prim, "no block under loop " + loop.loop->loop_var->name_hint + " produces what block \"" +
+                                 loc.block->name_hint + "\" reads",
+                       func);
+  }
+  for (const BlockLocation& other : CollectBlocks(func)) {
+    if (other.scope != loc.scope || other.block == loc.block || !Writes(other.block, (*read)->buffer)) continue;
+    if (!IsAncestor(loop, other)) {
+      ThrowScheduleError(prim, "block \"" + other.block->name_hint + "\" also produces " + (*read)->buffer->name +
+                                   " but is not under loop " + loop.loop->loop_var->name_hint,
+                         func);
+    }
+  }
+  arith::Analyzer ana;
+  BindLoopsAbove(loop, &ana);
+  std::vector<std::string> users;
+  auto region = RelaxedRegion(func, loop.loop, (*read)->buffer, /*want_reads=*/false, &ana, &users);
+  Stmt nest = MakeNestForRegion(prim, func, loc, *read, region, preserve_unit_loops, &ana);
+  PrimFunc removed = func;
+  removed.CopyOnWrite()->body = RemoveBlockNest(func->body, loc);
+  auto new_loop = FindLoop(removed, loop.loop->loop_var.get());
+  TESSERA_ICHECK(new_loop.has_value()) << "reverse_compute_at lost the target loop";
+  return ReplaceInFunc(removed, new_loop->loop, InsertIntoLoop(new_loop->loop, nest, /*at_end=*/true));
+}
+
+}  // namespace tir
+}  // namespace tessera

@@ -1,0 +1,220 @@
+// CompactBufferAllocation (see compact_buffer_allocation.h).
+#include "tir/transform/compact_buffer_allocation.h"
+
+#include <unordered_map>
+#include <unordered_set>
+
+#include "arith/analyzer.h"
+#include "arith/int_set.h"
+#include "tir/functor.h"
+#include "tir/op.h"
+
+namespace tessera {
+namespace tir {
+namespace {
+
+struct Access {
+  std::vector<const ForNode*> loops;  // enclosing loops, outermost first
+  Array<PrimExpr> indices;
+};
+
+// Collects, for each buffer declared by DeclBuffer, every access with its loop stack.
+class AccessCollector : public StmtExprVisitor {
+ public:
+  using StmtExprVisitor::VisitExpr_;
+  using StmtExprVisitor::VisitStmt_;
+  void VisitStmt_(const ForNode* op) override {
+    VisitExpr(op->min);
+    VisitExpr(op->extent);
+    loops_.push_back(op);
+    VisitStmt(op->body);
+    loops_.pop_back();
+  }
+  void VisitStmt_(const DeclBufferNode* op) override {
+    declared[op->buffer->data.get()] = op->buffer;
+    decl_depth[op->buffer->data.get()] = loops_.size();
+    StmtExprVisitor::VisitStmt_(op);
+  }
+  void VisitExpr_(const BufferLoadNode* op) override {
+    accesses[op->buffer->data.get()].push_back({loops_, op->indices});
+    StmtExprVisitor::VisitExpr_(op);
+  }
+  void VisitStmt_(const BufferStoreNode* op) override {
+    accesses[op->buffer->data.get()].push_back({loops_, op->indices});
+    StmtExprVisitor::VisitStmt_(op);
+  }
+  void VisitExpr_(const CallNode* op) override {
+    // Pointers handed to external code: keep those buffers as they are.
+    for (PrimExpr a : op->args)
+      if (const auto* v = a.as<VarNode>()) escaped.insert(v);
+    StmtExprVisitor::VisitExpr_(op);
+  }
+  std::unordered_map<const VarNode*, Buffer> declared;
+  std::unordered_map<const VarNode*, size_t> decl_depth;
+  std::unordered_map<const VarNode*, std::vector<Access>> accesses;
+  std::unordered_set<const VarNode*> escaped;
+
+ private:
+  std::vector<const ForNode*> loops_;
+};
+
+struct Plan {
+  Buffer old_buffer, new_buffer;
+  const ForNode* lca = nullptr;  // allocate inside this loop's body (nullptr: keep the place)
+  std::vector<PrimExpr> mins;
+};
+
+class Rewriter : public StmtExprMutator {
+ public:
+  explicit Rewriter(std::unordered_map<const VarNode*, Plan> plans) : plans_(std::move(plans)) {
+    for (auto& [v, p] : plans_)
+      if (p.lca) by_loop_[p.lca].push_back(&p);
+  }
+  using StmtExprMutator::VisitExpr_;
+  using StmtExprMutator::VisitStmt_;
+
+  Stmt VisitStmt_(const AllocateNode* op) override {
+    auto it = plans_.find(op->buffer_var.get());
+    if (it == plans_.end()) return StmtExprMutator::VisitStmt_(op);
+    Stmt body = VisitStmt(op->body);
+    if (it->second.lca != nullptr) return body;  // re-allocated at its loop
+    return Allocate(op->buffer_var, op->dtype, it->second.new_buffer->shape, op->condition, body, op->annotations);
+  }
+  Stmt VisitStmt_(const DeclBufferNode* op) override {
+    auto it = plans_.find(op->buffer->data.get());
+    if (it == plans_.end()) return StmtExprMutator::VisitStmt_(op);
+    Stmt body = VisitStmt(op->body);
+    if (it->second.lca != nullptr) return body;
+    return DeclBuffer(it->second.new_buffer, body);
+  }
+  Stmt VisitStmt_(const ForNode* op) override {
+    Stmt s = StmtExprMutator::VisitStmt_(op);
+    auto it = by_loop_.find(op);
+    if (it == by_loop_.end()) return s;
+    For f = Downcast<For>(s);
+    Stmt body = f->body;
+    for (const Plan* p : it->second) {
+      body = DeclBuffer(p->new_buffer, body);
+      body = Allocate(p->new_buffer->data, p->new_buffer->dtype, p->new_buffer->shape, IntImm(DataType::Bool(), 1), body);
+    }
+    f.CopyOnWrite()->body = body;
+    return f;
+  }
+  PrimExpr VisitExpr_(const BufferLoadNode* op) override {
+    PrimExpr e = StmtExprMutator::VisitExpr_(op);
+    const auto* load = e.as<BufferLoadNode>();
+    auto it = plans_.find(load->buffer->data.get());
+    if (it == plans_.end()) return e;
+    return BufferLoad(it->second.new_buffer, Shift(load->indices, it->second), load->span);
+  }
+  Stmt VisitStmt_(const BufferStoreNode* op) override {
+    Stmt s = StmtExprMutator::VisitStmt_(op);
+    const auto* store = s.as<BufferStoreNode>();
+    auto it = plans_.find(store->buffer->data.get());
+    if (it == plans_.end()) return s;
+    return BufferStore(it->second.new_buffer, store->value, Shift(store->indices, it->second), store->span);
+  }
+
+ private:
+  static Array<PrimExpr> Shift(const Array<PrimExpr>& idx, const Plan& p) {
+    std::vector<PrimExpr> out;
+    for (size_t d = 0; d < idx.size(); ++d) out.push_back(IsConstInt(p.mins[d], 0) ? idx[d] : sub(idx[d], p.mins[d]));
+    return Array<PrimExpr>(out);
+  }
+  std::unordered_map<const VarNode*, Plan> plans_;
+  std::unordered_map<const ForNode*, std::vector<const Plan*>> by_loop_;
+};
+
+}  // namespace
+
+PrimFunc CompactBufferAllocation(PrimFunc func) {
+  AccessCollector collector;
+  collector.VisitStmt(func->body);
+  std::unordered_map<const VarNode*, Plan> plans;
+  for (const auto& [var, buffer] : collector.declared) {
+    auto it = collector.accesses.find(var);
+    if (it == collector.accesses.end() || collector.escaped.count(var)) continue;
+    const std::vector<Access>& accesses = it->second;
+    // Common loop prefix of all accesses (not above the declaration).
+    size_t common = accesses[0].loops.size();
+    for (const Access& a : accesses) {
+      size_t k = 0;
+      while (k < common && k < a.loops.size() && a.loops[k] == accesses[0].loops[k]) ++k;
+      common = k;
+    }
+    size_t depth = collector.decl_depth[var];
+    if (common < depth) continue;
+    arith::Analyzer ana;
+    for (size_t k = 0; k < common; ++k) {
+      const ForNode* l = accesses[0].loops[k];
+      ana.Bind(l->loop_var, Range::FromMinExtent(l->min, l->extent));
+    }
+    const size_t ndim = buffer->shape.size();
+    std::vector<arith::IntSet> dims(ndim, arith::IntSet::Nothing());
+    bool ok = true;
+    for (const Access& a : accesses) {
+      std::unordered_map<const Object*, arith::IntSet> dom;
+      for (size_t k = common; k < a.loops.size(); ++k) {
+        ana.Bind(a.loops[k]->loop_var, Range::FromMinExtent(a.loops[k]->min, a.loops[k]->extent), true);
+        dom[a.loops[k]->loop_var.get()] = arith::IntSet::FromMinExtent(a.loops[k]->min, a.loops[k]->extent);
+      }
+      for (size_t d = 0; d < ndim && ok; ++d) {
+        if (a.indices[d].dtype().lanes() > 1) {
+          ok = false;
+          break;
+        }
+        dims[d] = arith::Union({dims[d], arith::EvalSet(a.indices[d], dom, &ana)}, &ana);
+      }
+    }
+    if (!ok) continue;
+    Plan plan;
+    plan.old_buffer = buffer;
+    std::vector<PrimExpr> shape;
+    bool shrinks = false;
+    for (size_t d = 0; d < ndim; ++d) {
+      if (!dims[d].HasLowerBound() || !dims[d].HasUpperBound()) {
+        ok = false;
+        break;
+      }
+      PrimExpr mn = ana.Simplify(dims[d].min());
+      PrimExpr ext = ana.Simplify(add(sub(dims[d].max(), dims[d].min()), IntImm(dims[d].min().dtype(), 1)));
+      const int64_t* c = AsConstInt(ext);
+      if (c == nullptr) {
+        // A symbolic extent: use its constant upper bound.
+        auto bound = ana.const_int_bound(ext);
+        if (bound->max_value >= arith::ConstIntBound::kPosInf) {
+          ok = false;
+          break;
+        }
+        ext = IntImm(ext.dtype(), bound->max_value);
+        c = AsConstInt(ext);
+      }
+      const int64_t* full = AsConstInt(buffer->shape[d]);
+      if (full != nullptr && *c >= *full) {
+        mn = IntImm(buffer->shape[d].dtype(), 0);
+        ext = buffer->shape[d];
+      } else {
+        shrinks = true;
+      }
+      plan.mins.push_back(cast(buffer->shape[d].dtype(), mn));
+      shape.push_back(cast(buffer->shape[d].dtype(), ext));
+    }
+    if (!ok || !buffer->strides.empty()) continue;
+    const ForNode* lca = common > depth ? accesses[0].loops[common - 1] : nullptr;
+    if (!shrinks && lca == nullptr) continue;
+    if (!shrinks) {
+      // Same size: keep it where it is.
+      continue;
+    }
+    plan.lca = lca;
+    plan.new_buffer = Buffer(buffer->data, buffer->dtype, Array<PrimExpr>(shape), {}, buffer->elem_offset, buffer->name,
+                             buffer->scope, buffer->data_alignment, buffer->offset_factor, buffer->span);
+    plans.emplace(var, plan);
+  }
+  if (plans.empty()) return func;
+  func.CopyOnWrite()->body = Rewriter(std::move(plans)).VisitStmt(func->body);
+  return func;
+}
+
+}  // namespace tir
+}  // namespace tessera

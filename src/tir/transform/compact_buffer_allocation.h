@@ -1,0 +1,16 @@
+// CompactBufferAllocation: shrinks each intermediate buffer to the region
+// actually accessed and allocates it at the innermost loop enclosing all
+// its accesses (e.g. a cache_write tile becomes a per-tile register-sized
+// array instead of a full copy of the output). Runs after LowerBlocks,
+// before FlattenBuffer; buffers whose region cannot be bounded stay as they are.
+#pragma once
+
+#include "tir/function.h"
+
+namespace tessera {
+namespace tir {
+
+PrimFunc CompactBufferAllocation(PrimFunc func);
+
+}  // namespace tir
+}  // namespace tessera
