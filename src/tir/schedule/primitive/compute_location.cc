@@ -172,9 +172,36 @@ void BindLoopsAbove(const LoopLocation& loop, arith::Analyzer* ana) {
   ana->Bind(loop.loop->loop_var, Range::FromMinExtent(loop.loop->min, loop.loop->extent));
 }
 
-Stmt InsertIntoLoop(const ForNode* loop, const Stmt& nest, bool at_end) {
+// Inserts `nest` into the loop body: right before the first statement with a
+// block reading `buffer` (compute_at), or right after the last statement with
+// a block writing it (reverse_compute_at), as TVM's default index does.
+Stmt InsertIntoLoop(const ForNode* loop, const Stmt& nest, bool after_producers, const Buffer& buffer) {
+  std::vector<Stmt> items;
+  if (const auto* seq = loop->body.as<SeqStmtNode>()) {
+    for (Stmt s : seq->seq) items.push_back(s);
+  } else {
+    items.push_back(loop->body);
+  }
+  auto touches = [&](const Stmt& s) {
+    bool hit = false;
+    PostOrderVisit(s, [&](const ObjectRef& n) {
+      const auto* br = n.as<BlockRealizeNode>();
+      if (br == nullptr) return;
+      if (after_producers ? Writes(br->block.get(), buffer) : Reads(br->block.get(), buffer)) hit = true;
+    });
+    return hit;
+  };
+  size_t pos = after_producers ? 0 : items.size();
+  if (after_producers) {
+    for (size_t i = 0; i < items.size(); ++i)
+      if (touches(items[i])) pos = i + 1;
+  } else {
+    for (size_t i = items.size(); i-- > 0;)
+      if (touches(items[i])) pos = i;
+  }
+  items.insert(items.begin() + static_cast<std::ptrdiff_t>(pos), nest);
   For f = GetRef<For>(loop);
-  f.CopyOnWrite()->body = at_end ? SeqStmt::Flatten({loop->body, nest}) : SeqStmt::Flatten({nest, loop->body});
+  f.CopyOnWrite()->body = SeqStmt::Flatten(items);
   return f;
 }
 
@@ -247,7 +274,7 @@ PrimFunc ComputeAt(const PrimFunc& func, const BlockLocation& loc, const LoopLoc
   removed.CopyOnWrite()->body = RemoveBlockNest(func->body, loc);
   auto new_loop = FindLoop(removed, loop.loop->loop_var.get());
   TESSERA_ICHECK(new_loop.has_value()) << "compute_at lost the target loop";
-  return ReplaceInFunc(removed, new_loop->loop, InsertIntoLoop(new_loop->loop, nest, /*at_end=*/false));
+  return ReplaceInFunc(removed, new_loop->loop, InsertIntoLoop(new_loop->loop, nest, /*after_producers=*/false, write->buffer));
 }
 
 PrimFunc ReverseComputeAt(const PrimFunc& func, const BlockLocation& loc, const LoopLocation& loop,
@@ -295,7 +322,7 @@ PrimFunc ReverseComputeAt(const PrimFunc& func, const BlockLocation& loc, const 
   removed.CopyOnWrite()->body = RemoveBlockNest(func->body, loc);
   auto new_loop = FindLoop(removed, loop.loop->loop_var.get());
   TESSERA_ICHECK(new_loop.has_value()) << "reverse_compute_at lost the target loop";
-  return ReplaceInFunc(removed, new_loop->loop, InsertIntoLoop(new_loop->loop, nest, /*at_end=*/true));
+  return ReplaceInFunc(removed, new_loop->loop, InsertIntoLoop(new_loop->loop, nest, /*after_producers=*/true, (*read)->buffer));
 }
 
 }  // namespace tir
