@@ -4,6 +4,7 @@ Tessera time: > 1 means Tessera is faster). `make bench` runs it.
   (a) elementwise add of 2^24 float32         vs NumPy
   (b) sgemm 1024^3, hand-scheduled TIR        vs NumPy (OpenBLAS)
   (c) time to build mm_relu (128^3)            (absolute, target < 100 ms)
+  (d) sgemm 1024^3 scheduled with tvm.tir.Schedule primitives vs NumPy
 """
 import os
 import sys
@@ -12,11 +13,13 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "python"))
+sys.path.insert(0, os.path.dirname(__file__))
 import tessera as tvm  # noqa: E402
 from tessera import tir  # noqa: E402
 from tir_build_helpers import buf, func, block, loops  # noqa: E402
 
 from sgemm_schedule import sgemm_func  # noqa: E402
+from sgemm_primitives import schedule as sgemm_schedule  # noqa: E402
 
 
 def best_of(fn, repeat=7, number=5):
@@ -58,6 +61,18 @@ def bench_sgemm():
     return t_tessera, t_numpy
 
 
+def bench_sgemm_scheduled():
+    n = 1024
+    lib = tvm.build(sgemm_schedule().mod)
+    a, b = np.random.rand(n, n).astype("float32"), np.random.rand(n, n).astype("float32")
+    an, bn, cn = tvm.nd.array(a), tvm.nd.array(b), tvm.nd.empty((n, n), "float32")
+    f = lib["main"]
+    t_tessera = best_of(lambda: f(an, bn, cn), repeat=5, number=3)
+    t_numpy = best_of(lambda: a @ b, repeat=5, number=3)
+    np.testing.assert_allclose(cn.numpy(), a @ b, rtol=1e-3, atol=1e-3)
+    return t_tessera, t_numpy
+
+
 def mm_relu_func(n=128):
     A, B, C, Y = buf("A", (n, n)), buf("B", (n, n)), buf("C", (n, n)), buf("Y", (n, n))
     mm = loops([n, n, n], lambda i, j, k: block(
@@ -87,6 +102,9 @@ def main():
     print(f"(a) add 2^24 float32   tessera {t * 1e3:8.3f} ms   numpy  {p * 1e3:8.3f} ms   ratio {p / t:5.2f}x")
     t, p = bench_sgemm()
     print(f"(b) sgemm 1024^3       tessera {t * 1e3:8.3f} ms   numpy  {p * 1e3:8.3f} ms   ratio {p / t:5.2f}x"
+          f"   ({2 * 1024 ** 3 / t / 1e9:.1f} GFLOP/s)")
+    t, p = bench_sgemm_scheduled()
+    print(f"(d) sgemm via Schedule tessera {t * 1e3:8.3f} ms   numpy  {p * 1e3:8.3f} ms   ratio {p / t:5.2f}x"
           f"   ({2 * 1024 ** 3 / t / 1e9:.1f} GFLOP/s)")
     t = bench_build()
     print(f"(c) build mm_relu      tessera {t * 1e3:8.3f} ms   (target < 100 ms)")
