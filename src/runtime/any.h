@@ -165,9 +165,13 @@ struct AnyConverter<Any> {
   static bool Check(const Any&) { return true; }
   static Any Convert(const Any& v) { return v; }
 };
+// Arrays have their own converter (array.h): elements are normalized.
+template <typename T>
+struct IsArrayRef : std::false_type {};
+
 // Object references: None converts to an undefined reference.
 template <typename T>
-struct AnyConverter<T, std::enable_if_t<std::is_base_of_v<ObjectRef, T>>> {
+struct AnyConverter<T, std::enable_if_t<std::is_base_of_v<ObjectRef, T> && !IsArrayRef<T>::value>> {
   using Node = typename T::ContainerType;
   static bool Check(const Any& v) {
     return v.is_none() || (v.is_object() && v.raw_object()->template IsInstance<Node>());

@@ -96,4 +96,37 @@ class Array : public ObjectRef {
   ArrayObj* Mutable() { return this->template CopyOnWriteAs<ArrayObj>(); }
 };
 
+template <typename T>
+struct IsArrayRef<Array<T>> : std::true_type {};
+
+// Any -> Array<T>: None is the empty array; elements are converted to T's
+// canonical form (e.g. Python ints become IntImm in an Array<PrimExpr>), so
+// an array always holds what its type says.
+template <typename T>
+struct AnyConverter<Array<T>> {
+  static bool Check(const Any& v) { return v.is_none() || v.as<ArrayObj>() != nullptr; }
+  static Array<T> Convert(const Any& v) {
+    if (v.is_none()) return Array<T>();
+    const ArrayObj* a = v.as<ArrayObj>();
+    if (a == nullptr) ThrowAnyCastError(v, "Array");
+    if constexpr (std::is_same_v<T, Any>) {
+      return Array<T>(v.raw_object().data());
+    } else {
+      bool canonical = true;
+      for (const Any& x : a->data) {
+        if constexpr (std::is_base_of_v<ObjectRef, T>) {
+          canonical = canonical && (x.is_none() || x.is_object());
+        } else {
+          canonical = canonical && !x.is_object();
+        }
+      }
+      if (canonical) return Array<T>(v.raw_object().data());
+      std::vector<T> out;
+      out.reserve(a->data.size());
+      for (const Any& x : a->data) out.push_back(x.cast<T>());
+      return Array<T>(out);
+    }
+  }
+};
+
 }  // namespace tessera

@@ -230,3 +230,34 @@ def test_copy_is_independent():
     other.split(i, factors=[4, 8])
     assert extents(sch, sch.get_loops(b)) == [32, 24, 16]
     assert extents(other, other.get_loops(b)) == [4, 8, 24, 16]
+
+
+def test_transform_layout_of_an_intermediate():
+    a = np.random.default_rng(4).random((16, 16)).astype("float32")
+    sch = tvm.tir.Schedule(two_stage())
+    sch.transform_layout("B", ("write", 0), lambda i, j: (j // 4, i, j % 4))
+    b = sch.get(sch.get_block("B"))
+    assert [int(x) for x in b.writes[0].buffer.shape] == [4, 16, 4]
+    np.testing.assert_allclose(run(sch.mod, a, out_shape=(16, 16)), a * 2 + 1, rtol=1e-6)
+    assert "lambda i, j: (j // 4, i, j % 4)" in str(sch.trace)
+    before = sch.mod
+    with pytest.raises(tvm.tir.ScheduleError, match="function parameter"):
+        sch.transform_layout("C", ("write", 0), lambda i, j: (j, i))
+    with pytest.raises(tvm.tir.ScheduleError, match="bijective"):
+        sch.transform_layout("C", ("read", 0), lambda i, j, k: (i, i, k))
+    assert sch.mod.same_as(before)
+
+
+def test_sample_compute_location_gives_legal_loops():
+    a = np.random.default_rng(5).random((16, 16)).astype("float32")
+    seen = set()
+    for seed in range(12):
+        sch = tvm.tir.Schedule(two_stage(), seed=seed)
+        loc = sch.sample_compute_location(sch.get_block("B"))
+        sch.compute_at(sch.get_block("B"), loc)
+        seen.add(sch.mod.script())
+        np.testing.assert_allclose(run(sch.mod, a, out_shape=(16, 16)), a * 2 + 1, rtol=1e-6)
+        replay = tvm.tir.Schedule(two_stage())
+        sch.trace.apply_to_schedule(replay)
+        assert tvm.ir.structural_equal(replay.mod, sch.mod)
+    assert len(seen) > 1  # different seeds pick different locations (different programs)

@@ -59,7 +59,7 @@ def random_step(sch, rng):
     lps = sch.get_loops(blk)
     op = rng.choice(["split", "fuse", "reorder", "parallel", "vectorize", "unroll", "compute_at",
                      "reverse_compute_at", "compute_inline", "reverse_compute_inline", "cache_read", "cache_write",
-                     "decompose_reduction"])
+                     "decompose_reduction", "transform_layout", "sample_compute_location"])
     if op == "split" and lps:
         loop = rng.choice(lps)
         f = [rng.choice([None, 1, 2, 3, 4, 5, 7]) for _ in range(rng.choice([2, 3]))]
@@ -81,6 +81,11 @@ def random_step(sch, rng):
         getattr(sch, op)(blk)
     elif op in ("cache_read", "cache_write"):
         getattr(sch, op)(blk, rng.randrange(2), rng.choice(["global", "local"]))
+    elif op == "transform_layout":
+        perm = rng.choice([lambda i, j: (j, i), lambda i, j: (i // 2, j, i % 2), lambda i, j: (i, j)])
+        sch.transform_layout(blk, (rng.choice(["read", "write"]), 0), perm)
+    elif op == "sample_compute_location":
+        sch.compute_at(blk, sch.sample_compute_location(blk))
     elif op == "decompose_reduction" and lps:
         sch.decompose_reduction(blk, rng.choice(lps))
     return op
@@ -91,7 +96,7 @@ def test_random_schedules_preserve_results_or_fail_cleanly(case):
     rng = random.Random(case)
     make = PROGRAMS[case % len(PROGRAMS)]
     f, in_shapes, out_shapes, ref = make()
-    sch = tvm.tir.Schedule(f)
+    sch = tvm.tir.Schedule(f, seed=case)
     for _ in range(rng.randrange(1, 6)):
         before = sch.mod
         try:

@@ -391,6 +391,11 @@ BlockRV Schedule::DecomposeReduction(const BlockRV& block, const LoopRV& loop) c
 
 #define TESSERA_SCHEDULE_MOVE(Method, Fn, Name, Kind)                                              \
   void Schedule::Method(const BlockRV& block, const LoopRV& loop, bool preserve_unit_loops, int index) const { \
+    if (!LoopEntryOf(loop, Name).var.defined()) { /* the "root" location: stay */                   \
+      LocateBlock(block, Name);                                                                      \
+      Record(Kind, {block, loop}, {preserve_unit_loops, static_cast<int64_t>(index)}, {});           \
+      return;                                                                                        \
+    }                                                                                                \
     BlockLocation bloc = LocateBlock(block, Name);                                                   \
     LoopLocation lloc = LocateLoop(loop, Name);                                                      \
     const std::string func = get()->blocks.at(block.get()).func;                                     \
@@ -471,6 +476,57 @@ void Schedule::Tensorize(const ObjectRef& block_or_loop, const std::string& intr
     Commit(func, tir::Tensorize(blocked, *bloc, intrin));
   }
   Record("Tensorize", {block_or_loop}, {intrin_name}, {});
+}
+
+void Schedule::TransformLayout(const BlockRV& block, bool is_write, int buffer_index, const Array<Var>& initial,
+                               const Array<PrimExpr>& final_indices) const {
+  BlockLocation loc = LocateBlock(block, "transform_layout");
+  const std::string func = get()->blocks.at(block.get()).func;
+  Commit(func, tir::TransformLayout(FuncOf(func), loc, is_write, buffer_index, initial, final_indices));
+  Record("TransformLayout", {block, initial, final_indices}, {is_write, static_cast<int64_t>(buffer_index)}, {});
+}
+
+LoopRV Schedule::SampleComputeLocation(const BlockRV& block, const std::optional<int64_t>& decision) const {
+  BlockLocation loc = LocateBlock(block, "sample_compute_location");
+  const std::string func = get()->blocks.at(block.get()).func;
+  PrimFunc f = FuncOf(func);
+  // Candidates: loops of the block's scope where compute_at succeeds, in program order.
+  std::vector<Var> candidates;
+  std::vector<const ForNode*> loops_in_order;
+  std::function<void(const Stmt&)> walk = [&](const Stmt& s) {
+    if (const auto* l = s.as<ForNode>()) {
+      loops_in_order.push_back(l);
+      walk(l->body);
+    } else if (const auto* seq = s.as<SeqStmtNode>()) {
+      for (Stmt x : seq->seq) walk(x);
+    } else if (const auto* ite = s.as<IfThenElseNode>()) {
+      walk(ite->then_case);
+      if (ite->else_case) walk(*ite->else_case);
+    }
+  };
+  walk(loc.scope->body);
+  for (const ForNode* l : loops_in_order) {
+    auto lloc = FindLoop(f, l->loop_var.get());
+    if (!lloc) continue;
+    try {
+      tir::ComputeAt(f, loc, *lloc, false);
+      candidates.push_back(l->loop_var);
+    } catch (const Error& e) {
+      if (e.kind() != "ScheduleError") throw;
+    }
+  }
+  int64_t index = -1;
+  if (decision) {
+    index = *decision;
+    TESSERA_CHECK_OR_THROW(index >= -1 && index < static_cast<int64_t>(candidates.size()), ValueError)
+        << "sample_compute_location decision " << index << " is out of range (" << candidates.size() << " candidates)";
+  } else {
+    index = static_cast<int64_t>(NextRandom() % (candidates.size() + 1)) - 1;
+  }
+  LoopRV rv = LoopRV::Make();
+  self()->loops[rv.get()] = {func, index < 0 ? Var() : candidates[static_cast<size_t>(index)]};
+  Record("SampleComputeLocation", {block}, {}, {rv}, Any(index));
+  return rv;
 }
 
 namespace {
@@ -640,6 +696,12 @@ void Schedule::ApplyTrace(const Trace& trace, bool remove_postproc) const {
       outs.push_back(Blockize(in[0].cast<LoopRV>()));
     } else if (k == "Tensorize") {
       Tensorize(in[0].cast<ObjectRef>(), attrs.at_any(0).cast<std::string>());
+    } else if (k == "TransformLayout") {
+      TransformLayout(in[0].cast<BlockRV>(), attrs.at_any(0).cast<bool>(), attrs.at_any(1).cast<int>(),
+                      in[1].cast<Array<Var>>(), in[2].cast<Array<PrimExpr>>());
+    } else if (k == "SampleComputeLocation") {
+      auto d = trace->GetDecision(inst);
+      outs.push_back(SampleComputeLocation(in[0].cast<BlockRV>(), d ? std::optional<int64_t>(d->cast<int64_t>()) : std::nullopt));
     } else if (k == "SamplePerfectTile") {
       auto d = trace->GetDecision(inst);
       for (Var v : SamplePerfectTile(in[0].cast<LoopRV>(), attrs.at_any(0).cast<int>(), attrs.at_any(1).cast<int>(),
@@ -720,6 +782,12 @@ TESSERA_REGISTER_GLOBAL("tir.schedule.Blockize").set_body_typed([](Schedule s, L
 TESSERA_REGISTER_GLOBAL("tir.schedule.Tensorize").set_body_typed([](Schedule s, ObjectRef x, std::string name) {
   s.Tensorize(x, name);
 });
+TESSERA_REGISTER_GLOBAL("tir.schedule.TransformLayout")
+    .set_body_typed([](Schedule s, BlockRV b, bool is_write, int idx, Array<Var> initial, Array<PrimExpr> final_indices) {
+      s.TransformLayout(b, is_write, idx, initial, final_indices);
+    });
+TESSERA_REGISTER_GLOBAL("tir.schedule.SampleComputeLocation")
+    .set_body_typed([](Schedule s, BlockRV b, std::optional<int64_t> decision) { return s.SampleComputeLocation(b, decision); });
 TESSERA_REGISTER_GLOBAL("tir.schedule.SamplePerfectTile")
     .set_body_typed([](Schedule s, LoopRV l, int n, int max_inner, std::optional<Array<Any>> decision) {
       return s.SamplePerfectTile(l, n, max_inner, decision);

@@ -76,6 +76,11 @@ class Schedule : public ObjectRef {
   BlockRV CacheWrite(const BlockRV& block, int write_index, const std::string& scope) const;
   void SetScope(const BlockRV& block, int write_index, const std::string& scope) const;
   BlockRV Blockize(const LoopRV& loop) const;
+  void TransformLayout(const BlockRV& block, bool is_write, int buffer_index, const Array<Var>& initial,
+                       const Array<PrimExpr>& final_indices) const;
+  // A loop where compute_at(block, loop) is legal, or the "root" handle
+  // (decision -1: leave the block where it is).
+  LoopRV SampleComputeLocation(const BlockRV& block, const std::optional<int64_t>& decision) const;
   void Tensorize(const ObjectRef& block_or_loop, const std::string& intrin) const;
 
   Array<Var> SamplePerfectTile(const LoopRV& loop, int n, int max_innermost_factor,

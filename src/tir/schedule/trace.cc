@@ -46,6 +46,8 @@ const std::vector<KindInfo>& Kinds() {
       {"SetScope", "set_scope", {"block"}, {"buffer_index", "storage_scope"}},
       {"Blockize", "blockize", {"loop"}, {}},
       {"Tensorize", "tensorize", {"block_or_loop"}, {"tensor_intrin"}},
+      {"TransformLayout", "_transform_layout_replay", {"block", "initial", "final"}, {"is_write", "buffer_index"}},
+      {"SampleComputeLocation", "sample_compute_location", {"block"}, {}},
       {"SamplePerfectTile", "sample_perfect_tile", {"loop"}, {"n", "max_innermost_factor"}},
       {"SampleCategorical", "sample_categorical", {}, {"candidates", "probs"}},
   };
@@ -109,7 +111,8 @@ nlohmann::json ToJSONValue(const Any& v, const std::unordered_map<const Object*,
       return arr;
     }
     if (const auto* imm = v.as<IntImmNode>()) return imm->value;
-    TESSERA_THROW(TypeError) << "cannot serialize a " << v.type_name() << " in a trace";
+    TESSERA_THROW(NotImplementedError) << "cannot serialize a " << v.type_name()
+                                       << " in a trace (transform_layout traces have no JSON form yet)";
   }
   switch (v.kind()) {
     case Any::Kind::kNone: return nullptr;
@@ -170,6 +173,21 @@ std::string Trace::AsPython() const {
   os << "def apply_trace(sch: tir.Schedule) -> None:\n";
   if (get()->insts.empty()) os << "  pass\n";
   for (const Instruction& inst : get()->insts) {
+    if (inst->kind == "TransformLayout") {
+      // sch.transform_layout(block=b0, buffer=("write", 0), index_map=lambda i, j: (i // 4, j, i % 4))
+      auto printer = Registry::Get("script.AsTVMScript");
+      auto render = [&](const Any& e) { return printer ? (*printer)(e).cast<std::string>() : e.repr(); };
+      std::string params, results;
+      for (const Any& v : inst->inputs.at_any(1).cast<Array<Any>>().to_vector())
+        params += (params.empty() ? "" : ", ") + v.cast<tir::Var>()->name_hint;
+      for (const Any& e : inst->inputs.at_any(2).cast<Array<Any>>().to_vector())
+        results += (results.empty() ? "" : ", ") + render(e);
+      os << "  sch.transform_layout(block=" << namer.Render(inst->inputs.at_any(0)) << ", buffer=(\""
+         << (inst->attrs.at_any(0).cast<bool>() ? "write" : "read") << "\", " << inst->attrs.at_any(1).cast<int64_t>()
+         << "), index_map=lambda " << params << ": (" << results << (inst->inputs.at_any(2).cast<Array<Any>>().size() == 1 ? "," : "")
+         << "))\n";
+      continue;
+    }
     const KindInfo& info = KindOf(inst->kind);
     std::vector<std::string> args;
     if (!info.inputs.empty() && std::string(info.inputs[0]) == "*") {

@@ -26,6 +26,12 @@ class LoopRV(Node):
         return f"LoopRV({self.handle:#x})"
 
 
+def tvm_schedule_error(msg):
+    from ...error import ScheduleError  # pylint: disable=import-outside-toplevel
+
+    return ScheduleError(msg)
+
+
 def _not_yet(name):
     def method(self, *args, **kwargs):  # pylint: disable=unused-argument
         raise NotImplementedError(f"Schedule.{name} is not implemented yet in Tessera")
@@ -195,7 +201,42 @@ class Schedule(Node):
         """Changes the storage scope of the buffer ``block`` writes."""
         _ffi_api.SetScope(self, block, int(buffer_index), storage_scope)
     storage_align = _not_yet("storage_align")
-    transform_layout = _not_yet("transform_layout")
+    def transform_layout(self, block, buffer, index_map, pad_value=None):
+        """Re-lays out an intermediate buffer of ``block``: ``buffer`` is
+        ("read"|"write", index) or the buffer's name; ``index_map`` maps old
+        indices to new ones, e.g. ``lambda i, j: (i // 4, j, i % 4)``."""
+        import inspect  # pylint: disable=import-outside-toplevel
+
+        from ..expr import Var  # pylint: disable=import-outside-toplevel
+
+        if pad_value is not None:
+            raise NotImplementedError("transform_layout(pad_value=...) is not supported yet")
+        if isinstance(block, str):
+            block = self.get_block(block)
+        node = self.get(block)
+        if isinstance(buffer, str):
+            for kind, regions in (("write", node.writes), ("read", node.reads)):
+                names = [r.buffer.name for r in regions]
+                if buffer in names:
+                    buffer = (kind, names.index(buffer))
+                    break
+            else:
+                raise ValueError(f"block {node.name_hint} does not access a buffer named {buffer}")
+        if isinstance(buffer, int):
+            buffer = ("write", buffer)
+        kind, index = buffer
+        if kind not in ("read", "write"):
+            raise ValueError(f"buffer must be ('read'|'write', index), got {buffer!r}")
+        regions = node.writes if kind == "write" else node.reads
+        if not 0 <= index < len(regions):
+            raise tvm_schedule_error(f"block {node.name_hint} has no {kind} buffer {index}")
+        buf = regions[index].buffer
+        names = list(inspect.signature(index_map).parameters)
+        initial = [Var(n, buf.shape[i].dtype) for i, n in enumerate(names)]
+        final = index_map(*initial)
+        if not isinstance(final, (list, tuple)):
+            final = [final]
+        _ffi_api.TransformLayout(self, block, kind == "write", int(index), initial, list(final))
     rfactor = _not_yet("rfactor")
     def blockize(self, loop, preserve_unit_iters=True):  # pylint: disable=unused-argument
         """Turns the loops under ``loop`` and their block into an outer block
@@ -206,7 +247,12 @@ class Schedule(Node):
         """Replaces the computation of a block (or of the loops under a loop)
         by the registered TensorIntrin ``tensor_intrin``'s implementation."""
         _ffi_api.Tensorize(self, block_or_loop, tensor_intrin)
-    sample_compute_location = _not_yet("sample_compute_location")
+    def sample_compute_location(self, block, decision=None):
+        """A loop where ``compute_at(block, loop)`` is legal, sampled; the
+        "root" choice (decision -1) makes compute_at leave the block in place."""
+        if isinstance(block, str):
+            block = self.get_block(block)
+        return _ffi_api.SampleComputeLocation(self, block, decision)
 
 
 __all__ = ["Schedule", "BlockRV", "LoopRV"]

@@ -97,6 +97,13 @@ PrimFunc ComputeInline(const PrimFunc& func, const BlockLocation& loc) {
   std::vector<std::string> consumers;
   for (const BlockLocation& other : CollectBlocks(func)) {
     if (other.block == block) continue;
+    for (BufferRegion w : other.block->writes) {
+      if (w->buffer.same_as(store->buffer)) {
+        ThrowScheduleError(prim, "block \"" + other.block->name_hint + "\" also writes " + store->buffer->name +
+                                     "; only a buffer's sole producer can be inlined",
+                           func);
+      }
+    }
     for (BufferRegion r : other.block->reads)
       if (r->buffer.same_as(store->buffer)) consumers.push_back(other.block->name_hint);
   }

@@ -161,6 +161,21 @@ Stmt MakeNestForRegion(const std::string& primitive, const PrimFunc& func, const
   return body;
 }
 
+// TVM's "complete block" requirement: the block is the only writer, in its
+// scope, of the buffers it writes (so moving it cannot reorder two writes).
+void CheckOnlyWriter(const std::string& prim, const PrimFunc& func, const BlockLocation& loc) {
+  for (const BlockLocation& other : CollectBlocks(func)) {
+    if (other.scope != loc.scope || other.block == loc.block) continue;
+    for (BufferRegion w : loc.block->writes) {
+      if (Writes(other.block, w->buffer)) {
+        ThrowScheduleError(prim, "block \"" + other.block->name_hint + "\" also writes " + w->buffer->name +
+                                     "; block \"" + loc.block->name_hint + "\" must be its only writer to be moved",
+                           func);
+      }
+    }
+  }
+}
+
 bool IsAncestor(const LoopLocation& loop, const BlockLocation& block) {
   for (const ForNode* l : block.loops)
     if (l == loop.loop) return true;
@@ -249,6 +264,7 @@ PrimFunc ComputeAt(const PrimFunc& func, const BlockLocation& loc, const LoopLoc
   if (loc.block->writes.size() != 1) {
     ThrowScheduleError(prim, "block \"" + loc.block->name_hint + "\" must write exactly one buffer", func);
   }
+  CheckOnlyWriter(prim, func, loc);
   BufferRegion write = loc.block->writes[0];
   // Every consumer in the scope must be under `loop`.
   for (const BlockLocation& other : CollectBlocks(func)) {
@@ -290,6 +306,7 @@ PrimFunc ReverseComputeAt(const PrimFunc& func, const BlockLocation& loc, const 
                                  " are in different block scopes",
                        func);
   }
+  CheckOnlyWriter(prim, func, loc);
   // The consumer reads what producers under `loop` write; other producers must not be after it.
   std::optional<BufferRegion> read;
   for (BufferRegion r : loc.block->reads) {

@@ -88,3 +88,16 @@ PrimFunc Tensorize(const PrimFunc& func, const BlockLocation& block, const Tenso
 
 }  // namespace tir
 }  // namespace tessera
+
+namespace tessera {
+namespace tir {
+
+// ---- layout (layout_transformation.cc) ----
+// Re-lays out the intermediate buffer written (is_write) or read by `block`
+// at `buffer_index`: element `b[initial...]` moves to `b[final...]`, where
+// `final` are expressions of the `initial` variables (a bijective affine map).
+PrimFunc TransformLayout(const PrimFunc& func, const BlockLocation& block, bool is_write, int buffer_index,
+                         const Array<Var>& initial, const Array<PrimExpr>& final_indices);
+
+}  // namespace tir
+}  // namespace tessera

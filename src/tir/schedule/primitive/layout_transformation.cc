@@ -1,0 +1,132 @@
+// transform_layout: change how an intermediate buffer is laid out by an
+// index map (see primitives.h).
+#include "arith/analyzer.h"
+#include "arith/int_set.h"
+#include "arith/iter_map.h"
+#include "tir/analysis/block_access_region.h"
+#include "tir/op.h"
+#include "tir/schedule/primitive/primitives.h"
+
+namespace tessera {
+namespace tir {
+namespace {
+
+class LayoutRewriter : public StmtExprMutator {
+ public:
+  LayoutRewriter(const Buffer& from, const Buffer& to, const Array<Var>& initial, const Array<PrimExpr>& final_indices)
+      : from_(from), to_(to), initial_(initial), final_(final_indices) {}
+  using StmtExprMutator::VisitExpr_;
+  using StmtExprMutator::VisitStmt_;
+
+  PrimExpr VisitExpr_(const BufferLoadNode* op) override {
+    PrimExpr e = StmtExprMutator::VisitExpr_(op);
+    const auto* load = e.as<BufferLoadNode>();
+    if (!load->buffer.same_as(from_)) return e;
+    return BufferLoad(to_, Map(load->indices), load->span);
+  }
+  Stmt VisitStmt_(const BufferStoreNode* op) override {
+    Stmt s = StmtExprMutator::VisitStmt_(op);
+    const auto* store = s.as<BufferStoreNode>();
+    if (!store->buffer.same_as(from_)) return s;
+    return BufferStore(to_, store->value, Map(store->indices), store->span);
+  }
+  Stmt VisitStmt_(const BlockNode* op) override {
+    Block b = Downcast<Block>(StmtExprMutator::VisitStmt_(op));
+    bool touches = false, allocs = false;
+    for (BufferRegion r : b->reads) touches = touches || r->buffer.same_as(from_);
+    for (BufferRegion r : b->writes) touches = touches || r->buffer.same_as(from_);
+    for (Buffer x : b->alloc_buffers) allocs = allocs || x.same_as(from_);
+    if (!touches && !allocs) return b;
+    auto* n = b.CopyOnWrite();
+    if (allocs) {
+      std::vector<Buffer> bufs;
+      for (Buffer x : n->alloc_buffers) bufs.push_back(x.same_as(from_) ? to_ : x);
+      n->alloc_buffers = Array<Buffer>(bufs);
+    }
+    if (touches) {
+      auto [reads, writes] = InferBlockAccessRegions(b);
+      n->reads = reads;
+      n->writes = writes;
+    }
+    return b;
+  }
+
+ private:
+  Array<PrimExpr> Map(const Array<PrimExpr>& idx) {
+    std::unordered_map<const VarNode*, PrimExpr> m;
+    for (size_t i = 0; i < initial_.size(); ++i) m[initial_[i].get()] = idx[i];
+    std::vector<PrimExpr> out;
+    for (PrimExpr f : final_) {
+      out.push_back(ana_.Simplify(Substitute(f, [&](const Var& v) -> std::optional<PrimExpr> {
+        auto it = m.find(v.get());
+        if (it == m.end()) return std::nullopt;
+        return it->second;
+      })));
+    }
+    return Array<PrimExpr>(out);
+  }
+  Buffer from_, to_;
+  Array<Var> initial_;
+  Array<PrimExpr> final_;
+  arith::Analyzer ana_;
+};
+
+}  // namespace
+
+PrimFunc TransformLayout(const PrimFunc& func, const BlockLocation& loc, bool is_write, int buffer_index,
+                         const Array<Var>& initial, const Array<PrimExpr>& final_indices) {
+  const std::string prim = "transform_layout";
+  const Array<BufferRegion>& regions = is_write ? loc.block->writes : loc.block->reads;
+  if (buffer_index < 0 || buffer_index >= static_cast<int>(regions.size())) {
+    ThrowScheduleError(prim, "block \"" + loc.block->name_hint + "\" has " + std::to_string(regions.size()) + " " +
+                                 (is_write ? "written" : "read") + " buffers; index " + std::to_string(buffer_index) +
+                                 " is out of range",
+                       func);
+  }
+  Buffer buf = regions[buffer_index]->buffer;
+  for (const auto& kv : func->buffer_map.raw()) {
+    if (kv.second.raw_object().same_as(buf)) {
+      ThrowScheduleError(prim, "buffer " + buf->name + " is a function parameter: changing its layout would change "
+                                                       "the function's signature (only intermediate buffers can be "
+                                                       "transformed)",
+                         func);
+    }
+  }
+  if (initial.size() != buf->shape.size()) {
+    ThrowScheduleError(prim, "the index map takes " + std::to_string(initial.size()) + " indices but buffer " +
+                                 buf->name + " has " + std::to_string(buf->shape.size()) + " dimensions",
+                       func);
+  }
+  arith::Analyzer ana;
+  Map<Var, Range> iters;
+  std::unordered_map<const Object*, arith::IntSet> dom;
+  for (size_t i = 0; i < initial.size(); ++i) {
+    Range r = Range::FromMinExtent(IntImm(buf->shape[i].dtype(), 0), buf->shape[i]);
+    iters.Set(initial[i], r);
+    ana.Bind(initial[i], r);
+    dom[initial[i].get()] = arith::IntSet::FromRange(r);
+  }
+  auto detected = arith::DetectIterMap(final_indices, iters, IntImm(DataType::Bool(), 1), arith::IterMapLevel::kBijective, &ana);
+  if (detected->indices.empty()) {
+    std::string why = detected->errors.empty() ? "not an affine map" : detected->errors[0].str();
+    ThrowScheduleError(prim, "the index map is not a bijective affine map of " + buf->name + "'s indices: " + why, func);
+  }
+  std::vector<PrimExpr> shape;
+  for (PrimExpr f : final_indices) {
+    arith::IntSet s = arith::EvalSet(f, dom, &ana);
+    const int64_t* lo = AsConstInt(ana.Simplify(s.min()));
+    const int64_t* hi = AsConstInt(ana.Simplify(s.max()));
+    if (lo == nullptr || hi == nullptr || *lo != 0) {
+      ThrowScheduleError(prim, "cannot derive a constant extent for the transformed layout of " + buf->name, func);
+    }
+    shape.push_back(IntImm(f.dtype(), *hi + 1));
+  }
+  Buffer to(buf->data, buf->dtype, Array<PrimExpr>(shape), {}, buf->elem_offset, buf->name, buf->scope,
+            buf->data_alignment, buf->offset_factor, buf->span);
+  PrimFunc out = func;
+  out.CopyOnWrite()->body = LayoutRewriter(buf, to, initial, final_indices).VisitStmt(func->body);
+  return out;
+}
+
+}  // namespace tir
+}  // namespace tessera
