@@ -261,3 +261,18 @@ def test_sample_compute_location_gives_legal_loops():
         sch.trace.apply_to_schedule(replay)
         assert tvm.ir.structural_equal(replay.mod, sch.mod)
     assert len(seen) > 1  # different seeds pick different locations (different programs)
+
+
+def test_storage_align_pads_the_allocation():
+    a = np.random.default_rng(6).random((16, 16)).astype("float32")
+    sch = tvm.tir.Schedule(two_stage())
+    sch.storage_align("B", 0, axis=0, factor=32, offset=8)
+    assert [list(map(int, e)) for e in sch.get(sch.get_block("B")).annotations["buffer_dim_align"]] == [[0, 0, 32, 8]]
+    np.testing.assert_allclose(run(sch.mod, a, out_shape=(16, 16)), a * 2 + 1, rtol=1e-6)
+    lowered = tvm.get_global_func("codegen.LowerPrimFunc")(sch.mod["main"])
+    sizes = []
+    tvm.tir.stmt_functor.post_order_visit(
+        lowered.body, lambda n: sizes.append(int(n.extents[0])) if isinstance(n, tvm.tir.Allocate) else None)
+    assert sizes == [16 * 40]  # row stride 16 padded to 40 (40 % 32 == 8)
+    with pytest.raises(tvm.tir.ScheduleError, match="function parameter"):
+        sch.storage_align("C", 0, axis=0, factor=32, offset=8)

@@ -478,6 +478,37 @@ void Schedule::Tensorize(const ObjectRef& block_or_loop, const std::string& intr
   Record("Tensorize", {block_or_loop}, {intrin_name}, {});
 }
 
+void Schedule::StorageAlign(const BlockRV& block, int buffer_index, int axis, int factor, int offset) const {
+  BlockLocation loc = LocateBlock(block, "storage_align");
+  const std::string func = get()->blocks.at(block.get()).func;
+  PrimFunc f = FuncOf(func);
+  if (buffer_index < 0 || buffer_index >= static_cast<int>(loc.block->writes.size())) {
+    ThrowScheduleError("storage_align", "block \"" + loc.block->name_hint + "\" has no written buffer " +
+                                            std::to_string(buffer_index), f);
+  }
+  Buffer buf = loc.block->writes[buffer_index]->buffer;
+  int ndim = static_cast<int>(buf->shape.size());
+  if (axis < 0) axis += ndim;
+  if (axis < 0 || axis >= ndim) {
+    ThrowScheduleError("storage_align", "axis " + std::to_string(axis) + " is out of range for " + buf->name, f);
+  }
+  if (factor <= 0 || offset < 0 || offset >= factor) {
+    ThrowScheduleError("storage_align", "need factor > 0 and 0 <= offset < factor", f);
+  }
+  for (const auto& kv : f->buffer_map.raw()) {
+    if (kv.second.raw_object().same_as(buf)) {
+      ThrowScheduleError("storage_align", "buffer " + buf->name + " is a function parameter; its strides are fixed", f);
+    }
+  }
+  Array<Any> entries;
+  if (auto existing = loc.block->annotations.Get("buffer_dim_align")) entries = existing->cast<Array<Any>>();
+  entries.push_back(Array<Any>{static_cast<int64_t>(buffer_index), static_cast<int64_t>(axis), static_cast<int64_t>(factor),
+                               static_cast<int64_t>(offset)});
+  Commit(func, AnnotateBlock(f, loc.block, "buffer_dim_align", entries, false));
+  Record("StorageAlign", {block}, {static_cast<int64_t>(buffer_index), static_cast<int64_t>(axis),
+                                    static_cast<int64_t>(factor), static_cast<int64_t>(offset)}, {});
+}
+
 void Schedule::TransformLayout(const BlockRV& block, bool is_write, int buffer_index, const Array<Var>& initial,
                                const Array<PrimExpr>& final_indices) const {
   BlockLocation loc = LocateBlock(block, "transform_layout");
@@ -696,6 +727,9 @@ void Schedule::ApplyTrace(const Trace& trace, bool remove_postproc) const {
       outs.push_back(Blockize(in[0].cast<LoopRV>()));
     } else if (k == "Tensorize") {
       Tensorize(in[0].cast<ObjectRef>(), attrs.at_any(0).cast<std::string>());
+    } else if (k == "StorageAlign") {
+      StorageAlign(in[0].cast<BlockRV>(), attrs.at_any(0).cast<int>(), attrs.at_any(1).cast<int>(),
+                   attrs.at_any(2).cast<int>(), attrs.at_any(3).cast<int>());
     } else if (k == "TransformLayout") {
       TransformLayout(in[0].cast<BlockRV>(), attrs.at_any(0).cast<bool>(), attrs.at_any(1).cast<int>(),
                       in[1].cast<Array<Var>>(), in[2].cast<Array<PrimExpr>>());
@@ -781,6 +815,9 @@ TESSERA_REGISTER_GLOBAL("tir.schedule.SetScope").set_body_typed([](Schedule s, B
 TESSERA_REGISTER_GLOBAL("tir.schedule.Blockize").set_body_typed([](Schedule s, LoopRV l) { return s.Blockize(l); });
 TESSERA_REGISTER_GLOBAL("tir.schedule.Tensorize").set_body_typed([](Schedule s, ObjectRef x, std::string name) {
   s.Tensorize(x, name);
+});
+TESSERA_REGISTER_GLOBAL("tir.schedule.StorageAlign").set_body_typed([](Schedule s, BlockRV b, int i, int axis, int f, int o) {
+  s.StorageAlign(b, i, axis, f, o);
 });
 TESSERA_REGISTER_GLOBAL("tir.schedule.TransformLayout")
     .set_body_typed([](Schedule s, BlockRV b, bool is_write, int idx, Array<Var> initial, Array<PrimExpr> final_indices) {

@@ -76,6 +76,10 @@ class Schedule : public ObjectRef {
   BlockRV CacheWrite(const BlockRV& block, int write_index, const std::string& scope) const;
   void SetScope(const BlockRV& block, int write_index, const std::string& scope) const;
   BlockRV Blockize(const LoopRV& loop) const;
+  // Pads the stride of `axis` of the buffer the block writes so that
+  // stride % factor == offset (avoids shared-memory bank conflicts); recorded
+  // as the block annotation "buffer_dim_align" and applied when lowering.
+  void StorageAlign(const BlockRV& block, int buffer_index, int axis, int factor, int offset) const;
   void TransformLayout(const BlockRV& block, bool is_write, int buffer_index, const Array<Var>& initial,
                        const Array<PrimExpr>& final_indices) const;
   // A loop where compute_at(block, loop) is legal, or the "root" handle

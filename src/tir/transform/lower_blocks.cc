@@ -1,6 +1,7 @@
 // LowerBlocks (see lower_blocks.h).
 #include "tir/transform/lower_blocks.h"
 
+#include <tuple>
 #include <unordered_map>
 
 #include "tir/functor.h"
@@ -23,6 +24,14 @@ class BlockLowerer : public StmtExprMutator {
 
   Stmt VisitStmt_(const BlockRealizeNode* op) override {
     const Block& block = op->block;
+    // storage_align: remember the padded strides of buffers this block writes.
+    if (auto align = block->annotations.Get("buffer_dim_align")) {
+      for (const Any& entry : align->cast<Array<Any>>().to_vector()) {
+        auto e = entry.cast<Array<Any>>();
+        Buffer buf = block->writes[e.at_any(0).cast<size_t>()]->buffer;
+        aligned_[buf.get()].push_back({e.at_any(1).cast<int>(), e.at_any(2).cast<int64_t>(), e.at_any(3).cast<int64_t>()});
+      }
+    }
     // Bind iteration variables to their values (in the body and in match regions).
     for (size_t i = 0; i < block->iter_vars.size(); ++i) {
       var_map_[block->iter_vars[i]->var.get()] = VisitExpr(op->iter_values[i]);
@@ -64,6 +73,13 @@ class BlockLowerer : public StmtExprMutator {
     if (!IsConstInt(pred, 1)) body = IfThenElse(pred, body);
     for (size_t i = block->alloc_buffers.size(); i-- > 0;) {
       Buffer buf = block->alloc_buffers[i];
+      auto padded = padded_.find(buf.get());
+      if (padded != padded_.end()) {
+        Buffer p = padded->second;
+        body = DeclBuffer(p, body);
+        body = Allocate(p->data, p->dtype, {mul(p->shape[0], p->strides[0])}, IntImm(DataType::Bool(), 1), body);
+        continue;
+      }
       body = DeclBuffer(buf, body);
       body = Allocate(buf->data, buf->dtype, buf->shape, IntImm(DataType::Bool(), 1), body);
     }
@@ -73,6 +89,30 @@ class BlockLowerer : public StmtExprMutator {
   PrimExpr VisitExpr_(const VarNode* op) override {
     auto it = var_map_.find(op);
     return it == var_map_.end() ? GetRef<PrimExpr>(op) : it->second;
+  }
+
+  // Buffers padded by storage_align get explicit strides.
+  Buffer VisitBufferUse(const Buffer& b) override {
+    auto a = aligned_.find(b.get());
+    if (a == aligned_.end()) return b;
+    auto p = padded_.find(b.get());
+    if (p != padded_.end()) return p->second;
+    std::vector<PrimExpr> strides(b->shape.size());
+    PrimExpr stride = IntImm(DataType::Int(32), 1);
+    for (size_t d = b->shape.size(); d-- > 0;) {
+      for (const auto& [axis, factor, offset] : a->second) {
+        if (static_cast<size_t>(axis) != d) continue;
+        // new = stride + ((factor + offset) - stride % factor) % factor
+        stride = add(stride, floormod(sub(IntImm(DataType::Int(32), factor + offset), floormod(stride, IntImm(DataType::Int(32), factor))),
+                                      IntImm(DataType::Int(32), factor)));
+      }
+      strides[d] = stride;
+      stride = mul(stride, b->shape[d]);
+    }
+    Buffer out(b->data, b->dtype, b->shape, Array<PrimExpr>(strides), b->elem_offset, b->name, b->scope,
+               b->data_alignment, b->offset_factor, b->span);
+    padded_.emplace(b.get(), out);
+    return out;
   }
 
   PrimExpr VisitExpr_(const BufferLoadNode* op) override {
@@ -100,6 +140,8 @@ class BlockLowerer : public StmtExprMutator {
 
   std::unordered_map<const VarNode*, PrimExpr> var_map_;
   std::unordered_map<const BufferNode*, MatchInfo> matches_;
+  std::unordered_map<const BufferNode*, std::vector<std::tuple<int, int64_t, int64_t>>> aligned_;
+  std::unordered_map<const BufferNode*, Buffer> padded_;
 };
 
 }  // namespace

@@ -200,7 +200,12 @@ class Schedule(Node):
     def set_scope(self, block, buffer_index, storage_scope):
         """Changes the storage scope of the buffer ``block`` writes."""
         _ffi_api.SetScope(self, block, int(buffer_index), storage_scope)
-    storage_align = _not_yet("storage_align")
+    def storage_align(self, block, buffer_index, axis, factor, offset):
+        """Pads the stride of ``axis`` of the buffer ``block`` writes so that
+        ``stride % factor == offset`` (applied when the buffer is allocated)."""
+        if isinstance(block, str):
+            block = self.get_block(block)
+        _ffi_api.StorageAlign(self, block, int(buffer_index), int(axis), int(factor), int(offset))
     def transform_layout(self, block, buffer, index_map, pad_value=None):
         """Re-lays out an intermediate buffer of ``block``: ``buffer`` is
         ("read"|"write", index) or the buffer's name; ``index_map`` maps old
