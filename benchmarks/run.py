@@ -49,28 +49,24 @@ def bench_add():
     return t_tessera, t_numpy
 
 
-def bench_sgemm():
+def bench_matmul(lib, fname):
+    """Times `lib[fname](A, B, C)` (1024^3 float32) against NumPy; checks the result."""
     n = 1024
-    lib = tvm.build(sgemm_func(n))
     a, b = np.random.rand(n, n).astype("float32"), np.random.rand(n, n).astype("float32")
     an, bn, cn = tvm.nd.array(a), tvm.nd.array(b), tvm.nd.empty((n, n), "float32")
-    f = lib["sgemm"]
+    f = lib[fname]
     t_tessera = best_of(lambda: f(an, bn, cn), repeat=5, number=3)
     t_numpy = best_of(lambda: a @ b, repeat=5, number=3)
     np.testing.assert_allclose(cn.numpy(), a @ b, rtol=1e-3, atol=1e-3)
     return t_tessera, t_numpy
+
+
+def bench_sgemm():
+    return bench_matmul(tvm.build(sgemm_func(1024)), "sgemm")
 
 
 def bench_sgemm_scheduled():
-    n = 1024
-    lib = tvm.build(sgemm_schedule().mod)
-    a, b = np.random.rand(n, n).astype("float32"), np.random.rand(n, n).astype("float32")
-    an, bn, cn = tvm.nd.array(a), tvm.nd.array(b), tvm.nd.empty((n, n), "float32")
-    f = lib["main"]
-    t_tessera = best_of(lambda: f(an, bn, cn), repeat=5, number=3)
-    t_numpy = best_of(lambda: a @ b, repeat=5, number=3)
-    np.testing.assert_allclose(cn.numpy(), a @ b, rtol=1e-3, atol=1e-3)
-    return t_tessera, t_numpy
+    return bench_matmul(tvm.build(sgemm_schedule().mod), "main")
 
 
 def mm_relu_func(n=128):

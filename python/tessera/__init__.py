@@ -19,6 +19,7 @@ from . import tir
 from . import target
 from .driver import build
 from . import script
+from . import relax, te, topi, meta_schedule  # not implemented yet: attribute access says so
 
 __version__ = "0.1.0"
 

@@ -4,9 +4,6 @@ The package exists so that `from tessera import meta_schedule` works in code tha
 uses the parts that are delivered; any attribute access raises
 NotImplementedError naming what is missing.
 """
+from .._unavailable import missing_attribute
 
-
-def __getattr__(name):
-    if name.startswith("__"):
-        raise AttributeError(name)
-    raise NotImplementedError(f"tessera.meta_schedule.{name} is not implemented yet")
+__getattr__ = missing_attribute("meta_schedule")

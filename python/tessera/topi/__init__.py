@@ -4,9 +4,6 @@ The package exists so that `from tessera import topi` works in code that also
 uses the parts that are delivered; any attribute access raises
 NotImplementedError naming what is missing.
 """
+from .._unavailable import missing_attribute
 
-
-def __getattr__(name):
-    if name.startswith("__"):
-        raise AttributeError(name)
-    raise NotImplementedError(f"tessera.topi.{name} is not implemented yet")
+__getattr__ = missing_attribute("topi")

@@ -222,6 +222,35 @@ Stmt InsertIntoLoop(const ForNode* loop, const Stmt& nest, bool after_producers,
 
 }  // namespace
 
+namespace {
+
+// Shared checks of compute_at and reverse_compute_at.
+void CheckPlacement(const std::string& prim, const PrimFunc& func, const BlockLocation& loc, const LoopLocation& loop) {
+  if (IsAncestor(loop, loc)) {
+    ThrowScheduleError(prim, "loop " + loop.loop->loop_var->name_hint + " already encloses block \"" +
+                                 loc.block->name_hint + "\"",
+                       func);
+  }
+  if (loop.scope != loc.scope) {
+    ThrowScheduleError(prim, "block \"" + loc.block->name_hint + "\" and loop " + loop.loop->loop_var->name_hint +
+                                 " are in different block scopes",
+                       func);
+  }
+  CheckOnlyWriter(prim, func, loc);
+}
+
+// Removes the block's old nest and inserts `nest` into `loop` (see InsertIntoLoop).
+PrimFunc MoveNest(const PrimFunc& func, const BlockLocation& loc, const LoopLocation& loop, const Stmt& nest,
+                  bool after_producers, const Buffer& buffer) {
+  PrimFunc removed = func;
+  removed.CopyOnWrite()->body = RemoveBlockNest(func->body, loc);
+  auto new_loop = FindLoop(removed, loop.loop->loop_var.get());
+  TESSERA_ICHECK(new_loop.has_value()) << "moving block " << loc.block->name_hint << " lost the target loop";
+  return ReplaceInFunc(removed, new_loop->loop, InsertIntoLoop(new_loop->loop, nest, after_producers, buffer));
+}
+
+}  // namespace
+
 Stmt RemoveBlockNest(const Stmt& root, const BlockLocation& loc) {
   const Object* target = loc.realize;
   for (const ForNode* l : loc.loops) {
@@ -251,20 +280,10 @@ PrimFunc RefreshBlockRegions(const PrimFunc& func, const std::vector<std::string
 
 PrimFunc ComputeAt(const PrimFunc& func, const BlockLocation& loc, const LoopLocation& loop, bool preserve_unit_loops) {
   const std::string prim = "compute_at";
-  if (IsAncestor(loop, loc)) {
-    ThrowScheduleError(prim, "loop " + loop.loop->loop_var->name_hint + " already encloses block \"" +
-                                 loc.block->name_hint + "\"",
-                       func);
-  }
-  if (loop.scope != loc.scope) {
-    ThrowScheduleError(prim, "block \"" + loc.block->name_hint + "\" and loop " + loop.loop->loop_var->name_hint +
-                                 " are in different block scopes",
-                       func);
-  }
+  CheckPlacement(prim, func, loc, loop);
   if (loc.block->writes.size() != 1) {
     ThrowScheduleError(prim, "block \"" + loc.block->name_hint + "\" must write exactly one buffer", func);
   }
-  CheckOnlyWriter(prim, func, loc);
   BufferRegion write = loc.block->writes[0];
   // Every consumer in the scope must be under `loop`.
   for (const BlockLocation& other : CollectBlocks(func)) {
@@ -285,28 +304,13 @@ PrimFunc ComputeAt(const PrimFunc& func, const BlockLocation& loc, const LoopLoc
                        func);
   }
   Stmt nest = MakeNestForRegion(prim, func, loc, write, region, preserve_unit_loops, &ana);
-  // Remove the old nest, then insert the new one at the start of the loop body.
-  PrimFunc removed = func;
-  removed.CopyOnWrite()->body = RemoveBlockNest(func->body, loc);
-  auto new_loop = FindLoop(removed, loop.loop->loop_var.get());
-  TESSERA_ICHECK(new_loop.has_value()) << "compute_at lost the target loop";
-  return ReplaceInFunc(removed, new_loop->loop, InsertIntoLoop(new_loop->loop, nest, /*after_producers=*/false, write->buffer));
+  return MoveNest(func, loc, loop, nest, /*after_producers=*/false, write->buffer);
 }
 
 PrimFunc ReverseComputeAt(const PrimFunc& func, const BlockLocation& loc, const LoopLocation& loop,
                           bool preserve_unit_loops) {
   const std::string prim = "reverse_compute_at";
-  if (IsAncestor(loop, loc)) {
-    ThrowScheduleError(prim, "loop " + loop.loop->loop_var->name_hint + " already encloses block \"" +
-                                 loc.block->name_hint + "\"",
-                       func);
-  }
-  if (loop.scope != loc.scope) {
-    ThrowScheduleError(prim, "block \"" + loc.block->name_hint + "\" and loop " + loop.loop->loop_var->name_hint +
-                                 " are in different block scopes",
-                       func);
-  }
-  CheckOnlyWriter(prim, func, loc);
+  CheckPlacement(prim, func, loc, loop);
   // The consumer reads what producers under `loop` write; other producers must not be after it.
   std::optional<BufferRegion> read;
   for (BufferRegion r : loc.block->reads) {
@@ -335,11 +339,7 @@ PrimFunc ReverseComputeAt(const PrimFunc& func, const BlockLocation& loc, const 
   std::vector<std::string> users;
   auto region = RelaxedRegion(func, loop.loop, (*read)->buffer, /*want_reads=*/false, &ana, &users);
   Stmt nest = MakeNestForRegion(prim, func, loc, *read, region, preserve_unit_loops, &ana);
-  PrimFunc removed = func;
-  removed.CopyOnWrite()->body = RemoveBlockNest(func->body, loc);
-  auto new_loop = FindLoop(removed, loop.loop->loop_var.get());
-  TESSERA_ICHECK(new_loop.has_value()) << "reverse_compute_at lost the target loop";
-  return ReplaceInFunc(removed, new_loop->loop, InsertIntoLoop(new_loop->loop, nest, /*after_producers=*/true, (*read)->buffer));
+  return MoveNest(func, loc, loop, nest, /*after_producers=*/true, (*read)->buffer);
 }
 
 }  // namespace tir
