@@ -607,6 +607,12 @@ Any TIRBuilder::CallBuiltin(CallArgs& call) {
       }
       if (dtype) return ScalarOfType(*this, call, *dtype);
     }
+    // T.type_annotation("float32"): a value standing for its dtype.
+    if (name == "type_annotation") {
+      if (call.args.size() != 1) Error(call.node->pos, "T.type_annotation() takes the dtype as its only argument");
+      DataType t = ToDType(call.args[0], call.arg_pos[0]);
+      return PrimExpr(Call(t, Op::Get("tir.type_annotation"), {}));
+    }
     // Any other registered intrinsic "tir.<name>": math on its arguments.
     if (name.find('.') == std::string::npos && Op::Exists("tir." + name)) {
       Op op = Op::Get("tir." + name);
@@ -625,6 +631,7 @@ Any TIRBuilder::CallBuiltin(CallArgs& call) {
           return r;
         }
         DataType t = args.empty() ? DataType::Int(32) : args[0].dtype();
+        if (name == "tvm_access_ptr" || name == "address_of") t = DataType::Handle();
         return CallIntrin(t, "tir." + name, Array<PrimExpr>(args));
       });
     }

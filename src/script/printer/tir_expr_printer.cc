@@ -55,7 +55,7 @@ std::string CallText(const std::string& head, std::initializer_list<std::string>
 // Intrinsics whose script form takes the result dtype as first argument.
 bool DtypeFirst(const std::string& name) {
   return name == "call_extern" || name == "call_pure_extern" || name == "call_llvm_intrin" ||
-         name == "call_llvm_pure_intrin" || name == "reinterpret";
+         name == "call_llvm_pure_intrin" || name == "reinterpret" || name == "type_annotation";
 }
 
 }  // namespace
