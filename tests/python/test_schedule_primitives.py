@@ -276,3 +276,42 @@ def test_storage_align_pads_the_allocation():
     assert sizes == [16 * 40]  # row stride 16 padded to 40 (40 % 32 == 8)
     with pytest.raises(tvm.tir.ScheduleError, match="function parameter"):
         sch.storage_align("C", 0, axis=0, factor=32, offset=8)
+
+
+def row_sum(n=64, m=48):
+    A, S = buf("A", (n, m)), buf("S", (n,))
+    body = loops([n, m], lambda i, k: block(
+        "S", [("vi", n, "S"), ("vk", m, "R")], [i, k],
+        lambda vi, vk: tir.BufferStore(S, S[vi] + A[vi, vk], [vi]),
+        init=lambda vi, vk: tir.BufferStore(S, tir.const(0.0, "float32"), [vi])))
+    return func([A, S], body)
+
+
+@pytest.mark.parametrize("factor_axis", [0, 1])
+def test_rfactor_splits_the_reduction(factor_axis):
+    a = np.random.default_rng(7).random((64, 48)).astype("float32")
+    sch = tvm.tir.Schedule(row_sum())
+    s = sch.get_block("S")
+    i, k = sch.get_loops(s)
+    k0, k1 = sch.split(k, factors=[None, 4])
+    rf = sch.rfactor(k1, factor_axis=factor_axis)
+    rf_block = sch.get(rf)
+    assert rf_block.name_hint == "S_rf"
+    rf_buf = rf_block.writes[0].buffer
+    assert [int(x) for x in rf_buf.shape] == ([4, 64] if factor_axis == 0 else [64, 4])
+    assert [iv.iter_type for iv in rf_block.iter_vars] == [0, 0, 2]  # vi, vk_1 spatial; vk_0 reduce
+    wb = sch.get(s)
+    assert [r.buffer.name for r in wb.reads] == ["S_rf"]
+    np.testing.assert_allclose(run(sch.mod, a, out_shape=(64,)), a.sum(axis=1), rtol=1e-5)
+    # The rf loop is now parallel-safe in the rf block.
+    sch.parallel(sch.get_loops(rf)[2])
+    np.testing.assert_allclose(run(sch.mod, a, out_shape=(64,)), a.sum(axis=1), rtol=1e-5)
+
+
+def test_rfactor_rejects_spatial_loops():
+    sch = tvm.tir.Schedule(row_sum())
+    i, k = sch.get_loops(sch.get_block("S"))
+    before = sch.mod
+    with pytest.raises(tvm.tir.ScheduleError, match="spatial"):
+        sch.rfactor(i, 0)
+    assert sch.mod.same_as(before)

@@ -48,7 +48,8 @@ PROGRAMS = [elementwise, matmul, two_stage]
 
 def random_step(sch, rng):
     """Applies one random primitive with random arguments."""
-    blocks = [b for b in ("B", "C", "C_init", "C_update", "A_global", "B_local", "C_local", "A_local", "C_global")]
+    blocks = [b for b in ("B", "C", "C_init", "C_update", "A_global", "B_local", "C_local", "A_local", "C_global",
+                          "C_rf", "B_rf")]
     names = []
     for b in blocks:
         try:
@@ -59,7 +60,7 @@ def random_step(sch, rng):
     lps = sch.get_loops(blk)
     op = rng.choice(["split", "fuse", "reorder", "parallel", "vectorize", "unroll", "compute_at",
                      "reverse_compute_at", "compute_inline", "reverse_compute_inline", "cache_read", "cache_write",
-                     "decompose_reduction", "transform_layout", "sample_compute_location"])
+                     "decompose_reduction", "transform_layout", "sample_compute_location", "rfactor", "storage_align"])
     if op == "split" and lps:
         loop = rng.choice(lps)
         f = [rng.choice([None, 1, 2, 3, 4, 5, 7]) for _ in range(rng.choice([2, 3]))]
@@ -84,6 +85,10 @@ def random_step(sch, rng):
     elif op == "transform_layout":
         perm = rng.choice([lambda i, j: (j, i), lambda i, j: (i // 2, j, i % 2), lambda i, j: (i, j)])
         sch.transform_layout(blk, (rng.choice(["read", "write"]), 0), perm)
+    elif op == "rfactor" and lps:
+        sch.rfactor(rng.choice(lps), rng.choice([0, 1, -1]))
+    elif op == "storage_align":
+        sch.storage_align(blk, 0, rng.choice([0, 1]), rng.choice([4, 8, 32]), rng.choice([0, 1, 2]))
     elif op == "sample_compute_location":
         sch.compute_at(blk, sch.sample_compute_location(blk))
     elif op == "decompose_reduction" and lps:

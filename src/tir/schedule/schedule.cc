@@ -478,6 +478,23 @@ void Schedule::Tensorize(const ObjectRef& block_or_loop, const std::string& intr
   Record("Tensorize", {block_or_loop}, {intrin_name}, {});
 }
 
+BlockRV Schedule::RFactor(const LoopRV& loop, int factor_axis) const {
+  LoopLocation lloc = LocateLoop(loop, "rfactor");
+  const std::string func = get()->loops.at(loop.get()).func;
+  PrimFunc f = FuncOf(func);
+  auto blocks = ChildBlocks(GetRef<Stmt>(lloc.loop));
+  if (blocks.size() != 1) {
+    ThrowScheduleError("rfactor", "loop " + lloc.loop->loop_var->name_hint + " must hold exactly one block", f);
+  }
+  auto bloc = FindBlock(f, blocks[0]->block->name_hint);
+  std::string name;
+  Commit(func, tir::RFactor(f, *bloc, lloc.loop, factor_axis, &name));
+  BlockRV rv = BlockRV::Make();
+  self()->blocks[rv.get()] = {func, name};
+  Record("RFactor", {loop}, {static_cast<int64_t>(factor_axis)}, {rv});
+  return rv;
+}
+
 void Schedule::StorageAlign(const BlockRV& block, int buffer_index, int axis, int factor, int offset) const {
   BlockLocation loc = LocateBlock(block, "storage_align");
   const std::string func = get()->blocks.at(block.get()).func;
@@ -727,6 +744,8 @@ void Schedule::ApplyTrace(const Trace& trace, bool remove_postproc) const {
       outs.push_back(Blockize(in[0].cast<LoopRV>()));
     } else if (k == "Tensorize") {
       Tensorize(in[0].cast<ObjectRef>(), attrs.at_any(0).cast<std::string>());
+    } else if (k == "RFactor") {
+      outs.push_back(RFactor(in[0].cast<LoopRV>(), attrs.at_any(0).cast<int>()));
     } else if (k == "StorageAlign") {
       StorageAlign(in[0].cast<BlockRV>(), attrs.at_any(0).cast<int>(), attrs.at_any(1).cast<int>(),
                    attrs.at_any(2).cast<int>(), attrs.at_any(3).cast<int>());
@@ -816,6 +835,7 @@ TESSERA_REGISTER_GLOBAL("tir.schedule.Blockize").set_body_typed([](Schedule s, L
 TESSERA_REGISTER_GLOBAL("tir.schedule.Tensorize").set_body_typed([](Schedule s, ObjectRef x, std::string name) {
   s.Tensorize(x, name);
 });
+TESSERA_REGISTER_GLOBAL("tir.schedule.RFactor").set_body_typed([](Schedule s, LoopRV l, int axis) { return s.RFactor(l, axis); });
 TESSERA_REGISTER_GLOBAL("tir.schedule.StorageAlign").set_body_typed([](Schedule s, BlockRV b, int i, int axis, int f, int o) {
   s.StorageAlign(b, i, axis, f, o);
 });

@@ -76,6 +76,7 @@ class Schedule : public ObjectRef {
   BlockRV CacheWrite(const BlockRV& block, int write_index, const std::string& scope) const;
   void SetScope(const BlockRV& block, int write_index, const std::string& scope) const;
   BlockRV Blockize(const LoopRV& loop) const;
+  BlockRV RFactor(const LoopRV& loop, int factor_axis) const;
   // Pads the stride of `axis` of the buffer the block writes so that
   // stride % factor == offset (avoids shared-memory bank conflicts); recorded
   // as the block annotation "buffer_dim_align" and applied when lowering.

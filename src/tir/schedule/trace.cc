@@ -47,6 +47,7 @@ const std::vector<KindInfo>& Kinds() {
       {"Blockize", "blockize", {"loop"}, {}},
       {"Tensorize", "tensorize", {"block_or_loop"}, {"tensor_intrin"}},
       {"TransformLayout", "_transform_layout_replay", {"block", "initial", "final"}, {"is_write", "buffer_index"}},
+      {"RFactor", "rfactor", {"loop"}, {"factor_axis"}},
       {"StorageAlign", "storage_align", {"block"}, {"buffer_index", "axis", "factor", "offset"}},
       {"SampleComputeLocation", "sample_compute_location", {"block"}, {}},
       {"SamplePerfectTile", "sample_perfect_tile", {"loop"}, {"n", "max_innermost_factor"}},

@@ -32,15 +32,6 @@ def tvm_schedule_error(msg):
     return ScheduleError(msg)
 
 
-def _not_yet(name):
-    def method(self, *args, **kwargs):  # pylint: disable=unused-argument
-        raise NotImplementedError(f"Schedule.{name} is not implemented yet in Tessera")
-
-    method.__name__ = name
-    method.__doc__ = f"Not implemented yet: raises NotImplementedError."
-    return method
-
-
 @register_object("tir.Schedule")
 class Schedule(Node):
     """A schedule over an IRModule (or a PrimFunc, wrapped as "main")."""
@@ -242,7 +233,12 @@ class Schedule(Node):
         if not isinstance(final, (list, tuple)):
             final = [final]
         _ffi_api.TransformLayout(self, block, kind == "write", int(index), initial, list(final))
-    rfactor = _not_yet("rfactor")
+    def rfactor(self, loop, factor_axis):
+        """Factors the reduction over ``loop`` into a "<block>_rf" block
+        writing partial results to a new buffer (``loop``'s extent inserted
+        at ``factor_axis``); the block then reduces that buffer. Returns the
+        rf block."""
+        return _ffi_api.RFactor(self, loop, int(factor_axis))
     def blockize(self, loop, preserve_unit_iters=True):  # pylint: disable=unused-argument
         """Turns the loops under ``loop`` and their block into an outer block
         "<name>_o" over tiles; returns it."""

@@ -101,3 +101,17 @@ PrimFunc TransformLayout(const PrimFunc& func, const BlockLocation& block, bool 
 
 }  // namespace tir
 }  // namespace tessera
+
+namespace tessera {
+namespace tir {
+
+// ---- rfactor (reduction.cc) ----
+// Factors the reduction of `block` over `loop`: a new block "<name>_rf"
+// computes partial results into a new buffer with an extra dimension (at
+// `factor_axis`) indexed by `loop`, and the block becomes the write-back
+// reducing that buffer. Returns the rf block's name.
+PrimFunc RFactor(const PrimFunc& func, const BlockLocation& block, const ForNode* loop, int factor_axis,
+                 std::string* rf_name);
+
+}  // namespace tir
+}  // namespace tessera

@@ -2,6 +2,8 @@
 #include <functional>
 #include <unordered_map>
 
+#include "arith/expr_deep_equal.h"
+#include "tir/analysis/block_access_region.h"
 #include "tir/op.h"
 #include "tir/schedule/primitive/primitives.h"
 
@@ -135,6 +137,227 @@ PrimFunc DecomposeReduction(const PrimFunc& func, const BlockLocation& loc, cons
   }
   Stmt new_loop = ReplaceStmt(GetRef<Stmt>(loop), block, update);
   return ReplaceInFunc(func, loop, SeqStmt::Flatten({init_nest, new_loop}));
+}
+
+}  // namespace tir
+}  // namespace tessera
+
+namespace tessera {
+namespace tir {
+namespace {
+
+// `out[idx] = out[idx] (+|*|min|max) rhs`: returns the combiner kind and rhs.
+struct ReductionPattern {
+  const BufferStoreNode* store = nullptr;
+  std::string op;
+  PrimExpr rhs;
+};
+
+std::optional<ReductionPattern> MatchReduction(const BlockNode* block) {
+  const auto* store = block->body.as<BufferStoreNode>();
+  if (store == nullptr) return std::nullopt;
+  auto is_self = [&](const PrimExpr& e) {
+    const auto* load = e.as<BufferLoadNode>();
+    if (load == nullptr || !load->buffer.same_as(store->buffer)) return false;
+    for (size_t i = 0; i < load->indices.size(); ++i)
+      if (!load->indices[i].same_as(store->indices[i]) && !arith::ExprDeepEqual(load->indices[i], store->indices[i])) return false;
+    return true;
+  };
+  auto try_binary = [&](const BinaryOpNode* b, const char* name) -> std::optional<ReductionPattern> {
+    if (b == nullptr) return std::nullopt;
+    if (is_self(b->a)) return ReductionPattern{store, name, b->b};
+    if (is_self(b->b)) return ReductionPattern{store, name, b->a};
+    return std::nullopt;
+  };
+  if (auto r = try_binary(store->value.as<AddNode>(), "add")) return r;
+  if (auto r = try_binary(store->value.as<MulNode>(), "mul")) return r;
+  if (auto r = try_binary(store->value.as<MinNode>(), "min")) return r;
+  if (auto r = try_binary(store->value.as<MaxNode>(), "max")) return r;
+  return std::nullopt;
+}
+
+PrimExpr Combine(const std::string& op, const PrimExpr& a, const PrimExpr& b) {
+  if (op == "add") return add(a, b);
+  if (op == "mul") return mul(a, b);
+  if (op == "min") return min(a, b);
+  return max(a, b);
+}
+
+Array<PrimExpr> InsertAt(const Array<PrimExpr>& v, int axis, const PrimExpr& x) {
+  std::vector<PrimExpr> out = v.to_vector();
+  out.insert(out.begin() + axis, x);
+  return Array<PrimExpr>(out);
+}
+
+}  // namespace
+
+PrimFunc RFactor(const PrimFunc& func, const BlockLocation& loc, const ForNode* loop, int factor_axis,
+                 std::string* rf_name) {
+  const std::string prim = "rfactor";
+  const BlockNode* block = loc.block;
+  auto pattern = MatchReduction(block);
+  if (!block->init || !pattern) {
+    ThrowScheduleError(prim, "block \"" + block->name_hint +
+                                 "\" is not a reduction `out[i] = out[i] op value` (op: +, *, min, max) with an init",
+                       func);
+  }
+  const auto* init_store = block->init->as<BufferStoreNode>();
+  if (init_store == nullptr || !init_store->buffer.same_as(pattern->store->buffer)) {
+    ThrowScheduleError(prim, "the init of block \"" + block->name_hint + "\" must store the reduction's identity", func);
+  }
+  size_t pos = loc.loops.size();
+  for (size_t i = 0; i < loc.loops.size(); ++i)
+    if (loc.loops[i] == loop) pos = i;
+  if (pos == loc.loops.size()) {
+    ThrowScheduleError(prim, "loop " + loop->loop_var->name_hint + " does not enclose block \"" + block->name_hint + "\"", func);
+  }
+  // The rfactor loop may only feed reduction iterators.
+  bool feeds_reduction = false;
+  for (size_t k = 0; k < block->iter_vars.size(); ++k) {
+    bool uses = UsesVar(loc.realize->iter_values[k], loop->loop_var.get());
+    if (uses && block->iter_vars[k]->iter_type == kDataPar) {
+      ThrowScheduleError(prim, "loop " + loop->loop_var->name_hint + " is bound to a spatial iterator of block \"" +
+                                   block->name_hint + "\"",
+                         func);
+    }
+    feeds_reduction = feeds_reduction || uses;
+  }
+  if (!feeds_reduction) {
+    ThrowScheduleError(prim, "loop " + loop->loop_var->name_hint + " is not a reduction loop of block \"" +
+                                 block->name_hint + "\"",
+                       func);
+  }
+  // The block's loops must contain nothing else (they are duplicated).
+  const ForNode* outer = loc.loops.empty() ? nullptr : loc.loops[0];
+  for (const ForNode* l : loc.loops) {
+    auto children = ChildBlocks(GetRef<Stmt>(l));
+    if (children.size() != 1) {
+      ThrowScheduleError(prim, "loop " + l->loop_var->name_hint + " holds other blocks besides \"" + block->name_hint + "\"", func);
+    }
+  }
+  if (outer == nullptr) ThrowScheduleError(prim, "block \"" + block->name_hint + "\" has no loops", func);
+  const Buffer& out = pattern->store->buffer;
+  const int ndim = static_cast<int>(out->shape.size());
+  if (factor_axis < 0) factor_axis += ndim + 1;
+  if (factor_axis < 0 || factor_axis > ndim) {
+    ThrowScheduleError(prim, "factor_axis is out of range for " + out->name, func);
+  }
+  DataType lt = loop->loop_var.dtype();
+  // rf buffer: out's shape with the rfactor loop's extent inserted.
+  Buffer rf_buf = decl_buffer(InsertAt(out->shape, factor_axis, loop->extent), out->dtype, out->name + "_rf", out->scope);
+
+  // ---- the rf block: spatial iterators + one iterator per reduction loop ----
+  std::vector<IterVar> rf_iters;
+  std::vector<PrimExpr> rf_values;
+  std::unordered_map<const VarNode*, PrimExpr> loop_to_iter;
+  Var rf_var("v" + loop->loop_var->name_hint, lt);
+  for (size_t k = 0; k < block->iter_vars.size(); ++k) {
+    if (block->iter_vars[k]->iter_type != kDataPar) continue;
+    rf_iters.push_back(block->iter_vars[k]);
+    rf_values.push_back(loc.realize->iter_values[k]);
+  }
+  rf_iters.push_back(IterVar(Range::FromMinExtent(loop->min, loop->extent), rf_var, kDataPar));
+  rf_values.push_back(loop->loop_var);
+  loop_to_iter[loop->loop_var.get()] = rf_var;
+  for (const ForNode* l : loc.loops) {
+    if (l == loop) continue;
+    bool reduce_loop = false;
+    for (size_t k = 0; k < block->iter_vars.size(); ++k) {
+      if (block->iter_vars[k]->iter_type != kDataPar && UsesVar(loc.realize->iter_values[k], l->loop_var.get())) {
+        reduce_loop = true;
+      }
+    }
+    if (!reduce_loop) continue;
+    Var v("v" + l->loop_var->name_hint, l->loop_var.dtype());
+    rf_iters.push_back(IterVar(Range::FromMinExtent(l->min, l->extent), v, kCommReduce));
+    rf_values.push_back(l->loop_var);
+    loop_to_iter[l->loop_var.get()] = v;
+  }
+  std::unordered_map<const VarNode*, PrimExpr> reduce_subst;
+  for (size_t k = 0; k < block->iter_vars.size(); ++k) {
+    if (block->iter_vars[k]->iter_type == kDataPar) continue;
+    reduce_subst[block->iter_vars[k]->var.get()] = Substitute(loc.realize->iter_values[k], [&](const Var& v) -> std::optional<PrimExpr> {
+      auto it = loop_to_iter.find(v.get());
+      if (it == loop_to_iter.end()) return std::nullopt;
+      return it->second;
+    });
+  }
+  auto subst_reduce = [&](const PrimExpr& e) {
+    return Substitute(e, [&](const Var& v) -> std::optional<PrimExpr> {
+      auto it = reduce_subst.find(v.get());
+      if (it == reduce_subst.end()) return std::nullopt;
+      return it->second;
+    });
+  };
+  Array<PrimExpr> rf_index = InsertAt(pattern->store->indices, factor_axis, rf_var);
+  Stmt rf_body = BufferStore(rf_buf, Combine(pattern->op, BufferLoad(rf_buf, rf_index), subst_reduce(pattern->rhs)), rf_index);
+  Stmt rf_init = BufferStore(rf_buf, init_store->value, rf_index);
+  *rf_name = block->name_hint + "_rf";
+  Block rf_block(Array<IterVar>(rf_iters), {}, {}, *rf_name, rf_body, rf_init);
+  {
+    auto [reads, writes] = InferBlockAccessRegions(rf_block);
+    rf_block.CopyOnWrite()->reads = reads;
+    rf_block.CopyOnWrite()->writes = writes;
+  }
+  Stmt rf_nest = BlockRealize(Array<PrimExpr>(rf_values), loc.realize->predicate, rf_block);
+  for (size_t i = loc.loops.size(); i-- > 0;) {
+    For f = GetRef<For>(loc.loops[i]);
+    f.CopyOnWrite()->body = rf_nest;
+    rf_nest = f;
+  }
+
+  // ---- the write-back block: spatial iterators + the rfactor iterator as reduction ----
+  std::vector<IterVar> wb_iters;
+  std::vector<PrimExpr> wb_values;
+  std::unordered_map<const VarNode*, PrimExpr> wb_loop_copy;
+  std::vector<const ForNode*> wb_loops;
+  for (const ForNode* l : loc.loops) {
+    bool keep = l == loop;
+    for (size_t k = 0; k < block->iter_vars.size(); ++k) {
+      if (block->iter_vars[k]->iter_type == kDataPar && UsesVar(loc.realize->iter_values[k], l->loop_var.get())) keep = true;
+    }
+    if (!keep) continue;
+    wb_loops.push_back(l);
+    wb_loop_copy[l->loop_var.get()] = Var(l->loop_var->name_hint, l->loop_var.dtype());
+  }
+  auto copy_loops = [&](const PrimExpr& e) {
+    return Substitute(e, [&](const Var& v) -> std::optional<PrimExpr> {
+      auto it = wb_loop_copy.find(v.get());
+      if (it == wb_loop_copy.end()) return std::nullopt;
+      return it->second;
+    });
+  };
+  for (size_t k = 0; k < block->iter_vars.size(); ++k) {
+    if (block->iter_vars[k]->iter_type != kDataPar) continue;
+    wb_iters.push_back(block->iter_vars[k]);
+    wb_values.push_back(copy_loops(loc.realize->iter_values[k]));
+  }
+  Var wb_rf_var("v" + loop->loop_var->name_hint, lt);
+  wb_iters.push_back(IterVar(Range::FromMinExtent(loop->min, loop->extent), wb_rf_var, kCommReduce));
+  wb_values.push_back(wb_loop_copy.at(loop->loop_var.get()));
+  Array<PrimExpr> wb_rf_index = InsertAt(pattern->store->indices, factor_axis, wb_rf_var);
+  Stmt wb_body = BufferStore(out, Combine(pattern->op, BufferLoad(out, pattern->store->indices), BufferLoad(rf_buf, wb_rf_index)),
+                             pattern->store->indices);
+  Block wb_block = GetRef<Block>(block);
+  {
+    auto* n = wb_block.CopyOnWrite();
+    n->iter_vars = Array<IterVar>(wb_iters);
+    n->body = wb_body;
+    auto [reads, writes] = InferBlockAccessRegions(wb_block);
+    n->reads = reads;
+    n->writes = writes;
+  }
+  Stmt wb_nest = BlockRealize(Array<PrimExpr>(wb_values), IntImm(DataType::Bool(), 1), wb_block);
+  for (size_t i = wb_loops.size(); i-- > 0;) {
+    const ForNode* l = wb_loops[i];
+    wb_nest = For(Downcast<Var>(wb_loop_copy.at(l->loop_var.get())), l->min, l->extent, ForKind::kSerial, wb_nest);
+  }
+  PrimFunc result = ReplaceInFunc(func, outer, SeqStmt::Flatten({rf_nest, wb_nest}));
+  // Allocate the rf buffer in the scope block.
+  auto scope_loc = FindBlock(result, *rf_name);
+  Block scope = GetRef<Block>(scope_loc->scope);
+  scope.CopyOnWrite()->alloc_buffers.push_back(rf_buf);
+  return ReplaceInFunc(result, scope_loc->scope, scope);
 }
 
 }  // namespace tir
