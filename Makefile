@@ -43,10 +43,12 @@ else
 endif
 
 # C++ tests under AddressSanitizer + UndefinedBehaviorSanitizer.
+test-asan: export LSAN_OPTIONS = suppressions=$(CURDIR)/tests/asan/lsan.supp
+test-asan: export ASAN_OPTIONS = detect_leaks=1
 test-asan: setup
 	cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTESSERA_SANITIZE=ON -DTESSERA_BUILD_PYTHON=OFF -DTESSERA_OUT_DIR=$(CURDIR)/build-asan/lib
 	cmake --build build-asan -j $(JOBS)
-	cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS)
+	cd build-asan && ctest --output-on-failure -j $(JOBS)
 
 demo: build
 	$(PYTHON) apps/demo.py
