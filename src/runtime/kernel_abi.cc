@@ -2,6 +2,8 @@
 // and the C entry points kernels call back into (see kernel_abi.h).
 #include "runtime/kernel_abi.h"
 
+#include <omp.h>
+
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -56,6 +58,19 @@ std::string ShapeStr(const std::vector<int64_t>& s) {
   return os.str();
 }
 
+// TESSERA_NUM_THREADS (or TVM's TVM_NUM_THREADS) sets the default number of
+// threads of parallel loops when the runtime loads.
+[[maybe_unused]] const bool kNumThreadsFromEnv = [] {
+  for (const char* name : {"TESSERA_NUM_THREADS", "TVM_NUM_THREADS"}) {
+    if (const char* v = std::getenv(name)) {
+      int n = std::atoi(v);
+      if (n > 0) omp_set_num_threads(n);
+      return true;
+    }
+  }
+  return false;
+}();
+
 }  // namespace
 
 std::string FunctionInfo::ToJSON() const { return InfoToJSON(*this).dump(); }
@@ -71,9 +86,9 @@ std::vector<FunctionInfo> FunctionInfo::ListFromJSON(const std::string& json) {
   return out;
 }
 
-PackedFunc MakeKernelFunction(const FunctionInfo& info, KernelFn fn, ObjectRef keep_alive) {
+PackedFunc MakeKernelFunction(const FunctionInfo& info, KernelFn fn, ObjectRef keep_alive, int num_threads) {
   return PackedFunc(
-      [info, fn, keep_alive](PackedArgs args) -> Any {
+      [info, fn, keep_alive, num_threads](PackedArgs args) -> Any {
         const size_t np = info.params.size();
         if (static_cast<size_t>(args.size()) != np) {
           std::ostringstream os;
@@ -155,7 +170,10 @@ PackedFunc MakeKernelFunction(const FunctionInfo& info, KernelFn fn, ObjectRef k
           slots[np + k] = &sym_values[k];
         }
         last_error.clear();
+        int saved_threads = omp_get_max_threads();
+        if (num_threads > 0) omp_set_num_threads(num_threads);
         int32_t rc = fn(slots.data());
+        if (num_threads > 0) omp_set_num_threads(saved_threads);
         if (rc != 0) {
           TESSERA_THROW(RuntimeError) << info.name << " failed: " << (last_error.empty() ? "unknown error" : last_error);
         }

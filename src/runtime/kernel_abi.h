@@ -49,7 +49,9 @@ inline std::string KernelSymbol(const std::string& name) { return "tessera_kerne
 // count, types, ndim, shape (binding symbolic dimensions consistently),
 // dtype and device, raising ValueError/TypeError naming the parameter with
 // expected vs got. `keep_alive` is held by the function (e.g. the module).
-PackedFunc MakeKernelFunction(const FunctionInfo& info, KernelFn fn, ObjectRef keep_alive);
+// `num_threads` > 0 caps the threads its parallel loops use (the target's
+// --num-cores); 0 uses the runtime default (all cores, or TESSERA_NUM_THREADS).
+PackedFunc MakeKernelFunction(const FunctionInfo& info, KernelFn fn, ObjectRef keep_alive, int num_threads = 0);
 
 }  // namespace tessera
 

@@ -378,3 +378,23 @@ def test_time_evaluator_and_sources():
     np.testing.assert_allclose(b.numpy(), a.numpy() + 1)
     assert "tessera_kernel_inc" in lib.get_source("asm")
     assert "define" in lib.get_source("ll")
+
+
+def test_num_cores_target_and_thread_setting():
+    A, B = buf("A", (64, 8)), buf("B", (64, 8))
+    f = func([A, B], loops([64, 8], lambda i, j: tir.BufferStore(B, A[i, j] + 1.0, [i, j]),
+                           kinds=[tir.ForKind.PARALLEL, tir.ForKind.SERIAL]))
+    a = rand((64, 8), "float32")
+    for target in ("llvm --num-cores=1", "llvm -mcpu=native --num-cores=2"):
+        b = tvm.nd.empty((64, 8), "float32")
+        tvm.build(f, target=target)["main"](tvm.nd.array(a), b)
+        np.testing.assert_allclose(b.numpy(), a + 1)
+    get, set_ = tvm.get_global_func("runtime.GetNumThreads"), tvm.get_global_func("runtime.SetNumThreads")
+    before = get()
+    set_(1)
+    assert get() == 1
+    set_(before)
+    with pytest.raises(ValueError, match="positive"):
+        set_(0)
+    with pytest.raises(ValueError, match="num-cores"):
+        tvm.target.Target("llvm --num-cores=zero")

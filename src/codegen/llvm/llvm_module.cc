@@ -126,7 +126,7 @@ class LLVMModuleNode final : public ModuleNode {
         TESSERA_THROW(RuntimeError) << "JIT lookup of " << name << " failed: " << msg;
       }
       auto fn = reinterpret_cast<KernelFn>(sym->getAddress());
-      return MakeKernelFunction(info, fn, GetRef<ObjectRef>(this));
+      return MakeKernelFunction(info, fn, GetRef<ObjectRef>(this), static_cast<int>(target_.GetInt("num-cores").value_or(0)));
     }
     return std::nullopt;
   }
