@@ -6,6 +6,7 @@
 #include "runtime/registry.h"
 #include "tir/transform/compact_buffer_allocation.h"
 #include "tir/transform/flatten_buffer.h"
+#include "tir/transform/loop_partition.h"
 #include "tir/transform/lower_blocks.h"
 #include "tir/transform/lower_init_block.h"
 #include "tir/transform/unroll_loop.h"
@@ -18,6 +19,7 @@ tir::PrimFunc LowerPrimFunc(tir::PrimFunc func) {
   func = tir::LowerInitBlock(func);
   func = tir::LowerBlocks(func);
   func = tir::CompactBufferAllocation(func);
+  func = tir::LoopPartition(func);
   func = tir::FlattenBuffer(func);
   func = tir::VectorizeLoop(func);
   func = tir::UnrollLoop(func);

@@ -398,3 +398,22 @@ def test_num_cores_target_and_thread_setting():
         set_(0)
     with pytest.raises(ValueError, match="num-cores"):
         tvm.target.Target("llvm --num-cores=zero")
+
+
+def test_loop_partition_removes_checks_where_predicates_always_hold():
+    # 30 columns split by 8: only the last j_0 tile needs the `< 30` check.
+    A, B = buf("A", (10, 30)), buf("B", (10, 30))
+    body = loops([10, 4, 8], lambda i, j0, j1: block(
+        "B", [("vi", 10, "S"), ("vj", 30, "S")], [i, j0 * 8 + j1],
+        lambda vi, vj: tir.BufferStore(B, A[vi, vj] + 1.0, [vi, vj]), predicate=j0 * 8 + j1 < 30))
+    f = func([A, B], body)
+    lowered = tvm.get_global_func("codegen.LowerPrimFunc")(f)
+    ifs, loops_seen = [], []
+    tvm.tir.stmt_functor.post_order_visit(lowered.body, lambda n: ifs.append(n) if isinstance(n, tir.IfThenElse) else
+                                          loops_seen.append(n) if isinstance(n, tir.For) else None)
+    assert len(ifs) == 1  # kept only in the last partial tile
+    guarded = [l for l in loops_seen if int(l.min) != 0]
+    assert guarded, "the loops were not partitioned"
+    a = rand((10, 30), "float32")
+    (b,) = run(f, a, out_shapes=[(10, 30)])
+    np.testing.assert_allclose(b, a + 1)

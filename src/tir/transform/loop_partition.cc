@@ -1,0 +1,125 @@
+// LoopPartition (see loop_partition.h).
+#include "tir/transform/loop_partition.h"
+
+#include "arith/analyzer.h"
+#include "tir/functor.h"
+#include "tir/op.h"
+
+namespace tessera {
+namespace tir {
+namespace {
+
+// Replaces `if` statements (without else) whose condition provably holds
+// under the analyzer's facts by their body; counts them.
+class ProvenIfRemover : public StmtExprMutator {
+ public:
+  explicit ProvenIfRemover(arith::Analyzer* ana) : ana_(ana) {}
+  using StmtExprMutator::VisitStmt_;
+  Stmt VisitStmt_(const ForNode* op) override {
+    ana_->Bind(op->loop_var, Range::FromMinExtent(op->min, op->extent), true);
+    return StmtExprMutator::VisitStmt_(op);
+  }
+  Stmt VisitStmt_(const IfThenElseNode* op) override {
+    ++total;
+    if (!op->else_case && ana_->CanProve(op->condition)) {
+      ++removed;
+      return VisitStmt(op->then_case);
+    }
+    return StmtExprMutator::VisitStmt_(op);
+  }
+  PrimExpr VisitExpr(const PrimExpr& e) override { return e; }
+  int total = 0, removed = 0;
+
+ private:
+  arith::Analyzer* ana_;
+};
+
+int CountIfs(const Stmt& s) {
+  int n = 0;
+  PostOrderVisit(s, [&](const ObjectRef& x) { n += x.as<IfThenElseNode>() != nullptr; });
+  return n;
+}
+
+class Partitioner : public StmtExprMutator {
+ public:
+  using StmtExprMutator::VisitStmt_;
+  // Outer loops first: a loop is partitioned on its original body, then the
+  // pieces' bodies are visited (the clean part usually has nothing left).
+  Stmt VisitStmt_(const ForNode* op) override {
+    For loop = GetRef<For>(op);
+    std::optional<int64_t> split = ProvenPrefix(op);
+    if (!split) return VisitLoopBody(loop);
+    int64_t lo = *split;
+    const int64_t extent = *AsConstInt(op->extent);
+    DataType t = op->loop_var.dtype();
+    arith::Analyzer local;
+    for (const auto& [var, range] : outer_) local.Bind(var, range, true);
+    local.Bind(op->loop_var, Range::FromMinExtent(op->min, IntImm(t, lo)), true);
+    For first = loop;
+    {
+      auto* n = first.CopyOnWrite();
+      n->extent = IntImm(t, lo);
+      n->body = ProvenIfRemover(&local).VisitStmt(op->body);
+    }
+    Stmt first_done = VisitLoopBody(first);
+    if (lo == extent) return first_done;
+    // The rest keeps its checks; it gets its own loop variable.
+    Var rest_var(op->loop_var->name_hint, t);
+    Stmt rest_body = Substitute(op->body, [&](const Var& v) -> std::optional<PrimExpr> {
+      if (v.same_as(op->loop_var)) return PrimExpr(rest_var);
+      return std::nullopt;
+    });
+    For rest(rest_var, add(op->min, IntImm(t, lo)), IntImm(t, extent - lo), op->kind, rest_body, op->thread_binding,
+             op->annotations);
+    return SeqStmt::Flatten({first_done, VisitLoopBody(rest)});
+  }
+
+ private:
+  Stmt VisitLoopBody(For loop) {
+    outer_.emplace_back(loop->loop_var, Range::FromMinExtent(loop->min, loop->extent));
+    Stmt body = VisitStmt(loop->body);
+    outer_.pop_back();
+    if (body.same_as(loop->body)) return loop;
+    loop.CopyOnWrite()->body = body;
+    return loop;
+  }
+
+  // The largest k > 0 such that every `if` in the loop holds for the first k
+  // iterations, or nullopt.
+  std::optional<int64_t> ProvenPrefix(const ForNode* loop) {
+    if (loop->kind == ForKind::kThreadBinding || loop->kind == ForKind::kVectorized) return std::nullopt;
+    const int64_t* extent = AsConstInt(loop->extent);
+    if (extent == nullptr || *extent < 1 || CountIfs(loop->body) == 0) return std::nullopt;
+    auto all_proven = [&](int64_t k) {
+      arith::Analyzer local;
+      for (const auto& [var, range] : outer_) local.Bind(var, range, true);
+      local.Bind(loop->loop_var, Range::FromMinExtent(loop->min, IntImm(loop->extent.dtype(), k)), true);
+      ProvenIfRemover remover(&local);
+      remover.VisitStmt(loop->body);
+      return remover.total > 0 && remover.removed == remover.total;
+    };
+    if (all_proven(*extent)) return *extent;
+    int64_t lo = 0, hi = *extent;  // all_proven(lo) (or lo == 0), !all_proven(hi)
+    while (lo + 1 < hi) {
+      int64_t mid = lo + (hi - lo) / 2;
+      if (all_proven(mid)) lo = mid; else hi = mid;
+    }
+    if (lo == 0) return std::nullopt;
+    return lo;
+  }
+
+  std::vector<std::pair<Var, Range>> outer_;  // enclosing loops while visiting
+};
+
+}  // namespace
+
+PrimFunc LoopPartition(PrimFunc func) {
+  Partitioner p;
+  Stmt body = p.VisitStmt(func->body);
+  if (body.same_as(func->body)) return func;
+  func.CopyOnWrite()->body = body;
+  return func;
+}
+
+}  // namespace tir
+}  // namespace tessera
