@@ -1,5 +1,6 @@
-"""Tessera vs peers, measured in the same run; prints ratios (peer time /
-Tessera time: > 1 means Tessera is faster). `make bench` runs it.
+"""Tessera vs peers (NumPy/OpenBLAS and PyTorch), measured in the same run;
+prints ratios (peer time / Tessera time: > 1 means Tessera is faster).
+`make bench` runs it.
 
   (a) elementwise add of 2^24 float32         vs NumPy
   (b) sgemm 1024^3, hand-scheduled TIR        vs NumPy (OpenBLAS)
@@ -11,6 +12,7 @@ import sys
 import time
 
 import numpy as np
+import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "python"))
 sys.path.insert(0, os.path.dirname(__file__))
@@ -45,8 +47,10 @@ def bench_add():
     f = lib["add"]
     t_tessera = best_of(lambda: f(xa, ya, za))
     t_numpy = best_of(lambda: np.add(x, y, out=z))
+    tx, ty, tz = torch.from_numpy(x), torch.from_numpy(y), torch.from_numpy(z)
+    t_torch = best_of(lambda: torch.add(tx, ty, out=tz))
     np.testing.assert_allclose(za.numpy(), x + y)
-    return t_tessera, t_numpy
+    return t_tessera, t_numpy, t_torch
 
 
 def bench_matmul(lib, fname):
@@ -57,8 +61,10 @@ def bench_matmul(lib, fname):
     f = lib[fname]
     t_tessera = best_of(lambda: f(an, bn, cn), repeat=5, number=3)
     t_numpy = best_of(lambda: a @ b, repeat=5, number=3)
+    ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+    t_torch = best_of(lambda: ta @ tb, repeat=5, number=3)
     np.testing.assert_allclose(cn.numpy(), a @ b, rtol=1e-3, atol=1e-3)
-    return t_tessera, t_numpy
+    return t_tessera, t_numpy, t_torch
 
 
 def bench_sgemm():
@@ -92,18 +98,19 @@ def bench_build():
     return min(times)
 
 
+def report(label, t, p, q, flops=None):
+    extra = f"   ({flops / t / 1e9:.1f} GFLOP/s)" if flops else ""
+    print(f"{label:28s} tessera {t * 1e3:8.3f} ms | numpy {p * 1e3:8.3f} ms  x{p / t:5.2f} | "
+          f"torch {q * 1e3:8.3f} ms  x{q / t:5.2f}{extra}")
+
+
 def main():
-    print(f"Tessera {tvm.__version__} benchmarks ({os.cpu_count()} cores); ratio = peer time / Tessera time\n")
-    t, p = bench_add()
-    print(f"(a) add 2^24 float32   tessera {t * 1e3:8.3f} ms   numpy  {p * 1e3:8.3f} ms   ratio {p / t:5.2f}x")
-    t, p = bench_sgemm()
-    print(f"(b) sgemm 1024^3       tessera {t * 1e3:8.3f} ms   numpy  {p * 1e3:8.3f} ms   ratio {p / t:5.2f}x"
-          f"   ({2 * 1024 ** 3 / t / 1e9:.1f} GFLOP/s)")
-    t, p = bench_sgemm_scheduled()
-    print(f"(d) sgemm via Schedule tessera {t * 1e3:8.3f} ms   numpy  {p * 1e3:8.3f} ms   ratio {p / t:5.2f}x"
-          f"   ({2 * 1024 ** 3 / t / 1e9:.1f} GFLOP/s)")
+    print(f"Tessera {tvm.__version__} benchmarks ({os.cpu_count()} cores); xN = peer time / Tessera time\n")
+    report("(a) add 2^24 float32", *bench_add())
+    report("(b) sgemm 1024^3 (TIR)", *bench_sgemm(), flops=2 * 1024 ** 3)
+    report("(d) sgemm 1024^3 (Schedule)", *bench_sgemm_scheduled(), flops=2 * 1024 ** 3)
     t = bench_build()
-    print(f"(c) build mm_relu      tessera {t * 1e3:8.3f} ms   (target < 100 ms)")
+    print(f"(c) build mm_relu            tessera {t * 1e3:8.3f} ms   (target < 100 ms)")
 
 
 if __name__ == "__main__":
