@@ -347,7 +347,35 @@ PrimFunc RFactor(const PrimFunc& func, const BlockLocation& loc, const ForNode* 
     n->reads = reads;
     n->writes = writes;
   }
-  Stmt wb_nest = BlockRealize(Array<PrimExpr>(wb_values), IntImm(DataType::Bool(), 1), wb_block);
+  // The predicate's conjuncts over the kept loops guard the write-back too;
+  // ones mixing kept and dropped (reduction) loops cannot be split.
+  PrimExpr wb_pred = IntImm(DataType::Bool(), 1);
+  {
+    std::vector<PrimExpr> conjuncts;
+    std::function<void(const PrimExpr&)> split = [&](const PrimExpr& e) {
+      if (const auto* a = e.as<AndNode>()) {
+        split(a->a);
+        split(a->b);
+      } else {
+        conjuncts.push_back(e);
+      }
+    };
+    split(loc.realize->predicate);
+    for (const PrimExpr& c : conjuncts) {
+      bool uses_kept = false, uses_dropped = false;
+      for (const ForNode* l : loc.loops) {
+        if (!UsesVar(c, l->loop_var.get())) continue;
+        if (wb_loop_copy.count(l->loop_var.get())) uses_kept = true; else uses_dropped = true;
+      }
+      if (uses_kept && uses_dropped) {
+        ThrowScheduleError(prim, "the predicate of block \"" + block->name_hint +
+                                     "\" mixes reduction and spatial loops; it cannot be split for rfactor",
+                           func);
+      }
+      if (!uses_dropped) wb_pred = logical_and(wb_pred, copy_loops(c));
+    }
+  }
+  Stmt wb_nest = BlockRealize(Array<PrimExpr>(wb_values), wb_pred, wb_block);
   for (size_t i = wb_loops.size(); i-- > 0;) {
     const ForNode* l = wb_loops[i];
     wb_nest = For(Downcast<Var>(wb_loop_copy.at(l->loop_var.get())), l->min, l->extent, ForKind::kSerial, wb_nest);
