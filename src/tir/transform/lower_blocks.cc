@@ -3,6 +3,7 @@
 
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "tir/functor.h"
 #include "tir/op.h"
@@ -25,10 +26,14 @@ class BlockLowerer : public StmtExprMutator {
   Stmt VisitStmt_(const BlockRealizeNode* op) override {
     const Block& block = op->block;
     // storage_align: remember the padded strides of buffers this block writes.
+    // Only buffers the function allocates can be padded (parameters keep their layout).
     if (auto align = block->annotations.Get("buffer_dim_align")) {
       for (const Any& entry : align->cast<Array<Any>>().to_vector()) {
         auto e = entry.cast<Array<Any>>();
-        Buffer buf = block->writes[e.at_any(0).cast<size_t>()]->buffer;
+        size_t index = e.at_any(0).cast<size_t>();
+        if (index >= block->writes.size()) continue;
+        Buffer buf = block->writes[index]->buffer;
+        if (!allocated_.count(buf.get())) continue;
         aligned_[buf.get()].push_back({e.at_any(1).cast<int>(), e.at_any(2).cast<int64_t>(), e.at_any(3).cast<int64_t>()});
       }
     }
@@ -142,12 +147,20 @@ class BlockLowerer : public StmtExprMutator {
   std::unordered_map<const BufferNode*, MatchInfo> matches_;
   std::unordered_map<const BufferNode*, std::vector<std::tuple<int, int64_t, int64_t>>> aligned_;
   std::unordered_map<const BufferNode*, Buffer> padded_;
+
+ public:
+  std::unordered_set<const BufferNode*> allocated_;  // buffers in some block's alloc_buffers
 };
 
 }  // namespace
 
 PrimFunc LowerBlocks(PrimFunc func) {
-  Stmt body = BlockLowerer().VisitStmt(func->body);
+  BlockLowerer lowerer;
+  PostOrderVisit(func->body, [&](const ObjectRef& n) {
+    if (const auto* b = n.as<BlockNode>())
+      for (Buffer buf : b->alloc_buffers) lowerer.allocated_.insert(buf.get());
+  });
+  Stmt body = lowerer.VisitStmt(func->body);
   func.CopyOnWrite()->body = body;
   return func;
 }

@@ -148,6 +148,21 @@ PrimFunc ReverseComputeInline(const PrimFunc& func, const BlockLocation& loc) {
   }
   // The consumer must read the producer's buffer exactly at its own iteration variables.
   const Buffer& buf = pstore->buffer;
+  if (cstore->buffer.same_as(buf)) {
+    ThrowScheduleError(prim, "block \"" + consumer->name_hint + "\" writes " + buf->name +
+                                 ", the buffer it would be inlined through",
+                       func);
+  }
+  for (const BlockLocation& other : CollectBlocks(func)) {
+    if (other.block == producer->block) continue;
+    for (BufferRegion w : other.block->writes) {
+      if (w->buffer.same_as(buf)) {
+        ThrowScheduleError(prim, "block \"" + other.block->name_hint + "\" also writes " + buf->name +
+                                     "; the producer must be its only writer",
+                           func);
+      }
+    }
+  }
   std::vector<PrimExpr> load_indices;
   bool ok = true;
   PostOrderVisit(cstore->value, [&](const ObjectRef& n) {
@@ -199,6 +214,8 @@ PrimFunc ReverseComputeInline(const PrimFunc& func, const BlockLocation& loc) {
   for (PrimExpr e : cstore->indices) new_indices.push_back(Substitute(e, vmap));
   Block p = GetRef<Block>(producer->block);
   p.CopyOnWrite()->body = BufferStore(cstore->buffer, new_value, Array<PrimExpr>(new_indices));
+  // Layout annotations of the removed intermediate no longer apply.
+  if (p->annotations.count("buffer_dim_align")) p.CopyOnWrite()->annotations.erase("buffer_dim_align");
   PrimFunc out = ReplaceInFunc(func, producer->block, p);
   auto cloc = FindBlock(out, consumer->name_hint);
   out.CopyOnWrite()->body = RemoveBlockNest(out->body, *cloc);
