@@ -33,7 +33,9 @@ Module Build(const IRModule& mod, const Target& target) {
   auto ctx = std::make_unique<llvm::LLVMContext>();
   auto module = std::make_unique<llvm::Module>("tessera", *ctx);
   ConfigureLLVMModule(module.get(), target);
-  CodeGenLLVM cg(ctx.get(), module.get());
+  bool bound_check = false;
+  if (auto flag = target->attrs.Get("bound-check")) bound_check = flag->try_cast<bool>().value_or(false);
+  CodeGenLLVM cg(ctx.get(), module.get(), bound_check);
   std::vector<FunctionInfo> infos;
   for (const GlobalVar& gv : mod->GetGlobalVars()) {
     BaseFunc f = mod->Lookup(gv);

@@ -417,3 +417,15 @@ def test_loop_partition_removes_checks_where_predicates_always_hold():
     a = rand((10, 30), "float32")
     (b,) = run(f, a, out_shapes=[(10, 30)])
     np.testing.assert_allclose(b, a + 1)
+
+
+def test_bound_check_turns_out_of_bounds_accesses_into_errors():
+    A, B = buf("A", (8,)), buf("B", (8,))
+    f = func([A, B], loops([8], lambda i: tir.BufferStore(B, A[i + 1], [i])), name="shifted")  # reads A[8]
+    a, b = tvm.nd.array(rand((8,), "float32")), tvm.nd.empty((8,), "float32")
+    with pytest.raises(RuntimeError, match="index out of bounds in buffer A"):
+        tvm.build(f, target="llvm -bound-check")["shifted"](a, b)
+    # In-bounds programs are unaffected.
+    g = func([A, B], loops([8], lambda i: tir.BufferStore(B, A[i] * 2.0, [i]), kinds=[tir.ForKind.PARALLEL]))
+    tvm.build(g, target="llvm -bound-check")["main"](a, b)
+    np.testing.assert_allclose(b.numpy(), a.numpy() * 2)

@@ -112,7 +112,8 @@ def test_random_schedules_preserve_results_or_fail_cleanly(case):
             assert sch.mod.same_as(before), f"a failed primitive changed the module: {err}\n{sch.trace}"
     np_rng = np.random.default_rng(case)
     inputs = [np_rng.standard_normal(s).astype("float32") for s in in_shapes]
-    lib = tvm.build(sch.mod)
+    # Bound checks: a wrong schedule raises instead of corrupting memory.
+    lib = tvm.build(sch.mod, target="llvm -bound-check")
     outs = [tvm.nd.empty(s, "float32") for s in out_shapes]
     lib["main"](*[tvm.nd.array(x) for x in inputs], *outs)
     for got, want in zip(outs, ref(*inputs)):

@@ -58,8 +58,8 @@ class FreeVarCollector : public StmtExprVisitor {
 
 }  // namespace
 
-CodeGenLLVM::CodeGenLLVM(llvm::LLVMContext* ctx, llvm::Module* module)
-    : ctx_(ctx), module_(module), builder_(std::make_unique<llvm::IRBuilder<>>(*ctx)) {
+CodeGenLLVM::CodeGenLLVM(llvm::LLVMContext* ctx, llvm::Module* module, bool bound_check)
+    : ctx_(ctx), module_(module), builder_(std::make_unique<llvm::IRBuilder<>>(*ctx)), bound_check_(bound_check) {
   llvm::FastMathFlags fmf;
   fmf.setAllowContract(true);  // lets LLVM fuse a*b+c into FMA
   builder_->setFastMathFlags(fmf);
@@ -152,6 +152,22 @@ CodeGenLLVM::BufferPtr CodeGenLLVM::LookupBuffer(const Buffer& buffer) {
   auto it = buffers_.find(buffer->data.get());
   if (it == buffers_.end()) Unsupported("buffer " + buffer->name + " is used but not allocated or passed in");
   return it->second;
+}
+
+void CodeGenLLVM::CheckBounds(const Buffer& buffer, llvm::Value* index) {
+  if (!bound_check_ || buffer->shape.size() != 1) return;
+  llvm::Value* extent = builder_->CreateIntCast(VisitExpr(buffer->shape[0]), index->getType(), true);
+  llvm::Value* ok = builder_->CreateAnd(builder_->CreateICmpSGE(index, llvm::ConstantInt::get(index->getType(), 0)),
+                                        builder_->CreateICmpSLT(index, extent));
+  llvm::BasicBlock* fail = llvm::BasicBlock::Create(*ctx_, "out_of_bounds", function_);
+  llvm::BasicBlock* cont = llvm::BasicBlock::Create(*ctx_, "in_bounds", function_);
+  builder_->CreateCondBr(ok, cont, fail);
+  builder_->SetInsertPoint(fail);
+  llvm::FunctionCallee set_error = module_->getOrInsertFunction(
+      "TesseraSetLastError", llvm::FunctionType::get(builder_->getVoidTy(), {builder_->getInt8PtrTy()}, false));
+  builder_->CreateCall(set_error, {builder_->CreateGlobalStringPtr("index out of bounds in buffer " + buffer->name)});
+  builder_->CreateRet(builder_->getInt32(-1));
+  builder_->SetInsertPoint(cont);
 }
 
 llvm::Value* CodeGenLLVM::ElementPtr(const BufferPtr& buf, llvm::Value* index) {
@@ -559,7 +575,9 @@ llvm::Value* CodeGenLLVM::VisitExpr_(const BufferLoadNode* op) {
   PrimExpr index = op->indices[0];
   DataType t = op->dtype;
   if (t.lanes() == 1) {
-    llvm::Value* v = builder_->CreateAlignedLoad(StorageType(t), ElementPtr(buf, VisitExpr(index)),
+    llvm::Value* idx = VisitExpr(index);
+    CheckBounds(op->buffer, idx);
+    llvm::Value* v = builder_->CreateAlignedLoad(StorageType(t), ElementPtr(buf, idx),
                                                  llvm::Align(std::max(1, t.bytes())));
     return FromStorage(v, t);
   }
@@ -592,7 +610,9 @@ void CodeGenLLVM::VisitStmt_(const BufferStoreNode* op) {
   DataType t = op->value.dtype();
   llvm::Value* value = VisitExpr(op->value);
   if (t.lanes() == 1) {
-    builder_->CreateAlignedStore(ToStorage(value, t), ElementPtr(buf, VisitExpr(index)), llvm::Align(std::max(1, t.bytes())));
+    llvm::Value* idx = VisitExpr(index);
+    CheckBounds(op->buffer, idx);
+    builder_->CreateAlignedStore(ToStorage(value, t), ElementPtr(buf, idx), llvm::Align(std::max(1, t.bytes())));
     return;
   }
   if (const auto* ramp = index.as<RampNode>()) {

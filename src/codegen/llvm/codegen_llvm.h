@@ -22,7 +22,11 @@ namespace codegen {
 class CodeGenLLVM : public tir::ExprFunctor<llvm::Value*(const PrimExpr&)>,
                     public tir::StmtFunctor<void(const tir::Stmt&)> {
  public:
-  CodeGenLLVM(llvm::LLVMContext* ctx, llvm::Module* module);
+  // `bound_check`: every scalar buffer access is checked against the
+  // buffer's extent; an out-of-bounds access makes the call raise instead of
+  // touching memory (target option `-bound-check`, TVM's
+  // tir.instrument_bound_checkers).
+  CodeGenLLVM(llvm::LLVMContext* ctx, llvm::Module* module, bool bound_check = false);
 
   // Emits `lowered` (the output of the lowering pipeline) under `name`;
   // `original` supplies the parameter buffers' shapes. Raises ValueError /
@@ -93,6 +97,8 @@ class CodeGenLLVM : public tir::ExprFunctor<llvm::Value*(const PrimExpr&)>,
   llvm::Value* CallLibm(const std::string& name, llvm::Value* x, DataType t);
   llvm::Value* CallIntrinsic(llvm::Intrinsic::ID id, const std::vector<llvm::Value*>& args, llvm::Type* type);
   llvm::Value* ElementPtr(const BufferPtr& buf, llvm::Value* index);
+  // Emits the bound check of `index` into `buffer` when enabled.
+  void CheckBounds(const tir::Buffer& buffer, llvm::Value* index);
   BufferPtr LookupBuffer(const tir::Buffer& buffer);
   llvm::AllocaInst* EntryAlloca(llvm::Type* type, llvm::Value* count, unsigned align);
   void EmitParallelFor(const tir::ForNode* op);
@@ -107,6 +113,7 @@ class CodeGenLLVM : public tir::ExprFunctor<llvm::Value*(const PrimExpr&)>,
   std::unordered_map<const tir::VarNode*, llvm::Value*> var_map_;
   std::unordered_map<const tir::VarNode*, BufferPtr> buffers_;
   int task_counter_ = 0;
+  bool bound_check_ = false;
 };
 
 }  // namespace codegen

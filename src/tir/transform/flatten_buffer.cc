@@ -68,8 +68,14 @@ class BufferFlattener : public StmtExprMutator {
   Buffer Flat(const Buffer& b) {
     auto it = flat_.find(b.get());
     if (it != flat_.end()) return it->second;
+    // Elements the flat view spans: the product of the shape, or with explicit
+    // (padded) strides the outermost extent times its stride.
     PrimExpr total = IntImm(DataType::Int(64), 1);
-    for (PrimExpr e : b->shape) total = mul(total, cast(DataType::Int(64), e));
+    if (!b->strides.empty() && !b->shape.empty()) {
+      total = mul(cast(DataType::Int(64), b->shape[0]), cast(DataType::Int(64), b->strides[0]));
+    } else {
+      for (PrimExpr e : b->shape) total = mul(total, cast(DataType::Int(64), e));
+    }
     Buffer flat(b->data, b->dtype, {total}, {}, IntImm(DataType::Int(32), 0), b->name, b->scope, b->data_alignment,
                 b->offset_factor, b->span);
     flat_.emplace(b.get(), flat);
