@@ -9,6 +9,43 @@
 
 namespace tessera {
 namespace tir {
+namespace {
+
+// The conjunction of the predicate's conjuncts that use only kept loops
+// (rewritten by `subst`); conjuncts over dropped loops only are left out,
+// and one mixing kept and dropped loops cannot be split (ScheduleError).
+PrimExpr ProjectPredicate(const std::string& prim, const PrimFunc& func, const BlockNode* block,
+                          const PrimExpr& predicate, const std::vector<const ForNode*>& loops,
+                          const std::function<bool(const VarNode*)>& kept,
+                          const std::function<PrimExpr(const PrimExpr&)>& subst) {
+  std::vector<PrimExpr> conjuncts;
+  std::function<void(const PrimExpr&)> split = [&](const PrimExpr& e) {
+    if (const auto* a = e.as<AndNode>()) {
+      split(a->a);
+      split(a->b);
+    } else {
+      conjuncts.push_back(e);
+    }
+  };
+  split(predicate);
+  PrimExpr out = IntImm(DataType::Bool(), 1);
+  for (const PrimExpr& c : conjuncts) {
+    bool uses_kept = false, uses_dropped = false;
+    for (const ForNode* l : loops) {
+      if (!UsesVar(c, l->loop_var.get())) continue;
+      if (kept(l->loop_var.get())) uses_kept = true; else uses_dropped = true;
+    }
+    if (uses_kept && uses_dropped) {
+      ThrowScheduleError(prim, "the predicate of block \"" + block->name_hint +
+                                   "\" mixes reduction and spatial loops; it cannot be split",
+                         func);
+    }
+    if (!uses_dropped) out = logical_and(out, subst(c));
+  }
+  return out;
+}
+
+}  // namespace
 
 PrimFunc DecomposeReduction(const PrimFunc& func, const BlockLocation& loc, const ForNode* loop,
                             std::string* init_name) {
@@ -88,33 +125,11 @@ PrimFunc DecomposeReduction(const PrimFunc& func, const BlockLocation& loc, cons
   *init_name = block->name_hint + "_init";
   Block init_block(Array<IterVar>(init_iters), {}, Array<BufferRegion>(init_writes), *init_name,
                    Substitute(*block->init, subst_iters));
-  // Conjuncts of the predicate that only constrain reduction loops do not
-  // concern the init; ones mixing them with spatial loops cannot be split.
-  std::vector<PrimExpr> conjuncts;
-  std::function<void(const PrimExpr&)> split = [&](const PrimExpr& e) {
-    if (const auto* a = e.as<AndNode>()) {
-      split(a->a);
-      split(a->b);
-    } else {
-      conjuncts.push_back(e);
-    }
-  };
-  split(loc.realize->predicate);
-  PrimExpr pred = IntImm(DataType::Bool(), 1);
-  for (const PrimExpr& c : conjuncts) {
-    bool uses_dropped = false, uses_kept = false;
-    for (size_t i = pos; i < loc.loops.size(); ++i) {
-      bool used = UsesVar(c, loc.loops[i]->loop_var.get());
-      if (!used) continue;
-      if (loop_copy.count(loc.loops[i]->loop_var.get())) uses_kept = true; else uses_dropped = true;
-    }
-    if (uses_dropped && uses_kept) {
-      ThrowScheduleError("decompose_reduction", "the predicate of block \"" + block->name_hint +
-                                                    "\" mixes reduction and spatial loops; it cannot be split for the init",
-                         func);
-    }
-    if (!uses_dropped) pred = logical_and(pred, subst_loops(c));
-  }
+  // Conjuncts over reduction loops only do not concern the init.
+  std::vector<const ForNode*> inner(loc.loops.begin() + static_cast<std::ptrdiff_t>(pos), loc.loops.end());
+  PrimExpr pred = ProjectPredicate(
+      "decompose_reduction", func, block, loc.realize->predicate, inner,
+      [&](const VarNode* v) { return loop_copy.count(v) != 0; }, subst_loops);
   Stmt init_nest = BlockRealize(Array<PrimExpr>(init_values), pred, init_block);
   for (size_t i = copied.size(); i-- > 0;) {
     const ForNode* l = copied[i];
@@ -347,34 +362,10 @@ PrimFunc RFactor(const PrimFunc& func, const BlockLocation& loc, const ForNode* 
     n->reads = reads;
     n->writes = writes;
   }
-  // The predicate's conjuncts over the kept loops guard the write-back too;
-  // ones mixing kept and dropped (reduction) loops cannot be split.
-  PrimExpr wb_pred = IntImm(DataType::Bool(), 1);
-  {
-    std::vector<PrimExpr> conjuncts;
-    std::function<void(const PrimExpr&)> split = [&](const PrimExpr& e) {
-      if (const auto* a = e.as<AndNode>()) {
-        split(a->a);
-        split(a->b);
-      } else {
-        conjuncts.push_back(e);
-      }
-    };
-    split(loc.realize->predicate);
-    for (const PrimExpr& c : conjuncts) {
-      bool uses_kept = false, uses_dropped = false;
-      for (const ForNode* l : loc.loops) {
-        if (!UsesVar(c, l->loop_var.get())) continue;
-        if (wb_loop_copy.count(l->loop_var.get())) uses_kept = true; else uses_dropped = true;
-      }
-      if (uses_kept && uses_dropped) {
-        ThrowScheduleError(prim, "the predicate of block \"" + block->name_hint +
-                                     "\" mixes reduction and spatial loops; it cannot be split for rfactor",
-                           func);
-      }
-      if (!uses_dropped) wb_pred = logical_and(wb_pred, copy_loops(c));
-    }
-  }
+  // The predicate's conjuncts over the kept loops guard the write-back too.
+  PrimExpr wb_pred = ProjectPredicate(
+      prim, func, block, loc.realize->predicate, loc.loops,
+      [&](const VarNode* v) { return wb_loop_copy.count(v) != 0; }, copy_loops);
   Stmt wb_nest = BlockRealize(Array<PrimExpr>(wb_values), wb_pred, wb_block);
   for (size_t i = wb_loops.size(); i-- > 0;) {
     const ForNode* l = wb_loops[i];
