@@ -315,3 +315,33 @@ def test_rfactor_rejects_spatial_loops():
     with pytest.raises(tvm.tir.ScheduleError, match="spatial"):
         sch.rfactor(i, 0)
     assert sch.mod.same_as(before)
+
+
+def three_stage(n=8):
+    # B = A * 2 and D = A + 1 are independent; C = B + D.
+    A, B, D, C = buf("A", (n, n)), buf("B", (n, n)), buf("D", (n, n)), buf("C", (n, n))
+    s1 = loops([n, n], lambda i, j: block("B", [("vi", n, "S"), ("vj", n, "S")], [i, j],
+                                          lambda vi, vj: tir.BufferStore(B, A[vi, vj] * 2.0, [vi, vj])))
+    s2 = loops([n, n], lambda i, j: block("D", [("vi", n, "S"), ("vj", n, "S")], [i, j],
+                                          lambda vi, vj: tir.BufferStore(D, A[vi, vj] + 1.0, [vi, vj])))
+    s3 = loops([n, n], lambda i, j: block("C", [("vi", n, "S"), ("vj", n, "S")], [i, j],
+                                          lambda vi, vj: tir.BufferStore(C, B[vi, vj] + D[vi, vj], [vi, vj])))
+    return func([A, C], tir.stmt_seq(s1, s2, s3), allocs=[B, D])
+
+
+def test_compute_at_index_picks_the_position():
+    a = np.random.default_rng(8).random((8, 8)).astype("float32")
+
+    def order(index):
+        sch = tvm.tir.Schedule(three_stage())
+        i = sch.get_loops(sch.get_block("C"))[0]
+        sch.compute_at(sch.get_block("D"), i)
+        sch.compute_at(sch.get_block("B"), i, index=index)
+        np.testing.assert_allclose(run(sch.mod, a, out_shape=(8, 8)), a * 2 + (a + 1), rtol=1e-6)
+        return [sch.get(b).name_hint for b in sch.get_child_blocks(i)]
+
+    assert order(-1) == ["D", "B", "C"]  # last legal position: right before the consumer
+    assert order(-2) == ["B", "D", "C"]  # first legal position
+    assert order(1) == ["D", "B", "C"]
+    with pytest.raises(tvm.tir.ScheduleError, match="not a legal position"):
+        order(3)  # after its consumer

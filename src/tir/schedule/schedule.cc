@@ -399,7 +399,7 @@ BlockRV Schedule::DecomposeReduction(const BlockRV& block, const LoopRV& loop) c
     BlockLocation bloc = LocateBlock(block, Name);                                                   \
     LoopLocation lloc = LocateLoop(loop, Name);                                                      \
     const std::string func = get()->blocks.at(block.get()).func;                                     \
-    Commit(func, Fn(FuncOf(func), bloc, lloc, preserve_unit_loops));                                 \
+    Commit(func, Fn(FuncOf(func), bloc, lloc, preserve_unit_loops, index));                          \
     Record(Kind, {block, loop}, {preserve_unit_loops, static_cast<int64_t>(index)}, {});             \
   }
 TESSERA_SCHEDULE_MOVE(ComputeAt, tir::ComputeAt, "compute_at", "ComputeAt")

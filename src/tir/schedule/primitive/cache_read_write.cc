@@ -59,6 +59,14 @@ class BufferSwapper : public StmtExprMutator {
     if (writes_ && store->buffer.same_as(from_)) return BufferStore(to_, store->value, store->indices, store->span);
     return s;
   }
+  // Nested blocks' declared regions follow their bodies.
+  Stmt VisitStmt_(const BlockNode* op) override {
+    Block b = Downcast<Block>(StmtExprMutator::VisitStmt_(op));
+    auto* n = b.CopyOnWrite();
+    if (reads_) n->reads = Swap(n->reads);
+    if (writes_) n->writes = Swap(n->writes);
+    return b;
+  }
   Array<BufferRegion> Swap(const Array<BufferRegion>& regions) {
     std::vector<BufferRegion> out;
     for (BufferRegion r : regions) out.push_back(r->buffer.same_as(from_) ? BufferRegion(to_, r->region) : r);

@@ -187,32 +187,53 @@ void BindLoopsAbove(const LoopLocation& loop, arith::Analyzer* ana) {
   ana->Bind(loop.loop->loop_var, Range::FromMinExtent(loop.loop->min, loop.loop->extent));
 }
 
-// Inserts `nest` into the loop body: right before the first statement with a
-// block reading `buffer` (compute_at), or right after the last statement with
-// a block writing it (reverse_compute_at), as TVM's default index does.
-Stmt InsertIntoLoop(const ForNode* loop, const Stmt& nest, bool after_producers, const Buffer& buffer) {
+// Inserts `nest` (computing `block`) into the loop body at `index`: the
+// legal positions lie after every statement producing what the block reads
+// and before every statement consuming what it writes; -1 is the last legal
+// position, -2 the first, as in TVM.
+Stmt InsertIntoLoop(const std::string& prim, const PrimFunc& func, const ForNode* loop, const Stmt& nest,
+                    const BlockNode* block, int index) {
   std::vector<Stmt> items;
   if (const auto* seq = loop->body.as<SeqStmtNode>()) {
     for (Stmt s : seq->seq) items.push_back(s);
   } else {
     items.push_back(loop->body);
   }
-  auto touches = [&](const Stmt& s) {
+  auto contains = [&](const Stmt& s, bool producer) {
     bool hit = false;
     PostOrderVisit(s, [&](const ObjectRef& n) {
       const auto* br = n.as<BlockRealizeNode>();
       if (br == nullptr) return;
-      if (after_producers ? Writes(br->block.get(), buffer) : Reads(br->block.get(), buffer)) hit = true;
+      const Array<BufferRegion>& mine = producer ? block->reads : block->writes;
+      for (BufferRegion r : mine) {
+        if (producer ? Writes(br->block.get(), r->buffer) : Reads(br->block.get(), r->buffer)) hit = true;
+      }
     });
     return hit;
   };
-  size_t pos = after_producers ? 0 : items.size();
-  if (after_producers) {
-    for (size_t i = 0; i < items.size(); ++i)
-      if (touches(items[i])) pos = i + 1;
-  } else {
-    for (size_t i = items.size(); i-- > 0;)
-      if (touches(items[i])) pos = i;
+  size_t lo = 0, hi = items.size();
+  for (size_t i = 0; i < items.size(); ++i)
+    if (contains(items[i], /*producer=*/true)) lo = i + 1;
+  for (size_t i = items.size(); i-- > 0;)
+    if (contains(items[i], /*producer=*/false)) hi = i;
+  if (lo > hi) {
+    ThrowScheduleError(prim, "block \"" + block->name_hint + "\" has no legal position under loop " +
+                                 loop->loop_var->name_hint + ": a consumer of its output comes before a producer of its input",
+                       func);
+  }
+  size_t pos = hi;
+  if (index == -2) {
+    pos = lo;
+  } else if (index >= 0) {
+    if (static_cast<size_t>(index) < lo || static_cast<size_t>(index) > hi) {
+      ThrowScheduleError(prim, "index " + std::to_string(index) + " is not a legal position for block \"" +
+                                   block->name_hint + "\" under loop " + loop->loop_var->name_hint + " (legal: " +
+                                   std::to_string(lo) + " to " + std::to_string(hi) + ")",
+                         func);
+    }
+    pos = static_cast<size_t>(index);
+  } else if (index != -1) {
+    ThrowScheduleError(prim, "index must be -1, -2 or a position, got " + std::to_string(index), func);
   }
   items.insert(items.begin() + static_cast<std::ptrdiff_t>(pos), nest);
   For f = GetRef<For>(loop);
@@ -240,13 +261,13 @@ void CheckPlacement(const std::string& prim, const PrimFunc& func, const BlockLo
 }
 
 // Removes the block's old nest and inserts `nest` into `loop` (see InsertIntoLoop).
-PrimFunc MoveNest(const PrimFunc& func, const BlockLocation& loc, const LoopLocation& loop, const Stmt& nest,
-                  bool after_producers, const Buffer& buffer) {
+PrimFunc MoveNest(const std::string& prim, const PrimFunc& func, const BlockLocation& loc, const LoopLocation& loop,
+                  const Stmt& nest, int index) {
   PrimFunc removed = func;
   removed.CopyOnWrite()->body = RemoveBlockNest(func->body, loc);
   auto new_loop = FindLoop(removed, loop.loop->loop_var.get());
   TESSERA_ICHECK(new_loop.has_value()) << "moving block " << loc.block->name_hint << " lost the target loop";
-  return ReplaceInFunc(removed, new_loop->loop, InsertIntoLoop(new_loop->loop, nest, after_producers, buffer));
+  return ReplaceInFunc(removed, new_loop->loop, InsertIntoLoop(prim, func, new_loop->loop, nest, loc.block, index));
 }
 
 }  // namespace
@@ -278,7 +299,8 @@ PrimFunc RefreshBlockRegions(const PrimFunc& func, const std::vector<std::string
   return out;
 }
 
-PrimFunc ComputeAt(const PrimFunc& func, const BlockLocation& loc, const LoopLocation& loop, bool preserve_unit_loops) {
+PrimFunc ComputeAt(const PrimFunc& func, const BlockLocation& loc, const LoopLocation& loop, bool preserve_unit_loops,
+                   int index) {
   const std::string prim = "compute_at";
   CheckPlacement(prim, func, loc, loop);
   if (loc.block->writes.size() != 1) {
@@ -304,11 +326,11 @@ PrimFunc ComputeAt(const PrimFunc& func, const BlockLocation& loc, const LoopLoc
                        func);
   }
   Stmt nest = MakeNestForRegion(prim, func, loc, write, region, preserve_unit_loops, &ana);
-  return MoveNest(func, loc, loop, nest, /*after_producers=*/false, write->buffer);
+  return MoveNest(prim, func, loc, loop, nest, index);
 }
 
 PrimFunc ReverseComputeAt(const PrimFunc& func, const BlockLocation& loc, const LoopLocation& loop,
-                          bool preserve_unit_loops) {
+                          bool preserve_unit_loops, int index) {
   const std::string prim = "reverse_compute_at";
   CheckPlacement(prim, func, loc, loop);
   // The consumer reads what producers under `loop` write; other producers must not be after it.
@@ -339,7 +361,7 @@ PrimFunc ReverseComputeAt(const PrimFunc& func, const BlockLocation& loc, const 
   std::vector<std::string> users;
   auto region = RelaxedRegion(func, loop.loop, (*read)->buffer, /*want_reads=*/false, &ana, &users);
   Stmt nest = MakeNestForRegion(prim, func, loc, *read, region, preserve_unit_loops, &ana);
-  return MoveNest(func, loc, loop, nest, /*after_producers=*/true, (*read)->buffer);
+  return MoveNest(prim, func, loc, loop, nest, index);
 }
 
 }  // namespace tir

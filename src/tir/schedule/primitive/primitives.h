@@ -44,12 +44,13 @@ namespace tir {
 // ---- block placement (compute_location.cc) ----
 // Moves producer `block` under `loop`, computing just the region the
 // consumers under `loop` need (new loops named ax0, ax1, ...).
+// `index`: -1 the last legal position in the loop body, -2 the first, or a position.
 PrimFunc ComputeAt(const PrimFunc& func, const BlockLocation& block, const LoopLocation& loop,
-                   bool preserve_unit_loops);
+                   bool preserve_unit_loops, int index = -1);
 // Moves consumer `block` under `loop`, computing the region its producers
 // under `loop` produce.
 PrimFunc ReverseComputeAt(const PrimFunc& func, const BlockLocation& block, const LoopLocation& loop,
-                          bool preserve_unit_loops);
+                          bool preserve_unit_loops, int index = -1);
 
 // ---- inlining (compute_inline.cc) ----
 PrimFunc ComputeInline(const PrimFunc& func, const BlockLocation& block);
