@@ -620,49 +620,29 @@ class Simplifier : public ExprMutator {
   }
 
   PrimExpr VisitExpr_(const MinNode* op) override {
-    PrimExpr a = VisitExpr(op->a), b = VisitExpr(op->b);
-    if (!IsIndexType(op->dtype)) return min(a, b);
-    if (AsConstInt(a) && AsConstInt(b)) return min(a, b);
-    if (ExprDeepEqual(a, b)) return a;
-    Order o = CompareIndex(a, b);
-    if (o.le) return a;
-    if (o.ge) return b;
-    // min(min(x, y), y) -> min(x, y); min(max(x, y), x) -> x
-    if (const auto* m = a.as<MinNode>()) {
-      if (ExprDeepEqual(m->a, b) || ExprDeepEqual(m->b, b)) return a;
-    }
-    if (const auto* m = b.as<MinNode>()) {
-      if (ExprDeepEqual(m->a, a) || ExprDeepEqual(m->b, a)) return b;
-    }
-    if (const auto* m = a.as<MaxNode>()) {
-      if (ExprDeepEqual(m->a, b) || ExprDeepEqual(m->b, b)) return b;
-    }
-    if (const auto* m = b.as<MaxNode>()) {
-      if (ExprDeepEqual(m->a, a) || ExprDeepEqual(m->b, a)) return a;
-    }
-    return Min(a, b);
+    return SimplifyMinMax<MinNode, MaxNode>(VisitExpr(op->a), VisitExpr(op->b), /*is_min=*/true, op->dtype);
   }
   PrimExpr VisitExpr_(const MaxNode* op) override {
-    PrimExpr a = VisitExpr(op->a), b = VisitExpr(op->b);
-    if (!IsIndexType(op->dtype)) return max(a, b);
-    if (AsConstInt(a) && AsConstInt(b)) return max(a, b);
+    return SimplifyMinMax<MaxNode, MinNode>(VisitExpr(op->a), VisitExpr(op->b), /*is_min=*/false, op->dtype);
+  }
+
+  // min and max are mirror images; `is_min` picks which one is simplified.
+  // min(min(x, y), y) -> min(x, y); min(max(x, y), x) -> x; likewise for max.
+  template <typename SameNode, typename DualNode>
+  PrimExpr SimplifyMinMax(const PrimExpr& a, const PrimExpr& b, bool is_min, DataType dtype) {
+    auto rebuild = [&] { return is_min ? min(a, b) : max(a, b); };
+    if (!IsIndexType(dtype)) return rebuild();
+    if (AsConstInt(a) && AsConstInt(b)) return rebuild();
     if (ExprDeepEqual(a, b)) return a;
     Order o = CompareIndex(a, b);
-    if (o.ge) return a;
-    if (o.le) return b;
-    if (const auto* m = a.as<MaxNode>()) {
-      if (ExprDeepEqual(m->a, b) || ExprDeepEqual(m->b, b)) return a;
-    }
-    if (const auto* m = b.as<MaxNode>()) {
-      if (ExprDeepEqual(m->a, a) || ExprDeepEqual(m->b, a)) return b;
-    }
-    if (const auto* m = a.as<MinNode>()) {
-      if (ExprDeepEqual(m->a, b) || ExprDeepEqual(m->b, b)) return b;
-    }
-    if (const auto* m = b.as<MinNode>()) {
-      if (ExprDeepEqual(m->a, a) || ExprDeepEqual(m->b, a)) return a;
-    }
-    return Max(a, b);
+    if (is_min ? o.le : o.ge) return a;
+    if (is_min ? o.ge : o.le) return b;
+    auto holds = [](const auto* m, const PrimExpr& e) { return ExprDeepEqual(m->a, e) || ExprDeepEqual(m->b, e); };
+    if (const auto* m = a.as<SameNode>(); m && holds(m, b)) return a;
+    if (const auto* m = b.as<SameNode>(); m && holds(m, a)) return b;
+    if (const auto* m = a.as<DualNode>(); m && holds(m, b)) return b;
+    if (const auto* m = b.as<DualNode>(); m && holds(m, a)) return a;
+    return is_min ? PrimExpr(Min(a, b)) : PrimExpr(Max(a, b));
   }
 
   // Moves the constant of a comparison to the constant side:
