@@ -1,6 +1,8 @@
 // CompactBufferAllocation (see compact_buffer_allocation.h).
 #include "tir/transform/compact_buffer_allocation.h"
 
+#include "tir/transform/prim_func_pass.h"
+
 #include <unordered_map>
 #include <unordered_set>
 
@@ -215,6 +217,15 @@ PrimFunc CompactBufferAllocation(PrimFunc func) {
   func.CopyOnWrite()->body = Rewriter(std::move(plans)).VisitStmt(func->body);
   return func;
 }
+
+namespace transform {
+
+tessera::transform::Pass CompactBufferAllocation() {
+  return CreatePrimFuncPass([](PrimFunc f, IRModule, PassContext) { return tir::CompactBufferAllocation(f); }, 0, "CompactBufferAllocation");
+}
+TESSERA_REGISTER_PASS("tir.transform.CompactBufferAllocation", CompactBufferAllocation);
+
+}  // namespace transform
 
 }  // namespace tir
 }  // namespace tessera

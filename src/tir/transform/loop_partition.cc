@@ -1,6 +1,8 @@
 // LoopPartition (see loop_partition.h).
 #include "tir/transform/loop_partition.h"
 
+#include "tir/transform/prim_func_pass.h"
+
 #include "arith/analyzer.h"
 #include "tir/functor.h"
 #include "tir/op.h"
@@ -120,6 +122,15 @@ PrimFunc LoopPartition(PrimFunc func) {
   func.CopyOnWrite()->body = body;
   return func;
 }
+
+namespace transform {
+
+tessera::transform::Pass LoopPartition() {
+  return CreatePrimFuncPass([](PrimFunc f, IRModule, PassContext) { return tir::LoopPartition(f); }, 2, "LoopPartition");
+}
+TESSERA_REGISTER_PASS("tir.transform.LoopPartition", LoopPartition);
+
+}  // namespace transform
 
 }  // namespace tir
 }  // namespace tessera
