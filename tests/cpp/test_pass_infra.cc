@@ -5,6 +5,7 @@
 // registry. Passes here log their names so every expectation is a list.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "runtime/registry.h"
 #include "tir/function.h"
 #include "tir/op.h"
+#include "tir/transform/pipeline.h"
 #include "tir/transform/prim_func_pass.h"
 
 namespace tessera {
@@ -239,6 +241,19 @@ TEST(PassRegistry, LowerPassesAreRegisteredByName) {
     EXPECT_TRUE(Registry::Get(std::string("tir.transform.") + name).has_value());
   }
   EXPECT_THROW(GetPass("NoSuchPass"), ValueError);
+}
+
+TEST(PassRegistry, DefaultPipelineIsTheNamedSequentialInOrder) {
+  Sequential pipeline = tir::transform::DefaultTIRPipeline();
+  EXPECT_EQ(std::string(pipeline->Info()->name), "tir.default_pipeline");
+  std::vector<std::string> names;
+  for (const Pass& p : pipeline->passes) names.push_back(p->Info()->name);
+  EXPECT_EQ(names, (std::vector<std::string>{"LowerInitBlock", "ConvertBlocksToOpaque", "LowerOpaqueBlock",
+                                             "CompactBufferAllocation", "LoopPartition", "FlattenBuffer",
+                                             "VectorizeLoop", "UnrollLoop"}));
+  for (const auto& [name, reason] : tir::transform::PassesRequiredForCodegen()) {
+    EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
+  }
 }
 
 }  // namespace

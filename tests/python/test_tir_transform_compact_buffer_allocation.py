@@ -58,6 +58,9 @@ def test_row_buffer_shrinks_and_moves_into_the_row_loop():
     # allocated inside the i loop: the function body is the loop now
     assert isinstance(after.body, tvm.tir.For) and after.body.loop_var.name_hint == "i"
     assert isinstance(after.body.body, (tvm.tir.Allocate, tvm.tir.DeclBuffer))
+    # accesses are relative to the row: B[0, j]
+    (store,) = [s for s in find_nodes(after, tvm.tir.BufferStore) if s.buffer.name == "B"]
+    assert isinstance(store.indices[0], tvm.tir.IntImm) and int(store.indices[0]) == 0
 
     a = np.random.rand(16, 16).astype("float32")
     (_, c) = run(after, a, np.zeros((16, 16), "float32"))

@@ -118,11 +118,15 @@ class Rewriter : public StmtExprMutator {
   }
 
  private:
-  static Array<PrimExpr> Shift(const Array<PrimExpr>& idx, const Plan& p) {
+  // Indices relative to the compacted region (simplified: `i - i` is 0).
+  Array<PrimExpr> Shift(const Array<PrimExpr>& idx, const Plan& p) {
     std::vector<PrimExpr> out;
-    for (size_t d = 0; d < idx.size(); ++d) out.push_back(IsConstInt(p.mins[d], 0) ? idx[d] : sub(idx[d], p.mins[d]));
+    for (size_t d = 0; d < idx.size(); ++d) {
+      out.push_back(IsConstInt(p.mins[d], 0) ? idx[d] : analyzer_.Simplify(sub(idx[d], p.mins[d])));
+    }
     return Array<PrimExpr>(out);
   }
+  arith::Analyzer analyzer_;
   std::unordered_map<const VarNode*, Plan> plans_;
   std::unordered_map<const ForNode*, std::vector<const Plan*>> by_loop_;
 };
