@@ -349,5 +349,10 @@ def test_lower_and_default_pipeline():
     with pytest.raises(TypeError):
         tvm.lower("not a module")
     assert tvm.tir.transform.VectorizeLoop(False).info.name == "VectorizeLoop"
+    assert str(tvm.tir.transform.LowerInitBlock()) == "tir.PrimFuncPass(LowerInitBlock, opt_level=0)"
+    with pytest.raises(TypeError):
+        pipeline(None)
+    with pytest.raises(TypeError):
+        tvm.transform.PassContext(opt_level="3")
     with pytest.raises(TypeError):
         tvm.tir.transform.VectorizeLoop("no")

@@ -99,6 +99,12 @@ class Pass(Object):
     def __call__(self, mod):
         return _ffi_transform_api.RunPass(self, mod)
 
+    def __repr__(self):
+        info = self.info
+        return f"{self.type_key}({info.name}, opt_level={info.opt_level})"
+
+    __str__ = __repr__
+
 
 @register_object("transform.ModulePass")
 class ModulePass(Pass):
