@@ -70,3 +70,42 @@ def test_buffer_and_statement_options_are_refused():
         tir.BufferStore(A, tir.const(1.0, "float32"), [0], predicate=tir.const(True, "bool"))
     with pytest.raises(NotImplementedError, match="annotations"):
         tir.Allocate(A.data, "float32", [8], True, tir.Evaluate(0), annotations={"k": 1})
+
+
+def test_script_accepts_tvm_printer_options_only_at_their_defaults(capsys):
+    f = add_one()
+    assert f.script(indent_spaces=4, show_meta=False, tir_prefix="T") == f.script()
+    with pytest.raises(NotImplementedError, match="indent_spaces=2"):
+        f.script(indent_spaces=2)
+    with pytest.raises(NotImplementedError, match="tir_prefix='tir'"):
+        f.script(tir_prefix="tir")
+    with pytest.raises(TypeError, match="'colour'"):
+        f.script(colour=True)
+    with pytest.raises(NotImplementedError, match="style"):
+        f.show(style="light")
+    f.show(black_format=None)
+    assert "def add_one" in capsys.readouterr().out
+
+
+def test_ir_constructor_options_are_refused():
+    f = add_one()
+    with pytest.raises(NotImplementedError, match="ret_type"):
+        tir.PrimFunc(list(f.params), f.body, ret_type="int32")
+    with pytest.raises(NotImplementedError, match="type_definitions"):
+        tvm.IRModule({}, type_definitions={"T": 1})
+    with pytest.raises(NotImplementedError, match="type_defs"):
+        tvm.IRModule.from_expr(f, type_defs={"T": 1})
+    with pytest.raises(NotImplementedError, match="type_annot"):
+        tvm.ir.GlobalVar("g", type_annot=1)
+    x = tir.Var("x", "int32")
+    ana = tvm.arith.Analyzer()
+    assert ana.can_prove(x * 0 == 0, strength=tvm.arith.ProofStrength.DEFAULT)
+    with pytest.raises(NotImplementedError, match="strength"):
+        ana.can_prove(x * 0 == 0, strength=tvm.arith.ProofStrength.SYMBOLIC_BOUND)
+
+
+def test_ndarray_refuses_a_copy_free_numpy_view():
+    arr = tvm.nd.array(np.arange(4, dtype="float32"))
+    np.testing.assert_array_equal(arr.__array__(copy=True), np.arange(4))
+    with pytest.raises(ValueError, match="without a copy"):
+        arr.__array__(copy=False)
