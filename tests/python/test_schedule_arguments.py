@@ -186,3 +186,54 @@ def test_trace_show_refuses_styles(capsys):
         sch.trace.show(style="light")
     with pytest.raises(NotImplementedError, match="black_format"):
         sch.trace.show(black_format=True)
+
+
+# ---- tensorize(preserve_unit_iters): passed to the blockize of a loop ------------------------------
+@T.prim_func
+def double4_desc(a: T.handle, b: T.handle):
+    A = T.match_buffer(a, (1, 4), "float32", offset_factor=1)
+    B = T.match_buffer(b, (1, 4), "float32", offset_factor=1)
+    with T.block("root"):
+        T.reads(A[0, 0:4])
+        T.writes(B[0, 0:4])
+        for k in range(4):
+            with T.block("B"):
+                vk = T.axis.spatial(4, k)
+                B[0, vk] = A[0, vk] * 2.0
+
+
+@T.prim_func
+def double4_impl(a: T.handle, b: T.handle):
+    A = T.match_buffer(a, (1, 4), "float32", offset_factor=1)
+    B = T.match_buffer(b, (1, 4), "float32", offset_factor=1)
+    with T.block("root"):
+        T.reads(A[0, 0:4])
+        T.writes(B[0, 0:4])
+        for k in range(4):
+            B[0, k] = A[0, k] + A[0, k]
+
+
+def outer_binding_of_rows(sch):
+    """The value bound to the row iterator of block "B_o"."""
+    found = []
+    tvm.tir.stmt_functor.post_order_visit(
+        sch.mod["main"].body,
+        lambda n: found.append(n.iter_values[0])
+        if isinstance(n, tvm.tir.BlockRealize) and n.block.name_hint == "B_o" else None)
+    (value,) = found
+    return value
+
+
+@pytest.mark.parametrize("preserve", [True, False])
+def test_tensorize_preserve_unit_iters(preserve):
+    tvm.tir.TensorIntrin.register("test_arguments_double4", double4_desc, double4_impl, override=True)
+    sch = tvm.tir.Schedule(unit_rows)
+    i, j = sch.get_loops("B")
+    _, j1 = sch.split(j, factors=[None, 4])
+    sch.tensorize(j1, "test_arguments_double4", preserve_unit_iters=preserve)
+    for s in (sch, replayed(sch, unit_rows)):
+        value = outer_binding_of_rows(s)
+        if preserve:
+            assert value.same_as(s.get(s.get_loops("B_o")[0]).loop_var)
+        else:
+            assert isinstance(value, tvm.tir.IntImm) and int(value) == 0
