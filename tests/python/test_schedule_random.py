@@ -1,7 +1,14 @@
 """Property test of the schedule primitives: random short sequences of
-primitives with random arguments on a family of small programs either
-succeed and still compute what NumPy computes, or raise ScheduleError and
-leave the module unchanged (the very same object)."""
+primitives, with arguments drawn from those that can be legal in the current
+program (a producer/consumer pair for compute_at, a reduction loop for
+rfactor, ...), on a family of small programs. Each primitive either succeeds
+and the program still computes what NumPy computes (built with -bound-check),
+or raises ScheduleError and leaves the module unchanged (the very same
+object). Each primitive must also succeed in a healthy share of the cases
+where it is tried (test_primitive_success_rates; the table is printed, see it
+with `pytest -s`), so the test cannot pass with a primitive that always fails."""
+import collections
+import functools
 import os
 import random
 
@@ -13,6 +20,7 @@ from tessera import tir
 from tir_build_helpers import buf, loops, func, block
 
 CASES = int(os.environ.get("TESSERA_SCHEDULE_FUZZ_CASES", "500"))
+STEPS = (1, 6)  # each case applies randrange(*STEPS) primitives
 
 
 def elementwise():
@@ -43,73 +51,260 @@ def two_stage():
     return f, [(10, 6)], [(10, 6)], lambda a: [a * 3 + 1]
 
 
-PROGRAMS = [elementwise, matmul, two_stage]
+def scale_then_row_sum():
+    """An intermediate feeding a reduction: compute_at into a reduction nest,
+    rfactor and decompose_reduction next to producers."""
+    A, B, C = buf("A", (8, 12)), buf("B", (8, 12)), buf("C", (8,))
+    s1 = loops([8, 12], lambda i, j: block("B", [("vi", 8, "S"), ("vj", 12, "S")], [i, j],
+                                           lambda vi, vj: tir.BufferStore(B, A[vi, vj] * 2.0, [vi, vj])))
+    s2 = loops([8, 12], lambda i, k: block(
+        "C", [("vi", 8, "S"), ("vk", 12, "R")], [i, k],
+        lambda vi, vk: tir.BufferStore(C, C[vi] + B[vi, vk], [vi]),
+        init=lambda vi, vk: tir.BufferStore(C, tir.const(0.0, "float32"), [vi])))
+    f = func([A, C], tir.stmt_seq(s1, s2), allocs=[B])
+    return f, [(8, 12)], [(8,)], lambda a: [(a * 2).sum(axis=1)]
 
 
-def random_step(sch, rng):
-    """Applies one random primitive with random arguments."""
-    blocks = [b for b in ("B", "C", "C_init", "C_update", "A_global", "B_local", "C_local", "A_local", "C_global",
-                          "C_rf", "B_rf")]
-    names = []
-    for b in blocks:
-        try:
-            names.append((b, sch.get_block(b)))
-        except tvm.tir.ScheduleError:
-            pass
-    if not names:  # every block the harness knows was renamed away
-        return "none"
-    name, blk = rng.choice(names)
-    lps = sch.get_loops(blk)
-    op = rng.choice(["split", "fuse", "reorder", "parallel", "vectorize", "unroll", "compute_at",
-                     "reverse_compute_at", "compute_inline", "reverse_compute_inline", "cache_read", "cache_write",
-                     "decompose_reduction", "transform_layout", "sample_compute_location", "rfactor", "storage_align"])
-    if op == "split" and lps:
-        loop = rng.choice(lps)
-        f = [rng.choice([None, 1, 2, 3, 4, 5, 7]) for _ in range(rng.choice([2, 3]))]
-        sch.split(loop, factors=f)
-    elif op == "fuse" and len(lps) >= 2:
-        k = rng.randrange(len(lps) - 1)
-        sch.fuse(lps[k], lps[k + 1])
-    elif op == "reorder" and len(lps) >= 2:
-        chosen = rng.sample(lps, rng.randrange(2, len(lps) + 1))
+PROGRAMS = [elementwise, matmul, two_stage, scale_then_row_sum]
+
+PRIMITIVES = ["split", "fuse", "reorder", "parallel", "vectorize", "unroll", "compute_at", "reverse_compute_at",
+              "compute_inline", "reverse_compute_inline", "cache_read", "cache_write", "decompose_reduction",
+              "transform_layout", "sample_compute_location", "rfactor", "storage_align"]
+
+# The least share of tries that must succeed, per primitive. The generator only
+# draws arguments that can be legal, so a working primitive succeeds far more
+# often than this; each floor sits at about half the rate measured when it was
+# set (in the comment, over the default 500 cases), so that changes to the
+# generator or the programs do not trip it, while a primitive that always or
+# mostly fails does. The comments also say why the rest are refused.
+MIN_SUCCESS_RATE = {
+    # Factors always cover the extent (one None). 100%
+    "split": 0.8,
+    # Only directly nested pairs are tried. 100%
+    "fuse": 0.8,
+    # Only loops of one single-child chain are tried. 100%
+    "reorder": 0.8,
+    # Only loops feeding spatial iterators only; refused when the loop also
+    # holds a reduction's nest (after compute_at). 98%
+    "parallel": 0.5,
+    # Innermost loops feeding spatial iterators only (same refusal). 99%
+    "vectorize": 0.5,
+    # Any loop. 100%
+    "unroll": 0.9,
+    # A producer into a loop of one of its consumers: refused when the loop
+    # already encloses the producer or another block writes its buffer. 84%
+    "compute_at": 0.4,
+    # A consumer under a loop of one of its producers: refused when the loop
+    # already encloses it or the producer has several writers (init/update). 68%
+    "reverse_compute_at": 0.3,
+    # Blocks with a consumer: refused for reductions, function outputs and
+    # non-trivial index patterns. 78%
+    "compute_inline": 0.4,
+    # Blocks with a producer: refused for reductions (consumer or producer)
+    # and consumers that are not a single store. 54%
+    "reverse_compute_inline": 0.25,
+    # Any read of any block: refused when the buffer is written later in the
+    # scope (the copy would go stale) or the cache block name is taken. 91%
+    "cache_read": 0.6,
+    # Any write of any block: refused for buffers with several writers. 91%
+    "cache_write": 0.6,
+    # Reduction blocks with an init, loops at or above the first reduction loop. 100%
+    "decompose_reduction": 0.7,
+    # Intermediate 2-d buffers only. 100%
+    "transform_layout": 0.7,
+    # Always legal ("root" leaves the block in place). 100%
+    "sample_compute_location": 0.9,
+    # Reduction blocks with an init, loops feeding reduction iterators only:
+    # refused when the loop holds other blocks or the block was factored before. 82%
+    "rfactor": 0.4,
+    # Intermediate buffers written by the block. 100%
+    "storage_align": 0.8,
+}
+MIN_TRIES = 20  # a primitive tried fewer times than this over all cases fails the test too
+
+
+# ---- views of the current program ----------------------------------------------------------------
+def _realizes(sch):
+    """Block name -> BlockRealize for every block but the root."""
+    found = {}
+
+    def visit(node):
+        if isinstance(node, tir.BlockRealize) and node.block.name_hint != "root":
+            found[node.block.name_hint] = node
+    tir.stmt_functor.post_order_visit(sch.mod["main"].body, visit)
+    return found
+
+
+def _uses(expr, var):
+    hit = []
+    tir.stmt_functor.post_order_visit(expr, lambda n: hit.append(True) if n.same_as(var) else None)
+    return bool(hit)
+
+
+def _intermediates(sch):
+    root = sch.mod["main"].body.block
+    return list(root.alloc_buffers)
+
+
+def _feeds(realize, loop_var):
+    """The iterator kinds ("S", "R") of the block that ``loop_var`` feeds."""
+    kinds = set()
+    for iv, value in zip(realize.block.iter_vars, realize.iter_values):
+        if _uses(value, loop_var):
+            kinds.add("S" if iv.iter_type == tir.IterVar.DataPar else "R")
+    return kinds
+
+
+class Skip(Exception):
+    """The chosen primitive has no candidate arguments in this program."""
+
+
+def _pick(rng, xs):
+    if not xs:
+        raise Skip()
+    return rng.choice(xs)
+
+
+def random_step(sch, rng, op):
+    """Applies primitive ``op`` with arguments that can be legal; raises Skip
+    when the program offers none."""
+    realizes = _realizes(sch)
+    names = sorted(realizes)
+    blocks = {n: sch.get_block(n) for n in names}
+    loops_of = {n: sch.get_loops(blocks[n]) for n in names}
+    inter = _intermediates(sch)
+
+    def loop_var(lp):
+        return sch.get(lp).loop_var
+
+    if op == "split":
+        name = _pick(rng, [n for n in names if loops_of[n]])
+        loop = rng.choice(loops_of[name])
+        f = rng.choice([2, 3, 4, 5, 7])
+        factors = rng.choice([[None, f], [f, None], [None, f, 2], [2, None, f]])
+        sch.split(loop, factors=factors)
+    elif op == "fuse":
+        pairs = [(lp[k], lp[k + 1]) for lp in loops_of.values() for k in range(len(lp) - 1)
+                 if sch.get(lp[k]).body.same_as(sch.get(lp[k + 1]))]
+        sch.fuse(*_pick(rng, pairs))
+    elif op == "reorder":
+        chains = []
+        for lp in loops_of.values():
+            k = 0
+            while k < len(lp):  # maximal runs of directly nested loops
+                j = k
+                while j + 1 < len(lp) and sch.get(lp[j]).body.same_as(sch.get(lp[j + 1])):
+                    j += 1
+                if j > k:
+                    chains.append(lp[k:j + 1])
+                k = j + 1
+        chain = _pick(rng, chains)
+        chosen = rng.sample(chain, rng.randrange(2, len(chain) + 1))
         sch.reorder(*chosen)
-    elif op in ("parallel", "vectorize", "unroll") and lps:
-        getattr(sch, op)(rng.choice(lps))
-    elif op in ("compute_at", "reverse_compute_at"):
-        _, other = rng.choice(names)
-        other_loops = sch.get_loops(other)
-        if other_loops:
-            getattr(sch, op)(blk, rng.choice(other_loops))
-    elif op in ("compute_inline", "reverse_compute_inline"):
-        getattr(sch, op)(blk)
+    elif op in ("parallel", "vectorize"):
+        cands = []
+        for n in names:
+            lps = loops_of[n] if op == "parallel" else loops_of[n][-1:]
+            cands += [lp for lp in lps if _feeds(realizes[n], loop_var(lp)) <= {"S"}]
+        getattr(sch, op)(_pick(rng, cands))
+    elif op == "unroll":
+        sch.unroll(_pick(rng, [lp for n in names for lp in loops_of[n]]))
+    elif op in ("compute_at", "sample_compute_location", "compute_inline"):
+        pairs = [(n, c) for n in names for c in sch.get_consumers(blocks[n])]
+        name, consumer = _pick(rng, pairs)
+        if op == "compute_at":
+            sch.compute_at(blocks[name], _pick(rng, list(sch.get_loops(consumer))))
+        elif op == "sample_compute_location":
+            sch.compute_at(blocks[name], sch.sample_compute_location(blocks[name]))
+        else:
+            sch.compute_inline(blocks[name])
+    elif op in ("reverse_compute_at", "reverse_compute_inline"):
+        pairs = [(n, p) for n in names for p in sch.get_producers(blocks[n])]
+        name, producer = _pick(rng, pairs)
+        if op == "reverse_compute_at":
+            sch.reverse_compute_at(blocks[name], _pick(rng, list(sch.get_loops(producer))))
+        else:
+            sch.reverse_compute_inline(blocks[name])
     elif op in ("cache_read", "cache_write"):
-        getattr(sch, op)(blk, rng.randrange(2), rng.choice(["global", "local"]))
+        attr = "reads" if op == "cache_read" else "writes"
+        cands = [(n, i) for n in names for i in range(len(getattr(realizes[n].block, attr)))]
+        name, index = _pick(rng, cands)
+        getattr(sch, op)(blocks[name], index, rng.choice(["global", "local"]))
+    elif op == "decompose_reduction":
+        cands = []
+        for n in names:
+            if realizes[n].block.init is None:
+                continue
+            for lp in loops_of[n]:
+                cands.append((n, lp))
+                if "R" in _feeds(realizes[n], loop_var(lp)):
+                    break  # loops at or above the first reduction loop
+        name, lp = _pick(rng, cands)
+        sch.decompose_reduction(blocks[name], lp)
     elif op == "transform_layout":
+        cands = [(n, kind, i) for n in names for kind in ("read", "write")
+                 for i, r in enumerate(getattr(realizes[n].block, kind + "s"))
+                 if any(r.buffer.same_as(b) for b in inter) and len(r.buffer.shape) == 2]
+        name, kind, index = _pick(rng, cands)
         perm = rng.choice([lambda i, j: (j, i), lambda i, j: (i // 2, j, i % 2), lambda i, j: (i, j)])
-        sch.transform_layout(blk, (rng.choice(["read", "write"]), 0), perm)
-    elif op == "rfactor" and lps:
-        sch.rfactor(rng.choice(lps), rng.choice([0, 1, -1]))
+        sch.transform_layout(blocks[name], (kind, index), perm)
+    elif op == "rfactor":
+        cands = [(n, lp) for n in names if realizes[n].block.init is not None
+                 for lp in loops_of[n] if _feeds(realizes[n], loop_var(lp)) == {"R"}]
+        _, lp = _pick(rng, cands)
+        sch.rfactor(lp, rng.choice([0, 1, -1]))
     elif op == "storage_align":
-        sch.storage_align(blk, 0, rng.choice([0, 1]), rng.choice([4, 8, 32]), rng.choice([0, 1, 2]))
-    elif op == "sample_compute_location":
-        sch.compute_at(blk, sch.sample_compute_location(blk))
-    elif op == "decompose_reduction" and lps:
-        sch.decompose_reduction(blk, rng.choice(lps))
-    return op
+        cands = [(n, i, len(w.buffer.shape)) for n in names for i, w in enumerate(realizes[n].block.writes)
+                 if any(w.buffer.same_as(b) for b in inter)]
+        name, index, ndim = _pick(rng, cands)
+        factor = rng.choice([4, 8, 32])
+        sch.storage_align(blocks[name], index, rng.randrange(ndim), factor, rng.randrange(factor))
+    else:
+        raise AssertionError(f"unknown primitive {op}")
 
 
-@pytest.mark.parametrize("case", range(CASES))
-def test_random_schedules_preserve_results_or_fail_cleanly(case):
+@functools.lru_cache(maxsize=None)
+def schedule_case(case):
+    """Schedules program ``case % len(PROGRAMS)`` with random primitives;
+    returns (schedule, [(primitive, succeeded)])."""
     rng = random.Random(case)
-    make = PROGRAMS[case % len(PROGRAMS)]
-    f, in_shapes, out_shapes, ref = make()
+    f, _, _, _ = PROGRAMS[case % len(PROGRAMS)]()
     sch = tvm.tir.Schedule(f, seed=case)
-    for _ in range(rng.randrange(1, 6)):
-        before = sch.mod
-        try:
-            random_step(sch, rng)
-        except tvm.tir.ScheduleError as err:
-            assert sch.mod.same_as(before), f"a failed primitive changed the module: {err}\n{sch.trace}"
+    outcomes = []
+    for _ in range(rng.randrange(*STEPS)):
+        for _attempt in range(20):  # draw primitives until one has candidate arguments
+            op = rng.choice(PRIMITIVES)
+            before = sch.mod
+            try:
+                random_step(sch, rng, op)
+                outcomes.append((op, True))
+            except Skip:
+                continue
+            except tvm.tir.ScheduleError as err:
+                assert sch.mod.same_as(before), f"a failed {op} changed the module: {err}\n{sch.trace}"
+                outcomes.append((op, False))
+            break
+    return sch, outcomes
+
+
+# Cases whose schedule is legal but whose build computes a wrong answer
+# because of a bug outside the schedule primitives. Strict: each must keep
+# failing until its bug is fixed, and then leave this table.
+_COMPACTION_BUG = ("CompactBufferAllocation (src/tir/transform/compact_buffer_allocation.cc) allocates the cache "
+                   "of a reduction inside a loop nested in the reduction loop (after cache_write, reorder and "
+                   "reverse_compute_at), so the partial sums do not survive from one reduction step to the next")
+KNOWN_WRONG = {27: _COMPACTION_BUG, 241: _COMPACTION_BUG}
+
+
+def _cases():
+    return [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=KNOWN_WRONG[c])) if c in KNOWN_WRONG else c
+            for c in range(CASES)]
+
+
+@pytest.mark.parametrize("case", _cases())
+def test_random_schedules_preserve_results_or_fail_cleanly(case):
+    sch, _ = schedule_case(case)
+    _, in_shapes, out_shapes, ref = PROGRAMS[case % len(PROGRAMS)]()
     np_rng = np.random.default_rng(case)
     inputs = [np_rng.standard_normal(s).astype("float32") for s in in_shapes]
     # Bound checks: a wrong schedule raises instead of corrupting memory.
@@ -117,4 +312,27 @@ def test_random_schedules_preserve_results_or_fail_cleanly(case):
     outs = [tvm.nd.empty(s, "float32") for s in out_shapes]
     lib["main"](*[tvm.nd.array(x) for x in inputs], *outs)
     for got, want in zip(outs, ref(*inputs)):
-        np.testing.assert_allclose(got.numpy(), want, rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-4, atol=1e-4, err_msg=str(sch.trace))
+
+
+def success_table(cases):
+    """{primitive: [tried, succeeded]} over ``cases``, and its rendering."""
+    stats = collections.OrderedDict((p, [0, 0]) for p in PRIMITIVES)
+    for case in cases:
+        for op, ok in schedule_case(case)[1]:
+            stats[op][0] += 1
+            stats[op][1] += ok
+    lines = [f"{'primitive':<24}{'tried':>7}{'ok':>7}{'rate':>8}{'floor':>8}"]
+    for p, (tried, ok) in stats.items():
+        rate = ok / tried if tried else 0.0
+        lines.append(f"{p:<24}{tried:>7}{ok:>7}{rate:>8.0%}{MIN_SUCCESS_RATE[p]:>8.0%}")
+    return stats, "\n".join(lines)
+
+
+def test_primitive_success_rates():
+    stats, table = success_table(range(CASES))
+    print(f"\nschedule primitive success over {CASES} random cases:\n{table}")
+    if CASES < 200:
+        pytest.skip(f"success rates need at least 200 cases (TESSERA_SCHEDULE_FUZZ_CASES={CASES})")
+    low = [p for p, (tried, ok) in stats.items() if tried < MIN_TRIES or ok < MIN_SUCCESS_RATE[p] * tried]
+    assert not low, f"primitives tried too rarely or succeeding too rarely: {low}\n{table}"

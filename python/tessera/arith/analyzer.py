@@ -33,7 +33,7 @@ class ModularSet(Node):
 
 
 class ProofStrength:
-    """Accepted for TVM compatibility; every proof uses the same strength."""
+    """TVM's proof strengths; Analyzer.can_prove supports DEFAULT only."""
 
     DEFAULT = 0
     SYMBOLIC_BOUND = 1
@@ -69,8 +69,11 @@ class Analyzer:
         ``dom_map`` ranges over its IntSet (or Range)."""
         return _ffi_api.AnalyzerIntSet(self._handle, expr, dict(dom_map))
 
-    def can_prove(self, expr, strength=ProofStrength.DEFAULT):  # pylint: disable=unused-argument
-        """True only when ``expr`` provably holds."""
+    def can_prove(self, expr, strength=ProofStrength.DEFAULT):
+        """True only when ``expr`` provably holds (the default strength only)."""
+        if strength != ProofStrength.DEFAULT:
+            raise NotImplementedError(f"can_prove(strength={strength!r}) is not supported; only "
+                                      "ProofStrength.DEFAULT")
         return bool(_ffi_api.AnalyzerCanProve(self._handle, expr))
 
     def can_prove_equal(self, lhs, rhs):

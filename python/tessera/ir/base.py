@@ -5,18 +5,45 @@ from .._ffi.registry import register_object, get_global_func
 from . import _ffi_api
 
 
+# TVM's printer options with their defaults: Tessera's printer prints with
+# these, so an option is accepted at its default and refused otherwise.
+_SCRIPT_DEFAULTS = {
+    "name": None, "show_meta": False, "ir_prefix": "I", "tir_prefix": "T", "relax_prefix": "R",
+    "module_alias": "cls", "buffer_dtype": "float32", "int_dtype": "int32", "float_dtype": "void",
+    "verbose_expr": False, "indent_spaces": 4, "print_line_numbers": False, "num_context_lines": -1,
+    "syntax_sugar": True, "show_object_address": False, "show_all_struct_info": True,
+    "path_to_underline": None, "path_to_annotate": None, "obj_to_underline": None, "obj_to_annotate": None,
+    "extra_config": None,
+}
+
+
+def _check_script_options(kwargs):
+    for key, value in kwargs.items():
+        if key not in _SCRIPT_DEFAULTS:
+            raise TypeError(f"script() got an unexpected keyword argument {key!r}")
+        default = _SCRIPT_DEFAULTS[key]
+        if value is not default and value != default:
+            raise NotImplementedError(f"script({key}={value!r}) is not supported; Tessera prints with "
+                                      f"{key}={default!r}")
+
+
 class Node(_core.Object):
     """Base class of every IR node."""
 
-    def script(self, **kwargs):  # pylint: disable=unused-argument
-        """The node as TVMScript text."""
+    def script(self, **kwargs):
+        """The node as TVMScript text (TVM's printer options are accepted only
+        at their defaults)."""
+        _check_script_options(kwargs)
         printer = get_global_func("script.AsTVMScript", allow_missing=True)
         if printer is None:
             raise NotImplementedError("the TVMScript printer is not available in this build")
         return printer(self)
 
-    def show(self, **kwargs):
-        """Prints :meth:`script` to stdout."""
+    def show(self, style=None, black_format=False, **kwargs):
+        """Prints :meth:`script` to stdout (no highlighting ``style`` or
+        ``black_format``)."""
+        if style is not None or black_format:
+            raise NotImplementedError("show(style=..., black_format=True) is not supported; call show()")
         print(self.script(**kwargs))
 
     def astext(self, **kwargs):

@@ -18,7 +18,9 @@ class PrimExpr(BaseExpr):
 class GlobalVar(BaseExpr):
     """The name of a function in an IRModule (``name_hint``)."""
 
-    def __init__(self, name_hint, type_annot=None):  # pylint: disable=unused-argument
+    def __init__(self, name_hint, type_annot=None):
+        if type_annot is not None:
+            raise NotImplementedError("GlobalVar(type_annot=...) is not supported")
         self.__init_handle_by_constructor__(_ffi_api.GlobalVar, name_hint)
 
     def __repr__(self):

@@ -14,7 +14,9 @@ class IRModule(Node):
     ``IRModule.from_expr(func)`` wraps one function.
     """
 
-    def __init__(self, functions=None, type_definitions=None, attrs=None):  # pylint: disable=unused-argument
+    def __init__(self, functions=None, type_definitions=None, attrs=None):
+        if type_definitions:
+            raise NotImplementedError("IRModule(type_definitions=...) is not supported")
         self.__init_handle_by_constructor__(_ffi_api.IRModule, dict(functions or {}), attrs)
 
     @property
@@ -79,8 +81,10 @@ class IRModule(Node):
         return _ffi_api.Module_ShallowCopy(self)
 
     @staticmethod
-    def from_expr(expr, functions=None, type_defs=None):  # pylint: disable=unused-argument
+    def from_expr(expr, functions=None, type_defs=None):
         """A module holding ``expr`` under its "global_symbol" attribute or "main"."""
+        if type_defs:
+            raise NotImplementedError("IRModule.from_expr(type_defs=...) is not supported")
         mod = _ffi_api.Module_FromExpr(expr)
         if functions:
             mod.update(functions)

@@ -75,9 +75,17 @@ class Module(Object):
 
     def time_evaluator(self, func_name, dev, number=10, repeat=1, min_repeat_ms=0, limit_zero_time_iterations=100,
                        cooldown_interval_ms=0, repeats_to_cooldown=1, f_preproc=""):
-        # pylint: disable=unused-argument
         """A function that runs ``func_name`` ``number`` times per repeat,
-        ``repeat`` times, and returns a BenchmarkResult (seconds per call)."""
+        ``repeat`` times, and returns a BenchmarkResult (seconds per call).
+        ``limit_zero_time_iterations``, ``cooldown_interval_ms``,
+        ``repeats_to_cooldown`` and ``f_preproc`` are accepted only at their
+        defaults (the timer has no cooldown or preprocessing step)."""
+        for key, value, default in (("limit_zero_time_iterations", limit_zero_time_iterations, 100),
+                                    ("cooldown_interval_ms", cooldown_interval_ms, 0),
+                                    ("repeats_to_cooldown", repeats_to_cooldown, 1), ("f_preproc", f_preproc, "")):
+            if value != default:
+                raise NotImplementedError(f"time_evaluator({key}={value!r}) is not supported; "
+                                          f"leave it at its default {default!r}")
         func = self.get_function(func_name, query_imports=True)
         timer = get_global_func("runtime.TimeEvaluate")
 
@@ -86,16 +94,24 @@ class Module(Object):
 
         return evaluator
 
-    def export_library(self, file_name, fcompile=None, **kwargs):  # pylint: disable=unused-argument
-        """Writes a shared library that ``tvm.runtime.load_module`` loads back."""
+    def export_library(self, file_name, fcompile=None, **kwargs):
+        """Writes a shared library that ``tvm.runtime.load_module`` loads back
+        (linked by Tessera itself: ``fcompile`` and its options are refused)."""
+        if fcompile is not None or kwargs:
+            given = ["fcompile"] * (fcompile is not None) + sorted(kwargs)
+            raise NotImplementedError(f"export_library({', '.join(given)}=...) is not supported: "
+                                      "Tessera links the library itself")
         get_global_func("runtime.ModuleExportLibrary")(self, os.fspath(file_name))
 
     def __repr__(self):
         return f"Module({self.type_key}, functions={self.list_functions()})"
 
 
-def load_module(path, fmt=""):  # pylint: disable=unused-argument
-    """Loads a library written by ``Module.export_library``."""
+def load_module(path, fmt=""):
+    """Loads a library written by ``Module.export_library`` (``fmt`` may
+    only be "" or "so")."""
+    if fmt not in ("", "so"):
+        raise NotImplementedError(f"load_module(fmt={fmt!r}) is not supported; only shared libraries (\"so\") load")
     path = os.fspath(path)
     if not os.path.exists(path):
         raise FileNotFoundError(f"no such module file: {path}")

@@ -98,6 +98,8 @@ class NDArray(_core.NDArrayBase):
         self.copyfrom(value)
 
     def __array__(self, dtype=None, copy=None):
+        if copy is False:  # NumPy 2's protocol: a view was required
+            raise ValueError("an NDArray cannot be viewed as a NumPy array without a copy; use copy=None or True")
         out = self.numpy()
         return out if dtype is None else out.astype(dtype, copy=False)
 

@@ -23,11 +23,18 @@ class Buffer(Node):
         return BufferLoad(self, list(indices))
 
     def access_ptr(self, access_mask, ptr_type="handle", content_lanes=1, offset=0, extent=None):
-        # pylint: disable=unused-argument
-        """A pointer to this buffer's data for external calls ("r", "w" or "rw")."""
+        """A pointer to this buffer's data for external calls ("r", "w" or "rw");
+        ``ptr_type`` must be "handle" and ``content_lanes`` 1."""
+        if ptr_type != "handle" or content_lanes != 1:
+            raise NotImplementedError(f"access_ptr(ptr_type={ptr_type!r}, content_lanes={content_lanes!r}) is not "
+                                      "supported; only ptr_type=\"handle\", content_lanes=1")
         return _ffi_api.BufferAccessPtr(self, access_mask, offset, extent)
 
-    def vload(self, begin, dtype=None):  # pylint: disable=unused-argument
+    def vload(self, begin, dtype=None):
+        """The element at ``begin`` (scalar loads only: ``dtype`` must be the buffer's)."""
+        if dtype is not None and str(dtype) != str(self.dtype):
+            raise NotImplementedError(f"vload(dtype={dtype!r}) of a {self.dtype} buffer is not supported "
+                                      "(no vector loads)")
         return self[tuple(begin)]
 
     def __repr__(self):
@@ -39,7 +46,12 @@ class Buffer(Node):
 def decl_buffer(shape, dtype="float32", name="buffer", data=None, strides=None, elem_offset=None, scope="",
                 data_alignment=-1, offset_factor=0, buffer_type="", axis_separators=None, span=None):
     # pylint: disable=unused-argument
-    """Declares a Buffer (TVM's ``tvm.tir.decl_buffer``)."""
+    """Declares a Buffer (TVM's ``tvm.tir.decl_buffer``); ``buffer_type``
+    "auto_broadcast" and ``axis_separators`` are refused (``span`` is not kept)."""
+    if buffer_type not in ("", "default"):
+        raise NotImplementedError(f"decl_buffer(buffer_type={buffer_type!r}) is not supported")
+    if axis_separators:
+        raise NotImplementedError("decl_buffer(axis_separators=...) is not supported")
     if isinstance(shape, int) or not isinstance(shape, (list, tuple)):
         shape = [shape]
     if data is None:

@@ -15,6 +15,8 @@ class PrimFunc(BaseFunc):
 
     def __init__(self, params, body, ret_type=None, buffer_map=None, attrs=None, span=None):
         # pylint: disable=unused-argument
+        if ret_type is not None:
+            raise NotImplementedError("PrimFunc(ret_type=...) is not supported: PrimFuncs return nothing")
         buffer_map = dict(buffer_map or {})
         param_vars = []
         for p in params:

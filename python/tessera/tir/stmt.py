@@ -26,6 +26,8 @@ class BufferStore(Stmt):
     """``buffer[indices] = value``."""
 
     def __init__(self, buffer, value, indices, predicate=None, span=None):  # pylint: disable=unused-argument
+        if predicate is not None:
+            raise NotImplementedError("BufferStore(predicate=...) is not supported (no predicated vector stores)")
         self.__init_handle_by_constructor__(_ffi_api.BufferStore, buffer, value, list(indices))
 
 
@@ -83,6 +85,8 @@ class AttrStmt(Stmt):
 class Allocate(Stmt):
     def __init__(self, buffer_var, dtype, extents, condition, body, annotations=None, span=None):
         # pylint: disable=unused-argument
+        if annotations:
+            raise NotImplementedError("Allocate(annotations=...) is not supported")
         self.__init_handle_by_constructor__(_ffi_api.Allocate, buffer_var, str(dtype), list(extents), condition, body)
 
 

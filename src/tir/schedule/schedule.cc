@@ -229,7 +229,8 @@ Array<BlockRV> Schedule::GetConsumers(const BlockRV& block) const {
   return Array<BlockRV>(typed);
 }
 
-Array<LoopRV> Schedule::Split(const LoopRV& loop, const Array<Any>& factors, bool preserve_unit_iters) const {
+Array<LoopRV> Schedule::Split(const LoopRV& loop, const Array<Any>& factors, bool preserve_unit_iters,
+                              bool disable_predication) const {
   LoopLocation loc = LocateLoop(loop, "split");
   const std::string func = get()->loops.at(loop.get()).func;
   PrimFunc f = FuncOf(func);
@@ -263,7 +264,7 @@ Array<LoopRV> Schedule::Split(const LoopRV& loop, const Array<Any>& factors, boo
     values[static_cast<size_t>(none_at)] = (*extent + known - 1) / known;
   }
   std::vector<Var> vars;
-  PrimFunc out = SplitLoop(f, loc.loop, values, preserve_unit_iters, &vars);
+  PrimFunc out = SplitLoop(f, loc.loop, values, preserve_unit_iters, disable_predication, &vars);
   Commit(func, out);
   std::vector<LoopRV> rvs;
   std::vector<Any> outs;
@@ -273,7 +274,7 @@ Array<LoopRV> Schedule::Split(const LoopRV& loop, const Array<Any>& factors, boo
     rvs.push_back(rv);
     outs.push_back(rv);
   }
-  Record("Split", {loop, factors}, {preserve_unit_iters}, Array<Any>(outs));
+  Record("Split", {loop, factors}, {preserve_unit_iters, disable_predication}, Array<Any>(outs));
   return Array<LoopRV>(rvs);
 }
 
@@ -285,7 +286,7 @@ LoopRV Schedule::Fuse(const Array<LoopRV>& loops, bool preserve_unit_iters) cons
     func = get()->loops.at(l.get()).func;
   }
   Var fused;
-  PrimFunc out = FuseLoops(FuncOf(func), nodes, &fused);
+  PrimFunc out = FuseLoops(FuncOf(func), nodes, preserve_unit_iters, &fused);
   Commit(func, out);
   LoopRV rv = LoopRV::Make();
   self()->loops[rv.get()] = {func, fused};
@@ -449,18 +450,19 @@ void Schedule::SetScope(const BlockRV& block, int write_index, const std::string
   Record("SetScope", {block}, {static_cast<int64_t>(write_index), scope}, {});
 }
 
-BlockRV Schedule::Blockize(const LoopRV& loop) const {
+BlockRV Schedule::Blockize(const LoopRV& loop, bool preserve_unit_iters) const {
   LoopLocation loc = LocateLoop(loop, "blockize");
   const std::string func = get()->loops.at(loop.get()).func;
   std::string name;
-  Commit(func, tir::Blockize(FuncOf(func), loc, &name));
+  Commit(func, tir::Blockize(FuncOf(func), loc, &name, preserve_unit_iters));
   BlockRV rv = BlockRV::Make();
   self()->blocks[rv.get()] = {func, name};
-  Record("Blockize", {loop}, {}, {rv});
+  Record("Blockize", {loop}, {preserve_unit_iters}, {rv});
   return rv;
 }
 
-void Schedule::Tensorize(const ObjectRef& block_or_loop, const std::string& intrin_name) const {
+void Schedule::Tensorize(const ObjectRef& block_or_loop, const std::string& intrin_name,
+                         bool preserve_unit_iters) const {
   TensorIntrin intrin = TensorIntrin::Get(intrin_name);
   if (const auto* b = block_or_loop.as<BlockRVNode>()) {
     BlockLocation loc = LocateBlock(GetRef<BlockRV>(b), "tensorize");
@@ -471,11 +473,11 @@ void Schedule::Tensorize(const ObjectRef& block_or_loop, const std::string& intr
     LoopLocation loc = LocateLoop(l, "tensorize");
     const std::string func = get()->loops.at(l.get()).func;
     std::string name;
-    PrimFunc blocked = tir::Blockize(FuncOf(func), loc, &name);
+    PrimFunc blocked = tir::Blockize(FuncOf(func), loc, &name, preserve_unit_iters);
     auto bloc = FindBlock(blocked, name);
     Commit(func, tir::Tensorize(blocked, *bloc, intrin));
   }
-  Record("Tensorize", {block_or_loop}, {intrin_name}, {});
+  Record("Tensorize", {block_or_loop}, {intrin_name, preserve_unit_iters}, {});
 }
 
 BlockRV Schedule::RFactor(const LoopRV& loop, int factor_axis) const {
@@ -705,7 +707,12 @@ void Schedule::ApplyTrace(const Trace& trace, bool remove_postproc) const {
     } else if (k == "GetConsumers") {
       for (BlockRV b : GetConsumers(in[0].cast<BlockRV>())) outs.push_back(b);
     } else if (k == "Split") {
-      for (LoopRV l : Split(in[0].cast<LoopRV>(), in[1].cast<Array<Any>>(), attrs.at_any(0).cast<bool>())) outs.push_back(l);
+      // Traces recorded before disable_predication was an attribute have one attribute.
+      bool disable_predication = attrs.size() > 1 && attrs.at_any(1).cast<bool>();
+      for (LoopRV l : Split(in[0].cast<LoopRV>(), in[1].cast<Array<Any>>(), attrs.at_any(0).cast<bool>(),
+                            disable_predication)) {
+        outs.push_back(l);
+      }
     } else if (k == "Fuse") {
       outs.push_back(Fuse(as_loops(in), attrs.at_any(0).cast<bool>()));
     } else if (k == "Reorder") {
@@ -741,9 +748,9 @@ void Schedule::ApplyTrace(const Trace& trace, bool remove_postproc) const {
     } else if (k == "SetScope") {
       SetScope(in[0].cast<BlockRV>(), attrs.at_any(0).cast<int>(), attrs.at_any(1).cast<std::string>());
     } else if (k == "Blockize") {
-      outs.push_back(Blockize(in[0].cast<LoopRV>()));
+      outs.push_back(Blockize(in[0].cast<LoopRV>(), attrs.empty() || attrs.at_any(0).cast<bool>()));
     } else if (k == "Tensorize") {
-      Tensorize(in[0].cast<ObjectRef>(), attrs.at_any(0).cast<std::string>());
+      Tensorize(in[0].cast<ObjectRef>(), attrs.at_any(0).cast<std::string>(), attrs.size() < 2 || attrs.at_any(1).cast<bool>());
     } else if (k == "RFactor") {
       outs.push_back(RFactor(in[0].cast<LoopRV>(), attrs.at_any(0).cast<int>()));
     } else if (k == "StorageAlign") {
@@ -791,9 +798,10 @@ TESSERA_REGISTER_GLOBAL("tir.schedule.GetLoops").set_body_typed([](Schedule s, B
 TESSERA_REGISTER_GLOBAL("tir.schedule.GetChildBlocks").set_body_typed([](Schedule s, ObjectRef x) { return s.GetChildBlocks(x); });
 TESSERA_REGISTER_GLOBAL("tir.schedule.GetProducers").set_body_typed([](Schedule s, BlockRV b) { return s.GetProducers(b); });
 TESSERA_REGISTER_GLOBAL("tir.schedule.GetConsumers").set_body_typed([](Schedule s, BlockRV b) { return s.GetConsumers(b); });
-TESSERA_REGISTER_GLOBAL("tir.schedule.Split").set_body_typed([](Schedule s, LoopRV l, Array<Any> factors, bool preserve) {
-  return s.Split(l, factors, preserve);
-});
+TESSERA_REGISTER_GLOBAL("tir.schedule.Split")
+    .set_body_typed([](Schedule s, LoopRV l, Array<Any> factors, bool preserve, bool disable_predication) {
+      return s.Split(l, factors, preserve, disable_predication);
+    });
 TESSERA_REGISTER_GLOBAL("tir.schedule.Fuse").set_body_typed([](Schedule s, Array<LoopRV> loops, bool preserve) {
   return s.Fuse(loops, preserve);
 });
@@ -831,9 +839,11 @@ TESSERA_REGISTER_GLOBAL("tir.schedule.CacheWrite").set_body_typed([](Schedule s,
 TESSERA_REGISTER_GLOBAL("tir.schedule.SetScope").set_body_typed([](Schedule s, BlockRV b, int i, std::string scope) {
   s.SetScope(b, i, scope);
 });
-TESSERA_REGISTER_GLOBAL("tir.schedule.Blockize").set_body_typed([](Schedule s, LoopRV l) { return s.Blockize(l); });
-TESSERA_REGISTER_GLOBAL("tir.schedule.Tensorize").set_body_typed([](Schedule s, ObjectRef x, std::string name) {
-  s.Tensorize(x, name);
+TESSERA_REGISTER_GLOBAL("tir.schedule.Blockize").set_body_typed([](Schedule s, LoopRV l, bool preserve) {
+  return s.Blockize(l, preserve);
+});
+TESSERA_REGISTER_GLOBAL("tir.schedule.Tensorize").set_body_typed([](Schedule s, ObjectRef x, std::string name, bool preserve) {
+  s.Tensorize(x, name, preserve);
 });
 TESSERA_REGISTER_GLOBAL("tir.schedule.RFactor").set_body_typed([](Schedule s, LoopRV l, int axis) { return s.RFactor(l, axis); });
 TESSERA_REGISTER_GLOBAL("tir.schedule.StorageAlign").set_body_typed([](Schedule s, BlockRV b, int i, int axis, int f, int o) {

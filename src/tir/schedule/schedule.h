@@ -57,7 +57,8 @@ class Schedule : public ObjectRef {
   Array<BlockRV> GetProducers(const BlockRV& block) const;
   Array<BlockRV> GetConsumers(const BlockRV& block) const;
 
-  Array<LoopRV> Split(const LoopRV& loop, const Array<Any>& factors, bool preserve_unit_iters) const;
+  Array<LoopRV> Split(const LoopRV& loop, const Array<Any>& factors, bool preserve_unit_iters,
+                      bool disable_predication = false) const;
   LoopRV Fuse(const Array<LoopRV>& loops, bool preserve_unit_iters) const;
   void Reorder(const Array<LoopRV>& order) const;
   LoopRV AddUnitLoop(const ObjectRef& block_or_loop) const;
@@ -75,7 +76,7 @@ class Schedule : public ObjectRef {
   BlockRV CacheRead(const BlockRV& block, int read_index, const std::string& scope) const;
   BlockRV CacheWrite(const BlockRV& block, int write_index, const std::string& scope) const;
   void SetScope(const BlockRV& block, int write_index, const std::string& scope) const;
-  BlockRV Blockize(const LoopRV& loop) const;
+  BlockRV Blockize(const LoopRV& loop, bool preserve_unit_iters = true) const;
   BlockRV RFactor(const LoopRV& loop, int factor_axis) const;
   // Pads the stride of `axis` of the buffer the block writes so that
   // stride % factor == offset (avoids shared-memory bank conflicts); recorded
@@ -86,7 +87,7 @@ class Schedule : public ObjectRef {
   // A loop where compute_at(block, loop) is legal, or the "root" handle
   // (decision -1: leave the block where it is).
   LoopRV SampleComputeLocation(const BlockRV& block, const std::optional<int64_t>& decision) const;
-  void Tensorize(const ObjectRef& block_or_loop, const std::string& intrin) const;
+  void Tensorize(const ObjectRef& block_or_loop, const std::string& intrin, bool preserve_unit_iters = true) const;
 
   Array<Var> SamplePerfectTile(const LoopRV& loop, int n, int max_innermost_factor,
                                const std::optional<Array<Any>>& decision) const;

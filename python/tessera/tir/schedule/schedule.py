@@ -37,7 +37,24 @@ class Schedule(Node):
     """A schedule over an IRModule (or a PrimFunc, wrapped as "main")."""
 
     def __init__(self, mod, *, seed=None, debug_mask="all", error_render_level="detail", enable_check=True):
-        # pylint: disable=unused-argument
+        # debug_mask: TVM's bits ask to verify the sref tree (1) and the cached
+        # block flags (2) after each primitive. Tessera's schedule keeps neither:
+        # every primitive re-reads the function, so every mask holds trivially;
+        # the value is still checked so that a typo is not silently accepted.
+        if isinstance(debug_mask, str):
+            if debug_mask not in ("all", "none"):
+                raise ValueError(f"Schedule(debug_mask=...) must be \"all\", \"none\" or an int, got {debug_mask!r}")
+        elif not isinstance(debug_mask, int) or isinstance(debug_mask, bool) or not -1 <= debug_mask <= 3:
+            raise ValueError(f"Schedule(debug_mask=...) must be \"all\", \"none\" or an int in [-1, 3], got {debug_mask!r}")
+        if error_render_level not in ("detail", "fast", "none"):
+            raise ValueError(f"Schedule(error_render_level=...) must be \"detail\", \"fast\" or \"none\", "
+                             f"got {error_render_level!r}")
+        if error_render_level != "detail":
+            raise NotImplementedError(f"Schedule(error_render_level={error_render_level!r}) is not supported: "
+                                      "Tessera always renders schedule errors in detail")
+        if enable_check is not True:
+            raise NotImplementedError("Schedule(enable_check=False) is not supported: Tessera's primitives always "
+                                      "check their preconditions")
         if isinstance(mod, PrimFunc):
             mod = IRModule({"main": mod})
         if not isinstance(mod, IRModule):
@@ -103,12 +120,16 @@ class Schedule(Node):
 
     # ---- loops ------------------------------------------------------------------
     def split(self, loop, factors, preserve_unit_iters=True, disable_predication=False):
-        # pylint: disable=unused-argument
-        """Splits ``loop`` by ``factors`` (ints, sampled values, at most one None)."""
-        return _ffi_api.Split(self, loop, list(factors), bool(preserve_unit_iters))
+        """Splits ``loop`` by ``factors`` (ints, sampled values, at most one None).
+        When the factors' product exceeds the extent, the block gets a predicate
+        guarding the extra iterations, unless ``disable_predication`` (the
+        caller's promise that those iterations are harmless; they are not
+        guarded, so a wrong promise reads and writes out of bounds)."""
+        return _ffi_api.Split(self, loop, list(factors), bool(preserve_unit_iters), bool(disable_predication))
 
     def fuse(self, *loops, preserve_unit_iters=True):
-        """Fuses directly nested loops (outermost first) into one."""
+        """Fuses directly nested loops (outermost first) into one. Without
+        ``preserve_unit_iters``, the fused loops of extent 1 are bound as 0."""
         if len(loops) == 1 and isinstance(loops[0], (list, tuple)):
             loops = loops[0]
         return _ffi_api.Fuse(self, list(loops), bool(preserve_unit_iters))
@@ -239,15 +260,17 @@ class Schedule(Node):
         at ``factor_axis``); the block then reduces that buffer. Returns the
         rf block."""
         return _ffi_api.RFactor(self, loop, int(factor_axis))
-    def blockize(self, loop, preserve_unit_iters=True):  # pylint: disable=unused-argument
+    def blockize(self, loop, preserve_unit_iters=True):
         """Turns the loops under ``loop`` and their block into an outer block
-        "<name>_o" over tiles; returns it."""
-        return _ffi_api.Blockize(self, loop)
+        "<name>_o" over tiles; returns it. Without ``preserve_unit_iters``,
+        loops of extent 1 are bound as 0 in both blocks' bindings."""
+        return _ffi_api.Blockize(self, loop, bool(preserve_unit_iters))
 
-    def tensorize(self, block_or_loop, tensor_intrin, preserve_unit_iters=True):  # pylint: disable=unused-argument
+    def tensorize(self, block_or_loop, tensor_intrin, preserve_unit_iters=True):
         """Replaces the computation of a block (or of the loops under a loop)
-        by the registered TensorIntrin ``tensor_intrin``'s implementation."""
-        _ffi_api.Tensorize(self, block_or_loop, tensor_intrin)
+        by the registered TensorIntrin ``tensor_intrin``'s implementation;
+        ``preserve_unit_iters`` is passed to the blockize of a loop."""
+        _ffi_api.Tensorize(self, block_or_loop, tensor_intrin, bool(preserve_unit_iters))
     def sample_compute_location(self, block, decision=None):
         """A loop where ``compute_at(block, loop)`` is legal, sampled; the
         "root" choice (decision -1) makes compute_at leave the block in place."""

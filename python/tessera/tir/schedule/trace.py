@@ -25,15 +25,36 @@ class Trace(Node):
     def __repr__(self):
         return str(self)
 
-    def show(self, *args, **kwargs):  # pylint: disable=unused-argument
+    def show(self, style=None, black_format=False):
+        """Prints the trace as Python (no syntax highlighting or black
+        formatting: ``style`` and ``black_format`` are refused)."""
+        if style is not None or black_format:
+            raise NotImplementedError("Trace.show(style=..., black_format=True) is not supported; "
+                                      "call Trace.show() or print(str(trace))")
         print(str(self))
 
-    def apply_to_schedule(self, sch, remove_postproc=False, decision_provider=None):  # pylint: disable=unused-argument
-        """Replays every instruction (with its decision) onto ``sch``."""
-        _ffi_api.ApplyTrace(sch, self, bool(remove_postproc))
+    def apply_to_schedule(self, sch, remove_postproc=False, decision_provider=None):
+        """Replays every instruction (with its decision) onto ``sch``.
 
-    def as_json(self, remove_postproc=False):  # pylint: disable=unused-argument
-        """A JSON-serializable form (what a tuning database stores)."""
+        ``remove_postproc``: skip the postprocessing instructions; Tessera
+        records none (it has no ``enter_postproc``), so every instruction is
+        replayed either way. ``decision_provider(inst, inputs, attrs, decision)``
+        returns the decision to use for each instruction that has one; it sees
+        the instruction's inputs as recorded in this trace (not yet mapped to
+        ``sch``'s handles)."""
+        trace = self
+        if decision_provider is not None:
+            for inst in self.insts:
+                if inst in self.decisions:
+                    old = self.decisions[inst]
+                    new = decision_provider(inst, list(inst.inputs), list(inst.attrs), old)
+                    trace = trace.with_decision(inst, new)
+        _ffi_api.ApplyTrace(sch, trace, bool(remove_postproc))
+
+    def as_json(self, remove_postproc=False):
+        """A JSON-serializable form (what a tuning database stores);
+        ``remove_postproc`` has nothing to remove (see apply_to_schedule)."""
+        del remove_postproc  # no postprocessing instructions exist in Tessera traces
         return json.loads(_ffi_api.TraceToJSON(self))
 
     @staticmethod
@@ -42,8 +63,10 @@ class Trace(Node):
         text = obj if isinstance(obj, str) else json.dumps(obj)
         return _ffi_api.TraceFromJSON(text)
 
-    def with_decision(self, inst, decision, remove_postproc=False):  # pylint: disable=unused-argument
-        """A copy of this trace with ``inst``'s decision replaced."""
+    def with_decision(self, inst, decision, remove_postproc=False):
+        """A copy of this trace with ``inst``'s decision replaced;
+        ``remove_postproc`` has nothing to remove (see apply_to_schedule)."""
+        del remove_postproc  # no postprocessing instructions exist in Tessera traces
         return _ffi_api.TraceWithDecision(self, inst, decision)
 
     def get_decision(self, inst):

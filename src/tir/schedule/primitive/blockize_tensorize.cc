@@ -37,7 +37,7 @@ Stmt SubstituteVars(const Stmt& s, const std::unordered_map<const VarNode*, Prim
 
 }  // namespace
 
-PrimFunc Blockize(const PrimFunc& func, const LoopLocation& loc, std::string* outer_name) {
+PrimFunc Blockize(const PrimFunc& func, const LoopLocation& loc, std::string* outer_name, bool preserve_unit_iters) {
   const std::string prim = "blockize";
   std::vector<const ForNode*> inner_loops;
   const BlockRealizeNode* realize = nullptr;
@@ -56,13 +56,25 @@ PrimFunc Blockize(const PrimFunc& func, const LoopLocation& loc, std::string* ou
   }
   const BlockNode* block = realize->block.get();
   arith::Analyzer ana;
-  for (const ForNode* a : loc.ancestors) ana.Bind(a->loop_var, Range::FromMinExtent(a->min, a->extent));
+  for (const ForNode* a : loc.ancestors) {
+    // Binding a unit loop would let the simplifier fold it to a constant: kept when preserving unit iters.
+    if (preserve_unit_iters && IsConstInt(a->extent, 1)) continue;
+    ana.Bind(a->loop_var, Range::FromMinExtent(a->min, a->extent));
+  }
   std::unordered_map<const Object*, arith::IntSet> inner_dom;
   std::unordered_map<const VarNode*, PrimExpr> zero;
   for (const ForNode* l : inner_loops) {
     ana.Bind(l->loop_var, Range::FromMinExtent(l->min, l->extent));
     inner_dom[l->loop_var.get()] = arith::IntSet::FromMinExtent(l->min, l->extent);
     zero[l->loop_var.get()] = IntImm(l->loop_var.dtype(), 0);
+  }
+  // Without preserve_unit_iters, loops of extent 1 (inside or outside `loop`) are bound as 0.
+  std::unordered_map<const VarNode*, PrimExpr> unit_zero;
+  if (!preserve_unit_iters) {
+    std::vector<const ForNode*> all_loops = loc.ancestors;
+    all_loops.insert(all_loops.end(), inner_loops.begin(), inner_loops.end());
+    for (const ForNode* l : all_loops)
+      if (IsConstInt(l->extent, 1)) unit_zero[l->loop_var.get()] = l->min;
   }
   std::vector<IterVar> outer_iters, inner_iters;
   std::vector<PrimExpr> outer_values, inner_values;
@@ -73,6 +85,7 @@ PrimFunc Blockize(const PrimFunc& func, const LoopLocation& loc, std::string* ou
   for (size_t k = 0; k < block->iter_vars.size(); ++k) {
     IterVar iv = block->iter_vars[k];
     PrimExpr e = realize->iter_values[k];
+    if (!unit_zero.empty()) e = ana.Simplify(SubstituteVars(e, unit_zero));
     PrimExpr outer_part = ana.Simplify(SubstituteVars(e, zero));
     PrimExpr inner_part = ana.Simplify(sub(e, outer_part));
     for (const ForNode* a : loc.ancestors) {

@@ -28,7 +28,7 @@ class PredicateAdder : public StmtExprMutator {
 }  // namespace
 
 PrimFunc SplitLoop(const PrimFunc& func, const ForNode* loop, const std::vector<int64_t>& factors,
-                   bool preserve_unit_iters, std::vector<Var>* new_loop_vars) {
+                   bool preserve_unit_iters, bool disable_predication, std::vector<Var>* new_loop_vars) {
   const int64_t* extent = AsConstInt(loop->extent);
   if (extent == nullptr) {
     ThrowScheduleError("split", LoopName(loop) + " has a symbolic extent; split needs a constant extent", func);
@@ -67,7 +67,7 @@ PrimFunc SplitLoop(const PrimFunc& func, const ForNode* loop, const std::vector<
     if (v.get() == old) return fused;
     return std::nullopt;
   });
-  if (product > *extent) body = PredicateAdder(less(fused, IntImm(t, *extent))).VisitStmt(body);
+  if (product > *extent && !disable_predication) body = PredicateAdder(less(fused, IntImm(t, *extent))).VisitStmt(body);
   Stmt result = body;
   for (size_t i = factors.size(); i-- > 0;) {
     if (factors[i] == 1 && !preserve_unit_iters) continue;
@@ -78,7 +78,8 @@ PrimFunc SplitLoop(const PrimFunc& func, const ForNode* loop, const std::vector<
   return ReplaceInFunc(func, loop, result);
 }
 
-PrimFunc FuseLoops(const PrimFunc& func, const std::vector<const ForNode*>& loops, Var* fused_var) {
+PrimFunc FuseLoops(const PrimFunc& func, const std::vector<const ForNode*>& loops, bool preserve_unit_iters,
+                   Var* fused_var) {
   if (loops.empty()) ThrowScheduleError("fuse", "fuse needs at least one loop", func);
   for (size_t i = 0; i + 1 < loops.size(); ++i) {
     if (loops[i]->body.get() != loops[i + 1]) {
@@ -106,6 +107,7 @@ PrimFunc FuseLoops(const PrimFunc& func, const std::vector<const ForNode*>& loop
     int64_t e = *AsConstInt(loops[i]->extent);
     PrimExpr v = inner == 1 ? PrimExpr(fused) : floordiv(fused, IntImm(t, inner));
     if (i != 0) v = floormod(v, IntImm(t, e));
+    if (e == 1 && !preserve_unit_iters) v = IntImm(t, 0);  // a unit loop only ever takes the value 0
     vmap[loops[i]->loop_var.get()] = v;
     inner *= e;
   }

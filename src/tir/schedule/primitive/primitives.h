@@ -12,11 +12,14 @@ namespace tir {
 
 // ---- loops (loop_transformation.cc) ----
 // Splits `loop` into loops of `factors` (product >= extent; a larger product
-// adds a predicate). Returns the new loop variables, outermost first.
+// adds a predicate unless `disable_predication`, the caller's promise that the
+// extra iterations are harmless). Returns the new loop variables, outermost first.
 PrimFunc SplitLoop(const PrimFunc& func, const ForNode* loop, const std::vector<int64_t>& factors,
-                   bool preserve_unit_iters, std::vector<Var>* new_loop_vars);
-// Fuses a chain of directly nested loops (outermost first) into one.
-PrimFunc FuseLoops(const PrimFunc& func, const std::vector<const ForNode*>& loops, Var* fused_var);
+                   bool preserve_unit_iters, bool disable_predication, std::vector<Var>* new_loop_vars);
+// Fuses a chain of directly nested loops (outermost first) into one. Without
+// `preserve_unit_iters`, the fused loops of extent 1 are bound as 0 in the body.
+PrimFunc FuseLoops(const PrimFunc& func, const std::vector<const ForNode*>& loops, bool preserve_unit_iters,
+                   Var* fused_var);
 // Reorders loops of one nest into the given order.
 PrimFunc ReorderLoops(const PrimFunc& func, const std::vector<const ForNode*>& order);
 // Adds a loop of extent 1 above `stmt` (a loop or a block realize).
@@ -81,8 +84,11 @@ namespace tir {
 // ---- blockize / tensorize (blockize_tensorize.cc) ----
 // Turns the loops from `loop` down to its single block into an outer block
 // "<name>_o" whose iteration variables are the outer parts of the block's
-// bindings; the block keeps the inner parts. Returns the outer block's name.
-PrimFunc Blockize(const PrimFunc& func, const LoopLocation& loop, std::string* outer_name);
+// bindings; the block keeps the inner parts. Without `preserve_unit_iters`,
+// loops of extent 1 are bound as 0 in both blocks' bindings. Returns the outer
+// block's name.
+PrimFunc Blockize(const PrimFunc& func, const LoopLocation& loop, std::string* outer_name,
+                  bool preserve_unit_iters = true);
 // Replaces the body of `block` by the intrinsic's implementation when the
 // block computes exactly the intrinsic's description.
 PrimFunc Tensorize(const PrimFunc& func, const BlockLocation& block, const TensorIntrin& intrin);

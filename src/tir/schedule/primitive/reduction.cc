@@ -216,6 +216,12 @@ PrimFunc RFactor(const PrimFunc& func, const BlockLocation& loc, const ForNode* 
                                  "\" is not a reduction `out[i] = out[i] op value` (op: +, *, min, max) with an init",
                        func);
   }
+  // Blocks are found by name: a second "<name>_rf" would make both unreachable.
+  if (FindBlock(func, block->name_hint + "_rf")) {
+    ThrowScheduleError(prim, "a block named \"" + block->name_hint + "_rf\" already exists (block \"" +
+                                 block->name_hint + "\" was factored before)",
+                       func);
+  }
   const auto* init_store = block->init->as<BufferStoreNode>();
   if (init_store == nullptr || !init_store->buffer.same_as(pattern->store->buffer)) {
     ThrowScheduleError(prim, "the init of block \"" + block->name_hint + "\" must store the reduction's identity", func);
