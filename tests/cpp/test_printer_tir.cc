@@ -7,6 +7,7 @@
 
 #include "ir/module.h"
 #include "runtime/registry.h"
+#include "script/printer/printer_context.h"
 #include "script/printer/script_printer.h"
 #include "tir/function.h"
 #include "tir/op.h"
@@ -560,9 +561,10 @@ TEST(PrinterGlobals, OtherFunctionKindsPrintThroughTheirRegisteredPrinter) {
   EXPECT_NE(before.find("    # fake: a test.PrinterFakeFunc, which has no TVMScript printer"), std::string::npos);
   script::printer::RegisterFunctionPrinter(
       "test.PrinterFakeFunc",
-      {"# from tvm.script import relax as R",
-       [](const BaseFunc&, const std::string& name, int indent, const PrinterConfig& cfg, std::string* out) {
-         std::string pad(indent * cfg.indent_spaces, ' ');
+      {[](const PrinterConfig&) { return std::string("# from tvm.script import relax as R"); },
+       [](const BaseFunc&, const std::string& name, int indent, script::printer::PrinterContext* ctx,
+          std::string* out) {
+         std::string pad(indent * ctx->cfg.indent_spaces, ' ');
          *out += pad + "@R.function\n" + pad + "def " + name + "():\n" + pad + "    return R.tuple()\n";
        }});
   EXPECT_EQ(AsTVMScript(mod), R"(# from tvm.script import ir as I
