@@ -152,3 +152,37 @@ def test_assert_structural_equal_underlines_the_first_mismatch_in_both_sides():
     carets = [line for line in lines if line.strip().startswith("^")]
     # Both underline exactly the constant.
     assert all(c.strip() == "^" * len("T.float32(0)") + " first mismatch" for c in carets), message
+
+
+def test_fixed_point_check_reports_what_does_not_round_trip():
+    import fixed_point_plugin as plugin  # tests/python, loaded by conftest.py
+
+    if plugin.enabled():
+        assert tvm.script.from_source.__wrapped__ is not None  # the entry points are wrapped
+    good = _keyword_func("kw")
+    assert plugin.check_text(good, good.script()) is None
+    # A printout of another function: parses, but to different IR.
+    other = _keyword_func("other")
+    message = plugin.check_text(good, other.script())
+    assert message is not None and "is not structurally equal" in message
+    # Text that does not parse.
+    message = plugin.check_text(good, "@T.prim_func\ndef f(:\n")
+    assert message is not None and "does not parse back" in message
+    # A printout that parses to the same IR but is not what printing it gives.
+    message = plugin.check_text(good, good.script().replace("    for for_1", "    # a comment\n    for for_1"))
+    assert message is not None and "print(parse(print(m))) != print(m)" in message
+
+
+def test_script_honours_obj_to_underline_and_refuses_unknown_settings():
+    sch = tvm.tir.Schedule(_two_i_loops)
+    block = sch.get(sch.get_block("B"))
+    text = _two_i_loops.script(obj_to_underline=[block])
+    above, _, caret = _caret_target(text)
+    assert above == '        with T.block("B"):'
+    assert caret == "        " + "^" * len('with T.block("B"):')
+    assert _two_i_loops.script(obj_to_underline=None) == _two_i_loops.script()
+    assert _two_i_loops.script(tir_prefix="S").startswith("# from tvm.script import tir as S")
+    with pytest.raises(ValueError):
+        _two_i_loops.script(no_such_setting=1)
+    with pytest.raises(TypeError):
+        _two_i_loops.script(obj_to_underline=[1])

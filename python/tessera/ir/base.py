@@ -8,12 +8,15 @@ from . import _ffi_api
 class Node(_core.Object):
     """Base class of every IR node."""
 
-    def script(self, **kwargs):  # pylint: disable=unused-argument
-        """The node as TVMScript text."""
+    def script(self, **kwargs):
+        """The node as TVMScript text. Keyword settings as TVM's:
+        ``indent_spaces``, ``tir_prefix``, ``ir_prefix``, ``name``,
+        ``obj_to_underline`` (a list of nodes to underline with carets); an
+        unknown key raises ValueError."""
         printer = get_global_func("script.AsTVMScript", allow_missing=True)
         if printer is None:
             raise NotImplementedError("the TVMScript printer is not available in this build")
-        return printer(self)
+        return printer(self, kwargs) if kwargs else printer(self)
 
     def show(self, **kwargs):
         """Prints :meth:`script` to stdout."""

@@ -44,7 +44,7 @@ PrinterConfig PrinterConfig::FromMap(const Map<String, Any>& settings) {
   static const std::unordered_set<std::string> kIgnored = {
       "show_meta",          "module_alias",      "buffer_dtype",     "int_dtype",        "float_dtype",
       "verbose_expr",       "print_line_numbers", "num_context_lines", "syntax_sugar",    "show_object_address",
-      "path_to_underline",  "path_to_annotate",  "obj_to_underline", "obj_to_annotate", "show_all_struct_info",
+      "path_to_underline",  "path_to_annotate",  "obj_to_annotate", "show_all_struct_info",
       "extra_config",       "relax_prefix",      "binding_names"};
   PrinterConfig cfg;
   for (const auto& kv : settings.raw()) {
@@ -68,15 +68,30 @@ PrinterConfig PrinterConfig::FromMap(const Map<String, Any>& settings) {
       }
     } else if (key == "print_header") {
       cfg.print_header = v.cast<bool>();
+    } else if (key == "obj_to_underline") {
+      if (v.is_none()) continue;
+      const auto* arr = v.as<ArrayObj>();
+      TESSERA_CHECK_OR_THROW(arr != nullptr, TypeError) << "obj_to_underline must be a list of IR nodes, got a "
+                                                        << v.type_name();
+      for (const Any& obj : arr->data) {
+        TESSERA_CHECK_OR_THROW(obj.is_object(), TypeError)
+            << "obj_to_underline must be a list of IR nodes, got an element of type " << obj.type_name();
+        cfg.obj_to_underline.push_back(obj.raw_object());
+      }
     } else if (!kIgnored.count(key)) {
       TESSERA_THROW(ValueError) << "unknown TVMScript printer option " << PyStringLiteral(key)
-                                << "; supported: indent_spaces, tir_prefix, ir_prefix, name, print_header";
+                                << "; supported: indent_spaces, tir_prefix, ir_prefix, name, print_header, obj_to_underline";
     }
   }
   return cfg;
 }
 
 std::string AsTVMScript(const ObjectRef& node, const PrinterConfig& cfg) {
+  if (!cfg.obj_to_underline.empty()) {
+    PrinterConfig plain = cfg;
+    plain.obj_to_underline.clear();
+    return RenderWithCulprit(node, cfg.obj_to_underline, "", plain);
+  }
   PrinterContext ctx(cfg, /*record_spans=*/false);
   std::string out = PrintMarked(node, &ctx);
   StripTrailingWhitespace(&out);

@@ -293,7 +293,7 @@ void TIRPrinter::PrintBlockIterVars(const BlockNode* block, const BlockRealizeNo
     std::string rhs = T("axis.") + kind + "(" + dom;
     if (realize != nullptr) rhs += ", " + PrintExpr(realize->iter_values[i]);
     rhs += ")";
-    Line(names_.Define(iv->var.get(), iv->var->name_hint) + " = " + rhs);
+    Line(Mark(iv->var, names_.Define(iv->var.get(), iv->var->name_hint)) + " = " + rhs);
   };
   std::vector<size_t> group;
   auto flush = [&]() {
@@ -305,7 +305,7 @@ void TIRPrinter::PrintBlockIterVars(const BlockNode* block, const BlockRealizeNo
       for (size_t i : group) {
         IterVar iv = block->iter_vars[i];
         values.push_back(PrintExpr(realize->iter_values[i]));
-        lhs.push_back(names_.Define(iv->var.get(), iv->var->name_hint));
+        lhs.push_back(Mark(iv->var, names_.Define(iv->var.get(), iv->var->name_hint)));
         kinds += iv->iter_type == kDataPar ? 'S' : 'R';
       }
       Line(Join(lhs) + " = " + T("axis.remap(") + PyStringLiteral(kinds) + ", [" + Join(values) + "])");
