@@ -45,7 +45,10 @@ class TIRPrinter {
   // A PrimExpr in the current frames of the context (for any dialect: a
   // Relax printer prints shapes `(n, 4)` with the TIR's names). Variables
   // not yet named are named in the current frame without a definition line.
-  std::string PrintPrimExpr(const PrimExpr& expr) { return PrintExpr(expr); }
+  std::string PrintPrimExpr(const PrimExpr& expr) {
+    free_scope_ = names_.depth() - 1;
+    return PrintExpr(expr);
+  }
   // A statement outside a function: definitions of its free variables and
   // buffers, then the statement.
   std::string PrintStmtFragment(const tir::Stmt& stmt);
