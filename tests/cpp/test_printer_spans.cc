@@ -148,9 +148,14 @@ TEST(CaretRender, MarksOnTheirLines) {
   EXPECT_EQ(RenderCarets("ab cd\nefg", {CaretMark{1, 8, ""}}), "ab cd\n ^^^^\nefg");
   // An empty span at the end of the text gets one caret.
   CaretRenderOptions only;
-  only.only_marked_lines = true;
+  only.context_lines = 0;
   only.line_prefix = "  ";
   EXPECT_EQ(RenderCarets("ab\ncd", {CaretMark{5, 5, ""}}, only), "  cd\n    ^");
+  // Context: one line either side, "..." for what is left out.
+  CaretRenderOptions near;
+  near.context_lines = 1;
+  EXPECT_EQ(RenderCarets("1\n2\n3\n4\n5\n6\n7", {CaretMark{6, 7, "x"}}, near), "...\n3\n4\n^ x\n5\n...");
+  EXPECT_EQ(RenderCarets("1\n2\n3", {CaretMark{0, 1, ""}}, near), "1\n^\n2\n...");
 }
 
 }  // namespace

@@ -186,3 +186,20 @@ def test_script_honours_obj_to_underline_and_refuses_unknown_settings():
         _two_i_loops.script(no_such_setting=1)
     with pytest.raises(TypeError):
         _two_i_loops.script(obj_to_underline=[1])
+
+
+def test_render_with_culprit_context_lines():
+    render = tvm.get_global_func("script.RenderWithCulprit")
+    sch = tvm.tir.Schedule(_two_i_loops)
+    block = sch.get(sch.get_block("B"))
+    text = render(_two_i_loops, [block], "here", 1)
+    assert text.splitlines() == [
+        "...",
+        "    for i in range(16):",
+        '        with T.block("B"):',
+        "        " + "^" * len('with T.block("B"):') + " here",
+        "            vi = T.axis.spatial(16, i)",
+        "...",
+    ]
+    with pytest.raises(ValueError):
+        render(_two_i_loops, [block], "here", -2)

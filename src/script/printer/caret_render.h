@@ -1,8 +1,7 @@
-// The one renderer of "source text with carets under a span" used by every
-// diagnostic of the script layer: ParseError (the source line and a caret
-// run under the culprit), ScheduleError and assert_structural_equal (the
-// printed IR with the culprit node underlined through its printed span).
-// Script layer (printer core); depends on nothing but the standard library.
+// The one renderer of "text with carets under spans" behind every script
+// diagnostic: ParseError (source line + carets), ScheduleError and
+// assert_structural_equal (printed IR with the culprit's span underlined).
+// Script layer (printer core); standard library only.
 #pragma once
 
 #include <string>
@@ -23,12 +22,14 @@ struct CaretMark {
 };
 
 struct CaretRenderOptions {
-  std::string line_prefix;        // put before every printed line (e.g. "    ")
-  bool only_marked_lines = false;  // print only the lines that carry a mark
-  bool tabs_as_spaces = true;      // so that carets line up under tabs
+  std::string line_prefix;    // put before every printed line (e.g. "    ")
+  // -1: every line; N >= 0: only the lines within N of a marked line, with
+  // "..." where lines are left out (when N > 0).
+  int context_lines = -1;
+  bool tabs_as_spaces = true;  // so that carets line up under tabs
 };
 
-// The text's lines (all, or only the marked ones) each followed by a caret
+// The text's lines (all, or those near a mark) each followed by a caret
 // line per mark starting on it; lines joined by '\n', no trailing newline.
 std::string RenderCarets(std::string_view text, const std::vector<CaretMark>& marks,
                          const CaretRenderOptions& options = CaretRenderOptions());

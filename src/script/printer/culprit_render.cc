@@ -33,7 +33,7 @@ const TextSpan* CulpritSpan(const PrintedDoc& doc, const ObjectRef& culprit) {
 }  // namespace
 
 std::string RenderWithCulprit(const ObjectRef& node, const std::vector<ObjectRef>& culprits,
-                              const std::string& label, const PrinterConfig& cfg) {
+                              const std::string& label, const PrinterConfig& cfg, int context_lines) {
   PrintedDoc doc = AsTVMScriptWithSpans(node, cfg);
   std::vector<CaretMark> marks;
   std::string missing;
@@ -45,12 +45,18 @@ std::string RenderWithCulprit(const ObjectRef& node, const std::vector<ObjectRef
       missing += "\n(the culprit " + c->GetTypeKey() + " is not in the printed text)";
     }
   }
-  return RenderCarets(doc.text(), marks) + missing;
+  CaretRenderOptions options;
+  options.context_lines = marks.empty() ? -1 : context_lines;
+  return RenderCarets(doc.text(), marks, options) + missing;
 }
 
 TESSERA_REGISTER_GLOBAL("script.RenderWithCulprit").set_body([](PackedArgs args) -> Any {
-  TESSERA_CHECK_OR_THROW(args.size() == 3, TypeError)
-      << "script.RenderWithCulprit expects (node, culprits, label) but got " << args.size() << " arguments";
+  TESSERA_CHECK_OR_THROW(args.size() == 3 || args.size() == 4, TypeError)
+      << "script.RenderWithCulprit expects (node, culprits, label, context_lines=-1) but got " << args.size()
+      << " arguments";
+  int context_lines = args.size() == 4 ? args[3].cast<int>() : -1;
+  TESSERA_CHECK_OR_THROW(context_lines >= -1, ValueError)
+      << "script.RenderWithCulprit: context_lines must be -1 (every line) or >= 0, got " << context_lines;
   TESSERA_CHECK_OR_THROW(args[0].is_object(), TypeError)
       << "script.RenderWithCulprit: expected an IR node but got " << args[0].type_name();
   std::vector<ObjectRef> culprits;
@@ -66,7 +72,8 @@ TESSERA_REGISTER_GLOBAL("script.RenderWithCulprit").set_body([](PackedArgs args)
     TESSERA_THROW(TypeError) << "script.RenderWithCulprit: culprits must be a node or a list of nodes, got a "
                              << args[1].type_name();
   }
-  return String(RenderWithCulprit(args[0].raw_object(), culprits, args[2].cast<std::string>()));
+  return String(
+      RenderWithCulprit(args[0].raw_object(), culprits, args[2].cast<std::string>(), PrinterConfig(), context_lines));
 });
 
 }  // namespace printer

@@ -1,8 +1,7 @@
-// Module and function layout of a printout, independent of the dialects:
-// the import header, `@I.ir_module class Module:` with I.module_attrs and
-// each function through the function printer registered for its kind, the
-// names of the functions (legal, unique identifiers; a keyword is renamed),
-// and a lone function under its global_symbol. Script layer (printer core).
+// Module and function layout, for every dialect: import header,
+// `@I.ir_module class Module:` with I.module_attrs, each function through the
+// printer registered for its kind under a legal unique name (keywords
+// renamed), a lone function under its global_symbol. Script layer (core).
 #pragma once
 
 #include <string>

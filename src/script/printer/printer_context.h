@@ -1,9 +1,7 @@
-// PrinterContext: the state every dialect printer shares while printing one
-// node, so that a Relax printer and the TIR printer inside it agree: the
-// settings, the name table (frames: one per function, block, loop or
-// branch; the names of variables and buffers printed so far), the span
-// marks (text_doc.h) and the names the module printer gave its functions.
-// Script layer (printer core).
+// PrinterContext: the state all dialect printers share while printing one
+// node (so Relax and the TIR inside agree): settings, the name table (a frame
+// per function, block, loop or branch), span marks (text_doc.h) and the
+// names the module printer gave its functions. Script layer (printer core).
 #pragma once
 
 #include <string>

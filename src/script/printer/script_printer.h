@@ -1,11 +1,8 @@
-// TVMScript printing entry points: AsTVMScript (modules, functions,
-// statements, expressions, buffers, ...), AsTVMScriptWithSpans (the same
-// text and the span of every printed node), RenderWithCulprit (the text
-// with carets under given nodes, for error messages) and AsRepr (what
-// Python's repr of a node shows). Registered as the globals
-// "script.AsTVMScript", "script.RenderWithCulprit" and "node.AsRepr".
-// Function kinds plug in with RegisterFunctionPrinter (PrimFunc does, in
-// tir_function_printer.cc; Relax will). Script layer, above tir.
+// TVMScript printing entry points: AsTVMScript, AsTVMScriptWithSpans (text
+// and node spans), RenderWithCulprit (carets under given nodes, for errors),
+// AsRepr; globals "script.AsTVMScript", "script.RenderWithCulprit",
+// "node.AsRepr". Function kinds plug in with RegisterFunctionPrinter (PrimFunc
+// in tir_function_printer.cc; Relax next). Script layer, above tir.
 #pragma once
 
 #include <functional>
@@ -31,9 +28,11 @@ PrintedDoc AsTVMScriptWithSpans(const ObjectRef& node, const PrinterConfig& cfg 
 // The node's script with a caret line (and `label`) under each culprit node:
 // a block's `with T.block(...)` line, a loop's variable in its header, or
 // the first line of any other statement/expression/buffer span. Culprits
-// not found in the printout are listed after it by type.
+// not found in the printout are listed after it by type. `context_lines`
+// >= 0 shows only the lines that near a caret (see CaretRenderOptions).
 std::string RenderWithCulprit(const ObjectRef& node, const std::vector<ObjectRef>& culprits,
-                              const std::string& label, const PrinterConfig& cfg = PrinterConfig());
+                              const std::string& label, const PrinterConfig& cfg = PrinterConfig(),
+                              int context_lines = -1);
 // A one-look rendering for repr(): the script for IR nodes, a short
 // `<type object at 0x...>` form for anything else.
 std::string AsRepr(const ObjectRef& node);

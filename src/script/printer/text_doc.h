@@ -1,10 +1,7 @@
-// The printed text of an IR node together with the spans of the IR nodes
-// inside it: for each statement, block, loop, expression, buffer and
-// function the printer emits, the [begin, end) character range of its text
-// and the line:column it starts and ends at. Dialect printers build their
-// text as strings; when spans are requested they wrap each node's text in
-// invisible marks (SpanMarks) and PrintedDoc::Resolve strips the marks and
-// turns them into ranges. Script layer (printer core).
+// Printed text with spans: for each statement, block, loop, expression,
+// buffer and function printed, the [begin, end) range and line:col of its
+// text. Printers wrap a node's text in invisible marks (SpanMarks);
+// PrintedDoc::Resolve strips them into ranges. Script layer (printer core).
 #pragma once
 
 #include <string>
