@@ -57,9 +57,9 @@ _STATE = {
     "checking": False,      # the check itself parses and prints: do not collect that
     "current": None,        # nodeid of the running test, or None at import / collection time
     "pending": {},          # nodeid (or file) -> list of failure messages
-    "seen": {},             # printed text -> failure message or None
-    "checked": 0,           # distinct objects checked
-    "collected": 0,         # objects collected (before deduplication by text)
+    "parsed": {},           # printed text -> (parsed, parse error, reprinted text)
+    "checked": 0,           # objects checked (each compared with the parse of its printout)
+    "distinct": set(),      # distinct printouts among them
     "skipped": {},          # reason -> count
     "import_time": {},      # test file -> list of failure messages from IR built while importing it
 }
@@ -90,22 +90,35 @@ def _check(obj):
     return check_text(obj, text)
 
 
+def _parse_and_reprint(text):
+    """(parsed object or None, parse error text or None, reprinted text), cached
+    per printed text: distinct objects printing alike are parsed once."""
+    import tessera as tvm  # pylint: disable=import-outside-toplevel
+
+    cached = _STATE["parsed"].get(text)
+    if cached is None:
+        try:
+            parsed = tvm.script.from_source(text)
+            cached = (parsed, None, parsed.script())
+        except Exception as err:  # pylint: disable=broad-except
+            cached = (None, f"{type(err).__name__}: {err}", None)
+        _STATE["parsed"][text] = cached
+    return cached
+
+
 def check_text(obj, text):
     """None when ``text`` (the printout of ``obj``) parses back to ``obj`` and
     prints back to itself (or fails for a listed reason), else a message."""
     import tessera as tvm  # pylint: disable=import-outside-toplevel
 
-    if text in _STATE["seen"]:
-        return _STATE["seen"][text]
-    _STATE["checked"] += 1
+    parsed, parse_error, again = _parse_and_reprint(text)
     message = None
     known = None
-    try:
-        parsed = tvm.script.from_source(text)
-    except Exception as err:  # pylint: disable=broad-except
-        known = _known_failure(parse_error=str(err))
-        message = f"the printed text does not parse back: {type(err).__name__}: {err}"
+    if parsed is None:
+        known = _known_failure(parse_error=parse_error)
+        message = f"the printed text does not parse back: {parse_error}"
     else:
+        # Every object is compared, even when another printed the same text.
         # Free variables (ill-formed IR built on purpose) print as `x = T.int32()`
         # definitions and come back as new variables: they are matched.
         mismatch = tvm.ir.get_first_structural_mismatch(parsed, obj, map_free_vars=True)
@@ -115,18 +128,15 @@ def check_text(obj, text):
                 tvm.ir.assert_structural_equal(parsed, obj, map_free_vars=True)
             except ValueError as err:
                 message = f"parse(print(m)) is not structurally equal to m:\n{err}"
-        else:
-            again = parsed.script()
-            if again != text:
-                message = f"print(parse(print(m))) != print(m):\n--- print(m)\n{text}\n--- print(parse(print(m)))\n{again}"
+        elif again != text:
+            message = f"print(parse(print(m))) != print(m):\n--- print(m)\n{text}\n--- print(parse(print(m)))\n{again}"
     if known is not None:
         _STATE["skipped"][known] = _STATE["skipped"].get(known, 0) + 1
-        _STATE["checked"] -= 1
-        _STATE["seen"][text] = None
         return None
+    _STATE["checked"] += 1
+    _STATE["distinct"].add(text)
     if message is not None:
         message = f"{message}\n--- the printed text:\n{text}"
-    _STATE["seen"][text] = message
     return message
 
 
@@ -145,7 +155,6 @@ def _collect(obj):
 
     if _STATE["checking"] or not isinstance(obj, (tvm.IRModule, tvm.tir.PrimFunc)):
         return
-    _STATE["collected"] += 1
     _STATE["checking"] = True
     try:
         message = _check(obj)
@@ -227,5 +236,5 @@ def pytest_terminal_summary(terminalreporter):
         return
     skipped = ", ".join(f"{n} skipped ({reason})" for reason, n in sorted(_STATE["skipped"].items()))
     terminalreporter.write_line(
-        f"printer fixed point: {_STATE['checked']} distinct IR objects checked "
-        f"({_STATE['collected']} collected){'; ' + skipped if skipped else ''}")
+        f"printer fixed point: {_STATE['checked']} IR objects checked ({len(_STATE['distinct'])} distinct "
+        f"printouts){'; ' + skipped if skipped else ''}")
