@@ -203,3 +203,16 @@ def test_render_with_culprit_context_lines():
     ]
     with pytest.raises(ValueError):
         render(_two_i_loops, [block], "here", -2)
+
+
+def test_calls_between_functions_use_the_printed_name():
+    # The parser's side of `cls.f(...)` is another helper's; here the printed
+    # form: the callee is named as its (renamed) def.
+    callee_gv = tvm.ir.GlobalVar("from")
+    a = tir.decl_buffer((8,), "int32", name="A")
+    caller = tir.PrimFunc([a], tir.BufferStore(a, tir.Call("int32", callee_gv, [1]), [0]),
+                          attrs={"global_symbol": "main"})
+    callee = tir.PrimFunc([a], tir.BufferStore(a, 1, [0]), attrs={"global_symbol": "from"})
+    text = tvm.IRModule({callee_gv: callee, "main": caller}).script()
+    assert "    def from_1(A: T.Buffer((8,), \"int32\")):" in text
+    assert "        A[0] = cls.from_1(1)" in text
