@@ -37,7 +37,7 @@ test-python:
 
 test-conformance:
 ifneq ($(strip $(CONFORMANCE_TESTS)),)
-	cd $(SHARED)/conformance && $(PYTHON) -m pytest -q $(CONFORMANCE_TESTS)
+	cd $(SHARED)/conformance && PYTHONPATH=$(CURDIR)/tests/python:$$PYTHONPATH $(PYTHON) -m pytest -q -p fixed_point_plugin $(CONFORMANCE_TESTS)
 else
 	@echo "conformance: no chapter delivered yet"
 endif

@@ -244,11 +244,32 @@ class SEqualImpl {
     SEqualImpl* self_;
   };
 
+  // The IR nodes being compared, innermost last (only when recording).
+  class NodeScope {
+   public:
+    NodeScope(SEqualImpl* self, const ObjectRef& a, const ObjectRef& b) : self_(self) {
+      pushed_ = self->record_ && !a.as<StringObj>() && !a.as<ArrayObj>() && !a.as<MapObj>();
+      if (pushed_) self_->nodes_.emplace_back(a, b);
+    }
+    ~NodeScope() {
+      if (pushed_) self_->nodes_.pop_back();
+    }
+
+   private:
+    SEqualImpl* self_;
+    bool pushed_;
+  };
+
   bool Fail(const std::string& reason, const Any& lhs, const Any& rhs) {
     if (record_ && !mismatch) {
       std::string path;
       for (const std::string& p : path_) path += p;
-      mismatch = StructuralMismatch{path, reason, RenderForMismatch(lhs), RenderForMismatch(rhs)};
+      mismatch = StructuralMismatch{path, reason, RenderForMismatch(lhs), RenderForMismatch(rhs), ObjectRef(),
+                                    ObjectRef()};
+      if (!nodes_.empty()) {
+        mismatch->lhs_node = nodes_.back().first;
+        mismatch->rhs_node = nodes_.back().second;
+      }
     }
     return false;
   }
@@ -265,6 +286,7 @@ class SEqualImpl {
   }
 
   bool EqObj(const ObjectRef& a, const ObjectRef& b, bool def) {
+    NodeScope node_scope(this, a, b);
     if (a->type_index() != b->type_index()) {
       return Fail("node types differ (" + a->GetTypeKey() + " vs " + b->GetTypeKey() + ")", a, b);
     }
@@ -465,6 +487,7 @@ class SEqualImpl {
   bool map_free_vars_;
   bool record_;
   std::vector<std::string> path_;
+  std::vector<std::pair<ObjectRef, ObjectRef>> nodes_;
   // Correspondences established so far (variables, global variables, buffers).
   std::unordered_map<const Object*, const Object*> lmap_, rmap_;
 };
@@ -510,12 +533,15 @@ TESSERA_REGISTER_GLOBAL("ir.StructuralEqual").set_body([](PackedArgs args) -> An
   return StructuralEqual(args[0], args[1], map_free_vars);
 });
 
-// None when equal, else [path, reason, lhs text, rhs text].
+// None when equal, else [path, reason, lhs text, rhs text, lhs node, rhs node]
+// (the innermost IR nodes holding the difference, None when there are none).
 TESSERA_REGISTER_GLOBAL("ir.GetFirstStructuralMismatch").set_body([](PackedArgs args) -> Any {
   bool map_free_vars = MapFreeVarsArg("ir.GetFirstStructuralMismatch", args);
   std::optional<StructuralMismatch> m = GetFirstStructuralMismatch(args[0], args[1], map_free_vars);
   if (!m) return Any();
-  return Array<String>({String(m->path), String(m->reason), String(m->lhs), String(m->rhs)});
+  auto node = [](const ObjectRef& n) { return n.defined() ? Any(n) : Any(); };
+  return Array<Any>({Any(String(m->path)), Any(String(m->reason)), Any(String(m->lhs)), Any(String(m->rhs)),
+                     node(m->lhs_node), node(m->rhs_node)});
 });
 
 }  // namespace tessera

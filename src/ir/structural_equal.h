@@ -108,6 +108,10 @@ struct StructuralMismatch {
   std::string reason;  // e.g. "values differ", "free variables are different objects"
   std::string lhs;     // the two sides at `path`, rendered
   std::string rhs;
+  // The innermost IR nodes (not strings, arrays or maps) holding the
+  // difference on each side, for underlining it in the printed IR.
+  ObjectRef lhs_node;
+  ObjectRef rhs_node;
 };
 std::optional<StructuralMismatch> GetFirstStructuralMismatch(const Any& lhs, const Any& rhs,
                                                              bool map_free_vars = false);

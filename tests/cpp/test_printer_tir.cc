@@ -7,7 +7,9 @@
 
 #include "ir/module.h"
 #include "runtime/registry.h"
+#include "script/printer/printer_context.h"
 #include "script/printer/script_printer.h"
+#include "script/printer/tir_printer.h"
 #include "tir/function.h"
 #include "tir/op.h"
 
@@ -560,9 +562,10 @@ TEST(PrinterGlobals, OtherFunctionKindsPrintThroughTheirRegisteredPrinter) {
   EXPECT_NE(before.find("    # fake: a test.PrinterFakeFunc, which has no TVMScript printer"), std::string::npos);
   script::printer::RegisterFunctionPrinter(
       "test.PrinterFakeFunc",
-      {"# from tvm.script import relax as R",
-       [](const BaseFunc&, const std::string& name, int indent, const PrinterConfig& cfg, std::string* out) {
-         std::string pad(indent * cfg.indent_spaces, ' ');
+      {[](const PrinterConfig&) { return std::string("# from tvm.script import relax as R"); },
+       [](const BaseFunc&, const std::string& name, int indent, script::printer::PrinterContext* ctx,
+          std::string* out) {
+         std::string pad(indent * ctx->cfg.indent_spaces, ' ');
          *out += pad + "@R.function\n" + pad + "def " + name + "():\n" + pad + "    return R.tuple()\n";
        }});
   EXPECT_EQ(AsTVMScript(mod), R"(# from tvm.script import ir as I
@@ -573,6 +576,50 @@ class Module:
     @R.function
     def fake():
         return R.tuple())");
+}
+
+// A stand-in for a Relax function with a tensor parameter of symbolic shape.
+class ShapeFuncNode : public BaseFuncNode {
+ public:
+  Array<PrimExpr> shape;
+  TESSERA_DECLARE_FINAL_OBJECT_INFO(ShapeFuncNode, BaseFuncNode, "test.PrinterShapeFunc");
+};
+
+TEST(PrinterGlobals, DialectPrintersShareNamesFramesAndSpansWithTheTIRPrinter) {
+  Var n("n"), other_n("n");
+  auto node = make_object<ShapeFuncNode>();
+  node->shape = {n, IntImm(kI32, 4), other_n * 2};
+  script::printer::RegisterFunctionPrinter(
+      "test.PrinterShapeFunc",
+      {[](const PrinterConfig&) { return std::string("# from tvm.script import relax as R"); },
+       [](const BaseFunc& func, const std::string& name, int indent, script::printer::PrinterContext* ctx,
+          std::string* out) {
+         script::printer::NameScope frame(&ctx->names);  // the function's frame
+         script::printer::TIRPrinter tir(ctx);
+         std::string shape;
+         for (PrimExpr e : func.as<ShapeFuncNode>()->shape) shape += (shape.empty() ? "" : ", ") + tir.PrintPrimExpr(e);
+         // The same variable prints under the same name again.
+         std::string again = tir.PrintPrimExpr(func.as<ShapeFuncNode>()->shape[0]);
+         std::string pad(indent * ctx->cfg.indent_spaces, ' ');
+         *out += pad + "@R.function\n" + pad + "def " + name + "(x: R.Tensor((" + shape + "), \"float32\")) -> R.Tensor((" +
+                 again + ",), \"float32\"):\n" + pad + "    return x\n";
+       }});
+  IRModule mod = IRModule::Empty();
+  mod.mutable_node()->Add(GlobalVar("f"), BaseFunc(node));
+  EXPECT_EQ(AsTVMScript(mod), R"(# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def f(x: R.Tensor((n, 4, n_1 * 2), "float32")) -> R.Tensor((n,), "float32"):
+        return x)");
+  // The expressions the dialect printed through the TIR printer have spans.
+  script::printer::PrintedDoc doc = script::printer::AsTVMScriptWithSpans(mod);
+  ASSERT_EQ(doc.SpansOf(n.get()).size(), 2u);
+  EXPECT_EQ(doc.text().substr(doc.SpansOf(n.get())[0].begin, 1), "n");
+  ASSERT_EQ(doc.SpansOf(other_n.get()).size(), 1u);
+  EXPECT_EQ(doc.text().substr(doc.SpansOf(other_n.get())[0].begin, 3), "n_1");
 }
 
 }  // namespace

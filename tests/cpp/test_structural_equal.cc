@@ -389,9 +389,11 @@ TEST(StructuralEqual, GlobalsAreRegistered) {
   EXPECT_FALSE(eq(f, h).cast<bool>());
   EXPECT_EQ(hash(f).cast<int64_t>(), hash(g, false).cast<int64_t>());
   EXPECT_TRUE(first(f, g, false).is_none());
-  Array<String> m = first(f, h, false).cast<Array<String>>();
-  ASSERT_EQ(m.size(), 4u);
-  EXPECT_EQ(m[0].str(), "root.body.block.body.seq[0].body.body.extent");
+  Array<Any> m = first(f, h, false).cast<Array<Any>>();
+  ASSERT_EQ(m.size(), 6u);  // path, reason, both sides rendered, the innermost mismatching nodes
+  EXPECT_EQ(m[0].cast<std::string>(), "root.body.block.body.seq[0].body.body.extent");
+  ASSERT_NE(m[4].as<IntImmNode>(), nullptr);
+  EXPECT_EQ(m[5].as<IntImmNode>()->value, 3);
   EXPECT_THROW(eq(f), TypeError);
 }
 

@@ -1,5 +1,7 @@
-"""Shared pytest setup for the Python tests: makes ``python/`` importable and
-provides the ``requires_gpu`` marker (skip unless ``tvm.cuda(0).exist``)."""
+"""Shared pytest setup for the Python tests: makes ``python/`` importable,
+provides the ``requires_gpu`` marker (skip unless ``tvm.cuda(0).exist``) and
+enables the printer fixed-point check on every IR the tests build
+(fixed_point_plugin.py)."""
 import os
 import sys
 
@@ -8,6 +10,8 @@ import pytest
 _PYTHON_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "python"))
 if _PYTHON_DIR not in sys.path:
     sys.path.insert(0, _PYTHON_DIR)
+
+pytest_plugins = ["fixed_point_plugin"]
 
 
 def pytest_configure(config):

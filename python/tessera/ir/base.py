@@ -17,10 +17,16 @@ _SCRIPT_DEFAULTS = {
 }
 
 
+# Options the C++ printer acts on (script_printer.cc validates their values).
+_SCRIPT_HONOURED = {"indent_spaces", "tir_prefix", "ir_prefix", "name", "obj_to_underline"}
+
+
 def _check_script_options(kwargs):
     for key, value in kwargs.items():
         if key not in _SCRIPT_DEFAULTS:
             raise TypeError(f"script() got an unexpected keyword argument {key!r}")
+        if key in _SCRIPT_HONOURED:
+            continue
         default = _SCRIPT_DEFAULTS[key]
         if value is not default and value != default:
             raise NotImplementedError(f"script({key}={value!r}) is not supported; Tessera prints with "
@@ -31,13 +37,15 @@ class Node(_core.Object):
     """Base class of every IR node."""
 
     def script(self, **kwargs):
-        """The node as TVMScript text (TVM's printer options are accepted only
-        at their defaults)."""
+        """The node as TVMScript text. Keyword settings as TVM's: the printer
+        honours ``indent_spaces``, ``tir_prefix``, ``ir_prefix``, ``name`` and
+        ``obj_to_underline`` (nodes to underline with carets); TVM's other
+        options are accepted only at their defaults; an unknown key raises."""
         _check_script_options(kwargs)
         printer = get_global_func("script.AsTVMScript", allow_missing=True)
         if printer is None:
             raise NotImplementedError("the TVMScript printer is not available in this build")
-        return printer(self)
+        return printer(self, kwargs) if kwargs else printer(self)
 
     def show(self, style=None, black_format=False, **kwargs):
         """Prints :meth:`script` to stdout (no highlighting ``style`` or

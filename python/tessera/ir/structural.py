@@ -36,7 +36,7 @@ def get_first_structural_mismatch(lhs, rhs, map_free_vars=False):
     result = get_global_func("ir.GetFirstStructuralMismatch")(lhs, rhs, bool(map_free_vars))
     if result is None:
         return None
-    path, reason, lhs_text, rhs_text = (str(x) for x in result)
+    path, reason, lhs_text, rhs_text = (str(x) for x in list(result)[:4])
     return path, reason, lhs_text, rhs_text
 
 
@@ -48,14 +48,38 @@ def _side(label, text):
     return f"  {label}:\n{body}"
 
 
+# Lines of context shown around the underlined mismatch ("..." for the rest).
+_CONTEXT_LINES = 12
+
+
+def _underlined(root, node):
+    """``root`` printed with carets under ``node`` (the first mismatching
+    node) and the lines around it, or ``None`` when it has no script form or
+    ``node`` is not in it."""
+    if node is None:
+        return None
+    try:
+        text = str(get_global_func("script.RenderWithCulprit")(root, [node], "first mismatch", _CONTEXT_LINES))
+    except Exception:  # pylint: disable=broad-except
+        return None  # rendering is best effort; the path above names the place
+    return text if "^" in text and "is not in the printed text" not in text else None
+
+
 def assert_structural_equal(lhs, rhs, map_free_vars=False):
     """Raises ``ValueError`` (:class:`tvm.error.TVMValueError`) unless ``lhs``
     and ``rhs`` are structurally equal; the message names the first
-    mismatching path and shows both sides there."""
-    mismatch = get_first_structural_mismatch(lhs, rhs, map_free_vars)
-    if mismatch is None:
+    mismatching path, shows both sides there and, when both are IR with a
+    script form, both sides printed (the lines around the first mismatching
+    node) with that node underlined."""
+    result = get_global_func("ir.GetFirstStructuralMismatch")(lhs, rhs, bool(map_free_vars))
+    if result is None:
         return
-    path, reason, lhs_text, rhs_text = mismatch
-    raise TVMValueError(
-        f"StructuralEqual check failed at {path}: {reason}\n{_side('lhs', lhs_text)}\n{_side('rhs', rhs_text)}"
-    )
+    items = list(result)
+    path, reason, lhs_text, rhs_text = (str(x) for x in items[:4])
+    message = f"StructuralEqual check failed at {path}: {reason}\n{_side('lhs', lhs_text)}\n{_side('rhs', rhs_text)}"
+    if len(items) >= 6:
+        lhs_full = _underlined(lhs, items[4])
+        rhs_full = _underlined(rhs, items[5])
+        if lhs_full is not None and rhs_full is not None:
+            message += f"\n{_side('lhs, printed', lhs_full)}\n{_side('rhs, printed', rhs_full)}"
+    raise TVMValueError(message)

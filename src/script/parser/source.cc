@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "runtime/error.h"
+#include "script/printer/caret_render.h"
 
 namespace tessera {
 namespace script {
@@ -35,13 +36,15 @@ std::string SourceFile::Render(const Pos& pos, const std::string& message) const
     // Tabs are shown as single spaces so that the caret lines up.
     std::string shown(text);
     std::replace(shown.begin(), shown.end(), '\t', ' ');
-    os << "\n    " << shown << "\n    ";
     int col = std::max(pos.col, 1);
     int end = (pos.end_line == pos.line && pos.end_col > col) ? pos.end_col : col + 1;
     int width = static_cast<int>(shown.size());
     if (col > width + 1) col = width + 1;
     if (end > width + 1) end = std::max(col + 1, width + 1);
-    os << std::string(col - 1, ' ') << std::string(end - col, '^');
+    // The one caret renderer of the script layer (shared with the printer's diagnostics).
+    CaretRenderOptions options;
+    options.line_prefix = "    ";
+    os << "\n" << RenderCarets(shown, {CaretMark{static_cast<size_t>(col - 1), static_cast<size_t>(end - 1), ""}}, options);
   }
   return os.str();
 }

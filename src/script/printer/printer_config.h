@@ -1,10 +1,11 @@
 // Settings of a TVMScript printout (indentation, module prefixes, the name
-// of a lone function), read from the optional dictionary that
+// of a lone function, nodes to underline), read from the optional dictionary that
 // script.AsTVMScript takes. Script layer (printer).
 #pragma once
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "runtime/map.h"
 
@@ -21,6 +22,8 @@ struct PrinterConfig {
   std::optional<std::string> name;
   // Print the "# from tvm.script import ..." lines before a module/function.
   bool print_header = true;
+  // Nodes to underline with carets (TVM's `obj_to_underline`).
+  std::vector<ObjectRef> obj_to_underline;
 
   // Reads the keys above; TVM's other printer options are accepted and
   // ignored; any other key raises ValueError naming the supported ones.

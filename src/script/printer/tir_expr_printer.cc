@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <limits>
 
 #include "ir/op.h"
 #include "script/printer/python_literal.h"
@@ -115,6 +116,11 @@ std::string TIRPrinter::PrintConst(const PrimExpr& e, int* prec) {
       return std::to_string(n->value);
     }
     if (t.is_uint() && t.bits() == 64) return T(t.str()) + "(" + std::to_string(static_cast<uint64_t>(n->value)) + ")";
+    if (n->value == std::numeric_limits<int64_t>::min()) {
+      // -9223372036854775808 does not parse (its magnitude overflows int64);
+      // the parser folds this difference back to the same IntImm.
+      return T(t.str()) + "(-9223372036854775807 - 1)";
+    }
     return T(t.str()) + "(" + std::to_string(n->value) + ")";
   }
   const auto* f = e.as<FloatImmNode>();
@@ -139,8 +145,8 @@ std::string TIRPrinter::PrintVarUse(const Var& v) {
 }
 
 std::string TIRPrinter::PrintBufferUse(const Buffer& b) {
-  if (const std::string* name = names_.Find(b.get())) return *name;
-  return DefineFreeBuffer(b);
+  if (const std::string* name = names_.Find(b.get())) return Mark(b, *name);
+  return Mark(b, DefineFreeBuffer(b));
 }
 
 std::string TIRPrinter::PrintIndices(const Array<PrimExpr>& indices) {
@@ -195,7 +201,7 @@ std::string TIRPrinter::PrintCall(const CallNode* op) {
     head = T(name);
     if (DtypeFirst(name)) args = PyStringLiteral(op->dtype.str());
   } else if (const auto* gv = op->op.as<GlobalVarNode>()) {
-    head = in_module_ ? "cls." + gv->name_hint : gv->name_hint;
+    head = GlobalVarText(gv);
   } else {
     head = T("call_unknown");
   }
@@ -206,7 +212,22 @@ std::string TIRPrinter::PrintCall(const CallNode* op) {
   return head + "(" + args + ")";
 }
 
+std::string TIRPrinter::GlobalVarText(const GlobalVarNode* gv) const {
+  // Inside a module the module printer named every function (keywords renamed).
+  if (const std::string* name = ctx_->FunctionName(gv)) return ctx_->in_module ? "cls." + *name : *name;
+  std::string name = SanitizeIdentifier(gv->name_hint, "main");
+  if (IsPythonKeyword(name)) name += "_1";
+  return ctx_->in_module ? "cls." + name : name;
+}
+
 std::string TIRPrinter::PrintExprPrec(const PrimExpr& e, int* prec) {
+  if (!ctx_->marks.enabled()) return PrintExprPrecImpl(e, prec);
+  std::string open = ctx_->marks.Open(e);
+  std::string text = PrintExprPrecImpl(e, prec);
+  return open + text + ctx_->marks.Close();
+}
+
+std::string TIRPrinter::PrintExprPrecImpl(const PrimExpr& e, int* prec) {
   *prec = kPrecAtom;
   if (!e.defined()) return "None";
   if (const auto* v = e.as<VarNode>()) return PrintVarUse(GetRef<Var>(v));
@@ -370,7 +391,7 @@ std::string TIRPrinter::PrintValue(const Any& v) {
     return CallText(T("iter_var"), {PrintVarUse(iv->var), iv->dom.defined() ? PrintValue(Any(iv->dom)) : "None",
                                     PyStringLiteral(IterVarTypeName(iv->iter_type)), PyStringLiteral(iv->thread_tag)});
   }
-  if (const auto* gv = obj.as<GlobalVarNode>()) return in_module_ ? "cls." + gv->name_hint : gv->name_hint;
+  if (const auto* gv = obj.as<GlobalVarNode>()) return GlobalVarText(gv);
   if (const auto* o = obj.as<OpNode>()) {
     std::string name = o->name.rfind("tir.", 0) == 0 ? o->name.substr(4) : o->name;
     return T(name);

@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "script/printer/python_literal.h"
+#include "script/printer/script_printer.h"
 #include "script/printer/tir_printer.h"
 #include "tir/functor.h"
 
@@ -66,12 +67,7 @@ void StripTrailingNewlines(std::string* s) {
 
 }  // namespace
 
-TIRPrinter::TIRPrinter(const PrinterConfig& cfg) : cfg_(cfg) {
-  names_.Reserve(cfg_.tir_prefix);
-  names_.Reserve(cfg_.ir_prefix);
-  names_.Reserve("range");
-  names_.Reserve("cls");
-}
+TIRPrinter::TIRPrinter(PrinterContext* ctx) : ctx_(ctx), cfg_(ctx->cfg), names_(ctx->names) {}
 
 const std::string& TIRPrinter::DefineFreeVar(const Var& v) {
   const std::string& name = names_.DefineInScope(free_scope_, v.get(), v->name_hint);
@@ -88,9 +84,7 @@ const std::string& TIRPrinter::DefineFreeBuffer(const Buffer& b) {
   return name;
 }
 
-void TIRPrinter::PrintPrimFunc(const PrimFunc& func, const std::string& name, int indent, bool in_module,
-                               std::string* out) {
-  in_module_ = in_module;
+void TIRPrinter::PrintPrimFunc(const PrimFunc& func, const std::string& name, int indent, std::string* out) {
   NameScope func_scope(&names_);
   free_scope_ = names_.depth() - 1;
   free_defs_.clear();
@@ -122,12 +116,12 @@ void TIRPrinter::PrintPrimFunc(const PrimFunc& func, const std::string& name, in
     std::optional<Buffer> buf = func->buffer_map.Get(p);
     if (buf.has_value() && !used.count(p.get()) && IsSimpleBuffer(*buf) && data_count[(*buf)->data.get()] == 1) {
       std::string annotation = T("Buffer(") + PrintTuple((*buf)->shape) + ", " + PyStringLiteral((*buf)->dtype.str()) + ")";
-      params.push_back(DefineBuffer(*buf) + ": " + annotation);
+      params.push_back(Mark(*buf, DefineBuffer(*buf)) + ": " + annotation);
       inlined.push_back(true);
       continue;
     }
     std::string type = p.dtype().is_handle() ? T("handle") : T(p.dtype().str());
-    params.push_back(names_.Define(p.get(), p->name_hint) + ": " + type);
+    params.push_back(Mark(p, names_.Define(p.get(), p->name_hint)) + ": " + type);
     inlined.push_back(false);
   }
   std::string signature = "def " + name + "(";
@@ -148,7 +142,7 @@ void TIRPrinter::PrintPrimFunc(const PrimFunc& func, const std::string& name, in
     if (!buf.has_value()) continue;
     DefineBufferVars(*buf);
     std::string decl = BufferDeclCall(*buf, "match_buffer", {*names_.Find(p.get())}, false);
-    Line(DefineBuffer(*buf) + " = " + decl);
+    Line(Mark(*buf, DefineBuffer(*buf)) + " = " + decl);
   }
 
   // Step 3. Body (the implicit root block as a comment).
@@ -159,7 +153,7 @@ void TIRPrinter::PrintPrimFunc(const PrimFunc& func, const std::string& name, in
     for (Buffer b : root->alloc_buffers) {
       DefineBufferVars(b);
       std::string decl = BufferDeclCall(b, "alloc_buffer", {}, false);
-      Line(DefineBuffer(b) + " = " + decl);
+      Line(Mark(b, DefineBuffer(b)) + " = " + decl);
     }
     PrintBody(root->body);
   } else {
@@ -170,11 +164,12 @@ void TIRPrinter::PrintPrimFunc(const PrimFunc& func, const std::string& name, in
   // Without a global symbol the function is private to its module (the
   // parser gives every other function a global_symbol named after it).
   bool is_private = !func->attrs.count("global_symbol");
-  *out += pad + "@" + T("prim_func") + (is_private ? "(private=True)" : "") + "\n";
+  *out += pad + ctx_->marks.Open(func) + "@" + T("prim_func") + (is_private ? "(private=True)" : "") + "\n";
   *out += pad + signature + "\n";
   *out += pre;
   *out += free_defs_;
   *out += body;
+  if (ctx_->marks.enabled()) out->insert(out->size() - 1, ctx_->marks.Close());
   out_ = nullptr;
   free_defs_.clear();
 }
@@ -224,6 +219,19 @@ std::string TIRPrinter::PrintValueFragment(const Any& value) {
   StripTrailingNewlines(&result);
   return result;
 }
+
+// PrimFuncs print through the function printer registry like any other kind.
+namespace {
+const bool kPrimFuncPrinterRegistered = [] {
+  FunctionPrinter printer;
+  printer.import_line = [](const PrinterConfig& cfg) { return "# from tvm.script import tir as " + cfg.tir_prefix; };
+  printer.print = [](const BaseFunc& func, const std::string& name, int indent, PrinterContext* ctx, std::string* out) {
+    TIRPrinter(ctx).PrintPrimFunc(Downcast<PrimFunc>(func), name, indent, out);
+  };
+  RegisterFunctionPrinter(PrimFuncNode::_type_key, std::move(printer));
+  return true;
+}();
+}  // namespace
 
 }  // namespace printer
 }  // namespace script

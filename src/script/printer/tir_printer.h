@@ -1,8 +1,10 @@
 // TIRPrinter: turns TensorIR (PrimFuncs, statements, expressions, buffers)
 // into TVMScript text in the style TVM prints, with the course's sugar
 // (T.grid folding, T.axis.remap, the implicit root block, infix operators
-// with minimal parentheses). Script layer; script_printer.cc drives it for
-// modules and fragments. Implementation is split by concept:
+// with minimal parentheses). A dialect printer on top of the shared core
+// (PrinterContext: names, frames, span marks); its PrimExpr printing
+// (PrintPrimExpr) serves every dialect. It registers itself as the function
+// printer of "tir.PrimFunc". Implementation is split by concept:
 // tir_expr_printer.cc (expressions and values), tir_stmt_printer.cc
 // (statements, loops, blocks, buffer declarations), tir_function_printer.cc
 // (functions and fragments).
@@ -13,8 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "script/printer/name_table.h"
-#include "script/printer/printer_config.h"
+#include "script/printer/printer_context.h"
 #include "tir/function.h"
 
 namespace tessera {
@@ -35,12 +36,19 @@ enum Precedence : int {
 
 class TIRPrinter {
  public:
-  explicit TIRPrinter(const PrinterConfig& cfg);
+  // Prints with the names, frames and span marks of `ctx` (which outlives it).
+  explicit TIRPrinter(PrinterContext* ctx);
 
   // Appends `@T.prim_func\ndef name(...):` and the body at indentation level
-  // `indent` to `out`. `in_module` selects how GlobalVars print (cls.f).
-  void PrintPrimFunc(const tir::PrimFunc& func, const std::string& name, int indent, bool in_module,
-                     std::string* out);
+  // `indent` to `out`. ctx->in_module selects how GlobalVars print (cls.f).
+  void PrintPrimFunc(const tir::PrimFunc& func, const std::string& name, int indent, std::string* out);
+  // A PrimExpr in the current frames of the context (for any dialect: a
+  // Relax printer prints shapes `(n, 4)` with the TIR's names). Variables
+  // not yet named are named in the current frame without a definition line.
+  std::string PrintPrimExpr(const PrimExpr& expr) {
+    free_scope_ = names_.depth() - 1;
+    return PrintExpr(expr);
+  }
   // A statement outside a function: definitions of its free variables and
   // buffers, then the statement.
   std::string PrintStmtFragment(const tir::Stmt& stmt);
@@ -52,10 +60,12 @@ class TIRPrinter {
  private:
   // ---- expressions and values (tir_expr_printer.cc) ----------------------
   std::string PrintExpr(const PrimExpr& e);                    // without outer parentheses
-  std::string PrintExprPrec(const PrimExpr& e, int* prec);     // and its precedence
+  std::string PrintExprPrec(const PrimExpr& e, int* prec);     // and its precedence (span-marked)
+  std::string PrintExprPrecImpl(const PrimExpr& e, int* prec);
   std::string Operand(const PrimExpr& e, int min_prec);        // parenthesized below min_prec
   std::string PrintBinary(const PrimExpr& a, const PrimExpr& b, const char* op, int op_prec, int* prec);
   std::string PrintCall(const tir::CallNode* op);
+  std::string GlobalVarText(const GlobalVarNode* gv) const;  // `cls.f` in a module, `f` elsewhere
   std::string PrintConst(const PrimExpr& e, int* prec);
   std::string PrintVarUse(const tir::Var& v);
   std::string PrintBufferUse(const tir::Buffer& b);
@@ -70,7 +80,10 @@ class TIRPrinter {
   // ---- statements (tir_stmt_printer.cc) -----------------------------------
   void Line(const std::string& text);
   void PrintBody(const tir::Stmt& body);  // the statements of a scope, at the current indentation
-  void PrintStmt(const tir::Stmt& stmt, bool concise);
+  void PrintStmt(const tir::Stmt& stmt, bool concise);  // span-marked
+  void PrintStmtImpl(const tir::Stmt& stmt, bool concise);
+  // `text` wrapped in the span marks of `node` (unchanged without spans).
+  std::string Mark(const ObjectRef& node, const std::string& text) { return ctx_->marks.Wrap(node, text); }
   void PrintFor(const tir::ForNode* op);
   void PrintBlock(const tir::BlockNode* block, const tir::BlockRealizeNode* realize);
   void PrintBlockIterVars(const tir::BlockNode* block, const tir::BlockRealizeNode* realize);
@@ -96,14 +109,15 @@ class TIRPrinter {
   const std::string& DefineFreeVar(const tir::Var& v);
   const std::string& DefineFreeBuffer(const tir::Buffer& b);
 
+  PrinterContext* ctx_;
   const PrinterConfig& cfg_;
-  NameTable names_;
+  NameTable& names_;
+  std::string pending_marks_;  // span marks opened by statements, emitted by the next Line()
   std::string* out_ = nullptr;  // where statements go
   int indent_ = 0;              // current indentation level
   std::string free_defs_;       // definitions of free variables and buffers
   int free_defs_indent_ = 0;
   size_t free_scope_ = 0;       // NameTable scope holding free definitions
-  bool in_module_ = false;
   // Data variable -> the buffer whose declaration defines it (prints as `A.data`).
   std::unordered_map<const Object*, const tir::BufferNode*> data_var_owner_;
   std::vector<const tir::ForNode*> loops_;  // enclosing loops, outermost first

@@ -43,6 +43,9 @@ std::string Join(const std::vector<std::string>& items, const char* sep = ", ") 
 
 void TIRPrinter::Line(const std::string& text) {
   out_->append(static_cast<size_t>(indent_ * cfg_.indent_spaces), ' ');
+  // Statements' spans start at their first line's text, after the indentation.
+  out_->append(pending_marks_);
+  pending_marks_.clear();
   out_->append(text);
   out_->push_back('\n');
 }
@@ -115,6 +118,27 @@ void TIRPrinter::PrintBody(const Stmt& body) {
 }
 
 void TIRPrinter::PrintStmt(const Stmt& stmt, bool concise) {
+  if (!ctx_->marks.enabled()) return PrintStmtImpl(stmt, concise);
+  // The span runs from the first line's text to the end of the last line
+  // (before its newline). A BlockRealize's span is also its Block's.
+  size_t pending_before = pending_marks_.size();
+  std::string* out = out_;
+  pending_marks_ += ctx_->marks.Open(stmt);
+  int opened = 1;
+  if (const auto* realize = stmt.as<BlockRealizeNode>()) {
+    pending_marks_ += ctx_->marks.Open(realize->block);
+    ++opened;
+  }
+  PrintStmtImpl(stmt, concise);
+  if (pending_marks_.size() > pending_before) {
+    pending_marks_.resize(pending_before);  // printed nothing: no span
+    return;
+  }
+  TESSERA_ICHECK(out == out_ && !out->empty() && out->back() == '\n') << "a statement must end with a line";
+  out->insert(out->size() - 1, std::string(static_cast<size_t>(opened), SpanMarks::kClose));
+}
+
+void TIRPrinter::PrintStmtImpl(const Stmt& stmt, bool concise) {
   if (const auto* op = stmt.as<SeqStmtNode>()) {
     size_t n = op->seq.size();
     for (size_t i = 0; i < n; ++i) PrintStmt(op->seq[i], concise && i + 1 == n);
@@ -195,7 +219,7 @@ void TIRPrinter::PrintFor(const ForNode* op) {
   if (grid.size() > 1) {
     std::vector<std::string> extents, vars;
     for (const ForNode* l : grid) extents.push_back(PrintExpr(l->extent));
-    for (const ForNode* l : grid) vars.push_back(names_.Define(l->loop_var.get(), l->loop_var->name_hint));
+    for (const ForNode* l : grid) vars.push_back(Mark(l->loop_var, names_.Define(l->loop_var.get(), l->loop_var->name_hint)));
     Line("for " + Join(vars) + " in " + T("grid(") + Join(extents) + "):");
     for (const ForNode* l : grid) loops_.push_back(l);
     ++indent_;
@@ -225,7 +249,7 @@ void TIRPrinter::PrintFor(const ForNode* op) {
     }
   }
   if (!op->annotations.empty()) args.push_back("annotations=" + PrintDict(op->annotations));
-  const std::string& var = names_.Define(op->loop_var.get(), op->loop_var->name_hint);
+  std::string var = Mark(op->loop_var, names_.Define(op->loop_var.get(), op->loop_var->name_hint));
   Line("for " + var + " in " + fn + "(" + Join(args) + "):");
   loops_.push_back(op);
   ++indent_;
@@ -269,7 +293,7 @@ void TIRPrinter::PrintBlockIterVars(const BlockNode* block, const BlockRealizeNo
     std::string rhs = T("axis.") + kind + "(" + dom;
     if (realize != nullptr) rhs += ", " + PrintExpr(realize->iter_values[i]);
     rhs += ")";
-    Line(names_.Define(iv->var.get(), iv->var->name_hint) + " = " + rhs);
+    Line(Mark(iv->var, names_.Define(iv->var.get(), iv->var->name_hint)) + " = " + rhs);
   };
   std::vector<size_t> group;
   auto flush = [&]() {
@@ -281,7 +305,7 @@ void TIRPrinter::PrintBlockIterVars(const BlockNode* block, const BlockRealizeNo
       for (size_t i : group) {
         IterVar iv = block->iter_vars[i];
         values.push_back(PrintExpr(realize->iter_values[i]));
-        lhs.push_back(names_.Define(iv->var.get(), iv->var->name_hint));
+        lhs.push_back(Mark(iv->var, names_.Define(iv->var.get(), iv->var->name_hint)));
         kinds += iv->iter_type == kDataPar ? 'S' : 'R';
       }
       Line(Join(lhs) + " = " + T("axis.remap(") + PyStringLiteral(kinds) + ", [" + Join(values) + "])");
@@ -319,13 +343,13 @@ void TIRPrinter::PrintBlock(const BlockNode* block, const BlockRealizeNode* real
   for (Buffer b : block->alloc_buffers) {
     DefineBufferVars(b);
     std::string decl = BufferDeclCall(b, "alloc_buffer", {}, false);
-    Line(DefineBuffer(b) + " = " + decl);
+    Line(Mark(b, DefineBuffer(b)) + " = " + decl);
   }
   for (MatchBufferRegion m : block->match_buffers) {
     std::string source = PrintRegion(m->source);
     DefineBufferVars(m->buffer);
     std::string decl = BufferDeclCall(m->buffer, "match_buffer", {source}, false);
-    Line(DefineBuffer(m->buffer) + " = " + decl);
+    Line(Mark(m->buffer, DefineBuffer(m->buffer)) + " = " + decl);
   }
   if (block->init.has_value()) {
     Line("with " + T("init():"));
@@ -400,7 +424,7 @@ void TIRPrinter::PrintDeclBuffer(const DeclBufferNode* op, bool concise) {
   DefineBufferVars(op->buffer);
   std::string call = BufferDeclCall(op->buffer, "decl_buffer", {}, false);
   if (concise) {
-    Line(DefineBuffer(op->buffer) + " = " + call);
+    Line(Mark(op->buffer, DefineBuffer(op->buffer)) + " = " + call);
     PrintBody(op->body);
     return;
   }

@@ -1,7 +1,6 @@
 // Block/loop location, statement replacement and schedule errors (see analysis.h).
 #include "tir/schedule/analysis.h"
 
-#include <regex>
 #include <sstream>
 
 #include "runtime/registry.h"
@@ -156,60 +155,26 @@ bool UsesVar(const Stmt& s, const VarNode* v) {
   return f.found;
 }
 
-namespace {
-
-// Marks the line of `script` that introduces the culprit the message names
-// (`block "X"` or `loop x`) with a caret line below it.
-std::string MarkCulprit(const std::string& script, const std::string& message) {
-  // Whichever the message names first is the culprit.
-  std::smatch mb, ml;
-  bool has_block = std::regex_search(message, mb, std::regex("block \"([^\"]+)\""));
-  bool has_loop = std::regex_search(message, ml, std::regex("loop ([A-Za-z_][A-Za-z_0-9]*)"));
-  std::string needle;
-  if (has_block && (!has_loop || mb.position(0) < ml.position(0))) {
-    needle = "T.block(\"" + mb[1].str() + "\")";
-  } else if (has_loop) {
-    needle = ml[1].str();
-  }
-  std::istringstream in(script);
-  std::ostringstream out;
-  std::string line;
-  bool marked = needle.empty();
-  while (std::getline(in, line)) {
-    out << line << "\n";
-    if (marked) continue;
-    size_t col = std::string::npos;
-    if (needle.rfind("T.block", 0) == 0) {
-      col = line.find(needle);
-    } else if (line.find("for ") != std::string::npos) {
-      std::smatch lm;
-      std::regex word("\\b" + needle + "\\b");
-      size_t in_pos = line.find(" in ");
-      if (std::regex_search(line, lm, word) && in_pos != std::string::npos &&
-          static_cast<size_t>(lm.position(0)) < in_pos) {
-        col = static_cast<size_t>(lm.position(0));
-      }
-    }
-    if (col != std::string::npos) {
-      out << std::string(col, ' ') << std::string(needle.size(), '^') << " error here\n";
-      marked = true;
-    }
-  }
-  return out.str();
-}
-
-}  // namespace
-
-void ThrowScheduleError(const std::string& primitive, const std::string& message, const PrimFunc& func) {
+void ThrowScheduleError(const std::string& primitive, const std::string& message, const PrimFunc& func,
+                        const std::vector<const Object*>& culprits) {
   std::string msg = "ScheduleError: an error occurred in the schedule primitive '" + primitive + "'.\n" + message;
-  if (auto printer = Registry::Get("script.AsTVMScript")) {
+  // The printer lives in the script layer above; it is reached by name.
+  if (auto render = Registry::Get("script.RenderWithCulprit")) {
     try {
-      msg += "\nThe function it was applied to:\n" + MarkCulprit((*printer)(func).cast<std::string>(), message);
+      Array<ObjectRef> nodes;
+      for (const Object* c : culprits) {
+        if (c != nullptr) nodes.push_back(GetRef<ObjectRef>(c));
+      }
+      msg += "\nThe function it was applied to:\n" + (*render)(func, nodes, String("error here")).cast<std::string>();
     } catch (const Error&) {
       // Rendering is best effort: the message above already names the culprit.
     }
   }
   ThrowErrorOfKind("ScheduleError", msg);
+}
+
+void ThrowScheduleError(const std::string& primitive, const std::string& message, const PrimFunc& func) {
+  ThrowScheduleError(primitive, message, func, {});
 }
 
 }  // namespace tir

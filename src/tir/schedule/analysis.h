@@ -46,7 +46,12 @@ bool UsesVar(const PrimExpr& e, const VarNode* v);
 bool UsesVar(const Stmt& s, const VarNode* v);
 
 // Raises the "ScheduleError" kind (tvm.tir.ScheduleError in Python), naming
-// the primitive, the message, and appending the function's script.
+// the primitive, the message, and appending the function's script with
+// carets under the exact printed span of each culprit node (a block, a loop,
+// any statement or expression of `func`; see script.RenderWithCulprit).
+[[noreturn]] void ThrowScheduleError(const std::string& primitive, const std::string& message,
+                                     const PrimFunc& func, const std::vector<const Object*>& culprits);
+// Without culprit nodes: the script is appended unmarked.
 [[noreturn]] void ThrowScheduleError(const std::string& primitive, const std::string& message,
                                      const PrimFunc& func);
 

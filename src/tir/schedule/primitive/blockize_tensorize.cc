@@ -51,7 +51,7 @@ PrimFunc Blockize(const PrimFunc& func, const LoopLocation& loc, std::string* ou
     } else {
       ThrowScheduleError(prim, "loop " + loc.loop->loop_var->name_hint +
                                    " must contain a chain of loops ending in a single block",
-                         func);
+                         func, {loc.loop});
     }
   }
   const BlockNode* block = realize->block.get();
@@ -92,7 +92,7 @@ PrimFunc Blockize(const PrimFunc& func, const LoopLocation& loc, std::string* ou
       if (UsesVar(inner_part, a->loop_var.get())) {
         ThrowScheduleError(prim, "the binding of " + iv->var->name_hint + " in block \"" + block->name_hint +
                                      "\" mixes loops inside and outside loop " + loc.loop->loop_var->name_hint,
-                           func);
+                           func, {block});
       }
     }
     int64_t factor = 1;
@@ -344,7 +344,7 @@ PrimFunc Tensorize(const PrimFunc& func, const BlockLocation& loc, const TensorI
   const std::string prim = "tensorize";
   const BlockNode* block = loc.block;
   if (block->init) {
-    ThrowScheduleError(prim, "block \"" + block->name_hint + "\" still has an init; decompose_reduction first", func);
+    ThrowScheduleError(prim, "block \"" + block->name_hint + "\" still has an init; decompose_reduction first", func, {block});
   }
   const BlockRealizeNode* desc_root = RootRealize(intrin->desc);
   const BlockRealizeNode* impl_root = RootRealize(intrin->impl);
@@ -356,7 +356,7 @@ PrimFunc Tensorize(const PrimFunc& func, const BlockLocation& loc, const TensorI
   if (!matcher.Stmts(desc_root->block->body, block->body)) {
     ThrowScheduleError(prim, "block \"" + block->name_hint + "\" does not match the intrinsic's description: " +
                                  matcher.reason,
-                       func);
+                       func, {block});
   }
   // Bind each impl buffer (by parameter position) to the matched region of the block's buffer.
   std::vector<MatchBufferRegion> matches;

@@ -135,7 +135,7 @@ PrimFunc CacheRead(const PrimFunc& func, const BlockLocation& loc, int read_inde
     ThrowScheduleError("cache_read", "block \"" + loc.block->name_hint + "\" has " +
                                          std::to_string(loc.block->reads.size()) + " read buffers; index " +
                                          std::to_string(read_index) + " is out of range",
-                       func);
+                       func, {loc.block});
   }
   Buffer buf = loc.block->reads[read_index]->buffer;
   // The copy goes right before the consumer's top-level statement: no write
@@ -144,7 +144,7 @@ PrimFunc CacheRead(const PrimFunc& func, const BlockLocation& loc, int read_inde
     if (w->buffer.same_as(buf)) {
       ThrowScheduleError("cache_read", "block \"" + loc.block->name_hint + "\" also writes " + buf->name +
                                            "; a cached copy would go stale",
-                         func);
+                         func, {loc.block});
     }
   }
   {
@@ -156,7 +156,7 @@ PrimFunc CacheRead(const PrimFunc& func, const BlockLocation& loc, int read_inde
           ThrowScheduleError("cache_read", "buffer " + buf->name + " is written by block \"" + other.block->name_hint +
                                                "\" at or after block \"" + loc.block->name_hint +
                                                "\"; a cached copy would go stale",
-                             func);
+                             func, {other.block});
         }
       }
     }
@@ -182,7 +182,7 @@ PrimFunc CacheWrite(const PrimFunc& func, const BlockLocation& loc, int write_in
     ThrowScheduleError("cache_write", "block \"" + loc.block->name_hint + "\" has " +
                                           std::to_string(loc.block->writes.size()) + " written buffers; index " +
                                           std::to_string(write_index) + " is out of range",
-                       func);
+                       func, {loc.block});
   }
   Buffer buf = loc.block->writes[write_index]->buffer;
   for (const BlockLocation& other : CollectBlocks(func)) {
@@ -191,7 +191,7 @@ PrimFunc CacheWrite(const PrimFunc& func, const BlockLocation& loc, int write_in
       if (w->buffer.same_as(buf)) {
         ThrowScheduleError("cache_write", "buffer " + buf->name + " is also written by block \"" + other.block->name_hint +
                                               "\"; cache_write needs the block to be its only writer",
-                           func);
+                           func, {other.block});
       }
     }
   }
@@ -205,7 +205,7 @@ PrimFunc CacheWrite(const PrimFunc& func, const BlockLocation& loc, int write_in
         ThrowScheduleError("cache_write", "block \"" + other.block->name_hint + "\" reads " + buf->name +
                                               " inside the loop nest of block \"" + loc.block->name_hint +
                                               "\", before a write-back could happen",
-                           func);
+                           func, {other.block});
       }
     }
   }

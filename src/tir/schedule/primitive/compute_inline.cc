@@ -79,20 +79,20 @@ PrimFunc ComputeInline(const PrimFunc& func, const BlockLocation& loc) {
   const BufferStoreNode* store = AsSimpleStore(block, &plain);
   if (store == nullptr || block->init) {
     ThrowScheduleError(prim, "block \"" + block->name_hint + "\" is not a single store (reductions cannot be inlined)",
-                       func);
+                       func, {block});
   }
   if (!plain) {
-    ThrowScheduleError(prim, "block \"" + block->name_hint + "\" must store to its iteration variables in order", func);
+    ThrowScheduleError(prim, "block \"" + block->name_hint + "\" must store to its iteration variables in order", func, {block});
   }
   for (IterVar iv : block->iter_vars) {
     if (iv->iter_type != kDataPar) {
-      ThrowScheduleError(prim, "block \"" + block->name_hint + "\" has non-spatial iteration variables", func);
+      ThrowScheduleError(prim, "block \"" + block->name_hint + "\" has non-spatial iteration variables", func, {block});
     }
   }
   if (IsParamBuffer(func, store->buffer)) {
     ThrowScheduleError(prim, "block \"" + block->name_hint + "\" writes the function output " + store->buffer->name +
                                  ", which cannot be inlined",
-                       func);
+                       func, {block});
   }
   std::vector<std::string> consumers;
   for (const BlockLocation& other : CollectBlocks(func)) {
@@ -101,7 +101,7 @@ PrimFunc ComputeInline(const PrimFunc& func, const BlockLocation& loc) {
       if (w->buffer.same_as(store->buffer)) {
         ThrowScheduleError(prim, "block \"" + other.block->name_hint + "\" also writes " + store->buffer->name +
                                      "; only a buffer's sole producer can be inlined",
-                           func);
+                           func, {other.block});
       }
     }
     for (BufferRegion r : other.block->reads)
@@ -121,7 +121,7 @@ PrimFunc ReverseComputeInline(const PrimFunc& func, const BlockLocation& loc) {
   const BlockNode* consumer = loc.block;
   const auto* cstore = consumer->body.as<BufferStoreNode>();
   if (cstore == nullptr || consumer->init) {
-    ThrowScheduleError(prim, "block \"" + consumer->name_hint + "\" is not a single store", func);
+    ThrowScheduleError(prim, "block \"" + consumer->name_hint + "\" is not a single store", func, {consumer});
   }
   // Exactly one producer block writes what the consumer reads (other than its output).
   std::optional<BlockLocation> producer;
@@ -131,27 +131,27 @@ PrimFunc ReverseComputeInline(const PrimFunc& func, const BlockLocation& loc) {
       for (BufferRegion w : other.block->writes) {
         if (w->buffer.same_as(r->buffer)) {
           if (producer && producer->block != other.block) {
-            ThrowScheduleError(prim, "block \"" + consumer->name_hint + "\" has several producers", func);
+            ThrowScheduleError(prim, "block \"" + consumer->name_hint + "\" has several producers", func, {consumer});
           }
           producer = other;
         }
       }
     }
   }
-  if (!producer) ThrowScheduleError(prim, "block \"" + consumer->name_hint + "\" has no producer block", func);
+  if (!producer) ThrowScheduleError(prim, "block \"" + consumer->name_hint + "\" has no producer block", func, {consumer});
   bool plain = false;
   const BufferStoreNode* pstore = AsSimpleStore(producer->block, &plain);
   if (pstore == nullptr || producer->block->init || !plain) {
     ThrowScheduleError(prim, "the producer \"" + producer->block->name_hint +
                                  "\" must be a single store to its iteration variables (not a reduction)",
-                       func);
+                       func, {producer->block});
   }
   // The consumer must read the producer's buffer exactly at its own iteration variables.
   const Buffer& buf = pstore->buffer;
   if (cstore->buffer.same_as(buf)) {
     ThrowScheduleError(prim, "block \"" + consumer->name_hint + "\" writes " + buf->name +
                                  ", the buffer it would be inlined through",
-                       func);
+                       func, {consumer});
   }
   for (const BlockLocation& other : CollectBlocks(func)) {
     if (other.block == producer->block) continue;
@@ -159,7 +159,7 @@ PrimFunc ReverseComputeInline(const PrimFunc& func, const BlockLocation& loc) {
       if (w->buffer.same_as(buf)) {
         ThrowScheduleError(prim, "block \"" + other.block->name_hint + "\" also writes " + buf->name +
                                      "; the producer must be its only writer",
-                           func);
+                           func, {other.block});
       }
     }
   }
@@ -178,7 +178,7 @@ PrimFunc ReverseComputeInline(const PrimFunc& func, const BlockLocation& loc) {
   if (!ok || load_indices.size() != producer->block->iter_vars.size()) {
     ThrowScheduleError(prim, "block \"" + consumer->name_hint + "\" must read " + buf->name +
                                  " at one location indexed by its iteration variables",
-                       func);
+                       func, {consumer});
   }
   for (const PrimExpr& e : load_indices) {
     const auto* v = e.as<VarNode>();
@@ -187,7 +187,7 @@ PrimFunc ReverseComputeInline(const PrimFunc& func, const BlockLocation& loc) {
     if (!is_iter) {
       ThrowScheduleError(prim, "block \"" + consumer->name_hint + "\" reads " + buf->name +
                                    " at an index that is not one of its iteration variables",
-                         func);
+                         func, {consumer});
     }
   }
   if (IsParamBuffer(func, buf)) {

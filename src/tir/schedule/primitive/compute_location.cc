@@ -116,7 +116,7 @@ Stmt MakeNestForRegion(const std::string& primitive, const PrimFunc& func, const
       ThrowScheduleError(primitive, "block \"" + block->name_hint + "\" accesses " + access->buffer->name +
                                         " with an index that is not a plain iteration variable; only such blocks "
                                         "can be moved",
-                         func);
+                         func, {block});
     }
     for (size_t k = 0; k < block->iter_vars.size(); ++k) {
       if (block->iter_vars[k]->var.get() != v) continue;
@@ -170,7 +170,7 @@ void CheckOnlyWriter(const std::string& prim, const PrimFunc& func, const BlockL
       if (Writes(other.block, w->buffer)) {
         ThrowScheduleError(prim, "block \"" + other.block->name_hint + "\" also writes " + w->buffer->name +
                                      "; block \"" + loc.block->name_hint + "\" must be its only writer to be moved",
-                           func);
+                           func, {other.block});
       }
     }
   }
@@ -219,7 +219,7 @@ Stmt InsertIntoLoop(const std::string& prim, const PrimFunc& func, const ForNode
   if (lo > hi) {
     ThrowScheduleError(prim, "block \"" + block->name_hint + "\" has no legal position under loop " +
                                  loop->loop_var->name_hint + ": a consumer of its output comes before a producer of its input",
-                       func);
+                       func, {block});
   }
   size_t pos = hi;
   if (index == -2) {
@@ -229,7 +229,7 @@ Stmt InsertIntoLoop(const std::string& prim, const PrimFunc& func, const ForNode
       ThrowScheduleError(prim, "index " + std::to_string(index) + " is not a legal position for block \"" +
                                    block->name_hint + "\" under loop " + loop->loop_var->name_hint + " (legal: " +
                                    std::to_string(lo) + " to " + std::to_string(hi) + ")",
-                         func);
+                         func, {block});
     }
     pos = static_cast<size_t>(index);
   } else if (index != -1) {
@@ -250,12 +250,12 @@ void CheckPlacement(const std::string& prim, const PrimFunc& func, const BlockLo
   if (IsAncestor(loop, loc)) {
     ThrowScheduleError(prim, "loop " + loop.loop->loop_var->name_hint + " already encloses block \"" +
                                  loc.block->name_hint + "\"",
-                       func);
+                       func, {loop.loop});
   }
   if (loop.scope != loc.scope) {
     ThrowScheduleError(prim, "block \"" + loc.block->name_hint + "\" and loop " + loop.loop->loop_var->name_hint +
                                  " are in different block scopes",
-                       func);
+                       func, {loc.block});
   }
   CheckOnlyWriter(prim, func, loc);
 }
@@ -304,7 +304,7 @@ PrimFunc ComputeAt(const PrimFunc& func, const BlockLocation& loc, const LoopLoc
   const std::string prim = "compute_at";
   CheckPlacement(prim, func, loc, loop);
   if (loc.block->writes.size() != 1) {
-    ThrowScheduleError(prim, "block \"" + loc.block->name_hint + "\" must write exactly one buffer", func);
+    ThrowScheduleError(prim, "block \"" + loc.block->name_hint + "\" must write exactly one buffer", func, {loc.block});
   }
   BufferRegion write = loc.block->writes[0];
   // Every consumer in the scope must be under `loop`.
@@ -314,7 +314,7 @@ PrimFunc ComputeAt(const PrimFunc& func, const BlockLocation& loc, const LoopLoc
       ThrowScheduleError(prim, "block \"" + other.block->name_hint + "\" also consumes " + write->buffer->name +
                                    " but is not under loop " + loop.loop->loop_var->name_hint +
                                    "; compute_at needs every consumer under the target loop",
-                         func);
+                         func, {other.block});
     }
   }
   arith::Analyzer ana;
@@ -323,7 +323,7 @@ PrimFunc ComputeAt(const PrimFunc& func, const BlockLocation& loc, const LoopLoc
   auto region = RelaxedRegion(func, loop.loop, write->buffer, /*want_reads=*/true, &ana, &users);
   if (region.empty()) {
     ThrowScheduleError(prim, "no block under loop " + loop.loop->loop_var->name_hint + " reads " + write->buffer->name,
-                       func);
+                       func, {loop.loop});
   }
   Stmt nest = MakeNestForRegion(prim, func, loc, write, region, preserve_unit_loops, &ana);
   return MoveNest(prim, func, loc, loop, nest, index);
@@ -346,14 +346,14 @@ PrimFunc ReverseComputeAt(const PrimFunc& func, const BlockLocation& loc, const 
   if (!read) {
     ThrowScheduleError(prim, "no block under loop " + loop.loop->loop_var->name_hint + " produces what block \"" +
                                  loc.block->name_hint + "\" reads",
-                       func);
+                       func, {loop.loop});
   }
   for (const BlockLocation& other : CollectBlocks(func)) {
     if (other.scope != loc.scope || other.block == loc.block || !Writes(other.block, (*read)->buffer)) continue;
     if (!IsAncestor(loop, other)) {
       ThrowScheduleError(prim, "block \"" + other.block->name_hint + "\" also produces " + (*read)->buffer->name +
                                    " but is not under loop " + loop.loop->loop_var->name_hint,
-                         func);
+                         func, {other.block});
     }
   }
   arith::Analyzer ana;

@@ -43,7 +43,7 @@ PrimFunc SetLoopKind(const PrimFunc& func, const ForNode* loop, ForKind kind, co
       std::string verb = primitive == "parallel" ? "parallelize" : primitive;
       ThrowScheduleError(primitive, "cannot " + verb + " " + name + ": it carries the reduction of block \"" +
                                         b->name_hint + "\" (a loop-carried dependence)",
-                         func);
+                         func, {b});
     }
   }
   For f = GetRef<For>(loop);
@@ -68,7 +68,7 @@ PrimFunc AnnotateLoop(const PrimFunc& func, const ForNode* loop, const std::stri
   auto* n = f.CopyOnWrite();
   if (remove) {
     if (!n->annotations.count(key)) {
-      ThrowScheduleError("unannotate", "loop " + loop->loop_var->name_hint + " has no annotation \"" + key + "\"", func);
+      ThrowScheduleError("unannotate", "loop " + loop->loop_var->name_hint + " has no annotation \"" + key + "\"", func, {loop});
     }
     n->annotations.erase(key);
   } else {
@@ -83,7 +83,7 @@ PrimFunc AnnotateBlock(const PrimFunc& func, const BlockNode* block, const std::
   auto* n = b.CopyOnWrite();
   if (remove) {
     if (!n->annotations.count(key)) {
-      ThrowScheduleError("unannotate", "block \"" + block->name_hint + "\" has no annotation \"" + key + "\"", func);
+      ThrowScheduleError("unannotate", "block \"" + block->name_hint + "\" has no annotation \"" + key + "\"", func, {block});
     }
     n->annotations.erase(key);
   } else {

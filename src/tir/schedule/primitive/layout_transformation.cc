@@ -81,7 +81,7 @@ PrimFunc TransformLayout(const PrimFunc& func, const BlockLocation& loc, bool is
     ThrowScheduleError(prim, "block \"" + loc.block->name_hint + "\" has " + std::to_string(regions.size()) + " " +
                                  (is_write ? "written" : "read") + " buffers; index " + std::to_string(buffer_index) +
                                  " is out of range",
-                       func);
+                       func, {loc.block});
   }
   Buffer buf = regions[buffer_index]->buffer;
   for (const auto& kv : func->buffer_map.raw()) {

@@ -31,16 +31,16 @@ PrimFunc SplitLoop(const PrimFunc& func, const ForNode* loop, const std::vector<
                    bool preserve_unit_iters, bool disable_predication, std::vector<Var>* new_loop_vars) {
   const int64_t* extent = AsConstInt(loop->extent);
   if (extent == nullptr) {
-    ThrowScheduleError("split", LoopName(loop) + " has a symbolic extent; split needs a constant extent", func);
+    ThrowScheduleError("split", LoopName(loop) + " has a symbolic extent; split needs a constant extent", func, {loop});
   }
   if (!IsConstInt(loop->min, 0)) {
-    ThrowScheduleError("split", LoopName(loop) + " does not start at 0", func);
+    ThrowScheduleError("split", LoopName(loop) + " does not start at 0", func, {loop});
   }
   if (factors.size() < 2) ThrowScheduleError("split", "split needs at least two factors", func);
   int64_t product = 1;
   for (int64_t f : factors) {
     if (f <= 0) {
-      ThrowScheduleError("split", "factor " + std::to_string(f) + " for " + LoopName(loop) + " is not positive", func);
+      ThrowScheduleError("split", "factor " + std::to_string(f) + " for " + LoopName(loop) + " is not positive", func, {loop});
     }
     product *= f;
   }
@@ -85,7 +85,7 @@ PrimFunc FuseLoops(const PrimFunc& func, const std::vector<const ForNode*>& loop
     if (loops[i]->body.get() != loops[i + 1]) {
       ThrowScheduleError("fuse", LoopName(loops[i + 1]) + " is not the only child of " + LoopName(loops[i]) +
                                      "; fuse needs directly nested loops, outermost first",
-                         func);
+                         func, {loops[i + 1]});
     }
   }
   std::string name;
@@ -94,7 +94,7 @@ PrimFunc FuseLoops(const PrimFunc& func, const std::vector<const ForNode*>& loop
   for (const ForNode* l : loops) {
     const int64_t* e = AsConstInt(l->extent);
     if (e == nullptr || !IsConstInt(l->min, 0)) {
-      ThrowScheduleError("fuse", LoopName(l) + " must start at 0 and have a constant extent", func);
+      ThrowScheduleError("fuse", LoopName(l) + " must start at 0 and have a constant extent", func, {l});
     }
     if (l->loop_var.dtype() != t) ThrowScheduleError("fuse", "the loops have different index dtypes", func);
     total *= *e;
@@ -124,7 +124,7 @@ PrimFunc ReorderLoops(const PrimFunc& func, const std::vector<const ForNode*>& o
   if (order.empty()) return func;
   for (size_t i = 0; i < order.size(); ++i)
     for (size_t j = i + 1; j < order.size(); ++j)
-      if (order[i] == order[j]) ThrowScheduleError("reorder", LoopName(order[i]) + " appears twice", func);
+      if (order[i] == order[j]) ThrowScheduleError("reorder", LoopName(order[i]) + " appears twice", func, {order[i]});
   // Find the chain: every given loop must be on one path; the outermost given
   // loop's descendants down to the innermost given loop must be single-child loops.
   std::vector<const ForNode*> chain;  // from the outermost given loop down
@@ -139,7 +139,7 @@ PrimFunc ReorderLoops(const PrimFunc& func, const std::vector<const ForNode*>& o
       if (outer != nullptr) {
         ThrowScheduleError("reorder", "the loops " + LoopName(outer) + " and " + LoopName(l) +
                                           " are not in one loop nest (neither encloses the other)",
-                           func);
+                           func, {outer});
       }
       outer = l;
     }
@@ -153,7 +153,7 @@ PrimFunc ReorderLoops(const PrimFunc& func, const std::vector<const ForNode*>& o
     if (next == nullptr) {
       ThrowScheduleError("reorder", "the loops to reorder are not in a single chain of nested loops below " +
                                         LoopName(outer) + " (a block or a sequence separates them)",
-                         func);
+                         func, {outer});
     }
     cur = next;
   }
@@ -175,7 +175,7 @@ PrimFunc ReorderLoops(const PrimFunc& func, const std::vector<const ForNode*>& o
           UsesVar(new_chain[i]->min, new_chain[j]->loop_var.get())) {
         ThrowScheduleError("reorder", "the bounds of " + LoopName(new_chain[i]) + " depend on " +
                                           LoopName(new_chain[j]),
-                           func);
+                           func, {new_chain[i]});
       }
   Stmt body = chain.back()->body;
   for (size_t i = new_chain.size(); i-- > 0;) {

@@ -38,7 +38,7 @@ PrimExpr ProjectPredicate(const std::string& prim, const PrimFunc& func, const B
     if (uses_kept && uses_dropped) {
       ThrowScheduleError(prim, "the predicate of block \"" + block->name_hint +
                                    "\" mixes reduction and spatial loops; it cannot be split",
-                         func);
+                         func, {block});
     }
     if (!uses_dropped) out = logical_and(out, subst(c));
   }
@@ -51,7 +51,7 @@ PrimFunc DecomposeReduction(const PrimFunc& func, const BlockLocation& loc, cons
                             std::string* init_name) {
   const BlockNode* block = loc.block;
   if (!block->init) {
-    ThrowScheduleError("decompose_reduction", "block \"" + block->name_hint + "\" has no init statement", func);
+    ThrowScheduleError("decompose_reduction", "block \"" + block->name_hint + "\" has no init statement", func, {block});
   }
   size_t pos = loc.loops.size();
   for (size_t i = 0; i < loc.loops.size(); ++i)
@@ -59,7 +59,7 @@ PrimFunc DecomposeReduction(const PrimFunc& func, const BlockLocation& loc, cons
   if (pos == loc.loops.size()) {
     ThrowScheduleError("decompose_reduction", "loop " + loop->loop_var->name_hint + " does not enclose block \"" +
                                                   block->name_hint + "\"",
-                       func);
+                       func, {loop});
   }
   // Every loop the reduction iterates over must be at or below `loop`:
   // otherwise the init would run again inside the reduction.
@@ -70,7 +70,7 @@ PrimFunc DecomposeReduction(const PrimFunc& func, const BlockLocation& loc, cons
         ThrowScheduleError("decompose_reduction", "loop " + loc.loops[i]->loop_var->name_hint + " above loop " +
                                                       loop->loop_var->name_hint + " carries the reduction of block \"" +
                                                       block->name_hint + "\"; decompose at or above it",
-                           func);
+                           func, {loc.loops[i]});
       }
     }
   }
@@ -214,7 +214,7 @@ PrimFunc RFactor(const PrimFunc& func, const BlockLocation& loc, const ForNode* 
   if (!block->init || !pattern) {
     ThrowScheduleError(prim, "block \"" + block->name_hint +
                                  "\" is not a reduction `out[i] = out[i] op value` (op: +, *, min, max) with an init",
-                       func);
+                       func, {block});
   }
   // Blocks are found by name: a second "<name>_rf" would make both unreachable.
   if (FindBlock(func, block->name_hint + "_rf")) {
@@ -224,13 +224,13 @@ PrimFunc RFactor(const PrimFunc& func, const BlockLocation& loc, const ForNode* 
   }
   const auto* init_store = block->init->as<BufferStoreNode>();
   if (init_store == nullptr || !init_store->buffer.same_as(pattern->store->buffer)) {
-    ThrowScheduleError(prim, "the init of block \"" + block->name_hint + "\" must store the reduction's identity", func);
+    ThrowScheduleError(prim, "the init of block \"" + block->name_hint + "\" must store the reduction's identity", func, {block});
   }
   size_t pos = loc.loops.size();
   for (size_t i = 0; i < loc.loops.size(); ++i)
     if (loc.loops[i] == loop) pos = i;
   if (pos == loc.loops.size()) {
-    ThrowScheduleError(prim, "loop " + loop->loop_var->name_hint + " does not enclose block \"" + block->name_hint + "\"", func);
+    ThrowScheduleError(prim, "loop " + loop->loop_var->name_hint + " does not enclose block \"" + block->name_hint + "\"", func, {loop});
   }
   // The rfactor loop may only feed reduction iterators.
   bool feeds_reduction = false;
@@ -239,24 +239,24 @@ PrimFunc RFactor(const PrimFunc& func, const BlockLocation& loc, const ForNode* 
     if (uses && block->iter_vars[k]->iter_type == kDataPar) {
       ThrowScheduleError(prim, "loop " + loop->loop_var->name_hint + " is bound to a spatial iterator of block \"" +
                                    block->name_hint + "\"",
-                         func);
+                         func, {loop});
     }
     feeds_reduction = feeds_reduction || uses;
   }
   if (!feeds_reduction) {
     ThrowScheduleError(prim, "loop " + loop->loop_var->name_hint + " is not a reduction loop of block \"" +
                                  block->name_hint + "\"",
-                       func);
+                       func, {loop});
   }
   // The block's loops must contain nothing else (they are duplicated).
   const ForNode* outer = loc.loops.empty() ? nullptr : loc.loops[0];
   for (const ForNode* l : loc.loops) {
     auto children = ChildBlocks(GetRef<Stmt>(l));
     if (children.size() != 1) {
-      ThrowScheduleError(prim, "loop " + l->loop_var->name_hint + " holds other blocks besides \"" + block->name_hint + "\"", func);
+      ThrowScheduleError(prim, "loop " + l->loop_var->name_hint + " holds other blocks besides \"" + block->name_hint + "\"", func, {l});
     }
   }
-  if (outer == nullptr) ThrowScheduleError(prim, "block \"" + block->name_hint + "\" has no loops", func);
+  if (outer == nullptr) ThrowScheduleError(prim, "block \"" + block->name_hint + "\" has no loops", func, {block});
   const Buffer& out = pattern->store->buffer;
   const int ndim = static_cast<int>(out->shape.size());
   if (factor_axis < 0) factor_axis += ndim + 1;

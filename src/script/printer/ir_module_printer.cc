@@ -1,0 +1,107 @@
+// Module layout and function naming of the printer core (see
+// ir_module_printer.h).
+#include "script/printer/ir_module_printer.h"
+
+#include <unordered_set>
+#include <vector>
+
+#include "runtime/error.h"
+#include "script/printer/python_literal.h"
+#include "script/printer/script_printer.h"
+#include "script/printer/tir_printer.h"
+
+namespace tessera {
+namespace script {
+namespace printer {
+
+namespace {
+
+std::string IrImport(const PrinterConfig& cfg) { return "# from tvm.script import ir as " + cfg.ir_prefix; }
+
+// `hint` as a legal identifier that is neither a keyword, a module prefix,
+// `cls`, nor in `taken` (suffix _1, _2, ...). The IR keeps its own name (the
+// GlobalVar, the global_symbol attribute): only the printed def is renamed.
+std::string LegalFunctionName(const std::string& hint, const PrinterConfig& cfg,
+                              const std::unordered_set<std::string>& taken) {
+  std::string base = SanitizeIdentifier(hint, "main");
+  auto bad = [&](const std::string& n) {
+    return taken.count(n) || IsPythonKeyword(n) || n == cfg.tir_prefix || n == cfg.ir_prefix || n == "cls";
+  };
+  std::string name = base;
+  for (int i = 1; bad(name); ++i) name = base + "_" + std::to_string(i);
+  return name;
+}
+
+}  // namespace
+
+std::string PrintModule(const IRModule& mod, PrinterContext* ctx) {
+  const PrinterConfig& cfg = ctx->cfg;
+  std::vector<GlobalVar> gvars = mod->GetGlobalVars();
+  // Header: the imports the module's functions need, ir first.
+  std::vector<std::string> imports = {IrImport(cfg)};
+  std::unordered_set<std::string> seen(imports.begin(), imports.end());
+  std::unordered_set<std::string> taken;
+  for (const GlobalVar& gv : gvars) {
+    BaseFunc f = mod->Lookup(gv);
+    if (std::optional<FunctionPrinter> p = FindFunctionPrinter(f->GetTypeKey())) {
+      std::string line = p->import_line(cfg);
+      if (!line.empty() && seen.insert(line).second) imports.push_back(line);
+    }
+    std::string name = LegalFunctionName(gv->name_hint, cfg, taken);
+    taken.insert(name);
+    ctx->function_names[gv.get()] = name;
+  }
+  std::string out;
+  if (cfg.print_header) {
+    for (const std::string& line : imports) out += line + "\n";
+    out += "\n";
+  }
+  std::string pad(static_cast<size_t>(cfg.indent_spaces), ' ');
+  out += ctx->marks.Open(mod) + "@" + cfg.ir_prefix + ".ir_module\nclass Module:\n";
+  bool first = true;
+  if (!mod->attrs.empty()) {
+    out += pad + cfg.ir_prefix + ".module_attrs(" + TIRPrinter(ctx).PrintValueFragment(Any(mod->attrs)) + ")\n";
+    first = false;
+  }
+  ctx->in_module = true;
+  for (const GlobalVar& gv : gvars) {
+    if (!first) out += "\n";
+    first = false;
+    BaseFunc f = mod->Lookup(gv);
+    const std::string& name = ctx->function_names[gv.get()];
+    if (std::optional<FunctionPrinter> p = FindFunctionPrinter(f->GetTypeKey())) {
+      p->print(f, name, 1, ctx, &out);
+    } else {
+      out += pad + "# " + name + ": a " + f->GetTypeKey() + ", which has no TVMScript printer\n";
+    }
+  }
+  ctx->in_module = false;
+  if (first) out += pad + "pass\n";
+  out.insert(out.size() - 1, ctx->marks.Close());
+  return out;
+}
+
+std::string PrintLoneFunction(const BaseFunc& func, PrinterContext* ctx) {
+  const PrinterConfig& cfg = ctx->cfg;
+  std::optional<FunctionPrinter> p = FindFunctionPrinter(func->GetTypeKey());
+  TESSERA_CHECK_OR_THROW(p.has_value(), TypeError) << "no TVMScript printer for a " << func->GetTypeKey();
+  std::string out;
+  if (cfg.print_header) {
+    std::string import = p->import_line(cfg);
+    if (!import.empty()) out += import + "\n\n";
+  }
+  // Named by the settings, else its global_symbol (which it keeps as an
+  // attribute, so a renamed keyword still round-trips), else "main".
+  std::string name = "main";
+  if (cfg.name.has_value()) {
+    name = *cfg.name;
+  } else if (std::optional<Any> sym = func.GetAttr("global_symbol")) {
+    if (const auto* s = sym->as<StringObj>()) name = LegalFunctionName(s->data, cfg, {});
+  }
+  p->print(func, name, 0, ctx, &out);
+  return out;
+}
+
+}  // namespace printer
+}  // namespace script
+}  // namespace tessera
