@@ -1,7 +1,8 @@
 // Build: the driver from an IRModule of PrimFuncs to a runtime Module. It
 // runs the TIR lowering pipeline on each function (LowerInitBlock,
 // LowerBlocks, FlattenBuffer, VectorizeLoop, UnrollLoop) and hands the
-// result to the target's code generator. This is what tvm.build calls.
+// lowered module to the backend registered for the target's kind
+// (target_build.h: "target.build.llvm", ...). This is what tvm.build calls.
 #pragma once
 
 #include "ir/module.h"

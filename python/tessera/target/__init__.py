@@ -1,7 +1,10 @@
 """Compilation targets (``tvm.target.Target``): "llvm", "llvm -mcpu=native
---num-cores=4", "cuda -arch=sm_80", ..."""
+--num-cores=4", "cuda -arch=sm_80", ... Kinds and their options are
+registered in C++ (src/target/target_kind.cc); unknown kinds, unknown options,
+ill-typed values and CPUs or features LLVM does not know raise ValueError."""
 from .._ffi.registry import register_object, get_global_func
 from ..ir.base import Node
+from . import codegen
 
 
 @register_object("target.Target")
@@ -13,7 +16,13 @@ class Target(Node):
             target = target.str
         if isinstance(target, dict):
             kind = target.get("kind", "llvm")
-            opts = " ".join(f"-{k}={v}" for k, v in target.items() if k != "kind")
+            def _value(v):
+                if isinstance(v, bool):
+                    return "true" if v else "false"
+                if isinstance(v, (list, tuple)):
+                    return ",".join(str(x) for x in v)
+                return str(v)
+            opts = " ".join(f"-{k}={_value(v)}" for k, v in target.items() if k != "kind")
             target = f"{kind} {opts}".strip()
         self.__init_handle_by_constructor__(get_global_func("target.Target"), str(target))
 
@@ -28,6 +37,11 @@ class Target(Node):
         return f"Target({self.str!r})"
 
     @staticmethod
+    def list_kinds():
+        """The names of the registered target kinds."""
+        return [str(k) for k in get_global_func("target.ListTargetKinds")()]
+
+    @staticmethod
     def current(allow_none=True):  # pylint: disable=unused-argument
         return None
 
@@ -35,6 +49,12 @@ class Target(Node):
 class _TargetKind:
     def __init__(self, name):
         self.name = name
+
+    @property
+    def options(self):
+        """The options this kind accepts, name -> type name ("bool", "int", "str")."""
+        opts = get_global_func("target.ListTargetKindOptions")(self.name)
+        return {str(k): str(v) for k, v in opts.items()}
 
     def __repr__(self):
         return self.name
@@ -44,4 +64,4 @@ def create(target):
     return Target(target)
 
 
-__all__ = ["Target", "create"]
+__all__ = ["Target", "create", "codegen"]
