@@ -4,55 +4,13 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
-#include <set>
+#include "codegen/packed_api.h"
+#include "tir/analysis/undefined_vars.h"
 
 namespace tessera {
 namespace codegen {
 
 using namespace tir;  // NOLINT
-
-namespace {
-
-// Variables an outlined parallel body reads from its environment.
-class FreeVarCollector : public StmtExprVisitor {
- public:
-  using StmtExprVisitor::VisitExpr_;
-  using StmtExprVisitor::VisitStmt_;
-  void VisitExpr_(const VarNode* op) override { Use(op); }
-  void VisitExpr_(const SizeVarNode* op) override { Use(op); }
-  void VisitExpr_(const LetNode* op) override {
-    defined_.insert(op->var.get());
-    StmtExprVisitor::VisitExpr_(op);
-  }
-  void VisitBufferUse(const Buffer& b) override { Use(b->data.get()); }
-  void VisitStmt_(const ForNode* op) override {
-    defined_.insert(op->loop_var.get());
-    StmtExprVisitor::VisitStmt_(op);
-  }
-  void VisitStmt_(const LetStmtNode* op) override {
-    defined_.insert(op->var.get());
-    StmtExprVisitor::VisitStmt_(op);
-  }
-  void VisitStmt_(const AllocateNode* op) override {
-    defined_.insert(op->buffer_var.get());
-    StmtExprVisitor::VisitStmt_(op);
-  }
-  std::vector<const VarNode*> Free() const {
-    std::vector<const VarNode*> out;
-    for (const VarNode* v : order_)
-      if (!defined_.count(v)) out.push_back(v);
-    return out;
-  }
-
- private:
-  void Use(const VarNode* v) {
-    if (seen_.insert(v).second) order_.push_back(v);
-  }
-  std::set<const VarNode*> seen_, defined_;
-  std::vector<const VarNode*> order_;
-};
-
-}  // namespace
 
 CodeGenCPU::CodeGenCPU(llvm::LLVMContext* ctx, llvm::Module* module, const Target& target)
     : CodeGenLLVM(ctx, module, target) {}
@@ -63,58 +21,18 @@ FunctionInfo CodeGenCPU::AddFunction(const std::string& name, const PrimFunc& fu
   func_name_ = name;
   var_map_.clear();
   buffers_.clear();
-  FunctionInfo info;
-  info.name = name;
   bool noalias = false;
   if (auto a = func->attrs.Get("tir.noalias")) noalias = a->try_cast<bool>().value_or(false);
+  PackedAPI api = MakePackedAPI(name, func);
+  const FunctionInfo& info = api.info;
+  const std::vector<Var>& sym_vars = api.sym_vars;
 
   // Parameters of the compute function: buffers, scalars, then size variables.
   std::vector<llvm::Type*> param_types;
-  std::vector<std::pair<const VarNode*, DataType>> scalar_params;
-  std::vector<Var> sym_vars;
-  std::vector<bool> is_buffer;
-  std::vector<Buffer> param_buffers;
-  for (Var p : func->params) {
-    ParamInfo pi;
-    if (auto b = func->buffer_map.Get(p)) {
-      Buffer buf = *b;
-      pi.name = buf->name;
-      pi.is_buffer = true;
-      pi.dtype = buf->dtype;
-      if (!buf->strides.empty()) Unsupported("parameter buffer " + buf->name + " has explicit strides");
-      if (!IsConstInt(buf->elem_offset, 0)) Unsupported("parameter buffer " + buf->name + " has an element offset");
-      for (PrimExpr dim : buf->shape) {
-        ShapeDim sd;
-        if (const int64_t* c = AsConstInt(dim)) {
-          sd.value = *c;
-        } else if (const auto* v = dim.as<VarNode>()) {
-          int k = -1;
-          for (size_t i = 0; i < sym_vars.size(); ++i)
-            if (sym_vars[i].get() == v) k = static_cast<int>(i);
-          if (k < 0) {
-            k = static_cast<int>(sym_vars.size());
-            sym_vars.push_back(GetRef<Var>(v));
-            info.sym_vars.push_back(v->name_hint);
-          }
-          sd.sym = k;
-        } else {
-          Unsupported("the shape of parameter " + buf->name + " uses an expression; bind each dimension to a variable");
-        }
-        pi.shape.push_back(sd);
-      }
-      param_types.push_back(llvm::PointerType::getUnqual(StorageType(buf->dtype)));
-      param_buffers.push_back(buf);
-      is_buffer.push_back(true);
-    } else {
-      pi.name = p->name_hint;
-      pi.is_buffer = false;
-      pi.dtype = p.dtype();
-      if (p.dtype().is_handle()) Unsupported("handle parameter " + p->name_hint + " has no buffer in buffer_map");
-      param_types.push_back(ValueType(p.dtype()));
-      param_buffers.push_back(Buffer());
-      is_buffer.push_back(false);
-    }
-    info.params.push_back(pi);
+  for (size_t i = 0; i < func->params.size(); ++i) {
+    const Buffer& buf = api.buffers[i];
+    param_types.push_back(buf.defined() ? llvm::PointerType::getUnqual(StorageType(buf->dtype))
+                                        : ValueType(func->params[i].dtype()));
   }
   for (const Var& v : sym_vars) param_types.push_back(ValueType(v.dtype()));
 
@@ -130,9 +48,9 @@ FunctionInfo CodeGenCPU::AddFunction(const std::string& name, const PrimFunc& fu
   for (size_t i = 0; i < np; ++i) {
     llvm::Argument* arg = compute->getArg(static_cast<unsigned>(i));
     arg->setName(info.params[i].name);
-    if (is_buffer[i]) {
+    if (const Buffer& buf = api.buffers[i]; buf.defined()) {
       if (noalias) compute->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::NoAlias);
-      buffers_[param_buffers[i]->data.get()] = BufferPtr{arg, param_buffers[i]->dtype};
+      buffers_[buf->data.get()] = BufferPtr{arg, buf->dtype};
     } else {
       var_map_[func->params[i].get()] = arg;
     }
@@ -193,13 +111,10 @@ void CodeGenCPU::EmitPackedEntry(const std::string& name, const FunctionInfo& in
 }
 
 void CodeGenCPU::EmitParallelFor(const ForNode* op) {
-  FreeVarCollector collector;
-  collector.VisitExpr(op->min);
-  collector.VisitStmt(op->body);
   std::vector<const VarNode*> captured;
-  for (const VarNode* v : collector.Free()) {
-    if (v == op->loop_var.get()) continue;
-    captured.push_back(v);
+  for (const Var& v : UndefinedVars(op->body, {op->min})) {
+    if (v.get() == op->loop_var.get()) continue;
+    captured.push_back(v.get());
   }
   // Closure: captured scalar values and buffer pointers.
   std::vector<llvm::Type*> field_types;

@@ -1,9 +1,9 @@
 // CodeGenCPU: the CPU host part of LLVM code generation, on top of the
 // generic CodeGenLLVM. Each PrimFunc becomes an internal compute function
 // with typed, noalias buffer pointers plus the exported packed entry
-// `tessera_kernel_<name>(void** args)` of the runtime's kernel ABI
-// (runtime/kernel_abi.h; the FunctionInfo it returns drives the argument
-// checks). Parallel loops are outlined into tasks run by TesseraParallelFor,
+// `tessera_kernel_<name>(void** args)` of the runtime's kernel ABI, laid
+// out by MakePackedAPI (codegen/packed_api.h; the FunctionInfo it returns
+// drives the runtime's argument checks). Parallel loops are outlined into tasks run by TesseraParallelFor,
 // large allocations come from TesseraWorkspaceAlloc and failed bound checks
 // report through TesseraSetLastError. Codegen layer.
 #pragma once
