@@ -122,3 +122,18 @@ def test_fast_math_flags_reach_the_ir():
     assert "fmul fast float" in fast.get_source("ll")
     assert "fmul nnan contract float" in nnan
     assert "fmul float" in nocontract and "contract" not in nocontract
+
+
+def test_target_host_and_build_arguments():
+    assert tvm.target.Target("cuda", host="llvm").host.kind.name == "llvm"
+    assert tvm.target.Target("llvm", host="llvm").host.str == "llvm"
+    assert tvm.target.Target("llvm").host is None
+    with pytest.raises(ValueError, match="host 'llvm -opt-level=1' differs"):
+        tvm.target.Target("llvm", host="llvm -opt-level=1")
+    with pytest.raises(ValueError, match="notacpu"):
+        tvm.target.Target("cuda", host="llvm -mcpu=notacpu")
+    _run(tvm.build(_add_one(), target="llvm", target_host="llvm"))
+    with pytest.raises(ValueError, match="differs"):
+        tvm.build(_add_one(), target="llvm", target_host="llvm -opt-level=0")
+    with pytest.raises(TypeError, match="binds"):
+        tvm.build(_add_one(), target="llvm", binds={})

@@ -11,8 +11,9 @@ from . import codegen
 class Target(Node):
     """A target parsed from TVM's target string; ``kind.name``, ``attrs``, ``keys``."""
 
-    def __init__(self, target, host=None):  # pylint: disable=unused-argument
+    def __init__(self, target, host=None):
         if isinstance(target, Target):
+            host = host if host is not None else target.host
             target = target.str
         if isinstance(target, dict):
             kind = target.get("kind", "llvm")
@@ -25,6 +26,18 @@ class Target(Node):
             opts = " ".join(f"-{k}={_value(v)}" for k, v in target.items() if k != "kind")
             target = f"{kind} {opts}".strip()
         self.__init_handle_by_constructor__(get_global_func("target.Target"), str(target))
+        self.__dict__["_host"] = None
+        if host is not None:
+            host = host if isinstance(host, Target) else Target(host)
+            if "cpu" in list(self.keys) and host.str != self.str:
+                raise ValueError(f"target host {host.str!r} differs from the CPU target {self.str!r}: "
+                                 "for CPU targets the host is the target itself")
+            self.__dict__["_host"] = host
+
+    @property
+    def host(self):
+        """The host target given to the constructor (None when not given)."""
+        return self.__dict__.get("_host")
 
     @property
     def kind(self):
