@@ -14,10 +14,13 @@ from .runtime import Object, NDArray, PackedFunc, Device, DataType, device, cpu,
 from . import nd
 from . import ir
 from .ir import IRModule
+from .ir import transform, instrument
+import sys as _sys
+_sys.modules[__name__ + ".transform"] = transform  # `import tvm.transform` works as in TVM
 from . import arith
 from . import tir
 from . import target
-from .driver import build
+from .driver import build, lower
 from . import script
 from . import relax, te, topi, meta_schedule  # not implemented yet: attribute access says so
 
@@ -25,4 +28,4 @@ __version__ = "0.1.0"
 
 __all__ = ["error", "TVMError", "register_func", "get_global_func", "register_object", "runtime", "Object",
            "NDArray", "PackedFunc", "Device", "DataType", "device", "cpu", "cuda", "gpu", "nd", "ir", "IRModule",
-           "tir", "target", "build"]
+           "tir", "target", "build", "lower", "transform"]

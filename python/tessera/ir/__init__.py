@@ -6,7 +6,9 @@ from .op import Op
 from .function import BaseFunc
 from .module import IRModule
 from . import module
+from . import transform, instrument
+from .transform import PassContext
 from .structural import structural_equal, structural_hash, assert_structural_equal, get_first_structural_mismatch
 
 __all__ = ["Node", "Span", "BaseExpr", "PrimExpr", "GlobalVar", "Range", "Op", "BaseFunc", "IRModule", "module", "structural_equal",
-           "structural_hash", "assert_structural_equal", "get_first_structural_mismatch"]
+           "structural_hash", "assert_structural_equal", "get_first_structural_mismatch", "transform", "instrument"]

@@ -25,3 +25,5 @@ def post_order_visit(stmt, fvisit):
 def substitute(node, vmap):
     """Replaces variables in an expression or statement by ``vmap`` (Var -> PrimExpr)."""
     return _ffi_api.Substitute(node, dict(vmap))
+from . import transform
+from .pipeline import get_default_tir_pipeline

@@ -1,6 +1,8 @@
 // CompactBufferAllocation (see compact_buffer_allocation.h).
 #include "tir/transform/compact_buffer_allocation.h"
 
+#include "tir/transform/prim_func_pass.h"
+
 #include <unordered_map>
 #include <unordered_set>
 
@@ -116,11 +118,15 @@ class Rewriter : public StmtExprMutator {
   }
 
  private:
-  static Array<PrimExpr> Shift(const Array<PrimExpr>& idx, const Plan& p) {
+  // Indices relative to the compacted region (simplified: `i - i` is 0).
+  Array<PrimExpr> Shift(const Array<PrimExpr>& idx, const Plan& p) {
     std::vector<PrimExpr> out;
-    for (size_t d = 0; d < idx.size(); ++d) out.push_back(IsConstInt(p.mins[d], 0) ? idx[d] : sub(idx[d], p.mins[d]));
+    for (size_t d = 0; d < idx.size(); ++d) {
+      out.push_back(IsConstInt(p.mins[d], 0) ? idx[d] : analyzer_.Simplify(sub(idx[d], p.mins[d])));
+    }
     return Array<PrimExpr>(out);
   }
+  arith::Analyzer analyzer_;
   std::unordered_map<const VarNode*, Plan> plans_;
   std::unordered_map<const ForNode*, std::vector<const Plan*>> by_loop_;
 };
@@ -215,6 +221,15 @@ PrimFunc CompactBufferAllocation(PrimFunc func) {
   func.CopyOnWrite()->body = Rewriter(std::move(plans)).VisitStmt(func->body);
   return func;
 }
+
+namespace transform {
+
+tessera::transform::Pass CompactBufferAllocation() {
+  return CreatePrimFuncPass([](PrimFunc f, IRModule, PassContext) { return tir::CompactBufferAllocation(f); }, 0, "CompactBufferAllocation");
+}
+TESSERA_REGISTER_PASS("tir.transform.CompactBufferAllocation", CompactBufferAllocation);
+
+}  // namespace transform
 
 }  // namespace tir
 }  // namespace tessera

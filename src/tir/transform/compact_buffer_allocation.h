@@ -5,12 +5,18 @@
 // before FlattenBuffer; buffers whose region cannot be bounded stay as they are.
 #pragma once
 
+#include "ir/transform.h"
 #include "tir/function.h"
 
 namespace tessera {
 namespace tir {
 
 PrimFunc CompactBufferAllocation(PrimFunc func);
+
+namespace transform {
+// The pass form (registered as tir.transform.CompactBufferAllocation; opt_level 0).
+tessera::transform::Pass CompactBufferAllocation();
+}  // namespace transform
 
 }  // namespace tir
 }  // namespace tessera

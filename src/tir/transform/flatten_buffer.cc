@@ -1,6 +1,8 @@
 // FlattenBuffer (see flatten_buffer.h).
 #include "tir/transform/flatten_buffer.h"
 
+#include "tir/transform/prim_func_pass.h"
+
 #include <unordered_map>
 
 #include "tir/functor.h"
@@ -91,6 +93,15 @@ PrimFunc FlattenBuffer(PrimFunc func) {
   func.CopyOnWrite()->body = body;
   return func;
 }
+
+namespace transform {
+
+tessera::transform::Pass FlattenBuffer() {
+  return CreatePrimFuncPass([](PrimFunc f, IRModule, PassContext) { return tir::FlattenBuffer(f); }, 0, "FlattenBuffer");
+}
+TESSERA_REGISTER_PASS("tir.transform.FlattenBuffer", FlattenBuffer);
+
+}  // namespace transform
 
 }  // namespace tir
 }  // namespace tessera

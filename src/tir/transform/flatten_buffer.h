@@ -5,6 +5,7 @@
 // generation sees only 1-D buffers.
 #pragma once
 
+#include "ir/transform.h"
 #include "tir/function.h"
 
 namespace tessera {
@@ -14,6 +15,11 @@ PrimFunc FlattenBuffer(PrimFunc func);
 
 // The row-major (or explicit-stride) flat index of `indices` into `buffer`.
 PrimExpr FlatIndex(const Buffer& buffer, const Array<PrimExpr>& indices);
+
+namespace transform {
+// The pass form (registered as tir.transform.FlattenBuffer; opt_level 0).
+tessera::transform::Pass FlattenBuffer();
+}  // namespace transform
 
 }  // namespace tir
 }  // namespace tessera

@@ -1,6 +1,10 @@
 // LoopPartition (see loop_partition.h).
 #include "tir/transform/loop_partition.h"
 
+#include "tir/transform/prim_func_pass.h"
+
+#include <unordered_map>
+
 #include "arith/analyzer.h"
 #include "tir/functor.h"
 #include "tir/op.h"
@@ -34,6 +38,30 @@ class ProvenIfRemover : public StmtExprMutator {
   arith::Analyzer* ana_;
 };
 
+// Gives every loop defined in a statement a fresh loop variable (and maps
+// `var` to `replacement`), so a copied loop body does not define the same
+// variables twice in one function.
+class LoopVarRenewer : public StmtExprMutator {
+ public:
+  LoopVarRenewer(const Var& var, const Var& replacement) { map_[var.get()] = replacement; }
+  using StmtExprMutator::VisitExpr_;
+  using StmtExprMutator::VisitStmt_;
+  PrimExpr VisitExpr_(const VarNode* op) override {
+    auto it = map_.find(op);
+    return it == map_.end() ? GetRef<PrimExpr>(op) : PrimExpr(it->second);
+  }
+  Stmt VisitStmt_(const ForNode* op) override {
+    Var fresh(op->loop_var->name_hint, op->loop_var.dtype());
+    map_[op->loop_var.get()] = fresh;
+    Stmt body = VisitStmt(op->body);
+    return For(fresh, VisitExpr(op->min), VisitExpr(op->extent), op->kind, body, op->thread_binding, op->annotations,
+               op->span);
+  }
+
+ private:
+  std::unordered_map<const VarNode*, Var> map_;
+};
+
 int CountIfs(const Stmt& s) {
   int n = 0;
   PostOrderVisit(s, [&](const ObjectRef& x) { n += x.as<IfThenElseNode>() != nullptr; });
@@ -65,10 +93,7 @@ class Partitioner : public StmtExprMutator {
     if (lo == extent) return first_done;
     // The rest keeps its checks; it gets its own loop variable.
     Var rest_var(op->loop_var->name_hint, t);
-    Stmt rest_body = Substitute(op->body, [&](const Var& v) -> std::optional<PrimExpr> {
-      if (v.same_as(op->loop_var)) return PrimExpr(rest_var);
-      return std::nullopt;
-    });
+    Stmt rest_body = LoopVarRenewer(op->loop_var, rest_var).VisitStmt(op->body);
     For rest(rest_var, add(op->min, IntImm(t, lo)), IntImm(t, extent - lo), op->kind, rest_body, op->thread_binding,
              op->annotations);
     return SeqStmt::Flatten({first_done, VisitLoopBody(rest)});
@@ -120,6 +145,15 @@ PrimFunc LoopPartition(PrimFunc func) {
   func.CopyOnWrite()->body = body;
   return func;
 }
+
+namespace transform {
+
+tessera::transform::Pass LoopPartition() {
+  return CreatePrimFuncPass([](PrimFunc f, IRModule, PassContext) { return tir::LoopPartition(f); }, 2, "LoopPartition");
+}
+TESSERA_REGISTER_PASS("tir.transform.LoopPartition", LoopPartition);
+
+}  // namespace transform
 
 }  // namespace tir
 }  // namespace tessera

@@ -5,12 +5,18 @@
 // `if`s by then), before FlattenBuffer.
 #pragma once
 
+#include "ir/transform.h"
 #include "tir/function.h"
 
 namespace tessera {
 namespace tir {
 
 PrimFunc LoopPartition(PrimFunc func);
+
+namespace transform {
+// The pass form (registered as tir.transform.LoopPartition; opt_level 2).
+tessera::transform::Pass LoopPartition();
+}  // namespace transform
 
 }  // namespace tir
 }  // namespace tessera

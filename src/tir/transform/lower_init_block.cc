@@ -1,6 +1,8 @@
 // LowerInitBlock (see lower_init_block.h).
 #include "tir/transform/lower_init_block.h"
 
+#include "tir/transform/prim_func_pass.h"
+
 #include "tir/functor.h"
 #include "tir/op.h"
 
@@ -35,6 +37,15 @@ PrimFunc LowerInitBlock(PrimFunc func) {
   func.CopyOnWrite()->body = body;
   return func;
 }
+
+namespace transform {
+
+tessera::transform::Pass LowerInitBlock() {
+  return CreatePrimFuncPass([](PrimFunc f, IRModule, PassContext) { return tir::LowerInitBlock(f); }, 0, "LowerInitBlock");
+}
+TESSERA_REGISTER_PASS("tir.transform.LowerInitBlock", LowerInitBlock);
+
+}  // namespace transform
 
 }  // namespace tir
 }  // namespace tessera

@@ -1,6 +1,8 @@
 // UnrollLoop (see unroll_loop.h).
 #include "tir/transform/unroll_loop.h"
 
+#include "tir/transform/prim_func_pass.h"
+
 #include "tir/functor.h"
 #include "tir/op.h"
 
@@ -46,6 +48,15 @@ PrimFunc UnrollLoop(PrimFunc func, int max_extent) {
   func.CopyOnWrite()->body = body;
   return func;
 }
+
+namespace transform {
+
+tessera::transform::Pass UnrollLoop() {
+  return CreatePrimFuncPass([](PrimFunc f, IRModule, PassContext) { return tir::UnrollLoop(f); }, 0, "UnrollLoop");
+}
+TESSERA_REGISTER_PASS("tir.transform.UnrollLoop", UnrollLoop);
+
+}  // namespace transform
 
 }  // namespace tir
 }  // namespace tessera

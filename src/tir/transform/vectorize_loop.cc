@@ -5,6 +5,8 @@
 
 #include "tir/functor.h"
 #include "tir/op.h"
+#include "runtime/registry.h"
+#include "tir/transform/prim_func_pass.h"
 
 namespace tessera {
 namespace tir {
@@ -185,6 +187,9 @@ std::optional<Stmt> TryVectorize(const Stmt& body, const Var& var, const PrimExp
 
 class LoopVectorizer : public StmtExprMutator {
  public:
+  // With `serial_only`, vectorized loops just become serial loops
+  // (PassContext config tir.disable_vectorize, as TVM's VectorizeSkipper).
+  explicit LoopVectorizer(bool serial_only = false) : serial_only_(serial_only) {}
   using StmtExprMutator::VisitStmt_;
   Stmt VisitStmt_(const ForNode* op) override {
     Stmt inner = StmtExprMutator::VisitStmt_(op);
@@ -192,6 +197,7 @@ class LoopVectorizer : public StmtExprMutator {
     if (loop == nullptr || loop->kind != ForKind::kVectorized) return inner;
     For serial = GetRef<For>(loop);
     serial.CopyOnWrite()->kind = ForKind::kSerial;
+    if (serial_only_) return serial;
     const int64_t* ext = AsConstInt(loop->extent);
     if (ext == nullptr || *ext <= 1) return serial;
     int64_t n = *ext;
@@ -212,15 +218,36 @@ class LoopVectorizer : public StmtExprMutator {
                          ForKind::kSerial, loop->body);
     return SeqStmt::Flatten({vec_loop, tail_loop});
   }
+
+ private:
+  bool serial_only_;
 };
 
 }  // namespace
 
-PrimFunc VectorizeLoop(PrimFunc func) {
-  Stmt body = LoopVectorizer().VisitStmt(func->body);
+PrimFunc VectorizeLoop(PrimFunc func, bool enable_vectorize) {
+  Stmt body = LoopVectorizer(!enable_vectorize).VisitStmt(func->body);
+  if (body.same_as(func->body)) return func;
   func.CopyOnWrite()->body = body;
   return func;
 }
+
+namespace transform {
+
+TESSERA_REGISTER_PASS_CONFIG_OPTION("tir.disable_vectorize", bool);
+
+tessera::transform::Pass VectorizeLoop(bool enable_vectorize) {
+  return CreatePrimFuncPass(
+      [enable_vectorize](PrimFunc f, IRModule, PassContext ctx) {
+        bool disabled = ctx->GetConfig<bool>("tir.disable_vectorize", false);
+        return tir::VectorizeLoop(f, enable_vectorize && !disabled);
+      },
+      0, "VectorizeLoop");
+}
+TESSERA_REGISTER_PASS("tir.transform.VectorizeLoop", [] { return VectorizeLoop(); });
+TESSERA_REGISTER_GLOBAL("tir.transform.VectorizeLoopWith").set_body_typed([](bool enable) { return VectorizeLoop(enable); });
+
+}  // namespace transform
 
 }  // namespace tir
 }  // namespace tessera

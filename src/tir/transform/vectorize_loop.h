@@ -6,12 +6,21 @@
 // wrong answer. Runs after FlattenBuffer.
 #pragma once
 
+#include "ir/transform.h"
 #include "tir/function.h"
 
 namespace tessera {
 namespace tir {
 
-PrimFunc VectorizeLoop(PrimFunc func);
+// With enable_vectorize false, vectorized loops become serial loops.
+PrimFunc VectorizeLoop(PrimFunc func, bool enable_vectorize = true);
+
+namespace transform {
+// The pass form (tir.transform.VectorizeLoop, opt_level 0). TVM's signature:
+// VectorizeLoop(enable_vectorize=True); PassContext config
+// "tir.disable_vectorize" (bool) also turns vectorization off.
+tessera::transform::Pass VectorizeLoop(bool enable_vectorize = true);
+}  // namespace transform
 
 }  // namespace tir
 }  // namespace tessera

@@ -1,5 +1,5 @@
-// LowerBlocks (see lower_blocks.h).
-#include "tir/transform/lower_blocks.h"
+// LowerOpaqueBlock (see lower_opaque_block.h).
+#include "tir/transform/lower_opaque_block.h"
 
 #include <tuple>
 #include <unordered_map>
@@ -8,6 +8,7 @@
 #include "tir/functor.h"
 #include "tir/op.h"
 #include "tir/transform/flatten_buffer.h"
+#include "tir/transform/prim_func_pass.h"
 
 namespace tessera {
 namespace tir {
@@ -25,6 +26,10 @@ class BlockLowerer : public StmtExprMutator {
 
   Stmt VisitStmt_(const BlockRealizeNode* op) override {
     const Block& block = op->block;
+    if (block->init) {
+      TESSERA_THROW(ValueError) << "LowerOpaqueBlock: block " << block->name_hint
+                                << " still has an init statement; run LowerInitBlock first";
+    }
     // storage_align: remember the padded strides of buffers this block writes.
     // Only buffers the function allocates can be padded (parameters keep their layout).
     if (auto align = block->annotations.Get("buffer_dim_align")) {
@@ -154,7 +159,7 @@ class BlockLowerer : public StmtExprMutator {
 
 }  // namespace
 
-PrimFunc LowerBlocks(PrimFunc func) {
+PrimFunc LowerOpaqueBlock(PrimFunc func) {
   BlockLowerer lowerer;
   PostOrderVisit(func->body, [&](const ObjectRef& n) {
     if (const auto* b = n.as<BlockNode>())
@@ -165,5 +170,14 @@ PrimFunc LowerBlocks(PrimFunc func) {
   return func;
 }
 
+namespace transform {
+
+tessera::transform::Pass LowerOpaqueBlock() {
+  return CreatePrimFuncPass([](PrimFunc f, IRModule, PassContext) { return tir::LowerOpaqueBlock(f); }, 0,
+                            "LowerOpaqueBlock");
+}
+TESSERA_REGISTER_PASS("tir.transform.LowerOpaqueBlock", LowerOpaqueBlock);
+
+}  // namespace transform
 }  // namespace tir
 }  // namespace tessera

@@ -1,0 +1,51 @@
+"""Constructors of the TIR lowering passes (``tvm.tir.transform.X()``), in
+the order of the default pipeline (``tvm.tir.get_default_tir_pipeline()``).
+Each returns a registered C++ pass (src/tir/transform/)."""
+from . import _ffi_api
+
+
+def LowerInitBlock():
+    """Reduction blocks' ``T.init()`` becomes a guarded store at the start of their body."""
+    return _ffi_api.LowerInitBlock()
+
+
+def ConvertBlocksToOpaque():
+    """Block iteration variables are replaced by their bound values; blocks keep no iter_vars."""
+    return _ffi_api.ConvertBlocksToOpaque()
+
+
+def LowerOpaqueBlock():
+    """Blocks are removed: predicates become ``if``, alloc_buffers Allocate + DeclBuffer."""
+    return _ffi_api.LowerOpaqueBlock()
+
+
+def CompactBufferAllocation():
+    """Intermediate buffers shrink to the region accessed, allocated at the innermost enclosing loop."""
+    return _ffi_api.CompactBufferAllocation()
+
+
+def LoopPartition():
+    """Loops whose conditions hold on a prefix are split into an unchecked prefix and a checked rest."""
+    return _ffi_api.LoopPartition()
+
+
+def FlattenBuffer():
+    """Every buffer access and allocation becomes one-dimensional."""
+    return _ffi_api.FlattenBuffer()
+
+
+def VectorizeLoop(enable_vectorize=True):
+    """``T.vectorized`` loops become vector statements (serial loops when
+    ``enable_vectorize`` is False or config ``tir.disable_vectorize`` is set)."""
+    if not isinstance(enable_vectorize, bool):
+        raise TypeError(f"VectorizeLoop: enable_vectorize must be a bool, got {type(enable_vectorize).__name__}")
+    return _ffi_api.VectorizeLoopWith(enable_vectorize)
+
+
+def UnrollLoop():
+    """``T.unroll`` loops of constant extent (<= 256) are replicated."""
+    return _ffi_api.UnrollLoop()
+
+
+__all__ = ["LowerInitBlock", "ConvertBlocksToOpaque", "LowerOpaqueBlock", "CompactBufferAllocation", "LoopPartition",
+           "FlattenBuffer", "VectorizeLoop", "UnrollLoop"]
