@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "runtime/registry.h"
+#include "ir/transform.h"
 #include "tir/analysis/undefined_vars.h"
 #include "tir/function.h"
 #include "tir/functor.h"
@@ -34,7 +35,7 @@ class DeviceKernelOutliner : public StmtExprMutator {
     std::string name = func_name_ + "_kernel" + (kernels_.empty() ? "" : std::to_string(kernels_.size()));
     PrimFunc kernel(Array<Var>(params.begin(), params.end()), region);
     kernel = WithAttr(kernel, "global_symbol", String(name));
-    kernel = WithAttr(kernel, "target", String(target_->str));
+    kernel = WithAttr(kernel, "target", target_);
     kernel = WithAttr(kernel, "tir.is_global_func", true);
     kernel = WithAttr(kernel, "tir.noalias", true);
     kernel = WithAttr(kernel, "calling_conv", static_cast<int64_t>(2));
@@ -55,16 +56,31 @@ class DeviceKernelOutliner : public StmtExprMutator {
 
 }  // namespace
 
-IRModule SplitHostDevice(const IRModule& mod, const Target& target) {
-  bool is_gpu = std::find(target->keys.begin(), target->keys.end(), "gpu") != target->keys.end();
+namespace {
+
+// The target of `func` from its "target" attribute (a Target or a target string).
+std::optional<Target> TargetOf(const PrimFunc& func) {
+  auto attr = func.GetAttr("target");
+  if (!attr || attr->is_none()) return std::nullopt;
+  if (auto t = attr->try_cast<Target>()) return *t;
+  if (auto s = attr->try_cast<std::string>()) return Target(*s);
+  TESSERA_THROW(TypeError) << "SplitHostDevice: the \"target\" attribute of a function must be a Target or a target string";
+}
+
+}  // namespace
+
+IRModule SplitHostDevice(const IRModule& mod) {
   IRModule out = mod.ShallowCopy();
   for (const GlobalVar& gv : mod->GetGlobalVars()) {
     const auto* prim = mod->Lookup(gv).as<PrimFuncNode>();
     if (prim == nullptr) continue;
     PrimFunc func = GetRef<PrimFunc>(prim);
+    std::optional<Target> target = TargetOf(func);
+    if (!target) continue;
+    bool is_gpu = std::find((*target)->keys.begin(), (*target)->keys.end(), "gpu") != (*target)->keys.end();
     std::string name = gv->name_hint;
     if (auto sym = func.GetAttr("global_symbol")) name = sym->try_cast<std::string>().value_or(name);
-    DeviceKernelOutliner outliner(name, target, is_gpu);
+    DeviceKernelOutliner outliner(name, *target, is_gpu);
     Stmt body = outliner.VisitStmt(func->body);
     if (outliner.kernels_.empty()) continue;
     func.CopyOnWrite()->body = body;
@@ -78,9 +94,16 @@ IRModule SplitHostDevice(const IRModule& mod, const Target& target) {
   return out;
 }
 
-TESSERA_REGISTER_GLOBAL("codegen.SplitHostDevice").set_body_typed([](IRModule mod, Target target) {
-  return SplitHostDevice(mod, target);
-});
+namespace transform {
+
+Pass SplitHostDevice() {
+  return tessera::transform::CreateModulePass([](IRModule mod, PassContext) { return codegen::SplitHostDevice(mod); }, 0,
+                          "SplitHostDevice");
+}
+
+}  // namespace transform
+
+TESSERA_REGISTER_PASS("tir.transform.SplitHostDevice", transform::SplitHostDevice);
 
 }  // namespace codegen
 }  // namespace tessera

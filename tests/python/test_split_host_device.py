@@ -1,8 +1,8 @@
-"""SplitHostDevice (codegen.SplitHostDevice, to become
-tir.transform.SplitHostDevice): thread-bound loop nests are outlined into
-kernel PrimFuncs called from the host; CPU targets refuse them by name;
-functions without them are left alone. MakePackedAPI's argument layout is
-checked against a hand-written FunctionInfo."""
+"""tir.transform.SplitHostDevice (after BindTarget): thread-bound loop
+nests are outlined into kernel PrimFuncs called from the host; CPU targets
+refuse them by name; functions without them, or without a target, are left
+alone. MakePackedAPI's argument layout is checked against a hand-written
+FunctionInfo."""
 import json
 
 import pytest
@@ -11,7 +11,11 @@ import tessera as tvm
 from tessera import tir
 from tir_build_helpers import buf, func, loops
 
-split = tvm.get_global_func("codegen.SplitHostDevice")
+
+
+def split(mod, target):
+    return tvm.transform.Sequential([tir.transform.BindTarget(target), tir.transform.SplitHostDevice()])(mod)
+
 lower = tvm.get_global_func("codegen.LowerPrimFunc")
 
 
@@ -44,7 +48,7 @@ def test_thread_loops_become_a_kernel_called_from_the_host():
     assert len(kernel.params) == 3
     for expected in (A.data, n, i):
         assert any(p.same_as(expected) for p in kernel.params), expected
-    assert kernel.attrs["target"] == "cuda"
+    assert kernel.attrs["target"].kind.name == "cuda"
     assert kernel.attrs["global_symbol"] == "gpu_main_kernel"
     assert int(kernel.attrs["calling_conv"]) == 2 and bool(kernel.attrs["tir.is_global_func"])
     assert isinstance(kernel.body, tir.For) and kernel.body.kind == tir.ForKind.THREAD_BINDING
@@ -65,7 +69,12 @@ def test_cpu_targets_refuse_thread_loops_by_name_and_leave_plain_functions():
     plain = lower(func([A, B], loops([4], lambda i: tir.BufferStore(B, A[i], [i]))))
     out = split(tvm.IRModule({"main": plain}), tvm.target.Target("cuda"))
     assert [gv.name_hint for gv in out.get_global_vars()] == ["main"]
-    assert out["main"].same_as(plain)
+    assert out["main"].body.same_as(plain.body)
+    # Without a target attribute nothing is split.
+    gpu, _, _, _ = _gpu_func()
+    untouched = tir.transform.SplitHostDevice()(tvm.IRModule({"gpu_main": gpu}))
+    assert [gv.name_hint for gv in untouched.get_global_vars()] == ["gpu_main"]
+    assert untouched["gpu_main"].same_as(gpu)
 
 
 def test_make_packed_api_layout():
