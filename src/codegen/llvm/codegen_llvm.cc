@@ -42,6 +42,11 @@ void CodeGenLLVM::EmitParallelFor(const ForNode* op) {
 llvm::Value* CodeGenLLVM::EmitWorkspaceAlloc(llvm::Value*) {
   Unsupported("allocations larger than the stack allows or of symbolic size on target '" + target_kind_ + "'");
 }
+void CodeGenLLVM::EmitThreadBinding(const ForNode* op) {
+  TESSERA_THROW(ValueError) << "cannot compile function " << func_name_ << " for target '" << target_kind_
+                            << "': loop " << op->loop_var->name_hint
+                            << " is bound to a GPU thread axis (build with target=\"cuda\")";
+}
 void CodeGenLLVM::EmitWorkspaceFree(llvm::Value*) {
   Unsupported("heap workspaces on target '" + target_kind_ + "'");
 }
@@ -518,8 +523,8 @@ void CodeGenLLVM::EmitSerialFor(const Var& var, llvm::Value* min, llvm::Value* e
 
 void CodeGenLLVM::VisitStmt_(const ForNode* op) {
   if (op->kind == ForKind::kThreadBinding) {
-    TESSERA_THROW(ValueError) << "cannot compile function " << func_name_ << " for the CPU: loop "
-                              << op->loop_var->name_hint << " is bound to a GPU thread axis (build with target=\"cuda\")";
+    EmitThreadBinding(op);
+    return;
   }
   if (op->kind == ForKind::kParallel) {
     if (const int64_t* ext = AsConstInt(op->extent); ext != nullptr && *ext <= 1) {

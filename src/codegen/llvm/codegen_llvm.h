@@ -87,6 +87,8 @@ class CodeGenLLVM : public tir::ExprFunctor<llvm::Value*(const PrimExpr&)>,
   // ---- hooks for target backends -----------------------------------------
   // A loop marked parallel with more than one iteration.
   virtual void EmitParallelFor(const tir::ForNode* op);
+  // A loop bound to a GPU thread axis (refused unless a device backend maps it).
+  virtual void EmitThreadBinding(const tir::ForNode* op);
   // Heap workspace for allocations too large (or too dynamic) for the stack.
   virtual llvm::Value* EmitWorkspaceAlloc(llvm::Value* bytes);
   virtual void EmitWorkspaceFree(llvm::Value* ptr);
