@@ -37,9 +37,11 @@ def lower(inp, args=None, name="main", binds=None, simple_mode=False):
 
 def build(inputs, target=None, target_host=None, name=None, **kwargs):
     """Compiles ``inputs`` (an IRModule or a PrimFunc) for ``target``
-    ("llvm" by default) and returns a runtime Module. ``target_host`` may only
-    name the target itself (CPU code is its own host); TVM's ``args``,
-    ``runtime`` and ``binds`` are accepted only as None."""
+    ("llvm" by default) and returns a runtime Module. The backend is chosen
+    by the target's kind ("target.build.<kind>"). For CPU targets the host is
+    the target itself, so ``target_host`` must be absent or the same target
+    (ValueError otherwise); TVM's ``args``, ``runtime`` and ``binds`` are
+    accepted only as None."""
     for key, value in kwargs.items():
         if key not in ("args", "runtime", "binds"):
             raise TypeError(f"tvm.build() got an unexpected keyword argument {key!r}")
@@ -49,10 +51,7 @@ def build(inputs, target=None, target_host=None, name=None, **kwargs):
     if isinstance(inputs, dict):
         raise NotImplementedError("building a {target: module} dict is not supported; build each module separately")
     mod = _as_module(inputs, name, "tvm.build")
-    target = Target(target if target is not None else "llvm")
-    if target_host is not None and str(Target(target_host)) != str(target):
-        raise NotImplementedError(f"tvm.build(target_host={str(target_host)!r}) differs from the target "
-                                  f"{str(target)!r}; Tessera compiles host code for the target itself")
+    target = Target(target if target is not None else "llvm", host=target_host)
     return get_global_func("codegen.Build")(mod, target)
 
 

@@ -1,8 +1,9 @@
 // Build: the driver from an IRModule of PrimFuncs to a runtime Module. It
 // runs the TIR lowering pipeline (tir::transform::DefaultTIRPipeline, a
 // named Sequential) on the module under the current PassContext and hands
-// each lowered function to the target's code generator. This is what
-// tvm.build calls; tvm.lower calls Lower.
+// the lowered module to the backend registered for the target's kind
+// (target_build.h: "target.build.llvm", ...). This is what tvm.build calls;
+// tvm.lower calls Lower.
 #pragma once
 
 #include "ir/module.h"

@@ -1,43 +1,92 @@
-// Target string parsing (see target.h).
+// Target string parsing (see target.h): the kind and each option are checked
+// against the kind's registration (target_kind.h): unknown options, values
+// of the wrong type and, through the kind's parser hook, values the
+// toolchain does not know (an LLVM CPU or feature) raise ValueError naming
+// the culprit.
 #include "target/target.h"
 
 #include <sstream>
 
 #include "runtime/reflection.h"
 #include "runtime/registry.h"
+#include "target/target_kind.h"
 
 namespace tessera {
+namespace {
+
+std::string JoinNames(const std::vector<std::string>& names, const std::string& prefix) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + prefix + n;
+  return out.empty() ? "none" : out;
+}
+
+Any ParseOptionValue(const std::string& kind, const std::string& key, const std::string& value, bool has_value,
+                     TargetOptionType type) {
+  switch (type) {
+    case TargetOptionType::kBool:
+      if (!has_value || value == "true" || value == "1") return true;
+      if (value == "false" || value == "0") return false;
+      TESSERA_THROW(ValueError) << "target option -" << key << " of kind '" << kind
+                                << "' takes true or false, not '" << value << "'";
+    case TargetOptionType::kInt: {
+      bool ok = has_value && !value.empty();
+      size_t start = ok && value[0] == '-' ? 1 : 0;
+      ok = ok && value.size() > start && value.find_first_not_of("0123456789", start) == std::string::npos &&
+           value.size() - start <= 18;
+      if (!ok) {
+        TESSERA_THROW(ValueError) << "target option -" << key << " of kind '" << kind << "' takes an integer, not '"
+                                  << (has_value ? value : std::string("(no value)")) << "'";
+      }
+      return static_cast<int64_t>(std::stoll(value));
+    }
+    case TargetOptionType::kString:
+      if (!has_value || value.empty()) {
+        TESSERA_THROW(ValueError) << "target option -" << key << " of kind '" << kind << "' needs a value (-" << key
+                                  << "=...)";
+      }
+      return value;
+  }
+  TESSERA_THROW(InternalError) << "unhandled target option type";
+}
+
+}  // namespace
 
 Target::Target(const std::string& spec) {
   std::istringstream is(spec);
   std::string tok;
   auto n = make_object<TargetNode>();
   if (!(is >> tok)) TESSERA_THROW(ValueError) << "empty target string";
-  if (tok != "llvm" && tok != "cuda" && tok != "c" && tok != "nvptx") {
-    TESSERA_THROW(ValueError) << "unknown target kind '" << tok << "' (Tessera supports 'llvm' and 'cuda')";
+  const TargetKindInfo* kind = FindTargetKind(tok);
+  if (kind == nullptr) {
+    TESSERA_THROW(ValueError) << "unknown target kind '" << tok << "' (known kinds: " << JoinNames(ListTargetKinds(), "")
+                              << ")";
   }
-  n->kind = tok == "nvptx" ? "cuda" : tok;
-  n->keys = n->kind == "cuda" ? std::vector<std::string>{"cuda", "gpu"} : std::vector<std::string>{"cpu"};
+  n->kind = kind->name;
+  n->keys = kind->default_keys;
+  std::vector<std::string> valid;
+  for (const auto& kv : kind->options) valid.push_back(kv.first);
   while (is >> tok) {
     size_t dashes = tok.rfind("--", 0) == 0 ? 2 : tok.rfind('-', 0) == 0 ? 1 : 0;
     if (dashes == 0) TESSERA_THROW(ValueError) << "target option '" << tok << "' must start with '-'";
     std::string body = tok.substr(dashes);
     size_t eq = body.find('=');
     std::string key = body.substr(0, eq);
-    if (eq == std::string::npos) {
-      n->attrs.Set(key, true);
-      continue;
+    auto opt = kind->options.find(key);
+    if (opt == kind->options.end()) {
+      TESSERA_THROW(ValueError) << "unknown option -" << key << " for target kind '" << n->kind
+                                << "' (valid options: " << JoinNames(valid, "-") << ")";
     }
-    std::string value = body.substr(eq + 1);
-    bool is_int = !value.empty() && value.find_first_not_of("0123456789") == std::string::npos;
-    if (is_int) n->attrs.Set(key, static_cast<int64_t>(std::stoll(value))); else n->attrs.Set(key, value);
+    if (n->attrs.count(key)) TESSERA_THROW(ValueError) << "target option -" << key << " is given twice";
+    bool has_value = eq != std::string::npos;
+    n->attrs.Set(key, ParseOptionValue(n->kind, key, has_value ? body.substr(eq + 1) : "", has_value, opt->second));
   }
   if (auto cores = n->attrs.Get("num-cores")) {
-    TESSERA_CHECK_OR_THROW(cores->try_cast<int64_t>() && cores->cast<int64_t>() > 0, ValueError)
+    TESSERA_CHECK_OR_THROW(cores->cast<int64_t>() > 0, ValueError)
         << "target option --num-cores must be a positive integer";
   }
   n->str = spec;
   data_ = std::move(n);
+  if (kind->parser) kind->parser(*this);
 }
 
 std::optional<std::string> Target::GetStr(const std::string& key) const {
@@ -50,6 +99,12 @@ std::optional<int64_t> Target::GetInt(const std::string& key) const {
   auto v = get()->attrs.Get(key);
   if (!v) return std::nullopt;
   return v->try_cast<int64_t>();
+}
+
+bool Target::GetBool(const std::string& key) const {
+  auto v = get()->attrs.Get(key);
+  if (!v) return false;
+  return v->try_cast<bool>().value_or(false);
 }
 
 TESSERA_REGISTER_OBJECT_TYPE(TargetNode);

@@ -1,7 +1,8 @@
 // Target: what to compile for, parsed from TVM's target strings
 // ("llvm", "llvm -mcpu=native --num-cores=4", "llvm -mattr=+avx2",
 // "cuda -arch=sm_80"). Sits beside the IR; consumed by tvm.build and the
-// tuner. Unknown kinds and malformed options raise ValueError.
+// tuner. Kinds and their options are registered in target_kind.cc; unknown
+// kinds, unknown options and ill-typed values raise ValueError.
 #pragma once
 
 #include "ir/expr.h"
@@ -23,6 +24,8 @@ class Target : public ObjectRef {
   explicit Target(const std::string& spec);
   std::optional<std::string> GetStr(const std::string& key) const;
   std::optional<int64_t> GetInt(const std::string& key) const;
+  // A boolean option: false when absent.
+  bool GetBool(const std::string& key) const;
 };
 
 }  // namespace tessera

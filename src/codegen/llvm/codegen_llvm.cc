@@ -1,11 +1,11 @@
-// TIR -> LLVM IR translation (see codegen_llvm.h).
+// TIR -> LLVM IR translation, independent of how functions are entered
+// (see codegen_llvm.h; the CPU host part is codegen_cpu.cc).
 #include "codegen/llvm/codegen_llvm.h"
 
 #include <llvm/IR/Intrinsics.h>
-#include <llvm/IR/Verifier.h>
-#include <llvm/Support/raw_ostream.h>
 
-#include <set>
+#include "ir/op.h"
+#include "runtime/registry.h"
 
 namespace tessera {
 namespace codegen {
@@ -17,53 +17,43 @@ namespace {
 bool IsFloat(DataType t) { return t.is_float() || t.is_bfloat16(); }
 bool IsSigned(DataType t) { return t.is_int(); }
 
-// Variables an outlined parallel body reads from its environment.
-class FreeVarCollector : public StmtExprVisitor {
- public:
-  using StmtExprVisitor::VisitExpr_;
-  using StmtExprVisitor::VisitStmt_;
-  void VisitExpr_(const VarNode* op) override { Use(op); }
-  void VisitExpr_(const SizeVarNode* op) override { Use(op); }
-  void VisitExpr_(const LetNode* op) override {
-    defined_.insert(op->var.get());
-    StmtExprVisitor::VisitExpr_(op);
-  }
-  void VisitBufferUse(const Buffer& b) override { Use(b->data.get()); }
-  void VisitStmt_(const ForNode* op) override {
-    defined_.insert(op->loop_var.get());
-    StmtExprVisitor::VisitStmt_(op);
-  }
-  void VisitStmt_(const LetStmtNode* op) override {
-    defined_.insert(op->var.get());
-    StmtExprVisitor::VisitStmt_(op);
-  }
-  void VisitStmt_(const AllocateNode* op) override {
-    defined_.insert(op->buffer_var.get());
-    StmtExprVisitor::VisitStmt_(op);
-  }
-  std::vector<const VarNode*> Free() const {
-    std::vector<const VarNode*> out;
-    for (const VarNode* v : order_)
-      if (!defined_.count(v)) out.push_back(v);
-    return out;
-  }
-
- private:
-  void Use(const VarNode* v) {
-    if (seen_.insert(v).second) order_.push_back(v);
-  }
-  std::set<const VarNode*> seen_, defined_;
-  std::vector<const VarNode*> order_;
-};
-
 }  // namespace
 
-CodeGenLLVM::CodeGenLLVM(llvm::LLVMContext* ctx, llvm::Module* module, bool bound_check)
-    : ctx_(ctx), module_(module), builder_(std::make_unique<llvm::IRBuilder<>>(*ctx)), bound_check_(bound_check) {
+CodeGenLLVM::CodeGenLLVM(llvm::LLVMContext* ctx, llvm::Module* module, const Target& target)
+    : ctx_(ctx), module_(module), builder_(std::make_unique<llvm::IRBuilder<>>(*ctx)), target_kind_(target->kind) {
+  bound_check_ = target.GetBool("bound-check");
   llvm::FastMathFlags fmf;
-  fmf.setAllowContract(true);  // lets LLVM fuse a*b+c into FMA
+  // Contraction (a*b+c into FMA) is on unless -fast-math-contract=false.
+  auto contract = target->attrs.Get("fast-math-contract");
+  fmf.setAllowContract(!contract || contract->try_cast<bool>().value_or(true));
+  if (target.GetBool("fast-math")) fmf.setFast();
+  if (target.GetBool("fast-math-nnan")) fmf.setNoNaNs();
+  if (target.GetBool("fast-math-ninf")) fmf.setNoInfs();
+  if (target.GetBool("fast-math-nsz")) fmf.setNoSignedZeros();
+  if (target.GetBool("fast-math-arcp")) fmf.setAllowReciprocal();
+  if (target.GetBool("fast-math-reassoc")) fmf.setAllowReassoc();
   builder_->setFastMathFlags(fmf);
 }
+
+// ---- hooks: refused unless the backend provides them ------------------------
+void CodeGenLLVM::EmitParallelFor(const ForNode* op) {
+  Unsupported("parallel loop " + op->loop_var->name_hint + " (target '" + target_kind_ + "' has no parallel runtime)");
+}
+llvm::Value* CodeGenLLVM::EmitWorkspaceAlloc(llvm::Value*) {
+  Unsupported("allocations larger than the stack allows or of symbolic size on target '" + target_kind_ + "'");
+}
+void CodeGenLLVM::EmitThreadBinding(const ForNode* op) {
+  TESSERA_THROW(ValueError) << "cannot compile function " << func_name_ << " for target '" << target_kind_
+                            << "': loop " << op->loop_var->name_hint
+                            << " is bound to a GPU thread axis (build with target=\"cuda\")";
+}
+void CodeGenLLVM::EmitWorkspaceFree(llvm::Value*) {
+  Unsupported("heap workspaces on target '" + target_kind_ + "'");
+}
+void CodeGenLLVM::EmitRaise(const std::string& message) {
+  Unsupported("runtime errors (" + message + ") on target '" + target_kind_ + "'");
+}
+
 
 void CodeGenLLVM::Unsupported(const std::string& what) {
   TESSERA_THROW(NotImplementedError) << "cannot compile function " << func_name_ << ": " << what;
@@ -163,143 +153,13 @@ void CodeGenLLVM::CheckBounds(const Buffer& buffer, llvm::Value* index) {
   llvm::BasicBlock* cont = llvm::BasicBlock::Create(*ctx_, "in_bounds", function_);
   builder_->CreateCondBr(ok, cont, fail);
   builder_->SetInsertPoint(fail);
-  llvm::FunctionCallee set_error = module_->getOrInsertFunction(
-      "TesseraSetLastError", llvm::FunctionType::get(builder_->getVoidTy(), {builder_->getInt8PtrTy()}, false));
-  builder_->CreateCall(set_error, {builder_->CreateGlobalStringPtr("index out of bounds in buffer " + buffer->name)});
-  builder_->CreateRet(builder_->getInt32(-1));
+  EmitRaise("index out of bounds in buffer " + buffer->name);
   builder_->SetInsertPoint(cont);
 }
 
 llvm::Value* CodeGenLLVM::ElementPtr(const BufferPtr& buf, llvm::Value* index) {
   return builder_->CreateInBoundsGEP(StorageType(buf.dtype), buf.ptr, index);
 }
-
-// ---- functions ----------------------------------------------------------------
-FunctionInfo CodeGenLLVM::AddFunction(const std::string& name, const PrimFunc& original, const PrimFunc& lowered) {
-  func_name_ = name;
-  var_map_.clear();
-  buffers_.clear();
-  FunctionInfo info;
-  info.name = name;
-  bool noalias = false;
-  if (auto a = original->attrs.Get("tir.noalias")) noalias = a->try_cast<bool>().value_or(false);
-
-  // Parameters of the compute function: buffers, scalars, then size variables.
-  std::vector<llvm::Type*> param_types;
-  std::vector<std::pair<const VarNode*, DataType>> scalar_params;
-  std::vector<Var> sym_vars;
-  std::vector<bool> is_buffer;
-  std::vector<Buffer> param_buffers;
-  for (Var p : original->params) {
-    ParamInfo pi;
-    if (auto b = original->buffer_map.Get(p)) {
-      Buffer buf = *b;
-      pi.name = buf->name;
-      pi.is_buffer = true;
-      pi.dtype = buf->dtype;
-      if (!buf->strides.empty()) Unsupported("parameter buffer " + buf->name + " has explicit strides");
-      if (!IsConstInt(buf->elem_offset, 0)) Unsupported("parameter buffer " + buf->name + " has an element offset");
-      for (PrimExpr dim : buf->shape) {
-        ShapeDim sd;
-        if (const int64_t* c = AsConstInt(dim)) {
-          sd.value = *c;
-        } else if (const auto* v = dim.as<VarNode>()) {
-          int k = -1;
-          for (size_t i = 0; i < sym_vars.size(); ++i)
-            if (sym_vars[i].get() == v) k = static_cast<int>(i);
-          if (k < 0) {
-            k = static_cast<int>(sym_vars.size());
-            sym_vars.push_back(GetRef<Var>(v));
-            info.sym_vars.push_back(v->name_hint);
-          }
-          sd.sym = k;
-        } else {
-          Unsupported("the shape of parameter " + buf->name + " uses an expression; bind each dimension to a variable");
-        }
-        pi.shape.push_back(sd);
-      }
-      param_types.push_back(llvm::PointerType::getUnqual(StorageType(buf->dtype)));
-      param_buffers.push_back(buf);
-      is_buffer.push_back(true);
-    } else {
-      pi.name = p->name_hint;
-      pi.is_buffer = false;
-      pi.dtype = p.dtype();
-      if (p.dtype().is_handle()) Unsupported("handle parameter " + p->name_hint + " has no buffer in buffer_map");
-      param_types.push_back(ValueType(p.dtype()));
-      param_buffers.push_back(Buffer());
-      is_buffer.push_back(false);
-    }
-    info.params.push_back(pi);
-  }
-  for (const Var& v : sym_vars) param_types.push_back(ValueType(v.dtype()));
-
-  llvm::Type* i32 = builder_->getInt32Ty();
-  auto* compute_type = llvm::FunctionType::get(i32, param_types, false);
-  llvm::Function* compute =
-      llvm::Function::Create(compute_type, llvm::Function::InternalLinkage, name + "_compute", module_);
-  compute->addFnAttr(llvm::Attribute::AlwaysInline);
-  compute->addFnAttr(llvm::Attribute::NoUnwind);
-  function_ = compute;
-  builder_->SetInsertPoint(llvm::BasicBlock::Create(*ctx_, "entry", compute));
-  size_t np = original->params.size();
-  for (size_t i = 0; i < np; ++i) {
-    llvm::Argument* arg = compute->getArg(static_cast<unsigned>(i));
-    arg->setName(info.params[i].name);
-    if (is_buffer[i]) {
-      if (noalias) compute->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::NoAlias);
-      buffers_[param_buffers[i]->data.get()] = BufferPtr{arg, param_buffers[i]->dtype};
-    } else {
-      var_map_[original->params[i].get()] = arg;
-    }
-  }
-  for (size_t k = 0; k < sym_vars.size(); ++k) {
-    llvm::Argument* arg = compute->getArg(static_cast<unsigned>(np + k));
-    arg->setName(sym_vars[k]->name_hint);
-    var_map_[sym_vars[k].get()] = arg;
-  }
-  VisitStmt(lowered->body);
-  builder_->CreateRet(builder_->getInt32(0));
-
-  // The exported entry: unpacks void** args per the kernel ABI.
-  llvm::Type* i8p = builder_->getInt8PtrTy();
-  auto* entry_type = llvm::FunctionType::get(i32, {llvm::PointerType::getUnqual(i8p)}, false);
-  llvm::Function* entry = llvm::Function::Create(entry_type, llvm::Function::ExternalLinkage,
-                                                 KernelSymbol(name), module_);
-  builder_->SetInsertPoint(llvm::BasicBlock::Create(*ctx_, "entry", entry));
-  llvm::Value* args = entry->getArg(0);
-  std::vector<llvm::Value*> call_args;
-  auto slot = [&](size_t i) {
-    return builder_->CreateLoad(i8p, builder_->CreateInBoundsGEP(i8p, args, builder_->getInt64(i)));
-  };
-  for (size_t i = 0; i < np; ++i) {
-    llvm::Value* p = slot(i);
-    if (is_buffer[i]) {
-      call_args.push_back(builder_->CreateBitCast(p, param_types[i]));
-    } else if (info.params[i].dtype.is_float()) {
-      llvm::Value* d = builder_->CreateLoad(builder_->getDoubleTy(), builder_->CreateBitCast(p, llvm::PointerType::getUnqual(builder_->getDoubleTy())));
-      call_args.push_back(builder_->CreateFPCast(d, param_types[i]));
-    } else {
-      llvm::Value* v = builder_->CreateLoad(builder_->getInt64Ty(), builder_->CreateBitCast(p, llvm::PointerType::getUnqual(builder_->getInt64Ty())));
-      call_args.push_back(info.params[i].dtype.is_bool() ? builder_->CreateICmpNE(v, builder_->getInt64(0))
-                                                           : builder_->CreateIntCast(v, param_types[i], true));
-    }
-  }
-  for (size_t k = 0; k < sym_vars.size(); ++k) {
-    llvm::Value* p = slot(np + k);
-    llvm::Value* v = builder_->CreateLoad(builder_->getInt64Ty(), builder_->CreateBitCast(p, llvm::PointerType::getUnqual(builder_->getInt64Ty())));
-    call_args.push_back(builder_->CreateIntCast(v, param_types[np + k], true));
-  }
-  builder_->CreateRet(builder_->CreateCall(compute, call_args));
-
-  std::string err;
-  llvm::raw_string_ostream os(err);
-  if (llvm::verifyModule(*module_, &os)) {
-    TESSERA_THROW(InternalError) << "generated invalid LLVM IR for " << name << ": " << os.str();
-  }
-  return info;
-}
-
 // ---- expressions ------------------------------------------------------------
 llvm::Value* CodeGenLLVM::VisitExprDefault_(const Object* op) {
   Unsupported("expression " + op->GetTypeKey());
@@ -442,87 +302,91 @@ llvm::Value* CodeGenLLVM::CallIntrinsic(llvm::Intrinsic::ID id, const std::vecto
   return builder_->CreateCall(f, args);
 }
 
-llvm::Value* CodeGenLLVM::CallLibm(const std::string& name, llvm::Value* x, DataType t) {
-  // libm works on scalars of float or double: widen half, scalarize vectors.
-  DataType scalar = t.element_of();
-  bool is_double = scalar.is_float() && scalar.bits() == 64;
-  llvm::Type* ct = is_double ? builder_->getDoubleTy() : builder_->getFloatTy();
-  std::string fname = is_double ? name : name + "f";
-  llvm::FunctionCallee fn = module_->getOrInsertFunction(fname, llvm::FunctionType::get(ct, {ct}, false));
-  auto one = [&](llvm::Value* v) {
-    llvm::Value* w = builder_->CreateFPCast(v, ct);
-    return builder_->CreateFPCast(builder_->CreateCall(fn, {w}), ValueType(scalar));
-  };
-  if (t.lanes() == 1) return one(x);
-  llvm::Value* out = llvm::UndefValue::get(ValueType(t));
-  for (int i = 0; i < t.lanes(); ++i) {
-    out = builder_->CreateInsertElement(out, one(builder_->CreateExtractElement(x, builder_->getInt32(i))), builder_->getInt32(i));
-  }
-  return out;
-}
-
+// ---- calls --------------------------------------------------------------------
+// Builtins (control flow, bit operations, pointers, external and LLVM calls)
+// are emitted here; every other op lowers through its
+// "<target kind>.FLowerIntrinsic" attribute into an expression made of them.
 llvm::Value* CodeGenLLVM::VisitExpr_(const CallNode* op) {
   const auto* callee = op->op.as<OpNode>();
   if (callee == nullptr) Unsupported("calls to functions other than intrinsics");
-  const std::string& name = callee->name;
-  llvm::Type* rt = ValueType(op->dtype);
+  if (llvm::Value* v = EmitBuiltin(op)) return v;
+  const std::string attr = target_kind_ + ".FLowerIntrinsic";
+  std::optional<Any> rule = GetRef<Op>(callee).GetAttr(attr);
+  if (!rule) {
+    TESSERA_THROW(NotImplementedError) << "cannot compile function " << func_name_ << ": operator " << callee->name
+                                       << " has no lowering for target '" << target_kind_
+                                       << "' (no op attribute " << attr << ")";
+  }
+  PrimExpr call = GetRef<PrimExpr>(op);
+  PrimExpr lowered = rule->cast<PackedFunc>()(call).cast<PrimExpr>();
+  TESSERA_ICHECK(!lowered.same_as(call)) << "the " << attr << " rule of " << callee->name << " returned the call unchanged";
+  TESSERA_ICHECK(lowered.dtype() == op->dtype) << "the " << attr << " rule of " << callee->name << " changed the dtype from "
+                                               << op->dtype << " to " << lowered.dtype();
+  return VisitExpr(lowered);
+}
+
+llvm::Value* CodeGenLLVM::EmitCallExtern(const CallNode* op, size_t first_arg, const std::string& name) {
+  // Vector calls of scalar functions are scalarized lane by lane.
+  int lanes = op->dtype.lanes();
+  DataType et = op->dtype.element_of();
+  std::vector<llvm::Value*> values;
+  for (size_t i = first_arg; i < op->args.size(); ++i) values.push_back(VisitExpr(op->args[i]));
+  llvm::Type* ret = op->dtype.is_void() ? builder_->getVoidTy() : ValueType(et);
+  auto call_lane = [&](int lane) {
+    std::vector<llvm::Value*> lane_values;
+    std::vector<llvm::Type*> types;
+    for (size_t i = 0; i < values.size(); ++i) {
+      llvm::Value* v = values[i];
+      if (lanes > 1 && op->args[first_arg + i].dtype().lanes() == lanes) {
+        v = builder_->CreateExtractElement(v, builder_->getInt32(lane));
+      }
+      lane_values.push_back(v);
+      types.push_back(v->getType());
+    }
+    llvm::FunctionCallee fn = module_->getOrInsertFunction(name, llvm::FunctionType::get(ret, types, false));
+    return static_cast<llvm::Value*>(builder_->CreateCall(fn, lane_values));
+  };
+  if (op->dtype.is_void()) {
+    call_lane(0);
+    return llvm::ConstantInt::get(builder_->getInt32Ty(), 0);
+  }
+  if (lanes == 1) return call_lane(0);
+  llvm::Value* out = llvm::UndefValue::get(ValueType(op->dtype));
+  for (int i = 0; i < lanes; ++i) out = builder_->CreateInsertElement(out, call_lane(i), builder_->getInt32(i));
+  return out;
+}
+
+llvm::Value* CodeGenLLVM::EmitBuiltin(const CallNode* op) {
+  struct Builtins {
+    const Object* likely = Op::Get("tir.likely").get();
+    const Object* bitwise_and = Op::Get("tir.bitwise_and").get();
+    const Object* bitwise_or = Op::Get("tir.bitwise_or").get();
+    const Object* bitwise_xor = Op::Get("tir.bitwise_xor").get();
+    const Object* bitwise_not = Op::Get("tir.bitwise_not").get();
+    const Object* shift_left = Op::Get("tir.shift_left").get();
+    const Object* shift_right = Op::Get("tir.shift_right").get();
+    const Object* reinterpret = Op::Get("tir.reinterpret").get();
+    const Object* access_ptr = Op::Get("tir.tvm_access_ptr").get();
+    const Object* type_annotation = Op::Get("tir.type_annotation").get();
+    const Object* if_then_else = Op::Get("tir.if_then_else").get();
+    const Object* call_extern = Op::Get("tir.call_extern").get();
+    const Object* call_pure_extern = Op::Get("tir.call_pure_extern").get();
+    const Object* call_llvm_pure_intrin = Op::Get("tir.call_llvm_pure_intrin").get();
+  };
+  static const Builtins b;
+  const Object* o = op->op.get();
   auto arg = [&](size_t i) { return VisitExpr(op->args[i]); };
-  struct IntrinsicEntry {
-    const char* name;
-    llvm::Intrinsic::ID id;
-  };
-  static const IntrinsicEntry kUnary[] = {
-      {"tir.exp", llvm::Intrinsic::exp},     {"tir.exp2", llvm::Intrinsic::exp2},   {"tir.log", llvm::Intrinsic::log},
-      {"tir.log2", llvm::Intrinsic::log2},   {"tir.log10", llvm::Intrinsic::log10}, {"tir.sqrt", llvm::Intrinsic::sqrt},
-      {"tir.fabs", llvm::Intrinsic::fabs},   {"tir.floor", llvm::Intrinsic::floor}, {"tir.ceil", llvm::Intrinsic::ceil},
-      {"tir.trunc", llvm::Intrinsic::trunc}, {"tir.round", llvm::Intrinsic::nearbyint},
-      {"tir.nearbyint", llvm::Intrinsic::nearbyint}, {"tir.sin", llvm::Intrinsic::sin}, {"tir.cos", llvm::Intrinsic::cos},
-  };
-  for (const auto& e : kUnary) {
-    if (name == e.name) return CallIntrinsic(e.id, {arg(0)}, rt);
-  }
-  static const char* kLibm[][2] = {{"tir.tanh", "tanh"}, {"tir.erf", "erf"}, {"tir.tan", "tan"}, {"tir.asin", "asin"},
-                                   {"tir.acos", "acos"}, {"tir.atan", "atan"}, {"tir.sinh", "sinh"}, {"tir.cosh", "cosh"},
-                                   {"tir.log1p", "log1p"}};
-  for (const auto& e : kLibm) {
-    if (name == e[0]) return CallLibm(e[1], arg(0), op->dtype);
-  }
-  if (name == "tir.pow") return CallIntrinsic(llvm::Intrinsic::pow, {arg(0), arg(1)}, rt);
-  if (name == "tir.exp10") {
-    return CallIntrinsic(llvm::Intrinsic::pow, {llvm::ConstantFP::get(rt, 10.0), arg(0)}, rt);
-  }
-  if (name == "tir.fmod") return builder_->CreateFRem(arg(0), arg(1));
-  if (name == "tir.sigmoid") {
-    llvm::Value* x = arg(0);
-    llvm::Value* e = CallIntrinsic(llvm::Intrinsic::exp, {builder_->CreateFNeg(x)}, rt);
-    llvm::Value* one = llvm::ConstantFP::get(rt, 1.0);
-    return builder_->CreateFDiv(one, builder_->CreateFAdd(one, e));
-  }
-  if (name == "tir.rsqrt") {
-    return builder_->CreateFDiv(llvm::ConstantFP::get(rt, 1.0), CallIntrinsic(llvm::Intrinsic::sqrt, {arg(0)}, rt));
-  }
-  if (name == "tir.isnan") {
-    llvm::Value* x = arg(0);
-    return builder_->CreateFCmpUNO(x, x);
-  }
-  if (name == "tir.isinf" || name == "tir.isfinite") {
-    llvm::Value* x = arg(0);
-    llvm::Value* ax = CallIntrinsic(llvm::Intrinsic::fabs, {x}, x->getType());
-    llvm::Value* inf = llvm::ConstantFP::getInfinity(x->getType());
-    return name == "tir.isinf" ? builder_->CreateFCmpOEQ(ax, inf) : builder_->CreateFCmpOLT(ax, inf);
-  }
-  if (name == "tir.likely") return arg(0);
-  if (name == "tir.bitwise_and") return builder_->CreateAnd(arg(0), arg(1));
-  if (name == "tir.bitwise_or") return builder_->CreateOr(arg(0), arg(1));
-  if (name == "tir.bitwise_xor") return builder_->CreateXor(arg(0), arg(1));
-  if (name == "tir.bitwise_not") return builder_->CreateNot(arg(0));
-  if (name == "tir.shift_left") return builder_->CreateShl(arg(0), arg(1));
-  if (name == "tir.shift_right") {
+  if (o == b.likely) return arg(0);
+  if (o == b.bitwise_and) return builder_->CreateAnd(arg(0), arg(1));
+  if (o == b.bitwise_or) return builder_->CreateOr(arg(0), arg(1));
+  if (o == b.bitwise_xor) return builder_->CreateXor(arg(0), arg(1));
+  if (o == b.bitwise_not) return builder_->CreateNot(arg(0));
+  if (o == b.shift_left) return builder_->CreateShl(arg(0), arg(1));
+  if (o == b.shift_right) {
     return IsSigned(op->dtype) ? builder_->CreateAShr(arg(0), arg(1)) : builder_->CreateLShr(arg(0), arg(1));
   }
-  if (name == "tir.popcount") return CallIntrinsic(llvm::Intrinsic::ctpop, {arg(0)}, rt);
-  if (name == "tir.reinterpret") return builder_->CreateBitCast(arg(0), rt);
-  if (name == "tir.tvm_access_ptr") {
+  if (o == b.reinterpret) return builder_->CreateBitCast(arg(0), ValueType(op->dtype));
+  if (o == b.access_ptr) {
     const auto* data = op->args[1].as<VarNode>();
     if (data == nullptr) Unsupported("access_ptr of a non-variable data pointer");
     auto it = buffers_.find(data);
@@ -530,8 +394,8 @@ llvm::Value* CodeGenLLVM::VisitExpr_(const CallNode* op) {
     llvm::Value* p = ElementPtr(it->second, arg(2));
     return builder_->CreateBitCast(p, builder_->getInt8PtrTy());
   }
-  if (name == "tir.type_annotation") return llvm::Constant::getNullValue(builder_->getInt8PtrTy());
-  if (name == "tir.if_then_else") {
+  if (o == b.type_annotation) return llvm::Constant::getNullValue(builder_->getInt8PtrTy());
+  if (o == b.if_then_else) {
     llvm::Value* cond = arg(0);
     if (cond->getType()->isVectorTy()) return builder_->CreateSelect(cond, arg(1), arg(2));
     llvm::BasicBlock* then_bb = llvm::BasicBlock::Create(*ctx_, "ite_then", function_);
@@ -547,26 +411,28 @@ llvm::Value* CodeGenLLVM::VisitExpr_(const CallNode* op) {
     llvm::BasicBlock* else_end = builder_->GetInsertBlock();
     builder_->CreateBr(end_bb);
     builder_->SetInsertPoint(end_bb);
-    llvm::PHINode* phi = builder_->CreatePHI(rt, 2);
+    llvm::PHINode* phi = builder_->CreatePHI(ValueType(op->dtype), 2);
     phi->addIncoming(t, then_end);
     phi->addIncoming(f, else_end);
     return phi;
   }
-  if (name == "tir.call_extern" || name == "tir.call_pure_extern") {
+  if (o == b.call_extern || o == b.call_pure_extern) {
     const auto* fname = op->args.size() > 0 ? op->args[0].as<StringImmNode>() : nullptr;
     if (fname == nullptr) Unsupported("call_extern needs the function name as its first argument");
-    std::vector<llvm::Value*> values;
-    std::vector<llvm::Type*> types;
-    for (size_t i = 1; i < op->args.size(); ++i) {
-      values.push_back(arg(i));
-      types.push_back(values.back()->getType());
-    }
-    llvm::Type* ret = op->dtype.is_void() ? builder_->getVoidTy() : rt;
-    llvm::FunctionCallee fn = module_->getOrInsertFunction(fname->value, llvm::FunctionType::get(ret, types, false));
-    llvm::Value* r = builder_->CreateCall(fn, values);
-    return op->dtype.is_void() ? llvm::ConstantInt::get(builder_->getInt32Ty(), 0) : r;
+    return EmitCallExtern(op, 1, fname->value);
   }
-  Unsupported("the intrinsic " + name);
+  if (o == b.call_llvm_pure_intrin) {
+    const auto* iname = op->args.size() > 0 ? op->args[0].as<StringImmNode>() : nullptr;
+    if (iname == nullptr) Unsupported("call_llvm_pure_intrin needs the intrinsic name as its first argument");
+    llvm::Intrinsic::ID id = llvm::Function::lookupIntrinsicID(iname->value);
+    if (id == llvm::Intrinsic::not_intrinsic) Unsupported("unknown LLVM intrinsic " + iname->value);
+    std::vector<llvm::Value*> values;
+    for (size_t i = 1; i < op->args.size(); ++i) values.push_back(arg(i));
+    std::vector<llvm::Type*> overload;
+    if (llvm::Intrinsic::isOverloaded(id)) overload.push_back(ValueType(op->dtype));
+    return builder_->CreateCall(llvm::Intrinsic::getDeclaration(module_, id, overload), values);
+  }
+  return nullptr;
 }
 
 llvm::Value* CodeGenLLVM::VisitExpr_(const BufferLoadNode* op) {
@@ -654,93 +520,11 @@ void CodeGenLLVM::EmitSerialFor(const Var& var, llvm::Value* min, llvm::Value* e
   var_map_.erase(var.get());
 }
 
-void CodeGenLLVM::EmitParallelFor(const ForNode* op) {
-  FreeVarCollector collector;
-  collector.VisitExpr(op->min);
-  collector.VisitStmt(op->body);
-  std::vector<const VarNode*> captured;
-  for (const VarNode* v : collector.Free()) {
-    if (v == op->loop_var.get()) continue;
-    captured.push_back(v);
-  }
-  // Closure: captured scalar values and buffer pointers.
-  std::vector<llvm::Type*> field_types;
-  std::vector<llvm::Value*> field_values;
-  for (const VarNode* v : captured) {
-    llvm::Value* value = nullptr;
-    auto b = buffers_.find(v);
-    if (b != buffers_.end()) {
-      value = b->second.ptr;
-    } else {
-      auto it = var_map_.find(v);
-      if (it == var_map_.end()) {
-        TESSERA_THROW(ValueError) << "cannot compile function " << func_name_ << ": variable " << v->name_hint
-                                  << " is used but never defined";
-      }
-      value = it->second;
-    }
-    field_types.push_back(value->getType());
-    field_values.push_back(value);
-  }
-  llvm::StructType* closure_type = llvm::StructType::get(*ctx_, field_types);
-  llvm::Value* closure = EntryAlloca(closure_type, nullptr, 8);
-  for (size_t i = 0; i < field_values.size(); ++i) {
-    builder_->CreateStore(field_values[i], builder_->CreateStructGEP(closure_type, closure, static_cast<unsigned>(i)));
-  }
-  llvm::Value* extent = VisitExpr(op->extent);
-  llvm::Value* min = VisitExpr(op->min);
-
-  // The task: i32 task(i32 index, i8* closure).
-  llvm::Type* i32 = builder_->getInt32Ty();
-  llvm::Type* i8p = builder_->getInt8PtrTy();
-  auto* task_type = llvm::FunctionType::get(i32, {i32, i8p}, false);
-  llvm::Function* task = llvm::Function::Create(task_type, llvm::Function::InternalLinkage,
-                                                func_name_ + "_parallel_" + std::to_string(task_counter_++), module_);
-  // Save the enclosing function's state.
-  llvm::Function* saved_fn = function_;
-  llvm::BasicBlock* saved_bb = builder_->GetInsertBlock();
-  auto saved_vars = var_map_;
-  auto saved_buffers = buffers_;
-  function_ = task;
-  builder_->SetInsertPoint(llvm::BasicBlock::Create(*ctx_, "entry", task));
-  llvm::Value* data = builder_->CreateBitCast(task->getArg(1), llvm::PointerType::getUnqual(closure_type));
-  for (size_t i = 0; i < captured.size(); ++i) {
-    llvm::Value* v = builder_->CreateLoad(field_types[i], builder_->CreateStructGEP(closure_type, data, static_cast<unsigned>(i)));
-    auto b = saved_buffers.find(captured[i]);
-    if (b != saved_buffers.end()) {
-      buffers_[captured[i]] = BufferPtr{v, b->second.dtype};
-    } else {
-      var_map_[captured[i]] = v;
-    }
-  }
-  llvm::Value* index = builder_->CreateIntCast(task->getArg(0), min->getType(), true);
-  // The loop's min is recomputed inside the task from captured values.
-  llvm::Value* min_in_task = VisitExpr(op->min);
-  var_map_[op->loop_var.get()] = builder_->CreateAdd(min_in_task, index);
-  VisitStmt(op->body);
-  builder_->CreateRet(builder_->getInt32(0));
-  // Restore.
-  function_ = saved_fn;
-  var_map_ = std::move(saved_vars);
-  buffers_ = std::move(saved_buffers);
-  builder_->SetInsertPoint(saved_bb);
-
-  llvm::FunctionCallee launcher = module_->getOrInsertFunction(
-      "TesseraParallelFor", llvm::FunctionType::get(i32, {llvm::PointerType::getUnqual(task_type), i8p, i32}, false));
-  llvm::Value* rc = builder_->CreateCall(
-      launcher, {task, builder_->CreateBitCast(closure, i8p), builder_->CreateIntCast(extent, i32, true)});
-  llvm::BasicBlock* ok = llvm::BasicBlock::Create(*ctx_, "parallel_ok", function_);
-  llvm::BasicBlock* fail = llvm::BasicBlock::Create(*ctx_, "parallel_fail", function_);
-  builder_->CreateCondBr(builder_->CreateICmpEQ(rc, builder_->getInt32(0)), ok, fail);
-  builder_->SetInsertPoint(fail);
-  builder_->CreateRet(rc);
-  builder_->SetInsertPoint(ok);
-}
 
 void CodeGenLLVM::VisitStmt_(const ForNode* op) {
   if (op->kind == ForKind::kThreadBinding) {
-    TESSERA_THROW(ValueError) << "cannot compile function " << func_name_ << " for the CPU: loop "
-                              << op->loop_var->name_hint << " is bound to a GPU thread axis (build with target=\"cuda\")";
+    EmitThreadBinding(op);
+    return;
   }
   if (op->kind == ForKind::kParallel) {
     if (const int64_t* ext = AsConstInt(op->extent); ext != nullptr && *ext <= 1) {
@@ -798,18 +582,13 @@ void CodeGenLLVM::VisitStmt_(const AllocateNode* op) {
     buffers_.erase(op->buffer_var.get());
     return;
   }
-  // Large or symbolic: a 64-byte aligned workspace from the runtime.
-  llvm::Type* i8p = builder_->getInt8PtrTy();
-  llvm::FunctionCallee alloc = module_->getOrInsertFunction(
-      "TesseraWorkspaceAlloc", llvm::FunctionType::get(i8p, {builder_->getInt64Ty()}, false));
-  llvm::FunctionCallee free_fn = module_->getOrInsertFunction(
-      "TesseraWorkspaceFree", llvm::FunctionType::get(builder_->getVoidTy(), {i8p}, false));
+  // Large or symbolic: a heap workspace from the backend.
   llvm::Value* n = builder_->CreateIntCast(VisitExpr(op->extents[0]), builder_->getInt64Ty(), true);
   llvm::Value* bytes = builder_->CreateMul(n, builder_->getInt64(std::max(1, t.bytes())));
-  llvm::Value* raw = builder_->CreateCall(alloc, {bytes});
+  llvm::Value* raw = EmitWorkspaceAlloc(bytes);
   buffers_[op->buffer_var.get()] = BufferPtr{builder_->CreateBitCast(raw, llvm::PointerType::getUnqual(st)), t};
   VisitStmt(op->body);
-  builder_->CreateCall(free_fn, {raw});
+  EmitWorkspaceFree(raw);
   buffers_.erase(op->buffer_var.get());
 }
 

@@ -1,9 +1,10 @@
-// CodeGenLLVM: translates lowered TIR (no blocks, 1-D buffers) into LLVM IR.
-// Each PrimFunc becomes an internal compute function with typed, noalias
-// buffer pointers plus an exported entry `tessera_kernel_<name>(void**)`
-// following the runtime's kernel ABI (runtime/kernel_abi.h). Parallel
-// loops are outlined into tasks run by TesseraParallelFor; vector nodes
-// become LLVM vector IR. Codegen layer.
+// CodeGenLLVM: translates lowered TIR (no blocks, 1-D buffers) into LLVM IR:
+// expressions, statements, vectors, buffers and intrinsic calls. It knows
+// nothing of how a function is entered or of a runtime: target backends
+// subclass it (codegen_cpu.h: packed entries, parallel launch, workspaces;
+// a GPU backend next) and override the hooks below. Intrinsics lower through
+// the op attribute "<target kind>.FLowerIntrinsic" (intrin_rule_llvm.cc).
+// Codegen layer.
 #pragma once
 
 #include <llvm/IR/IRBuilder.h>
@@ -13,7 +14,7 @@
 #include <memory>
 #include <unordered_map>
 
-#include "runtime/kernel_abi.h"
+#include "target/target.h"
 #include "tir/functor.h"
 
 namespace tessera {
@@ -22,16 +23,12 @@ namespace codegen {
 class CodeGenLLVM : public tir::ExprFunctor<llvm::Value*(const PrimExpr&)>,
                     public tir::StmtFunctor<void(const tir::Stmt&)> {
  public:
-  // `bound_check`: every scalar buffer access is checked against the
-  // buffer's extent; an out-of-bounds access makes the call raise instead of
-  // touching memory (target option `-bound-check`, TVM's
-  // tir.instrument_bound_checkers).
-  CodeGenLLVM(llvm::LLVMContext* ctx, llvm::Module* module, bool bound_check = false);
-
-  // Emits `lowered` (the output of the lowering pipeline) under `name`;
-  // `original` supplies the parameter buffers' shapes. Raises ValueError /
-  // NotImplementedError naming the function for constructs it cannot compile.
-  FunctionInfo AddFunction(const std::string& name, const tir::PrimFunc& original, const tir::PrimFunc& lowered);
+  // Reads from `target`: the kind (which names the intrinsic lowering
+  // attribute), -bound-check (every scalar buffer access is checked; an
+  // out-of-bounds access raises through EmitRaise) and the -fast-math* flags
+  // put on floating-point instructions.
+  CodeGenLLVM(llvm::LLVMContext* ctx, llvm::Module* module, const Target& target);
+  virtual ~CodeGenLLVM() = default;
 
   using tir::ExprFunctor<llvm::Value*(const PrimExpr&)>::VisitExpr;
   using tir::StmtFunctor<void(const tir::Stmt&)>::VisitStmt;
@@ -81,12 +78,25 @@ class CodeGenLLVM : public tir::ExprFunctor<llvm::Value*(const PrimExpr&)>,
   void VisitStmt_(const tir::WhileNode* op) override;
   void VisitStmtDefault_(const Object* op) override;
 
- private:
+ protected:
   struct BufferPtr {
     llvm::Value* ptr;     // pointer to the storage type
     DataType dtype;       // element dtype (scalar)
   };
 
+  // ---- hooks for target backends -----------------------------------------
+  // A loop marked parallel with more than one iteration.
+  virtual void EmitParallelFor(const tir::ForNode* op);
+  // A loop bound to a GPU thread axis (refused unless a device backend maps it).
+  virtual void EmitThreadBinding(const tir::ForNode* op);
+  // Heap workspace for allocations too large (or too dynamic) for the stack.
+  virtual llvm::Value* EmitWorkspaceAlloc(llvm::Value* bytes);
+  virtual void EmitWorkspaceFree(llvm::Value* ptr);
+  // Ends the current function with a user-facing error (failed bound check);
+  // leaves the builder in a block the caller may abandon.
+  virtual void EmitRaise(const std::string& message);
+
+  // ---- helpers for backends ------------------------------------------------
   llvm::Type* ValueType(DataType t);    // register type (bool: i1, bfloat16: float)
   llvm::Type* StorageType(DataType t);  // memory type (bool: i8, bfloat16: i16)
   llvm::Value* ToStorage(llvm::Value* v, DataType t);
@@ -94,25 +104,27 @@ class CodeGenLLVM : public tir::ExprFunctor<llvm::Value*(const PrimExpr&)>,
   llvm::Value* Cast(llvm::Value* v, DataType from, DataType to);
   llvm::Value* Compare(const tir::BinaryOpNode* op, llvm::CmpInst::Predicate si, llvm::CmpInst::Predicate ui,
                        llvm::CmpInst::Predicate f);
-  llvm::Value* CallLibm(const std::string& name, llvm::Value* x, DataType t);
   llvm::Value* CallIntrinsic(llvm::Intrinsic::ID id, const std::vector<llvm::Value*>& args, llvm::Type* type);
   llvm::Value* ElementPtr(const BufferPtr& buf, llvm::Value* index);
-  // Emits the bound check of `index` into `buffer` when enabled.
-  void CheckBounds(const tir::Buffer& buffer, llvm::Value* index);
   BufferPtr LookupBuffer(const tir::Buffer& buffer);
   llvm::AllocaInst* EntryAlloca(llvm::Type* type, llvm::Value* count, unsigned align);
-  void EmitParallelFor(const tir::ForNode* op);
   void EmitSerialFor(const tir::Var& var, llvm::Value* min, llvm::Value* extent, const tir::Stmt& body);
+  // Emits the bound check of `index` into `buffer` when enabled.
+  void CheckBounds(const tir::Buffer& buffer, llvm::Value* index);
+  // The value of an intrinsic call no rule lowers further (builtins of TIR
+  // and tir.call_llvm_pure_intrin), or nullptr when `op` is not one.
+  llvm::Value* EmitBuiltin(const tir::CallNode* op);
+  llvm::Value* EmitCallExtern(const tir::CallNode* op, size_t first_arg, const std::string& name);
   [[noreturn]] void Unsupported(const std::string& what);
 
   llvm::LLVMContext* ctx_;
   llvm::Module* module_;
   std::unique_ptr<llvm::IRBuilder<>> builder_;
-  llvm::Function* function_ = nullptr;
-  std::string func_name_;
+  llvm::Function* function_ = nullptr;  // the function being emitted
+  std::string func_name_;               // the PrimFunc's name, for messages
+  std::string target_kind_;
   std::unordered_map<const tir::VarNode*, llvm::Value*> var_map_;
   std::unordered_map<const tir::VarNode*, BufferPtr> buffers_;
-  int task_counter_ = 0;
   bool bound_check_ = false;
 };
 

@@ -1,5 +1,7 @@
-// LLVM target machines, optimization, JIT and library export (see llvm_module.h).
+// LLVM optimization, JIT and library export (see llvm_module.h).
 #include "codegen/llvm/llvm_module.h"
+
+#include "codegen/llvm/llvm_target.h"
 
 #include <dlfcn.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
@@ -24,53 +26,16 @@ namespace tessera {
 namespace codegen {
 namespace {
 
-void InitLLVM() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-    llvm::InitializeNativeTargetAsmParser();
-  });
-}
-
-struct MachineSpec {
-  std::string triple, cpu, features;
-};
-
-MachineSpec SpecOf(const Target& target) {
-  MachineSpec s;
-  s.triple = target.GetStr("mtriple").value_or(llvm::sys::getProcessTriple());
-  std::string cpu = target.GetStr("mcpu").value_or("native");
-  // Tessera compiles for the host CPU unless told otherwise (see docs/compatibility.md).
-  if (cpu == "native") {
-    s.cpu = llvm::sys::getHostCPUName().str();
-    llvm::StringMap<bool> host;
-    if (llvm::sys::getHostCPUFeatures(host)) {
-      for (auto& kv : host) s.features += (s.features.empty() ? "" : ",") + std::string(kv.second ? "+" : "-") + kv.first().str();
-    }
-  } else {
-    s.cpu = cpu;
+llvm::OptimizationLevel OptLevel(int level) {
+  switch (level) {
+    case 0: return llvm::OptimizationLevel::O0;
+    case 1: return llvm::OptimizationLevel::O1;
+    case 2: return llvm::OptimizationLevel::O2;
+    default: return llvm::OptimizationLevel::O3;
   }
-  if (auto mattr = target.GetStr("mattr")) s.features += (s.features.empty() ? "" : ",") + *mattr;
-  return s;
 }
 
-std::unique_ptr<llvm::TargetMachine> MakeTargetMachine(const Target& target) {
-  InitLLVM();
-  MachineSpec spec = SpecOf(target);
-  std::string err;
-  const llvm::Target* t = llvm::TargetRegistry::lookupTarget(spec.triple, err);
-  if (t == nullptr) TESSERA_THROW(ValueError) << "unknown LLVM target triple '" << spec.triple << "': " << err;
-  llvm::TargetOptions opt;
-  opt.AllowFPOpFusion = llvm::FPOpFusion::Fast;
-  std::unique_ptr<llvm::TargetMachine> tm(t->createTargetMachine(spec.triple, spec.cpu, spec.features, opt,
-                                                                 llvm::Reloc::PIC_, llvm::None,
-                                                                 llvm::CodeGenOpt::Aggressive));
-  if (!tm) TESSERA_THROW(ValueError) << "cannot create an LLVM target machine for " << target->str;
-  return tm;
-}
-
-void Optimize(llvm::Module* module, llvm::TargetMachine* tm) {
+void Optimize(llvm::Module* module, llvm::TargetMachine* tm, int opt_level) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -84,7 +49,8 @@ void Optimize(llvm::Module* module, llvm::TargetMachine* tm) {
   pb.registerFunctionAnalyses(fam);
   pb.registerLoopAnalyses(lam);
   pb.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  llvm::ModulePassManager mpm = opt_level == 0 ? pb.buildO0DefaultPipeline(llvm::OptimizationLevel::O0)
+                                               : pb.buildPerModuleDefaultPipeline(OptLevel(opt_level));
   mpm.run(*module, mam);
 }
 
@@ -208,22 +174,22 @@ void ConfigureLLVMModule(llvm::Module* module, const Target& target) {
 Module CreateLLVMModule(std::unique_ptr<llvm::LLVMContext> ctx, std::unique_ptr<llvm::Module> module,
                         std::vector<FunctionInfo> infos, const Target& target) {
   auto tm = MakeTargetMachine(target);
-  Optimize(module.get(), tm.get());
+  LLVMTargetSpec spec = SpecOf(target);
+  Optimize(module.get(), tm.get(), spec.opt_level);
   std::string ir;
   {
     llvm::raw_string_ostream os(ir);
     module->print(os, nullptr);
   }
-  MachineSpec spec = SpecOf(target);
   llvm::orc::JITTargetMachineBuilder jtmb{llvm::Triple(spec.triple)};
   jtmb.setCPU(spec.cpu);
   if (!spec.features.empty()) {
     llvm::SubtargetFeatures features(spec.features);
     jtmb.addFeatures(features.getFeatures());
   }
-  jtmb.setCodeGenOptLevel(llvm::CodeGenOpt::Aggressive);
+  jtmb.setCodeGenOptLevel(spec.CodeGenLevel());
   llvm::TargetOptions opt;
-  opt.AllowFPOpFusion = llvm::FPOpFusion::Fast;
+  opt.AllowFPOpFusion = spec.fp_contract ? llvm::FPOpFusion::Fast : llvm::FPOpFusion::Standard;
   jtmb.setOptions(opt);
   auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(jtmb).create();
   if (!jit) TESSERA_THROW(RuntimeError) << "cannot create the LLVM JIT: " << llvm::toString(jit.takeError());

@@ -47,5 +47,19 @@ def UnrollLoop():
     return _ffi_api.UnrollLoop()
 
 
+def BindTarget(target):
+    """Sets the ``"target"`` attribute of every PrimFunc that has none."""
+    from ...target import Target  # pylint: disable=import-outside-toplevel
+
+    return _ffi_api.BindTarget(target if isinstance(target, Target) else Target(target))
+
+
+def SplitHostDevice():
+    """Loop nests bound to GPU thread axes become kernel PrimFuncs called from
+    the host function (functions need a ``"target"``: see BindTarget); CPU
+    targets refuse thread-bound loops naming the function and the loop."""
+    return _ffi_api.SplitHostDevice()
+
+
 __all__ = ["LowerInitBlock", "ConvertBlocksToOpaque", "LowerOpaqueBlock", "CompactBufferAllocation", "LoopPartition",
-           "FlattenBuffer", "VectorizeLoop", "UnrollLoop"]
+           "FlattenBuffer", "VectorizeLoop", "UnrollLoop", "BindTarget", "SplitHostDevice"]

@@ -1,0 +1,215 @@
+// The CPU host part of LLVM code generation (see codegen_cpu.h).
+#include "codegen/llvm/codegen_cpu.h"
+
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include "codegen/packed_api.h"
+#include "tir/analysis/undefined_vars.h"
+
+namespace tessera {
+namespace codegen {
+
+using namespace tir;  // NOLINT
+
+CodeGenCPU::CodeGenCPU(llvm::LLVMContext* ctx, llvm::Module* module, const Target& target)
+    : CodeGenLLVM(ctx, module, target) {}
+
+// ---- functions ----------------------------------------------------------------
+// ---- functions ----------------------------------------------------------------
+FunctionInfo CodeGenCPU::AddFunction(const std::string& name, const PrimFunc& func) {
+  func_name_ = name;
+  var_map_.clear();
+  buffers_.clear();
+  bool noalias = false;
+  if (auto a = func->attrs.Get("tir.noalias")) noalias = a->try_cast<bool>().value_or(false);
+  PackedAPI api = MakePackedAPI(name, func);
+  const FunctionInfo& info = api.info;
+  const std::vector<Var>& sym_vars = api.sym_vars;
+
+  // Parameters of the compute function: buffers, scalars, then size variables.
+  std::vector<llvm::Type*> param_types;
+  for (size_t i = 0; i < func->params.size(); ++i) {
+    const Buffer& buf = api.buffers[i];
+    param_types.push_back(buf.defined() ? llvm::PointerType::getUnqual(StorageType(buf->dtype))
+                                        : ValueType(func->params[i].dtype()));
+  }
+  for (const Var& v : sym_vars) param_types.push_back(ValueType(v.dtype()));
+
+  llvm::Type* i32 = builder_->getInt32Ty();
+  auto* compute_type = llvm::FunctionType::get(i32, param_types, false);
+  llvm::Function* compute =
+      llvm::Function::Create(compute_type, llvm::Function::InternalLinkage, name + "_compute", module_);
+  compute->addFnAttr(llvm::Attribute::AlwaysInline);
+  compute->addFnAttr(llvm::Attribute::NoUnwind);
+  function_ = compute;
+  builder_->SetInsertPoint(llvm::BasicBlock::Create(*ctx_, "entry", compute));
+  size_t np = func->params.size();
+  for (size_t i = 0; i < np; ++i) {
+    llvm::Argument* arg = compute->getArg(static_cast<unsigned>(i));
+    arg->setName(info.params[i].name);
+    if (const Buffer& buf = api.buffers[i]; buf.defined()) {
+      if (noalias) compute->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::NoAlias);
+      buffers_[buf->data.get()] = BufferPtr{arg, buf->dtype};
+    } else {
+      var_map_[func->params[i].get()] = arg;
+    }
+  }
+  for (size_t k = 0; k < sym_vars.size(); ++k) {
+    llvm::Argument* arg = compute->getArg(static_cast<unsigned>(np + k));
+    arg->setName(sym_vars[k]->name_hint);
+    var_map_[sym_vars[k].get()] = arg;
+  }
+  VisitStmt(func->body);
+  builder_->CreateRet(builder_->getInt32(0));
+
+  EmitPackedEntry(name, info, compute);
+
+  std::string err;
+  llvm::raw_string_ostream os(err);
+  if (llvm::verifyModule(*module_, &os)) {
+    TESSERA_THROW(InternalError) << "generated invalid LLVM IR for " << name << ": " << os.str();
+  }
+  return info;
+}
+
+void CodeGenCPU::EmitPackedEntry(const std::string& name, const FunctionInfo& info, llvm::Function* compute) {
+  llvm::Type* i32 = builder_->getInt32Ty();
+  size_t np = info.params.size();
+  size_t nsym = info.sym_vars.size();
+  auto param_type = [&](size_t i) { return compute->getFunctionType()->getParamType(static_cast<unsigned>(i)); };
+  // The exported entry: unpacks void** args per the kernel ABI.
+  llvm::Type* i8p = builder_->getInt8PtrTy();
+  auto* entry_type = llvm::FunctionType::get(i32, {llvm::PointerType::getUnqual(i8p)}, false);
+  llvm::Function* entry = llvm::Function::Create(entry_type, llvm::Function::ExternalLinkage,
+                                                 KernelSymbol(name), module_);
+  builder_->SetInsertPoint(llvm::BasicBlock::Create(*ctx_, "entry", entry));
+  llvm::Value* args = entry->getArg(0);
+  std::vector<llvm::Value*> call_args;
+  auto slot = [&](size_t i) {
+    return builder_->CreateLoad(i8p, builder_->CreateInBoundsGEP(i8p, args, builder_->getInt64(i)));
+  };
+  for (size_t i = 0; i < np; ++i) {
+    llvm::Value* p = slot(i);
+    if (info.params[i].is_buffer) {
+      call_args.push_back(builder_->CreateBitCast(p, param_type(i)));
+    } else if (info.params[i].dtype.is_float()) {
+      llvm::Value* d = builder_->CreateLoad(builder_->getDoubleTy(), builder_->CreateBitCast(p, llvm::PointerType::getUnqual(builder_->getDoubleTy())));
+      call_args.push_back(builder_->CreateFPCast(d, param_type(i)));
+    } else {
+      llvm::Value* v = builder_->CreateLoad(builder_->getInt64Ty(), builder_->CreateBitCast(p, llvm::PointerType::getUnqual(builder_->getInt64Ty())));
+      call_args.push_back(info.params[i].dtype.is_bool() ? builder_->CreateICmpNE(v, builder_->getInt64(0))
+                                                           : builder_->CreateIntCast(v, param_type(i), true));
+    }
+  }
+  for (size_t k = 0; k < nsym; ++k) {
+    llvm::Value* p = slot(np + k);
+    llvm::Value* v = builder_->CreateLoad(builder_->getInt64Ty(), builder_->CreateBitCast(p, llvm::PointerType::getUnqual(builder_->getInt64Ty())));
+    call_args.push_back(builder_->CreateIntCast(v, param_type(np + k), true));
+  }
+  builder_->CreateRet(builder_->CreateCall(compute, call_args));
+}
+
+void CodeGenCPU::EmitParallelFor(const ForNode* op) {
+  std::vector<const VarNode*> captured;
+  for (const Var& v : UndefinedVars(op->body, {op->min})) {
+    if (v.get() == op->loop_var.get()) continue;
+    captured.push_back(v.get());
+  }
+  // Closure: captured scalar values and buffer pointers.
+  std::vector<llvm::Type*> field_types;
+  std::vector<llvm::Value*> field_values;
+  for (const VarNode* v : captured) {
+    llvm::Value* value = nullptr;
+    auto b = buffers_.find(v);
+    if (b != buffers_.end()) {
+      value = b->second.ptr;
+    } else {
+      auto it = var_map_.find(v);
+      if (it == var_map_.end()) {
+        TESSERA_THROW(ValueError) << "cannot compile function " << func_name_ << ": variable " << v->name_hint
+                                  << " is used but never defined";
+      }
+      value = it->second;
+    }
+    field_types.push_back(value->getType());
+    field_values.push_back(value);
+  }
+  llvm::StructType* closure_type = llvm::StructType::get(*ctx_, field_types);
+  llvm::Value* closure = EntryAlloca(closure_type, nullptr, 8);
+  for (size_t i = 0; i < field_values.size(); ++i) {
+    builder_->CreateStore(field_values[i], builder_->CreateStructGEP(closure_type, closure, static_cast<unsigned>(i)));
+  }
+  llvm::Value* extent = VisitExpr(op->extent);
+  llvm::Value* min = VisitExpr(op->min);
+
+  // The task: i32 task(i32 index, i8* closure).
+  llvm::Type* i32 = builder_->getInt32Ty();
+  llvm::Type* i8p = builder_->getInt8PtrTy();
+  auto* task_type = llvm::FunctionType::get(i32, {i32, i8p}, false);
+  llvm::Function* task = llvm::Function::Create(task_type, llvm::Function::InternalLinkage,
+                                                func_name_ + "_parallel_" + std::to_string(task_counter_++), module_);
+  // Save the enclosing function's state.
+  llvm::Function* saved_fn = function_;
+  llvm::BasicBlock* saved_bb = builder_->GetInsertBlock();
+  auto saved_vars = var_map_;
+  auto saved_buffers = buffers_;
+  function_ = task;
+  builder_->SetInsertPoint(llvm::BasicBlock::Create(*ctx_, "entry", task));
+  llvm::Value* data = builder_->CreateBitCast(task->getArg(1), llvm::PointerType::getUnqual(closure_type));
+  for (size_t i = 0; i < captured.size(); ++i) {
+    llvm::Value* v = builder_->CreateLoad(field_types[i], builder_->CreateStructGEP(closure_type, data, static_cast<unsigned>(i)));
+    auto b = saved_buffers.find(captured[i]);
+    if (b != saved_buffers.end()) {
+      buffers_[captured[i]] = BufferPtr{v, b->second.dtype};
+    } else {
+      var_map_[captured[i]] = v;
+    }
+  }
+  llvm::Value* index = builder_->CreateIntCast(task->getArg(0), min->getType(), true);
+  // The loop's min is recomputed inside the task from captured values.
+  llvm::Value* min_in_task = VisitExpr(op->min);
+  var_map_[op->loop_var.get()] = builder_->CreateAdd(min_in_task, index);
+  VisitStmt(op->body);
+  builder_->CreateRet(builder_->getInt32(0));
+  // Restore.
+  function_ = saved_fn;
+  var_map_ = std::move(saved_vars);
+  buffers_ = std::move(saved_buffers);
+  builder_->SetInsertPoint(saved_bb);
+
+  llvm::FunctionCallee launcher = module_->getOrInsertFunction(
+      "TesseraParallelFor", llvm::FunctionType::get(i32, {llvm::PointerType::getUnqual(task_type), i8p, i32}, false));
+  llvm::Value* rc = builder_->CreateCall(
+      launcher, {task, builder_->CreateBitCast(closure, i8p), builder_->CreateIntCast(extent, i32, true)});
+  llvm::BasicBlock* ok = llvm::BasicBlock::Create(*ctx_, "parallel_ok", function_);
+  llvm::BasicBlock* fail = llvm::BasicBlock::Create(*ctx_, "parallel_fail", function_);
+  builder_->CreateCondBr(builder_->CreateICmpEQ(rc, builder_->getInt32(0)), ok, fail);
+  builder_->SetInsertPoint(fail);
+  builder_->CreateRet(rc);
+  builder_->SetInsertPoint(ok);
+}
+
+llvm::Value* CodeGenCPU::EmitWorkspaceAlloc(llvm::Value* bytes) {
+  // A 64-byte aligned workspace from the runtime.
+  llvm::FunctionCallee alloc = module_->getOrInsertFunction(
+      "TesseraWorkspaceAlloc", llvm::FunctionType::get(builder_->getInt8PtrTy(), {builder_->getInt64Ty()}, false));
+  return builder_->CreateCall(alloc, {bytes});
+}
+
+void CodeGenCPU::EmitWorkspaceFree(llvm::Value* ptr) {
+  llvm::FunctionCallee free_fn = module_->getOrInsertFunction(
+      "TesseraWorkspaceFree", llvm::FunctionType::get(builder_->getVoidTy(), {builder_->getInt8PtrTy()}, false));
+  builder_->CreateCall(free_fn, {ptr});
+}
+
+void CodeGenCPU::EmitRaise(const std::string& message) {
+  // Kernels return nonzero after recording the message (runtime/kernel_abi.h).
+  llvm::FunctionCallee set_error = module_->getOrInsertFunction(
+      "TesseraSetLastError", llvm::FunctionType::get(builder_->getVoidTy(), {builder_->getInt8PtrTy()}, false));
+  builder_->CreateCall(set_error, {builder_->CreateGlobalStringPtr(message)});
+  builder_->CreateRet(builder_->getInt32(-1));
+}
+
+}  // namespace codegen
+}  // namespace tessera

@@ -1,0 +1,43 @@
+// CodeGenCPU: the CPU host part of LLVM code generation, on top of the
+// generic CodeGenLLVM. Each PrimFunc becomes an internal compute function
+// with typed, noalias buffer pointers plus the exported packed entry
+// `tessera_kernel_<name>(void** args)` of the runtime's kernel ABI, laid
+// out by MakePackedAPI (codegen/packed_api.h; the FunctionInfo it returns
+// drives the runtime's argument checks). Parallel loops are outlined into tasks run by TesseraParallelFor,
+// large allocations come from TesseraWorkspaceAlloc and failed bound checks
+// report through TesseraSetLastError. Codegen layer.
+#pragma once
+
+#include "codegen/llvm/codegen_llvm.h"
+#include "runtime/kernel_abi.h"
+#include "tir/function.h"
+
+namespace tessera {
+namespace codegen {
+
+class CodeGenCPU : public CodeGenLLVM {
+ public:
+  CodeGenCPU(llvm::LLVMContext* ctx, llvm::Module* module, const Target& target);
+
+  // Emits `func` (lowered: the output of the lowering pipeline, parameters
+  // and buffer_map intact) under `name`. Raises ValueError /
+  // NotImplementedError naming the function for constructs it cannot compile.
+  FunctionInfo AddFunction(const std::string& name, const tir::PrimFunc& func);
+
+ protected:
+  void EmitParallelFor(const tir::ForNode* op) override;
+  llvm::Value* EmitWorkspaceAlloc(llvm::Value* bytes) override;
+  void EmitWorkspaceFree(llvm::Value* ptr) override;
+  void EmitRaise(const std::string& message) override;
+
+ private:
+  // The exported `tessera_kernel_<name>(void** args)` calling `compute`:
+  // unpacks each slot per the kernel ABI (buffers as pointers, scalars as
+  // int64/double, then the symbolic shape variables).
+  void EmitPackedEntry(const std::string& name, const FunctionInfo& info, llvm::Function* compute);
+
+  int task_counter_ = 0;
+};
+
+}  // namespace codegen
+}  // namespace tessera

@@ -1,0 +1,25 @@
+// Backend dispatch by target kind (see target_build.h).
+#include "codegen/target_build.h"
+
+#include "runtime/registry.h"
+
+namespace tessera {
+namespace codegen {
+
+Module BuildForTarget(const IRModule& lowered, const Target& target) {
+  const std::string prefix = "target.build.";
+  std::optional<PackedFunc> backend = Registry::Get(prefix + target->kind);
+  if (!backend) {
+    std::string known;
+    for (const std::string& name : Registry::ListNames()) {
+      if (name.rfind(prefix, 0) == 0) known += (known.empty() ? "" : ", ") + name.substr(prefix.size());
+    }
+    TESSERA_THROW(NotImplementedError) << "no code generator for target kind '" << target->kind
+                                       << "' (no backend registered as " << prefix << target->kind
+                                       << "; backends: " << (known.empty() ? "none" : known) << ")";
+  }
+  return (*backend)(lowered, target).cast<Module>();
+}
+
+}  // namespace codegen
+}  // namespace tessera

@@ -1,0 +1,128 @@
+// The target kind registry and the kinds Tessera knows (see target_kind.h).
+// Option names follow TVM's target kinds; every option listed here is read
+// by the backend (llvm) or by the tuner (cuda, which has no backend yet and
+// is refused at build time).
+#include "target/target_kind.h"
+
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+#include "runtime/registry.h"
+
+namespace tessera {
+namespace {
+
+struct KindTable {
+  std::mutex mu;
+  std::map<std::string, std::unique_ptr<TargetKindInfo>> kinds;
+  std::unordered_map<std::string, std::unique_ptr<TargetKindRegEntry>> entries;
+  static KindTable* Global() {
+    static KindTable* t = new KindTable();
+    return t;
+  }
+};
+
+}  // namespace
+
+TargetKindRegEntry& TargetKindRegEntry::RegisterOrGet(const std::string& name) {
+  KindTable* t = KindTable::Global();
+  std::lock_guard<std::mutex> lock(t->mu);
+  auto it = t->entries.find(name);
+  if (it != t->entries.end()) return *it->second;
+  auto info = std::make_unique<TargetKindInfo>();
+  info->name = name;
+  auto* entry = new TargetKindRegEntry(info.get());
+  t->kinds.emplace(name, std::move(info));
+  t->entries.emplace(name, std::unique_ptr<TargetKindRegEntry>(entry));
+  return *entry;
+}
+
+TargetKindRegEntry& TargetKindRegEntry::set_default_keys(std::vector<std::string> keys) {
+  info_->default_keys = std::move(keys);
+  return *this;
+}
+
+TargetKindRegEntry& TargetKindRegEntry::add_attr_option(const std::string& name, TargetOptionType type) {
+  info_->options[name] = type;
+  return *this;
+}
+
+TargetKindRegEntry& TargetKindRegEntry::set_target_parser(std::function<void(const Target&)> parser) {
+  info_->parser = std::move(parser);
+  return *this;
+}
+
+const TargetKindInfo* FindTargetKind(const std::string& name) {
+  KindTable* t = KindTable::Global();
+  std::lock_guard<std::mutex> lock(t->mu);
+  auto it = t->kinds.find(name);
+  return it == t->kinds.end() ? nullptr : it->second.get();
+}
+
+std::vector<std::string> ListTargetKinds() {
+  KindTable* t = KindTable::Global();
+  std::lock_guard<std::mutex> lock(t->mu);
+  std::vector<std::string> names;
+  for (const auto& kv : t->kinds) names.push_back(kv.first);
+  return names;
+}
+
+// CPU code through LLVM. -mtriple/-mcpu/-mattr select the machine (checked
+// against LLVM by codegen/llvm/llvm_target.cc), -opt-level the LLVM
+// optimization level (0-3, default 3), -fast-math* the floating-point
+// relaxations of the generated IR, -num-cores the threads of parallel loops,
+// -bound-check the checking of every buffer access.
+TESSERA_REGISTER_TARGET_KIND("llvm")
+    .set_default_keys({"cpu"})
+    .add_attr_option("mtriple", TargetOptionType::kString)
+    .add_attr_option("mcpu", TargetOptionType::kString)
+    .add_attr_option("mattr", TargetOptionType::kString)
+    .add_attr_option("opt-level", TargetOptionType::kInt)
+    .add_attr_option("num-cores", TargetOptionType::kInt)
+    .add_attr_option("fast-math", TargetOptionType::kBool)
+    .add_attr_option("fast-math-nnan", TargetOptionType::kBool)
+    .add_attr_option("fast-math-ninf", TargetOptionType::kBool)
+    .add_attr_option("fast-math-nsz", TargetOptionType::kBool)
+    .add_attr_option("fast-math-arcp", TargetOptionType::kBool)
+    .add_attr_option("fast-math-contract", TargetOptionType::kBool)
+    .add_attr_option("fast-math-reassoc", TargetOptionType::kBool)
+    .add_attr_option("bound-check", TargetOptionType::kBool);
+
+// C source output: no backend yet (building raises NotImplementedError).
+TESSERA_REGISTER_TARGET_KIND("c").set_default_keys({"cpu"});
+
+// NVIDIA GPUs: no backend yet; the limits are read by the tuner.
+TESSERA_REGISTER_TARGET_KIND("cuda")
+    .set_default_keys({"cuda", "gpu"})
+    .add_attr_option("arch", TargetOptionType::kString)
+    .add_attr_option("max_num_threads", TargetOptionType::kInt)
+    .add_attr_option("max_threads_per_block", TargetOptionType::kInt)
+    .add_attr_option("thread_warp_size", TargetOptionType::kInt)
+    .add_attr_option("max_shared_memory_per_block", TargetOptionType::kInt)
+    .add_attr_option("registers_per_block", TargetOptionType::kInt)
+    .add_attr_option("l2_cache_size_bytes", TargetOptionType::kInt);
+
+// NVIDIA GPUs through LLVM's NVPTX backend: no backend yet.
+TESSERA_REGISTER_TARGET_KIND("nvptx")
+    .set_default_keys({"cuda", "gpu"})
+    .add_attr_option("mcpu", TargetOptionType::kString)
+    .add_attr_option("mtriple", TargetOptionType::kString)
+    .add_attr_option("max_num_threads", TargetOptionType::kInt)
+    .add_attr_option("thread_warp_size", TargetOptionType::kInt);
+
+TESSERA_REGISTER_GLOBAL("target.ListTargetKinds").set_body_typed([]() {
+  std::vector<std::string> names = ListTargetKinds();
+  return Array<String>(names.begin(), names.end());
+});
+
+TESSERA_REGISTER_GLOBAL("target.ListTargetKindOptions").set_body_typed([](std::string kind) {
+  const TargetKindInfo* info = FindTargetKind(kind);
+  if (info == nullptr) TESSERA_THROW(ValueError) << "unknown target kind '" << kind << "'";
+  static const char* kTypeNames[] = {"bool", "int", "str"};
+  Map<String, String> out;
+  for (const auto& kv : info->options) out.Set(kv.first, kTypeNames[static_cast<int>(kv.second)]);
+  return out;
+});
+
+}  // namespace tessera
