@@ -182,7 +182,7 @@ def test_script_honours_obj_to_underline_and_refuses_unknown_settings():
     assert caret == "        " + "^" * len('with T.block("B"):')
     assert _two_i_loops.script(obj_to_underline=None) == _two_i_loops.script()
     assert _two_i_loops.script(tir_prefix="S").startswith("# from tvm.script import tir as S")
-    with pytest.raises(ValueError):
+    with pytest.raises(TypeError, match="no_such_setting"):
         _two_i_loops.script(no_such_setting=1)
     with pytest.raises(TypeError):
         _two_i_loops.script(obj_to_underline=[1])
