@@ -11,6 +11,7 @@
 
 #include "ir/module.h"
 #include "ir/node_functor.h"
+#include "ir/node_repr.h"
 #include "ir/op.h"
 #include "ir/serialization.h"
 #include "ir/structural_equal.h"
@@ -80,6 +81,14 @@ TEST(NodeRegistration, StructuralEqualityFollowsRoles) {
   auto mismatch = GetFirstStructuralMismatch(a, MakeBind("x", 3, "one", 2));
   ASSERT_TRUE(mismatch.has_value());
   EXPECT_EQ(mismatch->path, "root.count");
+}
+
+TEST(NodeRegistration, ReprShowsComparedFields) {
+  std::string text = ReprByFields(MakeBind("x", 3, "secret", 7));
+  EXPECT_EQ(text.rfind("test.Bind(var=tir.Var(x), value=3, body=", 0), 0u) << text;
+  EXPECT_NE(text.find("count=7"), std::string::npos) << text;
+  EXPECT_EQ(text.find("secret"), std::string::npos) << text;  // ignored field
+  EXPECT_NE(ReprByFields(MakeBind("x", 3, "n"), 0).find("test.Bind(...)"), std::string::npos);
 }
 
 TEST(NodeRegistration, JSONRoundTripKeepsFieldsAndSharing) {
