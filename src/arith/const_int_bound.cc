@@ -316,9 +316,9 @@ const BoundEntry* ConstIntBoundAnalyzer::Lookup(const Var& var) const {
 }
 
 TESSERA_REGISTER_OBJECT_TYPE(ConstIntBoundNode);
-TESSERA_REGISTER_REFLECTION(ConstIntBoundNode)
-    .def_ro("min_value", &ConstIntBoundNode::min_value)
-    .def_ro("max_value", &ConstIntBoundNode::max_value);
+TESSERA_REGISTER_NODE(ConstIntBoundNode)
+    .field("min_value", &ConstIntBoundNode::min_value)
+    .field("max_value", &ConstIntBoundNode::max_value);
 TESSERA_REGISTER_GLOBAL("arith.ConstIntBound").set_body_typed([](int64_t mn, int64_t mx) {
   return ConstIntBound(mn, mx);
 });

@@ -165,9 +165,9 @@ void ModularSetAnalyzer::Update(const Var& var, const ModularSet& info, bool) {
 void ModularSetAnalyzer::Unbind(const Var& var) { var_map_.erase(var.get()); }
 
 TESSERA_REGISTER_OBJECT_TYPE(ModularSetNode);
-TESSERA_REGISTER_REFLECTION(ModularSetNode)
-    .def_ro("coeff", &ModularSetNode::coeff)
-    .def_ro("base", &ModularSetNode::base);
+TESSERA_REGISTER_NODE(ModularSetNode)
+    .field("coeff", &ModularSetNode::coeff)
+    .field("base", &ModularSetNode::base);
 TESSERA_REGISTER_GLOBAL("arith.ModularSet").set_body_typed([](int64_t coeff, int64_t base) {
   return ModularSet(coeff, base);
 });
