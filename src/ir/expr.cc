@@ -118,7 +118,11 @@ TESSERA_REGISTER_NODE(SpanNode)
 // Spans locate source text; they never take part in structural equality.
 TESSERA_REGISTER_NODE(BaseExprNode).ignore("span", &BaseExprNode::span);
 TESSERA_REGISTER_NODE(PrimExprNode).field("dtype", &PrimExprNode::dtype);
-TESSERA_REGISTER_NODE(IntImmNode).field("value", &IntImmNode::value);
+// A loaded constant goes through the checked constructor (dtype and range).
+TESSERA_REGISTER_NODE(IntImmNode).field("value", &IntImmNode::value).on_load([](const ObjectRef& loaded) -> ObjectRef {
+  const auto* n = static_cast<const IntImmNode*>(loaded.get());
+  return IntImm(n->dtype, n->value, n->span);
+});
 TESSERA_REGISTER_NODE(FloatImmNode).field("value", &FloatImmNode::value);
 TESSERA_REGISTER_NODE(RangeNode).field("min", &RangeNode::min).field("extent", &RangeNode::extent).ignore("span", &RangeNode::span);
 // Struct info is inferred from the expression: derived, not compared.

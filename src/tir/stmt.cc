@@ -222,7 +222,12 @@ TESSERA_REGISTER_NODE(ForNode)
     .field("kind", &ForNode::kind)
     .field("thread_binding", &ForNode::thread_binding)
     .field("annotations", &ForNode::annotations)
-    .field("body", &ForNode::body);
+    .field("body", &ForNode::body)
+    .on_load([](const ObjectRef& loaded) -> ObjectRef {
+      int kind = static_cast<int>(static_cast<const ForNode*>(loaded.get())->kind);
+      TESSERA_CHECK_OR_THROW(kind >= 0 && kind <= 4, ValueError) << "field 'kind': unknown ForKind " << kind;
+      return loaded;
+    });
 TESSERA_REGISTER_NODE(IfThenElseNode)
     .field("condition", &IfThenElseNode::condition)
     .field("then_case", &IfThenElseNode::then_case)

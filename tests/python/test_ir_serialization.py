@@ -101,6 +101,7 @@ def _node_doc(type_key, fields):
     (_node_doc("tir.Var", {"name_hint": "x", "dtype": {"dtype": "int32"}, "span": None, "color": 1}),
      "unknown field 'color'"),
     (_node_doc("ir.IntImm", {"dtype": {"dtype": "int32"}, "value": "seven", "span": None}), "field 'value'"),
+    (_node_doc("ir.IntImm", {"dtype": {"dtype": "int8"}, "value": 1000, "span": None}), "does not fit"),
     (_node_doc("ir.Op", {"name": "tir.no_such_op", "description": "", "num_inputs": 1, "span": None,
                          "struct_info_": None}), "tir.no_such_op"),
 ])
@@ -109,6 +110,15 @@ def test_bad_input_raises_value_error_naming_the_culprit(text, needle):
         tvm.ir.load_json(text)
     assert needle in str(info.value)
     assert isinstance(info.value, tvm.error.TVMError)
+
+
+def test_out_of_range_loop_kind_is_refused():
+    i = tvm.tir.Var("i", "int32")
+    loop = tvm.tir.For(i, 0, 8, tvm.tir.ForKind.SERIAL, tvm.tir.Evaluate(0))
+    text = tvm.ir.save_json(loop)
+    assert '"kind":0' in text
+    with pytest.raises(ValueError, match="ForKind 9"):
+        tvm.ir.load_json(text.replace('"kind":0', '"kind":9'))
 
 
 def test_values_that_cannot_be_saved_are_refused():
