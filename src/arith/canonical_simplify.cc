@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "arith/analyzer.h"
+#include "arith/int_operator.h"
 #include "arith/expr_deep_equal.h"
 #include "tir/buffer.h"
 #include "tir/functor.h"
@@ -23,12 +24,6 @@ using namespace tir;
 
 bool IsIndexType(DataType t) { return t.is_int() && t.is_scalar(); }
 
-int64_t FloorDivI(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-int64_t FloorModI(int64_t a, int64_t b) { return a - FloorDivI(a, b) * b; }
 int64_t Gcd(int64_t a, int64_t b) { return std::gcd(a < 0 ? -a : a, b < 0 ? -b : b); }
 
 bool FitsType(DataType t, int64_t v) {
@@ -296,7 +291,7 @@ class Simplifier : public ExprMutator {
     if (c == 1) return a;
     Sum s = ToSum(a);
     if (s.overflow) return fallback;
-    if (s.IsConst()) return Const(t, FloorDivI(s.base, c));
+    if (s.IsConst()) return Const(t, FloorDivInt(s.base, c));
     Sum q(t), r(t);
     for (const Term& term : s.terms) {
       if (term.coeff % c == 0) q.AddTerm(term.atom, term.coeff / c);
@@ -305,15 +300,15 @@ class Simplifier : public ExprMutator {
     if (s.base % c == 0) q.AddBase(s.base / c);
     else r.AddBase(s.base);
     if (r.IsConst()) {
-      q.AddBase(FloorDivI(r.base, c));
+      q.AddBase(FloorDivInt(r.base, c));
       return SumOr(q, fallback);
     }
     std::optional<PrimExpr> r_expr = FromSum(r);
     if (!r_expr) return fallback;
     BoundEntry rb = Bound(*r_expr);
     if (!IsInfBound(rb.min_value) && !IsInfBound(rb.max_value) &&
-        FloorDivI(rb.min_value, c) == FloorDivI(rb.max_value, c)) {
-      q.AddBase(FloorDivI(rb.min_value, c));
+        FloorDivInt(rb.min_value, c) == FloorDivInt(rb.max_value, c)) {
+      q.AddBase(FloorDivInt(rb.min_value, c));
       return SumOr(q, fallback);
     }
     if (ProveInRange(*r_expr, Const(t, c))) return SumOr(q, fallback);
@@ -351,23 +346,23 @@ class Simplifier : public ExprMutator {
     if (c == 1) return Const(t, 0);
     Sum s = ToSum(a);
     if (s.overflow) return fallback;
-    if (s.IsConst()) return Const(t, FloorModI(s.base, c));
+    if (s.IsConst()) return Const(t, FloorModInt(s.base, c));
     Sum r(t);
     for (const Term& term : s.terms)
       if (term.coeff % c != 0) r.AddTerm(term.atom, term.coeff);
-    r.AddBase(FloorModI(s.base, c));
+    r.AddBase(FloorModInt(s.base, c));
     if (r.IsConst()) return Const(t, r.base);
     std::optional<PrimExpr> r_expr = FromSum(r);
     if (!r_expr) return fallback;
     BoundEntry rb = Bound(*r_expr);
     if (!IsInfBound(rb.min_value) && !IsInfBound(rb.max_value) &&
-        FloorDivI(rb.min_value, c) == FloorDivI(rb.max_value, c)) {
-      r.AddBase(-FloorDivI(rb.min_value, c) * c);
+        FloorDivInt(rb.min_value, c) == FloorDivInt(rb.max_value, c)) {
+      r.AddBase(-FloorDivInt(rb.min_value, c) * c);
       return SumOr(r, fallback);
     }
     if (ProveInRange(*r_expr, Const(t, c))) return *r_expr;
     ModularEntry m = analyzer_->modular_set.Eval(*r_expr);
-    if (m.coeff % c == 0) return Const(t, FloorModI(m.base, c));
+    if (m.coeff % c == 0) return Const(t, FloorModInt(m.base, c));
     int64_t g = c;
     for (const Term& term : r.terms) g = Gcd(g, term.coeff);
     g = Gcd(g, r.base);

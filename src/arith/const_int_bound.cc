@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "arith/analyzer.h"
+#include "arith/int_operator.h"
 #include "runtime/reflection.h"
 #include "runtime/registry.h"
 #include "tir/buffer.h"
@@ -69,9 +70,7 @@ int64_t SatDiv(int64_t a, int64_t b, bool floor) {
     return -1;  // floor(small negative fraction)
   }
   if (IsInf(a)) return ((a > 0) == (b > 0)) ? kPos : kNeg;
-  int64_t q = a / b;
-  if (floor && (a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
+  return floor ? FloorDivInt(a, b) : a / b;
 }
 
 BoundEntry Everything() { return {kNeg, kPos}; }
@@ -317,9 +316,9 @@ const BoundEntry* ConstIntBoundAnalyzer::Lookup(const Var& var) const {
 }
 
 TESSERA_REGISTER_OBJECT_TYPE(ConstIntBoundNode);
-TESSERA_REGISTER_REFLECTION(ConstIntBoundNode)
-    .def_ro("min_value", &ConstIntBoundNode::min_value)
-    .def_ro("max_value", &ConstIntBoundNode::max_value);
+TESSERA_REGISTER_NODE(ConstIntBoundNode)
+    .field("min_value", &ConstIntBoundNode::min_value)
+    .field("max_value", &ConstIntBoundNode::max_value);
 TESSERA_REGISTER_GLOBAL("arith.ConstIntBound").set_body_typed([](int64_t mn, int64_t mx) {
   return ConstIntBound(mn, mx);
 });

@@ -481,9 +481,9 @@ void IntSetAnalyzer::Unbind(const Var& var) {
 
 TESSERA_REGISTER_OBJECT_TYPE(IntSetNode);
 TESSERA_REGISTER_OBJECT_TYPE(IntervalSetNode);
-TESSERA_REGISTER_REFLECTION(IntervalSetNode)
-    .def_ro("min_value", &IntervalSetNode::min_value)
-    .def_ro("max_value", &IntervalSetNode::max_value);
+TESSERA_REGISTER_NODE(IntervalSetNode)
+    .field("min_value", &IntervalSetNode::min_value)
+    .field("max_value", &IntervalSetNode::max_value);
 
 }  // namespace arith
 }  // namespace tessera

@@ -527,17 +527,17 @@ TESSERA_REGISTER_OBJECT_TYPE(IterMarkNode);
 TESSERA_REGISTER_OBJECT_TYPE(IterSplitExprNode);
 TESSERA_REGISTER_OBJECT_TYPE(IterSumExprNode);
 TESSERA_REGISTER_OBJECT_TYPE(IterMapResultNode);
-TESSERA_REGISTER_REFLECTION(IterMarkNode).def_ro("source", &IterMarkNode::source).def_ro("extent", &IterMarkNode::extent);
-TESSERA_REGISTER_REFLECTION(IterSplitExprNode)
-    .def_ro("source", &IterSplitExprNode::source)
-    .def_ro("lower_factor", &IterSplitExprNode::lower_factor)
-    .def_ro("extent", &IterSplitExprNode::extent)
-    .def_ro("scale", &IterSplitExprNode::scale);
-TESSERA_REGISTER_REFLECTION(IterSumExprNode).def_ro("args", &IterSumExprNode::args).def_ro("base", &IterSumExprNode::base);
-TESSERA_REGISTER_REFLECTION(IterMapResultNode)
-    .def_ro("indices", &IterMapResultNode::indices)
-    .def_ro("errors", &IterMapResultNode::errors)
-    .def_ro("padding_predicate", &IterMapResultNode::padding_predicate);
+TESSERA_REGISTER_NODE(IterMarkNode).field("source", &IterMarkNode::source).field("extent", &IterMarkNode::extent);
+TESSERA_REGISTER_NODE(IterSplitExprNode)
+    .field("source", &IterSplitExprNode::source)
+    .field("lower_factor", &IterSplitExprNode::lower_factor)
+    .field("extent", &IterSplitExprNode::extent)
+    .field("scale", &IterSplitExprNode::scale);
+TESSERA_REGISTER_NODE(IterSumExprNode).field("args", &IterSumExprNode::args).field("base", &IterSumExprNode::base);
+TESSERA_REGISTER_NODE(IterMapResultNode)
+    .field("indices", &IterMapResultNode::indices)
+    .field("errors", &IterMapResultNode::errors)
+    .field("padding_predicate", &IterMapResultNode::padding_predicate);
 
 }  // namespace arith
 }  // namespace tessera

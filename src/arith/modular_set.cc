@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "arith/analyzer.h"
+#include "arith/int_operator.h"
 #include "runtime/reflection.h"
 #include "runtime/registry.h"
 #include "tir/functor.h"
@@ -24,12 +25,6 @@ ModularSet::ModularSet(int64_t coeff, int64_t base) {
 
 namespace {
 
-int64_t FloorModI(int64_t a, int64_t b) {
-  int64_t r = a % b;
-  if (r != 0 && ((r < 0) != (b < 0))) r += b;
-  return r;
-}
-int64_t FloorDivI(int64_t a, int64_t b) { return (a - FloorModI(a, b)) / b; }
 
 int64_t Gcd(int64_t a, int64_t b) { return std::gcd(a < 0 ? -a : a, b < 0 ? -b : b); }
 
@@ -39,7 +34,7 @@ ModularEntry Make(__int128 coeff, __int128 base) {
   if (!Fits(coeff) || !Fits(base)) return ModularEntry::Everything();
   int64_t c = static_cast<int64_t>(coeff < 0 ? -coeff : coeff);
   int64_t b = static_cast<int64_t>(base);
-  if (c != 0) b = FloorModI(b, c);
+  if (c != 0) b = FloorModInt(b, c);
   return {c, b};
 }
 
@@ -83,14 +78,14 @@ class ModularEvaluator : public ExprFunctor<ModularEntry(const PrimExpr&)> {
   }
   ModularEntry DivByConst(const PrimExpr& lhs, int64_t d) {
     ModularEntry a = VisitExpr(lhs);
-    if (a.coeff == 0) return Make(0, FloorDivI(a.base, d));
+    if (a.coeff == 0) return Make(0, FloorDivInt(a.base, d));
     // (c*k + b) // d == (c/d)*k + b // d when d divides c and 0 <= b < c.
-    if (d > 0 && a.coeff % d == 0) return Make(a.coeff / d, FloorDivI(a.base, d));
+    if (d > 0 && a.coeff % d == 0) return Make(a.coeff / d, FloorDivInt(a.base, d));
     return ModularEntry::Everything();
   }
   ModularEntry ModByConst(const PrimExpr& lhs, int64_t d) {
     ModularEntry a = VisitExpr(lhs);
-    if (a.coeff % d == 0) return Make(0, FloorModI(a.base, d));  // includes constants (coeff 0)
+    if (a.coeff % d == 0) return Make(0, FloorModInt(a.base, d));  // includes constants (coeff 0)
     int64_t c = Gcd(a.coeff, d);
     if (c == 0) return ModularEntry::Everything();
     return Make(c, a.base);
@@ -170,9 +165,9 @@ void ModularSetAnalyzer::Update(const Var& var, const ModularSet& info, bool) {
 void ModularSetAnalyzer::Unbind(const Var& var) { var_map_.erase(var.get()); }
 
 TESSERA_REGISTER_OBJECT_TYPE(ModularSetNode);
-TESSERA_REGISTER_REFLECTION(ModularSetNode)
-    .def_ro("coeff", &ModularSetNode::coeff)
-    .def_ro("base", &ModularSetNode::base);
+TESSERA_REGISTER_NODE(ModularSetNode)
+    .field("coeff", &ModularSetNode::coeff)
+    .field("base", &ModularSetNode::base);
 TESSERA_REGISTER_GLOBAL("arith.ModularSet").set_body_typed([](int64_t coeff, int64_t base) {
   return ModularSet(coeff, base);
 });

@@ -105,22 +105,30 @@ TESSERA_REGISTER_OBJECT_TYPE(PrimExprNode);
 TESSERA_REGISTER_OBJECT_TYPE(IntImmNode);
 TESSERA_REGISTER_OBJECT_TYPE(FloatImmNode);
 TESSERA_REGISTER_OBJECT_TYPE(RangeNode);
+TESSERA_REGISTER_OBJECT_TYPE(RelaxExprNode);
 TESSERA_REGISTER_OBJECT_TYPE(GlobalVarNode);
 TESSERA_REGISTER_OBJECT_TYPE(BaseFuncNode);
 
-TESSERA_REGISTER_REFLECTION(SpanNode)
-    .def_ro("source_name", &SpanNode::source_name)
-    .def_ro("line", &SpanNode::line)
-    .def_ro("column", &SpanNode::column)
-    .def_ro("end_line", &SpanNode::end_line)
-    .def_ro("end_column", &SpanNode::end_column);
-TESSERA_REGISTER_REFLECTION(BaseExprNode).def_ro("span", &BaseExprNode::span);
-TESSERA_REGISTER_REFLECTION(PrimExprNode).def_ro("dtype", &PrimExprNode::dtype);
-TESSERA_REGISTER_REFLECTION(IntImmNode).def_ro("value", &IntImmNode::value);
-TESSERA_REGISTER_REFLECTION(FloatImmNode).def_ro("value", &FloatImmNode::value);
-TESSERA_REGISTER_REFLECTION(RangeNode).def_ro("min", &RangeNode::min).def_ro("extent", &RangeNode::extent).def_ro("span", &RangeNode::span);
-TESSERA_REGISTER_REFLECTION(GlobalVarNode).def_ro("name_hint", &GlobalVarNode::name_hint);
-TESSERA_REGISTER_REFLECTION(BaseFuncNode).def_ro("attrs", &BaseFuncNode::attrs);
+TESSERA_REGISTER_NODE(SpanNode)
+    .field("source_name", &SpanNode::source_name)
+    .field("line", &SpanNode::line)
+    .field("column", &SpanNode::column)
+    .field("end_line", &SpanNode::end_line)
+    .field("end_column", &SpanNode::end_column);
+// Spans locate source text; they never take part in structural equality.
+TESSERA_REGISTER_NODE(BaseExprNode).ignore("span", &BaseExprNode::span);
+TESSERA_REGISTER_NODE(PrimExprNode).field("dtype", &PrimExprNode::dtype);
+// A loaded constant goes through the checked constructor (dtype and range).
+TESSERA_REGISTER_NODE(IntImmNode).field("value", &IntImmNode::value).on_load([](const ObjectRef& loaded) -> ObjectRef {
+  const auto* n = static_cast<const IntImmNode*>(loaded.get());
+  return IntImm(n->dtype, n->value, n->span);
+});
+TESSERA_REGISTER_NODE(FloatImmNode).field("value", &FloatImmNode::value);
+TESSERA_REGISTER_NODE(RangeNode).field("min", &RangeNode::min).field("extent", &RangeNode::extent).ignore("span", &RangeNode::span);
+// Struct info is inferred from the expression: derived, not compared.
+TESSERA_REGISTER_NODE(RelaxExprNode).ignore("struct_info_", &RelaxExprNode::struct_info_);
+// GlobalVars compare by name and correspond like variables (IRModules map them).
+TESSERA_REGISTER_NODE(GlobalVarNode).kind(SEqualKind::kGlobalVar).field("name_hint", &GlobalVarNode::name_hint);
 
 TESSERA_REGISTER_GLOBAL("ir.Span").set_body_typed([](std::string name, int line, int col, int end_line, int end_col) {
   return Span(name, line, col, end_line, end_col);

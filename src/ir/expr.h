@@ -1,7 +1,8 @@
 // Base expression nodes shared by both IR levels: PrimExpr (scalar index
 // and value expressions, with a dtype), integer/float immediates, Range,
-// GlobalVar (a module-level function name) and BaseFunc (anything an
-// IRModule maps a GlobalVar to). IR layer, above the runtime.
+// RelaxExpr (graph-level expressions, with struct info), GlobalVar (a
+// module-level function name) and BaseFunc (anything an IRModule maps a
+// GlobalVar to). IR layer, above the runtime.
 #pragma once
 
 #include "runtime/any.h"
@@ -89,30 +90,45 @@ class Range : public ObjectRef {
   static Range FromMinExtent(PrimExpr min, PrimExpr extent, Span span = Span());
 };
 
+// A graph-level (Relax) expression: GlobalVar, Op, functions, and the Relax
+// nodes to come. `struct_info_` is its structure information (a
+// relax.StructInfo once that layer exists), filled by inference; undefined
+// until then. It is derived data: structural equality ignores it.
+class RelaxExprNode : public BaseExprNode {
+ public:
+  mutable ObjectRef struct_info_;
+  TESSERA_DECLARE_OBJECT_INFO(RelaxExprNode, BaseExprNode, "ir.RelaxExpr");
+};
+class RelaxExpr : public BaseExpr {
+ public:
+  TESSERA_DEFINE_OBJECT_REF_METHODS(RelaxExpr, BaseExpr, RelaxExprNode);
+};
+
 // The name of a function in an IRModule.
-class GlobalVarNode : public BaseExprNode {
+class GlobalVarNode : public RelaxExprNode {
  public:
   std::string name_hint;
-  TESSERA_DECLARE_FINAL_OBJECT_INFO(GlobalVarNode, BaseExprNode, "ir.GlobalVar");
+  TESSERA_DECLARE_FINAL_OBJECT_INFO(GlobalVarNode, RelaxExprNode, "ir.GlobalVar");
 };
-class GlobalVar : public BaseExpr {
+class GlobalVar : public RelaxExpr {
  public:
-  TESSERA_DEFINE_OBJECT_REF_METHODS(GlobalVar, BaseExpr, GlobalVarNode);
+  TESSERA_DEFINE_OBJECT_REF_METHODS(GlobalVar, RelaxExpr, GlobalVarNode);
   explicit GlobalVar(std::string name_hint, Span span = Span());
 };
 
 // Function attributes, as in TVM's DictAttrs.
 using Attrs = Map<String, Any>;
 
-// Base of PrimFunc (tir) and relax.Function.
-class BaseFuncNode : public BaseExprNode {
+// Base of PrimFunc (tir) and relax.Function. Each function type registers
+// `attrs` among its own fields, at the position it is compared.
+class BaseFuncNode : public RelaxExprNode {
  public:
   Attrs attrs;
-  TESSERA_DECLARE_OBJECT_INFO(BaseFuncNode, BaseExprNode, "ir.BaseFunc");
+  TESSERA_DECLARE_OBJECT_INFO(BaseFuncNode, RelaxExprNode, "ir.BaseFunc");
 };
-class BaseFunc : public BaseExpr {
+class BaseFunc : public RelaxExpr {
  public:
-  TESSERA_DEFINE_OBJECT_REF_METHODS(BaseFunc, BaseExpr, BaseFuncNode);
+  TESSERA_DEFINE_OBJECT_REF_METHODS(BaseFunc, RelaxExpr, BaseFuncNode);
   TESSERA_DEFINE_OBJECT_REF_COW_METHOD(BaseFuncNode);
   std::optional<Any> GetAttr(const std::string& key) const { return get()->attrs.Get(key); }
 };

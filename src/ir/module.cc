@@ -75,9 +75,11 @@ void IRModuleNode::Update(const GlobalVar& gv, const BaseFunc& func) { Add(gv, f
 void IRModuleNode::Remove(const GlobalVar& gv) { functions.erase(gv); }
 
 TESSERA_REGISTER_OBJECT_TYPE(IRModuleNode);
-TESSERA_REGISTER_REFLECTION(IRModuleNode)
-    .def_ro("functions", &IRModuleNode::functions)
-    .def_ro("attrs", &IRModuleNode::attrs);
+// Structural equality matches modules by function name (structural_equal.cc);
+// these fields serve reflection and JSON.
+TESSERA_REGISTER_NODE(IRModuleNode)
+    .field("functions", &IRModuleNode::functions)
+    .field("attrs", &IRModuleNode::attrs);
 
 TESSERA_REGISTER_GLOBAL("ir.IRModule").set_body_typed([](Map<GlobalVar, BaseFunc> funcs, std::optional<Attrs> attrs) {
   // Keys may arrive as strings (IRModule({"main": f})): turn them into GlobalVars.

@@ -1,4 +1,5 @@
-// Op registry and per-op attribute tables (see op.h).
+// Op registry and per-op attribute columns (see op.h): ops and attribute
+// names are registered under a lock; OpAttrColumn slots are read without one.
 #include "ir/op.h"
 
 #include <algorithm>
@@ -14,8 +15,14 @@ namespace {
 struct OpTable {
   std::mutex mu;
   std::unordered_map<std::string, OpRegEntry*> entries;
-  // attr name -> (op node -> (value, plevel))
-  std::unordered_map<std::string, std::unordered_map<const Object*, std::pair<Any, int>>> attrs;
+  int32_t num_ops = 0;
+  // attr name -> its column (never freed: OpAttrMaps point into it)
+  std::unordered_map<std::string, OpAttrColumn*> attrs;
+  OpAttrColumn* Column(const std::string& attr) {  // under mu
+    auto it = attrs.find(attr);
+    if (it != attrs.end()) return it->second;
+    return attrs.emplace(attr, new OpAttrColumn(attr)).first->second;
+  }
   static OpTable* Global() {
     static OpTable* t = new OpTable();
     return t;
@@ -29,8 +36,10 @@ OpRegEntry& OpRegEntry::RegisterOrGet(const std::string& name) {
   std::lock_guard<std::mutex> lock(t->mu);
   auto it = t->entries.find(name);
   if (it != t->entries.end()) return *it->second;
+  TESSERA_ICHECK(t->num_ops < OpAttrColumn::kMaxOps) << "too many operators";
   auto n = make_object<OpNode>();
   n->name = name;
+  n->registry_index = t->num_ops++;
   auto* entry = new OpRegEntry(Op(ObjectPtr<Object>(std::move(n))));
   t->entries.emplace(name, entry);
   return *entry;
@@ -46,13 +55,19 @@ OpRegEntry& OpRegEntry::set_num_inputs(int n) {
   return *this;
 }
 
+void OpAttrColumn::Set(int32_t index, Any value, int plevel) {
+  TESSERA_ICHECK(index >= 0 && index < kMaxOps) << "op index " << index << " out of range";
+  Slot& s = slots_[index];
+  if (s.set.load(std::memory_order_relaxed) && s.plevel > plevel) return;
+  s.value = std::move(value);
+  s.plevel = plevel;
+  s.set.store(true, std::memory_order_release);
+}
+
 OpRegEntry& OpRegEntry::set_attr(const std::string& attr, Any value, int plevel) {
   OpTable* t = OpTable::Global();
   std::lock_guard<std::mutex> lock(t->mu);
-  auto& table = t->attrs[attr];
-  auto it = table.find(op_.get());
-  if (it != table.end() && it->second.second > plevel) return *this;
-  table[op_.get()] = {std::move(value), plevel};
+  t->Column(attr)->Set(op_->registry_index, std::move(value), plevel);
   return *this;
 }
 
@@ -79,26 +94,50 @@ std::vector<std::string> Op::ListNames() {
   return names;
 }
 
-std::optional<Any> Op::GetAttr(const std::string& attr) const {
+const OpAttrColumn* Op::GetAttrColumn(const std::string& attr_name) {
   OpTable* t = OpTable::Global();
   std::lock_guard<std::mutex> lock(t->mu);
-  auto it = t->attrs.find(attr);
-  if (it == t->attrs.end()) return std::nullopt;
-  auto jt = it->second.find(get());
-  if (jt == it->second.end()) return std::nullopt;
-  return jt->second.first;
+  return t->Column(attr_name);
+}
+
+bool Op::HasAttrMap(const std::string& attr_name) {
+  OpTable* t = OpTable::Global();
+  std::lock_guard<std::mutex> lock(t->mu);
+  auto it = t->attrs.find(attr_name);
+  if (it == t->attrs.end()) return false;
+  for (int32_t i = 0; i < t->num_ops; ++i) {
+    if (it->second->Get(i) != nullptr) return true;
+  }
+  return false;
+}
+
+std::optional<Any> Op::GetAttr(const std::string& attr) const {
+  const OpAttrColumn* column;
+  {
+    OpTable* t = OpTable::Global();
+    std::lock_guard<std::mutex> lock(t->mu);
+    auto it = t->attrs.find(attr);
+    if (it == t->attrs.end()) return std::nullopt;
+    column = it->second;
+  }
+  const Any* v = column->Get(get()->registry_index);
+  if (v == nullptr) return std::nullopt;
+  return *v;
 }
 
 TESSERA_REGISTER_OBJECT_TYPE(OpNode);
-TESSERA_REGISTER_REFLECTION(OpNode)
-    .def_ro("name", &OpNode::name)
-    .def_ro("description", &OpNode::description)
-    .def_ro("num_inputs", &OpNode::num_inputs);
+// Ops are registered singletons; their name identifies them.
+TESSERA_REGISTER_NODE(OpNode)
+    .field("name", &OpNode::name)
+    .ignore("description", &OpNode::description)
+    .ignore("num_inputs", &OpNode::num_inputs)
+    .on_load([](const ObjectRef& loaded) -> ObjectRef { return Op::Get(static_cast<const OpNode*>(loaded.get())->name); });
 TESSERA_REGISTER_GLOBAL("ir.GetOp").set_body_typed([](std::string name) { return Op::Get(name); });
 TESSERA_REGISTER_GLOBAL("ir.ListOpNames").set_body_typed([]() {
   std::vector<std::string> names = Op::ListNames();
   return Array<String>(names.begin(), names.end());
 });
+TESSERA_REGISTER_GLOBAL("ir.OpHasAttrMap").set_body_typed([](std::string attr) { return Op::HasAttrMap(attr); });
 TESSERA_REGISTER_GLOBAL("ir.OpGetAttr").set_body_typed([](Op op, std::string attr) -> Any {
   auto v = op.GetAttr(attr);
   return v ? *v : Any();

@@ -1,9 +1,8 @@
 // Structural equality (see structural_equal.h): a depth-first walk of both
-// sides driven by the per-type StructuralTraits, mapping variables and
-// buffers at their definition points, and recording the path of the first
-// difference for assert_structural_equal. Also holds the descriptions of the
-// ir-layer nodes and the "ir.StructuralEqual" / "ir.GetFirstStructuralMismatch"
-// globals.
+// sides driven by each type's node registration (runtime/reflection.h),
+// mapping variables and buffers at their definition points, and recording
+// the path of the first difference for assert_structural_equal. Also holds
+// the "ir.StructuralEqual" / "ir.GetFirstStructuralMismatch" globals.
 #include "ir/structural_equal.h"
 
 #include <algorithm>
@@ -12,35 +11,12 @@
 #include <unordered_map>
 
 #include "ir/module.h"
+#include "ir/node_repr.h"
 #include "ir/op.h"
 #include "runtime/reflection.h"
 #include "runtime/registry.h"
 
 namespace tessera {
-
-// ---- traits registry --------------------------------------------------------------
-
-namespace {
-std::vector<SNodeTraits*>& TraitsTable() {
-  static std::vector<SNodeTraits*> table;
-  return table;
-}
-}  // namespace
-
-SNodeTraits& StructuralTraits::GetOrCreate(uint32_t type_index) {
-  auto& table = TraitsTable();
-  if (table.size() <= type_index) table.resize(type_index + 1, nullptr);
-  if (table[type_index] == nullptr) table[type_index] = new SNodeTraits();
-  return *table[type_index];
-}
-
-const SNodeTraits* StructuralTraits::Find(uint32_t type_index) {
-  const auto& table = TraitsTable();
-  for (uint32_t i = type_index;; i = TypeRegistry::ParentOf(i)) {
-    if (i < table.size() && table[i] != nullptr) return table[i];
-    if (i == TypeRegistry::kRootIndex) return nullptr;
-  }
-}
 
 // ---- rendering ------------------------------------------------------------------------
 
@@ -67,70 +43,6 @@ std::optional<std::string> TryPrinter(const char* name, const ObjectRef& obj) {
   return std::nullopt;
 }
 
-std::string GenericRender(const Any& value, int depth) {
-  if (!value.is_object()) return value.repr();
-  const ObjectRef& obj = value.raw_object();
-  if (obj.as<StringObj>()) return value.repr();
-  std::ostringstream os;
-  if (const auto* arr = obj.as<ArrayObj>()) {
-    os << "[";
-    for (size_t i = 0; i < arr->data.size(); ++i) {
-      if (i) os << ", ";
-      if (depth <= 0) {
-        os << "...";
-        break;
-      }
-      os << GenericRender(arr->data[i], depth - 1);
-    }
-    os << "]";
-    return os.str();
-  }
-  if (const auto* map = obj.as<MapObj>()) {
-    os << "{";
-    bool first = true;
-    for (const auto& kv : map->data) {
-      if (!first) os << ", ";
-      first = false;
-      if (depth <= 0) {
-        os << "...";
-        break;
-      }
-      os << GenericRender(kv.first, depth - 1) << ": " << GenericRender(kv.second, depth - 1);
-    }
-    os << "}";
-    return os.str();
-  }
-  // Constants as their value (int32 / float32 bare, other dtypes named).
-  if (const auto* imm = obj.as<IntImmNode>()) {
-    if (imm->dtype == DataType::Int(32)) return std::to_string(imm->value);
-    return imm->dtype.str() + "(" + std::to_string(imm->value) + ")";
-  }
-  if (const auto* imm = obj.as<FloatImmNode>()) {
-    std::ostringstream v;
-    v << imm->value;
-    return imm->dtype.str() + "(" + v.str() + ")";
-  }
-  if (auto name = Reflection::GetField(obj.get(), "name_hint")) {
-    if (auto s = name->try_cast<std::string>()) {
-      return obj->GetTypeKey() + "(" + *s + ")";
-    }
-  }
-  os << obj->GetTypeKey() << "(";
-  const SNodeTraits* traits = StructuralTraits::Find(obj->type_index());
-  if (traits != nullptr && depth > 0) {
-    bool first = true;
-    for (const SField& f : traits->fields) {
-      if (!first) os << ", ";
-      first = false;
-      os << f.name << "=" << GenericRender(f.get(obj.get()), depth - 1);
-    }
-  } else if (depth <= 0) {
-    os << "...";
-  }
-  os << ")";
-  return os.str();
-}
-
 }  // namespace
 
 std::string RenderForMismatch(const Any& value) {
@@ -150,7 +62,7 @@ std::string RenderForMismatch(const Any& value) {
       return Truncate(out + "]");
     }
   }
-  return Truncate(GenericRender(value, 4));
+  return Truncate(ReprByFields(value, 4));
 }
 
 // ---- equality ---------------------------------------------------------------------------
@@ -296,21 +208,24 @@ class SEqualImpl {
     if (a.as<ArrayObj>()) return EqArray(a, b, def);
     if (a.as<MapObj>()) return EqMap(a, b, def);
     if (a.as<IRModuleNode>()) return EqModule(a, b);
-    const SNodeTraits* traits = StructuralTraits::Find(a->type_index());
-    if (traits == nullptr) return EqUndescribed(a, b, def);
-    switch (traits->kind) {
-      case SNodeKind::kTree: return EqFields(a, b, *traits, def);
-      case SNodeKind::kVar:
-      case SNodeKind::kGlobalVar: return EqVar(a, b, *traits, def);
-      case SNodeKind::kGraph: return EqGraph(a, b, *traits, def);
+    // Types without registered fields are opaque: compared by identity.
+    const NodeInfo* info = Reflection::Find(a->type_index());
+    if (info == nullptr) return a.same_as(b) ? true : Fail("opaque objects are different objects", a, b);
+    switch (info->kind) {
+      case SEqualKind::kTree: return EqFields(a, b, *info, def);
+      case SEqualKind::kVar:
+      case SEqualKind::kGlobalVar: return EqVar(a, b, *info, def);
+      case SEqualKind::kGraph: return EqGraph(a, b, *info, def);
     }
     return false;
   }
 
-  bool EqFields(const ObjectRef& a, const ObjectRef& b, const SNodeTraits& traits, bool def) {
-    for (const SField& f : traits.fields) {
-      Any fa = f.get(a.get());
-      Any fb = f.get(b.get());
+  bool EqFields(const ObjectRef& a, const ObjectRef& b, const NodeInfo& info, bool def) {
+    for (const FieldInfo* fp : info.fields) {
+      const FieldInfo& f = *fp;
+      if (f.role == FieldRole::kIgnored) continue;
+      Any fa = f.getter(a.get());
+      Any fb = f.getter(b.get());
       if (IsLeafValue(fa) && IsLeafValue(fb)) {
         bool same = fa.is_object() && fb.is_object()
                         ? fa.raw_object().as<StringObj>()->data == fb.raw_object().as<StringObj>()->data
@@ -323,14 +238,14 @@ class SEqualImpl {
         return Fail(f.name + " differs", fa, fb);
       }
       PathScope scope(this, record_ ? "." + f.name : std::string());
-      if (!EqAny(fa, fb, def || f.def)) return false;
+      if (!EqAny(fa, fb, def || f.role == FieldRole::kDef)) return false;
     }
     return true;
   }
 
   // Variables (and GlobalVars): matched through definitions; free ones must
   // be the same object unless map_free_vars.
-  bool EqVar(const ObjectRef& a, const ObjectRef& b, const SNodeTraits& traits, bool def) {
+  bool EqVar(const ObjectRef& a, const ObjectRef& b, const NodeInfo& traits, bool def) {
     auto it = lmap_.find(a.get());
     if (it != lmap_.end()) {
       if (it->second == b.get()) return true;
@@ -350,7 +265,7 @@ class SEqualImpl {
   }
 
   // Buffers: compared by content the first time, afterwards by correspondence.
-  bool EqGraph(const ObjectRef& a, const ObjectRef& b, const SNodeTraits& traits, bool def) {
+  bool EqGraph(const ObjectRef& a, const ObjectRef& b, const NodeInfo& traits, bool def) {
     auto it = lmap_.find(a.get());
     if (it != lmap_.end()) {
       if (it->second == b.get()) return true;
@@ -362,19 +277,6 @@ class SEqualImpl {
     if (!EqFields(a, b, traits, def)) return false;
     lmap_[a.get()] = b.get();
     rmap_[b.get()] = a.get();
-    return true;
-  }
-
-  // Nodes without a description: compare their reflected fields (spans
-  // skipped); without those, by identity.
-  bool EqUndescribed(const ObjectRef& a, const ObjectRef& b, bool def) {
-    std::vector<const FieldInfo*> fields = Reflection::ListFields(a->type_index());
-    if (fields.empty()) return a.same_as(b) ? true : Fail("opaque objects are different objects", a, b);
-    for (const FieldInfo* f : fields) {
-      if (f->name == "span") continue;
-      PathScope scope(this, record_ ? "." + f->name : std::string());
-      if (!EqAny(f->getter(a.get()), f->getter(b.get()), def)) return false;
-    }
     return true;
   }
 
@@ -505,17 +407,6 @@ std::optional<StructuralMismatch> GetFirstStructuralMismatch(const Any& lhs, con
   TESSERA_ICHECK(impl.mismatch.has_value()) << "structural equality failed without recording where";
   return impl.mismatch;
 }
-
-// ---- descriptions of the ir-layer nodes ----------------------------------------------
-
-TESSERA_REGISTER_STRUCTURAL(IntImmNode).field("dtype", &IntImmNode::dtype).field("value", &IntImmNode::value);
-TESSERA_REGISTER_STRUCTURAL(FloatImmNode).field("dtype", &FloatImmNode::dtype).field("value", &FloatImmNode::value);
-TESSERA_REGISTER_STRUCTURAL(RangeNode).field("min", &RangeNode::min).field("extent", &RangeNode::extent);
-TESSERA_REGISTER_STRUCTURAL(GlobalVarNode)
-    .kind(SNodeKind::kGlobalVar)
-    .field("name_hint", &GlobalVarNode::name_hint);
-// Ops are registered singletons; their name identifies them.
-TESSERA_REGISTER_STRUCTURAL(OpNode).field("name", &OpNode::name);
 
 // ---- globals ------------------------------------------------------------------------------
 

@@ -1,5 +1,5 @@
 // Structural hashing (see structural_hash.h): the same walk as
-// StructuralEqual over the per-type StructuralTraits, visiting children in
+// StructuralEqual over each type's node registration, visiting children in
 // the same order and numbering definitions as equality maps them, so that
 // structurally equal IR always hashes alike. Registers "ir.StructuralHash".
 #include "ir/structural_hash.h"
@@ -117,12 +117,13 @@ class SHashImpl {
     }
     if (o.as<MapObj>()) return HashMap(static_cast<const MapObj*>(o.get()), def);
     if (o.as<IRModuleNode>()) return HashModule(static_cast<const IRModuleNode*>(o.get()));
-    const SNodeTraits* traits = StructuralTraits::Find(o->type_index());
-    if (traits == nullptr) return HashUndescribed(o, def);
+    // Types without registered fields are opaque: hashed by identity.
+    const NodeInfo* traits = Reflection::Find(o->type_index());
+    if (traits == nullptr) return Combine(kTagOpaque, reinterpret_cast<uintptr_t>(o.get()));
     switch (traits->kind) {
-      case SNodeKind::kTree: return HashFields(o, *traits, def);
-      case SNodeKind::kVar:
-      case SNodeKind::kGlobalVar: {
+      case SEqualKind::kTree: return HashFields(o, *traits, def);
+      case SEqualKind::kVar:
+      case SEqualKind::kGlobalVar: {
         auto it = index_.find(o.get());
         if (it != index_.end()) return Combine(kTagVarRef, it->second);
         uint64_t fields = HashFields(o, *traits, false);
@@ -132,7 +133,7 @@ class SHashImpl {
         }
         return Combine(Combine(kTagFreeVar, fields), reinterpret_cast<uintptr_t>(o.get()));
       }
-      case SNodeKind::kGraph: {
+      case SEqualKind::kGraph: {
         auto it = index_.find(o.get());
         if (it != index_.end()) return Combine(kTagGraphRef, it->second);
         uint64_t h = HashFields(o, *traits, def);
@@ -143,19 +144,11 @@ class SHashImpl {
     return 0;
   }
 
-  uint64_t HashFields(const ObjectRef& o, const SNodeTraits& traits, bool def) {
+  uint64_t HashFields(const ObjectRef& o, const NodeInfo& traits, bool def) {
     uint64_t h = TypeHash(o.get());
-    for (const SField& f : traits.fields) h = Combine(h, HashAny(f.get(o.get()), def || f.def));
-    return h;
-  }
-
-  uint64_t HashUndescribed(const ObjectRef& o, bool def) {
-    std::vector<const FieldInfo*> fields = Reflection::ListFields(o->type_index());
-    if (fields.empty()) return Combine(kTagOpaque, reinterpret_cast<uintptr_t>(o.get()));
-    uint64_t h = TypeHash(o.get());
-    for (const FieldInfo* f : fields) {
-      if (f->name == "span") continue;
-      h = Combine(h, HashAny(f->getter(o.get()), def));
+    for (const FieldInfo* f : traits.fields) {
+      if (f->role == FieldRole::kIgnored) continue;
+      h = Combine(h, HashAny(f->getter(o.get()), def || f->role == FieldRole::kDef));
     }
     return h;
   }

@@ -15,6 +15,7 @@ struct TypeInfo {
   uint32_t parent = 0;
   uint32_t depth = 0;
   bool final = false;
+  Object* (*create)() = nullptr;
 };
 
 constexpr uint32_t kMaxTypes = 4096;
@@ -42,20 +43,33 @@ Object* Object::CloneImpl() const {
   return nullptr;
 }
 
-uint32_t TypeRegistry::Register(const std::string& key, uint32_t parent, bool final) {
+uint32_t TypeRegistry::Register(const std::string& key, uint32_t parent, bool final, Object* (*create)()) {
   TypeTable* t = TypeTable::Global();
   std::lock_guard<std::mutex> lock(t->mu);
   auto it = t->by_key.find(key);
-  if (it != t->by_key.end()) return it->second;
+  if (it != t->by_key.end()) {
+    if (t->infos[it->second].create == nullptr) t->infos[it->second].create = create;
+    return it->second;
+  }
   uint32_t n = t->size.load(std::memory_order_relaxed);
   TESSERA_ICHECK(n < kMaxTypes) << "too many object types";
   TESSERA_ICHECK(parent < n) << "unknown parent type for " << key;
   TESSERA_ICHECK(!t->infos[parent].final)
       << "type " << key << " derives from final type " << t->infos[parent].key;
-  t->infos[n] = {key, parent, t->infos[parent].depth + 1, final};
+  t->infos[n] = {key, parent, t->infos[parent].depth + 1, final, create};
   t->by_key.emplace(key, n);
   t->size.store(n + 1, std::memory_order_release);
   return n;
+}
+
+Object* TypeRegistry::CreateDefault(uint32_t index) {
+  Object* (*create)() = nullptr;
+  {
+    TypeTable* t = TypeTable::Global();
+    std::lock_guard<std::mutex> lock(t->mu);
+    if (index < t->size.load(std::memory_order_relaxed)) create = t->infos[index].create;
+  }
+  return create != nullptr ? create() : nullptr;
 }
 
 const std::string& TypeRegistry::KeyOf(uint32_t index) { return TypeTable::Global()->At(index).key; }

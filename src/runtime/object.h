@@ -15,6 +15,7 @@
 
 namespace tessera {
 
+class Object;
 template <typename T>
 class ObjectPtr;
 template <typename T, typename... Args>
@@ -27,7 +28,13 @@ class TypeRegistry {
  public:
   static constexpr uint32_t kRootIndex = 0;
   // Returns the index of `key`, registering it under `parent` if new.
-  static uint32_t Register(const std::string& key, uint32_t parent, bool final);
+  // `create` makes a default-constructed node of the type (one owned
+  // reference), or is null when the type has no default constructor.
+  static uint32_t Register(const std::string& key, uint32_t parent, bool final, Object* (*create)() = nullptr);
+  // A default-constructed node of type `index` (reference count 1, owned by
+  // the caller), or nullptr when the type cannot be default-constructed.
+  // Generic constructors (JSON loading) fill its fields through reflection.
+  static Object* CreateDefault(uint32_t index);
   static const std::string& KeyOf(uint32_t index);
   // Index of a registered key, or -1 when unknown.
   static int64_t IndexOf(const std::string& key);
@@ -35,6 +42,9 @@ class TypeRegistry {
   static bool IsDerivedFrom(uint32_t child, uint32_t parent);
   static uint32_t NumTypes();
 };
+
+template <typename T>
+Object* DefaultObjectCreator();
 
 class Object {
  public:
@@ -97,7 +107,8 @@ class Object {
   static uint32_t RuntimeTypeIndex() {                                                \
     static_assert(std::is_base_of_v<ParentType, TypeName>, "wrong parent type");      \
     static const uint32_t index = ::tessera::TypeRegistry::Register(                  \
-        TypeKey, ParentType::RuntimeTypeIndex(), Final);                              \
+        TypeKey, ParentType::RuntimeTypeIndex(), Final,                               \
+        &::tessera::DefaultObjectCreator<TypeName>);                                  \
     return index;                                                                     \
   }
 #define TESSERA_DECLARE_OBJECT_INFO(TypeName, ParentType, TypeKey) \
@@ -167,6 +178,16 @@ ObjectPtr<T> make_object(Args&&... args) {
   T* p = new T(std::forward<Args>(args)...);
   p->type_index_ = T::RuntimeTypeIndex();
   return ObjectPtr<T>(p);
+}
+
+// Creator registered with each type (TypeRegistry::CreateDefault).
+template <typename T>
+Object* DefaultObjectCreator() {
+  if constexpr (std::is_default_constructible_v<T>) {
+    return make_object<T>().release();
+  } else {
+    return nullptr;
+  }
 }
 
 // Base of all references. Holds (possibly null) ObjectPtr<Object>.

@@ -123,21 +123,30 @@ TESSERA_REGISTER_OBJECT_TYPE(BufferLoadNode);
 TESSERA_REGISTER_OBJECT_TYPE(BufferRegionNode);
 TESSERA_REGISTER_OBJECT_TYPE(MatchBufferRegionNode);
 
-TESSERA_REGISTER_REFLECTION(BufferNode)
-    .def_ro("data", &BufferNode::data)
-    .def_ro("dtype", &BufferNode::dtype)
-    .def_ro("shape", &BufferNode::shape)
-    .def_ro("strides", &BufferNode::strides)
-    .def_ro("elem_offset", &BufferNode::elem_offset)
-    .def_ro("name", &BufferNode::name)
-    .def_ro("data_alignment", &BufferNode::data_alignment)
-    .def_ro("offset_factor", &BufferNode::offset_factor)
-    .def_ro("span", &BufferNode::span);
-TESSERA_REGISTER_REFLECTION(BufferLoadNode).def_ro("buffer", &BufferLoadNode::buffer).def_ro("indices", &BufferLoadNode::indices);
-TESSERA_REGISTER_REFLECTION(BufferRegionNode).def_ro("buffer", &BufferRegionNode::buffer).def_ro("region", &BufferRegionNode::region);
-TESSERA_REGISTER_REFLECTION(MatchBufferRegionNode)
-    .def_ro("buffer", &MatchBufferRegionNode::buffer)
-    .def_ro("source", &MatchBufferRegionNode::source);
+// A buffer is compared by content where first met and by correspondence
+// afterwards; its data variable and symbolic shape/strides/offset are
+// defined there (the buffer map, alloc_buffers, match_buffers, DeclBuffer).
+// Its name is NOT compared, as in TVM: buffers, like variables, are
+// identified by where they are defined. Storage scope, alignment and offset
+// factor are compared (TVM compares the scope through the data variable's
+// pointer type).
+TESSERA_REGISTER_NODE(BufferNode)
+    .kind(SEqualKind::kGraph)
+    .def("data", &BufferNode::data)
+    .field("dtype", &BufferNode::dtype)
+    .def("shape", &BufferNode::shape)
+    .def("strides", &BufferNode::strides)
+    .def("elem_offset", &BufferNode::elem_offset)
+    .ignore("name", &BufferNode::name)
+    .field("scope", &BufferNode::scope)
+    .field("data_alignment", &BufferNode::data_alignment)
+    .field("offset_factor", &BufferNode::offset_factor)
+    .ignore("span", &BufferNode::span);
+TESSERA_REGISTER_NODE(BufferLoadNode).field("buffer", &BufferLoadNode::buffer).field("indices", &BufferLoadNode::indices);
+TESSERA_REGISTER_NODE(BufferRegionNode).field("buffer", &BufferRegionNode::buffer).field("region", &BufferRegionNode::region);
+TESSERA_REGISTER_NODE(MatchBufferRegionNode)
+    .def("buffer", &MatchBufferRegionNode::buffer)
+    .field("source", &MatchBufferRegionNode::source);
 
 TESSERA_REGISTER_GLOBAL("tir.Buffer")
     .set_body_typed([](Var data, DataType dtype, Array<PrimExpr> shape, Array<PrimExpr> strides, PrimExpr elem_offset,

@@ -238,25 +238,32 @@ TESSERA_REGISTER_OBJECT_TYPE(BroadcastNode);
 TESSERA_REGISTER_OBJECT_TYPE(CallNode);
 TESSERA_REGISTER_OBJECT_TYPE(IterVarNode);
 
-TESSERA_REGISTER_REFLECTION(VarNode).def_ro("name_hint", &VarNode::name_hint);
-TESSERA_REGISTER_REFLECTION(StringImmNode).def_ro("value", &StringImmNode::value);
-TESSERA_REGISTER_REFLECTION(CastNode).def_ro("value", &CastNode::value);
-TESSERA_REGISTER_REFLECTION(BinaryOpNode).def_ro("a", &BinaryOpNode::a).def_ro("b", &BinaryOpNode::b);
-TESSERA_REGISTER_REFLECTION(NotNode).def_ro("a", &NotNode::a);
-TESSERA_REGISTER_REFLECTION(SelectNode)
-    .def_ro("condition", &SelectNode::condition)
-    .def_ro("true_value", &SelectNode::true_value)
-    .def_ro("false_value", &SelectNode::false_value);
-TESSERA_REGISTER_REFLECTION(LetNode).def_ro("var", &LetNode::var).def_ro("value", &LetNode::value).def_ro("body", &LetNode::body);
-TESSERA_REGISTER_REFLECTION(RampNode).def_ro("base", &RampNode::base).def_ro("stride", &RampNode::stride).def_ro("lanes", &RampNode::lanes);
-TESSERA_REGISTER_REFLECTION(BroadcastNode).def_ro("value", &BroadcastNode::value).def_ro("lanes", &BroadcastNode::lanes);
-TESSERA_REGISTER_REFLECTION(CallNode).def_ro("op", &CallNode::op).def_ro("args", &CallNode::args);
-TESSERA_REGISTER_REFLECTION(IterVarNode)
-    .def_ro("dom", &IterVarNode::dom)
-    .def_ro("var", &IterVarNode::var)
-    .def_ro("iter_type", &IterVarNode::iter_type)
-    .def_ro("thread_tag", &IterVarNode::thread_tag)
-    .def_ro("span", &IterVarNode::span);
+// Fields of each expression, with their role in structural equality (see
+// runtime/reflection.h); the dtype comes from PrimExprNode (ir/expr.cc).
+// Variables: the dtype is compared, the name is free.
+TESSERA_REGISTER_NODE(VarNode).kind(SEqualKind::kVar).ignore("name_hint", &VarNode::name_hint);
+TESSERA_REGISTER_NODE(StringImmNode).field("value", &StringImmNode::value);
+TESSERA_REGISTER_NODE(CastNode).field("value", &CastNode::value);
+// Add, Sub, ..., Or share this layout; the node type itself is compared first.
+TESSERA_REGISTER_NODE(BinaryOpNode).field("a", &BinaryOpNode::a).field("b", &BinaryOpNode::b);
+TESSERA_REGISTER_NODE(NotNode).field("a", &NotNode::a);
+TESSERA_REGISTER_NODE(SelectNode)
+    .field("condition", &SelectNode::condition)
+    .field("true_value", &SelectNode::true_value)
+    .field("false_value", &SelectNode::false_value);
+TESSERA_REGISTER_NODE(LetNode).def("var", &LetNode::var).field("value", &LetNode::value).field("body", &LetNode::body);
+TESSERA_REGISTER_NODE(RampNode)
+    .field("base", &RampNode::base)
+    .field("stride", &RampNode::stride)
+    .field("lanes", &RampNode::lanes);
+TESSERA_REGISTER_NODE(BroadcastNode).field("value", &BroadcastNode::value).field("lanes", &BroadcastNode::lanes);
+TESSERA_REGISTER_NODE(CallNode).field("op", &CallNode::op).field("args", &CallNode::args);
+TESSERA_REGISTER_NODE(IterVarNode)
+    .field("dom", &IterVarNode::dom)
+    .def("var", &IterVarNode::var)
+    .field("iter_type", &IterVarNode::iter_type)
+    .field("thread_tag", &IterVarNode::thread_tag)
+    .ignore("span", &IterVarNode::span);
 
 TESSERA_REGISTER_GLOBAL("tir.Var").set_body_typed([](std::string name, DataType dtype) { return Var(name, dtype); });
 TESSERA_REGISTER_GLOBAL("tir.SizeVar").set_body_typed([](std::string name, DataType dtype) { return SizeVar(name, dtype); });

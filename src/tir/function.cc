@@ -27,11 +27,14 @@ PrimFunc::PrimFunc(Array<Var> params, Stmt body, Map<Var, Buffer> buffer_map, At
 }
 
 TESSERA_REGISTER_OBJECT_TYPE(PrimFuncNode);
-TESSERA_REGISTER_REFLECTION(PrimFuncNode)
-    .def_ro("params", &PrimFuncNode::params)
-    .def_ro("body", &PrimFuncNode::body)
-    .def_ro("ret_type", &PrimFuncNode::ret_type)
-    .def_ro("buffer_map", &PrimFuncNode::buffer_map);
+// Parameters are definition points; the attributes (BaseFuncNode::attrs)
+// are compared after the signature.
+TESSERA_REGISTER_NODE(PrimFuncNode)
+    .def("params", &PrimFuncNode::params)
+    .field("buffer_map", &PrimFuncNode::buffer_map)
+    .field("ret_type", &PrimFuncNode::ret_type)
+    .field("attrs", &PrimFuncNode::attrs)
+    .field("body", &PrimFuncNode::body);
 
 TESSERA_REGISTER_GLOBAL("tir.PrimFunc").set_body_typed([](Array<Var> params, Stmt body, std::optional<Map<Var, Buffer>> bmap,
                                                           std::optional<Attrs> attrs) {

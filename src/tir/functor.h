@@ -8,30 +8,13 @@
 #include <functional>
 #include <vector>
 
+#include "ir/node_functor.h"
 #include "tir/function.h"
 
 namespace tessera {
 namespace tir {
 
-// Dispatch table from type index to a handler; unset entries fall back to
-// the nearest registered ancestor type.
-template <typename FType>
-class NodeDispatchTable {
- public:
-  void Set(uint32_t type_index, FType f) {
-    if (table_.size() <= type_index) table_.resize(type_index + 1);
-    table_[type_index] = std::move(f);
-  }
-  const FType* Find(uint32_t type_index) const {
-    for (uint32_t i = type_index;; i = TypeRegistry::ParentOf(i)) {
-      if (i < table_.size() && table_[i]) return &table_[i];
-      if (i == TypeRegistry::kRootIndex) return nullptr;
-    }
-  }
-
- private:
-  std::vector<FType> table_;
-};
+// NodeDispatchTable (ir/node_functor.h) maps each node type to its VisitExpr_/VisitStmt_.
 
 #define TESSERA_TIR_EXPR_NODES(X)                                                                        \
   X(VarNode) X(SizeVarNode) X(IntImmNode) X(FloatImmNode) X(StringImmNode) X(CastNode) X(AddNode)       \

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "arith/int_operator.h"
 #include "runtime/registry.h"
 
 namespace tessera {
@@ -35,12 +36,6 @@ int64_t WrapInt(DataType t, int64_t v) {
   return static_cast<int64_t>(u);
 }
 
-int64_t FloorDivInt(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-int64_t FloorModInt(int64_t a, int64_t b) { return a - FloorDivInt(a, b) * b; }
 
 void CheckNonZeroDivisor(const PrimExpr& b, const char* op) {
   if (const int64_t* v = AsConstInt(b)) {
@@ -187,7 +182,7 @@ PrimExpr truncmod(PrimExpr a, PrimExpr b, Span span) {
 PrimExpr floordiv(PrimExpr a, PrimExpr b, Span span) {
   BinaryOpMatchTypes(a, b, "floordiv");
   CheckNonZeroDivisor(b, "floordiv");
-  if (auto r = FoldArith(a, b, FloorDivInt, [](double x, double y) { return std::floor(x / y); })) return *r;
+  if (auto r = FoldArith(a, b, arith::FloorDivInt, [](double x, double y) { return std::floor(x / y); })) return *r;
   if (IsOne(b) && b.dtype().is_scalar()) return a;
   return FloorDiv(a, b, span);
 }
@@ -195,7 +190,7 @@ PrimExpr floordiv(PrimExpr a, PrimExpr b, Span span) {
 PrimExpr floormod(PrimExpr a, PrimExpr b, Span span) {
   BinaryOpMatchTypes(a, b, "floormod");
   CheckNonZeroDivisor(b, "floormod");
-  if (auto r = FoldArith(a, b, FloorModInt, [](double x, double y) { return x - std::floor(x / y) * y; })) return *r;
+  if (auto r = FoldArith(a, b, arith::FloorModInt, [](double x, double y) { return x - std::floor(x / y) * y; })) return *r;
   if (IsOne(b) && AsConstInt(b)) return IntImm(a.dtype(), 0, span);
   return FloorMod(a, b, span);
 }

@@ -206,54 +206,69 @@ TESSERA_REGISTER_OBJECT_TYPE(WhileNode);
 TESSERA_REGISTER_OBJECT_TYPE(BlockNode);
 TESSERA_REGISTER_OBJECT_TYPE(BlockRealizeNode);
 
-TESSERA_REGISTER_REFLECTION(StmtNode).def_ro("span", &StmtNode::span);
-TESSERA_REGISTER_REFLECTION(BufferStoreNode)
-    .def_ro("buffer", &BufferStoreNode::buffer)
-    .def_ro("value", &BufferStoreNode::value)
-    .def_ro("indices", &BufferStoreNode::indices);
-TESSERA_REGISTER_REFLECTION(ForNode)
-    .def_ro("loop_var", &ForNode::loop_var)
-    .def_ro("min", &ForNode::min)
-    .def_ro("extent", &ForNode::extent)
-    .def_getter("kind", [](const ForNode* n) { return static_cast<int>(n->kind); })
-    .def_ro("body", &ForNode::body)
-    .def_ro("thread_binding", &ForNode::thread_binding)
-    .def_ro("annotations", &ForNode::annotations);
-TESSERA_REGISTER_REFLECTION(IfThenElseNode)
-    .def_ro("condition", &IfThenElseNode::condition)
-    .def_ro("then_case", &IfThenElseNode::then_case)
-    .def_ro("else_case", &IfThenElseNode::else_case);
-TESSERA_REGISTER_REFLECTION(SeqStmtNode).def_ro("seq", &SeqStmtNode::seq);
-TESSERA_REGISTER_REFLECTION(EvaluateNode).def_ro("value", &EvaluateNode::value);
-TESSERA_REGISTER_REFLECTION(LetStmtNode).def_ro("var", &LetStmtNode::var).def_ro("value", &LetStmtNode::value).def_ro("body", &LetStmtNode::body);
-TESSERA_REGISTER_REFLECTION(AttrStmtNode)
-    .def_ro("node", &AttrStmtNode::node)
-    .def_ro("attr_key", &AttrStmtNode::attr_key)
-    .def_ro("value", &AttrStmtNode::value)
-    .def_ro("body", &AttrStmtNode::body);
-TESSERA_REGISTER_REFLECTION(AllocateNode)
-    .def_ro("buffer_var", &AllocateNode::buffer_var)
-    .def_ro("dtype", &AllocateNode::dtype)
-    .def_ro("extents", &AllocateNode::extents)
-    .def_ro("condition", &AllocateNode::condition)
-    .def_ro("body", &AllocateNode::body)
-    .def_ro("annotations", &AllocateNode::annotations);
-TESSERA_REGISTER_REFLECTION(DeclBufferNode).def_ro("buffer", &DeclBufferNode::buffer).def_ro("body", &DeclBufferNode::body);
-TESSERA_REGISTER_REFLECTION(WhileNode).def_ro("condition", &WhileNode::condition).def_ro("body", &WhileNode::body);
-TESSERA_REGISTER_REFLECTION(BlockNode)
-    .def_ro("iter_vars", &BlockNode::iter_vars)
-    .def_ro("reads", &BlockNode::reads)
-    .def_ro("writes", &BlockNode::writes)
-    .def_ro("name_hint", &BlockNode::name_hint)
-    .def_ro("body", &BlockNode::body)
-    .def_ro("init", &BlockNode::init)
-    .def_ro("alloc_buffers", &BlockNode::alloc_buffers)
-    .def_ro("match_buffers", &BlockNode::match_buffers)
-    .def_ro("annotations", &BlockNode::annotations);
-TESSERA_REGISTER_REFLECTION(BlockRealizeNode)
-    .def_ro("iter_values", &BlockRealizeNode::iter_values)
-    .def_ro("predicate", &BlockRealizeNode::predicate)
-    .def_ro("block", &BlockRealizeNode::block);
+// Fields of each statement, with their role in structural equality (see
+// runtime/reflection.h). Definition points come before the fields that use
+// them: For loop variables, Let variables, Allocate buffer variables,
+// DeclBuffer buffers, block iteration variables.
+TESSERA_REGISTER_NODE(StmtNode).ignore("span", &StmtNode::span);
+TESSERA_REGISTER_NODE(BufferStoreNode)
+    .field("buffer", &BufferStoreNode::buffer)
+    .field("value", &BufferStoreNode::value)
+    .field("indices", &BufferStoreNode::indices);
+TESSERA_REGISTER_NODE(ForNode)
+    .def("loop_var", &ForNode::loop_var)
+    .field("min", &ForNode::min)
+    .field("extent", &ForNode::extent)
+    .field("kind", &ForNode::kind)
+    .field("thread_binding", &ForNode::thread_binding)
+    .field("annotations", &ForNode::annotations)
+    .field("body", &ForNode::body)
+    .on_load([](const ObjectRef& loaded) -> ObjectRef {
+      int kind = static_cast<int>(static_cast<const ForNode*>(loaded.get())->kind);
+      TESSERA_CHECK_OR_THROW(kind >= 0 && kind <= 4, ValueError) << "field 'kind': unknown ForKind " << kind;
+      return loaded;
+    });
+TESSERA_REGISTER_NODE(IfThenElseNode)
+    .field("condition", &IfThenElseNode::condition)
+    .field("then_case", &IfThenElseNode::then_case)
+    .field("else_case", &IfThenElseNode::else_case);
+TESSERA_REGISTER_NODE(SeqStmtNode).field("seq", &SeqStmtNode::seq);
+TESSERA_REGISTER_NODE(EvaluateNode).field("value", &EvaluateNode::value);
+TESSERA_REGISTER_NODE(LetStmtNode)
+    .def("var", &LetStmtNode::var)
+    .field("value", &LetStmtNode::value)
+    .field("body", &LetStmtNode::body);
+TESSERA_REGISTER_NODE(AttrStmtNode)
+    .field("node", &AttrStmtNode::node)
+    .field("attr_key", &AttrStmtNode::attr_key)
+    .field("value", &AttrStmtNode::value)
+    .field("body", &AttrStmtNode::body);
+TESSERA_REGISTER_NODE(AllocateNode)
+    .def("buffer_var", &AllocateNode::buffer_var)
+    .field("dtype", &AllocateNode::dtype)
+    .field("extents", &AllocateNode::extents)
+    .field("condition", &AllocateNode::condition)
+    .field("annotations", &AllocateNode::annotations)
+    .field("body", &AllocateNode::body);
+TESSERA_REGISTER_NODE(DeclBufferNode).def("buffer", &DeclBufferNode::buffer).field("body", &DeclBufferNode::body);
+TESSERA_REGISTER_NODE(WhileNode).field("condition", &WhileNode::condition).field("body", &WhileNode::body);
+// Unlike TVM (whose BlockNode::SEqualReduce skips name_hint), the block
+// name is compared: schedules look blocks up by name, so two programs whose
+// blocks are named differently do not behave the same.
+TESSERA_REGISTER_NODE(BlockNode)
+    .def("iter_vars", &BlockNode::iter_vars)
+    .field("alloc_buffers", &BlockNode::alloc_buffers)
+    .field("match_buffers", &BlockNode::match_buffers)
+    .field("name_hint", &BlockNode::name_hint)
+    .field("reads", &BlockNode::reads)
+    .field("writes", &BlockNode::writes)
+    .field("annotations", &BlockNode::annotations)
+    .field("init", &BlockNode::init)
+    .field("body", &BlockNode::body);
+TESSERA_REGISTER_NODE(BlockRealizeNode)
+    .field("iter_values", &BlockRealizeNode::iter_values)
+    .field("predicate", &BlockRealizeNode::predicate)
+    .field("block", &BlockRealizeNode::block);
 
 TESSERA_REGISTER_GLOBAL("tir.BufferStore").set_body_typed([](Buffer b, PrimExpr v, Array<PrimExpr> idx) {
   return BufferStore(b, v, idx);

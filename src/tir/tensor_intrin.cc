@@ -50,7 +50,7 @@ TensorIntrin TensorIntrin::Get(const std::string& name) {
 }
 
 TESSERA_REGISTER_OBJECT_TYPE(TensorIntrinNode);
-TESSERA_REGISTER_REFLECTION(TensorIntrinNode).def_ro("desc", &TensorIntrinNode::desc).def_ro("impl", &TensorIntrinNode::impl);
+TESSERA_REGISTER_NODE(TensorIntrinNode).field("desc", &TensorIntrinNode::desc).field("impl", &TensorIntrinNode::impl);
 TESSERA_REGISTER_GLOBAL("tir.TensorIntrin").set_body_typed([](PrimFunc d, PrimFunc i) { return TensorIntrin(d, i); });
 TESSERA_REGISTER_GLOBAL("tir.TensorIntrinRegister").set_body_typed([](std::string name, TensorIntrin t, bool o) {
   TensorIntrin::Register(name, t, o);

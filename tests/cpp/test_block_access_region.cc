@@ -121,11 +121,17 @@ TEST(BlockAccessRegion, VectorIndices) {
 }
 
 TEST(BlockAccessRegion, UnboundedIndexCoversTheDimension) {
-  Buffer A = MakeBuffer("A", {64}), B = MakeBuffer("B", {8});
+  // An index read from memory (A[I[k]]) has no bound: the whole dimension.
+  Buffer A = MakeBuffer("A", {64}), B = MakeBuffer("B", {8}), I = MakeBuffer("I", {8}, DataType::Int(32));
   Var vi("vi"), k("k");
-  Stmt body = For(k, 0, 8, ForKind::kSerial, BufferStore(B, BufferLoad(A, {mul(k, k)}), {vi}));
+  Stmt body = For(k, 0, 8, ForKind::kSerial, BufferStore(B, BufferLoad(A, {BufferLoad(I, {k})}), {vi}));
   auto [reads, writes] = InferBlockAccessRegions(MakeBlock({Spatial(vi, 8)}, body));
-  ExpectRegions(reads, {BufferRegion::FullRegion(A)}, "k * k");
+  ExpectRegions(reads, {BufferRegion::FullRegion(A), BufferRegion(I, {R(0, 8)})}, "A[I[k]]");
+  // A product of two relaxed variables is bounded by the integer-set
+  // analysis: k * k for k in [0, 8) spans [0, 49].
+  Stmt square = For(k, 0, 8, ForKind::kSerial, BufferStore(B, BufferLoad(A, {mul(k, k)}), {vi}));
+  auto [reads2, writes2] = InferBlockAccessRegions(MakeBlock({Spatial(vi, 8)}, square));
+  ExpectRegions(reads2, {BufferRegion(A, {R(0, 50)})}, "k * k");
 }
 
 TEST(BlockAccessRegion, AllocatedBuffersAreLeftOut) {

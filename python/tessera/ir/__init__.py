@@ -1,7 +1,7 @@
 """The IR layer's Python API (``tvm.ir``): nodes shared by TIR and Relax,
 IRModule, operators and structural comparison."""
-from .base import Node, Span
-from .expr import BaseExpr, PrimExpr, GlobalVar, Range
+from .base import Node, Span, save_json, load_json
+from .expr import BaseExpr, PrimExpr, RelaxExpr, RelayExpr, GlobalVar, Range
 from .op import Op
 from .function import BaseFunc
 from .module import IRModule
@@ -10,5 +10,6 @@ from . import transform, instrument
 from .transform import PassContext
 from .structural import structural_equal, structural_hash, assert_structural_equal, get_first_structural_mismatch
 
-__all__ = ["Node", "Span", "BaseExpr", "PrimExpr", "GlobalVar", "Range", "Op", "BaseFunc", "IRModule", "module", "structural_equal",
-           "structural_hash", "assert_structural_equal", "get_first_structural_mismatch", "transform", "instrument"]
+__all__ = ["Node", "Span", "save_json", "load_json", "BaseExpr", "PrimExpr", "RelaxExpr", "RelayExpr", "GlobalVar", "Range",
+           "Op", "BaseFunc", "IRModule", "module", "structural_equal", "structural_hash", "assert_structural_equal",
+           "get_first_structural_mismatch", "transform", "instrument", "PassContext"]

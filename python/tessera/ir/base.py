@@ -69,4 +69,17 @@ class Span(Node):
         self.__init_handle_by_constructor__(_ffi_api.Span, source_name, line, column, end_line, end_column)
 
 
-__all__ = ["Node", "Span"]
+def save_json(node):
+    """The JSON text of an IR node (or Array/Map/str/number): every node is
+    written once with its type key and registered fields, so shared nodes
+    (variables, buffers) keep their identity through :func:`load_json`."""
+    return _ffi_api.SaveJSON(node)
+
+
+def load_json(json_str):
+    """The node described by :func:`save_json` text; raises ValueError
+    naming the culprit (node, field) on malformed or mistyped input."""
+    return _ffi_api.LoadJSON(json_str)
+
+
+__all__ = ["Node", "Span", "save_json", "load_json"]

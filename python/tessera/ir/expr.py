@@ -14,8 +14,18 @@ class PrimExpr(BaseExpr):
     """A scalar (or vector) expression with a ``dtype``."""
 
 
+@register_object("ir.RelaxExpr")
+class RelaxExpr(BaseExpr):
+    """Base class of graph-level (Relax) expressions: GlobalVar, Op,
+    functions. ``struct_info_`` is their structure information (None until
+    inferred)."""
+
+
+RelayExpr = RelaxExpr  # TVM's older name of the same base
+
+
 @register_object("ir.GlobalVar")
-class GlobalVar(BaseExpr):
+class GlobalVar(RelaxExpr):
     """The name of a function in an IRModule (``name_hint``)."""
 
     def __init__(self, name_hint, type_annot=None):
@@ -39,4 +49,4 @@ class Range(Node):
         return _ffi_api.Range_from_min_extent(min_value, extent)
 
 
-__all__ = ["BaseExpr", "PrimExpr", "GlobalVar", "Range"]
+__all__ = ["BaseExpr", "PrimExpr", "RelaxExpr", "RelayExpr", "GlobalVar", "Range"]

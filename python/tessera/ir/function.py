@@ -1,11 +1,11 @@
 """Base class of functions stored in IRModules (``tvm.ir.BaseFunc``)."""
 from .._ffi.registry import register_object
-from .expr import BaseExpr
+from .expr import RelaxExpr
 from . import _ffi_api
 
 
 @register_object("ir.BaseFunc")
-class BaseFunc(BaseExpr):
+class BaseFunc(RelaxExpr):
     """A PrimFunc or a Relax function; ``attrs`` is a dict of attributes."""
 
     @property

@@ -1,11 +1,11 @@
 """Primitive operators (``tvm.ir.Op``)."""
 from .._ffi.registry import register_object
-from .expr import BaseExpr
+from .expr import RelaxExpr
 from . import _ffi_api
 
 
 @register_object("ir.Op")
-class Op(BaseExpr):
+class Op(RelaxExpr):
     """A registered primitive operator (``Op.get("tir.exp")``)."""
 
     @staticmethod

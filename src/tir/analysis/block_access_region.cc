@@ -1,6 +1,6 @@
 // Block read/write region inference (see block_access_region.h): walks a
 // block's init and body, bounds every buffer index with the loops inside the
-// block relaxed, and unions the bounds per buffer. TIR analysis; the
+// block relaxed (arith::EvalSet), and unions the bounds per buffer. TIR analysis; the
 // TVMScript parser completes blocks without T.reads/T.writes through
 // CompleteBlockAccessRegions, schedule primitives call InferBlockAccessRegions.
 #include "tir/analysis/block_access_region.h"
@@ -9,7 +9,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "ir/structural_equal.h"
+#include "arith/analyzer.h"
+#include "arith/int_set.h"
+#include "arith/linear_form.h"
 #include "runtime/registry.h"
 #include "tir/functor.h"
 #include "tir/op.h"
@@ -18,7 +20,7 @@ namespace tessera {
 namespace tir {
 namespace {
 
-// ---- affine helpers -------------------------------------------------------------------
+// ---- interval bounds of indices ---------------------------------------------------------
 
 PrimExpr IntConst(DataType t, int64_t v) { return IntImm(t.element_of(), v); }
 
@@ -41,109 +43,15 @@ PrimExpr AddExpr(const PrimExpr& x, const PrimExpr& y) {
   return add(x, y);
 }
 
-PrimExpr SubExpr(const PrimExpr& x, const PrimExpr& y) {
-  if (const int64_t* c = AsConstInt(y)) return AddConst(x, -*c);
-  return sub(x, y);
-}
-
-// constant + sum(coefficient * atom); atoms are compared structurally
-// (variables by identity), so x*4 + y - x*4 cancels to y.
-struct LinearForm {
-  int64_t constant = 0;
-  std::vector<std::pair<PrimExpr, int64_t>> terms;
-
-  void AddTerm(const PrimExpr& atom, int64_t coef) {
-    for (auto it = terms.begin(); it != terms.end(); ++it) {
-      if (it->first.same_as(atom) || StructuralEqual(it->first, atom)) {
-        it->second += coef;
-        if (it->second == 0) terms.erase(it);
-        return;
-      }
-    }
-    if (coef != 0) terms.emplace_back(atom, coef);
-  }
-  void AddScaled(const LinearForm& other, int64_t scale) {
-    constant += other.constant * scale;
-    for (const auto& [atom, coef] : other.terms) AddTerm(atom, coef * scale);
-  }
-  bool IsConstant() const { return terms.empty(); }
-};
-
-LinearForm ToLinear(const PrimExpr& e) {
-  LinearForm f;
-  if (const int64_t* v = AsConstInt(e)) {
-    f.constant = *v;
-  } else if (const auto* a = e.as<AddNode>()) {
-    f.AddScaled(ToLinear(a->a), 1);
-    f.AddScaled(ToLinear(a->b), 1);
-  } else if (const auto* s = e.as<SubNode>()) {
-    f.AddScaled(ToLinear(s->a), 1);
-    f.AddScaled(ToLinear(s->b), -1);
-  } else if (const auto* m = e.as<MulNode>()) {
-    LinearForm fa = ToLinear(m->a), fb = ToLinear(m->b);
-    if (fa.IsConstant()) {
-      f.AddScaled(fb, fa.constant);
-    } else if (fb.IsConstant()) {
-      f.AddScaled(fa, fb.constant);
-    } else {
-      f.AddTerm(e, 1);
-    }
-  } else {
-    f.AddTerm(e, 1);
-  }
-  return f;
-}
-
-LinearForm Difference(const PrimExpr& x, const PrimExpr& y) {
-  LinearForm f = ToLinear(x);
-  f.AddScaled(ToLinear(y), -1);
-  return f;
-}
-
-PrimExpr FromLinear(const LinearForm& f, DataType t) {
-  PrimExpr out;
-  for (const auto& [atom, coef] : f.terms) {
-    if (!out.defined()) {
-      out = coef == 1 ? atom : mul(atom, IntConst(t, coef));
-    } else if (coef == 1) {
-      out = add(out, atom);
-    } else if (coef == -1) {
-      out = sub(out, atom);
-    } else {
-      out = add(out, mul(atom, IntConst(t, coef)));
-    }
-  }
-  if (!out.defined()) return IntConst(t, f.constant);
-  return AddConst(out, f.constant);
-}
-
-int64_t FloorDivInt(int64_t a, int64_t c) { return a >= 0 ? a / c : -((-a + c - 1) / c); }
-
-// floordiv(e, c) for c > 0, simplified when every coefficient of e is a
-// multiple of c: floordiv(8 * x + 7, 2) -> 4 * x + 3.
-PrimExpr FloorDivConst(const PrimExpr& e, int64_t c) {
-  LinearForm f = ToLinear(e);
-  bool divisible = true;
-  for (const auto& term : f.terms) divisible = divisible && term.second % c == 0;
-  if (!divisible) return floordiv(e, IntConst(e.dtype(), c));
-  LinearForm q;
-  for (const auto& [atom, coef] : f.terms) q.AddTerm(atom, coef / c);
-  q.constant = FloorDivInt(f.constant, c);
-  return FromLinear(q, e.dtype());
-}
-
+// The smaller / larger of two bounds when they differ by a constant, else min/max.
 PrimExpr MinExpr(const PrimExpr& x, const PrimExpr& y) {
-  LinearForm d = Difference(x, y);
-  if (d.IsConstant()) return d.constant <= 0 ? x : y;
+  if (std::optional<int64_t> d = arith::ConstantDifference(x, y)) return *d <= 0 ? x : y;
   return min(x, y);
 }
 PrimExpr MaxExpr(const PrimExpr& x, const PrimExpr& y) {
-  LinearForm d = Difference(x, y);
-  if (d.IsConstant()) return d.constant >= 0 ? x : y;
+  if (std::optional<int64_t> d = arith::ConstantDifference(x, y)) return *d >= 0 ? x : y;
   return max(x, y);
 }
-
-// ---- interval bounds of indices ---------------------------------------------------------
 
 // Inclusive [lo, hi]; `full` when no bound is known (the whole dimension).
 struct Interval {
@@ -158,101 +66,27 @@ Interval Union(const Interval& a, const Interval& b) {
   return Interval{MinExpr(a.lo, b.lo), MaxExpr(a.hi, b.hi), false};
 }
 
-// Bounds expressions over the loops inside the block (and let-bound values).
+// Bounds index expressions with the integer-set analysis (arith::EvalSet),
+// the loops inside the block (and let-bound values) relaxed over their ranges.
 class IndexBounder {
  public:
-  std::unordered_map<const VarNode*, Range> loops;
-  std::unordered_map<const VarNode*, PrimExpr> lets;
+  // A loop variable ranging over [min, min + extent), itself bounded by the
+  // enclosing relaxed loops.
+  void EnterLoop(const Var& var, const PrimExpr& min, const PrimExpr& extent) {
+    Interval iv = BoundRange(min, extent);
+    dom_[var.get()] = iv.full ? arith::IntSet::Everything() : arith::IntSet::Interval(iv.lo, iv.hi);
+  }
+  void EnterLet(const Var& var, const PrimExpr& value) {
+    dom_[var.get()] = arith::EvalSet(value, dom_, &analyzer_);
+  }
+  void Exit(const Var& var) { dom_.erase(var.get()); }
 
   Interval Bound(const PrimExpr& e) {
-    // Scalars free of relaxed variables are points; vectors (ramps) are
-    // bounded through their lanes below.
+    // Scalars free of relaxed variables are points, kept as written.
     if (e.dtype().lanes() == 1 && !DependsOnRelaxed(e)) return Interval::Point(e);
-    if (const auto* v = e.as<VarNode>()) {
-      auto it = loops.find(v);
-      if (it != loops.end()) {
-        const Range& r = it->second;
-        Interval lo = Bound(r->min);
-        Interval hi = Bound(AddConst(AddExpr(r->min, r->extent), -1));
-        if (lo.full || hi.full) return Interval::Full();
-        return Interval{lo.lo, hi.hi, false};
-      }
-      auto lt = lets.find(v);
-      if (lt != lets.end()) return Bound(lt->second);
-      return Interval::Point(e);
-    }
-    if (const auto* a = e.as<AddNode>()) {
-      Interval x = Bound(a->a), y = Bound(a->b);
-      if (x.full || y.full) return Interval::Full();
-      return Interval{AddExpr(x.lo, y.lo), AddExpr(x.hi, y.hi), false};
-    }
-    if (const auto* s = e.as<SubNode>()) {
-      Interval x = Bound(s->a), y = Bound(s->b);
-      if (x.full || y.full) return Interval::Full();
-      return Interval{SubExpr(x.lo, y.hi), SubExpr(x.hi, y.lo), false};
-    }
-    if (const auto* m = e.as<MulNode>()) {
-      const int64_t* ca = AsConstInt(m->a);
-      const int64_t* cb = AsConstInt(m->b);
-      if (ca == nullptr && cb == nullptr) return Interval::Full();
-      int64_t c = ca ? *ca : *cb;
-      Interval x = Bound(ca ? m->b : m->a);
-      if (x.full) return Interval::Full();
-      PrimExpr k = IntConst(e.dtype(), c);
-      return c >= 0 ? Interval{mul(x.lo, k), mul(x.hi, k), false} : Interval{mul(x.hi, k), mul(x.lo, k), false};
-    }
-    if (const auto* d = e.as<FloorDivNode>()) {
-      const int64_t* c = AsConstInt(d->b);
-      if (c == nullptr || *c <= 0) return Interval::Full();
-      Interval x = Bound(d->a);
-      if (x.full) return Interval::Full();
-      return Interval{FloorDivConst(x.lo, *c), FloorDivConst(x.hi, *c), false};
-    }
-    if (const auto* d = e.as<FloorModNode>()) {
-      const int64_t* c = AsConstInt(d->b);
-      if (c == nullptr || *c <= 0) return Interval::Full();
-      Interval x = Bound(d->a);
-      if (!x.full) {
-        // Within one period the remainder is monotone.
-        LinearForm width = Difference(x.hi, x.lo);
-        LinearForm lo_form = ToLinear(x.lo);
-        if (width.IsConstant() && lo_form.IsConstant() && width.constant >= 0) {
-          int64_t lo = lo_form.constant, hi = lo + width.constant;
-          auto fdiv = [&](int64_t v) { return FloorDivInt(v, *c); };
-          if (fdiv(lo) == fdiv(hi)) {
-            return Interval{IntConst(e.dtype(), lo - fdiv(lo) * *c), IntConst(e.dtype(), hi - fdiv(hi) * *c), false};
-          }
-        }
-      }
-      return Interval{IntConst(e.dtype(), 0), IntConst(e.dtype(), *c - 1), false};
-    }
-    if (const auto* m = e.as<MinNode>()) {
-      Interval x = Bound(m->a), y = Bound(m->b);
-      if (x.full || y.full) return Interval::Full();
-      return Interval{MinExpr(x.lo, y.lo), MinExpr(x.hi, y.hi), false};
-    }
-    if (const auto* m = e.as<MaxNode>()) {
-      Interval x = Bound(m->a), y = Bound(m->b);
-      if (x.full || y.full) return Interval::Full();
-      return Interval{MaxExpr(x.lo, y.lo), MaxExpr(x.hi, y.hi), false};
-    }
-    if (const auto* r = e.as<RampNode>()) {  // lanes base, base + stride, ...
-      const int64_t* stride = AsConstInt(r->stride);
-      Interval x = Bound(r->base);
-      if (stride == nullptr || x.full) return Interval::Full();
-      int64_t span = *stride * (r->lanes - 1);
-      return span >= 0 ? Interval{x.lo, AddConst(x.hi, span), false} : Interval{AddConst(x.lo, span), x.hi, false};
-    }
-    if (const auto* b = e.as<BroadcastNode>()) return Bound(b->value);
-    if (const auto* c = e.as<CastNode>()) {
-      if (!(c->dtype.is_int() || c->dtype.is_uint()) || !(c->value.dtype().is_int() || c->value.dtype().is_uint())) {
-        return Interval::Full();
-      }
-      Interval x = Bound(c->value);
-      if (x.full) return Interval::Full();
-      return Interval{cast(c->dtype, x.lo), cast(c->dtype, x.hi), false};
-    }
-    return Interval::Full();
+    arith::IntSet set = arith::EvalSet(e, dom_, &analyzer_);
+    if (!set.HasLowerBound() || !set.HasUpperBound()) return Interval::Full();
+    return Interval{set.min(), set.max(), false};
   }
 
   // The interval covered by the range [min, min + extent).
@@ -265,22 +99,25 @@ class IndexBounder {
 
  private:
   bool DependsOnRelaxed(const PrimExpr& e) const {
-    if (loops.empty() && lets.empty()) return false;
+    if (dom_.empty()) return false;
     bool found = false;
     PostOrderVisit(e, [&](const ObjectRef& n) {
-      if (const auto* v = n.as<VarNode>()) {
-        if (loops.count(v) || lets.count(v)) found = true;
-      }
+      if (const auto* v = n.as<VarNode>()) found = found || dom_.count(v) > 0;
     });
     return found;
   }
+
+  arith::Analyzer analyzer_;
+  std::unordered_map<const Object*, arith::IntSet> dom_;
 };
 
 Range ToRange(const Interval& iv, const PrimExpr& shape_dim) {
   if (iv.full) return Range::FromMinExtent(IntConst(shape_dim.dtype(), 0), shape_dim);
-  LinearForm width = Difference(iv.hi, iv.lo);
-  width.constant += 1;
-  return Range::FromMinExtent(iv.lo, FromLinear(width, iv.lo.dtype()));
+  std::optional<arith::LinearForm> width = arith::LinearDifference(iv.hi, iv.lo);
+  if (width && width->AddScaled(arith::LinearForm{1, {}}, 1)) {
+    return Range::FromMinExtent(iv.lo, width->ToExpr(iv.lo.dtype()));
+  }
+  return Range::FromMinExtent(iv.lo, AddConst(sub(iv.hi, iv.lo), 1));
 }
 
 // ---- the detector ---------------------------------------------------------------------
@@ -390,16 +227,16 @@ class AccessDetector : public StmtExprVisitor {
   void VisitStmt_(const ForNode* op) override {
     VisitExpr(op->min);
     VisitExpr(op->extent);
-    bounder_.loops[op->loop_var.get()] = Range::FromMinExtent(op->min, op->extent);
+    bounder_.EnterLoop(op->loop_var, op->min, op->extent);
     VisitStmt(op->body);
-    bounder_.loops.erase(op->loop_var.get());
+    bounder_.Exit(op->loop_var);
   }
 
   void VisitStmt_(const LetStmtNode* op) override {
     VisitExpr(op->value);
-    bounder_.lets[op->var.get()] = op->value;
+    bounder_.EnterLet(op->var, op->value);
     VisitStmt(op->body);
-    bounder_.lets.erase(op->var.get());
+    bounder_.Exit(op->var);
   }
 
   void VisitStmt_(const BufferStoreNode* op) override {
