@@ -77,7 +77,7 @@ void Schedule::Commit(const std::string& func, const PrimFunc& f) const {
 
 void Schedule::Record(const std::string& kind, Array<Any> inputs, Array<Any> attrs, Array<Any> outputs,
                       std::optional<Any> decision) const {
-  Instruction inst(kind, std::move(inputs), std::move(attrs), std::move(outputs));
+  Instruction inst(InstructionKind::Get(kind), std::move(inputs), std::move(attrs), std::move(outputs));
   auto* t = self()->trace.CopyOnWrite();
   t->insts.push_back(inst);
   if (decision) t->decisions.emplace_back(inst, *decision);
@@ -526,12 +526,11 @@ void Schedule::StorageAlign(const BlockRV& block, int buffer_index, int axis, in
                                     static_cast<int64_t>(factor), static_cast<int64_t>(offset)}, {});
 }
 
-void Schedule::TransformLayout(const BlockRV& block, bool is_write, int buffer_index, const Array<Var>& initial,
-                               const Array<PrimExpr>& final_indices) const {
+void Schedule::TransformLayout(const BlockRV& block, bool is_write, int buffer_index, const IndexMap& index_map) const {
   BlockLocation loc = LocateBlock(block, "transform_layout");
   const std::string func = get()->blocks.at(block.get()).func;
-  Commit(func, tir::TransformLayout(FuncOf(func), loc, is_write, buffer_index, initial, final_indices));
-  Record("TransformLayout", {block, initial, final_indices}, {is_write, static_cast<int64_t>(buffer_index)}, {});
+  Commit(func, tir::TransformLayout(FuncOf(func), loc, is_write, buffer_index, index_map));
+  Record("TransformLayout", {block}, {is_write, static_cast<int64_t>(buffer_index), index_map}, {});
 }
 
 LoopRV Schedule::SampleComputeLocation(const BlockRV& block, const std::optional<int64_t>& decision) const {
@@ -687,88 +686,14 @@ void Schedule::ApplyTrace(const Trace& trace, bool remove_postproc) const {
     std::vector<Any> in;
     for (const Any& x : inst->inputs.to_vector()) in.push_back(map(x));
     const auto& attrs = inst->attrs;
-    const std::string& k = inst->kind;
-    std::vector<Any> outs;
-    auto as_loops = [&](const std::vector<Any>& xs) {
-      std::vector<LoopRV> ls;
-      for (const Any& x : xs) ls.push_back(x.cast<LoopRV>());
-      return Array<LoopRV>(ls);
-    };
-    if (k == "GetBlock") {
-      outs.push_back(GetBlock(attrs.at_any(0).cast<std::string>(), attrs.at_any(1).cast<std::string>()));
-    } else if (k == "GetLoops") {
-      for (LoopRV l : GetLoops(in[0].cast<BlockRV>())) outs.push_back(l);
-    } else if (k == "GetChildBlocks") {
-      for (BlockRV b : GetChildBlocks(in[0].cast<ObjectRef>())) outs.push_back(b);
-    } else if (k == "GetProducers") {
-      for (BlockRV b : GetProducers(in[0].cast<BlockRV>())) outs.push_back(b);
-    } else if (k == "GetConsumers") {
-      for (BlockRV b : GetConsumers(in[0].cast<BlockRV>())) outs.push_back(b);
-    } else if (k == "Split") {
-      for (LoopRV l : Split(in[0].cast<LoopRV>(), in[1].cast<Array<Any>>(), attrs.at_any(0).cast<bool>())) outs.push_back(l);
-    } else if (k == "Fuse") {
-      outs.push_back(Fuse(as_loops(in), attrs.at_any(0).cast<bool>()));
-    } else if (k == "Reorder") {
-      Reorder(as_loops(in));
-    } else if (k == "AddUnitLoop") {
-      outs.push_back(AddUnitLoop(in[0].cast<ObjectRef>()));
-    } else if (k == "Parallel") {
-      Parallel(in[0].cast<LoopRV>());
-    } else if (k == "Vectorize") {
-      Vectorize(in[0].cast<LoopRV>());
-    } else if (k == "Unroll") {
-      Unroll(in[0].cast<LoopRV>());
-    } else if (k == "Bind") {
-      Bind(in[0].cast<LoopRV>(), attrs.at_any(0).cast<std::string>());
-    } else if (k == "Annotate") {
-      Annotate(in[0].cast<ObjectRef>(), attrs.at_any(0).cast<std::string>(), in[1]);
-    } else if (k == "Unannotate") {
-      Unannotate(in[0].cast<ObjectRef>(), attrs.at_any(0).cast<std::string>());
-    } else if (k == "DecomposeReduction") {
-      outs.push_back(DecomposeReduction(in[0].cast<BlockRV>(), in[1].cast<LoopRV>()));
-    } else if (k == "ComputeAt") {
-      ComputeAt(in[0].cast<BlockRV>(), in[1].cast<LoopRV>(), attrs.at_any(0).cast<bool>(), attrs.at_any(1).cast<int>());
-    } else if (k == "ReverseComputeAt") {
-      ReverseComputeAt(in[0].cast<BlockRV>(), in[1].cast<LoopRV>(), attrs.at_any(0).cast<bool>(), attrs.at_any(1).cast<int>());
-    } else if (k == "ComputeInline") {
-      ComputeInline(in[0].cast<BlockRV>());
-    } else if (k == "ReverseComputeInline") {
-      ReverseComputeInline(in[0].cast<BlockRV>());
-    } else if (k == "CacheRead") {
-      outs.push_back(CacheRead(in[0].cast<BlockRV>(), attrs.at_any(0).cast<int>(), attrs.at_any(1).cast<std::string>()));
-    } else if (k == "CacheWrite") {
-      outs.push_back(CacheWrite(in[0].cast<BlockRV>(), attrs.at_any(0).cast<int>(), attrs.at_any(1).cast<std::string>()));
-    } else if (k == "SetScope") {
-      SetScope(in[0].cast<BlockRV>(), attrs.at_any(0).cast<int>(), attrs.at_any(1).cast<std::string>());
-    } else if (k == "Blockize") {
-      outs.push_back(Blockize(in[0].cast<LoopRV>()));
-    } else if (k == "Tensorize") {
-      Tensorize(in[0].cast<ObjectRef>(), attrs.at_any(0).cast<std::string>());
-    } else if (k == "RFactor") {
-      outs.push_back(RFactor(in[0].cast<LoopRV>(), attrs.at_any(0).cast<int>()));
-    } else if (k == "StorageAlign") {
-      StorageAlign(in[0].cast<BlockRV>(), attrs.at_any(0).cast<int>(), attrs.at_any(1).cast<int>(),
-                   attrs.at_any(2).cast<int>(), attrs.at_any(3).cast<int>());
-    } else if (k == "TransformLayout") {
-      TransformLayout(in[0].cast<BlockRV>(), attrs.at_any(0).cast<bool>(), attrs.at_any(1).cast<int>(),
-                      in[1].cast<Array<Var>>(), in[2].cast<Array<PrimExpr>>());
-    } else if (k == "SampleComputeLocation") {
-      auto d = trace->GetDecision(inst);
-      outs.push_back(SampleComputeLocation(in[0].cast<BlockRV>(), d ? std::optional<int64_t>(d->cast<int64_t>()) : std::nullopt));
-    } else if (k == "SamplePerfectTile") {
-      auto d = trace->GetDecision(inst);
-      for (Var v : SamplePerfectTile(in[0].cast<LoopRV>(), attrs.at_any(0).cast<int>(), attrs.at_any(1).cast<int>(),
-                                     d ? std::optional<Array<Any>>(d->cast<Array<Any>>()) : std::nullopt)) {
-        outs.push_back(v);
-      }
-    } else if (k == "SampleCategorical") {
-      outs.push_back(SampleCategorical(attrs.at_any(0).cast<Array<Any>>(), attrs.at_any(1).cast<Array<Any>>(),
-                                       trace->GetDecision(inst)));
-    } else {
-      TESSERA_THROW(NotImplementedError) << "replaying instruction " << k << " is not supported";
-    }
-    TESSERA_ICHECK(outs.size() == inst->outputs.size()) << "replay of " << k << " produced a different number of outputs";
-    for (size_t i = 0; i < outs.size(); ++i) rv_map[inst->outputs.at_any(i).raw_object().get()] = outs[i];
+    const InstructionKindNode* kind = inst->kind.get();
+    TESSERA_CHECK_OR_THROW(kind->f_apply != nullptr, NotImplementedError)
+        << "replaying instruction " << kind->name << " is not supported";
+    Array<Any> outs = kind->f_apply(*this, Array<Any>(in), attrs, trace->GetDecision(inst));
+    TESSERA_CHECK_OR_THROW(outs.size() == inst->outputs.size(), ValueError)
+        << "replaying " << kind->name << " gave " << outs.size() << " outputs where the trace records "
+        << inst->outputs.size() << " (the trace does not fit this module)";
+    for (size_t i = 0; i < outs.size(); ++i) rv_map[inst->outputs.at_any(i).raw_object().get()] = outs.at_any(i);
   }
 }
 
@@ -840,8 +765,8 @@ TESSERA_REGISTER_GLOBAL("tir.schedule.StorageAlign").set_body_typed([](Schedule 
   s.StorageAlign(b, i, axis, f, o);
 });
 TESSERA_REGISTER_GLOBAL("tir.schedule.TransformLayout")
-    .set_body_typed([](Schedule s, BlockRV b, bool is_write, int idx, Array<Var> initial, Array<PrimExpr> final_indices) {
-      s.TransformLayout(b, is_write, idx, initial, final_indices);
+    .set_body_typed([](Schedule s, BlockRV b, bool is_write, int idx, IndexMap index_map) {
+      s.TransformLayout(b, is_write, idx, index_map);
     });
 TESSERA_REGISTER_GLOBAL("tir.schedule.SampleComputeLocation")
     .set_body_typed([](Schedule s, BlockRV b, std::optional<int64_t> decision) { return s.SampleComputeLocation(b, decision); });

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "ir/module.h"
+#include "tir/index_map.h"
 #include "tir/schedule/analysis.h"
 #include "tir/schedule/trace.h"
 
@@ -81,8 +82,7 @@ class Schedule : public ObjectRef {
   // stride % factor == offset (avoids shared-memory bank conflicts); recorded
   // as the block annotation "buffer_dim_align" and applied when lowering.
   void StorageAlign(const BlockRV& block, int buffer_index, int axis, int factor, int offset) const;
-  void TransformLayout(const BlockRV& block, bool is_write, int buffer_index, const Array<Var>& initial,
-                       const Array<PrimExpr>& final_indices) const;
+  void TransformLayout(const BlockRV& block, bool is_write, int buffer_index, const IndexMap& index_map) const;
   // A loop where compute_at(block, loop) is legal, or the "root" handle
   // (decision -1: leave the block where it is).
   LoopRV SampleComputeLocation(const BlockRV& block, const std::optional<int64_t>& decision) const;

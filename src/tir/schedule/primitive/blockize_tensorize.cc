@@ -1,4 +1,5 @@
 // blockize and tensorize (see primitives.h).
+#include "tir/schedule/schedule.h"
 #include <unordered_map>
 #include <unordered_set>
 
@@ -369,6 +370,30 @@ PrimFunc Tensorize(const PrimFunc& func, const BlockLocation& loc, const TensorI
   n->match_buffers = Array<MatchBufferRegion>(matches);
   return ReplaceInFunc(func, block, b);
 }
+
+}  // namespace tir
+}  // namespace tessera
+
+// ---- instruction kinds -------------------------------------------------------------
+namespace tessera {
+namespace tir {
+namespace {
+using Inputs = Array<Any>;
+using Attrs = Array<Any>;
+using Decision = std::optional<Any>;
+}  // namespace
+
+TESSERA_REGISTER_INST_KIND("Blockize")
+    .set_apply([](const Schedule& sch, const Inputs& in, const Attrs&, const Decision&) {
+      return Array<Any>{sch.Blockize(in.at_any(0).cast<LoopRV>())};
+    })
+    .set_as_python(PythonCall("blockize", {"loop"}, {}));
+TESSERA_REGISTER_INST_KIND("Tensorize")
+    .set_apply([](const Schedule& sch, const Inputs& in, const Attrs& attrs, const Decision&) {
+      sch.Tensorize(in.at_any(0).cast<ObjectRef>(), attrs.at_any(0).cast<std::string>());
+      return Array<Any>();
+    })
+    .set_as_python(PythonCall("tensorize", {"block_or_loop"}, {"tensor_intrin"}));
 
 }  // namespace tir
 }  // namespace tessera

@@ -1,5 +1,6 @@
 // compute_at and reverse_compute_at: move a block into another loop nest,
 // computing exactly the region needed there (see primitives.h).
+#include "tir/schedule/schedule.h"
 #include <unordered_set>
 
 #include "arith/analyzer.h"
@@ -363,6 +364,33 @@ PrimFunc ReverseComputeAt(const PrimFunc& func, const BlockLocation& loc, const 
   Stmt nest = MakeNestForRegion(prim, func, loc, *read, region, preserve_unit_loops, &ana);
   return MoveNest(prim, func, loc, loop, nest, index);
 }
+
+}  // namespace tir
+}  // namespace tessera
+
+// ---- instruction kinds -------------------------------------------------------------
+namespace tessera {
+namespace tir {
+namespace {
+using Inputs = Array<Any>;
+using Attrs = Array<Any>;
+using Decision = std::optional<Any>;
+}  // namespace
+
+TESSERA_REGISTER_INST_KIND("ComputeAt")
+    .set_apply([](const Schedule& sch, const Inputs& in, const Attrs& attrs, const Decision&) {
+      sch.ComputeAt(in.at_any(0).cast<BlockRV>(), in.at_any(1).cast<LoopRV>(), attrs.at_any(0).cast<bool>(),
+                    attrs.at_any(1).cast<int>());
+      return Array<Any>();
+    })
+    .set_as_python(PythonCall("compute_at", {"block", "loop"}, {"preserve_unit_loops", "index"}));
+TESSERA_REGISTER_INST_KIND("ReverseComputeAt")
+    .set_apply([](const Schedule& sch, const Inputs& in, const Attrs& attrs, const Decision&) {
+      sch.ReverseComputeAt(in.at_any(0).cast<BlockRV>(), in.at_any(1).cast<LoopRV>(), attrs.at_any(0).cast<bool>(),
+                           attrs.at_any(1).cast<int>());
+      return Array<Any>();
+    })
+    .set_as_python(PythonCall("reverse_compute_at", {"block", "loop"}, {"preserve_unit_loops", "index"}));
 
 }  // namespace tir
 }  // namespace tessera

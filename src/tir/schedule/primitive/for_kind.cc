@@ -1,5 +1,6 @@
 // parallel / vectorize / unroll / bind, and annotations on loops and blocks
 // (see primitives.h).
+#include "tir/schedule/schedule.h"
 #include "tir/op.h"
 #include "tir/schedule/primitive/primitives.h"
 
@@ -91,6 +92,48 @@ PrimFunc AnnotateBlock(const PrimFunc& func, const BlockNode* block, const std::
   }
   return ReplaceInFunc(func, block, b);
 }
+
+}  // namespace tir
+}  // namespace tessera
+
+// ---- instruction kinds -------------------------------------------------------------
+namespace tessera {
+namespace tir {
+namespace {
+using Inputs = Array<Any>;
+using Attrs = Array<Any>;
+using Decision = std::optional<Any>;
+}  // namespace
+
+#define TESSERA_LOOP_KIND_INST(Kind, Method, python)                                              \
+  TESSERA_REGISTER_INST_KIND(Kind)                                                                 \
+      .set_apply([](const Schedule& sch, const Inputs& in, const Attrs&, const Decision&) {        \
+        sch.Method(in.at_any(0).cast<LoopRV>());                                                   \
+        return Array<Any>();                                                                       \
+      })                                                                                           \
+      .set_as_python(PythonCall(python, {"loop"}, {}))
+TESSERA_LOOP_KIND_INST("Parallel", Parallel, "parallel");
+TESSERA_LOOP_KIND_INST("Vectorize", Vectorize, "vectorize");
+TESSERA_LOOP_KIND_INST("Unroll", Unroll, "unroll");
+#undef TESSERA_LOOP_KIND_INST
+TESSERA_REGISTER_INST_KIND("Bind")
+    .set_apply([](const Schedule& sch, const Inputs& in, const Attrs& attrs, const Decision&) {
+      sch.Bind(in.at_any(0).cast<LoopRV>(), attrs.at_any(0).cast<std::string>());
+      return Array<Any>();
+    })
+    .set_as_python(PythonCall("bind", {"loop"}, {"thread_axis"}));
+TESSERA_REGISTER_INST_KIND("Annotate")
+    .set_apply([](const Schedule& sch, const Inputs& in, const Attrs& attrs, const Decision&) {
+      sch.Annotate(in.at_any(0).cast<ObjectRef>(), attrs.at_any(0).cast<std::string>(), in.at_any(1));
+      return Array<Any>();
+    })
+    .set_as_python(PythonCall("annotate", {"block_or_loop", "ann_val"}, {"ann_key"}));
+TESSERA_REGISTER_INST_KIND("Unannotate")
+    .set_apply([](const Schedule& sch, const Inputs& in, const Attrs& attrs, const Decision&) {
+      sch.Unannotate(in.at_any(0).cast<ObjectRef>(), attrs.at_any(0).cast<std::string>());
+      return Array<Any>();
+    })
+    .set_as_python(PythonCall("unannotate", {"block_or_loop"}, {"ann_key"}));
 
 }  // namespace tir
 }  // namespace tessera

@@ -1,4 +1,5 @@
 // split, fuse, reorder and add_unit_loop (see primitives.h).
+#include "tir/schedule/schedule.h"
 #include <sstream>
 
 #include "tir/op.h"
@@ -191,6 +192,44 @@ PrimFunc AddUnitLoop(const PrimFunc& func, const Object* stmt, Var* new_var) {
   return ReplaceInFunc(func, stmt, For(v, IntImm(DataType::Int(32), 0), IntImm(DataType::Int(32), 1),
                                       ForKind::kSerial, target));
 }
+
+}  // namespace tir
+}  // namespace tessera
+
+// ---- instruction kinds -------------------------------------------------------------
+namespace tessera {
+namespace tir {
+namespace {
+using Inputs = Array<Any>;
+using Attrs = Array<Any>;
+using Decision = std::optional<Any>;
+}  // namespace
+
+TESSERA_REGISTER_INST_KIND("Split")
+    .set_apply([](const Schedule& sch, const Inputs& in, const Attrs& attrs, const Decision&) {
+      return AsOutputs(sch.Split(in.at_any(0).cast<LoopRV>(), in.at_any(1).cast<Array<Any>>(), attrs.at_any(0).cast<bool>()));
+    })
+    .set_as_python(PythonCall("split", {"loop", "factors"}, {"preserve_unit_iters"}));
+TESSERA_REGISTER_INST_KIND("Fuse")
+    .set_apply([](const Schedule& sch, const Inputs& in, const Attrs& attrs, const Decision&) {
+      std::vector<LoopRV> loops;
+      for (const Any& x : in.to_vector()) loops.push_back(x.cast<LoopRV>());
+      return Array<Any>{sch.Fuse(Array<LoopRV>(loops), attrs.at_any(0).cast<bool>())};
+    })
+    .set_as_python(PythonCall("fuse", {"*"}, {"preserve_unit_iters"}));
+TESSERA_REGISTER_INST_KIND("Reorder")
+    .set_apply([](const Schedule& sch, const Inputs& in, const Attrs&, const Decision&) {
+      std::vector<LoopRV> loops;
+      for (const Any& x : in.to_vector()) loops.push_back(x.cast<LoopRV>());
+      sch.Reorder(Array<LoopRV>(loops));
+      return Array<Any>();
+    })
+    .set_as_python(PythonCall("reorder", {"*"}, {}));
+TESSERA_REGISTER_INST_KIND("AddUnitLoop")
+    .set_apply([](const Schedule& sch, const Inputs& in, const Attrs&, const Decision&) {
+      return Array<Any>{sch.AddUnitLoop(in.at_any(0).cast<ObjectRef>())};
+    })
+    .set_as_python(PythonCall("add_unit_loop", {"block_or_loop"}, {}));
 
 }  // namespace tir
 }  // namespace tessera
