@@ -87,8 +87,9 @@ std::string PythonLiteral(const Any& v) {
 }
 
 InstructionKindNode::FAsPython PythonCall(std::string method, std::vector<std::string> input_names,
-                                          std::vector<std::string> attr_names) {
-  return [method = std::move(method), input_names = std::move(input_names), attr_names = std::move(attr_names)](
+                                          std::vector<std::string> attr_names, bool returns_list) {
+  return [method = std::move(method), input_names = std::move(input_names), attr_names = std::move(attr_names),
+          returns_list](
              const std::vector<std::string>& inputs, const Array<Any>& attrs,
              const std::optional<std::string>& decision, const std::vector<std::string>& outputs) {
     std::vector<std::string> args;
@@ -103,6 +104,7 @@ InstructionKindNode::FAsPython PythonCall(std::string method, std::vector<std::s
     if (decision) args.push_back("decision=" + *decision);
     std::string out;
     for (size_t i = 0; i < outputs.size(); ++i) out += (i ? ", " : "") + outputs[i];
+    if (returns_list && outputs.size() == 1) out = "(" + out + ",)";
     if (!out.empty()) out += " = ";
     out += "sch." + method + "(";
     for (size_t i = 0; i < args.size(); ++i) out += (i ? ", " : "") + args[i];

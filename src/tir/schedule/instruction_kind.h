@@ -63,9 +63,10 @@ class InstructionKindRegEntry {
 };
 
 // `o0, o1 = sch.<method>(<input_names[i]>=<input>, ..., <attr_names[i]>=<attr>, decision=<decision>)`;
-// input_names {"*"} passes the inputs positionally.
+// input_names {"*"} passes the inputs positionally. `returns_list`: the
+// method returns a list, so a single output prints as `(o0,) = ...`.
 InstructionKindNode::FAsPython PythonCall(std::string method, std::vector<std::string> input_names,
-                                          std::vector<std::string> attr_names);
+                                          std::vector<std::string> attr_names, bool returns_list = false);
 // A recorded attribute as a Python literal (True/False, "text", [1, 2], None).
 std::string PythonLiteral(const Any& value);
 // Typed results of a primitive as the outputs of an instruction.

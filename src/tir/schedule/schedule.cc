@@ -347,7 +347,14 @@ void Schedule::Bind(const LoopRV& loop, const std::string& thread_axis) const {
   Record("Bind", {loop}, {thread_axis}, {});
 }
 
-void Schedule::Annotate(const ObjectRef& block_or_loop, const std::string& key, const Any& value) const {
+void Schedule::Annotate(const ObjectRef& block_or_loop, const std::string& key, const Any& ann_val) const {
+  // A sampled value annotates with the integer it stands for (as in TVM),
+  // never with the free variable of the handle.
+  Any value = ann_val;
+  if (ann_val.is_object()) {
+    auto it = get()->values.find(ann_val.raw_object().get());
+    if (it != get()->values.end()) value = Any(it->second);
+  }
   if (const auto* b = block_or_loop.as<BlockRVNode>()) {
     BlockLocation loc = LocateBlock(GetRef<BlockRV>(b), "annotate");
     const std::string func = get()->blocks.at(b).func;
@@ -358,7 +365,7 @@ void Schedule::Annotate(const ObjectRef& block_or_loop, const std::string& key, 
     const std::string func = get()->loops.at(l.get()).func;
     Commit(func, AnnotateLoop(FuncOf(func), loc.loop, key, value, false));
   }
-  Record("Annotate", {block_or_loop, value}, {key}, {});
+  Record("Annotate", {block_or_loop, ann_val}, {key}, {});
 }
 
 void Schedule::Unannotate(const ObjectRef& block_or_loop, const std::string& key) const {

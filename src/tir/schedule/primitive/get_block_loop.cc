@@ -25,25 +25,25 @@ TESSERA_REGISTER_INST_KIND("GetLoops")
     .set_apply([](const Schedule& sch, const Inputs& in, const Attrs&, const Decision&) {
       return AsOutputs(sch.GetLoops(in.at_any(0).cast<BlockRV>()));
     })
-    .set_as_python(PythonCall("get_loops", {"block"}, {}));
+    .set_as_python(PythonCall("get_loops", {"block"}, {}, /*returns_list=*/true));
 TESSERA_REGISTER_INST_KIND("GetChildBlocks")
     .set_is_pure(true)
     .set_apply([](const Schedule& sch, const Inputs& in, const Attrs&, const Decision&) {
       return AsOutputs(sch.GetChildBlocks(in.at_any(0).cast<ObjectRef>()));
     })
-    .set_as_python(PythonCall("get_child_blocks", {"block_or_loop"}, {}));
+    .set_as_python(PythonCall("get_child_blocks", {"block_or_loop"}, {}, /*returns_list=*/true));
 TESSERA_REGISTER_INST_KIND("GetProducers")
     .set_is_pure(true)
     .set_apply([](const Schedule& sch, const Inputs& in, const Attrs&, const Decision&) {
       return AsOutputs(sch.GetProducers(in.at_any(0).cast<BlockRV>()));
     })
-    .set_as_python(PythonCall("get_producers", {"block"}, {}));
+    .set_as_python(PythonCall("get_producers", {"block"}, {}, /*returns_list=*/true));
 TESSERA_REGISTER_INST_KIND("GetConsumers")
     .set_is_pure(true)
     .set_apply([](const Schedule& sch, const Inputs& in, const Attrs&, const Decision&) {
       return AsOutputs(sch.GetConsumers(in.at_any(0).cast<BlockRV>()));
     })
-    .set_as_python(PythonCall("get_consumers", {"block"}, {}));
+    .set_as_python(PythonCall("get_consumers", {"block"}, {}, /*returns_list=*/true));
 
 }  // namespace tir
 }  // namespace tessera

@@ -209,7 +209,7 @@ TESSERA_REGISTER_INST_KIND("Split")
     .set_apply([](const Schedule& sch, const Inputs& in, const Attrs& attrs, const Decision&) {
       return AsOutputs(sch.Split(in.at_any(0).cast<LoopRV>(), in.at_any(1).cast<Array<Any>>(), attrs.at_any(0).cast<bool>()));
     })
-    .set_as_python(PythonCall("split", {"loop", "factors"}, {"preserve_unit_iters"}));
+    .set_as_python(PythonCall("split", {"loop", "factors"}, {"preserve_unit_iters"}, /*returns_list=*/true));
 TESSERA_REGISTER_INST_KIND("Fuse")
     .set_apply([](const Schedule& sch, const Inputs& in, const Attrs& attrs, const Decision&) {
       std::vector<LoopRV> loops;

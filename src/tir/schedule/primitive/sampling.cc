@@ -22,7 +22,7 @@ TESSERA_REGISTER_INST_KIND("SamplePerfectTile")
                                              attrs.at_any(1).cast<int>(),
                                              d ? std::optional<Array<Any>>(d->cast<Array<Any>>()) : std::nullopt));
     })
-    .set_as_python(PythonCall("sample_perfect_tile", {"loop"}, {"n", "max_innermost_factor"}));
+    .set_as_python(PythonCall("sample_perfect_tile", {"loop"}, {"n", "max_innermost_factor"}, /*returns_list=*/true));
 TESSERA_REGISTER_INST_KIND("SampleCategorical")
     .set_is_pure(true)
     .set_apply([](const Schedule& sch, const Inputs&, const Attrs& attrs, const Decision& d) {
