@@ -69,10 +69,22 @@ PrimFunc Schedule::FuncOf(const std::string& name) const {
   return GetRef<PrimFunc>(f);
 }
 
+std::shared_ptr<const ScheduleIndex> Schedule::IndexOf(const std::string& name) const {
+  PrimFunc f = FuncOf(name);
+  auto& slot = self()->index[name];
+  if (!slot || !slot->func().same_as(f)) slot = ScheduleIndex::Build(f, slot.get());
+  return slot;
+}
+
 void Schedule::Commit(const std::string& func, const PrimFunc& f) const {
   IRModule next = get()->mod.ShallowCopy();
   next.mutable_node()->Update(*next->FindGlobalVar(func), f);
+  // The new index is built (from the old one) before any state changes, so
+  // a failure here leaves the module and the index as they were.
+  auto it = get()->index.find(func);
+  auto index = ScheduleIndex::Build(f, it == get()->index.end() ? nullptr : it->second.get());
   self()->mod = next;
+  self()->index[func] = std::move(index);
 }
 
 void Schedule::Record(const std::string& kind, Array<Any> inputs, Array<Any> attrs, Array<Any> outputs,
@@ -89,9 +101,9 @@ BlockLocation Schedule::LocateBlock(const BlockRV& rv, const char* primitive) co
     ThrowErrorOfKind("ScheduleError", std::string("ScheduleError: ") + primitive +
                                           ": the block handle does not belong to this schedule");
   }
-  PrimFunc f = FuncOf(it->second.func);
-  auto loc = FindBlock(f, it->second.name);
-  if (!loc) ThrowScheduleError(primitive, "block \"" + it->second.name + "\" no longer exists", f);
+  auto index = IndexOf(it->second.func);
+  const BlockLocation* loc = index->FindBlock(it->second.name);
+  if (!loc) ThrowScheduleError(primitive, "block \"" + it->second.name + "\" no longer exists", index->func());
   return *loc;
 }
 
@@ -106,11 +118,11 @@ const ScheduleNode::LoopEntry& Schedule::LoopEntryOf(const LoopRV& rv, const cha
 
 LoopLocation Schedule::LocateLoop(const LoopRV& rv, const char* primitive) const {
   const auto& entry = LoopEntryOf(rv, primitive);
-  PrimFunc f = FuncOf(entry.func);
-  auto loc = FindLoop(f, entry.var.get());
+  auto index = IndexOf(entry.func);
+  const LoopLocation* loc = index->FindLoop(entry.var.get());
   if (!loc) {
     ThrowScheduleError(primitive, "loop " + entry.var->name_hint + " no longer exists (it was split, fused or removed)",
-                       f);
+                       index->func());
   }
   return *loc;
 }
@@ -126,12 +138,13 @@ Any Schedule::Get(const ObjectRef& rv) const {
 
 BlockRV Schedule::GetBlock(const std::string& name, const std::optional<std::string>& func_name) const {
   std::string fname = func_name.value_or(get()->func_name);
-  PrimFunc f = FuncOf(fname);
+  auto index = IndexOf(fname);
+  const PrimFunc& f = index->func();
   int count = 0;
-  for (const BlockLocation& loc : CollectBlocks(f)) count += loc.block->name_hint == name;
+  index->FindBlock(name, &count);
   if (count == 0) {
     std::string names;
-    for (const BlockLocation& loc : CollectBlocks(f)) names += (names.empty() ? "" : ", ") + loc.block->name_hint;
+    for (const BlockLocation& loc : index->blocks()) names += (names.empty() ? "" : ", ") + loc.block->name_hint;
     ThrowScheduleError("get_block", "cannot find a block named \"" + name + "\" in function \"" + fname +
                                         "\" (its blocks: " + (names.empty() ? "none" : names) + ")",
                        f);
@@ -195,7 +208,8 @@ Array<BlockRV> Schedule::GetProducers(const BlockRV& block) const {
   BlockLocation loc = LocateBlock(block, "get_producers");
   const std::string& func = get()->blocks.at(block.get()).func;
   std::vector<Any> out;
-  for (const BlockLocation& other : CollectBlocks(FuncOf(func))) {
+  auto index = IndexOf(func);
+  for (const BlockLocation& other : index->blocks()) {
     if (other.block == loc.block || other.scope != loc.scope) continue;
     bool produces = false;
     for (BufferRegion r : loc.block->reads) produces = produces || Touches(other.block->writes, r->buffer);
@@ -214,7 +228,8 @@ Array<BlockRV> Schedule::GetConsumers(const BlockRV& block) const {
   BlockLocation loc = LocateBlock(block, "get_consumers");
   const std::string& func = get()->blocks.at(block.get()).func;
   std::vector<Any> out;
-  for (const BlockLocation& other : CollectBlocks(FuncOf(func))) {
+  auto index = IndexOf(func);
+  for (const BlockLocation& other : index->blocks()) {
     if (other.block == loc.block || other.scope != loc.scope) continue;
     bool consumes = false;
     for (BufferRegion w : loc.block->writes) consumes = consumes || Touches(other.block->reads, w->buffer);
@@ -493,7 +508,7 @@ BlockRV Schedule::RFactor(const LoopRV& loop, int factor_axis) const {
   if (blocks.size() != 1) {
     ThrowScheduleError("rfactor", "loop " + lloc.loop->loop_var->name_hint + " must hold exactly one block", f);
   }
-  auto bloc = FindBlock(f, blocks[0]->block->name_hint);
+  const BlockLocation* bloc = IndexOf(func)->FindBlock(blocks[0]->block->name_hint);
   std::string name;
   Commit(func, tir::RFactor(f, *bloc, lloc.loop, factor_axis, &name));
   BlockRV rv = BlockRV::Make();
@@ -559,8 +574,9 @@ LoopRV Schedule::SampleComputeLocation(const BlockRV& block, const std::optional
     }
   };
   walk(loc.scope->body);
+  auto func_index = IndexOf(func);
   for (const ForNode* l : loops_in_order) {
-    auto lloc = FindLoop(f, l->loop_var.get());
+    const LoopLocation* lloc = func_index->FindLoop(l->loop_var.get());
     if (!lloc) continue;
     try {
       tir::ComputeAt(f, loc, *lloc, false);
@@ -711,6 +727,13 @@ TESSERA_REGISTER_GLOBAL("tir.schedule.Schedule").set_body_typed([](IRModule mod,
 TESSERA_REGISTER_GLOBAL("tir.schedule.ScheduleMod").set_body_typed([](Schedule s) { return s->mod; });
 TESSERA_REGISTER_GLOBAL("tir.schedule.ScheduleTrace").set_body_typed([](Schedule s) { return s->trace; });
 TESSERA_REGISTER_GLOBAL("tir.schedule.ScheduleFuncName").set_body_typed([](Schedule s) { return s->func_name; });
+// Test hook: whether the cached index of the current function equals one
+// built from scratch, and how many blocks it reused from its predecessor.
+TESSERA_REGISTER_GLOBAL("tir.schedule.ScheduleIndexCheck").set_body_typed([](Schedule s) {
+  auto cached = s.IndexOf(s->func_name);
+  bool same = cached->SameAs(*ScheduleIndex::Build(cached->func()));
+  return Array<Any>{same, static_cast<int64_t>(cached->reused_blocks())};
+});
 TESSERA_REGISTER_GLOBAL("tir.schedule.ScheduleCopy").set_body_typed([](Schedule s) { return s.Copy(); });
 TESSERA_REGISTER_GLOBAL("tir.schedule.ScheduleSeed").set_body_typed([](Schedule s, int64_t seed) { s.Seed(seed); });
 TESSERA_REGISTER_GLOBAL("tir.schedule.ScheduleForkSeed").set_body_typed([](Schedule s) { return s.ForkSeed(); });
