@@ -100,16 +100,16 @@ class VarUseFinder : public StmtExprVisitor {
 
 }  // namespace
 
-std::vector<BlockLocation> CollectBlocks(const PrimFunc& func) { return ScheduleIndex::Build(func)->blocks(); }
+std::vector<BlockLocation> CollectBlocks(const PrimFunc& func) { return ScheduleIndex::Of(func)->blocks(); }
 
 std::optional<BlockLocation> FindBlock(const PrimFunc& func, const std::string& name) {
-  auto index = ScheduleIndex::Build(func);
+  auto index = ScheduleIndex::Of(func);
   if (const BlockLocation* loc = index->FindBlock(name)) return *loc;
   return std::nullopt;
 }
 
 std::optional<LoopLocation> FindLoop(const PrimFunc& func, const VarNode* loop_var) {
-  auto index = ScheduleIndex::Build(func);
+  auto index = ScheduleIndex::Of(func);
   if (const LoopLocation* loc = index->FindLoop(loop_var)) return *loc;
   return std::nullopt;
 }
@@ -134,6 +134,50 @@ std::vector<const BlockRealizeNode*> ChildBlocks(const Stmt& stmt) {
   };
   walk(stmt);
   return out;
+}
+
+namespace {
+// Calls `f` on each statement below `s` (and `s`), children first; never
+// enters expressions (statements do not nest inside them).
+void PostOrderStmts(const Stmt& s, const std::function<void(const StmtNode*)>& f) {
+  if (!s.defined()) return;
+  if (const auto* op = s.as<ForNode>()) {
+    PostOrderStmts(op->body, f);
+  } else if (const auto* op = s.as<SeqStmtNode>()) {
+    for (const Stmt& x : op->seq) PostOrderStmts(x, f);
+  } else if (const auto* op = s.as<BlockRealizeNode>()) {
+    PostOrderStmts(op->block, f);
+  } else if (const auto* op = s.as<BlockNode>()) {
+    if (op->init) PostOrderStmts(*op->init, f);
+    PostOrderStmts(op->body, f);
+  } else if (const auto* op = s.as<IfThenElseNode>()) {
+    PostOrderStmts(op->then_case, f);
+    if (op->else_case) PostOrderStmts(*op->else_case, f);
+  } else if (const auto* op = s.as<LetStmtNode>()) {
+    PostOrderStmts(op->body, f);
+  } else if (const auto* op = s.as<AttrStmtNode>()) {
+    PostOrderStmts(op->body, f);
+  } else if (const auto* op = s.as<AllocateNode>()) {
+    PostOrderStmts(op->body, f);
+  } else if (const auto* op = s.as<DeclBufferNode>()) {
+    PostOrderStmts(op->body, f);
+  } else if (const auto* op = s.as<WhileNode>()) {
+    PostOrderStmts(op->body, f);
+  }
+  f(static_cast<const StmtNode*>(s.get()));
+}
+}  // namespace
+
+void PostOrderVisitBlockRealizes(const Stmt& root, const std::function<void(const BlockRealizeNode*)>& f) {
+  PostOrderStmts(root, [&](const StmtNode* n) {
+    if (n->IsInstance<BlockRealizeNode>()) f(static_cast<const BlockRealizeNode*>(n));
+  });
+}
+
+bool ContainsStmt(const Stmt& root, const Object* stmt) {
+  bool found = false;
+  PostOrderStmts(root, [&](const StmtNode* n) { found = found || n == stmt; });
+  return found;
 }
 
 Stmt ReplaceStmt(const Stmt& root, const Object* target, const Stmt& replacement) {

@@ -72,7 +72,7 @@ PrimFunc Schedule::FuncOf(const std::string& name) const {
 std::shared_ptr<const ScheduleIndex> Schedule::IndexOf(const std::string& name) const {
   PrimFunc f = FuncOf(name);
   auto& slot = self()->index[name];
-  if (!slot || !slot->func().same_as(f)) slot = ScheduleIndex::Build(f, slot.get());
+  if (!slot || !slot->func().same_as(f)) slot = ScheduleIndex::Of(f, slot.get());
   return slot;
 }
 
@@ -82,7 +82,7 @@ void Schedule::Commit(const std::string& func, const PrimFunc& f) const {
   // The new index is built (from the old one) before any state changes, so
   // a failure here leaves the module and the index as they were.
   auto it = get()->index.find(func);
-  auto index = ScheduleIndex::Build(f, it == get()->index.end() ? nullptr : it->second.get());
+  auto index = ScheduleIndex::Of(f, it == get()->index.end() ? nullptr : it->second.get());
   self()->mod = next;
   self()->index[func] = std::move(index);
 }

@@ -105,6 +105,19 @@ std::shared_ptr<const ScheduleIndex> ScheduleIndex::Build(const PrimFunc& func, 
   return index;
 }
 
+std::shared_ptr<const ScheduleIndex> ScheduleIndex::Of(const PrimFunc& func, const ScheduleIndex* previous) {
+  constexpr size_t kMemo = 8;
+  thread_local std::vector<std::shared_ptr<const ScheduleIndex>> memo;  // most recent last
+  for (size_t i = memo.size(); i-- > 0;) {
+    if (memo[i]->func_.same_as(func)) return memo[i];
+  }
+  if (previous == nullptr && !memo.empty()) previous = memo.back().get();
+  auto index = Build(func, previous);
+  if (memo.size() == kMemo) memo.erase(memo.begin());
+  memo.push_back(index);
+  return index;
+}
+
 const BlockLocation* ScheduleIndex::FindBlock(const std::string& name, int* count) const {
   auto it = by_name_.find(name);
   if (count != nullptr) *count = it == by_name_.end() ? 0 : static_cast<int>(it->second.size());

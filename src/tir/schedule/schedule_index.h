@@ -21,6 +21,11 @@ class ScheduleIndex {
  public:
   // `previous`: an index of an earlier version of the function (or null).
   static std::shared_ptr<const ScheduleIndex> Build(const PrimFunc& func, const ScheduleIndex* previous = nullptr);
+  // The index of `func`, memoized by node identity: each thread keeps the
+  // indexes of the last few functions it asked about (primitives query the
+  // same function several times, and functions never change in place). A
+  // miss builds from `previous`, or else from the most recent index.
+  static std::shared_ptr<const ScheduleIndex> Of(const PrimFunc& func, const ScheduleIndex* previous = nullptr);
 
   const PrimFunc& func() const { return func_; }
   // Every block except the root, in program order.

@@ -91,7 +91,7 @@ Stmt InsertBeside(const BlockNode* scope, const Object* target, const Stmt& stmt
   bool placed = false;
   for (const Stmt& s : items) {
     bool contains = s.get() == target;
-    if (!contains) PostOrderVisit(s, [&](const ObjectRef& n) { contains = contains || n.get() == target; });
+    if (!contains) contains = ContainsStmt(s, target);
     if (contains && !placed && !after) out.push_back(stmt);
     out.push_back(s);
     if (contains && !placed && after) out.push_back(stmt);
@@ -110,7 +110,7 @@ size_t TopLevelPosition(const BlockNode* scope, const Object* node) {
   }
   for (size_t i = 0; i < top.size(); ++i) {
     bool found = top[i].get() == node;
-    if (!found) PostOrderVisit(top[i], [&](const ObjectRef& n) { found = found || n.get() == node; });
+    if (!found) found = ContainsStmt(top[i], node);
     if (found) return i;
   }
   return top.size();

@@ -202,9 +202,7 @@ Stmt InsertIntoLoop(const std::string& prim, const PrimFunc& func, const ForNode
   }
   auto contains = [&](const Stmt& s, bool producer) {
     bool hit = false;
-    PostOrderVisit(s, [&](const ObjectRef& n) {
-      const auto* br = n.as<BlockRealizeNode>();
-      if (br == nullptr) return;
+    PostOrderVisitBlockRealizes(s, [&](const BlockRealizeNode* br) {
       const Array<BufferRegion>& mine = producer ? block->reads : block->writes;
       for (BufferRegion r : mine) {
         if (producer ? Writes(br->block.get(), r->buffer) : Reads(br->block.get(), r->buffer)) hit = true;

@@ -12,9 +12,8 @@ namespace {
 // to an expression using the loop variable, or nullptr.
 const BlockNode* ReductionBoundTo(const ForNode* loop) {
   const BlockNode* found = nullptr;
-  PostOrderVisit(loop->body, [&](const ObjectRef& n) {
-    const auto* br = n.as<BlockRealizeNode>();
-    if (br == nullptr || found != nullptr) return;
+  PostOrderVisitBlockRealizes(loop->body, [&](const BlockRealizeNode* br) {
+    if (found != nullptr) return;
     for (size_t i = 0; i < br->iter_values.size(); ++i) {
       if (br->block->iter_vars[i]->iter_type == kCommReduce && UsesVar(br->iter_values[i], loop->loop_var.get())) {
         found = br->block.get();
