@@ -1,5 +1,5 @@
-// blockize and tensorize (see primitives.h).
-#include "tir/schedule/schedule.h"
+// blockize and tensorize (see primitives.h), and their schedule
+// instruction kinds (at the end).
 #include <unordered_map>
 #include <unordered_set>
 
@@ -8,6 +8,7 @@
 #include "tir/analysis/block_access_region.h"
 #include "tir/op.h"
 #include "tir/schedule/primitive/primitives.h"
+#include "tir/schedule/schedule.h"
 
 namespace tessera {
 namespace tir {

@@ -1,8 +1,9 @@
 // cache_read, cache_write and set_scope: stage a buffer through a copy in
-// another storage scope (see primitives.h).
-#include "tir/schedule/schedule.h"
+// another storage scope (see primitives.h); their schedule instruction
+// kinds are at the end.
 #include "tir/op.h"
 #include "tir/schedule/primitive/primitives.h"
+#include "tir/schedule/schedule.h"
 
 namespace tessera {
 namespace tir {

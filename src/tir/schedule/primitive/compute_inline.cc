@@ -1,11 +1,11 @@
 // compute_inline and reverse_compute_inline: substitute a block's
 // computation into its consumer (or producer) and remove the block
-// (see primitives.h).
-#include "tir/schedule/schedule.h"
+// (see primitives.h); their schedule instruction kinds are at the end.
 #include <unordered_set>
 
 #include "tir/op.h"
 #include "tir/schedule/primitive/primitives.h"
+#include "tir/schedule/schedule.h"
 
 namespace tessera {
 namespace tir {

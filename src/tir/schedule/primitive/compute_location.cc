@@ -1,6 +1,6 @@
 // compute_at and reverse_compute_at: move a block into another loop nest,
-// computing exactly the region needed there (see primitives.h).
-#include "tir/schedule/schedule.h"
+// computing exactly the region needed there (see primitives.h); their
+// schedule instruction kinds are at the end.
 #include <unordered_set>
 
 #include "arith/analyzer.h"
@@ -8,6 +8,7 @@
 #include "tir/analysis/block_access_region.h"
 #include "tir/op.h"
 #include "tir/schedule/primitive/primitives.h"
+#include "tir/schedule/schedule.h"
 
 namespace tessera {
 namespace tir {

@@ -1,8 +1,8 @@
 // parallel / vectorize / unroll / bind, and annotations on loops and blocks
-// (see primitives.h).
-#include "tir/schedule/schedule.h"
+// (see primitives.h); their schedule instruction kinds are at the end.
 #include "tir/op.h"
 #include "tir/schedule/primitive/primitives.h"
+#include "tir/schedule/schedule.h"
 
 namespace tessera {
 namespace tir {

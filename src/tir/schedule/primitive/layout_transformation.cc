@@ -1,12 +1,13 @@
 // transform_layout: change how an intermediate buffer is laid out by an
-// index map (see primitives.h).
-#include "tir/schedule/schedule.h"
+// index map, and storage_align (see primitives.h); their schedule
+// instruction kinds are at the end.
 #include "arith/analyzer.h"
 #include "arith/int_set.h"
 #include "arith/iter_map.h"
 #include "tir/analysis/block_access_region.h"
 #include "tir/op.h"
 #include "tir/schedule/primitive/primitives.h"
+#include "tir/schedule/schedule.h"
 
 namespace tessera {
 namespace tir {

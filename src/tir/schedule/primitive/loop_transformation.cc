@@ -1,9 +1,10 @@
-// split, fuse, reorder and add_unit_loop (see primitives.h).
-#include "tir/schedule/schedule.h"
+// split, fuse, reorder and add_unit_loop (see primitives.h); their
+// schedule instruction kinds are at the end.
 #include <sstream>
 
 #include "tir/op.h"
 #include "tir/schedule/primitive/primitives.h"
+#include "tir/schedule/schedule.h"
 
 namespace tessera {
 namespace tir {

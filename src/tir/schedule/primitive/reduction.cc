@@ -1,5 +1,5 @@
-// decompose_reduction (see primitives.h).
-#include "tir/schedule/schedule.h"
+// decompose_reduction and rfactor (see primitives.h); their schedule
+// instruction kinds are at the end.
 #include <functional>
 #include <unordered_map>
 
@@ -7,6 +7,7 @@
 #include "tir/analysis/block_access_region.h"
 #include "tir/op.h"
 #include "tir/schedule/primitive/primitives.h"
+#include "tir/schedule/schedule.h"
 
 namespace tessera {
 namespace tir {
