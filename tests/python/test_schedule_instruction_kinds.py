@@ -172,6 +172,18 @@ def test_kinds_are_registered_objects():
     assert sch.trace.insts[0].kind.same_as(InstructionKind.get("GetBlock"))
 
 
+def test_instructions_can_be_built_from_python():
+    from tessera.tir.schedule import Instruction, BlockRV  # pylint: disable=import-outside-toplevel
+
+    sch = tvm.tir.Schedule(MatmulRelu)
+    block = sch.get_block("C")
+    inst = Instruction("GetLoops", [block], [], [])
+    assert inst.kind.same_as(InstructionKind.get("GetLoops")) and inst.inputs[0].same_as(block)
+    assert isinstance(inst.inputs[0], BlockRV)
+    with pytest.raises(ValueError, match="unknown schedule instruction kind"):
+        Instruction("Nope", [], [], [])
+
+
 def test_unknown_kind_is_a_value_error_naming_the_known_ones():
     with pytest.raises(ValueError, match="unknown schedule instruction kind 'Nope'.*Split"):
         InstructionKind.get("Nope")

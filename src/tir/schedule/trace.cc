@@ -211,6 +211,10 @@ TESSERA_REGISTER_REFLECTION(TraceNode)
       for (const auto& [i, d] : n->decisions) m.Set(i, d);
       return m;
     });
+TESSERA_REGISTER_GLOBAL("tir.schedule.Instruction")
+    .set_body_typed([](InstructionKind kind, Array<Any> inputs, Array<Any> attrs, Array<Any> outputs) {
+      return Instruction(kind, inputs, attrs, outputs);
+    });
 TESSERA_REGISTER_GLOBAL("tir.schedule.TraceAsPython").set_body_typed([](Trace t) { return t.AsPython(); });
 TESSERA_REGISTER_GLOBAL("tir.schedule.TraceToJSON").set_body_typed([](Trace t) { return t.ToJSON(); });
 TESSERA_REGISTER_GLOBAL("tir.schedule.TraceFromJSON").set_body_typed([](std::string s) { return Trace::FromJSON(s); });

@@ -28,6 +28,11 @@ class InstructionKind(Node):
 class Instruction(Node):
     """One recorded primitive: ``kind`` (an InstructionKind), ``inputs``, ``attrs``, ``outputs``."""
 
+    def __init__(self, kind, inputs, attrs, outputs):
+        if isinstance(kind, str):
+            kind = InstructionKind.get(kind)
+        self.__init_handle_by_constructor__(_ffi_api.Instruction, kind, list(inputs), list(attrs), list(outputs))
+
     def __repr__(self):
         return f"Instruction({self.kind.name})"
 
