@@ -218,3 +218,15 @@ def test_annotating_with_a_sampled_value_stores_the_integer():
     v = sch.sample_categorical([0, 16, 64], [0.0, 1.0, 0.0])
     sch.annotate(sch.get_block("D"), "pragma_auto_unroll_max_step", v)
     assert int(sch.get(sch.get_block("D")).annotations["pragma_auto_unroll_max_step"]) == 16
+
+
+def test_replaying_an_instruction_with_missing_operands_is_a_value_error():
+    for bad in ({"insts": [["GetBlock", [], [], ["b0"]]], "decisions": []},
+                {"insts": [["Split", [], [True], []]], "decisions": []}):
+        sch = tvm.tir.Schedule(MatmulRelu)
+        with pytest.raises(ValueError, match="too few for this kind"):
+            Trace.apply_json_to_schedule(bad, sch)
+        assert tvm.ir.structural_equal(sch.mod, MatmulRelu)
+    bad = {"insts": [["GetBlock", [], ["C", "main"], ["b0"]], ["GetLoops", [7], [], ["l1"]]], "decisions": []}
+    with pytest.raises(TypeError, match="expected tir.BlockRV"):
+        Trace.apply_json_to_schedule(bad, tvm.tir.Schedule(MatmulRelu))

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <functional>
+#include <stdexcept>
 
 #include "runtime/registry.h"
 #include "tir/schedule/primitive/primitives.h"
@@ -712,7 +713,13 @@ void Schedule::ApplyTrace(const Trace& trace, bool remove_postproc) const {
     const InstructionKindNode* kind = inst->kind.get();
     TESSERA_CHECK_OR_THROW(kind->f_apply != nullptr, NotImplementedError)
         << "replaying instruction " << kind->name << " is not supported";
-    Array<Any> outs = kind->f_apply(*this, Array<Any>(in), attrs, trace->GetDecision(inst));
+    Array<Any> outs;
+    try {
+      outs = kind->f_apply(*this, Array<Any>(in), attrs, trace->GetDecision(inst));
+    } catch (const std::out_of_range&) {
+      TESSERA_THROW(ValueError) << "cannot replay " << kind->name << ": the trace gives it " << in.size()
+                                << " inputs and " << attrs.size() << " attributes, too few for this kind";
+    }
     TESSERA_CHECK_OR_THROW(outs.size() == inst->outputs.size(), ValueError)
         << "replaying " << kind->name << " gave " << outs.size() << " outputs where the trace records "
         << inst->outputs.size() << " (the trace does not fit this module)";
