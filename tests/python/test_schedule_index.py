@@ -88,3 +88,21 @@ def test_failed_primitives_leave_module_and_index_unchanged():
         check(sch)
     sch.fuse(*sch.get_loops(b)[:2])  # the schedule still works afterwards
     check(sch)
+
+
+def test_producers_and_consumers_follow_each_commit():
+    sch = tvm.tir.Schedule(MatmulRelu)
+    c, d = sch.get_block("C"), sch.get_block("D")
+    names = lambda rvs: [sch.get(b).name_hint for b in rvs]  # noqa: E731
+    assert names(sch.get_producers(d)) == ["C"] and names(sch.get_consumers(c)) == ["D"]
+    assert names(sch.get_producers(c)) == [] and names(sch.get_consumers(d)) == []
+    wb = sch.cache_write(c, 0, "local")  # C -> C_local -> (write-back) -> D
+    assert names(sch.get_consumers(c)) == [sch.get(wb).name_hint]
+    assert names(sch.get_producers(d)) == [sch.get(wb).name_hint]
+    assert names(sch.get_producers(wb)) == ["C"]
+    sch.reverse_compute_at(wb, sch.get_loops(c)[0])  # the write-back moves under C's outer loop
+    assert names(sch.get_producers(wb)) == ["C"] and names(sch.get_consumers(c)) == [sch.get(wb).name_hint]
+    # Loops do not make scopes: D and the write-back still share the root scope.
+    assert names(sch.get_producers(d)) == [sch.get(wb).name_hint]
+
+    check(sch)

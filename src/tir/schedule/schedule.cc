@@ -197,26 +197,15 @@ Array<BlockRV> Schedule::GetChildBlocks(const ObjectRef& block_or_loop) const {
   return Array<BlockRV>(typed);
 }
 
-namespace {
-bool Touches(const Array<BufferRegion>& regions, const Buffer& buf) {
-  for (BufferRegion r : regions)
-    if (r->buffer.same_as(buf)) return true;
-  return false;
-}
-}  // namespace
 
 Array<BlockRV> Schedule::GetProducers(const BlockRV& block) const {
   BlockLocation loc = LocateBlock(block, "get_producers");
   const std::string& func = get()->blocks.at(block.get()).func;
   std::vector<Any> out;
   auto index = IndexOf(func);
-  for (const BlockLocation& other : index->blocks()) {
-    if (other.block == loc.block || other.scope != loc.scope) continue;
-    bool produces = false;
-    for (BufferRegion r : loc.block->reads) produces = produces || Touches(other.block->writes, r->buffer);
-    if (!produces) continue;
+  for (const BlockLocation* other : index->Producers(loc.block)) {
     BlockRV rv = BlockRV::Make();
-    self()->blocks[rv.get()] = {func, other.block->name_hint};
+    self()->blocks[rv.get()] = {func, other->block->name_hint};
     out.push_back(rv);
   }
   Record("GetProducers", {block}, {}, Array<Any>(out));
@@ -230,13 +219,9 @@ Array<BlockRV> Schedule::GetConsumers(const BlockRV& block) const {
   const std::string& func = get()->blocks.at(block.get()).func;
   std::vector<Any> out;
   auto index = IndexOf(func);
-  for (const BlockLocation& other : index->blocks()) {
-    if (other.block == loc.block || other.scope != loc.scope) continue;
-    bool consumes = false;
-    for (BufferRegion w : loc.block->writes) consumes = consumes || Touches(other.block->reads, w->buffer);
-    if (!consumes) continue;
+  for (const BlockLocation* other : index->Consumers(loc.block)) {
     BlockRV rv = BlockRV::Make();
-    self()->blocks[rv.get()] = {func, other.block->name_hint};
+    self()->blocks[rv.get()] = {func, other->block->name_hint};
     out.push_back(rv);
   }
   Record("GetConsumers", {block}, {}, Array<Any>(out));

@@ -129,6 +129,45 @@ const LoopLocation* ScheduleIndex::FindLoop(const VarNode* loop_var) const {
   return it == by_var_.end() ? nullptr : &loops_[it->second];
 }
 
+namespace {
+bool Touches(const Array<BufferRegion>& regions, const Array<BufferRegion>& others) {
+  for (BufferRegion r : regions)
+    for (BufferRegion o : others)
+      if (r->buffer.same_as(o->buffer)) return true;
+  return false;
+}
+}  // namespace
+
+void ScheduleIndex::ComputeRelations() const {
+  std::call_once(relations_once_, [this] {
+    std::unordered_map<const BlockNode*, std::vector<const BlockLocation*>> by_scope;
+    for (const BlockLocation& loc : blocks_) by_scope[loc.scope].push_back(&loc);
+    for (const BlockLocation& loc : blocks_) {
+      auto& producers = producers_[loc.block];
+      auto& consumers = consumers_[loc.block];
+      for (const BlockLocation* other : by_scope[loc.scope]) {
+        if (other->block == loc.block) continue;
+        if (Touches(loc.block->reads, other->block->writes)) producers.push_back(other);
+        if (Touches(loc.block->writes, other->block->reads)) consumers.push_back(other);
+      }
+    }
+  });
+}
+
+const std::vector<const BlockLocation*>& ScheduleIndex::Producers(const BlockNode* block) const {
+  static const std::vector<const BlockLocation*> kNone;
+  ComputeRelations();
+  auto it = producers_.find(block);
+  return it == producers_.end() ? kNone : it->second;
+}
+
+const std::vector<const BlockLocation*>& ScheduleIndex::Consumers(const BlockNode* block) const {
+  static const std::vector<const BlockLocation*> kNone;
+  ComputeRelations();
+  auto it = consumers_.find(block);
+  return it == consumers_.end() ? kNone : it->second;
+}
+
 bool ScheduleIndex::SameAs(const ScheduleIndex& other) const {
   if (blocks_.size() != other.blocks_.size() || loops_.size() != other.loops_.size()) return false;
   for (size_t i = 0; i < blocks_.size(); ++i) {

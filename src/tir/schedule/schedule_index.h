@@ -8,6 +8,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -34,6 +35,11 @@ class ScheduleIndex {
   const BlockLocation* FindBlock(const std::string& name, int* count = nullptr) const;
   // The loop of `loop_var` (null if none).
   const LoopLocation* FindLoop(const VarNode* loop_var) const;
+  // Blocks of the same scope that write a buffer `block` reads (producers)
+  // or read a buffer it writes (consumers), in program order; computed for
+  // every block at the first query, then kept with the index.
+  const std::vector<const BlockLocation*>& Producers(const BlockNode* block) const;
+  const std::vector<const BlockLocation*>& Consumers(const BlockNode* block) const;
   // Blocks whose entries were copied from `previous` instead of walked.
   size_t reused_blocks() const { return reused_blocks_; }
   // Whether both index the same blocks and loops at the same places.
@@ -51,6 +57,9 @@ class ScheduleIndex {
   std::unordered_map<std::string, std::vector<size_t>> by_name_;
   std::unordered_map<const VarNode*, size_t> by_var_;
   size_t reused_blocks_ = 0;
+  void ComputeRelations() const;
+  mutable std::once_flag relations_once_;
+  mutable std::unordered_map<const BlockNode*, std::vector<const BlockLocation*>> producers_, consumers_;
 };
 
 }  // namespace tir
