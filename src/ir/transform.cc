@@ -323,19 +323,19 @@ TESSERA_REGISTER_OBJECT_TYPE(PassNode);
 TESSERA_REGISTER_OBJECT_TYPE(ModulePassNode);
 TESSERA_REGISTER_OBJECT_TYPE(SequentialNode);
 
-TESSERA_REGISTER_REFLECTION(PassInfoNode)
-    .def_ro("opt_level", &PassInfoNode::opt_level)
-    .def_ro("name", &PassInfoNode::name)
-    .def_ro("required", &PassInfoNode::required)
-    .def_ro("traceable", &PassInfoNode::traceable);
-TESSERA_REGISTER_REFLECTION(PassInstrumentNode).def_ro("name", &PassInstrumentNode::name);
-TESSERA_REGISTER_REFLECTION(PassContextNode)
-    .def_ro("opt_level", &PassContextNode::opt_level)
-    .def_ro("required_pass", &PassContextNode::required_pass)
-    .def_ro("disabled_pass", &PassContextNode::disabled_pass)
-    .def_ro("config", &PassContextNode::config)
-    .def_ro("instruments", &PassContextNode::instruments);
-TESSERA_REGISTER_REFLECTION(SequentialNode).def_ro("passes", &SequentialNode::passes);
+TESSERA_REGISTER_NODE(PassInfoNode)
+    .field("opt_level", &PassInfoNode::opt_level)
+    .field("name", &PassInfoNode::name)
+    .field("required", &PassInfoNode::required)
+    .field("traceable", &PassInfoNode::traceable);
+TESSERA_REGISTER_NODE(PassInstrumentNode).field("name", &PassInstrumentNode::name);
+TESSERA_REGISTER_NODE(PassContextNode)
+    .field("opt_level", &PassContextNode::opt_level)
+    .field("required_pass", &PassContextNode::required_pass)
+    .field("disabled_pass", &PassContextNode::disabled_pass)
+    .field("config", &PassContextNode::config)
+    .field("instruments", &PassContextNode::instruments);
+TESSERA_REGISTER_NODE(SequentialNode).field("passes", &SequentialNode::passes);
 
 namespace {
 

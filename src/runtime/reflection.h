@@ -130,16 +130,6 @@ class NodeRegistration {
     Reflection::SetOnLoad(NodeT::RuntimeTypeIndex(), std::move(hook));
     return *this;
   }
-  // Older spellings (TESSERA_REGISTER_REFLECTION): an ordinary field / a computed one.
-  template <typename M, typename C>
-  NodeRegistration& def_ro(const char* name, M C::*member) {
-    return field(name, member);
-  }
-  template <typename F>
-  NodeRegistration& def_getter(const char* name, F f) {
-    return getter(name, f);
-  }
-
  private:
   template <typename M, typename C>
   NodeRegistration& Add(const char* name, M C::*member, FieldRole role) {
@@ -164,5 +154,3 @@ class NodeRegistration {
 #define TESSERA_REGISTER_NODE(NodeT)                                                        \
   [[maybe_unused]] static auto& TESSERA_REFLECTION_CONCAT(_tessera_node_reg_, __COUNTER__) = \
       ::tessera::NodeRegistration<NodeT>::Create()
-// Older name of TESSERA_REGISTER_NODE (def_ro / def_getter register ordinary fields).
-#define TESSERA_REGISTER_REFLECTION(NodeT) TESSERA_REGISTER_NODE(NodeT)

@@ -108,11 +108,11 @@ bool Target::GetBool(const std::string& key) const {
 }
 
 TESSERA_REGISTER_OBJECT_TYPE(TargetNode);
-TESSERA_REGISTER_REFLECTION(TargetNode)
-    .def_ro("kind_name", &TargetNode::kind)
-    .def_ro("attrs", &TargetNode::attrs)
-    .def_getter("keys", [](const TargetNode* n) { return Array<String>(n->keys.begin(), n->keys.end()); })
-    .def_ro("str", &TargetNode::str);
+TESSERA_REGISTER_NODE(TargetNode)
+    .field("kind_name", &TargetNode::kind)
+    .field("attrs", &TargetNode::attrs)
+    .getter("keys", [](const TargetNode* n) { return Array<String>(n->keys.begin(), n->keys.end()); })
+    .field("str", &TargetNode::str);
 TESSERA_REGISTER_GLOBAL("target.Target").set_body_typed([](std::string spec) { return Target(spec); });
 
 }  // namespace tessera

@@ -301,7 +301,9 @@ PrimExpr if_then_else(PrimExpr cond, PrimExpr t, PrimExpr f, Span span) {
 PrimExpr UnaryMath(const std::string& name, PrimExpr x, Span span) {
   CheckDefined(x, name.c_str());
   if (!x.dtype().is_float() && !x.dtype().is_bfloat16()) x = cast(DataType::Float(32, x.dtype().lanes()), x);
-  return CallIntrin(x.dtype(), "tir." + name, {x}, span);
+  // The predicates answer with a bool per lane, as TVM's (and the parser's T.isnan).
+  bool predicate = name == "isnan" || name == "isinf" || name == "isfinite";
+  return CallIntrin(predicate ? DataType::Bool(x.dtype().lanes()) : x.dtype(), "tir." + name, {x}, span);
 }
 
 PrimExpr max_value(DataType t) {

@@ -165,7 +165,7 @@ def test_apply_to_schedule_uses_the_decision_provider():
     seen = []
 
     def provider(inst, inputs, attrs, decision):
-        seen.append((inst.kind, [int(x) for x in decision]))
+        seen.append((inst.kind.name, [int(x) for x in decision]))
         return [2, 5]
 
     other = tvm.tir.Schedule(ten)

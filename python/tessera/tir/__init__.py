@@ -8,6 +8,7 @@ from .buffer import Buffer, decl_buffer, BufferRegion, MatchBufferRegion
 from .stmt import (ForKind, Stmt, BufferStore, For, IfThenElse, SeqStmt, Evaluate, LetStmt, AttrStmt, Allocate,
                    DeclBuffer, While, Block, BlockRealize, stmt_seq)
 from .function import PrimFunc
+from .index_map import IndexMap
 from .op import *  # noqa: F401,F403
 from . import op
 from . import _ffi_api

@@ -4,76 +4,82 @@
 #include <sstream>
 
 #include "runtime/registry.h"
+#include "tir/schedule/schedule_index.h"
 
 namespace tessera {
 namespace tir {
 namespace {
 
-class BlockCollector : public StmtExprVisitor {
- public:
-  using StmtExprVisitor::VisitStmt_;
-  void VisitStmt_(const ForNode* op) override {
-    loops_.push_back(op);
-    StmtExprVisitor::VisitStmt_(op);
-    loops_.pop_back();
-  }
-  void VisitStmt_(const BlockRealizeNode* op) override {
-    const BlockNode* block = op->block.get();
-    if (scope_ != nullptr) out.push_back(BlockLocation{op, block, loops_, scope_});
-    const BlockNode* saved_scope = scope_;
-    auto saved_loops = std::move(loops_);
-    loops_.clear();
-    scope_ = block;
-    StmtExprVisitor::VisitStmt_(op);
-    scope_ = saved_scope;
-    loops_ = std::move(saved_loops);
-  }
-  std::vector<BlockLocation> out;
-
- private:
-  std::vector<const ForNode*> loops_;
-  const BlockNode* scope_ = nullptr;
-};
-
-class LoopFinder : public StmtExprVisitor {
- public:
-  explicit LoopFinder(const VarNode* var) : var_(var) {}
-  using StmtExprVisitor::VisitStmt_;
-  void VisitStmt_(const ForNode* op) override {
-    if (found) return;
-    if (op->loop_var.get() == var_) {
-      found = LoopLocation{op, loops_, scope_};
-      return;
-    }
-    loops_.push_back(op);
-    StmtExprVisitor::VisitStmt_(op);
-    loops_.pop_back();
-  }
-  void VisitStmt_(const BlockRealizeNode* op) override {
-    const BlockNode* saved_scope = scope_;
-    auto saved = std::move(loops_);
-    loops_.clear();
-    scope_ = op->block.get();
-    StmtExprVisitor::VisitStmt_(op);
-    scope_ = saved_scope;
-    loops_ = std::move(saved);
-  }
-  std::optional<LoopLocation> found;
-
- private:
-  const VarNode* var_;
-  std::vector<const ForNode*> loops_;
-  const BlockNode* scope_ = nullptr;
-};
-
-class StmtReplacer : public StmtExprMutator {
+// Rebuilds only the statements on the way to `target` (statements only:
+// blocks and loops never sit inside expressions); every other subtree is
+// shared by pointer. Rebuilds as StmtExprMutator does (sequences flattened).
+class StmtReplacer {
  public:
   StmtReplacer(const Object* target, Stmt replacement) : target_(target), replacement_(std::move(replacement)) {}
-  Stmt VisitStmt(const Stmt& s) override {
+
+  Stmt Visit(const Stmt& s) {
     if (s.get() == target_) return replacement_;
-    return StmtFunctor::VisitStmt(s);
+    if (const auto* op = s.as<ForNode>()) {
+      Stmt body = Visit(op->body);
+      if (body.same_as(op->body)) return s;
+      For f = GetRef<For>(op);
+      f.CopyOnWrite()->body = body;
+      return f;
+    }
+    if (const auto* op = s.as<SeqStmtNode>()) {
+      std::vector<Stmt> out;
+      bool changed = false;
+      for (const Stmt& x : op->seq) {
+        out.push_back(Visit(x));
+        changed = changed || !out.back().same_as(x);
+      }
+      return changed ? SeqStmt::Flatten(out) : s;
+    }
+    if (const auto* op = s.as<BlockRealizeNode>()) {
+      Stmt block = Visit(op->block);
+      if (block.same_as(op->block)) return s;
+      return BlockRealize(op->iter_values, op->predicate, Downcast<Block>(block), op->span);
+    }
+    if (const auto* op = s.as<BlockNode>()) {
+      std::optional<Stmt> init;
+      if (op->init) init = Visit(*op->init);
+      Stmt body = Visit(op->body);
+      if (body.same_as(op->body) && (!op->init || init->same_as(*op->init))) return s;
+      Block b = GetRef<Block>(op);
+      auto* n = b.CopyOnWrite();
+      n->init = init;
+      n->body = body;
+      return b;
+    }
+    if (const auto* op = s.as<IfThenElseNode>()) {
+      Stmt t = Visit(op->then_case);
+      std::optional<Stmt> e;
+      if (op->else_case) e = Visit(*op->else_case);
+      if (t.same_as(op->then_case) && (!op->else_case || e->same_as(*op->else_case))) return s;
+      return IfThenElse(op->condition, t, e, op->span);
+    }
+    if (const auto* op = s.as<LetStmtNode>()) {
+      Stmt b = Visit(op->body);
+      return b.same_as(op->body) ? s : LetStmt(op->var, op->value, b, op->span);
+    }
+    if (const auto* op = s.as<AttrStmtNode>()) {
+      Stmt b = Visit(op->body);
+      return b.same_as(op->body) ? s : AttrStmt(op->node, op->attr_key, op->value, b, op->span);
+    }
+    if (const auto* op = s.as<AllocateNode>()) {
+      Stmt b = Visit(op->body);
+      return b.same_as(op->body) ? s : Allocate(op->buffer_var, op->dtype, op->extents, op->condition, b, op->annotations, op->span);
+    }
+    if (const auto* op = s.as<DeclBufferNode>()) {
+      Stmt b = Visit(op->body);
+      return b.same_as(op->body) ? s : DeclBuffer(op->buffer, b, op->span);
+    }
+    if (const auto* op = s.as<WhileNode>()) {
+      Stmt b = Visit(op->body);
+      return b.same_as(op->body) ? s : While(op->condition, b, op->span);
+    }
+    return s;
   }
-  PrimExpr VisitExpr(const PrimExpr& e) override { return e; }  // statements only
 
  private:
   const Object* target_;
@@ -93,22 +99,18 @@ class VarUseFinder : public StmtExprVisitor {
 
 }  // namespace
 
-std::vector<BlockLocation> CollectBlocks(const PrimFunc& func) {
-  BlockCollector c;
-  c.VisitStmt(func->body);
-  return c.out;
-}
+std::vector<BlockLocation> CollectBlocks(const PrimFunc& func) { return ScheduleIndex::Of(func)->blocks(); }
 
 std::optional<BlockLocation> FindBlock(const PrimFunc& func, const std::string& name) {
-  for (const BlockLocation& loc : CollectBlocks(func))
-    if (loc.block->name_hint == name) return loc;
+  auto index = ScheduleIndex::Of(func);
+  if (const BlockLocation* loc = index->FindBlock(name)) return *loc;
   return std::nullopt;
 }
 
 std::optional<LoopLocation> FindLoop(const PrimFunc& func, const VarNode* loop_var) {
-  LoopFinder f(loop_var);
-  f.VisitStmt(func->body);
-  return f.found;
+  auto index = ScheduleIndex::Of(func);
+  if (const LoopLocation* loc = index->FindLoop(loop_var)) return *loc;
+  return std::nullopt;
 }
 
 std::vector<const BlockRealizeNode*> ChildBlocks(const Stmt& stmt) {
@@ -133,8 +135,52 @@ std::vector<const BlockRealizeNode*> ChildBlocks(const Stmt& stmt) {
   return out;
 }
 
+namespace {
+// Calls `f` on each statement below `s` (and `s`), children first; never
+// enters expressions (statements do not nest inside them).
+void PostOrderStmts(const Stmt& s, const std::function<void(const StmtNode*)>& f) {
+  if (!s.defined()) return;
+  if (const auto* op = s.as<ForNode>()) {
+    PostOrderStmts(op->body, f);
+  } else if (const auto* op = s.as<SeqStmtNode>()) {
+    for (const Stmt& x : op->seq) PostOrderStmts(x, f);
+  } else if (const auto* op = s.as<BlockRealizeNode>()) {
+    PostOrderStmts(op->block, f);
+  } else if (const auto* op = s.as<BlockNode>()) {
+    if (op->init) PostOrderStmts(*op->init, f);
+    PostOrderStmts(op->body, f);
+  } else if (const auto* op = s.as<IfThenElseNode>()) {
+    PostOrderStmts(op->then_case, f);
+    if (op->else_case) PostOrderStmts(*op->else_case, f);
+  } else if (const auto* op = s.as<LetStmtNode>()) {
+    PostOrderStmts(op->body, f);
+  } else if (const auto* op = s.as<AttrStmtNode>()) {
+    PostOrderStmts(op->body, f);
+  } else if (const auto* op = s.as<AllocateNode>()) {
+    PostOrderStmts(op->body, f);
+  } else if (const auto* op = s.as<DeclBufferNode>()) {
+    PostOrderStmts(op->body, f);
+  } else if (const auto* op = s.as<WhileNode>()) {
+    PostOrderStmts(op->body, f);
+  }
+  f(static_cast<const StmtNode*>(s.get()));
+}
+}  // namespace
+
+void PostOrderVisitBlockRealizes(const Stmt& root, const std::function<void(const BlockRealizeNode*)>& f) {
+  PostOrderStmts(root, [&](const StmtNode* n) {
+    if (n->IsInstance<BlockRealizeNode>()) f(static_cast<const BlockRealizeNode*>(n));
+  });
+}
+
+bool ContainsStmt(const Stmt& root, const Object* stmt) {
+  bool found = false;
+  PostOrderStmts(root, [&](const StmtNode* n) { found = found || n == stmt; });
+  return found;
+}
+
 Stmt ReplaceStmt(const Stmt& root, const Object* target, const Stmt& replacement) {
-  return StmtReplacer(target, replacement).VisitStmt(root);
+  return StmtReplacer(target, replacement).Visit(root);
 }
 
 PrimFunc ReplaceInFunc(const PrimFunc& func, const Object* target, const Stmt& replacement) {

@@ -37,6 +37,12 @@ std::optional<LoopLocation> FindLoop(const PrimFunc& func, const VarNode* loop_v
 // Blocks (realizes) directly under `stmt` (not inside nested blocks).
 std::vector<const BlockRealizeNode*> ChildBlocks(const Stmt& stmt);
 
+// Each BlockRealize below `root` (and `root`), children first, like
+// PostOrderVisit but walking statements only.
+void PostOrderVisitBlockRealizes(const Stmt& root, const std::function<void(const BlockRealizeNode*)>& f);
+// Whether the statement `stmt` (by identity) is `root` or below it.
+bool ContainsStmt(const Stmt& root, const Object* stmt);
+
 // Returns `root` with the node `target` (by identity) replaced by `replacement`.
 Stmt ReplaceStmt(const Stmt& root, const Object* target, const Stmt& replacement);
 PrimFunc ReplaceInFunc(const PrimFunc& func, const Object* target, const Stmt& replacement);

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <functional>
+#include <stdexcept>
 
 #include "runtime/registry.h"
 #include "tir/schedule/primitive/primitives.h"
@@ -69,15 +70,27 @@ PrimFunc Schedule::FuncOf(const std::string& name) const {
   return GetRef<PrimFunc>(f);
 }
 
+std::shared_ptr<const ScheduleIndex> Schedule::IndexOf(const std::string& name) const {
+  PrimFunc f = FuncOf(name);
+  auto& slot = self()->index[name];
+  if (!slot || !slot->func().same_as(f)) slot = ScheduleIndex::Of(f, slot.get());
+  return slot;
+}
+
 void Schedule::Commit(const std::string& func, const PrimFunc& f) const {
   IRModule next = get()->mod.ShallowCopy();
   next.mutable_node()->Update(*next->FindGlobalVar(func), f);
+  // The new index is built (from the old one) before any state changes, so
+  // a failure here leaves the module and the index as they were.
+  auto it = get()->index.find(func);
+  auto index = ScheduleIndex::Of(f, it == get()->index.end() ? nullptr : it->second.get());
   self()->mod = next;
+  self()->index[func] = std::move(index);
 }
 
 void Schedule::Record(const std::string& kind, Array<Any> inputs, Array<Any> attrs, Array<Any> outputs,
                       std::optional<Any> decision) const {
-  Instruction inst(kind, std::move(inputs), std::move(attrs), std::move(outputs));
+  Instruction inst(InstructionKind::Get(kind), std::move(inputs), std::move(attrs), std::move(outputs));
   auto* t = self()->trace.CopyOnWrite();
   t->insts.push_back(inst);
   if (decision) t->decisions.emplace_back(inst, *decision);
@@ -89,9 +102,9 @@ BlockLocation Schedule::LocateBlock(const BlockRV& rv, const char* primitive) co
     ThrowErrorOfKind("ScheduleError", std::string("ScheduleError: ") + primitive +
                                           ": the block handle does not belong to this schedule");
   }
-  PrimFunc f = FuncOf(it->second.func);
-  auto loc = FindBlock(f, it->second.name);
-  if (!loc) ThrowScheduleError(primitive, "block \"" + it->second.name + "\" no longer exists", f);
+  auto index = IndexOf(it->second.func);
+  const BlockLocation* loc = index->FindBlock(it->second.name);
+  if (!loc) ThrowScheduleError(primitive, "block \"" + it->second.name + "\" no longer exists", index->func());
   return *loc;
 }
 
@@ -106,11 +119,11 @@ const ScheduleNode::LoopEntry& Schedule::LoopEntryOf(const LoopRV& rv, const cha
 
 LoopLocation Schedule::LocateLoop(const LoopRV& rv, const char* primitive) const {
   const auto& entry = LoopEntryOf(rv, primitive);
-  PrimFunc f = FuncOf(entry.func);
-  auto loc = FindLoop(f, entry.var.get());
+  auto index = IndexOf(entry.func);
+  const LoopLocation* loc = index->FindLoop(entry.var.get());
   if (!loc) {
     ThrowScheduleError(primitive, "loop " + entry.var->name_hint + " no longer exists (it was split, fused or removed)",
-                       f);
+                       index->func());
   }
   return *loc;
 }
@@ -126,12 +139,13 @@ Any Schedule::Get(const ObjectRef& rv) const {
 
 BlockRV Schedule::GetBlock(const std::string& name, const std::optional<std::string>& func_name) const {
   std::string fname = func_name.value_or(get()->func_name);
-  PrimFunc f = FuncOf(fname);
+  auto index = IndexOf(fname);
+  const PrimFunc& f = index->func();
   int count = 0;
-  for (const BlockLocation& loc : CollectBlocks(f)) count += loc.block->name_hint == name;
+  index->FindBlock(name, &count);
   if (count == 0) {
     std::string names;
-    for (const BlockLocation& loc : CollectBlocks(f)) names += (names.empty() ? "" : ", ") + loc.block->name_hint;
+    for (const BlockLocation& loc : index->blocks()) names += (names.empty() ? "" : ", ") + loc.block->name_hint;
     ThrowScheduleError("get_block", "cannot find a block named \"" + name + "\" in function \"" + fname +
                                         "\" (its blocks: " + (names.empty() ? "none" : names) + ")",
                        f);
@@ -183,25 +197,15 @@ Array<BlockRV> Schedule::GetChildBlocks(const ObjectRef& block_or_loop) const {
   return Array<BlockRV>(typed);
 }
 
-namespace {
-bool Touches(const Array<BufferRegion>& regions, const Buffer& buf) {
-  for (BufferRegion r : regions)
-    if (r->buffer.same_as(buf)) return true;
-  return false;
-}
-}  // namespace
 
 Array<BlockRV> Schedule::GetProducers(const BlockRV& block) const {
   BlockLocation loc = LocateBlock(block, "get_producers");
   const std::string& func = get()->blocks.at(block.get()).func;
   std::vector<Any> out;
-  for (const BlockLocation& other : CollectBlocks(FuncOf(func))) {
-    if (other.block == loc.block || other.scope != loc.scope) continue;
-    bool produces = false;
-    for (BufferRegion r : loc.block->reads) produces = produces || Touches(other.block->writes, r->buffer);
-    if (!produces) continue;
+  auto index = IndexOf(func);
+  for (const BlockLocation* other : index->Producers(loc.block)) {
     BlockRV rv = BlockRV::Make();
-    self()->blocks[rv.get()] = {func, other.block->name_hint};
+    self()->blocks[rv.get()] = {func, other->block->name_hint};
     out.push_back(rv);
   }
   Record("GetProducers", {block}, {}, Array<Any>(out));
@@ -214,13 +218,10 @@ Array<BlockRV> Schedule::GetConsumers(const BlockRV& block) const {
   BlockLocation loc = LocateBlock(block, "get_consumers");
   const std::string& func = get()->blocks.at(block.get()).func;
   std::vector<Any> out;
-  for (const BlockLocation& other : CollectBlocks(FuncOf(func))) {
-    if (other.block == loc.block || other.scope != loc.scope) continue;
-    bool consumes = false;
-    for (BufferRegion w : loc.block->writes) consumes = consumes || Touches(other.block->reads, w->buffer);
-    if (!consumes) continue;
+  auto index = IndexOf(func);
+  for (const BlockLocation* other : index->Consumers(loc.block)) {
     BlockRV rv = BlockRV::Make();
-    self()->blocks[rv.get()] = {func, other.block->name_hint};
+    self()->blocks[rv.get()] = {func, other->block->name_hint};
     out.push_back(rv);
   }
   Record("GetConsumers", {block}, {}, Array<Any>(out));
@@ -348,7 +349,14 @@ void Schedule::Bind(const LoopRV& loop, const std::string& thread_axis) const {
   Record("Bind", {loop}, {thread_axis}, {});
 }
 
-void Schedule::Annotate(const ObjectRef& block_or_loop, const std::string& key, const Any& value) const {
+void Schedule::Annotate(const ObjectRef& block_or_loop, const std::string& key, const Any& ann_val) const {
+  // A sampled value annotates with the integer it stands for (as in TVM),
+  // never with the free variable of the handle.
+  Any value = ann_val;
+  if (ann_val.is_object()) {
+    auto it = get()->values.find(ann_val.raw_object().get());
+    if (it != get()->values.end()) value = Any(it->second);
+  }
   if (const auto* b = block_or_loop.as<BlockRVNode>()) {
     BlockLocation loc = LocateBlock(GetRef<BlockRV>(b), "annotate");
     const std::string func = get()->blocks.at(b).func;
@@ -359,7 +367,7 @@ void Schedule::Annotate(const ObjectRef& block_or_loop, const std::string& key, 
     const std::string func = get()->loops.at(l.get()).func;
     Commit(func, AnnotateLoop(FuncOf(func), loc.loop, key, value, false));
   }
-  Record("Annotate", {block_or_loop, value}, {key}, {});
+  Record("Annotate", {block_or_loop, ann_val}, {key}, {});
 }
 
 void Schedule::Unannotate(const ObjectRef& block_or_loop, const std::string& key) const {
@@ -488,7 +496,7 @@ BlockRV Schedule::RFactor(const LoopRV& loop, int factor_axis) const {
   if (blocks.size() != 1) {
     ThrowScheduleError("rfactor", "loop " + lloc.loop->loop_var->name_hint + " must hold exactly one block", f);
   }
-  auto bloc = FindBlock(f, blocks[0]->block->name_hint);
+  const BlockLocation* bloc = IndexOf(func)->FindBlock(blocks[0]->block->name_hint);
   std::string name;
   Commit(func, tir::RFactor(f, *bloc, lloc.loop, factor_axis, &name));
   BlockRV rv = BlockRV::Make();
@@ -528,12 +536,11 @@ void Schedule::StorageAlign(const BlockRV& block, int buffer_index, int axis, in
                                     static_cast<int64_t>(factor), static_cast<int64_t>(offset)}, {});
 }
 
-void Schedule::TransformLayout(const BlockRV& block, bool is_write, int buffer_index, const Array<Var>& initial,
-                               const Array<PrimExpr>& final_indices) const {
+void Schedule::TransformLayout(const BlockRV& block, bool is_write, int buffer_index, const IndexMap& index_map) const {
   BlockLocation loc = LocateBlock(block, "transform_layout");
   const std::string func = get()->blocks.at(block.get()).func;
-  Commit(func, tir::TransformLayout(FuncOf(func), loc, is_write, buffer_index, initial, final_indices));
-  Record("TransformLayout", {block, initial, final_indices}, {is_write, static_cast<int64_t>(buffer_index)}, {});
+  Commit(func, tir::TransformLayout(FuncOf(func), loc, is_write, buffer_index, index_map));
+  Record("TransformLayout", {block}, {is_write, static_cast<int64_t>(buffer_index), index_map}, {});
 }
 
 LoopRV Schedule::SampleComputeLocation(const BlockRV& block, const std::optional<int64_t>& decision) const {
@@ -555,8 +562,9 @@ LoopRV Schedule::SampleComputeLocation(const BlockRV& block, const std::optional
     }
   };
   walk(loc.scope->body);
+  auto func_index = IndexOf(func);
   for (const ForNode* l : loops_in_order) {
-    auto lloc = FindLoop(f, l->loop_var.get());
+    const LoopLocation* lloc = func_index->FindLoop(l->loop_var.get());
     if (!lloc) continue;
     try {
       tir::ComputeAt(f, loc, *lloc, false);
@@ -689,93 +697,20 @@ void Schedule::ApplyTrace(const Trace& trace, bool remove_postproc) const {
     std::vector<Any> in;
     for (const Any& x : inst->inputs.to_vector()) in.push_back(map(x));
     const auto& attrs = inst->attrs;
-    const std::string& k = inst->kind;
-    std::vector<Any> outs;
-    auto as_loops = [&](const std::vector<Any>& xs) {
-      std::vector<LoopRV> ls;
-      for (const Any& x : xs) ls.push_back(x.cast<LoopRV>());
-      return Array<LoopRV>(ls);
-    };
-    if (k == "GetBlock") {
-      outs.push_back(GetBlock(attrs.at_any(0).cast<std::string>(), attrs.at_any(1).cast<std::string>()));
-    } else if (k == "GetLoops") {
-      for (LoopRV l : GetLoops(in[0].cast<BlockRV>())) outs.push_back(l);
-    } else if (k == "GetChildBlocks") {
-      for (BlockRV b : GetChildBlocks(in[0].cast<ObjectRef>())) outs.push_back(b);
-    } else if (k == "GetProducers") {
-      for (BlockRV b : GetProducers(in[0].cast<BlockRV>())) outs.push_back(b);
-    } else if (k == "GetConsumers") {
-      for (BlockRV b : GetConsumers(in[0].cast<BlockRV>())) outs.push_back(b);
-    } else if (k == "Split") {
-      // Traces recorded before disable_predication was an attribute have one attribute.
-      bool disable_predication = attrs.size() > 1 && attrs.at_any(1).cast<bool>();
-      for (LoopRV l : Split(in[0].cast<LoopRV>(), in[1].cast<Array<Any>>(), attrs.at_any(0).cast<bool>(),
-                            disable_predication)) {
-        outs.push_back(l);
-      }
-    } else if (k == "Fuse") {
-      outs.push_back(Fuse(as_loops(in), attrs.at_any(0).cast<bool>()));
-    } else if (k == "Reorder") {
-      Reorder(as_loops(in));
-    } else if (k == "AddUnitLoop") {
-      outs.push_back(AddUnitLoop(in[0].cast<ObjectRef>()));
-    } else if (k == "Parallel") {
-      Parallel(in[0].cast<LoopRV>());
-    } else if (k == "Vectorize") {
-      Vectorize(in[0].cast<LoopRV>());
-    } else if (k == "Unroll") {
-      Unroll(in[0].cast<LoopRV>());
-    } else if (k == "Bind") {
-      Bind(in[0].cast<LoopRV>(), attrs.at_any(0).cast<std::string>());
-    } else if (k == "Annotate") {
-      Annotate(in[0].cast<ObjectRef>(), attrs.at_any(0).cast<std::string>(), in[1]);
-    } else if (k == "Unannotate") {
-      Unannotate(in[0].cast<ObjectRef>(), attrs.at_any(0).cast<std::string>());
-    } else if (k == "DecomposeReduction") {
-      outs.push_back(DecomposeReduction(in[0].cast<BlockRV>(), in[1].cast<LoopRV>()));
-    } else if (k == "ComputeAt") {
-      ComputeAt(in[0].cast<BlockRV>(), in[1].cast<LoopRV>(), attrs.at_any(0).cast<bool>(), attrs.at_any(1).cast<int>());
-    } else if (k == "ReverseComputeAt") {
-      ReverseComputeAt(in[0].cast<BlockRV>(), in[1].cast<LoopRV>(), attrs.at_any(0).cast<bool>(), attrs.at_any(1).cast<int>());
-    } else if (k == "ComputeInline") {
-      ComputeInline(in[0].cast<BlockRV>());
-    } else if (k == "ReverseComputeInline") {
-      ReverseComputeInline(in[0].cast<BlockRV>());
-    } else if (k == "CacheRead") {
-      outs.push_back(CacheRead(in[0].cast<BlockRV>(), attrs.at_any(0).cast<int>(), attrs.at_any(1).cast<std::string>()));
-    } else if (k == "CacheWrite") {
-      outs.push_back(CacheWrite(in[0].cast<BlockRV>(), attrs.at_any(0).cast<int>(), attrs.at_any(1).cast<std::string>()));
-    } else if (k == "SetScope") {
-      SetScope(in[0].cast<BlockRV>(), attrs.at_any(0).cast<int>(), attrs.at_any(1).cast<std::string>());
-    } else if (k == "Blockize") {
-      outs.push_back(Blockize(in[0].cast<LoopRV>(), attrs.empty() || attrs.at_any(0).cast<bool>()));
-    } else if (k == "Tensorize") {
-      Tensorize(in[0].cast<ObjectRef>(), attrs.at_any(0).cast<std::string>(), attrs.size() < 2 || attrs.at_any(1).cast<bool>());
-    } else if (k == "RFactor") {
-      outs.push_back(RFactor(in[0].cast<LoopRV>(), attrs.at_any(0).cast<int>()));
-    } else if (k == "StorageAlign") {
-      StorageAlign(in[0].cast<BlockRV>(), attrs.at_any(0).cast<int>(), attrs.at_any(1).cast<int>(),
-                   attrs.at_any(2).cast<int>(), attrs.at_any(3).cast<int>());
-    } else if (k == "TransformLayout") {
-      TransformLayout(in[0].cast<BlockRV>(), attrs.at_any(0).cast<bool>(), attrs.at_any(1).cast<int>(),
-                      in[1].cast<Array<Var>>(), in[2].cast<Array<PrimExpr>>());
-    } else if (k == "SampleComputeLocation") {
-      auto d = trace->GetDecision(inst);
-      outs.push_back(SampleComputeLocation(in[0].cast<BlockRV>(), d ? std::optional<int64_t>(d->cast<int64_t>()) : std::nullopt));
-    } else if (k == "SamplePerfectTile") {
-      auto d = trace->GetDecision(inst);
-      for (Var v : SamplePerfectTile(in[0].cast<LoopRV>(), attrs.at_any(0).cast<int>(), attrs.at_any(1).cast<int>(),
-                                     d ? std::optional<Array<Any>>(d->cast<Array<Any>>()) : std::nullopt)) {
-        outs.push_back(v);
-      }
-    } else if (k == "SampleCategorical") {
-      outs.push_back(SampleCategorical(attrs.at_any(0).cast<Array<Any>>(), attrs.at_any(1).cast<Array<Any>>(),
-                                       trace->GetDecision(inst)));
-    } else {
-      TESSERA_THROW(NotImplementedError) << "replaying instruction " << k << " is not supported";
+    const InstructionKindNode* kind = inst->kind.get();
+    TESSERA_CHECK_OR_THROW(kind->f_apply != nullptr, NotImplementedError)
+        << "replaying instruction " << kind->name << " is not supported";
+    Array<Any> outs;
+    try {
+      outs = kind->f_apply(*this, Array<Any>(in), attrs, trace->GetDecision(inst));
+    } catch (const std::out_of_range&) {
+      TESSERA_THROW(ValueError) << "cannot replay " << kind->name << ": the trace gives it " << in.size()
+                                << " inputs and " << attrs.size() << " attributes, too few for this kind";
     }
-    TESSERA_ICHECK(outs.size() == inst->outputs.size()) << "replay of " << k << " produced a different number of outputs";
-    for (size_t i = 0; i < outs.size(); ++i) rv_map[inst->outputs.at_any(i).raw_object().get()] = outs[i];
+    TESSERA_CHECK_OR_THROW(outs.size() == inst->outputs.size(), ValueError)
+        << "replaying " << kind->name << " gave " << outs.size() << " outputs where the trace records "
+        << inst->outputs.size() << " (the trace does not fit this module)";
+    for (size_t i = 0; i < outs.size(); ++i) rv_map[inst->outputs.at_any(i).raw_object().get()] = outs.at_any(i);
   }
 }
 
@@ -786,6 +721,13 @@ TESSERA_REGISTER_GLOBAL("tir.schedule.Schedule").set_body_typed([](IRModule mod,
 TESSERA_REGISTER_GLOBAL("tir.schedule.ScheduleMod").set_body_typed([](Schedule s) { return s->mod; });
 TESSERA_REGISTER_GLOBAL("tir.schedule.ScheduleTrace").set_body_typed([](Schedule s) { return s->trace; });
 TESSERA_REGISTER_GLOBAL("tir.schedule.ScheduleFuncName").set_body_typed([](Schedule s) { return s->func_name; });
+// Test hook: whether the cached index of the current function equals one
+// built from scratch, and how many blocks it reused from its predecessor.
+TESSERA_REGISTER_GLOBAL("tir.schedule.ScheduleIndexCheck").set_body_typed([](Schedule s) {
+  auto cached = s.IndexOf(s->func_name);
+  bool same = cached->SameAs(*ScheduleIndex::Build(cached->func()));
+  return Array<Any>{same, static_cast<int64_t>(cached->reused_blocks())};
+});
 TESSERA_REGISTER_GLOBAL("tir.schedule.ScheduleCopy").set_body_typed([](Schedule s) { return s.Copy(); });
 TESSERA_REGISTER_GLOBAL("tir.schedule.ScheduleSeed").set_body_typed([](Schedule s, int64_t seed) { s.Seed(seed); });
 TESSERA_REGISTER_GLOBAL("tir.schedule.ScheduleForkSeed").set_body_typed([](Schedule s) { return s.ForkSeed(); });
@@ -850,8 +792,8 @@ TESSERA_REGISTER_GLOBAL("tir.schedule.StorageAlign").set_body_typed([](Schedule 
   s.StorageAlign(b, i, axis, f, o);
 });
 TESSERA_REGISTER_GLOBAL("tir.schedule.TransformLayout")
-    .set_body_typed([](Schedule s, BlockRV b, bool is_write, int idx, Array<Var> initial, Array<PrimExpr> final_indices) {
-      s.TransformLayout(b, is_write, idx, initial, final_indices);
+    .set_body_typed([](Schedule s, BlockRV b, bool is_write, int idx, IndexMap index_map) {
+      s.TransformLayout(b, is_write, idx, index_map);
     });
 TESSERA_REGISTER_GLOBAL("tir.schedule.SampleComputeLocation")
     .set_body_typed([](Schedule s, BlockRV b, std::optional<int64_t> decision) { return s.SampleComputeLocation(b, decision); });

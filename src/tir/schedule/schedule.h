@@ -9,7 +9,9 @@
 #include <unordered_map>
 
 #include "ir/module.h"
+#include "tir/index_map.h"
 #include "tir/schedule/analysis.h"
+#include "tir/schedule/schedule_index.h"
 #include "tir/schedule/trace.h"
 
 namespace tessera {
@@ -33,6 +35,11 @@ class ScheduleNode : public Object {
   std::unordered_map<const Object*, BlockEntry> blocks;
   std::unordered_map<const Object*, LoopEntry> loops;
   std::unordered_map<const Object*, int64_t> values;  // sampled integers (tir.Var handles)
+  // Per function: the block/loop index of its current version. Commit
+  // rebuilds it from the previous one (reusing unchanged blocks); a failed
+  // primitive commits nothing, so it leaves the index as it was. Indexes
+  // are immutable, so copies of the schedule share them.
+  std::unordered_map<std::string, std::shared_ptr<const ScheduleIndex>> index;
 
   TESSERA_DECLARE_FINAL_OBJECT_INFO(ScheduleNode, Object, "tir.Schedule");
 };
@@ -82,8 +89,7 @@ class Schedule : public ObjectRef {
   // stride % factor == offset (avoids shared-memory bank conflicts); recorded
   // as the block annotation "buffer_dim_align" and applied when lowering.
   void StorageAlign(const BlockRV& block, int buffer_index, int axis, int factor, int offset) const;
-  void TransformLayout(const BlockRV& block, bool is_write, int buffer_index, const Array<Var>& initial,
-                       const Array<PrimExpr>& final_indices) const;
+  void TransformLayout(const BlockRV& block, bool is_write, int buffer_index, const IndexMap& index_map) const;
   // A loop where compute_at(block, loop) is legal, or the "root" handle
   // (decision -1: leave the block where it is).
   LoopRV SampleComputeLocation(const BlockRV& block, const std::optional<int64_t>& decision) const;
@@ -98,6 +104,8 @@ class Schedule : public ObjectRef {
 
   // Internal helpers shared by primitives.
   PrimFunc FuncOf(const std::string& name) const;
+  // The index of function `name` as it is now (built on first use).
+  std::shared_ptr<const ScheduleIndex> IndexOf(const std::string& name) const;
   void Commit(const std::string& func, const PrimFunc& f) const;
   BlockLocation LocateBlock(const BlockRV& rv, const char* primitive) const;
   LoopLocation LocateLoop(const LoopRV& rv, const char* primitive) const;

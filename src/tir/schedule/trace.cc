@@ -7,60 +7,11 @@
 
 #include "runtime/reflection.h"
 #include "runtime/registry.h"
+#include "tir/schedule/schedule.h"
 
 namespace tessera {
 namespace tir {
 namespace {
-
-struct KindInfo {
-  const char* kind;
-  const char* method;
-  std::vector<const char*> inputs;  // keyword names; {"*"} = positional varargs
-  std::vector<const char*> attrs;
-};
-
-const std::vector<KindInfo>& Kinds() {
-  static const std::vector<KindInfo> kinds = {
-      {"GetBlock", "get_block", {}, {"name", "func_name"}},
-      {"GetLoops", "get_loops", {"block"}, {}},
-      {"GetChildBlocks", "get_child_blocks", {"block_or_loop"}, {}},
-      {"GetProducers", "get_producers", {"block"}, {}},
-      {"GetConsumers", "get_consumers", {"block"}, {}},
-      {"Split", "split", {"loop", "factors"}, {"preserve_unit_iters"}},
-      {"Fuse", "fuse", {"*"}, {"preserve_unit_iters"}},
-      {"Reorder", "reorder", {"*"}, {}},
-      {"AddUnitLoop", "add_unit_loop", {"block_or_loop"}, {}},
-      {"Parallel", "parallel", {"loop"}, {}},
-      {"Vectorize", "vectorize", {"loop"}, {}},
-      {"Unroll", "unroll", {"loop"}, {}},
-      {"Bind", "bind", {"loop"}, {"thread_axis"}},
-      {"Annotate", "annotate", {"block_or_loop", "ann_val"}, {"ann_key"}},
-      {"Unannotate", "unannotate", {"block_or_loop"}, {"ann_key"}},
-      {"DecomposeReduction", "decompose_reduction", {"block", "loop"}, {}},
-      {"ComputeAt", "compute_at", {"block", "loop"}, {"preserve_unit_loops", "index"}},
-      {"ReverseComputeAt", "reverse_compute_at", {"block", "loop"}, {"preserve_unit_loops", "index"}},
-      {"ComputeInline", "compute_inline", {"block"}, {}},
-      {"ReverseComputeInline", "reverse_compute_inline", {"block"}, {}},
-      {"CacheRead", "cache_read", {"block"}, {"read_buffer_index", "storage_scope"}},
-      {"CacheWrite", "cache_write", {"block"}, {"write_buffer_index", "storage_scope"}},
-      {"SetScope", "set_scope", {"block"}, {"buffer_index", "storage_scope"}},
-      {"Blockize", "blockize", {"loop"}, {}},
-      {"Tensorize", "tensorize", {"block_or_loop"}, {"tensor_intrin"}},
-      {"TransformLayout", "_transform_layout_replay", {"block", "initial", "final"}, {"is_write", "buffer_index"}},
-      {"RFactor", "rfactor", {"loop"}, {"factor_axis"}},
-      {"StorageAlign", "storage_align", {"block"}, {"buffer_index", "axis", "factor", "offset"}},
-      {"SampleComputeLocation", "sample_compute_location", {"block"}, {}},
-      {"SamplePerfectTile", "sample_perfect_tile", {"loop"}, {"n", "max_innermost_factor"}},
-      {"SampleCategorical", "sample_categorical", {}, {"candidates", "probs"}},
-  };
-  return kinds;
-}
-
-const KindInfo& KindOf(const std::string& kind) {
-  for (const KindInfo& k : Kinds())
-    if (kind == k.kind) return k;
-  TESSERA_THROW(ValueError) << "unknown schedule instruction kind '" << kind << "'";
-}
 
 // Names random variables in order of definition: b0, l1, v2, ...
 class RVNamer {
@@ -75,26 +26,13 @@ class RVNamer {
     if (v.is_object()) {
       auto it = names_.find(v.raw_object().get());
       if (it != names_.end()) return it->second;
-      if (const auto* s = v.as<StringObj>()) return Quote(s->data);
       if (const auto* a = v.as<ArrayObj>()) {
         std::string out = "[";
         for (size_t i = 0; i < a->data.size(); ++i) out += (i ? ", " : "") + Render(a->data[i]);
         return out + "]";
       }
-      if (const auto* imm = v.as<IntImmNode>()) return std::to_string(imm->value);
-      if (const auto* f = v.as<FloatImmNode>()) return Any(f->value).repr();
-      return v.repr();
     }
-    if (v.is_none()) return "None";
-    return v.repr();
-  }
-  static std::string Quote(const std::string& s) {
-    std::string out = "\"";
-    for (char c : s) {
-      if (c == '"' || c == '\\') out += '\\';
-      out += c;
-    }
-    return out + "\"";
+    return PythonLiteral(v);
   }
 
  private:
@@ -114,7 +52,7 @@ nlohmann::json ToJSONValue(const Any& v, const std::unordered_map<const Object*,
     }
     if (const auto* imm = v.as<IntImmNode>()) return imm->value;
     TESSERA_THROW(NotImplementedError) << "cannot serialize a " << v.type_name()
-                                       << " in a trace (transform_layout traces have no JSON form yet)";
+                                       << " in a trace (its instruction kind needs set_attrs_as_json)";
   }
   switch (v.kind()) {
     case Any::Kind::kNone: return nullptr;
@@ -152,8 +90,8 @@ Any FromJSONValue(const nlohmann::json& j, std::unordered_map<std::string, Any>&
 
 }  // namespace
 
-Instruction::Instruction(std::string kind, Array<Any> inputs, Array<Any> attrs, Array<Any> outputs) {
-  KindOf(kind);  // validates
+Instruction::Instruction(InstructionKind kind, Array<Any> inputs, Array<Any> attrs, Array<Any> outputs) {
+  TESSERA_CHECK_OR_THROW(kind.defined(), ValueError) << "an instruction needs a kind";
   auto n = make_object<InstructionNode>();
   n->kind = std::move(kind);
   n->inputs = std::move(inputs);
@@ -175,43 +113,15 @@ std::string Trace::AsPython() const {
   os << "def apply_trace(sch: tir.Schedule) -> None:\n";
   if (get()->insts.empty()) os << "  pass\n";
   for (const Instruction& inst : get()->insts) {
-    if (inst->kind == "TransformLayout") {
-      // sch.transform_layout(block=b0, buffer=("write", 0), index_map=lambda i, j: (i // 4, j, i % 4))
-      auto printer = Registry::Get("script.AsTVMScript");
-      auto render = [&](const Any& e) { return printer ? (*printer)(e).cast<std::string>() : e.repr(); };
-      std::string params, results;
-      for (const Any& v : inst->inputs.at_any(1).cast<Array<Any>>().to_vector())
-        params += (params.empty() ? "" : ", ") + v.cast<tir::Var>()->name_hint;
-      for (const Any& e : inst->inputs.at_any(2).cast<Array<Any>>().to_vector())
-        results += (results.empty() ? "" : ", ") + render(e);
-      os << "  sch.transform_layout(block=" << namer.Render(inst->inputs.at_any(0)) << ", buffer=(\""
-         << (inst->attrs.at_any(0).cast<bool>() ? "write" : "read") << "\", " << inst->attrs.at_any(1).cast<int64_t>()
-         << "), index_map=lambda " << params << ": (" << results << (inst->inputs.at_any(2).cast<Array<Any>>().size() == 1 ? "," : "")
-         << "))\n";
-      continue;
-    }
-    const KindInfo& info = KindOf(inst->kind);
-    std::vector<std::string> args;
-    if (!info.inputs.empty() && std::string(info.inputs[0]) == "*") {
-      for (const Any& in : inst->inputs.to_vector()) args.push_back(namer.Render(in));
-    } else {
-      for (size_t i = 0; i < info.inputs.size() && i < inst->inputs.size(); ++i) {
-        args.push_back(std::string(info.inputs[i]) + "=" + namer.Render(inst->inputs.at_any(i)));
-      }
-    }
-    for (size_t i = 0; i < info.attrs.size() && i < inst->attrs.size(); ++i) {
-      const Any& a = inst->attrs.at_any(i);
-      std::string rendered = a.kind() == Any::Kind::kBool ? (a.cast<bool>() ? "True" : "False") : namer.Render(a);
-      args.push_back(std::string(info.attrs[i]) + "=" + rendered);
-    }
-    if (auto d = get()->GetDecision(inst)) args.push_back("decision=" + namer.Render(*d));
-    std::string lhs;
-    for (const Any& out : inst->outputs.to_vector()) lhs += (lhs.empty() ? "" : ", ") + namer.Define(out);
-    os << "  ";
-    if (!lhs.empty()) os << lhs << " = ";
-    os << "sch." << info.method << "(";
-    for (size_t i = 0; i < args.size(); ++i) os << (i ? ", " : "") << args[i];
-    os << ")\n";
+    std::vector<std::string> inputs, outputs;
+    for (const Any& in : inst->inputs.to_vector()) inputs.push_back(namer.Render(in));
+    std::optional<std::string> decision;
+    if (auto d = get()->GetDecision(inst)) decision = namer.Render(*d);
+    for (const Any& out : inst->outputs.to_vector()) outputs.push_back(namer.Define(out));
+    const InstructionKindNode* kind = inst->kind.get();
+    TESSERA_CHECK_OR_THROW(kind->f_as_python != nullptr, NotImplementedError)
+        << "instruction kind " << kind->name << " cannot be printed as Python";
+    os << "  " << kind->f_as_python(inputs, inst->attrs, decision, outputs) << "\n";
   }
   return os.str();
 }
@@ -225,14 +135,15 @@ std::string Trace::ToJSON() const {
     const Instruction& inst = get()->insts[idx];
     nlohmann::json inputs = nlohmann::json::array(), attrs = nlohmann::json::array(), outputs = nlohmann::json::array();
     for (const Any& in : inst->inputs.to_vector()) inputs.push_back(ToJSONValue(in, names));
-    for (const Any& a : inst->attrs.to_vector()) attrs.push_back(ToJSONValue(a, names));
+    Array<Any> raw_attrs = inst->kind->f_attrs_as_json ? inst->kind->f_attrs_as_json(inst->attrs) : inst->attrs;
+    for (const Any& a : raw_attrs.to_vector()) attrs.push_back(ToJSONValue(a, names));
     for (const Any& out : inst->outputs.to_vector()) {
       std::string prefix = out.as<BlockRVNode>() ? "b" : out.as<LoopRVNode>() ? "l" : "v";
       std::string name = prefix + std::to_string(counter++);
       names[out.raw_object().get()] = name;
       outputs.push_back(name);
     }
-    insts.push_back({inst->kind, inputs, attrs, outputs});
+    insts.push_back({inst->kind->name, inputs, attrs, outputs});
     if (auto d = get()->GetDecision(inst)) decisions.push_back({idx, ToJSONValue(*d, names)});
   }
   return nlohmann::json{{"insts", insts}, {"decisions", decisions}}.dump();
@@ -248,17 +159,24 @@ Trace Trace::FromJSON(const std::string& text) {
   std::unordered_map<std::string, Any> rvs;
   Trace trace = Trace::Empty();
   auto* n = trace.CopyOnWrite();
+  try {
   for (const auto& ij : j.at("insts")) {
     std::vector<Any> inputs, attrs, outputs;
+    InstructionKind kind = InstructionKind::Get(ij.at(0).get<std::string>());
     for (const auto& x : ij.at(1)) inputs.push_back(FromJSONValue(x, rvs));
     for (const auto& x : ij.at(2)) attrs.push_back(FromJSONValue(x, rvs));
     for (const auto& x : ij.at(3)) outputs.push_back(FromJSONValue(nlohmann::json{{"rv", x.get<std::string>()}}, rvs));
-    n->insts.push_back(Instruction(ij.at(0).get<std::string>(), Array<Any>(inputs), Array<Any>(attrs), Array<Any>(outputs)));
+    Array<Any> attr_array(attrs);
+    if (kind->f_attrs_from_json) attr_array = kind->f_attrs_from_json(attr_array);
+    n->insts.push_back(Instruction(kind, Array<Any>(inputs), attr_array, Array<Any>(outputs)));
   }
   for (const auto& dj : j.at("decisions")) {
     size_t idx = dj.at(0).get<size_t>();
     TESSERA_CHECK_OR_THROW(idx < n->insts.size(), ValueError) << "trace decision for missing instruction " << idx;
     n->decisions.emplace_back(n->insts[idx], FromJSONValue(dj.at(1), rvs));
+  }
+  } catch (const nlohmann::json::exception& e) {
+    TESSERA_THROW(ValueError) << "malformed trace JSON: " << e.what();
   }
   return trace;
 }
@@ -281,17 +199,21 @@ TESSERA_REGISTER_OBJECT_TYPE(BlockRVNode);
 TESSERA_REGISTER_OBJECT_TYPE(LoopRVNode);
 TESSERA_REGISTER_OBJECT_TYPE(InstructionNode);
 TESSERA_REGISTER_OBJECT_TYPE(TraceNode);
-TESSERA_REGISTER_REFLECTION(InstructionNode)
-    .def_getter("kind", [](const InstructionNode* n) { return n->kind; })
-    .def_ro("inputs", &InstructionNode::inputs)
-    .def_ro("attrs", &InstructionNode::attrs)
-    .def_ro("outputs", &InstructionNode::outputs);
-TESSERA_REGISTER_REFLECTION(TraceNode)
-    .def_getter("insts", [](const TraceNode* n) { return Array<Instruction>(n->insts); })
-    .def_getter("decisions", [](const TraceNode* n) {
+TESSERA_REGISTER_NODE(InstructionNode)
+    .field("kind", &InstructionNode::kind)
+    .field("inputs", &InstructionNode::inputs)
+    .field("attrs", &InstructionNode::attrs)
+    .field("outputs", &InstructionNode::outputs);
+TESSERA_REGISTER_NODE(TraceNode)
+    .getter("insts", [](const TraceNode* n) { return Array<Instruction>(n->insts); })
+    .getter("decisions", [](const TraceNode* n) {
       Map<Instruction, Any> m;
       for (const auto& [i, d] : n->decisions) m.Set(i, d);
       return m;
+    });
+TESSERA_REGISTER_GLOBAL("tir.schedule.Instruction")
+    .set_body_typed([](InstructionKind kind, Array<Any> inputs, Array<Any> attrs, Array<Any> outputs) {
+      return Instruction(kind, inputs, attrs, outputs);
     });
 TESSERA_REGISTER_GLOBAL("tir.schedule.TraceAsPython").set_body_typed([](Trace t) { return t.AsPython(); });
 TESSERA_REGISTER_GLOBAL("tir.schedule.TraceToJSON").set_body_typed([](Trace t) { return t.ToJSON(); });

@@ -1,14 +1,15 @@
 // Trace: the record of every schedule primitive applied, with the random
 // decisions sampling made. It prints as runnable Python
 // (`def apply_trace(sch): ...`), replays onto another schedule, and
-// round-trips through JSON (the tuning database stores traces). TIR
-// schedule layer.
+// round-trips through JSON (the tuning database stores traces); each
+// instruction's kind (instruction_kind.h) says how. TIR schedule layer.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "tir/function.h"
+#include "tir/schedule/instruction_kind.h"
 
 namespace tessera {
 namespace tir {
@@ -33,11 +34,12 @@ class LoopRV : public ObjectRef {
   static LoopRV Make() { return LoopRV(ObjectPtr<Object>(make_object<LoopRVNode>())); }
 };
 
-// One applied primitive: kind (e.g. "Split"), inputs (random variables,
-// constants, lists), attributes and outputs (random variables).
+// One applied primitive: its kind (InstructionKind "Split", ...), inputs
+// (random variables, constants, lists), attributes and outputs (random
+// variables).
 class InstructionNode : public Object {
  public:
-  std::string kind;
+  InstructionKind kind;
   Array<Any> inputs;
   Array<Any> attrs;
   Array<Any> outputs;
@@ -46,7 +48,7 @@ class InstructionNode : public Object {
 class Instruction : public ObjectRef {
  public:
   TESSERA_DEFINE_OBJECT_REF_METHODS(Instruction, ObjectRef, InstructionNode);
-  Instruction(std::string kind, Array<Any> inputs, Array<Any> attrs, Array<Any> outputs);
+  Instruction(InstructionKind kind, Array<Any> inputs, Array<Any> attrs, Array<Any> outputs);
 };
 
 class TraceNode : public Object {

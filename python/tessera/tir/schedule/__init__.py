@@ -1,6 +1,7 @@
 """TensorIR schedules (``tvm.tir.schedule``)."""
 from ...error import ScheduleError
 from .schedule import Schedule, BlockRV, LoopRV
-from .trace import Trace, Instruction
+from .instruction import Instruction, InstructionKind
+from .trace import Trace
 
-__all__ = ["Schedule", "BlockRV", "LoopRV", "Trace", "Instruction", "ScheduleError"]
+__all__ = ["Schedule", "BlockRV", "LoopRV", "Trace", "Instruction", "InstructionKind", "ScheduleError"]

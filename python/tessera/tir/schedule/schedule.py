@@ -220,11 +220,10 @@ class Schedule(Node):
         _ffi_api.StorageAlign(self, block, int(buffer_index), int(axis), int(factor), int(offset))
     def transform_layout(self, block, buffer, index_map, pad_value=None):
         """Re-lays out an intermediate buffer of ``block``: ``buffer`` is
-        ("read"|"write", index) or the buffer's name; ``index_map`` maps old
-        indices to new ones, e.g. ``lambda i, j: (i // 4, j, i % 4)``."""
-        import inspect  # pylint: disable=import-outside-toplevel
-
-        from ..expr import Var  # pylint: disable=import-outside-toplevel
+        ("read"|"write", index) or the buffer's name; ``index_map`` (an
+        IndexMap or a function of the indices) maps old indices to new ones,
+        e.g. ``lambda i, j: (i // 4, j, i % 4)``."""
+        from ..index_map import IndexMap  # pylint: disable=import-outside-toplevel
 
         if pad_value is not None:
             raise NotImplementedError("transform_layout(pad_value=...) is not supported yet")
@@ -247,13 +246,22 @@ class Schedule(Node):
         regions = node.writes if kind == "write" else node.reads
         if not 0 <= index < len(regions):
             raise tvm_schedule_error(f"block {node.name_hint} has no {kind} buffer {index}")
-        buf = regions[index].buffer
-        names = list(inspect.signature(index_map).parameters)
-        initial = [Var(n, buf.shape[i].dtype) for i, n in enumerate(names)]
-        final = index_map(*initial)
-        if not isinstance(final, (list, tuple)):
-            final = [final]
-        _ffi_api.TransformLayout(self, block, kind == "write", int(index), initial, list(final))
+        if not isinstance(index_map, IndexMap):
+            if not callable(index_map):
+                raise TypeError(f"index_map must be an IndexMap or a function, got {type(index_map).__name__}")
+            # The indices take the dtypes of the buffer's shape (an arity
+            # mismatch is reported by the primitive, naming the buffer).
+            import inspect  # pylint: disable=import-outside-toplevel
+
+            shape = regions[index].buffer.shape
+            params = inspect.signature(index_map).parameters.values()
+            if any(p.kind == inspect.Parameter.VAR_POSITIONAL for p in params):
+                index_map = IndexMap.from_func(index_map, ndim=len(shape), index_dtype=[str(e.dtype) for e in shape])
+            else:
+                dtypes = [str(shape[k].dtype) if k < len(shape) else "int32" for k in range(len(params))]
+                index_map = IndexMap.from_func(index_map, index_dtype=dtypes)
+        _ffi_api.TransformLayout(self, block, kind == "write", int(index), index_map)
+
     def rfactor(self, loop, factor_axis):
         """Factors the reduction over ``loop`` into a "<block>_rf" block
         writing partial results to a new buffer (``loop``'s extent inserted

@@ -5,14 +5,7 @@ import json
 from ..._ffi.registry import register_object
 from ...ir.base import Node
 from . import _ffi_api
-
-
-@register_object("tir.Instruction")
-class Instruction(Node):
-    """One recorded primitive: ``kind``, ``inputs``, ``attrs``, ``outputs``."""
-
-    def __repr__(self):
-        return f"Instruction({self.kind})"
+from .instruction import Instruction
 
 
 @register_object("tir.Trace")
@@ -63,6 +56,11 @@ class Trace(Node):
         text = obj if isinstance(obj, str) else json.dumps(obj)
         return _ffi_api.TraceFromJSON(text)
 
+    @staticmethod
+    def apply_json_to_schedule(json_obj, sch):
+        """Replays the trace stored by :meth:`as_json` onto ``sch``."""
+        Trace.from_json(json_obj).apply_to_schedule(sch)
+
     def with_decision(self, inst, decision, remove_postproc=False):
         """A copy of this trace with ``inst``'s decision replaced;
         ``remove_postproc`` has nothing to remove (see apply_to_schedule)."""
@@ -73,4 +71,4 @@ class Trace(Node):
         return self.decisions.get(inst)
 
 
-__all__ = ["Instruction", "Trace"]
+__all__ = ["Instruction", "Trace"]  # Instruction re-exported from .instruction

@@ -1,4 +1,5 @@
-// blockize and tensorize (see primitives.h).
+// blockize and tensorize (see primitives.h), and their schedule
+// instruction kinds (at the end).
 #include <unordered_map>
 #include <unordered_set>
 
@@ -7,6 +8,7 @@
 #include "tir/analysis/block_access_region.h"
 #include "tir/op.h"
 #include "tir/schedule/primitive/primitives.h"
+#include "tir/schedule/schedule.h"
 
 namespace tessera {
 namespace tir {
@@ -382,6 +384,31 @@ PrimFunc Tensorize(const PrimFunc& func, const BlockLocation& loc, const TensorI
   n->match_buffers = Array<MatchBufferRegion>(matches);
   return ReplaceInFunc(func, block, b);
 }
+
+}  // namespace tir
+}  // namespace tessera
+
+// ---- instruction kinds -------------------------------------------------------------
+namespace tessera {
+namespace tir {
+namespace {
+using Inputs = Array<Any>;
+using Attrs = Array<Any>;
+using Decision = std::optional<Any>;
+}  // namespace
+
+TESSERA_REGISTER_INST_KIND("Blockize")
+    .set_apply([](const Schedule& sch, const Inputs& in, const Attrs& attrs, const Decision&) {
+      return Array<Any>{sch.Blockize(in.at_any(0).cast<LoopRV>(), attrs.empty() || attrs.at_any(0).cast<bool>())};
+    })
+    .set_as_python(PythonCall("blockize", {"loop"}, {"preserve_unit_iters"}));
+TESSERA_REGISTER_INST_KIND("Tensorize")
+    .set_apply([](const Schedule& sch, const Inputs& in, const Attrs& attrs, const Decision&) {
+      sch.Tensorize(in.at_any(0).cast<ObjectRef>(), attrs.at_any(0).cast<std::string>(),
+                    attrs.size() < 2 || attrs.at_any(1).cast<bool>());
+      return Array<Any>();
+    })
+    .set_as_python(PythonCall("tensorize", {"block_or_loop"}, {"tensor_intrin", "preserve_unit_iters"}));
 
 }  // namespace tir
 }  // namespace tessera

@@ -1,7 +1,9 @@
 // cache_read, cache_write and set_scope: stage a buffer through a copy in
-// another storage scope (see primitives.h).
+// another storage scope (see primitives.h); their schedule instruction
+// kinds are at the end.
 #include "tir/op.h"
 #include "tir/schedule/primitive/primitives.h"
+#include "tir/schedule/schedule.h"
 
 namespace tessera {
 namespace tir {
@@ -90,7 +92,7 @@ Stmt InsertBeside(const BlockNode* scope, const Object* target, const Stmt& stmt
   bool placed = false;
   for (const Stmt& s : items) {
     bool contains = s.get() == target;
-    if (!contains) PostOrderVisit(s, [&](const ObjectRef& n) { contains = contains || n.get() == target; });
+    if (!contains) contains = ContainsStmt(s, target);
     if (contains && !placed && !after) out.push_back(stmt);
     out.push_back(s);
     if (contains && !placed && after) out.push_back(stmt);
@@ -109,7 +111,7 @@ size_t TopLevelPosition(const BlockNode* scope, const Object* node) {
   }
   for (size_t i = 0; i < top.size(); ++i) {
     bool found = top[i].get() == node;
-    if (!found) PostOrderVisit(top[i], [&](const ObjectRef& n) { found = found || n.get() == node; });
+    if (!found) found = ContainsStmt(top[i], node);
     if (found) return i;
   }
   return top.size();
@@ -258,6 +260,37 @@ PrimFunc SetScope(const PrimFunc& func, const BlockLocation& loc, int write_inde
   out.CopyOnWrite()->body = swap.VisitStmt(func->body);
   return out;
 }
+
+}  // namespace tir
+}  // namespace tessera
+
+// ---- instruction kinds -------------------------------------------------------------
+namespace tessera {
+namespace tir {
+namespace {
+using Inputs = Array<Any>;
+using Attrs = Array<Any>;
+using Decision = std::optional<Any>;
+}  // namespace
+
+TESSERA_REGISTER_INST_KIND("CacheRead")
+    .set_apply([](const Schedule& sch, const Inputs& in, const Attrs& attrs, const Decision&) {
+      return Array<Any>{
+          sch.CacheRead(in.at_any(0).cast<BlockRV>(), attrs.at_any(0).cast<int>(), attrs.at_any(1).cast<std::string>())};
+    })
+    .set_as_python(PythonCall("cache_read", {"block"}, {"read_buffer_index", "storage_scope"}));
+TESSERA_REGISTER_INST_KIND("CacheWrite")
+    .set_apply([](const Schedule& sch, const Inputs& in, const Attrs& attrs, const Decision&) {
+      return Array<Any>{
+          sch.CacheWrite(in.at_any(0).cast<BlockRV>(), attrs.at_any(0).cast<int>(), attrs.at_any(1).cast<std::string>())};
+    })
+    .set_as_python(PythonCall("cache_write", {"block"}, {"write_buffer_index", "storage_scope"}));
+TESSERA_REGISTER_INST_KIND("SetScope")
+    .set_apply([](const Schedule& sch, const Inputs& in, const Attrs& attrs, const Decision&) {
+      sch.SetScope(in.at_any(0).cast<BlockRV>(), attrs.at_any(0).cast<int>(), attrs.at_any(1).cast<std::string>());
+      return Array<Any>();
+    })
+    .set_as_python(PythonCall("set_scope", {"block"}, {"buffer_index", "storage_scope"}));
 
 }  // namespace tir
 }  // namespace tessera

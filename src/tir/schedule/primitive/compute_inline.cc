@@ -1,10 +1,11 @@
 // compute_inline and reverse_compute_inline: substitute a block's
 // computation into its consumer (or producer) and remove the block
-// (see primitives.h).
+// (see primitives.h); their schedule instruction kinds are at the end.
 #include <unordered_set>
 
 #include "tir/op.h"
 #include "tir/schedule/primitive/primitives.h"
+#include "tir/schedule/schedule.h"
 
 namespace tessera {
 namespace tir {
@@ -222,6 +223,31 @@ PrimFunc ReverseComputeInline(const PrimFunc& func, const BlockLocation& loc) {
   out.CopyOnWrite()->body = AllocRemover(buf.get()).VisitStmt(out->body);
   return RefreshBlockRegions(out, {producer->block->name_hint});
 }
+
+}  // namespace tir
+}  // namespace tessera
+
+// ---- instruction kinds -------------------------------------------------------------
+namespace tessera {
+namespace tir {
+namespace {
+using Inputs = Array<Any>;
+using Attrs = Array<Any>;
+using Decision = std::optional<Any>;
+}  // namespace
+
+TESSERA_REGISTER_INST_KIND("ComputeInline")
+    .set_apply([](const Schedule& sch, const Inputs& in, const Attrs&, const Decision&) {
+      sch.ComputeInline(in.at_any(0).cast<BlockRV>());
+      return Array<Any>();
+    })
+    .set_as_python(PythonCall("compute_inline", {"block"}, {}));
+TESSERA_REGISTER_INST_KIND("ReverseComputeInline")
+    .set_apply([](const Schedule& sch, const Inputs& in, const Attrs&, const Decision&) {
+      sch.ReverseComputeInline(in.at_any(0).cast<BlockRV>());
+      return Array<Any>();
+    })
+    .set_as_python(PythonCall("reverse_compute_inline", {"block"}, {}));
 
 }  // namespace tir
 }  // namespace tessera

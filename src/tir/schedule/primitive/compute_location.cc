@@ -1,5 +1,6 @@
 // compute_at and reverse_compute_at: move a block into another loop nest,
-// computing exactly the region needed there (see primitives.h).
+// computing exactly the region needed there (see primitives.h); their
+// schedule instruction kinds are at the end.
 #include <unordered_set>
 
 #include "arith/analyzer.h"
@@ -7,6 +8,7 @@
 #include "tir/analysis/block_access_region.h"
 #include "tir/op.h"
 #include "tir/schedule/primitive/primitives.h"
+#include "tir/schedule/schedule.h"
 
 namespace tessera {
 namespace tir {
@@ -201,9 +203,7 @@ Stmt InsertIntoLoop(const std::string& prim, const PrimFunc& func, const ForNode
   }
   auto contains = [&](const Stmt& s, bool producer) {
     bool hit = false;
-    PostOrderVisit(s, [&](const ObjectRef& n) {
-      const auto* br = n.as<BlockRealizeNode>();
-      if (br == nullptr) return;
+    PostOrderVisitBlockRealizes(s, [&](const BlockRealizeNode* br) {
       const Array<BufferRegion>& mine = producer ? block->reads : block->writes;
       for (BufferRegion r : mine) {
         if (producer ? Writes(br->block.get(), r->buffer) : Reads(br->block.get(), r->buffer)) hit = true;
@@ -363,6 +363,33 @@ PrimFunc ReverseComputeAt(const PrimFunc& func, const BlockLocation& loc, const 
   Stmt nest = MakeNestForRegion(prim, func, loc, *read, region, preserve_unit_loops, &ana);
   return MoveNest(prim, func, loc, loop, nest, index);
 }
+
+}  // namespace tir
+}  // namespace tessera
+
+// ---- instruction kinds -------------------------------------------------------------
+namespace tessera {
+namespace tir {
+namespace {
+using Inputs = Array<Any>;
+using Attrs = Array<Any>;
+using Decision = std::optional<Any>;
+}  // namespace
+
+TESSERA_REGISTER_INST_KIND("ComputeAt")
+    .set_apply([](const Schedule& sch, const Inputs& in, const Attrs& attrs, const Decision&) {
+      sch.ComputeAt(in.at_any(0).cast<BlockRV>(), in.at_any(1).cast<LoopRV>(), attrs.at_any(0).cast<bool>(),
+                    attrs.at_any(1).cast<int>());
+      return Array<Any>();
+    })
+    .set_as_python(PythonCall("compute_at", {"block", "loop"}, {"preserve_unit_loops", "index"}));
+TESSERA_REGISTER_INST_KIND("ReverseComputeAt")
+    .set_apply([](const Schedule& sch, const Inputs& in, const Attrs& attrs, const Decision&) {
+      sch.ReverseComputeAt(in.at_any(0).cast<BlockRV>(), in.at_any(1).cast<LoopRV>(), attrs.at_any(0).cast<bool>(),
+                           attrs.at_any(1).cast<int>());
+      return Array<Any>();
+    })
+    .set_as_python(PythonCall("reverse_compute_at", {"block", "loop"}, {"preserve_unit_loops", "index"}));
 
 }  // namespace tir
 }  // namespace tessera

@@ -1,7 +1,8 @@
 // parallel / vectorize / unroll / bind, and annotations on loops and blocks
-// (see primitives.h).
+// (see primitives.h); their schedule instruction kinds are at the end.
 #include "tir/op.h"
 #include "tir/schedule/primitive/primitives.h"
+#include "tir/schedule/schedule.h"
 
 namespace tessera {
 namespace tir {
@@ -11,9 +12,8 @@ namespace {
 // to an expression using the loop variable, or nullptr.
 const BlockNode* ReductionBoundTo(const ForNode* loop) {
   const BlockNode* found = nullptr;
-  PostOrderVisit(loop->body, [&](const ObjectRef& n) {
-    const auto* br = n.as<BlockRealizeNode>();
-    if (br == nullptr || found != nullptr) return;
+  PostOrderVisitBlockRealizes(loop->body, [&](const BlockRealizeNode* br) {
+    if (found != nullptr) return;
     for (size_t i = 0; i < br->iter_values.size(); ++i) {
       if (br->block->iter_vars[i]->iter_type == kCommReduce && UsesVar(br->iter_values[i], loop->loop_var.get())) {
         found = br->block.get();
@@ -91,6 +91,48 @@ PrimFunc AnnotateBlock(const PrimFunc& func, const BlockNode* block, const std::
   }
   return ReplaceInFunc(func, block, b);
 }
+
+}  // namespace tir
+}  // namespace tessera
+
+// ---- instruction kinds -------------------------------------------------------------
+namespace tessera {
+namespace tir {
+namespace {
+using Inputs = Array<Any>;
+using Attrs = Array<Any>;
+using Decision = std::optional<Any>;
+}  // namespace
+
+#define TESSERA_LOOP_KIND_INST(Kind, Method, python)                                              \
+  TESSERA_REGISTER_INST_KIND(Kind)                                                                 \
+      .set_apply([](const Schedule& sch, const Inputs& in, const Attrs&, const Decision&) {        \
+        sch.Method(in.at_any(0).cast<LoopRV>());                                                   \
+        return Array<Any>();                                                                       \
+      })                                                                                           \
+      .set_as_python(PythonCall(python, {"loop"}, {}))
+TESSERA_LOOP_KIND_INST("Parallel", Parallel, "parallel");
+TESSERA_LOOP_KIND_INST("Vectorize", Vectorize, "vectorize");
+TESSERA_LOOP_KIND_INST("Unroll", Unroll, "unroll");
+#undef TESSERA_LOOP_KIND_INST
+TESSERA_REGISTER_INST_KIND("Bind")
+    .set_apply([](const Schedule& sch, const Inputs& in, const Attrs& attrs, const Decision&) {
+      sch.Bind(in.at_any(0).cast<LoopRV>(), attrs.at_any(0).cast<std::string>());
+      return Array<Any>();
+    })
+    .set_as_python(PythonCall("bind", {"loop"}, {"thread_axis"}));
+TESSERA_REGISTER_INST_KIND("Annotate")
+    .set_apply([](const Schedule& sch, const Inputs& in, const Attrs& attrs, const Decision&) {
+      sch.Annotate(in.at_any(0).cast<ObjectRef>(), attrs.at_any(0).cast<std::string>(), in.at_any(1));
+      return Array<Any>();
+    })
+    .set_as_python(PythonCall("annotate", {"block_or_loop", "ann_val"}, {"ann_key"}));
+TESSERA_REGISTER_INST_KIND("Unannotate")
+    .set_apply([](const Schedule& sch, const Inputs& in, const Attrs& attrs, const Decision&) {
+      sch.Unannotate(in.at_any(0).cast<ObjectRef>(), attrs.at_any(0).cast<std::string>());
+      return Array<Any>();
+    })
+    .set_as_python(PythonCall("unannotate", {"block_or_loop"}, {"ann_key"}));
 
 }  // namespace tir
 }  // namespace tessera

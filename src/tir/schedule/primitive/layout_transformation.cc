@@ -1,11 +1,13 @@
 // transform_layout: change how an intermediate buffer is laid out by an
-// index map (see primitives.h).
+// index map, and storage_align (see primitives.h); their schedule
+// instruction kinds are at the end.
 #include "arith/analyzer.h"
 #include "arith/int_set.h"
 #include "arith/iter_map.h"
 #include "tir/analysis/block_access_region.h"
 #include "tir/op.h"
 #include "tir/schedule/primitive/primitives.h"
+#include "tir/schedule/schedule.h"
 
 namespace tessera {
 namespace tir {
@@ -74,7 +76,9 @@ class LayoutRewriter : public StmtExprMutator {
 }  // namespace
 
 PrimFunc TransformLayout(const PrimFunc& func, const BlockLocation& loc, bool is_write, int buffer_index,
-                         const Array<Var>& initial, const Array<PrimExpr>& final_indices) {
+                         const IndexMap& index_map) {
+  const Array<Var>& initial = index_map->initial_indices;
+  const Array<PrimExpr>& final_indices = index_map->final_indices;
   const std::string prim = "transform_layout";
   const Array<BufferRegion>& regions = is_write ? loc.block->writes : loc.block->reads;
   if (buffer_index < 0 || buffer_index >= static_cast<int>(regions.size())) {
@@ -99,34 +103,69 @@ PrimFunc TransformLayout(const PrimFunc& func, const BlockLocation& loc, bool is
   }
   arith::Analyzer ana;
   Map<Var, Range> iters;
-  std::unordered_map<const Object*, arith::IntSet> dom;
   for (size_t i = 0; i < initial.size(); ++i) {
     Range r = Range::FromMinExtent(IntImm(buf->shape[i].dtype(), 0), buf->shape[i]);
     iters.Set(initial[i], r);
     ana.Bind(initial[i], r);
-    dom[initial[i].get()] = arith::IntSet::FromRange(r);
   }
   auto detected = arith::DetectIterMap(final_indices, iters, IntImm(DataType::Bool(), 1), arith::IterMapLevel::kBijective, &ana);
   if (detected->indices.empty()) {
     std::string why = detected->errors.empty() ? "not an affine map" : detected->errors[0].str();
     ThrowScheduleError(prim, "the index map is not a bijective affine map of " + buf->name + "'s indices: " + why, func);
   }
-  std::vector<PrimExpr> shape;
-  for (PrimExpr f : final_indices) {
-    arith::IntSet s = arith::EvalSet(f, dom, &ana);
-    const int64_t* lo = AsConstInt(ana.Simplify(s.min()));
-    const int64_t* hi = AsConstInt(ana.Simplify(s.max()));
-    if (lo == nullptr || hi == nullptr || *lo != 0) {
-      ThrowScheduleError(prim, "cannot derive a constant extent for the transformed layout of " + buf->name, func);
-    }
-    shape.push_back(IntImm(f.dtype(), *hi + 1));
+  Array<PrimExpr> shape;
+  try {
+    shape = index_map.MapShape(buf->shape);
+  } catch (const Error&) {
+    ThrowScheduleError(prim, "cannot derive a constant extent for the transformed layout of " + buf->name, func);
   }
-  Buffer to(buf->data, buf->dtype, Array<PrimExpr>(shape), {}, buf->elem_offset, buf->name, buf->scope,
+  Buffer to(buf->data, buf->dtype, shape, {}, buf->elem_offset, buf->name, buf->scope,
             buf->data_alignment, buf->offset_factor, buf->span);
   PrimFunc out = func;
   out.CopyOnWrite()->body = LayoutRewriter(buf, to, initial, final_indices).VisitStmt(func->body);
   return out;
 }
+
+}  // namespace tir
+}  // namespace tessera
+
+// ---- instruction kinds -------------------------------------------------------------
+namespace tessera {
+namespace tir {
+namespace {
+using Inputs = Array<Any>;
+using Attrs = Array<Any>;
+using Decision = std::optional<Any>;
+}  // namespace
+
+// attrs: is_write, buffer_index, the IndexMap (JSON: its ToJSON text).
+TESSERA_REGISTER_INST_KIND("TransformLayout")
+    .set_apply([](const Schedule& sch, const Inputs& in, const Attrs& attrs, const Decision&) {
+      sch.TransformLayout(in.at_any(0).cast<BlockRV>(), attrs.at_any(0).cast<bool>(), attrs.at_any(1).cast<int>(),
+                          attrs.at_any(2).cast<IndexMap>());
+      return Array<Any>();
+    })
+    .set_as_python([](const std::vector<std::string>& in, const Attrs& attrs, const std::optional<std::string>&,
+                      const std::vector<std::string>&) {
+      return "sch.transform_layout(block=" + in.at(0) + ", buffer=(\"" +
+             (attrs.at_any(0).cast<bool>() ? "write" : "read") + "\", " +
+             std::to_string(attrs.at_any(1).cast<int64_t>()) + "), index_map=" + attrs.at_any(2).cast<IndexMap>().AsLambda() +
+             ")";
+    })
+    .set_attrs_as_json([](const Attrs& attrs) {
+      return Array<Any>{attrs.at_any(0), attrs.at_any(1), attrs.at_any(2).cast<IndexMap>().ToJSON()};
+    })
+    .set_attrs_from_json([](const Attrs& attrs) {
+      TESSERA_CHECK_OR_THROW(attrs.size() == 3, ValueError) << "TransformLayout needs 3 attributes, got " << attrs.size();
+      return Array<Any>{attrs.at_any(0), attrs.at_any(1), IndexMap::FromJSON(attrs.at_any(2).cast<std::string>())};
+    });
+TESSERA_REGISTER_INST_KIND("StorageAlign")
+    .set_apply([](const Schedule& sch, const Inputs& in, const Attrs& attrs, const Decision&) {
+      sch.StorageAlign(in.at_any(0).cast<BlockRV>(), attrs.at_any(0).cast<int>(), attrs.at_any(1).cast<int>(),
+                       attrs.at_any(2).cast<int>(), attrs.at_any(3).cast<int>());
+      return Array<Any>();
+    })
+    .set_as_python(PythonCall("storage_align", {"block"}, {"buffer_index", "axis", "factor", "offset"}));
 
 }  // namespace tir
 }  // namespace tessera

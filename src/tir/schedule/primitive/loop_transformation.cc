@@ -1,8 +1,10 @@
-// split, fuse, reorder and add_unit_loop (see primitives.h).
+// split, fuse, reorder and add_unit_loop (see primitives.h); their
+// schedule instruction kinds are at the end.
 #include <sstream>
 
 #include "tir/op.h"
 #include "tir/schedule/primitive/primitives.h"
+#include "tir/schedule/schedule.h"
 
 namespace tessera {
 namespace tir {
@@ -193,6 +195,48 @@ PrimFunc AddUnitLoop(const PrimFunc& func, const Object* stmt, Var* new_var) {
   return ReplaceInFunc(func, stmt, For(v, IntImm(DataType::Int(32), 0), IntImm(DataType::Int(32), 1),
                                       ForKind::kSerial, target));
 }
+
+}  // namespace tir
+}  // namespace tessera
+
+// ---- instruction kinds -------------------------------------------------------------
+namespace tessera {
+namespace tir {
+namespace {
+using Inputs = Array<Any>;
+using Attrs = Array<Any>;
+using Decision = std::optional<Any>;
+}  // namespace
+
+TESSERA_REGISTER_INST_KIND("Split")
+    .set_apply([](const Schedule& sch, const Inputs& in, const Attrs& attrs, const Decision&) {
+      // Traces recorded before disable_predication was an attribute have one attribute.
+      bool disable_predication = attrs.size() > 1 && attrs.at_any(1).cast<bool>();
+      return AsOutputs(sch.Split(in.at_any(0).cast<LoopRV>(), in.at_any(1).cast<Array<Any>>(),
+                                 attrs.at_any(0).cast<bool>(), disable_predication));
+    })
+    .set_as_python(PythonCall("split", {"loop", "factors"}, {"preserve_unit_iters", "disable_predication"},
+                              /*returns_list=*/true));
+TESSERA_REGISTER_INST_KIND("Fuse")
+    .set_apply([](const Schedule& sch, const Inputs& in, const Attrs& attrs, const Decision&) {
+      std::vector<LoopRV> loops;
+      for (const Any& x : in.to_vector()) loops.push_back(x.cast<LoopRV>());
+      return Array<Any>{sch.Fuse(Array<LoopRV>(loops), attrs.at_any(0).cast<bool>())};
+    })
+    .set_as_python(PythonCall("fuse", {"*"}, {"preserve_unit_iters"}));
+TESSERA_REGISTER_INST_KIND("Reorder")
+    .set_apply([](const Schedule& sch, const Inputs& in, const Attrs&, const Decision&) {
+      std::vector<LoopRV> loops;
+      for (const Any& x : in.to_vector()) loops.push_back(x.cast<LoopRV>());
+      sch.Reorder(Array<LoopRV>(loops));
+      return Array<Any>();
+    })
+    .set_as_python(PythonCall("reorder", {"*"}, {}));
+TESSERA_REGISTER_INST_KIND("AddUnitLoop")
+    .set_apply([](const Schedule& sch, const Inputs& in, const Attrs&, const Decision&) {
+      return Array<Any>{sch.AddUnitLoop(in.at_any(0).cast<ObjectRef>())};
+    })
+    .set_as_python(PythonCall("add_unit_loop", {"block_or_loop"}, {}));
 
 }  // namespace tir
 }  // namespace tessera

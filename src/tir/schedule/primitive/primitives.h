@@ -5,6 +5,7 @@
 // and commits the result. TIR schedule layer.
 #pragma once
 
+#include "tir/index_map.h"
 #include "tir/schedule/analysis.h"
 
 namespace tessera {
@@ -101,10 +102,10 @@ namespace tir {
 
 // ---- layout (layout_transformation.cc) ----
 // Re-lays out the intermediate buffer written (is_write) or read by `block`
-// at `buffer_index`: element `b[initial...]` moves to `b[final...]`, where
-// `final` are expressions of the `initial` variables (a bijective affine map).
+// at `buffer_index`: element `b[initial...]` moves to `b[final...]` of the
+// index map (a bijective affine map).
 PrimFunc TransformLayout(const PrimFunc& func, const BlockLocation& block, bool is_write, int buffer_index,
-                         const Array<Var>& initial, const Array<PrimExpr>& final_indices);
+                         const IndexMap& index_map);
 
 }  // namespace tir
 }  // namespace tessera

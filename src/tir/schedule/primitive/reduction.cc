@@ -1,4 +1,5 @@
-// decompose_reduction (see primitives.h).
+// decompose_reduction and rfactor (see primitives.h); their schedule
+// instruction kinds are at the end.
 #include <functional>
 #include <unordered_map>
 
@@ -6,6 +7,7 @@
 #include "tir/analysis/block_access_region.h"
 #include "tir/op.h"
 #include "tir/schedule/primitive/primitives.h"
+#include "tir/schedule/schedule.h"
 
 namespace tessera {
 namespace tir {
@@ -384,6 +386,29 @@ PrimFunc RFactor(const PrimFunc& func, const BlockLocation& loc, const ForNode* 
   scope.CopyOnWrite()->alloc_buffers.push_back(rf_buf);
   return ReplaceInFunc(result, scope_loc->scope, scope);
 }
+
+}  // namespace tir
+}  // namespace tessera
+
+// ---- instruction kinds -------------------------------------------------------------
+namespace tessera {
+namespace tir {
+namespace {
+using Inputs = Array<Any>;
+using Attrs = Array<Any>;
+using Decision = std::optional<Any>;
+}  // namespace
+
+TESSERA_REGISTER_INST_KIND("DecomposeReduction")
+    .set_apply([](const Schedule& sch, const Inputs& in, const Attrs&, const Decision&) {
+      return Array<Any>{sch.DecomposeReduction(in.at_any(0).cast<BlockRV>(), in.at_any(1).cast<LoopRV>())};
+    })
+    .set_as_python(PythonCall("decompose_reduction", {"block", "loop"}, {}));
+TESSERA_REGISTER_INST_KIND("RFactor")
+    .set_apply([](const Schedule& sch, const Inputs& in, const Attrs& attrs, const Decision&) {
+      return Array<Any>{sch.RFactor(in.at_any(0).cast<LoopRV>(), attrs.at_any(0).cast<int>())};
+    })
+    .set_as_python(PythonCall("rfactor", {"loop"}, {"factor_axis"}));
 
 }  // namespace tir
 }  // namespace tessera

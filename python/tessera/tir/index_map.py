@@ -1,0 +1,74 @@
+"""``tvm.tir.IndexMap``: a map from buffer indices to new indices, written
+``IndexMap.from_func(lambda i, j: (j // 4, i, j % 4))``; transform_layout
+takes one. It maps indices and shapes, inverts bijective affine maps and
+prints as ``T.index_map(lambda i, j: ...)``."""
+import inspect
+
+from .._ffi.registry import register_object
+from ..ir.base import Node
+from . import _ffi_api
+from .expr import Var
+
+
+@register_object("tir.IndexMap")
+class IndexMap(Node):
+    """``IndexMap(initial_indices, final_indices, inverse_index_map=None)``;
+    fields ``initial_indices``, ``final_indices``, ``inverse_index_map``."""
+
+    def __init__(self, initial_indices, final_indices, inverse_index_map=None):
+        if callable(inverse_index_map):
+            inverse_index_map = IndexMap.from_func(inverse_index_map)
+        self.__init_handle_by_constructor__(_ffi_api.IndexMap, list(initial_indices), list(final_indices),
+                                            inverse_index_map)
+
+    @staticmethod
+    def from_func(mapping_function, ndim=None, inverse_index_map=None, *, index_dtype="int64"):
+        """An IndexMap from a function of the indices (one parameter per
+        index, or ``*args`` with ``ndim``) returning an index or a tuple."""
+        params = list(inspect.signature(mapping_function).parameters.values())
+        if any(p.kind == inspect.Parameter.VAR_POSITIONAL for p in params):
+            if ndim is None:
+                raise ValueError("IndexMap.from_func needs ndim for a function taking *args")
+            names = [f"i{k}" for k in range(ndim)]
+        else:
+            names = [p.name for p in params]
+            if ndim is not None and ndim != len(names):
+                raise ValueError(f"IndexMap.from_func: the function takes {len(names)} indices, ndim is {ndim}")
+        dtypes = index_dtype if isinstance(index_dtype, (list, tuple)) else [index_dtype] * len(names)
+        if len(dtypes) != len(names):
+            raise ValueError(f"IndexMap.from_func: {len(dtypes)} index dtypes for {len(names)} indices")
+        initial = [Var(n, d) for n, d in zip(names, dtypes)]
+        final = mapping_function(*initial)
+        if not isinstance(final, (list, tuple)):
+            final = [final]
+        return IndexMap(initial, list(final), inverse_index_map)
+
+    def map_indices(self, indices):
+        """The final indices at ``indices`` (ints or PrimExprs), simplified."""
+        return list(_ffi_api.IndexMapMapIndices(self, list(indices)))
+
+    def map_shape(self, shape):
+        """The shape of a buffer of ``shape`` after the map (constant shapes)."""
+        return list(_ffi_api.IndexMapMapShape(self, list(shape)))
+
+    def inverse(self, shape):
+        """The inverse over a buffer of ``shape`` (bijective affine maps only;
+        ValueError otherwise)."""
+        return _ffi_api.IndexMapInverse(self, list(shape))
+
+    def is_equivalent_to(self, other_map):
+        from ..ir.structural import structural_equal  # pylint: disable=import-outside-toplevel
+
+        return structural_equal(self, other_map)
+
+    def script(self, **kwargs):  # pylint: disable=unused-argument
+        return f"T.index_map({_ffi_api.IndexMapAsLambda(self)})"
+
+    def __str__(self):
+        return self.script()
+
+    def __repr__(self):
+        return self.script()
+
+
+__all__ = ["IndexMap"]
