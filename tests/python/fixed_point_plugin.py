@@ -29,9 +29,6 @@ SKIP_REASONS = {
     "parser-lacks-decl_buffer": (
         "the parser does not know T.decl_buffer yet (TVM's form of Allocate + DeclBuffer, which the "
         "printer prints)"),
-    "variable-defined-twice": (
-        "the IR defines one Var object at two places (rfactor reuses the iteration variables of the "
-        "original block in both blocks); a printout names two variables, so the parsed IR has two"),
     "thread-binding-dom": (
         "a thread-bound loop's IterVar has no dom (IR built by hand with the Python API); the parser "
         "gives every T.thread_binding loop the dom Range(min, extent), and TVMScript has no spelling "
@@ -45,9 +42,6 @@ def _known_failure(parse_error=None, mismatch=None):
         return "parser-lacks-decl_buffer"
     if mismatch is not None:
         path, reason = mismatch[0], mismatch[1]
-        # lhs is the parsed IR: the original's variable maps to two parsed ones.
-        if reason == "right-hand variable already corresponds to another variable":
-            return "variable-defined-twice"
         if path.endswith(".thread_binding.dom") and reason == "kinds differ (ir.Range vs None)":
             return "thread-binding-dom"
     return None

@@ -245,3 +245,78 @@ def test_printed_expressions_are_valid_python(builder):
     y = tir.Var("y", "int32")
     text = AS_SCRIPT(builder(x, y))
     ast.parse(text, mode="eval")
+
+
+def _names_defined_before_use(text):
+    """Names a statement of the printed function reads that no earlier line
+    (or parameter) defines, in order (Python's own scoping, via ast)."""
+    fn = next(n for n in ast.walk(ast.parse(text)) if isinstance(n, ast.FunctionDef))
+    defined = {a.arg for a in fn.args.args} | {"T", "range"}
+    undefined = []
+
+    def visit(stmts):
+        for s in stmts:
+            if isinstance(s, ast.For):
+                undefined.extend(n.id for n in ast.walk(s.iter) if isinstance(n, ast.Name) and n.id not in defined)
+                defined.update(n.id for n in ast.walk(s.target) if isinstance(n, ast.Name))
+                visit(s.body)
+                continue
+            value = s.value if isinstance(s, (ast.Assign, ast.Expr)) else s
+            undefined.extend(n.id for n in ast.walk(value)
+                             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in defined)
+            if isinstance(s, ast.Assign):
+                for t in s.targets:
+                    if isinstance(t, ast.Name):
+                        defined.add(t.id)
+                    else:  # a store through a buffer: its name is read
+                        undefined.extend(n.id for n in ast.walk(t) if isinstance(n, ast.Name) and n.id not in defined)
+
+    visit(fn.body)
+    return undefined
+
+
+def test_buffer_over_an_allocation_is_declared_after_it():
+    # After FlattenBuffer a flat buffer over allocated memory has no DeclBuffer;
+    # it used to be declared with the function's free buffers, naming the
+    # allocation (data=B) before `B = T.allocate(...)` defined it.
+    A = tir.decl_buffer((16,), "float32", "A")
+    data = tir.Var("B", "handle")
+    B = tir.decl_buffer((16,), "float32", "B", data=data)
+    i = tir.Var("i", "int32")
+    body = tir.For(i, 0, 16, tir.ForKind.SERIAL, tir.SeqStmt([
+        tir.BufferStore(B, tir.BufferLoad(A, [i]), [i]),
+        tir.BufferStore(A, tir.BufferLoad(B, [i]) + tir.const(1.0, "float32"), [i])]))
+    f = tir.PrimFunc([A.data], tir.Allocate(data, "float32", [16], tir.const(True, "bool"), body), buffer_map={A.data: A})
+    text = f.script()
+    assert text == '''# from tvm.script import tir as T
+
+@T.prim_func(private=True)
+def main(A: T.Buffer((16,), "float32")):
+    B = T.allocate([16], "float32", "global")
+    B_1 = T.Buffer((16,), data=B)
+    for i in range(16):
+        B_1[i] = A[i]
+        A[i] = B_1[i] + T.float32(1)'''
+    assert _names_defined_before_use(text) == []
+
+
+def test_flattened_function_names_nothing_before_defining_it():
+    from tessera.script import tir as T
+
+    @T.prim_func
+    def two_stage(A: T.Buffer((4, 4), "float32"), C: T.Buffer((4, 4), "float32")):
+        B = T.alloc_buffer((4, 4))
+        for i, j in T.grid(4, 4):
+            with T.block("b"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                B[vi, vj] = A[vi, vj] * T.float32(2)
+        for i, j in T.grid(4, 4):
+            with T.block("c"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                C[vi, vj] = B[vi, vj] + T.float32(1)
+
+    lower = tvm.transform.Sequential([tvm.tir.transform.ConvertBlocksToOpaque(),
+                                      tvm.tir.transform.LowerOpaqueBlock(), tvm.tir.transform.FlattenBuffer()])
+    text = lower(tvm.IRModule({"main": two_stage}))["main"].script()
+    assert "data=B)" in text
+    assert _names_defined_before_use(text) == []

@@ -287,21 +287,7 @@ def schedule_case(case):
     return sch, outcomes
 
 
-# Cases whose schedule is legal but whose build computes a wrong answer
-# because of a bug outside the schedule primitives. Strict: each must keep
-# failing until its bug is fixed, and then leave this table.
-_COMPACTION_BUG = ("CompactBufferAllocation (src/tir/transform/compact_buffer_allocation.cc) allocates the cache "
-                   "of a reduction inside a loop nested in the reduction loop (after cache_write, reorder and "
-                   "reverse_compute_at), so the partial sums do not survive from one reduction step to the next")
-KNOWN_WRONG = {27: _COMPACTION_BUG, 241: _COMPACTION_BUG}
-
-
-def _cases():
-    return [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=KNOWN_WRONG[c])) if c in KNOWN_WRONG else c
-            for c in range(CASES)]
-
-
-@pytest.mark.parametrize("case", _cases())
+@pytest.mark.parametrize("case", range(CASES))
 def test_random_schedules_preserve_results_or_fail_cleanly(case):
     sch, _ = schedule_case(case)
     _, in_shapes, out_shapes, ref = PROGRAMS[case % len(PROGRAMS)]()

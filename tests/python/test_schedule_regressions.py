@@ -35,3 +35,59 @@ def test_rfactor_twice_refuses_a_second_block_of_the_same_name():
     out = tvm.nd.empty((8,), "float32")
     lib["main"](tvm.nd.array(a), out)
     np.testing.assert_allclose(out.numpy(), a.sum(axis=1), rtol=1e-5, atol=1e-5)
+
+
+def test_rfactor_gives_each_block_its_own_iteration_variables():
+    # rfactor used to put the original block's spatial iteration variables
+    # into both the rf block and the write-back block: one Var defined at two
+    # places, which a printout cannot express (it names two variables).
+    f = row_sum()
+    sch = tvm.tir.Schedule(f)
+    original = {iv.var for iv in sch.get(sch.get_block("S")).iter_vars}
+    _, k = sch.get_loops("S")
+    rf = sch.rfactor(k, 0)
+    rf_vars = [iv.var for iv in sch.get(rf).iter_vars]
+    wb_vars = [iv.var for iv in sch.get(sch.get_block("S")).iter_vars]
+    defined = rf_vars + wb_vars
+    assert not any(a.same_as(b) for i, a in enumerate(defined) for b in defined[i + 1:])
+    assert not any(v.same_as(o) for v in defined for o in original)
+    # Each block's body uses only its own variables (and the printout parses back to the same IR).
+    for block, own in [(sch.get(rf), rf_vars), (sch.get(sch.get_block("S")), wb_vars)]:
+        used = []
+        tvm.tir.stmt_functor.post_order_visit(block.body, lambda n: used.append(n) if isinstance(n, tvm.tir.Var) else None)
+        assert used and all(any(u.same_as(o) for o in own) for u in used), block.name_hint
+    mod = sch.mod
+    tvm.ir.assert_structural_equal(tvm.script.from_source(mod.script()), mod)
+
+
+def test_fuse_of_a_unit_loop_leaves_no_constant_arithmetic_in_bindings():
+    # split(preserve_unit_iters=True) keeps a unit loop j_0 bound as `j_0 * 6 + ...`;
+    # fusing it replaces j_0 by 0 and used to leave `0 * 6` in the binding, which
+    # printed as T.Mul(0, 6) and could not be parsed back (random case 462).
+    from tessera.script import tir as T
+
+    @T.prim_func
+    def expected(A: T.Buffer((10, 6), "float32"), B: T.Buffer((10, 6), "float32")):
+        T.func_attr({"global_symbol": "main", "tir.noalias": True})
+        for i_j_0_fused in range(10):
+            for j_1, j_2 in T.grid(3, 2):
+                with T.block("B"):
+                    vi = T.axis.spatial(10, i_j_0_fused)
+                    vj = T.axis.spatial(6, j_1 * 2 + j_2)
+                    T.reads(A[vi, vj])
+                    T.writes(B[vi, vj])
+                    B[vi, vj] = A[vi, vj] * T.float32(2)
+
+    A, B = buf("A", (10, 6)), buf("B", (10, 6))
+    f = func([A, B], loops([10, 6], lambda i, j: block("B", [("vi", 10, "S"), ("vj", 6, "S")], [i, j],
+                                                        lambda vi, vj: tir.BufferStore(B, A[vi, vj] * 2.0, [vi, vj]))))
+    sch = tvm.tir.Schedule(f)
+    i, j = sch.get_loops("B")
+    _, j1, j2 = sch.split(j, factors=[None, 3, 2], preserve_unit_iters=True)
+    sch.fuse(i, sch.get_loops("B")[1], preserve_unit_iters=True)
+    tvm.ir.assert_structural_equal(sch.mod["main"], expected)
+    assert "T.Mul" not in sch.mod.script()
+    a = np.random.default_rng(5).standard_normal((10, 6)).astype("float32")
+    out = tvm.nd.empty((10, 6), "float32")
+    tvm.build(sch.mod)["main"](tvm.nd.array(a), out)
+    np.testing.assert_allclose(out.numpy(), a * 2, rtol=1e-6)

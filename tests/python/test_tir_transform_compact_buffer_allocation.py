@@ -74,3 +74,75 @@ def test_buffer_used_whole_stays():
     a = np.random.rand(16).astype("float32")
     (_, c) = run(after, a, np.zeros(16, "float32"))
     np.testing.assert_allclose(c, a[::-1])
+
+
+@T.prim_func
+def accumulator_under_reduction(A: T.Buffer((8, 6), "float32"), C: T.Buffer((8,), "float32")):
+    # A row sum whose accumulator (cache_write) is used under the reduction
+    # loop k: k is outside the row loop ii and the write-back sits beside the
+    # update (cache_write, reorder, reverse_compute_at).
+    T.func_attr({"tir.noalias": True})
+    C_local = T.alloc_buffer((8,), "float32")
+    for io in range(2):
+        for k in range(6):
+            for ii in range(4):
+                with T.block("acc"):
+                    vi = T.axis.spatial(8, io * 4 + ii)
+                    vk = T.axis.reduce(6, k)
+                    with T.init():
+                        C_local[vi] = T.float32(0)
+                    C_local[vi] = C_local[vi] + A[vi, vk]
+                with T.block("wb"):
+                    vi = T.axis.spatial(8, io * 4 + ii)
+                    C[vi] = C_local[vi]
+
+
+def test_accumulator_stays_above_the_reduction_loop():
+    # Every access of C_local lies in the ii loop, but the partial sums flow
+    # from one iteration of k to the next: the buffer may move into io (its
+    # iterations touch disjoint rows) and no further.
+    before = run_pass(tvm.transform.Sequential([tvm.tir.transform.LowerInitBlock(),
+                                                tvm.tir.transform.ConvertBlocksToOpaque(),
+                                                tvm.tir.transform.LowerOpaqueBlock()]), accumulator_under_reduction)
+    after = run_pass(tvm.tir.transform.CompactBufferAllocation(), before)
+    (alloc,) = find_nodes(after, tvm.tir.Allocate)
+    assert [int(e) for e in alloc.extents] == [4]
+    assert isinstance(after.body, tvm.tir.For) and after.body.loop_var.name_hint == "io"
+    assert isinstance(after.body.body, (tvm.tir.Allocate, tvm.tir.DeclBuffer))
+    # the k loop is below the allocation
+    k_loops = [f for f in find_nodes(after.body.body, tvm.tir.For) if f.loop_var.name_hint == "k"]
+    assert len(k_loops) == 1
+    assert not find_nodes(k_loops[0], tvm.tir.Allocate)
+    # accesses are relative to the tile: C_local[ii]
+    (store,) = [s for s in find_nodes(after, tvm.tir.BufferStore)
+                if s.buffer.name == "C_local" and not isinstance(s.value, tvm.tir.FloatImm)]
+    assert isinstance(store.indices[0], tvm.tir.Var) and store.indices[0].name_hint == "ii"
+
+    a = np.random.rand(8, 6).astype("float32")
+    (_, c) = run(after, a, np.zeros(8, "float32"))
+    np.testing.assert_allclose(c, a.sum(axis=1), rtol=1e-5)
+
+
+def test_accumulator_of_scheduled_matmul_keeps_partial_sums():
+    # The schedule the random test found (cache_write, reduction loop moved
+    # outside, write-back moved under it), built end to end against NumPy.
+    @T.prim_func
+    def matmul(A: T.Buffer((16, 8), "float32"), B: T.Buffer((8, 12), "float32"), C: T.Buffer((16, 12), "float32")):
+        T.func_attr({"tir.noalias": True})
+        for i, j, k in T.grid(16, 12, 8):
+            with T.block("C"):
+                vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+                with T.init():
+                    C[vi, vj] = T.float32(0)
+                C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+    sch = tvm.tir.Schedule(matmul)
+    block = sch.get_block("C")
+    writeback = sch.cache_write(block, 0, "local")
+    i, j, k = sch.get_loops(block)
+    sch.reorder(k, i, j)
+    sch.reverse_compute_at(writeback, i)
+    a = np.random.rand(16, 8).astype("float32")
+    b = np.random.rand(8, 12).astype("float32")
+    (_, _, c) = run(sch.mod["main"], a, b, np.zeros((16, 12), "float32"))
+    np.testing.assert_allclose(c, a @ b, rtol=1e-5)

@@ -89,6 +89,11 @@ class TIRPrinter {
   void PrintBlockIterVars(const tir::BlockNode* block, const tir::BlockRealizeNode* realize);
   void PrintLetStmt(const tir::LetStmtNode* op, bool concise);
   void PrintAllocate(const tir::AllocateNode* op, bool concise);
+  // Defines (as `name = T.Buffer(..., data=<data>)` lines) the buffers used in
+  // `body` over the memory `data` that no statement declares, right after the
+  // statement defining `data`: defined with the other free buffers at the top
+  // of the function they would name `data` before its definition.
+  void DefineAliasBuffers(const tir::Var& data, const tir::Stmt& body);
   void PrintDeclBuffer(const tir::DeclBufferNode* op, bool concise);
   // Emits `n = T.int32()` lines (into the current output) for the variables
   // in the buffer's shape, strides and offset that are not yet defined.

@@ -410,14 +410,43 @@ void TIRPrinter::PrintAllocate(const AllocateNode* op, bool concise) {
   std::string call = T("allocate(") + Join(args) + ")";
   if (concise) {
     Line(names_.Define(op->buffer_var.get(), op->buffer_var->name_hint) + " = " + call);
+    DefineAliasBuffers(op->buffer_var, op->body);
     PrintBody(op->body);
     return;
   }
   NameScope scope(&names_);
   Line("with " + call + " as " + names_.Define(op->buffer_var.get(), op->buffer_var->name_hint) + ":");
   ++indent_;
+  DefineAliasBuffers(op->buffer_var, op->body);
   PrintBody(op->body);
   --indent_;
+}
+
+void TIRPrinter::DefineAliasBuffers(const Var& data, const Stmt& body) {
+  std::unordered_set<const Object*> declared;
+  std::vector<Buffer> aliases;
+  std::unordered_set<const Object*> seen;
+  auto use = [&](const Buffer& b) {
+    if (b->data.same_as(data) && !names_.IsDefined(b.get()) && seen.insert(b.get()).second) aliases.push_back(b);
+  };
+  PostOrderVisit(body, [&](const ObjectRef& n) {
+    if (const auto* d = n.as<DeclBufferNode>()) {
+      declared.insert(d->buffer.get());
+    } else if (const auto* blk = n.as<BlockNode>()) {
+      for (Buffer b : blk->alloc_buffers) declared.insert(b.get());
+      for (MatchBufferRegion m : blk->match_buffers) declared.insert(m->buffer.get());
+    } else if (const auto* load = n.as<BufferLoadNode>()) {
+      use(load->buffer);
+    } else if (const auto* store = n.as<BufferStoreNode>()) {
+      use(store->buffer);
+    }
+  });
+  for (const Buffer& b : aliases) {
+    if (declared.count(b.get())) continue;
+    DefineBufferVars(b);
+    std::string decl = BufferDeclCall(b, "Buffer", {}, false);
+    Line(Mark(b, DefineBuffer(b)) + " = " + decl);
+  }
 }
 
 void TIRPrinter::PrintDeclBuffer(const DeclBufferNode* op, bool concise) {

@@ -131,6 +131,58 @@ class Rewriter : public StmtExprMutator {
   std::unordered_map<const ForNode*, std::vector<const Plan*>> by_loop_;
 };
 
+// The region of `buffer` the accesses touch, per dimension, with the loops at
+// positions >= `level` of each access's loop stack relaxed to their ranges and
+// the loops above kept as symbols (bound in `ana`). Empty when a dimension
+// cannot be bounded (vector indices).
+std::vector<arith::IntSet> AccessedRegion(const std::vector<Access>& accesses, size_t ndim, size_t level,
+                                          arith::Analyzer* ana) {
+  const std::vector<const ForNode*>& outer = accesses[0].loops;
+  for (size_t k = 0; k < level; ++k) ana->Bind(outer[k]->loop_var, Range::FromMinExtent(outer[k]->min, outer[k]->extent), true);
+  std::vector<arith::IntSet> dims(ndim, arith::IntSet::Nothing());
+  for (const Access& a : accesses) {
+    std::unordered_map<const Object*, arith::IntSet> dom;
+    for (size_t k = level; k < a.loops.size(); ++k) {
+      ana->Bind(a.loops[k]->loop_var, Range::FromMinExtent(a.loops[k]->min, a.loops[k]->extent), true);
+      dom[a.loops[k]->loop_var.get()] = arith::IntSet::FromMinExtent(a.loops[k]->min, a.loops[k]->extent);
+    }
+    for (size_t d = 0; d < ndim; ++d) {
+      if (a.indices[d].dtype().lanes() > 1) return {};
+      dims[d] = arith::Union({dims[d], arith::EvalSet(a.indices[d], dom, ana)}, ana);
+    }
+  }
+  return dims;
+}
+
+// Whether no element of the buffer is accessed in two different iterations of
+// the common loop at position `m` (so that nothing written in one iteration is
+// read in another, and the buffer may be allocated afresh in each). Shown by
+// one dimension whose accessed interval moves by a constant stride c per
+// iteration and is never wider than |c|. A reduction's accumulator, accessed
+// at the same element in every step of the reduction loop, is not: its
+// allocation must stay above that loop.
+bool IterationsDisjoint(const std::vector<Access>& accesses, size_t ndim, size_t m) {
+  arith::Analyzer ana;
+  std::vector<arith::IntSet> dims = AccessedRegion(accesses, ndim, m + 1, &ana);
+  if (dims.empty()) return false;
+  const ForNode* loop = accesses[0].loops[m];
+  Var v = loop->loop_var;
+  for (const arith::IntSet& set : dims) {
+    if (!set.HasLowerBound() || !set.HasUpperBound()) continue;
+    PrimExpr mn = set.min();
+    PrimExpr next = Substitute(mn, [&](const Var& x) -> std::optional<PrimExpr> {
+      if (x.same_as(v)) return add(v, IntImm(v.dtype(), 1));
+      return std::nullopt;
+    });
+    PrimExpr step = ana.Simplify(sub(next, mn));
+    const int64_t* stride = AsConstInt(step);
+    if (stride == nullptr || *stride == 0) continue;
+    auto width = ana.const_int_bound(ana.Simplify(add(sub(set.max(), set.min()), IntImm(set.min().dtype(), 1))));
+    if (width->max_value <= (*stride < 0 ? -*stride : *stride)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 PrimFunc CompactBufferAllocation(PrimFunc func) {
@@ -150,33 +202,20 @@ PrimFunc CompactBufferAllocation(PrimFunc func) {
     }
     size_t depth = collector.decl_depth[var];
     if (common < depth) continue;
-    arith::Analyzer ana;
-    for (size_t k = 0; k < common; ++k) {
-      const ForNode* l = accesses[0].loops[k];
-      ana.Bind(l->loop_var, Range::FromMinExtent(l->min, l->extent));
-    }
     const size_t ndim = buffer->shape.size();
-    std::vector<arith::IntSet> dims(ndim, arith::IntSet::Nothing());
-    bool ok = true;
-    for (const Access& a : accesses) {
-      std::unordered_map<const Object*, arith::IntSet> dom;
-      for (size_t k = common; k < a.loops.size(); ++k) {
-        ana.Bind(a.loops[k]->loop_var, Range::FromMinExtent(a.loops[k]->min, a.loops[k]->extent), true);
-        dom[a.loops[k]->loop_var.get()] = arith::IntSet::FromMinExtent(a.loops[k]->min, a.loops[k]->extent);
-      }
-      for (size_t d = 0; d < ndim && ok; ++d) {
-        if (a.indices[d].dtype().lanes() > 1) {
-          ok = false;
-          break;
-        }
-        dims[d] = arith::Union({dims[d], arith::EvalSet(a.indices[d], dom, &ana)}, &ana);
-      }
-    }
-    if (!ok) continue;
+    // The buffer moves into the innermost common loop such that it and every
+    // loop between it and the declaration touch disjoint elements in their
+    // iterations (values never flow from one iteration to the next).
+    size_t level = depth;
+    while (level < common && IterationsDisjoint(accesses, ndim, level)) ++level;
+    arith::Analyzer ana;
+    std::vector<arith::IntSet> dims = AccessedRegion(accesses, ndim, level, &ana);
+    if (dims.empty()) continue;
     Plan plan;
     plan.old_buffer = buffer;
     std::vector<PrimExpr> shape;
     bool shrinks = false;
+    bool ok = true;
     for (size_t d = 0; d < ndim; ++d) {
       if (!dims[d].HasLowerBound() || !dims[d].HasUpperBound()) {
         ok = false;
@@ -206,8 +245,7 @@ PrimFunc CompactBufferAllocation(PrimFunc func) {
       shape.push_back(cast(buffer->shape[d].dtype(), ext));
     }
     if (!ok || !buffer->strides.empty()) continue;
-    const ForNode* lca = common > depth ? accesses[0].loops[common - 1] : nullptr;
-    if (!shrinks && lca == nullptr) continue;
+    const ForNode* lca = level > depth ? accesses[0].loops[level - 1] : nullptr;
     if (!shrinks) {
       // Same size: keep it where it is.
       continue;

@@ -274,9 +274,21 @@ PrimFunc RFactor(const PrimFunc& func, const BlockLocation& loc, const ForNode* 
   std::vector<PrimExpr> rf_values;
   std::unordered_map<const VarNode*, PrimExpr> loop_to_iter;
   Var rf_var("v" + loop->loop_var->name_hint, lt);
+  // Each new block defines its own iteration variables (one Var is defined at one place).
+  auto fresh_spatial = [&](std::unordered_map<const VarNode*, PrimExpr>* subst) {
+    std::vector<IterVar> iters;
+    for (const IterVar& iv : block->iter_vars) {
+      if (iv->iter_type != kDataPar) continue;
+      Var nv(iv->var->name_hint, iv->var.dtype());
+      (*subst)[iv->var.get()] = nv;
+      iters.push_back(IterVar(iv->dom, nv, kDataPar, iv->thread_tag));
+    }
+    return iters;
+  };
+  std::unordered_map<const VarNode*, PrimExpr> rf_spatial;
+  rf_iters = fresh_spatial(&rf_spatial);
   for (size_t k = 0; k < block->iter_vars.size(); ++k) {
     if (block->iter_vars[k]->iter_type != kDataPar) continue;
-    rf_iters.push_back(block->iter_vars[k]);
     rf_values.push_back(loc.realize->iter_values[k]);
   }
   rf_iters.push_back(IterVar(Range::FromMinExtent(loop->min, loop->extent), rf_var, kDataPar));
@@ -296,7 +308,7 @@ PrimFunc RFactor(const PrimFunc& func, const BlockLocation& loc, const ForNode* 
     rf_values.push_back(l->loop_var);
     loop_to_iter[l->loop_var.get()] = v;
   }
-  std::unordered_map<const VarNode*, PrimExpr> reduce_subst;
+  std::unordered_map<const VarNode*, PrimExpr> reduce_subst = rf_spatial;
   for (size_t k = 0; k < block->iter_vars.size(); ++k) {
     if (block->iter_vars[k]->iter_type == kDataPar) continue;
     reduce_subst[block->iter_vars[k]->var.get()] = Substitute(loc.realize->iter_values[k], [&](const Var& v) -> std::optional<PrimExpr> {
@@ -312,9 +324,11 @@ PrimFunc RFactor(const PrimFunc& func, const BlockLocation& loc, const ForNode* 
       return it->second;
     });
   };
-  Array<PrimExpr> rf_index = InsertAt(pattern->store->indices, factor_axis, rf_var);
+  std::vector<PrimExpr> rf_store_indices;
+  for (const PrimExpr& e : pattern->store->indices) rf_store_indices.push_back(subst_reduce(e));
+  Array<PrimExpr> rf_index = InsertAt(Array<PrimExpr>(rf_store_indices), factor_axis, rf_var);
   Stmt rf_body = BufferStore(rf_buf, Combine(pattern->op, BufferLoad(rf_buf, rf_index), subst_reduce(pattern->rhs)), rf_index);
-  Stmt rf_init = BufferStore(rf_buf, init_store->value, rf_index);
+  Stmt rf_init = BufferStore(rf_buf, subst_reduce(init_store->value), rf_index);
   *rf_name = block->name_hint + "_rf";
   Block rf_block(Array<IterVar>(rf_iters), {}, {}, *rf_name, rf_body, rf_init);
   {
@@ -350,22 +364,40 @@ PrimFunc RFactor(const PrimFunc& func, const BlockLocation& loc, const ForNode* 
       return it->second;
     });
   };
+  std::unordered_map<const VarNode*, PrimExpr> wb_spatial;
+  wb_iters = fresh_spatial(&wb_spatial);
+  auto subst_wb = [&](const PrimExpr& e) {
+    return Substitute(e, [&](const Var& v) -> std::optional<PrimExpr> {
+      auto it = wb_spatial.find(v.get());
+      if (it == wb_spatial.end()) return std::nullopt;
+      return it->second;
+    });
+  };
   for (size_t k = 0; k < block->iter_vars.size(); ++k) {
     if (block->iter_vars[k]->iter_type != kDataPar) continue;
-    wb_iters.push_back(block->iter_vars[k]);
     wb_values.push_back(copy_loops(loc.realize->iter_values[k]));
   }
   Var wb_rf_var("v" + loop->loop_var->name_hint, lt);
   wb_iters.push_back(IterVar(Range::FromMinExtent(loop->min, loop->extent), wb_rf_var, kCommReduce));
   wb_values.push_back(wb_loop_copy.at(loop->loop_var.get()));
-  Array<PrimExpr> wb_rf_index = InsertAt(pattern->store->indices, factor_axis, wb_rf_var);
-  Stmt wb_body = BufferStore(out, Combine(pattern->op, BufferLoad(out, pattern->store->indices), BufferLoad(rf_buf, wb_rf_index)),
-                             pattern->store->indices);
+  std::vector<PrimExpr> wb_store_indices;
+  for (const PrimExpr& e : pattern->store->indices) wb_store_indices.push_back(subst_wb(e));
+  Array<PrimExpr> wb_out_index(wb_store_indices);
+  Array<PrimExpr> wb_rf_index = InsertAt(wb_out_index, factor_axis, wb_rf_var);
+  Stmt wb_body = BufferStore(out, Combine(pattern->op, BufferLoad(out, wb_out_index), BufferLoad(rf_buf, wb_rf_index)),
+                             wb_out_index);
   Block wb_block = GetRef<Block>(block);
   {
     auto* n = wb_block.CopyOnWrite();
     n->iter_vars = Array<IterVar>(wb_iters);
     n->body = wb_body;
+    if (n->init.has_value()) {
+      n->init = Substitute(*n->init, [&](const Var& v) -> std::optional<PrimExpr> {
+        auto it = wb_spatial.find(v.get());
+        if (it == wb_spatial.end()) return std::nullopt;
+        return it->second;
+      });
+    }
     auto [reads, writes] = InferBlockAccessRegions(wb_block);
     n->reads = reads;
     n->writes = writes;
