@@ -92,11 +92,12 @@ class Evaluator {
   // else the fallback. Never null.
   Dialect* DialectForNamespace(const std::string& path) const;
 
-  // Per-evaluator state of a dialect (created on first use by `make`).
+  // Per-evaluator state of a dialect or builder, keyed by its address
+  // (created on first use by `make`).
   template <typename T, typename Make>
-  T& State(const Dialect* d, Make&& make) {
-    auto it = states_.find(d);
-    if (it == states_.end()) it = states_.emplace(d, make()).first;
+  T& State(const void* key, Make&& make) {
+    auto it = states_.find(key);
+    if (it == states_.end()) it = states_.emplace(key, make()).first;
     return static_cast<T&>(*it->second);
   }
 
@@ -106,7 +107,7 @@ class Evaluator {
   ScopeStack scopes_;
   BodyFrame* frame_ = nullptr;
   std::vector<std::string> pending_names_;
-  std::unordered_map<const Dialect*, std::unique_ptr<DialectState>> states_;
+  std::unordered_map<const void*, std::unique_ptr<DialectState>> states_;
 
   Any EvalAttribute(const ast::Expr& e);
   Any EvalSubscript(const ast::Expr& e);

@@ -92,7 +92,7 @@ bool ModuleAttrs(Evaluator& ev, const ast::Stmt& s, Map<String, Any>* attrs) {
 
 ModuleState& ModuleState::Of(Evaluator& ev) {
   static const int key = 0;  // a distinct address for this state
-  return ev.State<ModuleState>(reinterpret_cast<const Dialect*>(&key), [] { return std::make_unique<ModuleState>(); });
+  return ev.State<ModuleState>(&key, [] { return std::make_unique<ModuleState>(); });
 }
 
 IRModule BuildIRModule(Evaluator& ev, const ast::Stmt& cls, const Decorator& dec) {
