@@ -4,9 +4,6 @@
 // adapter the evaluator calls in tir_dialect.cc.
 #include "script/parser/tir/tir_builder.h"
 
-#include <cmath>
-#include <limits>
-
 #include "runtime/registry.h"
 #include "script/parser/tir/linear_form.h"
 #include "tir/analysis/block_access_region.h"
