@@ -514,3 +514,42 @@ def test_parse_error_is_a_syntax_error_and_tvm_error():
         tvm.script.from_source("@T.prim_func\ndef f(:\n    pass\n")
     with pytest.raises(tvm.TVMError):
         tvm.script.from_source("@T.prim_func\ndef f(A: T.Buffer((4,), 'float32')):\n    A[0] = q\n")
+
+
+# ---------------------------------------------------------------------------
+# Module functions calling each other (cls.f / the class name, any order)
+# ---------------------------------------------------------------------------
+
+
+def test_module_functions_call_each_other_in_any_order():
+    @I.ir_module
+    class Module:
+        @T.prim_func
+        def main(A: T.Buffer((4,), "int32")):
+            for i in range(4):
+                A[i] = cls.twice(i) + Module.twice(i + 1)
+
+        @T.prim_func
+        def twice(x: T.int32) -> T.int32:
+            T.evaluate(x * 2)
+
+    twice = Module.get_global_var("twice")
+    assert Module["twice"].ret_type == "int32"
+    store = Module["main"].body.body
+    assert isinstance(store.value.a, tir.Call) and store.value.a.op.same_as(twice)
+    assert store.value.b.op.same_as(twice) and store.value.a.dtype == "int32"
+    # The printer writes the calls as cls.f(...), and that text parses back.
+    text = Module.script()
+    assert "cls.twice(i)" in text
+    again = tvm.script.from_source(text)
+    assert_same(Module, again)
+    assert again.script() == text
+
+
+def test_module_function_call_errors():
+    with pytest.raises(tvm.error.ParseError, match="module 'M' has no function 'nope'"):
+        tvm.script.from_source("@I.ir_module\nclass M:\n    @T.prim_func\n    def main():\n        T.evaluate(cls.nope())\n")
+    with pytest.raises(tvm.error.ParseError, match=r"f\(\) takes 1 argument but 2 were given"):
+        tvm.script.from_source("@I.ir_module\nclass M:\n    @T.prim_func\n    def main():\n"
+                               "        T.evaluate(cls.f(1, 2))\n"
+                               "    @T.prim_func\n    def f(x: T.int32):\n        T.evaluate(x)\n")

@@ -1,10 +1,13 @@
 // TVMScript parser entry points and their global-function registration
-// (see parser.h): tokenize, parse to the Python-subset AST, build IR.
+// (see parser.h): tokenize, parse to the Python-subset AST, evaluate it with
+// the dialect-neutral evaluator (core/) and the registered dialects (ir/,
+// tir/) into IR.
 #include "script/parser/parser.h"
 
 #include "runtime/registry.h"
+#include "script/parser/core/evaluator.h"
+#include "script/parser/ir/module_builder.h"
 #include "script/parser/python_parser.h"
-#include "script/parser/tir_builder.h"
 
 namespace tessera {
 namespace script {
@@ -25,8 +28,8 @@ ObjectRef ParseTVMScript(const std::string& source, const std::string& filename,
       }
     };
   }
-  TIRBuilder builder(file, resolve);
-  return builder.BuildFile(module);
+  Evaluator ev(file, resolve);
+  return BuildScript(ev, module);
 }
 
 TESSERA_REGISTER_GLOBAL("script.ParseTIR").set_body([](PackedArgs args) -> Any {

@@ -1,6 +1,6 @@
 // Public entry of the TVMScript parser: source text in, a PrimFunc (for a
 // `@T.prim_func` function) or an IRModule (for an `@I.ir_module` class)
-// out. Used by the Python decorators (tessera.script) through the global
+// out. Layout and how to add a dialect: README.md in this folder. Used by the Python decorators (tessera.script) through the global
 // function "script.ParseTIR", by from_source, and by C++ tools and tests.
 #pragma once
 

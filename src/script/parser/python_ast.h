@@ -1,7 +1,7 @@
 // A small, generic AST for the subset of Python that TVMScript uses
 // (expressions, def/class with decorators and annotations, for/while/if/
 // with/assign/aug-assign/return/pass). Produced by python_parser.h and
-// walked by the dialect builders (TIR now, Relax later). Nodes are plain
+// walked by the dialect-neutral evaluator (core/evaluator.h). Nodes are plain
 // structs owned through unique_ptr; every node carries its source Pos.
 #pragma once
 

@@ -1,6 +1,6 @@
 // Recursive-descent parser from tokens to the generic Python-subset AST
-// (python_ast.h). Second stage of the script parser; dialect builders
-// (tir_builder.h) walk its output. Syntax errors are ParseErrors saying
+// (python_ast.h). Second stage of the script parser; the evaluator
+// (core/evaluator.h) walks its output. Syntax errors are ParseErrors saying
 // what was expected, at the offending token.
 #pragma once
 

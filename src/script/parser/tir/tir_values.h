@@ -1,32 +1,18 @@
-// Values the TVMScript builders compute while walking the AST that are not
-// IR nodes themselves: namespaces (T, T.axis, I, ...), Python slices,
+// Values of the TIR dialect (parser/tir) that the evaluator carries between
+// expressions and statements but that are not IR nodes themselves:
 // sub-regions of buffers (A[i, 0:16]), loop specifications (range, T.grid,
-// T.thread_binding...) and bound methods (A.access_ptr). Script parser
-// internals; they never escape into the IR.
+// T.thread_binding...), bound methods (A.access_ptr) and statements made by
+// builtins (T.evaluate). Script parser internals; they never escape into the IR.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "script/parser/core/values.h"
 #include "tir/stmt.h"
 
 namespace tessera {
 namespace script {
-
-// A dotted namespace path in canonical spelling ("T", "T.axis", "I", "R").
-class NamespaceObj : public Object {
- public:
-  std::string path;
-  explicit NamespaceObj(std::string p) : path(std::move(p)) {}
-  TESSERA_DECLARE_FINAL_OBJECT_INFO(NamespaceObj, Object, "script.Namespace");
-};
-
-// A Python slice lo:hi:step (each may be None).
-class SliceObj : public Object {
- public:
-  Any start, stop, step;
-  TESSERA_DECLARE_FINAL_OBJECT_INFO(SliceObj, Object, "script.Slice");
-};
 
 // A buffer indexed with at least one slice: A[vi, 0:128]. Becomes a
 // BufferRegion in T.reads/T.writes, a vector load elsewhere.
@@ -63,11 +49,6 @@ class StmtValueObj : public Object {
   tir::Stmt stmt;
   TESSERA_DECLARE_FINAL_OBJECT_INFO(StmtValueObj, Object, "script.StmtValue");
 };
-
-template <typename T>
-ObjectRef AsRef(ObjectPtr<T> p) {
-  return ObjectRef(ObjectPtr<Object>(std::move(p)));
-}
 
 }  // namespace script
 }  // namespace tessera

@@ -1,5 +1,6 @@
-// Linear-form comparison of slice bounds (see linear_form.h).
-#include "script/parser/linear_form.h"
+// Linear-form comparison of slice bounds (see linear_form.h). Part of the TIR
+// dialect of the script parser (parser/tir).
+#include "script/parser/tir/linear_form.h"
 
 #include <utility>
 #include <vector>

@@ -2,16 +2,17 @@
 // declarations (T.Buffer, T.match_buffer, T.alloc_buffer, T.axis.*,
 // T.reads/writes, T.func_attr...), loop ranges (range, T.grid, T.serial,
 // T.thread_binding...), scalar types (T.float32(0), T.int64()) and
-// operators (T.max, T.exp, T.call_extern...). Part of the TIR builder
-// (tir_builder.h); every argument error is a ParseError at the argument.
+// operators (T.max, T.exp, T.call_extern...), looked up by name. Part of
+// the TIR dialect (parser/tir, tir_builder.h); every argument error is a
+// ParseError at the argument.
 #include <cctype>
 #include <cmath>
 #include <limits>
 #include <unordered_map>
 
 #include "ir/op.h"
-#include "script/parser/linear_form.h"
-#include "script/parser/tir_builder.h"
+#include "script/parser/tir/linear_form.h"
+#include "script/parser/tir/tir_builder.h"
 #include "tir/op.h"
 
 namespace tessera {
@@ -581,7 +582,6 @@ const std::unordered_map<std::string, Handler>& Builtins() {
       {"T.block", NotInWith},
       {"T.init", NotInWith},
       {"T.prim_func", NotCallable},
-      {"I.ir_module", NotCallable},
   };
   return table;
 }
