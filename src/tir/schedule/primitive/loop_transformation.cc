@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "tir/op.h"
+#include "tir/schedule/fold_constants.h"
 #include "tir/schedule/primitive/primitives.h"
 #include "tir/schedule/schedule.h"
 
@@ -25,52 +26,6 @@ class PredicateAdder : public StmtExprMutator {
 
  private:
   PrimExpr cond_;
-};
-
-// Folds the constant arithmetic that split/fuse leave in block bindings and
-// predicates when they substitute 0 for a unit loop (`0 * 6 + j_1`, which
-// printed as `T.Mul(0, 6) + j_1` and could not be parsed back): every
-// integer operation is rebuilt through the folding constructors of tir/op.h
-// (constant operands, `x + 0`, `x * 1`, `0 * x`, `x // 1`, `x % 1`). Nothing
-// else is rewritten, so bindings keep the form TVM prints
-// (`i_0 * 128 + (ax0_0 * 128 + ax0_1)`, `fused // 20`).
-class ConstantFolder : public StmtExprMutator {
- public:
-  using StmtExprMutator::VisitExpr_;
-  using StmtExprMutator::VisitStmt_;
-  Stmt VisitStmt_(const BlockRealizeNode* op) override {
-    Stmt inner = StmtExprMutator::VisitStmt_(op);  // nested blocks
-    const auto* realize = inner.as<BlockRealizeNode>();
-    in_binding_ = true;
-    std::vector<PrimExpr> values;
-    bool changed = false;
-    for (const PrimExpr& v : realize->iter_values) {
-      values.push_back(VisitExpr(v));
-      changed = changed || !values.back().same_as(v);
-    }
-    PrimExpr pred = VisitExpr(realize->predicate);
-    in_binding_ = false;
-    if (!changed && pred.same_as(realize->predicate)) return inner;
-    return BlockRealize(Array<PrimExpr>(values), pred, realize->block, realize->span);
-  }
-  // Only bindings and predicates are folded; block bodies stay as they are.
-  PrimExpr VisitExpr(const PrimExpr& e) override { return in_binding_ ? StmtExprMutator::VisitExpr(e) : e; }
-#define TESSERA_FOLD(Node, make)                                                            \
-  PrimExpr VisitExpr_(const Node* op) override {                                            \
-    PrimExpr a = VisitExpr(op->a), b = VisitExpr(op->b);                                    \
-    PrimExpr folded = make(a, b, op->span);                                                 \
-    if (folded.as<Node>() && a.same_as(op->a) && b.same_as(op->b)) return GetRef<PrimExpr>(op); \
-    return folded;                                                                          \
-  }
-  TESSERA_FOLD(AddNode, add)
-  TESSERA_FOLD(SubNode, sub)
-  TESSERA_FOLD(MulNode, mul)
-  TESSERA_FOLD(FloorDivNode, floordiv)
-  TESSERA_FOLD(FloorModNode, floormod)
-#undef TESSERA_FOLD
-
- private:
-  bool in_binding_ = false;
 };
 
 }  // namespace
@@ -116,7 +71,7 @@ PrimFunc SplitLoop(const PrimFunc& func, const ForNode* loop, const std::vector<
     return std::nullopt;
   });
   if (product > *extent && !disable_predication) body = PredicateAdder(less(fused, IntImm(t, *extent))).VisitStmt(body);
-  body = ConstantFolder().VisitStmt(body);
+  body = FoldBindingConstants(body);  // a unit loop replaced by 0 leaves `0 * 6`
   Stmt result = body;
   for (size_t i = factors.size(); i-- > 0;) {
     if (factors[i] == 1 && !preserve_unit_iters) continue;
@@ -165,7 +120,7 @@ PrimFunc FuseLoops(const PrimFunc& func, const std::vector<const ForNode*>& loop
     if (it == vmap.end()) return std::nullopt;
     return it->second;
   });
-  body = ConstantFolder().VisitStmt(body);
+  body = FoldBindingConstants(body);  // a unit loop replaced by 0 leaves `0 * 6`
   *fused_var = fused;
   return ReplaceInFunc(func, loops[0], For(fused, IntImm(t, 0), IntImm(t, total), ForKind::kSerial, body));
 }
