@@ -50,6 +50,12 @@ For::For(Var loop_var, PrimExpr min, PrimExpr extent, ForKind kind, Stmt body, s
       << "loop " << loop_var->name_hint << " needs integer bounds";
   TESSERA_CHECK_OR_THROW(kind != ForKind::kThreadBinding || thread_binding.has_value(), ValueError)
       << "thread-binding loop " << loop_var->name_hint << " needs a thread IterVar";
+  if (kind == ForKind::kThreadBinding && !(*thread_binding)->dom.defined()) {
+    // A thread IterVar made without a range takes the loop's, as Schedule.bind
+    // and the parser's T.thread_binding make it: one form for one loop.
+    const IterVarNode* iv = thread_binding->get();
+    thread_binding = IterVar(Range::FromMinExtent(min, extent), iv->var, iv->iter_type, iv->thread_tag, iv->span);
+  }
   auto n = make_object<ForNode>();
   n->loop_var = std::move(loop_var);
   n->min = std::move(min);

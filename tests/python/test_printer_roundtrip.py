@@ -216,3 +216,26 @@ def test_calls_between_functions_use_the_printed_name():
     text = tvm.IRModule({callee_gv: callee, "main": caller}).script()
     assert "    def from_1(A: T.Buffer((8,), \"int32\")):" in text
     assert "        A[0] = cls.from_1(1)" in text
+
+
+def test_thread_loop_built_without_a_range_matches_the_parsed_one():
+    # A thread IterVar built by hand without a dom takes the loop's range, as
+    # Schedule.bind and the parser's T.thread_binding make it; the printout
+    # (which cannot spell a missing dom) parses back to the same IR.
+    from tessera import tir
+    from tir_build_helpers import buf, func
+
+    A = buf("A", (8,))
+    tx = tir.Var("tx", "int32")
+    thread = tir.IterVar(None, tir.Var("threadIdx.x", "int32"), tir.IterVar.ThreadIndex, "threadIdx.x")
+    loop = tir.For(tx, 2, 6, tir.ForKind.THREAD_BINDING, tir.BufferStore(A, tir.const(1.0, "float32"), [tx]),
+                   thread_binding=thread)
+    dom = loop.thread_binding.dom
+    assert dom is not None and int(dom.min) == 2 and int(dom.extent) == 6
+    assert loop.thread_binding.var.same_as(thread.var) and loop.thread_binding.thread_tag == "threadIdx.x"
+    f = func([A], loop)
+    tvm.ir.assert_structural_equal(tvm.script.from_source(f.script()), f)
+    # A range given explicitly is kept as it is.
+    given = tir.IterVar(tvm.ir.Range(0, 6), tir.Var("threadIdx.x", "int32"), tir.IterVar.ThreadIndex, "threadIdx.x")
+    kept = tir.For(tx, 0, 6, tir.ForKind.THREAD_BINDING, loop.body, thread_binding=given)
+    assert kept.thread_binding.same_as(given)

@@ -91,3 +91,40 @@ def test_fuse_of_a_unit_loop_leaves_no_constant_arithmetic_in_bindings():
     out = tvm.nd.empty((10, 6), "float32")
     tvm.build(sch.mod)["main"](tvm.nd.array(a), out)
     np.testing.assert_allclose(out.numpy(), a * 2, rtol=1e-6)
+
+
+def test_compute_inline_at_a_constant_index_leaves_no_constant_arithmetic():
+    # Inlining a producer read at the constant row 0 substitutes 0 for vi in
+    # its indices; `0 * 6` used to stay (printed T.Mul(0, 6), unparsable).
+    from tessera.script import tir as T
+
+    @T.prim_func
+    def before(A: T.Buffer((6, 12), "float32"), C: T.Buffer((6,), "float32")):
+        T.func_attr({"global_symbol": "main"})
+        B = T.alloc_buffer((4, 6))
+        for i, j in T.grid(4, 6):
+            with T.block("B"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                B[vi, vj] = A[vi * 6 + vj - vi * 6, vi * 3] * T.float32(2)
+        for j in range(6):
+            with T.block("C"):
+                vj = T.axis.spatial(6, j)
+                C[vj] = B[0, vj] + T.float32(1)
+
+    @T.prim_func
+    def expected(A: T.Buffer((6, 12), "float32"), C: T.Buffer((6,), "float32")):
+        T.func_attr({"global_symbol": "main"})
+        for j in range(6):
+            with T.block("C"):
+                vj = T.axis.spatial(6, j)
+                T.reads(A[vj, 0])
+                T.writes(C[vj])
+                C[vj] = A[vj, 0] * T.float32(2) + T.float32(1)
+
+    sch = tvm.tir.Schedule(before)
+    sch.compute_inline(sch.get_block("B"))
+    tvm.ir.assert_structural_equal(sch.mod["main"], expected)
+    a = np.random.default_rng(9).standard_normal((6, 12)).astype("float32")
+    out = tvm.nd.empty((6,), "float32")
+    tvm.build(sch.mod)["main"](tvm.nd.array(a), out)
+    np.testing.assert_allclose(out.numpy(), a[:, 0] * 2 + 1, rtol=1e-6)

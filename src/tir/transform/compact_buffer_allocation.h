@@ -1,8 +1,10 @@
 // CompactBufferAllocation: shrinks each intermediate buffer to the region
 // actually accessed and allocates it at the innermost loop enclosing all
-// its accesses (e.g. a cache_write tile becomes a per-tile register-sized
-// array instead of a full copy of the output). Runs after LowerBlocks,
-// before FlattenBuffer; buffers whose region cannot be bounded stay as they are.
+// its accesses whose iterations touch disjoint elements, as do those of the
+// loops above it (e.g. a cache_write tile becomes a per-tile register-sized
+// array; a reduction's accumulator stays above the reduction loop). Runs after
+// LowerBlocks, before FlattenBuffer; buffers whose region cannot be bounded
+// stay as they are.
 #pragma once
 
 #include "ir/transform.h"

@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "tir/op.h"
+#include "tir/schedule/fold_constants.h"
 #include "tir/schedule/primitive/primitives.h"
 #include "tir/schedule/schedule.h"
 
@@ -42,7 +43,7 @@ class LoadInliner : public StmtExprMutator {
     Map<Var, PrimExpr> vmap;
     for (size_t i = 0; i < producer_->iter_vars.size(); ++i) vmap.Set(producer_->iter_vars[i]->var, idx[i]);
     ++count;
-    return Substitute(value_, vmap);
+    return FoldIntConstants(Substitute(value_, vmap));  // a constant index leaves `0 * 6`
   }
   int count = 0;
 
@@ -197,7 +198,7 @@ PrimFunc ReverseComputeInline(const PrimFunc& func, const BlockLocation& loc) {
   // New producer store: consumer's store with consumer iter vars expressed by producer indices.
   Map<Var, PrimExpr> vmap;
   for (size_t i = 0; i < load_indices.size(); ++i) vmap.Set(Downcast<Var>(load_indices[i]), pstore->indices[i]);
-  PrimExpr new_value = Substitute(cstore->value, vmap);
+  PrimExpr new_value = FoldIntConstants(Substitute(cstore->value, vmap));
   // Replace the load of the producer buffer by the producer's value.
   struct Replace : StmtExprMutator {
     const BufferNode* buf;
@@ -212,7 +213,7 @@ PrimFunc ReverseComputeInline(const PrimFunc& func, const BlockLocation& loc) {
   replace.value = pstore->value;
   new_value = replace.VisitExpr(new_value);
   std::vector<PrimExpr> new_indices;
-  for (PrimExpr e : cstore->indices) new_indices.push_back(Substitute(e, vmap));
+  for (PrimExpr e : cstore->indices) new_indices.push_back(FoldIntConstants(Substitute(e, vmap)));
   Block p = GetRef<Block>(producer->block);
   p.CopyOnWrite()->body = BufferStore(cstore->buffer, new_value, Array<PrimExpr>(new_indices));
   // Layout annotations of the removed intermediate no longer apply.

@@ -2,8 +2,8 @@
 // schedule instruction kinds are at the end.
 #include <sstream>
 
-#include "arith/analyzer.h"
 #include "tir/op.h"
+#include "tir/schedule/fold_constants.h"
 #include "tir/schedule/primitive/primitives.h"
 #include "tir/schedule/schedule.h"
 
@@ -26,33 +26,6 @@ class PredicateAdder : public StmtExprMutator {
 
  private:
   PrimExpr cond_;
-};
-
-// Simplifies the bindings (iter values, predicate) of every block realized
-// under `stmt` after split/fuse substituted the new loop variables into them:
-// a unit loop replaced by 0 leaves `0 * 6`, which must not reach the printed
-// text. No loop ranges are bound: only what holds for any value folds (the
-// bindings keep the form `fused // 20` the user sees in TVM).
-class BindingSimplifier : public StmtExprMutator {
- public:
-  using StmtExprMutator::VisitStmt_;
-  Stmt VisitStmt_(const BlockRealizeNode* op) override {
-    Stmt inner = StmtExprMutator::VisitStmt_(op);
-    const auto* realize = inner.as<BlockRealizeNode>();
-    std::vector<PrimExpr> values;
-    bool changed = !inner.same_as(GetRef<Stmt>(op));
-    for (const PrimExpr& v : realize->iter_values) {
-      values.push_back(ana_.Simplify(v));
-      changed = changed || !values.back().same_as(v);
-    }
-    PrimExpr pred = ana_.Simplify(realize->predicate);
-    if (!changed && pred.same_as(realize->predicate)) return inner;
-    return BlockRealize(Array<PrimExpr>(values), pred, realize->block, realize->span);
-  }
-  PrimExpr VisitExpr(const PrimExpr& e) override { return e; }
-
- private:
-  arith::Analyzer ana_;
 };
 
 }  // namespace
@@ -98,7 +71,7 @@ PrimFunc SplitLoop(const PrimFunc& func, const ForNode* loop, const std::vector<
     return std::nullopt;
   });
   if (product > *extent && !disable_predication) body = PredicateAdder(less(fused, IntImm(t, *extent))).VisitStmt(body);
-  body = BindingSimplifier().VisitStmt(body);
+  body = FoldBindingConstants(body);  // a unit loop replaced by 0 leaves `0 * 6`
   Stmt result = body;
   for (size_t i = factors.size(); i-- > 0;) {
     if (factors[i] == 1 && !preserve_unit_iters) continue;
@@ -147,7 +120,7 @@ PrimFunc FuseLoops(const PrimFunc& func, const std::vector<const ForNode*>& loop
     if (it == vmap.end()) return std::nullopt;
     return it->second;
   });
-  body = BindingSimplifier().VisitStmt(body);
+  body = FoldBindingConstants(body);  // a unit loop replaced by 0 leaves `0 * 6`
   *fused_var = fused;
   return ReplaceInFunc(func, loops[0], For(fused, IntImm(t, 0), IntImm(t, total), ForKind::kSerial, body));
 }
