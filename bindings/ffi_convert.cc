@@ -215,9 +215,12 @@ Any FromPythonImpl(nb::handle h, std::vector<PyObject*>& path) {
     throw TypeError("cannot pass an array of type '" + std::string(nb::str(h.type().attr("__name__")).c_str()) +
                     "' to a Tessera function; convert it with tvm.nd.array(...) first");
   }
-  // A class (`int`, `float`, a user class) is not a value: its __index__ or
-  // __float__ attribute is an unbound method, and calling it would fail.
-  if (PyType_Check(o)) {
+  // A built-in class (`int`, `float`, `str`, a NumPy scalar type) or any class
+  // with __index__/__float__ is not a value: those attributes are unbound
+  // methods there, and calling them would fail. (Other user classes stay
+  // callables, converted below like functions.)
+  if (PyType_Check(o) && (!PyType_HasFeature(reinterpret_cast<PyTypeObject*>(o), Py_TPFLAGS_HEAPTYPE) ||
+                          nb::hasattr(h, "__index__") || nb::hasattr(h, "__float__"))) {
     throw TypeError("cannot pass the type object '" + std::string(nb::str(h.attr("__name__")).c_str()) +
                     "' to a Tessera function; pass a value (or the dtype name as a string)");
   }

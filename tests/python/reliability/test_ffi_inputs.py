@@ -110,13 +110,15 @@ print("OK")
     assert res.returncode == 0 and "OK" in res.stdout, res.describe()
 
 
-@pytest.mark.parametrize("obj", ["int", "float", "str", "list", "object", "type", "Foo"])
+@pytest.mark.parametrize("obj", ["int", "float", "bool", "str", "list", "object", "type", "np.float32", "Num"])
 @pytest.mark.parametrize("call", ["echo({O})", "echo([1, {O}])", "echo({{'k': {O}}})", "tvm.tir.const({O}, 'int32')",
                                   "tvm.tir.const(1, {O})", "tvm.nd.empty((2, 2), {O})", "tvm.nd.empty({O})"])
 def test_type_objects_are_a_clear_error(obj, call):
     expect_error(f"""
-class Foo:
-    pass
+import numpy as np
+class Num:
+    def __index__(self):
+        return 1
 echo = tvm.get_global_func("testing.echo")
 {call.format(O=obj)}
 """, "(TypeError, ValueError)", "")
@@ -124,3 +126,16 @@ echo = tvm.get_global_func("testing.echo")
 
 def test_type_object_message_names_the_type():
     expect_error("tvm.get_global_func('testing.echo')(int)", "TypeError", "type object 'int'")
+
+
+def test_a_user_class_still_passes_as_a_callable():
+    res = run_case("""
+import tessera as tvm
+class Twice:
+    def __new__(cls, x):
+        return 2 * x
+f = tvm.get_global_func("testing.echo")(Twice)
+assert isinstance(f, tvm.runtime.PackedFunc) and f(21) == 42
+print("OK")
+""")
+    assert res.returncode == 0 and "OK" in res.stdout, res.describe()
