@@ -2,6 +2,8 @@
 // and the C entry points kernels call back into (see kernel_abi.h).
 #include "runtime/kernel_abi.h"
 
+#include <cmath>
+
 #include <omp.h>
 
 #include <cstdlib>
@@ -108,6 +110,16 @@ void CheckScalarFits(const std::string& func, const ParamInfo& p, int64_t v) {
                                  << p.dtype << " (range " << lo << " to " << hi << ")";
   }
 }
+// A finite float scalar beyond the largest value of a float32/float16
+// parameter would silently become infinity: it raises OverflowError instead
+// (infinities and NaN themselves pass through unchanged).
+void CheckFloatFits(const std::string& func, const ParamInfo& p, double v) {
+  const int bits = p.dtype.bits();
+  const double max = bits == 32 ? 3.4028234663852886e38 : bits == 16 ? 65504.0 : 0.0;
+  if (max == 0.0 || !std::isfinite(v) || std::fabs(v) <= max) return;
+  TESSERA_THROW(OverflowError) << func << ": argument " << p.name << " = " << v << " does not fit in " << p.dtype
+                               << " (largest finite value " << max << ")";
+}
 }  // namespace
 
 PackedFunc MakeKernelFunction(const FunctionInfo& info, KernelFn fn, ObjectRef keep_alive, int num_threads) {
@@ -134,6 +146,7 @@ PackedFunc MakeKernelFunction(const FunctionInfo& info, KernelFn fn, ObjectRef k
               TESSERA_CHECK_OR_THROW(a.try_cast<double>().has_value(), TypeError)
                   << info.name << ": argument " << p.name << " must be a number (" << p.dtype << "), got " << a.type_name();
               scalar_floats[i] = a.cast<double>();
+              CheckFloatFits(info.name, p, scalar_floats[i]);
               slots[i] = &scalar_floats[i];
             } else {
               TESSERA_CHECK_OR_THROW(a.kind() == Any::Kind::kInt || a.kind() == Any::Kind::kBool, TypeError)

@@ -46,3 +46,13 @@ def f(a: T.handle, n: T.{dtype}):
     A = T.match_buffer(a, (1,), "int64")
     A[0] = T.Cast("int64", n)
 ''')
+
+
+def float_scalar_program(dtype):
+    """Defines `f(a, n)`: writes the scalar ``n`` (of float ``dtype``) into A[0] (float64)."""
+    return _define("f", f'''
+@T.prim_func
+def f(a: T.handle, n: T.{dtype}):
+    A = T.match_buffer(a, (1,), "float64")
+    A[0] = T.Cast("float64", n)
+''')

@@ -5,7 +5,7 @@ at the bounds pass through exactly (NumPy computes the expected result)."""
 import pytest
 
 from .harness import run_case
-from .programs import scalar_program
+from .programs import float_scalar_program, scalar_program
 
 DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32"]
 
@@ -65,6 +65,32 @@ for v in (2, -1):
         pass
     else:
         raise AssertionError(v)
+print("OK")
+""", timeout=120)
+    assert res.returncode == 0 and "OK" in res.stdout, res.describe()
+
+
+@pytest.mark.parametrize("dtype,ok,bad", [
+    ("float32", ["3.0e38", "-3.0e38", "1.5", "float('inf')", "-float('inf')"], ["3.5e38", "-1e39", "1e300"]),
+    ("float64", ["1e300", "-1.7e308", "float('inf')"], []),
+])
+def test_float_scalars_beyond_the_dtype_raise(dtype, ok, bad):
+    res = run_case(float_scalar_program(dtype) + f"""
+import numpy as np
+lib = tvm.build(f, target="llvm")
+out = tvm.nd.array(np.zeros(1, "float64"))
+for text in {ok!r}:
+    v = eval(text)
+    lib(out, v)
+    assert out.numpy()[0] == np.float64(np.array(v, dtype="{dtype}")), (v, out.numpy())
+for text in {bad!r}:
+    v = eval(text)
+    try:
+        lib(out, v)
+    except OverflowError as e:
+        assert "argument n" in str(e) and "{dtype}" in str(e), str(e)
+    else:
+        raise AssertionError(f"{{v}} accepted for {dtype}: {{out.numpy()}}")
 print("OK")
 """, timeout=120)
     assert res.returncode == 0 and "OK" in res.stdout, res.describe()
