@@ -1,7 +1,9 @@
 // Python <-> Any conversion and the Python class table (see ffi_convert.h).
 #include "ffi_convert.h"
 
+#include <algorithm>
 #include <unordered_map>
+#include <vector>
 
 #include "runtime/array.h"
 #include "runtime/device.h"
@@ -142,7 +144,16 @@ PackedFunc WrapPyCallable(nb::handle callable) {
       name);
 }
 
-Any FromPython(nb::handle h) {
+namespace {
+// The deepest nesting of lists, tuples and dicts converted (deeper ones are
+// refused instead of overflowing the C stack).
+constexpr int kMaxNesting = 1000;
+
+std::string PyTypeName(nb::handle h) { return nb::str(h.type().attr("__name__")).c_str(); }
+
+// `path` holds the containers being converted, outermost first: meeting one
+// of them again means the value contains itself.
+Any FromPythonImpl(nb::handle h, std::vector<PyObject*>& path) {
   PyObject* o = h.ptr();
   if (o == Py_None) return Any();
   if (PyBool_Check(o)) return Any(o == Py_True);
@@ -157,7 +168,7 @@ Any FromPython(nb::handle h) {
   if (PyLong_Check(o)) {
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-    if (overflow != 0) throw ValueError("integer " + std::string(nb::str(h).c_str()) + " does not fit in int64");
+    if (overflow != 0) throw OverflowError("integer " + std::string(nb::str(h).c_str()) + " does not fit in int64");
     return Any(static_cast<int64_t>(v));
   }
   if (PyFloat_Check(o)) return Any(PyFloat_AsDouble(o));
@@ -167,33 +178,75 @@ Any FromPython(nb::handle h) {
     if (data == nullptr) throw nb::python_error();
     return Any(std::string(data, static_cast<size_t>(size)));
   }
+  const bool is_container = PyList_Check(o) || PyTuple_Check(o) || PyDict_Check(o);
+  if (is_container) {
+    if (std::find(path.begin(), path.end(), o) != path.end()) {
+      throw ValueError("cannot pass a self-referential " + PyTypeName(h) + " (it contains itself) to a Tessera function");
+    }
+    if (static_cast<int>(path.size()) >= kMaxNesting) {
+      throw ValueError("cannot pass a " + PyTypeName(h) + " nested more than " + std::to_string(kMaxNesting) +
+                       " levels deep to a Tessera function");
+    }
+  }
+  struct PathGuard {
+    std::vector<PyObject*>& path;
+    bool pushed;
+    ~PathGuard() {
+      if (pushed) path.pop_back();
+    }
+  } guard{path, is_container};
+  if (is_container) path.push_back(o);
   if (PyList_Check(o) || PyTuple_Check(o)) {
     auto arr = make_object<ArrayObj>();
     arr->data.reserve(static_cast<size_t>(nb::len(h)));
-    for (nb::handle item : h) arr->data.push_back(FromPython(item));
+    for (nb::handle item : h) arr->data.push_back(FromPythonImpl(item, path));
     return Any(Array<Any>(ObjectPtr<Object>(std::move(arr))));
   }
   if (PyDict_Check(o)) {
     auto map = make_object<MapObj>();
-    for (auto [k, v] : nb::borrow<nb::dict>(h)) map->data.emplace_back(FromPython(k), FromPython(v));
+    for (auto [k, v] : nb::borrow<nb::dict>(h)) map->data.emplace_back(FromPythonImpl(k, path), FromPythonImpl(v, path));
     return Any(Map<Any, Any>(ObjectPtr<Object>(std::move(map))));
   }
   // Array-likes (NumPy, PyTorch): 0-d ones (and NumPy scalars) pass as numbers.
   if (nb::hasattr(h, "__array_interface__") || nb::hasattr(h, "__dlpack__")) {
     if (nb::hasattr(h, "item") && nb::hasattr(h, "shape") && nb::len(nb::object(h.attr("shape"))) == 0) {
-      return FromPython(h.attr("item")());
+      return FromPythonImpl(h.attr("item")(), path);
     }
     throw TypeError("cannot pass an array of type '" + std::string(nb::str(h.type().attr("__name__")).c_str()) +
                     "' to a Tessera function; convert it with tvm.nd.array(...) first");
   }
-  if (PyIndex_Check(o)) return FromPython(nb::steal(PyNumber_Index(o)));
-  if (nb::hasattr(h, "__float__")) return Any(PyFloat_AsDouble(nb::steal(PyNumber_Float(o)).ptr()));
+  // A built-in class (`int`, `float`, `str`, a NumPy scalar type) or any class
+  // with __index__/__float__ is not a value: those attributes are unbound
+  // methods there, and calling them would fail. (Other user classes stay
+  // callables, converted below like functions.)
+  if (PyType_Check(o) && (!PyType_HasFeature(reinterpret_cast<PyTypeObject*>(o), Py_TPFLAGS_HEAPTYPE) ||
+                          nb::hasattr(h, "__index__") || nb::hasattr(h, "__float__"))) {
+    throw TypeError("cannot pass the type object '" + std::string(nb::str(h.attr("__name__")).c_str()) +
+                    "' to a Tessera function; pass a value (or the dtype name as a string)");
+  }
+  if (PyIndex_Check(o)) {
+    PyObject* idx = PyNumber_Index(o);
+    if (idx == nullptr) throw nb::python_error();
+    return FromPythonImpl(nb::steal(idx), path);
+  }
+  if (nb::hasattr(h, "__float__")) {
+    double v = PyFloat_AsDouble(o);
+    if (v == -1.0 && PyErr_Occurred()) throw nb::python_error();
+    return Any(v);
+  }
   // TVM's ObjectGeneric protocol: values that stand for an object (e.g. the
   // result of `a == b` on expressions) convert through asobject().
-  if (nb::hasattr(h, "asobject")) return FromPython(h.attr("asobject")());
+  if (nb::hasattr(h, "asobject")) return FromPythonImpl(h.attr("asobject")(), path);
   if (PyCallable_Check(o)) return Any(WrapPyCallable(h));
   throw TypeError("cannot pass a Python object of type '" +
                   std::string(nb::str(h.type().attr("__name__")).c_str()) + "' to a Tessera function");
+}
+
+}  // namespace
+
+Any FromPython(nb::handle h) {
+  std::vector<PyObject*> path;
+  return FromPythonImpl(h, path);
 }
 
 nb::object ToPython(const Any& v) {

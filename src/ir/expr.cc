@@ -96,6 +96,12 @@ GlobalVar::GlobalVar(std::string name_hint, Span span) {
 
 PrimExpr MakeConst(DataType dtype, double value) {
   if (dtype.is_float() || dtype.is_bfloat16()) return FloatImm(dtype, value);
+  // A float for an integer dtype is truncated toward zero (as in TVM), but
+  // only when it is finite and the result fits in int64: the cast is
+  // undefined otherwise; IntImm then checks the dtype's own range.
+  TESSERA_CHECK_OR_THROW(std::isfinite(value) && value >= -9223372036854775808.0 && value < 9223372036854775808.0,
+                         ValueError)
+      << "value " << value << " does not fit in " << dtype;
   return IntImm(dtype, static_cast<int64_t>(value));
 }
 

@@ -2,6 +2,9 @@
 #include "ir/module.h"
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
+#include <mutex>
 
 #include "runtime/reflection.h"
 #include "runtime/registry.h"
@@ -91,29 +94,61 @@ TESSERA_REGISTER_GLOBAL("ir.IRModule").set_body_typed([](Map<GlobalVar, BaseFunc
   if (attrs) mod.mutable_node()->attrs = *attrs;
   return mod;
 });
-TESSERA_REGISTER_GLOBAL("ir.Module_FromExpr").set_body_typed([](BaseFunc f) { return IRModule::FromExpr(f); });
-TESSERA_REGISTER_GLOBAL("ir.Module_GetGlobalVar").set_body_typed([](IRModule m, std::string name) {
+namespace {
+// The ir.Module_* entries below take turns per module: Python threads that
+// share one IRModule and add, remove or look up functions through its methods
+// do not interleave inside its function map. A fixed table of locks, chosen
+// by the module's address, avoids a mutex in every IRModuleNode.
+std::recursive_mutex& ModuleLock(const Object* m) {
+  static std::array<std::recursive_mutex, 64> locks;
+  return locks[(reinterpret_cast<uintptr_t>(m) >> 4) % locks.size()];
+}
+struct LockedModuleEntry {
+  std::string name;
+  static LockedModuleEntry& Create(std::string name) { return *new LockedModuleEntry{std::move(name)}; }
+  template <typename F>
+  LockedModuleEntry& set_body_typed(F f) {
+    PackedFunc inner = PackedFunc::FromTyped(std::move(f), name);
+    Registry::Set(name, PackedFunc(
+                            [inner](PackedArgs args) -> Any {
+                              const IRModuleNode* m = args.size() > 0 ? args[0].as<IRModuleNode>() : nullptr;
+                              if (m == nullptr) return inner.CallPacked(args);
+                              std::lock_guard<std::recursive_mutex> guard(ModuleLock(m));
+                              return inner.CallPacked(args);
+                            },
+                            name));
+    return *this;
+  }
+};
+}  // namespace
+#define TESSERA_REGISTER_MODULE_API(Name)                                                   \
+  [[maybe_unused]] static LockedModuleEntry& TESSERA_REGISTRY_CONCAT(_tessera_module_entry_, \
+                                                                     __COUNTER__) = LockedModuleEntry::Create(Name)
+TESSERA_REGISTER_MODULE_API("ir.Module_FromExpr").set_body_typed([](BaseFunc f) { return IRModule::FromExpr(f); });
+TESSERA_REGISTER_MODULE_API("ir.Module_GetGlobalVar").set_body_typed([](IRModule m, std::string name) {
   return m->GetGlobalVar(name);
 });
-TESSERA_REGISTER_GLOBAL("ir.Module_GetGlobalVars").set_body_typed([](IRModule m) {
+TESSERA_REGISTER_MODULE_API("ir.Module_GetGlobalVars").set_body_typed([](IRModule m) {
   auto v = m->GetGlobalVars();
   return Array<GlobalVar>(v);
 });
-TESSERA_REGISTER_GLOBAL("ir.Module_ContainGlobalVar").set_body_typed([](IRModule m, std::string name) {
+TESSERA_REGISTER_MODULE_API("ir.Module_ContainGlobalVar").set_body_typed([](IRModule m, std::string name) {
   return m->FindGlobalVar(name).has_value();
 });
-TESSERA_REGISTER_GLOBAL("ir.Module_Lookup").set_body_typed([](IRModule m, GlobalVar gv) { return m->Lookup(gv); });
-TESSERA_REGISTER_GLOBAL("ir.Module_LookupStr").set_body_typed([](IRModule m, std::string name) { return m->Lookup(name); });
-TESSERA_REGISTER_GLOBAL("ir.Module_Add").set_body_typed([](IRModule m, GlobalVar gv, BaseFunc f, bool update) {
+TESSERA_REGISTER_MODULE_API("ir.Module_Lookup").set_body_typed([](IRModule m, GlobalVar gv) { return m->Lookup(gv); });
+TESSERA_REGISTER_MODULE_API("ir.Module_LookupStr").set_body_typed([](IRModule m, std::string name) { return m->Lookup(name); });
+TESSERA_REGISTER_MODULE_API("ir.Module_Add").set_body_typed([](IRModule m, GlobalVar gv, BaseFunc f, bool update) {
   m.mutable_node()->Add(gv, f, update);
   return m;
 });
-TESSERA_REGISTER_GLOBAL("ir.Module_Remove").set_body_typed([](IRModule m, GlobalVar gv) {
+TESSERA_REGISTER_MODULE_API("ir.Module_Remove").set_body_typed([](IRModule m, GlobalVar gv) {
   m.mutable_node()->Remove(gv);
   return m;
 });
-TESSERA_REGISTER_GLOBAL("ir.Module_ShallowCopy").set_body_typed([](IRModule m) { return m.ShallowCopy(); });
-TESSERA_REGISTER_GLOBAL("ir.Module_WithAttr").set_body_typed([](IRModule m, std::string key, Any value) {
+// The function map, read under the module's lock (IRModule.functions).
+TESSERA_REGISTER_MODULE_API("ir.Module_Functions").set_body_typed([](IRModule m) { return m->functions; });
+TESSERA_REGISTER_MODULE_API("ir.Module_ShallowCopy").set_body_typed([](IRModule m) { return m.ShallowCopy(); });
+TESSERA_REGISTER_MODULE_API("ir.Module_WithAttr").set_body_typed([](IRModule m, std::string key, Any value) {
   IRModule copy = m.ShallowCopy();
   copy.mutable_node()->attrs.Set(key, value);
   return copy;

@@ -435,6 +435,9 @@ TESSERA_REGISTER_GLOBAL("transform.RunPass").set_body([](PackedArgs args) -> Any
 
 TESSERA_REGISTER_GLOBAL("transform.MakeModulePass").set_body([](PackedArgs args) -> Any {
   TESSERA_CHECK_OR_THROW(args.size() == 2, TypeError) << "MakeModulePass(pass_func, pass_info)";
+  // An untyped body: None must be refused here (cast<T>() maps it to a null reference).
+  TESSERA_CHECK_OR_THROW(!args[0].is_none() && !args[1].is_none(), TypeError)
+      << "MakeModulePass: pass_func and pass_info must not be None";
   PackedFunc f = args[0].cast<PackedFunc>();
   PassInfo info = args[1].cast<PassInfo>();
   auto n = make_object<ModulePassNode>();

@@ -12,6 +12,8 @@ void ThrowErrorOfKind(const std::string& kind, const std::string& msg,
   if (kind == "AttributeError") throw AttributeError(msg, std::move(payload));
   if (kind == "NotImplementedError") throw NotImplementedError(msg, std::move(payload));
   if (kind == "RuntimeError") throw RuntimeError(msg, std::move(payload));
+  if (kind == "OverflowError") throw OverflowError(msg, std::move(payload));
+  if (kind == "MemoryError") throw MemoryError(msg, std::move(payload));
   if (kind == "InternalError") throw InternalError(msg, std::move(payload));
   throw Error(msg, kind, std::move(payload));
 }

@@ -50,6 +50,10 @@ TESSERA_DEFINE_ERROR_KIND(KeyError, "KeyError")
 TESSERA_DEFINE_ERROR_KIND(AttributeError, "AttributeError")
 TESSERA_DEFINE_ERROR_KIND(NotImplementedError, "NotImplementedError")
 TESSERA_DEFINE_ERROR_KIND(RuntimeError, "RuntimeError")
+// A value does not fit its type (an argument too large for an int32 parameter).
+TESSERA_DEFINE_ERROR_KIND(OverflowError, "OverflowError")
+// An allocation that cannot be made (too large, or the system refused it).
+TESSERA_DEFINE_ERROR_KIND(MemoryError, "MemoryError")
 // A broken internal invariant: a bug in Tessera, never the user's fault.
 TESSERA_DEFINE_ERROR_KIND(InternalError, "InternalError")
 

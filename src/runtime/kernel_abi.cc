@@ -2,6 +2,8 @@
 // and the C entry points kernels call back into (see kernel_abi.h).
 #include "runtime/kernel_abi.h"
 
+#include <cmath>
+
 #include <omp.h>
 
 #include <cstdlib>
@@ -86,6 +88,40 @@ std::vector<FunctionInfo> FunctionInfo::ListFromJSON(const std::string& json) {
   return out;
 }
 
+namespace {
+// An integer scalar argument must be representable in its parameter's dtype
+// (int8..int64, uint8..uint64, bool); otherwise it would be silently
+// truncated by the kernel, so it raises OverflowError naming the parameter.
+void CheckScalarFits(const std::string& func, const ParamInfo& p, int64_t v) {
+  const int bits = p.dtype.bits();
+  if (bits >= 64 && !p.dtype.is_uint()) return;
+  int64_t lo = 0;
+  int64_t hi = 0;
+  if (p.dtype.is_bool() || bits == 1) {
+    hi = 1;
+  } else if (p.dtype.is_uint()) {
+    hi = bits >= 63 ? INT64_MAX : (int64_t{1} << bits) - 1;
+  } else {
+    lo = -(int64_t{1} << (bits - 1));
+    hi = (int64_t{1} << (bits - 1)) - 1;
+  }
+  if (v < lo || v > hi) {
+    TESSERA_THROW(OverflowError) << func << ": argument " << p.name << " = " << v << " does not fit in "
+                                 << p.dtype << " (range " << lo << " to " << hi << ")";
+  }
+}
+// A finite float scalar beyond the largest value of a float32/float16
+// parameter would silently become infinity: it raises OverflowError instead
+// (infinities and NaN themselves pass through unchanged).
+void CheckFloatFits(const std::string& func, const ParamInfo& p, double v) {
+  const int bits = p.dtype.bits();
+  const double max = bits == 32 ? 3.4028234663852886e38 : bits == 16 ? 65504.0 : 0.0;
+  if (max == 0.0 || !std::isfinite(v) || std::fabs(v) <= max) return;
+  TESSERA_THROW(OverflowError) << func << ": argument " << p.name << " = " << v << " does not fit in " << p.dtype
+                               << " (largest finite value " << max << ")";
+}
+}  // namespace
+
 PackedFunc MakeKernelFunction(const FunctionInfo& info, KernelFn fn, ObjectRef keep_alive, int num_threads) {
   return PackedFunc(
       [info, fn, keep_alive, num_threads](PackedArgs args) -> Any {
@@ -110,11 +146,13 @@ PackedFunc MakeKernelFunction(const FunctionInfo& info, KernelFn fn, ObjectRef k
               TESSERA_CHECK_OR_THROW(a.try_cast<double>().has_value(), TypeError)
                   << info.name << ": argument " << p.name << " must be a number (" << p.dtype << "), got " << a.type_name();
               scalar_floats[i] = a.cast<double>();
+              CheckFloatFits(info.name, p, scalar_floats[i]);
               slots[i] = &scalar_floats[i];
             } else {
               TESSERA_CHECK_OR_THROW(a.kind() == Any::Kind::kInt || a.kind() == Any::Kind::kBool, TypeError)
                   << info.name << ": argument " << p.name << " must be an integer (" << p.dtype << "), got " << a.type_name();
               scalar_ints[i] = a.cast<int64_t>();
+              CheckScalarFits(info.name, p, scalar_ints[i]);
               slots[i] = &scalar_ints[i];
             }
             continue;

@@ -1,6 +1,8 @@
 // NDArray allocation, copies and DLPack exchange (see ndarray.h).
 #include "runtime/ndarray.h"
 
+#include <cstdint>
+#include <new>
 #include <sstream>
 
 #include "runtime/device_api.h"
@@ -15,6 +17,31 @@ std::string ShapeStr(const std::vector<int64_t>& shape) {
   if (shape.size() == 1) os << ",";
   os << ")";
   return os.str();
+}
+
+// Number of bytes of an array of `shape` and `dtype`; raises ValueError for a
+// negative dimension and for an element count or byte size that does not fit
+// in int64 (the shape is named), so no later copy or view works with a
+// wrapped-around size. `what` names the operation ("empty", "from_dlpack").
+size_t CheckedByteSize(const char* what, const std::vector<int64_t>& shape, DataType dtype) {
+  int64_t elems = 1;
+  bool overflow = false;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    TESSERA_CHECK_OR_THROW(shape[i] >= 0, ValueError)
+        << what << ": NDArray shape " << ShapeStr(shape) << " has a negative dimension at axis " << i;
+    overflow = overflow || __builtin_mul_overflow(elems, shape[i], &elems);
+  }
+  int64_t bytes = 0;
+  if (!overflow && elems != 0) {
+    // The same per-element size as NBytes() (DataType::bytes()), in 128 bits.
+    const unsigned __int128 total = static_cast<unsigned __int128>(elems) * static_cast<unsigned>(dtype.bytes());
+    overflow = total > static_cast<unsigned __int128>(INT64_MAX);
+    if (!overflow) bytes = static_cast<int64_t>(total);
+  }
+  TESSERA_CHECK_OR_THROW(!overflow, ValueError)
+      << what << ": NDArray shape " << ShapeStr(shape) << " of dtype " << dtype.str()
+      << " has a byte size that overflows int64";
+  return static_cast<size_t>(bytes);
 }
 
 void CheckDeviceExists(Device dev) {
@@ -53,12 +80,9 @@ bool IsContiguous(const DLTensor& t) {
 }
 
 NDArray NDArray::Empty(const std::vector<int64_t>& shape, DataType dtype, Device dev) {
-  for (size_t i = 0; i < shape.size(); ++i) {
-    TESSERA_CHECK_OR_THROW(shape[i] >= 0, ValueError)
-        << "NDArray shape " << ShapeStr(shape) << " has a negative dimension at axis " << i;
-  }
   TESSERA_CHECK_OR_THROW(!dtype.is_void() && dtype.code() != DataType::kHandle, TypeError)
       << "cannot allocate an NDArray of dtype " << dtype.str();
+  const size_t nbytes = CheckedByteSize("empty", shape, dtype);
   CheckDeviceExists(dev);
   auto n = make_object<NDArrayObj>();
   n->shape = shape;
@@ -70,7 +94,24 @@ NDArray NDArray::Empty(const std::vector<int64_t>& shape, DataType dtype, Device
   n->dl.byte_offset = 0;
   NDArray arr(ObjectPtr<Object>(std::move(n)));
   auto* node = const_cast<NDArrayObj*>(arr.get());
-  node->dl.data = DeviceAPI::Get(dev)->Alloc(dev, arr.NBytes(), kTensorAlignment);
+  // Sizes the allocator could never satisfy (beyond PTRDIFF_MAX, or so large
+  // that rounding up to the alignment wraps) are refused before calling it.
+  TESSERA_CHECK_OR_THROW(nbytes <= static_cast<size_t>(PTRDIFF_MAX) - kTensorAlignment, MemoryError)
+      << "empty: cannot allocate " << nbytes << " bytes for an NDArray of shape " << ShapeStr(shape) << " and dtype "
+      << dtype.str();
+  void* data = nullptr;
+  try {
+    data = DeviceAPI::Get(dev)->Alloc(dev, nbytes, kTensorAlignment);
+  } catch (const std::bad_alloc&) {
+    data = nullptr;
+  } catch (const RuntimeError& e) {
+    TESSERA_THROW(MemoryError) << "empty: allocating an NDArray of shape " << ShapeStr(shape) << " and dtype "
+                               << dtype.str() << " (" << nbytes << " bytes) failed: " << e.what();
+  }
+  TESSERA_CHECK_OR_THROW(data != nullptr, MemoryError)
+      << "empty: out of memory allocating an NDArray of shape " << ShapeStr(shape) << " and dtype " << dtype.str()
+      << " (" << nbytes << " bytes) on " << dev.str();
+  node->dl.data = data;
   node->owns_data = true;
   return arr;
 }
@@ -81,7 +122,14 @@ namespace {
 // tensor and is called on rejection too.
 NDArray WrapForeign(const DLTensor& t, std::function<void()> release, bool read_only) {
   try {
-    DataType::FromDLPack(t.dtype);  // validates the dtype
+    DataType dtype = DataType::FromDLPack(t.dtype);  // validates the dtype
+    TESSERA_CHECK_OR_THROW(t.ndim >= 0 && t.ndim <= 64, ValueError)
+        << "from_dlpack: the tensor has ndim=" << t.ndim << " (need 0 to 64)";
+    TESSERA_CHECK_OR_THROW(t.ndim == 0 || t.shape != nullptr, ValueError)
+        << "from_dlpack: the tensor has ndim=" << t.ndim << " but no shape";
+    const size_t nbytes = CheckedByteSize("from_dlpack", std::vector<int64_t>(t.shape, t.shape + t.ndim), dtype);
+    TESSERA_CHECK_OR_THROW(nbytes == 0 || t.data != nullptr, ValueError)
+        << "from_dlpack: the tensor holds " << nbytes << " bytes but its data pointer is null";
     if (t.dtype.lanes != 1) {
       TESSERA_THROW(TypeError) << "from_dlpack: vector dtypes (lanes=" << t.dtype.lanes << ") are not supported";
     }
@@ -156,6 +204,8 @@ DLManagedTensorVersioned* NDArray::ToDLPackVersioned() const {
   return &ctx->managed;
 }
 
+// Every construction path (Empty, WrapForeign) checked that the shape's
+// element count and byte size fit in int64, so these cannot overflow.
 int64_t NDArray::NumElements() const {
   int64_t n = 1;
   for (int64_t d : get()->shape) n *= d;

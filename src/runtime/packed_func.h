@@ -93,6 +93,15 @@ struct TypedCaller<std::function<R(A...)>> {
     if constexpr (std::is_same_v<T, PackedArgs>) {
       return args;
     } else {
+      // None where an object is expected is refused here, for every typed
+      // function, instead of becoming a null reference that the body would
+      // dereference; parameters that may be None are std::optional<T>.
+      if constexpr (std::is_base_of_v<ObjectRef, T>) {
+        if (args[static_cast<int>(i)].is_none()) {
+          TESSERA_THROW(TypeError) << (name.empty() ? std::string("function") : name) << ": argument " << i
+                                   << " must not be None (expected " << T::ContainerType::_type_key << ")";
+        }
+      }
       try {
         return args[static_cast<int>(i)].template cast<T>();
       } catch (const TypeError& e) {

@@ -149,9 +149,10 @@ TESSERA_REGISTER_NODE(MatchBufferRegionNode)
     .field("source", &MatchBufferRegionNode::source);
 
 TESSERA_REGISTER_GLOBAL("tir.Buffer")
-    .set_body_typed([](Var data, DataType dtype, Array<PrimExpr> shape, Array<PrimExpr> strides, PrimExpr elem_offset,
-                       std::string name, std::string scope, int align, int offset_factor) {
-      return Buffer(data, dtype, shape, strides, elem_offset, name, scope, align, offset_factor);
+    .set_body_typed([](Var data, DataType dtype, Array<PrimExpr> shape, Array<PrimExpr> strides,
+                       std::optional<PrimExpr> elem_offset, std::string name, std::string scope, int align,
+                       int offset_factor) {
+      return Buffer(data, dtype, shape, strides, elem_offset.value_or(PrimExpr()), name, scope, align, offset_factor);
     });
 TESSERA_REGISTER_GLOBAL("tir.decl_buffer").set_body_typed([](Array<PrimExpr> shape, DataType dtype, std::string name, std::string scope) {
   return decl_buffer(shape, dtype, name, scope);

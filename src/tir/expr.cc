@@ -298,8 +298,8 @@ TESSERA_REGISTER_GLOBAL("tir.Call").set_body_typed([](DataType t, Any op, Array<
   BaseExpr callee = op.as<StringObj>() ? BaseExpr(Op::Get(op.cast<std::string>())) : op.cast<BaseExpr>();
   return Call(t, callee, args);
 });
-TESSERA_REGISTER_GLOBAL("tir.IterVar").set_body_typed([](Range dom, Var var, int iter_type, std::string tag) {
-  return IterVar(dom, var, iter_type, tag);
+TESSERA_REGISTER_GLOBAL("tir.IterVar").set_body_typed([](std::optional<Range> dom, Var var, int iter_type, std::string tag) {
+  return IterVar(dom.value_or(Range()), var, iter_type, tag);
 });
 
 }  // namespace tir

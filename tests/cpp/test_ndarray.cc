@@ -30,6 +30,15 @@ TEST(NDArray, RejectsBadRequests) {
   EXPECT_THROW(NDArray::Empty({2}, DataType::Float(32), CPU(3)), ValueError);
 }
 
+TEST(NDArray, RefusesOverflowingShapesAndUnallocatableSizes) {
+  const int64_t big = int64_t{1} << 32;
+  EXPECT_THROW(NDArray::Empty({big, big}, DataType::Float(32), CPU()), ValueError);  // 2^64 elements
+  EXPECT_THROW(NDArray::Empty({int64_t{1} << 62, 4}, DataType::Int(8), CPU()), ValueError);
+  EXPECT_THROW(NDArray::Empty({int64_t{1} << 61}, DataType::Float(64), CPU()), ValueError);  // 2^64 bytes
+  EXPECT_THROW(NDArray::Empty({3, -1}, DataType::Float(32), CPU()), ValueError);
+  EXPECT_EQ(NDArray::Empty({0, int64_t{1} << 62}, DataType::Float(32), CPU()).NBytes(), 0u);
+}
+
 TEST(NDArray, CopiesRoundTrip) {
   std::vector<float> src(12);
   std::iota(src.begin(), src.end(), 0.5f);

@@ -48,6 +48,20 @@ TEST(PackedFunc, TypedWrapperConvertsAndNamesBadArguments) {
   EXPECT_TRUE(noret("x").is_none());
 }
 
+TEST(PackedFunc, TypedWrapperRefusesNoneForObjectsUnlessOptional) {
+  auto f = PackedFunc::FromTyped([](NDArray a) -> int64_t { return a.ndim(); }, "takes_array");
+  try {
+    f(Any());
+    FAIL() << "None was accepted for an NDArray parameter";
+  } catch (const TypeError& e) {
+    EXPECT_NE(std::string(e.what()).find("takes_array: argument 0 must not be None"), std::string::npos) << e.what();
+  }
+  auto g = PackedFunc::FromTyped([](std::optional<NDArray> a) -> bool { return a.has_value(); }, "optional_array");
+  EXPECT_FALSE(g(Any()).cast<bool>());
+  auto h = PackedFunc::FromTyped([](ObjectRef x) -> bool { return x.defined(); }, "any_object");
+  EXPECT_THROW(h(Any()), TypeError);
+}
+
 TEST(PackedFunc, ErrorsPropagateWithKindAndMessage) {
   PackedFunc f([](PackedArgs) -> Any { TESSERA_THROW(ValueError) << "bad shape " << 3; });
   try {

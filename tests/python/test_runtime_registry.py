@@ -207,9 +207,9 @@ def test_echo_packed_func_and_python_callable():
 
 
 def test_integer_out_of_int64_range_raises():
-    with pytest.raises(ValueError, match="int64"):
+    with pytest.raises(OverflowError, match="int64"):
         echo(2**63)
-    with pytest.raises(ValueError, match="int64"):
+    with pytest.raises(OverflowError, match="int64"):
         echo(-2**63 - 1)
 
 

@@ -21,7 +21,7 @@ class IRModule(Node):
 
     @property
     def functions(self):
-        return self.__getattr__("functions")
+        return _ffi_api.Module_Functions(self)
 
     def functions_items(self):
         return sorted(self.functions.items(), key=lambda kv: kv[0].name_hint)

@@ -122,7 +122,11 @@ def empty(shape, dtype="float32", device=None, mem_scope=None):  # pylint: disab
     if isinstance(shape, int):
         shape = (shape,)
     dev = cpu(0) if device is None else _make_device(device)
-    return _core._nd_empty([int(s) for s in shape], str(dtype), dev)
+    dims = [int(s) for s in shape]
+    for axis, d in enumerate(dims):
+        if not -(2**63) <= d < 2**63:
+            raise TVMValueError(f"nd.empty: dimension {d} at axis {axis} of shape {tuple(dims)} does not fit in int64")
+    return _core._nd_empty(dims, str(dtype), dev)
 
 
 def array(arr, device=None, mem_scope=None):  # pylint: disable=redefined-outer-name

@@ -2,7 +2,9 @@
 // tvm.tir.Schedule (see schedule.h).
 #include "tir/schedule/schedule.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <functional>
 #include <stdexcept>
 
@@ -280,11 +282,19 @@ Array<LoopRV> Schedule::Split(const LoopRV& loop, const Array<Any>& factors, boo
 }
 
 LoopRV Schedule::Fuse(const Array<LoopRV>& loops, bool preserve_unit_iters) const {
+  if (loops.empty()) {
+    ThrowErrorOfKind("ScheduleError", "ScheduleError: fuse: no loops were given (fuse needs at least one loop)");
+  }
   std::vector<const ForNode*> nodes;
   std::string func;
   for (LoopRV l : loops) {
     nodes.push_back(LocateLoop(l, "fuse").loop);
-    func = get()->loops.at(l.get()).func;
+    const std::string& f = get()->loops.at(l.get()).func;
+    if (!func.empty() && f != func) {
+      ThrowErrorOfKind("ScheduleError", "ScheduleError: fuse: the loops belong to different functions (\"" + func +
+                                            "\" and \"" + f + "\")");
+    }
+    func = f;
   }
   Var fused;
   PrimFunc out = FuseLoops(FuncOf(func), nodes, preserve_unit_iters, &fused);
@@ -588,20 +598,77 @@ LoopRV Schedule::SampleComputeLocation(const BlockRV& block, const std::optional
 }
 
 namespace {
-void Factorizations(int64_t n, int parts, std::vector<int64_t>& cur, std::vector<std::vector<int64_t>>& out) {
-  if (parts == 1) {
-    cur.push_back(n);
-    out.push_back(cur);
-    cur.pop_back();
-    return;
+// The most factors sample_perfect_tile draws (each becomes a loop of the split).
+constexpr int kMaxTileFactors = 128;
+// Counts saturate here; any count at the cap is larger than every random draw.
+constexpr uint64_t kCountCap = uint64_t{1} << 62;
+
+// Tilings of an extent into `parts` ordered factors whose innermost is at most
+// `max_inner` (<= 0: unbounded), counted per divisor of the extent and
+// unranked in lexicographic order, so one tiling is drawn without listing
+// them all: time O(divisors^2 * parts), not O(number of tilings).
+class TilingCounter {
+ public:
+  TilingCounter(int64_t extent, int parts, int64_t max_inner) : parts_(parts), max_inner_(max_inner) {
+    std::vector<int64_t> high;
+    for (int64_t d = 1; d <= extent / d; ++d) {
+      if (extent % d) continue;
+      divs_.push_back(d);
+      if (d != extent / d) high.push_back(extent / d);
+    }
+    divs_.insert(divs_.end(), high.rbegin(), high.rend());
+    // sub_[m]: (divisor index j, index of divs_[m] / divs_[j]) for divisors of divs_[m], ascending.
+    sub_.resize(divs_.size());
+    for (size_t m = 0; m < divs_.size(); ++m) {
+      for (size_t j = 0; j <= m; ++j) {
+        if (divs_[m] % divs_[j]) continue;
+        sub_[m].emplace_back(j, IndexOf(divs_[m] / divs_[j]));
+      }
+    }
+    memo_.assign(divs_.size() * static_cast<size_t>(parts + 1), kUnknown);
   }
-  for (int64_t d = 1; d <= n; ++d) {
-    if (n % d) continue;
-    cur.push_back(d);
-    Factorizations(n / d, parts - 1, cur, out);
-    cur.pop_back();
+  uint64_t Total() { return Count(divs_.size() - 1, parts_); }
+  // The k-th tiling (k < Total()) in lexicographic order.
+  std::vector<int64_t> Unrank(uint64_t k) {
+    std::vector<int64_t> out;
+    size_t m = divs_.size() - 1;
+    for (int p = parts_; p > 1; --p) {
+      for (const auto& [j, q] : sub_[m]) {
+        uint64_t c = Count(q, p - 1);
+        if (k < c) {
+          out.push_back(divs_[j]);
+          m = q;
+          break;
+        }
+        k -= c;
+      }
+    }
+    out.push_back(divs_[m]);
+    return out;
   }
-}
+
+ private:
+  static constexpr uint64_t kUnknown = ~uint64_t{0};
+  size_t IndexOf(int64_t v) const {
+    return static_cast<size_t>(std::lower_bound(divs_.begin(), divs_.end(), v) - divs_.begin());
+  }
+  uint64_t Count(size_t m, int p) {
+    uint64_t& slot = memo_[m * static_cast<size_t>(parts_ + 1) + static_cast<size_t>(p)];
+    if (slot != kUnknown) return slot;
+    uint64_t total = 0;
+    if (p == 1) {
+      total = (max_inner_ <= 0 || divs_[m] <= max_inner_) ? 1 : 0;
+    } else {
+      for (const auto& [j, q] : sub_[m]) total = std::min(kCountCap, total + Count(q, p - 1));
+    }
+    return slot = total;
+  }
+  int parts_;
+  int64_t max_inner_;
+  std::vector<int64_t> divs_;
+  std::vector<std::vector<std::pair<size_t, size_t>>> sub_;
+  std::vector<uint64_t> memo_;
+};
 }  // namespace
 
 Array<Var> Schedule::SamplePerfectTile(const LoopRV& loop, int n, int max_innermost_factor,
@@ -612,27 +679,29 @@ Array<Var> Schedule::SamplePerfectTile(const LoopRV& loop, int n, int max_innerm
   const int64_t* extent = AsConstInt(loc.loop->extent);
   if (extent == nullptr) ThrowScheduleError("sample_perfect_tile", "the loop has a symbolic extent", f);
   if (n < 1) ThrowScheduleError("sample_perfect_tile", "n must be at least 1", f);
+  TESSERA_CHECK_OR_THROW(n <= kMaxTileFactors, ValueError)
+      << "sample_perfect_tile: n=" << n << " factors exceeds the limit of " << kMaxTileFactors;
+  if (*extent < 1) ThrowScheduleError("sample_perfect_tile", "the loop's extent " + std::to_string(*extent) + " is not positive", f);
   std::vector<int64_t> chosen;
   if (decision && !decision->empty()) {
     int64_t prod = 1;
+    bool overflow = false;
     for (const Any& a : decision->to_vector()) {
       chosen.push_back(a.cast<int64_t>());
-      prod *= chosen.back();
+      TESSERA_CHECK_OR_THROW(chosen.back() >= 1, ValueError)
+          << "sample_perfect_tile: decision factor " << chosen.back() << " is not positive";
+      overflow = overflow || __builtin_mul_overflow(prod, chosen.back(), &prod);
     }
-    if (static_cast<int>(chosen.size()) != n || prod != *extent) {
+    if (overflow || static_cast<int>(chosen.size()) != n || prod != *extent) {
       ThrowScheduleError("sample_perfect_tile", "the decision does not tile the loop's extent " +
                                                     std::to_string(*extent) + " into " + std::to_string(n) + " factors",
                          f);
     }
   } else {
-    std::vector<std::vector<int64_t>> all;
-    std::vector<int64_t> cur;
-    Factorizations(*extent, n, cur, all);
-    std::vector<std::vector<int64_t>> ok;
-    for (auto& t : all)
-      if (max_innermost_factor <= 0 || t.back() <= max_innermost_factor) ok.push_back(t);
-    if (ok.empty()) ThrowScheduleError("sample_perfect_tile", "no perfect tiling satisfies max_innermost_factor", f);
-    chosen = ok[NextRandom() % ok.size()];
+    TilingCounter counter(*extent, n, max_innermost_factor);
+    uint64_t total = counter.Total();
+    if (total == 0) ThrowScheduleError("sample_perfect_tile", "no perfect tiling satisfies max_innermost_factor", f);
+    chosen = counter.Unrank(NextRandom() % total);
   }
   std::vector<Var> vars;
   std::vector<Any> outs, dec;
@@ -653,15 +722,31 @@ Var Schedule::SampleCategorical(const Array<Any>& candidates, const Array<Any>& 
   TESSERA_CHECK_OR_THROW(!candidates.empty() && candidates.size() == probs.size(), ValueError)
       << "sample_categorical needs as many probabilities as candidates (got " << candidates.size() << " and "
       << probs.size() << ")";
+  // Every candidate is an integer and every probability a finite, non-negative
+  // number, checked before anything is drawn (TypeError/ValueError naming the entry).
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const Any& c = candidates.at_any(i);
+    TESSERA_CHECK_OR_THROW(c.kind() == Any::Kind::kInt, TypeError)
+        << "sample_categorical: candidates[" << i << "] must be an integer, got " << c.type_name();
+    const Any& p = probs.at_any(i);
+    TESSERA_CHECK_OR_THROW(p.try_cast<double>().has_value(), TypeError)
+        << "sample_categorical: probs[" << i << "] must be a number, got " << p.type_name();
+    double v = p.cast<double>();
+    TESSERA_CHECK_OR_THROW(std::isfinite(v) && v >= 0, ValueError)
+        << "sample_categorical: probs[" << i << "] = " << v << " is not a finite non-negative number";
+  }
   int64_t index = 0;
   if (decision && !decision->is_none()) {
+    TESSERA_CHECK_OR_THROW(decision->kind() == Any::Kind::kInt, TypeError)
+        << "sample_categorical: decision must be an integer, got " << decision->type_name();
     index = decision->cast<int64_t>();
     TESSERA_CHECK_OR_THROW(index >= 0 && index < static_cast<int64_t>(candidates.size()), ValueError)
         << "sample_categorical decision " << index << " is out of range";
   } else {
     double total = 0;
     for (const Any& p : probs.to_vector()) total += p.cast<double>();
-    TESSERA_CHECK_OR_THROW(total > 0, ValueError) << "sample_categorical probabilities sum to zero";
+    TESSERA_CHECK_OR_THROW(total > 0 && std::isfinite(total), ValueError)
+        << "sample_categorical probabilities sum to " << total << " (need a finite positive sum)";
     double r = static_cast<double>(NextRandom()) / static_cast<double>(kModulus) * total;
     index = static_cast<int64_t>(candidates.size()) - 1;
     for (size_t i = 0; i < probs.size(); ++i) {
@@ -680,6 +765,9 @@ Var Schedule::SampleCategorical(const Array<Any>& candidates, const Array<Any>& 
 
 void Schedule::ApplyTrace(const Trace& trace, bool remove_postproc) const {
   (void)remove_postproc;  // no postprocessors are recorded yet
+  // Replays on a copy and adopts its state only when every instruction
+  // succeeded, so a trace that does not fit leaves this schedule unchanged.
+  Schedule work = Copy();
   std::unordered_map<const Object*, Any> rv_map;
   std::function<Any(const Any&)> map = [&](const Any& v) -> Any {
     if (v.is_object()) {
@@ -693,7 +781,9 @@ void Schedule::ApplyTrace(const Trace& trace, bool remove_postproc) const {
     }
     return v;
   };
+  size_t position = 0;
   for (const Instruction& inst : trace->insts) {
+    ++position;
     std::vector<Any> in;
     for (const Any& x : inst->inputs.to_vector()) in.push_back(map(x));
     const auto& attrs = inst->attrs;
@@ -701,111 +791,161 @@ void Schedule::ApplyTrace(const Trace& trace, bool remove_postproc) const {
     TESSERA_CHECK_OR_THROW(kind->f_apply != nullptr, NotImplementedError)
         << "replaying instruction " << kind->name << " is not supported";
     Array<Any> outs;
+    // Errors name the instruction; the core's InternalError (a handle of the
+    // trace that this schedule cannot resolve) is the trace's fault here, so
+    // it becomes a ValueError without the C++ location.
+    const std::string where = "apply_trace: instruction " + std::to_string(position) + " of " +
+                              std::to_string(trace->insts.size()) + " (" + kind->name + ")";
     try {
-      outs = kind->f_apply(*this, Array<Any>(in), attrs, trace->GetDecision(inst));
+      outs = kind->f_apply(work, Array<Any>(in), attrs, trace->GetDecision(inst));
     } catch (const std::out_of_range&) {
-      TESSERA_THROW(ValueError) << "cannot replay " << kind->name << ": the trace gives it " << in.size()
-                                << " inputs and " << attrs.size() << " attributes, too few for this kind";
+      TESSERA_THROW(ValueError) << where << ": the trace gives it " << in.size() << " inputs and " << attrs.size()
+                                << " attributes, too few for this kind";
+    } catch (const InternalError& e) {
+      std::string msg = e.what();
+      if (msg.rfind("Check failed", 0) == 0) {
+        size_t colon = msg.find(": ", msg.find(") at "));
+        if (colon != std::string::npos) msg = msg.substr(colon + 2);
+      }
+      TESSERA_THROW(ValueError) << where << " does not fit this schedule: " << msg;
+    } catch (const Error& e) {
+      ThrowErrorOfKind(e.kind(), where + " failed: " + e.what(), e.payload());
     }
     TESSERA_CHECK_OR_THROW(outs.size() == inst->outputs.size(), ValueError)
-        << "replaying " << kind->name << " gave " << outs.size() << " outputs where the trace records "
-        << inst->outputs.size() << " (the trace does not fit this module)";
+        << where << " gave " << outs.size() << " outputs where the trace records " << inst->outputs.size()
+        << " (the trace does not fit this module)";
     for (size_t i = 0; i < outs.size(); ++i) rv_map[inst->outputs.at_any(i).raw_object().get()] = outs.at_any(i);
   }
+  ScheduleNode* dst = self();
+  const ScheduleNode* src = work.get();
+  dst->mod = src->mod;
+  dst->func_name = src->func_name;
+  dst->rand_state = src->rand_state;
+  dst->trace = src->trace;
+  dst->blocks = src->blocks;
+  dst->loops = src->loops;
+  dst->values = src->values;
+  dst->index = src->index;
 }
 
 TESSERA_REGISTER_OBJECT_TYPE(ScheduleNode);
 
 // ---- FFI -------------------------------------------------------------------------
-TESSERA_REGISTER_GLOBAL("tir.schedule.Schedule").set_body_typed([](IRModule mod, int64_t seed) { return Schedule(mod, seed); });
-TESSERA_REGISTER_GLOBAL("tir.schedule.ScheduleMod").set_body_typed([](Schedule s) { return s->mod; });
-TESSERA_REGISTER_GLOBAL("tir.schedule.ScheduleTrace").set_body_typed([](Schedule s) { return s->trace; });
-TESSERA_REGISTER_GLOBAL("tir.schedule.ScheduleFuncName").set_body_typed([](Schedule s) { return s->func_name; });
+namespace {
+// Registers a tir.schedule.* entry whose first argument is the schedule: the
+// call holds that schedule's lock, so threads sharing one schedule take turns
+// (each primitive still either commits fully or leaves the schedule as it was).
+struct LockedScheduleEntry {
+  std::string name;
+  static LockedScheduleEntry& Create(std::string name) { return *new LockedScheduleEntry{std::move(name)}; }
+  template <typename F>
+  LockedScheduleEntry& set_body_typed(F f) {
+    PackedFunc inner = PackedFunc::FromTyped(std::move(f), name);
+    Registry::Set(name, PackedFunc(
+                            [inner](PackedArgs args) -> Any {
+                              const ScheduleNode* s = args.size() > 0 ? args[0].as<ScheduleNode>() : nullptr;
+                              if (s == nullptr) return inner.CallPacked(args);
+                              std::lock_guard<std::recursive_mutex> guard(s->lock.mu);
+                              return inner.CallPacked(args);
+                            },
+                            name));
+    return *this;
+  }
+};
+}  // namespace
+#define TESSERA_REGISTER_SCHEDULE_API(Name)                                                 \
+  [[maybe_unused]] static LockedScheduleEntry& TESSERA_REGISTRY_CONCAT(_tessera_sched_entry_, \
+                                                                      __COUNTER__) = LockedScheduleEntry::Create(Name)
+
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.Schedule").set_body_typed([](IRModule mod, int64_t seed) { return Schedule(mod, seed); });
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.ScheduleMod").set_body_typed([](Schedule s) { return s->mod; });
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.ScheduleTrace").set_body_typed([](Schedule s) { return s->trace; });
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.ScheduleFuncName").set_body_typed([](Schedule s) { return s->func_name; });
 // Test hook: whether the cached index of the current function equals one
 // built from scratch, and how many blocks it reused from its predecessor.
-TESSERA_REGISTER_GLOBAL("tir.schedule.ScheduleIndexCheck").set_body_typed([](Schedule s) {
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.ScheduleIndexCheck").set_body_typed([](Schedule s) {
   auto cached = s.IndexOf(s->func_name);
   bool same = cached->SameAs(*ScheduleIndex::Build(cached->func()));
   return Array<Any>{same, static_cast<int64_t>(cached->reused_blocks())};
 });
-TESSERA_REGISTER_GLOBAL("tir.schedule.ScheduleCopy").set_body_typed([](Schedule s) { return s.Copy(); });
-TESSERA_REGISTER_GLOBAL("tir.schedule.ScheduleSeed").set_body_typed([](Schedule s, int64_t seed) { s.Seed(seed); });
-TESSERA_REGISTER_GLOBAL("tir.schedule.ScheduleForkSeed").set_body_typed([](Schedule s) { return s.ForkSeed(); });
-TESSERA_REGISTER_GLOBAL("tir.schedule.ScheduleWorkOn").set_body_typed([](Schedule s, std::string f) { s.WorkOn(f); });
-TESSERA_REGISTER_GLOBAL("tir.schedule.ScheduleGet").set_body_typed([](Schedule s, ObjectRef rv) { return s.Get(rv); });
-TESSERA_REGISTER_GLOBAL("tir.schedule.GetBlock").set_body_typed([](Schedule s, std::string name, std::optional<std::string> f) {
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.ScheduleCopy").set_body_typed([](Schedule s) { return s.Copy(); });
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.ScheduleSeed").set_body_typed([](Schedule s, int64_t seed) { s.Seed(seed); });
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.ScheduleForkSeed").set_body_typed([](Schedule s) { return s.ForkSeed(); });
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.ScheduleWorkOn").set_body_typed([](Schedule s, std::string f) { s.WorkOn(f); });
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.ScheduleGet").set_body_typed([](Schedule s, ObjectRef rv) { return s.Get(rv); });
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.GetBlock").set_body_typed([](Schedule s, std::string name, std::optional<std::string> f) {
   return s.GetBlock(name, f);
 });
-TESSERA_REGISTER_GLOBAL("tir.schedule.GetLoops").set_body_typed([](Schedule s, BlockRV b) { return s.GetLoops(b); });
-TESSERA_REGISTER_GLOBAL("tir.schedule.GetChildBlocks").set_body_typed([](Schedule s, ObjectRef x) { return s.GetChildBlocks(x); });
-TESSERA_REGISTER_GLOBAL("tir.schedule.GetProducers").set_body_typed([](Schedule s, BlockRV b) { return s.GetProducers(b); });
-TESSERA_REGISTER_GLOBAL("tir.schedule.GetConsumers").set_body_typed([](Schedule s, BlockRV b) { return s.GetConsumers(b); });
-TESSERA_REGISTER_GLOBAL("tir.schedule.Split")
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.GetLoops").set_body_typed([](Schedule s, BlockRV b) { return s.GetLoops(b); });
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.GetChildBlocks").set_body_typed([](Schedule s, ObjectRef x) { return s.GetChildBlocks(x); });
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.GetProducers").set_body_typed([](Schedule s, BlockRV b) { return s.GetProducers(b); });
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.GetConsumers").set_body_typed([](Schedule s, BlockRV b) { return s.GetConsumers(b); });
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.Split")
     .set_body_typed([](Schedule s, LoopRV l, Array<Any> factors, bool preserve, bool disable_predication) {
       return s.Split(l, factors, preserve, disable_predication);
     });
-TESSERA_REGISTER_GLOBAL("tir.schedule.Fuse").set_body_typed([](Schedule s, Array<LoopRV> loops, bool preserve) {
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.Fuse").set_body_typed([](Schedule s, Array<LoopRV> loops, bool preserve) {
   return s.Fuse(loops, preserve);
 });
-TESSERA_REGISTER_GLOBAL("tir.schedule.Reorder").set_body_typed([](Schedule s, Array<LoopRV> loops) { s.Reorder(loops); });
-TESSERA_REGISTER_GLOBAL("tir.schedule.AddUnitLoop").set_body_typed([](Schedule s, ObjectRef x) { return s.AddUnitLoop(x); });
-TESSERA_REGISTER_GLOBAL("tir.schedule.Parallel").set_body_typed([](Schedule s, LoopRV l) { s.Parallel(l); });
-TESSERA_REGISTER_GLOBAL("tir.schedule.Vectorize").set_body_typed([](Schedule s, LoopRV l) { s.Vectorize(l); });
-TESSERA_REGISTER_GLOBAL("tir.schedule.Unroll").set_body_typed([](Schedule s, LoopRV l) { s.Unroll(l); });
-TESSERA_REGISTER_GLOBAL("tir.schedule.Bind").set_body_typed([](Schedule s, LoopRV l, std::string t) { s.Bind(l, t); });
-TESSERA_REGISTER_GLOBAL("tir.schedule.Annotate").set_body_typed([](Schedule s, ObjectRef x, std::string k, Any v) {
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.Reorder").set_body_typed([](Schedule s, Array<LoopRV> loops) { s.Reorder(loops); });
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.AddUnitLoop").set_body_typed([](Schedule s, ObjectRef x) { return s.AddUnitLoop(x); });
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.Parallel").set_body_typed([](Schedule s, LoopRV l) { s.Parallel(l); });
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.Vectorize").set_body_typed([](Schedule s, LoopRV l) { s.Vectorize(l); });
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.Unroll").set_body_typed([](Schedule s, LoopRV l) { s.Unroll(l); });
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.Bind").set_body_typed([](Schedule s, LoopRV l, std::string t) { s.Bind(l, t); });
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.Annotate").set_body_typed([](Schedule s, ObjectRef x, std::string k, Any v) {
   s.Annotate(x, k, v);
 });
-TESSERA_REGISTER_GLOBAL("tir.schedule.Unannotate").set_body_typed([](Schedule s, ObjectRef x, std::string k) {
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.Unannotate").set_body_typed([](Schedule s, ObjectRef x, std::string k) {
   s.Unannotate(x, k);
 });
-TESSERA_REGISTER_GLOBAL("tir.schedule.DecomposeReduction").set_body_typed([](Schedule s, BlockRV b, LoopRV l) {
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.DecomposeReduction").set_body_typed([](Schedule s, BlockRV b, LoopRV l) {
   return s.DecomposeReduction(b, l);
 });
-TESSERA_REGISTER_GLOBAL("tir.schedule.ComputeAt").set_body_typed([](Schedule s, BlockRV b, LoopRV l, bool p, int i) {
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.ComputeAt").set_body_typed([](Schedule s, BlockRV b, LoopRV l, bool p, int i) {
   s.ComputeAt(b, l, p, i);
 });
-TESSERA_REGISTER_GLOBAL("tir.schedule.ReverseComputeAt").set_body_typed([](Schedule s, BlockRV b, LoopRV l, bool p, int i) {
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.ReverseComputeAt").set_body_typed([](Schedule s, BlockRV b, LoopRV l, bool p, int i) {
   s.ReverseComputeAt(b, l, p, i);
 });
-TESSERA_REGISTER_GLOBAL("tir.schedule.ComputeInline").set_body_typed([](Schedule s, BlockRV b) { s.ComputeInline(b); });
-TESSERA_REGISTER_GLOBAL("tir.schedule.ReverseComputeInline").set_body_typed([](Schedule s, BlockRV b) {
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.ComputeInline").set_body_typed([](Schedule s, BlockRV b) { s.ComputeInline(b); });
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.ReverseComputeInline").set_body_typed([](Schedule s, BlockRV b) {
   s.ReverseComputeInline(b);
 });
-TESSERA_REGISTER_GLOBAL("tir.schedule.CacheRead").set_body_typed([](Schedule s, BlockRV b, int i, std::string scope) {
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.CacheRead").set_body_typed([](Schedule s, BlockRV b, int i, std::string scope) {
   return s.CacheRead(b, i, scope);
 });
-TESSERA_REGISTER_GLOBAL("tir.schedule.CacheWrite").set_body_typed([](Schedule s, BlockRV b, int i, std::string scope) {
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.CacheWrite").set_body_typed([](Schedule s, BlockRV b, int i, std::string scope) {
   return s.CacheWrite(b, i, scope);
 });
-TESSERA_REGISTER_GLOBAL("tir.schedule.SetScope").set_body_typed([](Schedule s, BlockRV b, int i, std::string scope) {
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.SetScope").set_body_typed([](Schedule s, BlockRV b, int i, std::string scope) {
   s.SetScope(b, i, scope);
 });
-TESSERA_REGISTER_GLOBAL("tir.schedule.Blockize").set_body_typed([](Schedule s, LoopRV l, bool preserve) {
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.Blockize").set_body_typed([](Schedule s, LoopRV l, bool preserve) {
   return s.Blockize(l, preserve);
 });
-TESSERA_REGISTER_GLOBAL("tir.schedule.Tensorize").set_body_typed([](Schedule s, ObjectRef x, std::string name, bool preserve) {
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.Tensorize").set_body_typed([](Schedule s, ObjectRef x, std::string name, bool preserve) {
   s.Tensorize(x, name, preserve);
 });
-TESSERA_REGISTER_GLOBAL("tir.schedule.RFactor").set_body_typed([](Schedule s, LoopRV l, int axis) { return s.RFactor(l, axis); });
-TESSERA_REGISTER_GLOBAL("tir.schedule.StorageAlign").set_body_typed([](Schedule s, BlockRV b, int i, int axis, int f, int o) {
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.RFactor").set_body_typed([](Schedule s, LoopRV l, int axis) { return s.RFactor(l, axis); });
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.StorageAlign").set_body_typed([](Schedule s, BlockRV b, int i, int axis, int f, int o) {
   s.StorageAlign(b, i, axis, f, o);
 });
-TESSERA_REGISTER_GLOBAL("tir.schedule.TransformLayout")
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.TransformLayout")
     .set_body_typed([](Schedule s, BlockRV b, bool is_write, int idx, IndexMap index_map) {
       s.TransformLayout(b, is_write, idx, index_map);
     });
-TESSERA_REGISTER_GLOBAL("tir.schedule.SampleComputeLocation")
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.SampleComputeLocation")
     .set_body_typed([](Schedule s, BlockRV b, std::optional<int64_t> decision) { return s.SampleComputeLocation(b, decision); });
-TESSERA_REGISTER_GLOBAL("tir.schedule.SamplePerfectTile")
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.SamplePerfectTile")
     .set_body_typed([](Schedule s, LoopRV l, int n, int max_inner, std::optional<Array<Any>> decision) {
       return s.SamplePerfectTile(l, n, max_inner, decision);
     });
-TESSERA_REGISTER_GLOBAL("tir.schedule.SampleCategorical")
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.SampleCategorical")
     .set_body_typed([](Schedule s, Array<Any> candidates, Array<Any> probs, std::optional<Any> decision) {
       return s.SampleCategorical(candidates, probs, decision);
     });
-TESSERA_REGISTER_GLOBAL("tir.schedule.ApplyTrace").set_body_typed([](Schedule s, Trace t, bool remove_postproc) {
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.ApplyTrace").set_body_typed([](Schedule s, Trace t, bool remove_postproc) {
   s.ApplyTrace(t, remove_postproc);
 });
 

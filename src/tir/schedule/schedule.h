@@ -6,6 +6,8 @@
 // leaves the schedule unchanged. TIR schedule layer.
 #pragma once
 
+#include <mutex>
+
 #include <unordered_map>
 
 #include "ir/module.h"
@@ -40,6 +42,17 @@ class ScheduleNode : public Object {
   // primitive commits nothing, so it leaves the index as it was. Indexes
   // are immutable, so copies of the schedule share them.
   std::unordered_map<std::string, std::shared_ptr<const ScheduleIndex>> index;
+  // Serializes the FFI entry points of one schedule (tir.schedule.*), so a
+  // schedule shared between Python threads is used by one at a time.
+  // Recursive: a Python callback (an index map) may call back into it.
+  // Copies get a fresh, unlocked mutex.
+  struct Lock {
+    std::recursive_mutex mu;
+    Lock() = default;
+    Lock(const Lock&) {}
+    Lock& operator=(const Lock&) { return *this; }
+  };
+  mutable Lock lock;
 
   TESSERA_DECLARE_FINAL_OBJECT_INFO(ScheduleNode, Object, "tir.Schedule");
 };

@@ -37,6 +37,9 @@ TESSERA_REGISTER_OBJECT_TYPE(PrimFuncPassNode);
 
 TESSERA_REGISTER_GLOBAL("tir.transform.CreatePrimFuncPass").set_body([](PackedArgs args) -> Any {
   TESSERA_CHECK_OR_THROW(args.size() == 2, TypeError) << "CreatePrimFuncPass(pass_func, pass_info)";
+  // An untyped body: None must be refused here (cast<T>() maps it to a null reference).
+  TESSERA_CHECK_OR_THROW(!args[0].is_none() && !args[1].is_none(), TypeError)
+      << "CreatePrimFuncPass: pass_func and pass_info must not be None";
   PackedFunc f = args[0].cast<PackedFunc>();
   PassInfo info = args[1].cast<PassInfo>();
   std::string name = info->name;

@@ -3,6 +3,9 @@
 handles that stay valid across primitives. Every primitive is recorded in
 ``sch.trace``; a primitive that fails raises ``tvm.tir.ScheduleError`` and
 leaves ``sch.mod`` unchanged."""
+import functools
+import inspect
+
 from ..._ffi.registry import register_object
 from ...ir.base import Node
 from ...ir.module import IRModule
@@ -285,6 +288,49 @@ class Schedule(Node):
         if isinstance(block, str):
             block = self.get_block(block)
         return _ffi_api.SampleComputeLocation(self, block, decision)
+
+
+def _refuse_none_arguments(method):
+    """Wraps a Schedule method so that None given for a required parameter
+    (or inside ``*loops``-style varargs) raises TypeError naming the method
+    and the parameter, before anything reaches the core (which refuses None
+    where an object is expected too, naming only the argument position)."""
+    sig = inspect.signature(method)
+    required = [name for name, p in sig.parameters.items()
+                if name != "self" and p.default is inspect.Parameter.empty
+                and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    varargs = [name for name, p in sig.parameters.items() if p.kind == p.VAR_POSITIONAL]
+    if not required and not varargs:
+        return method
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        from ...error import TVMTypeError  # pylint: disable=import-outside-toplevel
+
+        try:
+            bound = sig.bind(self, *args, **kwargs)
+        except TypeError:
+            return method(self, *args, **kwargs)  # Python's own message for a wrong call
+        for name in required:
+            if name in bound.arguments and bound.arguments[name] is None:
+                raise TVMTypeError(f"Schedule.{method.__name__}: parameter '{name}' is None; "
+                                   "expected a block/loop handle or a value")
+        for name in varargs:
+            values = bound.arguments.get(name, ())
+            if len(values) == 1 and isinstance(values[0], (list, tuple)):
+                values = values[0]
+            for i, v in enumerate(values):
+                if v is None:
+                    raise TVMTypeError(f"Schedule.{method.__name__}: parameter '{name}'[{i}] is None; "
+                                       "expected a loop handle")
+        return method(self, *args, **kwargs)
+
+    return wrapper
+
+
+for _name, _attr in list(vars(Schedule).items()):
+    if not _name.startswith("_") and inspect.isfunction(_attr):
+        setattr(Schedule, _name, _refuse_none_arguments(_attr))
 
 
 __all__ = ["Schedule", "BlockRV", "LoopRV"]
