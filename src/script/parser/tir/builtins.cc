@@ -630,6 +630,24 @@ bool IsBoolResultMath(const std::string& name) { return name == "isnan" || name 
 
 }  // namespace
 
+bool TIRBuilder::IsKnownName(const std::string& path) {
+  if (path == "T" || path == "range") return true;
+  if (path.rfind("T.", 0) != 0) return true;  // other namespaces are checked by their dialect
+  for (const auto& [key, handler] : Builtins()) {
+    if (key == path || key.rfind(path + ".", 0) == 0) return true;  // a builtin or a namespace of them (T.axis)
+  }
+  std::string name = path.substr(2);
+  if (name.find('.') != std::string::npos) return false;
+  if (name == "handle" || name == "Ptr" || name == "void" || name == "type_annotation") return true;
+  if (Op::Exists("tir." + name)) return true;
+  try {
+    DataType t(name);
+    return true;
+  } catch (const ::tessera::Error&) {
+    return false;
+  }
+}
+
 Any TIRBuilder::CallBuiltin(CallArgs& call) {
   const auto& table = Builtins();
   auto it = table.find(call.func);

@@ -428,6 +428,10 @@ void TIRBuilder::AssignName(Evaluator&, const ast::Expr& target, const Any& valu
     SetLet(LetBinding{var, GetRef<PrimExpr>(e), target.pos, nullptr}, target.pos);
     return;
   }
+  if (const auto* ns = value.as<NamespaceObj>()) {
+    // x = T.axis.spat (a typo, or a source cut short) would bind silently.
+    if (!IsKnownName(ns->path)) Error(value_pos, "unknown TVMScript name '" + ns->path + "'");
+  }
   if (const auto* alloc = value.as<AllocValueObj>()) {
     LetBinding let{Var(), PrimExpr(), target.pos, BindAlloc(*alloc, target.str, value_pos)};
     SetLet(std::move(let), target.pos);

@@ -59,6 +59,9 @@ class TIRBuilder : public DialectState, public BodyFrame {
   // ---- expressions (TIRDialect forwards here) ------------------------------------------
   Any CallBuiltin(CallArgs& call);  // builtins.cc
   Any CallMethod(const BoundMethodObj* m, CallArgs& call);  // builtins.cc
+  // Whether `path` (T.grid, T.axis, T.float32, T.exp...) names something of
+  // the T namespace; binding an unknown one to a name is an error.
+  static bool IsKnownName(const std::string& path);  // builtins.cc
   Any SubscriptNamespace(const std::string& path, const ast::Expr& e, std::vector<std::string> names);
   Any Attribute(const Any& base, const ast::Expr& e);
   Any Subscript(const Any& base, const ast::Expr& e);
