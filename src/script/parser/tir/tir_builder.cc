@@ -877,7 +877,9 @@ PrimFunc TIRBuilder::BuildPrimFunc(const ast::Stmt& def, const Decorator& dec) {
   if (frame.attrs.count("global_symbol") && is_private) {
     Error(def.pos, "a private function (T.prim_func(private=True)) cannot have a global_symbol attribute");
   }
-  if (!is_private && !frame.attrs.count("global_symbol")) frame.attrs.Set("global_symbol", String(def.name));
+  if (!is_private && !frame.attrs.count("global_symbol")) {
+    frame.attrs.Set("global_symbol", String(dec.global_name.empty() ? def.name : dec.global_name));
+  }
   PrimFunc func = Guard(def.pos, [&] { return PrimFunc(frame.params, body, frame.buffer_map, frame.attrs, ret_type); });
   if (any_inferred_) {
     func = Guard(def.pos, [&]() -> PrimFunc {
