@@ -146,6 +146,9 @@ def test_decl_buffer_over_existing_data_only_declares():
 
 
 def test_decl_buffer_bad_arguments():
+    with pytest.raises(tvm.error.ParseError, match="axis_separators are not supported"):
+        parse('@T.prim_func\ndef f():\n    B = T.decl_buffer((4, 4), axis_separators=[1])\n    T.evaluate(0)\n')
+    assert parse('@T.prim_func\ndef f():\n    B = T.decl_buffer((4,), axis_separators=[])\n    B[0] = T.float32(0)\n')
     with pytest.raises(tvm.error.ParseError, match="data must be a handle variable"):
         parse('@T.prim_func\ndef f():\n    B = T.decl_buffer((4,), data=3)\n    T.evaluate(0)\n')
     with pytest.raises(tvm.error.ParseError, match="cannot be subscripted|has no attribute|cannot be used"):

@@ -121,6 +121,12 @@ Buffer DeclareBuffer(TIRBuilder& b, const CallArgs& c, const ArgBinder& a, const
     std::string t = b.ToStr(a.get("buffer_type"), a.pos("buffer_type"), "the buffer type");
     if (t != "default" && t != "auto" && !t.empty()) b.Error(a.pos("buffer_type"), "buffer_type must be \"default\" or \"auto\"");
   }
+  if (a.has("axis_separators")) {
+    const auto* seps = a.get("axis_separators").as<ArrayObj>();
+    if (seps == nullptr || !seps->data.empty()) {
+      b.Error(a.pos("axis_separators"), "axis_separators are not supported (buffers are flattened to one dimension)");
+    }
+  }
   Buffer buffer = b.MakeBuffer(name, shape, dtype, strides, elem_offset, scope, static_cast<int>(align),
                                static_cast<int>(offset_factor), c.node->pos);
   if (a.has("data")) {
