@@ -3,6 +3,7 @@
 #include "tir/op.h"
 
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include "arith/int_operator.h"
@@ -36,6 +37,23 @@ int64_t WrapInt(DataType t, int64_t v) {
   return static_cast<int64_t>(u);
 }
 
+
+// A float constant cast to an integer type: truncated toward zero as C and
+// TVM do; a NaN, an infinity or a value outside the type's range has no
+// result (the conversion is undefined on the machine), so it is refused.
+int64_t FloatToIntConst(DataType t, double f) {
+  double x = std::trunc(f);
+  int bits = t.bits() >= 64 ? 64 : t.bits();
+  double lo = t.is_uint() ? 0.0 : -std::ldexp(1.0, bits - 1);
+  double hi = t.is_uint() && bits < 64 ? std::ldexp(1.0, bits) : std::ldexp(1.0, bits - 1);  // exclusive
+  if (!std::isfinite(x) || x < lo || x >= hi) {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.17g", f);
+    TESSERA_THROW(ValueError) << "cannot convert the float constant " << text << " to " << t
+                              << (std::isfinite(x) ? ": out of its range" : ": not a finite number");
+  }
+  return static_cast<int64_t>(x);
+}
 
 void CheckNonZeroDivisor(const PrimExpr& b, const char* op) {
   if (const int64_t* v = AsConstInt(b)) {
@@ -120,7 +138,7 @@ PrimExpr cast(DataType t, PrimExpr value, Span span) {
     }
     if (const auto* f = AsFloat(value)) {
       if (t.is_float() || t.is_bfloat16()) return FloatImm(t, f->value, span);
-      if (t.is_int() || t.is_uint()) return IntImm(t, WrapInt(t, static_cast<int64_t>(f->value)), span);
+      if (t.is_int() || t.is_uint()) return IntImm(t, FloatToIntConst(t, f->value), span);
       if (t.is_bool()) return IntImm(t, f->value != 0.0, span);
     }
   }

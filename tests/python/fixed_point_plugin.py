@@ -13,7 +13,6 @@ how many objects were checked (``-p no:...`` is not needed to disable it:
 set ``TESSERA_NO_FIXED_POINT=1``).
 """
 import functools
-import keyword
 import os
 import sys
 import traceback
@@ -22,20 +21,12 @@ import pytest
 
 # The only reasons for which an object is not required to round-trip; each
 # is recognised precisely (see _known_failure) and counted in the summary.
-SKIP_REASONS = {
-    "keyword-global-var": (
-        "a function of the module is named after a Python keyword (e.g. 'from'): the printer prints "
-        "`def from_1` and keeps global_symbol, but the parser names each GlobalVar after its def"),
-    "parser-lacks-decl_buffer": (
-        "the parser does not know T.decl_buffer yet (TVM's form of Allocate + DeclBuffer, which the "
-        "printer prints)"),
-}
+SKIP_REASONS = {}
 
 
 def _known_failure(parse_error=None, mismatch=None):
     """The SKIP_REASONS key explaining a failure, or None."""
-    if parse_error is not None and "unknown TVMScript function 'T.decl_buffer'" in parse_error:
-        return "parser-lacks-decl_buffer"
+    del parse_error
     del mismatch  # no structural mismatch is a known failure at present
     return None
 
@@ -53,12 +44,7 @@ _STATE = {
 
 
 def _skip_reason(obj):
-    import tessera as tvm  # pylint: disable=import-outside-toplevel
-
-    if isinstance(obj, tvm.IRModule):
-        for gv in obj.get_global_vars():
-            if keyword.iskeyword(gv.name_hint):
-                return "keyword-global-var"
+    del obj  # every object must round-trip at present
     return None
 
 

@@ -553,3 +553,46 @@ def test_module_function_call_errors():
         tvm.script.from_source("@I.ir_module\nclass M:\n    @T.prim_func\n    def main():\n"
                                "        T.evaluate(cls.f(1, 2))\n"
                                "    @T.prim_func\n    def f(x: T.int32):\n        T.evaluate(x)\n")
+
+
+# ---------------------------------------------------------------------------
+# global_var= on a module function: a GlobalVar name that cannot be a def name
+# ---------------------------------------------------------------------------
+
+_GV_MODULE = '''
+@I.ir_module
+class Module:
+    @T.prim_func(global_var="{name}")
+    def from_1(A: T.Buffer((4,), "int32")):
+        A[0] = 1
+
+    @T.prim_func
+    def main(A: T.Buffer((4,), "int32")):
+        T.evaluate(cls.from_1(A.data))
+'''
+
+
+def test_global_var_names_the_module_function():
+    mod = tvm.script.from_source(_GV_MODULE.format(name="from"))
+    names = sorted(gv.name_hint for gv in mod.get_global_vars())
+    assert names == ["from", "main"]
+    # cls.from_1 (the def name) resolves to the GlobalVar "from".
+    call = mod["main"].body.value
+    assert call.op.same_as(mod.get_global_var("from"))
+    assert mod["from"].attrs["global_symbol"] == "from"
+
+
+@pytest.mark.parametrize("decorator,fragment", [
+    ('@T.prim_func(global_var=3)', r"expected the GlobalVar name \(a string\)"),
+    ('@T.prim_func(global_var="")', "the GlobalVar name must not be empty"),
+    ('@T.prim_func(global_var="main")', "two functions of the module are named 'main'"),
+])
+def test_global_var_bad_values(decorator, fragment):
+    text = _GV_MODULE.replace('@T.prim_func(global_var="{name}")', decorator)
+    with pytest.raises(tvm.error.ParseError, match=fragment):
+        tvm.script.from_source(text)
+
+
+def test_global_var_outside_a_module_is_refused():
+    with pytest.raises(tvm.error.ParseError, match="unexpected decorator argument 'global_var'"):
+        tvm.script.from_source('@T.prim_func(global_var="x")\ndef f():\n    T.evaluate(0)\n')

@@ -25,9 +25,33 @@ _MODULE_PATHS = {
 }
 
 
+def _check_encodable(source, filename, line_offset):
+    """A ParseError at the first character that has no UTF-8 form (a lone
+    surrogate such as '\\ud800'), before the text crosses into C++."""
+    try:
+        source.encode("utf-8")
+    except UnicodeEncodeError as err:
+        from ..error import ParseError  # pylint: disable=import-outside-toplevel
+
+        line_start = source.rfind("\n", 0, err.start) + 1
+        line_end = source.find("\n", err.start)
+        line = source[line_start:line_end if line_end >= 0 else len(source)]
+        col = err.start - line_start
+        escape = f"\\u{ord(source[err.start]):04x}"
+        shown = line[:col].replace("\t", " ")
+        rest = line[col + 1:].encode("utf-8", "backslashreplace").decode("utf-8")
+        lineno = source.count("\n", 0, err.start) + 1 + line_offset
+        message = (f"{filename or '<string>'}:{lineno}:{col + 1}: error: the source contains a lone surrogate "
+                   f"{escape}, which is not valid Unicode text\n    {shown}{escape}{rest}\n"
+                   f"    {' ' * len(shown)}{'^' * len(escape)}")
+        raise ParseError(message) from None
+
+
 def _parse_tir(source, filename, line_offset, resolver):
     from .. import get_global_func  # late import: tessera imports this package lazily
 
+    if isinstance(source, str):
+        _check_encodable(source, filename, line_offset)
     return get_global_func("script.ParseTIR")(source, filename, line_offset, resolver)
 
 

@@ -11,12 +11,15 @@ from . import _parser
 from ._placeholder import Placeholder, namespace_getattr
 
 
-def prim_func(func=None, private=False, check_well_formed=True):
+def prim_func(func=None, private=False, check_well_formed=True, global_var=None):
     """Decorator: parses a TensorIR function into a ``tvm.tir.PrimFunc``.
 
     ``@T.prim_func(private=True)`` gives a function without a global symbol.
     Inside an ``@I.ir_module`` class the function is left for the module
-    decorator to parse.
+    decorator to parse; there ``global_var="from"`` names its GlobalVar when
+    that name cannot be the def's (a Python keyword: the printer writes
+    ``@T.prim_func(global_var="from")`` over ``def from_1``). A Tessera
+    extension; refused on a function outside a module.
     """
     frame_locals, frame_globals = _parser.caller_namespaces(1)
 

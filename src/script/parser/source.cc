@@ -36,6 +36,10 @@ std::string SourceFile::Render(const Pos& pos, const std::string& message) const
     // Tabs are shown as single spaces so that the caret lines up.
     std::string shown(text);
     std::replace(shown.begin(), shown.end(), '\t', ' ');
+    // Other control characters (a NUL would cut the message) are shown as '?'.
+    for (char& ch : shown) {
+      if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) ch = '?';
+    }
     int col = std::max(pos.col, 1);
     int end = (pos.end_line == pos.line && pos.end_col > col) ? pos.end_col : col + 1;
     int width = static_cast<int>(shown.size());

@@ -1,8 +1,10 @@
 // Python-subset tokenizer (see tokenizer.h).
 #include "script/parser/tokenizer.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
@@ -16,6 +18,17 @@ class Tokenizer {
   explicit Tokenizer(const SourceFile& src) : src_(src), s_(src.text()) {}
 
   std::vector<Token> Run() {
+    // As in Python, a NUL byte anywhere (even in a comment) makes the source invalid.
+    size_t nul = s_.find('\0');
+    if (nul != std::string::npos) {
+      Pos p;
+      size_t line_begin = s_.rfind('\n', nul == 0 ? 0 : nul - 1);
+      line_begin = (line_begin == std::string::npos || nul == 0) ? 0 : line_begin + 1;
+      p.line = p.end_line = 1 + static_cast<int>(std::count(s_.begin(), s_.begin() + line_begin, '\n'));
+      p.col = static_cast<int>(nul - line_begin) + 1;
+      p.end_col = p.col + 1;
+      src_.Error(p, "the source contains a NUL character (U+0000), which Python source cannot contain");
+    }
     bool base_set = false;
     while (true) {
       // ---- start of a logical line: measure indentation (outside brackets).
@@ -346,6 +359,12 @@ class Tokenizer {
         Push(TokenKind::kOp, op, begin, PosAt(i_));
         return;
       }
+    }
+    unsigned char ch = static_cast<unsigned char>(s_[i_]);
+    if (ch < 0x20 || ch == 0x7f) {
+      char code[8];
+      std::snprintf(code, sizeof(code), "U+%04X", ch);
+      Fail(i_, std::string("unexpected control character ") + code);
     }
     Fail(i_, std::string("unexpected character '") + s_[i_] + "'");
   }

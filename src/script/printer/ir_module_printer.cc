@@ -70,7 +70,9 @@ std::string PrintModule(const IRModule& mod, PrinterContext* ctx) {
     BaseFunc f = mod->Lookup(gv);
     const std::string& name = ctx->function_names[gv.get()];
     if (std::optional<FunctionPrinter> p = FindFunctionPrinter(f->GetTypeKey())) {
+      if (name != gv->name_hint) ctx->global_var_name = gv->name_hint;
       p->print(f, name, 1, ctx, &out);
+      ctx->global_var_name.reset();
     } else {
       out += pad + "# " + name + ": a " + f->GetTypeKey() + ", which has no TVMScript printer\n";
     }

@@ -4,6 +4,7 @@
 // names the module printer gave its functions. Script layer (printer core).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -38,6 +39,10 @@ class PrinterContext {
   SpanMarks marks;
   bool in_module = false;  // GlobalVar calls print as `cls.f(...)`
   std::unordered_map<const Object*, std::string> function_names;
+  // While a module function whose printed def name differs from its
+  // GlobalVar's (a keyword such as "from" prints as `def from_1`) is printed:
+  // the GlobalVar's name, written as the decorator's global_var= argument.
+  std::optional<std::string> global_var_name;
 };
 
 }  // namespace printer

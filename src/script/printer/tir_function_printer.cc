@@ -164,7 +164,14 @@ void TIRPrinter::PrintPrimFunc(const PrimFunc& func, const std::string& name, in
   // Without a global symbol the function is private to its module (the
   // parser gives every other function a global_symbol named after it).
   bool is_private = !func->attrs.count("global_symbol");
-  *out += pad + ctx_->marks.Open(func) + "@" + T("prim_func") + (is_private ? "(private=True)" : "") + "\n";
+  std::string decorator_args;
+  if (is_private) decorator_args = "private=True";
+  if (ctx_->global_var_name) {
+    decorator_args += (decorator_args.empty() ? "" : ", ") + std::string("global_var=") + PyStringLiteral(*ctx_->global_var_name);
+  }
+  std::string decorator = "@" + T("prim_func");
+  if (!decorator_args.empty()) decorator += "(" + decorator_args + ")";
+  *out += pad + ctx_->marks.Open(func) + decorator + "\n";
   *out += pad + signature + "\n";
   *out += pre;
   *out += free_defs_;

@@ -38,6 +38,10 @@ struct Decorator {
   Pos pos;
   CallArgs call;     // its keyword arguments (func == path; kwarg_pos: the values)
   std::vector<Pos> kwarg_name_pos;  // where each keyword's name is
+  // In an ir_module: the function's GlobalVar name when global_var= gave one
+  // other than the def's name (empty otherwise); dialects name the function
+  // after it (e.g. its default global_symbol).
+  std::string global_name;
 };
 
 // What the module builder learns about a function before any body is

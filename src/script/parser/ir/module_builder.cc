@@ -3,6 +3,8 @@
 // hands each decorated def to the dialect registered for its decorator.
 #include "script/parser/ir/module_builder.h"
 
+#include <optional>
+#include <string>
 #include <unordered_set>
 #include <vector>
 
@@ -38,6 +40,24 @@ void CheckModuleDecorator(Evaluator& ev, const Decorator& dec) {
       ev.Error(dec.kwarg_name_pos[i], "unexpected decorator argument '" + dec.call.kwargs[i].first + "'");
     }
   }
+}
+
+// `global_var="name"` on a function decorator of an ir_module names the
+// function's GlobalVar when it is not the def's name (the printer writes it
+// for names that cannot be a Python def, such as keywords: `def from_1`).
+// The argument is taken out of `dec` before the dialect sees it.
+std::optional<std::string> TakeGlobalVarName(Evaluator& ev, Decorator* dec) {
+  std::optional<std::string> name;
+  for (size_t i = 0; i < dec->call.kwargs.size(); ++i) {
+    if (dec->call.kwargs[i].first != "global_var") continue;
+    name = ev.ToStr(dec->call.kwargs[i].second, dec->call.kwarg_pos[i], "the GlobalVar name");
+    if (name->empty()) ev.Error(dec->call.kwarg_pos[i], "the GlobalVar name must not be empty");
+    dec->call.kwargs.erase(dec->call.kwargs.begin() + static_cast<std::ptrdiff_t>(i));
+    dec->call.kwarg_pos.erase(dec->call.kwarg_pos.begin() + static_cast<std::ptrdiff_t>(i));
+    dec->kwarg_name_pos.erase(dec->kwarg_name_pos.begin() + static_cast<std::ptrdiff_t>(i));
+    break;
+  }
+  return name;
 }
 
 // A module attribute value: Python numbers become IR constants (as in the
@@ -108,6 +128,7 @@ IRModule BuildIRModule(Evaluator& ev, const ast::Stmt& cls, const Decorator& dec
   auto module_ref = make_object<ModuleRefObj>();
   module_ref->name = cls.name;
   ModuleState& state = ModuleState::Of(ev);
+  std::unordered_set<std::string> global_names;
 
   // 1. Declare every function (and read module attributes) before building any.
   for (const ast::StmtPtr& s : cls.body) {
@@ -127,7 +148,14 @@ IRModule BuildIRModule(Evaluator& ev, const ast::Stmt& cls, const Decorator& dec
         if (module_ref->functions.count(s->name)) {
           ev.Error(s->pos, "function '" + s->name + "' is defined twice in the module");
         }
-        GlobalVar gv(s->name);
+        Pos name_pos = fdec.call.node ? fdec.call.node->pos : s->pos;
+        std::optional<std::string> gv_name = TakeGlobalVarName(ev, &fdec);
+        std::string global_name = gv_name.value_or(s->name);
+        if (!global_names.insert(global_name).second) {
+          ev.Error(gv_name ? name_pos : s->pos, "two functions of the module are named '" + global_name + "'");
+        }
+        if (gv_name) fdec.global_name = *gv_name;
+        GlobalVar gv(global_name);
         module_ref->functions.emplace(s->name, gv);
         FunctionSignature sig = ev.Guard(s->pos, [&] { return dialect->DeclareFunction(ev, *s, fdec); });
         state.signatures[gv.get()] = sig;

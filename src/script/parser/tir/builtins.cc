@@ -121,6 +121,12 @@ Buffer DeclareBuffer(TIRBuilder& b, const CallArgs& c, const ArgBinder& a, const
     std::string t = b.ToStr(a.get("buffer_type"), a.pos("buffer_type"), "the buffer type");
     if (t != "default" && t != "auto" && !t.empty()) b.Error(a.pos("buffer_type"), "buffer_type must be \"default\" or \"auto\"");
   }
+  if (a.has("axis_separators")) {
+    const auto* seps = a.get("axis_separators").as<ArrayObj>();
+    if (seps == nullptr || !seps->data.empty()) {
+      b.Error(a.pos("axis_separators"), "axis_separators are not supported (buffers are flattened to one dimension)");
+    }
+  }
   Buffer buffer = b.MakeBuffer(name, shape, dtype, strides, elem_offset, scope, static_cast<int>(align),
                                static_cast<int>(offset_factor), c.node->pos);
   if (a.has("data")) {
@@ -188,6 +194,43 @@ Map<String, Any> ToAttrMap(TIRBuilder& b, const Any& v, const Pos& pos) {
   Map<String, Any> out;
   for (const auto& kv : map->data) out.Set(b.ToStr(kv.first, pos, "an attribute name"), b.ToAttrValue(kv.second, pos));
   return out;
+}
+
+// T.allocate(extents, dtype, scope="global", condition=True, annotations=None):
+// a raw allocation, named by `x = ...` / `with ... as x` (TIRBuilder::BindAlloc).
+// Tessera's Allocate carries no storage scope, so only "global" is accepted.
+Any AllocateDecl(TIRBuilder& b, CallArgs& c) {
+  ArgBinder a(b, c, {"extents", "dtype", "scope", "condition", "annotations"}, 2);
+  auto alloc = make_object<AllocValueObj>();
+  alloc->extents = b.ToShape(a.get("extents"), a.pos("extents"));
+  alloc->dtype = b.ToDType(a.get("dtype"), a.pos("dtype"));
+  if (a.has("scope")) {
+    std::string scope = b.ToStr(a.get("scope"), a.pos("scope"), "the storage scope");
+    if (scope != "global") {
+      b.Error(a.pos("scope"), "T.allocate() supports only scope \"global\" (an Allocate carries no scope here); "
+                              "use T.decl_buffer(..., scope=\"" + scope + "\") for other scopes");
+    }
+  }
+  alloc->condition = IntImm(DataType::Bool(), 1);
+  if (a.has("condition")) {
+    PrimExpr cond = b.ToPrimExpr(a.get("condition"), a.pos("condition"), "a condition");
+    if (!cond.dtype().is_bool() || !cond.dtype().is_scalar()) {
+      b.Error(a.pos("condition"), "the allocation condition must be a boolean, got dtype " + cond.dtype().str());
+    }
+    alloc->condition = cond;
+  }
+  if (a.has("annotations")) alloc->annotations = ToAttrMap(b, a.get("annotations"), a.pos("annotations"));
+  return Any(AsRef(alloc));
+}
+
+// T.decl_buffer(shape, dtype, data=None, ...): a buffer declared for the rest
+// of the body (DeclBuffer), over new memory (an Allocate) unless data= is given.
+Any DeclBufferDecl(TIRBuilder& b, CallArgs& c) {
+  ArgBinder a(b, c, kBufferParams, 1);
+  auto alloc = make_object<AllocValueObj>();
+  alloc->buffer = DeclareBuffer(b, c, a, NameOf(c));
+  alloc->allocates = !a.has("data");
+  return Any(AsRef(alloc));
 }
 
 Any FuncAttr(TIRBuilder& b, CallArgs& c) {
@@ -402,7 +445,8 @@ Any ScalarOfType(TIRBuilder& b, CallArgs& c, DataType dtype) {
         return IntImm(dtype, v.raw_int());
       case Any::Kind::kFloat:
         if (dtype.is_float() || dtype.is_bfloat16()) return FloatImm(dtype, v.raw_float());
-        return cast(dtype, PrimExpr(v.raw_float()));
+        // Truncated toward zero; NaN or out of the type's range is an error (cast).
+        return cast(dtype, FloatImm(DataType::Float(64), v.raw_float()));
       default: return cast(dtype, b.ToPrimExpr(v, pos, "a value"));
     }
   });
@@ -536,6 +580,8 @@ const std::unordered_map<std::string, Handler>& Builtins() {
       {"T.Buffer", BufferDecl},
       {"T.match_buffer", MatchBuffer},
       {"T.alloc_buffer", AllocBuffer},
+      {"T.allocate", AllocateDecl},
+      {"T.decl_buffer", DeclBufferDecl},
       {"T.func_attr", FuncAttr},
       {"T.block_attr", BlockAttr},
       {"T.reads", ReadsWrites},
@@ -590,6 +636,24 @@ bool IsBoolResultMath(const std::string& name) { return name == "isnan" || name 
 
 }  // namespace
 
+bool TIRBuilder::IsKnownName(const std::string& path) {
+  if (path == "T" || path == "range") return true;
+  if (path.rfind("T.", 0) != 0) return true;  // other namespaces are checked by their dialect
+  for (const auto& [key, handler] : Builtins()) {
+    if (key == path || key.rfind(path + ".", 0) == 0) return true;  // a builtin or a namespace of them (T.axis)
+  }
+  std::string name = path.substr(2);
+  if (name.find('.') != std::string::npos) return false;
+  if (name == "handle" || name == "Ptr" || name == "void" || name == "type_annotation") return true;
+  if (Op::Exists("tir." + name)) return true;
+  try {
+    DataType t(name);
+    return true;
+  } catch (const ::tessera::Error&) {
+    return false;
+  }
+}
+
 Any TIRBuilder::CallBuiltin(CallArgs& call) {
   const auto& table = Builtins();
   auto it = table.find(call.func);
@@ -614,24 +678,43 @@ Any TIRBuilder::CallBuiltin(CallArgs& call) {
       return PrimExpr(Call(t, Op::Get("tir.type_annotation"), {}));
     }
     // Any other registered intrinsic "tir.<name>": math on its arguments.
+    // As in TVM, a Python string argument becomes a StringImm
+    // (T.tvm_storage_sync("shared")); the ops the printer writes with the
+    // result dtype first (T.reinterpret("float32", x)) take it back here.
     if (name.find('.') == std::string::npos && Op::Exists("tir." + name)) {
       Op op = Op::Get("tir." + name);
       if (!call.kwargs.empty()) Error(call.kwarg_pos[0], call.func + "() takes no keyword arguments");
-      if (op->num_inputs >= 0 && static_cast<int>(call.args.size()) != op->num_inputs) {
-        Error(call.node->pos, call.func + "() takes " + std::to_string(op->num_inputs) + " argument" +
-                                  (op->num_inputs == 1 ? "" : "s") + " but " + std::to_string(call.args.size()) +
+      bool dtype_first = name == "reinterpret" || name == "call_llvm_intrin" || name == "call_llvm_pure_intrin";
+      size_t first = dtype_first ? 1 : 0;
+      if (dtype_first && call.args.empty()) Error(call.node->pos, call.func + "() needs the result dtype first");
+      size_t given = call.args.size() - first;
+      if (op->num_inputs >= 0 && static_cast<int>(given) != op->num_inputs) {
+        Error(call.node->pos, call.func + "() takes " + std::to_string(op->num_inputs + first) + " argument" +
+                                  (op->num_inputs + first == 1 ? "" : "s") + " but " + std::to_string(call.args.size()) +
                                   (call.args.size() == 1 ? " was" : " were") + " given");
       }
+      std::optional<DataType> result_dtype;
+      if (dtype_first) result_dtype = ToDType(call.args[0], call.arg_pos[0]);
       std::vector<PrimExpr> args;
-      for (size_t i = 0; i < call.args.size(); ++i) args.push_back(ToPrimExpr(call.args[i], call.arg_pos[i]));
+      for (size_t i = first; i < call.args.size(); ++i) {
+        if (const auto* s = call.args[i].as<StringObj>()) {
+          args.push_back(StringImm(s->data));
+        } else {
+          args.push_back(ToPrimExpr(call.args[i], call.arg_pos[i]));
+        }
+      }
       return Guard(call.node->pos, [&]() -> PrimExpr {
-        if (args.size() == 1 && op.GetAttr("TCallEffectKind")) {
+        if (result_dtype) return CallIntrin(*result_dtype, "tir." + name, Array<PrimExpr>(args));
+        if (args.size() == 1 && op.GetAttr("TCallEffectKind") && !args[0].as<StringImmNode>()) {
           PrimExpr r = UnaryMath(name, args[0]);
           if (IsBoolResultMath(name)) return Call(DataType::Bool(args[0].dtype().lanes()), op, {r.as<CallNode>()->args[0]});
           return r;
         }
-        DataType t = args.empty() ? DataType::Int(32) : args[0].dtype();
-        if (name == "tvm_access_ptr" || name == "address_of") t = DataType::Handle();
+        // The result dtypes TVM gives these intrinsics; otherwise the first
+        // operand's dtype (int32 when it is a string or there is none).
+        DataType t = args.empty() || args[0].as<StringImmNode>() ? DataType::Int(32) : args[0].dtype();
+        if (name == "tvm_access_ptr" || name == "address_of" || name == "tvm_thread_allreduce") t = DataType::Handle();
+        if (name == "tvm_storage_sync") t = DataType::Int(32);
         return CallIntrin(t, "tir." + name, Array<PrimExpr>(args));
       });
     }

@@ -26,6 +26,7 @@ TESSERA_REGISTER_OBJECT_TYPE(BufferSliceObj);
 TESSERA_REGISTER_OBJECT_TYPE(LoopSpecObj);
 TESSERA_REGISTER_OBJECT_TYPE(BoundMethodObj);
 TESSERA_REGISTER_OBJECT_TYPE(StmtValueObj);
+TESSERA_REGISTER_OBJECT_TYPE(AllocValueObj);
 
 namespace {
 
@@ -392,7 +393,7 @@ Stmt TIRBuilder::VisitBody(const std::vector<ast::StmtPtr>& body) {
   for (auto it = lets.rbegin(); it != lets.rend(); ++it) {
     Stmt rest = result;
     const LetBinding& let = it->let;
-    it->prefix.push_back(Guard(let.pos, [&] { return Stmt(LetStmt(let.var, let.value, rest)); }));
+    it->prefix.push_back(Guard(let.pos, [&] { return let.wrap ? let.wrap(rest) : Stmt(LetStmt(let.var, let.value, rest)); }));
     result = MakeSeq(it->prefix);
   }
   return result;
@@ -424,7 +425,16 @@ void TIRBuilder::AssignName(Evaluator&, const ast::Expr& target, const Any& valu
     if (e->dtype.is_void()) Error(value_pos, "cannot bind a value of type void to '" + target.str + "'");
     Var var(target.str, e->dtype);
     ev_.Bind(target.str, var);
-    SetLet(LetBinding{var, GetRef<PrimExpr>(e), target.pos}, target.pos);
+    SetLet(LetBinding{var, GetRef<PrimExpr>(e), target.pos, nullptr}, target.pos);
+    return;
+  }
+  if (const auto* ns = value.as<NamespaceObj>()) {
+    // x = T.axis.spat (a typo, or a source cut short) would bind silently.
+    if (!IsKnownName(ns->path)) Error(value_pos, "unknown TVMScript name '" + ns->path + "'");
+  }
+  if (const auto* alloc = value.as<AllocValueObj>()) {
+    LetBinding let{Var(), PrimExpr(), target.pos, BindAlloc(*alloc, target.str, value_pos)};
+    SetLet(std::move(let), target.pos);
     return;
   }
   if (value.as<StmtValueObj>() || value.as<BufferSliceObj>()) {
@@ -453,7 +463,7 @@ void TIRBuilder::AnnAssign(Evaluator&, const ast::Stmt& s) {
   }
   Var var(s.target->str, dtype);
   ev_.Bind(s.target->str, var);
-  SetLet(LetBinding{var, value, s.pos}, s.pos);
+  SetLet(LetBinding{var, value, s.pos, nullptr}, s.pos);
 }
 
 void TIRBuilder::AugAssign(Evaluator&, const ast::Stmt& s) {
@@ -610,7 +620,7 @@ void TIRBuilder::If(Evaluator&, const ast::Stmt& s, const Any& cond) {
 void TIRBuilder::With(Evaluator&, const ast::Stmt& s) {
   if (s.items.size() != 1) Error(s.pos, "a with statement in TVMScript takes exactly one context");
   const ast::WithItem& item = s.items[0];
-  if (item.target) Error(item.target->pos, "'with ... as' is not supported in TensorIR");
+  if (item.target) return WithAlloc(s);
   const ast::Expr& ctx = *item.context;
   if (ctx.kind != ExprKind::kCall) {
     Error(ctx.pos, "expected T.block(...) or T.init() after 'with'");
@@ -645,6 +655,44 @@ void TIRBuilder::With(Evaluator&, const ast::Stmt& s) {
     return;
   }
   Emit(BuildBlock(s, call));
+}
+
+std::function<Stmt(Stmt)> TIRBuilder::BindAlloc(const AllocValueObj& alloc, const std::string& name, const Pos& pos) {
+  if (frames_.empty()) Error(pos, "T.allocate() / T.decl_buffer() must be inside a T.prim_func body");
+  if (alloc.buffer) {
+    // The buffer (and its data, when it allocates) takes the bound name.
+    Buffer buffer = *alloc.buffer;
+    BufferNode* n = buffer.CopyOnWrite();
+    n->name = name;
+    if (alloc.allocates) n->data = Var(name, DataType::Handle());
+    ev_.Bind(name, buffer);
+    bool allocates = alloc.allocates;
+    return [buffer, allocates](Stmt body) {
+      Stmt s = DeclBuffer(buffer, body);
+      if (allocates) s = Allocate(buffer->data, buffer->dtype, buffer->shape, IntImm(DataType::Bool(), 1), s);
+      return s;
+    };
+  }
+  Var data(name, DataType::Handle());
+  ev_.Bind(name, data);
+  return [data, dtype = alloc.dtype, extents = alloc.extents, cond = alloc.condition, ann = alloc.annotations](Stmt body) {
+    return Stmt(Allocate(data, dtype, extents, cond, body, ann));
+  };
+}
+
+// with T.allocate(...) as x: / with T.decl_buffer(...) as B:
+void TIRBuilder::WithAlloc(const ast::Stmt& s) {
+  const ast::WithItem& item = s.items[0];
+  Any v = ev_.Eval(*item.context);
+  const auto* alloc = v.as<AllocValueObj>();
+  if (alloc == nullptr) {
+    Error(item.target->pos, "'with ... as' takes T.allocate(...) or T.decl_buffer(...), not a " + ev_.TypeName(v));
+  }
+  if (item.target->kind != ExprKind::kName) Error(item.target->pos, "'with ... as' binds a single name");
+  Evaluator::ScopeGuard scope(&ev_);
+  auto wrap = BindAlloc(*alloc, item.target->str, item.context->pos);
+  Stmt body = VisitBody(s.body);
+  Emit(Guard(s.pos, [&] { return wrap(body); }));
 }
 
 Stmt TIRBuilder::BuildBlock(const ast::Stmt& s, const CallArgs& call) {
@@ -829,7 +877,9 @@ PrimFunc TIRBuilder::BuildPrimFunc(const ast::Stmt& def, const Decorator& dec) {
   if (frame.attrs.count("global_symbol") && is_private) {
     Error(def.pos, "a private function (T.prim_func(private=True)) cannot have a global_symbol attribute");
   }
-  if (!is_private && !frame.attrs.count("global_symbol")) frame.attrs.Set("global_symbol", String(def.name));
+  if (!is_private && !frame.attrs.count("global_symbol")) {
+    frame.attrs.Set("global_symbol", String(dec.global_name.empty() ? def.name : dec.global_name));
+  }
   PrimFunc func = Guard(def.pos, [&] { return PrimFunc(frame.params, body, frame.buffer_map, frame.attrs, ret_type); });
   if (any_inferred_) {
     func = Guard(def.pos, [&]() -> PrimFunc {

@@ -8,6 +8,7 @@
 // ParseError pointing at the offending expression.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -58,6 +59,9 @@ class TIRBuilder : public DialectState, public BodyFrame {
   // ---- expressions (TIRDialect forwards here) ------------------------------------------
   Any CallBuiltin(CallArgs& call);  // builtins.cc
   Any CallMethod(const BoundMethodObj* m, CallArgs& call);  // builtins.cc
+  // Whether `path` (T.grid, T.axis, T.float32, T.exp...) names something of
+  // the T namespace; binding an unknown one to a name is an error.
+  static bool IsKnownName(const std::string& path);  // builtins.cc
   Any SubscriptNamespace(const std::string& path, const ast::Expr& e, std::vector<std::string> names);
   Any Attribute(const Any& base, const ast::Expr& e);
   Any Subscript(const Any& base, const ast::Expr& e);
@@ -130,10 +134,12 @@ class TIRBuilder : public DialectState, public BodyFrame {
 
   // The statement list being built and the let-binding the current
   // statement introduced (its body is the rest of the list).
+  // `wrap`, when set, makes the statement instead of a LetStmt (x = T.allocate(...)).
   struct LetBinding {
     tir::Var var;
     PrimExpr value;
     Pos pos;
+    std::function<tir::Stmt(tir::Stmt)> wrap;
   };
   std::vector<tir::Stmt>* out_ = nullptr;
   std::optional<LetBinding> pending_let_;
@@ -144,6 +150,10 @@ class TIRBuilder : public DialectState, public BodyFrame {
   tir::Stmt VisitBody(const std::vector<ast::StmtPtr>& body);
   tir::Stmt MakeStore(const ast::Expr& target, const Any& buffer_value, const Any& value, const Pos& value_pos);
   tir::Stmt BuildBlock(const ast::Stmt& s, const CallArgs& call);
+  // Binds the name of x = T.allocate(...) / T.decl_buffer(...) and returns
+  // the statement around a body.
+  std::function<tir::Stmt(tir::Stmt)> BindAlloc(const AllocValueObj& alloc, const std::string& name, const Pos& pos);
+  void WithAlloc(const ast::Stmt& s);
   void BindParam(const ast::Arg& arg);
 };
 

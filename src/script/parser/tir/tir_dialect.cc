@@ -16,7 +16,7 @@ class TIRDialect : public Dialect {
 
   bool Owns(const Any& v) const override {
     return v.as<PrimExprNode>() || v.as<tir::BufferNode>() || v.as<BufferSliceObj>() || v.as<LoopSpecObj>() ||
-           v.as<BoundMethodObj>() || v.as<StmtValueObj>();
+           v.as<BoundMethodObj>() || v.as<StmtValueObj>() || v.as<AllocValueObj>();
   }
   bool IsSymbolic(const Any& v) const override { return v.as<PrimExprNode>() != nullptr; }
   std::string TypeName(const Any& v) const override {
@@ -24,6 +24,7 @@ class TIRDialect : public Dialect {
     if (v.as<LoopSpecObj>()) return "loop range";
     if (v.as<BoundMethodObj>()) return "method";
     if (v.as<tir::BufferNode>()) return "buffer";
+    if (const auto* a = v.as<AllocValueObj>()) return a->buffer ? "T.decl_buffer()" : "T.allocate()";
     return v.type_name();
   }
 

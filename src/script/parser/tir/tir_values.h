@@ -1,10 +1,12 @@
 // Values of the TIR dialect (parser/tir) that the evaluator carries between
 // expressions and statements but that are not IR nodes themselves:
 // sub-regions of buffers (A[i, 0:16]), loop specifications (range, T.grid,
-// T.thread_binding...), bound methods (A.access_ptr) and statements made by
-// builtins (T.evaluate). Script parser internals; they never escape into the IR.
+// T.thread_binding...), bound methods (A.access_ptr), statements made by
+// builtins (T.evaluate) and allocations waiting for their name (T.allocate,
+// T.decl_buffer). Script parser internals; they never escape into the IR.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +50,21 @@ class StmtValueObj : public Object {
  public:
   tir::Stmt stmt;
   TESSERA_DECLARE_FINAL_OBJECT_INFO(StmtValueObj, Object, "script.StmtValue");
+};
+
+// T.allocate(...) or T.decl_buffer(...) before it is bound by `x = ...` or
+// `with ... as x:`; the statement it makes wraps the rest of the body (or
+// the with body). For T.decl_buffer(..., data=X) only a DeclBuffer is made.
+class AllocValueObj : public Object {
+ public:
+  tir::Var data;  // the handle the Allocate defines
+  DataType dtype;
+  Array<PrimExpr> extents;
+  PrimExpr condition;
+  Map<String, Any> annotations;
+  std::optional<tir::Buffer> buffer;  // T.decl_buffer: the declared buffer
+  bool allocates = true;              // false for T.decl_buffer(..., data=X)
+  TESSERA_DECLARE_FINAL_OBJECT_INFO(AllocValueObj, Object, "script.AllocValue");
 };
 
 }  // namespace script
