@@ -11,7 +11,7 @@ import builtins
 from . import _core
 
 __all__ = [
-    "TVMError", "InternalError", "TVMValueError", "TVMTypeError", "TVMIndexError",
+    "TVMError", "InternalError", "TVMValueError", "TVMTypeError", "TVMIndexError", "TVMOverflowError", "TVMMemoryError",
     "TVMKeyError", "TVMAttributeError", "OpNotImplemented", "DiagnosticError",
     "ParseError", "ScheduleError", "register_error",
 ]
@@ -48,6 +48,14 @@ class TVMAttributeError(TVMError, builtins.AttributeError):
     """An object has no such attribute."""
 
 
+class TVMOverflowError(TVMError, builtins.OverflowError):
+    """A value does not fit its type (e.g. 2**40 passed to an int32 parameter)."""
+
+
+class TVMMemoryError(TVMError, builtins.MemoryError):
+    """An allocation that is too large or that the system refused."""
+
+
 class OpNotImplemented(TVMError, builtins.NotImplementedError):
     """The operation or construct is not implemented (yet)."""
 
@@ -77,6 +85,10 @@ _KINDS = {
     "KeyError": TVMKeyError,
     "AttributeError": TVMAttributeError,
     "NotImplementedError": OpNotImplemented,
+    "OverflowError": TVMOverflowError,
+    "MemoryError": TVMMemoryError,
+    # A kernel stopped by Ctrl-C (runtime/interrupt.h): Python's own class.
+    "KeyboardInterrupt": builtins.KeyboardInterrupt,
     "DiagnosticError": DiagnosticError,
     "ParseError": ParseError,
     "ScheduleError": ScheduleError,

@@ -31,6 +31,7 @@ FunctionInfo CodeGenCPU::AddFunction(const std::string& name, const PrimFunc& fu
   std::vector<llvm::Type*> param_types;
   for (size_t i = 0; i < func->params.size(); ++i) {
     const Buffer& buf = api.buffers[i];
+    if (buf.defined()) CheckBufferDtype(buf->name, buf->dtype);
     param_types.push_back(buf.defined() ? llvm::PointerType::getUnqual(StorageType(buf->dtype))
                                         : ValueType(func->params[i].dtype()));
   }
@@ -201,6 +202,20 @@ void CodeGenCPU::EmitWorkspaceFree(llvm::Value* ptr) {
   llvm::FunctionCallee free_fn = module_->getOrInsertFunction(
       "TesseraWorkspaceFree", llvm::FunctionType::get(builder_->getVoidTy(), {builder_->getInt8PtrTy()}, false));
   builder_->CreateCall(free_fn, {ptr});
+}
+
+void CodeGenCPU::EmitWhileBackEdgeCheck() {
+  // One load and a predictable branch per iteration of a while loop.
+  llvm::Type* i32 = builder_->getInt32Ty();
+  auto* flag = llvm::cast<llvm::GlobalVariable>(module_->getOrInsertGlobal("TesseraInterruptRequested", i32));
+  llvm::LoadInst* v = builder_->CreateLoad(i32, flag);
+  v->setVolatile(true);
+  llvm::BasicBlock* stop = llvm::BasicBlock::Create(*ctx_, "interrupted", function_);
+  llvm::BasicBlock* cont = llvm::BasicBlock::Create(*ctx_, "not_interrupted", function_);
+  builder_->CreateCondBr(builder_->CreateICmpNE(v, builder_->getInt32(0)), stop, cont);
+  builder_->SetInsertPoint(stop);
+  EmitRaise("KeyboardInterrupt: a while loop of function " + func_name_ + " was interrupted");
+  builder_->SetInsertPoint(cont);
 }
 
 void CodeGenCPU::EmitRaise(const std::string& message) {

@@ -29,6 +29,8 @@ class CodeGenCPU : public CodeGenLLVM {
   llvm::Value* EmitWorkspaceAlloc(llvm::Value* bytes) override;
   void EmitWorkspaceFree(llvm::Value* ptr) override;
   void EmitRaise(const std::string& message) override;
+  // Polls TesseraInterruptRequested (runtime/interrupt.h): Ctrl-C stops the loop.
+  void EmitWhileBackEdgeCheck() override;
 
  private:
   // The exported `tessera_kernel_<name>(void** args)` calling `compute`:
