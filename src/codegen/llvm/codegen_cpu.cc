@@ -155,6 +155,8 @@ void CodeGenCPU::EmitParallelFor(const ForNode* op) {
   llvm::BasicBlock* saved_bb = builder_->GetInsertBlock();
   auto saved_vars = var_map_;
   auto saved_buffers = buffers_;
+  auto saved_workspaces = std::move(live_workspaces_);  // the task frees none of the caller's
+  live_workspaces_.clear();
   function_ = task;
   builder_->SetInsertPoint(llvm::BasicBlock::Create(*ctx_, "entry", task));
   llvm::Value* data = builder_->CreateBitCast(task->getArg(1), llvm::PointerType::getUnqual(closure_type));
@@ -177,6 +179,7 @@ void CodeGenCPU::EmitParallelFor(const ForNode* op) {
   function_ = saved_fn;
   var_map_ = std::move(saved_vars);
   buffers_ = std::move(saved_buffers);
+  live_workspaces_ = std::move(saved_workspaces);
   builder_->SetInsertPoint(saved_bb);
 
   llvm::FunctionCallee launcher = module_->getOrInsertFunction(
@@ -187,6 +190,7 @@ void CodeGenCPU::EmitParallelFor(const ForNode* op) {
   llvm::BasicBlock* fail = llvm::BasicBlock::Create(*ctx_, "parallel_fail", function_);
   builder_->CreateCondBr(builder_->CreateICmpEQ(rc, builder_->getInt32(0)), ok, fail);
   builder_->SetInsertPoint(fail);
+  FreeLiveWorkspaces();
   builder_->CreateRet(rc);
   builder_->SetInsertPoint(ok);
 }
@@ -218,11 +222,16 @@ void CodeGenCPU::EmitWhileBackEdgeCheck() {
   builder_->SetInsertPoint(cont);
 }
 
+void CodeGenCPU::FreeLiveWorkspaces() {
+  for (auto it = live_workspaces_.rbegin(); it != live_workspaces_.rend(); ++it) EmitWorkspaceFree(*it);
+}
+
 void CodeGenCPU::EmitRaise(const std::string& message) {
   // Kernels return nonzero after recording the message (runtime/kernel_abi.h).
   llvm::FunctionCallee set_error = module_->getOrInsertFunction(
       "TesseraSetLastError", llvm::FunctionType::get(builder_->getVoidTy(), {builder_->getInt8PtrTy()}, false));
   builder_->CreateCall(set_error, {builder_->CreateGlobalStringPtr(message)});
+  FreeLiveWorkspaces();
   builder_->CreateRet(builder_->getInt32(-1));
 }
 

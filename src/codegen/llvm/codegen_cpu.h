@@ -38,6 +38,9 @@ class CodeGenCPU : public CodeGenLLVM {
   // int64/double, then the symbolic shape variables).
   void EmitPackedEntry(const std::string& name, const FunctionInfo& info, llvm::Function* compute);
 
+  // Frees live_workspaces_ (innermost first) before an early return.
+  void FreeLiveWorkspaces();
+
   int task_counter_ = 0;
 };
 

@@ -683,7 +683,9 @@ void CodeGenLLVM::VisitStmt_(const AllocateNode* op) {
   llvm::Value* raw = EmitWorkspaceAlloc(bytes);
   RaiseIf(builder_->CreateIsNull(raw), failure);
   buffers_[op->buffer_var.get()] = BufferPtr{builder_->CreateBitCast(raw, llvm::PointerType::getUnqual(st)), t};
+  live_workspaces_.push_back(raw);
   VisitStmt(op->body);
+  live_workspaces_.pop_back();
   EmitWorkspaceFree(raw);
   buffers_.erase(op->buffer_var.get());
 }

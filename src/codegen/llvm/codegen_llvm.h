@@ -13,6 +13,7 @@
 
 #include <memory>
 #include <unordered_map>
+#include <vector>
 
 #include "target/target.h"
 #include "tir/functor.h"
@@ -142,6 +143,9 @@ class CodeGenLLVM : public tir::ExprFunctor<llvm::Value*(const PrimExpr&)>,
   std::unordered_map<const tir::VarNode*, llvm::Value*> var_map_;
   std::unordered_map<const tir::VarNode*, BufferPtr> buffers_;
   bool bound_check_ = false;
+  // Heap workspaces allocated and not yet freed at the current point of the
+  // function being emitted, outermost first: a raise frees them first.
+  std::vector<llvm::Value*> live_workspaces_;
 };
 
 }  // namespace codegen

@@ -445,3 +445,54 @@ src = '''
 f = tvm.script.from_source(src)
 tvm.build(f, target="llvm")
 """, "ValueError", f"buffer Weird has dtype {dtype}")
+
+
+WORKSPACE_BODIES = {
+    # allocated in the kernel, raised in the kernel
+    "serial": """
+    W = T.alloc_buffer((262144,), "float32")
+    for p in range(2):
+        for j in range(262144):
+            W[j] = T.float32(1)
+        A[p * 4 + off] = W[262143] + W[0]""",
+    # allocated in the kernel, raised in a parallel task
+    "parallel": """
+    W = T.alloc_buffer((262144,), "float32")
+    for j in range(262144):
+        W[j] = T.float32(1)
+    for p in T.parallel(2):
+        A[p * 4 + off] = W[262143] + W[0]""",
+    # allocated and raised in a parallel task
+    "in_task": """
+    for p in T.parallel(2):
+        with T.block("b"):
+            vp = T.axis.spatial(2, p)
+            W = T.alloc_buffer((262144,), "float32")
+            for j in range(262144):
+                W[j] = T.float32(1)
+            A[vp * 4 + off] = W[262143] + W[0]""",
+}
+
+
+@pytest.mark.parametrize("where", sorted(WORKSPACE_BODIES))
+def test_a_raising_call_frees_its_heap_workspaces(where):
+    # 1 MiB workspace, an out-of-bounds access after it is allocated: 3000
+    # failing calls would leak 3 GiB past the 1 GiB cap if the raise skipped
+    # the free (the allocation would then fail with MemoryError instead).
+    run_ok(f"""
+@T.prim_func
+def f(A: T.Buffer((8,), "float32"), off: T.int32):{WORKSPACE_BODIES[where]}
+m = tvm.build(f, target="llvm -bound-check")
+a = tvm.nd.array(np.zeros(8, "float32"))
+for k in range(3000):
+    try:
+        m(a, 100)
+    except MemoryError as e:
+        raise SystemExit(f"leaked: call {{k}} could not allocate: {{e}}")
+    except tvm.error.TVMError as e:
+        assert "index out of bounds in buffer A" in str(e), e
+    else:
+        raise SystemExit("no error")
+m(a, 1)
+np.testing.assert_array_equal(a.numpy(), [0, 2, 0, 0, 0, 2, 0, 0])
+""", mem_mb=1024, timeout=300)
