@@ -194,13 +194,16 @@ void CodeGenLLVM::CheckVectorBounds(const Buffer& buffer, const PrimExpr& index,
 void CodeGenLLVM::CheckDivisor(const PrimExpr& expr, llvm::Value* a, llvm::Value* b) {
   DataType t = expr.dtype();
   if (!bound_check_ || IsFloat(t)) return;
-  std::string where = " in `" + arith::ExprToString(expr) + "` of function " + func_name_;
   const int64_t* cb = nullptr;
   if (const auto* bc = expr.as<BinaryOpNode>()) cb = AsConstInt(bc->b);
-  if (cb == nullptr || *cb == 0) {
+  const bool maybe_zero = cb == nullptr || *cb == 0;
+  const bool maybe_overflow = IsSigned(t) && (cb == nullptr || *cb == -1);
+  if (!maybe_zero && !maybe_overflow) return;  // a constant divisor other than 0 and -1: nothing to check
+  std::string where = " in `" + arith::ExprToString(expr) + "` of function " + func_name_;
+  if (maybe_zero) {
     RaiseIf(builder_->CreateICmpEQ(b, llvm::Constant::getNullValue(b->getType())), "integer division by zero" + where);
   }
-  if (IsSigned(t) && (cb == nullptr || *cb == -1)) {
+  if (maybe_overflow) {
     llvm::Type* st = b->getType()->getScalarType();
     llvm::Value* minus_one = llvm::ConstantInt::getSigned(b->getType(), -1);
     llvm::Value* min = llvm::ConstantInt::get(b->getType(), llvm::APInt::getSignedMinValue(st->getIntegerBitWidth()));
