@@ -87,6 +87,8 @@ _KINDS = {
     "NotImplementedError": OpNotImplemented,
     "OverflowError": TVMOverflowError,
     "MemoryError": TVMMemoryError,
+    # A kernel stopped by Ctrl-C (runtime/interrupt.h): Python's own class.
+    "KeyboardInterrupt": builtins.KeyboardInterrupt,
     "DiagnosticError": DiagnosticError,
     "ParseError": ParseError,
     "ScheduleError": ScheduleError,

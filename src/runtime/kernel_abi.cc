@@ -4,12 +4,14 @@
 
 #include <cmath>
 
+
 #include <omp.h>
 
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "runtime/interrupt.h"
 #include "runtime/ndarray.h"
 
 namespace tessera {
@@ -210,9 +212,21 @@ PackedFunc MakeKernelFunction(const FunctionInfo& info, KernelFn fn, ObjectRef k
         last_error.clear();
         int saved_threads = omp_get_max_threads();
         if (num_threads > 0) omp_set_num_threads(num_threads);
-        int32_t rc = fn(slots.data());
+        int32_t rc = 0;
+        bool interrupted = false;
+        {
+          InterruptScope interrupt_scope;  // Ctrl-C stops while loops (runtime/interrupt.h)
+          rc = fn(slots.data());
+          interrupted = InterruptScope::Requested();
+        }
         if (num_threads > 0) omp_set_num_threads(saved_threads);
+        if (interrupted) ThrowErrorOfKind("KeyboardInterrupt", info.name + " was interrupted (SIGINT)");
         if (rc != 0) {
+          // A kernel may choose the error class with a "<Kind>: " prefix.
+          static const std::string kMemory = "MemoryError: ";
+          if (last_error.rfind(kMemory, 0) == 0) {
+            ThrowErrorOfKind("MemoryError", info.name + " failed: " + last_error.substr(kMemory.size()));
+          }
           TESSERA_THROW(RuntimeError) << info.name << " failed: " << (last_error.empty() ? "unknown error" : last_error);
         }
         return Any();
@@ -240,6 +254,7 @@ int32_t TesseraParallelFor(int32_t (*task)(int32_t, void*), void* data, int32_t 
 }
 
 void* TesseraWorkspaceAlloc(int64_t nbytes) {
+  if (nbytes < 0 || nbytes > INT64_MAX - 128) return nullptr;  // the kernel raises MemoryError
   size_t size = (static_cast<size_t>(nbytes < 64 ? 64 : nbytes) + 63) / 64 * 64;
   return std::aligned_alloc(64, size);
 }

@@ -3,11 +3,13 @@
 #include "runtime/module.h"
 
 #include <dlfcn.h>
+#include <unistd.h>
 #include <omp.h>
 
 #include <algorithm>
 
 #include "runtime/kernel_abi.h"
+#include "runtime/library_file.h"
 #include "runtime/registry.h"
 
 namespace tessera {
@@ -40,9 +42,16 @@ class LibraryModuleNode final : public ModuleNode {
  public:
   LibraryModuleNode(void* handle, std::string path) : handle_(handle), path_(std::move(path)) {
     auto* info_json = static_cast<const char* const*>(dlsym(handle_, "__tessera_function_info"));
+    if (info_json == nullptr || *info_json == nullptr) dlclose(handle_);
     TESSERA_CHECK_OR_THROW(info_json != nullptr && *info_json != nullptr, ValueError)
         << path_ << " is not a Tessera library (no __tessera_function_info)";
-    infos_ = FunctionInfo::ListFromJSON(*info_json);
+    try {
+      infos_ = FunctionInfo::ListFromJSON(*info_json);
+    } catch (const std::exception& e) {  // tessera errors and the JSON parser's
+      dlclose(handle_);
+      handle_ = nullptr;
+      TESSERA_THROW(ValueError) << path_ << " has corrupted function metadata (__tessera_function_info): " << e.what();
+    }
   }
   ~LibraryModuleNode() override {
     if (handle_) dlclose(handle_);
@@ -72,10 +81,18 @@ class LibraryModuleNode final : public ModuleNode {
 }  // namespace
 
 Module LoadModuleFromFile(const std::string& path) {
-  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  // dlopen maps a private, validated copy: a truncated file cannot fault
+  // later, and a library exported again to `path` loads anew instead of
+  // being returned from dlopen's cache of paths.
+  const std::string copy = ValidatedPrivateCopy(path);
+  void* handle = dlopen(copy.c_str(), RTLD_NOW | RTLD_LOCAL);
+  const char* err = handle == nullptr ? dlerror() : nullptr;
+  std::string reason = err ? err : "unknown error";
+  ::unlink(copy.c_str());
   if (handle == nullptr) {
-    const char* err = dlerror();
-    TESSERA_THROW(ValueError) << "cannot load module " << path << ": " << (err ? err : "unknown error");
+    // dlerror names the copy; name the user's file instead.
+    for (size_t at = reason.find(copy); at != std::string::npos; at = reason.find(copy)) reason.replace(at, copy.size(), path);
+    TESSERA_THROW(ValueError) << "cannot load module " << path << ": " << reason;
   }
   return Module(ObjectPtr<Object>(make_object<LibraryModuleNode>(handle, path)));
 }

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "arith/expr_string.h"
 #include "arith/int_operator.h"
 #include "runtime/registry.h"
 
@@ -55,9 +56,15 @@ int64_t FloatToIntConst(DataType t, double f) {
   return static_cast<int64_t>(x);
 }
 
-void CheckNonZeroDivisor(const PrimExpr& b, const char* op) {
+// A constant zero divisor, or INT64_MIN divided by a constant -1 (whose
+// quotient does not fit; folding it would trap), is refused while the
+// expression is built, naming it.
+void CheckNonZeroDivisor(const PrimExpr& a, const PrimExpr& b, const char* op) {
   if (const int64_t* v = AsConstInt(b)) {
-    TESSERA_CHECK_OR_THROW(*v != 0, ValueError) << op << ": division by zero";
+    TESSERA_CHECK_OR_THROW(*v != 0, ValueError) << op << "(" << arith::ExprToString(a) << ", " << *v << "): division by zero";
+    const int64_t* x = AsConstInt(a);
+    TESSERA_CHECK_OR_THROW(!(x && *v == -1 && *x == std::numeric_limits<int64_t>::min()), ValueError)
+        << op << "(" << *x << ", -1): the quotient overflows " << a.dtype();
   }
 }
 
@@ -181,7 +188,7 @@ PrimExpr neg(PrimExpr a, Span span) {
 
 PrimExpr truncdiv(PrimExpr a, PrimExpr b, Span span) {
   BinaryOpMatchTypes(a, b, "truncdiv");
-  CheckNonZeroDivisor(b, "truncdiv");
+  CheckNonZeroDivisor(a, b, "truncdiv");
   if (auto r = FoldArith(a, b, [](int64_t x, int64_t y) { return x / y; }, [](double x, double y) { return x / y; })) return *r;
   if (IsOne(b) && b.dtype().is_scalar()) return a;
   return Div(a, b, span);
@@ -191,7 +198,7 @@ PrimExpr div(PrimExpr a, PrimExpr b, Span span) { return truncdiv(std::move(a), 
 
 PrimExpr truncmod(PrimExpr a, PrimExpr b, Span span) {
   BinaryOpMatchTypes(a, b, "truncmod");
-  CheckNonZeroDivisor(b, "truncmod");
+  CheckNonZeroDivisor(a, b, "truncmod");
   if (auto r = FoldArith(a, b, [](int64_t x, int64_t y) { return x % y; }, [](double x, double y) { return std::fmod(x, y); })) return *r;
   if (IsOne(b) && AsConstInt(b)) return IntImm(a.dtype(), 0, span);
   return Mod(a, b, span);
@@ -199,7 +206,7 @@ PrimExpr truncmod(PrimExpr a, PrimExpr b, Span span) {
 
 PrimExpr floordiv(PrimExpr a, PrimExpr b, Span span) {
   BinaryOpMatchTypes(a, b, "floordiv");
-  CheckNonZeroDivisor(b, "floordiv");
+  CheckNonZeroDivisor(a, b, "floordiv");
   if (auto r = FoldArith(a, b, arith::FloorDivInt, [](double x, double y) { return std::floor(x / y); })) return *r;
   if (IsOne(b) && b.dtype().is_scalar()) return a;
   return FloorDiv(a, b, span);
@@ -207,7 +214,7 @@ PrimExpr floordiv(PrimExpr a, PrimExpr b, Span span) {
 
 PrimExpr floormod(PrimExpr a, PrimExpr b, Span span) {
   BinaryOpMatchTypes(a, b, "floormod");
-  CheckNonZeroDivisor(b, "floormod");
+  CheckNonZeroDivisor(a, b, "floormod");
   if (auto r = FoldArith(a, b, arith::FloorModInt, [](double x, double y) { return x - std::floor(x / y) * y; })) return *r;
   if (IsOne(b) && AsConstInt(b)) return IntImm(a.dtype(), 0, span);
   return FloorMod(a, b, span);

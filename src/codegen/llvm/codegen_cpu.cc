@@ -31,6 +31,7 @@ FunctionInfo CodeGenCPU::AddFunction(const std::string& name, const PrimFunc& fu
   std::vector<llvm::Type*> param_types;
   for (size_t i = 0; i < func->params.size(); ++i) {
     const Buffer& buf = api.buffers[i];
+    if (buf.defined()) CheckBufferDtype(buf->name, buf->dtype);
     param_types.push_back(buf.defined() ? llvm::PointerType::getUnqual(StorageType(buf->dtype))
                                         : ValueType(func->params[i].dtype()));
   }
@@ -154,6 +155,8 @@ void CodeGenCPU::EmitParallelFor(const ForNode* op) {
   llvm::BasicBlock* saved_bb = builder_->GetInsertBlock();
   auto saved_vars = var_map_;
   auto saved_buffers = buffers_;
+  auto saved_workspaces = std::move(live_workspaces_);  // the task frees none of the caller's
+  live_workspaces_.clear();
   function_ = task;
   builder_->SetInsertPoint(llvm::BasicBlock::Create(*ctx_, "entry", task));
   llvm::Value* data = builder_->CreateBitCast(task->getArg(1), llvm::PointerType::getUnqual(closure_type));
@@ -176,6 +179,7 @@ void CodeGenCPU::EmitParallelFor(const ForNode* op) {
   function_ = saved_fn;
   var_map_ = std::move(saved_vars);
   buffers_ = std::move(saved_buffers);
+  live_workspaces_ = std::move(saved_workspaces);
   builder_->SetInsertPoint(saved_bb);
 
   llvm::FunctionCallee launcher = module_->getOrInsertFunction(
@@ -186,6 +190,7 @@ void CodeGenCPU::EmitParallelFor(const ForNode* op) {
   llvm::BasicBlock* fail = llvm::BasicBlock::Create(*ctx_, "parallel_fail", function_);
   builder_->CreateCondBr(builder_->CreateICmpEQ(rc, builder_->getInt32(0)), ok, fail);
   builder_->SetInsertPoint(fail);
+  FreeLiveWorkspaces();
   builder_->CreateRet(rc);
   builder_->SetInsertPoint(ok);
 }
@@ -203,11 +208,30 @@ void CodeGenCPU::EmitWorkspaceFree(llvm::Value* ptr) {
   builder_->CreateCall(free_fn, {ptr});
 }
 
+void CodeGenCPU::EmitWhileBackEdgeCheck() {
+  // One load and a predictable branch per iteration of a while loop.
+  llvm::Type* i32 = builder_->getInt32Ty();
+  auto* flag = llvm::cast<llvm::GlobalVariable>(module_->getOrInsertGlobal("TesseraInterruptRequested", i32));
+  llvm::LoadInst* v = builder_->CreateLoad(i32, flag);
+  v->setVolatile(true);
+  llvm::BasicBlock* stop = llvm::BasicBlock::Create(*ctx_, "interrupted", function_);
+  llvm::BasicBlock* cont = llvm::BasicBlock::Create(*ctx_, "not_interrupted", function_);
+  builder_->CreateCondBr(builder_->CreateICmpNE(v, builder_->getInt32(0)), stop, cont);
+  builder_->SetInsertPoint(stop);
+  EmitRaise("KeyboardInterrupt: a while loop of function " + func_name_ + " was interrupted");
+  builder_->SetInsertPoint(cont);
+}
+
+void CodeGenCPU::FreeLiveWorkspaces() {
+  for (auto it = live_workspaces_.rbegin(); it != live_workspaces_.rend(); ++it) EmitWorkspaceFree(*it);
+}
+
 void CodeGenCPU::EmitRaise(const std::string& message) {
   // Kernels return nonzero after recording the message (runtime/kernel_abi.h).
   llvm::FunctionCallee set_error = module_->getOrInsertFunction(
       "TesseraSetLastError", llvm::FunctionType::get(builder_->getVoidTy(), {builder_->getInt8PtrTy()}, false));
   builder_->CreateCall(set_error, {builder_->CreateGlobalStringPtr(message)});
+  FreeLiveWorkspaces();
   builder_->CreateRet(builder_->getInt32(-1));
 }
 

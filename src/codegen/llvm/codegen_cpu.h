@@ -29,12 +29,17 @@ class CodeGenCPU : public CodeGenLLVM {
   llvm::Value* EmitWorkspaceAlloc(llvm::Value* bytes) override;
   void EmitWorkspaceFree(llvm::Value* ptr) override;
   void EmitRaise(const std::string& message) override;
+  // Polls TesseraInterruptRequested (runtime/interrupt.h): Ctrl-C stops the loop.
+  void EmitWhileBackEdgeCheck() override;
 
  private:
   // The exported `tessera_kernel_<name>(void** args)` calling `compute`:
   // unpacks each slot per the kernel ABI (buffers as pointers, scalars as
   // int64/double, then the symbolic shape variables).
   void EmitPackedEntry(const std::string& name, const FunctionInfo& info, llvm::Function* compute);
+
+  // Frees live_workspaces_ (innermost first) before an early return.
+  void FreeLiveWorkspaces();
 
   int task_counter_ = 0;
 };

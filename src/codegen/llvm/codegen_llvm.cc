@@ -4,6 +4,10 @@
 
 #include <llvm/IR/Intrinsics.h>
 
+#include <limits>
+#include <sstream>
+
+#include "arith/expr_string.h"
 #include "ir/op.h"
 #include "runtime/registry.h"
 
@@ -157,6 +161,65 @@ void CodeGenLLVM::CheckBounds(const Buffer& buffer, llvm::Value* index) {
   builder_->SetInsertPoint(cont);
 }
 
+void CodeGenLLVM::RaiseIf(llvm::Value* bad, const std::string& message) {
+  if (bad->getType()->isVectorTy()) bad = builder_->CreateOrReduce(bad);
+  llvm::BasicBlock* fail = llvm::BasicBlock::Create(*ctx_, "check_failed", function_);
+  llvm::BasicBlock* cont = llvm::BasicBlock::Create(*ctx_, "check_ok", function_);
+  builder_->CreateCondBr(bad, fail, cont);
+  builder_->SetInsertPoint(fail);
+  EmitRaise(message);
+  builder_->SetInsertPoint(cont);
+}
+
+void CodeGenLLVM::CheckVectorBounds(const Buffer& buffer, const PrimExpr& index, llvm::Value* base,
+                                    llvm::Value* lanes) {
+  if (!bound_check_ || buffer->shape.size() != 1) return;
+  if (const auto* ramp = index.as<RampNode>()) {
+    // A ramp is monotonic: its first and last lanes bound all the others.
+    CheckBounds(buffer, base);
+    llvm::Value* stride = builder_->CreateIntCast(VisitExpr(ramp->stride), base->getType(), true);
+    int n = index.dtype().lanes();
+    llvm::Value* last = builder_->CreateAdd(base, builder_->CreateMul(stride, llvm::ConstantInt::get(base->getType(), n - 1)));
+    CheckBounds(buffer, last);
+    return;
+  }
+  llvm::Type* vt = lanes->getType();
+  llvm::Value* extent = builder_->CreateIntCast(VisitExpr(buffer->shape[0]), vt->getScalarType(), true);
+  extent = builder_->CreateVectorSplat(llvm::cast<llvm::FixedVectorType>(vt)->getNumElements(), extent);
+  llvm::Value* bad = builder_->CreateOr(builder_->CreateICmpSLT(lanes, llvm::Constant::getNullValue(vt)),
+                                        builder_->CreateICmpSGE(lanes, extent));
+  RaiseIf(bad, "index out of bounds in buffer " + buffer->name);
+}
+
+void CodeGenLLVM::CheckDivisor(const PrimExpr& expr, llvm::Value* a, llvm::Value* b) {
+  DataType t = expr.dtype();
+  if (!bound_check_ || IsFloat(t)) return;
+  const int64_t* cb = nullptr;
+  if (const auto* bc = expr.as<BinaryOpNode>()) cb = AsConstInt(bc->b);
+  const bool maybe_zero = cb == nullptr || *cb == 0;
+  const bool maybe_overflow = IsSigned(t) && (cb == nullptr || *cb == -1);
+  if (!maybe_zero && !maybe_overflow) return;  // a constant divisor other than 0 and -1: nothing to check
+  std::string where = " in `" + arith::ExprToString(expr) + "` of function " + func_name_;
+  if (maybe_zero) {
+    RaiseIf(builder_->CreateICmpEQ(b, llvm::Constant::getNullValue(b->getType())), "integer division by zero" + where);
+  }
+  if (maybe_overflow) {
+    llvm::Type* st = b->getType()->getScalarType();
+    llvm::Value* minus_one = llvm::ConstantInt::getSigned(b->getType(), -1);
+    llvm::Value* min = llvm::ConstantInt::get(b->getType(), llvm::APInt::getSignedMinValue(st->getIntegerBitWidth()));
+    RaiseIf(builder_->CreateAnd(builder_->CreateICmpEQ(b, minus_one), builder_->CreateICmpEQ(a, min)),
+            "integer overflow (the type's minimum divided by -1)" + where);
+  }
+}
+
+void CodeGenLLVM::CheckBufferDtype(const std::string& buffer, DataType t) {
+  if (t.is_handle() || t.lanes() != 1 || t.is_void()) {
+    TESSERA_THROW(ValueError) << "cannot compile function " << func_name_ << ": buffer " << buffer << " has dtype " << t
+                              << "; buffer elements must be scalars (int, uint, float, bfloat16 or bool), not "
+                              << (t.is_handle() ? "handles" : t.is_void() ? "void" : "vectors");
+  }
+}
+
 llvm::Value* CodeGenLLVM::ElementPtr(const BufferPtr& buf, llvm::Value* index) {
   return builder_->CreateInBoundsGEP(StorageType(buf.dtype), buf.ptr, index);
 }
@@ -195,16 +258,19 @@ llvm::Value* CodeGenLLVM::VisitExpr_(const MulNode* op) {
 }
 llvm::Value* CodeGenLLVM::VisitExpr_(const DivNode* op) {
   llvm::Value *a = VisitExpr(op->a), *b = VisitExpr(op->b);
+  CheckDivisor(GetRef<PrimExpr>(op), a, b);
   if (IsFloat(op->dtype)) return builder_->CreateFDiv(a, b);
   return IsSigned(op->dtype) ? builder_->CreateSDiv(a, b) : builder_->CreateUDiv(a, b);
 }
 llvm::Value* CodeGenLLVM::VisitExpr_(const ModNode* op) {
   llvm::Value *a = VisitExpr(op->a), *b = VisitExpr(op->b);
+  CheckDivisor(GetRef<PrimExpr>(op), a, b);
   if (IsFloat(op->dtype)) return builder_->CreateFRem(a, b);
   return IsSigned(op->dtype) ? builder_->CreateSRem(a, b) : builder_->CreateURem(a, b);
 }
 llvm::Value* CodeGenLLVM::VisitExpr_(const FloorDivNode* op) {
   llvm::Value *a = VisitExpr(op->a), *b = VisitExpr(op->b);
+  CheckDivisor(GetRef<PrimExpr>(op), a, b);
   if (IsFloat(op->dtype)) {
     return CallIntrinsic(llvm::Intrinsic::floor, {builder_->CreateFDiv(a, b)}, ValueType(op->dtype));
   }
@@ -220,6 +286,7 @@ llvm::Value* CodeGenLLVM::VisitExpr_(const FloorDivNode* op) {
 }
 llvm::Value* CodeGenLLVM::VisitExpr_(const FloorModNode* op) {
   llvm::Value *a = VisitExpr(op->a), *b = VisitExpr(op->b);
+  CheckDivisor(GetRef<PrimExpr>(op), a, b);
   if (IsFloat(op->dtype)) {
     llvm::Value* q = CallIntrinsic(llvm::Intrinsic::floor, {builder_->CreateFDiv(a, b)}, ValueType(op->dtype));
     return builder_->CreateFSub(a, builder_->CreateFMul(q, b));
@@ -449,13 +516,17 @@ llvm::Value* CodeGenLLVM::VisitExpr_(const BufferLoadNode* op) {
   }
   if (const auto* ramp = index.as<RampNode>()) {
     if (IsConstInt(ramp->stride, 1)) {
-      llvm::Value* p = ElementPtr(buf, VisitExpr(ramp->base));
+      llvm::Value* base = VisitExpr(ramp->base);
+      CheckVectorBounds(op->buffer, index, base, nullptr);
+      llvm::Value* p = ElementPtr(buf, base);
       p = builder_->CreateBitCast(p, llvm::PointerType::getUnqual(StorageType(t)));
       llvm::Value* v = builder_->CreateAlignedLoad(StorageType(t), p, llvm::Align(std::max(1, t.element_of().bytes())));
       return FromStorage(v, t);
     }
   }
   llvm::Value* idx = VisitExpr(index);
+  CheckVectorBounds(op->buffer, index,
+                    index.as<RampNode>() ? builder_->CreateExtractElement(idx, builder_->getInt32(0)) : nullptr, idx);
   llvm::Value* out = llvm::UndefValue::get(ValueType(t));
   DataType et = t.element_of();
   for (int i = 0; i < t.lanes(); ++i) {
@@ -483,13 +554,17 @@ void CodeGenLLVM::VisitStmt_(const BufferStoreNode* op) {
   }
   if (const auto* ramp = index.as<RampNode>()) {
     if (IsConstInt(ramp->stride, 1)) {
-      llvm::Value* p = ElementPtr(buf, VisitExpr(ramp->base));
+      llvm::Value* base = VisitExpr(ramp->base);
+      CheckVectorBounds(op->buffer, index, base, nullptr);
+      llvm::Value* p = ElementPtr(buf, base);
       p = builder_->CreateBitCast(p, llvm::PointerType::getUnqual(StorageType(t)));
       builder_->CreateAlignedStore(ToStorage(value, t), p, llvm::Align(std::max(1, t.element_of().bytes())));
       return;
     }
   }
   llvm::Value* idx = VisitExpr(index);
+  CheckVectorBounds(op->buffer, index,
+                    index.as<RampNode>() ? builder_->CreateExtractElement(idx, builder_->getInt32(0)) : nullptr, idx);
   DataType et = t.element_of();
   for (int i = 0; i < t.lanes(); ++i) {
     llvm::Value* li = builder_->CreateExtractElement(idx, builder_->getInt32(i));
@@ -572,10 +647,16 @@ void CodeGenLLVM::VisitStmt_(const DeclBufferNode* op) { VisitStmt(op->body); }
 void CodeGenLLVM::VisitStmt_(const AllocateNode* op) {
   TESSERA_ICHECK(op->extents.size() == 1) << "Allocate of " << op->buffer_var->name_hint << " was not flattened";
   DataType t = op->dtype;
+  CheckBufferDtype(op->buffer_var->name_hint, t);
   llvm::Type* st = StorageType(t);
   constexpr int64_t kStackLimitBytes = 64 * 1024;
   const int64_t* count = AsConstInt(op->extents[0]);
-  if (count != nullptr && *count * std::max(1, t.bytes()) <= kStackLimitBytes) {
+  const int64_t elem_bytes = std::max(1, t.bytes());
+  if (count != nullptr && *count < 0) {
+    TESSERA_THROW(ValueError) << "cannot compile function " << func_name_ << ": buffer " << op->buffer_var->name_hint
+                              << " is allocated with a negative number of elements (" << *count << ")";
+  }
+  if (count != nullptr && *count <= kStackLimitBytes / elem_bytes) {
     llvm::Value* p = EntryAlloca(st, builder_->getInt64(std::max<int64_t>(1, *count)), 64);
     buffers_[op->buffer_var.get()] = BufferPtr{p, t};
     VisitStmt(op->body);
@@ -583,11 +664,31 @@ void CodeGenLLVM::VisitStmt_(const AllocateNode* op) {
     return;
   }
   // Large or symbolic: a heap workspace from the backend.
+  // A size that is negative or overflows int64, or memory the system
+  // refuses, raises MemoryError naming the buffer (kernel_abi.h: a message
+  // "MemoryError: ..." selects the class).
+  std::string size_text;
+  if (count != nullptr) {
+    size_text = std::to_string(*count) + " x " + t.str() + " (" +
+                (*count > std::numeric_limits<int64_t>::max() / elem_bytes ? std::string("more than 2**63")
+                                                                            : std::to_string(*count * elem_bytes)) +
+                " bytes)";
+  } else {
+    size_text = arith::ExprToString(op->extents[0]) + " x " + t.str();
+  }
+  const std::string failure = "MemoryError: cannot allocate buffer " + op->buffer_var->name_hint + " of " + size_text +
+                              " in function " + func_name_;
   llvm::Value* n = builder_->CreateIntCast(VisitExpr(op->extents[0]), builder_->getInt64Ty(), true);
-  llvm::Value* bytes = builder_->CreateMul(n, builder_->getInt64(std::max(1, t.bytes())));
+  llvm::Value* prod = builder_->CreateBinaryIntrinsic(llvm::Intrinsic::smul_with_overflow, n, builder_->getInt64(elem_bytes));
+  llvm::Value* bytes = builder_->CreateExtractValue(prod, 0);
+  RaiseIf(builder_->CreateOr(builder_->CreateExtractValue(prod, 1), builder_->CreateICmpSLT(n, builder_->getInt64(0))),
+          failure);
   llvm::Value* raw = EmitWorkspaceAlloc(bytes);
+  RaiseIf(builder_->CreateIsNull(raw), failure);
   buffers_[op->buffer_var.get()] = BufferPtr{builder_->CreateBitCast(raw, llvm::PointerType::getUnqual(st)), t};
+  live_workspaces_.push_back(raw);
   VisitStmt(op->body);
+  live_workspaces_.pop_back();
   EmitWorkspaceFree(raw);
   buffers_.erase(op->buffer_var.get());
 }
@@ -601,6 +702,7 @@ void CodeGenLLVM::VisitStmt_(const WhileNode* op) {
   builder_->CreateCondBr(VisitExpr(op->condition), body, exit);
   builder_->SetInsertPoint(body);
   VisitStmt(op->body);
+  EmitWhileBackEdgeCheck();
   builder_->CreateBr(header);
   builder_->SetInsertPoint(exit);
 }

@@ -13,6 +13,7 @@
 
 #include <memory>
 #include <unordered_map>
+#include <vector>
 
 #include "target/target.h"
 #include "tir/functor.h"
@@ -92,6 +93,10 @@ class CodeGenLLVM : public tir::ExprFunctor<llvm::Value*(const PrimExpr&)>,
   // Heap workspace for allocations too large (or too dynamic) for the stack.
   virtual llvm::Value* EmitWorkspaceAlloc(llvm::Value* bytes);
   virtual void EmitWorkspaceFree(llvm::Value* ptr);
+  // Emitted on the back-edge of every while loop: lets the runtime stop a
+  // loop that may never end (the CPU backend polls the Ctrl-C flag). No-op
+  // by default.
+  virtual void EmitWhileBackEdgeCheck() {}
   // Ends the current function with a user-facing error (failed bound check);
   // leaves the builder in a block the caller may abandon.
   virtual void EmitRaise(const std::string& message);
@@ -111,6 +116,18 @@ class CodeGenLLVM : public tir::ExprFunctor<llvm::Value*(const PrimExpr&)>,
   void EmitSerialFor(const tir::Var& var, llvm::Value* min, llvm::Value* extent, const tir::Stmt& body);
   // Emits the bound check of `index` into `buffer` when enabled.
   void CheckBounds(const tir::Buffer& buffer, llvm::Value* index);
+  // The bound check of a vector access whose flat index is `index`: a Ramp
+  // checks its first and last lanes (`base` is its emitted base), any other
+  // vector index (`lanes`, emitted) every lane.
+  void CheckVectorBounds(const tir::Buffer& buffer, const PrimExpr& index, llvm::Value* base, llvm::Value* lanes);
+  // Under -bound-check: an integer division or modulo `expr` by zero, or of
+  // the type's minimum by -1, raises naming `expr` instead of trapping.
+  void CheckDivisor(const PrimExpr& expr, llvm::Value* a, llvm::Value* b);
+  // Refuses a buffer (parameter or allocation) whose element dtype no
+  // access could load: handles, vectors (float32x4), void.
+  void CheckBufferDtype(const std::string& buffer, DataType t);
+  // The user-facing error raised when `bad` (i1, or a vector of i1: any lane) holds.
+  void RaiseIf(llvm::Value* bad, const std::string& message);
   // The value of an intrinsic call no rule lowers further (builtins of TIR
   // and tir.call_llvm_pure_intrin), or nullptr when `op` is not one.
   llvm::Value* EmitBuiltin(const tir::CallNode* op);
@@ -126,6 +143,9 @@ class CodeGenLLVM : public tir::ExprFunctor<llvm::Value*(const PrimExpr&)>,
   std::unordered_map<const tir::VarNode*, llvm::Value*> var_map_;
   std::unordered_map<const tir::VarNode*, BufferPtr> buffers_;
   bool bound_check_ = false;
+  // Heap workspaces allocated and not yet freed at the current point of the
+  // function being emitted, outermost first: a raise frees them first.
+  std::vector<llvm::Value*> live_workspaces_;
 };
 
 }  // namespace codegen

@@ -2,6 +2,7 @@
 #include "codegen/llvm/llvm_module.h"
 
 #include "codegen/llvm/llvm_target.h"
+#include "runtime/interrupt.h"
 
 #include <dlfcn.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
@@ -204,6 +205,7 @@ Module CreateLLVMModule(std::unique_ptr<llvm::LLVMContext> ctx, std::unique_ptr<
   add("TesseraWorkspaceAlloc", reinterpret_cast<void*>(&TesseraWorkspaceAlloc));
   add("TesseraWorkspaceFree", reinterpret_cast<void*>(&TesseraWorkspaceFree));
   add("TesseraSetLastError", reinterpret_cast<void*>(&TesseraSetLastError));
+  add("TesseraInterruptRequested", const_cast<sig_atomic_t*>(&TesseraInterruptRequested));
   if (auto err = dylib.define(llvm::orc::absoluteSymbols(runtime_syms))) {
     TESSERA_THROW(RuntimeError) << "JIT setup failed: " << llvm::toString(std::move(err));
   }

@@ -3,6 +3,7 @@
 
 #include "tir/transform/prim_func_pass.h"
 
+#include <limits>
 #include <unordered_map>
 
 #include "tir/functor.h"
@@ -10,6 +11,36 @@
 
 namespace tessera {
 namespace tir {
+
+namespace {
+// The largest flat offset of an element of `buffer` (elem_offset included)
+// when its shape, strides and offset are constants (INT64_MAX when that
+// overflows); 0 when one is symbolic: its range is unknown here, so the
+// index dtype the program chose is kept (as TVM does).
+int64_t MaxFlatOffset(const Buffer& buffer) {
+  constexpr int64_t kHuge = std::numeric_limits<int64_t>::max();
+  __int128 total = 0;
+  __int128 stride = 1;
+  for (size_t k = buffer->shape.size(); k-- > 0;) {
+    const int64_t* extent = AsConstInt(buffer->shape[k]);
+    if (extent == nullptr) return 0;
+    if (!buffer->strides.empty()) {
+      const int64_t* s = AsConstInt(buffer->strides[k]);
+      if (s == nullptr) return 0;
+      stride = *s;
+    }
+    if (*extent > 0) total += static_cast<__int128>(*extent - 1) * (stride < 0 ? -stride : stride);
+    if (buffer->strides.empty()) stride *= *extent;
+    if (total > kHuge || stride > kHuge || stride < -kHuge) return kHuge;
+  }
+  if (const int64_t* off = AsConstInt(buffer->elem_offset)) {
+    total += *off < 0 ? -static_cast<__int128>(*off) : *off;
+  } else {
+    return 0;
+  }
+  return total > kHuge ? kHuge : static_cast<int64_t>(total);
+}
+}  // namespace
 
 PrimExpr FlatIndex(const Buffer& buffer, const Array<PrimExpr>& indices) {
   const size_t n = indices.size();
@@ -22,15 +53,21 @@ PrimExpr FlatIndex(const Buffer& buffer, const Array<PrimExpr>& indices) {
   for (PrimExpr s : buffer->shape) {
     if (s.dtype().bits() > t.bits()) t = s.dtype();
   }
+  // An offset that can exceed the index dtype's range (a 65536 x 65536
+  // buffer indexed in int32) is computed in int64 from the start.
+  if (t.bits() < 64 && MaxFlatOffset(buffer) > (int64_t{1} << (t.bits() - 1)) - 1) t = DataType::Int(64);
+  auto widen = [&](const PrimExpr& i) {
+    return i.dtype().element_of() == t ? i : cast(t.with_lanes(i.dtype().lanes()), i);
+  };
   PrimExpr flat;
   if (!buffer->strides.empty()) {
     for (size_t i = 0; i < n; ++i) {
-      PrimExpr term = mul(indices[i], cast(t, buffer->strides[i]));
+      PrimExpr term = mul(widen(indices[i]), cast(t, buffer->strides[i]));
       flat = flat.defined() ? add(flat, term) : term;
     }
   } else {
     for (size_t i = 0; i < n; ++i) {
-      flat = flat.defined() ? add(mul(flat, cast(t, buffer->shape[i])), indices[i]) : indices[i];
+      flat = flat.defined() ? add(mul(flat, cast(t, buffer->shape[i])), widen(indices[i])) : widen(indices[i]);
     }
   }
   if (!IsConstInt(buffer->elem_offset, 0)) flat = add(flat, cast(t, buffer->elem_offset));

@@ -1,0 +1,103 @@
+// Validation and private copies of shared library files (see library_file.h).
+#include "runtime/library_file.h"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <vector>
+
+#include "runtime/error.h"
+
+namespace tessera {
+
+namespace {
+
+[[noreturn]] void Bad(const std::string& path, const std::string& what) {
+  TESSERA_THROW(ValueError) << "cannot load module " << path << ": " << what;
+}
+
+// offset + count * size <= file size, without overflow.
+bool Within(uint64_t offset, uint64_t count, uint64_t size, uint64_t file_size) {
+  if (offset > file_size) return false;
+  if (size != 0 && count > (file_size - offset) / size) return false;
+  return true;
+}
+
+}  // namespace
+
+namespace {
+
+void Validate(const std::string& path, const std::vector<char>& bytes) {
+  const uint64_t n = bytes.size();
+  if (n < sizeof(Elf64_Ehdr)) {
+    Bad(path, "the file is " + std::to_string(n) + " bytes long, too short for an ELF header (truncated?)");
+  }
+  Elf64_Ehdr eh;
+  std::memcpy(&eh, bytes.data(), sizeof eh);
+  if (std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) Bad(path, "not an ELF shared library (bad magic number)");
+  if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB) {
+    Bad(path, "not a 64-bit little-endian ELF file");
+  }
+  if (eh.e_type != ET_DYN) Bad(path, "not a shared library (ELF type " + std::to_string(eh.e_type) + ")");
+  if (eh.e_phentsize != sizeof(Elf64_Phdr) || !Within(eh.e_phoff, eh.e_phnum, eh.e_phentsize, n)) {
+    Bad(path, "the program headers lie beyond the end of the file (" + std::to_string(n) + " bytes; truncated?)");
+  }
+  for (unsigned i = 0; i < eh.e_phnum; ++i) {
+    Elf64_Phdr ph;
+    std::memcpy(&ph, bytes.data() + eh.e_phoff + i * sizeof ph, sizeof ph);
+    if (ph.p_type == PT_LOAD && !Within(ph.p_offset, 1, ph.p_filesz, n)) {
+      Bad(path, "segment " + std::to_string(i) + " ends at byte " + std::to_string(ph.p_offset + ph.p_filesz) +
+                    " beyond the end of the file (" + std::to_string(n) + " bytes; truncated?)");
+    }
+  }
+  if (eh.e_shnum != 0) {
+    if (eh.e_shentsize != sizeof(Elf64_Shdr) || !Within(eh.e_shoff, eh.e_shnum, eh.e_shentsize, n)) {
+      Bad(path, "the section headers lie beyond the end of the file (" + std::to_string(n) + " bytes; truncated?)");
+    }
+    for (unsigned i = 0; i < eh.e_shnum; ++i) {
+      Elf64_Shdr sh;
+      std::memcpy(&sh, bytes.data() + eh.e_shoff + i * sizeof sh, sizeof sh);
+      if (sh.sh_type != SHT_NOBITS && sh.sh_type != SHT_NULL && !Within(sh.sh_offset, 1, sh.sh_size, n)) {
+        Bad(path, "section " + std::to_string(i) + " ends at byte " + std::to_string(sh.sh_offset + sh.sh_size) +
+                      " beyond the end of the file (" + std::to_string(n) + " bytes; truncated?)");
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::string ValidatedPrivateCopy(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) Bad(path, std::string("cannot open it (") + std::strerror(errno) + ")");
+  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  Validate(path, bytes);
+  const char* dir = std::getenv("TMPDIR");
+  std::string tmpl = std::string(dir && *dir ? dir : "/tmp") + "/tessera_module_XXXXXX.so";
+  std::vector<char> name(tmpl.begin(), tmpl.end());
+  name.push_back('\0');
+  int fd = mkstemps(name.data(), 3);
+  if (fd < 0) TESSERA_THROW(RuntimeError) << "cannot load module " << path << ": no temporary copy (" << std::strerror(errno) << ")";
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t w = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (w <= 0) {
+      int err = errno;
+      ::close(fd);
+      ::unlink(name.data());
+      TESSERA_THROW(RuntimeError) << "cannot load module " << path << ": writing its temporary copy failed ("
+                                  << std::strerror(err) << ")";
+    }
+    done += static_cast<size_t>(w);
+  }
+  ::close(fd);
+  return std::string(name.data());
+}
+
+}  // namespace tessera

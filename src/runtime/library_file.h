@@ -1,0 +1,20 @@
+// Checks on a shared library file before it is mapped (dlopen of a truncated
+// file dies with SIGBUS when a page past its end is touched) and a private
+// copy to load it from (dlopen caches by path, so re-exporting to the same
+// path would otherwise return the old library). Runtime layer; used by
+// LoadModuleFromFile (module.cc).
+#pragma once
+
+#include <string>
+
+namespace tessera {
+
+// Reads `path` once, checks that it is a complete 64-bit little-endian ELF
+// shared object (header, program headers, section headers, and every
+// segment and section with file contents within the file; ValueError naming
+// `path` and what is wrong otherwise), and writes it to a new file of a
+// unique name in the temporary directory, whose name it returns: the caller
+// dlopens that copy and removes it. RuntimeError when no copy can be made.
+std::string ValidatedPrivateCopy(const std::string& path);
+
+}  // namespace tessera
