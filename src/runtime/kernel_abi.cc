@@ -2,11 +2,9 @@
 // and the C entry points kernels call back into (see kernel_abi.h).
 #include "runtime/kernel_abi.h"
 
-#include <cmath>
-
-
 #include <omp.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <sstream>
