@@ -7,6 +7,7 @@
 #include "runtime/device.h"
 #include "runtime/map.h"
 #include "runtime/object.h"
+#include "runtime/stack_guard.h"
 
 namespace tessera::bindings {
 namespace {
@@ -143,6 +144,7 @@ PackedFunc WrapPyCallable(nb::handle callable) {
 }
 
 Any FromPython(nb::handle h) {
+  CheckStack("Python container");
   PyObject* o = h.ptr();
   if (o == Py_None) return Any();
   if (PyBool_Check(o)) return Any(o == Py_True);
@@ -197,6 +199,7 @@ Any FromPython(nb::handle h) {
 }
 
 nb::object ToPython(const Any& v) {
+  CheckStack("container");
   switch (v.kind()) {
     case Any::Kind::kNone: return nb::none();
     case Any::Kind::kInt: return nb::int_(v.raw_int());

@@ -15,6 +15,7 @@
 #include "runtime/reflection.h"
 #include "runtime/registry.h"
 #include "runtime/string.h"
+#include "runtime/stack_guard.h"
 
 namespace tessera {
 namespace {
@@ -53,6 +54,7 @@ class JSONWriter {
 
  private:
   size_t Node(const ObjectRef& obj, const std::string& where) {
+    CheckStack("object graph");
     auto it = index_.find(obj.get());
     if (it != index_.end()) return it->second;
     json node;
@@ -147,6 +149,7 @@ class JSONReader {
   }
 
   ObjectRef Node(const json& n, size_t index) {
+    CheckStack("JSON object graph");
     std::string where = "node " + std::to_string(index);
     TESSERA_CHECK_OR_THROW(n.is_object() && n.contains("type_key") && n["type_key"].is_string(), ValueError)
         << "load_json: " << where << " has no \"type_key\"";

@@ -10,6 +10,7 @@
 #include "script/parser/linear_form.h"
 #include "tir/analysis/block_access_region.h"
 #include "tir/op.h"
+#include "runtime/stack_guard.h"
 
 namespace tessera {
 namespace tir {
@@ -301,6 +302,7 @@ Any TIRBuilder::EvalNamed(const ast::Expr& e, std::vector<std::string> names) {
 }
 
 Any TIRBuilder::Eval(const ast::Expr& e) {
+  CheckStack("expression");
   switch (e.kind) {
     case ExprKind::kName: {
       std::optional<Any> v = Lookup(e.str);
@@ -739,6 +741,7 @@ std::optional<TIRBuilder::LetBinding> TIRBuilder::VisitStmt(const ast::Stmt& s, 
 }
 
 std::optional<TIRBuilder::LetBinding> TIRBuilder::VisitStmtImpl(const ast::Stmt& s, std::vector<Stmt>* out) {
+  CheckStack("statement");
   switch (s.kind) {
     case StmtKind::kExpr: VisitExprStmt(s, out); return std::nullopt;
     case StmtKind::kAssign: return VisitAssign(s, out);

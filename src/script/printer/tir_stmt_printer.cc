@@ -10,6 +10,7 @@
 #include "script/printer/tir_printer.h"
 #include "tir/functor.h"
 #include "tir/op.h"
+#include "runtime/stack_guard.h"
 
 namespace tessera {
 namespace script {
@@ -139,6 +140,7 @@ void TIRPrinter::PrintStmt(const Stmt& stmt, bool concise) {
 }
 
 void TIRPrinter::PrintStmtImpl(const Stmt& stmt, bool concise) {
+  CheckStack("statement");
   if (const auto* op = stmt.as<SeqStmtNode>()) {
     size_t n = op->seq.size();
     for (size_t i = 0; i < n; ++i) PrintStmt(op->seq[i], concise && i + 1 == n);
