@@ -9,6 +9,7 @@
 #include "runtime/device.h"
 #include "runtime/map.h"
 #include "runtime/object.h"
+#include "runtime/stack_guard.h"
 
 namespace tessera::bindings {
 namespace {
@@ -154,6 +155,7 @@ std::string PyTypeName(nb::handle h) { return nb::str(h.type().attr("__name__"))
 // `path` holds the containers being converted, outermost first: meeting one
 // of them again means the value contains itself.
 Any FromPythonImpl(nb::handle h, std::vector<PyObject*>& path) {
+  CheckStack("Python container");
   PyObject* o = h.ptr();
   if (o == Py_None) return Any();
   if (PyBool_Check(o)) return Any(o == Py_True);
@@ -250,6 +252,7 @@ Any FromPython(nb::handle h) {
 }
 
 nb::object ToPython(const Any& v) {
+  CheckStack("container");
   switch (v.kind()) {
     case Any::Kind::kNone: return nb::none();
     case Any::Kind::kInt: return nb::int_(v.raw_int());

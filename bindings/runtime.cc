@@ -12,6 +12,7 @@
 #include "runtime/device_api.h"
 #include "runtime/ndarray.h"
 #include "runtime/reflection.h"
+#include "runtime/stack_guard.h"
 #include "runtime/registry.h"
 
 namespace tessera::bindings {
@@ -140,7 +141,8 @@ void BindRuntime(nb::module_& m) {
         Any result;
         {
           nb::gil_scoped_release release;
-          result = f.CallPacked(PackedArgs(values.data(), static_cast<int>(values.size())));
+          // Deep IR: a call that ran out of stack is redone on a large-stack thread.
+          result = RetryOnLargeStack([&] { return f.CallPacked(PackedArgs(values.data(), static_cast<int>(values.size()))); });
         }
         return ToPython(result);
       })

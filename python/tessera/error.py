@@ -13,7 +13,7 @@ from . import _core
 __all__ = [
     "TVMError", "InternalError", "TVMValueError", "TVMTypeError", "TVMIndexError", "TVMOverflowError", "TVMMemoryError",
     "TVMKeyError", "TVMAttributeError", "OpNotImplemented", "DiagnosticError",
-    "ParseError", "ScheduleError", "register_error",
+    "ParseError", "ScheduleError", "TVMRecursionError", "register_error",
 ]
 
 
@@ -75,6 +75,11 @@ class ScheduleError(TVMError, builtins.ValueError):
     """A schedule primitive was not applicable; the schedule is left unchanged."""
 
 
+class TVMRecursionError(TVMError, builtins.RecursionError):
+    """A structure (expression, statement, nested container) is nested too
+    deeply for the recursion that walks it; raised before the stack overflows."""
+
+
 _KINDS = {
     "TVMError": TVMError,
     "RuntimeError": TVMError,
@@ -92,6 +97,7 @@ _KINDS = {
     "DiagnosticError": DiagnosticError,
     "ParseError": ParseError,
     "ScheduleError": ScheduleError,
+    "RecursionError": TVMRecursionError,
 }
 
 

@@ -15,6 +15,7 @@
 #include "tir/buffer.h"
 #include "tir/functor.h"
 #include "tir/op.h"
+#include "runtime/stack_guard.h"
 
 namespace tessera {
 namespace arith {
@@ -81,6 +82,7 @@ struct Sum {
 
 // Non-constant factors of a product, flattened.
 void CollectFactors(const PrimExpr& e, std::vector<PrimExpr>* out) {
+  CheckStack("expression");
   if (const auto* m = e.as<MulNode>()) {
     if (!AsConstInt(m->a) && !AsConstInt(m->b)) {
       CollectFactors(m->a, out);
@@ -115,6 +117,7 @@ class Simplifier : public ExprMutator {
   }
 
   void Accumulate(Sum* s, const PrimExpr& e, int64_t scale) {
+    CheckStack("expression");
     if (const int64_t* v = AsConstInt(e)) {
       int64_t x;
       if (__builtin_mul_overflow(*v, scale, &x)) s->overflow = true;

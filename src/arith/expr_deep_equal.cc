@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "tir/buffer.h"
+#include "runtime/stack_guard.h"
 
 namespace tessera {
 namespace arith {
@@ -42,6 +43,7 @@ int CompareArrays(const Array<PrimExpr>& a, const Array<PrimExpr>& b) {
 }
 
 int Compare(const PrimExpr& a, const PrimExpr& b) {
+  CheckStack("expression");
   if (a.same_as(b)) return 0;
   if (!a.defined() || !b.defined()) return a.defined() ? 1 : -1;
   // Order by kind first (constants before variables before compound nodes).
@@ -98,6 +100,7 @@ int Compare(const PrimExpr& a, const PrimExpr& b) {
 }
 
 size_t Hash(const PrimExpr& e) {
+  CheckStack("expression");
   if (!e.defined()) return 0;
   size_t h = std::hash<uint32_t>()(e->type_index());
   h = HashCombine(h, std::hash<int64_t>()(e.dtype().code() * 1000003 + e.dtype().bits() * 131 + e.dtype().lanes()));

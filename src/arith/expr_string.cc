@@ -5,6 +5,7 @@
 
 #include "arith/iter_map.h"
 #include "tir/buffer.h"
+#include "runtime/stack_guard.h"
 
 namespace tessera {
 namespace arith {
@@ -35,6 +36,7 @@ void PrintOperand(std::ostream& os, const PrimExpr& e, int prec, bool right) {
 }
 
 void Print(std::ostream& os, const PrimExpr& e) {
+  CheckStack("expression");
   if (!e.defined()) {
     os << "None";
     return;

@@ -14,6 +14,7 @@
 #include "runtime/registry.h"
 #include "tir/functor.h"
 #include "tir/op.h"
+#include "runtime/stack_guard.h"
 
 namespace tessera {
 namespace arith {
@@ -110,6 +111,7 @@ class IterMapRewriter {
 
   // ---- rewriting --------------------------------------------------------
   std::optional<IterSumExpr> Rewrite(const PrimExpr& e) {
+    CheckStack("expression");
     if (!UsesIter(e)) return IterSumExpr({}, e);
     if (const auto* v = e.as<VarNode>()) return var_map_.at(v);
     if (const auto* op = e.as<AddNode>()) return Combine(op->a, op->b, 1);

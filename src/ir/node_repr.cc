@@ -6,10 +6,12 @@
 #include "ir/expr.h"
 #include "runtime/reflection.h"
 #include "runtime/registry.h"
+#include "runtime/stack_guard.h"
 
 namespace tessera {
 
 std::string ReprByFields(const Any& value, int depth) {
+  CheckStack("object");
   if (!value.is_object()) return value.repr();
   const ObjectRef& obj = value.raw_object();
   if (obj.as<StringObj>()) return value.repr();

@@ -15,6 +15,7 @@
 #include "runtime/reflection.h"
 #include "runtime/registry.h"
 #include "runtime/string.h"
+#include "runtime/stack_guard.h"
 
 namespace tessera {
 namespace {
@@ -24,7 +25,7 @@ constexpr int kFormatVersion = 1;
 
 class JSONWriter {
  public:
-  json Value(const Any& v, const std::string& where) {
+  json Value(const Any& v) {
     switch (v.kind()) {
       case Any::Kind::kNone: return nullptr;
       case Any::Kind::kBool: return v.raw_int() != 0;
@@ -37,47 +38,57 @@ class JSONWriter {
       }
       case Any::Kind::kDataType: return json{{"dtype", v.raw_dtype().str()}};
       case Any::Kind::kDevice:
-        TESSERA_THROW(ValueError) << "save_json: " << where << " is a Device, which IR JSON does not hold";
+        TESSERA_THROW(ValueError) << "save_json: " << Where() << " is a Device, which IR JSON does not hold";
       case Any::Kind::kHandle:
-        TESSERA_THROW(ValueError) << "save_json: " << where << " is a raw handle, which cannot be saved";
+        TESSERA_THROW(ValueError) << "save_json: " << Where() << " is a raw handle, which cannot be saved";
       case Any::Kind::kObject: break;
     }
     if (const auto* s = v.as<StringObj>()) return s->data;
-    return json{{"node", Node(v.raw_object(), where)}};
+    return json{{"node", Node(v.raw_object())}};
   }
 
   json Document(const Any& root) {
-    json r = Value(root, "root");
+    json r = Value(root);
     return json{{"tessera_json", kFormatVersion}, {"root", r}, {"nodes", std::move(nodes_)}};
   }
 
  private:
-  size_t Node(const ObjectRef& obj, const std::string& where) {
+  size_t Node(const ObjectRef& obj) {
+    CheckStack("object graph");
     auto it = index_.find(obj.get());
     if (it != index_.end()) return it->second;
     json node;
     node["type_key"] = obj->GetTypeKey();
     if (const auto* arr = obj.as<ArrayObj>()) {
       json items = json::array();
-      for (size_t i = 0; i < arr->data.size(); ++i) items.push_back(Value(arr->data[i], where + "[" + std::to_string(i) + "]"));
+      for (size_t i = 0; i < arr->data.size(); ++i) {
+        PathStep step(this, "[" + std::to_string(i) + "]");
+        items.push_back(Value(arr->data[i]));
+      }
       node["items"] = std::move(items);
     } else if (const auto* map = obj.as<MapObj>()) {
       json entries = json::array();
       for (const auto& [k, v] : map->data) {
-        json key = Value(k, where + " (a key)");
-        entries.push_back(json::array({std::move(key), Value(v, where + "[" + k.repr() + "]")}));
+        json key;
+        {
+          PathStep step(this, " (a key)");
+          key = Value(k);
+        }
+        PathStep step(this, "[" + k.repr() + "]");
+        entries.push_back(json::array({std::move(key), Value(v)}));
       }
       node["entries"] = std::move(entries);
     } else {
       const NodeInfo* info = Reflection::Find(obj->type_index());
       TESSERA_CHECK_OR_THROW(info != nullptr, ValueError)
-          << "save_json: " << where << " is a " << obj->GetTypeKey() << ", a type with no registered fields";
+          << "save_json: " << Where() << " is a " << obj->GetTypeKey() << ", a type with no registered fields";
       json fields = json::object();
       for (const FieldInfo* f : info->fields) {
         TESSERA_CHECK_OR_THROW(f->setter != nullptr, ValueError)
-            << "save_json: " << where << " is a " << obj->GetTypeKey() << " whose field '" << f->name
+            << "save_json: " << Where() << " is a " << obj->GetTypeKey() << " whose field '" << f->name
             << "' is computed, so it could not be loaded back";
-        fields[f->name] = Value(f->getter(obj.get()), where + "." + f->name);
+        PathStep step(this, "." + f->name);
+        fields[f->name] = Value(f->getter(obj.get()));
       }
       node["fields"] = std::move(fields);
     }
@@ -87,6 +98,28 @@ class JSONWriter {
     return index;
   }
 
+  // The path from the root to the value being written ("root.body[2].value"),
+  // kept as segments and rendered only for an error message: building it as
+  // a string per level would cost memory quadratic in the nesting depth.
+  struct PathStep {
+    JSONWriter* w;
+    PathStep(JSONWriter* writer, std::string segment) : w(writer) { w->path_.push_back(std::move(segment)); }
+    ~PathStep() { w->path_.pop_back(); }
+  };
+  std::string Where() const {
+    std::string out = "root";
+    const size_t n = path_.size(), keep = 32;
+    for (size_t i = 0; i < n; ++i) {
+      if (n > 2 * keep && i == keep) {
+        out += "...(" + std::to_string(n - 2 * keep) + " levels)...";
+        i = n - keep;
+      }
+      out += path_[i];
+    }
+    return out;
+  }
+
+  std::vector<std::string> path_;
   json nodes_ = json::array();
   std::unordered_map<const Object*, size_t> index_;
 };
@@ -147,6 +180,7 @@ class JSONReader {
   }
 
   ObjectRef Node(const json& n, size_t index) {
+    CheckStack("JSON object graph");
     std::string where = "node " + std::to_string(index);
     TESSERA_CHECK_OR_THROW(n.is_object() && n.contains("type_key") && n["type_key"].is_string(), ValueError)
         << "load_json: " << where << " has no \"type_key\"";

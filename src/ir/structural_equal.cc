@@ -15,6 +15,7 @@
 #include "ir/op.h"
 #include "runtime/reflection.h"
 #include "runtime/registry.h"
+#include "runtime/stack_guard.h"
 
 namespace tessera {
 
@@ -198,6 +199,7 @@ class SEqualImpl {
   }
 
   bool EqObj(const ObjectRef& a, const ObjectRef& b, bool def) {
+    CheckStack("structure");
     NodeScope node_scope(this, a, b);
     if (a->type_index() != b->type_index()) {
       return Fail("node types differ (" + a->GetTypeKey() + " vs " + b->GetTypeKey() + ")", a, b);

@@ -15,6 +15,7 @@
 #include "ir/module.h"
 #include "runtime/reflection.h"
 #include "runtime/registry.h"
+#include "runtime/stack_guard.h"
 
 namespace tessera {
 
@@ -105,6 +106,7 @@ class SHashImpl {
   }
 
   uint64_t HashObj(const ObjectRef& o, bool def) {
+    CheckStack("structure");
     if (const auto* s = o.as<StringObj>()) return Combine(kTagString, HashString(s->data));
     // Constants hash by value only: a plain number equals them whatever their
     // dtype (int32 and int64 constants of one value merely collide).

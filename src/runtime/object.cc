@@ -6,6 +6,7 @@
 #include <array>
 #include <mutex>
 #include <unordered_map>
+#include <vector>
 
 namespace tessera {
 namespace {
@@ -37,6 +38,31 @@ struct TypeTable {
 };
 
 }  // namespace
+
+namespace {
+thread_local bool tls_destroying = false;
+thread_local std::vector<const Object*>* tls_destroy_queue = nullptr;
+}  // namespace
+
+void Object::Destroy(const Object* obj) {
+  if (tls_destroying) {
+    if (tls_destroy_queue == nullptr) tls_destroy_queue = new std::vector<const Object*>();
+    tls_destroy_queue->push_back(obj);
+    return;
+  }
+  tls_destroying = true;
+  delete obj;
+  while (tls_destroy_queue != nullptr && !tls_destroy_queue->empty()) {
+    const Object* next = tls_destroy_queue->back();
+    tls_destroy_queue->pop_back();
+    delete next;
+  }
+  if (tls_destroy_queue != nullptr && tls_destroy_queue->capacity() > 4096) {  // give back a deep chain's queue
+    delete tls_destroy_queue;
+    tls_destroy_queue = nullptr;
+  }
+  tls_destroying = false;
+}
 
 Object* Object::CloneImpl() const {
   TESSERA_ICHECK(false) << "objects of type " << GetTypeKey() << " cannot be copied";

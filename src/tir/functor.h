@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ir/node_functor.h"
+#include "runtime/stack_guard.h"
 #include "tir/function.h"
 
 namespace tessera {
@@ -35,6 +36,7 @@ class ExprFunctor<R(const PrimExpr&, Args...)> {
   virtual ~ExprFunctor() = default;
   virtual R VisitExpr(const PrimExpr& e, Args... args) {
     TESSERA_ICHECK(e.defined()) << "visiting an undefined expression";
+    CheckStack("expression");
     const auto* f = Table().Find(e->type_index());
     if (f == nullptr) return VisitExprDefault_(e.get(), args...);
     return (*f)(this, e.get(), args...);
@@ -96,6 +98,7 @@ class StmtFunctor<R(const Stmt&, Args...)> {
   virtual ~StmtFunctor() = default;
   virtual R VisitStmt(const Stmt& s, Args... args) {
     TESSERA_ICHECK(s.defined()) << "visiting an undefined statement";
+    CheckStack("statement");
     const auto* f = Table().Find(s->type_index());
     if (f == nullptr) return VisitStmtDefault_(s.get(), args...);
     return (*f)(this, s.get(), args...);

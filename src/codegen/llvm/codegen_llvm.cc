@@ -601,6 +601,15 @@ void CodeGenLLVM::VisitStmt_(const ForNode* op) {
     EmitThreadBinding(op);
     return;
   }
+  if (const int64_t* ext = AsConstInt(op->extent); ext != nullptr && *ext == 1) {
+    // A unit loop runs its body once with the variable at `min`; no loop
+    // blocks, so deep nests of unit loops (split factors of 1) do not cost
+    // LLVM's loop passes time quadratic in the nest depth.
+    var_map_[op->loop_var.get()] = VisitExpr(op->min);
+    VisitStmt(op->body);
+    var_map_.erase(op->loop_var.get());
+    return;
+  }
   if (op->kind == ForKind::kParallel) {
     if (const int64_t* ext = AsConstInt(op->extent); ext != nullptr && *ext <= 1) {
       // Nothing to distribute.

@@ -61,6 +61,30 @@ struct Expr {
   std::vector<Keyword> kwargs;
   std::vector<std::string> ops;
   Expr(ExprKind k, Pos p) : kind(k), pos(p) {}
+  Expr(const Expr&) = delete;
+  Expr& operator=(const Expr&) = delete;
+  // Iterative teardown: `a + b + ... + z` parses into a left chain as long
+  // as the source, which recursive destruction would walk on the C++ stack.
+  ~Expr() {
+    std::vector<ExprPtr> pending;
+    TakeChildren(&pending);
+    while (!pending.empty()) {
+      ExprPtr e = std::move(pending.back());
+      pending.pop_back();
+      if (e) e->TakeChildren(&pending);
+    }
+  }
+
+ private:
+  void TakeChildren(std::vector<ExprPtr>* out) {
+    for (ExprPtr* p : {&a, &b, &c})
+      if (*p) out->push_back(std::move(*p));
+    for (auto* v : {&items, &values})
+      for (ExprPtr& e : *v)
+        if (e) out->push_back(std::move(e));
+    for (Keyword& k : kwargs)
+      if (k.value) out->push_back(std::move(k.value));
+  }
 };
 
 enum class StmtKind {

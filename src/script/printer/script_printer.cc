@@ -6,6 +6,7 @@
 #include <sstream>
 #include <unordered_set>
 
+#include "runtime/stack_guard.h"
 #include "runtime/registry.h"
 #include "script/printer/ir_module_printer.h"
 #include "script/printer/python_literal.h"
@@ -112,8 +113,13 @@ std::string AsRepr(const ObjectRef& node) {
     if (node.as<IRModuleNode>() || node.as<BaseFuncNode>() || node.as<tir::StmtNode>() || node.as<PrimExprNode>() ||
         node.as<tir::BufferNode>() || node.as<tir::BufferRegionNode>() || node.as<tir::MatchBufferRegionNode>() ||
         node.as<tir::IterVarNode>() || node.as<RangeNode>() || node.as<OpNode>()) {
-      return AsTVMScript(node);
+      return RetryOnLargeStack([&] { return AsTVMScript(node); });
     }
+  } catch (const RecursionError&) {
+    std::ostringstream os;  // repr must not raise: say why there is no script form
+    os << "<" << node->GetTypeKey() << " object at " << static_cast<const void*>(node.get())
+       << ": nested too deeply to print>";
+    return os.str();
   } catch (const std::exception&) {
     // no script form (or a malformed node): repr must not raise, fall back
   }

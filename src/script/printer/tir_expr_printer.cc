@@ -12,6 +12,7 @@
 #include "script/printer/python_literal.h"
 #include "script/printer/tir_printer.h"
 #include "tir/op.h"
+#include "runtime/stack_guard.h"
 
 namespace tessera {
 namespace script {
@@ -228,6 +229,7 @@ std::string TIRPrinter::PrintExprPrec(const PrimExpr& e, int* prec) {
 }
 
 std::string TIRPrinter::PrintExprPrecImpl(const PrimExpr& e, int* prec) {
+  CheckStack("expression");
   *prec = kPrecAtom;
   if (!e.defined()) return "None";
   if (const auto* v = e.as<VarNode>()) return PrintVarUse(GetRef<Var>(v));

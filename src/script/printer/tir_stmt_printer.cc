@@ -10,6 +10,7 @@
 #include "script/printer/tir_printer.h"
 #include "tir/functor.h"
 #include "tir/op.h"
+#include "runtime/stack_guard.h"
 
 namespace tessera {
 namespace script {
@@ -42,6 +43,14 @@ std::string Join(const std::vector<std::string>& items, const char* sep = ", ") 
 }  // namespace
 
 void TIRPrinter::Line(const std::string& text) {
+  // Indentation makes the text quadratic in the nesting depth (and the parser
+  // reads at most 100 levels): refuse absurd nests instead of exhausting memory.
+  constexpr int kMaxPrintedNesting = 4096;
+  if (indent_ > kMaxPrintedNesting) {
+    TESSERA_THROW(ValueError) << "statements nested more than " << kMaxPrintedNesting
+                              << " levels deep: the TVMScript printer prints nests up to " << kMaxPrintedNesting
+                              << " levels (the text grows with the square of the depth)";
+  }
   out_->append(static_cast<size_t>(indent_ * cfg_.indent_spaces), ' ');
   // Statements' spans start at their first line's text, after the indentation.
   out_->append(pending_marks_);
@@ -139,6 +148,7 @@ void TIRPrinter::PrintStmt(const Stmt& stmt, bool concise) {
 }
 
 void TIRPrinter::PrintStmtImpl(const Stmt& stmt, bool concise) {
+  CheckStack("statement");
   if (const auto* op = stmt.as<SeqStmtNode>()) {
     size_t n = op->seq.size();
     for (size_t i = 0; i < n; ++i) PrintStmt(op->seq[i], concise && i + 1 == n);

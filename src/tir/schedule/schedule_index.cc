@@ -2,6 +2,8 @@
 // blocks an earlier index already walked (see schedule_index.h).
 #include "tir/schedule/schedule_index.h"
 
+#include "runtime/stack_guard.h"
+
 namespace tessera {
 namespace tir {
 
@@ -13,7 +15,13 @@ class ScheduleIndex::Walker {
   void Walk(const Stmt& s) {
     const Object* n = s.get();
     if (n == nullptr) return;
+    CheckStack("statement");
     if (const auto* loop = s.as<ForNode>()) {
+      if (loops_.size() >= kMaxLoopNestDepth) {
+        TESSERA_THROW(ValueError) << "loop " << loop->loop_var->name_hint << " is nested inside more than "
+                                  << kMaxLoopNestDepth << " loops; schedules support loop nests up to "
+                                  << kMaxLoopNestDepth << " deep";
+      }
       AddLoop(LoopLocation{loop, loops_, scope_});
       loops_.push_back(loop);
       Walk(loop->body);

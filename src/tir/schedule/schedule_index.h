@@ -18,6 +18,11 @@
 namespace tessera {
 namespace tir {
 
+// Deepest loop nest the index accepts: each loop's entry lists its enclosing
+// loops, so the index takes memory quadratic in the nest depth (4096 deep:
+// about 64 MiB). Deeper nests are refused with a ValueError naming the limit.
+inline constexpr size_t kMaxLoopNestDepth = 4096;
+
 class ScheduleIndex {
  public:
   // `previous`: an index of an earlier version of the function (or null).

@@ -4,6 +4,7 @@
 #include "tir/transform/prim_func_pass.h"
 
 #include <unordered_map>
+#include <vector>
 
 #include "arith/analyzer.h"
 #include "tir/functor.h"
@@ -62,11 +63,35 @@ class LoopVarRenewer : public StmtExprMutator {
   std::unordered_map<const VarNode*, Var> map_;
 };
 
-int CountIfs(const Stmt& s) {
-  int n = 0;
-  PostOrderVisit(s, [&](const ObjectRef& x) { n += x.as<IfThenElseNode>() != nullptr; });
-  return n;
-}
+// Whether a statement contains an `if`, memoized per node: asked for every
+// loop of a nest, so a fresh walk each time would cost O(depth^2).
+class IfFinder : public StmtExprVisitor {
+ public:
+  bool HasIf(const Stmt& s) {
+    found_ = false;
+    VisitStmt(s);
+    return found_;
+  }
+  void VisitStmt(const Stmt& s) override {
+    auto it = memo_.find(s.get());
+    if (it != memo_.end()) {
+      found_ = found_ || it->second;
+      return;
+    }
+    bool outer = found_;
+    found_ = s.as<IfThenElseNode>() != nullptr;
+    if (!found_) StmtExprVisitor::VisitStmt(s);
+    memo_.emplace(s.get(), found_);
+    alive_.push_back(s);  // keeps the memo's keys from being reused
+    found_ = outer || found_;
+  }
+  void VisitExpr(const PrimExpr&) override {}  // statements never nest inside expressions
+
+ private:
+  bool found_ = false;
+  std::unordered_map<const Object*, bool> memo_;
+  std::vector<Stmt> alive_;
+};
 
 class Partitioner : public StmtExprMutator {
  public:
@@ -114,7 +139,7 @@ class Partitioner : public StmtExprMutator {
   std::optional<int64_t> ProvenPrefix(const ForNode* loop) {
     if (loop->kind == ForKind::kThreadBinding || loop->kind == ForKind::kVectorized) return std::nullopt;
     const int64_t* extent = AsConstInt(loop->extent);
-    if (extent == nullptr || *extent < 1 || CountIfs(loop->body) == 0) return std::nullopt;
+    if (extent == nullptr || *extent < 1 || !if_finder_.HasIf(loop->body)) return std::nullopt;
     auto all_proven = [&](int64_t k) {
       arith::Analyzer local;
       for (const auto& [var, range] : outer_) local.Bind(var, range, true);
@@ -134,6 +159,7 @@ class Partitioner : public StmtExprMutator {
   }
 
   std::vector<std::pair<Var, Range>> outer_;  // enclosing loops while visiting
+  IfFinder if_finder_;
 };
 
 }  // namespace

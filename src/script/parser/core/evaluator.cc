@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "ir/expr.h"
+#include "runtime/stack_guard.h"
 
 namespace tessera {
 namespace script {
@@ -159,6 +160,7 @@ Any Evaluator::EvalNamed(const ast::Expr& e, std::vector<std::string> names) {
 }
 
 Any Evaluator::Eval(const ast::Expr& e) {
+  CheckStack("expression");
   switch (e.kind) {
     case ExprKind::kName: {
       std::optional<Any> v = Lookup(e.str);
@@ -479,6 +481,7 @@ void Evaluator::ExecStmt(const ast::Stmt& s) {
 }
 
 void Evaluator::ExecStmtImpl(const ast::Stmt& s) {
+  CheckStack("statement");
   if (frame_ == nullptr) Error(s.pos, "statements are only allowed inside a function body");
   BodyFrame& f = *frame_;
   switch (s.kind) {

@@ -134,7 +134,7 @@ auto Evaluator::Guard(const Pos& pos, F&& f) -> decltype(f()) {
   try {
     return f();
   } catch (const ::tessera::Error& e) {
-    if (e.kind() == "ParseError") throw;
+    if (e.kind() == "ParseError" || e.kind() == "RecursionError") throw;  // deep input: retried on a large stack
     src_.Error(pos, e.what());
   } catch (const std::exception& e) {
     src_.Error(pos, e.what());

@@ -6,6 +6,7 @@
 #include "tir/schedule/fold_constants.h"
 #include "tir/schedule/primitive/primitives.h"
 #include "tir/schedule/schedule.h"
+#include "tir/schedule/schedule_index.h"
 
 namespace tessera {
 namespace tir {
@@ -40,12 +41,19 @@ PrimFunc SplitLoop(const PrimFunc& func, const ForNode* loop, const std::vector<
     ThrowScheduleError("split", LoopName(loop) + " does not start at 0", func, {loop});
   }
   if (factors.size() < 2) ThrowScheduleError("split", "split needs at least two factors", func);
+  if (factors.size() > kMaxLoopNestDepth) {
+    ThrowScheduleError("split", std::to_string(factors.size()) + " factors for " + LoopName(loop) +
+                                    " would nest more loops than schedules support (" +
+                                    std::to_string(kMaxLoopNestDepth) + ")", func, {loop});
+  }
   int64_t product = 1;
   for (int64_t f : factors) {
     if (f <= 0) {
       ThrowScheduleError("split", "factor " + std::to_string(f) + " for " + LoopName(loop) + " is not positive", func, {loop});
     }
-    product *= f;
+    if (__builtin_mul_overflow(product, f, &product)) {
+      ThrowScheduleError("split", "the product of the factors for " + LoopName(loop) + " overflows int64", func, {loop});
+    }
   }
   if (product < *extent) {
     std::ostringstream os;
@@ -57,10 +65,12 @@ PrimFunc SplitLoop(const PrimFunc& func, const ForNode* loop, const std::vector<
   std::vector<Var> vars;
   for (size_t i = 0; i < factors.size(); ++i) vars.emplace_back(loop->loop_var->name_hint + "_" + std::to_string(i), t);
   // old = sum_i vars[i] * prod(factors[i+1:])
+  // strides[i] = prod(factors[i+1:]), as suffix products (linear in the number of factors).
+  std::vector<int64_t> strides(factors.size(), 1);
+  for (size_t i = factors.size() - 1; i-- > 0;) strides[i] = strides[i + 1] * factors[i + 1];
   PrimExpr fused;
   for (size_t i = 0; i < factors.size(); ++i) {
-    int64_t stride = 1;
-    for (size_t j = i + 1; j < factors.size(); ++j) stride *= factors[j];
+    int64_t stride = strides[i];
     PrimExpr term = mul(vars[i], IntImm(t, stride));
     if (factors[i] == 1 && !preserve_unit_iters) term = IntImm(t, 0);
     fused = fused.defined() ? add(fused, term) : term;
