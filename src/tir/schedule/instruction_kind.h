@@ -5,12 +5,13 @@
 // declares its kinds with TESSERA_REGISTER_INST_KIND; Trace and replay
 // look them up by name. TIR schedule layer.
 //
-// Adding a primitive: the pure transformation and its
-// TESSERA_REGISTER_INST_KIND go in one primitive/*.cc file; replay, trace
-// printing and JSON need nothing else. The Schedule method that resolves
-// handles and records it is declared in schedule.h (defined in schedule.cc
-// for now), the Python method in python/tessera/tir/schedule/schedule.py,
-// and test_schedule_instruction_kinds.py fails until the kind has a case.
+// Adding a primitive: the pure transformation, its
+// TESSERA_REGISTER_INST_KIND, the Schedule method that resolves handles,
+// commits and records it, and its TESSERA_REGISTER_SCHEDULE_API FFI entry
+// all go in one primitive/*.cc file; replay, trace printing and JSON need
+// nothing else. Outside it: the method's declaration line in schedule.h,
+// the Python method in python/tessera/tir/schedule/schedule.py, and tests
+// (test_schedule_instruction_kinds.py fails until the kind has a case).
 #pragma once
 
 #include <functional>

@@ -126,6 +126,8 @@ class Schedule : public ObjectRef {
   void Record(const std::string& kind, Array<Any> inputs, Array<Any> attrs, Array<Any> outputs,
               std::optional<Any> decision = std::nullopt) const;
   uint64_t NextRandom() const;
+  // The generator's modulus, 2^31 - 1 (minimal standard LCG): NextRandom() is in [1, kModulus).
+  static constexpr uint64_t kModulus = 2147483647;
 };
 
 }  // namespace tir

@@ -1,5 +1,6 @@
-// blockize and tensorize (see primitives.h), and their schedule
-// instruction kinds (at the end).
+// blockize and tensorize (see primitives.h), followed by their schedule
+// instruction kinds, Schedule methods (resolve the handles, commit,
+// record) and tir.schedule.* FFI entries.
 #include <unordered_map>
 #include <unordered_set>
 
@@ -9,6 +10,7 @@
 #include "tir/op.h"
 #include "tir/schedule/primitive/primitives.h"
 #include "tir/schedule/schedule.h"
+#include "tir/schedule/schedule_api.h"
 
 namespace tessera {
 namespace tir {
@@ -409,6 +411,46 @@ TESSERA_REGISTER_INST_KIND("Tensorize")
       return Array<Any>();
     })
     .set_as_python(PythonCall("tensorize", {"block_or_loop"}, {"tensor_intrin", "preserve_unit_iters"}));
+
+// ---- Schedule methods ------------------------------------------------------------
+
+BlockRV Schedule::Blockize(const LoopRV& loop, bool preserve_unit_iters) const {
+  LoopLocation loc = LocateLoop(loop, "blockize");
+  const std::string func = get()->loops.at(loop.get()).func;
+  std::string name;
+  Commit(func, tir::Blockize(FuncOf(func), loc, &name, preserve_unit_iters));
+  BlockRV rv = BlockRV::Make();
+  self()->blocks[rv.get()] = {func, name};
+  Record("Blockize", {loop}, {preserve_unit_iters}, {rv});
+  return rv;
+}
+
+void Schedule::Tensorize(const ObjectRef& block_or_loop, const std::string& intrin_name,
+                         bool preserve_unit_iters) const {
+  TensorIntrin intrin = TensorIntrin::Get(intrin_name);
+  if (const auto* b = block_or_loop.as<BlockRVNode>()) {
+    BlockLocation loc = LocateBlock(GetRef<BlockRV>(b), "tensorize");
+    const std::string func = get()->blocks.at(b).func;
+    Commit(func, tir::Tensorize(FuncOf(func), loc, intrin));
+  } else {
+    LoopRV l = Downcast<LoopRV>(block_or_loop);
+    LoopLocation loc = LocateLoop(l, "tensorize");
+    const std::string func = get()->loops.at(l.get()).func;
+    std::string name;
+    PrimFunc blocked = tir::Blockize(FuncOf(func), loc, &name, preserve_unit_iters);
+    auto bloc = FindBlock(blocked, name);
+    Commit(func, tir::Tensorize(blocked, *bloc, intrin));
+  }
+  Record("Tensorize", {block_or_loop}, {intrin_name, preserve_unit_iters}, {});
+}
+
+// ---- FFI -------------------------------------------------------------------------
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.Blockize").set_body_typed([](Schedule s, LoopRV l, bool preserve) {
+  return s.Blockize(l, preserve);
+});
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.Tensorize").set_body_typed([](Schedule s, ObjectRef x, std::string name, bool preserve) {
+  s.Tensorize(x, name, preserve);
+});
 
 }  // namespace tir
 }  // namespace tessera

@@ -1,9 +1,11 @@
 // cache_read, cache_write and set_scope: stage a buffer through a copy in
-// another storage scope (see primitives.h); their schedule instruction
-// kinds are at the end.
+// another storage scope (see primitives.h), followed by their schedule
+// instruction kinds, Schedule methods (resolve the handles, commit,
+// record) and tir.schedule.* FFI entries.
 #include "tir/op.h"
 #include "tir/schedule/primitive/primitives.h"
 #include "tir/schedule/schedule.h"
+#include "tir/schedule/schedule_api.h"
 
 namespace tessera {
 namespace tir {
@@ -291,6 +293,48 @@ TESSERA_REGISTER_INST_KIND("SetScope")
       return Array<Any>();
     })
     .set_as_python(PythonCall("set_scope", {"block"}, {"buffer_index", "storage_scope"}));
+
+// ---- Schedule methods ------------------------------------------------------------
+
+BlockRV Schedule::CacheRead(const BlockRV& block, int read_index, const std::string& scope) const {
+  BlockLocation loc = LocateBlock(block, "cache_read");
+  const std::string func = get()->blocks.at(block.get()).func;
+  std::string name;
+  Commit(func, tir::CacheRead(FuncOf(func), loc, read_index, scope, &name));
+  BlockRV rv = BlockRV::Make();
+  self()->blocks[rv.get()] = {func, name};
+  Record("CacheRead", {block}, {static_cast<int64_t>(read_index), scope}, {rv});
+  return rv;
+}
+
+BlockRV Schedule::CacheWrite(const BlockRV& block, int write_index, const std::string& scope) const {
+  BlockLocation loc = LocateBlock(block, "cache_write");
+  const std::string func = get()->blocks.at(block.get()).func;
+  std::string name;
+  Commit(func, tir::CacheWrite(FuncOf(func), loc, write_index, scope, &name));
+  BlockRV rv = BlockRV::Make();
+  self()->blocks[rv.get()] = {func, name};
+  Record("CacheWrite", {block}, {static_cast<int64_t>(write_index), scope}, {rv});
+  return rv;
+}
+
+void Schedule::SetScope(const BlockRV& block, int write_index, const std::string& scope) const {
+  BlockLocation loc = LocateBlock(block, "set_scope");
+  const std::string func = get()->blocks.at(block.get()).func;
+  Commit(func, tir::SetScope(FuncOf(func), loc, write_index, scope));
+  Record("SetScope", {block}, {static_cast<int64_t>(write_index), scope}, {});
+}
+
+// ---- FFI -------------------------------------------------------------------------
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.CacheRead").set_body_typed([](Schedule s, BlockRV b, int i, std::string scope) {
+  return s.CacheRead(b, i, scope);
+});
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.CacheWrite").set_body_typed([](Schedule s, BlockRV b, int i, std::string scope) {
+  return s.CacheWrite(b, i, scope);
+});
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.SetScope").set_body_typed([](Schedule s, BlockRV b, int i, std::string scope) {
+  s.SetScope(b, i, scope);
+});
 
 }  // namespace tir
 }  // namespace tessera

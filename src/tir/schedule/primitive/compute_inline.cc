@@ -1,12 +1,15 @@
 // compute_inline and reverse_compute_inline: substitute a block's
 // computation into its consumer (or producer) and remove the block
-// (see primitives.h); their schedule instruction kinds are at the end.
+// (see primitives.h), followed by their schedule instruction kinds,
+// Schedule methods (resolve the handles, commit, record) and
+// tir.schedule.* FFI entries.
 #include <unordered_set>
 
 #include "tir/op.h"
 #include "tir/schedule/fold_constants.h"
 #include "tir/schedule/primitive/primitives.h"
 #include "tir/schedule/schedule.h"
+#include "tir/schedule/schedule_api.h"
 
 namespace tessera {
 namespace tir {
@@ -249,6 +252,28 @@ TESSERA_REGISTER_INST_KIND("ReverseComputeInline")
       return Array<Any>();
     })
     .set_as_python(PythonCall("reverse_compute_inline", {"block"}, {}));
+
+// ---- Schedule methods ------------------------------------------------------------
+
+void Schedule::ComputeInline(const BlockRV& block) const {
+  BlockLocation loc = LocateBlock(block, "compute_inline");
+  const std::string func = get()->blocks.at(block.get()).func;
+  Commit(func, tir::ComputeInline(FuncOf(func), loc));
+  Record("ComputeInline", {block}, {}, {});
+}
+
+void Schedule::ReverseComputeInline(const BlockRV& block) const {
+  BlockLocation loc = LocateBlock(block, "reverse_compute_inline");
+  const std::string func = get()->blocks.at(block.get()).func;
+  Commit(func, tir::ReverseComputeInline(FuncOf(func), loc));
+  Record("ReverseComputeInline", {block}, {}, {});
+}
+
+// ---- FFI -------------------------------------------------------------------------
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.ComputeInline").set_body_typed([](Schedule s, BlockRV b) { s.ComputeInline(b); });
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.ReverseComputeInline").set_body_typed([](Schedule s, BlockRV b) {
+  s.ReverseComputeInline(b);
+});
 
 }  // namespace tir
 }  // namespace tessera

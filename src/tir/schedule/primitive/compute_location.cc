@@ -1,6 +1,7 @@
 // compute_at and reverse_compute_at: move a block into another loop nest,
-// computing exactly the region needed there (see primitives.h); their
-// schedule instruction kinds are at the end.
+// computing exactly the region needed there (see primitives.h), followed
+// by their schedule instruction kinds, Schedule methods (resolve the
+// handles, commit, record) and tir.schedule.* FFI entries.
 #include <unordered_set>
 
 #include "arith/analyzer.h"
@@ -9,6 +10,7 @@
 #include "tir/op.h"
 #include "tir/schedule/primitive/primitives.h"
 #include "tir/schedule/schedule.h"
+#include "tir/schedule/schedule_api.h"
 
 namespace tessera {
 namespace tir {
@@ -390,6 +392,33 @@ TESSERA_REGISTER_INST_KIND("ReverseComputeAt")
       return Array<Any>();
     })
     .set_as_python(PythonCall("reverse_compute_at", {"block", "loop"}, {"preserve_unit_loops", "index"}));
+
+// ---- Schedule methods ------------------------------------------------------------
+
+#define TESSERA_SCHEDULE_MOVE(Method, Fn, Name, Kind)                                              \
+  void Schedule::Method(const BlockRV& block, const LoopRV& loop, bool preserve_unit_loops, int index) const { \
+    if (!LoopEntryOf(loop, Name).var.defined()) { /* the "root" location: stay */                   \
+      LocateBlock(block, Name);                                                                      \
+      Record(Kind, {block, loop}, {preserve_unit_loops, static_cast<int64_t>(index)}, {});           \
+      return;                                                                                        \
+    }                                                                                                \
+    BlockLocation bloc = LocateBlock(block, Name);                                                   \
+    LoopLocation lloc = LocateLoop(loop, Name);                                                      \
+    const std::string func = get()->blocks.at(block.get()).func;                                     \
+    Commit(func, Fn(FuncOf(func), bloc, lloc, preserve_unit_loops, index));                          \
+    Record(Kind, {block, loop}, {preserve_unit_loops, static_cast<int64_t>(index)}, {});             \
+  }
+TESSERA_SCHEDULE_MOVE(ComputeAt, tir::ComputeAt, "compute_at", "ComputeAt")
+TESSERA_SCHEDULE_MOVE(ReverseComputeAt, tir::ReverseComputeAt, "reverse_compute_at", "ReverseComputeAt")
+#undef TESSERA_SCHEDULE_MOVE
+
+// ---- FFI -------------------------------------------------------------------------
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.ComputeAt").set_body_typed([](Schedule s, BlockRV b, LoopRV l, bool p, int i) {
+  s.ComputeAt(b, l, p, i);
+});
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.ReverseComputeAt").set_body_typed([](Schedule s, BlockRV b, LoopRV l, bool p, int i) {
+  s.ReverseComputeAt(b, l, p, i);
+});
 
 }  // namespace tir
 }  // namespace tessera

@@ -1,8 +1,11 @@
 // parallel / vectorize / unroll / bind, and annotations on loops and blocks
-// (see primitives.h); their schedule instruction kinds are at the end.
+// (see primitives.h), followed by their schedule instruction kinds,
+// Schedule methods (resolve the handles, commit, record) and
+// tir.schedule.* FFI entries.
 #include "tir/op.h"
 #include "tir/schedule/primitive/primitives.h"
 #include "tir/schedule/schedule.h"
+#include "tir/schedule/schedule_api.h"
 
 namespace tessera {
 namespace tir {
@@ -133,6 +136,74 @@ TESSERA_REGISTER_INST_KIND("Unannotate")
       return Array<Any>();
     })
     .set_as_python(PythonCall("unannotate", {"block_or_loop"}, {"ann_key"}));
+
+// ---- Schedule methods ------------------------------------------------------------
+
+#define TESSERA_SCHEDULE_LOOP_KIND(Method, Kind, Name, KindName)           \
+  void Schedule::Method(const LoopRV& loop) const {                         \
+    LoopLocation loc = LocateLoop(loop, Name);                              \
+    const std::string func = get()->loops.at(loop.get()).func;              \
+    Commit(func, SetLoopKind(FuncOf(func), loc.loop, Kind, Name));          \
+    Record(KindName, {loop}, {}, {});                                       \
+  }
+TESSERA_SCHEDULE_LOOP_KIND(Parallel, ForKind::kParallel, "parallel", "Parallel")
+TESSERA_SCHEDULE_LOOP_KIND(Vectorize, ForKind::kVectorized, "vectorize", "Vectorize")
+TESSERA_SCHEDULE_LOOP_KIND(Unroll, ForKind::kUnrolled, "unroll", "Unroll")
+#undef TESSERA_SCHEDULE_LOOP_KIND
+
+void Schedule::Bind(const LoopRV& loop, const std::string& thread_axis) const {
+  LoopLocation loc = LocateLoop(loop, "bind");
+  const std::string func = get()->loops.at(loop.get()).func;
+  Commit(func, SetLoopKind(FuncOf(func), loc.loop, ForKind::kThreadBinding, "bind", thread_axis));
+  Record("Bind", {loop}, {thread_axis}, {});
+}
+
+void Schedule::Annotate(const ObjectRef& block_or_loop, const std::string& key, const Any& ann_val) const {
+  // A sampled value annotates with the integer it stands for (as in TVM),
+  // never with the free variable of the handle.
+  Any value = ann_val;
+  if (ann_val.is_object()) {
+    auto it = get()->values.find(ann_val.raw_object().get());
+    if (it != get()->values.end()) value = Any(it->second);
+  }
+  if (const auto* b = block_or_loop.as<BlockRVNode>()) {
+    BlockLocation loc = LocateBlock(GetRef<BlockRV>(b), "annotate");
+    const std::string func = get()->blocks.at(b).func;
+    Commit(func, AnnotateBlock(FuncOf(func), loc.block, key, value, false));
+  } else {
+    LoopRV l = Downcast<LoopRV>(block_or_loop);
+    LoopLocation loc = LocateLoop(l, "annotate");
+    const std::string func = get()->loops.at(l.get()).func;
+    Commit(func, AnnotateLoop(FuncOf(func), loc.loop, key, value, false));
+  }
+  Record("Annotate", {block_or_loop, ann_val}, {key}, {});
+}
+
+void Schedule::Unannotate(const ObjectRef& block_or_loop, const std::string& key) const {
+  if (const auto* b = block_or_loop.as<BlockRVNode>()) {
+    BlockLocation loc = LocateBlock(GetRef<BlockRV>(b), "unannotate");
+    const std::string func = get()->blocks.at(b).func;
+    Commit(func, AnnotateBlock(FuncOf(func), loc.block, key, Any(), true));
+  } else {
+    LoopRV l = Downcast<LoopRV>(block_or_loop);
+    LoopLocation loc = LocateLoop(l, "unannotate");
+    const std::string func = get()->loops.at(l.get()).func;
+    Commit(func, AnnotateLoop(FuncOf(func), loc.loop, key, Any(), true));
+  }
+  Record("Unannotate", {block_or_loop}, {key}, {});
+}
+
+// ---- FFI -------------------------------------------------------------------------
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.Parallel").set_body_typed([](Schedule s, LoopRV l) { s.Parallel(l); });
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.Vectorize").set_body_typed([](Schedule s, LoopRV l) { s.Vectorize(l); });
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.Unroll").set_body_typed([](Schedule s, LoopRV l) { s.Unroll(l); });
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.Bind").set_body_typed([](Schedule s, LoopRV l, std::string t) { s.Bind(l, t); });
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.Annotate").set_body_typed([](Schedule s, ObjectRef x, std::string k, Any v) {
+  s.Annotate(x, k, v);
+});
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.Unannotate").set_body_typed([](Schedule s, ObjectRef x, std::string k) {
+  s.Unannotate(x, k);
+});
 
 }  // namespace tir
 }  // namespace tessera

@@ -1,6 +1,7 @@
 // transform_layout: change how an intermediate buffer is laid out by an
-// index map, and storage_align (see primitives.h); their schedule
-// instruction kinds are at the end.
+// index map, and storage_align (see primitives.h), followed by their
+// schedule instruction kinds, Schedule methods (resolve the handles,
+// commit, record) and tir.schedule.* FFI entries.
 #include "arith/analyzer.h"
 #include "arith/int_set.h"
 #include "arith/iter_map.h"
@@ -8,6 +9,7 @@
 #include "tir/op.h"
 #include "tir/schedule/primitive/primitives.h"
 #include "tir/schedule/schedule.h"
+#include "tir/schedule/schedule_api.h"
 
 namespace tessera {
 namespace tir {
@@ -166,6 +168,55 @@ TESSERA_REGISTER_INST_KIND("StorageAlign")
       return Array<Any>();
     })
     .set_as_python(PythonCall("storage_align", {"block"}, {"buffer_index", "axis", "factor", "offset"}));
+
+// ---- Schedule methods ------------------------------------------------------------
+
+void Schedule::StorageAlign(const BlockRV& block, int buffer_index, int axis, int factor, int offset) const {
+  BlockLocation loc = LocateBlock(block, "storage_align");
+  const std::string func = get()->blocks.at(block.get()).func;
+  PrimFunc f = FuncOf(func);
+  if (buffer_index < 0 || buffer_index >= static_cast<int>(loc.block->writes.size())) {
+    ThrowScheduleError("storage_align", "block \"" + loc.block->name_hint + "\" has no written buffer " +
+                                            std::to_string(buffer_index), f);
+  }
+  Buffer buf = loc.block->writes[buffer_index]->buffer;
+  int ndim = static_cast<int>(buf->shape.size());
+  if (axis < 0) axis += ndim;
+  if (axis < 0 || axis >= ndim) {
+    ThrowScheduleError("storage_align", "axis " + std::to_string(axis) + " is out of range for " + buf->name, f);
+  }
+  if (factor <= 0 || offset < 0 || offset >= factor) {
+    ThrowScheduleError("storage_align", "need factor > 0 and 0 <= offset < factor", f);
+  }
+  for (const auto& kv : f->buffer_map.raw()) {
+    if (kv.second.raw_object().same_as(buf)) {
+      ThrowScheduleError("storage_align", "buffer " + buf->name + " is a function parameter; its strides are fixed", f);
+    }
+  }
+  Array<Any> entries;
+  if (auto existing = loc.block->annotations.Get("buffer_dim_align")) entries = existing->cast<Array<Any>>();
+  entries.push_back(Array<Any>{static_cast<int64_t>(buffer_index), static_cast<int64_t>(axis), static_cast<int64_t>(factor),
+                               static_cast<int64_t>(offset)});
+  Commit(func, AnnotateBlock(f, loc.block, "buffer_dim_align", entries, false));
+  Record("StorageAlign", {block}, {static_cast<int64_t>(buffer_index), static_cast<int64_t>(axis),
+                                    static_cast<int64_t>(factor), static_cast<int64_t>(offset)}, {});
+}
+
+void Schedule::TransformLayout(const BlockRV& block, bool is_write, int buffer_index, const IndexMap& index_map) const {
+  BlockLocation loc = LocateBlock(block, "transform_layout");
+  const std::string func = get()->blocks.at(block.get()).func;
+  Commit(func, tir::TransformLayout(FuncOf(func), loc, is_write, buffer_index, index_map));
+  Record("TransformLayout", {block}, {is_write, static_cast<int64_t>(buffer_index), index_map}, {});
+}
+
+// ---- FFI -------------------------------------------------------------------------
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.StorageAlign").set_body_typed([](Schedule s, BlockRV b, int i, int axis, int f, int o) {
+  s.StorageAlign(b, i, axis, f, o);
+});
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.TransformLayout")
+    .set_body_typed([](Schedule s, BlockRV b, bool is_write, int idx, IndexMap index_map) {
+      s.TransformLayout(b, is_write, idx, index_map);
+    });
 
 }  // namespace tir
 }  // namespace tessera

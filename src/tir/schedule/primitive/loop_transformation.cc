@@ -1,11 +1,13 @@
-// split, fuse, reorder and add_unit_loop (see primitives.h); their
-// schedule instruction kinds are at the end.
+// split, fuse, reorder and add_unit_loop (see primitives.h), followed by
+// their schedule instruction kinds, Schedule methods (resolve the handles,
+// commit, record) and tir.schedule.* FFI entries.
 #include <sstream>
 
 #include "tir/op.h"
 #include "tir/schedule/fold_constants.h"
 #include "tir/schedule/primitive/primitives.h"
 #include "tir/schedule/schedule.h"
+#include "tir/schedule/schedule_api.h"
 #include "tir/schedule/schedule_index.h"
 
 namespace tessera {
@@ -250,6 +252,127 @@ TESSERA_REGISTER_INST_KIND("AddUnitLoop")
       return Array<Any>{sch.AddUnitLoop(in.at_any(0).cast<ObjectRef>())};
     })
     .set_as_python(PythonCall("add_unit_loop", {"block_or_loop"}, {}));
+
+// ---- Schedule methods ------------------------------------------------------------
+
+Array<LoopRV> Schedule::Split(const LoopRV& loop, const Array<Any>& factors, bool preserve_unit_iters,
+                              bool disable_predication) const {
+  LoopLocation loc = LocateLoop(loop, "split");
+  const std::string func = get()->loops.at(loop.get()).func;
+  PrimFunc f = FuncOf(func);
+  const int64_t* extent = AsConstInt(loc.loop->extent);
+  // Resolve factors: ints, sampled values, at most one None (inferred).
+  std::vector<int64_t> values;
+  int none_at = -1;
+  for (size_t i = 0; i < factors.size(); ++i) {
+    const Any& a = factors.at_any(i);
+    if (a.is_none()) {
+      if (none_at >= 0) ThrowScheduleError("split", "at most one factor may be None", f);
+      none_at = static_cast<int>(i);
+      values.push_back(1);
+    } else if (a.kind() == Any::Kind::kInt) {
+      values.push_back(a.cast<int64_t>());
+    } else if (const auto* imm = a.as<IntImmNode>()) {
+      values.push_back(imm->value);
+    } else if (a.is_object() && get()->values.count(a.raw_object().get())) {
+      values.push_back(get()->values.at(a.raw_object().get()));
+    } else {
+      ThrowScheduleError("split", "factor " + std::to_string(i) + " is a " + a.type_name() +
+                                      ", not an integer, None or a sampled value of this schedule",
+                         f);
+    }
+  }
+  if (none_at >= 0) {
+    if (extent == nullptr) ThrowScheduleError("split", "cannot infer a factor of a loop with a symbolic extent", f);
+    int64_t known = 1;
+    for (int64_t v : values) known *= v;
+    if (known <= 0) ThrowScheduleError("split", "factors must be positive", f);
+    values[static_cast<size_t>(none_at)] = (*extent + known - 1) / known;
+  }
+  std::vector<Var> vars;
+  PrimFunc out = SplitLoop(f, loc.loop, values, preserve_unit_iters, disable_predication, &vars);
+  Commit(func, out);
+  std::vector<LoopRV> rvs;
+  std::vector<Any> outs;
+  for (const Var& v : vars) {
+    LoopRV rv = LoopRV::Make();
+    self()->loops[rv.get()] = {func, v};
+    rvs.push_back(rv);
+    outs.push_back(rv);
+  }
+  Record("Split", {loop, factors}, {preserve_unit_iters, disable_predication}, Array<Any>(outs));
+  return Array<LoopRV>(rvs);
+}
+
+LoopRV Schedule::Fuse(const Array<LoopRV>& loops, bool preserve_unit_iters) const {
+  if (loops.empty()) {
+    ThrowErrorOfKind("ScheduleError", "ScheduleError: fuse: no loops were given (fuse needs at least one loop)");
+  }
+  std::vector<const ForNode*> nodes;
+  std::string func;
+  for (LoopRV l : loops) {
+    nodes.push_back(LocateLoop(l, "fuse").loop);
+    const std::string& f = get()->loops.at(l.get()).func;
+    if (!func.empty() && f != func) {
+      ThrowErrorOfKind("ScheduleError", "ScheduleError: fuse: the loops belong to different functions (\"" + func +
+                                            "\" and \"" + f + "\")");
+    }
+    func = f;
+  }
+  Var fused;
+  PrimFunc out = FuseLoops(FuncOf(func), nodes, preserve_unit_iters, &fused);
+  Commit(func, out);
+  LoopRV rv = LoopRV::Make();
+  self()->loops[rv.get()] = {func, fused};
+  std::vector<Any> inputs(loops.begin(), loops.end());
+  Record("Fuse", Array<Any>(inputs), {preserve_unit_iters}, {rv});
+  return rv;
+}
+
+void Schedule::Reorder(const Array<LoopRV>& order) const {
+  std::vector<const ForNode*> nodes;
+  std::string func;
+  for (LoopRV l : order) {
+    nodes.push_back(LocateLoop(l, "reorder").loop);
+    const std::string& f = get()->loops.at(l.get()).func;
+    if (!func.empty() && f != func) ThrowScheduleError("reorder", "the loops are in different functions", FuncOf(f));
+    func = f;
+  }
+  if (nodes.empty()) return;
+  Commit(func, ReorderLoops(FuncOf(func), nodes));
+  std::vector<Any> inputs(order.begin(), order.end());
+  Record("Reorder", Array<Any>(inputs), {}, {});
+}
+
+LoopRV Schedule::AddUnitLoop(const ObjectRef& block_or_loop) const {
+  const Object* target = nullptr;
+  std::string func;
+  if (const auto* b = block_or_loop.as<BlockRVNode>()) {
+    target = LocateBlock(GetRef<BlockRV>(b), "add_unit_loop").realize;
+    func = get()->blocks.at(b).func;
+  } else {
+    LoopRV l = Downcast<LoopRV>(block_or_loop);
+    target = LocateLoop(l, "add_unit_loop").loop;
+    func = get()->loops.at(l.get()).func;
+  }
+  Var v;
+  Commit(func, tir::AddUnitLoop(FuncOf(func), target, &v));
+  LoopRV rv = LoopRV::Make();
+  self()->loops[rv.get()] = {func, v};
+  Record("AddUnitLoop", {block_or_loop}, {}, {rv});
+  return rv;
+}
+
+// ---- FFI -------------------------------------------------------------------------
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.Split")
+    .set_body_typed([](Schedule s, LoopRV l, Array<Any> factors, bool preserve, bool disable_predication) {
+      return s.Split(l, factors, preserve, disable_predication);
+    });
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.Fuse").set_body_typed([](Schedule s, Array<LoopRV> loops, bool preserve) {
+  return s.Fuse(loops, preserve);
+});
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.Reorder").set_body_typed([](Schedule s, Array<LoopRV> loops) { s.Reorder(loops); });
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.AddUnitLoop").set_body_typed([](Schedule s, ObjectRef x) { return s.AddUnitLoop(x); });
 
 }  // namespace tir
 }  // namespace tessera

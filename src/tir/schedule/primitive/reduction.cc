@@ -1,5 +1,6 @@
-// decompose_reduction and rfactor (see primitives.h); their schedule
-// instruction kinds are at the end.
+// decompose_reduction and rfactor (see primitives.h), followed by their
+// schedule instruction kinds, Schedule methods (resolve the handles,
+// commit, record) and tir.schedule.* FFI entries.
 #include <functional>
 #include <unordered_map>
 
@@ -8,6 +9,7 @@
 #include "tir/op.h"
 #include "tir/schedule/primitive/primitives.h"
 #include "tir/schedule/schedule.h"
+#include "tir/schedule/schedule_api.h"
 
 namespace tessera {
 namespace tir {
@@ -441,6 +443,45 @@ TESSERA_REGISTER_INST_KIND("RFactor")
       return Array<Any>{sch.RFactor(in.at_any(0).cast<LoopRV>(), attrs.at_any(0).cast<int>())};
     })
     .set_as_python(PythonCall("rfactor", {"loop"}, {"factor_axis"}));
+
+// ---- Schedule methods ------------------------------------------------------------
+
+BlockRV Schedule::DecomposeReduction(const BlockRV& block, const LoopRV& loop) const {
+  BlockLocation bloc = LocateBlock(block, "decompose_reduction");
+  LoopLocation lloc = LocateLoop(loop, "decompose_reduction");
+  const std::string func = get()->blocks.at(block.get()).func;
+  std::string init_name;
+  PrimFunc out = tir::DecomposeReduction(FuncOf(func), bloc, lloc.loop, &init_name);
+  Commit(func, out);
+  self()->blocks[block.get()].name = bloc.block->name_hint + "_update";
+  BlockRV init = BlockRV::Make();
+  self()->blocks[init.get()] = {func, init_name};
+  Record("DecomposeReduction", {block, loop}, {}, {init});
+  return init;
+}
+
+BlockRV Schedule::RFactor(const LoopRV& loop, int factor_axis) const {
+  LoopLocation lloc = LocateLoop(loop, "rfactor");
+  const std::string func = get()->loops.at(loop.get()).func;
+  PrimFunc f = FuncOf(func);
+  auto blocks = ChildBlocks(GetRef<Stmt>(lloc.loop));
+  if (blocks.size() != 1) {
+    ThrowScheduleError("rfactor", "loop " + lloc.loop->loop_var->name_hint + " must hold exactly one block", f);
+  }
+  const BlockLocation* bloc = IndexOf(func)->FindBlock(blocks[0]->block->name_hint);
+  std::string name;
+  Commit(func, tir::RFactor(f, *bloc, lloc.loop, factor_axis, &name));
+  BlockRV rv = BlockRV::Make();
+  self()->blocks[rv.get()] = {func, name};
+  Record("RFactor", {loop}, {static_cast<int64_t>(factor_axis)}, {rv});
+  return rv;
+}
+
+// ---- FFI -------------------------------------------------------------------------
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.DecomposeReduction").set_body_typed([](Schedule s, BlockRV b, LoopRV l) {
+  return s.DecomposeReduction(b, l);
+});
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.RFactor").set_body_typed([](Schedule s, LoopRV l, int axis) { return s.RFactor(l, axis); });
 
 }  // namespace tir
 }  // namespace tessera

@@ -1,9 +1,15 @@
-// Instruction kinds of the sampling primitives (sample_perfect_tile,
-// sample_categorical, sample_compute_location): pure instructions whose
-// decision the trace records and replay reuses. The samplers are Schedule
-// methods (schedule.cc) since they draw from the schedule's random state.
-// TIR schedule layer.
+// The sampling primitives sample_perfect_tile, sample_categorical and
+// sample_compute_location: their instruction kinds (pure; the trace records
+// the decision and replay reuses it), their Schedule methods (they draw from
+// the schedule's random state; no transformation of their own) and
+// tir.schedule.* FFI entries. TIR schedule layer.
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+#include "tir/schedule/primitive/primitives.h"
 #include "tir/schedule/schedule.h"
+#include "tir/schedule/schedule_api.h"
 
 namespace tessera {
 namespace tir {
@@ -36,6 +42,230 @@ TESSERA_REGISTER_INST_KIND("SampleComputeLocation")
                                                   d ? std::optional<int64_t>(d->cast<int64_t>()) : std::nullopt)};
     })
     .set_as_python(PythonCall("sample_compute_location", {"block"}, {}));
+
+// ---- Schedule methods ------------------------------------------------------------
+
+LoopRV Schedule::SampleComputeLocation(const BlockRV& block, const std::optional<int64_t>& decision) const {
+  BlockLocation loc = LocateBlock(block, "sample_compute_location");
+  const std::string func = get()->blocks.at(block.get()).func;
+  PrimFunc f = FuncOf(func);
+  // Candidates: loops of the block's scope where compute_at succeeds, in program order.
+  std::vector<Var> candidates;
+  std::vector<const ForNode*> loops_in_order;
+  std::function<void(const Stmt&)> walk = [&](const Stmt& s) {
+    if (const auto* l = s.as<ForNode>()) {
+      loops_in_order.push_back(l);
+      walk(l->body);
+    } else if (const auto* seq = s.as<SeqStmtNode>()) {
+      for (Stmt x : seq->seq) walk(x);
+    } else if (const auto* ite = s.as<IfThenElseNode>()) {
+      walk(ite->then_case);
+      if (ite->else_case) walk(*ite->else_case);
+    }
+  };
+  walk(loc.scope->body);
+  auto func_index = IndexOf(func);
+  for (const ForNode* l : loops_in_order) {
+    const LoopLocation* lloc = func_index->FindLoop(l->loop_var.get());
+    if (!lloc) continue;
+    try {
+      tir::ComputeAt(f, loc, *lloc, false);
+      candidates.push_back(l->loop_var);
+    } catch (const Error& e) {
+      if (e.kind() != "ScheduleError") throw;
+    }
+  }
+  int64_t index = -1;
+  if (decision) {
+    index = *decision;
+    TESSERA_CHECK_OR_THROW(index >= -1 && index < static_cast<int64_t>(candidates.size()), ValueError)
+        << "sample_compute_location decision " << index << " is out of range (" << candidates.size() << " candidates)";
+  } else {
+    index = static_cast<int64_t>(NextRandom() % (candidates.size() + 1)) - 1;
+  }
+  LoopRV rv = LoopRV::Make();
+  self()->loops[rv.get()] = {func, index < 0 ? Var() : candidates[static_cast<size_t>(index)]};
+  Record("SampleComputeLocation", {block}, {}, {rv}, Any(index));
+  return rv;
+}
+
+namespace {
+// The most factors sample_perfect_tile draws (each becomes a loop of the split).
+constexpr int kMaxTileFactors = 128;
+// Counts saturate here; any count at the cap is larger than every random draw.
+constexpr uint64_t kCountCap = uint64_t{1} << 62;
+
+// Tilings of an extent into `parts` ordered factors whose innermost is at most
+// `max_inner` (<= 0: unbounded), counted per divisor of the extent and
+// unranked in lexicographic order, so one tiling is drawn without listing
+// them all: time O(divisors^2 * parts), not O(number of tilings).
+class TilingCounter {
+ public:
+  TilingCounter(int64_t extent, int parts, int64_t max_inner) : parts_(parts), max_inner_(max_inner) {
+    std::vector<int64_t> high;
+    for (int64_t d = 1; d <= extent / d; ++d) {
+      if (extent % d) continue;
+      divs_.push_back(d);
+      if (d != extent / d) high.push_back(extent / d);
+    }
+    divs_.insert(divs_.end(), high.rbegin(), high.rend());
+    // sub_[m]: (divisor index j, index of divs_[m] / divs_[j]) for divisors of divs_[m], ascending.
+    sub_.resize(divs_.size());
+    for (size_t m = 0; m < divs_.size(); ++m) {
+      for (size_t j = 0; j <= m; ++j) {
+        if (divs_[m] % divs_[j]) continue;
+        sub_[m].emplace_back(j, IndexOf(divs_[m] / divs_[j]));
+      }
+    }
+    memo_.assign(divs_.size() * static_cast<size_t>(parts + 1), kUnknown);
+  }
+  uint64_t Total() { return Count(divs_.size() - 1, parts_); }
+  // The k-th tiling (k < Total()) in lexicographic order.
+  std::vector<int64_t> Unrank(uint64_t k) {
+    std::vector<int64_t> out;
+    size_t m = divs_.size() - 1;
+    for (int p = parts_; p > 1; --p) {
+      for (const auto& [j, q] : sub_[m]) {
+        uint64_t c = Count(q, p - 1);
+        if (k < c) {
+          out.push_back(divs_[j]);
+          m = q;
+          break;
+        }
+        k -= c;
+      }
+    }
+    out.push_back(divs_[m]);
+    return out;
+  }
+
+ private:
+  static constexpr uint64_t kUnknown = ~uint64_t{0};
+  size_t IndexOf(int64_t v) const {
+    return static_cast<size_t>(std::lower_bound(divs_.begin(), divs_.end(), v) - divs_.begin());
+  }
+  uint64_t Count(size_t m, int p) {
+    uint64_t& slot = memo_[m * static_cast<size_t>(parts_ + 1) + static_cast<size_t>(p)];
+    if (slot != kUnknown) return slot;
+    uint64_t total = 0;
+    if (p == 1) {
+      total = (max_inner_ <= 0 || divs_[m] <= max_inner_) ? 1 : 0;
+    } else {
+      for (const auto& [j, q] : sub_[m]) total = std::min(kCountCap, total + Count(q, p - 1));
+    }
+    return slot = total;
+  }
+  int parts_;
+  int64_t max_inner_;
+  std::vector<int64_t> divs_;
+  std::vector<std::vector<std::pair<size_t, size_t>>> sub_;
+  std::vector<uint64_t> memo_;
+};
+}  // namespace
+
+Array<Var> Schedule::SamplePerfectTile(const LoopRV& loop, int n, int max_innermost_factor,
+                                       const std::optional<Array<Any>>& decision) const {
+  LoopLocation loc = LocateLoop(loop, "sample_perfect_tile");
+  const std::string func = get()->loops.at(loop.get()).func;
+  PrimFunc f = FuncOf(func);
+  const int64_t* extent = AsConstInt(loc.loop->extent);
+  if (extent == nullptr) ThrowScheduleError("sample_perfect_tile", "the loop has a symbolic extent", f);
+  if (n < 1) ThrowScheduleError("sample_perfect_tile", "n must be at least 1", f);
+  TESSERA_CHECK_OR_THROW(n <= kMaxTileFactors, ValueError)
+      << "sample_perfect_tile: n=" << n << " factors exceeds the limit of " << kMaxTileFactors;
+  if (*extent < 1) ThrowScheduleError("sample_perfect_tile", "the loop's extent " + std::to_string(*extent) + " is not positive", f);
+  std::vector<int64_t> chosen;
+  if (decision && !decision->empty()) {
+    int64_t prod = 1;
+    bool overflow = false;
+    for (const Any& a : decision->to_vector()) {
+      chosen.push_back(a.cast<int64_t>());
+      TESSERA_CHECK_OR_THROW(chosen.back() >= 1, ValueError)
+          << "sample_perfect_tile: decision factor " << chosen.back() << " is not positive";
+      overflow = overflow || __builtin_mul_overflow(prod, chosen.back(), &prod);
+    }
+    if (overflow || static_cast<int>(chosen.size()) != n || prod != *extent) {
+      ThrowScheduleError("sample_perfect_tile", "the decision does not tile the loop's extent " +
+                                                    std::to_string(*extent) + " into " + std::to_string(n) + " factors",
+                         f);
+    }
+  } else {
+    TilingCounter counter(*extent, n, max_innermost_factor);
+    uint64_t total = counter.Total();
+    if (total == 0) ThrowScheduleError("sample_perfect_tile", "no perfect tiling satisfies max_innermost_factor", f);
+    chosen = counter.Unrank(NextRandom() % total);
+  }
+  std::vector<Var> vars;
+  std::vector<Any> outs, dec;
+  for (int64_t v : chosen) {
+    Var rv("v", DataType::Int(64));
+    self()->values[rv.get()] = v;
+    vars.push_back(rv);
+    outs.push_back(rv);
+    dec.push_back(v);
+  }
+  Record("SamplePerfectTile", {loop}, {static_cast<int64_t>(n), static_cast<int64_t>(max_innermost_factor)},
+         Array<Any>(outs), Any(Array<Any>(dec)));
+  return Array<Var>(vars);
+}
+
+Var Schedule::SampleCategorical(const Array<Any>& candidates, const Array<Any>& probs,
+                                const std::optional<Any>& decision) const {
+  TESSERA_CHECK_OR_THROW(!candidates.empty() && candidates.size() == probs.size(), ValueError)
+      << "sample_categorical needs as many probabilities as candidates (got " << candidates.size() << " and "
+      << probs.size() << ")";
+  // Every candidate is an integer and every probability a finite, non-negative
+  // number, checked before anything is drawn (TypeError/ValueError naming the entry).
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const Any& c = candidates.at_any(i);
+    TESSERA_CHECK_OR_THROW(c.kind() == Any::Kind::kInt, TypeError)
+        << "sample_categorical: candidates[" << i << "] must be an integer, got " << c.type_name();
+    const Any& p = probs.at_any(i);
+    TESSERA_CHECK_OR_THROW(p.try_cast<double>().has_value(), TypeError)
+        << "sample_categorical: probs[" << i << "] must be a number, got " << p.type_name();
+    double v = p.cast<double>();
+    TESSERA_CHECK_OR_THROW(std::isfinite(v) && v >= 0, ValueError)
+        << "sample_categorical: probs[" << i << "] = " << v << " is not a finite non-negative number";
+  }
+  int64_t index = 0;
+  if (decision && !decision->is_none()) {
+    TESSERA_CHECK_OR_THROW(decision->kind() == Any::Kind::kInt, TypeError)
+        << "sample_categorical: decision must be an integer, got " << decision->type_name();
+    index = decision->cast<int64_t>();
+    TESSERA_CHECK_OR_THROW(index >= 0 && index < static_cast<int64_t>(candidates.size()), ValueError)
+        << "sample_categorical decision " << index << " is out of range";
+  } else {
+    double total = 0;
+    for (const Any& p : probs.to_vector()) total += p.cast<double>();
+    TESSERA_CHECK_OR_THROW(total > 0 && std::isfinite(total), ValueError)
+        << "sample_categorical probabilities sum to " << total << " (need a finite positive sum)";
+    double r = static_cast<double>(NextRandom()) / static_cast<double>(kModulus) * total;
+    index = static_cast<int64_t>(candidates.size()) - 1;
+    for (size_t i = 0; i < probs.size(); ++i) {
+      r -= probs.at_any(i).cast<double>();
+      if (r < 0) {
+        index = static_cast<int64_t>(i);
+        break;
+      }
+    }
+  }
+  Var rv("v", DataType::Int(64));
+  self()->values[rv.get()] = candidates.at_any(static_cast<size_t>(index)).cast<int64_t>();
+  Record("SampleCategorical", {}, {candidates, probs}, {rv}, Any(index));
+  return rv;
+}
+
+// ---- FFI -------------------------------------------------------------------------
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.SampleComputeLocation")
+    .set_body_typed([](Schedule s, BlockRV b, std::optional<int64_t> decision) { return s.SampleComputeLocation(b, decision); });
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.SamplePerfectTile")
+    .set_body_typed([](Schedule s, LoopRV l, int n, int max_inner, std::optional<Array<Any>> decision) {
+      return s.SamplePerfectTile(l, n, max_inner, decision);
+    });
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.SampleCategorical")
+    .set_body_typed([](Schedule s, Array<Any> candidates, Array<Any> probs, std::optional<Any> decision) {
+      return s.SampleCategorical(candidates, probs, decision);
+    });
 
 }  // namespace tir
 }  // namespace tessera
