@@ -11,6 +11,8 @@
 #include "runtime/object.h"
 #include "runtime/stack_guard.h"
 
+#include <unordered_set>
+
 namespace tessera::bindings {
 namespace {
 
@@ -146,15 +148,13 @@ PackedFunc WrapPyCallable(nb::handle callable) {
 }
 
 namespace {
-// The deepest nesting of lists, tuples and dicts converted (deeper ones are
-// refused instead of overflowing the C stack).
-constexpr int kMaxNesting = 1000;
-
 std::string PyTypeName(nb::handle h) { return nb::str(h.type().attr("__name__")).c_str(); }
 
-// `path` holds the containers being converted, outermost first: meeting one
-// of them again means the value contains itself.
-Any FromPythonImpl(nb::handle h, std::vector<PyObject*>& path) {
+// `path` holds the containers being converted: meeting one of them again
+// means the value contains itself. Nesting depth is bounded by the stack
+// guard (CheckStack), which raises RecursionError, and calls from Python are
+// retried on a large stack first (see runtime/stack_guard.h).
+Any FromPythonImpl(nb::handle h, std::unordered_set<PyObject*>& path) {
   CheckStack("Python container");
   PyObject* o = h.ptr();
   if (o == Py_None) return Any();
@@ -182,22 +182,18 @@ Any FromPythonImpl(nb::handle h, std::vector<PyObject*>& path) {
   }
   const bool is_container = PyList_Check(o) || PyTuple_Check(o) || PyDict_Check(o);
   if (is_container) {
-    if (std::find(path.begin(), path.end(), o) != path.end()) {
+    if (path.count(o)) {
       throw ValueError("cannot pass a self-referential " + PyTypeName(h) + " (it contains itself) to a Tessera function");
-    }
-    if (static_cast<int>(path.size()) >= kMaxNesting) {
-      throw ValueError("cannot pass a " + PyTypeName(h) + " nested more than " + std::to_string(kMaxNesting) +
-                       " levels deep to a Tessera function");
     }
   }
   struct PathGuard {
-    std::vector<PyObject*>& path;
-    bool pushed;
+    std::unordered_set<PyObject*>& path;
+    PyObject* pushed;
     ~PathGuard() {
-      if (pushed) path.pop_back();
+      if (pushed) path.erase(pushed);
     }
-  } guard{path, is_container};
-  if (is_container) path.push_back(o);
+  } guard{path, is_container ? o : nullptr};
+  if (is_container) path.insert(o);
   if (PyList_Check(o) || PyTuple_Check(o)) {
     auto arr = make_object<ArrayObj>();
     arr->data.reserve(static_cast<size_t>(nb::len(h)));
@@ -247,7 +243,7 @@ Any FromPythonImpl(nb::handle h, std::vector<PyObject*>& path) {
 }  // namespace
 
 Any FromPython(nb::handle h) {
-  std::vector<PyObject*> path;
+  std::unordered_set<PyObject*> path;
   return FromPythonImpl(h, path);
 }
 
