@@ -26,6 +26,14 @@ namespace tir {
 
 class Schedule;
 
+// The argument types of the apply functions that primitive files register
+// (`using namespace inst_args;` at the registrations).
+namespace inst_args {
+using Inputs = Array<Any>;
+using Attrs = Array<Any>;
+using Decision = std::optional<Any>;
+}  // namespace inst_args
+
 class InstructionKindNode : public Object {
  public:
   // Replays the instruction on `sch` (inputs already mapped to `sch`'s

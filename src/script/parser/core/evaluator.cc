@@ -159,6 +159,31 @@ Any Evaluator::EvalNamed(const ast::Expr& e, std::vector<std::string> names) {
   return v;
 }
 
+Any Evaluator::ToAttrValue(const Any& v, const Pos& pos) const {
+  switch (v.kind()) {
+    case Any::Kind::kNone: return v;
+    case Any::Kind::kBool: return IntImm(DataType::Bool(), v.raw_int() != 0);
+    case Any::Kind::kInt: return PrimExpr(v.raw_int());
+    case Any::Kind::kFloat: return PrimExpr(v.raw_float());
+    default: break;
+  }
+  if (const auto* arr = v.as<ArrayObj>()) {
+    Array<Any> out;
+    for (const Any& x : arr->data) out.push_back(ToAttrValue(x, pos));
+    return out;
+  }
+  if (const auto* map = v.as<MapObj>()) {
+    Map<Any, Any> out;
+    for (const auto& kv : map->data) out.Set(kv.first, ToAttrValue(kv.second, pos));
+    return out;
+  }
+  if (v.is_object() && v.raw_object()->GetTypeKey().rfind("script.", 0) == 0) {
+    Error(pos, "a " + TypeName(v) + " cannot be used as an attribute value");
+  }
+  return v;
+}
+
+
 Any Evaluator::Eval(const ast::Expr& e) {
   CheckStack("expression");
   switch (e.kind) {

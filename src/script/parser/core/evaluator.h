@@ -81,6 +81,10 @@ class Evaluator {
   bool ToBool(const Any& v, const Pos& pos, const std::string& what) const;
   // A short description of a value's type for messages.
   std::string TypeName(const Any& v) const;
+  // An attribute/annotation value: Python numbers become IR constants, lists
+  // and dicts are converted item by item, and the parser's own helper values
+  // ("script.*": namespaces, slices, buffer regions...) are refused at `pos`.
+  Any ToAttrValue(const Any& v, const Pos& pos) const;
   // True when a dialect owns `v` and says it is symbolic.
   bool IsSymbolic(const Any& v) const;
 

@@ -60,34 +60,6 @@ std::optional<std::string> TakeGlobalVarName(Evaluator& ev, Decorator* dec) {
   return name;
 }
 
-// A module attribute value: Python numbers become IR constants (as in the
-// TIR dialect's attributes), tuples and dicts are converted item by item, and
-// the parser's own helper values ("script.*": namespaces, buffer regions...)
-// are refused.
-Any ToModuleAttr(Evaluator& ev, const Any& v, const Pos& pos) {
-  switch (v.kind()) {
-    case Any::Kind::kNone: return v;
-    case Any::Kind::kBool: return IntImm(DataType::Bool(), v.raw_int() != 0);
-    case Any::Kind::kInt: return PrimExpr(v.raw_int());
-    case Any::Kind::kFloat: return PrimExpr(v.raw_float());
-    default: break;
-  }
-  if (const auto* arr = v.as<ArrayObj>()) {
-    Array<Any> out;
-    for (const Any& x : arr->data) out.push_back(ToModuleAttr(ev, x, pos));
-    return out;
-  }
-  if (const auto* map = v.as<MapObj>()) {
-    Map<Any, Any> out;
-    for (const auto& kv : map->data) out.Set(kv.first, ToModuleAttr(ev, kv.second, pos));
-    return out;
-  }
-  if (v.is_object() && v.raw_object()->GetTypeKey().rfind("script.", 0) == 0) {
-    ev.Error(pos, "a " + ev.TypeName(v) + " cannot be used as an attribute value");
-  }
-  return v;
-}
-
 // Handles `I.module_attrs({...})` in a class body; false for another statement.
 bool ModuleAttrs(Evaluator& ev, const ast::Stmt& s, Map<String, Any>* attrs) {
   if (s.kind != StmtKind::kExpr || s.value->kind != ExprKind::kCall) return false;
@@ -103,7 +75,7 @@ bool ModuleAttrs(Evaluator& ev, const ast::Stmt& s, Map<String, Any>* attrs) {
   const auto* map = m.as<MapObj>();
   if (map == nullptr) ev.Error(e.items[0]->pos, "I.module_attrs expects a dict");
   for (const auto& kv : map->data) {
-    attrs->Set(ev.ToStr(kv.first, e.items[0]->pos, "an attribute name"), ToModuleAttr(ev, kv.second, e.items[0]->pos));
+    attrs->Set(ev.ToStr(kv.first, e.items[0]->pos, "an attribute name"), ev.ToAttrValue(kv.second, e.items[0]->pos));
   }
   return true;
 }

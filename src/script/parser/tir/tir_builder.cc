@@ -128,30 +128,7 @@ Array<PrimExpr> TIRBuilder::ToShape(const Any& v, const Pos& pos) {
   return shape;
 }
 
-Any TIRBuilder::ToAttrValue(const Any& v, const Pos& pos) {
-  switch (v.kind()) {
-    case Any::Kind::kNone: return v;
-    case Any::Kind::kBool: return IntImm(DataType::Bool(), v.raw_int() != 0);
-    case Any::Kind::kInt: return PrimExpr(v.raw_int());
-    case Any::Kind::kFloat: return PrimExpr(v.raw_float());
-    default: break;
-  }
-  if (const auto* arr = v.as<ArrayObj>()) {
-    Array<Any> out;
-    for (const Any& x : arr->data) out.push_back(ToAttrValue(x, pos));
-    return out;
-  }
-  if (const auto* map = v.as<MapObj>()) {
-    Map<Any, Any> out;
-    for (const auto& kv : map->data) out.Set(kv.first, ToAttrValue(kv.second, pos));
-    return out;
-  }
-  if (v.as<NamespaceObj>() || v.as<SliceObj>() || v.as<BufferSliceObj>() || v.as<LoopSpecObj>() ||
-      v.as<BoundMethodObj>() || v.as<StmtValueObj>()) {
-    Error(pos, "a " + ev_.TypeName(v) + " cannot be used as an attribute value");
-  }
-  return v;
-}
+Any TIRBuilder::ToAttrValue(const Any& v, const Pos& pos) { return ev_.ToAttrValue(v, pos); }
 
 BufferRegion TIRBuilder::ToBufferRegion(const Any& v, const Pos& pos) {
   if (const auto* load = v.as<BufferLoadNode>()) {

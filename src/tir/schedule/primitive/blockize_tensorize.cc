@@ -393,11 +393,7 @@ PrimFunc Tensorize(const PrimFunc& func, const BlockLocation& loc, const TensorI
 // ---- instruction kinds -------------------------------------------------------------
 namespace tessera {
 namespace tir {
-namespace {
-using Inputs = Array<Any>;
-using Attrs = Array<Any>;
-using Decision = std::optional<Any>;
-}  // namespace
+using namespace inst_args;
 
 TESSERA_REGISTER_INST_KIND("Blockize")
     .set_apply([](const Schedule& sch, const Inputs& in, const Attrs& attrs, const Decision&) {

@@ -234,11 +234,7 @@ PrimFunc ReverseComputeInline(const PrimFunc& func, const BlockLocation& loc) {
 // ---- instruction kinds -------------------------------------------------------------
 namespace tessera {
 namespace tir {
-namespace {
-using Inputs = Array<Any>;
-using Attrs = Array<Any>;
-using Decision = std::optional<Any>;
-}  // namespace
+using namespace inst_args;
 
 TESSERA_REGISTER_INST_KIND("ComputeInline")
     .set_apply([](const Schedule& sch, const Inputs& in, const Attrs&, const Decision&) {

@@ -372,11 +372,7 @@ PrimFunc ReverseComputeAt(const PrimFunc& func, const BlockLocation& loc, const 
 // ---- instruction kinds -------------------------------------------------------------
 namespace tessera {
 namespace tir {
-namespace {
-using Inputs = Array<Any>;
-using Attrs = Array<Any>;
-using Decision = std::optional<Any>;
-}  // namespace
+using namespace inst_args;
 
 TESSERA_REGISTER_INST_KIND("ComputeAt")
     .set_apply([](const Schedule& sch, const Inputs& in, const Attrs& attrs, const Decision&) {

@@ -101,11 +101,7 @@ PrimFunc AnnotateBlock(const PrimFunc& func, const BlockNode* block, const std::
 // ---- instruction kinds -------------------------------------------------------------
 namespace tessera {
 namespace tir {
-namespace {
-using Inputs = Array<Any>;
-using Attrs = Array<Any>;
-using Decision = std::optional<Any>;
-}  // namespace
+using namespace inst_args;
 
 #define TESSERA_LOOP_KIND_INST(Kind, Method, python)                                              \
   TESSERA_REGISTER_INST_KIND(Kind)                                                                 \

@@ -7,13 +7,7 @@
 
 namespace tessera {
 namespace tir {
-namespace {
-
-using Inputs = Array<Any>;
-using Attrs = Array<Any>;
-using Decision = std::optional<Any>;
-
-}  // namespace
+using namespace inst_args;
 
 TESSERA_REGISTER_INST_KIND("GetBlock")
     .set_is_pure(true)

@@ -134,11 +134,7 @@ PrimFunc TransformLayout(const PrimFunc& func, const BlockLocation& loc, bool is
 // ---- instruction kinds -------------------------------------------------------------
 namespace tessera {
 namespace tir {
-namespace {
-using Inputs = Array<Any>;
-using Attrs = Array<Any>;
-using Decision = std::optional<Any>;
-}  // namespace
+using namespace inst_args;
 
 // attrs: is_write, buffer_index, the IndexMap (JSON: its ToJSON text).
 TESSERA_REGISTER_INST_KIND("TransformLayout")

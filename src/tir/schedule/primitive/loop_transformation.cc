@@ -217,11 +217,7 @@ PrimFunc AddUnitLoop(const PrimFunc& func, const Object* stmt, Var* new_var) {
 // ---- instruction kinds -------------------------------------------------------------
 namespace tessera {
 namespace tir {
-namespace {
-using Inputs = Array<Any>;
-using Attrs = Array<Any>;
-using Decision = std::optional<Any>;
-}  // namespace
+using namespace inst_args;
 
 TESSERA_REGISTER_INST_KIND("Split")
     .set_apply([](const Schedule& sch, const Inputs& in, const Attrs& attrs, const Decision&) {

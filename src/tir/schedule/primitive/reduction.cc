@@ -427,11 +427,7 @@ PrimFunc RFactor(const PrimFunc& func, const BlockLocation& loc, const ForNode* 
 // ---- instruction kinds -------------------------------------------------------------
 namespace tessera {
 namespace tir {
-namespace {
-using Inputs = Array<Any>;
-using Attrs = Array<Any>;
-using Decision = std::optional<Any>;
-}  // namespace
+using namespace inst_args;
 
 TESSERA_REGISTER_INST_KIND("DecomposeReduction")
     .set_apply([](const Schedule& sch, const Inputs& in, const Attrs&, const Decision&) {

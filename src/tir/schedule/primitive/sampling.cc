@@ -13,13 +13,7 @@
 
 namespace tessera {
 namespace tir {
-namespace {
-
-using Inputs = Array<Any>;
-using Attrs = Array<Any>;
-using Decision = std::optional<Any>;
-
-}  // namespace
+using namespace inst_args;
 
 TESSERA_REGISTER_INST_KIND("SamplePerfectTile")
     .set_is_pure(true)
