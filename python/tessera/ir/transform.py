@@ -159,8 +159,32 @@ def _wrap_class_pass(pass_cls, method, pass_class, make):
     return PyPass
 
 
-def _make_module_pass(self, func, info):
-    self.__init_handle_by_constructor__(_ffi_transform_api.MakeModulePass, func, info)
+def make_pass_decorator(what, method, pass_class, ffi_ctor, pass_func, opt_level, name, required, traceable):
+    """The body of every pass decorator (``module_pass``, ``prim_func_pass``,
+    later Relax's ``function_pass``): ``what`` names the decorator in errors,
+    a class argument must define ``method`` and becomes a ``pass_class``
+    subclass, a function becomes ``ffi_ctor(function, PassInfo)``. As TVM,
+    ``opt_level`` is required and the decorator works with and without
+    arguments; ``name`` defaults to the function's or class's name."""
+    if opt_level is None:
+        raise ValueError(f"{what}: please provide opt_level, e.g. @{what}(opt_level=0)")
+    required = _name_list(required, f"{what} required")
+    if traceable:
+        raise NotImplementedError(f"{what}(traceable=True): pass tracing is not supported")
+
+    def create(pass_arg):
+        fname = name if name else getattr(pass_arg, "__name__", None)
+        if not fname:
+            raise TypeError(f"{what}: give the pass a name (name=...)")
+        info = PassInfo(opt_level, fname, required)
+        if inspect.isclass(pass_arg):
+            return _wrap_class_pass(pass_arg, method, pass_class,
+                                    lambda self, bound: self.__init_handle_by_constructor__(ffi_ctor, bound, info))
+        if not callable(pass_arg):
+            raise TypeError(f"{what} expects a function or a class, got {type(pass_arg).__name__}")
+        return ffi_ctor(pass_arg, info)
+
+    return create(pass_func) if pass_func else create
 
 
 def module_pass(pass_func=None, opt_level=None, name=None, required=None, traceable=False):
@@ -171,27 +195,8 @@ def module_pass(pass_func=None, opt_level=None, name=None, required=None, tracea
     or as a decorator ``@module_pass(opt_level=0, name="X")``; ``name``
     defaults to the function's or class's name.
     """
-    if opt_level is None:
-        raise ValueError("module_pass: please provide opt_level, e.g. @tvm.transform.module_pass(opt_level=0)")
-    required = _name_list(required, "module_pass required")
-    if traceable:
-        raise NotImplementedError("module_pass(traceable=True): pass tracing is not supported")
-
-    def create_module_pass(pass_arg):
-        fname = name if name else getattr(pass_arg, "__name__", None)
-        if not fname:
-            raise TypeError("module_pass: give the pass a name (name=...)")
-        info = PassInfo(opt_level, fname, required)
-        if inspect.isclass(pass_arg):
-            return _wrap_class_pass(pass_arg, "transform_module", ModulePass,
-                                    lambda self, method: _make_module_pass(self, method, info))
-        if not callable(pass_arg):
-            raise TypeError(f"module_pass expects a function or a class, got {type(pass_arg).__name__}")
-        return _ffi_transform_api.MakeModulePass(pass_arg, info)
-
-    if pass_func:
-        return create_module_pass(pass_func)
-    return create_module_pass
+    return make_pass_decorator("tvm.transform.module_pass", "transform_module", ModulePass,
+                               _ffi_transform_api.MakeModulePass, pass_func, opt_level, name, required, traceable)
 
 
 __all__ = ["PassInfo", "PassContext", "Pass", "ModulePass", "Sequential", "module_pass"]
