@@ -62,24 +62,6 @@ bool DtypeFirst(const std::string& name) {
 
 }  // namespace
 
-bool ExprDeepEqual(const PrimExpr& a, const PrimExpr& b) {
-  if (a.same_as(b)) return true;
-  if (!a.defined() || !b.defined()) return false;
-  if (a->type_index() != b->type_index() || a.dtype() != b.dtype()) return false;
-  if (const auto* x = a.as<IntImmNode>()) return x->value == b.as<IntImmNode>()->value;
-  if (const auto* x = a.as<FloatImmNode>()) {
-    double y = b.as<FloatImmNode>()->value;
-    return x->value == y || (std::isnan(x->value) && std::isnan(y));
-  }
-  if (const auto* x = a.as<StringImmNode>()) return x->value == b.as<StringImmNode>()->value;
-  if (const auto* x = a.as<BinaryOpNode>()) {
-    const auto* y = b.as<BinaryOpNode>();
-    return ExprDeepEqual(x->a, y->a) && ExprDeepEqual(x->b, y->b);
-  }
-  if (const auto* x = a.as<CastNode>()) return ExprDeepEqual(x->value, b.as<CastNode>()->value);
-  if (const auto* x = a.as<NotNode>()) return ExprDeepEqual(x->a, b.as<NotNode>()->a);
-  return false;  // variables compare by identity; other nodes are not needed by the printer
-}
 
 std::string TIRPrinter::PrintExpr(const PrimExpr& e) {
   int prec = 0;

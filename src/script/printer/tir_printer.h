@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "arith/expr_deep_equal.h"
 #include "script/printer/printer_context.h"
 #include "tir/function.h"
 
@@ -128,8 +129,8 @@ class TIRPrinter {
   std::vector<const tir::ForNode*> loops_;  // enclosing loops, outermost first
 };
 
-// True when `a` and `b` are the same expression tree (variables by identity).
-bool ExprDeepEqual(const PrimExpr& a, const PrimExpr& b);
+// Expression trees compared with variables by identity (the arith helper).
+using arith::ExprDeepEqual;
 
 }  // namespace printer
 }  // namespace script

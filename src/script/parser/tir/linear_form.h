@@ -1,17 +1,14 @@
 // A small exact simplification used by the script parser: the extent of a
 // slice `lo:hi` is hi - lo, and TVMScript writes it as `A[vi * 16:vi * 16 + 16]`,
 // whose extent must come out as the constant 16 (as TVM's arith simplifier
-// gives). Expressions are compared as linear forms over structurally equal
-// non-linear terms. Script parser internals.
+// gives). Decided by arith's linear forms (arith/linear_form.h). Script
+// parser internals.
 #pragma once
 
 #include "tir/expr.h"
 
 namespace tessera {
 namespace script {
-
-// True when `a` and `b` are the same expression tree (variables by identity).
-bool ExprDeepEqual(const PrimExpr& a, const PrimExpr& b);
 
 // hi - lo, folded to a constant when the difference is constant; otherwise
 // the plain tir::sub(hi, lo).
