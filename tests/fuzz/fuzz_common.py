@@ -84,8 +84,7 @@ class Recorder:
         self.start = time.time()
 
     def record(self, desc, data, tb=""):
-        key = desc.split(":", 2)[:2]
-        key = ":".join(key) + desc[len(":".join(key)):][:80]
+        key = ":".join(desc.split(":", 2)[:2])  # call + exception class: one reproducer each
         if key in self.seen:
             self.seen[key][1] += 1
             return
