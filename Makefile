@@ -13,7 +13,7 @@ export PYTHONPATH := $(CURDIR)/python$(if $(PYTHONPATH),:$(PYTHONPATH))
 CONFORMANCE_TESTS := test_ch2_tensorir.py test_ch4_autotune.py test_ch6_gpu_tensorize.py \
 	-m "not slow" -k "not (linear0 or mixture_module)"
 
-.PHONY: all setup build test test-cpp test-python test-conformance test-asan demo bench clean
+.PHONY: all setup build test test-cpp test-python test-conformance test-asan fuzz demo bench clean
 
 all: build
 
@@ -49,6 +49,17 @@ test-asan: setup
 	cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTESSERA_SANITIZE=ON -DTESSERA_BUILD_PYTHON=OFF -DTESSERA_OUT_DIR=$(CURDIR)/build-asan/lib
 	cmake --build build-asan -j $(JOBS)
 	cd build-asan && ctest --output-on-failure -j $(JOBS)
+
+# Coverage-guided fuzzing (atheris) of the parser, the print/parse round trip,
+# schedule primitives and load_module, one target after another, FUZZ_SECONDS
+# each. Findings go to tests/fuzz/corpus/<target>/ (see tests/fuzz/README.md).
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= parser roundtrip schedule load_module
+fuzz: build
+	@for t in $(FUZZ_TARGETS); do \
+	  echo "[fuzz] $$t for $(FUZZ_SECONDS) s"; \
+	  FUZZ_SECONDS=$(FUZZ_SECONDS) $(PYTHON) tests/fuzz/fuzz_$$t.py || exit 1; \
+	done
 
 demo: build
 	$(PYTHON) apps/demo.py
