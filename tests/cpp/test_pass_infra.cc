@@ -234,7 +234,7 @@ TEST(PrimFuncPass, AppliesToEachPrimFuncAndCanRemove) {
 
 TEST(PassRegistry, LowerPassesAreRegisteredByName) {
   for (const char* name : {"LowerInitBlock", "ConvertBlocksToOpaque", "LowerOpaqueBlock", "CompactBufferAllocation",
-                           "LoopPartition", "FlattenBuffer", "VectorizeLoop", "UnrollLoop"}) {
+                           "LoopPartition", "FlattenBuffer", "VectorizeLoop", "UnrollLoop", "MakePackedAPI"}) {
     Pass p = GetPass(name);
     EXPECT_EQ(std::string(p->Info()->name), name);
     EXPECT_TRUE(GetPass(std::string("tir.transform.") + name).defined());
@@ -250,7 +250,7 @@ TEST(PassRegistry, DefaultPipelineIsTheNamedSequentialInOrder) {
   for (const Pass& p : pipeline->passes) names.push_back(p->Info()->name);
   EXPECT_EQ(names, (std::vector<std::string>{"LowerInitBlock", "ConvertBlocksToOpaque", "LowerOpaqueBlock",
                                              "CompactBufferAllocation", "LoopPartition", "FlattenBuffer",
-                                             "VectorizeLoop", "UnrollLoop"}));
+                                             "VectorizeLoop", "UnrollLoop", "MakePackedAPI"}));
   for (const auto& [name, reason] : tir::transform::PassesRequiredForCodegen()) {
     EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
   }

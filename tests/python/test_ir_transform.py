@@ -30,7 +30,8 @@ def scale(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
 
 
 PIPELINE = ["LowerInitBlock", "ConvertBlocksToOpaque", "LowerOpaqueBlock", "CompactBufferAllocation", "LoopPartition",
-            "FlattenBuffer", "VectorizeLoop", "UnrollLoop"]
+            "FlattenBuffer", "VectorizeLoop", "UnrollLoop",
+            "MakePackedAPI"]
 
 
 def _mod(f=row_sum):

@@ -4,7 +4,7 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
-#include "codegen/packed_api.h"
+#include "tir/transform/make_packed_api.h"
 #include "tir/analysis/undefined_vars.h"
 
 namespace tessera {
@@ -23,7 +23,7 @@ FunctionInfo CodeGenCPU::AddFunction(const std::string& name, const PrimFunc& fu
   buffers_.clear();
   bool noalias = false;
   if (auto a = func->attrs.Get("tir.noalias")) noalias = a->try_cast<bool>().value_or(false);
-  PackedAPI api = MakePackedAPI(name, func);
+  PackedAPI api = GetPackedAPI(name, func);  // recorded by tir.transform.MakePackedAPI
   const FunctionInfo& info = api.info;
   const std::vector<Var>& sym_vars = api.sym_vars;
 

@@ -2,7 +2,7 @@
 // generic CodeGenLLVM. Each PrimFunc becomes an internal compute function
 // with typed, noalias buffer pointers plus the exported packed entry
 // `tessera_kernel_<name>(void** args)` of the runtime's kernel ABI, laid
-// out by MakePackedAPI (codegen/packed_api.h; the FunctionInfo it returns
+// out by MakePackedAPI (tir/transform/make_packed_api.h, recorded on the function by the pass; the FunctionInfo it returns
 // drives the runtime's argument checks). Parallel loops are outlined into tasks run by TesseraParallelFor,
 // large allocations come from TesseraWorkspaceAlloc and failed bound checks
 // report through TesseraSetLastError. Codegen layer.

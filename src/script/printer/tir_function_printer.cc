@@ -1,6 +1,7 @@
 // PrimFuncs and fragments as TVMScript: the signature (simple buffer
 // parameters inlined as `A: T.Buffer(shape, dtype)`, others as handles with
-// T.match_buffer and `n = T.int32()` for their symbolic sizes), T.func_attr,
+// T.match_buffer and `n = T.int32()` for their symbolic sizes), T.func_attr (after the
+// match_buffers when an attribute names variables, e.g. tessera.packed_args),
 // the implicit root block printed as a comment with its allocations at
 // function level, and definitions of free variables and buffers. Part of
 // TIRPrinter (see tir_printer.h); script layer.
@@ -84,6 +85,21 @@ const std::string& TIRPrinter::DefineFreeBuffer(const Buffer& b) {
   return name;
 }
 
+namespace {
+// The variables an attribute value names: a Var, or an array holding Vars.
+std::vector<const VarNode*> VarsNamedBy(const Any& value) {
+  std::vector<const VarNode*> out;
+  if (!value.is_object()) return out;
+  if (const auto* v = value.as<VarNode>()) {
+    out.push_back(v);
+  } else if (const auto* arr = value.as<ArrayObj>()) {
+    for (const Any& x : arr->data)
+      if (const auto* v = x.as<VarNode>()) out.push_back(v);
+  }
+  return out;
+}
+}  // namespace
+
 void TIRPrinter::PrintPrimFunc(const PrimFunc& func, const std::string& name, int indent, std::string* out) {
   NameScope func_scope(&names_);
   free_scope_ = names_.depth() - 1;
@@ -108,6 +124,10 @@ void TIRPrinter::PrintPrimFunc(const PrimFunc& func, const std::string& name, in
     for (PrimExpr s : b->strides) mark(s);
     mark(b->elem_offset);
   }
+
+  // Parameters named by an attribute (tessera.packed_args) keep their handle.
+  for (const auto& kv : func->attrs.raw())
+    for (const VarNode* v : VarsNamedBy(kv.second)) used.insert(v);
 
   // Step 1. Parameters.
   std::vector<std::string> params;
@@ -134,7 +154,13 @@ void TIRPrinter::PrintPrimFunc(const PrimFunc& func, const std::string& name, in
   std::string pre;
   out_ = &pre;
   indent_ = indent + 1;
-  if (!func->attrs.empty()) Line(T("func_attr(") + PrintDict(func->attrs) + ")");
+  // Attributes naming variables (tessera.packed_args) follow the buffer
+  // declarations, which define the symbolic shape variables they name.
+  bool attrs_name_vars = false;
+  for (const auto& kv : func->attrs.raw()) {
+    if (!VarsNamedBy(kv.second).empty()) attrs_name_vars = true;
+  }
+  if (!func->attrs.empty() && !attrs_name_vars) Line(T("func_attr(") + PrintDict(func->attrs) + ")");
   for (size_t i = 0; i < func->params.size(); ++i) {
     if (inlined[i]) continue;
     Var p = func->params[i];
@@ -144,6 +170,7 @@ void TIRPrinter::PrintPrimFunc(const PrimFunc& func, const std::string& name, in
     std::string decl = BufferDeclCall(*buf, "match_buffer", {*names_.Find(p.get())}, false);
     Line(Mark(*buf, DefineBuffer(*buf)) + " = " + decl);
   }
+  if (attrs_name_vars) Line(T("func_attr(") + PrintDict(func->attrs) + ")");
 
   // Step 3. Body (the implicit root block as a comment).
   std::string body;

@@ -6,6 +6,7 @@
 #include "tir/transform/convert_blocks_to_opaque.h"
 #include "tir/transform/flatten_buffer.h"
 #include "tir/transform/loop_partition.h"
+#include "tir/transform/make_packed_api.h"
 #include "tir/transform/lower_init_block.h"
 #include "tir/transform/lower_opaque_block.h"
 #include "tir/transform/unroll_loop.h"
@@ -26,6 +27,7 @@ tessera::transform::Sequential DefaultTIRPipeline() {
           FlattenBuffer(),
           VectorizeLoop(),
           UnrollLoop(),
+          MakePackedAPI(),
       },
       "tir.default_pipeline");
 }
@@ -35,6 +37,7 @@ const std::vector<std::pair<std::string, std::string>>& PassesRequiredForCodegen
       {"LowerInitBlock", "reduction blocks must have their init lowered"},
       {"LowerOpaqueBlock", "code generation takes loop nests without blocks"},
       {"FlattenBuffer", "code generation takes one-dimensional buffer accesses"},
+      {"MakePackedAPI", "code generation reads the calling convention it records"},
   };
   return passes;
 }

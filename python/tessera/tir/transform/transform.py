@@ -47,6 +47,14 @@ def UnrollLoop():
     return _ffi_api.UnrollLoop()
 
 
+def MakePackedAPI():
+    """Validates each PrimFunc's signature against the packed calling convention
+    and records it: ``"calling_conv"`` = 1 (kCPackedFunc) and
+    ``"tessera.packed_args"``, the argument slots (parameters, then symbolic
+    shape variables) that code generation reads. Last pass of the default pipeline."""
+    return _ffi_api.MakePackedAPI()
+
+
 def BindTarget(target):
     """Sets the ``"target"`` attribute of every PrimFunc that has none."""
     from ...target import Target  # pylint: disable=import-outside-toplevel
@@ -62,4 +70,4 @@ def SplitHostDevice():
 
 
 __all__ = ["LowerInitBlock", "ConvertBlocksToOpaque", "LowerOpaqueBlock", "CompactBufferAllocation", "LoopPartition",
-           "FlattenBuffer", "VectorizeLoop", "UnrollLoop", "BindTarget", "SplitHostDevice"]
+           "FlattenBuffer", "VectorizeLoop", "UnrollLoop", "MakePackedAPI", "BindTarget", "SplitHostDevice"]
