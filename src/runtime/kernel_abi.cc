@@ -48,10 +48,6 @@ FunctionInfo InfoFromJSON(const nlohmann::json& j) {
   return info;
 }
 
-std::string DimStr(const FunctionInfo& info, const ShapeDim& d) {
-  return d.sym >= 0 ? info.sym_vars[static_cast<size_t>(d.sym)] : std::to_string(d.value);
-}
-
 std::string ShapeStr(const std::vector<int64_t>& s) {
   std::ostringstream os;
   os << "(";
