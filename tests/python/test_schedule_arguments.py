@@ -237,3 +237,19 @@ def test_tensorize_preserve_unit_iters(preserve):
             assert value.same_as(s.get(s.get_loops("B_o")[0]).loop_var)
         else:
             assert isinstance(value, tvm.tir.IntImm) and int(value) == 0
+
+
+def test_debug_mask_all_verifies_the_cached_index_after_each_primitive():
+    # With debug_mask="all" every commit rebuilds the index from scratch and
+    # compares; a schedule of several primitives must give the same module as
+    # the unchecked schedule (and raise nothing).
+    results = []
+    for mask in ("all", "none", 2):
+        sch = tvm.tir.Schedule(ten, debug_mask=mask)
+        (i,) = sch.get_loops("B")
+        i0, i1 = sch.split(i, factors=[None, 4])
+        sch.reorder(i1, i0)
+        sch.fuse(i1, i0)
+        results.append(sch.mod)
+    tvm.ir.assert_structural_equal(results[0], results[1])
+    tvm.ir.assert_structural_equal(results[0], results[2])

@@ -88,6 +88,10 @@ void Schedule::Commit(const std::string& func, const PrimFunc& f) const {
   // a failure here leaves the module and the index as they were.
   auto it = get()->index.find(func);
   auto index = ScheduleIndex::Of(f, it == get()->index.end() ? nullptr : it->second.get());
+  if (get()->debug_mask & 2) {
+    TESSERA_ICHECK(index->SameAs(*ScheduleIndex::Build(f)))
+        << "debug_mask: the cached schedule index of \"" << func << "\" differs from one rebuilt from scratch";
+  }
   self()->mod = next;
   self()->index[func] = std::move(index);
 }
@@ -219,6 +223,9 @@ TESSERA_REGISTER_SCHEDULE_API("tir.schedule.ScheduleIndexCheck").set_body_typed(
   auto cached = s.IndexOf(s->func_name);
   bool same = cached->SameAs(*ScheduleIndex::Build(cached->func()));
   return Array<Any>{same, static_cast<int64_t>(cached->reused_blocks())};
+});
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.ScheduleSetDebugMask").set_body_typed([](Schedule s, int64_t mask) {
+  s.self()->debug_mask = static_cast<int>(mask);
 });
 TESSERA_REGISTER_SCHEDULE_API("tir.schedule.ScheduleCopy").set_body_typed([](Schedule s) { return s.Copy(); });
 TESSERA_REGISTER_SCHEDULE_API("tir.schedule.ScheduleSeed").set_body_typed([](Schedule s, int64_t seed) { s.Seed(seed); });

@@ -24,6 +24,9 @@ class ScheduleNode : public Object {
   IRModule mod;
   std::string func_name = "main";
   uint64_t rand_state = 1;
+  // TVM's debug mask: bit 2 re-derives the cached ScheduleIndex after each
+  // primitive and checks it equals the incrementally maintained one.
+  int debug_mask = 0;
   Trace trace = Trace::Empty();
 
   struct BlockEntry {

@@ -39,11 +39,12 @@ def tvm_schedule_error(msg):
 class Schedule(Node):
     """A schedule over an IRModule (or a PrimFunc, wrapped as "main")."""
 
-    def __init__(self, mod, *, seed=None, debug_mask="all", error_render_level="detail", enable_check=True):
-        # debug_mask: TVM's bits ask to verify the sref tree (1) and the cached
-        # block flags (2) after each primitive. Tessera's schedule keeps neither:
-        # every primitive re-reads the function, so every mask holds trivially;
-        # the value is still checked so that a typo is not silently accepted.
+    def __init__(self, mod, *, seed=None, debug_mask="none", error_render_level="detail", enable_check=True):
+        # debug_mask (TVM's default "none"): bit 2 (or "all" / -1) re-derives the
+        # cached per-function ScheduleIndex after every primitive and checks it
+        # equals the incrementally maintained one (an InternalError otherwise);
+        # bit 1 (TVM's sref-tree check) has nothing further to verify: Tessera
+        # keeps no sref tree apart from that index.
         if isinstance(debug_mask, str):
             if debug_mask not in ("all", "none"):
                 raise ValueError(f"Schedule(debug_mask=...) must be \"all\", \"none\" or an int, got {debug_mask!r}")
@@ -63,6 +64,8 @@ class Schedule(Node):
         if not isinstance(mod, IRModule):
             raise TypeError(f"Schedule expects an IRModule or a PrimFunc, got {type(mod).__name__}")
         self.__init_handle_by_constructor__(_ffi_api.Schedule, mod, -1 if seed is None else int(seed))
+        mask = {"all": 3, "none": 0}.get(debug_mask, debug_mask)
+        _ffi_api.ScheduleSetDebugMask(self, 3 if mask == -1 else mask)
 
     # ---- state -------------------------------------------------------------
     @property
