@@ -3,6 +3,7 @@
 
 #include "codegen/llvm/llvm_target.h"
 #include "runtime/interrupt.h"
+#include "runtime/library_file.h"
 
 #include <dlfcn.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
@@ -147,6 +148,7 @@ class LLVMModuleNode final : public ModuleNode {
     int rc = pclose(pipe);
     std::remove(obj_path.c_str());
     if (rc != 0) TESSERA_THROW(RuntimeError) << "linking " << path << " failed:\n" << output;
+    SealLibraryFile(path);  // load_module refuses any later change to the file
   }
 
  private:
