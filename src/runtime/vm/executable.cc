@@ -572,6 +572,14 @@ TESSERA_REGISTER_GLOBAL("relax.ExecutableExportLibrary").set_body_typed([](Modul
       << "export_library needs the Tessera compiler (libtessera), which is not loaded";
   (*writer)(lib, path, std::string(kExecutableSymbol), String(exec->SaveToBytes()));
 });
+// A copy of the executable whose packed calls resolve first in `lib` (the
+// compiled TIR functions; VMLink).
+TESSERA_REGISTER_GLOBAL("relax.ExecutableLinkLibrary").set_body_typed([](Module m, Module lib) {
+  ExecutableNode* exec = AsExec(m, "link");
+  auto out = make_object<ExecutableNode>(*exec);
+  out->imports = {lib};
+  return Module(ObjectPtr<Object>(std::move(out)));
+});
 TESSERA_REGISTER_GLOBAL("relax.ExecutableNumInstructions").set_body_typed([](Module m) {
   return static_cast<int64_t>(AsExec(m, "num_instructions")->NumInstructions());
 });
