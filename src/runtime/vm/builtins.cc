@@ -50,16 +50,17 @@ int64_t HeapSlot(int64_t index, int64_t heap_size, const char* builtin) {
   return index;
 }
 
-const std::vector<int64_t>& ShapeOfValue(const Any& v, const std::string& ctx) {
+template <typename Ctx>
+const std::vector<int64_t>& ShapeOfValue(const Any& v, const Ctx& ctx) {
   if (const auto* a = v.as<NDArrayObj>()) return a->shape;
   if (const auto* s = v.as<ShapeTupleObj>()) return s->data;
-  TESSERA_THROW(TypeError) << ctx << ": expected a tensor or a shape, got " << KindName(v);
+  TESSERA_THROW(TypeError) << ctx() << ": expected a tensor or a shape, got " << KindName(v);
 }
 
 // vm.builtin.match_shape(value, heap, ndim, [code, value]*ndim, err_ctx)
 Any MatchShape(PackedArgs args) {
   TESSERA_CHECK_OR_THROW(args.size() >= 4, TypeError) << "vm.builtin.match_shape(value, heap, ndim, codes..., err_ctx)";
-  const std::string ctx = ErrCtx(args[args.size() - 1], "vm.builtin.match_shape");
+  auto ctx = [&] { return ErrCtx(args[args.size() - 1], "vm.builtin.match_shape"); };  // built only on error
   const std::vector<int64_t>& shape = ShapeOfValue(args[0], ctx);
   int64_t heap_size = 0;
   int64_t* heap = HeapData(args[1], &heap_size, "vm.builtin.match_shape");
@@ -67,7 +68,7 @@ Any MatchShape(PackedArgs args) {
   TESSERA_CHECK_OR_THROW(args.size() == 4 + 2 * ndim, TypeError)
       << "vm.builtin.match_shape: " << ndim << " dimensions need " << 4 + 2 * ndim << " arguments, got " << args.size();
   if (static_cast<int64_t>(shape.size()) != ndim) {
-    TESSERA_THROW(ValueError) << ctx << ": expected " << ndim << " dimensions but got " << shape.size() << " (shape "
+    TESSERA_THROW(ValueError) << ctx() << ": expected " << ndim << " dimensions but got " << shape.size() << " (shape "
                               << ShapeString(shape) << ")";
   }
   for (int64_t i = 0; i < ndim; ++i) {
@@ -77,7 +78,7 @@ Any MatchShape(PackedArgs args) {
       case kNoOp: break;
       case kAssertEqualToImm:
         if (shape[i] != value) {
-          TESSERA_THROW(ValueError) << ctx << ": shape mismatch at dimension " << i << ": expected " << value
+          TESSERA_THROW(ValueError) << ctx() << ": shape mismatch at dimension " << i << ": expected " << value
                                     << " but got " << shape[i] << " (shape " << ShapeString(shape) << ")";
         }
         break;
@@ -85,7 +86,7 @@ Any MatchShape(PackedArgs args) {
       case kAssertEqualToLoad: {
         const int64_t expected = heap[HeapSlot(value, heap_size, "vm.builtin.match_shape")];
         if (shape[i] != expected) {
-          TESSERA_THROW(ValueError) << ctx << ": shape mismatch at dimension " << i << ": expected " << expected
+          TESSERA_THROW(ValueError) << ctx() << ": shape mismatch at dimension " << i << ": expected " << expected
                                     << " (the value this symbolic dimension took earlier) but got " << shape[i]
                                     << " (shape " << ShapeString(shape) << ")";
         }
@@ -124,13 +125,13 @@ Any MakeShape(PackedArgs args) {
 Any CheckTensorInfo(PackedArgs args) {
   TESSERA_CHECK_OR_THROW(args.size() >= 2 && args.size() <= 4, TypeError)
       << "vm.builtin.check_tensor_info(value, [ndim], [dtype], err_ctx)";
-  const std::string ctx = ErrCtx(args[args.size() - 1], "vm.builtin.check_tensor_info");
+  auto ctx = [&] { return ErrCtx(args[args.size() - 1], "vm.builtin.check_tensor_info"); };  // built only on error
   const auto* arr = args[0].as<NDArrayObj>();
-  if (arr == nullptr) TESSERA_THROW(TypeError) << ctx << ": expected a tensor (R.Tensor) but got " << KindName(args[0]);
+  if (arr == nullptr) TESSERA_THROW(TypeError) << ctx() << ": expected a tensor (R.Tensor) but got " << KindName(args[0]);
   if (args.size() >= 3) {
     const int64_t ndim = args[1].cast<int64_t>();
     if (ndim != -1 && ndim != arr->dl.ndim) {
-      TESSERA_THROW(ValueError) << ctx << ": expected a tensor of " << ndim << " dimensions but got " << arr->dl.ndim
+      TESSERA_THROW(ValueError) << ctx() << ": expected a tensor of " << ndim << " dimensions but got " << arr->dl.ndim
                                 << " (shape " << ShapeString(arr->shape) << ")";
     }
   }
@@ -138,7 +139,7 @@ Any CheckTensorInfo(PackedArgs args) {
     const DataType expected = args[2].cast<DataType>();
     const DataType actual = DataType::FromDLPack(arr->dl.dtype);
     if (!expected.is_void() && expected != actual) {
-      TESSERA_THROW(TypeError) << ctx << ": expected dtype " << expected.str() << " but got " << actual.str();
+      TESSERA_THROW(TypeError) << ctx() << ": expected dtype " << expected.str() << " but got " << actual.str();
     }
   }
   return Any();
@@ -147,12 +148,12 @@ Any CheckTensorInfo(PackedArgs args) {
 // vm.builtin.check_shape_info(value, ndim, err_ctx)
 Any CheckShapeInfo(PackedArgs args) {
   TESSERA_CHECK_OR_THROW(args.size() == 3, TypeError) << "vm.builtin.check_shape_info(value, ndim, err_ctx)";
-  const std::string ctx = ErrCtx(args[2], "vm.builtin.check_shape_info");
+  auto ctx = [&] { return ErrCtx(args[2], "vm.builtin.check_shape_info"); };  // built only on error
   const auto* s = args[0].as<ShapeTupleObj>();
-  if (s == nullptr) TESSERA_THROW(TypeError) << ctx << ": expected a shape (R.Shape) but got " << KindName(args[0]);
+  if (s == nullptr) TESSERA_THROW(TypeError) << ctx() << ": expected a shape (R.Shape) but got " << KindName(args[0]);
   const int64_t ndim = args[1].cast<int64_t>();
   if (ndim != -1 && ndim != static_cast<int64_t>(s->data.size())) {
-    TESSERA_THROW(ValueError) << ctx << ": expected a shape of " << ndim << " dimensions but got "
+    TESSERA_THROW(ValueError) << ctx() << ": expected a shape of " << ndim << " dimensions but got "
                               << s->data.size() << " " << ShapeString(s->data);
   }
   return Any();
@@ -161,12 +162,12 @@ Any CheckShapeInfo(PackedArgs args) {
 // vm.builtin.check_tuple_info(value, size, err_ctx)
 Any CheckTupleInfo(PackedArgs args) {
   TESSERA_CHECK_OR_THROW(args.size() == 3, TypeError) << "vm.builtin.check_tuple_info(value, size, err_ctx)";
-  const std::string ctx = ErrCtx(args[2], "vm.builtin.check_tuple_info");
+  auto ctx = [&] { return ErrCtx(args[2], "vm.builtin.check_tuple_info"); };  // built only on error
   const auto* a = args[0].as<ArrayObj>();
-  if (a == nullptr) TESSERA_THROW(TypeError) << ctx << ": expected a tuple (R.Tuple) but got " << KindName(args[0]);
+  if (a == nullptr) TESSERA_THROW(TypeError) << ctx() << ": expected a tuple (R.Tuple) but got " << KindName(args[0]);
   const int64_t size = args[1].cast<int64_t>();
   if (size != static_cast<int64_t>(a->data.size())) {
-    TESSERA_THROW(ValueError) << ctx << ": expected a tuple of " << size << " fields but got " << a->data.size();
+    TESSERA_THROW(ValueError) << ctx() << ": expected a tuple of " << size << " fields but got " << a->data.size();
   }
   return Any();
 }
@@ -174,26 +175,26 @@ Any CheckTupleInfo(PackedArgs args) {
 // vm.builtin.check_prim_value_info(value, dtype, err_ctx)
 Any CheckPrimValueInfo(PackedArgs args) {
   TESSERA_CHECK_OR_THROW(args.size() == 3, TypeError) << "vm.builtin.check_prim_value_info(value, dtype, err_ctx)";
-  const std::string ctx = ErrCtx(args[2], "vm.builtin.check_prim_value_info");
+  auto ctx = [&] { return ErrCtx(args[2], "vm.builtin.check_prim_value_info"); };  // built only on error
   const Any& v = args[0];
   const DataType dtype = args[1].cast<DataType>();
   const bool is_int = v.kind() == Any::Kind::kInt, is_float = v.kind() == Any::Kind::kFloat,
              is_bool = v.kind() == Any::Kind::kBool;
   if (!is_int && !is_float && !is_bool) {
-    TESSERA_THROW(TypeError) << ctx << ": expected a primitive value (R.Prim) but got " << KindName(v);
+    TESSERA_THROW(TypeError) << ctx() << ": expected a primitive value (R.Prim) but got " << KindName(v);
   }
   if (dtype.is_void()) return Any();
   bool ok = dtype.is_bool() ? (is_bool || is_int) : dtype.code() == DataType::kFloat ? true : (is_int || is_bool);
-  if (!ok) TESSERA_THROW(TypeError) << ctx << ": expected a value of dtype " << dtype.str() << " but got " << v.type_name();
+  if (!ok) TESSERA_THROW(TypeError) << ctx() << ": expected a value of dtype " << dtype.str() << " but got " << v.type_name();
   return Any();
 }
 
 // vm.builtin.check_func_info(value, err_ctx)
 Any CheckFuncInfo(PackedArgs args) {
   TESSERA_CHECK_OR_THROW(args.size() == 2, TypeError) << "vm.builtin.check_func_info(value, err_ctx)";
-  const std::string ctx = ErrCtx(args[1], "vm.builtin.check_func_info");
+  auto ctx = [&] { return ErrCtx(args[1], "vm.builtin.check_func_info"); };  // built only on error
   if (!args[0].as<VMClosureObj>() && !args[0].as<PackedFuncObj>()) {
-    TESSERA_THROW(TypeError) << ctx << ": expected a function (R.Callable) but got " << KindName(args[0]);
+    TESSERA_THROW(TypeError) << ctx() << ": expected a function (R.Callable) but got " << KindName(args[0]);
   }
   return Any();
 }
