@@ -181,6 +181,21 @@ Index ExecBuilderNode::CurrentFunctionSize() const {
   return exec_->NumInstructions() - exec_->func_table[static_cast<size_t>(current_)].start_instr;
 }
 
+void ExecBuilderNode::PatchJump(Index pc, Index offset) {
+  CheckInFunction("PatchJump");
+  const Index abs = exec_->func_table[static_cast<size_t>(current_)].start_instr + pc;
+  TESSERA_CHECK_OR_THROW(pc >= 0 && abs < exec_->NumInstructions(), ValueError)
+      << "ExecBuilder: no instruction " << pc << " in the current function";
+  ExecWord* p = exec_->instr_data.data() + exec_->instr_offset[static_cast<size_t>(abs)];
+  if (static_cast<Opcode>(p[0]) == Opcode::kGoto) {
+    p[1] = offset;
+  } else if (static_cast<Opcode>(p[0]) == Opcode::kIf) {
+    p[2] = offset;
+  } else {
+    TESSERA_THROW(ValueError) << "ExecBuilder: instruction " << pc << " is not a jump";
+  }
+}
+
 void ExecBuilderNode::CheckExecutable() const {
   for (size_t fi = 0; fi < exec_->func_table.size(); ++fi) {
     const VMFuncInfo& f = exec_->func_table[fi];

@@ -38,6 +38,9 @@ class ExecBuilderNode : public Object {
   void EmitIf(Arg cond, Index false_offset);
   // Instructions emitted so far in the current function.
   Index CurrentFunctionSize() const;
+  // Sets the jump offset of the Goto or If at `pc` (relative to the start
+  // of the current function): how code generators fill in forward jumps.
+  void PatchJump(Index pc, Index offset);
 
   // Checks and formalizes the program; the builder stays usable.
   ObjectPtr<ExecutableNode> Get();

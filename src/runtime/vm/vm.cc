@@ -426,7 +426,7 @@ TESSERA_REGISTER_GLOBAL("vm.CreateVirtualMachine").set_body([](PackedArgs args) 
   const auto* exec = m.as<ExecutableNode>();
   TESSERA_CHECK_OR_THROW(exec != nullptr, TypeError)
       << "VirtualMachine expects a relax.Executable (from relax.build or load_module of an exported executable), "
-         "got a " << m->type_key() << " module";
+         "got " << (m.defined() ? "a " + m->type_key() + " module" : std::string("None"));
   auto vm = make_object<VirtualMachineNode>(ObjectPtr<ExecutableNode>(const_cast<ExecutableNode*>(exec)));
   std::vector<Device> devs;
   for (int i = 1; i < args.size(); ++i) devs.push_back(args[i].cast<Device>());
