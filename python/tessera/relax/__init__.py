@@ -1,11 +1,19 @@
-"""`tvm.relax` — the parts delivered so far: the virtual machine
-(``VirtualMachine``, ``ExecBuilder``, ``Executable``). Other attributes
-raise NotImplementedError naming what is missing.
-"""
-from .._unavailable import missing_attribute
+"""``tvm.relax``: the graph-level IR (issue [D]). Delivered here: the
+expressions and struct info, the core operators (``relax.op``), the
+BlockBuilder with its normalizer, and the virtual machine
+(``VirtualMachine``, ``ExecBuilder``, ``Executable``). Names not delivered
+yet raise NotImplementedError naming what is missing."""
+from . import op
+from .expr import (Expr, ExprWithOp, Var, DataflowVar, Constant, Tuple, TupleGetItem, Call, ShapeExpr, PrimValue,
+                   StringImm, DataTypeImm, ExternFunc, extern, Binding, VarBinding, MatchCast, BindingBlock,
+                   DataflowBlock, SeqExpr, If, Function, const, GlobalVar)
+from .struct_info import (StructInfo, ObjectStructInfo, PrimStructInfo, ShapeStructInfo, TensorStructInfo,
+                          TupleStructInfo, FuncStructInfo)
+from .block_builder import BlockBuilder
 from . import exec_builder, vm_build
 from .exec_builder import ExecBuilder
 from .vm_build import Executable
 from ..runtime.relax_vm import VirtualMachine
+from .._unavailable import missing_attribute
 
 __getattr__ = missing_attribute("relax")
