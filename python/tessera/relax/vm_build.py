@@ -57,4 +57,105 @@ def load_executable(file_name, lib=None):
     return Executable(get_global_func("relax.ExecutableLoadFromFile")(os.fspath(file_name), lib))
 
 
-__all__ = ["Executable", "load_executable"]
+
+
+
+# ---- relax.build -----------------------------------------------------------
+
+# The lowering passes of relax.build, in order (see docs/vm.md and the
+# contract in docs): LegalizeOps runs first once it exists.
+_PIPELINE_PASSES = ["Normalize", "ToNonDataflow", "RemovePurityChecking", "CallTIRRewrite", "StaticPlanBlockMemory",
+                    "LowerAllocTensor", "VMBuiltinLower", "VMShapeLower", "AttachGlobalSymbol"]
+
+
+def get_pipeline(name="default"):
+    """The pass pipeline of ``relax.build``: a printable Sequential named
+    "relax.build_pipeline" lowering Relax to what VMCodeGen takes."""
+    import importlib  # pylint: disable=import-outside-toplevel
+    from .. import transform as _ir_transform  # pylint: disable=import-outside-toplevel
+
+    if name not in ("default", "default_build"):
+        raise ValueError(f"relax.get_pipeline: unknown pipeline {name!r} (known: 'default')")
+    try:
+        transform = importlib.import_module(__package__ + ".transform")
+    except ImportError:
+        transform = None
+    passes = []
+    if hasattr(transform, "LegalizeOps"):
+        passes.append(transform.LegalizeOps())
+    missing = [p for p in _PIPELINE_PASSES if not hasattr(transform, p)]
+    if missing:
+        raise NotImplementedError("relax.build's pipeline needs the passes " + ", ".join(missing) +
+                                  ", which are not available yet; build already-lowered modules with "
+                                  "relax_pipeline=None")
+    passes += [getattr(transform, p)() for p in _PIPELINE_PASSES]
+    return _ir_transform.Sequential(passes, name="relax.build_pipeline")
+
+
+def _vmcodegen(builder, mod):
+    """Emits the Relax functions of ``mod`` into ``builder``; returns the
+    IRModule of the remaining (TIR) functions."""
+    return get_global_func("relax.VMCodeGen")(builder, mod)
+
+
+def _vmlink(builder, target, tir_mod):
+    """The executable of ``builder`` with the TIR functions of ``tir_mod``
+    compiled for ``target`` (LLVM) and linked in."""
+    from ..driver import build as tir_build  # pylint: disable=import-outside-toplevel
+
+    ex = builder.get()
+    if len(tir_mod.functions) == 0:
+        return ex
+    lib = tir_build(tir_mod, target=target)
+    return Executable(get_global_func("relax.ExecutableLinkLibrary")(ex.mod, lib))
+
+
+def build(mod, target="llvm", params=None, relax_pipeline="default", exec_mode="bytecode", *, system_lib=None):
+    """Compiles a Relax IRModule (or function) to an Executable for
+    ``relax.VirtualMachine``: binds ``params`` into "main" (BindParams), runs
+    ``relax_pipeline`` (``get_pipeline()``; a Pass; or None for an already
+    lowered module), generates bytecode (VMCodeGen) and links in the TIR
+    functions compiled with LLVM (VMLink)."""
+    from .. import ir  # pylint: disable=import-outside-toplevel
+    from ..target import Target  # pylint: disable=import-outside-toplevel
+    from .exec_builder import ExecBuilder  # pylint: disable=import-outside-toplevel
+
+    if exec_mode != "bytecode":
+        raise NotImplementedError(f"relax.build(exec_mode={exec_mode!r}): only \"bytecode\" is supported")
+    if system_lib:
+        raise NotImplementedError("relax.build(system_lib=True) is not supported")
+    if target is None:
+        target = "llvm"
+    tgt = target if isinstance(target, Target) else Target(target)
+    if tgt.kind.name != "llvm":
+        raise NotImplementedError(f"relax.build(target={str(tgt)!r}): the VM runs on the CPU (target \"llvm\") only")
+    if not isinstance(mod, ir.IRModule):
+        mod = ir.IRModule.from_expr(mod)
+    if params:
+        from .transform import BindParams  # pylint: disable=import-outside-toplevel
+
+        mod = BindParams("main", params)(mod)
+    if relax_pipeline is not None:
+        if isinstance(relax_pipeline, str):
+            relax_pipeline = get_pipeline(relax_pipeline)
+        mod = relax_pipeline(mod)
+    builder = ExecBuilder()
+    tir_mod = _vmcodegen(builder, mod)
+    return _vmlink(builder, tgt, tir_mod)
+
+__all__ = ["Executable", "load_executable", "build", "get_pipeline", "compile"]
+
+
+def compile(mod, target=None, *, relax_pipeline="default", tir_pipeline="default"):  # pylint: disable=redefined-builtin
+    """``tvm.compile``: ``relax.build`` for a module with Relax functions,
+    ``tvm.build`` for one of TIR functions only."""
+    from .. import ir  # pylint: disable=import-outside-toplevel
+    from ..driver import build as tir_build  # pylint: disable=import-outside-toplevel
+    from .expr import Function  # pylint: disable=import-outside-toplevel
+
+    if tir_pipeline != "default":
+        raise NotImplementedError("tvm.compile(tir_pipeline=...) is not supported; the TIR default pipeline is used")
+    funcs = [mod] if not isinstance(mod, ir.IRModule) else [f for _, f in mod.functions.items()]
+    if any(isinstance(f, Function) for f in funcs):
+        return build(mod, target=target, relax_pipeline=relax_pipeline)
+    return tir_build(mod, target=target if target is not None else "llvm")

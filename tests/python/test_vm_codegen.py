@@ -1,0 +1,140 @@
+"""VMCodegen + relax.build on Relax functions already in lowered form (built
+with BlockBuilder: VM allocation ops, calls of TIR functions, registered
+Python functions, If, tuples, closures, constants), run end to end by the VM
+and compared with NumPy."""
+import numpy as np
+import pytest
+
+import tessera as tvm
+from tessera import relax
+from tessera.ir import Op
+from tessera.script import tir as T
+
+F32x4 = relax.TensorStructInfo((4,), "float32")
+
+
+@T.prim_func
+def add_one(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32")):
+    for i in range(4):
+        with T.block("B"):
+            vi = T.axis.remap("S", [i])
+            B[vi] = A[vi] + T.float32(1)
+
+
+def _scale3(x):
+    return tvm.nd.array(x.numpy() * 3)
+
+
+def _tir_then_python_module():
+    """main(x) = scale3(add_one(x)): a TIR kernel into VM-allocated storage,
+    then a registered Python function returning a new array."""
+    tvm.register_func("test.vm_py.scale3", _scale3, override=True)
+    bb = relax.BlockBuilder()
+    gv_add = bb.add_func(add_one, "add_one")
+    x = relax.Var("x", F32x4)
+    with bb.function("main", [x], pure=False):
+        storage = bb.emit(relax.op.vm.alloc_storage(relax.ShapeExpr([16]), 0, "uint8"))
+        y = bb.emit(relax.op.vm.alloc_tensor(storage, 0, relax.ShapeExpr([4]), "float32"))
+        bb.emit(relax.Call(gv_add, [x, y]))
+        z = bb.emit(relax.Call(relax.ExternFunc("test.vm_py.scale3"), [y], sinfo_args=[F32x4]))
+        bb.emit_func_output(z)
+    return bb.get()
+
+
+def test_tir_and_registered_python_function_end_to_end():
+    ex = relax.build(_tir_then_python_module(), target="llvm", relax_pipeline=None)
+    assert "add_one" in ex.as_text() and "test.vm_py.scale3" in ex.as_text()
+    vm = relax.VirtualMachine(ex, tvm.cpu())
+    x = np.array([0.5, -1.0, 2.0, 7.25], "float32")
+    np.testing.assert_allclose(vm["main"](tvm.nd.array(x)).numpy(), (x + 1) * 3)
+    # aliases
+    assert relax.vm.build is relax.build
+    ex2 = tvm.compile(_tir_then_python_module(), target="llvm", relax_pipeline=None)
+    np.testing.assert_allclose(relax.VirtualMachine(ex2, tvm.cpu())["main"](tvm.nd.array(x)).numpy(), (x + 1) * 3)
+
+
+def test_if_constants_tuples_and_vm_to_vm_calls():
+    calls = []
+    tvm.register_func("test.vm_py.tag", lambda t: calls.append(t) or 0, override=True)
+    bb = relax.BlockBuilder()
+    a = relax.Var("a", F32x4)
+    b = relax.Var("b", F32x4)
+    with bb.function("combine", [a, b], pure=False):
+        s = bb.emit(relax.Call(relax.ExternFunc("test.vm.add"), [a, b], sinfo_args=[F32x4]))
+        bb.emit_func_output(relax.Tuple([s, a]))
+    gv_combine = bb.get().get_global_var("combine")
+    c = relax.Var("c", relax.TensorStructInfo((), "bool"))
+    x = relax.Var("x", F32x4)
+    w = relax.const(np.array([1, 2, 3, 4], "float32"))
+    then_v = relax.Var("t", F32x4)
+    with bb.function("main", [c, x], pure=False):
+        bb_then = relax.SeqExpr([relax.BindingBlock([
+            relax.VarBinding(relax.Var("u", relax.ObjectStructInfo()),
+                             relax.Call(relax.ExternFunc("test.vm_py.tag"), [relax.StringImm("then")],
+                                        sinfo_args=[relax.ObjectStructInfo()])),
+            relax.VarBinding(then_v, relax.Call(relax.ExternFunc("test.vm.add"), [x, w], sinfo_args=[F32x4]))])],
+            then_v)
+        else_v = relax.Var("e", F32x4)
+        bb_else = relax.SeqExpr([relax.BindingBlock([
+            relax.VarBinding(relax.Var("u2", relax.ObjectStructInfo()),
+                             relax.Call(relax.ExternFunc("test.vm_py.tag"), [relax.StringImm("else")],
+                                        sinfo_args=[relax.ObjectStructInfo()])),
+            relax.VarBinding(else_v, relax.Call(relax.ExternFunc("test.vm.mul"), [x, w], sinfo_args=[F32x4]))])],
+            else_v)
+        r = bb.emit(relax.If(c, bb_then, bb_else))
+        tup = bb.emit(relax.Call(gv_combine, [r, x]))
+        first = bb.emit(relax.TupleGetItem(tup, 0))
+        bb.emit_func_output(relax.Tuple([first, relax.ShapeExpr([2, 3]), relax.PrimValue(7)]))
+    ex = relax.build(bb.get(), relax_pipeline=None)
+    vm = relax.VirtualMachine(ex, tvm.cpu())
+    xv = np.array([1, 1, 2, 3], "float32")
+    out = vm["main"](tvm.nd.array(np.array(True)), tvm.nd.array(xv))
+    np.testing.assert_allclose(out[0].numpy(), (xv + w.data.numpy()) + xv)
+    assert out[1] == (2, 3) and out[2] == 7
+    assert calls == ["then"]
+    out = vm["main"](tvm.nd.array(np.array(False)), tvm.nd.array(xv))
+    np.testing.assert_allclose(out[0].numpy(), (xv * w.data.numpy()) + xv)
+    assert calls == ["then", "else"]
+
+
+def test_calling_a_closure_parameter():
+    bb = relax.BlockBuilder()
+    f = relax.Var("f", relax.ObjectStructInfo())
+    x = relax.Var("x", F32x4)
+    with bb.function("main", [f, x], pure=False):
+        y = bb.emit(relax.Call(f, [x, x], sinfo_args=[F32x4]))
+        bb.emit_func_output(y)
+    vm = relax.VirtualMachine(relax.build(bb.get(), relax_pipeline=None), tvm.cpu())
+    xv = np.arange(4, dtype="float32")
+    res = vm["main"](tvm.get_global_func("test.vm.mul"), tvm.nd.array(xv))
+    np.testing.assert_allclose(res.numpy(), xv * xv)
+
+
+def test_unlowered_call_tir_is_refused_with_its_name():
+    bb = relax.BlockBuilder()
+    gv_add = bb.add_func(add_one, "add_one")
+    x = relax.Var("x", F32x4)
+    with bb.function("main", [x]):
+        y = bb.emit(relax.op.call_tir(gv_add, [x], F32x4))
+        bb.emit_func_output(y)
+    with pytest.raises(ValueError, match=r"function main: the call of relax.call_tir was not lowered"):
+        relax.build(bb.get(), relax_pipeline=None)
+
+
+def test_build_arguments_are_checked():
+    mod = _tir_then_python_module()
+    with pytest.raises(NotImplementedError, match=r"exec_mode"):
+        relax.build(mod, exec_mode="compiled")
+    with pytest.raises(NotImplementedError, match=r"CPU"):
+        relax.build(mod, target="cuda", relax_pipeline=None)
+    with pytest.raises(ValueError, match=r"unknown pipeline"):
+        relax.get_pipeline("nope")
+
+
+def test_exported_build_result_runs_after_load(tmp_path):
+    ex = relax.build(_tir_then_python_module(), relax_pipeline=None)
+    path = str(tmp_path / "relax_model.so")
+    ex.export_library(path)
+    vm = relax.VirtualMachine(tvm.runtime.load_module(path), tvm.cpu())
+    x = np.array([1, 2, 3, 4], "float32")
+    np.testing.assert_allclose(vm["main"](tvm.nd.array(x)).numpy(), (x + 1) * 3)
