@@ -12,7 +12,7 @@ from .struct_info import (StructInfo, ObjectStructInfo, PrimStructInfo, ShapeStr
 from .block_builder import BlockBuilder
 from . import exec_builder, vm_build
 from .exec_builder import ExecBuilder
-from .vm_build import Executable, build, get_pipeline
+from .vm_build import Executable, build
 from . import vm
 from ..runtime.relax_vm import VirtualMachine
 from .._unavailable import missing_attribute

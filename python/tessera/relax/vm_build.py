@@ -62,34 +62,17 @@ def load_executable(file_name, lib=None):
 
 # ---- relax.build -----------------------------------------------------------
 
-# The lowering passes of relax.build, in order (see docs/vm.md and the
-# contract in docs): LegalizeOps runs first once it exists.
-_PIPELINE_PASSES = ["Normalize", "ToNonDataflow", "RemovePurityChecking", "CallTIRRewrite", "StaticPlanBlockMemory",
-                    "LowerAllocTensor", "VMBuiltinLower", "VMShapeLower", "AttachGlobalSymbol"]
-
-
-def get_pipeline(name="default"):
-    """The pass pipeline of ``relax.build``: a printable Sequential named
-    "relax.build_pipeline" lowering Relax to what VMCodeGen takes."""
+def _pipeline(name):
+    """The named pipeline of relax.get_pipeline (relax/pipeline.py, the passes'
+    package); "default" is TVM's newer name of "default_build"."""
     import importlib  # pylint: disable=import-outside-toplevel
-    from .. import transform as _ir_transform  # pylint: disable=import-outside-toplevel
 
-    if name not in ("default", "default_build"):
-        raise ValueError(f"relax.get_pipeline: unknown pipeline {name!r} (known: 'default')")
     try:
-        transform = importlib.import_module(__package__ + ".transform")
-    except ImportError:
-        transform = None
-    passes = []
-    if hasattr(transform, "LegalizeOps"):
-        passes.append(transform.LegalizeOps())
-    missing = [p for p in _PIPELINE_PASSES if not hasattr(transform, p)]
-    if missing:
-        raise NotImplementedError("relax.build's pipeline needs the passes " + ", ".join(missing) +
-                                  ", which are not available yet; build already-lowered modules with "
-                                  "relax_pipeline=None")
-    passes += [getattr(transform, p)() for p in _PIPELINE_PASSES]
-    return _ir_transform.Sequential(passes, name="relax.build_pipeline")
+        pipeline = importlib.import_module(__package__ + ".pipeline")
+    except ImportError as err:
+        raise NotImplementedError("relax.build's lowering pipeline (relax.get_pipeline) is not available in this "
+                                  "build; build already-lowered modules with relax_pipeline=None") from err
+    return pipeline.get_pipeline("default_build" if name == "default" else name)
 
 
 def _vmcodegen(builder, mod):
@@ -110,11 +93,11 @@ def _vmlink(builder, target, tir_mod):
     return Executable(get_global_func("relax.ExecutableLinkLibrary")(ex.mod, lib))
 
 
-def build(mod, target="llvm", params=None, relax_pipeline="default", exec_mode="bytecode", *, system_lib=None):
+def build(mod, target="llvm", params=None, relax_pipeline="default_build", exec_mode="bytecode", *, system_lib=None):
     """Compiles a Relax IRModule (or function) to an Executable for
     ``relax.VirtualMachine``: binds ``params`` into "main" (BindParams), runs
-    ``relax_pipeline`` (``get_pipeline()``; a Pass; or None for an already
-    lowered module), generates bytecode (VMCodeGen) and links in the TIR
+    ``relax_pipeline`` (a name for ``relax.get_pipeline``, a Pass, or None
+    for an already lowered module), generates bytecode (VMCodeGen) and links in the TIR
     functions compiled with LLVM (VMLink)."""
     from .. import ir  # pylint: disable=import-outside-toplevel
     from ..target import Target  # pylint: disable=import-outside-toplevel
@@ -132,21 +115,26 @@ def build(mod, target="llvm", params=None, relax_pipeline="default", exec_mode="
     if not isinstance(mod, ir.IRModule):
         mod = ir.IRModule.from_expr(mod)
     if params:
-        from .transform import BindParams  # pylint: disable=import-outside-toplevel
+        import importlib  # pylint: disable=import-outside-toplevel
 
-        mod = BindParams("main", params)(mod)
+        try:
+            bind_params = importlib.import_module(__package__ + ".transform").BindParams
+        except (ImportError, AttributeError, NotImplementedError) as err:
+            raise NotImplementedError("relax.build(params=...) needs relax.transform.BindParams, which is not "
+                                      "available in this build") from err
+        mod = bind_params("main", params)(mod)
     if relax_pipeline is not None:
         if isinstance(relax_pipeline, str):
-            relax_pipeline = get_pipeline(relax_pipeline)
+            relax_pipeline = _pipeline(relax_pipeline)
         mod = relax_pipeline(mod)
     builder = ExecBuilder()
     tir_mod = _vmcodegen(builder, mod)
     return _vmlink(builder, tgt, tir_mod)
 
-__all__ = ["Executable", "load_executable", "build", "get_pipeline", "compile"]
+__all__ = ["Executable", "load_executable", "build", "compile"]
 
 
-def compile(mod, target=None, *, relax_pipeline="default", tir_pipeline="default"):  # pylint: disable=redefined-builtin
+def compile(mod, target=None, *, relax_pipeline="default_build", tir_pipeline="default"):  # pylint: disable=redefined-builtin
     """``tvm.compile``: ``relax.build`` for a module with Relax functions,
     ``tvm.build`` for one of TIR functions only."""
     from .. import ir  # pylint: disable=import-outside-toplevel
