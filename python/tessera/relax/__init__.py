@@ -9,6 +9,8 @@ from .expr import (Expr, ExprWithOp, Var, DataflowVar, Constant, Tuple, TupleGet
 from .struct_info import (StructInfo, ObjectStructInfo, PrimStructInfo, ShapeStructInfo, TensorStructInfo,
                           TupleStructInfo, FuncStructInfo)
 from .block_builder import BlockBuilder
+from . import transform
+from .pipeline import get_pipeline
 from .._unavailable import missing_attribute
 
 __getattr__ = missing_attribute("relax")
