@@ -328,7 +328,8 @@ class DimUnifier {
 }  // namespace
 
 StructInfo DeriveCallRetStructInfo(const FuncStructInfo& finfo, const Call& call, const std::string& callee_name) {
-  if (finfo->IsOpaque()) return finfo->ret;
+  // An opaque callee (ExternFunc, PrimFunc) returns what the call's sinfo_args say (TVM's rule).
+  if (finfo->IsOpaque()) return call->sinfo_args.size() == 1 ? call->sinfo_args[0] : finfo->ret;
   const Array<StructInfo>& params = *finfo->params;
   if (params.size() != call->args.size()) {
     TESSERA_THROW(TypeError) << "call to '" << callee_name << "' expects " << params.size() << " argument"

@@ -1,8 +1,9 @@
 """``tvm.relax``: the graph-level IR (issue [D]). Delivered here: the
 expressions and struct info, the core operators (``relax.op``), the
-BlockBuilder with its normalizer, and the virtual machine
-(``VirtualMachine``, ``ExecBuilder``, ``Executable``). Names not delivered
-yet raise NotImplementedError naming what is missing."""
+BlockBuilder with its normalizer, the lowering passes and pipeline, and the
+virtual machine (``build``, ``VirtualMachine``, ``ExecBuilder``,
+``Executable``). Names not delivered yet raise NotImplementedError naming
+what is missing."""
 from . import op
 from .expr import (Expr, ExprWithOp, Var, DataflowVar, Constant, Tuple, TupleGetItem, Call, ShapeExpr, PrimValue,
                    StringImm, DataTypeImm, ExternFunc, extern, Binding, VarBinding, MatchCast, BindingBlock,
@@ -10,6 +11,8 @@ from .expr import (Expr, ExprWithOp, Var, DataflowVar, Constant, Tuple, TupleGet
 from .struct_info import (StructInfo, ObjectStructInfo, PrimStructInfo, ShapeStructInfo, TensorStructInfo,
                           TupleStructInfo, FuncStructInfo)
 from .block_builder import BlockBuilder
+from . import transform
+from .pipeline import get_pipeline
 from . import exec_builder, vm_build
 from .exec_builder import ExecBuilder
 from .vm_build import Executable, build
