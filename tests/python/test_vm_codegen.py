@@ -138,3 +138,80 @@ def test_exported_build_result_runs_after_load(tmp_path):
     vm = relax.VirtualMachine(tvm.runtime.load_module(path), tvm.cpu())
     x = np.array([1, 2, 3, 4], "float32")
     np.testing.assert_allclose(vm["main"](tvm.nd.array(x)).numpy(), (x + 1) * 3)
+
+
+# ---- through the lowering passes (CallTIRRewrite, StaticPlanBlockMemory, VMShapeLower, ...) ----
+
+@T.prim_func
+def add_vec(x: T.handle, y: T.handle, z: T.handle):
+    n = T.int64()
+    X = T.match_buffer(x, (n,), "float32")
+    Y = T.match_buffer(y, (n,), "float32")
+    Z = T.match_buffer(z, (n,), "float32")
+    for i in range(n):
+        with T.block("Z"):
+            vi = T.axis.remap("S", [i])
+            Z[vi] = X[vi] + Y[vi]
+
+
+def _lowering_pipeline():
+    """relax.get_pipeline() when all its passes are registered; else the same
+    lowering passes without Normalize (the builder already normalized)."""
+    try:
+        return relax.get_pipeline()
+    except ValueError as err:
+        if "relax.transform.Normalize" not in str(err):
+            raise
+    t = relax.transform
+    return tvm.transform.Sequential([t.ToNonDataflow(), t.RemovePurityChecking(), t.CallTIRRewrite(),
+                                     t.StaticPlanBlockMemory(), t.LowerAllocTensor(), t.VMBuiltinLower(),
+                                     t.VMShapeLower(), t.AttachGlobalSymbol()], name="relax.build_pipeline")
+
+
+def _times3(x, out):
+    out.copyfrom(x.numpy() * 3)
+
+
+def test_call_tir_and_call_dps_packed_through_the_pipeline():
+    tvm.register_func("test.vm_py.times3", _times3, override=True)
+    bb = relax.BlockBuilder()
+    gv = bb.add_func(add_one, "add_one")
+    x = relax.Var("x", F32x4)
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            lv = bb.emit(relax.op.call_tir(gv, [x], F32x4))
+            lv2 = bb.emit(relax.op.call_dps_packed("test.vm_py.times3", [lv], F32x4))
+            out = bb.emit_output(lv2)
+        bb.emit_func_output(out)
+    ex = relax.build(bb.get(), "llvm", relax_pipeline=_lowering_pipeline())
+    vm = relax.VirtualMachine(ex, tvm.cpu())
+    for seed in range(3):
+        xv = np.random.default_rng(seed).standard_normal(4).astype("float32")
+        np.testing.assert_allclose(vm["main"](tvm.nd.array(xv)).numpy(), (xv + 1) * 3, rtol=1e-6)
+    with pytest.raises(ValueError, match=r"param=x.*expected 4 but got 5"):
+        vm["main"](tvm.nd.array(np.zeros(5, "float32")))
+    with pytest.raises(TypeError, match=r"param=x.*expected dtype float32 but got float64"):
+        vm["main"](tvm.nd.array(np.zeros(4, "float64")))
+    with pytest.raises(TypeError, match=r"main\(\) takes 1 argument but 2 were given"):
+        vm["main"](tvm.nd.array(np.zeros(4, "float32")), 1)
+
+
+def test_symbolic_shapes_are_checked_and_computed():
+    n = tvm.tir.Var("n", "int64")
+    sinfo = relax.TensorStructInfo([n], "float32")
+    bb = relax.BlockBuilder()
+    gv = bb.add_func(add_vec, "add_vec")
+    x, y = relax.Var("x", sinfo), relax.Var("y", sinfo)
+    with bb.function("main", [x, y]):
+        with bb.dataflow():
+            lv = bb.emit(relax.op.call_tir(gv, [x, y], sinfo))
+            out = bb.emit_output(lv)
+        bb.emit_func_output(out)
+    ex = relax.build(bb.get(), "llvm", relax_pipeline=_lowering_pipeline())
+    vm = relax.VirtualMachine(ex, tvm.cpu())
+    for size in (1, 7, 64):
+        a = np.arange(size, dtype="float32")
+        b = np.full(size, 0.5, "float32")
+        np.testing.assert_allclose(vm["main"](tvm.nd.array(a), tvm.nd.array(b)).numpy(), a + b)
+    with pytest.raises(ValueError, match=r"param=y.*expected 3 .*but got 4"):
+        vm["main"](tvm.nd.array(np.zeros(3, "float32")), tvm.nd.array(np.zeros(4, "float32")))

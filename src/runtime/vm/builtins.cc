@@ -121,6 +121,49 @@ Any MakeShape(PackedArgs args) {
   return ShapeTuple(std::move(dims));
 }
 
+// vm.builtin.match_prim_value(value, heap, code, index, err_ctx): a symbolic
+// R.Prim("int64") parameter, matched like one dimension of match_shape.
+Any MatchPrimValue(PackedArgs args) {
+  TESSERA_CHECK_OR_THROW(args.size() == 5, TypeError) << "vm.builtin.match_prim_value(value, heap, code, index, err_ctx)";
+  auto ctx = [&] { return ErrCtx(args[4], "vm.builtin.match_prim_value"); };  // built only on error
+  const Any& v = args[0];
+  if (v.kind() != Any::Kind::kInt && v.kind() != Any::Kind::kBool) {
+    TESSERA_THROW(TypeError) << ctx() << ": expected an integer value (R.Prim) but got " << v.type_name();
+  }
+  int64_t heap_size = 0;
+  int64_t* heap = HeapData(args[1], &heap_size, "vm.builtin.match_prim_value");
+  const int64_t code = args[2].cast<int64_t>(), index = args[3].cast<int64_t>(), value = v.raw_int();
+  switch (code) {
+    case kNoOp: break;
+    case kAssertEqualToImm:
+      if (value != index) TESSERA_THROW(ValueError) << ctx() << ": expected the value " << index << " but got " << value;
+      break;
+    case kStoreToHeap: heap[HeapSlot(index, heap_size, "vm.builtin.match_prim_value")] = value; break;
+    case kAssertEqualToLoad: {
+      const int64_t expected = heap[HeapSlot(index, heap_size, "vm.builtin.match_prim_value")];
+      if (value != expected) {
+        TESSERA_THROW(ValueError) << ctx() << ": expected the value " << expected
+                                  << " (the value this symbolic variable took earlier) but got " << value;
+      }
+      break;
+    }
+    default: TESSERA_THROW(ValueError) << "vm.builtin.match_prim_value: unknown code " << code;
+  }
+  return Any();
+}
+
+// vm.builtin.make_prim_value(heap, code, value): an int64 from an immediate
+// (kUseImm) or a shape heap slot (kLoadShape).
+Any MakePrimValue(PackedArgs args) {
+  TESSERA_CHECK_OR_THROW(args.size() == 3, TypeError) << "vm.builtin.make_prim_value(heap, code, value)";
+  int64_t heap_size = 0;
+  int64_t* heap = HeapData(args[0], &heap_size, "vm.builtin.make_prim_value");
+  const int64_t code = args[1].cast<int64_t>(), value = args[2].cast<int64_t>();
+  if (code == kUseImm) return value;
+  TESSERA_CHECK_OR_THROW(code == kLoadShape, ValueError) << "vm.builtin.make_prim_value: unknown code " << code;
+  return heap[HeapSlot(value, heap_size, "vm.builtin.make_prim_value")];
+}
+
 // vm.builtin.check_tensor_info(value, [ndim], [dtype], err_ctx)
 Any CheckTensorInfo(PackedArgs args) {
   TESSERA_CHECK_OR_THROW(args.size() >= 2 && args.size() <= 4, TypeError)
@@ -304,6 +347,8 @@ TESSERA_REGISTER_GLOBAL("vm.builtin.alloc_shape_heap").set_body_typed([](Any vm,
 
 TESSERA_REGISTER_GLOBAL("vm.builtin.match_shape").set_body(MatchShape);
 TESSERA_REGISTER_GLOBAL("vm.builtin.make_shape").set_body(MakeShape);
+TESSERA_REGISTER_GLOBAL("vm.builtin.match_prim_value").set_body(MatchPrimValue);
+TESSERA_REGISTER_GLOBAL("vm.builtin.make_prim_value").set_body(MakePrimValue);
 TESSERA_REGISTER_GLOBAL("vm.builtin.check_tensor_info").set_body(CheckTensorInfo);
 TESSERA_REGISTER_GLOBAL("vm.builtin.check_shape_info").set_body(CheckShapeInfo);
 TESSERA_REGISTER_GLOBAL("vm.builtin.check_tuple_info").set_body(CheckTupleInfo);
