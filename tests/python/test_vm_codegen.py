@@ -51,6 +51,10 @@ def test_tir_and_registered_python_function_end_to_end():
     assert relax.vm.build is relax.build
     ex2 = tvm.compile(_tir_then_python_module(), target="llvm", relax_pipeline=None)
     np.testing.assert_allclose(relax.VirtualMachine(ex2, tvm.cpu())["main"](tvm.nd.array(x)).numpy(), (x + 1) * 3)
+    lib = tvm.compile(add_one, target="llvm")  # TIR only: tvm.build
+    out = tvm.nd.empty((4,), "float32")
+    lib["add_one"](tvm.nd.array(x), out)
+    np.testing.assert_allclose(out.numpy(), x + 1)
 
 
 def test_if_constants_tuples_and_vm_to_vm_calls():

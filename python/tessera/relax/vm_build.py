@@ -86,11 +86,8 @@ def _vmlink(builder, target, tir_mod):
     compiled for ``target`` (LLVM) and linked in."""
     from ..driver import build as tir_build  # pylint: disable=import-outside-toplevel
 
-    ex = builder.get()
-    if len(tir_mod.functions) == 0:
-        return ex
-    lib = tir_build(tir_mod, target=target)
-    return Executable(get_global_func("relax.ExecutableLinkLibrary")(ex.mod, lib))
+    lib = tir_build(tir_mod, target=target) if len(tir_mod.functions) else None
+    return Executable(get_global_func("relax.VMLink")(builder, lib))
 
 
 def build(mod, target="llvm", params=None, relax_pipeline="default_build", exec_mode="bytecode", *, system_lib=None):

@@ -1,9 +1,10 @@
 // VMCodegen: translates Relax functions that the build pipeline has lowered
 // (calls of VM builtins, packed functions and TIR functions, If, closures,
 // constants; no call_tir / dataflow left) into VM bytecode through
-// ExecBuilder. Last step of relax.build before the TIR functions are
-// compiled and linked in (VMLink, python/tessera/relax/vm_build.py).
-// Relax backend; exposed as the global function "relax.VMCodeGen".
+// ExecBuilder; VMLink joins the bytecode with the library of the TIR
+// functions (compiled by tvm.build). The last steps of relax.build
+// (python/tessera/relax/vm_build.py). Relax backend; exposed as the global
+// functions "relax.VMCodeGen" and "relax.VMLink".
 #include <unordered_map>
 
 #include "ir/module.h"
@@ -296,8 +297,19 @@ IRModule VMCodeGen(const ExecBuilder& eb, const IRModule& mod) {
   return IRModule(rest, mod->attrs);
 }
 
+// VMLink: the executable of `builder` whose packed calls resolve first in
+// `lib` (the TIR functions compiled by tvm.build), or without a library.
+Module VMLink(const ExecBuilder& builder, const std::optional<Module>& lib) {
+  ObjectPtr<runtime::vm::ExecutableNode> exec = builder.mutable_node()->Get();
+  if (lib.has_value() && lib->defined()) exec->imports.push_back(*lib);
+  return Module(ObjectPtr<Object>(std::move(exec)));
+}
+
 TESSERA_REGISTER_GLOBAL("relax.VMCodeGen").set_body_typed([](ExecBuilder builder, IRModule mod) {
   return VMCodeGen(builder, mod);
+});
+TESSERA_REGISTER_GLOBAL("relax.VMLink").set_body_typed([](ExecBuilder builder, std::optional<Module> lib) {
+  return VMLink(builder, lib);
 });
 
 }  // namespace
