@@ -329,7 +329,13 @@ class DimUnifier {
 }  // namespace
 
 StructInfo DeriveCallRetStructInfo(const FuncStructInfo& finfo, const Call& call, const std::string& callee_name) {
-  if (finfo->IsOpaque()) return finfo->ret;
+  if (finfo->IsOpaque()) {
+    // An opaque callee (R.call_packed's ExternFunc) returns what sinfo_args say, else its declared return.
+    TESSERA_CHECK_OR_THROW(call->sinfo_args.size() <= 1, TypeError)
+        << "call to opaque function '" << callee_name << "' takes at most one sinfo_args entry, got "
+        << call->sinfo_args.size();
+    return call->sinfo_args.empty() ? finfo->ret : call->sinfo_args[0];
+  }
   const Array<StructInfo>& params = *finfo->params;
   if (params.size() != call->args.size()) {
     TESSERA_THROW(TypeError) << "call to '" << callee_name << "' expects " << params.size() << " argument"

@@ -519,3 +519,22 @@ def test_failed_emit_leaves_the_block_unchanged():
     with pytest.raises(TypeError, match="relax.shape_of"):
         bb.normalize(bad)
     assert len(bb._end_block().bindings) == 1
+
+
+def test_call_of_extern_func_uses_sinfo_args():
+    # R.call_packed("f", x, sinfo_args=...) is a call of an ExternFunc value (opaque, impure).
+    x = relax.Var("x", tensor((4,)))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x], pure=False):
+        y = bb.emit(relax.Call(relax.ExternFunc("env.f"), [x], sinfo_args=[tensor((4,))]))
+        z = bb.emit(relax.Call(relax.ExternFunc("env.g"), [x]))
+        bb.emit_func_output(y)
+    assert repr(y.struct_info) == 'R.Tensor((4,), dtype="float32")'
+    assert isinstance(z.struct_info, relax.ObjectStructInfo)
+    assert not bb.get()["main"].is_pure
+    assert relax.analysis.well_formed(bb.get())
+    pure = relax.Function([x], relax.SeqExpr([relax.BindingBlock([relax.VarBinding(relax.Var("v"), relax.Call(
+        relax.ExternFunc("env.f"), [x], sinfo_args=[tensor((4,))]))])], x))
+    errs = relax.analysis.well_formed_errors(relax.BlockBuilder().normalize(pure))
+    assert errs == ["function '<anonymous>', binding 'v': impure call of impure function 'relax.ExternFunc' in a pure "
+                    "function (mark it impure or set relax.force_pure)"]
