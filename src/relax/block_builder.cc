@@ -273,6 +273,7 @@ class DimUnifier {
   }
 
   void MatchSInfo(const StructInfo& param, const StructInfo& arg) {
+    CheckStack("relax struct info");
     if (param.as<ObjectStructInfoNode>() || arg.as<ObjectStructInfoNode>()) return;
     if (const auto* p = param.as<TensorStructInfoNode>()) {
       const auto* a = arg.as<TensorStructInfoNode>();
@@ -328,8 +329,13 @@ class DimUnifier {
 }  // namespace
 
 StructInfo DeriveCallRetStructInfo(const FuncStructInfo& finfo, const Call& call, const std::string& callee_name) {
-  // An opaque callee (ExternFunc, PrimFunc) returns what the call's sinfo_args say (TVM's rule).
-  if (finfo->IsOpaque()) return call->sinfo_args.size() == 1 ? call->sinfo_args[0] : finfo->ret;
+  if (finfo->IsOpaque()) {
+    // An opaque callee (R.call_packed's ExternFunc) returns what sinfo_args say, else its declared return.
+    TESSERA_CHECK_OR_THROW(call->sinfo_args.size() <= 1, TypeError)
+        << "call to opaque function '" << callee_name << "' takes at most one sinfo_args entry, got "
+        << call->sinfo_args.size();
+    return call->sinfo_args.empty() ? finfo->ret : call->sinfo_args[0];
+  }
   const Array<StructInfo>& params = *finfo->params;
   if (params.size() != call->args.size()) {
     TESSERA_THROW(TypeError) << "call to '" << callee_name << "' expects " << params.size() << " argument"

@@ -4,14 +4,13 @@ BlockBuilder with its normalizer, the lowering passes and pipeline, and the
 virtual machine (``build``, ``VirtualMachine``, ``ExecBuilder``,
 ``Executable``). Names not delivered yet raise NotImplementedError naming
 what is missing."""
-from . import op
+from . import op, analysis, transform
 from .expr import (Expr, ExprWithOp, Var, DataflowVar, Constant, Tuple, TupleGetItem, Call, ShapeExpr, PrimValue,
                    StringImm, DataTypeImm, ExternFunc, extern, Binding, VarBinding, MatchCast, BindingBlock,
                    DataflowBlock, SeqExpr, If, Function, const, GlobalVar)
 from .struct_info import (StructInfo, ObjectStructInfo, PrimStructInfo, ShapeStructInfo, TensorStructInfo,
                           TupleStructInfo, FuncStructInfo)
 from .block_builder import BlockBuilder
-from . import transform
 from .pipeline import get_pipeline
 from . import exec_builder, vm_build
 from .exec_builder import ExecBuilder
