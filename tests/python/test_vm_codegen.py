@@ -219,3 +219,31 @@ def test_symbolic_shapes_are_checked_and_computed():
         np.testing.assert_allclose(vm["main"](tvm.nd.array(a), tvm.nd.array(b)).numpy(), a + b)
     with pytest.raises(ValueError, match=r"param=y.*expected 3 .*but got 4"):
         vm["main"](tvm.nd.array(np.zeros(3, "float32")), tvm.nd.array(np.zeros(4, "float32")))
+
+
+@T.prim_func
+def add4(X: T.Buffer((4,), "float32"), Y: T.Buffer((4,), "float32"), Z: T.Buffer((4,), "float32")):
+    for i in range(4):
+        with T.block("Z"):
+            vi = T.axis.remap("S", [i])
+            Z[vi] = X[vi] + Y[vi]
+
+
+def test_default_pipeline_with_bound_params():
+    bb = relax.BlockBuilder()
+    gv = bb.add_func(add4, "add4")
+    x, w = relax.Var("x", F32x4), relax.Var("w", F32x4)
+    with bb.function("main", [x, w]):
+        with bb.dataflow():
+            lv = bb.emit(relax.op.call_tir(gv, [x, w], F32x4))
+            out = bb.emit_output(lv)
+        bb.emit_func_output(out)
+    mod = bb.get()
+    wv = np.array([10, 20, 30, 40], "float32")
+    xv = np.array([1, 2, 3, 4], "float32")
+    full = relax.VirtualMachine(relax.build(mod, target="llvm"), tvm.cpu())  # default pipeline
+    np.testing.assert_allclose(full["main"](tvm.nd.array(xv), tvm.nd.array(wv)).numpy(), xv + wv)
+    bound = relax.VirtualMachine(relax.build(mod, target="llvm", params={"w": wv}), tvm.cpu())
+    np.testing.assert_allclose(bound["main"](tvm.nd.array(xv)).numpy(), xv + wv)
+    with pytest.raises(TypeError, match=r"main\(\) takes 1 argument but 2 were given"):
+        bound["main"](tvm.nd.array(xv), tvm.nd.array(wv))
