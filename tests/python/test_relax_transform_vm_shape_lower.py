@@ -221,3 +221,15 @@ def test_local_function_is_refused():
 def test_emit_err_ctx_must_be_bool():
     with pytest.raises(TypeError, match="emit_err_ctx"):
         relax.transform.VMShapeLower(emit_err_ctx="yes")
+
+
+@pytest.mark.parametrize("value", ["var", "derived"])
+def test_undefined_symbolic_var_is_refused_naming_it(value):
+    k = tir.Var("k", "int64")
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", _t((2,)))
+    with bb.function("main", [x], attrs=FORCE_PURE):
+        s = bb.emit(relax.ShapeExpr([k if value == "var" else k + 1]))
+        bb.emit_func_output(s)
+    with pytest.raises(ValueError, match=r"(value k in 'main'|variable 'k' used in 'main')"):
+        relax.transform.VMShapeLower()(bb.get())
