@@ -233,3 +233,25 @@ def test_undefined_symbolic_var_is_refused_naming_it(value):
         bb.emit_func_output(s)
     with pytest.raises(ValueError, match=r"(value k in 'main'|variable 'k' used in 'main')"):
         relax.transform.VMShapeLower()(bb.get())
+
+
+def test_dims_stored_in_one_branch_are_stored_again_in_the_other():
+    k = tir.Var("k", "int64")
+
+    def branch(x):
+        y = relax.Var("y", _t((k,)))
+        return relax.SeqExpr([relax.BindingBlock([relax.MatchCast(y, x, _t((k,)))])], x)
+
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo(ndim=1, dtype="float32"))
+    c = relax.Var("c", relax.TensorStructInfo((), "bool"))
+    with bb.function("main", [x, c], attrs=FORCE_PURE):
+        r = bb.emit(relax.If(c, branch(x), branch(x)))
+        bb.emit_func_output(r)
+    after = _lower(bb.get())
+    if_node = [b.value for blk in after["main"].body.blocks for b in blk.bindings if isinstance(b.value, relax.If)][0]
+    for seq in (if_node.true_branch, if_node.false_branch):
+        codes = [int(b.value.args[3].value) for blk in seq.blocks for b in blk.bindings
+                 if isinstance(b.value, relax.Call) and isinstance(b.value.op, relax.ExternFunc)
+                 and b.value.op.global_symbol == "vm.builtin.match_shape"]
+        assert codes == [STORE_TO_HEAP]
