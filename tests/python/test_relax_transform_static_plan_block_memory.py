@@ -304,3 +304,33 @@ def test_bad_upper_bound_is_refused_naming_the_variable(bound):
     mod, _ = _symbolic({"tir_var_upper_bound": {"n": bound}})
     with pytest.raises((ValueError, TypeError), match="'n'"):
         relax.transform.StaticPlanBlockMemory()(mod)
+
+
+def test_branches_are_planned_on_their_own():
+    bb = relax.BlockBuilder()
+    f = bb.add_func(_prim("f", (4,), (4,)), "f")
+    x = relax.Var("x", _t((4,)))
+    c = relax.Var("c", relax.TensorStructInfo((), "bool"))
+
+    def branch():
+        inner = relax.BlockBuilder()
+        with inner.function("tmp", [x, c]):
+            a0 = inner.emit(_alloc((4,)))
+            inner.emit(relax.Call(f, [x, a0]))
+            a1 = inner.emit(_alloc((4,)))
+            inner.emit(relax.Call(f, [a0, a1]))
+            a2 = inner.emit(_alloc((4,)))
+            inner.emit(relax.Call(f, [a1, a2]))
+            inner.emit_func_output(a2)
+        return inner.get()["tmp"].body
+
+    with bb.function("main", [x, c], attrs={"relax.force_pure": True}):
+        r = bb.emit(relax.If(c, branch(), branch()))
+        bb.emit_func_output(r)
+    after = relax.transform.StaticPlanBlockMemory()(bb.get())
+    if_node = [b.value for blk in after["main"].body.blocks for b in blk.bindings if isinstance(b.value, relax.If)][0]
+    for seq in (if_node.true_branch, if_node.false_branch):
+        names = [b.value.op.name for blk in seq.blocks for b in blk.bindings
+                 if isinstance(b.value, relax.Call) and isinstance(b.value.op, tvm.ir.Op)]
+        # a0 and a1 get one storage each (both alive in the second call); a2 is the branch's result.
+        assert names == [ALLOC_STORAGE, MEM_ALLOC_TENSOR, ALLOC_STORAGE, MEM_ALLOC_TENSOR, ALLOC_TENSOR]

@@ -314,11 +314,15 @@ class StoragePlanner {
   void Simulate(const RelaxExpr& e) {
     if (const auto* seq = e.as<SeqExprNode>()) {
       for (const BindingBlock& block : seq->blocks) {
+        // A storage is defined in one block and only reused there.
+        auto outer_pool = std::move(pool_);
+        pool_.clear();
         for (const Binding& b : block->bindings) {
           const auto* vb = b.as<VarBindingNode>();
           if (vb == nullptr) continue;
           SimulateValue(vb->value);
         }
+        pool_ = std::move(outer_pool);
       }
     }
   }
