@@ -273,6 +273,7 @@ class DimUnifier {
   }
 
   void MatchSInfo(const StructInfo& param, const StructInfo& arg) {
+    CheckStack("relax struct info");
     if (param.as<ObjectStructInfoNode>() || arg.as<ObjectStructInfoNode>()) return;
     if (const auto* p = param.as<TensorStructInfoNode>()) {
       const auto* a = arg.as<TensorStructInfoNode>();

@@ -2,14 +2,13 @@
 expressions and struct info, the core operators (``relax.op``) and the
 BlockBuilder with its normalizer. Names not delivered yet raise
 NotImplementedError naming what is missing."""
-from . import op, analysis
+from . import op, analysis, transform
 from .expr import (Expr, ExprWithOp, Var, DataflowVar, Constant, Tuple, TupleGetItem, Call, ShapeExpr, PrimValue,
                    StringImm, DataTypeImm, ExternFunc, extern, Binding, VarBinding, MatchCast, BindingBlock,
                    DataflowBlock, SeqExpr, If, Function, const, GlobalVar)
 from .struct_info import (StructInfo, ObjectStructInfo, PrimStructInfo, ShapeStructInfo, TensorStructInfo,
                           TupleStructInfo, FuncStructInfo)
 from .block_builder import BlockBuilder
-from . import transform
 from .pipeline import get_pipeline
 from .._unavailable import missing_attribute
 
