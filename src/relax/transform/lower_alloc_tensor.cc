@@ -6,7 +6,7 @@
 // Runs after StaticPlanBlockMemory, before VMBuiltinLower.
 #include "relax/expr_functor.h"
 #include "relax/transform/lowering.h"
-#include "relax/transform/utils.h"
+#include "relax/transform/function_pass.h"
 #include "tir/op.h"
 
 namespace tessera {
@@ -76,13 +76,9 @@ class AllocTensorLowerer : public ExprMutator {
 namespace transform {
 
 Pass LowerAllocTensor() {
-  return tessera::transform::CreateModulePass(
-      [](IRModule mod, tessera::transform::PassContext) {
-        AllocTensorLowerer lowerer(mod);
-        return UpdateRelaxFunctions(
-            mod, [&](const GlobalVar&, const Function& f) { return Downcast<Function>(lowerer.VisitExpr(f)); });
-      },
-      0, "LowerAllocTensor");
+  return CreateFunctionPass(
+      [](Function func, IRModule mod, PassContext) { return Downcast<Function>(AllocTensorLowerer(mod).VisitExpr(func)); }, 0,
+      "LowerAllocTensor");
 }
 TESSERA_REGISTER_PASS("relax.transform.LowerAllocTensor", LowerAllocTensor);
 
