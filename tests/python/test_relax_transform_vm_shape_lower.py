@@ -255,3 +255,24 @@ def test_dims_stored_in_one_branch_are_stored_again_in_the_other():
                  if isinstance(b.value, relax.Call) and isinstance(b.value.op, relax.ExternFunc)
                  and b.value.op.global_symbol == "vm.builtin.match_shape"]
         assert codes == [STORE_TO_HEAP]
+
+
+def test_prim_value_parameter_is_checked_and_matched():
+    n = tir.Var("n", "int64")
+
+    def build(lowered):
+        bb = relax.BlockBuilder()
+        x = relax.Var("x", _t((n,)))
+        k = relax.Var("k", relax.PrimStructInfo(value=n))
+        with bb.function("main", [x, k], attrs=FORCE_PURE):
+            if lowered:
+                heap = bb.emit(_heap(1))
+                bb.emit(_packed("vm.builtin.check_tensor_info", x, 1, relax.DataTypeImm("float32"), ""))
+                bb.emit(_packed("vm.builtin.check_prim_value_info", k, relax.DataTypeImm("int64"), ""))
+                bb.emit(_packed("vm.builtin.match_shape", x, heap, 1, STORE_TO_HEAP, 0, ""))
+                # k must equal the n stored from x (no ndim operand for a prim value).
+                bb.emit(_packed("vm.builtin.match_prim_value", k, heap, ASSERT_EQUAL_TO_LOAD, 0, ""))
+            bb.emit_func_output(x)
+        return bb.get()
+
+    tvm.ir.assert_structural_equal(_lower(build(False)), build(True))

@@ -143,7 +143,8 @@ Pass DeadCodeElimination(Array<String> entry_functions) {
         for (const auto& [gv, func] : mod->functions.items()) {
           if (func->attrs.Get("global_symbol")) work.push_back(gv);
         }
-        IRModule result = UpdateRelaxFunctions(mod, [](const GlobalVar&, const Function& f) { return RemoveAllUnused(f); });
+        IRModule result =
+            UpdateRelaxFunctions(mod, [](const GlobalVar&, const Function& f) { return RemoveAllUnused(f); });
         // Functions reachable from the entries.
         std::unordered_set<std::string> reachable;
         while (!work.empty()) {

@@ -42,7 +42,8 @@ class AllocTensorLowerer : public ExprMutator {
     }
     TESSERA_CHECK_OR_THROW(shape.has_value(), ValueError)
         << "LowerAllocTensor: the shape of R.builtin.alloc_tensor bound to '" << bound_to_
-        << "' must be a shape expression or a var of known shape values, got " << StructInfoText(GetStructInfo(shape_arg));
+        << "' must be a shape expression or a var of known shape values, got "
+        << StructInfoText(GetStructInfo(shape_arg));
     const auto* dtype = call->args[1].as<DataTypeImmNode>();
     TESSERA_CHECK_OR_THROW(dtype != nullptr, TypeError)
         << "LowerAllocTensor: the dtype of R.builtin.alloc_tensor bound to '" << bound_to_
@@ -77,7 +78,10 @@ namespace transform {
 
 Pass LowerAllocTensor() {
   return CreateFunctionPass(
-      [](Function func, IRModule mod, PassContext) { return Downcast<Function>(AllocTensorLowerer(mod).VisitExpr(func)); }, 0,
+      [](Function func, IRModule mod, PassContext) {
+        return Downcast<Function>(AllocTensorLowerer(mod).VisitExpr(func));
+      },
+      0,
       "LowerAllocTensor");
 }
 TESSERA_REGISTER_PASS("relax.transform.LowerAllocTensor", LowerAllocTensor);

@@ -48,7 +48,10 @@ namespace transform {
 
 Pass RemovePurityChecking() {
   return CreateFunctionPass(
-      [](Function func, IRModule mod, PassContext) { return Downcast<Function>(PurityRemover(mod).VisitExpr(func)); }, 0,
+      [](Function func, IRModule mod, PassContext) {
+        return Downcast<Function>(PurityRemover(mod).VisitExpr(func));
+      },
+      0,
       "RemovePurityChecking");
 }
 TESSERA_REGISTER_PASS("relax.transform.RemovePurityChecking", RemovePurityChecking);

@@ -33,7 +33,10 @@ namespace transform {
 
 Pass ToNonDataflow() {
   return CreateFunctionPass(
-      [](Function func, IRModule mod, PassContext) { return Downcast<Function>(DataflowRemover(mod).VisitExpr(func)); }, 0,
+      [](Function func, IRModule mod, PassContext) {
+        return Downcast<Function>(DataflowRemover(mod).VisitExpr(func));
+      },
+      0,
       "ToNonDataflow");
 }
 TESSERA_REGISTER_PASS("relax.transform.ToNonDataflow", ToNonDataflow);

@@ -89,7 +89,10 @@ namespace transform {
 
 Pass VMBuiltinLower() {
   return CreateFunctionPass(
-      [](Function func, IRModule mod, PassContext) { return Downcast<Function>(BuiltinLowerer(mod).VisitExpr(func)); }, 0,
+      [](Function func, IRModule mod, PassContext) {
+        return Downcast<Function>(BuiltinLowerer(mod).VisitExpr(func));
+      },
+      0,
       "VMBuiltinLower");
 }
 TESSERA_REGISTER_PASS("relax.transform.VMBuiltinLower", VMBuiltinLower);
