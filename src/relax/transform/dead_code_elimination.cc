@@ -11,6 +11,7 @@
 #include "relax/transform/lowering.h"
 #include "relax/transform/utils.h"
 #include "runtime/registry.h"
+#include "runtime/stack_guard.h"
 #include "tir/function.h"
 
 namespace tessera {
@@ -51,6 +52,7 @@ void CollectUsedVars(const RelaxExpr& e, std::unordered_set<const Object*>* used
 RelaxExpr CleanValue(const RelaxExpr& value);
 
 RelaxExpr CleanSeq(const RelaxExpr& expr) {
+  CheckStack("relax expression (dead code elimination)");
   const auto* seq = expr.as<SeqExprNode>();
   if (seq == nullptr) return CleanValue(expr);
   std::unordered_set<const Object*> used;

@@ -17,6 +17,7 @@
 #include "relax/expr_functor.h"
 #include "relax/transform/lowering.h"
 #include "relax/transform/utils.h"
+#include "runtime/stack_guard.h"
 #include "tir/function.h"
 #include "tir/op.h"
 
@@ -56,6 +57,7 @@ struct Tokens {
   bool is_tuple = false;
   template <typename F>
   void ForEach(F f) const {
+    CheckStack("relax tuple (memory planning)");
     if (leaf != nullptr) f(leaf);
     for (const Tokens& t : fields) t.ForEach(f);
   }
@@ -215,6 +217,7 @@ class StoragePlanner {
   }
 
   void CollectSeq(const RelaxExpr& e) {
+    CheckStack("relax expression (memory planning)");
     const auto* seq = e.as<SeqExprNode>();
     if (seq == nullptr) {
       CollectUse(e);
@@ -312,6 +315,7 @@ class StoragePlanner {
 
   // ---- phase 2: storage assignment in program order --------------------------
   void Simulate(const RelaxExpr& e) {
+    CheckStack("relax expression (memory planning)");
     if (const auto* seq = e.as<SeqExprNode>()) {
       for (const BindingBlock& block : seq->blocks) {
         // A storage is defined in one block and only reused there.

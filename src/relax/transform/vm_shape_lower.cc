@@ -20,6 +20,7 @@
 #include "tir/buffer.h"
 #include "tir/function.h"
 #include "runtime/registry.h"
+#include "runtime/stack_guard.h"
 #include "tir/functor.h"
 #include "tir/op.h"
 
@@ -177,6 +178,7 @@ class ShapeLowerer : public ExprMutator {
     slots_.push_back(std::move(s));
   }
   void CollectSInfo(const StructInfo& sinfo) {
+    CheckStack("relax struct info (shape lowering)");
     if (!sinfo.defined()) return;
     if (const auto* t = sinfo.as<TensorStructInfoNode>()) {
       if (t->shape.has_value()) CollectExpr(*t->shape);
@@ -191,6 +193,7 @@ class ShapeLowerer : public ExprMutator {
     }
   }
   void CollectExpr(const RelaxExpr& e) {
+    CheckStack("relax expression (shape lowering)");
     if (const auto* shape = e.as<ShapeExprNode>()) {
       for (const PrimExpr& v : shape->values) AddSlot(v);
     } else if (const auto* pv = e.as<PrimValueNode>()) {
@@ -362,6 +365,7 @@ class ShapeLowerer : public ExprMutator {
   // ---- checks of a value against a struct info ------------------------------------
   void CheckMatchCast(const StructInfo& sinfo, const RelaxExpr& value, bool always_check, bool dynamic_only,
                       const std::string& err, std::vector<MatchTodo>* todos) {
+    CheckStack("relax struct info (shape lowering)");
     if (!sinfo.defined()) return;
     StructInfo vsinfo = GetStructInfo(value);
     if (!always_check && IsBaseOf(sinfo, vsinfo)) return;
