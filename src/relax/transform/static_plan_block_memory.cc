@@ -177,13 +177,13 @@ class StoragePlanner {
  public:
   StoragePlanner(IRModule mod, arith::Analyzer* ana) : mod_(std::move(mod)), ana_(ana) {}
 
-  // Plans `func`; returns alloc_tensor call -> storage (planned ones only).
+  // Plans `func`: fills alloc_to_storage (planned alloc_tensor calls only).
   void Plan(const Function& func) {
     CollectSeq(func->body);
     Simulate(func->body);
   }
 
-  std::unordered_map<const Object*, Storage*> alloc_to_storage;
+  std::unordered_map<const Object*, Storage*> alloc_to_storage;  // alloc_tensor call -> its storage
   std::vector<std::unique_ptr<Storage>> storages;
 
  private:
