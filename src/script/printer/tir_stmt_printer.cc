@@ -200,6 +200,33 @@ void TIRPrinter::PrintStmtImpl(const Stmt& stmt, bool concise) {
   if (const auto* op = stmt.as<AllocateNode>()) return PrintAllocate(op, concise);
   if (const auto* op = stmt.as<DeclBufferNode>()) return PrintDeclBuffer(op, concise);
   if (const auto* op = stmt.as<AttrStmtNode>()) {
+    const auto* iv = op->node.as<IterVarNode>();
+    if (iv != nullptr && iv->iter_type == kThreadIndex && !iv->thread_tag.empty() &&
+        (op->attr_key == "thread_extent" || op->attr_key == "virtual_thread")) {
+      // A launched thread: `v = T.env_thread(tag)` among the free definitions
+      // (a variable may be launched more than once), `T.launch_thread(v, extent)` here.
+      std::string name;
+      if (const std::string* n = names_.Find(iv->var.get())) {
+        name = *n;
+      } else {
+        name = names_.DefineInScope(free_scope_, iv->var.get(), iv->var->name_hint);
+        std::string dtype = iv->var.dtype() == DataType::Int(32) ? "" : ", dtype=" + PyStringLiteral(iv->var.dtype().str());
+        free_defs_.append(static_cast<size_t>(free_defs_indent_ * cfg_.indent_spaces), ' ');
+        free_defs_ += name + " = " + T("env_thread(") + PyStringLiteral(iv->thread_tag) + dtype + ")\n";
+      }
+      std::string call = T("launch_thread(") + name + ", " + PrintExpr(op->value) + ")";
+      if (concise) {
+        Line(call);
+        PrintBody(op->body);
+        return;
+      }
+      Line("with " + call + ":");
+      ++indent_;
+      NameScope scope(&names_);
+      PrintBody(op->body);
+      --indent_;
+      return;
+    }
     std::string node = PrintValue(op->node);
     std::string value = PrintExpr(op->value);
     Line("with " + T("attr(") + node + ", " + PyStringLiteral(op->attr_key) + ", " + value + "):");

@@ -17,6 +17,7 @@ using ast::StmtKind;
 
 TESSERA_REGISTER_OBJECT_TYPE(NamespaceObj);
 TESSERA_REGISTER_OBJECT_TYPE(SliceObj);
+TESSERA_REGISTER_OBJECT_TYPE(LambdaObj);
 
 namespace {
 
@@ -122,6 +123,7 @@ bool Evaluator::ToBool(const Any& v, const Pos& pos, const std::string& what) co
 std::string Evaluator::TypeName(const Any& v) const {
   if (const auto* ns = v.as<NamespaceObj>()) return ns->path;
   if (v.as<SliceObj>()) return "slice";
+  if (v.as<LambdaObj>()) return "lambda";
   if (Dialect* d = DialectRegistry::Global().Owner(v)) return d->TypeName(v);
   if (v.as<ArrayObj>()) return "tuple";
   if (v.as<MapObj>()) return "dict";
@@ -184,6 +186,16 @@ Any Evaluator::ToAttrValue(const Any& v, const Pos& pos) const {
 }
 
 
+Any Evaluator::CallLambda(const LambdaObj& lam, const std::vector<Any>& args, const Pos& pos) {
+  if (args.size() != lam.params.size()) {
+    Error(pos, "the lambda takes " + std::to_string(lam.params.size()) + " parameter" +
+                   (lam.params.size() == 1 ? "" : "s") + " but is called with " + std::to_string(args.size()));
+  }
+  ScopeGuard scope(this);
+  for (size_t i = 0; i < args.size(); ++i) Bind(lam.params[i], args[i]);
+  return Eval(*lam.node->a);
+}
+
 Any Evaluator::Eval(const ast::Expr& e) {
   CheckStack("expression");
   switch (e.kind) {
@@ -245,6 +257,12 @@ Any Evaluator::Eval(const ast::Expr& e) {
     }
     case ExprKind::kSlice: Error(e.pos, "a slice is only allowed inside [...]");
     case ExprKind::kStarred: Error(e.pos, "'*' is only allowed in call arguments and tuples");
+    case ExprKind::kLambda: {
+      auto lam = make_object<LambdaObj>();
+      lam->node = &e;
+      for (const ast::ExprPtr& p : e.items) lam->params.push_back(p->str);
+      return Any(AsRef(lam));
+    }
   }
   Error(e.pos, "unsupported expression");
 }
