@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "ir/op.h"
+#include "runtime/reflection.h"
 #include "script/printer/python_literal.h"
 #include "script/printer/tir_printer.h"
 #include "tir/comm_reducer.h"
@@ -382,6 +383,18 @@ std::string TIRPrinter::PrintValue(const Any& v) {
     for (const PrimExpr& e : r->identity_element) identity.push_back(PrintExpr(e));
     std::string body = results.size() == 1 ? results[0] : "(" + Join(results) + ")";
     return T("comm_reducer(") + "lambda " + Join(params) + ": " + body + ", [" + Join(identity) + "])";
+  }
+  if (obj->GetTypeKey() == "target.Target") {
+    // T.target("cuda -arch=sm_80", host="llvm"), read by reflection (the target layer sits above the printer).
+    auto spec = Reflection::GetField(obj.get(), "str");
+    auto host = Reflection::GetField(obj.get(), "host");
+    std::string out = T("target(") + PyStringLiteral(spec ? spec->cast<std::string>() : std::string());
+    if (host && host->is_object()) {
+      if (auto host_spec = Reflection::GetField(host->raw_object().get(), "str")) {
+        out += ", host=" + PyStringLiteral(host_spec->cast<std::string>());
+      }
+    }
+    return out + ")";
   }
   if (obj.as<BufferNode>()) return PrintBufferUse(Buffer(obj.data()));
   if (obj.as<BufferRegionNode>()) return PrintRegion(BufferRegion(obj.data()));

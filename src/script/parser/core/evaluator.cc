@@ -2,6 +2,8 @@
 // Python values, dispatch to dialects for everything else.
 #include "script/parser/core/evaluator.h"
 
+#include "runtime/packed_func.h"
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -330,6 +332,14 @@ Any Evaluator::EvalCall(const ast::Expr& e) {
     return DialectForNamespace(ns->path)->CallMember(*this, call);
   }
   if (Dialect* d = DialectRegistry::Global().Owner(callee)) return d->CallValue(*this, callee, call);
+  if (const auto* f = callee.as<PackedFuncObj>()) {
+    // A function of the caller's (a Python function in scope): called while
+    // parsing, as TVM's parser does, with the evaluated arguments.
+    if (!call.kwargs.empty()) Error(call.kwarg_pos[0], "keyword arguments cannot be passed to a host function");
+    std::vector<Any> args = call.args;
+    PackedFunc func = GetRef<PackedFunc>(f);
+    return Guard(e.pos, [&] { return func.CallPacked(PackedArgs(args.data(), static_cast<int>(args.size()))); });
+  }
   Error(e.a->pos, "a " + TypeName(callee) + " is not callable");
 }
 

@@ -12,6 +12,8 @@
 #include <unordered_set>
 
 #include "ir/op.h"
+#include "runtime/reflection.h"
+#include "runtime/registry.h"
 #include "script/parser/tir/linear_form.h"
 #include "script/parser/tir/tir_builder.h"
 #include "tir/comm_reducer.h"
@@ -742,6 +744,60 @@ Any LetStmtScope(TIRBuilder& b, CallArgs& c) {
   return Any(AsRef(scope));
 }
 
+// The spelling of T.target's argument: a target string, or a dict
+// {"kind": "cuda", "arch": "sm_80", ...} (options as -key=value).
+std::string TargetSpec(TIRBuilder& b, const Any& v, const Pos& pos) {
+  if (const auto* s = v.as<StringObj>()) return s->data;
+  if (v.is_object() && v.raw_object()->GetTypeKey() == "target.Target") {
+    if (auto str = Reflection::GetField(v.raw_object().get(), "str")) return str->cast<std::string>();
+  }
+  const auto* map = v.as<MapObj>();
+  if (map == nullptr) b.Error(pos, "T.target() expects a target string such as \"cuda\" or a dict with a \"kind\"");
+  std::string kind;
+  std::string opts;
+  for (const auto& [key, value] : map->data) {
+    std::string k = b.ToStr(key, pos, "a target option name");
+    std::string text;
+    if (value.kind() == Any::Kind::kBool) {
+      text = value.raw_int() ? "true" : "false";
+    } else if (value.kind() == Any::Kind::kInt) {
+      text = std::to_string(value.raw_int());
+    } else if (const auto* str = value.as<StringObj>()) {
+      text = str->data;
+    } else if (const auto* arr = value.as<ArrayObj>()) {
+      for (size_t i = 0; i < arr->data.size(); ++i) {
+        text += (i ? "," : "") + b.ToStr(arr->data[i], pos, "a target option value");
+      }
+    } else {
+      b.Error(pos, "target option '" + k + "' must be a string, an integer, a boolean or a list of strings");
+    }
+    if (k == "kind") {
+      kind = text;
+    } else if (k == "host") {
+      b.Error(pos, "give the host as T.target(..., host=...)");
+    } else {
+      opts += " -" + k + "=" + text;
+    }
+  }
+  if (kind.empty()) b.Error(pos, "a target dict needs a \"kind\"");
+  return kind + opts;
+}
+
+// T.target("cuda", host="llvm"): a Target (through the target layer's registered constructor).
+Any TargetExpr(TIRBuilder& b, CallArgs& c) {
+  ArgBinder a(b, c, {"target_config", "host"}, 1);
+  std::string spec = TargetSpec(b, a.get("target_config"), a.pos("target_config"));
+  if (a.has("host")) {
+    std::string host = TargetSpec(b, a.get("host"), a.pos("host"));
+    auto f = Registry::Get("target.TargetWithHost");
+    if (!f) b.Error(c.node->pos, "T.target() needs the target library");
+    return b.Guard(c.node->pos, [&] { return (*f)(spec, host); });
+  }
+  auto f = Registry::Get("target.Target");
+  if (!f) b.Error(c.node->pos, "T.target() needs the target library");
+  return b.Guard(c.node->pos, [&] { return (*f)(spec); });
+}
+
 Any MetaVar(TIRBuilder& b, CallArgs& c) {
   ArgBinder a(b, c, {"value"}, 1);
   return a.get("value");
@@ -812,6 +868,7 @@ const std::unordered_map<std::string, Handler>& Builtins() {
       {"T.env_thread", EnvThread},
       {"T.launch_thread", LaunchThread},
       {"T.LetStmt", LetStmtScope},
+      {"T.target", TargetExpr},
       {"T.meta_var", MetaVar},
       {"T.block", NotInWith},
       {"T.init", NotInWith},

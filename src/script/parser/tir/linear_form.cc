@@ -2,6 +2,7 @@
 // dialect of the script parser (parser/tir).
 #include "script/parser/tir/linear_form.h"
 
+#include "arith/expr_deep_equal.h"
 #include "arith/linear_form.h"
 #include "tir/op.h"
 
@@ -9,6 +10,10 @@ namespace tessera {
 namespace script {
 
 PrimExpr SimplifiedDifference(const PrimExpr& hi, const PrimExpr& lo) {
+  // lo:lo + e, as printers write a region of extent e: exactly e.
+  if (const auto* add = hi.as<tir::AddNode>()) {
+    if (add->b.dtype() == hi.dtype() && arith::ExprDeepEqual(add->a, lo) && AsConstInt(add->b) == nullptr) return add->b;
+  }
   PrimExpr plain = tir::sub(hi, lo);
   if (AsConstInt(plain) != nullptr || !plain.dtype().is_scalar() ||
       !(plain.dtype().is_int() || plain.dtype().is_uint())) {

@@ -607,6 +607,10 @@ void TIRBuilder::If(Evaluator&, const ast::Stmt& s, const Any& cond) {
     return;
   }
   PrimExpr c = ToPrimExpr(cond, s.value->pos);
+  if (!c.dtype().is_bool() && c.dtype().is_scalar() && (c.dtype().is_int() || c.dtype().is_uint())) {
+    // `if i:` on an integer, with Python's meaning: i != 0.
+    c = Guard(s.value->pos, [&] { return not_equal(c, IntImm(c.dtype(), 0)); });
+  }
   FrameGuard frame(this, FrameKind::kIf);
   Stmt then_case = VisitBody(s.body);
   std::optional<Stmt> else_case;
