@@ -241,7 +241,10 @@ TESSERA_REGISTER_OBJECT_TYPE(IterVarNode);
 // Fields of each expression, with their role in structural equality (see
 // runtime/reflection.h); the dtype comes from PrimExprNode (ir/expr.cc).
 // Variables: the dtype is compared, the name is free.
-TESSERA_REGISTER_NODE(VarNode).kind(SEqualKind::kVar).ignore("name_hint", &VarNode::name_hint);
+TESSERA_REGISTER_NODE(VarNode)
+    .kind(SEqualKind::kVar)
+    .ignore("name_hint", &VarNode::name_hint)
+    .field("type_annotation", &VarNode::type_annotation);
 TESSERA_REGISTER_NODE(StringImmNode).field("value", &StringImmNode::value);
 TESSERA_REGISTER_NODE(CastNode).field("value", &CastNode::value);
 // Add, Sub, ..., Or share this layout; the node type itself is compared first.

@@ -5,7 +5,8 @@
 //   TScriptDtypeFirst  (int 1): the script form takes the result dtype first
 //                               (T.ptx_ldmatrix("float16", ...)), or as dtype=;
 //   TScriptResultDtype (string): the dtype of every call (T.tvm_mma_sync(...) is
-//                               a handle), so the script form does not carry it.
+//                               a handle), so the script form does not carry it;
+//   TScriptResultArg   (int i):  the dtype of operand i (T.tvm_warp_shuffle(mask, v, ...)).
 // Ops with neither attribute take the dtype of their first operand.
 #include "ir/op.h"
 
@@ -54,6 +55,16 @@ TESSERA_REGISTER_OP("tir.mma_store").set_num_inputs(6).set_attr(kDtypeFirst, int
     .describe("(m, n, dst_ptr, src_ptr, src_offset, dst_stride): store an mma accumulator");
 TESSERA_REGISTER_OP("tir.mma_fill").set_num_inputs(3).set_attr(kDtypeFirst, int64_t{1})
     .describe("(local_size, local_ptr, offset): zero an mma accumulator");
+
+// ---- warp-level (cross-thread reduction) ------------------------------------------------
+TESSERA_REGISTER_OP("tir.tvm_warp_activemask").set_num_inputs(0).set_attr(kResult, String("uint32"))
+    .describe("the mask of the active threads of the warp");
+TESSERA_REGISTER_OP("tir.tvm_warp_shuffle").set_num_inputs(5).set_attr("TScriptResultArg", int64_t{1})
+    .describe("(mask, value, lane, width, warp_size): value of another lane");
+TESSERA_REGISTER_OP("tir.tvm_warp_shuffle_up").set_num_inputs(5).set_attr("TScriptResultArg", int64_t{1})
+    .describe("(mask, value, delta, width, warp_size): value of a lower lane");
+TESSERA_REGISTER_OP("tir.tvm_warp_shuffle_down").set_num_inputs(5).set_attr("TScriptResultArg", int64_t{1})
+    .describe("(mask, value, delta, width, warp_size): value of a higher lane");
 
 // ---- packed-call ABI -------------------------------------------------------------------
 TESSERA_REGISTER_OP("tir.tvm_stack_alloca").set_num_inputs(2).set_attr(kResult, String("handle"))

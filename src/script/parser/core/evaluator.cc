@@ -239,7 +239,9 @@ Any Evaluator::Eval(const ast::Expr& e) {
       Map<Any, Any> m;
       for (size_t i = 0; i < e.items.size(); ++i) {
         Any key = Eval(*e.items[i]);
-        if (!key.as<StringObj>() && !IsNumber(key)) Error(e.items[i]->pos, "dictionary keys must be strings or numbers");
+        if (!key.as<StringObj>() && !IsNumber(key) && !IsSymbolic(key)) {
+          Error(e.items[i]->pos, "dictionary keys must be strings, numbers or variables");
+        }
         m.Set(key, Eval(*e.values[i]));
       }
       return m;

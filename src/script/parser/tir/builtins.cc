@@ -12,6 +12,7 @@
 #include <unordered_set>
 
 #include "ir/op.h"
+#include "ir/type.h"
 #include "runtime/reflection.h"
 #include "runtime/registry.h"
 #include "script/parser/tir/linear_form.h"
@@ -202,18 +203,15 @@ Map<String, Any> ToAttrMap(TIRBuilder& b, const Any& v, const Pos& pos) {
 
 // T.allocate(extents, dtype, scope="global", condition=True, annotations=None):
 // a raw allocation, named by `x = ...` / `with ... as x` (TIRBuilder::BindAlloc).
-// Tessera's Allocate carries no storage scope, so only "global" is accepted.
+// The storage scope, as TVM, is the data variable's PointerType (other than "global").
 Any AllocateDecl(TIRBuilder& b, CallArgs& c) {
   ArgBinder a(b, c, {"extents", "dtype", "scope", "condition", "annotations"}, 2);
   auto alloc = make_object<AllocValueObj>();
   alloc->extents = b.ToShape(a.get("extents"), a.pos("extents"));
   alloc->dtype = b.ToDType(a.get("dtype"), a.pos("dtype"));
   if (a.has("scope")) {
-    std::string scope = b.ToStr(a.get("scope"), a.pos("scope"), "the storage scope");
-    if (scope != "global") {
-      b.Error(a.pos("scope"), "T.allocate() supports only scope \"global\" (an Allocate carries no scope here); "
-                              "use T.decl_buffer(..., scope=\"" + scope + "\") for other scopes");
-    }
+    alloc->scope = b.ToStr(a.get("scope"), a.pos("scope"), "the storage scope");
+    if (alloc->scope.empty()) b.Error(a.pos("scope"), "the storage scope cannot be empty");
   }
   alloc->condition = IntImm(DataType::Bool(), 1);
   if (a.has("condition")) {
@@ -454,6 +452,26 @@ Any ScalarOfType(TIRBuilder& b, CallArgs& c, DataType dtype) {
       default: return cast(dtype, b.ToPrimExpr(v, pos, "a value"));
     }
   });
+}
+
+// T.handle(dtype=None, storage_scope="global", is_size_var=False): a handle
+// variable; with a dtype it points to that type in that scope (PointerType).
+Any HandleDecl(TIRBuilder& b, CallArgs& c) {
+  ArgBinder a(b, c, {"dtype", "storage_scope", "is_size_var"}, 0);
+  if (a.has("is_size_var") && b.ToBool(a.get("is_size_var"), a.pos("is_size_var"), "is_size_var")) {
+    b.Error(a.pos("is_size_var"), "a handle cannot be a size variable");
+  }
+  std::string name = NameOf(c).empty() ? "handle" : NameOf(c);
+  Var v(name, DataType::Handle());
+  if (a.has("dtype") || a.has("storage_scope")) {
+    std::string scope = a.has("storage_scope") ? b.ToStr(a.get("storage_scope"), a.pos("storage_scope"), "the storage scope")
+                                               : std::string("global");
+    if (scope.empty()) b.Error(a.pos("storage_scope"), "the storage scope cannot be empty");
+    ObjectRef element;
+    if (a.has("dtype")) element = PrimType(b.ToDType(a.get("dtype"), a.pos("dtype")));
+    v = AnnotatedVar(name, DataType::Handle(), PointerType(element, scope));
+  }
+  return Fresh(b, v);
 }
 
 Any VarDecl(TIRBuilder& b, CallArgs& c) {
@@ -723,7 +741,14 @@ Any LaunchThread(TIRBuilder& b, CallArgs& c) {
 Any LetStmtScope(TIRBuilder& b, CallArgs& c) {
   ArgBinder a(b, c, {"value", "type_annotation", "var"}, 1);
   PrimExpr value = b.ToPrimExpr(a.get("value"), a.pos("value"), "the bound value");
-  DataType t = a.has("type_annotation") ? b.ToDType(a.get("type_annotation"), a.pos("type_annotation")) : value.dtype();
+  DataType t = value.dtype();
+  ObjectRef pointer_type;  // T.LetStmt(p, T.handle("float32")): a typed handle
+  if (const auto* typed = a.get("type_annotation").as<VarNode>()) {
+    t = typed->dtype;
+    pointer_type = typed->type_annotation;
+  } else if (a.has("type_annotation")) {
+    t = b.ToDType(a.get("type_annotation"), a.pos("type_annotation"));
+  }
   Var var;
   if (a.has("var")) {
     const auto* v = a.get("var").as<VarNode>();
@@ -731,7 +756,7 @@ Any LetStmtScope(TIRBuilder& b, CallArgs& c) {
     var = GetRef<Var>(v);
     t = var.dtype();
   } else {
-    var = Var("v", t);
+    var = AnnotatedVar("v", t, pointer_type);
   }
   if (value.dtype() != t) {
     b.Error(a.pos("value"), "the value has dtype " + value.dtype().str() + " but the variable is " + t.str());
@@ -798,6 +823,28 @@ Any TargetExpr(TIRBuilder& b, CallArgs& c) {
   return b.Guard(c.node->pos, [&] { return (*f)(spec); });
 }
 
+// T.Let(body, where={x: value}): the expression form of let (x declared before, e.g. x = T.float32()).
+Any LetExpr(TIRBuilder& b, CallArgs& c) {
+  ArgBinder a(b, c, {"body", "where"}, 2);
+  PrimExpr body = b.ToPrimExpr(a.get("body"), a.pos("body"), "the let body");
+  const auto* where = a.get("where").as<MapObj>();
+  if (where == nullptr || where->data.size() != 1) {
+    b.Error(a.pos("where"), "T.Let() expects where={variable: value} with one binding");
+  }
+  const auto& [key, value] = where->data[0];
+  const auto* var = key.as<VarNode>();
+  if (var == nullptr) b.Error(a.pos("where"), "the key of where= must be a variable");
+  PrimExpr v = b.ToPrimExpr(value, a.pos("where"), "the bound value");
+  return b.Guard(c.node->pos, [&] { return PrimExpr(Let(GetRef<Var>(var), v, body)); });
+}
+
+// T.Add(a, b), T.Div(a, b), ...: the node itself, without folding or type promotion.
+template <typename Node>
+Any RawBinary(TIRBuilder& b, CallArgs& c) {
+  auto x = Exprs(b, c, 2);
+  return b.Guard(c.node->pos, [&] { return PrimExpr(Node(x[0], x[1])); });
+}
+
 Any MetaVar(TIRBuilder& b, CallArgs& c) {
   ArgBinder a(b, c, {"value"}, 1);
   return a.get("value");
@@ -838,7 +885,7 @@ const std::unordered_map<std::string, Handler>& Builtins() {
       {"T.unroll", [](TIRBuilder& b, CallArgs& c) { return LoopRange(b, c, ForKind::kUnrolled); }},
       {"T.thread_binding", [](TIRBuilder& b, CallArgs& c) { return LoopRange(b, c, ForKind::kThreadBinding); }},
       {"T.var", VarDecl},
-      {"T.handle", [](TIRBuilder& b, CallArgs& c) { return ScalarOfType(b, c, DataType::Handle()); }},
+      {"T.handle", HandleDecl},
       {"T.max", Binary<tir::max>},
       {"T.min", Binary<tir::min>},
       {"T.truncdiv", Binary<tir::truncdiv>},
@@ -869,6 +916,16 @@ const std::unordered_map<std::string, Handler>& Builtins() {
       {"T.launch_thread", LaunchThread},
       {"T.LetStmt", LetStmtScope},
       {"T.target", TargetExpr},
+      {"T.Let", LetExpr},
+      {"T.Add", RawBinary<Add>},
+      {"T.Sub", RawBinary<Sub>},
+      {"T.Mul", RawBinary<Mul>},
+      {"T.Div", RawBinary<Div>},
+      {"T.Mod", RawBinary<Mod>},
+      {"T.FloorDiv", RawBinary<FloorDiv>},
+      {"T.FloorMod", RawBinary<FloorMod>},
+      {"T.Min", RawBinary<Min>},
+      {"T.Max", RawBinary<Max>},
       {"T.meta_var", MetaVar},
       {"T.block", NotInWith},
       {"T.init", NotInWith},
@@ -1009,6 +1066,10 @@ Any TIRBuilder::CallBuiltin(CallArgs& call) {
           PrimExpr r = UnaryMath(name, args[0]);
           if (IsBoolResultMath(name)) return Call(DataType::Bool(args[0].dtype().lanes()), op, {r.as<CallNode>()->args[0]});
           return r;
+        }
+        if (auto from = op.GetAttr("TScriptResultArg")) {
+          int64_t i = from->cast<int64_t>();
+          if (i >= 0 && static_cast<size_t>(i) < args.size()) return CallIntrin(args[i].dtype(), "tir." + name, Array<PrimExpr>(args));
         }
         // The result dtypes TVM gives these intrinsics; otherwise the first
         // operand's dtype (int32 when it is a string or there is none).

@@ -4,6 +4,7 @@
 // adapter the evaluator calls in tir_dialect.cc.
 #include "script/parser/tir/tir_builder.h"
 
+#include "ir/type.h"
 #include "runtime/registry.h"
 #include "script/parser/tir/linear_form.h"
 #include "tir/analysis/block_access_region.h"
@@ -42,6 +43,13 @@ std::string IndexCountMessage(const std::string& name, size_t ndim, size_t count
 const std::vector<ast::ExprPtr>& IndexItems(const ast::Expr& e) {
   if (e.items.size() == 1 && e.items[0]->kind == ast::ExprKind::kTuple) return e.items[0]->items;
   return e.items;
+}
+
+// The variable an allocation defines: a handle, pointing to `dtype` in
+// `scope` (PointerType) unless the scope is "global".
+Var DataVar(const std::string& name, DataType dtype, const std::string& scope) {
+  if (!scope.empty() && scope != "global") return AnnotatedVar(name, DataType::Handle(), PointerType(PrimType(dtype), scope));
+  return Var(name, DataType::Handle());
 }
 
 Stmt MakeSeq(const std::vector<Stmt>& stmts) {
@@ -450,14 +458,23 @@ void TIRBuilder::AssignSubscript(Evaluator&, const ast::Expr& target, const Any&
 void TIRBuilder::AnnAssign(Evaluator&, const ast::Stmt& s) {
   if (s.target->kind != ExprKind::kName) Error(s.target->pos, "only a name can be declared with a type");
   if (!s.value) Error(s.pos, "a declared variable needs a value: " + s.target->str + ": T.int32 = ...");
-  DataType dtype = ToDType(ev_.Eval(*s.annotation), s.annotation->pos);
+  Any annotation = ev_.Eval(*s.annotation);
+  DataType dtype;
+  ObjectRef pointer_type;  // x: T.handle("float32") = ...: a typed handle
+  if (const auto* typed = annotation.as<VarNode>()) {
+    fresh_.erase(typed);
+    dtype = typed->dtype;
+    pointer_type = typed->type_annotation;
+  } else {
+    dtype = ToDType(annotation, s.annotation->pos);
+  }
   Any v = ev_.Eval(*s.value);
   PrimExpr value = ToPrimExpr(v, s.value->pos, "a value");
   if (Evaluator::IsNumber(v)) value = Guard(s.value->pos, [&] { return cast(dtype, value); });
   if (value.dtype() != dtype) {
     Error(s.value->pos, "value of dtype " + value.dtype().str() + " does not match the declared dtype " + dtype.str());
   }
-  Var var(s.target->str, dtype);
+  Var var = AnnotatedVar(s.target->str, dtype, pointer_type);
   ev_.Bind(s.target->str, var);
   SetLet(LetBinding{var, value, s.pos, nullptr}, s.pos);
 }
@@ -668,7 +685,7 @@ std::function<Stmt(Stmt)> TIRBuilder::BindAlloc(const AllocValueObj& alloc, cons
     Buffer buffer = *alloc.buffer;
     BufferNode* n = buffer.CopyOnWrite();
     n->name = name;
-    if (alloc.allocates) n->data = Var(name, DataType::Handle());
+    if (alloc.allocates) n->data = DataVar(name, n->dtype, n->scope);
     ev_.Bind(name, buffer);
     bool allocates = alloc.allocates;
     return [buffer, allocates](Stmt body) {
@@ -677,7 +694,7 @@ std::function<Stmt(Stmt)> TIRBuilder::BindAlloc(const AllocValueObj& alloc, cons
       return s;
     };
   }
-  Var data(name, DataType::Handle());
+  Var data = DataVar(name, alloc.dtype, alloc.scope);
   ev_.Bind(name, data);
   return [data, dtype = alloc.dtype, extents = alloc.extents, cond = alloc.condition, ann = alloc.annotations](Stmt body) {
     return Stmt(Allocate(data, dtype, extents, cond, body, ann));
@@ -784,7 +801,7 @@ void TIRBuilder::BindParam(const ast::Arg& arg) {
   }
   if (const auto* var = v.as<VarNode>()) {
     fresh_.erase(var);
-    Var renamed(arg.name, var->dtype);
+    Var renamed = AnnotatedVar(arg.name, var->dtype, var->type_annotation);  // T.handle("float32", "shared")
     f->params.push_back(renamed);
     ev_.Bind(arg.name, renamed);
     return;

@@ -23,6 +23,15 @@
 namespace tessera {
 namespace script {
 
+// A handle variable typed by a PointerType (T.handle("float32", "shared"), T.allocate(..., scope=...)).
+inline tir::Var AnnotatedVar(const std::string& name, DataType dtype, ObjectRef type_annotation) {
+  auto n = make_object<tir::VarNode>();
+  n->name_hint = name;
+  n->dtype = dtype;
+  n->type_annotation = std::move(type_annotation);
+  return tir::Var(ObjectPtr<Object>(std::move(n)));
+}
+
 class TIRBuilder : public DialectState, public BodyFrame {
  public:
   TIRBuilder(Evaluator& ev, Dialect* dialect) : ev_(ev), dialect_(dialect) {}

@@ -63,6 +63,7 @@ class AllocValueObj : public Object {
   Array<PrimExpr> extents;
   PrimExpr condition;
   Map<String, Any> annotations;
+  std::string scope = "global";       // T.allocate: the storage scope (the data variable's PointerType)
   std::optional<tir::Buffer> buffer;  // T.decl_buffer: the declared buffer
   bool allocates = true;              // false for T.decl_buffer(..., data=X)
   TESSERA_DECLARE_FINAL_OBJECT_INFO(AllocValueObj, Object, "script.AllocValue");
