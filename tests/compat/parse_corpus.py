@@ -1,6 +1,8 @@
 """TVMScript parse corpus: how much of TVM's own test TVMScript Tessera parses and round-trips.
 
-    python tests/compat/parse_corpus.py /path/to/tvm/tests/python [--nested] [--list-failures N]
+    python tests/compat/parse_corpus.py /path/to/tvm/tests/python [--nested] [--list-failures N] [--json F]
+
+(uses this checkout's python/tessera unless another tessera is importable).
 
 Reads TVM's test files from the path given (never vendored into Tessera) in the directories
 tir-schedule, tir-transform and tvmscript, extracts every function or class decorated with
@@ -145,6 +147,9 @@ class _TvmAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 
 def install_alias():
+    repo_python = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python")
+    if importlib.util.find_spec("tessera") is None and os.path.isdir(repo_python):
+        sys.path.insert(0, os.path.normpath(repo_python))  # this checkout's package
     if not any(isinstance(f, _TvmAlias) for f in sys.meta_path):
         sys.meta_path.insert(0, _TvmAlias())
     import tessera  # noqa: F401  pylint: disable=import-outside-toplevel

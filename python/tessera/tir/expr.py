@@ -190,6 +190,11 @@ class Var(PrimExprWithOp):
     """A scalar variable ``Var(name, dtype)``; identity matters, names are hints."""
 
     def __init__(self, name, dtype, span=None):  # pylint: disable=unused-argument
+        from ..ir.type import PointerType  # pylint: disable=import-outside-toplevel
+
+        if isinstance(dtype, PointerType):  # a handle typed by what it points to, as in TVM
+            self.__init_handle_by_constructor__(_ffi_api.VarWithTypeAnnotation, name, dtype)
+            return
         self.__init_handle_by_constructor__(_ffi_api.Var, name, str(dtype))
 
     def __repr__(self):
