@@ -440,3 +440,18 @@ def test_host_function_returning_a_script_placeholder_is_an_error_not_a_hang():
 
     with pytest.raises(tvm.error.ParseError, match="expected a value to store"):
         parse(body_of('A[0] = helper(n)'), {"helper": helper})
+
+
+def test_buffer_over_a_let_bound_pointer_prints_after_the_let():
+    f = parse('''@T.prim_func
+def f(args: T.handle):
+    a_data: T.handle("float32") = T.tvm_struct_get(args, 0, 1, dtype="handle")
+    A = T.Buffer((16,), data=a_data)
+    b_data: T.handle("float32") = T.tvm_struct_get(args, 1, 1, dtype="handle")
+    B = T.Buffer((16,), data=b_data)
+    B[0] = A[0]
+''')
+    text = f.script()
+    assert text.index('a_data: T.handle("float32") = T.tvm_struct_get("handle", args, 0, 1)') < \
+        text.index("A = T.Buffer((16,), data=a_data)")
+    roundtrip(f)

@@ -429,6 +429,8 @@ void TIRPrinter::PrintLetStmt(const LetStmtNode* op, bool concise) {
     // The last statement of its scope: `x: T.int32 = value`, body follows inline.
     std::string type = op->var.dtype().is_handle() ? HandleType(op->var) : T(op->var.dtype().str());
     Line(names_.Define(op->var.get(), op->var->name_hint) + ": " + type + " = " + value);
+    // Buffers over a let-bound pointer are declared after it, not hoisted to the top.
+    if (op->var.dtype().is_handle()) DefineAliasBuffers(op->var, op->body);
     PrintBody(op->body);
     return;
   }
@@ -436,6 +438,7 @@ void TIRPrinter::PrintLetStmt(const LetStmtNode* op, bool concise) {
   std::string typed = op->var->type_annotation.defined() ? ", " + HandleType(op->var) : std::string();
   Line("with " + T("LetStmt(") + value + typed + ") as " + names_.Define(op->var.get(), op->var->name_hint) + ":");
   ++indent_;
+  if (op->var.dtype().is_handle()) DefineAliasBuffers(op->var, op->body);
   PrintBody(op->body);
   --indent_;
 }
