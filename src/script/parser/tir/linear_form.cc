@@ -10,9 +10,10 @@ namespace tessera {
 namespace script {
 
 PrimExpr SimplifiedDifference(const PrimExpr& hi, const PrimExpr& lo) {
-  // lo:lo + e, as printers write a region of extent e: exactly e.
+  // `lo:lo + e`, as the printer writes a region of extent e: e exactly, so that
+  // print -> parse is a fixed point whatever e is.
   if (const auto* add = hi.as<tir::AddNode>()) {
-    if (add->b.dtype() == hi.dtype() && arith::ExprDeepEqual(add->a, lo) && AsConstInt(add->b) == nullptr) return add->b;
+    if (arith::ExprDeepEqual(add->a, lo)) return add->b;
   }
   PrimExpr plain = tir::sub(hi, lo);
   if (AsConstInt(plain) != nullptr || !plain.dtype().is_scalar() ||
