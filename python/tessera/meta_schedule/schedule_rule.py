@@ -73,6 +73,52 @@ def multi_level_tiling(sch, block, kinds, use_cache_write, num_cores):
         sch.parallel(sch.fuse(*outer) if len(outer) > 1 else outer[0])
 
 
+def _panel_read_index(node, spatial_outer_var):
+    """Index in ``node.reads`` of the operand that does not depend on ``spatial_outer_var``
+    and is not the output (the "B" of C[i, j] += A[i, k] * B[k, j]), or None."""
+    writes = {w.buffer.name for w in node.writes}
+    for idx, region in enumerate(node.reads):
+        if region.buffer.name in writes:
+            continue
+        names = set()
+        for rng in region.region:
+            tir.stmt_functor.post_order_visit(
+                rng.min, lambda n: names.add(n.name_hint) if isinstance(n, tir.Var) else None)
+        if spatial_outer_var not in names:
+            return idx
+    return None
+
+
+def packed_panel_tiling(sch, block, kinds, num_cores):
+    """For a block with two spatial loops (i, j) and one reduction loop (k): tiles i, j, k
+    in two (i1 at most 8, j1 at most 64, k1 at most 512), orders j0 i0 k0 k1 i1 j1, copies
+    the column panel of the operand not indexed by i into a compact buffer once per j0
+    (cache_read + compute_at: B "packing"), accumulates an i1 x j1 register tile
+    (cache_write "local" at i0), unrolls i1 and vectorizes j1 and the copies."""
+    loops = sch.get_loops(block)
+    node = sch.get(block)
+    s_iters = [iv for iv in node.iter_vars if int(iv.iter_type) == 0]
+    panel = _panel_read_index(node, s_iters[0].var.name_hint)
+    if panel is None:
+        raise tir.ScheduleError("packed_panel_tiling: no operand independent of the outer spatial iterator")
+    (i, j), (k,) = [l for l, t in zip(loops, kinds) if t == 0], [l for l, t in zip(loops, kinds) if t == 2]
+    i0, i1 = sch.split(i, sch.sample_perfect_tile(i, n=2, max_innermost_factor=8))
+    j0, j1 = sch.split(j, sch.sample_perfect_tile(j, n=2, max_innermost_factor=64))
+    k0, k1 = sch.split(k, sch.sample_perfect_tile(k, n=2, max_innermost_factor=512))
+    sch.reorder(j0, i0, k0, k1, i1, j1)
+    packed = sch.cache_read(block, panel, "global")
+    sch.compute_at(packed, j0)
+    acc = sch.cache_write(block, 0, "local")
+    sch.reverse_compute_at(acc, i0)
+    sch.decompose_reduction(block, k0)
+    sch.vectorize(j1)
+    sch.unroll(i1)
+    sch.vectorize(sch.get_loops(acc)[-1])
+    sch.vectorize(sch.get_loops(packed)[-1])
+    if num_cores > 1:
+        sch.parallel(j0)
+
+
 def apply_default_cpu_rules(sch, num_cores=1, f_block_filter=None):
     """Applies the rules to every block of ``sch``'s "main" function (see the module doc)."""
     rng = random.Random(int(sch.fork_seed()) if hasattr(sch, "fork_seed") else 0)
@@ -92,8 +138,12 @@ def apply_default_cpu_rules(sch, num_cores=1, f_block_filter=None):
             kinds = _iter_kinds(realize, [sch.get(l) for l in sch.get_loops(block)])
             if kinds is None:
                 continue
+            variant = rng.randrange(3) if sorted(kinds) == [0, 0, 2] and kinds[-1] == 2 else rng.randrange(2)
             try:
-                multi_level_tiling(sch, block, kinds, rng.random() < 0.5, num_cores)
+                if variant == 2:
+                    packed_panel_tiling(sch, block, kinds, num_cores)
+                else:
+                    multi_level_tiling(sch, block, kinds, variant == 1, num_cores)
             except tir.ScheduleError:
                 continue
         elif iter_types == {0} and all(w.buffer.name not in params for w in node.writes):
