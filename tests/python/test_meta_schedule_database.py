@@ -132,9 +132,9 @@ _TUNE_SCRIPT = textwrap.dedent("""
     import sys
     sys.path[:0] = [{here!r}, {python!r}]
     from tessera import meta_schedule as ms
-    from ms_helpers import matmul_module, stochastic_schedule_mm
+    from ms_helpers import matmul_module
     ms.tune_tir(matmul_module(64), "llvm --num-cores=1", {work_dir!r}, {trials}, num_trials_per_iter=1,
-                space=ms.space_generator.ScheduleFn(stochastic_schedule_mm), strategy="random", seed=3)
+                strategy="random", seed=3)
 """)
 
 

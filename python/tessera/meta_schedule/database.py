@@ -82,6 +82,7 @@ class Database:
         self._workloads = []       # list of Workload, index = position
         self._by_hash = {}         # shash -> [index, ...] (structural-equal check on lookup)
         self._records = []         # list of TuningRecord
+        self._record_wl = []       # workload index of each record
 
     # ---- workloads
     def _find_workload(self, mod):
@@ -113,6 +114,7 @@ class Database:
             raise TypeError(f"commit_tuning_record expects a TuningRecord, got {type(record).__name__}")
         idx = self._index_of(record.workload)
         self._records.append(record)
+        self._record_wl.append(idx)
         self._on_new_record(record, idx)
 
     def _index_of(self, workload):
@@ -128,12 +130,17 @@ class Database:
     def get_all_tuning_records(self):
         return list(self._records)
 
+    def records_of(self, mod):
+        """Every record (valid or not) of the workload ``mod``, in commit order."""
+        idx = self._find_workload(mod)
+        return [] if idx is None else [r for r, w in zip(self._records, self._record_wl) if w == idx]
+
     def get_top_k(self, workload, top_k):
         """The ``top_k`` fastest valid records of ``workload``, fastest first."""
         if top_k < 0:
             raise ValueError(f"get_top_k(top_k={top_k}) must be non-negative")
         idx = self._index_of(workload)
-        recs = [r for r in self._records if r.is_valid and self._index_of(r.workload) == idx]
+        recs = [r for r, w in zip(self._records, self._record_wl) if r.is_valid and w == idx]
         recs.sort(key=lambda r: r.mean_run_sec)
         return recs[:top_k]
 
@@ -146,7 +153,7 @@ class Database:
         idx = self._find_workload(mod)
         if idx is None:
             return None
-        recs = [r for r in self._records if r.is_valid and self._index_of(r.workload) == idx
+        recs = [r for r, w in zip(self._records, self._record_wl) if r.is_valid and w == idx
                 and (target is None or r.target is None or r.target == str(target))]
         return min(recs, key=lambda r: r.mean_run_sec) if recs else None
 
@@ -212,6 +219,7 @@ class JSONDatabase(Database):
                 raise ValueError(f"{path_tuning_record}: record refers to workload {idx}, "
                                  f"but only {len(self._workloads)} are registered")
             self._records.append(TuningRecord.from_json(rec, self._workloads[idx]))
+            self._record_wl.append(idx)
 
     @staticmethod
     def _read_lines(path):

@@ -18,12 +18,6 @@ from . import search_strategy as _strategy
 from .tune_context import TuneContext
 
 
-def _resolve(value, name, default_factory, kind):
-    if value in ("local", "xgb", "json", "memory", None) or isinstance(value, kind):
-        return value
-    raise ValueError(f"tune_tir({name}={value!r}) is not supported")
-
-
 def _print(msg):
     print(msg, flush=True)
     sys.stdout.flush()
@@ -42,7 +36,7 @@ def tune_task(ctx, database, builder, runner, cost_model, max_trials, num_trials
     args_info = ArgInfo.from_prim_func(mod["main"])
     flop = estimate_flops(mod)
 
-    existing = [r for r in database.get_all_tuning_records() if _ir.structural_equal(r.workload.mod, mod)]
+    existing = database.records_of(mod)
     for rec in existing:
         sch = _ir_schedule(mod, rec.trace)
         if sch is not None:
@@ -135,7 +129,9 @@ def tune_tir(mod, target, work_dir, max_trials_global, *, num_trials_per_iter=64
     ``max_trials_global`` measured candidates and returns the database (a JSONDatabase in
     ``work_dir`` unless ``database`` is given). ``space``: "post-order-apply" (the default
     CPU rules), a ScheduleFn or a schedule function; ``strategy``: "evolutionary",
-    "replay-trace" or "random"; ``seed`` fixes every random choice of the search."""
+    "replay-trace" or "random"; ``seed`` fixes every random choice of the search;
+    ``num_tuning_cores`` ("physical" or a count) is the number of build workers (and the
+    core count the default space parallelizes for when the target gives no --num-cores)."""
     if int(max_trials_global) < 1:
         raise ValueError(f"tune_tir(max_trials_global={max_trials_global}) must be at least 1")
     if int(num_trials_per_iter) < 1:
@@ -161,7 +157,7 @@ def tune_tir(mod, target, work_dir, max_trials_global, *, num_trials_per_iter=64
     own_builder = builder == "local"
     own_runner = runner == "local"
     if own_builder:
-        builder = LocalBuilder(artifact_dir=os.path.join(work_dir, "artifacts"))
+        builder = LocalBuilder(max_workers=ctx.num_threads, artifact_dir=os.path.join(work_dir, "artifacts"))
     if own_runner:
         runner = LocalRunner()
     for obj, name, method in ((builder, "builder", "build"), (runner, "runner", "run")):
