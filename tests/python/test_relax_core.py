@@ -538,3 +538,23 @@ def test_call_of_extern_func_uses_sinfo_args():
     errs = relax.analysis.well_formed_errors(relax.BlockBuilder().normalize(pure))
     assert errs == ["function '<anonymous>', binding 'v': impure call of impure function 'relax.ExternFunc' in a pure "
                     "function (mark it impure or set relax.force_pure)"]
+
+
+def test_calls_keep_inferred_struct_info_and_unscoped_builders_erase_nothing():
+    n = tir.Var("n", "int64")
+    x = relax.Var("x", tensor((4,)))
+    call = relax.op.call_tir(tvm.ir.GlobalVar("prim"), [x], tensor((n, 2)))
+    # A pass's builder with no scope open: nothing is erased.
+    bb = relax.BlockBuilder()
+    bb._begin_binding_block()
+    v = bb.emit(call)
+    assert repr(v.struct_info) == 'R.Tensor((n, 2), dtype="float32")'
+    seq = bb.normalize(relax.SeqExpr([bb._end_block()], v))
+    assert repr(seq.struct_info) == 'R.Tensor((n, 2), dtype="float32")'
+    # Inside a function whose parameters do not define n, the return erases it.
+    bb2 = relax.BlockBuilder()
+    with bb2.function("main", [x]):
+        w = bb2.emit(call)
+        bb2.emit_func_output(w)
+    assert repr(w.struct_info) == 'R.Tensor((n, 2), dtype="float32")'
+    assert repr(bb2.get()["main"].ret_struct_info) == 'R.Tensor(dtype="float32", ndim=2)'
