@@ -558,3 +558,27 @@ def test_calls_keep_inferred_struct_info_and_unscoped_builders_erase_nothing():
         bb2.emit_func_output(w)
     assert repr(w.struct_info) == 'R.Tensor((n, 2), dtype="float32")'
     assert repr(bb2.get()["main"].ret_struct_info) == 'R.Tensor(dtype="float32", ndim=2)'
+
+
+def test_builder_state_is_restored_after_an_error_inside_a_function():
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", tensor((2,)))
+    for fail_in_output in (False, True):
+        with pytest.raises(TypeError):
+            with bb.function("bad", [x]):
+                with bb.dataflow():
+                    lv = bb.emit(relax.op.call_pure_packed("f", x, sinfo_args=tensor((2,))))
+                    if not fail_in_output:
+                        bb.emit(relax.op.shape_of(relax.ShapeExpr([1])))
+                    gv = bb.emit_output(lv)
+                # The return annotation check fails inside emit_func_output's normalization.
+                bb.emit_func_output(relax.Function([x], relax.SeqExpr([], x), relax.ShapeStructInfo(ndim=1)))
+        # No block or scope is left open by the failed function.
+        with pytest.raises(ValueError, match="no block is open"):
+            bb._end_block()
+        with pytest.raises(ValueError, match="end_scope without begin_scope"):
+            bb.end_scope()
+    with bb.function("good", [x]):
+        out = bb.emit(relax.op.call_pure_packed("f", x, sinfo_args=tensor((2,))))
+        bb.emit_func_output(out)
+    assert [g.name_hint for g in bb.get().get_global_vars()] == ["good"]
