@@ -211,16 +211,7 @@ class SEqualImpl {
     if (a.as<ArrayObj>()) return EqArray(a, b, def);
     if (a.as<MapObj>()) return EqMap(a, b, def);
     if (a.as<IRModuleNode>()) return EqModule(a, b);
-    if (const auto* na = a.as<NDArrayObj>()) {
-      // Constants' data: equal by dtype, shape and content (identity when unreadable here).
-      if (a.same_as(b)) return true;
-      const auto* nb = static_cast<const NDArrayObj*>(b.get());
-      if (!NDArraySameMeta(na, nb)) return Fail("arrays differ in dtype or shape", a, b);
-      auto ca = NDArrayContent(na);
-      auto cb = NDArrayContent(nb);
-      if (!ca || !cb) return Fail("arrays off the CPU are compared by identity", a, b);
-      return *ca == *cb ? true : Fail("array contents differ", a, b);
-    }
+    if (a.as<NDArrayObj>()) return EqNDArray(a, b);
     // Types without registered fields are opaque: compared by identity.
     const NodeInfo* info = Reflection::Find(a->type_index());
     if (info == nullptr) return a.same_as(b) ? true : Fail("opaque objects are different objects", a, b);
@@ -231,6 +222,20 @@ class SEqualImpl {
       case SEqualKind::kGraph: return EqGraph(a, b, *info, def);
     }
     return false;
+  }
+
+  // Constants' data: equal by dtype, shape and content (identity when
+  // unreadable here). Out of line so that EqObj's frame, repeated at every
+  // level of deep IR, stays small.
+  [[gnu::noinline]] bool EqNDArray(const ObjectRef& a, const ObjectRef& b) {
+    if (a.same_as(b)) return true;
+    const auto* na = static_cast<const NDArrayObj*>(a.get());
+    const auto* nb = static_cast<const NDArrayObj*>(b.get());
+    if (!NDArraySameMeta(na, nb)) return Fail("arrays differ in dtype or shape", a, b);
+    auto ca = NDArrayContent(na);
+    auto cb = NDArrayContent(nb);
+    if (!ca || !cb) return Fail("arrays off the CPU are compared by identity", a, b);
+    return *ca == *cb ? true : Fail("array contents differ", a, b);
   }
 
   bool EqFields(const ObjectRef& a, const ObjectRef& b, const NodeInfo& info, bool def) {

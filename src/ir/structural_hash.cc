@@ -106,6 +106,16 @@ class SHashImpl {
     return Combine(kTagFloat, bits);
   }
 
+  // Constants' data hash by dtype, shape and content; out of line to keep
+  // HashObj's frame small on deep IR.
+  [[gnu::noinline]] static uint64_t HashNDArray(const NDArrayObj* nd) {
+    uint64_t h = Combine(HashString("runtime.NDArray"), nd->shape.size());
+    for (int64_t d : nd->shape) h = Combine(h, static_cast<uint64_t>(d));
+    h = Combine(h, (uint64_t{nd->dl.dtype.code} << 24) | (uint64_t{nd->dl.dtype.bits} << 16) | nd->dl.dtype.lanes);
+    if (auto bytes = NDArrayContent(nd)) return Combine(h, std::hash<std::string_view>()(*bytes));
+    return Combine(h, reinterpret_cast<uintptr_t>(nd));
+  }
+
   uint64_t HashObj(const ObjectRef& o, bool def) {
     CheckStack("structure");
     if (const auto* s = o.as<StringObj>()) return Combine(kTagString, HashString(s->data));
@@ -120,13 +130,7 @@ class SHashImpl {
     }
     if (o.as<MapObj>()) return HashMap(static_cast<const MapObj*>(o.get()), def);
     if (o.as<IRModuleNode>()) return HashModule(static_cast<const IRModuleNode*>(o.get()));
-    if (const auto* nd = o.as<NDArrayObj>()) {
-      uint64_t h = Combine(HashString("runtime.NDArray"), nd->shape.size());
-      for (int64_t d : nd->shape) h = Combine(h, static_cast<uint64_t>(d));
-      h = Combine(h, (uint64_t{nd->dl.dtype.code} << 24) | (uint64_t{nd->dl.dtype.bits} << 16) | nd->dl.dtype.lanes);
-      if (auto bytes = NDArrayContent(nd)) return Combine(h, std::hash<std::string_view>()(*bytes));
-      return Combine(h, reinterpret_cast<uintptr_t>(nd));
-    }
+    if (const auto* nd = o.as<NDArrayObj>()) return HashNDArray(nd);
     // Types without registered fields are opaque: hashed by identity.
     const NodeInfo* traits = Reflection::Find(o->type_index());
     if (traits == nullptr) return Combine(kTagOpaque, reinterpret_cast<uintptr_t>(o.get()));
