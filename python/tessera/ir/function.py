@@ -21,7 +21,10 @@ class BaseFunc(RelaxExpr):
         return func
 
     def without_attr(self, attr_key):
-        raise NotImplementedError("without_attr is not supported yet")
+        """A copy of this function without attribute ``attr_key`` (unchanged when absent)."""
+        if not isinstance(attr_key, str):
+            raise TypeError(f"without_attr expects an attribute name (str), got {type(attr_key).__name__}")
+        return _ffi_api.BaseFuncWithoutAttr(self, attr_key)
 
 
 class _DictAttrs(dict):

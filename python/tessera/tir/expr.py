@@ -195,6 +195,11 @@ class Var(PrimExprWithOp):
     def __repr__(self):
         return self.name_hint
 
+    @property
+    def name(self):
+        """The variable's name (``name_hint``)."""
+        return self.name_hint
+
 
 @register_object("tir.SizeVar")
 class SizeVar(Var):

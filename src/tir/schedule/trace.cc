@@ -215,6 +215,14 @@ TESSERA_REGISTER_GLOBAL("tir.schedule.Instruction")
     .set_body_typed([](InstructionKind kind, Array<Any> inputs, Array<Any> attrs, Array<Any> outputs) {
       return Instruction(kind, inputs, attrs, outputs);
     });
+TESSERA_REGISTER_GLOBAL("tir.schedule.BlockRV").set_body_typed([]() { return BlockRV::Make(); });
+TESSERA_REGISTER_GLOBAL("tir.schedule.LoopRV").set_body_typed([]() { return LoopRV::Make(); });
+TESSERA_REGISTER_GLOBAL("tir.schedule.Trace").set_body_typed([](Array<Instruction> insts, Map<Instruction, Any> decisions) {
+  Trace t = Trace::Empty();
+  for (const Instruction& inst : insts) t.CopyOnWrite()->insts.push_back(inst);
+  for (const auto& [inst, d] : decisions.items()) t.CopyOnWrite()->decisions.emplace_back(inst, d);
+  return t;
+});
 TESSERA_REGISTER_GLOBAL("tir.schedule.TraceAsPython").set_body_typed([](Trace t) { return t.AsPython(); });
 TESSERA_REGISTER_GLOBAL("tir.schedule.TraceToJSON").set_body_typed([](Trace t) { return t.ToJSON(); });
 TESSERA_REGISTER_GLOBAL("tir.schedule.TraceFromJSON").set_body_typed([](std::string s) { return Trace::FromJSON(s); });

@@ -15,7 +15,10 @@ from . import _ffi_api
 
 @register_object("tir.BlockRV")
 class BlockRV(Node):
-    """A handle to a block."""
+    """A handle to a block (``BlockRV()`` makes a fresh one, e.g. to build a Trace)."""
+
+    def __init__(self):
+        self.__init_handle_by_constructor__(_ffi_api.BlockRV)
 
     def __repr__(self):
         return f"BlockRV({self.handle:#x})"
@@ -23,7 +26,10 @@ class BlockRV(Node):
 
 @register_object("tir.LoopRV")
 class LoopRV(Node):
-    """A handle to a loop."""
+    """A handle to a loop (``LoopRV()`` makes a fresh one, e.g. to build a Trace)."""
+
+    def __init__(self):
+        self.__init_handle_by_constructor__(_ffi_api.LoopRV)
 
     def __repr__(self):
         return f"LoopRV({self.handle:#x})"
@@ -297,13 +303,16 @@ def _refuse_none_arguments(method):
     """Wraps a Schedule method so that None given for a required parameter
     (or inside ``*loops``-style varargs) raises TypeError naming the method
     and the parameter, before anything reaches the core (which refuses None
-    where an object is expected too, naming only the argument position)."""
+    where an object is expected too, naming only the argument position).
+    A block given by name (a str for a parameter named ``block``) is looked
+    up with get_block first, as TVM does."""
     sig = inspect.signature(method)
     required = [name for name, p in sig.parameters.items()
                 if name != "self" and p.default is inspect.Parameter.empty
                 and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
     varargs = [name for name, p in sig.parameters.items() if p.kind == p.VAR_POSITIONAL]
-    if not required and not varargs:
+    takes_block = "block" in sig.parameters and method.__name__ != "get_block"
+    if not required and not varargs and not takes_block:
         return method
 
     @functools.wraps(method)
@@ -326,6 +335,9 @@ def _refuse_none_arguments(method):
                 if v is None:
                     raise TVMTypeError(f"Schedule.{method.__name__}: parameter '{name}'[{i}] is None; "
                                        "expected a loop handle")
+        if takes_block and isinstance(bound.arguments.get("block"), str):
+            bound.arguments["block"] = self.get_block(bound.arguments["block"])
+            return method(*bound.args, **bound.kwargs)
         return method(self, *args, **kwargs)
 
     return wrapper

@@ -12,11 +12,27 @@ from .instruction import Instruction
 class Trace(Node):
     """``insts`` (list of Instruction) and ``decisions`` (Instruction -> value)."""
 
+    def __init__(self, insts, decisions):
+        decisions = dict(decisions or {})
+        for inst in decisions:
+            if inst not in list(insts):
+                raise ValueError(f"Trace: the decision for {inst} names an instruction not in insts")
+        self.__init_handle_by_constructor__(_ffi_api.Trace, list(insts), decisions)
+
     def __str__(self):
         return _ffi_api.TraceAsPython(self)
 
     def __repr__(self):
         return str(self)
+
+    def as_python(self, remove_postproc=False):
+        """The trace as Python statements over ``sch``, one list entry per line;
+        ``remove_postproc`` has nothing to remove (see apply_to_schedule)."""
+        del remove_postproc  # no postprocessing instructions exist in Tessera traces
+        lines = _ffi_api.TraceAsPython(self).splitlines()
+        # Drop the "# from tvm import tir" / "def apply_trace(...)" header and the body's indent.
+        body = [l for l in lines if not l.startswith("#") and not l.startswith("def apply_trace")]
+        return [l[2:] if l.startswith("  ") else l for l in body if l.strip() != "pass"]
 
     def show(self, style=None, black_format=False):
         """Prints the trace as Python (no syntax highlighting or black
