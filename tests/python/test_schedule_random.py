@@ -17,6 +17,7 @@ import pytest
 
 import tessera as tvm
 from tessera import tir
+from tessera.script import tir as T
 from tir_build_helpers import buf, loops, func, block
 
 CASES = int(os.environ.get("TESSERA_SCHEDULE_FUZZ_CASES", "500"))
@@ -65,7 +66,30 @@ def scale_then_row_sum():
     return f, [(8, 12)], [(8,)], lambda a: [(a * 2).sum(axis=1)]
 
 
-PROGRAMS = [elementwise, matmul, two_stage, scale_then_row_sum]
+@T.prim_func
+def _symbolic_scale_then_row_sum(a: T.handle, c: T.handle):
+    n = T.int32()
+    A = T.match_buffer(a, (n, 12), "float32")
+    C = T.match_buffer(c, (n,), "float32")
+    B = T.alloc_buffer((n, 12), "float32")
+    for i, j in T.grid(n, 12):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+    for i, k in T.grid(n, 12):
+        with T.block("C"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                C[vi] = T.float32(0)
+            C[vi] = C[vi] + B[vi, vk]
+
+
+def symbolic_scale_then_row_sum():
+    """scale_then_row_sum over a symbolic number of rows n (run with n = 11)."""
+    return _symbolic_scale_then_row_sum.with_attr("global_symbol", "main"), [(11, 12)], [(11,)], lambda a: [(a * 2).sum(axis=1)]
+
+
+PROGRAMS = [elementwise, matmul, two_stage, scale_then_row_sum, symbolic_scale_then_row_sum]
 
 PRIMITIVES = ["split", "fuse", "reorder", "parallel", "vectorize", "unroll", "compute_at", "reverse_compute_at",
               "compute_inline", "reverse_compute_inline", "cache_read", "cache_write", "decompose_reduction",

@@ -14,8 +14,10 @@ namespace tir {
 // ---- loops (loop_transformation.cc) ----
 // Splits `loop` into loops of `factors` (product >= extent; a larger product
 // adds a predicate unless `disable_predication`, the caller's promise that the
-// extra iterations are harmless). Returns the new loop variables, outermost first.
-PrimFunc SplitLoop(const PrimFunc& func, const ForNode* loop, const std::vector<int64_t>& factors,
+// extra iterations are harmless). A symbolic extent needs one symbolic factor
+// (ceildiv(n, k), inferred from None); the predicate then guards the last
+// tile. Returns the new loop variables, outermost first.
+PrimFunc SplitLoop(const PrimFunc& func, const ForNode* loop, const std::vector<PrimExpr>& factors,
                    bool preserve_unit_iters, bool disable_predication, std::vector<Var>* new_loop_vars);
 // Fuses a chain of directly nested loops (outermost first) into one. Without
 // `preserve_unit_iters`, the fused loops of extent 1 are bound as 0 in the body.
