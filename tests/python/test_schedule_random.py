@@ -93,7 +93,7 @@ PROGRAMS = [elementwise, matmul, two_stage, scale_then_row_sum, symbolic_scale_t
 
 PRIMITIVES = ["split", "fuse", "reorder", "parallel", "vectorize", "unroll", "compute_at", "reverse_compute_at",
               "compute_inline", "reverse_compute_inline", "cache_read", "cache_write", "decompose_reduction",
-              "transform_layout", "sample_compute_location", "rfactor", "storage_align"]
+              "transform_layout", "sample_compute_location", "rfactor", "storage_align", "get_output_blocks"]
 
 # The least share of tries that must succeed, per primitive. The generator only
 # draws arguments that can be legal, so a working primitive succeeds far more
@@ -143,6 +143,8 @@ MIN_SUCCESS_RATE = {
     "rfactor": 0.4,
     # Intermediate buffers written by the block. 100%
     "storage_align": 0.8,
+    # A lookup, checked against the blocks writing a parameter. 100%
+    "get_output_blocks": 0.9,
 }
 MIN_TRIES = 20  # a primitive tried fewer times than this over all cases fails the test too
 
@@ -283,6 +285,12 @@ def random_step(sch, rng, op):
         name, index, ndim = _pick(rng, cands)
         factor = rng.choice([4, 8, 32])
         sch.storage_align(blocks[name], index, rng.randrange(ndim), factor, rng.randrange(factor))
+    elif op == "get_output_blocks":
+        params = list(sch.mod["main"].buffer_map.values())
+        want = [n for n, r in sorted(realizes.items(), key=lambda kv: names.index(kv[0]))
+                if any(any(w.buffer.same_as(p) for p in params) for w in r.block.writes)]
+        got = [sch.get(b).name_hint for b in sch.get_output_blocks("root")]
+        assert sorted(got) == sorted(want), (got, want)
     else:
         raise AssertionError(f"unknown primitive {op}")
 

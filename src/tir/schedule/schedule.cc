@@ -146,7 +146,6 @@ Any Schedule::Get(const ObjectRef& rv) const {
 }
 
 void Schedule::ApplyTrace(const Trace& trace, bool remove_postproc) const {
-  (void)remove_postproc;  // no postprocessors are recorded yet
   // Replays on a copy and adopts its state only when every instruction
   // succeeded, so a trace that does not fit leaves this schedule unchanged.
   Schedule work = Copy();
@@ -165,6 +164,7 @@ void Schedule::ApplyTrace(const Trace& trace, bool remove_postproc) const {
   };
   size_t position = 0;
   for (const Instruction& inst : trace->insts) {
+    if (remove_postproc && inst->kind->name == "EnterPostproc") break;  // the rest is postprocessing
     ++position;
     std::vector<Any> in;
     for (const Any& x : inst->inputs.to_vector()) in.push_back(map(x));

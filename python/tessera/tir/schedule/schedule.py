@@ -109,6 +109,10 @@ class Schedule(Node):
     def show(self, *args, **kwargs):
         self.mod.show(*args, **kwargs)
 
+    def enter_postproc(self):
+        """Marks where postprocessing begins in the trace (changes nothing)."""
+        _ffi_api.EnterPostproc(self)
+
     # ---- lookup ---------------------------------------------------------------
     def get_block(self, name, func_name=None):
         """The block named ``name`` (in ``func_name``, default the current function)."""
@@ -129,6 +133,14 @@ class Schedule(Node):
 
     def get_consumers(self, block):
         return _ffi_api.GetConsumers(self, block)
+
+    def get_output_blocks(self, scope_block):
+        """The blocks under ``scope_block`` (a handle, a block name, or "root"
+        for the whole function) that write a buffer the function does not
+        allocate, in program order, nested blocks included."""
+        if isinstance(scope_block, str) and scope_block != "root":
+            scope_block = self.get_block(scope_block)
+        return _ffi_api.GetOutputBlocks(self, scope_block)
 
     # ---- loops ------------------------------------------------------------------
     def split(self, loop, factors, preserve_unit_iters=True, disable_predication=False):
