@@ -102,6 +102,8 @@ CASES = {
     "GetChildBlocks": (MatmulRelu, lambda s: s.get_child_blocks(s.get_loops(s.get_block("C"))[0])),
     "GetProducers": (MatmulRelu, lambda s: s.get_producers(s.get_block("D"))),
     "GetConsumers": (MatmulRelu, lambda s: s.get_consumers(s.get_block("C"))),
+    "GetOutputBlocks": (MatmulRelu, lambda s: s.get_output_blocks("root")),
+    "EnterPostproc": (MatmulRelu, lambda s: (s.enter_postproc(), s.parallel(s.get_loops(s.get_block("D"))[0]))),
     "Split": (MatmulRelu, lambda s: s.split(_mm_loops(s)[1], factors=[None, 8])),
     "Fuse": (MatmulRelu, lambda s: s.fuse(*_mm_loops(s)[1:3])),
     "Reorder": (MatmulRelu, lambda s: s.reorder(*reversed(_mm_loops(s)[1:]))),
