@@ -255,7 +255,15 @@ def random_step(sch, rng, op):
         attr = "reads" if op == "cache_read" else "writes"
         cands = [(n, i) for n in names for i in range(len(getattr(realizes[n].block, attr)))]
         name, index = _pick(rng, cands)
-        getattr(sch, op)(blocks[name], index, rng.choice(["global", "local"]))
+        scope = rng.choice(["global", "local"])
+        consumers = None
+        if rng.random() < 0.3:  # consumer_blocks: some of the blocks reading the buffer
+            buf = getattr(realizes[name].block, attr)[index].buffer
+            readers = [n for n in names if n != name or op == "cache_read"
+                       if any(r.buffer.same_as(buf) for r in realizes[n].block.reads)]
+            if readers:
+                consumers = [blocks[n] for n in rng.sample(readers, rng.randrange(1, len(readers) + 1))]
+        getattr(sch, op)(blocks[name], index, scope, consumer_blocks=consumers)
     elif op == "decompose_reduction":
         cands = []
         for n in names:

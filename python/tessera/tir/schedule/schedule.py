@@ -219,19 +219,29 @@ class Schedule(Node):
         """Inlines a consumer block into its producer and removes it."""
         _ffi_api.ReverseComputeInline(self, block)
 
+    def _consumer_list(self, consumer_blocks):
+        if consumer_blocks is None:
+            return []
+        if isinstance(consumer_blocks, (BlockRV, str)):
+            consumer_blocks = [consumer_blocks]
+        return [self.get_block(b) if isinstance(b, str) else b for b in consumer_blocks]
+
     def cache_read(self, block, read_buffer_index, storage_scope, consumer_blocks=None):
         """Reads buffer ``read_buffer_index`` of ``block`` through a copy in
-        ``storage_scope``; returns the copy block (named "<buffer>_<scope>")."""
-        if consumer_blocks:
-            raise NotImplementedError("cache_read(consumer_blocks=...) is not supported yet")
-        return _ffi_api.CacheRead(self, block, int(read_buffer_index), storage_scope)
+        ``storage_scope``; returns the copy block (named "<buffer>_<scope>").
+        ``consumer_blocks`` (handles or names): the blocks that read the copy
+        instead of ``block`` (which then only names the buffer); the copy is
+        placed before the first of them."""
+        return _ffi_api.CacheRead(self, block, int(read_buffer_index), storage_scope,
+                                  self._consumer_list(consumer_blocks))
 
     def cache_write(self, block, write_buffer_index, storage_scope, consumer_blocks=None):
         """Writes buffer ``write_buffer_index`` of ``block`` into a copy in
-        ``storage_scope``, then copies it back; returns the write-back block."""
-        if consumer_blocks:
-            raise NotImplementedError("cache_write(consumer_blocks=...) is not supported yet")
-        return _ffi_api.CacheWrite(self, block, int(write_buffer_index), storage_scope)
+        ``storage_scope``, then copies it back; returns the write-back block.
+        ``consumer_blocks`` (handles or names, after ``block``) read the copy
+        directly instead of the written-back buffer."""
+        return _ffi_api.CacheWrite(self, block, int(write_buffer_index), storage_scope,
+                                   self._consumer_list(consumer_blocks))
 
     def set_scope(self, block, buffer_index, storage_scope):
         """Changes the storage scope of the buffer ``block`` writes."""

@@ -63,11 +63,14 @@ PrimFunc ComputeInline(const PrimFunc& func, const BlockLocation& block);
 PrimFunc ReverseComputeInline(const PrimFunc& func, const BlockLocation& block);
 
 // ---- caching (cache_read_write.cc) ----
-// Returns the name of the new copy block.
+// Returns the name of the new copy block. `consumers` (TVM's consumer_blocks):
+// for cache_read, the blocks that read the copy instead of `block` (which
+// then only names the buffer); for cache_write, blocks after `block` that
+// read the cache directly instead of the written-back buffer.
 PrimFunc CacheRead(const PrimFunc& func, const BlockLocation& block, int read_index, const std::string& scope,
-                   std::string* new_block);
+                   std::string* new_block, const std::vector<BlockLocation>& consumers = {});
 PrimFunc CacheWrite(const PrimFunc& func, const BlockLocation& block, int write_index, const std::string& scope,
-                    std::string* new_block);
+                    std::string* new_block, const std::vector<BlockLocation>& consumers = {});
 PrimFunc SetScope(const PrimFunc& func, const BlockLocation& block, int write_index, const std::string& scope);
 
 // ---- shared helpers (compute_location.cc) ----
