@@ -103,6 +103,8 @@ CASES = {
     "GetProducers": (MatmulRelu, lambda s: s.get_producers(s.get_block("D"))),
     "GetConsumers": (MatmulRelu, lambda s: s.get_consumers(s.get_block("C"))),
     "GetOutputBlocks": (MatmulRelu, lambda s: s.get_output_blocks("root")),
+    "ReorderBlockIterVar": (MatmulRelu, lambda s: s.reorder_block_iter_var(s.get_block("C"), [2, 0, 1])),
+    "UnsafeSetDType": (MatmulRelu, lambda s: s.unsafe_set_dtype(s.get_block("C"), 0, "float64")),
     "EnterPostproc": (MatmulRelu, lambda s: (s.enter_postproc(), s.parallel(s.get_loops(s.get_block("D"))[0]))),
     "Split": (MatmulRelu, lambda s: s.split(_mm_loops(s)[1], factors=[None, 8])),
     "Fuse": (MatmulRelu, lambda s: s.fuse(*_mm_loops(s)[1:3])),

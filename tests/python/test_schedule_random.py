@@ -93,7 +93,7 @@ PROGRAMS = [elementwise, matmul, two_stage, scale_then_row_sum, symbolic_scale_t
 
 PRIMITIVES = ["split", "fuse", "reorder", "parallel", "vectorize", "unroll", "compute_at", "reverse_compute_at",
               "compute_inline", "reverse_compute_inline", "cache_read", "cache_write", "decompose_reduction",
-              "transform_layout", "sample_compute_location", "rfactor", "storage_align", "get_output_blocks"]
+              "transform_layout", "sample_compute_location", "rfactor", "storage_align", "get_output_blocks", "reorder_block_iter_var", "unsafe_set_dtype"]
 
 # The least share of tries that must succeed, per primitive. The generator only
 # draws arguments that can be legal, so a working primitive succeeds far more
@@ -145,6 +145,10 @@ MIN_SUCCESS_RATE = {
     "storage_align": 0.8,
     # A lookup, checked against the blocks writing a parameter. 100%
     "get_output_blocks": 0.9,
+    # Any permutation of any block's iteration variables. 100%
+    "reorder_block_iter_var": 0.9,
+    # Intermediate buffers to float64 (exact for float32 values). 100%
+    "unsafe_set_dtype": 0.8,
 }
 MIN_TRIES = 20  # a primitive tried fewer times than this over all cases fails the test too
 
@@ -293,6 +297,16 @@ def random_step(sch, rng, op):
         name, index, ndim = _pick(rng, cands)
         factor = rng.choice([4, 8, 32])
         sch.storage_align(blocks[name], index, rng.randrange(ndim), factor, rng.randrange(factor))
+    elif op == "reorder_block_iter_var":
+        name = _pick(rng, names)
+        order = list(range(len(realizes[name].block.iter_vars)))
+        rng.shuffle(order)
+        sch.reorder_block_iter_var(blocks[name], order)
+    elif op == "unsafe_set_dtype":
+        cands = [(n, i) for n in names for i, w in enumerate(realizes[n].block.writes)
+                 if any(w.buffer.same_as(b) for b in inter)]
+        name, index = _pick(rng, cands)
+        sch.unsafe_set_dtype(blocks[name], index, "float64")
     elif op == "get_output_blocks":
         params = list(sch.mod["main"].buffer_map.values())
         want = [n for n, r in sorted(realizes.items(), key=lambda kv: names.index(kv[0]))

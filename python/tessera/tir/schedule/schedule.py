@@ -192,6 +192,17 @@ class Schedule(Node):
         the block becomes "<name>_update". Returns the init block."""
         return _ffi_api.DecomposeReduction(self, block, loop)
 
+    def reorder_block_iter_var(self, block, new_order):
+        """Permutes ``block``'s iteration variables: position k gets the old
+        variable ``new_order[k]`` (a permutation of range(#iter vars))."""
+        return _ffi_api.ReorderBlockIterVar(self, block, [int(k) for k in new_order])
+
+    def unsafe_set_dtype(self, block, buffer_index, dtype):
+        """Stores the intermediate buffer ``buffer_index`` written by ``block``
+        as ``dtype``: writes cast to it, reads cast back (values may lose
+        precision, hence "unsafe")."""
+        return _ffi_api.UnsafeSetDType(self, block, int(buffer_index), str(dtype))
+
     # ---- sampling -------------------------------------------------------------------
     def sample_perfect_tile(self, loop, n, max_innermost_factor=16, decision=None):
         """n factors whose product is the loop's extent (innermost <= max_innermost_factor)."""
