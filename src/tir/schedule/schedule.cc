@@ -36,12 +36,17 @@ Schedule::Schedule(IRModule mod, int64_t seed) {
     if (n->mod->Lookup(gv).as<PrimFuncNode>() && gv->name_hint == "main") n->func_name = "main";
   }
   if (!n->mod->FindGlobalVar(n->func_name)) {
+    // As TVM: without "main", the function worked on is the only PrimFunc;
+    // with several, none until work_on names one.
+    int prim_funcs = 0;
+    std::string only;
     for (const GlobalVar& gv : gvs) {
       if (n->mod->Lookup(gv).as<PrimFuncNode>()) {
-        n->func_name = gv->name_hint;
-        break;
+        ++prim_funcs;
+        only = gv->name_hint;
       }
     }
+    n->func_name = prim_funcs == 1 ? only : std::string();
   }
   data_ = std::move(n);
 }

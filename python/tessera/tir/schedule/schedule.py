@@ -41,6 +41,24 @@ def tvm_schedule_error(msg):
     return ScheduleError(msg)
 
 
+class StmtSRef:
+    """What ``Schedule.get_sref`` returns: the block or loop a handle stands
+    for now (``stmt``). Tessera keeps no sref tree (no ``parent``); two srefs
+    are the same when they come from the same schedule and stand for the
+    same statement."""
+
+    def __init__(self, schedule, stmt):
+        self._schedule = schedule
+        self.stmt = stmt
+
+    def same_as(self, other):
+        return (isinstance(other, StmtSRef) and self._schedule.same_as(other._schedule)
+                and self.stmt.same_as(other.stmt))
+
+    def __repr__(self):
+        return f"StmtSRef({type(self.stmt).__name__})"
+
+
 @register_object("tir.Schedule")
 class Schedule(Node):
     """A schedule over an IRModule (or a PrimFunc, wrapped as "main")."""
@@ -86,7 +104,10 @@ class Schedule(Node):
 
     @property
     def func_working_on(self):
-        return _ffi_api.ScheduleFuncName(self)
+        """The GlobalVar of the function get_block looks in by default (None
+        when the module has several PrimFuncs, none "main", until work_on)."""
+        name = _ffi_api.ScheduleFuncName(self)
+        return self.mod.get_global_var(name) if name else None
 
     def work_on(self, func_name):
         """Makes ``func_name`` the function get_block looks in by default."""
@@ -105,6 +126,23 @@ class Schedule(Node):
     def get(self, rv):
         """The Block, For or sampled integer a handle stands for."""
         return _ffi_api.ScheduleGet(self, rv)
+
+    def get_sref(self, rv_or_stmt):
+        """A StmtSRef of the block or loop a handle (or the statement itself) stands for."""
+        from ..stmt import Block, For  # pylint: disable=import-outside-toplevel
+
+        from ...error import ScheduleError  # pylint: disable=import-outside-toplevel
+
+        if isinstance(rv_or_stmt, (BlockRV, LoopRV)):
+            try:
+                return StmtSRef(self, self.get(rv_or_stmt))
+            except ScheduleError as err:  # TVM: IndexError for a handle this schedule does not know
+                if "does not belong to this schedule" in str(err):
+                    raise IndexError(str(err)) from err
+                raise
+        if isinstance(rv_or_stmt, (Block, For)):
+            return StmtSRef(self, rv_or_stmt)
+        raise TypeError(f"get_sref expects a BlockRV, a LoopRV, a Block or a For, got {type(rv_or_stmt).__name__}")
 
     def show(self, *args, **kwargs):
         self.mod.show(*args, **kwargs)

@@ -28,6 +28,10 @@ Array<BlockRV> GetOutputBlocks(const Schedule& sch, const Any& scope) {
     ThrowErrorOfKind("ScheduleError", "ScheduleError: get_output_blocks: the scope must be a block handle or \"root\", "
                                       "got a " + std::string(scope.type_name()));
   }
+  if (func.empty()) {
+    TESSERA_THROW(ValueError) << "get_output_blocks(\"root\"): the schedule does not know which function to be "
+                              << "working on; call work_on(func_name) first";
+  }
   auto index = sch.IndexOf(func);
   const PrimFunc& f = index->func();
   std::unordered_set<const Object*> params;
