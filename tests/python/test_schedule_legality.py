@@ -73,3 +73,41 @@ def test_legal_neighbour_runs():
     b = tvm.nd.array(np.zeros(16, "float32"))
     f(tvm.nd.array(a), b)
     np.testing.assert_allclose(b.numpy(), a.sum(1), rtol=1e-5)
+
+
+@T.prim_func
+def annotated(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32")):
+    for i in range(16):
+        for j in T.serial(16, annotations={"note": 1}):
+            with T.block("B"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                B[vi, vj] = A[vi, vj] * T.float32(2)
+
+
+def test_split_fuse_refuse_annotated_or_bound_loops():
+    sch = tvm.tir.Schedule(annotated)
+    before = sch.mod
+    i, j = sch.get_loops("B")
+    with pytest.raises(tvm.tir.ScheduleError, match="loop j has annotations"):
+        sch.split(j, [None, 4])
+    with pytest.raises(tvm.tir.ScheduleError, match="loop j has annotations"):
+        sch.fuse(i, j)
+    assert sch.mod.same_as(before)
+    sch.unannotate(j, "note")
+    sch.bind(j, "threadIdx.x")
+    with pytest.raises(tvm.tir.ScheduleError, match="bound to a thread axis"):
+        sch.split(j, [None, 4])
+
+
+def test_storage_scopes_checked():
+    sch = tvm.tir.Schedule(rowsum)
+    before = sch.mod
+    for call in (lambda: sch.cache_read("B", 0, "test_scope"), lambda: sch.cache_write("B", 0, "wmma"),
+                 lambda: sch.cache_read("B", 0, "sharedx")):
+        with pytest.raises(tvm.tir.ScheduleError, match="is not a storage scope"):
+            call()
+    assert sch.mod.same_as(before)
+    sch.cache_read("B", 0, "shared.dyn")
+    sch.cache_write("B", 0, "local")
+    sch.set_scope("B", "B_local", "shared")  # buffer given by name
+    assert sch.get(sch.get_block("B")).writes[0].buffer.scope() == "shared"

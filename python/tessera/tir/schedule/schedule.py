@@ -35,6 +35,19 @@ class LoopRV(Node):
         return f"LoopRV({self.handle:#x})"
 
 
+# Storage scope ranks TVM knows (a tag may follow: "global.texture", "shared.dyn").
+_SCOPE_RANKS = ("global", "shared", "warp", "local", "wmma", "metal", "texture", "mma", "m")
+
+
+def _check_storage_scope(primitive, scope):
+    if not isinstance(scope, str):
+        raise TypeError(f"{primitive}: storage_scope must be a str, got {type(scope).__name__}")
+    rank = scope.split(".", 1)[0]
+    if rank not in _SCOPE_RANKS or (rank in ("wmma", "metal", "mma", "m") and "." not in scope):
+        raise tvm_schedule_error(f"{primitive}: \"{scope}\" is not a storage scope "
+                                 "(global, shared, shared.dyn, local, warp, wmma.*, ...)")
+
+
 def tvm_schedule_error(msg):
     from ...error import ScheduleError  # pylint: disable=import-outside-toplevel
 
@@ -281,6 +294,7 @@ class Schedule(Node):
         ``consumer_blocks`` (handles or names): the blocks that read the copy
         instead of ``block`` (which then only names the buffer); the copy is
         placed before the first of them."""
+        _check_storage_scope("cache_read", storage_scope)
         return _ffi_api.CacheRead(self, block, int(read_buffer_index), storage_scope,
                                   self._consumer_list(consumer_blocks))
 
@@ -289,11 +303,20 @@ class Schedule(Node):
         ``storage_scope``, then copies it back; returns the write-back block.
         ``consumer_blocks`` (handles or names, after ``block``) read the copy
         directly instead of the written-back buffer."""
+        _check_storage_scope("cache_write", storage_scope)
         return _ffi_api.CacheWrite(self, block, int(write_buffer_index), storage_scope,
                                    self._consumer_list(consumer_blocks))
 
     def set_scope(self, block, buffer_index, storage_scope):
-        """Changes the storage scope of the buffer ``block`` writes."""
+        """Changes the storage scope of the buffer ``block`` writes
+        (``buffer_index``: its index among the block's writes, or its name)."""
+        _check_storage_scope("set_scope", storage_scope)
+        if isinstance(buffer_index, str):
+            names = [r.buffer.name for r in self.get(block).writes]
+            if buffer_index not in names:
+                raise tvm_schedule_error(f"set_scope: block {self.get(block).name_hint} writes no "
+                                         f"buffer named {buffer_index} (it writes {names})")
+            buffer_index = names.index(buffer_index)
         _ffi_api.SetScope(self, block, int(buffer_index), storage_scope)
     def storage_align(self, block, buffer_index, axis, factor, offset):
         """Pads the stride of ``axis`` of the buffer ``block`` writes so that

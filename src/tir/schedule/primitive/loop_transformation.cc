@@ -17,6 +17,18 @@ namespace {
 
 std::string LoopName(const ForNode* loop) { return "loop " + loop->loop_var->name_hint; }
 
+// As TVM: split and fuse refuse loops carrying annotations or a thread binding.
+void CheckPlainLoop(const char* prim, const PrimFunc& func, const ForNode* loop) {
+  if (!loop->annotations.empty()) {
+    ThrowScheduleError(prim, LoopName(loop) + " has annotations (" + std::to_string(loop->annotations.size()) +
+                                 "); remove them with unannotate first",
+                       func, {loop});
+  }
+  if (loop->thread_binding || loop->kind == ForKind::kThreadBinding) {
+    ThrowScheduleError(prim, LoopName(loop) + " is bound to a thread axis", func, {loop});
+  }
+}
+
 // Adds `cond` to the predicate of every block realized under `stmt`.
 class PredicateAdder : public StmtExprMutator {
  public:
@@ -54,6 +66,7 @@ PrimExpr MulExtent(const PrimExpr& a, const PrimExpr& b) {
 PrimFunc SplitLoop(const PrimFunc& func, const ForNode* loop, const std::vector<PrimExpr>& factors,
                    bool preserve_unit_iters, bool disable_predication, std::vector<Var>* new_loop_vars) {
   const int64_t* extent = AsConstInt(loop->extent);
+  CheckPlainLoop("split", func, loop);
   if (!IsConstInt(loop->min, 0)) {
     ThrowScheduleError("split", LoopName(loop) + " does not start at 0", func, {loop});
   }
@@ -148,6 +161,7 @@ PrimFunc FuseLoops(const PrimFunc& func, const std::vector<const ForNode*>& loop
   DataType t = loops[0]->loop_var.dtype();
   for (size_t i = 0; i < loops.size(); ++i) {
     const ForNode* l = loops[i];
+    CheckPlainLoop("fuse", func, l);
     if (!IsConstInt(l->min, 0)) ThrowScheduleError("fuse", LoopName(l) + " must start at 0", func, {l});
     for (size_t j = 0; j < i; ++j) {
       if (UsesVar(l->extent, loops[j]->loop_var.get())) {
