@@ -26,7 +26,8 @@ FILES = ["split_fuse", "reorder", "for_kind", "compute_at", "compute_inline", "c
 
 
 def _unparsed(record):
-    return "UnparsedTVMScript" in record.get("text", "") + record.get("reason", "")
+    text = record.get("text", "") + record.get("reason", "")
+    return "UnparsedTVMScript" in text or "tessera.error.ParseError" in text
 
 
 def _needs_te(record):

@@ -47,3 +47,14 @@ def test_pad_value_refused():
     sch = tvm.tir.Schedule(scale)
     with pytest.raises(NotImplementedError, match="pad_value"):
         sch.transform_layout("B", ("read", 0), lambda i, j: (i // 3, j, i % 3), pad_value=0.0)
+
+
+def test_assume_injective_transform_accepted():
+    sch = tvm.tir.Schedule(scale)
+    sch.transform_layout("B", ("read", 0), lambda i, j: (j, i), assume_injective_transform=True)
+    a = np.random.rand(16, 8).astype("float32")
+    np.testing.assert_allclose(_call(sch.mod, a.T.copy(), (16, 8)), a * 2, rtol=1e-6)
+    with pytest.raises(tvm.tir.ScheduleError, match="bijective"):  # still proven, padding or not
+        sch.transform_layout("B", ("write", 0), lambda i, j: (i // 3, j, i % 3), assume_injective_transform=True)
+    with pytest.raises(TypeError):
+        sch.transform_layout("B", ("write", 0), lambda i, j: (j, i), assume_injective_transform="yes")

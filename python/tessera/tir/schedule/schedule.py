@@ -7,6 +7,7 @@ import functools
 import inspect
 
 from ..._ffi.registry import register_object
+from ...error import ScheduleError  # noqa: F401  (tvm.tir.schedule.schedule.ScheduleError, as in TVM)
 from ...ir.base import Node
 from ...ir.module import IRModule
 from ..function import PrimFunc
@@ -324,13 +325,18 @@ class Schedule(Node):
         if isinstance(block, str):
             block = self.get_block(block)
         _ffi_api.StorageAlign(self, block, int(buffer_index), int(axis), int(factor), int(offset))
-    def transform_layout(self, block, buffer, index_map, pad_value=None):
+    def transform_layout(self, block, buffer, index_map, pad_value=None, *, assume_injective_transform=False):
         """Re-lays out an intermediate buffer of ``block``: ``buffer`` is
         ("read"|"write", index) or the buffer's name; ``index_map`` (an
         IndexMap or a function of the indices) maps old indices to new ones,
         e.g. ``lambda i, j: (i // 4, j, i % 4)``."""
         from ..index_map import IndexMap  # pylint: disable=import-outside-toplevel
 
+        # assume_injective_transform (TVM: skip proving that no padding is
+        # needed) changes nothing here: without pad_value support, Tessera
+        # proves every index map bijective and refuses the others either way.
+        if not isinstance(assume_injective_transform, bool):
+            raise TypeError("transform_layout: assume_injective_transform must be a bool")
         if pad_value is not None:
             raise NotImplementedError("transform_layout(pad_value=...) is not supported yet")
         if isinstance(block, str):
