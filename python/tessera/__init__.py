@@ -27,6 +27,15 @@ from .relax.vm_build import compile  # pylint: disable=redefined-builtin
 
 __version__ = "0.1.0"
 
+
+def __getattr__(name):
+    # tvm.testing is loaded on first use (it imports pytest), as `import tvm.testing` would.
+    if name == "testing":
+        import importlib  # pylint: disable=import-outside-toplevel
+
+        return importlib.import_module(__name__ + ".testing")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 __all__ = ["error", "TVMError", "register_func", "get_global_func", "register_object", "runtime", "Object",
            "NDArray", "PackedFunc", "Device", "DataType", "device", "cpu", "cuda", "gpu", "nd", "ir", "IRModule",
            "tir", "target", "build", "lower", "transform"]

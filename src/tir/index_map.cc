@@ -123,11 +123,13 @@ Array<PrimExpr> IndexMap::MapShape(const Array<PrimExpr>& shape) const {
     PrimExpr f = get()->final_indices[k];
     arith::IntSet s = arith::EvalSet(f, sets, &ana);
     const int64_t* lo = AsConstInt(ana.Simplify(s.min()));
-    const int64_t* hi = AsConstInt(ana.Simplify(s.max()));
-    TESSERA_CHECK_OR_THROW(lo != nullptr && hi != nullptr, ValueError)
-        << "cannot derive a constant extent for final index " << k << " of the index map";
+    TESSERA_CHECK_OR_THROW(lo != nullptr && s.HasUpperBound(), ValueError)
+        << "cannot derive an extent for final index " << k << " of the index map";
     TESSERA_CHECK_OR_THROW(*lo >= 0, ValueError) << "final index " << k << " of the index map can be negative";
-    out.push_back(IntImm(f.dtype(), *hi + 1));
+    // A symbolic shape maps to a symbolic extent (`n` stays `n` under a transpose).
+    PrimExpr hi = ana.Simplify(s.max());
+    const int64_t* c = AsConstInt(hi);
+    out.push_back(c != nullptr ? PrimExpr(IntImm(f.dtype(), *c + 1)) : ana.Simplify(add(hi, IntImm(hi.dtype(), 1))));
   }
   return Array<PrimExpr>(out);
 }

@@ -81,7 +81,7 @@ def test_failed_primitives_leave_module_and_index_unchanged():
     for bad in (lambda: sch.split(j, factors=[3, 3]),
                 lambda: sch.compute_inline(sch.get_block("C")),
                 lambda: sch.storage_align(sch.get_block("C"), 0, axis=0, factor=32, offset=8),
-                lambda: sch.transform_layout("C", ("write", 0), lambda x, y: (y, x))):
+                lambda: sch.transform_layout("C", ("write", 0), lambda x, y: (x, x))):
         with pytest.raises(tvm.tir.ScheduleError):
             bad()
         assert sch.mod.same_as(before)

@@ -17,6 +17,7 @@ import pytest
 
 import tessera as tvm
 from tessera import tir
+from tessera.script import tir as T
 from tir_build_helpers import buf, loops, func, block
 
 CASES = int(os.environ.get("TESSERA_SCHEDULE_FUZZ_CASES", "500"))
@@ -65,11 +66,34 @@ def scale_then_row_sum():
     return f, [(8, 12)], [(8,)], lambda a: [(a * 2).sum(axis=1)]
 
 
-PROGRAMS = [elementwise, matmul, two_stage, scale_then_row_sum]
+@T.prim_func
+def _symbolic_scale_then_row_sum(a: T.handle, c: T.handle):
+    n = T.int32()
+    A = T.match_buffer(a, (n, 12), "float32")
+    C = T.match_buffer(c, (n,), "float32")
+    B = T.alloc_buffer((n, 12), "float32")
+    for i, j in T.grid(n, 12):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+    for i, k in T.grid(n, 12):
+        with T.block("C"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                C[vi] = T.float32(0)
+            C[vi] = C[vi] + B[vi, vk]
+
+
+def symbolic_scale_then_row_sum():
+    """scale_then_row_sum over a symbolic number of rows n (run with n = 11)."""
+    return _symbolic_scale_then_row_sum.with_attr("global_symbol", "main"), [(11, 12)], [(11,)], lambda a: [(a * 2).sum(axis=1)]
+
+
+PROGRAMS = [elementwise, matmul, two_stage, scale_then_row_sum, symbolic_scale_then_row_sum]
 
 PRIMITIVES = ["split", "fuse", "reorder", "parallel", "vectorize", "unroll", "compute_at", "reverse_compute_at",
               "compute_inline", "reverse_compute_inline", "cache_read", "cache_write", "decompose_reduction",
-              "transform_layout", "sample_compute_location", "rfactor", "storage_align"]
+              "transform_layout", "sample_compute_location", "rfactor", "storage_align", "get_output_blocks", "reorder_block_iter_var", "unsafe_set_dtype"]
 
 # The least share of tries that must succeed, per primitive. The generator only
 # draws arguments that can be legal, so a working primitive succeeds far more
@@ -119,6 +143,12 @@ MIN_SUCCESS_RATE = {
     "rfactor": 0.4,
     # Intermediate buffers written by the block. 100%
     "storage_align": 0.8,
+    # A lookup, checked against the blocks writing a parameter. 100%
+    "get_output_blocks": 0.9,
+    # Any permutation of any block's iteration variables. 100%
+    "reorder_block_iter_var": 0.9,
+    # Intermediate buffers to float64 (exact for float32 values). 100%
+    "unsafe_set_dtype": 0.8,
 }
 MIN_TRIES = 20  # a primitive tried fewer times than this over all cases fails the test too
 
@@ -229,7 +259,15 @@ def random_step(sch, rng, op):
         attr = "reads" if op == "cache_read" else "writes"
         cands = [(n, i) for n in names for i in range(len(getattr(realizes[n].block, attr)))]
         name, index = _pick(rng, cands)
-        getattr(sch, op)(blocks[name], index, rng.choice(["global", "local"]))
+        scope = rng.choice(["global", "local"])
+        consumers = None
+        if rng.random() < 0.3:  # consumer_blocks: some of the blocks reading the buffer
+            buf = getattr(realizes[name].block, attr)[index].buffer
+            readers = [n for n in names if n != name or op == "cache_read"
+                       if any(r.buffer.same_as(buf) for r in realizes[n].block.reads)]
+            if readers:
+                consumers = [blocks[n] for n in rng.sample(readers, rng.randrange(1, len(readers) + 1))]
+        getattr(sch, op)(blocks[name], index, scope, consumer_blocks=consumers)
     elif op == "decompose_reduction":
         cands = []
         for n in names:
@@ -259,6 +297,22 @@ def random_step(sch, rng, op):
         name, index, ndim = _pick(rng, cands)
         factor = rng.choice([4, 8, 32])
         sch.storage_align(blocks[name], index, rng.randrange(ndim), factor, rng.randrange(factor))
+    elif op == "reorder_block_iter_var":
+        name = _pick(rng, names)
+        order = list(range(len(realizes[name].block.iter_vars)))
+        rng.shuffle(order)
+        sch.reorder_block_iter_var(blocks[name], order)
+    elif op == "unsafe_set_dtype":
+        cands = [(n, i) for n in names for i, w in enumerate(realizes[n].block.writes)
+                 if any(w.buffer.same_as(b) for b in inter)]
+        name, index = _pick(rng, cands)
+        sch.unsafe_set_dtype(blocks[name], index, "float64")
+    elif op == "get_output_blocks":
+        params = list(sch.mod["main"].buffer_map.values())
+        want = [n for n, r in sorted(realizes.items(), key=lambda kv: names.index(kv[0]))
+                if any(any(w.buffer.same_as(p) for p in params) for w in r.block.writes)]
+        got = [sch.get(b).name_hint for b in sch.get_output_blocks("root")]
+        assert sorted(got) == sorted(want), (got, want)
     else:
         raise AssertionError(f"unknown primitive {op}")
 

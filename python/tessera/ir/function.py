@@ -22,6 +22,9 @@ class BaseFunc(RelaxExpr):
 
     def without_attr(self, attr_key):
         """A copy of this function without attribute ``attr_key`` (unchanged when absent)."""
+        if not isinstance(attr_key, str):
+            from ..error import TVMTypeError  # pylint: disable=import-outside-toplevel
+            raise TVMTypeError(f"without_attr expects an attribute name (str), got {type(attr_key).__name__}")
         return _ffi_api.BaseFuncWithoutAttr(self, attr_key)
 
 

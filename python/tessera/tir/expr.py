@@ -200,6 +200,11 @@ class Var(PrimExprWithOp):
     def __repr__(self):
         return self.name_hint
 
+    @property
+    def name(self):
+        """The variable's name (``name_hint``)."""
+        return self.name_hint
+
 
 @register_object("tir.SizeVar")
 class SizeVar(Var):
@@ -233,9 +238,15 @@ class IntImm(ConstExpr):
         return self.value != 0
 
     def __eq__(self, other):
+        # Against a constant, TVM folds the comparison: `loop.extent == 2` is a
+        # true/false bool IntImm.
+        if isinstance(other, (int, IntImm)) and not isinstance(other, bool):
+            return _ffi_api._OpEQ(self, other)
         return EqualOp(self, other)
 
     def __ne__(self, other):
+        if isinstance(other, (int, IntImm)) and not isinstance(other, bool):
+            return _ffi_api._OpNE(self, other)
         return NotEqualOp(self, other)
 
     __hash__ = _core.Object.__hash__

@@ -1,6 +1,8 @@
 // The CPU host part of LLVM code generation (see codegen_cpu.h).
 #include "codegen/llvm/codegen_cpu.h"
 
+#include <algorithm>
+
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -116,6 +118,23 @@ void CodeGenCPU::EmitParallelFor(const ForNode* op) {
   for (const Var& v : UndefinedVars(op->body, {op->min})) {
     if (v.get() == op->loop_var.get()) continue;
     captured.push_back(v.get());
+  }
+  if (bound_check_) {
+    // Bound checks compare indices with buffer sizes: capture the symbolic
+    // sizes (`n` of a buffer of n * 12 elements) the body does not name.
+    PostOrderVisit(op->body, [&](const ObjectRef& node) {
+      Buffer buffer;
+      if (const auto* load = node.as<BufferLoadNode>()) buffer = load->buffer;
+      if (const auto* store = node.as<BufferStoreNode>()) buffer = store->buffer;
+      if (!buffer.defined()) return;
+      for (const PrimExpr& dim : buffer->shape) {
+        for (const Var& v : UndefinedVars(Evaluate(PrimExpr(0)), {dim})) {
+          if (var_map_.count(v.get()) && std::find(captured.begin(), captured.end(), v.get()) == captured.end()) {
+            captured.push_back(v.get());
+          }
+        }
+      }
+    });
   }
   // Closure: captured scalar values and buffer pointers.
   std::vector<llvm::Type*> field_types;

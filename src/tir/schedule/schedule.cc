@@ -36,12 +36,17 @@ Schedule::Schedule(IRModule mod, int64_t seed) {
     if (n->mod->Lookup(gv).as<PrimFuncNode>() && gv->name_hint == "main") n->func_name = "main";
   }
   if (!n->mod->FindGlobalVar(n->func_name)) {
+    // As TVM: without "main", the function worked on is the only PrimFunc;
+    // with several, none until work_on names one.
+    int prim_funcs = 0;
+    std::string only;
     for (const GlobalVar& gv : gvs) {
       if (n->mod->Lookup(gv).as<PrimFuncNode>()) {
-        n->func_name = gv->name_hint;
-        break;
+        ++prim_funcs;
+        only = gv->name_hint;
       }
     }
+    n->func_name = prim_funcs == 1 ? only : std::string();
   }
   data_ = std::move(n);
 }
@@ -146,7 +151,6 @@ Any Schedule::Get(const ObjectRef& rv) const {
 }
 
 void Schedule::ApplyTrace(const Trace& trace, bool remove_postproc) const {
-  (void)remove_postproc;  // no postprocessors are recorded yet
   // Replays on a copy and adopts its state only when every instruction
   // succeeded, so a trace that does not fit leaves this schedule unchanged.
   Schedule work = Copy();
@@ -165,6 +169,7 @@ void Schedule::ApplyTrace(const Trace& trace, bool remove_postproc) const {
   };
   size_t position = 0;
   for (const Instruction& inst : trace->insts) {
+    if (remove_postproc && inst->kind->name == "EnterPostproc") break;  // the rest is postprocessing
     ++position;
     std::vector<Any> in;
     for (const Any& x : inst->inputs.to_vector()) in.push_back(map(x));

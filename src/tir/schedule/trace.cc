@@ -31,6 +31,13 @@ class RVNamer {
         for (size_t i = 0; i < a->data.size(); ++i) out += (i ? ", " : "") + Render(a->data[i]);
         return out + "]";
       }
+      if (const auto* m = v.as<MapObj>()) {  // an annotation value given as a dict
+        std::string out = "{";
+        for (size_t i = 0; i < m->data.size(); ++i) {
+          out += (i ? ", " : "") + Render(m->data[i].first) + ": " + Render(m->data[i].second);
+        }
+        return out + "}";
+      }
     }
     return PythonLiteral(v);
   }
@@ -51,6 +58,12 @@ nlohmann::json ToJSONValue(const Any& v, const std::unordered_map<const Object*,
       return arr;
     }
     if (const auto* imm = v.as<IntImmNode>()) return imm->value;
+    if (const auto* imm = v.as<FloatImmNode>()) return imm->value;
+    if (const auto* m = v.as<MapObj>()) {  // {"map": [[key, value], ...]}, keys in order
+      nlohmann::json items = nlohmann::json::array();
+      for (const auto& [k, x] : m->data) items.push_back({ToJSONValue(k, names), ToJSONValue(x, names)});
+      return nlohmann::json{{"map", items}};
+    }
     TESSERA_THROW(NotImplementedError) << "cannot serialize a " << v.type_name()
                                        << " in a trace (its instruction kind needs set_attrs_as_json)";
   }
@@ -73,6 +86,11 @@ Any FromJSONValue(const nlohmann::json& j, std::unordered_map<std::string, Any>&
     std::vector<Any> out;
     for (const auto& x : j) out.push_back(FromJSONValue(x, rvs));
     return Any(Array<Any>(out));
+  }
+  if (j.is_object() && j.contains("map")) {
+    Map<Any, Any> m;
+    for (const auto& kv : j.at("map")) m.Set(FromJSONValue(kv.at(0), rvs), FromJSONValue(kv.at(1), rvs));
+    return Any(m);
   }
   if (j.is_object() && j.contains("rv")) {
     std::string name = j.at("rv").get<std::string>();
@@ -215,6 +233,33 @@ TESSERA_REGISTER_GLOBAL("tir.schedule.Instruction")
     .set_body_typed([](InstructionKind kind, Array<Any> inputs, Array<Any> attrs, Array<Any> outputs) {
       return Instruction(kind, inputs, attrs, outputs);
     });
+TESSERA_REGISTER_GLOBAL("tir.schedule.BlockRV").set_body_typed([]() { return BlockRV::Make(); });
+TESSERA_REGISTER_GLOBAL("tir.schedule.LoopRV").set_body_typed([]() { return LoopRV::Make(); });
+TESSERA_REGISTER_GLOBAL("tir.schedule.Trace").set_body_typed([](Array<Instruction> insts, Map<Instruction, Any> decisions) {
+  Trace t = Trace::Empty();
+  for (const Instruction& inst : insts) t.CopyOnWrite()->insts.push_back(inst);
+  for (const auto& [inst, d] : decisions.items()) t.CopyOnWrite()->decisions.emplace_back(inst, d);
+  return t;
+});
+// Trace.append / Trace.pop mutate the trace in place, as TVM's do.
+TESSERA_REGISTER_GLOBAL("tir.schedule.TraceAppend").set_body_typed([](Trace t, Instruction inst, Any decision) {
+  auto* n = const_cast<TraceNode*>(t.get());
+  n->insts.push_back(inst);
+  if (!decision.is_none()) n->decisions.emplace_back(inst, decision);
+});
+TESSERA_REGISTER_GLOBAL("tir.schedule.TracePop").set_body_typed([](Trace t) -> Any {
+  auto* n = const_cast<TraceNode*>(t.get());
+  if (n->insts.empty()) return Any();
+  Instruction last = n->insts.back();
+  n->insts.pop_back();
+  for (auto it = n->decisions.begin(); it != n->decisions.end(); ++it) {
+    if (it->first.same_as(last)) {
+      n->decisions.erase(it);
+      break;
+    }
+  }
+  return Any(last);
+});
 TESSERA_REGISTER_GLOBAL("tir.schedule.TraceAsPython").set_body_typed([](Trace t) { return t.AsPython(); });
 TESSERA_REGISTER_GLOBAL("tir.schedule.TraceToJSON").set_body_typed([](Trace t) { return t.ToJSON(); });
 TESSERA_REGISTER_GLOBAL("tir.schedule.TraceFromJSON").set_body_typed([](std::string s) { return Trace::FromJSON(s); });

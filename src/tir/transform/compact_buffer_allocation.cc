@@ -224,8 +224,16 @@ PrimFunc CompactBufferAllocation(PrimFunc func) {
       PrimExpr mn = ana.Simplify(dims[d].min());
       PrimExpr ext = ana.Simplify(add(sub(dims[d].max(), dims[d].min()), IntImm(dims[d].min().dtype(), 1)));
       const int64_t* c = AsConstInt(ext);
+      if (c == nullptr && AsConstInt(buffer->shape[d]) == nullptr) {
+        // A symbolic extent of a symbolic dimension (`n` of a buffer of n
+        // rows): the dimension stays whole (its constant upper bound would
+        // allocate the largest n the index type allows).
+        plan.mins.push_back(IntImm(buffer->shape[d].dtype(), 0));
+        shape.push_back(buffer->shape[d]);
+        continue;
+      }
       if (c == nullptr) {
-        // A symbolic extent: use its constant upper bound.
+        // A symbolic extent of a constant dimension: use its constant upper bound.
         auto bound = ana.const_int_bound(ext);
         if (bound->max_value >= arith::ConstIntBound::kPosInf) {
           ok = false;

@@ -7,6 +7,7 @@ import functools
 import inspect
 
 from ..._ffi.registry import register_object
+from ...error import ScheduleError  # noqa: F401  (tvm.tir.schedule.schedule.ScheduleError, as in TVM)
 from ...ir.base import Node
 from ...ir.module import IRModule
 from ..function import PrimFunc
@@ -15,7 +16,10 @@ from . import _ffi_api
 
 @register_object("tir.BlockRV")
 class BlockRV(Node):
-    """A handle to a block."""
+    """A handle to a block (``BlockRV()`` makes a fresh one, e.g. to build a Trace)."""
+
+    def __init__(self):
+        self.__init_handle_by_constructor__(_ffi_api.BlockRV)
 
     def __repr__(self):
         return f"BlockRV({self.handle:#x})"
@@ -23,16 +27,50 @@ class BlockRV(Node):
 
 @register_object("tir.LoopRV")
 class LoopRV(Node):
-    """A handle to a loop."""
+    """A handle to a loop (``LoopRV()`` makes a fresh one, e.g. to build a Trace)."""
+
+    def __init__(self):
+        self.__init_handle_by_constructor__(_ffi_api.LoopRV)
 
     def __repr__(self):
         return f"LoopRV({self.handle:#x})"
+
+
+# Storage scope ranks TVM knows (a tag may follow: "global.texture", "shared.dyn").
+_SCOPE_RANKS = ("global", "shared", "warp", "local", "wmma", "metal", "texture", "mma", "m")
+
+
+def _check_storage_scope(primitive, scope):
+    if not isinstance(scope, str):
+        raise TypeError(f"{primitive}: storage_scope must be a str, got {type(scope).__name__}")
+    rank = scope.split(".", 1)[0]
+    if rank not in _SCOPE_RANKS or (rank in ("wmma", "metal", "mma", "m") and "." not in scope):
+        raise tvm_schedule_error(f"{primitive}: \"{scope}\" is not a storage scope "
+                                 "(global, shared, shared.dyn, local, warp, wmma.*, ...)")
 
 
 def tvm_schedule_error(msg):
     from ...error import ScheduleError  # pylint: disable=import-outside-toplevel
 
     return ScheduleError(msg)
+
+
+class StmtSRef:
+    """What ``Schedule.get_sref`` returns: the block or loop a handle stands
+    for now (``stmt``). Tessera keeps no sref tree (no ``parent``); two srefs
+    are the same when they come from the same schedule and stand for the
+    same statement."""
+
+    def __init__(self, schedule, stmt):
+        self._schedule = schedule
+        self.stmt = stmt
+
+    def same_as(self, other):
+        return (isinstance(other, StmtSRef) and self._schedule.same_as(other._schedule)
+                and self.stmt.same_as(other.stmt))
+
+    def __repr__(self):
+        return f"StmtSRef({type(self.stmt).__name__})"
 
 
 @register_object("tir.Schedule")
@@ -80,7 +118,10 @@ class Schedule(Node):
 
     @property
     def func_working_on(self):
-        return _ffi_api.ScheduleFuncName(self)
+        """The GlobalVar of the function get_block looks in by default (None
+        when the module has several PrimFuncs, none "main", until work_on)."""
+        name = _ffi_api.ScheduleFuncName(self)
+        return self.mod.get_global_var(name) if name else None
 
     def work_on(self, func_name):
         """Makes ``func_name`` the function get_block looks in by default."""
@@ -100,8 +141,29 @@ class Schedule(Node):
         """The Block, For or sampled integer a handle stands for."""
         return _ffi_api.ScheduleGet(self, rv)
 
+    def get_sref(self, rv_or_stmt):
+        """A StmtSRef of the block or loop a handle (or the statement itself) stands for."""
+        from ..stmt import Block, For  # pylint: disable=import-outside-toplevel
+
+        from ...error import ScheduleError  # pylint: disable=import-outside-toplevel
+
+        if isinstance(rv_or_stmt, (BlockRV, LoopRV)):
+            try:
+                return StmtSRef(self, self.get(rv_or_stmt))
+            except ScheduleError as err:  # TVM: IndexError for a handle this schedule does not know
+                if "does not belong to this schedule" in str(err):
+                    raise IndexError(str(err)) from err
+                raise
+        if isinstance(rv_or_stmt, (Block, For)):
+            return StmtSRef(self, rv_or_stmt)
+        raise TypeError(f"get_sref expects a BlockRV, a LoopRV, a Block or a For, got {type(rv_or_stmt).__name__}")
+
     def show(self, *args, **kwargs):
         self.mod.show(*args, **kwargs)
+
+    def enter_postproc(self):
+        """Marks where postprocessing begins in the trace (changes nothing)."""
+        _ffi_api.EnterPostproc(self)
 
     # ---- lookup ---------------------------------------------------------------
     def get_block(self, name, func_name=None):
@@ -123,6 +185,14 @@ class Schedule(Node):
 
     def get_consumers(self, block):
         return _ffi_api.GetConsumers(self, block)
+
+    def get_output_blocks(self, scope_block):
+        """The blocks under ``scope_block`` (a handle, a block name, or "root"
+        for the whole function) that write a buffer the function does not
+        allocate, in program order, nested blocks included."""
+        if isinstance(scope_block, str) and scope_block != "root":
+            scope_block = self.get_block(scope_block)
+        return _ffi_api.GetOutputBlocks(self, scope_block)
 
     # ---- loops ------------------------------------------------------------------
     def split(self, loop, factors, preserve_unit_iters=True, disable_predication=False):
@@ -174,6 +244,17 @@ class Schedule(Node):
         the block becomes "<name>_update". Returns the init block."""
         return _ffi_api.DecomposeReduction(self, block, loop)
 
+    def reorder_block_iter_var(self, block, new_order):
+        """Permutes ``block``'s iteration variables: position k gets the old
+        variable ``new_order[k]`` (a permutation of range(#iter vars))."""
+        return _ffi_api.ReorderBlockIterVar(self, block, [int(k) for k in new_order])
+
+    def unsafe_set_dtype(self, block, buffer_index, dtype):
+        """Stores the intermediate buffer ``buffer_index`` written by ``block``
+        as ``dtype``: writes cast to it, reads cast back (values may lose
+        precision, hence "unsafe")."""
+        return _ffi_api.UnsafeSetDType(self, block, int(buffer_index), str(dtype))
+
     # ---- sampling -------------------------------------------------------------------
     def sample_perfect_tile(self, loop, n, max_innermost_factor=16, decision=None):
         """n factors whose product is the loop's extent (innermost <= max_innermost_factor)."""
@@ -201,22 +282,42 @@ class Schedule(Node):
         """Inlines a consumer block into its producer and removes it."""
         _ffi_api.ReverseComputeInline(self, block)
 
+    def _consumer_list(self, consumer_blocks):
+        if consumer_blocks is None:
+            return []
+        if isinstance(consumer_blocks, (BlockRV, str)):
+            consumer_blocks = [consumer_blocks]
+        return [self.get_block(b) if isinstance(b, str) else b for b in consumer_blocks]
+
     def cache_read(self, block, read_buffer_index, storage_scope, consumer_blocks=None):
         """Reads buffer ``read_buffer_index`` of ``block`` through a copy in
-        ``storage_scope``; returns the copy block (named "<buffer>_<scope>")."""
-        if consumer_blocks:
-            raise NotImplementedError("cache_read(consumer_blocks=...) is not supported yet")
-        return _ffi_api.CacheRead(self, block, int(read_buffer_index), storage_scope)
+        ``storage_scope``; returns the copy block (named "<buffer>_<scope>").
+        ``consumer_blocks`` (handles or names): the blocks that read the copy
+        instead of ``block`` (which then only names the buffer); the copy is
+        placed before the first of them."""
+        _check_storage_scope("cache_read", storage_scope)
+        return _ffi_api.CacheRead(self, block, int(read_buffer_index), storage_scope,
+                                  self._consumer_list(consumer_blocks))
 
     def cache_write(self, block, write_buffer_index, storage_scope, consumer_blocks=None):
         """Writes buffer ``write_buffer_index`` of ``block`` into a copy in
-        ``storage_scope``, then copies it back; returns the write-back block."""
-        if consumer_blocks:
-            raise NotImplementedError("cache_write(consumer_blocks=...) is not supported yet")
-        return _ffi_api.CacheWrite(self, block, int(write_buffer_index), storage_scope)
+        ``storage_scope``, then copies it back; returns the write-back block.
+        ``consumer_blocks`` (handles or names, after ``block``) read the copy
+        directly instead of the written-back buffer."""
+        _check_storage_scope("cache_write", storage_scope)
+        return _ffi_api.CacheWrite(self, block, int(write_buffer_index), storage_scope,
+                                   self._consumer_list(consumer_blocks))
 
     def set_scope(self, block, buffer_index, storage_scope):
-        """Changes the storage scope of the buffer ``block`` writes."""
+        """Changes the storage scope of the buffer ``block`` writes
+        (``buffer_index``: its index among the block's writes, or its name)."""
+        _check_storage_scope("set_scope", storage_scope)
+        if isinstance(buffer_index, str):
+            names = [r.buffer.name for r in self.get(block).writes]
+            if buffer_index not in names:
+                raise tvm_schedule_error(f"set_scope: block {self.get(block).name_hint} writes no "
+                                         f"buffer named {buffer_index} (it writes {names})")
+            buffer_index = names.index(buffer_index)
         _ffi_api.SetScope(self, block, int(buffer_index), storage_scope)
     def storage_align(self, block, buffer_index, axis, factor, offset):
         """Pads the stride of ``axis`` of the buffer ``block`` writes so that
@@ -224,13 +325,18 @@ class Schedule(Node):
         if isinstance(block, str):
             block = self.get_block(block)
         _ffi_api.StorageAlign(self, block, int(buffer_index), int(axis), int(factor), int(offset))
-    def transform_layout(self, block, buffer, index_map, pad_value=None):
+    def transform_layout(self, block, buffer, index_map, pad_value=None, *, assume_injective_transform=False):
         """Re-lays out an intermediate buffer of ``block``: ``buffer`` is
         ("read"|"write", index) or the buffer's name; ``index_map`` (an
         IndexMap or a function of the indices) maps old indices to new ones,
         e.g. ``lambda i, j: (i // 4, j, i % 4)``."""
         from ..index_map import IndexMap  # pylint: disable=import-outside-toplevel
 
+        # assume_injective_transform (TVM: skip proving that no padding is
+        # needed) changes nothing here: without pad_value support, Tessera
+        # proves every index map bijective and refuses the others either way.
+        if not isinstance(assume_injective_transform, bool):
+            raise TypeError("transform_layout: assume_injective_transform must be a bool")
         if pad_value is not None:
             raise NotImplementedError("transform_layout(pad_value=...) is not supported yet")
         if isinstance(block, str):
@@ -297,12 +403,15 @@ def _refuse_none_arguments(method):
     """Wraps a Schedule method so that None given for a required parameter
     (or inside ``*loops``-style varargs) raises TypeError naming the method
     and the parameter, before anything reaches the core (which refuses None
-    where an object is expected too, naming only the argument position)."""
+    where an object is expected too, naming only the argument position).
+    A block given by name (a str for a parameter named ``block``) is looked
+    up with get_block first, as TVM does."""
     sig = inspect.signature(method)
     required = [name for name, p in sig.parameters.items()
                 if name != "self" and p.default is inspect.Parameter.empty
                 and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
     varargs = [name for name, p in sig.parameters.items() if p.kind == p.VAR_POSITIONAL]
+    takes_block = "block" in sig.parameters and method.__name__ != "get_block"
 
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
@@ -325,6 +434,9 @@ def _refuse_none_arguments(method):
                     raise TVMTypeError(f"Schedule.{method.__name__}: parameter '{name}'[{i}] is None; "
                                        "expected a loop handle")
         try:
+            if takes_block and isinstance(bound.arguments.get("block"), str):
+                bound.arguments["block"] = self.get_block(bound.arguments["block"])
+                return method(*bound.args, **bound.kwargs)
             return method(self, *args, **kwargs)
         except Exception as e:  # pylint: disable=broad-except
             # Argument conversions in the wrapper (int(n), list(factors), str -> UTF-8)

@@ -131,10 +131,37 @@ PrimFunc AddAllocAndPlace(const PrimFunc& func, const BlockLocation& loc, const 
   return ReplaceInFunc(out, scope, s);
 }
 
+// A block of `consumers` that reads `buf`, in the scope of `loc`; throws otherwise.
+void CheckConsumers(const char* prim, const PrimFunc& func, const BlockLocation& loc, const Buffer& buf,
+                    const std::vector<BlockLocation>& consumers) {
+  for (const BlockLocation& c : consumers) {
+    if (c.scope != loc.scope) {
+      ThrowScheduleError(prim, "consumer block \"" + c.block->name_hint + "\" is not in the same scope as block \"" +
+                                   loc.block->name_hint + "\"", func, {c.block});
+    }
+    bool reads = false;
+    for (BufferRegion r : c.block->reads) reads |= r->buffer.same_as(buf);
+    if (!reads) {
+      ThrowScheduleError(prim, "consumer block \"" + c.block->name_hint + "\" does not read " + buf->name, func,
+                         {c.block});
+    }
+  }
+}
+
+Block SwapReads(const BlockNode* block, const Buffer& from, const Buffer& to) {
+  BufferSwapper swap(from, to, /*reads=*/true, /*writes=*/false);
+  Block b = GetRef<Block>(block);
+  auto* n = b.CopyOnWrite();
+  n->body = swap.VisitStmt(block->body);
+  if (block->init) n->init = swap.VisitStmt(*block->init);
+  n->reads = swap.Swap(block->reads);
+  return b;
+}
+
 }  // namespace
 
 PrimFunc CacheRead(const PrimFunc& func, const BlockLocation& loc, int read_index, const std::string& scope,
-                   std::string* new_block) {
+                   std::string* new_block, const std::vector<BlockLocation>& consumer_blocks) {
   if (read_index < 0 || read_index >= static_cast<int>(loc.block->reads.size())) {
     ThrowScheduleError("cache_read", "block \"" + loc.block->name_hint + "\" has " +
                                          std::to_string(loc.block->reads.size()) + " read buffers; index " +
@@ -142,46 +169,57 @@ PrimFunc CacheRead(const PrimFunc& func, const BlockLocation& loc, int read_inde
                        func, {loc.block});
   }
   Buffer buf = loc.block->reads[read_index]->buffer;
-  // The copy goes right before the consumer's top-level statement: no write
-  // of the buffer may happen from there on (nor by the consumer itself).
-  for (BufferRegion w : loc.block->writes) {
-    if (w->buffer.same_as(buf)) {
-      ThrowScheduleError("cache_read", "block \"" + loc.block->name_hint + "\" also writes " + buf->name +
-                                           "; a cached copy would go stale",
-                         func, {loc.block});
+  CheckConsumers("cache_read", func, loc, buf, consumer_blocks);
+  // The blocks reading the copy: the consumers given, or the block itself.
+  std::vector<BlockLocation> readers = consumer_blocks.empty() ? std::vector<BlockLocation>{loc} : consumer_blocks;
+  // The copy goes right before the first reader's top-level statement: no
+  // write of the buffer may happen from there on (nor by a reader itself).
+  size_t first = SIZE_MAX;
+  const BlockLocation* first_reader = nullptr;
+  for (const BlockLocation& r : readers) {
+    for (BufferRegion w : r.block->writes) {
+      if (w->buffer.same_as(buf)) {
+        ThrowScheduleError("cache_read", "block \"" + r.block->name_hint + "\" also writes " + buf->name +
+                                             "; a cached copy would go stale",
+                           func, {r.block});
+      }
+    }
+    size_t pos = TopLevelPosition(loc.scope, r.realize);
+    if (pos < first) {
+      first = pos;
+      first_reader = &r;
     }
   }
-  {
-    size_t consumer_pos = TopLevelPosition(loc.scope, loc.realize);
-    for (const BlockLocation& other : CollectBlocks(func)) {
-      if (other.scope != loc.scope || other.block == loc.block) continue;
-      for (BufferRegion w : other.block->writes) {
-        if (w->buffer.same_as(buf) && TopLevelPosition(loc.scope, other.realize) >= consumer_pos) {
-          ThrowScheduleError("cache_read", "buffer " + buf->name + " is written by block \"" + other.block->name_hint +
-                                               "\" at or after block \"" + loc.block->name_hint +
-                                               "\"; a cached copy would go stale",
-                             func, {other.block});
-        }
+  for (const BlockLocation& other : CollectBlocks(func)) {
+    if (other.scope != loc.scope) continue;
+    bool is_reader = false;
+    for (const BlockLocation& r : readers) is_reader |= r.block == other.block;
+    if (is_reader) continue;
+    for (BufferRegion w : other.block->writes) {
+      if (w->buffer.same_as(buf) && TopLevelPosition(loc.scope, other.realize) >= first) {
+        ThrowScheduleError("cache_read", "buffer " + buf->name + " is written by block \"" + other.block->name_hint +
+                                             "\" at or after block \"" + first_reader->block->name_hint +
+                                             "\"; a cached copy would go stale",
+                           func, {other.block});
       }
     }
   }
   std::string name = CacheName(buf, scope);
   if (FindBlock(func, name)) ThrowScheduleError("cache_read", "a block named \"" + name + "\" already exists", func);
   Buffer cache = WithScope(buf, name, scope);
-  BufferSwapper swap(buf, cache, /*reads=*/true, /*writes=*/false);
-  Block b = GetRef<Block>(loc.block);
-  {
-    auto* n = b.CopyOnWrite();
-    n->body = swap.VisitStmt(loc.block->body);
-    if (loc.block->init) n->init = swap.VisitStmt(*loc.block->init);
-    n->reads = swap.Swap(loc.block->reads);
+  PrimFunc out = func;
+  std::string anchor = first_reader->block->name_hint;
+  for (const BlockLocation& r : readers) {
+    auto now = FindBlock(out, r.block->name_hint);
+    out = ReplaceInFunc(out, now->block, SwapReads(now->block, buf, cache));
   }
+  auto placed = FindBlock(out, anchor);
   *new_block = name;
-  return AddAllocAndPlace(func, loc, cache, CopyNest(buf, cache, name), /*after=*/false, b);
+  return AddAllocAndPlace(out, *placed, cache, CopyNest(buf, cache, name), /*after=*/false, GetRef<Block>(placed->block));
 }
 
 PrimFunc CacheWrite(const PrimFunc& func, const BlockLocation& loc, int write_index, const std::string& scope,
-                    std::string* new_block) {
+                    std::string* new_block, const std::vector<BlockLocation>& consumer_blocks) {
   if (write_index < 0 || write_index >= static_cast<int>(loc.block->writes.size())) {
     ThrowScheduleError("cache_write", "block \"" + loc.block->name_hint + "\" has " +
                                           std::to_string(loc.block->writes.size()) + " written buffers; index " +
@@ -213,9 +251,22 @@ PrimFunc CacheWrite(const PrimFunc& func, const BlockLocation& loc, int write_in
       }
     }
   }
+  CheckConsumers("cache_write", func, loc, buf, consumer_blocks);
+  for (const BlockLocation& c : consumer_blocks) {
+    if (c.block == loc.block || TopLevelPosition(loc.scope, c.realize) <= writer_pos) {
+      ThrowScheduleError("cache_write", "consumer block \"" + c.block->name_hint + "\" does not come after block \"" +
+                                            loc.block->name_hint + "\"; it cannot read the cache",
+                         func, {c.block});
+    }
+  }
   std::string name = CacheName(buf, scope);
   if (FindBlock(func, name)) ThrowScheduleError("cache_write", "a block named \"" + name + "\" already exists", func);
   Buffer cache = WithScope(buf, name, scope);
+  PrimFunc with_consumers = func;
+  for (const BlockLocation& c : consumer_blocks) {
+    auto now = FindBlock(with_consumers, c.block->name_hint);
+    with_consumers = ReplaceInFunc(with_consumers, now->block, SwapReads(now->block, buf, cache));
+  }
   BufferSwapper swap(buf, cache, /*reads=*/true, /*writes=*/true);
   Block b = GetRef<Block>(loc.block);
   {
@@ -226,7 +277,8 @@ PrimFunc CacheWrite(const PrimFunc& func, const BlockLocation& loc, int write_in
     n->writes = swap.Swap(loc.block->writes);
   }
   *new_block = name;
-  return AddAllocAndPlace(func, loc, cache, CopyNest(cache, buf, name), /*after=*/true, b);
+  auto writer = FindBlock(with_consumers, loc.block->name_hint);
+  return AddAllocAndPlace(with_consumers, *writer, cache, CopyNest(cache, buf, name), /*after=*/true, b);
 }
 
 PrimFunc SetScope(const PrimFunc& func, const BlockLocation& loc, int write_index, const std::string& scope) {
@@ -271,18 +323,29 @@ namespace tessera {
 namespace tir {
 using namespace inst_args;
 
+// Inputs: the block, then (when given) the list of consumer blocks.
+std::vector<BlockRV> ConsumersOf(const Inputs& in) {
+  std::vector<BlockRV> out;
+  if (in.size() > 1) {
+    for (const Any& x : in.at_any(1).cast<Array<Any>>().to_vector()) out.push_back(x.cast<BlockRV>());
+  }
+  return out;
+}
+BlockRV CacheStage(const Schedule& sch, bool read, const BlockRV& block, int index, const std::string& scope,
+                   const std::vector<BlockRV>& consumers);
+
 TESSERA_REGISTER_INST_KIND("CacheRead")
     .set_apply([](const Schedule& sch, const Inputs& in, const Attrs& attrs, const Decision&) {
-      return Array<Any>{
-          sch.CacheRead(in.at_any(0).cast<BlockRV>(), attrs.at_any(0).cast<int>(), attrs.at_any(1).cast<std::string>())};
+      return Array<Any>{CacheStage(sch, true, in.at_any(0).cast<BlockRV>(), attrs.at_any(0).cast<int>(),
+                                   attrs.at_any(1).cast<std::string>(), ConsumersOf(in))};
     })
-    .set_as_python(PythonCall("cache_read", {"block"}, {"read_buffer_index", "storage_scope"}));
+    .set_as_python(PythonCall("cache_read", {"block", "consumer_blocks"}, {"read_buffer_index", "storage_scope"}));
 TESSERA_REGISTER_INST_KIND("CacheWrite")
     .set_apply([](const Schedule& sch, const Inputs& in, const Attrs& attrs, const Decision&) {
-      return Array<Any>{
-          sch.CacheWrite(in.at_any(0).cast<BlockRV>(), attrs.at_any(0).cast<int>(), attrs.at_any(1).cast<std::string>())};
+      return Array<Any>{CacheStage(sch, false, in.at_any(0).cast<BlockRV>(), attrs.at_any(0).cast<int>(),
+                                   attrs.at_any(1).cast<std::string>(), ConsumersOf(in))};
     })
-    .set_as_python(PythonCall("cache_write", {"block"}, {"write_buffer_index", "storage_scope"}));
+    .set_as_python(PythonCall("cache_write", {"block", "consumer_blocks"}, {"write_buffer_index", "storage_scope"}));
 TESSERA_REGISTER_INST_KIND("SetScope")
     .set_apply([](const Schedule& sch, const Inputs& in, const Attrs& attrs, const Decision&) {
       sch.SetScope(in.at_any(0).cast<BlockRV>(), attrs.at_any(0).cast<int>(), attrs.at_any(1).cast<std::string>());
@@ -292,26 +355,40 @@ TESSERA_REGISTER_INST_KIND("SetScope")
 
 // ---- Schedule methods ------------------------------------------------------------
 
-BlockRV Schedule::CacheRead(const BlockRV& block, int read_index, const std::string& scope) const {
-  BlockLocation loc = LocateBlock(block, "cache_read");
-  const std::string func = get()->blocks.at(block.get()).func;
+// cache_read / cache_write with TVM's consumer_blocks (recorded as a second
+// input only when given, so traces without it print as before).
+BlockRV CacheStage(const Schedule& sch, bool read, const BlockRV& block, int index, const std::string& scope,
+                   const std::vector<BlockRV>& consumers) {
+  const char* prim = read ? "cache_read" : "cache_write";
+  BlockLocation loc = sch.LocateBlock(block, prim);
+  const std::string func = sch->blocks.at(block.get()).func;
+  std::vector<BlockLocation> consumer_locs;
+  for (const BlockRV& c : consumers) {
+    if (sch->blocks.at(c.get()).func != func) {
+      ThrowScheduleError(prim, "a consumer block is in another function than block \"" + loc.block->name_hint + "\"",
+                         sch.FuncOf(func));
+    }
+    consumer_locs.push_back(sch.LocateBlock(c, prim));
+  }
   std::string name;
-  Commit(func, tir::CacheRead(FuncOf(func), loc, read_index, scope, &name));
+  PrimFunc f = sch.FuncOf(func);
+  PrimFunc out = read ? tir::CacheRead(f, loc, index, scope, &name, consumer_locs)
+                      : tir::CacheWrite(f, loc, index, scope, &name, consumer_locs);
+  sch.Commit(func, out);
   BlockRV rv = BlockRV::Make();
-  self()->blocks[rv.get()] = {func, name};
-  Record("CacheRead", {block}, {static_cast<int64_t>(read_index), scope}, {rv});
+  sch.self()->blocks[rv.get()] = {func, name};
+  Array<Any> inputs{block};
+  if (!consumers.empty()) inputs = Array<Any>{block, Array<Any>(std::vector<Any>(consumers.begin(), consumers.end()))};
+  sch.Record(read ? "CacheRead" : "CacheWrite", inputs, {static_cast<int64_t>(index), scope}, {rv});
   return rv;
 }
 
+BlockRV Schedule::CacheRead(const BlockRV& block, int read_index, const std::string& scope) const {
+  return CacheStage(*this, true, block, read_index, scope, {});
+}
+
 BlockRV Schedule::CacheWrite(const BlockRV& block, int write_index, const std::string& scope) const {
-  BlockLocation loc = LocateBlock(block, "cache_write");
-  const std::string func = get()->blocks.at(block.get()).func;
-  std::string name;
-  Commit(func, tir::CacheWrite(FuncOf(func), loc, write_index, scope, &name));
-  BlockRV rv = BlockRV::Make();
-  self()->blocks[rv.get()] = {func, name};
-  Record("CacheWrite", {block}, {static_cast<int64_t>(write_index), scope}, {rv});
-  return rv;
+  return CacheStage(*this, false, block, write_index, scope, {});
 }
 
 void Schedule::SetScope(const BlockRV& block, int write_index, const std::string& scope) const {
@@ -322,12 +399,14 @@ void Schedule::SetScope(const BlockRV& block, int write_index, const std::string
 }
 
 // ---- FFI -------------------------------------------------------------------------
-TESSERA_REGISTER_SCHEDULE_API("tir.schedule.CacheRead").set_body_typed([](Schedule s, BlockRV b, int i, std::string scope) {
-  return s.CacheRead(b, i, scope);
-});
-TESSERA_REGISTER_SCHEDULE_API("tir.schedule.CacheWrite").set_body_typed([](Schedule s, BlockRV b, int i, std::string scope) {
-  return s.CacheWrite(b, i, scope);
-});
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.CacheRead")
+    .set_body_typed([](Schedule s, BlockRV b, int i, std::string scope, Array<BlockRV> consumers) {
+      return CacheStage(s, true, b, i, scope, consumers.to_vector());
+    });
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.CacheWrite")
+    .set_body_typed([](Schedule s, BlockRV b, int i, std::string scope, Array<BlockRV> consumers) {
+      return CacheStage(s, false, b, i, scope, consumers.to_vector());
+    });
 TESSERA_REGISTER_SCHEDULE_API("tir.schedule.SetScope").set_body_typed([](Schedule s, BlockRV b, int i, std::string scope) {
   s.SetScope(b, i, scope);
 });

@@ -167,6 +167,15 @@ PrimFunc ReverseComputeInline(const PrimFunc& func, const BlockLocation& loc) {
                            func, {other.block});
       }
     }
+    // Once inlined, the producer no longer writes `buf`: no other block may read it.
+    if (other.block == consumer) continue;
+    for (BufferRegion r : other.block->reads) {
+      if (r->buffer.same_as(buf)) {
+        ThrowScheduleError(prim, "block \"" + other.block->name_hint + "\" also reads " + buf->name +
+                                     "; inlining \"" + consumer->name_hint + "\" would leave it unwritten",
+                           func, {other.block});
+      }
+    }
   }
   std::vector<PrimExpr> load_indices;
   bool ok = true;

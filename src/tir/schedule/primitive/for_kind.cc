@@ -2,6 +2,8 @@
 // (see primitives.h), followed by their schedule instruction kinds,
 // Schedule methods (resolve the handles, commit, record) and
 // tir.schedule.* FFI entries.
+#include "arith/analyzer.h"
+#include "arith/iter_map.h"
 #include "tir/op.h"
 #include "tir/schedule/primitive/primitives.h"
 #include "tir/schedule/schedule.h"
@@ -27,6 +29,65 @@ const BlockNode* ReductionBoundTo(const ForNode* loop) {
   return found;
 }
 
+// TVM's preconditions of parallel/vectorize over `loop`: every block
+// directly under it is (1) not opaque (it has iteration variables), (2) a
+// complete or reduction block, so no write is indexed by a reduction
+// variable (the iterations then write disjoint data), and (3) bound
+// quasi-affinely to the loops. Throws a ScheduleError naming the block.
+void CheckParallelizable(const PrimFunc& func, const ForNode* loop, const std::string& primitive) {
+  const std::string name = "loop " + loop->loop_var->name_hint;
+  Map<Var, Range> dom;
+  if (auto loc = FindLoop(func, loop->loop_var.get())) {
+    for (const ForNode* a : loc->ancestors) dom.Set(a->loop_var, Range::FromMinExtent(a->min, a->extent));
+  }
+  std::function<void(const Stmt&, Map<Var, Range>)> visit = [&](const Stmt& stmt, Map<Var, Range> d) {
+    if (const auto* f = stmt.as<ForNode>()) {
+      d.Set(f->loop_var, Range::FromMinExtent(f->min, f->extent));
+      visit(f->body, d);
+    } else if (const auto* seq = stmt.as<SeqStmtNode>()) {
+      for (const Stmt& x : seq->seq) visit(x, d);
+    } else if (const auto* br = stmt.as<BlockRealizeNode>()) {
+      const BlockNode* b = br->block.get();
+      const std::string bname = "block \"" + b->name_hint + "\"";
+      if (b->iter_vars.empty()) {
+        ThrowScheduleError(primitive, "cannot " + primitive + " " + name + ": " + bname +
+                                          " under it is opaque (it has no iteration variables, so the "
+                                          "independence of its iterations cannot be shown)",
+                           func, {b});
+      }
+      for (const IterVar& iv : b->iter_vars) {
+        if (iv->iter_type != kCommReduce) continue;
+        for (const BufferRegion& w : b->writes) {
+          for (const Range& r : w->region) {
+            if (UsesVar(r->min, iv->var.get()) || UsesVar(r->extent, iv->var.get())) {
+              ThrowScheduleError(primitive, "cannot " + primitive + " " + name + ": " + bname +
+                                                " is neither a complete nor a reduction block: its write to " +
+                                                w->buffer->name + " is indexed by the reduction variable " +
+                                                iv->var->name_hint + " (no compact data flow)",
+                                 func, {b});
+            }
+          }
+        }
+      }
+      arith::Analyzer ana;
+      auto detected = arith::DetectIterMap(br->iter_values, d, IntImm(DataType::Bool(), 1),
+                                           arith::IterMapLevel::kNoCheck, &ana);
+      if (!br->iter_values.empty() && detected->indices.empty()) {
+        ThrowScheduleError(primitive, "cannot " + primitive + " " + name + ": the bindings of " + bname +
+                                          " are not quasi-affine in the loops",
+                           func, {b});
+      }
+    } else if (const auto* let = stmt.as<LetStmtNode>()) {
+      visit(let->body, d);
+    } else if (const auto* ite = stmt.as<IfThenElseNode>()) {
+      visit(ite->then_case, d);
+      if (ite->else_case) visit(*ite->else_case, d);
+    }
+  };
+  dom.Set(loop->loop_var, Range::FromMinExtent(loop->min, loop->extent));
+  visit(loop->body, dom);
+}
+
 bool IsThreadTag(const std::string& tag) {
   static const char* kTags[] = {"threadIdx.x", "threadIdx.y", "threadIdx.z", "blockIdx.x", "blockIdx.y",
                                 "blockIdx.z",  "vthread",     "vthread.x",   "vthread.y",  "vthread.z"};
@@ -49,6 +110,7 @@ PrimFunc SetLoopKind(const PrimFunc& func, const ForNode* loop, ForKind kind, co
                          func, {b});
     }
   }
+  if (kind == ForKind::kParallel || kind == ForKind::kVectorized) CheckParallelizable(func, loop, primitive);
   For f = GetRef<For>(loop);
   auto* n = f.CopyOnWrite();
   n->kind = kind;

@@ -44,6 +44,11 @@ TESSERA_REGISTER_INST_KIND("GetConsumers")
 
 BlockRV Schedule::GetBlock(const std::string& name, const std::optional<std::string>& func_name) const {
   std::string fname = func_name.value_or(get()->func_name);
+  if (fname.empty()) {
+    TESSERA_THROW(ValueError) << "get_block(\"" << name << "\"): the schedule does not know which function to be "
+                              << "working on (the module has several PrimFuncs and none is \"main\"); call "
+                              << "work_on(func_name) or pass func_name";
+  }
   auto index = IndexOf(fname);
   const PrimFunc& f = index->func();
   int count = 0;

@@ -90,14 +90,6 @@ PrimFunc TransformLayout(const PrimFunc& func, const BlockLocation& loc, bool is
                        func, {loc.block});
   }
   Buffer buf = regions[buffer_index]->buffer;
-  for (const auto& kv : func->buffer_map.raw()) {
-    if (kv.second.raw_object().same_as(buf)) {
-      ThrowScheduleError(prim, "buffer " + buf->name + " is a function parameter: changing its layout would change "
-                                                       "the function's signature (only intermediate buffers can be "
-                                                       "transformed)",
-                         func);
-    }
-  }
   if (initial.size() != buf->shape.size()) {
     ThrowScheduleError(prim, "the index map takes " + std::to_string(initial.size()) + " indices but buffer " +
                                  buf->name + " has " + std::to_string(buf->shape.size()) + " dimensions",
@@ -125,6 +117,11 @@ PrimFunc TransformLayout(const PrimFunc& func, const BlockLocation& loc, bool is
             buf->data_alignment, buf->offset_factor, buf->span);
   PrimFunc out = func;
   out.CopyOnWrite()->body = LayoutRewriter(buf, to, initial, final_indices).VisitStmt(func->body);
+  // A parameter's buffer changes in the signature too (as in TVM): callers
+  // pass arrays in the new layout.
+  for (const auto& kv : func->buffer_map.raw()) {
+    if (kv.second.raw_object().same_as(buf)) out.CopyOnWrite()->buffer_map.Set(kv.first.cast<Var>(), to);
+  }
   return out;
 }
 

@@ -1,6 +1,7 @@
 // split, fuse, reorder and add_unit_loop (see primitives.h), followed by
 // their schedule instruction kinds, Schedule methods (resolve the handles,
 // commit, record) and tir.schedule.* FFI entries.
+#include <algorithm>
 #include <sstream>
 
 #include "tir/op.h"
@@ -15,6 +16,18 @@ namespace tir {
 namespace {
 
 std::string LoopName(const ForNode* loop) { return "loop " + loop->loop_var->name_hint; }
+
+// As TVM: split and fuse refuse loops carrying annotations or a thread binding.
+void CheckPlainLoop(const char* prim, const PrimFunc& func, const ForNode* loop) {
+  if (!loop->annotations.empty()) {
+    ThrowScheduleError(prim, LoopName(loop) + " has annotations (" + std::to_string(loop->annotations.size()) +
+                                 "); remove them with unannotate first",
+                       func, {loop});
+  }
+  if (loop->thread_binding || loop->kind == ForKind::kThreadBinding) {
+    ThrowScheduleError(prim, LoopName(loop) + " is bound to a thread axis", func, {loop});
+  }
+}
 
 // Adds `cond` to the predicate of every block realized under `stmt`.
 class PredicateAdder : public StmtExprMutator {
@@ -31,14 +44,29 @@ class PredicateAdder : public StmtExprMutator {
   PrimExpr cond_;
 };
 
+// a * b with constants folded and a symbolic factor first (`n * 16384`, as TVM prints).
+PrimExpr MulExtent(const PrimExpr& a, const PrimExpr& b) {
+  const int64_t* ca = AsConstInt(a);
+  const int64_t* cb = AsConstInt(b);
+  if (ca != nullptr && *ca == 1) return b;
+  if (cb != nullptr && *cb == 1) return a;
+  if (ca != nullptr && cb != nullptr) return IntImm(a.dtype(), *ca * *cb);
+  if (ca != nullptr) return MulExtent(b, a);
+  // (x * c1) * c2 -> x * (c1 c2)
+  if (cb != nullptr) {
+    if (const auto* m = a.as<MulNode>()) {
+      if (const int64_t* c1 = AsConstInt(m->b)) return mul(m->a, IntImm(a.dtype(), *c1 * *cb));
+    }
+  }
+  return mul(a, b);
+}
+
 }  // namespace
 
-PrimFunc SplitLoop(const PrimFunc& func, const ForNode* loop, const std::vector<int64_t>& factors,
+PrimFunc SplitLoop(const PrimFunc& func, const ForNode* loop, const std::vector<PrimExpr>& factors,
                    bool preserve_unit_iters, bool disable_predication, std::vector<Var>* new_loop_vars) {
   const int64_t* extent = AsConstInt(loop->extent);
-  if (extent == nullptr) {
-    ThrowScheduleError("split", LoopName(loop) + " has a symbolic extent; split needs a constant extent", func, {loop});
-  }
+  CheckPlainLoop("split", func, loop);
   if (!IsConstInt(loop->min, 0)) {
     ThrowScheduleError("split", LoopName(loop) + " does not start at 0", func, {loop});
   }
@@ -48,8 +76,17 @@ PrimFunc SplitLoop(const PrimFunc& func, const ForNode* loop, const std::vector<
                                     " would nest more loops than schedules support (" +
                                     std::to_string(kMaxLoopNestDepth) + ")", func, {loop});
   }
+  // Constant factors are checked and multiplied; a symbolic factor (inferred
+  // from a symbolic extent by Schedule::Split) makes the product cover the extent.
   int64_t product = 1;
-  for (int64_t f : factors) {
+  bool symbolic_factor = false;
+  for (const PrimExpr& fe : factors) {
+    const int64_t* c = AsConstInt(fe);
+    if (c == nullptr) {
+      symbolic_factor = true;
+      continue;
+    }
+    int64_t f = *c;
     if (f <= 0) {
       ThrowScheduleError("split", "factor " + std::to_string(f) + " for " + LoopName(loop) + " is not positive", func, {loop});
     }
@@ -57,24 +94,36 @@ PrimFunc SplitLoop(const PrimFunc& func, const ForNode* loop, const std::vector<
       ThrowScheduleError("split", "the product of the factors for " + LoopName(loop) + " overflows int64", func, {loop});
     }
   }
-  if (product < *extent) {
+  if (extent != nullptr && !symbolic_factor && product < *extent) {
     std::ostringstream os;
     os << "the product of the factors (" << product << ") is less than the extent of " << LoopName(loop) << " ("
        << *extent << ")";
     ThrowScheduleError("split", os.str(), func);
   }
+  if (extent == nullptr && !symbolic_factor) {
+    // TVM accepts this and leaves the iterations past the product out; Tessera
+    // refuses a split that may not cover the loop (docs/compatibility.md).
+    std::ostringstream os;
+    const auto* n = loop->extent.as<VarNode>();
+    os << "the factors' product (" << product << ") may be less than the symbolic extent"
+       << (n != nullptr ? " " + n->name_hint : std::string()) << " of " << LoopName(loop) << "; give one factor as None so that it is inferred as a ceiling division";
+    ThrowScheduleError("split", os.str(), func, {loop});
+  }
   DataType t = loop->loop_var.dtype();
   std::vector<Var> vars;
   for (size_t i = 0; i < factors.size(); ++i) vars.emplace_back(loop->loop_var->name_hint + "_" + std::to_string(i), t);
-  // old = sum_i vars[i] * prod(factors[i+1:])
-  // strides[i] = prod(factors[i+1:]), as suffix products (linear in the number of factors).
-  std::vector<int64_t> strides(factors.size(), 1);
-  for (size_t i = factors.size() - 1; i-- > 0;) strides[i] = strides[i + 1] * factors[i + 1];
+  auto as_t = [&](const PrimExpr& e) -> PrimExpr {
+    if (const int64_t* c = AsConstInt(e)) return IntImm(t, *c);
+    return e.dtype() == t ? e : cast(t, e);
+  };
+  // old = sum_i vars[i] * prod(factors[i+1:]), strides as suffix products.
+  std::vector<PrimExpr> strides(factors.size(), IntImm(t, 1));
+  for (size_t i = factors.size() - 1; i-- > 0;) strides[i] = MulExtent(as_t(factors[i + 1]), strides[i + 1]);
   PrimExpr fused;
   for (size_t i = 0; i < factors.size(); ++i) {
-    int64_t stride = strides[i];
-    PrimExpr term = mul(vars[i], IntImm(t, stride));
-    if (factors[i] == 1 && !preserve_unit_iters) term = IntImm(t, 0);
+    bool unit = IsConstInt(factors[i], 1);
+    PrimExpr term = IsConstInt(strides[i], 1) ? PrimExpr(vars[i]) : mul(vars[i], strides[i]);
+    if (unit && !preserve_unit_iters) term = IntImm(t, 0);
     fused = fused.defined() ? add(fused, term) : term;
   }
   const VarNode* old = loop->loop_var.get();
@@ -82,12 +131,16 @@ PrimFunc SplitLoop(const PrimFunc& func, const ForNode* loop, const std::vector<
     if (v.get() == old) return fused;
     return std::nullopt;
   });
-  if (product > *extent && !disable_predication) body = PredicateAdder(less(fused, IntImm(t, *extent))).VisitStmt(body);
+  // A symbolic factor that is the extent itself (the others all 1) covers it exactly.
+  bool exact = symbolic_factor && product == 1 &&
+               std::any_of(factors.begin(), factors.end(), [&](const PrimExpr& f) { return f.same_as(loop->extent); });
+  bool needs_predicate = !exact && (extent == nullptr || symbolic_factor || product > *extent);
+  if (needs_predicate && !disable_predication) body = PredicateAdder(less(fused, loop->extent)).VisitStmt(body);
   body = FoldBindingConstants(body);  // a unit loop replaced by 0 leaves `0 * 6`
   Stmt result = body;
   for (size_t i = factors.size(); i-- > 0;) {
-    if (factors[i] == 1 && !preserve_unit_iters) continue;
-    result = For(vars[i], IntImm(t, 0), IntImm(t, factors[i]), i == 0 ? loop->kind : ForKind::kSerial, result,
+    if (IsConstInt(factors[i], 1) && !preserve_unit_iters) continue;
+    result = For(vars[i], IntImm(t, 0), as_t(factors[i]), i == 0 ? loop->kind : ForKind::kSerial, result,
                  i == 0 ? loop->thread_binding : std::nullopt, i == 0 ? loop->annotations : Map<String, Any>());
   }
   *new_loop_vars = vars;
@@ -105,27 +158,36 @@ PrimFunc FuseLoops(const PrimFunc& func, const std::vector<const ForNode*>& loop
     }
   }
   std::string name;
-  int64_t total = 1;
   DataType t = loops[0]->loop_var.dtype();
-  for (const ForNode* l : loops) {
-    const int64_t* e = AsConstInt(l->extent);
-    if (e == nullptr || !IsConstInt(l->min, 0)) {
-      ThrowScheduleError("fuse", LoopName(l) + " must start at 0 and have a constant extent", func, {l});
+  for (size_t i = 0; i < loops.size(); ++i) {
+    const ForNode* l = loops[i];
+    CheckPlainLoop("fuse", func, l);
+    if (!IsConstInt(l->min, 0)) ThrowScheduleError("fuse", LoopName(l) + " must start at 0", func, {l});
+    for (size_t j = 0; j < i; ++j) {
+      if (UsesVar(l->extent, loops[j]->loop_var.get())) {
+        ThrowScheduleError("fuse", "the extent of " + LoopName(l) + " depends on " + LoopName(loops[j]) +
+                                       ", which is fused with it", func, {l});
+      }
     }
     if (l->loop_var.dtype() != t) ThrowScheduleError("fuse", "the loops have different index dtypes", func);
-    total *= *e;
     name += l->loop_var->name_hint + "_";
   }
+  auto extent_of = [&](const ForNode* l) -> PrimExpr {
+    if (const int64_t* c = AsConstInt(l->extent)) return IntImm(t, *c);
+    return l->extent;
+  };
   Var fused(name + "fused", t);
+  // TVM's bindings: loop i (innermost last) is (fused % (lower * e_i)) // lower,
+  // `lower` the product of the extents inside it; the outermost is fused // lower.
   std::unordered_map<const VarNode*, PrimExpr> vmap;
-  int64_t inner = 1;
+  PrimExpr lower = IntImm(t, 1);
   for (size_t i = loops.size(); i-- > 0;) {
-    int64_t e = *AsConstInt(loops[i]->extent);
-    PrimExpr v = inner == 1 ? PrimExpr(fused) : floordiv(fused, IntImm(t, inner));
-    if (i != 0) v = floormod(v, IntImm(t, e));
-    if (e == 1 && !preserve_unit_iters) v = IntImm(t, 0);  // a unit loop only ever takes the value 0
+    PrimExpr e = extent_of(loops[i]);
+    PrimExpr v = i == 0 ? PrimExpr(fused) : floormod(fused, MulExtent(lower, e));
+    if (!IsConstInt(lower, 1)) v = floordiv(v, lower);
+    if (IsConstInt(e, 1) && !preserve_unit_iters) v = IntImm(t, 0);  // a unit loop only ever takes the value 0
     vmap[loops[i]->loop_var.get()] = v;
-    inner *= e;
+    lower = MulExtent(lower, e);
   }
   Stmt body = Substitute(loops.back()->body, [&](const Var& v) -> std::optional<PrimExpr> {
     auto it = vmap.find(v.get());
@@ -134,7 +196,7 @@ PrimFunc FuseLoops(const PrimFunc& func, const std::vector<const ForNode*>& loop
   });
   body = FoldBindingConstants(body);  // a unit loop replaced by 0 leaves `0 * 6`
   *fused_var = fused;
-  return ReplaceInFunc(func, loops[0], For(fused, IntImm(t, 0), IntImm(t, total), ForKind::kSerial, body));
+  return ReplaceInFunc(func, loops[0], For(fused, IntImm(t, 0), lower, ForKind::kSerial, body));
 }
 
 PrimFunc ReorderLoops(const PrimFunc& func, const std::vector<const ForNode*>& order) {
@@ -258,20 +320,20 @@ Array<LoopRV> Schedule::Split(const LoopRV& loop, const Array<Any>& factors, boo
   PrimFunc f = FuncOf(func);
   const int64_t* extent = AsConstInt(loc.loop->extent);
   // Resolve factors: ints, sampled values, at most one None (inferred).
-  std::vector<int64_t> values;
+  std::vector<PrimExpr> values;
   int none_at = -1;
   for (size_t i = 0; i < factors.size(); ++i) {
     const Any& a = factors.at_any(i);
     if (a.is_none()) {
       if (none_at >= 0) ThrowScheduleError("split", "at most one factor may be None", f);
       none_at = static_cast<int>(i);
-      values.push_back(1);
+      values.push_back(PrimExpr(int64_t(1)));
     } else if (a.kind() == Any::Kind::kInt) {
-      values.push_back(a.cast<int64_t>());
+      values.push_back(PrimExpr(a.cast<int64_t>()));
     } else if (const auto* imm = a.as<IntImmNode>()) {
-      values.push_back(imm->value);
+      values.push_back(PrimExpr(imm->value));
     } else if (a.is_object() && get()->values.count(a.raw_object().get())) {
-      values.push_back(get()->values.at(a.raw_object().get()));
+      values.push_back(PrimExpr(get()->values.at(a.raw_object().get())));
     } else {
       ThrowScheduleError("split", "factor " + std::to_string(i) + " is a " + a.type_name() +
                                       ", not an integer, None or a sampled value of this schedule",
@@ -279,11 +341,22 @@ Array<LoopRV> Schedule::Split(const LoopRV& loop, const Array<Any>& factors, boo
     }
   }
   if (none_at >= 0) {
-    if (extent == nullptr) ThrowScheduleError("split", "cannot infer a factor of a loop with a symbolic extent", f);
     int64_t known = 1;
-    for (int64_t v : values) known *= v;
-    if (known <= 0) ThrowScheduleError("split", "factors must be positive", f);
-    values[static_cast<size_t>(none_at)] = (*extent + known - 1) / known;
+    for (const PrimExpr& v : values) {
+      int64_t c = *AsConstInt(v);
+      if (c <= 0) ThrowScheduleError("split", "factor " + std::to_string(c) + " is not positive", f);
+      if (__builtin_mul_overflow(known, c, &known)) ThrowScheduleError("split", "the product of the factors overflows int64", f);
+    }
+    if (extent != nullptr) {
+      values[static_cast<size_t>(none_at)] = PrimExpr((*extent + known - 1) / known);
+    } else if (known == 1) {
+      values[static_cast<size_t>(none_at)] = loc.loop->extent;
+    } else {
+      // ceildiv(n, known), as TVM writes it: (n + known - 1) // known.
+      DataType t = loc.loop->extent.dtype();
+      values[static_cast<size_t>(none_at)] =
+          floordiv(add(loc.loop->extent, IntImm(t, known - 1)), IntImm(t, known));
+    }
   }
   std::vector<Var> vars;
   PrimFunc out = SplitLoop(f, loc.loop, values, preserve_unit_iters, disable_predication, &vars);

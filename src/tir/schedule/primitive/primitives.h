@@ -14,8 +14,10 @@ namespace tir {
 // ---- loops (loop_transformation.cc) ----
 // Splits `loop` into loops of `factors` (product >= extent; a larger product
 // adds a predicate unless `disable_predication`, the caller's promise that the
-// extra iterations are harmless). Returns the new loop variables, outermost first.
-PrimFunc SplitLoop(const PrimFunc& func, const ForNode* loop, const std::vector<int64_t>& factors,
+// extra iterations are harmless). A symbolic extent needs one symbolic factor
+// (ceildiv(n, k), inferred from None); the predicate then guards the last
+// tile. Returns the new loop variables, outermost first.
+PrimFunc SplitLoop(const PrimFunc& func, const ForNode* loop, const std::vector<PrimExpr>& factors,
                    bool preserve_unit_iters, bool disable_predication, std::vector<Var>* new_loop_vars);
 // Fuses a chain of directly nested loops (outermost first) into one. Without
 // `preserve_unit_iters`, the fused loops of extent 1 are bound as 0 in the body.
@@ -61,11 +63,14 @@ PrimFunc ComputeInline(const PrimFunc& func, const BlockLocation& block);
 PrimFunc ReverseComputeInline(const PrimFunc& func, const BlockLocation& block);
 
 // ---- caching (cache_read_write.cc) ----
-// Returns the name of the new copy block.
+// Returns the name of the new copy block. `consumers` (TVM's consumer_blocks):
+// for cache_read, the blocks that read the copy instead of `block` (which
+// then only names the buffer); for cache_write, blocks after `block` that
+// read the cache directly instead of the written-back buffer.
 PrimFunc CacheRead(const PrimFunc& func, const BlockLocation& block, int read_index, const std::string& scope,
-                   std::string* new_block);
+                   std::string* new_block, const std::vector<BlockLocation>& consumers = {});
 PrimFunc CacheWrite(const PrimFunc& func, const BlockLocation& block, int write_index, const std::string& scope,
-                    std::string* new_block);
+                    std::string* new_block, const std::vector<BlockLocation>& consumers = {});
 PrimFunc SetScope(const PrimFunc& func, const BlockLocation& block, int write_index, const std::string& scope);
 
 // ---- shared helpers (compute_location.cc) ----
