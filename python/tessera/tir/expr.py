@@ -227,10 +227,16 @@ class IntImm(ConstExpr):
     def __bool__(self):
         return self.value != 0
 
+    # Against another integer constant the comparison folds to a bool IntImm,
+    # as in TVM, so ``A.shape[1] == B.shape[0]`` compares values.
     def __eq__(self, other):
+        if isinstance(other, IntImm) or (isinstance(other, int) and not isinstance(other, bool)):
+            return _ffi_api._OpEQ(self, other)
         return EqualOp(self, other)
 
     def __ne__(self, other):
+        if isinstance(other, IntImm) or (isinstance(other, int) and not isinstance(other, bool)):
+            return _ffi_api._OpNE(self, other)
         return NotEqualOp(self, other)
 
     __hash__ = _core.Object.__hash__
