@@ -148,7 +148,7 @@ PrimFunc CreatePrimFunc(const Array<Tensor>& args, std::optional<DataType> index
     TESSERA_CHECK_OR_THROW(!buffers.count(t->op.get()), ValueError)
         << "tensor " << t->op->name << " appears more than once in create_prim_func's argument list";
     Buffer buf = decl_buffer(t->shape, t->dtype, t->op->name);
-    Var handle(t->op->name, DataType::Handle());
+    Var handle("var_" + t->op->name, DataType::Handle());
     params.push_back(handle);
     buffer_map.Set(handle, buf);
     buffers[t->op.get()] = buf;

@@ -21,6 +21,12 @@ class Reduce(PrimExprWithOp):
     """A reduction of ``source`` over the reduce axes ``axis`` (only valid as
     the whole body of a ``te.compute``)."""
 
+    def __repr__(self):
+        axes = ", ".join(str(iv.var) for iv in self.axis)
+        return f"reduce({self.source[0]}, axis=[{axes}], where={self.condition})"
+
+    __str__ = __repr__
+
 
 def _as_expr(x, what):
     if isinstance(x, PrimExpr):

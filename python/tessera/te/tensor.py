@@ -14,6 +14,11 @@ from . import _ffi_api
 class ProducerLoad(PrimExprWithOp):
     """One element ``producer[indices]`` of a tensor, inside a compute body."""
 
+    def __repr__(self):
+        return f"{self.producer.name}[{', '.join(str(i) for i in self.indices)}]"
+
+    __str__ = __repr__
+
 
 @register_object("te.Operation")
 class Operation(Node):

@@ -1,9 +1,9 @@
-"""`tvm.topi` — not implemented yet in Tessera (see the open issues).
-
-The package exists so that `from tessera import topi` works in code that also
-uses the parts that are delivered; any attribute access raises
-NotImplementedError naming what is missing.
-"""
+"""`tvm.topi`: tensor operators written in tensor expressions (tvm.te), one
+file per operator family. Delivered so far: broadcast arithmetic, transpose,
+nn.relu, nn.dense, nn.matmul; the rest of TVM's TOPI is not implemented yet."""
+from .broadcast import add, subtract, multiply, divide, maximum, minimum
+from .transform import transpose
+from . import nn
 from .._unavailable import missing_attribute
 
 __getattr__ = missing_attribute("topi")
