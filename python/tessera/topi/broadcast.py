@@ -5,16 +5,23 @@ from ..error import TVMTypeError, TVMValueError
 from ..ir.expr import PrimExpr
 from ..tir import op as _tir_op
 from ..tir.expr import IntImm
+from ..tir import _ffi_api as _tir_ffi
 from .. import te
 
 
+def _const(d):
+    if isinstance(d, IntImm):
+        return d.value
+    return d if isinstance(d, int) else None
+
+
 def _is_one(d):
-    return isinstance(d, IntImm) and d.value == 1
+    return _const(d) == 1
 
 
 def _same_dim(a, b):
-    if isinstance(a, IntImm) and isinstance(b, IntImm):
-        return a.value == b.value
+    if _const(a) is not None or _const(b) is not None:
+        return _const(a) == _const(b)
     return a.same_as(b)
 
 
@@ -78,4 +85,41 @@ divide = _binary("divide", lambda a, b: _tir_op.div(a, b))
 maximum = _binary("maximum", _tir_op.max)
 minimum = _binary("minimum", _tir_op.min)
 
-__all__ = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "broadcast_shape"]
+# Comparisons give bool tensors.
+equal = _binary("equal", lambda a, b: _tir_op_eq(a, b))
+not_equal = _binary("not_equal", lambda a, b: _tir_op_ne(a, b))
+less = _binary("less", lambda a, b: a < b)
+less_equal = _binary("less_equal", lambda a, b: a <= b)
+greater = _binary("greater", lambda a, b: a > b)
+greater_equal = _binary("greater_equal", lambda a, b: a >= b)
+
+
+def _tir_op_eq(a, b):
+    return _tir_ffi._OpEQ(a, b)
+
+
+def _tir_op_ne(a, b):
+    return _tir_ffi._OpNE(a, b)
+
+
+def where(condition, x, y):
+    """``condition ? x : y`` elementwise with broadcasting over all three tensors."""
+    for what, v in (("condition", condition), ("x", x), ("y", y)):
+        if not isinstance(v, te.Tensor):
+            raise TVMTypeError(f"topi.where: {what} must be a te.Tensor, got {type(v).__name__}")
+    if x.dtype != y.dtype:
+        raise TVMTypeError(f"topi.where: x and y dtypes differ ({x.dtype} vs {y.dtype})")
+    shape = broadcast_shape(broadcast_shape(condition.shape, x.shape, "where"), y.shape, "where")
+    nd = len(shape)
+
+    def fcompute(*i):
+        c = condition(*_broadcast_index(condition, nd, i))
+        if c.dtype != "bool":
+            c = _tir_ffi._OpNE(c, _tir_op.const(0, c.dtype))
+        return _tir_op.if_then_else(c, x(*_broadcast_index(x, nd, i)), y(*_broadcast_index(y, nd, i)))
+
+    return te.compute(shape, fcompute, name="T_where", tag="broadcast")
+
+
+__all__ = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "broadcast_shape", "equal", "not_equal",
+           "less", "less_equal", "greater", "greater_equal", "where"]

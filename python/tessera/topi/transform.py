@@ -27,4 +27,100 @@ def transpose(a, axes=None):
     return te.compute(shape, fcompute, name="T_transpose", tag="injective")
 
 
-__all__ = ["transpose"]
+def _static_shape(name, x):
+    from ..tir.expr import IntImm  # pylint: disable=import-outside-toplevel
+    dims = []
+    for d in x.shape:
+        if not isinstance(d, IntImm):
+            raise NotImplementedError(f"topi.{name}: symbolic shapes are not supported yet ({x.name} has {d})")
+        dims.append(d.value)
+    return dims
+
+
+def reshape(a, newshape):
+    """``a`` viewed with ``newshape`` (one entry may be -1); row-major order."""
+    if not isinstance(a, te.Tensor):
+        raise TVMTypeError(f"topi.reshape: expected a te.Tensor, got {type(a).__name__}")
+    src = _static_shape("reshape", a)
+    total = 1
+    for d in src:
+        total *= d
+    newshape = [int(d) for d in newshape]
+    if newshape.count(-1) > 1 or any(d < -1 for d in newshape):
+        raise TVMValueError(f"topi.reshape: invalid new shape {newshape} (at most one -1, no other negatives)")
+    known = 1
+    for d in newshape:
+        known *= d if d != -1 else 1
+    if -1 in newshape:
+        if known == 0 or total % known:
+            raise TVMValueError(f"topi.reshape: cannot reshape {a.name} of shape {src} into {newshape}")
+        newshape[newshape.index(-1)] = total // known
+    elif known != total:
+        raise TVMValueError(f"topi.reshape: cannot reshape {a.name} of shape {src} ({total} elements) into "
+                            f"{newshape} ({known} elements)")
+
+    def fcompute(*i):
+        flat = 0
+        for k, d in zip(i, newshape):
+            flat = flat * d + k
+        idx = []
+        for d in reversed(src):
+            idx.append(flat % d if d != 1 else 0)
+            flat = flat // d
+        return a(*reversed(idx))
+
+    return te.compute(newshape, fcompute, name="T_reshape", tag="injective")
+
+
+def expand_dims(a, axis, num_newaxis=1):
+    """Inserts ``num_newaxis`` unit dimensions at ``axis``."""
+    if not isinstance(a, te.Tensor):
+        raise TVMTypeError(f"topi.expand_dims: expected a te.Tensor, got {type(a).__name__}")
+    ndim = len(a.shape)
+    if not -ndim - 1 <= axis <= ndim:
+        raise TVMValueError(f"topi.expand_dims: axis {axis} is out of range for {a.name} with {ndim} dimensions")
+    axis = axis + ndim + 1 if axis < 0 else axis
+    shape = list(a.shape[:axis]) + [1] * num_newaxis + list(a.shape[axis:])
+    return te.compute(shape, lambda *i: a(*(list(i[:axis]) + list(i[axis + num_newaxis:]))),
+                      name="T_expand_dims", tag="broadcast")
+
+
+def squeeze(a, axis=None):
+    """Removes unit dimensions (all of them, or those in ``axis``)."""
+    if not isinstance(a, te.Tensor):
+        raise TVMTypeError(f"topi.squeeze: expected a te.Tensor, got {type(a).__name__}")
+    src = _static_shape("squeeze", a)
+    ndim = len(src)
+    if axis is None:
+        axes = [k for k, d in enumerate(src) if d == 1]
+    else:
+        axes = sorted({(x + ndim if x < 0 else x) for x in ([axis] if isinstance(axis, int) else axis)})
+        for x in axes:
+            if not 0 <= x < ndim:
+                raise TVMValueError(f"topi.squeeze: axis {x} is out of range for {a.name}")
+            if src[x] != 1:
+                raise TVMValueError(f"topi.squeeze: dimension {x} of {a.name} has size {src[x]}, not 1")
+    keep = [k for k in range(ndim) if k not in axes]
+
+    def fcompute(*i):
+        it = iter(i)
+        return a(*[0 if k in axes else next(it) for k in range(ndim)])
+
+    return te.compute([a.shape[k] for k in keep], fcompute, name="T_squeeze", tag="injective")
+
+
+def broadcast_to(a, shape):
+    """``a`` broadcast (NumPy rules) to ``shape``."""
+    from .broadcast import broadcast_shape, _broadcast_index  # pylint: disable=import-outside-toplevel
+    if not isinstance(a, te.Tensor):
+        raise TVMTypeError(f"topi.broadcast_to: expected a te.Tensor, got {type(a).__name__}")
+    target = [int(d) for d in shape]
+    out = broadcast_shape(a.shape, target, "broadcast_to")
+    if [int(d) for d in out] != target:
+        raise TVMValueError(f"topi.broadcast_to: cannot broadcast {a.name} of shape "
+                            f"{[int(d) for d in a.shape]} to {target}")
+    return te.compute(target, lambda *i: a(*_broadcast_index(a, len(target), i)), name="T_broadcast_to",
+                      tag="broadcast")
+
+
+__all__ = ["transpose", "reshape", "expand_dims", "squeeze", "broadcast_to"]
