@@ -25,14 +25,30 @@ class VarCollector : public ExprVisitor {
   void VisitExpr_(const VarNode* op) override { vars.insert(op); }
 };
 
+// An index dimension (shape entry, loop bound) in the index dtype: integer
+// constants are retyped; other expressions must already have it.
+PrimExpr ConvertDim(const PrimExpr& e, const std::optional<DataType>& index_dtype, const std::string& where) {
+  if (!index_dtype || e->dtype == *index_dtype) return e;
+  if (const auto* imm = e.as<IntImmNode>()) return IntImm(*index_dtype, imm->value);
+  TESSERA_THROW(NotImplementedError) << "create_prim_func: index_dtype_override=" << *index_dtype << " but " << where
+                                     << " has a symbolic dimension of dtype " << e->dtype
+                                     << "; only constant dimensions are converted";
+}
+
 // Rewrites a compute body into TIR: axis variables become block variables,
 // ProducerLoads become BufferLoads; any other free variable must be allowed.
+// With an index dtype, integer constants in indices take it and integer
+// operands of differing widths are widened (so int64 block variables mix
+// with int32 constants written in the compute).
 class BodyRewriter : public ExprMutator {
  public:
   BodyRewriter(const std::unordered_map<const OperationNode*, Buffer>& buffers,
-               const std::unordered_set<const VarNode*>& allowed, const std::string& compute)
-      : buffers_(buffers), allowed_(allowed), compute_(compute) {}
+               const std::unordered_set<const VarNode*>& allowed, const std::string& compute,
+               std::optional<DataType> index_dtype)
+      : buffers_(buffers), allowed_(allowed), compute_(compute), index_dtype_(index_dtype) {}
   std::unordered_map<const VarNode*, PrimExpr> vmap;
+  const std::optional<DataType>& index_dtype() const { return index_dtype_; }
+  const std::string& compute() const { return compute_; }
 
   PrimExpr VisitExpr_(const VarNode* op) override {
     auto it = vmap.find(op);
@@ -43,12 +59,36 @@ class BodyRewriter : public ExprMutator {
            "the compute, and a symbolic size must appear in the shape of a tensor passed to create_prim_func";
     return GetRef<PrimExpr>(op);
   }
+  PrimExpr VisitExpr_(const IntImmNode* op) override {
+    if (index_dtype_ && in_index_ && op->dtype.is_int() && op->dtype != *index_dtype_) {
+      return IntImm(*index_dtype_, op->value);
+    }
+    return GetRef<PrimExpr>(op);
+  }
+#define TESSERA_TE_BINARY(Name)                                              \
+  PrimExpr VisitExpr_(const Name##Node* op) override {                        \
+    PrimExpr a = VisitExpr(op->a), b = VisitExpr(op->b);                      \
+    if (a.same_as(op->a) && b.same_as(op->b)) return GetRef<PrimExpr>(op);    \
+    Widen(a, b);                                                              \
+    return Name(a, b);                                                        \
+  }
+  TESSERA_TE_BINARY(Add) TESSERA_TE_BINARY(Sub) TESSERA_TE_BINARY(Mul) TESSERA_TE_BINARY(Div)
+  TESSERA_TE_BINARY(Mod) TESSERA_TE_BINARY(FloorDiv) TESSERA_TE_BINARY(FloorMod) TESSERA_TE_BINARY(Min)
+  TESSERA_TE_BINARY(Max) TESSERA_TE_BINARY(EQ) TESSERA_TE_BINARY(NE) TESSERA_TE_BINARY(LT)
+  TESSERA_TE_BINARY(LE) TESSERA_TE_BINARY(GT) TESSERA_TE_BINARY(GE)
+#undef TESSERA_TE_BINARY
+
+  PrimExpr VisitExpr_(const BufferLoadNode* op) override {
+    Array<PrimExpr> idx;
+    for (PrimExpr i : op->indices) idx.push_back(VisitIndex(i));
+    return BufferLoad(op->buffer, idx);
+  }
   PrimExpr VisitExprDefault_(const Object* op) override {
     if (const auto* load = dynamic_cast<const ProducerLoadNode*>(op)) {
       auto it = buffers_.find(load->producer->op.get());
       TESSERA_ICHECK(it != buffers_.end()) << "no buffer for tensor " << load->producer->op->name;
       Array<PrimExpr> idx;
-      for (PrimExpr i : load->indices) idx.push_back(VisitExpr(i));
+      for (PrimExpr i : load->indices) idx.push_back(VisitIndex(i));
       return BufferLoad(it->second, idx);
     }
     if (dynamic_cast<const ReduceNode*>(op)) {
@@ -58,9 +98,28 @@ class BodyRewriter : public ExprMutator {
   }
 
  private:
+  PrimExpr VisitIndex(const PrimExpr& i) {
+    bool saved = in_index_;
+    in_index_ = true;
+    PrimExpr r = VisitExpr(i);
+    in_index_ = saved;
+    if (index_dtype_ && r->dtype.is_int() && r->dtype != *index_dtype_) r = cast(*index_dtype_, r);
+    return r;
+  }
+  static void Widen(PrimExpr& a, PrimExpr& b) {
+    DataType ta = a->dtype, tb = b->dtype;
+    if (ta == tb || !ta.is_int() || !tb.is_int() || ta.lanes() != 1 || tb.lanes() != 1) return;
+    if (ta.bits() < tb.bits()) {
+      a = cast(tb, a);
+    } else {
+      b = cast(ta, b);
+    }
+  }
   const std::unordered_map<const OperationNode*, Buffer>& buffers_;
   const std::unordered_set<const VarNode*>& allowed_;
   std::string compute_;
+  std::optional<DataType> index_dtype_;
+  bool in_index_ = false;
 };
 
 bool IsConstTrue(const PrimExpr& e) {
@@ -99,9 +158,12 @@ Stmt MakeBlockNest(const ComputeOpNode* op, const Buffer& out, BodyRewriter& rw)
   Array<PrimExpr> bindings, idx;
   std::vector<std::pair<Var, Range>> loops;
   auto add_axis = [&](const IterVar& iv, int kind) {
-    PrimExpr min = rw(iv->dom->min), extent = rw(iv->dom->extent);
-    Var loop(iv->var->name_hint, iv->var->dtype);
-    Var bv("v_" + iv->var->name_hint, iv->var->dtype);
+    std::string where = "compute " + rw.compute() + " axis " + iv->var->name_hint;
+    PrimExpr min = ConvertDim(rw(iv->dom->min), rw.index_dtype(), where);
+    PrimExpr extent = ConvertDim(rw(iv->dom->extent), rw.index_dtype(), where);
+    DataType dt = rw.index_dtype() ? *rw.index_dtype() : iv->var->dtype;
+    Var loop(iv->var->name_hint, dt);
+    Var bv("v_" + iv->var->name_hint, dt);
     block_vars.push_back(IterVar(Range::FromMinExtent(min, extent), bv, kind));
     bindings.push_back(loop);
     loops.push_back({loop, Range::FromMinExtent(min, extent)});
@@ -147,7 +209,9 @@ PrimFunc CreatePrimFunc(const Array<Tensor>& args, std::optional<DataType> index
     TESSERA_CHECK_OR_THROW(t.defined() && t->op.defined(), ValueError) << "argument " << i << " is undefined";
     TESSERA_CHECK_OR_THROW(!buffers.count(t->op.get()), ValueError)
         << "tensor " << t->op->name << " appears more than once in create_prim_func's argument list";
-    Buffer buf = decl_buffer(t->shape, t->dtype, t->op->name);
+    Array<PrimExpr> shape;
+    for (PrimExpr d : t->shape) shape.push_back(ConvertDim(d, index_dtype_override, "tensor " + t->op->name));
+    Buffer buf = decl_buffer(shape, t->dtype, t->op->name);
     Var handle("var_" + t->op->name, DataType::Handle());
     params.push_back(handle);
     buffer_map.Set(handle, buf);
@@ -157,21 +221,6 @@ PrimFunc CreatePrimFunc(const Array<Tensor>& args, std::optional<DataType> index
     allowed.insert(vc.vars.begin(), vc.vars.end());
   }
   std::vector<Operation> order = PostOrder(args);
-  if (index_dtype_override) {
-    for (const Operation& op : order) {
-      std::vector<PrimExpr> dims;
-      if (const auto* p = op.as<PlaceholderOpNode>()) dims.assign(p->shape.begin(), p->shape.end());
-      if (const auto* c = op.as<ComputeOpNode>()) {
-        for (IterVar iv : c->axis) dims.push_back(iv->dom->extent);
-        for (IterVar iv : c->reduce_axis) dims.push_back(iv->dom->extent);
-      }
-      for (const PrimExpr& d : dims) {
-        TESSERA_CHECK_OR_THROW(d->dtype == *index_dtype_override, NotImplementedError)
-            << "create_prim_func: index_dtype_override=" << *index_dtype_override << " but " << op->name
-            << " has a dimension of dtype " << d->dtype << "; converting index dtypes is not supported";
-      }
-    }
-  }
   Array<Buffer> allocs;
   std::vector<Stmt> nests;
   for (const Operation& op : order) {
@@ -186,12 +235,14 @@ PrimFunc CreatePrimFunc(const Array<Tensor>& args, std::optional<DataType> index
     CheckStack("te.create_prim_func");
     if (!buffers.count(c)) {
       Array<PrimExpr> shape;
-      for (IterVar iv : c->axis) shape.push_back(iv->dom->extent);
+      for (IterVar iv : c->axis) {
+        shape.push_back(ConvertDim(iv->dom->extent, index_dtype_override, "compute " + c->name));
+      }
       Buffer buf = decl_buffer(shape, c->body[0]->dtype, c->name);
       buffers[c] = buf;
       allocs.push_back(buf);
     }
-    BodyRewriter rw(buffers, allowed, c->name);
+    BodyRewriter rw(buffers, allowed, c->name, index_dtype_override);
     nests.push_back(MakeBlockNest(c, buffers[c], rw));
   }
   TESSERA_CHECK_OR_THROW(!nests.empty(), ValueError)

@@ -17,8 +17,9 @@ namespace te {
 // Raises ValueError naming the culprit for a tensor listed twice, a
 // placeholder read but not listed, a variable a compute uses that is none of
 // its axes (e.g. a reduce axis outside a reduction) nor a dimension variable
-// of an argument. index_dtype_override, when given, must match the dtype of
-// every dimension (conversion is not supported: NotImplementedError).
+// of an argument. index_dtype_override (e.g. int64) retypes constant
+// dimensions, loop and block variables and integer constants in indices;
+// a symbolic dimension of another dtype raises NotImplementedError.
 tir::PrimFunc CreatePrimFunc(const Array<Tensor>& args, std::optional<DataType> index_dtype_override = std::nullopt);
 
 }  // namespace te

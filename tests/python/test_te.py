@@ -193,8 +193,11 @@ def test_create_prim_func_argument_errors():
         te.create_prim_func([A, A, B])
     with pytest.raises(ValueError, match="compute nothing"):
         te.create_prim_func([A])
-    with pytest.raises(NotImplementedError, match="index_dtype_override=int64"):
-        te.create_prim_func([A, B], index_dtype_override="int64")
+    n = te.var("n")
+    An = te.placeholder((n,), name="An")
+    Bn = te.compute((n,), lambda i: An[i], name="Bn")
+    with pytest.raises(NotImplementedError, match="index_dtype_override=int64 but tensor An has a symbolic dimension"):
+        te.create_prim_func([An, Bn], index_dtype_override="int64")
 
 
 def test_reduction_misuse():
@@ -253,3 +256,55 @@ def test_deep_expression_builds_in_subprocess():
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr[-2000:]
     assert "ok" in res.stdout
+
+
+def test_index_dtype_override_int64():
+    A = te.placeholder((8, 6), name="A")
+    B = te.placeholder((6, 4), name="B")
+    C = _matmul(A, B)
+    D = te.compute((8, 4), lambda i, j: C[i, j] + A[i * 0 + 1, 5], name="D")
+    func = te.create_prim_func([A, B, D], index_dtype_override="int64")
+
+    @T.prim_func
+    def expected(A: T.Buffer((T.int64(8), T.int64(6)), "float32"), B: T.Buffer((T.int64(6), T.int64(4)), "float32"),
+                 D: T.Buffer((T.int64(8), T.int64(4)), "float32")):
+        T.func_attr({"global_symbol": "main", "tir.noalias": True})
+        matmul = T.alloc_buffer((T.int64(8), T.int64(4)))
+        for i, j, k in T.grid(T.int64(8), T.int64(4), T.int64(6)):
+            with T.block("matmul"):
+                v_i, v_j, v_k = T.axis.remap("SSR", [i, j, k])
+                with T.init():
+                    matmul[v_i, v_j] = T.float32(0)
+                matmul[v_i, v_j] = matmul[v_i, v_j] + A[v_i, v_k] * B[v_k, v_j]
+        for i, j in T.grid(T.int64(8), T.int64(4)):
+            with T.block("D"):
+                v_i, v_j = T.axis.remap("SS", [i, j])
+                D[v_i, v_j] = matmul[v_i, v_j] + A[v_i * T.int64(0) + T.int64(1), T.int64(5)]
+
+    tvm.ir.assert_structural_equal(func, expected)
+    a, b = np.random.rand(8, 6).astype("float32"), np.random.rand(6, 4).astype("float32")
+    (d,) = _run(func, a, b, out_shapes=[((8, 4), "float32")])
+    np.testing.assert_allclose(d, a @ b + a[1, 5], rtol=1e-5)
+
+
+def test_int64_symbolic_shapes_as_block_builder_uses_them():
+    n, m = tir.Var("n", "int64"), tir.Var("m", "int64")
+    A = te.placeholder((n, m), name="A")
+    B = te.compute((n, m), lambda i, j: A[i, j] + 1.0, name="B")
+    func = te.create_prim_func([A, B], index_dtype_override="int64")
+
+    @T.prim_func
+    def expected(var_A: T.handle, var_B: T.handle):
+        T.func_attr({"global_symbol": "main", "tir.noalias": True})
+        n, m = T.int64(), T.int64()
+        A = T.match_buffer(var_A, (n, m))
+        B = T.match_buffer(var_B, (n, m))
+        for i, j in T.grid(n, m):
+            with T.block("B"):
+                v_i, v_j = T.axis.remap("SS", [i, j])
+                B[v_i, v_j] = A[v_i, v_j] + T.float32(1)
+
+    tvm.ir.assert_structural_equal(func, expected)
+    a = np.random.rand(3, 5).astype("float32")
+    (b,) = _run(func, a, out_shapes=[((3, 5), "float32")])
+    np.testing.assert_allclose(b, a + 1, rtol=1e-6)
