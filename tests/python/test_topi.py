@@ -217,3 +217,39 @@ def test_expand_dims_squeeze_broadcast_to():
         topi.broadcast_to(A, (3, 1, 1))
     with pytest.raises(ValueError, match="topi.expand_dims: axis 5 is out of range"):
         topi.expand_dims(A, 5)
+
+
+def _np_softmax(a, axis):
+    e = np.exp(a - a.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+@pytest.mark.parametrize("shape,axis", [((4, 10), -1), ((3, 5, 6), 1), ((3, 5, 6), 0)])
+def test_softmax_and_log_softmax(shape, axis):
+    A = te.placeholder(shape, name="A")
+    a = (np.random.rand(*shape).astype("float32") - 0.5) * 20
+    np.testing.assert_allclose(_build_run([A], topi.nn.softmax(A, axis), [a]), _np_softmax(a, axis), rtol=1e-5,
+                               atol=1e-6)
+    np.testing.assert_allclose(_build_run([A], topi.nn.log_softmax(A, axis), [a]), np.log(_np_softmax(a, axis)),
+                               rtol=1e-4, atol=1e-5)
+
+
+def test_silu_gelu():
+    import math
+    A = te.placeholder((11,), name="A")
+    a = np.linspace(-3, 3, 11).astype("float32")
+    np.testing.assert_allclose(_build_run([A], topi.nn.silu(A), [a]), a / (1 + np.exp(-a)), rtol=1e-5, atol=1e-6)
+    ref = np.array([0.5 * v * (1 + math.erf(v / math.sqrt(2))) for v in a], dtype="float32")
+    np.testing.assert_allclose(_build_run([A], topi.nn.gelu(A), [a]), ref, rtol=1e-5, atol=1e-6)
+    ref_t = 0.5 * a * (1 + np.tanh(np.sqrt(2 / np.pi) * (a + 0.044715 * a ** 3)))
+    np.testing.assert_allclose(_build_run([A], topi.nn.gelu(A, "tanh"), [a]), ref_t, rtol=1e-5, atol=1e-6)
+
+
+def test_nn_errors():
+    A = te.placeholder((2, 3), name="A")
+    with pytest.raises(ValueError, match="topi.nn.softmax: axis 2 is out of range for A with 2 dimensions"):
+        topi.nn.softmax(A, 2)
+    with pytest.raises(TypeError, match="topi.nn.log_softmax: needs a floating-point tensor"):
+        topi.nn.log_softmax(te.placeholder((2,), name="I", dtype="int32"))
+    with pytest.raises(ValueError, match="topi.nn.gelu: approximate must be 'none' or 'tanh'"):
+        topi.nn.gelu(A, "fast")

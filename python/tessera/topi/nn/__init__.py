@@ -1,6 +1,8 @@
-"""`tvm.topi.nn`: neural-network operators written in TE (relu, dense, matmul so far;
+"""`tvm.topi.nn`: neural-network operators written in TE (relu, silu, gelu, softmax,
+log_softmax, dense, matmul so far;
 other names raise NotImplementedError)."""
-from .elemwise import relu
+from .elemwise import relu, silu, gelu
+from .softmax import softmax, log_softmax
 from .dense import dense, matmul
 from ..._unavailable import missing_attribute
 
