@@ -253,3 +253,53 @@ def test_nn_errors():
         topi.nn.log_softmax(te.placeholder((2,), name="I", dtype="int32"))
     with pytest.raises(ValueError, match="topi.nn.gelu: approximate must be 'none' or 'tanh'"):
         topi.nn.gelu(A, "fast")
+
+
+def test_concatenate():
+    A, B, C = te.placeholder((2, 3), name="A"), te.placeholder((2, 1), name="B"), te.placeholder((2, 4), name="C")
+    a, b, c = _rand((2, 3), "float32"), _rand((2, 1), "float32"), _rand((2, 4), "float32")
+    np.testing.assert_array_equal(_build_run([A, B, C], topi.concatenate([A, B, C], axis=1), [a, b, c]),
+                                  np.concatenate([a, b, c], axis=1))
+    D = te.placeholder((5, 3), name="D")
+    d = _rand((5, 3), "float32")
+    np.testing.assert_array_equal(_build_run([A, D], topi.concatenate((A, D), -2), [a, d]), np.concatenate([a, d]))
+    with pytest.raises(ValueError, match=r"topi.concatenate: B of shape \[2, 1\] does not match \[2, 3\] off axis 0"):
+        topi.concatenate([A, B])
+
+
+@pytest.mark.parametrize("axis,mode", [(0, "clip"), (1, "clip"), (None, "clip"), (1, "wrap"), (-1, "fast")])
+def test_take(axis, mode):
+    A = te.placeholder((4, 5), name="A")
+    idx_np = np.array([[0, 3], [4, 1]], dtype="int32")
+    if mode != "fast":
+        idx_np = idx_np * 2 - 1  # some out of range: clipped or wrapped
+    I = te.placeholder(idx_np.shape, name="I", dtype="int32")
+    a = _rand((4, 5), "float32")
+    np_mode = "raise" if mode == "fast" else mode
+    ref = np.take(a, idx_np, axis=axis, mode=np_mode)
+    np.testing.assert_array_equal(_build_run([A, I], topi.take(A, I, axis, mode), [a, idx_np]), ref)
+    with pytest.raises(TypeError, match="topi.take: indices must be integers"):
+        topi.take(A, A)
+
+
+@pytest.mark.parametrize("axis", [-1, (1, 2)])
+def test_layer_norm(axis):
+    shape = (3, 4, 6)
+    X = te.placeholder(shape, name="X")
+    axes = (axis,) if isinstance(axis, int) else axis
+    red = [shape[a] for a in axes]
+    G, B = te.placeholder(red, name="G"), te.placeholder(red, name="B")
+    x, g, b = _rand(shape, "float32") * 4, _rand(red, "float32"), _rand(red, "float32")
+    mean = x.mean(axis=axes, keepdims=True)
+    var = x.var(axis=axes, keepdims=True)
+    ref = (x - mean) / np.sqrt(var + 1e-5) * g + b
+    out = _build_run([X, G, B], topi.nn.layer_norm(X, G, B, axis), [x, g, b])
+    np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-5)
+    with pytest.raises(ValueError, match="topi.nn.layer_norm: gamma G has shape"):
+        topi.nn.layer_norm(X, te.placeholder((5,), name="G"), B, axis)
+
+
+def test_flatten():
+    X = te.placeholder((2, 3, 4), name="X")
+    x = _rand((2, 3, 4), "float32")
+    np.testing.assert_array_equal(_build_run([X], topi.nn.flatten(X), [x]), x.reshape(2, 12))

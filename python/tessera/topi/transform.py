@@ -123,4 +123,74 @@ def broadcast_to(a, shape):
                       tag="broadcast")
 
 
-__all__ = ["transpose", "reshape", "expand_dims", "squeeze", "broadcast_to"]
+def concatenate(a_tuple, axis=0):
+    """Joins tensors of equal dtype and equal other dimensions along ``axis``."""
+    from ..tir import op as _tir_op  # pylint: disable=import-outside-toplevel
+    tensors = list(a_tuple) if isinstance(a_tuple, (list, tuple)) else None
+    if not tensors or not all(isinstance(t, te.Tensor) for t in tensors):
+        raise TVMTypeError("topi.concatenate: expected a non-empty list of te.Tensor")
+    shapes = [_static_shape("concatenate", t) for t in tensors]
+    ndim = len(shapes[0])
+    if not -ndim <= axis < ndim:
+        raise TVMValueError(f"topi.concatenate: axis {axis} is out of range for {ndim} dimensions")
+    axis = axis + ndim if axis < 0 else axis
+    for t, s in zip(tensors, shapes):
+        if t.dtype != tensors[0].dtype:
+            raise TVMTypeError(f"topi.concatenate: {t.name} has dtype {t.dtype}, expected {tensors[0].dtype}")
+        if len(s) != ndim or any(s[k] != shapes[0][k] for k in range(ndim) if k != axis):
+            raise TVMValueError(f"topi.concatenate: {t.name} of shape {s} does not match {shapes[0]} off axis {axis}")
+    offsets = [0]
+    for s in shapes:
+        offsets.append(offsets[-1] + s[axis])
+    out_shape = list(shapes[0])
+    out_shape[axis] = offsets[-1]
+
+    def fcompute(*i):
+        def pick(n):
+            idx = list(i)
+            idx[axis] = i[axis] - offsets[n]
+            value = tensors[n](*idx)
+            if n == len(tensors) - 1:
+                return value
+            return _tir_op.if_then_else(i[axis] < offsets[n + 1], value, pick(n + 1))
+
+        return pick(0)
+
+    return te.compute(out_shape, fcompute, name="T_concat", tag="injective")
+
+
+def take(a, indices, axis=None, mode="clip"):
+    """Elements of ``a`` at integer ``indices`` (a tensor) along ``axis``
+    (None: of the flattened ``a``). mode: "clip" (default), "wrap" or "fast"
+    (indices assumed in range)."""
+    from ..tir import op as _tir_op  # pylint: disable=import-outside-toplevel
+    if not isinstance(a, te.Tensor) or not isinstance(indices, te.Tensor):
+        raise TVMTypeError("topi.take: a and indices must be te.Tensor")
+    if not str(indices.dtype).startswith(("int", "uint")):
+        raise TVMTypeError(f"topi.take: indices must be integers, got {indices.dtype}")
+    if mode not in ("clip", "wrap", "fast"):
+        raise TVMValueError(f"topi.take: mode must be 'clip', 'wrap' or 'fast', got {mode!r}")
+    if axis is None:
+        a = reshape(a, (-1,))
+        axis = 0
+    ndim = len(a.shape)
+    if not -ndim <= axis < ndim:
+        raise TVMValueError(f"topi.take: axis {axis} is out of range for {a.name} with {ndim} dimensions")
+    axis = axis + ndim if axis < 0 else axis
+    n = a.shape[axis]
+    ni = len(indices.shape)
+    out_shape = list(a.shape[:axis]) + list(indices.shape) + list(a.shape[axis + 1:])
+
+    def fcompute(*i):
+        j = indices(*i[axis:axis + ni])
+        j = j.astype(n.dtype) if j.dtype != n.dtype else j
+        if mode == "clip":
+            j = _tir_op.min(_tir_op.max(j, 0), n - 1)
+        elif mode == "wrap":
+            j = _tir_op.floormod(j, n)
+        return a(*(list(i[:axis]) + [j] + list(i[axis + ni:])))
+
+    return te.compute(out_shape, fcompute, name="T_take", tag="injective")
+
+
+__all__ = ["transpose", "reshape", "expand_dims", "squeeze", "broadcast_to", "concatenate", "take"]
