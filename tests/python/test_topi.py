@@ -303,3 +303,88 @@ def test_flatten():
     X = te.placeholder((2, 3, 4), name="X")
     x = _rand((2, 3, 4), "float32")
     np.testing.assert_array_equal(_build_run([X], topi.nn.flatten(X), [x]), x.reshape(2, 12))
+
+
+def _np_conv2d(x, w, stride, pad, dil, groups):
+    n, c, h, wd = x.shape
+    k, cpg, kh, kw = w.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (pad[0], pad[2]), (pad[1], pad[3])))
+    oh = (h + pad[0] + pad[2] - ((kh - 1) * dil[0] + 1)) // stride[0] + 1
+    ow = (wd + pad[1] + pad[3] - ((kw - 1) * dil[1] + 1)) // stride[1] + 1
+    out = np.zeros((n, k, oh, ow), dtype="float64")
+    opg = k // groups
+    for f in range(k):
+        g = f // opg
+        for y in range(oh):
+            for xx in range(ow):
+                win = xp[:, g * cpg:(g + 1) * cpg, y * stride[0]:y * stride[0] + (kh - 1) * dil[0] + 1:dil[0],
+                         xx * stride[1]:xx * stride[1] + (kw - 1) * dil[1] + 1:dil[1]]
+                out[:, f, y, xx] = (win * w[f]).sum(axis=(1, 2, 3))
+    return out.astype("float32")
+
+
+@pytest.mark.parametrize("stride,padding,dilation,groups", [(1, 0, 1, 1), (2, 1, 1, 1), (1, (1, 2), 2, 1),
+                                                            ((2, 1), (0, 1, 2, 1), 1, 2), (1, 1, 1, 4)])
+def test_conv2d(stride, padding, dilation, groups):
+    x = _rand((2, 4, 9, 8), "float32")
+    w = _rand((8, 4 // groups, 3, 3), "float32")
+    X, W = te.placeholder(x.shape, name="X"), te.placeholder(w.shape, name="W")
+    Y = topi.nn.group_conv2d_nchw(X, W, stride, padding, dilation, groups) if groups != 1 else \
+        topi.nn.conv2d(X, W, stride, padding, dilation)
+    from tessera.topi.nn.conv2d import get_pad_tuple, _pair
+    ref = _np_conv2d(x, w, _pair("t", "s", stride), get_pad_tuple("t", padding), _pair("t", "d", dilation), groups)
+    np.testing.assert_allclose(_build_run([X, W], Y, [x, w]), ref, rtol=1e-4, atol=1e-5)
+
+
+def test_conv2d_errors():
+    X, W = te.placeholder((1, 4, 5, 5), name="X"), te.placeholder((2, 3, 3, 3), name="W")
+    with pytest.raises(ValueError, match="topi.nn.conv2d_nchw: Filter W has 3 input channels per group, expected 4"):
+        topi.nn.conv2d(X, W, 1, 0, 1)
+    with pytest.raises(ValueError, match="groups=3 must divide"):
+        topi.nn.group_conv2d_nchw(X, W, 1, 0, 1, 3)
+    with pytest.raises(NotImplementedError, match="layout NHWC"):
+        topi.nn.conv2d(X, W, 1, 0, 1, data_layout="NHWC")
+    with pytest.raises(ValueError, match="stride must be a positive int"):
+        topi.nn.conv2d(X, te.placeholder((2, 4, 3, 3), name="W4"), 0, 0, 1)
+
+
+def _np_pool(x, k, s, d, p, kind, ceil, include_pad):
+    n, c, h, w = x.shape
+    def olen(size, kk, ss, dd, lo, hi):
+        span = size + lo + hi - ((kk - 1) * dd + 1)
+        return (span + (ss - 1 if ceil else 0)) // ss + 1
+    oh, ow = olen(h, k[0], s[0], d[0], p[0], p[2]), olen(w, k[1], s[1], d[1], p[1], p[3])
+    out = np.zeros((n, c, oh, ow), dtype="float32")
+    for y in range(oh):
+        for xx in range(ow):
+            vals, cnt = [], 0
+            for ty in range(k[0]):
+                for tx in range(k[1]):
+                    py, px = y * s[0] + ty * d[0] - p[0], xx * s[1] + tx * d[1] - p[1]
+                    inside = 0 <= py < h and 0 <= px < w
+                    in_pad = -p[0] <= py < h + p[2] and -p[1] <= px < w + p[3]
+                    if inside:
+                        vals.append(x[:, :, py, px])
+                    if inside or (include_pad and in_pad):
+                        cnt += 1
+            if kind == "max":
+                out[:, :, y, xx] = np.max(vals, axis=0)
+            else:
+                out[:, :, y, xx] = np.sum(vals, axis=0) / max(cnt, 1)
+    return out
+
+
+@pytest.mark.parametrize("kind", ["max", "avg"])
+@pytest.mark.parametrize("k,s,d,p,ceil,include_pad", [(2, 2, 1, 0, False, True), (3, 2, 1, 1, False, False),
+                                                      (3, 2, 1, 1, True, True), ((2, 3), 1, 2, (1, 0, 0, 1), False,
+                                                                                   False)])
+def test_pool2d(kind, k, s, d, p, ceil, include_pad):
+    from tessera.topi.nn.conv2d import get_pad_tuple, _pair
+    x = _rand((2, 3, 7, 8), "float32")
+    X = te.placeholder(x.shape, name="X")
+    Y = topi.nn.pool2d(X, k, s, d, p, kind, ceil, "NCHW", include_pad)
+    ref = _np_pool(x, _pair("t", "k", k), _pair("t", "s", s), _pair("t", "d", d), get_pad_tuple("t", p), kind, ceil,
+                   include_pad)
+    np.testing.assert_allclose(_build_run([X], Y, [x]), ref, rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="pool_type must be 'max' or 'avg'"):
+        topi.nn.pool2d(X, k, s, d, p, "min")
