@@ -51,8 +51,6 @@ ComputeOp::ComputeOp(std::string name, std::string tag, Map<String, Any> attrs, 
   if (const auto* r = body[0].as<ReduceNode>()) {
     reduce_axis = r->axis;
     for (IterVar iv : r->axis) {
-      const auto* lo = iv->dom->min.as<IntImmNode>();
-      (void)lo;
       for (IterVar a : axis) {
         TESSERA_CHECK_OR_THROW(!a->var.same_as(iv->var), ValueError)
             << "compute " << name << ": " << iv->var->name_hint << " is both a spatial and a reduce axis";
