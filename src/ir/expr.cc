@@ -157,11 +157,5 @@ TESSERA_REGISTER_GLOBAL("ir.BaseFuncWithoutAttr").set_body_typed([](BaseFunc fun
 TESSERA_REGISTER_GLOBAL("ir.BaseFuncWithAttr").set_body_typed([](BaseFunc func, std::string key, Any value) {
   return WithAttr(func, key, value);
 });
-// A copy of `func` without attribute `key` (the function itself when it has none).
-TESSERA_REGISTER_GLOBAL("ir.BaseFuncWithoutAttr").set_body_typed([](BaseFunc func, std::string key) {
-  if (!func.GetAttr(key)) return func;
-  func.CopyOnWrite()->attrs.erase(key);
-  return func;
-});
 
 }  // namespace tessera

@@ -147,6 +147,22 @@ class ExprOp:
         return _ffi_api._cast(dtype, self)
 
 
+def _iter_var_as_var(fn):
+    """Wraps an ExprOp method so IterVar operands stand for their variable."""
+
+    def wrapped(self, *args):
+        self = self.var if isinstance(self, IterVar) else self
+        return fn(self, *[a.var if isinstance(a, IterVar) else a for a in args])
+
+    wrapped.__name__, wrapped.__doc__ = fn.__name__, fn.__doc__
+    return wrapped
+
+
+for _name, _fn in list(vars(ExprOp).items()):
+    if callable(_fn) and _name not in ("__bool__", "__hash__"):
+        setattr(ExprOp, _name, _iter_var_as_var(_fn))
+
+
 class _CompareOp:
     """Result of ``==``/``!=`` on expressions: an expression where one is
     expected (``asobject``), identity comparison under ``bool()``."""
@@ -237,6 +253,8 @@ class IntImm(ConstExpr):
     def __bool__(self):
         return self.value != 0
 
+    # Against another integer constant the comparison folds to a bool IntImm,
+    # as in TVM, so ``A.shape[1] == B.shape[0]`` compares values.
     def __eq__(self, other):
         # Against a constant, TVM folds the comparison: `loop.extent == 2` is a
         # true/false bool IntImm.
@@ -379,7 +397,7 @@ class BufferLoad(PrimExprWithOp):
 
 
 @register_object("tir.IterVar")
-class IterVar(Node):
+class IterVar(ExprOp, Node):
     """A variable with a domain and an iteration kind (``iter_type``)."""
 
     DataPar = 0
@@ -404,6 +422,18 @@ class IterVar(Node):
         self.__init_handle_by_constructor__(_ffi_api.IterVar, dom, var, int(iter_type), thread_tag)
 
     __hash__ = _core.Object.__hash__
+
+    def __bool__(self):
+        return True
+
+    # In expressions (``k * 2``, ``k < n``) an IterVar stands for its variable, as in TVM.
+    def __eq__(self, other):
+        return EqualOp(self.var, other.var if isinstance(other, IterVar) else other) \
+            if isinstance(other, (PrimExpr, IterVar)) else NotImplemented
+
+    def __ne__(self, other):
+        return NotEqualOp(self.var, other.var if isinstance(other, IterVar) else other) \
+            if isinstance(other, (PrimExpr, IterVar)) else NotImplemented
 
 
 @register_object("tir.CommReducer")

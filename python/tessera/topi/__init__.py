@@ -1,9 +1,13 @@
-"""`tvm.topi` — not implemented yet in Tessera (see the open issues).
-
-The package exists so that `from tessera import topi` works in code that also
-uses the parts that are delivered; any attribute access raises
-NotImplementedError naming what is missing.
-"""
+"""`tvm.topi`: tensor operators written in tensor expressions (tvm.te), one
+file per operator family. Delivered so far: broadcast arithmetic and comparisons, where,
+unary math, clip, cast, sum/max/min/mean, transpose, reshape, expand_dims,
+squeeze, broadcast_to, concatenate, take, nn.relu, nn.dense, nn.matmul; the rest of TVM's TOPI is not implemented yet."""
+from .broadcast import (add, subtract, multiply, divide, maximum, minimum, equal, not_equal, less, less_equal,
+                        greater, greater_equal, where)
+from .elemwise import exp, log, sqrt, rsqrt, tanh, sigmoid, erf, abs, negative, clip, cast
+from .reduction import sum, max, min, mean
+from .transform import transpose, reshape, expand_dims, squeeze, broadcast_to, concatenate, take
+from . import nn
 from .._unavailable import missing_attribute
 
 __getattr__ = missing_attribute("topi")

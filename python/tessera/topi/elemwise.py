@@ -1,0 +1,56 @@
+"""Unary elementwise operators written in TE: math functions (exp, log,
+sqrt, rsqrt, tanh, sigmoid, erf, abs), negative, clip and cast."""
+from ..error import TVMTypeError, TVMValueError
+from ..ir.expr import PrimExpr
+from ..tir import op as _tir_op
+from .. import te
+
+
+def _check(name, x):
+    if not isinstance(x, te.Tensor):
+        raise TVMTypeError(f"topi.{name}: expected a te.Tensor, got {type(x).__name__}")
+
+
+def _unary(name, fn, float_only=True):
+    def op(x):
+        _check(name, x)
+        if float_only and not str(x.dtype).startswith(("float", "bfloat")):
+            raise TVMTypeError(f"topi.{name}: needs a floating-point tensor, got {x.name} of dtype {x.dtype}")
+        return te.compute(x.shape, lambda *i: fn(x(*i)), name="T_" + name, tag="elemwise")
+
+    op.__name__ = name
+    op.__doc__ = f"topi.{name}(x): elementwise {name}."
+    return op
+
+
+exp = _unary("exp", _tir_op.exp)
+log = _unary("log", _tir_op.log)
+sqrt = _unary("sqrt", _tir_op.sqrt)
+rsqrt = _unary("rsqrt", _tir_op.rsqrt)
+tanh = _unary("tanh", _tir_op.tanh)
+sigmoid = _unary("sigmoid", _tir_op.sigmoid)
+erf = _unary("erf", _tir_op.erf)
+abs = _unary("abs", _tir_op.abs, float_only=False)  # pylint: disable=redefined-builtin
+negative = _unary("negative", lambda v: -v, float_only=False)
+
+
+def clip(x, a_min, a_max):
+    """min(max(x, a_min), a_max) elementwise."""
+    _check("clip", x)
+    for what, v in (("a_min", a_min), ("a_max", a_max)):
+        if isinstance(v, bool) or not isinstance(v, (int, float, PrimExpr)):
+            raise TVMTypeError(f"topi.clip: {what} must be a number, got {type(v).__name__}")
+    if isinstance(a_min, (int, float)) and isinstance(a_max, (int, float)) and a_min > a_max:
+        raise TVMValueError(f"topi.clip: a_min ({a_min}) is greater than a_max ({a_max})")
+    lo = _tir_op.const(a_min, x.dtype) if not isinstance(a_min, PrimExpr) else a_min.astype(x.dtype)
+    hi = _tir_op.const(a_max, x.dtype) if not isinstance(a_max, PrimExpr) else a_max.astype(x.dtype)
+    return te.compute(x.shape, lambda *i: _tir_op.min(_tir_op.max(x(*i), lo), hi), name="T_clip", tag="elemwise")
+
+
+def cast(x, dtype):
+    """x converted to ``dtype`` elementwise."""
+    _check("cast", x)
+    return te.compute(x.shape, lambda *i: x(*i).astype(str(dtype)), name="T_cast", tag="elemwise")
+
+
+__all__ = ["exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "erf", "abs", "negative", "clip", "cast"]

@@ -1,0 +1,41 @@
+"""Elementwise neural-network activations written in TE: ``topi.nn.relu``,
+``silu``, ``gelu`` (erf and tanh forms)."""
+from ...error import TVMTypeError, TVMValueError
+from ...tir import op as _tir_op
+from ... import te
+
+
+def relu(x):
+    """max(x, 0) elementwise."""
+    if not isinstance(x, te.Tensor):
+        raise TVMTypeError(f"topi.nn.relu: expected a te.Tensor, got {type(x).__name__}")
+    return te.compute(x.shape, lambda *i: te.max(x(*i), _tir_op.const(0, x.dtype)), tag="elemwise")
+
+
+
+
+
+def silu(x):
+    """x * sigmoid(x)."""
+    if not isinstance(x, te.Tensor):
+        raise TVMTypeError(f"topi.nn.silu: expected a te.Tensor, got {type(x).__name__}")
+    return te.compute(x.shape, lambda *i: x(*i) * _tir_op.sigmoid(x(*i)), name="T_silu", tag="elemwise")
+
+
+def gelu(x, approximate="none"):
+    """0.5 x (1 + erf(x / sqrt 2)), or with approximate="tanh" the tanh form."""
+    if not isinstance(x, te.Tensor):
+        raise TVMTypeError(f"topi.nn.gelu: expected a te.Tensor, got {type(x).__name__}")
+    half, one = _tir_op.const(0.5, x.dtype), _tir_op.const(1.0, x.dtype)
+    if approximate == "none":
+        inv_sqrt2 = _tir_op.const(0.7071067811865476, x.dtype)
+        return te.compute(x.shape, lambda *i: half * x(*i) * (one + _tir_op.erf(x(*i) * inv_sqrt2)),
+                          name="T_gelu", tag="elemwise")
+    if approximate == "tanh":
+        c = _tir_op.const(0.7978845608028654, x.dtype)
+        k = _tir_op.const(0.044715, x.dtype)
+        return te.compute(x.shape, lambda *i: half * x(*i) * (one + _tir_op.tanh(c * (x(*i) + k * x(*i) * x(*i)
+                                                                                    * x(*i)))),
+                          name="T_gelu", tag="elemwise")
+    raise TVMValueError(f"topi.nn.gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+__all__ = ["relu", "silu", "gelu"]

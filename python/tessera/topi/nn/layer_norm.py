@@ -1,0 +1,67 @@
+"""Normalization written in TE: ``topi.nn.layer_norm`` (mean and variance
+over ``axis``, scaled by gamma and shifted by beta) and ``topi.nn.flatten``
+(keep the first dimension, merge the rest)."""
+from ...error import TVMTypeError, TVMValueError
+from ...tir import op as _tir_op
+from ... import te
+from ..transform import reshape, _static_shape
+
+
+def layer_norm(data, gamma, beta, axis, epsilon=1e-5):
+    """(x - mean) / sqrt(var + epsilon) * gamma + beta over ``axis``; gamma
+    and beta have the shape of the normalized dimensions."""
+    for what, t in (("data", data), ("gamma", gamma), ("beta", beta)):
+        if not isinstance(t, te.Tensor):
+            raise TVMTypeError(f"topi.nn.layer_norm: {what} must be a te.Tensor, got {type(t).__name__}")
+    ndim = len(data.shape)
+    axes = sorted({(a + ndim if a < 0 else a) for a in ([axis] if isinstance(axis, int) else axis)})
+    if not axes or any(not 0 <= a < ndim for a in axes):
+        raise TVMValueError(f"topi.nn.layer_norm: axis {axis} is out of range for {data.name} with {ndim} dimensions")
+    red_shape = [int(data.shape[a]) for a in axes]
+    for what, t in (("gamma", gamma), ("beta", beta)):
+        if [int(d) for d in t.shape] != red_shape:
+            raise TVMValueError(f"topi.nn.layer_norm: {what} {t.name} has shape {[int(d) for d in t.shape]}, "
+                                f"expected {red_shape}")
+    count = 1
+    for d in red_shape:
+        count *= d
+    keep_shape = [d for k, d in enumerate(data.shape) if k not in axes]
+
+    def full(i, ks):
+        it, kt = iter(i), iter(ks)
+        return [next(kt) if k in axes else next(it) for k in range(ndim)]
+
+    n = _tir_op.const(count, data.dtype)
+    k1 = [te.reduce_axis((0, data.shape[a]), name=f"k{a}") for a in axes]
+    total = te.compute(keep_shape, lambda *i: te.sum(data(*full(i, k1)), axis=k1), name="T_layer_norm_sum")
+    k2 = [te.reduce_axis((0, data.shape[a]), name=f"k{a}") for a in axes]
+
+    def sq_body(*i):
+        d = data(*full(i, k2)) - total(*i) / n
+        return te.sum(d * d, axis=k2)
+
+    sq = te.compute(keep_shape, sq_body, name="T_layer_norm_sqsum")
+    eps = _tir_op.const(epsilon, data.dtype)
+
+    def fcompute(*i):
+        rest = [v for k, v in enumerate(i) if k not in axes]
+        red = [v for k, v in enumerate(i) if k in axes]
+        return (data(*i) - total(*rest) / n) * _tir_op.rsqrt(sq(*rest) / n + eps) * gamma(*red) + beta(*red)
+
+    return te.compute(data.shape, fcompute, name="T_layer_norm", tag="injective")
+
+
+def flatten(data):
+    """(N, d1, d2, ...) -> (N, d1 * d2 * ...)."""
+    if not isinstance(data, te.Tensor):
+        raise TVMTypeError(f"topi.nn.flatten: expected a te.Tensor, got {type(data).__name__}")
+    shape = _static_shape("nn.flatten", data)
+    if not shape:
+        raise TVMValueError("topi.nn.flatten: needs at least one dimension")
+    rest = 1
+    for d in shape[1:]:
+        rest *= d
+    return reshape(data, (shape[0], rest))
+
+
+__all__ = ["layer_norm", "flatten"]

@@ -1,0 +1,196 @@
+"""Layout transforms written in TE: ``topi.transpose``."""
+from ..error import TVMTypeError, TVMValueError
+from .. import te
+
+
+def transpose(a, axes=None):
+    """Permutes the dimensions of ``a`` (reverses them when ``axes`` is None);
+    negative axes count from the end."""
+    if not isinstance(a, te.Tensor):
+        raise TVMTypeError(f"topi.transpose: expected a te.Tensor, got {type(a).__name__}")
+    ndim = len(a.shape)
+    if axes is None:
+        axes = list(range(ndim - 1, -1, -1))
+    axes = [int(x) for x in axes]
+    norm = [x + ndim if x < 0 else x for x in axes]
+    if sorted(norm) != list(range(ndim)):
+        raise TVMValueError(f"topi.transpose: axes {axes} are not a permutation of the {ndim} dimensions of "
+                            f"{a.name}")
+    shape = [a.shape[x] for x in norm]
+
+    def fcompute(*i):
+        idx = [None] * ndim
+        for out_dim, in_dim in enumerate(norm):
+            idx[in_dim] = i[out_dim]
+        return a(*idx)
+
+    return te.compute(shape, fcompute, name="T_transpose", tag="injective")
+
+
+def _static_shape(name, x):
+    from ..tir.expr import IntImm  # pylint: disable=import-outside-toplevel
+    dims = []
+    for d in x.shape:
+        if not isinstance(d, IntImm):
+            raise NotImplementedError(f"topi.{name}: symbolic shapes are not supported yet ({x.name} has {d})")
+        dims.append(d.value)
+    return dims
+
+
+def reshape(a, newshape):
+    """``a`` viewed with ``newshape`` (one entry may be -1); row-major order."""
+    if not isinstance(a, te.Tensor):
+        raise TVMTypeError(f"topi.reshape: expected a te.Tensor, got {type(a).__name__}")
+    src = _static_shape("reshape", a)
+    total = 1
+    for d in src:
+        total *= d
+    newshape = [int(d) for d in newshape]
+    if newshape.count(-1) > 1 or any(d < -1 for d in newshape):
+        raise TVMValueError(f"topi.reshape: invalid new shape {newshape} (at most one -1, no other negatives)")
+    known = 1
+    for d in newshape:
+        known *= d if d != -1 else 1
+    if -1 in newshape:
+        if known == 0 or total % known:
+            raise TVMValueError(f"topi.reshape: cannot reshape {a.name} of shape {src} into {newshape}")
+        newshape[newshape.index(-1)] = total // known
+    elif known != total:
+        raise TVMValueError(f"topi.reshape: cannot reshape {a.name} of shape {src} ({total} elements) into "
+                            f"{newshape} ({known} elements)")
+
+    def fcompute(*i):
+        flat = 0
+        for k, d in zip(i, newshape):
+            flat = flat * d + k
+        idx = []
+        for d in reversed(src):
+            idx.append(flat % d if d != 1 else 0)
+            flat = flat // d
+        return a(*reversed(idx))
+
+    return te.compute(newshape, fcompute, name="T_reshape", tag="injective")
+
+
+def expand_dims(a, axis, num_newaxis=1):
+    """Inserts ``num_newaxis`` unit dimensions at ``axis``."""
+    if not isinstance(a, te.Tensor):
+        raise TVMTypeError(f"topi.expand_dims: expected a te.Tensor, got {type(a).__name__}")
+    ndim = len(a.shape)
+    if not -ndim - 1 <= axis <= ndim:
+        raise TVMValueError(f"topi.expand_dims: axis {axis} is out of range for {a.name} with {ndim} dimensions")
+    axis = axis + ndim + 1 if axis < 0 else axis
+    shape = list(a.shape[:axis]) + [1] * num_newaxis + list(a.shape[axis:])
+    return te.compute(shape, lambda *i: a(*(list(i[:axis]) + list(i[axis + num_newaxis:]))),
+                      name="T_expand_dims", tag="broadcast")
+
+
+def squeeze(a, axis=None):
+    """Removes unit dimensions (all of them, or those in ``axis``)."""
+    if not isinstance(a, te.Tensor):
+        raise TVMTypeError(f"topi.squeeze: expected a te.Tensor, got {type(a).__name__}")
+    src = _static_shape("squeeze", a)
+    ndim = len(src)
+    if axis is None:
+        axes = [k for k, d in enumerate(src) if d == 1]
+    else:
+        axes = sorted({(x + ndim if x < 0 else x) for x in ([axis] if isinstance(axis, int) else axis)})
+        for x in axes:
+            if not 0 <= x < ndim:
+                raise TVMValueError(f"topi.squeeze: axis {x} is out of range for {a.name}")
+            if src[x] != 1:
+                raise TVMValueError(f"topi.squeeze: dimension {x} of {a.name} has size {src[x]}, not 1")
+    keep = [k for k in range(ndim) if k not in axes]
+
+    def fcompute(*i):
+        it = iter(i)
+        return a(*[0 if k in axes else next(it) for k in range(ndim)])
+
+    return te.compute([a.shape[k] for k in keep], fcompute, name="T_squeeze", tag="injective")
+
+
+def broadcast_to(a, shape):
+    """``a`` broadcast (NumPy rules) to ``shape``."""
+    from .broadcast import broadcast_shape, _broadcast_index  # pylint: disable=import-outside-toplevel
+    if not isinstance(a, te.Tensor):
+        raise TVMTypeError(f"topi.broadcast_to: expected a te.Tensor, got {type(a).__name__}")
+    target = [int(d) for d in shape]
+    out = broadcast_shape(a.shape, target, "broadcast_to")
+    if [int(d) for d in out] != target:
+        raise TVMValueError(f"topi.broadcast_to: cannot broadcast {a.name} of shape "
+                            f"{[int(d) for d in a.shape]} to {target}")
+    return te.compute(target, lambda *i: a(*_broadcast_index(a, len(target), i)), name="T_broadcast_to",
+                      tag="broadcast")
+
+
+def concatenate(a_tuple, axis=0):
+    """Joins tensors of equal dtype and equal other dimensions along ``axis``."""
+    from ..tir import op as _tir_op  # pylint: disable=import-outside-toplevel
+    tensors = list(a_tuple) if isinstance(a_tuple, (list, tuple)) else None
+    if not tensors or not all(isinstance(t, te.Tensor) for t in tensors):
+        raise TVMTypeError("topi.concatenate: expected a non-empty list of te.Tensor")
+    shapes = [_static_shape("concatenate", t) for t in tensors]
+    ndim = len(shapes[0])
+    if not -ndim <= axis < ndim:
+        raise TVMValueError(f"topi.concatenate: axis {axis} is out of range for {ndim} dimensions")
+    axis = axis + ndim if axis < 0 else axis
+    for t, s in zip(tensors, shapes):
+        if t.dtype != tensors[0].dtype:
+            raise TVMTypeError(f"topi.concatenate: {t.name} has dtype {t.dtype}, expected {tensors[0].dtype}")
+        if len(s) != ndim or any(s[k] != shapes[0][k] for k in range(ndim) if k != axis):
+            raise TVMValueError(f"topi.concatenate: {t.name} of shape {s} does not match {shapes[0]} off axis {axis}")
+    offsets = [0]
+    for s in shapes:
+        offsets.append(offsets[-1] + s[axis])
+    out_shape = list(shapes[0])
+    out_shape[axis] = offsets[-1]
+
+    def fcompute(*i):
+        def pick(n):
+            idx = list(i)
+            idx[axis] = i[axis] - offsets[n]
+            value = tensors[n](*idx)
+            if n == len(tensors) - 1:
+                return value
+            return _tir_op.if_then_else(i[axis] < offsets[n + 1], value, pick(n + 1))
+
+        return pick(0)
+
+    return te.compute(out_shape, fcompute, name="T_concat", tag="injective")
+
+
+def take(a, indices, axis=None, mode="clip"):
+    """Elements of ``a`` at integer ``indices`` (a tensor) along ``axis``
+    (None: of the flattened ``a``). mode: "clip" (default), "wrap" or "fast"
+    (indices assumed in range)."""
+    from ..tir import op as _tir_op  # pylint: disable=import-outside-toplevel
+    if not isinstance(a, te.Tensor) or not isinstance(indices, te.Tensor):
+        raise TVMTypeError("topi.take: a and indices must be te.Tensor")
+    if not str(indices.dtype).startswith(("int", "uint")):
+        raise TVMTypeError(f"topi.take: indices must be integers, got {indices.dtype}")
+    if mode not in ("clip", "wrap", "fast"):
+        raise TVMValueError(f"topi.take: mode must be 'clip', 'wrap' or 'fast', got {mode!r}")
+    if axis is None:
+        a = reshape(a, (-1,))
+        axis = 0
+    ndim = len(a.shape)
+    if not -ndim <= axis < ndim:
+        raise TVMValueError(f"topi.take: axis {axis} is out of range for {a.name} with {ndim} dimensions")
+    axis = axis + ndim if axis < 0 else axis
+    n = a.shape[axis]
+    ni = len(indices.shape)
+    out_shape = list(a.shape[:axis]) + list(indices.shape) + list(a.shape[axis + 1:])
+
+    def fcompute(*i):
+        j = indices(*i[axis:axis + ni])
+        j = j.astype(n.dtype) if j.dtype != n.dtype else j
+        if mode == "clip":
+            j = _tir_op.min(_tir_op.max(j, 0), n - 1)
+        elif mode == "wrap":
+            j = _tir_op.floormod(j, n)
+        return a(*(list(i[:axis]) + [j] + list(i[axis + ni:])))
+
+    return te.compute(out_shape, fcompute, name="T_take", tag="injective")
+
+
+__all__ = ["transpose", "reshape", "expand_dims", "squeeze", "broadcast_to", "concatenate", "take"]
