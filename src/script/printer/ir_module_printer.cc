@@ -2,6 +2,7 @@
 // ir_module_printer.h).
 #include "script/printer/ir_module_printer.h"
 
+#include <algorithm>
 #include <unordered_set>
 #include <vector>
 
@@ -38,19 +39,23 @@ std::string PrintModule(const IRModule& mod, PrinterContext* ctx) {
   const PrinterConfig& cfg = ctx->cfg;
   std::vector<GlobalVar> gvars = mod->GetGlobalVars();
   // Header: the imports the module's functions need, ir first.
-  std::vector<std::string> imports = {IrImport(cfg)};
-  std::unordered_set<std::string> seen(imports.begin(), imports.end());
+  std::vector<std::pair<int, std::string>> dialect_imports;  // (header_order, line)
+  std::unordered_set<std::string> seen = {IrImport(cfg)};
   std::unordered_set<std::string> taken;
   for (const GlobalVar& gv : gvars) {
     BaseFunc f = mod->Lookup(gv);
     if (std::optional<FunctionPrinter> p = FindFunctionPrinter(f->GetTypeKey())) {
       std::string line = p->import_line(cfg);
-      if (!line.empty() && seen.insert(line).second) imports.push_back(line);
+      if (!line.empty() && seen.insert(line).second) dialect_imports.emplace_back(p->header_order, line);
     }
     std::string name = LegalFunctionName(gv->name_hint, cfg, taken);
     taken.insert(name);
     ctx->function_names[gv.get()] = name;
   }
+  std::stable_sort(dialect_imports.begin(), dialect_imports.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> imports = {IrImport(cfg)};
+  for (const auto& entry : dialect_imports) imports.push_back(entry.second);
   std::string out;
   if (cfg.print_header) {
     for (const std::string& line : imports) out += line + "\n";
