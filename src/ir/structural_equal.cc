@@ -256,7 +256,9 @@ class SEqualImpl {
     if (rmap_.count(b.get())) {
       return Fail("right-hand variable already corresponds to another variable", a, b);
     }
-    if (!EqFields(a, b, traits, false)) return false;
+    // At a definition the variable's own fields are definitions too (the
+    // symbolic dims of a relax parameter's struct info).
+    if (!EqFields(a, b, traits, def)) return false;
     if (def || map_free_vars_) {
       lmap_[a.get()] = b.get();
       rmap_[b.get()] = a.get();

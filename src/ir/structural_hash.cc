@@ -128,7 +128,7 @@ class SHashImpl {
       case SEqualKind::kGlobalVar: {
         auto it = index_.find(o.get());
         if (it != index_.end()) return Combine(kTagVarRef, it->second);
-        uint64_t fields = HashFields(o, *traits, false);
+        uint64_t fields = HashFields(o, *traits, def);  // as equality: fields of a definition define
         if (def || map_free_vars_) {
           index_[o.get()] = next_index_++;
           return Combine(kTagVarDef, fields);

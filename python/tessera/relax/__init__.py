@@ -1,9 +1,14 @@
-"""`tvm.relax` — not implemented yet in Tessera (see the open issues).
-
-The package exists so that `from tessera import relax` works in code that also
-uses the parts that are delivered; any attribute access raises
-NotImplementedError naming what is missing.
-"""
+"""``tvm.relax``: the graph-level IR (issue [D]). Delivered here: the
+expressions and struct info, the core operators (``relax.op``) and the
+BlockBuilder with its normalizer. Names not delivered yet raise
+NotImplementedError naming what is missing."""
+from . import op
+from .expr import (Expr, ExprWithOp, Var, DataflowVar, Constant, Tuple, TupleGetItem, Call, ShapeExpr, PrimValue,
+                   StringImm, DataTypeImm, ExternFunc, extern, Binding, VarBinding, MatchCast, BindingBlock,
+                   DataflowBlock, SeqExpr, If, Function, const, GlobalVar)
+from .struct_info import (StructInfo, ObjectStructInfo, PrimStructInfo, ShapeStructInfo, TensorStructInfo,
+                          TupleStructInfo, FuncStructInfo)
+from .block_builder import BlockBuilder
 from .._unavailable import missing_attribute
 
 __getattr__ = missing_attribute("relax")
