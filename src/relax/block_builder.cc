@@ -328,7 +328,12 @@ class DimUnifier {
 }  // namespace
 
 StructInfo DeriveCallRetStructInfo(const FuncStructInfo& finfo, const Call& call, const std::string& callee_name) {
-  if (finfo->IsOpaque()) return finfo->ret;
+  // An opaque callee (an ExternFunc: R.call_packed) returns what the call declares
+  // in sinfo_args, as TVM's infer_by_sinfo_args does.
+  if (finfo->IsOpaque()) {
+    if (call->sinfo_args.size() == 1 && finfo->ret.as<ObjectStructInfoNode>()) return call->sinfo_args[0];
+    return finfo->ret;
+  }
   const Array<StructInfo>& params = *finfo->params;
   if (params.size() != call->args.size()) {
     TESSERA_THROW(TypeError) << "call to '" << callee_name << "' expects " << params.size() << " argument"

@@ -48,6 +48,9 @@ class PrinterContext {
   // Integer constants of dtype int64 print bare (`n + 1`, Relax shapes)
   // instead of T.int64(1): set while a Relax printer prints PrimExprs.
   bool int64_bare = false;
+  // Set by a printer that wrote `T.` into a function of another dialect
+  // (a Relax function's `n = T.int64()`): the header then imports tir.
+  bool tir_prefix_used = false;
   // Objects printed as metadata["<type key>"][i] (Relax tensor constants),
   // by type key in first-use order; the entry point prints them (show_meta)
   // or says they are omitted.
