@@ -500,3 +500,80 @@ def test_error_const_ragged_and_non_void_expression_statement():
     _assert_at(msg, 5, 21, "ragged")
     msg = _parse_error(_module("R.shape_of(x)\nreturn x"))
     _assert_at(msg, 5, 9, "must be bound to a variable")
+
+
+def test_error_dataflow_structure():
+    msg = _parse_error(_module("with R.dataflow():\n    with R.dataflow():\n        gv = R.shape_of(x)\n        R.output(gv)\n"
+                               "    R.output()\nreturn x"))
+    _assert_at(msg, 6, 13, "dataflow blocks cannot be nested")
+    msg = _parse_error(_module("with R.dataflow():\n    if x:\n        y = x\n    else:\n        y = x\n    R.output(y)\n"
+                               "return y", params='x: R.Tensor((), "bool")'))
+    _assert_at(msg, 6, 13, "'if' is not allowed in a dataflow block")
+    msg = _parse_error(_module("with R.shape([1]):\n    pass\nreturn x"))
+    _assert_at(msg, 5, 14, "R.dataflow()")
+
+
+def test_error_if_branches_assign_different_names():
+    msg = _parse_error(_module("if c:\n    y = x\nelse:\n    z = x\nreturn x",
+                               params='c: R.Tensor((), "bool"), x: R.Tensor((4,), "float32")'))
+    _assert_at(msg, 8, 13, "'y' and 'z'")
+
+
+def test_error_symbolic_variable_rebound_with_another_dtype():
+    msg = _parse_error(_module('n = T.int64()\ny = R.shape_of(x)\nn = T.int32()\nreturn x',
+                               params='x: R.Tensor(("n",), "float32")'))
+    _assert_at(msg, 5, 13, "'n'", "int32")
+    msg = _parse_error(_module("m = T.int64()\nk = m\nreturn x"))
+    _assert_at(msg, 6, 9, "its own name", "'k'")
+
+
+def test_error_call_arguments():
+    msg = _parse_error(_module("y = R.call_tir(x, (x,), out_sinfo=R.Tensor((4,), \"float32\"))\nreturn y"))
+    _assert_at(msg, 5, 24, "R.call_tir expects a T.prim_func")
+    msg = _parse_error(_module("y = R.call_pure_packed(\"f\", x)\nreturn y"))
+    _assert_at(msg, 5, 13, "sinfo_args=")
+    msg = _parse_error(_module("y = R.call_dps_packed(3, (x,), R.Tensor((4,), \"float32\"))\nreturn y"))
+    _assert_at(msg, 5, 31, "the name of a registered function")
+    msg = _parse_error(_module("y = R.Tensor((4,), \"float32\", ndim=2)\nreturn x"))
+    _assert_at(msg, 5, 44, "ndim=2 disagrees")
+    msg = _parse_error(_module("y = R.match_cast(x, 3)\nreturn y"))
+    _assert_at(msg, 5, 29, "Relax annotation")
+
+
+def test_error_calling_a_relax_function_with_wrong_arity():
+    source = '''
+@I.ir_module
+class Module:
+    @R.function
+    def g(x: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):
+        return x
+
+    @R.function
+    def main(x: R.Tensor((4,), "float32")):
+        y = Module.g(x, x)
+        return y
+'''
+    msg = _parse_error(source)
+    _assert_at(msg, 10, 13, "g() takes 1 argument but 2 were given")
+
+
+def test_module_functions_call_each_other_in_any_order():
+    @I.ir_module
+    class Calls:
+        @R.function
+        def main(x: R.Tensor(("n",), "float32")) -> R.Tensor(("n",), "float32"):
+            y = Calls.double(x)
+            return y
+
+        @R.function(private=True)
+        def double(x: R.Tensor(("m",), "float32")) -> R.Tensor(("m",), "float32"):
+            y = R.call_pure_packed("test.double", x, sinfo_args=R.Tensor(("m",), "float32"))
+            return y
+
+    main = Calls["main"]
+    call = main.body.blocks[0].bindings[0].value
+    assert call.op.same_as(Calls.get_global_var("double"))
+    # The callee's symbolic m is unified with the caller's n.
+    n = main.params[0].struct_info.shape.values[0]
+    assert main.body.blocks[0].bindings[0].var.struct_info.shape.values[0].same_as(n)
+    assert "y: R.Tensor((n,), dtype=\"float32\") = cls.double(x)" in Calls.script()

@@ -482,6 +482,8 @@ void RelaxBuilder::With(Evaluator& ev, const ast::Stmt& s) {
   const ast::Stmt* output_stmt = nullptr;
   for (size_t i = 0; i < s.body.size(); ++i) {
     const ast::Stmt& st = *s.body[i];
+    if (st.kind == StmtKind::kIf) Error(st.pos, "'if' is not allowed in a dataflow block");
+    if (st.kind == StmtKind::kWith) Error(st.pos, "dataflow blocks cannot be nested");
     if (st.kind != StmtKind::kExpr || CalleePath(ev, *st.value) != "R.output") continue;
     if (i + 1 != s.body.size()) Error(st.pos, "R.output(...) must be the last statement of a dataflow block");
     output_stmt = &st;
