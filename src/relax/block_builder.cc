@@ -273,6 +273,7 @@ class DimUnifier {
   }
 
   void MatchSInfo(const StructInfo& param, const StructInfo& arg) {
+    CheckStack("relax struct info");
     if (param.as<ObjectStructInfoNode>() || arg.as<ObjectStructInfoNode>()) return;
     if (const auto* p = param.as<TensorStructInfoNode>()) {
       const auto* a = arg.as<TensorStructInfoNode>();
@@ -328,11 +329,12 @@ class DimUnifier {
 }  // namespace
 
 StructInfo DeriveCallRetStructInfo(const FuncStructInfo& finfo, const Call& call, const std::string& callee_name) {
-  // An opaque callee (an ExternFunc: R.call_packed) returns what the call declares
-  // in sinfo_args, as TVM's infer_by_sinfo_args does.
   if (finfo->IsOpaque()) {
-    if (call->sinfo_args.size() == 1 && finfo->ret.as<ObjectStructInfoNode>()) return call->sinfo_args[0];
-    return finfo->ret;
+    // An opaque callee (R.call_packed's ExternFunc) returns what sinfo_args say, else its declared return.
+    TESSERA_CHECK_OR_THROW(call->sinfo_args.size() <= 1, TypeError)
+        << "call to opaque function '" << callee_name << "' takes at most one sinfo_args entry, got "
+        << call->sinfo_args.size();
+    return call->sinfo_args.empty() ? finfo->ret : call->sinfo_args[0];
   }
   const Array<StructInfo>& params = *finfo->params;
   if (params.size() != call->args.size()) {

@@ -287,7 +287,46 @@ TESSERA_REGISTER_OBJECT_TYPE(SeqExprNode);
 TESSERA_REGISTER_OBJECT_TYPE(IfNode);
 TESSERA_REGISTER_OBJECT_TYPE(FunctionNode);
 
-TESSERA_REGISTER_NODE(ShapeExprNode).field("values", &ShapeExprNode::values);
+// Nodes loaded from JSON are checked for the fields their constructors
+// require (a missing one is a ValueError naming node and field), so that
+// the normalizer, visitors and printers never meet a null field.
+namespace {
+template <typename T>
+void Need(const T& v, const char* node, const char* field) {
+  TESSERA_CHECK_OR_THROW(v.defined(), ValueError) << node << "." << field << " is missing (None)";
+}
+template <typename T>
+void NeedAll(const Array<T>& a, const char* node, const char* field) {
+  for (size_t i = 0; i < a.size(); ++i) {
+    TESSERA_CHECK_OR_THROW(a[i].defined(), ValueError) << node << "." << field << "[" << i << "] is missing (None)";
+  }
+}
+void NeedSInfo(const RelaxExprNode* n, const char* node) {
+  TESSERA_CHECK_OR_THROW(!n->struct_info_.defined() || n->struct_info_->IsInstance<StructInfoNode>(), ValueError)
+      << node << ".struct_info_ is a " << n->struct_info_->GetTypeKey() << ", not a StructInfo";
+}
+template <typename N>
+std::function<ObjectRef(const ObjectRef&)> Checked(void (*check)(const N*)) {
+  return [check](const ObjectRef& loaded) -> ObjectRef {
+    const auto* n = static_cast<const N*>(loaded.get());
+    NeedSInfo(n, N::_type_key);
+    check(n);
+    return loaded;
+  };
+}
+template <typename N>
+std::function<ObjectRef(const ObjectRef&)> CheckedBinding(void (*check)(const N*)) {
+  return [check](const ObjectRef& loaded) -> ObjectRef {
+    const auto* n = static_cast<const N*>(loaded.get());
+    Need(n->var, N::_type_key, "var");
+    check(n);
+    return loaded;
+  };
+}
+}  // namespace
+
+TESSERA_REGISTER_NODE(ShapeExprNode).field("values", &ShapeExprNode::values).on_load(Checked<ShapeExprNode>(
+    [](const ShapeExprNode* n) { NeedAll(n->values, "relax.ShapeExpr", "values"); }));
 // A var is compared through its definition point; its struct info is
 // compared there too (re-registered as a compared field, overriding the
 // ignored RelaxExpr one), so that symbolic dims in parameter annotations
@@ -295,17 +334,32 @@ TESSERA_REGISTER_NODE(ShapeExprNode).field("values", &ShapeExprNode::values);
 TESSERA_REGISTER_NODE(VarNode)
     .kind(SEqualKind::kVar)
     .ignore("name_hint", &VarNode::name_hint)
-    .field("struct_info_", &RelaxExprNode::struct_info_);
-TESSERA_REGISTER_NODE(DataflowVarNode);
-TESSERA_REGISTER_NODE(ConstantNode).field("data", &ConstantNode::data);
-TESSERA_REGISTER_NODE(TupleNode).field("fields", &TupleNode::fields);
-TESSERA_REGISTER_NODE(TupleGetItemNode).field("tuple", &TupleGetItemNode::tuple).field("index", &TupleGetItemNode::index);
+    .field("struct_info_", &RelaxExprNode::struct_info_)
+    .on_load(Checked<VarNode>([](const VarNode*) {}));
+TESSERA_REGISTER_NODE(DataflowVarNode).on_load(Checked<DataflowVarNode>([](const DataflowVarNode*) {}));
+TESSERA_REGISTER_NODE(ConstantNode).field("data", &ConstantNode::data).on_load(Checked<ConstantNode>(
+    [](const ConstantNode* n) { Need(n->data, "relax.Constant", "data"); }));
+TESSERA_REGISTER_NODE(TupleNode).field("fields", &TupleNode::fields).on_load(Checked<TupleNode>(
+    [](const TupleNode* n) { NeedAll(n->fields, "relax.Tuple", "fields"); }));
+TESSERA_REGISTER_NODE(TupleGetItemNode)
+    .field("tuple", &TupleGetItemNode::tuple)
+    .field("index", &TupleGetItemNode::index)
+    .on_load(Checked<TupleGetItemNode>([](const TupleGetItemNode* n) {
+      Need(n->tuple, "relax.TupleGetItem", "tuple");
+      TESSERA_CHECK_OR_THROW(n->index >= 0, ValueError) << "relax.TupleGetItem.index is negative";
+    }));
 TESSERA_REGISTER_NODE(CallNode)
     .field("op", &CallNode::op)
     .field("args", &CallNode::args)
     .field("attrs", &CallNode::attrs)
-    .field("sinfo_args", &CallNode::sinfo_args);
-TESSERA_REGISTER_NODE(PrimValueNode).field("value", &PrimValueNode::value);
+    .field("sinfo_args", &CallNode::sinfo_args)
+    .on_load(Checked<CallNode>([](const CallNode* n) {
+      Need(n->op, "relax.Call", "op");
+      NeedAll(n->args, "relax.Call", "args");
+      NeedAll(n->sinfo_args, "relax.Call", "sinfo_args");
+    }));
+TESSERA_REGISTER_NODE(PrimValueNode).field("value", &PrimValueNode::value).on_load(Checked<PrimValueNode>(
+    [](const PrimValueNode* n) { Need(n->value, "relax.PrimValue", "value"); }));
 TESSERA_REGISTER_NODE(StringImmNode).field("value", &StringImmNode::value);
 TESSERA_REGISTER_NODE(DataTypeImmNode).field("value", &DataTypeImmNode::value);
 TESSERA_REGISTER_NODE(ExternFuncNode).field("global_symbol", &ExternFuncNode::global_symbol).field("attrs", &ExternFuncNode::attrs);
@@ -313,24 +367,59 @@ TESSERA_REGISTER_NODE(BindingNode).ignore("span", &BindingNode::span);
 // The value is compared before the var is defined (the var's struct info may
 // use symbolic vars the value's defines); MatchCast defines new symbolic
 // vars in its struct info.
-TESSERA_REGISTER_NODE(VarBindingNode).field("value", &VarBindingNode::value).def("var", &VarBindingNode::var);
+TESSERA_REGISTER_NODE(VarBindingNode)
+    .field("value", &VarBindingNode::value)
+    .def("var", &VarBindingNode::var)
+    .on_load(CheckedBinding<VarBindingNode>([](const VarBindingNode* n) { Need(n->value, "relax.VarBinding", "value"); }));
 TESSERA_REGISTER_NODE(MatchCastNode)
     .field("value", &MatchCastNode::value)
     .def("struct_info", &MatchCastNode::struct_info)
-    .def("var", &MatchCastNode::var);
-TESSERA_REGISTER_NODE(BindingBlockNode).field("bindings", &BindingBlockNode::bindings).ignore("span", &BindingBlockNode::span);
-TESSERA_REGISTER_NODE(DataflowBlockNode);
-TESSERA_REGISTER_NODE(SeqExprNode).field("blocks", &SeqExprNode::blocks).field("body", &SeqExprNode::body);
+    .def("var", &MatchCastNode::var)
+    .on_load(CheckedBinding<MatchCastNode>([](const MatchCastNode* n) {
+      Need(n->value, "relax.MatchCast", "value");
+      Need(n->struct_info, "relax.MatchCast", "struct_info");
+    }));
+TESSERA_REGISTER_NODE(BindingBlockNode)
+    .field("bindings", &BindingBlockNode::bindings)
+    .ignore("span", &BindingBlockNode::span)
+    .on_load([](const ObjectRef& b) -> ObjectRef {
+      NeedAll(static_cast<const BindingBlockNode*>(b.get())->bindings, "relax.BindingBlock", "bindings");
+      return b;
+    });
+TESSERA_REGISTER_NODE(DataflowBlockNode).on_load([](const ObjectRef& b) -> ObjectRef {
+  NeedAll(static_cast<const BindingBlockNode*>(b.get())->bindings, "relax.DataflowBlock", "bindings");
+  return b;
+});
+TESSERA_REGISTER_NODE(SeqExprNode)
+    .field("blocks", &SeqExprNode::blocks)
+    .field("body", &SeqExprNode::body)
+    .on_load(Checked<SeqExprNode>([](const SeqExprNode* n) {
+      NeedAll(n->blocks, "relax.SeqExpr", "blocks");
+      Need(n->body, "relax.SeqExpr", "body");
+    }));
 TESSERA_REGISTER_NODE(IfNode)
     .field("cond", &IfNode::cond)
     .field("true_branch", &IfNode::true_branch)
-    .field("false_branch", &IfNode::false_branch);
+    .field("false_branch", &IfNode::false_branch)
+    .on_load(Checked<IfNode>([](const IfNode* n) {
+      Need(n->cond, "relax.If", "cond");
+      Need(n->true_branch, "relax.If", "true_branch");
+      Need(n->false_branch, "relax.If", "false_branch");
+    }));
 TESSERA_REGISTER_NODE(FunctionNode)
     .def("params", &FunctionNode::params)
     .field("ret_struct_info", &FunctionNode::ret_struct_info)
     .field("is_pure", &FunctionNode::is_pure)
     .field("attrs", &FunctionNode::attrs)
-    .field("body", &FunctionNode::body);
+    .field("body", &FunctionNode::body)
+    .on_load(Checked<FunctionNode>([](const FunctionNode* n) {
+      NeedAll(n->params, "relax.Function", "params");
+      for (const Var& p : n->params) {
+        TESSERA_CHECK_OR_THROW(p->struct_info_.defined(), ValueError)
+            << "relax.Function: parameter '" << p->name_hint << "' has no struct info";
+      }
+      Need(n->body, "relax.Function", "body");
+    }));
 
 static std::optional<StructInfo> OptSInfo(const Any& v) {
   if (v.is_none()) return std::nullopt;

@@ -9,6 +9,7 @@ namespace relax {
 // ---- ExprVisitor ---------------------------------------------------------------------------
 
 void ExprVisitor::VisitExprDepStructInfoField(const StructInfo& sinfo) {
+  CheckStack("relax struct info");
   if (const auto* t = sinfo.as<TensorStructInfoNode>()) {
     if (t->shape) VisitExpr(*t->shape);
   } else if (const auto* tu = sinfo.as<TupleStructInfoNode>()) {

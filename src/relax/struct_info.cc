@@ -13,6 +13,7 @@
 #include "relax/expr.h"
 #include "runtime/reflection.h"
 #include "runtime/registry.h"
+#include "runtime/stack_guard.h"
 #include "tir/functor.h"
 
 namespace tessera {
@@ -170,6 +171,7 @@ BaseCheckResult CompareDims(arith::Analyzer* ana, const Array<PrimExpr>& base, c
 }
 
 BaseCheckResult BaseCheck(arith::Analyzer* ana, const StructInfo& base, const StructInfo& derived) {
+  CheckStack("relax struct info");
   if (base.as<ObjectStructInfoNode>()) return BaseCheckResult::kPass;
   // A value known only as an Object may turn out to be anything at run time.
   if (derived.as<ObjectStructInfoNode>()) return BaseCheckResult::kFailL1;
@@ -248,6 +250,7 @@ bool IsBaseOf(const StructInfo& base, const StructInfo& derived) {
 }
 
 StructInfo StructInfoLCA(const StructInfo& lhs, const StructInfo& rhs) {
+  CheckStack("relax struct info");
   if (lhs.same_as(rhs)) return lhs;
   if (IsBaseOf(lhs, rhs)) return lhs;
   if (IsBaseOf(rhs, lhs)) return rhs;
@@ -297,6 +300,7 @@ void CollectVars(const PrimExpr& e, std::vector<tir::Var>* out, std::unordered_s
 }
 
 void CollectSInfo(const StructInfo& s, std::vector<tir::Var>* out, std::unordered_set<const Object*>* seen) {
+  CheckStack("relax struct info");
   if (!s.defined()) return;
   if (const auto* p = s.as<PrimStructInfoNode>()) {
     CollectVars(p->value, out, seen);
@@ -331,6 +335,7 @@ std::vector<tir::Var> TIRVarsInStructInfo(const StructInfo& sinfo) {
 
 StructInfo SubstituteStructInfo(const StructInfo& sinfo,
                                 const std::function<std::optional<PrimExpr>(const tir::Var&)>& fmap) {
+  CheckStack("relax struct info");
   if (!sinfo.defined()) return sinfo;
   auto sub = [&](const PrimExpr& e) { return e.defined() ? tir::Substitute(e, fmap) : e; };
   auto sub_all = [&](const Array<PrimExpr>& vals, bool* changed) {
@@ -387,6 +392,7 @@ StructInfo SubstituteStructInfo(const StructInfo& sinfo,
 }
 
 StructInfo EraseToWellDefined(const StructInfo& sinfo, const std::function<bool(const tir::Var&)>& is_defined) {
+  CheckStack("relax struct info");
   if (!sinfo.defined()) return sinfo;
   auto defined = [&](const PrimExpr& e) {
     std::vector<tir::Var> vars;
@@ -454,6 +460,7 @@ std::string DimText(const PrimExpr& e) {
 }  // namespace
 
 std::string StructInfoText(const StructInfo& sinfo) {
+  CheckStack("relax struct info");
   std::ostringstream os;
   if (!sinfo.defined()) return "None";
   if (sinfo.as<ObjectStructInfoNode>()) {
@@ -523,13 +530,30 @@ TESSERA_REGISTER_NODE(ShapeStructInfoNode).field("values", &ShapeStructInfoNode:
 TESSERA_REGISTER_NODE(TensorStructInfoNode)
     .field("shape", &TensorStructInfoNode::shape)
     .field("dtype", &TensorStructInfoNode::dtype)
-    .field("ndim", &TensorStructInfoNode::ndim);
-TESSERA_REGISTER_NODE(TupleStructInfoNode).field("fields", &TupleStructInfoNode::fields);
+    .field("ndim", &TensorStructInfoNode::ndim)
+    .on_load([](const ObjectRef& o) -> ObjectRef {
+      const auto* n = static_cast<const TensorStructInfoNode*>(o.get());
+      TESSERA_CHECK_OR_THROW(n->ndim >= -1, ValueError) << "relax.TensorStructInfo.ndim " << n->ndim << " < -1";
+      TESSERA_CHECK_OR_THROW(!n->shape || n->shape->defined(), ValueError) << "relax.TensorStructInfo.shape is a null expression";
+      return o;
+    });
+TESSERA_REGISTER_NODE(TupleStructInfoNode).field("fields", &TupleStructInfoNode::fields).on_load([](const ObjectRef& o) -> ObjectRef {
+  const auto* n = static_cast<const TupleStructInfoNode*>(o.get());
+  for (size_t i = 0; i < n->fields.size(); ++i) {
+    TESSERA_CHECK_OR_THROW(n->fields[i].defined(), ValueError) << "relax.TupleStructInfo.fields[" << i << "] is missing (None)";
+  }
+  return o;
+});
 // A function signature's parameters define the symbolic vars its return uses.
 TESSERA_REGISTER_NODE(FuncStructInfoNode)
     .def("params", &FuncStructInfoNode::params)
     .field("ret", &FuncStructInfoNode::ret)
-    .field("purity", &FuncStructInfoNode::purity);
+    .field("purity", &FuncStructInfoNode::purity)
+    .on_load([](const ObjectRef& o) -> ObjectRef {
+      const auto* n = static_cast<const FuncStructInfoNode*>(o.get());
+      TESSERA_CHECK_OR_THROW(n->ret.defined(), ValueError) << "relax.FuncStructInfo.ret is missing (None)";
+      return o;
+    });
 
 TESSERA_REGISTER_GLOBAL("relax.ObjectStructInfo").set_body_typed([]() { return ObjectStructInfo::Make(); });
 TESSERA_REGISTER_GLOBAL("relax.PrimStructInfo").set_body_typed([](Any dtype, Any value) -> StructInfo {

@@ -332,6 +332,32 @@ def test_core_op_inference():
                                                                       relax.StringImm("global"), x]),
      TypeError, r"relax.memory.alloc_storage: operand 'dtype' \(argument 3\) must be a DataTypeImm"),
     (lambda x, gv: relax.Call(Op.get("relax.vm.kill_object"), []), TypeError, r"relax.vm.kill_object expects 1 argument"),
+    (lambda x, gv: relax.Call(Op.get("relax.call_pure_packed"), [x], None, [tensor((2,))]), TypeError,
+     r"relax.call_pure_packed: operand 'func' \(argument 0\) must be an ExternFunc, got relax.Var"),
+    (lambda x, gv: relax.Call(Op.get("relax.call_pure_packed"), [], None, [tensor((2,))]), TypeError,
+     r"relax.call_pure_packed expects at least 1 arguments, got 0"),
+    (lambda x, gv: relax.Call(Op.get("relax.call_dps_packed"), [relax.ExternFunc("f"), relax.Tuple([x]), x], None,
+                              [tensor((2,))]), TypeError, r"relax.call_dps_packed expects 2 arguments, got 3"),
+    (lambda x, gv: relax.Call(Op.get("relax.null_value"), [x]), TypeError, r"relax.null_value expects 0 arguments, got 1"),
+    (lambda x, gv: relax.Call(Op.get("relax.memory.alloc_tensor"), [x, relax.PrimValue(0), relax.ShapeExpr([2]),
+                                                                     relax.DataTypeImm("float32")][:3]),
+     TypeError, r"relax.memory.alloc_tensor expects 4 arguments, got 3"),
+    (lambda x, gv: relax.Call(Op.get("relax.memory.alloc_tensor"), [x, relax.StringImm("0"), relax.ShapeExpr([2]),
+                                                                     relax.DataTypeImm("float32")]),
+     TypeError, r"relax.memory.alloc_tensor: operand 'offset' \(argument 1\) must be a PrimValue"),
+    (lambda x, gv: relax.Call(Op.get("relax.memory.kill_storage"), [x, x]), TypeError,
+     r"relax.memory.kill_storage expects 1 argument, got 2"),
+    (lambda x, gv: relax.Call(Op.get("relax.memory.kill_tensor"), []), TypeError,
+     r"relax.memory.kill_tensor expects 1 argument, got 0"),
+    (lambda x, gv: relax.Call(Op.get("relax.vm.alloc_storage"), [relax.ShapeExpr([8]), relax.PrimValue(0),
+                                                                  relax.StringImm("global"), relax.DataTypeImm("uint8")]),
+     TypeError, r"relax.vm.alloc_storage: operand 'dtype' \(argument 2\) must be a DataTypeImm, got relax.StringImm"),
+    (lambda x, gv: relax.Call(Op.get("relax.vm.alloc_tensor"), [x, relax.PrimValue(0), x, relax.DataTypeImm("float32")]),
+     TypeError, r"relax.vm.alloc_tensor: operand 'shape' \(argument 2\) must be a shape"),
+    (lambda x, gv: relax.Call(Op.get("relax.vm.call_tir_dyn"), [x, relax.Tuple([x])]), TypeError,
+     r"relax.vm.call_tir_dyn: operand 'func' \(argument 0\) must be a GlobalVar"),
+    (lambda x, gv: relax.op.call_tir(gv, [x], tensor((2,)), tir_vars=relax.Tuple([])), TypeError,
+     r"relax.call_tir: operand 'tir_vars' \(argument 2\) must be a shape"),
     (lambda x, gv: relax.Call(Op.get("relax.print"), [x]), TypeError, r"relax.print: operand 'format'"),
 ])
 def test_core_op_inference_errors(make, err, pattern):
@@ -493,3 +519,22 @@ def test_failed_emit_leaves_the_block_unchanged():
     with pytest.raises(TypeError, match="relax.shape_of"):
         bb.normalize(bad)
     assert len(bb._end_block().bindings) == 1
+
+
+def test_call_of_extern_func_uses_sinfo_args():
+    # R.call_packed("f", x, sinfo_args=...) is a call of an ExternFunc value (opaque, impure).
+    x = relax.Var("x", tensor((4,)))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x], pure=False):
+        y = bb.emit(relax.Call(relax.ExternFunc("env.f"), [x], sinfo_args=[tensor((4,))]))
+        z = bb.emit(relax.Call(relax.ExternFunc("env.g"), [x]))
+        bb.emit_func_output(y)
+    assert repr(y.struct_info) == 'R.Tensor((4,), dtype="float32")'
+    assert isinstance(z.struct_info, relax.ObjectStructInfo)
+    assert not bb.get()["main"].is_pure
+    assert relax.analysis.well_formed(bb.get())
+    pure = relax.Function([x], relax.SeqExpr([relax.BindingBlock([relax.VarBinding(relax.Var("v"), relax.Call(
+        relax.ExternFunc("env.f"), [x], sinfo_args=[tensor((4,))]))])], x))
+    errs = relax.analysis.well_formed_errors(relax.BlockBuilder().normalize(pure))
+    assert errs == ["function '<anonymous>', binding 'v': impure call of impure function 'relax.ExternFunc' in a pure "
+                    "function (mark it impure or set relax.force_pure)"]

@@ -2,7 +2,7 @@
 expressions and struct info, the core operators (``relax.op``) and the
 BlockBuilder with its normalizer. Names not delivered yet raise
 NotImplementedError naming what is missing."""
-from . import op, analysis
+from . import op, analysis, transform
 from .expr import (Expr, ExprWithOp, Var, DataflowVar, Constant, Tuple, TupleGetItem, Call, ShapeExpr, PrimValue,
                    StringImm, DataTypeImm, ExternFunc, extern, Binding, VarBinding, MatchCast, BindingBlock,
                    DataflowBlock, SeqExpr, If, Function, const, GlobalVar)
