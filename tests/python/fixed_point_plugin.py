@@ -89,7 +89,8 @@ def _parse_and_reprint(text):
     if cached is None:
         try:
             parsed = tvm.script.from_source(text)
-            cached = (parsed, None, parsed.script())
+            with_meta = text.startswith("metadata = ")  # printed with show_meta=True: reprint alike
+            cached = (parsed, None, parsed.script(show_meta=True) if with_meta else parsed.script())
         except Exception as err:  # pylint: disable=broad-except
             cached = (None, f"{type(err).__name__}: {err}", None)
         _STATE["parsed"][text] = cached
