@@ -577,3 +577,44 @@ def test_module_functions_call_each_other_in_any_order():
     n = main.params[0].struct_info.shape.values[0]
     assert main.body.blocks[0].bindings[0].var.struct_info.shape.values[0].same_as(n)
     assert "y: R.Tensor((n,), dtype=\"float32\") = cls.double(x)" in Calls.script()
+
+
+BOUND_MAIN_TEXT = '''\
+    @R.function
+    def main(x: R.Tensor((1, 784), dtype="float32")) -> R.Tensor((1, 10), dtype="float32"):
+        with R.dataflow():
+            lv0 = R.call_dps_packed("linear0", (x, metadata["relax.expr.Constant"][0], metadata["relax.expr.Constant"][1]), out_sinfo=R.Tensor((1, 128), dtype="float32"))
+            lv1 = R.call_dps_packed("env.relu", (lv0,), out_sinfo=R.Tensor((1, 128), dtype="float32"))
+            out = R.call_dps_packed("env.linear", (lv1, metadata["relax.expr.Constant"][2], metadata["relax.expr.Constant"][3]), out_sinfo=R.Tensor((1, 10), dtype="float32"))
+            R.output(out)
+        return out
+
+# Metadata omitted. Use show_meta=True in script() method to show it.'''
+
+
+def test_bound_parameters_print_as_the_course_shows():
+    """The printout of BindParams("main", params)(MyModuleMixture) in the MLC course (chapter 4.5)."""
+
+    @I.ir_module
+    class Mixture:
+        @R.function
+        def main(x: R.Tensor((1, 784), "float32"), w0: R.Tensor((128, 784), "float32"),
+                 b0: R.Tensor((128,), "float32"), w1: R.Tensor((10, 128), "float32"),
+                 b1: R.Tensor((10,), "float32")):
+            with R.dataflow():
+                lv0 = R.call_dps_packed("linear0", (x, w0, b0), R.Tensor((1, 128), dtype="float32"))
+                lv1 = R.call_dps_packed("env.relu", (lv0,), R.Tensor((1, 128), dtype="float32"))
+                out = R.call_dps_packed("env.linear", (lv1, w1, b1), R.Tensor((1, 10), dtype="float32"))
+                R.output(out)
+            return out
+
+    rng = np.random.default_rng(0)
+    params = {name: tvm.nd.array(rng.random(shape, dtype=np.float32))
+              for name, shape in (("w0", (128, 784)), ("b0", (128,)), ("w1", (10, 128)), ("b1", (10,)))}
+    bound = relax.transform.BindParams("main", params)(Mixture)
+    assert _function_text(bound, "main") + "\n\n" + bound.script().split("\n\n")[-1] == BOUND_MAIN_TEXT
+    full = bound.script(show_meta=True)
+    reparsed = tvm.script.from_source(full)
+    tvm.ir.assert_structural_equal(reparsed, bound)
+    lv0 = reparsed["main"].body.blocks[0].bindings[0].value
+    np.testing.assert_array_equal(lv0.args[1].fields[1].data.numpy(), params["w0"].numpy())
