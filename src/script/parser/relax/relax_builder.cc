@@ -7,6 +7,7 @@
 
 #include <cctype>
 
+#include "ir/op.h"
 #include "ir/structural_equal.h"
 #include "runtime/registry.h"
 #include "script/parser/ir/module_builder.h"
@@ -353,6 +354,20 @@ Any RelaxBuilder::CallValue(const Any& callee, CallArgs& call) {
   Array<relax::Expr> args;
   for (size_t i = 0; i < call.args.size(); ++i) args.push_back(ToExpr(call.args[i], call.arg_pos[i]));
   return relax::Expr(relax::Call(f, args));
+}
+
+Any RelaxBuilder::Operator(const std::string& op_name, const std::string& symbol, const std::vector<Any>& operands,
+                          const Pos& pos) {
+  std::string full = "relax." + op_name;
+  if (op_name.empty() || !Op::Exists(full)) {
+    std::string what;
+    for (const Any& v : operands) what += (what.empty() ? "" : " and ") + TypeName(v);
+    Error(pos, "operator '" + symbol + "' on " + what + " needs a registered Relax operator" +
+                   (op_name.empty() ? std::string() : " ('" + full + "' is not registered)"));
+  }
+  Array<relax::Expr> args;
+  for (const Any& v : operands) args.push_back(ToExpr(v, pos, "an operand"));
+  return relax::Expr(relax::Call(Op::Get(full), args));
 }
 
 Any RelaxBuilder::Attribute(const Any& base, const ast::Expr& e) {

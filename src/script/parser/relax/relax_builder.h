@@ -88,6 +88,9 @@ class RelaxBuilder : public DialectState, public BodyFrame {
   Any Subscript(const Any& base, const ast::Expr& e);
   Any CallValue(const Any& callee, CallArgs& call);
   Any CallFunction(const GlobalVar& gv, const FunctionSignature& sig, CallArgs& call);
+  // A Python operator `symbol` on Relax values: a call of the registered
+  // operator relax.<op_name> (ParseError naming both when there is none).
+  Any Operator(const std::string& op_name, const std::string& symbol, const std::vector<Any>& operands, const Pos& pos);
 
   // ---- statements (BodyFrame) --------------------------------------------------------------
   Dialect* dialect() override { return dialect_; }

@@ -9,6 +9,28 @@ namespace script {
 
 namespace {
 
+// Python operators on Relax values, as TVM's relax.Expr operators: the
+// registered operator of that name (relax.add for `+`, ...).
+std::string BinaryOpName(const std::string& op) {
+  if (op == "+") return "add";
+  if (op == "-") return "subtract";
+  if (op == "*") return "multiply";
+  if (op == "/") return "divide";
+  if (op == "//") return "floor_divide";
+  if (op == "**") return "power";
+  if (op == "%") return "floor_mod";
+  return "";
+}
+std::string CompareOpName(const std::string& op) {
+  if (op == "<") return "less";
+  if (op == "<=") return "less_equal";
+  if (op == ">") return "greater";
+  if (op == ">=") return "greater_equal";
+  if (op == "==") return "equal";
+  if (op == "!=") return "not_equal";
+  return "";
+}
+
 class RelaxDialect : public Dialect {
  public:
   std::string name() const override { return "R"; }
@@ -37,6 +59,16 @@ class RelaxDialect : public Dialect {
   }
   Any CallValue(Evaluator& ev, const Any& callee, CallArgs& call) override {
     return RelaxBuilder::Of(ev).CallValue(callee, call);
+  }
+  Any Unary(Evaluator& ev, const std::string& op, const Any& v, const ast::Expr& e) override {
+    return RelaxBuilder::Of(ev).Operator(op == "-" ? "negative" : op == "not" ? "logical_not" : "", op, {v}, e.pos);
+  }
+  Any Binary(Evaluator& ev, const std::string& op, const Any& a, const Any& b, const Pos& pos) override {
+    return RelaxBuilder::Of(ev).Operator(BinaryOpName(op), op, {a, b}, pos);
+  }
+  Any Compare(Evaluator& ev, const std::string& op, const Any& a, const Any& b, const Pos&, const Pos&,
+              const Pos& pos) override {
+    return RelaxBuilder::Of(ev).Operator(CompareOpName(op), op, {a, b}, pos);
   }
   Any CallFunction(Evaluator& ev, const ObjectRef& gv, const FunctionSignature& sig, CallArgs& call) override {
     return RelaxBuilder::Of(ev).CallFunction(Downcast<GlobalVar>(gv), sig, call);
