@@ -241,6 +241,7 @@ std::string RelaxPrinter::PrintAttrKwargs(const ObjectRef& attrs, const relax::C
       ctx_->int64_bare = true;
       value = TIRPrinter(ctx_).PrintValueFragment(kv.second);
       ctx_->int64_bare = saved;
+      if (value.find(cfg_.tir_prefix + ".") != std::string::npos) ctx_->tir_prefix_used = true;
     }
     out += ", " + kv.first + "=" + value;
   }
