@@ -213,6 +213,11 @@ class Var(PrimExprWithOp):
             return
         self.__init_handle_by_constructor__(_ffi_api.Var, name, str(dtype))
 
+    @property
+    def name(self):
+        """The name hint (TVM's ``Var.name``)."""
+        return self.name_hint
+
     def __repr__(self):
         return self.name_hint
 
