@@ -8,10 +8,21 @@ SHARED ?= $(CURDIR)/../shared
 export PYTHONPATH := $(CURDIR)/python$(if $(PYTHONPATH),:$(PYTHONPATH))
 
 # Conformance chapters (../shared/conformance) whose features are delivered.
-# Each entry is a file, optionally narrowed with -k; issues that deliver a
-# chapter add it here.
-CONFORMANCE_TESTS := test_ch2_tensorir.py test_ch4_autotune.py test_ch6_gpu_tensorize.py \
-	-m "not slow" -k "not (linear0 or mixture_module)"
+# One pytest run per entry, each with its own selection (-m / -k), so one
+# file's exclusions never narrow another's: CONFORMANCE_<entry> holds the file
+# and its pytest arguments. An issue that delivers a chapter adds an entry
+# here and to CONFORMANCE_TESTS. `make test-conformance-<entry>` runs one.
+CONFORMANCE_TESTS := ch2 ch4 ch6
+CONFORMANCE_ch2 := test_ch2_tensorir.py
+# Relax tests of ch4 §4.5 (extract linear0, mixture with BindParams, update_func)
+# join when Relax + relax.build are on main; the slow ones need meta_schedule tuning.
+CONFORMANCE_ch4 := test_ch4_autotune.py -m "not slow" -k "not (linear0 or mixture_module)"
+CONFORMANCE_ch6 := test_ch6_gpu_tensorize.py -m "not slow"
+CONFORMANCE_ch3 := test_ch3_end_to_end.py
+# EliminateCommonSubexpr and the ONNX frontend belong to later issues.
+CONFORMANCE_seed004 := test_seed004_relay_concepts.py -k "not (common_subexpression_elimination or onnx)"
+CONFORMANCE_PYTEST = cd $(SHARED)/conformance && PYTHONPATH=$(CURDIR)/tests/python:$$PYTHONPATH \
+	$(PYTHON) -m pytest -q -p fixed_point_plugin
 
 .PHONY: all setup build test test-cpp test-python test-conformance test-asan fuzz demo bench clean
 
@@ -37,10 +48,17 @@ test-python:
 
 test-conformance:
 ifneq ($(strip $(CONFORMANCE_TESTS)),)
-	cd $(SHARED)/conformance && PYTHONPATH=$(CURDIR)/tests/python:$$PYTHONPATH $(PYTHON) -m pytest -q -p fixed_point_plugin $(CONFORMANCE_TESTS)
+	@failed=""; $(foreach t,$(CONFORMANCE_TESTS),\
+	  echo '[conformance] $(t): pytest $(CONFORMANCE_$(t))'; \
+	  ( $(CONFORMANCE_PYTEST) $(CONFORMANCE_$(t)) ) || failed="$$failed $(t)";) \
+	if [ -n "$$failed" ]; then echo "[conformance] FAILED:$$failed"; exit 1; fi
 else
 	@echo "conformance: no chapter delivered yet"
 endif
+
+test-conformance-%:
+	@test -n '$(CONFORMANCE_$*)' || { echo "no conformance entry '$*' (CONFORMANCE_$* is empty)"; exit 2; }
+	$(CONFORMANCE_PYTEST) $(CONFORMANCE_$*)
 
 # C++ tests under AddressSanitizer + UndefinedBehaviorSanitizer.
 test-asan: export LSAN_OPTIONS = suppressions=$(CURDIR)/tests/asan/lsan.supp

@@ -8,7 +8,7 @@ chapter 4 step (scheduled linear0/linear1 swapped in with update_func), runs
 each with relax.build + relax.VirtualMachine on all 10,000 test images, and
 compares accuracy and per-image latency with PyTorch, NumPy and ONNX Runtime
 measured in the same run. Writes a PNG of predictions. The shared pieces
-live in apps/mlp/.
+live in apps/fashion_mlp/.
 """
 import argparse
 import os
@@ -20,7 +20,7 @@ import warnings
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mlp import data, peers, picture, timing, train  # noqa: E402
+from fashion_mlp import data, peers, picture, timing, train  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 T0 = time.perf_counter()
@@ -153,7 +153,7 @@ def main():
         f"(same predictions as PyTorch: {int((ort_pred == torch_pred).sum())}/{n}; model {onnx_path})")
 
     step("4/6 Tessera: compile the MLP (relax.build) and classify every test image (relax.VirtualMachine)")
-    from mlp import modules  # noqa: E402  (parses nothing at import; modules are built on demand)
+    from fashion_mlp import modules  # noqa: E402  (parses nothing at import; modules are built on demand)
 
     modules.register_torch_env_functions(torch)
     results = {}

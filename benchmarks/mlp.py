@@ -1,0 +1,113 @@
+"""MLP batch-1 end-to-end latency from Python: the course's Fashion-MNIST MLP
+(784 -> 128 -> 10, ReLU) compiled by Tessera (relax.build + VirtualMachine,
+vm["main"] called from Python) vs NumPy, PyTorch and ONNX Runtime, measured
+in the same run (interleaved, median of rounds); prints peer/Tessera ratios
+(> 1: Tessera is faster). Also the C++ figure (VM called from C++ through
+the runtime only) when the apps/cpp VM example is built. Part of `make bench`;
+runs alone with `python benchmarks/mlp.py`.
+"""
+import os
+import subprocess
+import sys
+import tempfile
+import warnings
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "apps"))
+from fashion_mlp import peers, timing, train  # noqa: E402
+
+
+def random_params(seed=0):
+    """nn.Linear-like uniform weights: latency does not depend on the values."""
+    rng = np.random.default_rng(seed)
+
+    def uniform(shape, fan_in):
+        bound = 1.0 / np.sqrt(fan_in)
+        return rng.uniform(-bound, bound, size=shape).astype("float32")
+
+    return {"w0": uniform((128, 784), 784), "b0": uniform((128,), 784),
+            "w1": uniform((10, 128), 128), "b1": uniform((10,), 128)}
+
+
+def tessera_engines(tvm, params, nd_x):
+    """{label: zero-argument callable} for the Tessera builds, and {label: reason} for those
+    that cannot be built here (never a made-up number)."""
+    from fashion_mlp import modules
+
+    engines, missing = {}, {}
+    builds = {
+        "Tessera call_tir (scheduled, bound params)":
+            lambda: modules.bind_params(modules.with_scheduled_linears(modules.call_tir_module()), params),
+        "Tessera call_tir (as written, bound params)":
+            lambda: modules.bind_params(modules.call_tir_module(), params),
+    }
+    expected = peers.numpy_mlp(nd_x.numpy(), params)
+    for label, make in builds.items():
+        try:
+            f = modules.build(make())["main"]
+            np.testing.assert_allclose(f(nd_x).numpy(), expected, rtol=1e-4, atol=1e-5)
+        except Exception as err:  # noqa: BLE001 - report, do not guess
+            missing[label] = f"{type(err).__name__}: {str(err).strip().splitlines()[0] if str(err).strip() else ''}"
+            continue
+        engines[label] = lambda f=f: f(nd_x)
+    return engines, missing
+
+
+def cpp_figure():
+    """Runs the C++ VM example's timing mode if it is built; returns its output lines or a reason."""
+    candidates = [os.path.join(ROOT, "build", name) for name in ("mlp_vm_example", "relax_vm_example")]
+    exe = next((c for c in candidates if os.path.exists(c)), None)
+    if exe is None:
+        return None, "no C++ VM example built (apps/cpp)"
+    return exe, None
+
+
+def run(number=400, repeat=21, log=print):
+    import torch
+    import tessera as tvm
+
+    torch.set_num_threads(train.CONFIG["threads"])
+    torch.set_grad_enabled(False)
+    params = random_params()
+    x = np.random.default_rng(1).random((1, 784), dtype=np.float32)
+    nd_x = tvm.nd.array(x)
+
+    engines, missing = tessera_engines(tvm, params, nd_x)
+    model = train.torch_model_from_params(torch, params)
+    tx = torch.from_numpy(x)
+    with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sess = peers.onnxruntime_session(peers.export_onnx(torch, model, os.path.join(tmp, "mlp.onnx")))
+    expected = peers.numpy_mlp(x, params)
+    np.testing.assert_allclose(model(tx).numpy(), expected, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(sess.run(None, {"x": x})[0], expected, rtol=1e-4, atol=1e-5)
+    engines["NumPy"] = lambda: peers.numpy_mlp(x, params)
+    engines["PyTorch"] = lambda: model(tx)
+    engines["ONNX Runtime"] = lambda: sess.run(None, {"x": x})
+
+    lat = timing.interleaved_latency(engines, number=number, repeat=repeat)
+    tessera = {k: v for k, v in lat.items() if k.startswith("Tessera")}
+    best_label = min(tessera, key=tessera.get) if tessera else None
+    log(f"(e) MLP 784-128-10 batch 1, end to end from Python; xN = peer time / {best_label or 'Tessera'} time")
+    for label, t in lat.items():
+        ratio = ""
+        if best_label and not label.startswith("Tessera"):
+            ratio = f"   x{t / tessera[best_label]:5.2f}"
+        log(f"    {label:44s} {t * 1e6:8.2f} us{ratio}")
+    for label, reason in missing.items():
+        log(f"    {label:44s} not available in this build: {reason}")
+    exe, reason = cpp_figure()
+    if exe is None:
+        log(f"    C++ (runtime only): {reason}")
+    else:
+        out = subprocess.run([exe, "--bench"], capture_output=True, text=True, check=False)
+        for line in (out.stdout + out.stderr).strip().splitlines()[-4:]:
+            log(f"    C++ {os.path.basename(exe)}: {line}")
+    return lat, missing
+
+
+if __name__ == "__main__":
+    run()
