@@ -2,9 +2,10 @@
 (784 -> 128 -> 10, ReLU) compiled by Tessera (relax.build + VirtualMachine,
 vm["main"] called from Python) vs NumPy, PyTorch and ONNX Runtime, measured
 in the same run (interleaved, median of rounds); prints peer/Tessera ratios
-(> 1: Tessera is faster). Also the C++ figure (VM called from C++ through
-the runtime only) when the apps/cpp VM example is built. Part of `make bench`;
-runs alone with `python benchmarks/mlp.py`.
+(> 1: Tessera is faster). Also the C++ figure: the executable exported with
+export_library and called from C++ with the runtime library only
+(benchmarks/cpp/mlp_latency.cc). Part of `make bench`; runs alone with
+`python benchmarks/mlp.py`.
 """
 import os
 import subprocess
@@ -33,11 +34,11 @@ def random_params(seed=0):
 
 
 def tessera_engines(tvm, params, nd_x):
-    """{label: zero-argument callable} for the Tessera builds, and {label: reason} for those
-    that cannot be built here (never a made-up number)."""
+    """({label: zero-argument callable}, {label: Executable}) for the Tessera builds, and
+    {label: reason} for those that cannot be built here (never a made-up number)."""
     from fashion_mlp import modules
 
-    engines, missing = {}, {}
+    engines, executables, missing = {}, {}, {}
     builds = {
         "Tessera call_tir (scheduled, bound params)":
             lambda: modules.bind_params(modules.with_scheduled_linears(modules.call_tir_module()), params),
@@ -47,22 +48,37 @@ def tessera_engines(tvm, params, nd_x):
     expected = peers.numpy_mlp(nd_x.numpy(), params)
     for label, make in builds.items():
         try:
-            f = modules.build(make())["main"]
+            ex = modules.compile_executable(make())
+            f = tvm.relax.VirtualMachine(ex, tvm.cpu())["main"]
             np.testing.assert_allclose(f(nd_x).numpy(), expected, rtol=1e-4, atol=1e-5)
         except Exception as err:  # noqa: BLE001 - report, do not guess
-            missing[label] = f"{type(err).__name__}: {str(err).strip().splitlines()[0] if str(err).strip() else ''}"
+            text = str(err).strip()
+            missing[label] = f"{type(err).__name__}: {text.splitlines()[0] if text else ''}"
             continue
         engines[label] = lambda f=f: f(nd_x)
-    return engines, missing
+        executables[label] = ex
+    return engines, executables, missing
 
 
-def cpp_figure():
-    """Runs the C++ VM example's timing mode if it is built; returns its output lines or a reason."""
-    candidates = [os.path.join(ROOT, "build", name) for name in ("mlp_vm_example", "relax_vm_example")]
-    exe = next((c for c in candidates if os.path.exists(c)), None)
-    if exe is None:
-        return None, "no C++ VM example built (apps/cpp)"
-    return exe, None
+def cpp_latency(ex, x, expected, calls=20000):
+    """Exports `ex`, runs build/mlp_latency_bench on it (runtime library only) and checks its
+    output against `expected`. Returns the program's timing line, or why there is none."""
+    exe = os.path.join(ROOT, "build", "mlp_latency_bench")
+    if not os.path.exists(exe):
+        return "not available: build/mlp_latency_bench is not built (make build)"
+    with tempfile.TemporaryDirectory() as tmp:
+        lib, inp, outp = (os.path.join(tmp, n) for n in ("mlp.so", "x.f32", "y.f32"))
+        try:
+            ex.export_library(lib)
+        except Exception as err:  # noqa: BLE001
+            return f"not available: export_library failed: {type(err).__name__}: {err}"
+        x.astype(np.float32).tofile(inp)
+        proc = subprocess.run([exe, lib, inp, outp, str(calls)], capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            return f"FAILED ({proc.returncode}): {(proc.stderr or proc.stdout).strip()}"
+        np.testing.assert_allclose(np.fromfile(outp, dtype=np.float32).reshape(expected.shape), expected,
+                                   rtol=1e-4, atol=1e-5)
+        return proc.stdout.strip() + " (output checked against NumPy)"
 
 
 def run(number=400, repeat=21, log=print):
@@ -75,7 +91,7 @@ def run(number=400, repeat=21, log=print):
     x = np.random.default_rng(1).random((1, 784), dtype=np.float32)
     nd_x = tvm.nd.array(x)
 
-    engines, missing = tessera_engines(tvm, params, nd_x)
+    engines, executables, missing = tessera_engines(tvm, params, nd_x)
     model = train.torch_model_from_params(torch, params)
     tx = torch.from_numpy(x)
     with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
@@ -99,13 +115,11 @@ def run(number=400, repeat=21, log=print):
         log(f"    {label:44s} {t * 1e6:8.2f} us{ratio}")
     for label, reason in missing.items():
         log(f"    {label:44s} not available in this build: {reason}")
-    exe, reason = cpp_figure()
-    if exe is None:
-        log(f"    C++ (runtime only): {reason}")
+    if best_label:
+        log(f"    C++ (libtessera_runtime only), {best_label[len('Tessera '):]}: "
+            + cpp_latency(executables[best_label], x, expected))
     else:
-        out = subprocess.run([exe, "--bench"], capture_output=True, text=True, check=False)
-        for line in (out.stdout + out.stderr).strip().splitlines()[-4:]:
-            log(f"    C++ {os.path.basename(exe)}: {line}")
+        log("    C++ (libtessera_runtime only): not measured, no Tessera build available")
     return lat, missing
 
 

@@ -195,7 +195,11 @@ def bind_params(mod, params):
     return relax.transform.BindParams("main", nd_params)(mod)
 
 
+def compile_executable(mod):
+    """relax.build for the host CPU: an Executable (export_library to deploy it)."""
+    return relax.build(mod, target="llvm")
+
+
 def build(mod):
     """relax.build for the host CPU, then a VirtualMachine on tvm.cpu()."""
-    ex = relax.build(mod, target="llvm")
-    return relax.VirtualMachine(ex, tvm.cpu())
+    return relax.VirtualMachine(compile_executable(mod), tvm.cpu())
