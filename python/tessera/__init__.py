@@ -23,6 +23,7 @@ from . import target
 from .driver import build, lower
 from . import script
 from . import relax, te, topi, meta_schedule  # not implemented yet: attribute access says so
+from .relax.vm_build import compile  # pylint: disable=redefined-builtin
 
 __version__ = "0.1.0"
 

@@ -149,6 +149,11 @@ TESSERA_REGISTER_GLOBAL("ir.Range_from_min_extent").set_body_typed([](PrimExpr m
   return Range::FromMinExtent(min, extent);
 });
 TESSERA_REGISTER_GLOBAL("ir.GlobalVar").set_body_typed([](std::string name) { return GlobalVar(name); });
+TESSERA_REGISTER_GLOBAL("ir.BaseFuncWithoutAttr").set_body_typed([](BaseFunc func, std::string key) {
+  if (!func->attrs.Get(key)) return func;
+  func.CopyOnWrite()->attrs.erase(key);  // the map copies itself when shared
+  return func;
+});
 TESSERA_REGISTER_GLOBAL("ir.BaseFuncWithAttr").set_body_typed([](BaseFunc func, std::string key, Any value) {
   return WithAttr(func, key, value);
 });

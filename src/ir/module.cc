@@ -71,6 +71,8 @@ void IRModuleNode::Add(const GlobalVar& gv, const BaseFunc& func, bool update) {
     }
   }
   functions.Set(gv, func);
+  // A Relax function's GlobalVar carries its signature (struct info), as in TVM.
+  if (func->struct_info_.defined()) gv->struct_info_ = func->struct_info_;
 }
 
 void IRModuleNode::Update(const GlobalVar& gv, const BaseFunc& func) { Add(gv, func, true); }

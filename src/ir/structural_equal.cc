@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "ir/module.h"
+#include "ir/ndarray_content.h"
 #include "ir/node_repr.h"
 #include "ir/op.h"
 #include "runtime/reflection.h"
@@ -210,6 +211,16 @@ class SEqualImpl {
     if (a.as<ArrayObj>()) return EqArray(a, b, def);
     if (a.as<MapObj>()) return EqMap(a, b, def);
     if (a.as<IRModuleNode>()) return EqModule(a, b);
+    if (const auto* na = a.as<NDArrayObj>()) {
+      // Constants' data: equal by dtype, shape and content (identity when unreadable here).
+      if (a.same_as(b)) return true;
+      const auto* nb = static_cast<const NDArrayObj*>(b.get());
+      if (!NDArraySameMeta(na, nb)) return Fail("arrays differ in dtype or shape", a, b);
+      auto ca = NDArrayContent(na);
+      auto cb = NDArrayContent(nb);
+      if (!ca || !cb) return Fail("arrays off the CPU are compared by identity", a, b);
+      return *ca == *cb ? true : Fail("array contents differ", a, b);
+    }
     // Types without registered fields are opaque: compared by identity.
     const NodeInfo* info = Reflection::Find(a->type_index());
     if (info == nullptr) return a.same_as(b) ? true : Fail("opaque objects are different objects", a, b);
@@ -256,7 +267,9 @@ class SEqualImpl {
     if (rmap_.count(b.get())) {
       return Fail("right-hand variable already corresponds to another variable", a, b);
     }
-    if (!EqFields(a, b, traits, false)) return false;
+    // At a definition the variable's own fields are definitions too (the
+    // symbolic dims of a relax parameter's struct info).
+    if (!EqFields(a, b, traits, def)) return false;
     if (def || map_free_vars_) {
       lmap_[a.get()] = b.get();
       rmap_[b.get()] = a.get();

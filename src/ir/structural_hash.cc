@@ -13,6 +13,7 @@
 
 #include "ir/expr.h"
 #include "ir/module.h"
+#include "ir/ndarray_content.h"
 #include "runtime/reflection.h"
 #include "runtime/registry.h"
 #include "runtime/stack_guard.h"
@@ -119,6 +120,13 @@ class SHashImpl {
     }
     if (o.as<MapObj>()) return HashMap(static_cast<const MapObj*>(o.get()), def);
     if (o.as<IRModuleNode>()) return HashModule(static_cast<const IRModuleNode*>(o.get()));
+    if (const auto* nd = o.as<NDArrayObj>()) {
+      uint64_t h = Combine(HashString("runtime.NDArray"), nd->shape.size());
+      for (int64_t d : nd->shape) h = Combine(h, static_cast<uint64_t>(d));
+      h = Combine(h, (uint64_t{nd->dl.dtype.code} << 24) | (uint64_t{nd->dl.dtype.bits} << 16) | nd->dl.dtype.lanes);
+      if (auto bytes = NDArrayContent(nd)) return Combine(h, std::hash<std::string_view>()(*bytes));
+      return Combine(h, reinterpret_cast<uintptr_t>(nd));
+    }
     // Types without registered fields are opaque: hashed by identity.
     const NodeInfo* traits = Reflection::Find(o->type_index());
     if (traits == nullptr) return Combine(kTagOpaque, reinterpret_cast<uintptr_t>(o.get()));
@@ -128,7 +136,7 @@ class SHashImpl {
       case SEqualKind::kGlobalVar: {
         auto it = index_.find(o.get());
         if (it != index_.end()) return Combine(kTagVarRef, it->second);
-        uint64_t fields = HashFields(o, *traits, false);
+        uint64_t fields = HashFields(o, *traits, def);  // as equality: fields of a definition define
         if (def || map_free_vars_) {
           index_[o.get()] = next_index_++;
           return Combine(kTagVarDef, fields);

@@ -94,7 +94,18 @@ Module LoadModuleFromFile(const std::string& path) {
     for (size_t at = reason.find(copy); at != std::string::npos; at = reason.find(copy)) reason.replace(at, copy.size(), path);
     TESSERA_THROW(ValueError) << "cannot load module " << path << ": " << reason;
   }
-  return Module(ObjectPtr<Object>(make_object<LibraryModuleNode>(handle, path)));
+  // A VM executable exported with its kernels (runtime/vm/executable.h):
+  // the executable module, importing the library, is what loads.
+  const auto* exec_data = static_cast<const char*>(dlsym(handle, "__tessera_vm_executable"));
+  const auto* exec_size = static_cast<const uint64_t*>(dlsym(handle, "__tessera_vm_executable_size"));
+  std::string exec_bytes = exec_data && exec_size ? std::string(exec_data, *exec_size) : std::string();
+  Module lib(ObjectPtr<Object>(make_object<LibraryModuleNode>(handle, path)));
+  if (exec_data == nullptr) return lib;
+  try {
+    return Registry::GetOrThrow("vm.LoadExecutableFromLibrary")(lib, String(std::move(exec_bytes))).cast<Module>();
+  } catch (const ValueError& e) {
+    TESSERA_THROW(ValueError) << "cannot load module " << path << ": " << e.what();
+  }
 }
 
 TESSERA_REGISTER_OBJECT_TYPE(ModuleNode);

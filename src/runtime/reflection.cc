@@ -87,7 +87,18 @@ const NodeInfo* Reflection::Find(uint32_t type_index) {
     if (it == t->own.end()) continue;
     registered = true;
     if (it->second.kind) info->kind = *it->second.kind;
-    for (const FieldInfo& f : it->second.fields) info->fields.push_back(&f);
+    for (const FieldInfo& f : it->second.fields) {
+      // A type may re-register an ancestor's field to change its role (a
+      // relax Var compares the struct info other expressions ignore): the
+      // derived registration replaces the inherited one in place.
+      auto same = std::find_if(info->fields.begin(), info->fields.end(),
+                               [&](const FieldInfo* g) { return g->name == f.name; });
+      if (same != info->fields.end()) {
+        *same = &f;
+      } else {
+        info->fields.push_back(&f);
+      }
+    }
     if (i == type_index) info->on_load = it->second.on_load;
   }
   // An unregistered type is remembered as a marker (type_index kMaxTypes).

@@ -21,7 +21,8 @@ import pytest
 
 # The only reasons for which an object is not required to round-trip; each
 # is recognised precisely (see _known_failure) and counted in the summary.
-SKIP_REASONS = {}
+RELAX_NOT_PRINTABLE = "Relax functions: the Relax printer/parser is not in this build yet"
+SKIP_REASONS = {RELAX_NOT_PRINTABLE: "until script.printer.RelaxSupported is registered"}
 
 
 def _known_failure(parse_error=None, mismatch=None):
@@ -44,7 +45,14 @@ _STATE = {
 
 
 def _skip_reason(obj):
-    del obj  # every object must round-trip at present
+    import tessera as tvm  # pylint: disable=import-outside-toplevel
+
+    # Relax functions print and parse once the Relax TVMScript printer/parser
+    # lands (relaxscript's part of issue [D]); until then modules holding
+    # them are skipped, and counted under this reason.
+    if isinstance(obj, tvm.IRModule) and tvm.get_global_func("script.printer.RelaxSupported", allow_missing=True) is None:
+        if any(isinstance(f, tvm.relax.Function) for _, f in obj.functions.items()):
+            return RELAX_NOT_PRINTABLE
     return None
 
 

@@ -21,7 +21,8 @@ class BaseFunc(RelaxExpr):
         return func
 
     def without_attr(self, attr_key):
-        raise NotImplementedError("without_attr is not supported yet")
+        """A copy of this function without attribute ``attr_key`` (unchanged when absent)."""
+        return _ffi_api.BaseFuncWithoutAttr(self, attr_key)
 
 
 class _DictAttrs(dict):

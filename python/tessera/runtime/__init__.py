@@ -7,6 +7,8 @@ from .data_type import DataType
 from . import ndarray
 from .ndarray import NDArray
 from .module import Module, load_module
+from . import container
+from .container import ShapeTuple
 
 __all__ = ["Object", "PackedFunc", "Device", "device", "cpu", "cuda", "gpu", "DataType",
-           "ndarray", "NDArray", "Module", "load_module"]
+           "ndarray", "NDArray", "Module", "load_module", "container", "ShapeTuple"]

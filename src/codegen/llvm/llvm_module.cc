@@ -3,6 +3,7 @@
 
 #include "codegen/llvm/llvm_target.h"
 #include "runtime/interrupt.h"
+#include "runtime/registry.h"
 
 #include <dlfcn.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
@@ -115,9 +116,22 @@ class LLVMModuleNode final : public ModuleNode {
     return ModuleNode::GetSource(format);
   }
 
-  void ExportLibrary(const std::string& path) const override {
+  void ExportLibrary(const std::string& path) const override { ExportLibraryWithData(path, {}); }
+
+  // ExportLibrary plus read-only byte arrays: each (symbol, bytes) becomes
+  // `const char symbol[]` and `const uint64_t symbol_size` in the library
+  // (how a VM executable travels with its kernels).
+  void ExportLibraryWithData(const std::string& path, const std::vector<std::pair<std::string, std::string>>& data) const {
     llvm::LLVMContext ctx;
     auto module = Reparse(&ctx);
+    for (const auto& [symbol, bytes] : data) {
+      llvm::Constant* arr = llvm::ConstantDataArray::get(
+          ctx, llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+      new llvm::GlobalVariable(*module, arr->getType(), true, llvm::GlobalValue::ExternalLinkage, arr, symbol);
+      llvm::Type* i64 = llvm::Type::getInt64Ty(ctx);
+      new llvm::GlobalVariable(*module, i64, true, llvm::GlobalValue::ExternalLinkage,
+                               llvm::ConstantInt::get(i64, bytes.size()), symbol + "_size");
+    }
     // Embed the parameter descriptions for LoadModuleFromFile.
     std::string json = FunctionInfo::ListToJSON(infos_);
     llvm::Constant* str = llvm::ConstantDataArray::getString(ctx, json);
@@ -165,6 +179,26 @@ class LLVMModuleNode final : public ModuleNode {
 };
 
 }  // namespace
+
+// codegen.LLVMModuleExportLibraryWithData(module, path, symbol, bytes):
+// `module` is an LLVM module, or None for a library of the data alone.
+TESSERA_REGISTER_GLOBAL("codegen.LLVMModuleExportLibraryWithData")
+    .set_body_typed([](std::optional<Module> m, std::string path, std::string symbol, std::string bytes) {
+      Module lib;
+      if (m.has_value() && m->defined()) {
+        lib = *m;
+      } else {
+        Target target("llvm");
+        auto ctx = std::make_unique<llvm::LLVMContext>();
+        auto module = std::make_unique<llvm::Module>("tessera_data", *ctx);
+        ConfigureLLVMModule(module.get(), target);
+        lib = CreateLLVMModule(std::move(ctx), std::move(module), {}, target);
+      }
+      const auto* node = dynamic_cast<const LLVMModuleNode*>(lib.get());
+      TESSERA_CHECK_OR_THROW(node != nullptr, TypeError)
+          << "export with data needs an LLVM module, got a " << lib->type_key() << " module";
+      node->ExportLibraryWithData(path, {{symbol, bytes}});
+    });
 
 void ConfigureLLVMModule(llvm::Module* module, const Target& target) {
   auto tm = MakeTargetMachine(target);

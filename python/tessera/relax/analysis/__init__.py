@@ -1,0 +1,2 @@
+"""``tvm.relax.analysis``: analyses of Relax IR."""
+from .analysis import well_formed, well_formed_errors, struct_info_base_check, struct_info_lca

@@ -1,0 +1,282 @@
+"""``tvm.relax.BlockBuilder``: builds Relax functions binding by binding
+through the C++ BlockBuilder (src/relax/block_builder.h), whose normalizer
+binds nested calls to fresh vars and infers struct info.
+
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            lv = bb.emit(relax.op.call_tir(gv, [x], out_sinfo))
+            gv0 = bb.emit_output(lv)
+        bb.emit_func_output(gv0)
+    mod = bb.get()
+"""
+from .._ffi.registry import register_object
+from ..ir.base import Node
+from ..ir.expr import GlobalVar
+from ..ir.function import BaseFunc
+from .expr import Expr, Var, Tuple, SeqExpr, Function, Binding
+from .struct_info import StructInfo
+from . import _ffi_api
+
+
+class FunctionScope:
+    """``with bb.function(...)``: collects the blocks of one function."""
+
+    def __init__(self, block_builder, name, params, attrs, is_pure):
+        self._bb = block_builder
+        self._name = name
+        self._params = params
+        self._attrs = attrs
+        self._is_pure = is_pure
+        self._blocks = []
+        self._is_emit_func_output_called = False
+
+    def __enter__(self):
+        self._bb._enter_function_scope(self)
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        self._bb._exit_function_scope(exc_type, exc_val, exc_tb)
+
+
+class DataflowScope:
+    """``with bb.dataflow()``: a dataflow block inside a function."""
+
+    def __init__(self, block_builder):
+        self._bb = block_builder
+
+    def __enter__(self):
+        block = self._bb._end_block()
+        if len(block.bindings) > 0:
+            self._bb._func._blocks.append(block)
+        self._bb._begin_dataflow_block()
+
+    def __exit__(self, ptype, value, trace):
+        block = self._bb._end_block()
+        if len(block.bindings) > 0:
+            self._bb._func._blocks.append(block)
+        self._bb._begin_binding_block()
+
+
+class TestingScope:
+    """``with bb.testing_scope(def_vars)``: a dataflow block whose symbolic vars ``def_vars`` count as defined."""
+
+    def __init__(self, block_builder, def_vars):
+        self._bb = block_builder
+        shape_vars = []
+        for var in def_vars:
+            from ..tir.expr import Var as TIRVar  # pylint: disable=import-outside-toplevel
+            if not isinstance(var, TIRVar):
+                raise TypeError(f"testing_scope: {var!r} is not a tir.Var")
+            shape_vars.append(var)
+        from .struct_info import ShapeStructInfo  # pylint: disable=import-outside-toplevel
+        self._params = [Var("_testing_scope_defs", ShapeStructInfo(shape_vars))] if shape_vars else []
+
+    def __enter__(self):
+        self._bb.begin_scope(self._params)
+        self._bb._begin_dataflow_block()
+
+    def __exit__(self, ptype, value, trace):
+        self._bb._end_block()
+        self._bb.end_scope()
+
+
+def _as_params(params):
+    if params is None:
+        return None
+    if isinstance(params, Var):
+        return [params]
+    if isinstance(params, (list, tuple)):
+        for param in params:
+            if not isinstance(param, Var):
+                raise TypeError(f"each function parameter must be a tvm.relax.Var, got {type(param).__name__}")
+        return list(params)
+    raise TypeError(f"function parameters must be a Var or a list of Vars, got {type(params).__name__}")
+
+
+@register_object("relax.BlockBuilder")
+class BlockBuilder(Node):
+    """Builds Relax IR; see the module docstring."""
+
+    _stack = []
+
+    @staticmethod
+    def current():
+        """The innermost BlockBuilder inside a ``with bb.function(...)``, or None."""
+        return BlockBuilder._stack[-1] if BlockBuilder._stack else None
+
+    def __init__(self, mod=None):
+        self._func_stack = []
+        self.__init_handle_by_constructor__(_ffi_api.BlockBuilderCreate, mod)
+
+    def _begin_dataflow_block(self):
+        _ffi_api.BlockBuilderBeginDataflowBlock(self)
+
+    def _begin_binding_block(self):
+        _ffi_api.BlockBuilderBeginBindingBlock(self)
+
+    def _end_block(self):
+        return _ffi_api.BlockBuilderEndBlock(self)
+
+    @property
+    def _func(self):
+        if self._func_stack:
+            return self._func_stack[-1]
+        raise RuntimeError("Cannot access BlockBuilder._func when outside a bb.function() block")
+
+    def _enter_function_scope(self, func_scope):
+        BlockBuilder._stack.append(self)
+        self._func_stack.append(func_scope)
+        self.begin_scope(func_scope._params)
+        self._begin_binding_block()
+
+    def _exit_function_scope(self, exc_type, exc_val, exc_tb):  # pylint: disable=unused-argument
+        func = self._func
+        self._func_stack.pop()
+        assert BlockBuilder._stack and BlockBuilder._stack[-1] is self
+        BlockBuilder._stack.pop()
+        if not func._is_emit_func_output_called:
+            # Leave the C++ builder as it was before the scope.
+            try:
+                self._end_block()
+                self.end_scope()
+            except Exception:  # pylint: disable=broad-except
+                pass
+            if exc_type is None:
+                raise RuntimeError("emit_func_output must be called in a relax function.")
+
+    def function(self, name, params=None, attrs=None, pure=True, private=False):
+        """A scope building function ``name``; ``params`` may instead be given to emit_func_output."""
+        if not isinstance(name, str):
+            raise TypeError(f"BlockBuilder.function: name must be a str, got {type(name).__name__}")
+        params = _as_params(params)
+        attrs = dict(attrs) if attrs is not None else {}
+        if not private:
+            attrs["global_symbol"] = name
+        return FunctionScope(self, name, params, attrs, is_pure=pure)
+
+    def testing_scope(self, def_vars):
+        return TestingScope(self, def_vars)
+
+    def dataflow(self):
+        """A scope building a dataflow block."""
+        return DataflowScope(self)
+
+    @staticmethod
+    def _normalize_python_tuple(expr):
+        if isinstance(expr, (list, tuple)):
+            return Tuple([BlockBuilder._normalize_python_tuple(e) for e in expr])
+        return expr
+
+    def emit(self, expr, name_hint=""):
+        """Normalizes ``expr`` and binds it to a new var (a DataflowVar inside a dataflow block)."""
+        expr = self._normalize_python_tuple(expr)
+        if not isinstance(expr, Expr):
+            raise TypeError(f"BlockBuilder.emit: expected a relax Expr, got {type(expr).__name__}")
+        return _ffi_api.BlockBuilderEmit(self, expr, name_hint)
+
+    def call_te(self, func, *args, **kwargs):
+        raise NotImplementedError("BlockBuilder.call_te is not implemented yet (it comes with the frontends "
+                                  "issue [E])")
+
+    def emit_te(self, func, *args, **kwargs):
+        raise NotImplementedError("BlockBuilder.emit_te is not implemented yet (it comes with the frontends "
+                                  "issue [E])")
+
+    def match_cast(self, value, struct_info, name_hint=""):
+        """Binds ``value`` cast to ``struct_info`` (checked at run time), defining its new symbolic vars."""
+        if not isinstance(value, Expr):
+            raise TypeError(f"BlockBuilder.match_cast: value must be a relax Expr, got {type(value).__name__}")
+        if not isinstance(struct_info, StructInfo):
+            raise TypeError(f"BlockBuilder.match_cast: struct_info must be a StructInfo, got "
+                            f"{type(struct_info).__name__}")
+        return _ffi_api.BlockBuilderEmitMatchCast(self, value, struct_info, name_hint)
+
+    def emit_output(self, output, name_hint=""):
+        """Binds ``output`` to a var visible after the dataflow block."""
+        output = self._normalize_python_tuple(output)
+        if not isinstance(output, Expr):
+            raise TypeError(f"BlockBuilder.emit_output: expected a relax Expr, got {type(output).__name__}")
+        return _ffi_api.BlockBuilderEmitOutput(self, output, name_hint)
+
+    def emit_func_output(self, output, params=None):
+        """Ends the function: ``output`` is its result; returns its GlobalVar."""
+        if self._func._is_emit_func_output_called:
+            raise RuntimeError("emit_func_output must be called exactly once in a relax function.")
+        params = _as_params(params)
+        if self._func._params is not None and params is not None:
+            raise RuntimeError("function parameters have been initialized in the function with scope.")
+        if self._func._params is None and params is None:
+            raise RuntimeError("Relax function must have parameter.")
+        if BlockBuilder.current() is not self:
+            raise RuntimeError("BlockBuilder.current() must be self.")
+        self._func._is_emit_func_output_called = True
+        if self._func._params is None:
+            self._func._params = params
+        output = self._normalize_python_tuple(output)
+        if not isinstance(output, Expr):
+            raise TypeError(f"emit_func_output: expected a relax Expr, got {type(output).__name__}")
+        block = self._end_block()
+        if len(block.bindings) > 0:
+            self._func._blocks.append(block)
+        seqe = SeqExpr(self._func._blocks, output)
+        # Parameters given only now define their symbolic vars for the body.
+        self.begin_scope(self._func._params)
+        try:
+            seqe = self.normalize(seqe)
+        finally:
+            self.end_scope()
+        func = Function(self._func._params, seqe, is_pure=self._func._is_pure)
+        for key, value in self._func._attrs.items():
+            func = func.with_attr(key, value)
+        self.end_scope()
+        return self.add_func(func, self._func._name)
+
+    def normalize(self, expr):
+        """``expr`` normalized: struct info filled, nested calls bound (into the open block)."""
+        if not isinstance(expr, Expr):
+            raise TypeError(f"BlockBuilder.normalize: expected a relax Expr, got {type(expr).__name__}")
+        return _ffi_api.BlockBuilderNormalize(self, expr)
+
+    def get(self):
+        """The IRModule built so far (Relax and TIR functions)."""
+        return _ffi_api.BlockBuilderGetContextIRModule(self)
+
+    def finalize(self):
+        return self.get()
+
+    def get_unique_name(self, name_prefix):
+        return _ffi_api.BlockBuilderGetUniqueName(self, name_prefix)
+
+    def add_func(self, func, func_name):
+        """Adds ``func`` to the module under a fresh name derived from ``func_name``."""
+        if not isinstance(func, BaseFunc):
+            raise TypeError(f"BlockBuilder.add_func: expected a function, got {type(func).__name__}")
+        return _ffi_api.BlockBuilderAddFunction(self, func, func_name)
+
+    def update_func(self, gv, updated_func):
+        """Replaces the function of ``gv``."""
+        if not isinstance(gv, GlobalVar):
+            raise TypeError(f"BlockBuilder.update_func: gv must be a GlobalVar, got {type(gv).__name__}")
+        if not isinstance(updated_func, BaseFunc):
+            raise TypeError(f"BlockBuilder.update_func: expected a function, got {type(updated_func).__name__}")
+        _ffi_api.BlockBuilderUpdateFunction(self, gv, updated_func)
+
+    def current_block_is_dataflow(self):
+        return bool(_ffi_api.BlockBuilderCurrentBlockIsDataFlow(self))
+
+    def emit_normalized(self, binding):
+        if not isinstance(binding, Binding):
+            raise TypeError(f"emit_normalized: expected a Binding, got {type(binding).__name__}")
+        _ffi_api.BlockBuilderEmitNormalized(self, binding)
+
+    def lookup_binding(self, var):
+        return _ffi_api.BlockBuilderLookupBinding(self, var)
+
+    def begin_scope(self, params=None):
+        _ffi_api.BlockBuilderBeginScope(self, _as_params(params))
+
+    def end_scope(self):
+        _ffi_api.BlockBuilderEndScope(self)
+
+
+__all__ = ["BlockBuilder"]

@@ -1,0 +1,13 @@
+"""``tvm.relax.op``: Relax operators. The core ops (call_tir, call_dps_packed,
+call_pure_packed, shape_of, null_value, print) and the allocation families
+(builtin, memory, vm) are here; the tensor operators (add, matmul, nn.*...)
+come with the frontends issue [E] and raise NotImplementedError until then."""
+from . import builtin, memory, vm
+from .base import call_tir, call_dps_packed, call_pure_packed, shape_of, null_value, print  # pylint: disable=redefined-builtin
+
+
+def __getattr__(name):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    raise NotImplementedError(f"tessera.relax.op.{name} is not implemented yet (Relax tensor operators come with "
+                              "the frontends issue [E])")

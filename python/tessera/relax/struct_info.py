@@ -1,0 +1,122 @@
+"""Relax structure information (``tvm.relax.StructInfo`` and its kinds):
+what is statically known about a value. Nodes are built in C++
+(src/relax/struct_info.cc); these classes give them TVM's Python names."""
+from .._ffi.registry import register_object
+from ..ir.base import Node
+from ..ir.expr import PrimExpr
+from . import _ffi_api
+
+
+@register_object("relax.StructInfo")
+class StructInfo(Node):
+    """Base of all struct infos."""
+
+    def is_base_of(self, derived):
+        """Whether every value of struct info ``derived`` is one of this struct info."""
+        return bool(_ffi_api.StructInfoIsBaseOf(self, derived))
+
+    def __repr__(self):
+        return _ffi_api.StructInfoText(self)
+
+
+@register_object("relax.ObjectStructInfo")
+class ObjectStructInfo(StructInfo):
+    """Any value."""
+
+    def __init__(self, span=None):  # pylint: disable=unused-argument
+        self.__init_handle_by_constructor__(_ffi_api.ObjectStructInfo)
+
+
+@register_object("relax.PrimStructInfo")
+class PrimStructInfo(StructInfo):
+    """A scalar: ``PrimStructInfo("int64")`` or ``PrimStructInfo(value=n)``."""
+
+    def __init__(self, dtype=None, value=None, span=None):  # pylint: disable=unused-argument
+        if isinstance(dtype, PrimExpr) and value is None:
+            dtype, value = None, dtype
+        if isinstance(value, bool):
+            dtype = dtype or "bool"
+        elif isinstance(value, int):
+            dtype = dtype or "int64"
+        elif isinstance(value, float):
+            dtype = dtype or "float64"
+        self.__init_handle_by_constructor__(_ffi_api.PrimStructInfo, None if dtype is None else str(dtype), value)
+
+
+@register_object("relax.ShapeStructInfo")
+class ShapeStructInfo(StructInfo):
+    """A shape: ``ShapeStructInfo([1, n])`` or ``ShapeStructInfo(ndim=2)``."""
+
+    def __init__(self, values=None, ndim=-1, span=None):  # pylint: disable=unused-argument
+        if values is not None and not isinstance(values, (list, tuple)) and not hasattr(values, "__len__"):
+            raise TypeError(f"ShapeStructInfo: values must be a list of dims, got {type(values).__name__}")
+        self.__init_handle_by_constructor__(_ffi_api.ShapeStructInfo,
+                                            None if values is None else list(values), int(ndim))
+
+
+def _as_shape(shape):
+    from .expr import ShapeExpr, Expr  # pylint: disable=import-outside-toplevel
+    if shape is None or isinstance(shape, Expr):
+        return shape
+    if isinstance(shape, (list, tuple)) or hasattr(shape, "__len__"):
+        return ShapeExpr(list(shape))
+    raise TypeError(f"TensorStructInfo: shape must be a list/tuple of dims or a relax Expr, got "
+                    f"{type(shape).__name__}")
+
+
+@register_object("relax.TensorStructInfo")
+class TensorStructInfo(StructInfo):
+    """A tensor: ``TensorStructInfo((1, n), "float32")``, ``TensorStructInfo(ndim=2, dtype="float32")``."""
+
+    def __init__(self, shape=None, dtype="float32", vdevice=None, ndim=-1, span=None):  # pylint: disable=unused-argument
+        if vdevice is not None:
+            raise NotImplementedError("TensorStructInfo(vdevice=...) is not supported")
+        self.__init_handle_by_constructor__(_ffi_api.TensorStructInfo, _as_shape(shape),
+                                            "void" if dtype is None else str(dtype), int(ndim))
+
+    @property
+    def dtype(self):
+        value = self.__getattr__("dtype")
+        text = str(value)
+        return "" if text == "void" else text
+
+    @property
+    def vdevice(self):
+        return None
+
+
+@register_object("relax.TupleStructInfo")
+class TupleStructInfo(StructInfo):
+    """A tuple of struct infos."""
+
+    def __init__(self, fields, span=None):  # pylint: disable=unused-argument
+        fields = list(fields)
+        for i, f in enumerate(fields):
+            if not isinstance(f, StructInfo):
+                raise TypeError(f"TupleStructInfo: field {i} must be a StructInfo, got {type(f).__name__}")
+        self.__init_handle_by_constructor__(_ffi_api.TupleStructInfo, fields)
+
+
+@register_object("relax.FuncStructInfo")
+class FuncStructInfo(StructInfo):
+    """A function signature: parameter struct infos, return, purity."""
+
+    def __init__(self, params, ret, purity=True, span=None):  # pylint: disable=unused-argument
+        params = list(params)
+        for i, p in enumerate(params):
+            if not isinstance(p, StructInfo):
+                raise TypeError(f"FuncStructInfo: parameter {i} must be a StructInfo, got {type(p).__name__}")
+        if not isinstance(ret, StructInfo):
+            raise TypeError(f"FuncStructInfo: ret must be a StructInfo, got {type(ret).__name__}")
+        self.__init_handle_by_constructor__(_ffi_api.FuncStructInfo, params, ret, bool(purity))
+
+    @staticmethod
+    def opaque_func(*, ret=None, derive_func=None, purity=False, span=None):  # pylint: disable=unused-argument
+        """A function whose parameters are unknown."""
+        if derive_func is not None:
+            raise NotImplementedError("FuncStructInfo.opaque_func(derive_func=...) is not supported")
+        return _ffi_api.FuncStructInfoOpaqueFunc(ret, bool(purity))
+
+
+__all__ = ["StructInfo", "ObjectStructInfo", "PrimStructInfo", "ShapeStructInfo", "TensorStructInfo",
+           "TupleStructInfo", "FuncStructInfo"]

@@ -1,0 +1,146 @@
+"""``relax.Executable``: the result of ``relax.build`` (and of
+``ExecBuilder.get``), a wrapper of the C++ relax.Executable module with
+``stats``, ``as_text``, ``export_library`` and ``jit``."""
+import os
+
+from .._ffi.registry import get_global_func
+from ..runtime.module import Module
+
+
+class Executable:
+    """A VM executable: ``VirtualMachine(ex, dev)`` runs it."""
+
+    def __init__(self, mod):
+        if not isinstance(mod, Module) or mod.type_key != "relax.Executable":
+            raise TypeError(f"Executable wraps a relax.Executable module, got {mod!r}")
+        self.mod = mod
+
+    def stats(self):
+        """Counts of constants, functions and instructions."""
+        return get_global_func("relax.ExecutableStats")(self.mod)
+
+    def as_text(self):
+        """The bytecode, one instruction per line."""
+        return get_global_func("relax.ExecutableAsText")(self.mod)
+
+    def jit(self, fcompile=None, addons=None, **kwargs):
+        """The runnable module (already compiled in-process: no options)."""
+        if fcompile is not None or addons is not None or kwargs:
+            raise NotImplementedError("Executable.jit takes no options: the kernels are already compiled")
+        return self.mod
+
+    def export_library(self, file_name, fcompile=None, workspace_dir=None, **kwargs):
+        """Writes one shared library with the compiled TIR functions and the
+        bytecode; ``tvm.runtime.load_module(file_name)`` loads it back (with
+        the runtime library only) for ``VirtualMachine``."""
+        if fcompile is not None or workspace_dir is not None or kwargs:
+            raise NotImplementedError("Executable.export_library takes no compiler options: Tessera links the "
+                                      "library itself")
+        get_global_func("relax.ExecutableExportLibrary")(self.mod, os.path.abspath(os.fspath(file_name)))
+
+    def save_to_file(self, file_name):
+        """Writes the bytecode and constants alone (no kernels) in the
+        checksummed binary form; see ``load_executable``."""
+        get_global_func("relax.ExecutableSaveToFile")(self.mod, os.fspath(file_name))
+
+    def __getitem__(self, name):
+        return self.mod[name]
+
+    def __repr__(self):
+        return f"Executable({', '.join(get_global_func('relax.ExecutableFunctionNames')(self.mod))})"
+
+
+def load_executable(file_name, lib=None):
+    """Loads an executable written by ``Executable.save_to_file``; ``lib``
+    (a runtime Module) supplies its TIR functions. Raises ValueError for a
+    truncated or corrupted file."""
+    return Executable(get_global_func("relax.ExecutableLoadFromFile")(os.fspath(file_name), lib))
+
+
+
+
+
+# ---- relax.build -----------------------------------------------------------
+
+def _pipeline(name):
+    """The named pipeline of relax.get_pipeline (relax/pipeline.py, the passes'
+    package); "default" is TVM's newer name of "default_build"."""
+    import importlib  # pylint: disable=import-outside-toplevel
+
+    try:
+        pipeline = importlib.import_module(__package__ + ".pipeline")
+    except ImportError as err:
+        raise NotImplementedError("relax.build's lowering pipeline (relax.get_pipeline) is not available in this "
+                                  "build; build already-lowered modules with relax_pipeline=None") from err
+    return pipeline.get_pipeline("default_build" if name == "default" else name)
+
+
+def _vmcodegen(builder, mod):
+    """Emits the Relax functions of ``mod`` into ``builder``; returns the
+    IRModule of the remaining (TIR) functions."""
+    return get_global_func("relax.VMCodeGen")(builder, mod)
+
+
+def _vmlink(builder, target, tir_mod):
+    """The executable of ``builder`` with the TIR functions of ``tir_mod``
+    compiled for ``target`` (LLVM) and linked in."""
+    from ..driver import build as tir_build  # pylint: disable=import-outside-toplevel
+
+    lib = tir_build(tir_mod, target=target) if len(tir_mod.functions) else None
+    return Executable(get_global_func("relax.VMLink")(builder, lib))
+
+
+def build(mod, target="llvm", params=None, relax_pipeline="default_build", exec_mode="bytecode", *, system_lib=None):
+    """Compiles a Relax IRModule (or function) to an Executable for
+    ``relax.VirtualMachine``: binds ``params`` into "main" (BindParams), runs
+    ``relax_pipeline`` (a name for ``relax.get_pipeline``, a Pass, or None
+    for an already lowered module), generates bytecode (VMCodeGen) and links in the TIR
+    functions compiled with LLVM (VMLink)."""
+    from .. import ir  # pylint: disable=import-outside-toplevel
+    from ..target import Target  # pylint: disable=import-outside-toplevel
+    from .exec_builder import ExecBuilder  # pylint: disable=import-outside-toplevel
+
+    if exec_mode != "bytecode":
+        raise NotImplementedError(f"relax.build(exec_mode={exec_mode!r}): only \"bytecode\" is supported")
+    if system_lib:
+        raise NotImplementedError("relax.build(system_lib=True) is not supported")
+    if target is None:
+        target = "llvm"
+    tgt = target if isinstance(target, Target) else Target(target)
+    if tgt.kind.name != "llvm":
+        raise NotImplementedError(f"relax.build(target={str(tgt)!r}): the VM runs on the CPU (target \"llvm\") only")
+    if not isinstance(mod, ir.IRModule):
+        mod = ir.IRModule.from_expr(mod)
+    if params:
+        import importlib  # pylint: disable=import-outside-toplevel
+
+        try:
+            bind_params = importlib.import_module(__package__ + ".transform").BindParams
+        except (ImportError, AttributeError, NotImplementedError) as err:
+            raise NotImplementedError("relax.build(params=...) needs relax.transform.BindParams, which is not "
+                                      "available in this build") from err
+        mod = bind_params("main", params)(mod)
+    if relax_pipeline is not None:
+        if isinstance(relax_pipeline, str):
+            relax_pipeline = _pipeline(relax_pipeline)
+        mod = relax_pipeline(mod)
+    builder = ExecBuilder()
+    tir_mod = _vmcodegen(builder, mod)
+    return _vmlink(builder, tgt, tir_mod)
+
+__all__ = ["Executable", "load_executable", "build", "compile"]
+
+
+def compile(mod, target=None, *, relax_pipeline="default_build", tir_pipeline="default"):  # pylint: disable=redefined-builtin
+    """``tvm.compile``: ``relax.build`` for a module with Relax functions,
+    ``tvm.build`` for one of TIR functions only."""
+    from .. import ir  # pylint: disable=import-outside-toplevel
+    from ..driver import build as tir_build  # pylint: disable=import-outside-toplevel
+    from .expr import Function  # pylint: disable=import-outside-toplevel
+
+    if tir_pipeline != "default":
+        raise NotImplementedError("tvm.compile(tir_pipeline=...) is not supported; the TIR default pipeline is used")
+    funcs = [mod] if not isinstance(mod, ir.IRModule) else [f for _, f in mod.functions.items()]
+    if any(isinstance(f, Function) for f in funcs):
+        return build(mod, target=target, relax_pipeline=relax_pipeline)
+    return tir_build(mod, target=target if target is not None else "llvm")

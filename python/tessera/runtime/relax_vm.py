@@ -1,0 +1,140 @@
+"""The Relax virtual machine from Python (``tvm.runtime.relax_vm``, also
+``tvm.relax.VirtualMachine``): runs an Executable built by ``relax.build``
+or by ``relax.ExecBuilder``, or loaded with ``tvm.runtime.load_module``.
+The interpreter is C++ (src/runtime/vm); this class is a thin front."""
+from .._ffi.registry import get_global_func
+from .device import Device
+from .module import Module, BenchmarkResult
+
+
+class VirtualMachine:
+    """``VirtualMachine(rt_mod, device)``: ``vm["main"](*args)`` calls a
+    function; ``set_input`` / ``invoke_stateful`` / ``get_outputs`` call it
+    with inputs stored once; ``time_evaluator`` times it from C++."""
+
+    NAIVE_ALLOCATOR = 1
+    POOLED_ALLOCATOR = 2
+
+    def __init__(self, rt_mod, device, memory_cfg=None, profile=False):
+        if profile:
+            raise NotImplementedError("VirtualMachine(profile=True) is not supported: the VM has no profiler")
+        if memory_cfg not in (None, "naive", "pooled"):
+            raise ValueError(f"VirtualMachine(memory_cfg={memory_cfg!r}): use None, \"naive\" or \"pooled\" "
+                             "(the VM pools storage either way; \"naive\" is accepted as TVM's name for it)")
+        if not isinstance(rt_mod, Module):
+            mod = getattr(rt_mod, "mod", None)
+            if not isinstance(mod, Module):
+                raise TypeError(f"VirtualMachine expects an Executable or a runtime Module, got {type(rt_mod).__name__}")
+            rt_mod = mod
+        if rt_mod.type_key != "relax.Executable":
+            raise TypeError(f"VirtualMachine expects a relax.Executable (from relax.build, or load_module of an "
+                            f"exported executable), got a {rt_mod.type_key} module")
+        devices = list(device) if isinstance(device, (list, tuple)) else [device]
+        for d in devices:
+            if not isinstance(d, Device):
+                raise TypeError(f"VirtualMachine: device must be a tvm.runtime.Device (e.g. tvm.cpu()), "
+                                f"got {type(d).__name__}")
+        self.module = rt_mod["vm_load_executable"]()
+        init = []
+        for d in devices:
+            init += [int(d.device_type), int(d.device_id), self.POOLED_ALLOCATOR]
+        self.module["vm_initialization"](*init)
+        self.device = devices[0]
+        self._invoke_closure = self.module["invoke_closure"]
+        self._save_function = self.module["save_function"]
+        self._set_input = self.module["set_input"]
+        self._invoke_stateful = self.module["invoke_stateful"]
+        self._get_output = self.module["get_output"]
+        self._get_output_arity = self.module["get_output_arity"]
+        self._get_function_arity = self.module["get_function_arity"]
+        self._get_function_param_name = self.module["get_function_param_name"]
+
+    def __getitem__(self, key):
+        return self.module[key]
+
+    def invoke_closure(self, closure, *args):
+        """Calls a closure returned by a VM function."""
+        return self._invoke_closure(closure, *args)
+
+    def save_function(self, func_name, saved_name, *args, include_return=True, **kwargs):
+        """Binds ``args`` (and keyword arguments by parameter name) to
+        ``func_name``; ``vm[saved_name]()`` then calls it without converting
+        arguments again."""
+        args = self._convert_func_args(func_name, args, kwargs)
+        self._save_function(func_name, saved_name, bool(include_return), *args)
+
+    def set_input(self, func_name, *args, **kwargs):
+        """Stores the inputs of ``func_name`` (by position or parameter name)
+        for ``invoke_stateful``."""
+        args = self._convert_func_args(func_name, args, kwargs)
+        self._set_input(func_name, *args)
+
+    def invoke_stateful(self, func_name):
+        """Runs ``func_name`` on the inputs of ``set_input``; the result is
+        read with ``get_outputs``."""
+        self._invoke_stateful(func_name)
+
+    def get_outputs(self, func_name):
+        """The result of the last ``invoke_stateful(func_name)`` (tuples as
+        Python tuples)."""
+
+        def rec(*idx):
+            arity = self._get_output_arity(func_name, *idx)
+            if arity == -1:
+                return self._get_output(func_name, *idx)
+            return tuple(rec(*idx, i) for i in range(arity))
+
+        return rec()
+
+    def set_instrument(self, instrument):
+        raise NotImplementedError("VirtualMachine.set_instrument is not supported")
+
+    def time_evaluator(self, func_name, dev, number=10, repeat=1, min_repeat_ms=0, cooldown_interval_ms=0,
+                       repeats_to_cooldown=1, f_preproc=""):
+        """A function that calls ``func_name`` ``number`` times per repeat,
+        ``repeat`` times, from C++, and returns a BenchmarkResult (seconds per
+        call). Called with no arguments after ``set_input``, it times
+        ``invoke_stateful(func_name)``."""
+        for key, value, default in (("cooldown_interval_ms", cooldown_interval_ms, 0),
+                                    ("repeats_to_cooldown", repeats_to_cooldown, 1), ("f_preproc", f_preproc, "")):
+            if value != default:
+                raise NotImplementedError(f"time_evaluator({key}={value!r}) is not supported; "
+                                          f"leave it at its default {default!r}")
+        timer = get_global_func("runtime.TimeEvaluate")
+        func = self.module[func_name]
+        stateful = self._invoke_stateful
+
+        def evaluator(*args):
+            if args or func_name == "invoke_stateful":
+                results = timer(func, dev, int(number), int(repeat), int(min_repeat_ms), *args)
+            else:
+                arity = self._get_function_arity(func_name)
+                if arity == 0:
+                    results = timer(func, dev, int(number), int(repeat), int(min_repeat_ms))
+                else:
+                    results = timer(stateful, dev, int(number), int(repeat), int(min_repeat_ms), func_name)
+            return BenchmarkResult(results)
+
+        return evaluator
+
+    def _convert_func_args(self, func_name, args, kwargs):
+        if not kwargs:
+            return list(args)
+        arity = self._get_function_arity(func_name)
+        names = [self._get_function_param_name(func_name, i) for i in range(arity)]
+        out = list(args) + [None] * (arity - len(args))
+        for key, value in kwargs.items():
+            if key not in names:
+                raise TypeError(f"{func_name}() got an unexpected keyword argument '{key}' "
+                                f"(parameters: {', '.join(names)})")
+            i = names.index(key)
+            if i < len(args):
+                raise TypeError(f"{func_name}() got multiple values for argument '{key}'")
+            out[i] = value
+        missing = [names[i] for i in range(len(args), arity) if names[i] not in kwargs]
+        if missing:
+            raise TypeError(f"{func_name}() missing {len(missing)} argument(s): {', '.join(missing)}")
+        return out
+
+
+__all__ = ["VirtualMachine"]

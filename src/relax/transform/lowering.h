@@ -1,0 +1,43 @@
+// The Relax lowering passes that relax.build runs before VM code generation
+// (relax.get_pipeline("default_build"), pipeline.cc), in pipeline order. Each
+// is a registered Pass "relax.transform.<Name>" (one file per pass in
+// src/relax/transform/) and a Python constructor relax.transform.<Name>().
+#pragma once
+
+#include "ir/transform.h"
+
+namespace tessera {
+namespace relax {
+namespace transform {
+
+using tessera::transform::Pass;
+
+// Dataflow blocks become ordinary binding blocks; DataflowVars become Vars.
+Pass ToNonDataflow();
+// Pure functions get "relax.force_pure"; call_pure_packed becomes a plain
+// call of its callee, invoke_pure_closure invoke_closure.
+Pass RemovePurityChecking();
+// call_tir / call_dps_packed become R.builtin.alloc_tensor of each output
+// plus a call of the callee with the outputs appended (call_tir with
+// tir_vars: R.vm.call_tir_dyn).
+Pass CallTIRRewrite();
+// builtin.alloc_tensor of intermediates become memory.alloc_tensor views of
+// memory.alloc_storage blocks shared between tensors whose lifetimes do not
+// overlap (within one binding block); outputs are left alone.
+Pass StaticPlanBlockMemory();
+// Remaining builtin.alloc_tensor become alloc_storage + alloc_tensor.
+Pass LowerAllocTensor();
+// Memory and runtime ops become VM builtins (relax.vm.*, vm.builtin.*).
+Pass VMBuiltinLower();
+// Symbolic shapes: parameter checks with error contexts, a shape heap,
+// match_shape / make_shape calls and a TIR function computing derived dims.
+Pass VMShapeLower(bool emit_err_ctx = true);
+// Every function gets its "global_symbol" attribute.
+Pass AttachGlobalSymbol();
+
+// The Sequential "relax.build_pipeline" of the passes above, after Normalize.
+tessera::transform::Sequential DefaultBuildPipeline();
+
+}  // namespace transform
+}  // namespace relax
+}  // namespace tessera
