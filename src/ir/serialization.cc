@@ -1,10 +1,12 @@
 // JSON writer and reader of IR (see serialization.h): a post-order walk
 // numbers every distinct object once; loading rebuilds nodes in that order
-// through TypeRegistry::CreateDefault and the registered field setters.
+// through TypeRegistry::CreateDefault and the registered field setters;
+// tensors (NDArray, Relax constants) are stored by value (base64).
 // Registers "ir.SaveJSON" / "ir.LoadJSON".
 #include "ir/serialization.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
@@ -12,6 +14,7 @@
 
 #include "runtime/array.h"
 #include "runtime/map.h"
+#include "runtime/ndarray.h"
 #include "runtime/reflection.h"
 #include "runtime/registry.h"
 #include "runtime/string.h"
@@ -22,6 +25,75 @@ namespace {
 
 using json = nlohmann::json;
 constexpr int kFormatVersion = 1;
+
+// Tensors (Relax constants) as {"dtype", "shape", "data": base64 of the
+// row-major bytes}.
+constexpr char kBase64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+std::string Base64Encode(const std::string& in) {
+  std::string out;
+  size_t i = 0;
+  for (; i + 2 < in.size(); i += 3) {
+    uint32_t v = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8) | uint8_t(in[i + 2]);
+    for (int k = 18; k >= 0; k -= 6) out += kBase64[(v >> k) & 63];
+  }
+  if (i < in.size()) {
+    uint32_t v = uint8_t(in[i]) << 16;
+    if (i + 1 < in.size()) v |= uint8_t(in[i + 1]) << 8;
+    out += kBase64[(v >> 18) & 63];
+    out += kBase64[(v >> 12) & 63];
+    out += i + 1 < in.size() ? kBase64[(v >> 6) & 63] : '=';
+    out += '=';
+  }
+  return out;
+}
+
+std::string Base64Decode(const std::string& in, const std::string& where) {
+  TESSERA_CHECK_OR_THROW(in.size() % 4 == 0, ValueError) << "load_json: " << where << ": malformed base64 data";
+  std::string out;
+  for (size_t i = 0; i < in.size(); i += 4) {
+    uint32_t v = 0;
+    int pad = 0;
+    for (size_t k = 0; k < 4; ++k) {
+      char c = in[i + k];
+      const char* p = c == '=' ? nullptr : std::strchr(kBase64, c);
+      TESSERA_CHECK_OR_THROW(c == '=' || (p != nullptr && c != '\0'), ValueError)
+          << "load_json: " << where << ": malformed base64 data";
+      if (c == '=') ++pad;
+      v = (v << 6) | (p ? static_cast<uint32_t>(p - kBase64) : 0);
+    }
+    out += static_cast<char>((v >> 16) & 255);
+    if (pad < 2) out += static_cast<char>((v >> 8) & 255);
+    if (pad < 1) out += static_cast<char>(v & 255);
+  }
+  return out;
+}
+
+nlohmann::json NDArrayJSON(const NDArray& arr) {
+  std::string bytes(arr.NBytes(), '\0');
+  arr.CopyToBytes(bytes.data(), bytes.size());
+  return nlohmann::json{{"dtype", arr.dtype().str()}, {"shape", arr.Shape()}, {"data", Base64Encode(bytes)}};
+}
+
+NDArray NDArrayFromJSON(const nlohmann::json& j, const std::string& where) {
+  TESSERA_CHECK_OR_THROW(j.is_object() && j.contains("dtype") && j["dtype"].is_string() && j.contains("shape") &&
+                             j["shape"].is_array() && j.contains("data") && j["data"].is_string(),
+                         ValueError)
+      << "load_json: " << where << ": an array needs \"dtype\", \"shape\" and \"data\"";
+  std::vector<int64_t> shape;
+  for (const auto& d : j["shape"]) {
+    TESSERA_CHECK_OR_THROW(d.is_number_integer() && d.get<int64_t>() >= 0, ValueError)
+        << "load_json: " << where << ": bad array shape " << j["shape"].dump();
+    shape.push_back(d.get<int64_t>());
+  }
+  DataType dtype(j["dtype"].get<std::string>());
+  NDArray arr = NDArray::Empty(shape, dtype, Device{kDLCPU, 0});
+  std::string bytes = Base64Decode(j["data"].get<std::string>(), where);
+  TESSERA_CHECK_OR_THROW(bytes.size() == arr.NBytes(), ValueError)
+      << "load_json: " << where << ": " << bytes.size() << " bytes of data for an array of " << arr.NBytes();
+  arr.CopyFromBytes(bytes.data(), bytes.size());
+  return arr;
+}
 
 class JSONWriter {
  public:
@@ -78,6 +150,8 @@ class JSONWriter {
         entries.push_back(json::array({std::move(key), Value(v)}));
       }
       node["entries"] = std::move(entries);
+    } else if (obj.as<NDArrayObj>()) {
+      node["ndarray"] = NDArrayJSON(Downcast<NDArray>(obj));
     } else {
       const NodeInfo* info = Reflection::Find(obj->type_index());
       TESSERA_CHECK_OR_THROW(info != nullptr, ValueError)
@@ -210,6 +284,16 @@ class JSONReader {
         map->data.emplace_back(k, Value(e[1], where + "[" + k.repr() + "]"));
       }
       return ObjectRef(ObjectPtr<Object>(std::move(map)));
+    }
+    if (type_index == static_cast<int64_t>(NDArrayObj::RuntimeTypeIndex())) {
+      TESSERA_CHECK_OR_THROW(n.contains("ndarray"), ValueError) << "load_json: " << where << " has no \"ndarray\"";
+      try {
+        return NDArrayFromJSON(n["ndarray"], where);
+      } catch (const Error&) {
+        throw;
+      } catch (const std::exception& e) {
+        TESSERA_THROW(ValueError) << "load_json: " << where << ": " << e.what();
+      }
     }
     const NodeInfo* info = Reflection::Find(static_cast<uint32_t>(type_index));
     TESSERA_CHECK_OR_THROW(info != nullptr, ValueError)

@@ -1,11 +1,13 @@
 """The printer's fixed point, checked on every module the tests build.
 
 Enabled for the whole suite by ``conftest.py``. It wraps the public ways a
-test gets IR (``@T.prim_func`` / ``@I.ir_module`` / ``tvm.script.from_source``,
-``Schedule.mod``, ``IRModule.from_expr``, the inputs of ``tvm.build``) and
-checks, for each distinct IRModule / PrimFunc, that
+test gets IR (``@T.prim_func`` / ``@R.function`` / ``@I.ir_module`` /
+``tvm.script.from_source``, ``Schedule.mod``, ``IRModule.from_expr``, the
+inputs of ``tvm.build`` and ``relax.build``) and checks, for each distinct
+IRModule / PrimFunc / relax.Function, that
 ``parse(print(m))`` is structurally equal to ``m`` and that
-``print(parse(print(m))) == print(m)``. A failure fails the test that built
+``print(parse(print(m))) == print(m)`` (printing with show_meta=True when the
+printout omits metadata, i.e. Relax tensor constants). A failure fails the test that built
 the object (IR built at import time is charged to the first test of its
 file). Objects the parser cannot represent are skipped only for a reason
 listed in ``SKIP_REASONS``. At the end of the session a summary line gives
@@ -44,6 +46,9 @@ _STATE = {
 }
 
 
+_METADATA_OMITTED = "# Metadata omitted. Use show_meta=True in script() method to show it."
+
+
 def _skip_reason(obj):
     import tessera as tvm  # pylint: disable=import-outside-toplevel
 
@@ -66,6 +71,10 @@ def _check(obj):
         return None
     try:
         text = obj.script()
+        if text.endswith(_METADATA_OMITTED):
+            # Relax tensor constants print as metadata[...]: the form that
+            # parses back carries them (show_meta=True).
+            text = obj.script(show_meta=True)
     except Exception as err:  # pylint: disable=broad-except
         return f"printing failed: {type(err).__name__}: {err}"
     return check_text(obj, text)
@@ -80,7 +89,8 @@ def _parse_and_reprint(text):
     if cached is None:
         try:
             parsed = tvm.script.from_source(text)
-            cached = (parsed, None, parsed.script())
+            with_meta = text.startswith("metadata = ")  # printed with show_meta=True: reprint alike
+            cached = (parsed, None, parsed.script(show_meta=True) if with_meta else parsed.script())
         except Exception as err:  # pylint: disable=broad-except
             cached = (None, f"{type(err).__name__}: {err}", None)
         _STATE["parsed"][text] = cached
@@ -131,10 +141,26 @@ def _caller_test_file():
     return None
 
 
+def _attr(obj, name):
+    """obj.name, or None (also where a package stub raises NotImplementedError)."""
+    try:
+        return getattr(obj, name, None)
+    except NotImplementedError:
+        return None
+
+
+def _checked_types(tvm):
+    """IRModules, PrimFuncs and (once the Relax package is there) Relax functions."""
+    relax_function = _attr(_attr(tvm, "relax"), "Function")
+    if isinstance(relax_function, type):
+        return (tvm.IRModule, tvm.tir.PrimFunc, relax_function)
+    return (tvm.IRModule, tvm.tir.PrimFunc)
+
+
 def _collect(obj):
     import tessera as tvm  # pylint: disable=import-outside-toplevel
 
-    if _STATE["checking"] or not isinstance(obj, (tvm.IRModule, tvm.tir.PrimFunc)):
+    if _STATE["checking"] or not isinstance(obj, _checked_types(tvm)):
         return
     _STATE["checking"] = True
     try:
@@ -187,6 +213,14 @@ def install():
     tvm.IRModule.from_expr = staticmethod(_wrap_returning(tvm.IRModule.from_expr))
     tvm.build = _wrap_taking_first(tvm.build)
     tvm.driver.build = tvm.build
+    # Relax modules reach relax.build after passes (BindParams...): check them there too.
+    relax = _attr(tvm, "relax")
+    build = _attr(relax, "build")
+    if callable(build):
+        relax.build = _wrap_taking_first(build)
+        vm = _attr(relax, "vm")
+        if vm is not None and _attr(vm, "build") is build:
+            vm.build = relax.build
 
 
 def enabled():

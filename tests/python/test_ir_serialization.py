@@ -31,7 +31,7 @@ def scaled_copy(a: T.handle, b: T.handle, n: T.int32):
 
 def test_parsed_modules_of_the_tir_tests_round_trip():
     files = ["test_parser_tir.py", "test_printer_tir.py", "test_schedule_primitives.py", "test_structural_equal.py",
-             "test_codegen_llvm.py"]
+             "test_codegen_llvm.py", "test_relax_script.py"]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.join(ROOT, "python"), HERE]))
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "json_roundtrip_plugin",
                            *[os.path.join(HERE, f) for f in files]],

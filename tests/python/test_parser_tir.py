@@ -434,11 +434,15 @@ def main(A: T.Buffer((4,), "float32")):
     assert isinstance(f, tir.PrimFunc) and f.attrs["global_symbol"] == "main"
 
 
-def test_relax_function_is_not_implemented_yet():
-    with pytest.raises(NotImplementedError):
-        @R.function
-        def f(x: R.Tensor((1,), "float32")):
-            return x
+def test_relax_function_parses_beside_prim_funcs():
+    # The Relax dialect is registered: @R.function builds a relax.Function
+    # (its own tests: test_relax_script.py).
+    @R.function
+    def f(x: R.Tensor((1,), "float32")):
+        return x
+
+    assert isinstance(f, tvm.relax.Function)
+    assert [p.name_hint for p in f.params] == ["x"]
 
 
 # ---------------------------------------------------------------------------

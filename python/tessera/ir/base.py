@@ -18,7 +18,7 @@ _SCRIPT_DEFAULTS = {
 
 
 # Options the C++ printer acts on (script_printer.cc validates their values).
-_SCRIPT_HONOURED = {"indent_spaces", "tir_prefix", "ir_prefix", "name", "obj_to_underline"}
+_SCRIPT_HONOURED = {"indent_spaces", "tir_prefix", "ir_prefix", "name", "obj_to_underline", "show_meta"}
 
 
 def _check_script_options(kwargs):
@@ -38,8 +38,10 @@ class Node(_core.Object):
 
     def script(self, **kwargs):
         """The node as TVMScript text. Keyword settings as TVM's: the printer
-        honours ``indent_spaces``, ``tir_prefix``, ``ir_prefix``, ``name`` and
-        ``obj_to_underline`` (nodes to underline with carets); TVM's other
+        honours ``indent_spaces``, ``tir_prefix``, ``ir_prefix``, ``name``,
+        ``obj_to_underline`` (nodes to underline with carets) and
+        ``show_meta`` (Relax tensor constants as a ``metadata = ...`` line that
+        parses back, instead of "# Metadata omitted..."); TVM's other
         options are accepted only at their defaults; an unknown key raises."""
         _check_script_options(kwargs)
         printer = get_global_func("script.AsTVMScript", allow_missing=True)

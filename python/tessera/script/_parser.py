@@ -75,6 +75,10 @@ def _to_script_value(value, depth=0):
 
     if isinstance(value, Object):
         return value
+    if type(value).__module__ == "numpy" and type(value).__name__ == "ndarray":
+        from .. import nd  # pylint: disable=import-outside-toplevel
+
+        return nd.array(value)  # R.const(np_array): a tensor constant
     if depth < 8 and isinstance(value, (tuple, list)):
         return [_to_script_value(v, depth + 1) for v in value]
     if depth < 8 and isinstance(value, dict):

@@ -1,22 +1,36 @@
 """The Relax dialect of TVMScript (``from tessera.script import relax as R``).
 
-Not parsed yet: ``@R.function`` raises NotImplementedError (inside an
-``@I.ir_module`` class the module parser reports it). The other names are
-placeholders so that modules mentioning Relax can at least be defined.
+``@R.function`` (also ``@R.function(pure=False, private=True)``) parses the
+decorated function with the C++ parser into a ``tvm.relax.Function``; inside
+an ``@I.ir_module`` class the function is left for the module decorator to
+parse. The other names (``R.Tensor``, ``R.dataflow``, ``R.call_tir``...) are
+only read by the parser; Python sees them at most in parameter annotations,
+where they are harmless placeholders.
 """
 import inspect
 
 from . import _parser
-from ._placeholder import namespace_getattr
+from ._placeholder import Placeholder, namespace_getattr
 
 
-def function(func=None, pure=True, private=False, check_well_formed=True):
-    """Decorator for Relax functions (not supported by the parser yet)."""
+def function(func=None, pure=True, private=False, check_well_formed=True, global_var=None):
+    """Decorator: parses a Relax function into a ``tvm.relax.Function``.
+
+    ``pure=False`` marks a function with side effects (R.call_packed...);
+    ``private=True`` gives it no global symbol; ``check_well_formed=False``
+    skips the well-formedness check. In an ``@I.ir_module`` class,
+    ``global_var="from"`` names the function's GlobalVar when that name
+    cannot be the def's (the printer writes it for Python keywords).
+    """
+    frame_locals, frame_globals = _parser.caller_namespaces(1)
+    del pure, private, check_well_formed, global_var  # read from the source by the parser
 
     def decorate(f):
-        if inspect.isfunction(f) and _parser.defined_in_class(f):
-            return f  # the @I.ir_module decorator reports it
-        raise NotImplementedError("Relax functions (@R.function) are not supported by the TVMScript parser yet")
+        if not inspect.isfunction(f):
+            raise TypeError(f"@R.function expects a function, got {type(f).__name__}")
+        if _parser.defined_in_class(f):
+            return f  # the @I.ir_module decorator parses it
+        return _parser.parse_function(f, frame_locals, frame_globals)
 
     if func is None:
         return decorate
@@ -24,5 +38,12 @@ def function(func=None, pure=True, private=False, check_well_formed=True):
 
 
 function.__tessera_script_path__ = "R.function"
+
+Tensor = Placeholder("R.Tensor")
+Shape = Placeholder("R.Shape")
+Tuple = Placeholder("R.Tuple")
+Object = Placeholder("R.Object")
+Prim = Placeholder("R.Prim")
+Callable = Placeholder("R.Callable")
 
 __getattr__ = namespace_getattr("R")

@@ -192,6 +192,11 @@ class Var(PrimExprWithOp):
     def __init__(self, name, dtype, span=None):  # pylint: disable=unused-argument
         self.__init_handle_by_constructor__(_ffi_api.Var, name, str(dtype))
 
+    @property
+    def name(self):
+        """The name hint (TVM's ``Var.name``)."""
+        return self.name_hint
+
     def __repr__(self):
         return self.name_hint
 

@@ -1,8 +1,10 @@
 // The registry of function printers keyed by function node type (see
 // script_printer.h): "tir.PrimFunc" registers itself; other dialects add
-// theirs without touching the printer core.
+// theirs without touching the printer core; likewise printers of other
+// nodes (fragments) such as Relax expressions.
 #include <mutex>
 #include <unordered_map>
+#include <vector>
 
 #include "script/printer/script_printer.h"
 
@@ -19,7 +21,28 @@ std::unordered_map<std::string, FunctionPrinter>& FunctionPrinters() {
   static std::unordered_map<std::string, FunctionPrinter> printers;
   return printers;
 }
+std::vector<FragmentPrinter>& FragmentPrinters() {
+  static std::vector<FragmentPrinter> printers;
+  return printers;
+}
 }  // namespace
+
+void RegisterFragmentPrinter(FragmentPrinter printer) {
+  std::lock_guard<std::mutex> lock(RegistryMutex());
+  FragmentPrinters().push_back(std::move(printer));
+}
+
+std::optional<std::string> PrintRegisteredFragment(const ObjectRef& node, PrinterContext* ctx) {
+  std::vector<FragmentPrinter> printers;
+  {
+    std::lock_guard<std::mutex> lock(RegistryMutex());
+    printers = FragmentPrinters();
+  }
+  for (const FragmentPrinter& p : printers) {
+    if (std::optional<std::string> text = p(node, ctx)) return text;
+  }
+  return std::nullopt;
+}
 
 void RegisterFunctionPrinter(const std::string& type_key, FunctionPrinter printer) {
   std::lock_guard<std::mutex> lock(RegistryMutex());

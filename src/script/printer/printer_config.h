@@ -24,6 +24,10 @@ struct PrinterConfig {
   bool print_header = true;
   // Nodes to underline with carets (TVM's `obj_to_underline`).
   std::vector<ObjectRef> obj_to_underline;
+  // Print the metadata (Relax tensor constants) as a
+  // `metadata = tvm.ir.load_json("""...""")` line that parses back, instead
+  // of "# Metadata omitted. ..." (TVM's show_meta).
+  bool show_meta = false;
 
   // Reads the keys above; TVM's other printer options are accepted and
   // ignored; any other key raises ValueError naming the supported ones.

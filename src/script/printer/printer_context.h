@@ -4,9 +4,11 @@
 // names the module printer gave its functions. Script layer (printer core).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "script/printer/name_table.h"
 #include "script/printer/printer_config.h"
@@ -43,6 +45,25 @@ class PrinterContext {
   // GlobalVar's (a keyword such as "from" prints as `def from_1`) is printed:
   // the GlobalVar's name, written as the decorator's global_var= argument.
   std::optional<std::string> global_var_name;
+  // Integer constants of dtype int64 print bare (`n + 1`, Relax shapes)
+  // instead of T.int64(1): set while a Relax printer prints PrimExprs.
+  bool int64_bare = false;
+  // Set by a printer that wrote `T.` into a function of another dialect
+  // (a Relax function's `n = T.int64()`): the header then imports tir.
+  bool tir_prefix_used = false;
+  // Objects printed as metadata["<type key>"][i] (Relax tensor constants),
+  // by type key in first-use order; the entry point prints them (show_meta)
+  // or says they are omitted.
+  std::map<std::string, std::vector<ObjectRef>> metadata;
+  // The index of `obj` in metadata[obj's type key], added on first use.
+  size_t MetadataIndex(const ObjectRef& obj) {
+    std::vector<ObjectRef>& list = metadata[obj->GetTypeKey()];
+    for (size_t i = 0; i < list.size(); ++i) {
+      if (list[i].same_as(obj)) return i;
+    }
+    list.push_back(obj);
+    return list.size() - 1;
+  }
 };
 
 }  // namespace printer

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <unordered_set>
 
+#include "ir/serialization.h"
 #include "runtime/stack_guard.h"
 #include "runtime/registry.h"
 #include "script/printer/ir_module_printer.h"
@@ -22,6 +23,10 @@ namespace {
 std::string PrintMarked(const ObjectRef& node, PrinterContext* ctx) {
   TESSERA_CHECK_OR_THROW(node.defined(), TypeError) << "cannot print None as TVMScript";
   if (const auto* mod = node.as<IRModuleNode>()) return PrintModule(GetRef<IRModule>(mod), ctx);
+  if (const auto* func = node.as<BaseFuncNode>()) {
+    if (FindFunctionPrinter(func->GetTypeKey())) return PrintLoneFunction(GetRef<BaseFunc>(func), ctx);
+  }
+  if (std::optional<std::string> text = PrintRegisteredFragment(node, ctx)) return *text;
   if (const auto* func = node.as<BaseFuncNode>()) return PrintLoneFunction(GetRef<BaseFunc>(func), ctx);
   TIRPrinter printer(ctx);
   if (const auto* stmt = node.as<tir::StmtNode>()) return printer.PrintStmtFragment(GetRef<tir::Stmt>(stmt));
@@ -34,6 +39,39 @@ std::string PrintMarked(const ObjectRef& node, PrinterContext* ctx) {
   TESSERA_THROW(TypeError) << "no TVMScript form for a " << node->GetTypeKey();
 }
 
+void StripTrailingWhitespaceOf(std::string* s) {
+  while (!s->empty() && (s->back() == '\n' || s->back() == ' ')) s->pop_back();
+}
+
+// `text` (printed with span marks) with the metadata the printers referred
+// to: a `metadata = tvm.ir.load_json("""...""")` line first (show_meta), or
+// TVM's closing comment saying it was left out.
+std::string WithMetadata(std::string text, PrinterContext* ctx) {
+  if (ctx->metadata.empty()) return text;
+  if (!ctx->cfg.show_meta) {
+    StripTrailingWhitespaceOf(&text);
+    return text + "\n\n# Metadata omitted. Use show_meta=True in script() method to show it.\n";
+  }
+  Map<String, Any> table;
+  for (const auto& kv : ctx->metadata) {
+    Array<Any> items;
+    for (const ObjectRef& obj : kv.second) items.push_back(Any(obj));
+    table.Set(String(kv.first), Any(items));
+  }
+  std::string json = SaveJSON(Any(table));
+  std::string escaped;  // inside a Python """ string: backslashes doubled, quotes kept
+  for (size_t i = 0; i < json.size(); ++i) {
+    if (json[i] == '\\') {
+      escaped += "\\\\";
+    } else if (json[i] == '"' && (i + 1 == json.size() || json[i + 1] == '"')) {
+      escaped += "\\\"";  // never two quotes in a row, nor one before the closing quotes
+    } else {
+      escaped += json[i];
+    }
+  }
+  return "metadata = tvm.ir.load_json(\"\"\"" + escaped + "\"\"\")\n" + text;
+}
+
 void StripTrailingWhitespace(std::string* s) {
   while (!s->empty() && (s->back() == '\n' || s->back() == ' ')) s->pop_back();
 }
@@ -43,7 +81,7 @@ void StripTrailingWhitespace(std::string* s) {
 PrinterConfig PrinterConfig::FromMap(const Map<String, Any>& settings) {
   // TVM's printer options that Tessera accepts and does not act on.
   static const std::unordered_set<std::string> kIgnored = {
-      "show_meta",          "module_alias",      "buffer_dtype",     "int_dtype",        "float_dtype",
+      "module_alias",      "buffer_dtype",     "int_dtype",        "float_dtype",
       "verbose_expr",       "print_line_numbers", "num_context_lines", "syntax_sugar",    "show_object_address",
       "path_to_underline",  "path_to_annotate",  "obj_to_annotate", "show_all_struct_info",
       "extra_config",       "relax_prefix",      "binding_names"};
@@ -67,6 +105,8 @@ PrinterConfig PrinterConfig::FromMap(const Map<String, Any>& settings) {
             << "name must be a Python identifier, got " << PyStringLiteral(n);
         cfg.name = n;
       }
+    } else if (key == "show_meta") {
+      cfg.show_meta = v.cast<bool>();
     } else if (key == "print_header") {
       cfg.print_header = v.cast<bool>();
     } else if (key == "obj_to_underline") {
@@ -81,7 +121,7 @@ PrinterConfig PrinterConfig::FromMap(const Map<String, Any>& settings) {
       }
     } else if (!kIgnored.count(key)) {
       TESSERA_THROW(ValueError) << "unknown TVMScript printer option " << PyStringLiteral(key)
-                                << "; supported: indent_spaces, tir_prefix, ir_prefix, name, print_header, obj_to_underline";
+                                << "; supported: indent_spaces, tir_prefix, ir_prefix, name, print_header, show_meta, obj_to_underline";
     }
   }
   return cfg;
@@ -94,14 +134,14 @@ std::string AsTVMScript(const ObjectRef& node, const PrinterConfig& cfg) {
     return RenderWithCulprit(node, cfg.obj_to_underline, "", plain);
   }
   PrinterContext ctx(cfg, /*record_spans=*/false);
-  std::string out = PrintMarked(node, &ctx);
+  std::string out = WithMetadata(PrintMarked(node, &ctx), &ctx);
   StripTrailingWhitespace(&out);
   return out;
 }
 
 PrintedDoc AsTVMScriptWithSpans(const ObjectRef& node, const PrinterConfig& cfg) {
   PrinterContext ctx(cfg, /*record_spans=*/true);
-  PrintedDoc doc = PrintedDoc::Resolve(PrintMarked(node, &ctx), ctx.marks);
+  PrintedDoc doc = PrintedDoc::Resolve(WithMetadata(PrintMarked(node, &ctx), &ctx), ctx.marks);
   doc.StripTrailingWhitespace();
   return doc;
 }
@@ -113,6 +153,9 @@ std::string AsRepr(const ObjectRef& node) {
     if (node.as<IRModuleNode>() || node.as<BaseFuncNode>() || node.as<tir::StmtNode>() || node.as<PrimExprNode>() ||
         node.as<tir::BufferNode>() || node.as<tir::BufferRegionNode>() || node.as<tir::MatchBufferRegionNode>() ||
         node.as<tir::IterVarNode>() || node.as<RangeNode>() || node.as<OpNode>()) {
+      return RetryOnLargeStack([&] { return AsTVMScript(node); });
+    }
+    if (node->GetTypeKey().rfind("relax.", 0) == 0) {  // Relax expressions and struct info
       return RetryOnLargeStack([&] { return AsTVMScript(node); });
     }
   } catch (const RecursionError&) {

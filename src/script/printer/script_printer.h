@@ -47,12 +47,22 @@ struct FunctionPrinter {
   std::function<void(const BaseFunc& func, const std::string& name, int indent, PrinterContext* ctx,
                      std::string* out)>
       print;
+  // Where its import line goes in a module's header (TVM's order: ir, tir, relax).
+  int header_order = 0;
 };
 // Registers the printer for functions whose node has type key `type_key`
 // (replacing an earlier registration).
 void RegisterFunctionPrinter(const std::string& type_key, FunctionPrinter printer);
 // The printer registered for `type_key`, if any.
 std::optional<FunctionPrinter> FindFunctionPrinter(const std::string& type_key);
+
+// Prints a node that is neither a module nor a function for some dialect (a
+// Relax expression, binding or struct info): nullopt for nodes it does not
+// print. Registered once per dialect; tried before the TIR fragments.
+using FragmentPrinter = std::function<std::optional<std::string>(const ObjectRef& node, PrinterContext* ctx)>;
+void RegisterFragmentPrinter(FragmentPrinter printer);
+// The text of the first registered fragment printer accepting `node`.
+std::optional<std::string> PrintRegisteredFragment(const ObjectRef& node, PrinterContext* ctx);
 
 }  // namespace printer
 }  // namespace script

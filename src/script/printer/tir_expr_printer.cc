@@ -94,7 +94,8 @@ std::string TIRPrinter::PrintConst(const PrimExpr& e, int* prec) {
   if (const auto* n = e.as<IntImmNode>()) {
     DataType t = n->dtype;
     if (t.is_bool()) return T("bool(") + (n->value ? "True" : "False") + ")";
-    if (t == DataType::Int(32)) {
+    if (t == DataType::Int(32) || (t == DataType::Int(64) && ctx_->int64_bare &&
+                                   n->value != std::numeric_limits<int64_t>::min())) {
       if (n->value < 0) *prec = kPrecUnary;
       return std::to_string(n->value);
     }

@@ -259,6 +259,7 @@ namespace {
 const bool kPrimFuncPrinterRegistered = [] {
   FunctionPrinter printer;
   printer.import_line = [](const PrinterConfig& cfg) { return "# from tvm.script import tir as " + cfg.tir_prefix; };
+  printer.header_order = 1;
   printer.print = [](const BaseFunc& func, const std::string& name, int indent, PrinterContext* ctx, std::string* out) {
     TIRPrinter(ctx).PrintPrimFunc(Downcast<PrimFunc>(func), name, indent, out);
   };

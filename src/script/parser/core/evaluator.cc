@@ -189,7 +189,12 @@ Any Evaluator::Eval(const ast::Expr& e) {
   switch (e.kind) {
     case ExprKind::kName: {
       std::optional<Any> v = Lookup(e.str);
-      if (!v) Error(e.pos, "undefined name '" + e.str + "'");
+      if (!v) {
+        Error(e.pos, "undefined name '" + e.str + "'" +
+                         (e.str == "metadata" ? std::string(" (a printout without its metadata: print it with "
+                                                            "script(show_meta=True) to parse it back)")
+                                              : std::string()));
+      }
       if (const auto* ns = v->as<NamespaceObj>()) {
         if (ns->path.rfind("<python ", 0) == 0) {
           Error(e.pos, "name '" + e.str + "' refers to a " + ns->path.substr(1, ns->path.size() - 2) +

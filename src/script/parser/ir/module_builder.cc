@@ -3,6 +3,8 @@
 // hands each decorated def to the dialect registered for its decorator.
 #include "script/parser/ir/module_builder.h"
 
+#include "ir/serialization.h"
+
 #include <optional>
 #include <string>
 #include <unordered_set>
@@ -77,6 +79,27 @@ bool ModuleAttrs(Evaluator& ev, const ast::Stmt& s, Map<String, Any>* attrs) {
   for (const auto& kv : map->data) {
     attrs->Set(ev.ToStr(kv.first, e.items[0]->pos, "an attribute name"), ev.ToAttrValue(kv.second, e.items[0]->pos));
   }
+  return true;
+}
+
+// `metadata = tvm.ir.load_json("""...""")` before the module (what the
+// printer writes with show_meta=True): binds `metadata` to the loaded
+// objects, which the functions reach as metadata["relax.expr.Constant"][i].
+// False for another statement.
+bool LoadMetadata(Evaluator& ev, const ast::Stmt& s) {
+  if (s.kind != StmtKind::kAssign || s.targets.size() != 1 || s.targets[0]->kind != ExprKind::kName ||
+      s.targets[0]->str != "metadata" || s.value->kind != ExprKind::kCall) {
+    return false;
+  }
+  const ast::Expr& call = *s.value;
+  Any callee = ev.Eval(*call.a);
+  const auto* ns = callee.as<NamespaceObj>();
+  if (ns == nullptr || ns->path != "tvm.ir.load_json") return false;
+  if (call.items.size() != 1 || !call.kwargs.empty()) ev.Error(call.pos, "tvm.ir.load_json takes one JSON string");
+  std::string json = ev.ToStr(ev.Eval(*call.items[0]), call.items[0]->pos, "the metadata JSON");
+  Any loaded = ev.Guard(call.items[0]->pos, [&] { return LoadJSON(json); });
+  if (!loaded.as<MapObj>()) ev.Error(call.items[0]->pos, "the metadata must be a dictionary of object lists");
+  ev.Bind("metadata", loaded);
   return true;
 }
 
@@ -161,6 +184,9 @@ ObjectRef BuildScript(Evaluator& ev, const ast::Module& module) {
       case StmtKind::kPass: continue;
       case StmtKind::kExpr:
         if (s->value->kind == ExprKind::kStr) continue;
+        ev.Error(s->pos, "expected a @T.prim_func function or an @I.ir_module class");
+      case StmtKind::kAssign:
+        if (def == nullptr && LoadMetadata(ev, *s)) continue;
         ev.Error(s->pos, "expected a @T.prim_func function or an @I.ir_module class");
       case StmtKind::kFunctionDef:
       case StmtKind::kClassDef:

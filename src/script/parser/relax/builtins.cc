@@ -1,0 +1,531 @@
+// The R.* functions of TVMScript's Relax dialect as the parser evaluates
+// them: annotations (R.Tensor, R.Shape, R.Tuple, R.Prim, R.Object,
+// R.Callable), structure (R.dataflow, R.output, R.func_attr), calls
+// (R.call_tir with out_sinfo= or the old positional shape + dtype form,
+// R.call_dps_packed, R.call_pure_packed, R.call_packed), bindings
+// (R.match_cast), values (R.const, R.shape, R.prim_value, R.str, R.dtype,
+// R.tuple, R.ExternFunc) and every registered operator "relax.<name>" as
+// R.<name>(args..., attr=value, sinfo_args=...). Part of the Relax dialect
+// (parser/relax, relax_builder.h); argument errors are ParseErrors at the
+// argument.
+#include <cstring>
+#include <unordered_map>
+
+#include "ir/op.h"
+#include "script/parser/ir/module_builder.h"
+#include "script/parser/relax/relax_builder.h"
+
+namespace tessera {
+namespace script {
+
+namespace {
+
+// Binds a call's positional and keyword arguments to parameter names.
+class Args {
+ public:
+  Args(RelaxBuilder& b, const CallArgs& c, std::vector<std::string> params, size_t required)
+      : b_(b), c_(c), params_(std::move(params)), vals_(params_.size()), pos_(params_.size()) {
+    for (size_t i = 0; i < c.args.size(); ++i) {
+      if (i >= params_.size()) {
+        b.Error(c.arg_pos[i], c.func + "() takes at most " + std::to_string(params_.size()) + " positional argument" +
+                                  (params_.size() == 1 ? "" : "s") + " but " + std::to_string(c.args.size()) +
+                                  " were given");
+      }
+      vals_[i] = &c.args[i];
+      pos_[i] = c.arg_pos[i];
+    }
+    for (size_t k = 0; k < c.kwargs.size(); ++k) {
+      size_t i = Index(c.kwargs[k].first);
+      if (i == params_.size()) {
+        b.Error(c.kwarg_pos[k], c.func + "() got an unexpected keyword argument '" + c.kwargs[k].first + "'");
+      }
+      if (vals_[i] != nullptr) b.Error(c.kwarg_pos[k], c.func + "() got multiple values for argument '" + params_[i] + "'");
+      vals_[i] = &c.kwargs[k].second;
+      pos_[i] = c.kwarg_pos[k];
+    }
+    for (size_t i = 0; i < required; ++i) {
+      if (vals_[i] == nullptr) b.Error(c.node->pos, c.func + "() is missing the required argument '" + params_[i] + "'");
+    }
+  }
+  bool has(const std::string& name) const {
+    const Any* v = vals_[Index(name)];
+    return v != nullptr && !v->is_none();
+  }
+  const Any& get(const std::string& name) const {
+    static const Any none;
+    const Any* v = vals_[Index(name)];
+    return v ? *v : none;
+  }
+  Pos pos(const std::string& name) const {
+    size_t i = Index(name);
+    return vals_[i] ? pos_[i] : c_.node->pos;
+  }
+
+ private:
+  size_t Index(const std::string& name) const {
+    for (size_t i = 0; i < params_.size(); ++i)
+      if (params_[i] == name) return i;
+    TESSERA_ICHECK(false) << "unknown parameter " << name;
+    return params_.size();
+  }
+  RelaxBuilder& b_;
+  const CallArgs& c_;
+  std::vector<std::string> params_;
+  std::vector<const Any*> vals_;
+  std::vector<Pos> pos_;
+};
+
+using Handler = Any (*)(RelaxBuilder&, CallArgs&);
+
+relax::Expr OpCall(const char* name, Array<relax::Expr> args, Array<relax::StructInfo> sinfo_args = {},
+                   ObjectRef attrs = ObjectRef()) {
+  return relax::Call(Op::Get(name), std::move(args), std::move(attrs), std::move(sinfo_args));
+}
+
+// `args` of call_tir / call_dps_packed: a tuple (a single expression is wrapped).
+relax::Expr ArgTuple(RelaxBuilder& b, const Any& v, const Pos& pos) {
+  relax::Expr e = b.ToExpr(v, pos, "the arguments");
+  if (e.as<relax::TupleNode>()) return e;
+  if (std::optional<relax::StructInfo> s = relax::MatchStructInfo(e); s && s->as<relax::TupleStructInfoNode>()) return e;
+  return relax::Tuple(Array<relax::Expr>{e});
+}
+
+// An ExternFunc from a name or an R.ExternFunc value.
+relax::Expr ExternFuncOf(RelaxBuilder& b, const Any& v, const Pos& pos) {
+  if (const auto* s = v.as<StringObj>()) return relax::ExternFunc(s->data);
+  if (v.as<relax::ExternFuncNode>()) return GetRef<relax::Expr>(v.as<RelaxExprNode>());
+  if (const auto* s = v.as<relax::StringImmNode>()) return relax::ExternFunc(s->value);
+  b.Error(pos, "expected the name of a registered function (a string) but got a " + b.TypeName(v));
+}
+
+// A struct info, or a list of them (a tuple of outputs).
+relax::StructInfo OutSInfo(RelaxBuilder& b, const Any& v, const Pos& pos) {
+  if (const auto* arr = v.as<ArrayObj>()) {
+    Array<relax::StructInfo> fields;
+    for (const Any& x : arr->data) fields.push_back(b.ToStructInfo(x, pos));
+    return relax::TupleStructInfo(fields);
+  }
+  return b.ToStructInfo(v, pos);
+}
+
+Array<relax::StructInfo> SInfoArgs(RelaxBuilder& b, const Any& v, const Pos& pos) {
+  Array<relax::StructInfo> out;
+  if (const auto* arr = v.as<ArrayObj>()) {
+    for (const Any& x : arr->data) out.push_back(b.ToStructInfo(x, pos));
+  } else if (!v.is_none()) {
+    out.push_back(b.ToStructInfo(v, pos));
+  }
+  return out;
+}
+
+Array<PrimExpr> Dims(RelaxBuilder& b, const Any& v, const Pos& pos) {
+  const auto* arr = v.as<ArrayObj>();
+  if (arr == nullptr) b.Error(pos, "expected a shape (a tuple or list of dimensions) but got a " + b.TypeName(v));
+  Array<PrimExpr> dims;
+  for (const Any& d : arr->data) dims.push_back(b.ToDim(d, pos));
+  return dims;
+}
+
+// ---- annotations -----------------------------------------------------------------------
+Any Tensor(RelaxBuilder& b, CallArgs& c) {
+  Args a(b, c, {"shape", "dtype", "vdevice", "ndim"}, 0);
+  Any shape = a.get("shape");
+  Any dtype_value = a.get("dtype");
+  Pos dtype_pos = a.pos("dtype");
+  if (shape.as<StringObj>() && !a.has("dtype")) {  // R.Tensor("float32")
+    dtype_value = shape;
+    dtype_pos = a.pos("shape");
+    shape = Any();
+  }
+  if (a.has("vdevice")) b.Error(a.pos("vdevice"), "virtual devices (vdevice=) are not supported by Tessera");
+  DataType dtype = b.ToDType(dtype_value, dtype_pos);
+  int64_t ndim = a.has("ndim") ? b.ev().ToInt(a.get("ndim"), a.pos("ndim"), "ndim") : -1;
+  if (ndim < -1) b.Error(a.pos("ndim"), "ndim must be -1 (unknown) or at least 0, got " + std::to_string(ndim));
+  if (shape.is_none()) return relax::StructInfo(relax::TensorStructInfo(dtype, static_cast<int>(ndim)));
+  relax::Expr shape_expr;
+  if (shape.as<ArrayObj>()) {
+    shape_expr = relax::ShapeExpr(Dims(b, shape, a.pos("shape")));
+  } else {
+    shape_expr = b.ToExpr(shape, a.pos("shape"), "a shape");
+  }
+  relax::TensorStructInfo t = b.Guard(a.pos("shape"), [&] { return relax::TensorStructInfo(shape_expr, dtype); });
+  if (ndim != -1 && t->ndim != ndim) {
+    b.Error(a.pos("ndim"), "ndim=" + std::to_string(ndim) + " disagrees with the shape's " + std::to_string(t->ndim) +
+                               " dimensions");
+  }
+  return relax::StructInfo(t);
+}
+
+Any Shape(RelaxBuilder& b, CallArgs& c) {
+  Args a(b, c, {"values", "ndim"}, 0);
+  int64_t ndim = a.has("ndim") ? b.ev().ToInt(a.get("ndim"), a.pos("ndim"), "ndim") : -1;
+  if (!a.has("values")) {
+    if (ndim < -1) b.Error(a.pos("ndim"), "ndim must be -1 (unknown) or at least 0");
+    return relax::StructInfo(relax::ShapeStructInfo(static_cast<int>(ndim)));
+  }
+  Array<PrimExpr> dims = Dims(b, a.get("values"), a.pos("values"));
+  if (ndim != -1 && static_cast<int64_t>(dims.size()) != ndim) b.Error(a.pos("ndim"), "ndim disagrees with the values");
+  return relax::StructInfo(relax::ShapeStructInfo(dims));
+}
+
+Any TupleSInfo(RelaxBuilder& b, CallArgs& c) {
+  if (!c.kwargs.empty()) b.Error(c.kwarg_pos[0], "R.Tuple takes its fields as positional arguments");
+  Array<relax::StructInfo> fields;
+  for (size_t i = 0; i < c.args.size(); ++i) fields.push_back(b.ToStructInfo(c.args[i], c.arg_pos[i]));
+  return relax::StructInfo(relax::TupleStructInfo(fields));
+}
+
+Any ObjectSInfo(RelaxBuilder& b, CallArgs& c) {
+  Args a(b, c, {}, 0);
+  return relax::StructInfo(relax::ObjectStructInfo::Make());
+}
+
+Any Prim(RelaxBuilder& b, CallArgs& c) {
+  Args a(b, c, {"dtype", "value"}, 0);
+  if (a.has("value")) {
+    PrimExpr v = b.ToPrimExpr(a.get("value"), a.pos("value"), "the value");
+    if (a.has("dtype") && b.ToDType(a.get("dtype"), a.pos("dtype")) != v->dtype) {
+      b.Error(a.pos("dtype"), "the dtype disagrees with the value's " + v->dtype.str());
+    }
+    return relax::StructInfo(relax::PrimStructInfo::FromValue(v));
+  }
+  if (!a.has("dtype")) b.Error(c.node->pos, "R.Prim needs a dtype or a value, e.g. R.Prim(\"int64\")");
+  return relax::StructInfo(relax::PrimStructInfo(b.ToDType(a.get("dtype"), a.pos("dtype"))));
+}
+
+Any Callable(RelaxBuilder& b, CallArgs& c) {
+  Args a(b, c, {"params", "ret", "purity"}, 0);
+  bool purity = a.has("purity") ? b.ev().ToBool(a.get("purity"), a.pos("purity"), "purity") : true;
+  relax::StructInfo ret = a.has("ret") ? b.ToStructInfo(a.get("ret"), a.pos("ret")) : relax::ObjectStructInfo::Make();
+  if (!a.has("params")) return relax::StructInfo(relax::FuncStructInfo::OpaqueFunc(ret, purity));
+  const auto* arr = a.get("params").as<ArrayObj>();
+  if (arr == nullptr) b.Error(a.pos("params"), "R.Callable's params must be a tuple of annotations");
+  Array<relax::StructInfo> params;
+  for (const Any& p : arr->data) params.push_back(b.ToStructInfo(p, a.pos("params")));
+  return relax::StructInfo(relax::FuncStructInfo(params, ret, purity));
+}
+
+// ---- structure ------------------------------------------------------------------------------
+Any Dataflow(RelaxBuilder& b, CallArgs& c) {
+  Args a(b, c, {}, 0);
+  return AsRef(make_object<DataflowScopeObj>());
+}
+
+Any Output(RelaxBuilder& b, CallArgs& c) {
+  b.Output(c);
+  return Any();
+}
+
+Any FuncAttr(RelaxBuilder& b, CallArgs& c) {
+  Args a(b, c, {"attrs"}, 1);
+  Any v = b.ev().ToAttrValue(a.get("attrs"), a.pos("attrs"));
+  const auto* map = v.as<MapObj>();
+  if (map == nullptr) b.Error(a.pos("attrs"), "R.func_attr expects a dict");
+  Map<String, Any> attrs;
+  for (const auto& kv : map->data) {
+    attrs.Set(String(b.ToStr(kv.first, a.pos("attrs"), "an attribute name")), kv.second);
+  }
+  b.AddFuncAttrs(attrs, c.node->pos);
+  return Any();
+}
+
+Any Function(RelaxBuilder& b, CallArgs& c) {
+  b.Error(c.node->pos, "R.function is a decorator and cannot be called in a function body");
+}
+
+// ---- calls ------------------------------------------------------------------------------------
+Any CallTIR(RelaxBuilder& b, CallArgs& c) {
+  Args a(b, c, {"gvar", "args", "out_sinfo", "tir_vars", "dtype"}, 2);
+  const auto* gv = a.get("gvar").as<GlobalVarNode>();
+  if (gv == nullptr) {
+    b.Error(a.pos("gvar"), "R.call_tir expects a T.prim_func of the module (cls.f) but got a " +
+                               b.TypeName(a.get("gvar")));
+  }
+  const ModuleState& state = ModuleState::Of(b.ev());
+  auto it = state.signatures.find(gv);
+  if (it != state.signatures.end() && it->second.dialect != "T") {
+    b.Error(a.pos("gvar"), "R.call_tir calls T.prim_func functions, and '" + gv->name_hint + "' is a Relax function");
+  }
+  if (!a.has("out_sinfo")) b.Error(c.node->pos, "R.call_tir() is missing the required argument 'out_sinfo'");
+  relax::StructInfo out;
+  const Any& o = a.get("out_sinfo");
+  if (a.has("dtype")) {  // the old positional form: R.call_tir(f, args, (1, 128), dtype="float32")
+    DataType dtype = b.ToDType(a.get("dtype"), a.pos("dtype"));
+    if (o.as<ArrayObj>()) {
+      out = relax::TensorStructInfo(relax::ShapeExpr(Dims(b, o, a.pos("out_sinfo"))), dtype);
+    } else {
+      out = relax::TensorStructInfo(b.ToExpr(o, a.pos("out_sinfo"), "a shape"), dtype);
+    }
+  } else {
+    out = OutSInfo(b, o, a.pos("out_sinfo"));
+  }
+  auto is_tensor = [](const relax::StructInfo& s) { return s.as<relax::TensorStructInfoNode>() != nullptr; };
+  bool ok = is_tensor(out);
+  if (const auto* tup = out.as<relax::TupleStructInfoNode>()) {
+    ok = !tup->fields.empty();
+    for (relax::StructInfo f : tup->fields) ok = ok && is_tensor(f);
+  }
+  if (!ok) b.Error(a.pos("out_sinfo"), "R.call_tir's out_sinfo must be an R.Tensor or a list of them");
+  Array<relax::Expr> args = {GetRef<relax::Expr>(gv), ArgTuple(b, a.get("args"), a.pos("args"))};
+  if (a.has("tir_vars")) {
+    const Any& tv = a.get("tir_vars");
+    if (tv.as<ArrayObj>()) {
+      args.push_back(relax::ShapeExpr(Dims(b, tv, a.pos("tir_vars"))));
+    } else {
+      args.push_back(b.ToExpr(tv, a.pos("tir_vars"), "the TIR variables"));
+    }
+  }
+  return OpCall("relax.call_tir", args, {out});
+}
+
+Any CallDPSPacked(RelaxBuilder& b, CallArgs& c) {
+  Args a(b, c, {"func", "args", "out_sinfo"}, 3);
+  relax::Expr f = ExternFuncOf(b, a.get("func"), a.pos("func"));
+  relax::StructInfo out = OutSInfo(b, a.get("out_sinfo"), a.pos("out_sinfo"));
+  return OpCall("relax.call_dps_packed", {f, ArgTuple(b, a.get("args"), a.pos("args"))}, {out});
+}
+
+// R.call_packed / R.call_pure_packed: (func, *args, sinfo_args=...).
+Array<relax::Expr> PackedArgs(RelaxBuilder& b, CallArgs& c, Array<relax::StructInfo>* sinfo_args) {
+  if (c.args.empty()) b.Error(c.node->pos, c.func + "() is missing the name of the function to call");
+  for (size_t k = 0; k < c.kwargs.size(); ++k) {
+    if (c.kwargs[k].first != "sinfo_args") {
+      b.Error(c.kwarg_pos[k], c.func + "() got an unexpected keyword argument '" + c.kwargs[k].first + "'");
+    }
+    *sinfo_args = SInfoArgs(b, c.kwargs[k].second, c.kwarg_pos[k]);
+  }
+  if (sinfo_args->empty()) {
+    b.Error(c.node->pos, c.func + "() needs sinfo_args=, the struct info of its result (e.g. R.Tensor((4,), \"float32\"))");
+  }
+  Array<relax::Expr> args = {ExternFuncOf(b, c.args[0], c.arg_pos[0])};
+  for (size_t i = 1; i < c.args.size(); ++i) args.push_back(b.ToExpr(c.args[i], c.arg_pos[i]));
+  return args;
+}
+
+Any CallPurePacked(RelaxBuilder& b, CallArgs& c) {
+  Array<relax::StructInfo> sinfo;
+  Array<relax::Expr> args = PackedArgs(b, c, &sinfo);
+  return OpCall("relax.call_pure_packed", args, sinfo);
+}
+
+Any CallPacked(RelaxBuilder& b, CallArgs& c) {
+  Array<relax::StructInfo> sinfo;
+  Array<relax::Expr> args = PackedArgs(b, c, &sinfo);
+  relax::Expr f = args[0];
+  Array<relax::Expr> rest;
+  for (size_t i = 1; i < args.size(); ++i) rest.push_back(args[i]);
+  return relax::Expr(relax::Call(f, rest, ObjectRef(), sinfo));
+}
+
+// R.print(*values, format=""): the format string is the call's first argument.
+Any Print(RelaxBuilder& b, CallArgs& c) {
+  Array<relax::Expr> args = {relax::StringImm("")};
+  for (size_t k = 0; k < c.kwargs.size(); ++k) {
+    if (c.kwargs[k].first != "format") {
+      b.Error(c.kwarg_pos[k], "R.print() got an unexpected keyword argument '" + c.kwargs[k].first + "'");
+    }
+    const Any& f = c.kwargs[k].second;
+    args.Set(0, f.as<relax::StringImmNode>() ? GetRef<relax::Expr>(f.as<RelaxExprNode>())
+                                              : relax::Expr(relax::StringImm(b.ToStr(f, c.kwarg_pos[k], "the format"))));
+  }
+  for (size_t i = 0; i < c.args.size(); ++i) args.push_back(b.ToExpr(c.args[i], c.arg_pos[i], "a value to print"));
+  return OpCall("relax.print", args);
+}
+
+Any MatchCast(RelaxBuilder& b, CallArgs& c) {
+  Args a(b, c, {"value", "struct_info"}, 2);
+  auto m = make_object<MatchCastValueObj>();
+  m->value = b.ToExpr(a.get("value"), a.pos("value"), "the value");
+  m->struct_info = b.ToStructInfo(a.get("struct_info"), a.pos("struct_info"));
+  return AsRef(m);
+}
+
+// ---- values -------------------------------------------------------------------------------------
+Any Const(RelaxBuilder& b, CallArgs& c) {
+  Args a(b, c, {"value", "dtype"}, 1);
+  std::optional<DataType> dtype;
+  if (a.has("dtype")) dtype = b.ToDType(a.get("dtype"), a.pos("dtype"));
+  if (a.get("value").as<NDArrayObj>()) {
+    NDArray data = a.get("value").cast<NDArray>();
+    if (dtype && *dtype != data.dtype()) b.Error(a.pos("dtype"), "the dtype disagrees with the array's " + data.dtype().str());
+    return relax::Expr(relax::Constant(data));
+  }
+  return relax::Expr(MakeConstant(b, a.get("value"), dtype, a.pos("value")));
+}
+
+Any ShapeValue(RelaxBuilder& b, CallArgs& c) {
+  Args a(b, c, {"value"}, 1);
+  return relax::Expr(relax::ShapeExpr(Dims(b, a.get("value"), a.pos("value"))));
+}
+
+Any PrimValue(RelaxBuilder& b, CallArgs& c) {
+  Args a(b, c, {"value"}, 1);
+  return relax::Expr(relax::PrimValue(b.ToPrimExpr(a.get("value"), a.pos("value"), "the value")));
+}
+
+Any Str(RelaxBuilder& b, CallArgs& c) {
+  Args a(b, c, {"value"}, 1);
+  return relax::Expr(relax::StringImm(b.ToStr(a.get("value"), a.pos("value"), "the string")));
+}
+
+Any DType(RelaxBuilder& b, CallArgs& c) {
+  Args a(b, c, {"value"}, 1);
+  return relax::Expr(relax::DataTypeImm(b.ToDType(a.get("value"), a.pos("value"))));
+}
+
+Any TupleValue(RelaxBuilder& b, CallArgs& c) {
+  if (!c.kwargs.empty()) b.Error(c.kwarg_pos[0], "R.tuple takes its fields as positional arguments");
+  Array<relax::Expr> fields;
+  for (size_t i = 0; i < c.args.size(); ++i) fields.push_back(b.ToExpr(c.args[i], c.arg_pos[i], "a tuple field"));
+  return relax::Expr(relax::Tuple(fields));
+}
+
+Any ExternFuncValue(RelaxBuilder& b, CallArgs& c) {
+  Args a(b, c, {"global_symbol"}, 1);
+  return relax::Expr(relax::ExternFunc(b.ToStr(a.get("global_symbol"), a.pos("global_symbol"), "the function name")));
+}
+
+// Any registered operator relax.<name>: positional arguments, attributes as
+// keywords, sinfo_args= for operators that take struct info.
+Any GenericOp(RelaxBuilder& b, CallArgs& c, const std::string& op_name) {
+  Array<relax::Expr> args;
+  for (size_t i = 0; i < c.args.size(); ++i) args.push_back(b.ToExpr(c.args[i], c.arg_pos[i]));
+  Array<relax::StructInfo> sinfo_args;
+  Map<String, Any> attrs;
+  bool has_attrs = false;
+  for (size_t k = 0; k < c.kwargs.size(); ++k) {
+    if (c.kwargs[k].first == "sinfo_args") {
+      sinfo_args = SInfoArgs(b, c.kwargs[k].second, c.kwarg_pos[k]);
+      continue;
+    }
+    const Any& v = c.kwargs[k].second;
+    Any value = (v.is_object() && v.as<RelaxExprNode>()) ? v : b.ev().ToAttrValue(v, c.kwarg_pos[k]);
+    attrs.Set(String(c.kwargs[k].first), value);
+    has_attrs = true;
+  }
+  return relax::Expr(relax::Call(Op::Get(op_name), args, has_attrs ? ObjectRef(attrs) : ObjectRef(), sinfo_args));
+}
+
+const std::unordered_map<std::string, Handler>& Table() {
+  static const std::unordered_map<std::string, Handler> table = {
+      {"Tensor", Tensor},
+      {"Shape", Shape},
+      {"Tuple", TupleSInfo},
+      {"Object", ObjectSInfo},
+      {"Prim", Prim},
+      {"Callable", Callable},
+      {"dataflow", Dataflow},
+      {"output", Output},
+      {"func_attr", FuncAttr},
+      {"function", Function},
+      {"call_tir", CallTIR},
+      {"call_dps_packed", CallDPSPacked},
+      {"call_pure_packed", CallPurePacked},
+      {"call_packed", CallPacked},
+      {"match_cast", MatchCast},
+      {"print", Print},
+      {"const", Const},
+      {"shape", ShapeValue},
+      {"prim_value", PrimValue},
+      {"str", Str},
+      {"dtype", DType},
+      {"tuple", TupleValue},
+      {"ExternFunc", ExternFuncValue},
+  };
+  return table;
+}
+
+// Fills `data` (row-major) from nested lists, recording the shape at the first visit of each depth.
+void Flatten(RelaxBuilder& b, const Any& v, size_t depth, std::vector<int64_t>* shape, std::vector<Any>* data,
+             const Pos& pos) {
+  if (const auto* arr = v.as<ArrayObj>()) {
+    if (depth == shape->size()) {
+      if (!data->empty()) b.Error(pos, "R.const: the nested lists are ragged");
+      shape->push_back(static_cast<int64_t>(arr->data.size()));
+    } else if (depth > shape->size() || (*shape)[depth] != static_cast<int64_t>(arr->data.size())) {
+      b.Error(pos, "R.const: the nested lists are ragged");
+    }
+    for (const Any& x : arr->data) Flatten(b, x, depth + 1, shape, data, pos);
+    return;
+  }
+  if (!Evaluator::IsNumber(v)) b.Error(pos, "R.const expects numbers, bools or nested lists of them, got a " + b.TypeName(v));
+  if (depth != shape->size()) b.Error(pos, "R.const: the nested lists are ragged");
+  data->push_back(v);
+}
+
+template <typename T>
+void Store(void* base, size_t i, T value) {
+  std::memcpy(static_cast<char*>(base) + i * sizeof(T), &value, sizeof(T));
+}
+
+}  // namespace
+
+relax::Constant MakeConstant(RelaxBuilder& b, const Any& value, std::optional<DataType> dtype, const Pos& pos) {
+  std::vector<int64_t> shape;
+  std::vector<Any> data;
+  Flatten(b, value, 0, &shape, &data, pos);
+  if (!dtype) {
+    bool any_float = false, all_bool = !data.empty();
+    for (const Any& x : data) {
+      any_float = any_float || x.kind() == Any::Kind::kFloat;
+      all_bool = all_bool && x.kind() == Any::Kind::kBool;
+    }
+    dtype = all_bool ? DataType::Bool() : any_float ? DataType::Float(32) : DataType::Int(32);
+  }
+  DataType t = *dtype;
+  if (t.lanes() != 1 || !(t.is_bool() || t.is_int() || t.is_uint() || t.is_float()) ||
+      (t.is_float() && t.bits() != 32 && t.bits() != 64)) {
+    b.Error(pos, "R.const does not support dtype " + t.str());
+  }
+  NDArray arr = NDArray::Empty(shape, t, Device{kDLCPU, 0});
+  void* p = arr.DataPtr();
+  for (size_t i = 0; i < data.size(); ++i) {
+    const Any& x = data[i];
+    double f = x.kind() == Any::Kind::kFloat ? x.raw_float() : static_cast<double>(x.raw_int());
+    int64_t n = x.kind() == Any::Kind::kFloat ? static_cast<int64_t>(x.raw_float()) : x.raw_int();
+    if (!t.is_float() && x.kind() == Any::Kind::kFloat) {
+      b.Error(pos, "R.const: the float " + std::to_string(f) + " does not fit dtype " + t.str());
+    }
+    if (t.is_bool()) {
+      Store<uint8_t>(p, i, n != 0);
+    } else if (t.is_float()) {
+      if (t.bits() == 32) {
+        Store<float>(p, i, static_cast<float>(f));
+      } else {
+        Store<double>(p, i, f);
+      }
+    } else {
+      int bits = t.bits();
+      bool fits = t.is_int() ? (bits == 64 || (n >= -(int64_t{1} << (bits - 1)) && n < (int64_t{1} << (bits - 1))))
+                             : (n >= 0 && (bits == 64 || n < (int64_t{1} << bits)));
+      if (!fits) b.Error(pos, "R.const: " + std::to_string(n) + " does not fit dtype " + t.str());
+      switch (bits) {
+        case 8: Store<int8_t>(p, i, static_cast<int8_t>(n)); break;
+        case 16: Store<int16_t>(p, i, static_cast<int16_t>(n)); break;
+        case 32: Store<int32_t>(p, i, static_cast<int32_t>(n)); break;
+        case 64: Store<int64_t>(p, i, n); break;
+        default: b.Error(pos, "R.const does not support dtype " + t.str());
+      }
+    }
+  }
+  return relax::Constant(arr);
+}
+
+Any RelaxBuilder::CallBuiltin(CallArgs& call) {
+  const Pos& callee_pos = call.node->kind == ast::ExprKind::kCall ? call.node->a->pos : call.node->pos;
+  if (NamespaceRoot(call.func) != "R") {  // an unknown namespace inside an R.function
+    Error(callee_pos, "unknown TVMScript function '" + call.func + "'");
+  }
+  std::string name = call.func.substr(2);
+  auto it = Table().find(name);
+  if (it != Table().end()) return it->second(*this, call);
+  std::string op_name = "relax." + name;
+  if (Op::Exists(op_name)) {
+    if (!InFunction()) Error(callee_pos, call.func + "() can only be used in an R.function body");
+    return GenericOp(*this, call, op_name);
+  }
+  Error(callee_pos, "unknown Relax function '" + call.func + "' (no operator '" + op_name + "' is registered)");
+}
+
+}  // namespace script
+}  // namespace tessera
