@@ -140,3 +140,43 @@ def test_prediction_grid_is_a_png_of_the_expected_size(tmp_path):
     with Image.open(path) as im:
         assert im.format == "PNG"
         assert im.size[0] > 4 * 28 * 3 and im.size[1] > 3 * 28 * 3
+
+
+def _random_params(rng):
+    return {"w0": (rng.standard_normal((128, 784)) * 0.05).astype("float32"),
+            "b0": (rng.standard_normal(128) * 0.05).astype("float32"),
+            "w1": (rng.standard_normal((10, 128)) * 0.1).astype("float32"),
+            "b1": (rng.standard_normal(10) * 0.1).astype("float32")}
+
+
+def test_every_demo_build_of_the_mlp_matches_numpy():
+    """The four Tessera builds of `make demo` (call_tir, call_dps_packed with PyTorch,
+    the mixture with bound params, scheduled linears with bound params) give NumPy's logits."""
+    torch = pytest.importorskip("torch")
+    from fashion_mlp import modules
+
+    modules.register_torch_env_functions(torch)
+    rng = np.random.default_rng(3)
+    params = _random_params(rng)
+    x = rng.random((1, 784), dtype=np.float32)
+    expected = peers.numpy_mlp(x, params)
+    nd = [tvm.nd.array(params[k]) for k in modules.PARAM_NAMES]
+    for make in (modules.call_tir_module, modules.extern_module):
+        out = modules.build(make())["main"](tvm.nd.array(x), *nd)
+        np.testing.assert_allclose(out.numpy(), expected, rtol=1e-4, atol=1e-5)
+    for mod in (modules.mixture_module(), modules.with_scheduled_linears(modules.call_tir_module())):
+        bound = modules.bind_params(mod, params)
+        assert [p.name_hint for p in bound["main"].params] == ["x"]
+        out = modules.build(bound)["main"](tvm.nd.array(x))
+        np.testing.assert_allclose(out.numpy(), expected, rtol=1e-4, atol=1e-5)
+
+
+def test_scheduled_module_swaps_in_both_linears_and_keeps_relu():
+    from fashion_mlp import modules
+
+    plain = modules.call_tir_module()
+    scheduled = modules.with_scheduled_linears(modules.call_tir_module())
+    for name in ("linear0", "linear1"):
+        assert not tvm.ir.structural_equal(scheduled[name], plain[name])
+        assert 'T.block("Y_rf_update")' in scheduled[name].script()
+    tvm.ir.assert_structural_equal(scheduled["relu0"], plain["relu0"])
