@@ -177,7 +177,7 @@ def main():
             f"predictions, max |logit - PyTorch| = {np.abs(logits - torch_logits).max():.1e})")
         results[v.name] = (v, pred, logits)
 
-    step("5/6 Per-image latency, batch 1, measured in the same run (interleaved, median of rounds)")
+    step("5/6 Per-image latency, batch 1, one thread each, measured in the same run (interleaved, median of rounds)")
     img = x_test[:1].copy()
     timt = torch.from_numpy(img)
     nd_img = tvm.nd.array(img)

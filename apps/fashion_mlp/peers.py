@@ -26,11 +26,14 @@ def export_onnx(torch, model, path):
     return path
 
 
-def onnxruntime_session(path, threads=None):
+def onnxruntime_session(path, threads=1):
+    """An ONNX Runtime CPU session, on `threads` threads (one by default, as every engine
+    of the batch-1 comparison; ONNX Runtime's spinning pool otherwise competes for the cores)."""
     import onnxruntime as ort
 
     opts = ort.SessionOptions()
     if threads:
         opts.intra_op_num_threads = threads
+        opts.inter_op_num_threads = threads
     opts.log_severity_level = 3
     return ort.InferenceSession(path, sess_options=opts, providers=["CPUExecutionProvider"])
