@@ -177,7 +177,12 @@ Any FromPythonImpl(nb::handle h, std::unordered_set<PyObject*>& path) {
   if (PyUnicode_Check(o)) {
     Py_ssize_t size = 0;
     const char* data = PyUnicode_AsUTF8AndSize(o, &size);
-    if (data == nullptr) throw nb::python_error();
+    if (data == nullptr) {
+      // Lone surrogates ("\ud800") have no UTF-8 form: a user error, not a crash or a UnicodeError.
+      nb::python_error err;
+      throw ValueError("cannot pass a string that is not valid Unicode text to a Tessera function (" +
+                       std::string(err.what()).substr(0, 200) + ")");
+    }
     return Any(std::string(data, static_cast<size_t>(size)));
   }
   const bool is_container = PyList_Check(o) || PyTuple_Check(o) || PyDict_Check(o);

@@ -101,6 +101,28 @@ _KINDS = {
 }
 
 
+def as_tvm_error(exc, context):
+    """The TVMError twin of a builtin exception ``exc`` (TypeError ->
+    TVMTypeError, UnicodeError -> TVMValueError, ...), its message prefixed with
+    ``context``; ``exc`` itself when it already is a TVMError or has no twin."""
+    if isinstance(exc, TVMError):
+        return exc
+    for builtin_cls, twin in ((builtins.NotImplementedError, OpNotImplemented),
+                              (builtins.OverflowError, TVMOverflowError),
+                              (builtins.IndexError, TVMIndexError),
+                              (builtins.KeyError, TVMKeyError),
+                              (builtins.AttributeError, TVMAttributeError),
+                              (builtins.TypeError, TVMTypeError),
+                              (builtins.ValueError, TVMValueError),  # UnicodeError included
+                              (builtins.RecursionError, TVMRecursionError)):
+        if isinstance(exc, builtin_cls):
+            detail = exc.args[0] if isinstance(exc, builtins.KeyError) and exc.args else str(exc)
+            if isinstance(exc, builtins.UnicodeError):
+                detail = f"a string is not valid Unicode text ({exc})"
+            return twin(f"{context}: {detail}")
+    return exc
+
+
 def register_error(func_name=None, cls=None):
     """Registers ``cls`` as the Python class of C++ errors of kind ``func_name``
     (default: the class name).  Usable as a decorator, as in TVM."""

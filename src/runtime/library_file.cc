@@ -29,6 +29,53 @@ bool Within(uint64_t offset, uint64_t count, uint64_t size, uint64_t file_size) 
   return true;
 }
 
+// The seal: 8 magic bytes, the content length and the FNV-1a 64 checksum of
+// the content, both little-endian uint64, appended after the ELF file (the
+// loader ignores bytes past the last section).
+constexpr char kSealMagic[8] = {'T', 'S', 'R', 'S', 'E', 'A', 'L', '1'};
+constexpr size_t kSealSize = 24;
+
+uint64_t Checksum(const char* data, size_t n) {
+  uint64_t h = 1469598103934665603ULL;
+  for (size_t i = 0; i < n; ++i) {
+    h ^= static_cast<unsigned char>(data[i]);
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+uint64_t ReadU64(const char* p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(p[i]);
+  return v;
+}
+
+void WriteU64(char* p, uint64_t v) {
+  for (int i = 0; i < 8; ++i) p[i] = static_cast<char>((v >> (8 * i)) & 0xff);
+}
+
+bool HasSeal(const std::vector<char>& bytes) {
+  return bytes.size() >= kSealSize && std::memcmp(bytes.data() + bytes.size() - kSealSize, kSealMagic, 8) == 0;
+}
+
+// Checks the seal and returns the length of the sealed content.
+size_t CheckSeal(const std::string& path, const std::vector<char>& bytes) {
+  if (!HasSeal(bytes)) {
+    Bad(path, "it has no Tessera seal at its end: it was not written by export_library, or it was truncated");
+  }
+  const char* seal = bytes.data() + bytes.size() - kSealSize;
+  const uint64_t length = ReadU64(seal + 8);
+  if (length != bytes.size() - kSealSize) {
+    Bad(path, "its seal records " + std::to_string(length) + " bytes of content but the file holds " +
+                  std::to_string(bytes.size() - kSealSize) + " (truncated or modified)");
+  }
+  if (ReadU64(seal + 16) != Checksum(bytes.data(), length)) {
+    Bad(path, "its content does not match the checksum in its seal (the file is corrupted or was modified "
+              "after export_library)");
+  }
+  return length;
+}
+
 }  // namespace
 
 namespace {
@@ -77,6 +124,10 @@ std::string ValidatedPrivateCopy(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) Bad(path, std::string("cannot open it (") + std::strerror(errno) + ")");
   std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (bytes.size() >= 4 && std::memcmp(bytes.data(), ELFMAG, SELFMAG) != 0) {
+    Bad(path, "not an ELF shared library (bad magic number)");
+  }
+  bytes.resize(CheckSeal(path, bytes));
   Validate(path, bytes);
   const char* dir = std::getenv("TMPDIR");
   std::string tmpl = std::string(dir && *dir ? dir : "/tmp") + "/tessera_module_XXXXXX.so";
@@ -98,6 +149,24 @@ std::string ValidatedPrivateCopy(const std::string& path) {
   }
   ::close(fd);
   return std::string(name.data());
+}
+
+void SealLibraryFile(const std::string& path) {
+  std::vector<char> bytes;
+  {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) TESSERA_THROW(ValueError) << "cannot seal " << path << ": cannot open it (" << std::strerror(errno) << ")";
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  if (HasSeal(bytes)) bytes.resize(bytes.size() - kSealSize);
+  char seal[kSealSize];
+  std::memcpy(seal, kSealMagic, 8);
+  WriteU64(seal + 8, bytes.size());
+  WriteU64(seal + 16, Checksum(bytes.data(), bytes.size()));
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  out.write(seal, kSealSize);
+  if (!out) TESSERA_THROW(RuntimeError) << "cannot seal " << path << ": writing failed";
 }
 
 }  // namespace tessera

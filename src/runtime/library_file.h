@@ -2,7 +2,10 @@
 // file dies with SIGBUS when a page past its end is touched) and a private
 // copy to load it from (dlopen caches by path, so re-exporting to the same
 // path would otherwise return the old library). Runtime layer; used by
-// LoadModuleFromFile (module.cc).
+// LoadModuleFromFile (module.cc). Libraries written by export_library end in
+// a seal (magic, content length, 64-bit checksum) so that any corruption of
+// the file (a flipped byte anywhere, not only in the headers) is refused
+// before dlopen maps and runs it.
 #pragma once
 
 #include <string>
@@ -15,6 +18,12 @@ namespace tessera {
 // `path` and what is wrong otherwise), and writes it to a new file of a
 // unique name in the temporary directory, whose name it returns: the caller
 // dlopens that copy and removes it. RuntimeError when no copy can be made.
+// Also checks the seal that SealLibraryFile appended: a file without one, or
+// whose content does not match its checksum, is refused (ValueError).
 std::string ValidatedPrivateCopy(const std::string& path);
+
+// Appends the seal to the library just written at `path` (export_library
+// calls it last). Sealing a sealed file replaces its seal.
+void SealLibraryFile(const std::string& path);
 
 }  // namespace tessera

@@ -19,6 +19,8 @@
 // Counts heap allocations of the whole process while `g_counting` is set.
 #if !defined(__SANITIZE_ADDRESS__)
 #define TESSERA_VM_TEST_COUNTS_ALLOCATIONS 1
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 static std::atomic<bool> g_counting{false};
 static std::atomic<int64_t> g_allocations{0};
 void* operator new(std::size_t n) {
@@ -28,6 +30,7 @@ void* operator new(std::size_t n) {
 }
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#pragma GCC diagnostic pop
 #endif
 
 namespace tessera::runtime::vm {

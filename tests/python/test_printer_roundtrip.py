@@ -240,3 +240,24 @@ def test_thread_loop_built_without_a_range_matches_the_parsed_one():
     given = tir.IterVar(tvm.ir.Range(0, 6), tir.Var("threadIdx.x", "int32"), tir.IterVar.ThreadIndex, "threadIdx.x")
     kept = tir.For(tx, 0, 6, tir.ForKind.THREAD_BINDING, loop.body, thread_binding=given)
     assert kept.thread_binding.same_as(given)
+
+
+def test_region_with_symbolic_extent_is_a_fixed_point():
+    # A region min:min + e is read back with extent e exactly (found by fuzz_roundtrip:
+    # the extent used to come back as (min + e) - min, which prints differently).
+    src = '''
+@T.prim_func
+def f(B: T.Buffer((128,), "float32"), Z: T.Buffer((128,), "float32")):
+    for j in range(128):
+        with T.block("Z"):
+            vj = T.axis.spatial(128, j)
+            T.reads(B[T.min(j, vj):T.min(j, vj) + (T.max(j, vj) - T.min(j, vj) + 1)])
+            T.writes(Z[vj])
+            Z[vj] = B[vj]
+'''
+    f = tvm.script.from_source(src)
+    region = f.body.block.body.body.block.reads[0].region[0]
+    assert isinstance(region.extent, tvm.tir.Add), type(region.extent)
+    again = tvm.script.from_source(f.script())
+    tvm.ir.assert_structural_equal(f, again, map_free_vars=True)
+    assert f.script() == again.script()

@@ -209,3 +209,49 @@ def test_virtual_machine_argument_errors():
     assert relax.VirtualMachine(ex, tvm.cpu())["main"]() is None
     with pytest.raises(AttributeError, match=r"no function 'nope'"):
         relax.VirtualMachine(ex, tvm.cpu())["nope"]
+
+
+def test_ctrl_c_in_a_packed_function_stops_the_vm_call():
+    # SIGINT while a registered function runs inside a VM call: the call raises
+    # KeyboardInterrupt right after that function returns and runs nothing more;
+    # afterwards SIGINT is Python's again and the VM runs normally.
+    import subprocess
+    import sys
+    import textwrap
+    code = textwrap.dedent("""
+        import os, signal
+        import tessera as tvm
+        from tessera import relax
+        calls = []
+        @tvm.register_func("test.vm_sigint.step", override=True)
+        def step(x):
+            calls.append(x)
+            if x == 1:
+                os.kill(os.getpid(), signal.SIGINT)
+            return x
+        ib = relax.ExecBuilder()
+        with ib.function("main", num_inputs=0):
+            ib.emit_call("test.vm_sigint.step", args=[ib.imm(1)], dst=ib.r(0))
+            ib.emit_call("test.vm_sigint.step", args=[ib.imm(2)], dst=ib.r(1))
+            ib.emit_ret(ib.r(1))
+        vm = relax.VirtualMachine(ib.get(), tvm.cpu())
+        try:
+            vm["main"]()
+        except KeyboardInterrupt as e:
+            assert "main" in str(e), e
+        else:
+            raise SystemExit("no KeyboardInterrupt")
+        assert calls == [1], calls
+        calls.clear()
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            for _ in range(1000):
+                pass
+        except KeyboardInterrupt:
+            pass
+        else:
+            raise SystemExit("SIGINT outside the VM did not reach Python")
+        print("done")
+    """)
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0 and "done" in res.stdout, res.stdout + res.stderr

@@ -3,6 +3,7 @@
 
 #include "codegen/llvm/llvm_target.h"
 #include "runtime/interrupt.h"
+#include "runtime/library_file.h"
 #include "runtime/registry.h"
 
 #include <dlfcn.h>
@@ -161,6 +162,7 @@ class LLVMModuleNode final : public ModuleNode {
     int rc = pclose(pipe);
     std::remove(obj_path.c_str());
     if (rc != 0) TESSERA_THROW(RuntimeError) << "linking " << path << " failed:\n" << output;
+    SealLibraryFile(path);  // load_module refuses any later change to the file
   }
 
  private:

@@ -35,23 +35,23 @@ std::string TensorBytes(const NDArray& a) {
 std::string ConstKey(const Any& v) {
   switch (v.kind()) {
     case Any::Kind::kNone: return "n";
-    case Any::Kind::kInt: return "i" + std::to_string(v.raw_int());
-    case Any::Kind::kBool: return "b" + std::to_string(v.raw_int());
+    case Any::Kind::kInt: return std::string("i").append(std::to_string(v.raw_int()));
+    case Any::Kind::kBool: return std::string("b").append(std::to_string(v.raw_int()));
     case Any::Kind::kFloat: {
       double d = v.raw_float();
       uint64_t bits;
       std::memcpy(&bits, &d, sizeof bits);
-      return "f" + std::to_string(bits);
+      return std::string("f").append(std::to_string(bits));
     }
-    case Any::Kind::kDataType: return "d" + v.raw_dtype().str();
+    case Any::Kind::kDataType: return std::string("d").append(v.raw_dtype().str());
     default: break;
   }
-  if (const auto* s = v.as<StringObj>()) return "s" + s->data;
-  if (const auto* s = v.as<ShapeTupleObj>()) return "h" + ShapeString(s->data);
+  if (const auto* s = v.as<StringObj>()) return std::string("s").append(s->data);
+  if (const auto* s = v.as<ShapeTupleObj>()) return std::string("h").append(ShapeString(s->data));
   if (v.as<NDArrayObj>()) {
     NDArray a = v.cast<NDArray>();
     std::string bytes = TensorBytes(a);
-    return "t" + a.dtype().str() + ShapeString(a.Shape()) + std::to_string(HashBytes(bytes.data(), bytes.size()));
+    return std::string("t").append(a.dtype().str() + ShapeString(a.Shape()) + std::to_string(HashBytes(bytes.data(), bytes.size())));
   }
   return "";
 }

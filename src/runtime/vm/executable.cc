@@ -121,14 +121,14 @@ class Reader {
 };
 
 std::string ConstantRepr(const Any& c) {
-  if (const auto* s = c.as<ShapeTupleObj>()) return "shape" + ShapeString(s->data);
+  if (const auto* s = c.as<ShapeTupleObj>()) return std::string("shape").append(ShapeString(s->data));
   if (const auto* a = c.as<NDArrayObj>()) {
     (void)a;
     NDArray arr = c.cast<NDArray>();
-    return "NDArray" + ShapeString(arr.Shape()) + " " + arr.dtype().str();
+    return std::string("NDArray").append(ShapeString(arr.Shape()) + " " + arr.dtype().str());
   }
   if (const auto* s = c.as<StringObj>()) return "\"" + s->data + "\"";
-  if (c.kind() == Any::Kind::kDataType) return "dtype(" + c.raw_dtype().str() + ")";
+  if (c.kind() == Any::Kind::kDataType) return std::string("dtype(").append(c.raw_dtype().str() + ")");
   return c.repr();
 }
 
@@ -137,11 +137,11 @@ std::string ConstantRepr(const Any& c) {
 std::string Arg::str() const {
   switch (kind()) {
     case Kind::kRegister: return RegisterName(value());
-    case Kind::kImmediate: return "i" + std::to_string(value());
-    case Kind::kConstIdx: return "c[" + std::to_string(value()) + "]";
-    case Kind::kFuncIdx: return "f[" + std::to_string(value()) + "]";
+    case Kind::kImmediate: return std::string("i").append(std::to_string(value()));
+    case Kind::kConstIdx: return std::string("c[").append(std::to_string(value()) + "]");
+    case Kind::kFuncIdx: return std::string("f[").append(std::to_string(value()) + "]");
   }
-  return "?" + std::to_string(data_);
+  return std::string("?").append(std::to_string(data_));
 }
 
 Arg Arg::Make(Kind kind, ExecWord value) {
@@ -156,7 +156,7 @@ Arg Arg::Make(Kind kind, ExecWord value) {
 std::string RegisterName(RegName r) {
   if (r == kVoidRegister) return "%void";
   if (r == kVMRegister) return "%vm";
-  return "%" + std::to_string(r);
+  return std::string("%").append(std::to_string(r));
 }
 
 Instruction ExecutableNode::GetInstruction(Index i) const {
@@ -215,7 +215,7 @@ void ExecutableNode::Validate() const {
         << "invalid executable: function " << f.name << " has kind " << static_cast<int>(f.kind)
         << " (this VM runs bytecode functions and packed functions only)";
     auto bad = [&](Index pc) -> std::string {
-      return "invalid executable: function " + f.name + ", instruction " + std::to_string(pc) + ": ";
+      return std::string("invalid executable: function ").append(f.name + ", instruction " + std::to_string(pc) + ": ");
     };
     TESSERA_CHECK_OR_THROW(f.start_instr >= 0 && f.start_instr < f.end_instr && f.end_instr <= ninstr, ValueError)
         << "invalid executable: function " << f.name << " spans instructions [" << f.start_instr << ", "

@@ -24,6 +24,11 @@ VMClosure::VMClosure(std::string func_name, PackedFunc impl) {
 
 // Marks the calling thread as the VM's user for the duration of a call from
 // outside; a second thread gets RuntimeError instead of a corrupted VM.
+[[noreturn]] static void ThrowInterrupted(const ExecutableNode& exec, Index func_idx) {
+  ThrowErrorOfKind("KeyboardInterrupt",
+                   "VM function " + exec.func_table[static_cast<size_t>(func_idx)].name + " was interrupted (SIGINT)");
+}
+
 class VMEntryGuard {
  public:
   explicit VMEntryGuard(VirtualMachineNode* vm) : vm_(vm) {
@@ -179,6 +184,10 @@ Any VirtualMachineNode::Invoke(Index func_idx, const Any* args, int nargs) {
                              << (info.num_args == 1 ? "" : "s") << " but " << nargs << (nargs == 1 ? " was" : " were")
                              << " given";
   }
+  // One SIGINT scope for the whole call: the kernels it calls nest in it and
+  // so skip installing the handler each (three system calls per kernel
+  // otherwise, the larger part of a small kernel's call cost).
+  InterruptScope interrupt_scope;
   const size_t base = depth_;
   Frame* f = PushFrame(func_idx, -1, kVoidRegister);
   for (int i = 0; i < nargs; ++i) f->registers[static_cast<size_t>(i)] = args[i];
@@ -211,6 +220,8 @@ Any VirtualMachineNode::RunLoop(size_t base_depth, Index pc) {
         Any* call_args = f->call_args.data();
         for (Index i = 0; i < in.num_args; ++i) call_args[i] = ReadArg(f, in.arg(i));
         Any ret = fn.CallPacked(PackedArgs(call_args, static_cast<int>(in.num_args)));
+        // Ctrl-C while a packed function ran (Python's handler is suspended during the call).
+        if (InterruptScope::Requested()) ThrowInterrupted(exec, f->func_idx);
         // The callee may have re-entered the VM (frames_ may have grown): re-read the frame.
         f = frames_[depth_ - 1].get();
         for (Index i = 0; i < in.num_args; ++i) f->call_args[static_cast<size_t>(i)] = Any();
@@ -229,10 +240,7 @@ Any VirtualMachineNode::RunLoop(size_t base_depth, Index pc) {
         break;
       }
       case Opcode::kGoto:
-        if (in.pc_offset <= 0 && InterruptScope::Requested()) {
-          TESSERA_THROW(RuntimeError) << "KeyboardInterrupt: VM function "
-                                      << exec.func_table[static_cast<size_t>(f->func_idx)].name << " interrupted";
-        }
+        if (in.pc_offset <= 0 && InterruptScope::Requested()) ThrowInterrupted(exec, f->func_idx);
         pc += in.pc_offset;
         break;
       case Opcode::kIf: {

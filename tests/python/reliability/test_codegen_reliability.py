@@ -349,15 +349,58 @@ tvm.build(f, target="llvm").export_library(p)
 data = open(p, "rb").read()
 at = data.find(b'"name"')
 assert at > 0
+def reseal(content):
+    # The seal format of library_file.cc, written independently: magic, length, FNV-1a 64.
+    h = 1469598103934665603
+    for b in content:
+        h = ((h ^ b) * 1099511628211) & (2**64 - 1)
+    return content + b"TSRSEAL1" + len(content).to_bytes(8, "little") + h.to_bytes(8, "little")
+assert reseal(data[:-24]) == data, "the exported library does not end in the expected seal"
 for k, patch in enumerate([b"}", b"\\x00\\x00", b'"x', b"[[["]):
-    bad = bytearray(data); bad[at:at + len(patch)] = patch
-    q = os.path.join(d, f"bad{k}.so"); open(q, "wb").write(bytes(bad))
+    bad = bytearray(data[:-24]); bad[at:at + len(patch)] = patch
+    q = os.path.join(d, f"bad{k}.so"); open(q, "wb").write(reseal(bytes(bad)))
     try:
         m = tvm.runtime.load_module(q)
     except ValueError as e:
         assert q in str(e) and "metadata" in str(e), e
     else:
         raise SystemExit(f"corrupted metadata {patch!r} loaded: {m.list_functions()}")
+""")
+
+
+def test_any_changed_byte_is_refused_before_loading():
+    # The seal's checksum covers every byte, so a change anywhere (code, data, the
+    # seal itself) is refused with a ValueError naming the file, before dlopen.
+    run_ok("""
+import os, tempfile, random
+@T.prim_func
+def f(A: T.Buffer((4,), "float32")):
+    A[0] = T.float32(1)
+d = tempfile.mkdtemp()
+p = os.path.join(d, "lib.so")
+tvm.build(f, target="llvm").export_library(p)
+data = open(p, "rb").read()
+rng = random.Random(0)
+positions = sorted(set([4, 64, len(data) // 2, len(data) - 30, len(data) - 20, len(data) - 1] +
+                       [rng.randrange(len(data)) for _ in range(40)]))
+for pos in positions:
+    bad = bytearray(data); bad[pos] ^= 0x5A
+    q = os.path.join(d, f"flip{pos}.so"); open(q, "wb").write(bytes(bad))
+    try:
+        tvm.runtime.load_module(q)
+    except ValueError as e:
+        assert q in str(e), e
+    else:
+        raise SystemExit(f"a library with byte {pos} of {len(data)} changed loaded")
+# appended junk is refused too, and the intact file still loads
+q = os.path.join(d, "junk.so"); open(q, "wb").write(data + b"x")
+try:
+    tvm.runtime.load_module(q)
+except ValueError as e:
+    assert "seal" in str(e), e
+else:
+    raise SystemExit("a library with appended bytes loaded")
+tvm.runtime.load_module(p)
 """)
 
 

@@ -1,7 +1,8 @@
 """Random sequences of schedule primitives with random, often nonsensical
 arguments (None, huge and negative ints, NaN, strings, wrong handle kinds,
 functions, nested lists): every call either succeeds or raises an ordinary
-user error (never a crash or an InternalError), and a call that raises
+user error, a TVMError (never a crash, an InternalError or a bare Python
+exception), and a call that raises
 leaves the schedule unchanged."""
 import pytest
 
@@ -25,7 +26,7 @@ for case in range(40):
     loops = sch.get_loops(b)
     pool = [None, 0, -1, 2**40, -2**62, 2**63, "x", "C", [], [None], loops[0], loops[-1], b, 1.5, float("nan"),
             matmul, list(loops), [b], ("write", 0), ("read", 7), {{"a": 1}}, True, lambda *a: a,
-            tvm.tir.Var("v", "int32"), 10**6, int, [[[]]]]
+            tvm.tir.Var("v", "int32"), 10**6, int, [[[]]], "\\ud800", b"C", (x for x in [2])]
     for step in range(8):
         name = rng.choice(methods)
         m = getattr(sch, name)
@@ -38,10 +39,13 @@ for case in range(40):
             ok += 1
         except tvm.error.InternalError as e:
             internal.append((name, repr(args)[:200], str(e)[:300]))
-        except Exception:  # pylint: disable=broad-except
+        except tvm.error.TVMError:
             raised += 1
             tvm.ir.assert_structural_equal(sch.mod, before)
+        except Exception as e:  # pylint: disable=broad-except
+            internal.append((name, repr(args)[:200], f"not a TVMError: {{type(e).__name__}}: {{str(e)[:200]}}"))
 print("OK", ok, "RAISED", raised)
+assert ok >= 10 and raised >= 100, (ok, raised)  # both paths are exercised
 assert not internal, internal
 """, timeout=240)
     assert res.returncode == 0 and "OK" in res.stdout, res.describe()

@@ -303,17 +303,15 @@ def _refuse_none_arguments(method):
                 if name != "self" and p.default is inspect.Parameter.empty
                 and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
     varargs = [name for name, p in sig.parameters.items() if p.kind == p.VAR_POSITIONAL]
-    if not required and not varargs:
-        return method
 
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
-        from ...error import TVMTypeError  # pylint: disable=import-outside-toplevel
+        from ...error import TVMTypeError, as_tvm_error  # pylint: disable=import-outside-toplevel
 
         try:
             bound = sig.bind(self, *args, **kwargs)
-        except TypeError:
-            return method(self, *args, **kwargs)  # Python's own message for a wrong call
+        except TypeError as e:  # Python's own message for a wrong call, as a TVMTypeError
+            raise as_tvm_error(e, f"Schedule.{method.__name__}") from None
         for name in required:
             if name in bound.arguments and bound.arguments[name] is None:
                 raise TVMTypeError(f"Schedule.{method.__name__}: parameter '{name}' is None; "
@@ -326,7 +324,15 @@ def _refuse_none_arguments(method):
                 if v is None:
                     raise TVMTypeError(f"Schedule.{method.__name__}: parameter '{name}'[{i}] is None; "
                                        "expected a loop handle")
-        return method(self, *args, **kwargs)
+        try:
+            return method(self, *args, **kwargs)
+        except Exception as e:  # pylint: disable=broad-except
+            # Argument conversions in the wrapper (int(n), list(factors), str -> UTF-8)
+            # raise builtin errors: give them their TVMError twin, naming the method.
+            converted = as_tvm_error(e, f"Schedule.{method.__name__}")
+            if converted is e:
+                raise
+            raise converted from e
 
     return wrapper
 
