@@ -107,7 +107,8 @@ def run(number=400, repeat=21, log=print):
     lat = timing.interleaved_latency(engines, number=number, repeat=repeat)
     tessera = {k: v for k, v in lat.items() if k.startswith("Tessera")}
     best_label = min(tessera, key=tessera.get) if tessera else None
-    log(f"(e) MLP 784-128-10 batch 1, end to end from Python; xN = peer time / {best_label or 'Tessera'} time")
+    log(f"(e) MLP 784-128-10 batch 1, end to end from Python, one thread per engine; "
+        f"xN = peer time / {best_label or 'Tessera'} time")
     for label, t in lat.items():
         ratio = ""
         if best_label and not label.startswith("Tessera"):
@@ -117,7 +118,7 @@ def run(number=400, repeat=21, log=print):
         log(f"    {label:44s} not available in this build: {reason}")
     if best_label:
         log(f"    C++ (libtessera_runtime only), {best_label[len('Tessera '):]}: "
-            + cpp_latency(executables[best_label], x, expected))
+            + cpp_latency(executables[best_label], x, expected) + " (a separate run, after the above)")
     else:
         log("    C++ (libtessera_runtime only): not measured, no Tessera build available")
     return lat, missing
