@@ -176,6 +176,9 @@ def main():
         say(f"    built in {v.build_s:.2f} s; accuracy {acc * 100:6.2f} %  ({verdict}: {same}/{n} same "
             f"predictions, max |logit - PyTorch| = {np.abs(logits - torch_logits).max():.1e})")
         results[v.name] = (v, pred, logits)
+        if v.name == "scheduled+BindParams":
+            trace = str(modules.linear_schedule(modules.call_tir_module()["linear0"]).trace)
+            say("    the schedule of linear0 (a replayable trace):\n      " + trace.replace("\n", "\n      "))
 
     step("5/6 Per-image latency, batch 1, one thread each, measured in the same run (interleaved, median of rounds)")
     img = x_test[:1].copy()
