@@ -628,3 +628,14 @@ def test_python_operators_on_relax_values_need_registered_operators():
         pytest.skip("relax.add is registered in this build; covered by test_registered_operator_call")
     msg = _parse_error(_module("y = x + x\nreturn y"))
     _assert_at(msg, 5, 13, "operator '+'", "relax.add")
+
+
+def test_underlined_binding_in_a_symbolic_function():
+    binding = Symbolic["main"].body.blocks[0].bindings[1]
+    text = Symbolic.script(obj_to_underline=[binding])
+    lines = text.splitlines()
+    i = next(k for k, line in enumerate(lines) if line.strip().startswith("out = R.call_dps_packed"))
+    assert set(lines[i + 1].strip()) == {"^"}
+    # No span mark leaks into the quoted dimensions of the signature.
+    assert 'x: R.Tensor((1, "m"), dtype="float32")' in text
+    assert not any(c in text for c in "\x01\x02\x03")

@@ -100,7 +100,18 @@ std::string RelaxPrinter::PrintShapeDim(const PrimExpr& e) {
   tir::PostOrderVisit(e, [&](const ObjectRef& n) {
     over_signature_var = over_signature_var || signature_vars_.count(n.get()) > 0;
   });
-  return over_signature_var ? PyStringLiteral(text) : text;
+  if (!over_signature_var) return text;
+  // Quoted: the span marks of the expression's parts cannot stay inside the
+  // literal; the whole string is the dimension's span.
+  std::string plain;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == SpanMarks::kOpen) {
+      while (i < text.size() && text[i] != SpanMarks::kOpenEnd) ++i;
+    } else if (text[i] != SpanMarks::kClose) {
+      plain += text[i];
+    }
+  }
+  return Mark(e, PyStringLiteral(plain));
 }
 
 // ---- struct info ---------------------------------------------------------------------
@@ -241,6 +252,7 @@ std::string RelaxPrinter::PrintAttrKwargs(const ObjectRef& attrs, const relax::C
       ctx_->int64_bare = true;
       value = TIRPrinter(ctx_).PrintValueFragment(kv.second);
       ctx_->int64_bare = saved;
+      if (value.find(cfg_.tir_prefix + ".") != std::string::npos) ctx_->tir_prefix_used = true;
     }
     out += ", " + kv.first + "=" + value;
   }

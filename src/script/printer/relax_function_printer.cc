@@ -164,7 +164,9 @@ void RelaxPrinter::PrintFunction(const relax::Function& func, const std::string&
   std::string func_attr;
   if (!attrs.empty()) {
     func_attr.append(static_cast<size_t>((indent + 1) * cfg_.indent_spaces), ' ');
-    func_attr += R("func_attr(") + TIRPrinter(ctx_).PrintValueFragment(Any(attrs)) + ")\n";
+    std::string dict = TIRPrinter(ctx_).PrintValueFragment(Any(attrs));
+    if (dict.find(cfg_.tir_prefix + ".") != std::string::npos) ctx_->tir_prefix_used = true;
+    func_attr += R("func_attr(") + dict + ")\n";
   }
 
   // Body.
