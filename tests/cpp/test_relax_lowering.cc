@@ -99,6 +99,17 @@ TEST(RelaxLowering, ShapeLowerStoresThenAssertsSharedDims) {
   EXPECT_NE(err.find("loc=param[1]"), std::string::npos) << err;
 }
 
+TEST(RelaxLowering, PipelineListsItsPasses) {
+  auto seq = transform::DefaultBuildPipeline();
+  std::vector<std::string> names;
+  for (const auto& p : seq->passes) names.push_back(p->Info()->name);
+  std::vector<std::string> expected = {"Normalize",         "ToNonDataflow",    "RemovePurityChecking",
+                                       "CallTIRRewrite",    "StaticPlanBlockMemory", "LowerAllocTensor",
+                                       "VMBuiltinLower",    "VMShapeLower",     "AttachGlobalSymbol"};
+  EXPECT_EQ(names, expected);
+  EXPECT_EQ(std::string(seq->Info()->name), "relax.build_pipeline");
+}
+
 }  // namespace
 }  // namespace relax
 }  // namespace tessera

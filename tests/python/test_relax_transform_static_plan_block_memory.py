@@ -5,6 +5,7 @@ import pytest
 
 import tessera as tvm
 from tessera import relax, tir
+from tessera.relax.analysis.memory_usage import memory_usage
 
 ALLOC_TENSOR = "relax.builtin.alloc_tensor"
 ALLOC_STORAGE = "relax.memory.alloc_storage"
@@ -182,7 +183,10 @@ def test_mlp_planned_vs_naive_peak_bytes():
         naive_after, planned = memory_report(after["main"])
         assert naive == naive_after
         results[name] = (naive, planned)
+        # relax.analysis's estimate agrees with this file's own count.
+        assert memory_usage(after)["main"] == (naive, planned)
         print(f"MLP {name}: naive {naive} bytes, planned {planned} bytes")
+        print(relax.analysis.estimate_memory_usage(after))
     # ch3: both intermediates are alive while relu0 writes its output, so
     # no reuse is possible: two storages (512 B each) plus the output (40 B).
     assert results["ch3 linear/relu/linear"] == (512 + 512 + 40, 512 + 512 + 40)
@@ -304,3 +308,46 @@ def test_bad_upper_bound_is_refused_naming_the_variable(bound):
     mod, _ = _symbolic({"tir_var_upper_bound": {"n": bound}})
     with pytest.raises((ValueError, TypeError), match="'n'"):
         relax.transform.StaticPlanBlockMemory()(mod)
+
+
+def test_branches_are_planned_on_their_own():
+    bb = relax.BlockBuilder()
+    f = bb.add_func(_prim("f", (4,), (4,)), "f")
+    x = relax.Var("x", _t((4,)))
+    c = relax.Var("c", relax.TensorStructInfo((), "bool"))
+
+    def branch():
+        inner = relax.BlockBuilder()
+        with inner.function("tmp", [x, c]):
+            a0 = inner.emit(_alloc((4,)))
+            inner.emit(relax.Call(f, [x, a0]))
+            a1 = inner.emit(_alloc((4,)))
+            inner.emit(relax.Call(f, [a0, a1]))
+            a2 = inner.emit(_alloc((4,)))
+            inner.emit(relax.Call(f, [a1, a2]))
+            inner.emit_func_output(a2)
+        return inner.get()["tmp"].body
+
+    with bb.function("main", [x, c], attrs={"relax.force_pure": True}):
+        r = bb.emit(relax.If(c, branch(), branch()))
+        bb.emit_func_output(r)
+    after = relax.transform.StaticPlanBlockMemory()(bb.get())
+    if_node = [b.value for blk in after["main"].body.blocks for b in blk.bindings if isinstance(b.value, relax.If)][0]
+    for seq in (if_node.true_branch, if_node.false_branch):
+        names = [b.value.op.name for blk in seq.blocks for b in blk.bindings
+                 if isinstance(b.value, relax.Call) and isinstance(b.value.op, tvm.ir.Op)]
+        # a0 and a1 get one storage each (both alive in the second call); a2 is the branch's result.
+        assert names == [ALLOC_STORAGE, MEM_ALLOC_TENSOR, ALLOC_STORAGE, MEM_ALLOC_TENSOR, ALLOC_TENSOR]
+
+
+def test_estimate_memory_usage_report():
+    after = relax.transform.StaticPlanBlockMemory()(_chain(planned=False))
+    report = relax.analysis.estimate_memory_usage(after)
+    assert report.splitlines()[:2] == ["Memory usage estimation:", "- Function main:"]
+    assert "5 constant-size tensor(s), 176 bytes" in report
+    assert "3 constant-size allocation(s), 112 bytes" in report
+    assert "reduces constant memory size to 63.6%" in report
+    # A function alone is reported as "main"; anything else is refused.
+    assert relax.analysis.estimate_memory_usage(after["main"]) == report
+    with pytest.raises(TypeError, match="IRModule or a relax.Function"):
+        relax.analysis.estimate_memory_usage(3)

@@ -74,3 +74,25 @@ def test_is_a_registered_pass():
     p = relax.transform.ToNonDataflow()
     assert isinstance(p, tvm.transform.Pass)
     assert p.info.name == "ToNonDataflow"
+
+
+def test_branches_and_local_functions_are_lowered_too():
+    def branch(x, dataflow):
+        lv = (relax.DataflowVar if dataflow else relax.Var)("lv", _t())
+        block = (relax.DataflowBlock if dataflow else relax.BindingBlock)([relax.VarBinding(lv, _identity(x))])
+        out = relax.Var("out", _t())
+        return relax.SeqExpr([block, relax.BindingBlock([relax.VarBinding(out, lv)])], out)
+
+    def build(dataflow):
+        bb = relax.BlockBuilder()
+        x = relax.Var("x", _t())
+        c = relax.Var("c", relax.TensorStructInfo((), "bool"))
+        y = relax.Var("y", _t())
+        with bb.function("main", [x, c]):
+            r = bb.emit(relax.If(c, branch(x, dataflow), branch(x, dataflow)))
+            f = bb.emit(relax.Function([y], branch(y, dataflow), _t()), "local")
+            s = bb.emit(relax.Call(f, [r]))
+            bb.emit_func_output(s)
+        return bb.get()
+
+    tvm.ir.assert_structural_equal(relax.transform.ToNonDataflow()(build(True)), build(False))

@@ -221,3 +221,58 @@ def test_local_function_is_refused():
 def test_emit_err_ctx_must_be_bool():
     with pytest.raises(TypeError, match="emit_err_ctx"):
         relax.transform.VMShapeLower(emit_err_ctx="yes")
+
+
+@pytest.mark.parametrize("value", ["var", "derived"])
+def test_undefined_symbolic_var_is_refused_naming_it(value):
+    k = tir.Var("k", "int64")
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", _t((2,)))
+    with bb.function("main", [x], attrs=FORCE_PURE):
+        s = bb.emit(relax.ShapeExpr([k if value == "var" else k + 1]))
+        bb.emit_func_output(s)
+    with pytest.raises(ValueError, match=r"(value k in 'main'|variable 'k' used in 'main')"):
+        relax.transform.VMShapeLower()(bb.get())
+
+
+def test_dims_stored_in_one_branch_are_stored_again_in_the_other():
+    k = tir.Var("k", "int64")
+
+    def branch(x):
+        y = relax.Var("y", _t((k,)))
+        return relax.SeqExpr([relax.BindingBlock([relax.MatchCast(y, x, _t((k,)))])], x)
+
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo(ndim=1, dtype="float32"))
+    c = relax.Var("c", relax.TensorStructInfo((), "bool"))
+    with bb.function("main", [x, c], attrs=FORCE_PURE):
+        r = bb.emit(relax.If(c, branch(x), branch(x)))
+        bb.emit_func_output(r)
+    after = _lower(bb.get())
+    if_node = [b.value for blk in after["main"].body.blocks for b in blk.bindings if isinstance(b.value, relax.If)][0]
+    for seq in (if_node.true_branch, if_node.false_branch):
+        codes = [int(b.value.args[3].value) for blk in seq.blocks for b in blk.bindings
+                 if isinstance(b.value, relax.Call) and isinstance(b.value.op, relax.ExternFunc)
+                 and b.value.op.global_symbol == "vm.builtin.match_shape"]
+        assert codes == [STORE_TO_HEAP]
+
+
+def test_prim_value_parameter_is_checked_and_matched():
+    n = tir.Var("n", "int64")
+
+    def build(lowered):
+        bb = relax.BlockBuilder()
+        x = relax.Var("x", _t((n,)))
+        k = relax.Var("k", relax.PrimStructInfo(value=n))
+        with bb.function("main", [x, k], attrs=FORCE_PURE):
+            if lowered:
+                heap = bb.emit(_heap(1))
+                bb.emit(_packed("vm.builtin.check_tensor_info", x, 1, relax.DataTypeImm("float32"), ""))
+                bb.emit(_packed("vm.builtin.check_prim_value_info", k, relax.DataTypeImm("int64"), ""))
+                bb.emit(_packed("vm.builtin.match_shape", x, heap, 1, STORE_TO_HEAP, 0, ""))
+                # k must equal the n stored from x (no ndim operand for a prim value).
+                bb.emit(_packed("vm.builtin.match_prim_value", k, heap, ASSERT_EQUAL_TO_LOAD, 0, ""))
+            bb.emit_func_output(x)
+        return bb.get()
+
+    tvm.ir.assert_structural_equal(_lower(build(False)), build(True))

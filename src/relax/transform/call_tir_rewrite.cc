@@ -36,9 +36,11 @@ class CallTIRRewriter : public ExprMutator {
     static const Op& call_dps_packed = Op::Get("relax.call_dps_packed");
     if (call == nullptr || !(call->op.same_as(call_tir) || call->op.same_as(call_dps_packed))) return expr;
     const std::string what = std::string(call->op.same_as(call_tir) ? "R.call_tir(" : "R.call_dps_packed(") +
-                             CalleeName(call->args.empty() ? RelaxExpr() : call->args[0]) + ") bound to '" + bound_to_ + "'";
+                             CalleeName(call->args.empty() ? RelaxExpr() : call->args[0]) + ") bound to '" +
+                             bound_to_ + "'";
     TESSERA_CHECK_OR_THROW(call->args.size() == 2 || call->args.size() == 3, ValueError)
-        << "CallTIRRewrite: " << what << " has " << call->args.size() << " arguments, expected (callee, args[, tir_vars])";
+        << "CallTIRRewrite: " << what << " has " << call->args.size()
+        << " arguments, expected (callee, args[, tir_vars])";
 
     // One allocation per output tensor.
     StructInfo sinfo = GetStructInfo(GetRef<Call>(op));

@@ -6,7 +6,7 @@
 // Runs after StaticPlanBlockMemory, before VMBuiltinLower.
 #include "relax/expr_functor.h"
 #include "relax/transform/lowering.h"
-#include "relax/transform/utils.h"
+#include "relax/transform/function_pass.h"
 #include "tir/op.h"
 
 namespace tessera {
@@ -42,7 +42,8 @@ class AllocTensorLowerer : public ExprMutator {
     }
     TESSERA_CHECK_OR_THROW(shape.has_value(), ValueError)
         << "LowerAllocTensor: the shape of R.builtin.alloc_tensor bound to '" << bound_to_
-        << "' must be a shape expression or a var of known shape values, got " << StructInfoText(GetStructInfo(shape_arg));
+        << "' must be a shape expression or a var of known shape values, got "
+        << StructInfoText(GetStructInfo(shape_arg));
     const auto* dtype = call->args[1].as<DataTypeImmNode>();
     TESSERA_CHECK_OR_THROW(dtype != nullptr, TypeError)
         << "LowerAllocTensor: the dtype of R.builtin.alloc_tensor bound to '" << bound_to_
@@ -76,13 +77,12 @@ class AllocTensorLowerer : public ExprMutator {
 namespace transform {
 
 Pass LowerAllocTensor() {
-  return tessera::transform::CreateModulePass(
-      [](IRModule mod, tessera::transform::PassContext) {
-        AllocTensorLowerer lowerer(mod);
-        return UpdateRelaxFunctions(
-            mod, [&](const GlobalVar&, const Function& f) { return Downcast<Function>(lowerer.VisitExpr(f)); });
+  return CreateFunctionPass(
+      [](Function func, IRModule mod, PassContext) {
+        return Downcast<Function>(AllocTensorLowerer(mod).VisitExpr(func));
       },
-      0, "LowerAllocTensor");
+      0,
+      "LowerAllocTensor");
 }
 TESSERA_REGISTER_PASS("relax.transform.LowerAllocTensor", LowerAllocTensor);
 

@@ -8,6 +8,11 @@
 
 namespace tessera {
 namespace relax {
+class Function;
+// `func` without the bindings whose var is unused and whose value has no
+// side effect (relax.analysis.remove_all_unused).
+Function RemoveAllUnused(const Function& func);
+
 namespace transform {
 
 using tessera::transform::Pass;
@@ -34,6 +39,11 @@ Pass VMBuiltinLower();
 Pass VMShapeLower(bool emit_err_ctx = true);
 // Every function gets its "global_symbol" attribute.
 Pass AttachGlobalSymbol();
+
+// Removes unused bindings without side effects from every Relax function,
+// then the functions unreachable from the entries (functions with a
+// "global_symbol" plus `entry_functions`). Not part of the build pipeline.
+Pass DeadCodeElimination(Array<String> entry_functions = {});
 
 // The Sequential "relax.build_pipeline" of the passes above, after Normalize.
 tessera::transform::Sequential DefaultBuildPipeline();

@@ -5,7 +5,7 @@
 // ToNonDataflow so that the lowering passes after it may emit impure calls.
 #include "relax/expr_functor.h"
 #include "relax/transform/lowering.h"
-#include "relax/transform/utils.h"
+#include "relax/transform/function_pass.h"
 
 namespace tessera {
 namespace relax {
@@ -47,13 +47,12 @@ class PurityRemover : public ExprMutator {
 namespace transform {
 
 Pass RemovePurityChecking() {
-  return tessera::transform::CreateModulePass(
-      [](IRModule mod, tessera::transform::PassContext) {
-        PurityRemover remover(mod);
-        return UpdateRelaxFunctions(
-            mod, [&](const GlobalVar&, const Function& f) { return Downcast<Function>(remover.VisitExpr(f)); });
+  return CreateFunctionPass(
+      [](Function func, IRModule mod, PassContext) {
+        return Downcast<Function>(PurityRemover(mod).VisitExpr(func));
       },
-      0, "RemovePurityChecking");
+      0,
+      "RemovePurityChecking");
 }
 TESSERA_REGISTER_PASS("relax.transform.RemovePurityChecking", RemovePurityChecking);
 

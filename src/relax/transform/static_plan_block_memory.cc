@@ -17,6 +17,7 @@
 #include "relax/expr_functor.h"
 #include "relax/transform/lowering.h"
 #include "relax/transform/utils.h"
+#include "runtime/stack_guard.h"
 #include "tir/function.h"
 #include "tir/op.h"
 
@@ -56,6 +57,7 @@ struct Tokens {
   bool is_tuple = false;
   template <typename F>
   void ForEach(F f) const {
+    CheckStack("relax tuple (memory planning)");
     if (leaf != nullptr) f(leaf);
     for (const Tokens& t : fields) t.ForEach(f);
   }
@@ -175,13 +177,13 @@ class StoragePlanner {
  public:
   StoragePlanner(IRModule mod, arith::Analyzer* ana) : mod_(std::move(mod)), ana_(ana) {}
 
-  // Plans `func`; returns alloc_tensor call -> storage (planned ones only).
+  // Plans `func`: fills alloc_to_storage (planned alloc_tensor calls only).
   void Plan(const Function& func) {
     CollectSeq(func->body);
     Simulate(func->body);
   }
 
-  std::unordered_map<const Object*, Storage*> alloc_to_storage;
+  std::unordered_map<const Object*, Storage*> alloc_to_storage;  // alloc_tensor call -> its storage
   std::vector<std::unique_ptr<Storage>> storages;
 
  private:
@@ -215,6 +217,7 @@ class StoragePlanner {
   }
 
   void CollectSeq(const RelaxExpr& e) {
+    CheckStack("relax expression (memory planning)");
     const auto* seq = e.as<SeqExprNode>();
     if (seq == nullptr) {
       CollectUse(e);
@@ -312,13 +315,18 @@ class StoragePlanner {
 
   // ---- phase 2: storage assignment in program order --------------------------
   void Simulate(const RelaxExpr& e) {
+    CheckStack("relax expression (memory planning)");
     if (const auto* seq = e.as<SeqExprNode>()) {
       for (const BindingBlock& block : seq->blocks) {
+        // A storage is defined in one block and only reused there.
+        auto outer_pool = std::move(pool_);
+        pool_.clear();
         for (const Binding& b : block->bindings) {
           const auto* vb = b.as<VarBindingNode>();
           if (vb == nullptr) continue;
           SimulateValue(vb->value);
         }
+        pool_ = std::move(outer_pool);
       }
     }
   }

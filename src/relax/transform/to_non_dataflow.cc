@@ -4,7 +4,7 @@
 // lowering pass of relax.build, so that later passes may emit impure calls.
 #include "relax/expr_functor.h"
 #include "relax/transform/lowering.h"
-#include "relax/transform/utils.h"
+#include "relax/transform/function_pass.h"
 
 namespace tessera {
 namespace relax {
@@ -32,13 +32,12 @@ class DataflowRemover : public ExprMutator {
 namespace transform {
 
 Pass ToNonDataflow() {
-  return tessera::transform::CreateModulePass(
-      [](IRModule mod, tessera::transform::PassContext) {
-        DataflowRemover remover(mod);
-        return UpdateRelaxFunctions(
-            mod, [&](const GlobalVar&, const Function& f) { return Downcast<Function>(remover.VisitExpr(f)); });
+  return CreateFunctionPass(
+      [](Function func, IRModule mod, PassContext) {
+        return Downcast<Function>(DataflowRemover(mod).VisitExpr(func));
       },
-      0, "ToNonDataflow");
+      0,
+      "ToNonDataflow");
 }
 TESSERA_REGISTER_PASS("relax.transform.ToNonDataflow", ToNonDataflow);
 

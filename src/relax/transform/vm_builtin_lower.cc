@@ -10,7 +10,7 @@
 // (LowerAllocTensor). Runs after LowerAllocTensor, before VMShapeLower.
 #include "relax/expr_functor.h"
 #include "relax/transform/lowering.h"
-#include "relax/transform/utils.h"
+#include "relax/transform/function_pass.h"
 
 namespace tessera {
 namespace relax {
@@ -88,13 +88,12 @@ class BuiltinLowerer : public ExprMutator {
 namespace transform {
 
 Pass VMBuiltinLower() {
-  return tessera::transform::CreateModulePass(
-      [](IRModule mod, tessera::transform::PassContext) {
-        BuiltinLowerer lowerer(mod);
-        return UpdateRelaxFunctions(
-            mod, [&](const GlobalVar&, const Function& f) { return Downcast<Function>(lowerer.VisitExpr(f)); });
+  return CreateFunctionPass(
+      [](Function func, IRModule mod, PassContext) {
+        return Downcast<Function>(BuiltinLowerer(mod).VisitExpr(func));
       },
-      0, "VMBuiltinLower");
+      0,
+      "VMBuiltinLower");
 }
 TESSERA_REGISTER_PASS("relax.transform.VMBuiltinLower", VMBuiltinLower);
 

@@ -10,6 +10,7 @@
 // make_prim_value; match_cast bindings emit the same checks. Last shape
 // pass before AttachGlobalSymbol and VM code generation.
 #include <algorithm>
+#include <tuple>
 
 #include "arith/expr_deep_equal.h"
 #include "arith/expr_string.h"
@@ -19,6 +20,7 @@
 #include "tir/buffer.h"
 #include "tir/function.h"
 #include "runtime/registry.h"
+#include "runtime/stack_guard.h"
 #include "tir/functor.h"
 #include "tir/op.h"
 
@@ -127,6 +129,21 @@ class ShapeLowerer : public ExprMutator {
     ExprMutator::VisitBinding_(binding);
   }
 
+  // Dims stored inside a branch are known only on that path: each branch
+  // starts from, and the If ends with, the heap state before it.
+  RelaxExpr VisitExpr_(const IfNode* op) override {
+    RelaxExpr cond = VisitExpr(op->cond);
+    std::vector<std::pair<bool, int>> saved = SaveSlots();
+    RelaxExpr t = VisitWithNewScope(op->true_branch);
+    RestoreSlots(saved);
+    RelaxExpr f = VisitWithNewScope(op->false_branch);
+    RestoreSlots(saved);
+    if (cond.same_as(op->cond) && t.same_as(op->true_branch) && f.same_as(op->false_branch)) {
+      return GetRef<RelaxExpr>(op);
+    }
+    return If(cond, t, f, op->span);
+  }
+
   RelaxExpr VisitExpr_(const ShapeExprNode* shape) override {
     bool is_static = true;
     for (const PrimExpr& v : shape->values) is_static &= v->IsInstance<IntImmNode>();
@@ -161,6 +178,7 @@ class ShapeLowerer : public ExprMutator {
     slots_.push_back(std::move(s));
   }
   void CollectSInfo(const StructInfo& sinfo) {
+    CheckStack("relax struct info (shape lowering)");
     if (!sinfo.defined()) return;
     if (const auto* t = sinfo.as<TensorStructInfoNode>()) {
       if (t->shape.has_value()) CollectExpr(*t->shape);
@@ -175,6 +193,7 @@ class ShapeLowerer : public ExprMutator {
     }
   }
   void CollectExpr(const RelaxExpr& e) {
+    CheckStack("relax expression (shape lowering)");
     if (const auto* shape = e.as<ShapeExprNode>()) {
       for (const PrimExpr& v : shape->values) AddSlot(v);
     } else if (const auto* pv = e.as<PrimValueNode>()) {
@@ -204,6 +223,14 @@ class ShapeLowerer : public ExprMutator {
     for (const Var& p : func->params) CollectSInfo(GetStructInfo(p));
     CollectExpr(func->body);
     CollectSInfo(func->ret_struct_info);
+  }
+  std::vector<std::pair<bool, int>> SaveSlots() const {
+    std::vector<std::pair<bool, int>> out;
+    for (const auto& s : slots_) out.emplace_back(s->computed, s->outstanding);
+    return out;
+  }
+  void RestoreSlots(const std::vector<std::pair<bool, int>>& saved) {
+    for (size_t i = 0; i < slots_.size(); ++i) std::tie(slots_[i]->computed, slots_[i]->outstanding) = saved[i];
   }
   // Each derived slot waits for the slots of its variables.
   void LinkDerivedSlots() {
@@ -338,6 +365,7 @@ class ShapeLowerer : public ExprMutator {
   // ---- checks of a value against a struct info ------------------------------------
   void CheckMatchCast(const StructInfo& sinfo, const RelaxExpr& value, bool always_check, bool dynamic_only,
                       const std::string& err, std::vector<MatchTodo>* todos) {
+    CheckStack("relax struct info (shape lowering)");
     if (!sinfo.defined()) return;
     StructInfo vsinfo = GetStructInfo(value);
     if (!always_check && IsBaseOf(sinfo, vsinfo)) return;

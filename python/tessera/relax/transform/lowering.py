@@ -61,6 +61,17 @@ def AttachGlobalSymbol():
     return _ctor("AttachGlobalSymbol")
 
 
+def DeadCodeElimination(entry_functions=None):
+    """Removes unused bindings without side effects from every Relax function,
+    then the functions not reachable from the entries: those with a
+    ``"global_symbol"`` plus the names in ``entry_functions``."""
+    if entry_functions is None:
+        entry_functions = []
+    if isinstance(entry_functions, str) or not all(isinstance(n, str) for n in entry_functions):
+        raise TypeError("DeadCodeElimination: entry_functions must be a list of function names")
+    return get_global_func("relax.transform.DeadCodeEliminationWith")(list(entry_functions))
+
+
 __all__ = [
     "ToNonDataflow",
     "RemovePurityChecking",
@@ -71,4 +82,5 @@ __all__ = [
     "LowerRuntimeBuiltin",
     "VMShapeLower",
     "AttachGlobalSymbol",
+    "DeadCodeElimination",
 ]

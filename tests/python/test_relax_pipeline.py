@@ -1,0 +1,47 @@
+"""relax.get_pipeline("default_build"): the named Sequential relax.build runs,
+and the whole lowering of the course's MLP through it."""
+import pytest
+
+import tessera as tvm
+from tessera import relax
+
+EXPECTED = ["Normalize", "ToNonDataflow", "RemovePurityChecking", "CallTIRRewrite", "StaticPlanBlockMemory",
+            "LowerAllocTensor", "VMBuiltinLower", "VMShapeLower", "AttachGlobalSymbol"]
+
+
+def test_default_pipeline_is_the_named_sequential():
+    for seq in (relax.get_pipeline(), relax.get_pipeline("default_build")):
+        assert isinstance(seq, tvm.transform.Sequential)
+        assert seq.info.name == "relax.build_pipeline"
+        assert [p.info.name for p in seq.passes] == EXPECTED
+
+
+def test_unknown_and_missing_pipelines():
+    with pytest.raises(ValueError, match="nonesuch"):
+        relax.get_pipeline("nonesuch")
+    with pytest.raises(NotImplementedError, match="LegalizeOps"):
+        relax.get_pipeline("zero")
+    with pytest.raises(TypeError):
+        relax.get_pipeline(3)
+
+
+def test_pipeline_lowers_call_tir_module_to_vm_builtins():
+    from test_relax_transform_static_plan_block_memory import _mlp_ch5  # pylint: disable=import-outside-toplevel
+
+    lowered = relax.get_pipeline()(_mlp_ch5())
+    main = lowered["main"]
+    ops = set()
+    for block in main.body.blocks:
+        assert not isinstance(block, relax.DataflowBlock)
+        for b in block.bindings:
+            v = b.value
+            if isinstance(v, relax.Call):
+                ops.add(v.op.name if isinstance(v.op, tvm.ir.Op) else getattr(v.op, "global_symbol", None))
+    assert "relax.call_tir" not in ops and "relax.builtin.alloc_tensor" not in ops
+    assert "relax.memory.alloc_storage" not in ops and "relax.memory.alloc_tensor" not in ops
+    assert {"relax.vm.alloc_storage", "relax.vm.alloc_tensor", "vm.builtin.check_tensor_info",
+            "vm.builtin.match_shape"} <= ops
+    assert main.attrs["global_symbol"] == "main" and main.attrs["relax.force_pure"]
+    # Two planned storages plus the output's own storage.
+    assert sum(1 for b in main.body.blocks[0].bindings
+               if isinstance(b.value, relax.Call) and b.value.op == tvm.ir.Op.get("relax.vm.alloc_storage")) == 3

@@ -1,0 +1,87 @@
+"""relax.analysis.remove_all_unused and relax.transform.DeadCodeElimination:
+unused side-effect-free bindings and unreachable functions disappear;
+impure calls, used values and symbolic-dim definitions stay."""
+import pytest
+
+import tessera as tvm
+from tessera import relax, tir
+
+
+def _t(shape=(4,)):
+    return relax.TensorStructInfo(shape, "float32")
+
+
+def _func(with_dead):
+    n = tir.Var("n", "int64")
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", _t((n,)))
+    y = relax.Var("y", relax.TensorStructInfo(ndim=1, dtype="float32"))
+    with bb.function("main", [x, y]):
+        with bb.dataflow():
+            if with_dead:
+                bb.emit(relax.op.shape_of(x))  # unused, pure
+            lv = bb.emit(relax.op.call_pure_packed("f", x, sinfo_args=_t((n,))))
+            if with_dead:
+                bb.emit(relax.Tuple([lv, x]))  # unused, pure
+            out = bb.emit_output(lv)
+        if with_dead:
+            with bb.dataflow():  # a block of dead bindings only
+                bb.emit(relax.op.shape_of(out))
+                bb.emit_output(relax.Tuple([]))
+        bb.emit(relax.Call(relax.ExternFunc("g"), [out], None, [relax.TupleStructInfo([])]))  # impure: kept
+        bb.match_cast(y, _t((tir.Var("m", "int64"),)))  # defines a symbolic dim: kept
+        bb.emit_func_output(out)
+    return bb.get()["main"]
+
+
+def test_remove_all_unused():
+    after = relax.analysis.remove_all_unused(_func(with_dead=True))
+    tvm.ir.assert_structural_equal(after, _func(with_dead=False))
+
+
+def test_nothing_to_remove_keeps_the_function():
+    func = _func(with_dead=False)
+    assert relax.analysis.remove_all_unused(func).same_as(func)
+
+
+def test_remove_all_unused_refuses_non_functions():
+    with pytest.raises(TypeError, match="relax.Function"):
+        relax.analysis.remove_all_unused(relax.Var("x", _t()))
+
+
+def _module(with_dead):
+    bb = relax.BlockBuilder()
+    used_kernel = bb.add_func(tir.PrimFunc([], tir.Evaluate(0)), "used_kernel")
+    if with_dead:
+        bb.add_func(tir.PrimFunc([], tir.Evaluate(1)), "unused_kernel")
+    p = relax.Var("p", _t())
+    with bb.function("helper", [p], private=True):
+        bb.emit_func_output(p)
+    if with_dead:
+        q = relax.Var("q", _t())
+        with bb.function("unused_helper", [q], private=True):
+            bb.emit_func_output(q)
+    helper = bb.get().get_global_var("helper")
+    x = relax.Var("x", _t())
+    with bb.function("main", [x]):
+        lv = bb.emit(relax.op.call_tir(used_kernel, (x,), _t()))
+        r = bb.emit(relax.Call(helper, [lv]))
+        if with_dead:
+            bb.emit(relax.op.shape_of(r))
+        bb.emit_func_output(r)
+    return bb.get()
+
+
+def test_dead_code_elimination_removes_unreachable_functions():
+    after = relax.transform.DeadCodeElimination()(_module(with_dead=True))
+    assert sorted(gv.name_hint for gv in after.get_global_vars()) == ["helper", "main", "used_kernel"]
+    tvm.ir.assert_structural_equal(after, _module(with_dead=False))
+
+
+def test_entry_functions_keep_private_functions():
+    after = relax.transform.DeadCodeElimination(["unused_helper"])(_module(with_dead=True))
+    assert "unused_helper" in [gv.name_hint for gv in after.get_global_vars()]
+    with pytest.raises(ValueError, match="nonesuch"):
+        relax.transform.DeadCodeElimination(["nonesuch"])(_module(with_dead=True))
+    with pytest.raises(TypeError):
+        relax.transform.DeadCodeElimination("main")
