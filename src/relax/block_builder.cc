@@ -22,7 +22,6 @@ BlockBuilder BlockBuilder::Create(std::optional<IRModule> mod) {
     n->name_counts_[kv.first->name_hint] = 0;
     n->func_to_gv_[kv.second.get()] = kv.first;
   }
-  n->scope_stack_.emplace_back();
   return BlockBuilder(ObjectPtr<Object>(std::move(n)));
 }
 
@@ -83,16 +82,18 @@ void BlockBuilderNode::BeginScope(const std::optional<Array<Var>>& params) {
 }
 
 void BlockBuilderNode::EndScope() {
-  TESSERA_CHECK_OR_THROW(scope_stack_.size() > 1, ValueError) << "BlockBuilder.end_scope without begin_scope";
+  TESSERA_CHECK_OR_THROW(!scope_stack_.empty(), ValueError) << "BlockBuilder.end_scope without begin_scope";
   scope_stack_.pop_back();
 }
 
 void BlockBuilderNode::DefineSymbolicVars(const StructInfo& sinfo) {
+  if (scope_stack_.empty()) return;  // outside any scope every symbolic var counts as defined
   for (const tir::Var& v : TIRVarsInStructInfo(sinfo)) scope_stack_.back().symbolic_vars.insert(v.get());
 }
 
 bool BlockBuilderNode::IsSymbolicVarDefined(const tir::Var& v) const {
-  return !scope_stack_.empty() && scope_stack_.back().symbolic_vars.count(v.get()) > 0;
+  // Outside any scope (a builder used on a fragment) nothing is erased, as TVM.
+  return scope_stack_.empty() || scope_stack_.back().symbolic_vars.count(v.get()) > 0;
 }
 
 void BlockBuilderNode::BeginDataflowBlock() { block_stack_.push_back(BlockFrame{{}, true}); }
@@ -457,8 +458,8 @@ RelaxExpr BlockBuilderNode::Normalize(const RelaxExpr& expr) {
                                  << StructInfoText(fs) << ")";
       }
     }
-    // Symbolic vars the scope does not define cannot be named in the result.
-    sinfo = EraseToWellDefined(sinfo, [&](const tir::Var& v) { return IsSymbolicVarDefined(v); });
+    // As TVM, a call keeps its inferred struct info; erasure of symbolic
+    // vars not defined in scope happens at SeqExpr / If / function boundaries.
     call->struct_info_ = sinfo;
     return call;
   }

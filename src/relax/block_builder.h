@@ -35,7 +35,8 @@ class BlockBuilderNode : public Object {
   // A name not yet used for a var or function ("lv", "lv1", ...).
   std::string GetUniqueName(const std::string& prefix);
 
-  // ---- scopes (symbolic vars defined by parameters and match_cast)
+  // ---- scopes (symbolic vars defined by parameters and match_cast). Outside
+  // any scope every symbolic var counts as defined (nothing is erased).
   void BeginScope(const std::optional<Array<Var>>& params);
   void EndScope();
 

@@ -538,3 +538,47 @@ def test_call_of_extern_func_uses_sinfo_args():
     errs = relax.analysis.well_formed_errors(relax.BlockBuilder().normalize(pure))
     assert errs == ["function '<anonymous>', binding 'v': impure call of impure function 'relax.ExternFunc' in a pure "
                     "function (mark it impure or set relax.force_pure)"]
+
+
+def test_calls_keep_inferred_struct_info_and_unscoped_builders_erase_nothing():
+    n = tir.Var("n", "int64")
+    x = relax.Var("x", tensor((4,)))
+    call = relax.op.call_tir(tvm.ir.GlobalVar("prim"), [x], tensor((n, 2)))
+    # A pass's builder with no scope open: nothing is erased.
+    bb = relax.BlockBuilder()
+    bb._begin_binding_block()
+    v = bb.emit(call)
+    assert repr(v.struct_info) == 'R.Tensor((n, 2), dtype="float32")'
+    seq = bb.normalize(relax.SeqExpr([bb._end_block()], v))
+    assert repr(seq.struct_info) == 'R.Tensor((n, 2), dtype="float32")'
+    # Inside a function whose parameters do not define n, the return erases it.
+    bb2 = relax.BlockBuilder()
+    with bb2.function("main", [x]):
+        w = bb2.emit(call)
+        bb2.emit_func_output(w)
+    assert repr(w.struct_info) == 'R.Tensor((n, 2), dtype="float32")'
+    assert repr(bb2.get()["main"].ret_struct_info) == 'R.Tensor(dtype="float32", ndim=2)'
+
+
+def test_builder_state_is_restored_after_an_error_inside_a_function():
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", tensor((2,)))
+    for fail_in_output in (False, True):
+        with pytest.raises(TypeError):
+            with bb.function("bad", [x]):
+                with bb.dataflow():
+                    lv = bb.emit(relax.op.call_pure_packed("f", x, sinfo_args=tensor((2,))))
+                    if not fail_in_output:
+                        bb.emit(relax.op.shape_of(relax.ShapeExpr([1])))
+                    gv = bb.emit_output(lv)
+                # The return annotation check fails inside emit_func_output's normalization.
+                bb.emit_func_output(relax.Function([x], relax.SeqExpr([], x), relax.ShapeStructInfo(ndim=1)))
+        # No block or scope is left open by the failed function.
+        with pytest.raises(ValueError, match="no block is open"):
+            bb._end_block()
+        with pytest.raises(ValueError, match="end_scope without begin_scope"):
+            bb.end_scope()
+    with bb.function("good", [x]):
+        out = bb.emit(relax.op.call_pure_packed("f", x, sinfo_args=tensor((2,))))
+        bb.emit_func_output(out)
+    assert [g.name_hint for g in bb.get().get_global_vars()] == ["good"]

@@ -30,6 +30,10 @@ class FunctionScope:
         self._is_pure = is_pure
         self._blocks = []
         self._is_emit_func_output_called = False
+        # What this scope opened in the C++ builder and has not closed yet
+        # (closed on exit when an exception cut the function short).
+        self._block_open = False
+        self._scope_open = False
 
     def __enter__(self):
         self._bb._enter_function_scope(self)
@@ -127,22 +131,24 @@ class BlockBuilder(Node):
         BlockBuilder._stack.append(self)
         self._func_stack.append(func_scope)
         self.begin_scope(func_scope._params)
+        func_scope._scope_open = True
         self._begin_binding_block()
+        func_scope._block_open = True
 
     def _exit_function_scope(self, exc_type, exc_val, exc_tb):  # pylint: disable=unused-argument
         func = self._func
         self._func_stack.pop()
         assert BlockBuilder._stack and BlockBuilder._stack[-1] is self
         BlockBuilder._stack.pop()
-        if not func._is_emit_func_output_called:
-            # Leave the C++ builder as it was before the scope.
-            try:
-                self._end_block()
-                self.end_scope()
-            except Exception:  # pylint: disable=broad-except
-                pass
-            if exc_type is None:
-                raise RuntimeError("emit_func_output must be called in a relax function.")
+        # Leave the C++ builder as it was before the scope, whatever cut it short.
+        if func._block_open:
+            self._end_block()
+            func._block_open = False
+        if func._scope_open:
+            self.end_scope()
+            func._scope_open = False
+        if exc_type is None and not func._is_emit_func_output_called:
+            raise RuntimeError("emit_func_output must be called in a relax function.")
 
     def function(self, name, params=None, attrs=None, pure=True, private=False):
         """A scope building function ``name``; ``params`` may instead be given to emit_func_output."""
@@ -216,6 +222,7 @@ class BlockBuilder(Node):
         if not isinstance(output, Expr):
             raise TypeError(f"emit_func_output: expected a relax Expr, got {type(output).__name__}")
         block = self._end_block()
+        self._func._block_open = False
         if len(block.bindings) > 0:
             self._func._blocks.append(block)
         seqe = SeqExpr(self._func._blocks, output)
@@ -229,6 +236,7 @@ class BlockBuilder(Node):
         for key, value in self._func._attrs.items():
             func = func.with_attr(key, value)
         self.end_scope()
+        self._func._scope_open = False
         return self.add_func(func, self._func._name)
 
     def normalize(self, expr):
