@@ -52,14 +52,13 @@ class Variant:
         self.build_s = None
 
     def prepare(self, tvm, modules, params):
-        stage = "TVMScript / module construction"
+        """Builds this variant; on failure records the stage that failed (never a fake result)."""
         try:
             t0 = time.perf_counter()
-            stage, call = self.make(tvm, modules, params)
+            self.call = self.make(tvm, modules, params)
             self.build_s = time.perf_counter() - t0
-            self.call = call
-        except Exception as err:  # report which stage is missing, never fake a result
-            self.error = (getattr(err, "_demo_stage", stage), first_line(err))
+        except Exception as err:  # noqa: BLE001 - reported in the output, with its stage
+            self.error = (getattr(err, "_demo_stage", "building the module"), first_line(err))
             if os.environ.get("TESSERA_DEMO_DEBUG"):
                 traceback.print_exc()
 
@@ -78,7 +77,7 @@ def _unbound(make_module):
         vm = _staged("relax.build / VirtualMachine", modules.build, mod)
         f = vm["main"]
         nd = [tvm.nd.array(params[k]) for k in modules.PARAM_NAMES]
-        return "run", lambda x: f(x, *nd)
+        return lambda x: f(x, *nd)
     return make
 
 
@@ -88,9 +87,7 @@ def _bound(make_module, scheduled=False):
         if scheduled:
             mod = _staged("tir.Schedule + IRModule.update_func", modules.with_scheduled_linears, mod)
         mod = _staged("relax.transform.BindParams", modules.bind_params, mod, params)
-        vm = _staged("relax.build / VirtualMachine", modules.build, mod)
-        f = vm["main"]
-        return "run", f
+        return _staged("relax.build / VirtualMachine", modules.build, mod)["main"]
     return make
 
 
@@ -114,6 +111,8 @@ def main():
                         help="where to write the grid of predictions")
     parser.add_argument("--images", type=int, default=10000, help="test images to classify (<= 10000)")
     args = parser.parse_args()
+    if not 1 <= args.images <= 10000:
+        parser.error(f"--images must be between 1 and 10000, got {args.images}")
 
     import torch
     from tqdm import tqdm
