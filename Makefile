@@ -16,9 +16,10 @@ CONFORMANCE_TESTS := ch2 ch3 ch4 ch6 seed004
 CONFORMANCE_ch2 := test_ch2_tensorir.py
 # All of chapter 3; its optional real-data test reads FASHION_MNIST_DIR (below).
 CONFORMANCE_ch3 := test_ch3_end_to_end.py
-# The slow tests tune with meta_schedule (issue [G]).
-CONFORMANCE_ch4 := test_ch4_autotune.py -m "not slow"
-CONFORMANCE_ch6 := test_ch6_gpu_tensorize.py -m "not slow"
+# All of chapter 4, its (slow-marked, ~10 s) meta_schedule tuning runs included.
+CONFORMANCE_ch4 := test_ch4_autotune.py
+# The CUDA tuning test is excluded by name (no CUDA code generation yet).
+CONFORMANCE_ch6 := test_ch6_gpu_tensorize.py -k "not tunes_matmul_for_cuda"
 # EliminateCommonSubexpr and the ONNX frontend belong to later issues; the
 # tests using Relax tensor operators (R.add, R.log, R.exp, R.multiply: relax.op.*
 # with LegalizeOps, issue [E]) join when those operators land.

@@ -7,6 +7,7 @@ Python catches it too): ``except ValueError`` and ``except tvm.TVMError``
 both see a bad-argument error.
 """
 import builtins
+import re
 
 from . import _core
 
@@ -15,6 +16,9 @@ __all__ = [
     "TVMKeyError", "TVMAttributeError", "OpNotImplemented", "DiagnosticError",
     "ParseError", "ScheduleError", "TVMRecursionError", "register_error",
 ]
+
+
+_LOCATION = re.compile(r"^(.*?):(\d+):(\d+): ")
 
 
 class TVMError(builtins.RuntimeError):
@@ -65,7 +69,24 @@ class DiagnosticError(TVMError):
 
 
 class ParseError(DiagnosticError, builtins.SyntaxError):
-    """Malformed or unsupported TVMScript; the message shows line:column and a caret."""
+    """Malformed or unsupported TVMScript; the message shows line:column and a caret.
+
+    As a SyntaxError it also carries ``msg``, ``filename``, ``lineno`` and
+    ``offset`` (read from the message's ``file:line:col:`` prefix), which
+    Python's traceback prints for an uncaught one (without ``msg`` it would
+    print "<no detail available>", e.g. when a test module fails to import).
+    """
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        text = str(args[0]) if args else ""
+        self.msg = text or "TVMScript parse error"
+        first = text.split("\n", 1)[0]
+        match = _LOCATION.match(first)
+        if match:
+            self.filename = match.group(1)
+            self.lineno = int(match.group(2))
+            self.offset = int(match.group(3))
 
     def __str__(self):
         return builtins.Exception.__str__(self)

@@ -5,6 +5,8 @@
 // the culprit.
 #include "target/target.h"
 
+#include <algorithm>
+
 #include <sstream>
 
 #include "runtime/reflection.h"
@@ -112,7 +114,22 @@ TESSERA_REGISTER_NODE(TargetNode)
     .field("kind_name", &TargetNode::kind)
     .field("attrs", &TargetNode::attrs)
     .getter("keys", [](const TargetNode* n) { return Array<String>(n->keys.begin(), n->keys.end()); })
-    .field("str", &TargetNode::str);
+    .field("str", &TargetNode::str)
+    .field("host", &TargetNode::host);
 TESSERA_REGISTER_GLOBAL("target.Target").set_body_typed([](std::string spec) { return Target(spec); });
+// A target with its host (TVMScript's T.target("cuda", host="llvm")); for a
+// CPU target the host must be the target itself, as Python's Target checks.
+TESSERA_REGISTER_GLOBAL("target.TargetWithHost").set_body_typed([](std::string spec, std::string host_spec) {
+  Target target(spec);
+  Target host(host_spec);
+  bool is_cpu = std::find(target->keys.begin(), target->keys.end(), "cpu") != target->keys.end();
+  TESSERA_CHECK_OR_THROW(!is_cpu || host->str == target->str, ValueError)
+      << "target host '" << host->str << "' differs from the CPU target '" << target->str
+      << "': for CPU targets the host is the target itself";
+  TargetNode* n = const_cast<TargetNode*>(target.get());  // fresh, not shared yet
+  n->host = host;
+  return target;
+});
+TESSERA_REGISTER_GLOBAL("target.TargetGetHost").set_body_typed([](Target t) { return t->host; });
 
 }  // namespace tessera

@@ -15,6 +15,7 @@ class TargetNode : public Object {
   Map<String, Any> attrs;           // "mcpu", "mattr", "mtriple", "num-cores", "arch", ...
   std::vector<std::string> keys;    // "cpu" or "cuda", "gpu"
   std::string str;                  // canonical spelling
+  Any host;                         // the host Target of a device target (None: not given)
   TESSERA_DECLARE_FINAL_OBJECT_INFO(TargetNode, Object, "target.Target");
 };
 

@@ -241,7 +241,10 @@ TESSERA_REGISTER_OBJECT_TYPE(IterVarNode);
 // Fields of each expression, with their role in structural equality (see
 // runtime/reflection.h); the dtype comes from PrimExprNode (ir/expr.cc).
 // Variables: the dtype is compared, the name is free.
-TESSERA_REGISTER_NODE(VarNode).kind(SEqualKind::kVar).ignore("name_hint", &VarNode::name_hint);
+TESSERA_REGISTER_NODE(VarNode)
+    .kind(SEqualKind::kVar)
+    .ignore("name_hint", &VarNode::name_hint)
+    .field("type_annotation", &VarNode::type_annotation);
 TESSERA_REGISTER_NODE(StringImmNode).field("value", &StringImmNode::value);
 TESSERA_REGISTER_NODE(CastNode).field("value", &CastNode::value);
 // Add, Sub, ..., Or share this layout; the node type itself is compared first.
@@ -266,6 +269,16 @@ TESSERA_REGISTER_NODE(IterVarNode)
     .ignore("span", &IterVarNode::span);
 
 TESSERA_REGISTER_GLOBAL("tir.Var").set_body_typed([](std::string name, DataType dtype) { return Var(name, dtype); });
+// Var(name, PointerType(...)): a handle typed by what it points to (TVM's Var with a type annotation).
+TESSERA_REGISTER_GLOBAL("tir.VarWithTypeAnnotation").set_body_typed([](std::string name, ObjectRef annotation) {
+  TESSERA_CHECK_OR_THROW(annotation.defined() && annotation->GetTypeKey() == "PointerType", TypeError)
+      << "a variable's type annotation must be a PointerType";
+  auto n = make_object<VarNode>();
+  n->name_hint = std::move(name);
+  n->dtype = DataType::Handle();
+  n->type_annotation = std::move(annotation);
+  return Var(ObjectPtr<Object>(std::move(n)));
+});
 TESSERA_REGISTER_GLOBAL("tir.SizeVar").set_body_typed([](std::string name, DataType dtype) { return SizeVar(name, dtype); });
 TESSERA_REGISTER_GLOBAL("tir.StringImm").set_body_typed([](std::string v) { return StringImm(v); });
 TESSERA_REGISTER_GLOBAL("tir.Cast").set_body_typed([](DataType t, PrimExpr v) { return Cast(t, v); });

@@ -15,6 +15,9 @@ namespace tir {
 class VarNode : public PrimExprNode {
  public:
   std::string name_hint;
+  // For a handle: a PointerType (ir/type.h) naming the element dtype and the
+  // storage scope of the memory; undefined when not known.
+  ObjectRef type_annotation;
   TESSERA_DECLARE_OBJECT_INFO(VarNode, PrimExprNode, "tir.Var");
 };
 class Var : public PrimExpr {

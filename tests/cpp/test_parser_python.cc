@@ -177,7 +177,10 @@ TEST(ParserPython, SyntaxErrorsSayWhatWasExpected) {
   EXPECT_NE(ParseErrorOf("for i in x\n    pass\n").find("expected ':'"), std::string::npos);
   EXPECT_NE(ParseErrorOf("def f():\npass\n").find("expected an indented block"), std::string::npos);
   EXPECT_NE(ParseErrorOf("f(a=1, 2)\n").find("positional argument follows keyword argument"), std::string::npos);
-  EXPECT_NE(ParseErrorOf("x = lambda: 1\n").find("lambda expressions are not supported"), std::string::npos);
+  EXPECT_NE(ParseErrorOf("x = lambda *a: 1\n").find("lambda parameters must be plain names"), std::string::npos);
+  EXPECT_NE(ParseErrorOf("x = lambda a=1: a\n").find("cannot have default values"), std::string::npos);
+  EXPECT_NE(ParseErrorOf("x = lambda a, a: a\n").find("duplicate lambda parameter 'a'"), std::string::npos);
+  EXPECT_NE(ParseErrorOf("x = lambda a b: a\n").find("expected ',' or ':' in the lambda parameters"), std::string::npos);
   EXPECT_NE(ParseErrorOf("1 = x\n").find("cannot assign to this expression"), std::string::npos);
   EXPECT_NE(ParseErrorOf("x = [i for i in y]\n").find("comprehensions are not supported"), std::string::npos);
   std::string deep = "x = " + std::string(90, '(') + "1" + std::string(90, ')') + "\n";

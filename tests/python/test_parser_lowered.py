@@ -99,13 +99,13 @@ def test_allocate_with_as_scopes_the_body():
 
 
 def test_allocate_condition_and_bad_arguments():
-    with pytest.raises(tvm.error.ParseError, match="only scope \"global\""):
-        parse('@T.prim_func\ndef f():\n    x = T.allocate([4], "float32", "shared")\n    T.evaluate(0)\n')
+    with pytest.raises(tvm.error.ParseError, match="storage scope cannot be empty"):
+        parse('@T.prim_func\ndef f():\n    x = T.allocate([4], "float32", "")\n    T.evaluate(0)\n')
     with pytest.raises(tvm.error.ParseError, match="condition must be a boolean"):
         parse('@T.prim_func\ndef f():\n    x = T.allocate([4], "float32", "global", 1.5)\n    T.evaluate(0)\n')
     with pytest.raises(tvm.error.ParseError, match="has no effect"):
         parse('@T.prim_func\ndef f():\n    T.allocate([4], "float32")\n')
-    with pytest.raises(tvm.error.ParseError, match="'with ... as' takes T.allocate"):
+    with pytest.raises(tvm.error.ParseError, match="unsupported context"):
         parse('@T.prim_func\ndef f():\n    with T.float32(1) as x:\n        T.evaluate(0)\n')
     with pytest.raises(tvm.error.ParseError, match="missing the required argument 'dtype'"):
         parse('@T.prim_func\ndef f():\n    x = T.allocate([4])\n    T.evaluate(0)\n')
@@ -124,7 +124,9 @@ def test_decl_buffer_allocates_and_declares():
         "    B[0] = A[0]\n"
         "    A[1] = B[0]\n")
     a, h = one_buffer()
-    b = tir.decl_buffer((4,), "float32", "B", scope="shared")
+    # As in TVM, the memory of a non-global buffer is a handle typed by its scope.
+    data = tir.Var("B", tvm.ir.PointerType(tvm.ir.PrimType("float32"), "shared"))
+    b = tir.decl_buffer((4,), "float32", "B", data=data, scope="shared")
     zero, one = tir.const(0, "int32"), tir.const(1, "int32")
     body = tir.SeqStmt([tir.BufferStore(b, tir.BufferLoad(a, [zero]), [zero]),
                         tir.BufferStore(a, tir.BufferLoad(b, [zero]), [one])])

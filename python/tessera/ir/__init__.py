@@ -3,6 +3,7 @@ IRModule, operators and structural comparison."""
 from .base import Node, Span, save_json, load_json
 from .expr import BaseExpr, PrimExpr, RelaxExpr, RelayExpr, GlobalVar, Range
 from .op import Op
+from .type import PrimType, PointerType
 from .function import BaseFunc
 from .module import IRModule
 from . import module
@@ -12,4 +13,4 @@ from .structural import structural_equal, structural_hash, assert_structural_equ
 
 __all__ = ["Node", "Span", "save_json", "load_json", "BaseExpr", "PrimExpr", "RelaxExpr", "RelayExpr", "GlobalVar", "Range",
            "Op", "BaseFunc", "IRModule", "module", "structural_equal", "structural_hash", "assert_structural_equal",
-           "get_first_structural_mismatch", "transform", "instrument", "PassContext"]
+           "get_first_structural_mismatch", "transform", "instrument", "PassContext", "PrimType", "PointerType"]

@@ -1,9 +1,12 @@
-"""`tvm.meta_schedule` — not implemented yet in Tessera (see the open issues).
+"""``tvm.meta_schedule``: automatic tuning of TensorIR programs (MetaSchedule names).
+tune_tir samples a design space (space_generator), builds and checks candidates in worker
+processes (builder, runner), keeps every measurement in a database and searches with an
+XGBoost cost model (search_strategy, cost_model, feature). Relax integration is not here yet."""
+from . import arg_info, builder, cost_model, database, feature, runner, search_strategy, space_generator
+from . import tir_integration
+from .tune_context import TuneContext
+from .tune import tune_tir
+from .tir_integration import compile_tir
 
-The package exists so that `from tessera import meta_schedule` works in code that also
-uses the parts that are delivered; any attribute access raises
-NotImplementedError naming what is missing.
-"""
-from .._unavailable import missing_attribute
-
-__getattr__ = missing_attribute("meta_schedule")
+__all__ = ["TuneContext", "arg_info", "builder", "compile_tir", "cost_model", "database", "feature", "runner",
+           "search_strategy", "space_generator", "tir_integration", "tune_tir"]

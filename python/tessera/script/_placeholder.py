@@ -12,8 +12,12 @@ class Placeholder:
     def __init__(self, path):
         object.__setattr__(self, "_path", path)
 
+    # Protocol names the FFI probes on values it converts; a placeholder has none
+    # (answering them with placeholders would make the conversion loop forever).
+    _NOT_SCRIPT_NAMES = frozenset(("asobject",))
+
     def __getattr__(self, name):
-        if name.startswith("__"):
+        if name.startswith("_") or name in Placeholder._NOT_SCRIPT_NAMES:
             raise AttributeError(name)
         return Placeholder(f"{self._path}.{name}")
 
@@ -22,6 +26,12 @@ class Placeholder:
 
     def __getitem__(self, item):
         return Placeholder(f"{self._path}[...]")
+
+    def __iter__(self):
+        # Without this, Python would iterate through __getitem__ forever (a
+        # placeholder returned by a host function the parser calls).
+        raise TypeError(f"TVMScript name {self._path} is only meaningful inside a TVMScript function; "
+                        "Python code cannot use its value")
 
     def __repr__(self):
         return f"<TVMScript {self._path}>"

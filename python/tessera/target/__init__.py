@@ -36,8 +36,11 @@ class Target(Node):
 
     @property
     def host(self):
-        """The host target given to the constructor (None when not given)."""
-        return self.__dict__.get("_host")
+        """The host target given to the constructor or to T.target(..., host=...) (None when not given)."""
+        host = self.__dict__.get("_host")
+        if host is None:
+            host = get_global_func("target.TargetGetHost")(self)
+        return host
 
     @property
     def kind(self):

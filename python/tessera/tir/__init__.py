@@ -1,9 +1,10 @@
 """The TensorIR layer's Python API (``tvm.tir``): expressions, buffers,
 statements, PrimFunc and operator functions."""
 from ..error import ScheduleError
+from ..ir.expr import PrimExpr  # tvm.tir.PrimExpr, as in TVM
 from .expr import (ExprOp, PrimExprWithOp, EqualOp, NotEqualOp, Var, SizeVar, IntImm, FloatImm, StringImm, Cast,
                    Add, Sub, Mul, Div, Mod, FloorDiv, FloorMod, Min, Max, EQ, NE, LT, LE, GT, GE, And, Or, Not, Select,
-                   Let, Ramp, Broadcast, Call, BufferLoad, IterVar)
+                   Let, Ramp, Broadcast, Call, BufferLoad, IterVar, CommReducer)
 from .buffer import Buffer, decl_buffer, BufferRegion, MatchBufferRegion
 from .stmt import (ForKind, Stmt, BufferStore, For, IfThenElse, SeqStmt, Evaluate, LetStmt, AttrStmt, Allocate,
                    DeclBuffer, While, Block, BlockRealize, stmt_seq)

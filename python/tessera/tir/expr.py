@@ -190,6 +190,11 @@ class Var(PrimExprWithOp):
     """A scalar variable ``Var(name, dtype)``; identity matters, names are hints."""
 
     def __init__(self, name, dtype, span=None):  # pylint: disable=unused-argument
+        from ..ir.type import PointerType  # pylint: disable=import-outside-toplevel
+
+        if isinstance(dtype, PointerType):  # a handle typed by what it points to, as in TVM
+            self.__init_handle_by_constructor__(_ffi_api.VarWithTypeAnnotation, name, dtype)
+            return
         self.__init_handle_by_constructor__(_ffi_api.Var, name, str(dtype))
 
     @property
@@ -395,13 +400,23 @@ class IterVar(Node):
     __hash__ = _core.Object.__hash__
 
 
+@register_object("tir.CommReducer")
+class CommReducer(Node):
+    """A commutative reducer: ``lhs``/``rhs`` variables combined into ``result``, with ``identity_element``
+    (TVMScript: ``T.comm_reducer(lambda x, y: x + y, [T.float32(0)])``)."""
+
+    def __init__(self, lhs, rhs, result, identity_element, span=None):  # pylint: disable=unused-argument
+        self.__init_handle_by_constructor__(_core_ffi("tir.CommReducer"), list(lhs), list(rhs), list(result),
+                                            list(identity_element))
+
+
 def _core_ffi(name):
     from .._ffi.registry import get_global_func  # pylint: disable=import-outside-toplevel
 
     return get_global_func(name)
 
 
-__all__ = ["ExprOp", "PrimExprWithOp", "EqualOp", "NotEqualOp", "Var", "SizeVar", "IntImm", "FloatImm",
+__all__ = ["CommReducer", "ExprOp", "PrimExprWithOp", "EqualOp", "NotEqualOp", "Var", "SizeVar", "IntImm", "FloatImm",
            "StringImm", "Cast", "Add", "Sub", "Mul", "Div", "Mod", "FloorDiv", "FloorMod", "Min", "Max", "EQ", "NE",
            "LT", "LE", "GT", "GE", "And", "Or", "Not", "Select", "Let", "Ramp", "Broadcast", "Call", "BufferLoad",
            "IterVar", "div_ambiguity_error"]

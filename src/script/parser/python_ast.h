@@ -37,6 +37,7 @@ enum class ExprKind {
   kBoolOp,     // items joined by op ("and" / "or")
   kIfExp,      // b if a else c
   kStarred,    // *a
+  kLambda,     // lambda items...: a   (items: the parameters, kName)
 };
 
 struct Expr;

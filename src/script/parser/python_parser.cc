@@ -487,7 +487,7 @@ class Parser {
   ExprPtr ParseTest() {
     DepthGuard guard(this, Peek().pos);
     Pos begin = Peek().pos;
-    if (AtKeyword("lambda")) src_.Error(Peek().pos, "lambda expressions are not supported in TVMScript");
+    if (AtKeyword("lambda")) return ParseLambda();
     ExprPtr body = ParseOr();
     if (AtKeyword("if")) {
       Advance();
@@ -501,6 +501,34 @@ class Parser {
     }
     if (AtOp(":=")) src_.Error(Peek().pos, "assignment expressions (:=) are not supported in TVMScript");
     return body;
+  }
+
+  // lambda x, y: body (plain positional parameters only).
+  ExprPtr ParseLambda() {
+    Pos begin = Peek().pos;
+    Advance();  // 'lambda'
+    auto e = Make(ExprKind::kLambda, begin);
+    while (!AtOp(":")) {
+      if (AtOp("*") || AtOp("**")) src_.Error(Peek().pos, "lambda parameters must be plain names in TVMScript");
+      Pos p = Peek().pos;
+      auto param = Make(ExprKind::kName, p);
+      param->str = ExpectName("a lambda parameter name");
+      if (AtOp("=")) src_.Error(Peek().pos, "lambda parameters cannot have default values in TVMScript");
+      for (const ExprPtr& other : e->items) {
+        if (other->str == param->str) src_.Error(p, "duplicate lambda parameter '" + param->str + "'");
+      }
+      param->pos = SpanFrom(p);
+      e->items.push_back(std::move(param));
+      if (AtOp(",")) {
+        Advance();
+        continue;
+      }
+      if (!AtOp(":")) Expected("',' or ':' in the lambda parameters");
+    }
+    Advance();  // ':'
+    e->a = ParseTest();
+    e->pos = SpanFrom(begin);
+    return e;
   }
 
   ExprPtr ParseBoolChain(const char* op, ExprPtr (Parser::*next)()) {

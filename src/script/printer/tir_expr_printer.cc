@@ -9,8 +9,10 @@
 #include <limits>
 
 #include "ir/op.h"
+#include "runtime/reflection.h"
 #include "script/printer/python_literal.h"
 #include "script/printer/tir_printer.h"
+#include "tir/comm_reducer.h"
 #include "tir/op.h"
 #include "runtime/stack_guard.h"
 
@@ -183,7 +185,7 @@ std::string TIRPrinter::PrintCall(const CallNode* op) {
     std::string name = o->name;
     if (name.rfind("tir.", 0) == 0) name = name.substr(4);
     head = T(name);
-    if (DtypeFirst(name)) args = PyStringLiteral(op->dtype.str());
+    if (DtypeFirst(name) || GetRef<Op>(o).GetAttr("TScriptDtypeFirst")) args = PyStringLiteral(op->dtype.str());
   } else if (const auto* gv = op->op.as<GlobalVarNode>()) {
     head = GlobalVarText(gv);
   } else {
@@ -366,6 +368,34 @@ std::string TIRPrinter::PrintValue(const Any& v) {
       out += ": " + PrintValue(map->data[i].second);
     }
     return out + "}";
+  }
+  if (const auto* r = obj.as<CommReducerNode>()) {
+    // T.comm_reducer(lambda x, y: x + y, [T.float32(0)]): the operands are the lambda's parameters.
+    NameScope scope(&names_);
+    auto Join = [](const std::vector<std::string>& items) {
+      std::string out;
+      for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + items[i];
+      return out;
+    };
+    std::vector<std::string> params, results, identity;
+    for (const Var& v : r->lhs) params.push_back(names_.Define(v.get(), v->name_hint));
+    for (const Var& v : r->rhs) params.push_back(names_.Define(v.get(), v->name_hint));
+    for (const PrimExpr& e : r->result) results.push_back(PrintExpr(e));
+    for (const PrimExpr& e : r->identity_element) identity.push_back(PrintExpr(e));
+    std::string body = results.size() == 1 ? results[0] : "(" + Join(results) + ")";
+    return T("comm_reducer(") + "lambda " + Join(params) + ": " + body + ", [" + Join(identity) + "])";
+  }
+  if (obj->GetTypeKey() == "target.Target") {
+    // T.target("cuda -arch=sm_80", host="llvm"), read by reflection (the target layer sits above the printer).
+    auto spec = Reflection::GetField(obj.get(), "str");
+    auto host = Reflection::GetField(obj.get(), "host");
+    std::string out = T("target(") + PyStringLiteral(spec ? spec->cast<std::string>() : std::string());
+    if (host && host->is_object()) {
+      if (auto host_spec = Reflection::GetField(host->raw_object().get(), "str")) {
+        out += ", host=" + PyStringLiteral(host_spec->cast<std::string>());
+      }
+    }
+    return out + ")";
   }
   if (obj.as<BufferNode>()) return PrintBufferUse(Buffer(obj.data()));
   if (obj.as<BufferRegionNode>()) return PrintRegion(BufferRegion(obj.data()));

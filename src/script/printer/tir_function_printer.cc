@@ -140,7 +140,7 @@ void TIRPrinter::PrintPrimFunc(const PrimFunc& func, const std::string& name, in
       inlined.push_back(true);
       continue;
     }
-    std::string type = p.dtype().is_handle() ? T("handle") : T(p.dtype().str());
+    std::string type = p.dtype().is_handle() ? HandleType(p) : T(p.dtype().str());
     params.push_back(Mark(p, names_.Define(p.get(), p->name_hint)) + ": " + type);
     inlined.push_back(false);
   }

@@ -108,6 +108,8 @@ class TIRPrinter {
   const std::string& DefineBuffer(const tir::Buffer& buffer, std::optional<size_t> scope_index = std::nullopt);
   // The definition line of a variable (`T.int32()`, `T.handle()`).
   std::string VarCreation(const tir::Var& v);
+  // T.handle, or T.handle("float32", "shared") for a handle with a PointerType annotation.
+  std::string HandleType(const tir::Var& v);
 
   // ---- free definitions (tir_function_printer.cc) -------------------------
   // Defines an undefined variable / buffer at the top of the current

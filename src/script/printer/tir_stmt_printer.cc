@@ -6,6 +6,7 @@
 // tir_printer.h); script layer.
 #include <unordered_set>
 
+#include "ir/type.h"
 #include "script/printer/python_literal.h"
 #include "script/printer/tir_printer.h"
 #include "tir/functor.h"
@@ -59,9 +60,24 @@ void TIRPrinter::Line(const std::string& text) {
   out_->push_back('\n');
 }
 
+std::string TIRPrinter::HandleType(const Var& v) {
+  const auto* ptr = v->type_annotation.as<PointerTypeNode>();
+  if (ptr == nullptr) return T("handle");
+  std::vector<std::string> args;
+  if (const auto* elem = ptr->element_type.as<PrimTypeNode>()) args.push_back(PyStringLiteral(elem->dtype.str()));
+  if (ptr->storage_scope != "global") {
+    args.push_back(args.empty() ? "storage_scope=" + PyStringLiteral(ptr->storage_scope) : PyStringLiteral(ptr->storage_scope));
+  }
+  if (args.empty()) args.push_back("storage_scope=\"global\"");
+  return T("handle(") + Join(args) + ")";
+}
+
 std::string TIRPrinter::VarCreation(const Var& v) {
   std::string kwargs = v.as<SizeVarNode>() ? "is_size_var=True" : "";
-  if (v.dtype().is_handle()) return T("handle(") + kwargs + ")";
+  if (v.dtype().is_handle()) {
+    std::string type = HandleType(v);
+    return type.back() == ')' ? type : type + "()";
+  }
   return T(v.dtype().str()) + "(" + kwargs + ")";
 }
 
@@ -200,6 +216,33 @@ void TIRPrinter::PrintStmtImpl(const Stmt& stmt, bool concise) {
   if (const auto* op = stmt.as<AllocateNode>()) return PrintAllocate(op, concise);
   if (const auto* op = stmt.as<DeclBufferNode>()) return PrintDeclBuffer(op, concise);
   if (const auto* op = stmt.as<AttrStmtNode>()) {
+    const auto* iv = op->node.as<IterVarNode>();
+    if (iv != nullptr && iv->iter_type == kThreadIndex && !iv->thread_tag.empty() &&
+        (op->attr_key == "thread_extent" || op->attr_key == "virtual_thread")) {
+      // A launched thread: `v = T.env_thread(tag)` among the free definitions
+      // (a variable may be launched more than once), `T.launch_thread(v, extent)` here.
+      std::string name;
+      if (const std::string* n = names_.Find(iv->var.get())) {
+        name = *n;
+      } else {
+        name = names_.DefineInScope(free_scope_, iv->var.get(), iv->var->name_hint);
+        std::string dtype = iv->var.dtype() == DataType::Int(32) ? "" : ", dtype=" + PyStringLiteral(iv->var.dtype().str());
+        free_defs_.append(static_cast<size_t>(free_defs_indent_ * cfg_.indent_spaces), ' ');
+        free_defs_ += name + " = " + T("env_thread(") + PyStringLiteral(iv->thread_tag) + dtype + ")\n";
+      }
+      std::string call = T("launch_thread(") + name + ", " + PrintExpr(op->value) + ")";
+      if (concise) {
+        Line(call);
+        PrintBody(op->body);
+        return;
+      }
+      Line("with " + call + ":");
+      ++indent_;
+      NameScope scope(&names_);
+      PrintBody(op->body);
+      --indent_;
+      return;
+    }
     std::string node = PrintValue(op->node);
     std::string value = PrintExpr(op->value);
     Line("with " + T("attr(") + node + ", " + PyStringLiteral(op->attr_key) + ", " + value + "):");
@@ -384,14 +427,18 @@ void TIRPrinter::PrintLetStmt(const LetStmtNode* op, bool concise) {
   }
   if (concise) {
     // The last statement of its scope: `x: T.int32 = value`, body follows inline.
-    std::string type = op->var.dtype().is_handle() ? T("handle") : T(op->var.dtype().str());
+    std::string type = op->var.dtype().is_handle() ? HandleType(op->var) : T(op->var.dtype().str());
     Line(names_.Define(op->var.get(), op->var->name_hint) + ": " + type + " = " + value);
+    // Buffers over a let-bound pointer are declared after it, not hoisted to the top.
+    if (op->var.dtype().is_handle()) DefineAliasBuffers(op->var, op->body);
     PrintBody(op->body);
     return;
   }
   NameScope scope(&names_);
-  Line("with " + T("LetStmt(") + value + ") as " + names_.Define(op->var.get(), op->var->name_hint) + ":");
+  std::string typed = op->var->type_annotation.defined() ? ", " + HandleType(op->var) : std::string();
+  Line("with " + T("LetStmt(") + value + typed + ") as " + names_.Define(op->var.get(), op->var->name_hint) + ":");
   ++indent_;
+  if (op->var.dtype().is_handle()) DefineAliasBuffers(op->var, op->body);
   PrintBody(op->body);
   --indent_;
 }
@@ -400,7 +447,13 @@ void TIRPrinter::PrintAllocate(const AllocateNode* op, bool concise) {
   // Allocate + DeclBuffer of the same memory prints as one T.decl_buffer.
   if (const auto* decl = op->body.as<DeclBufferNode>()) {
     const Buffer& b = decl->buffer;
-    bool same = b->data.same_as(op->buffer_var) && b->dtype == op->dtype && IsConstInt(op->condition, 1) &&
+    // The parser gives the data of T.decl_buffer(..., scope=s) a PointerType exactly when s != "global".
+    const auto* ptr = op->buffer_var->type_annotation.as<PointerTypeNode>();
+    bool same_scope = ptr == nullptr ? b->scope == "global"
+                                     : b->scope != "global" && ptr->storage_scope == b->scope &&
+                                           ptr->element_type.as<PrimTypeNode>() &&
+                                           ptr->element_type.as<PrimTypeNode>()->dtype == b->dtype;
+    bool same = same_scope && b->data.same_as(op->buffer_var) && b->dtype == op->dtype && IsConstInt(op->condition, 1) &&
                 op->annotations.empty() && b->shape.size() == op->extents.size() &&
                 !names_.IsDefined(op->buffer_var.get());
     for (size_t i = 0; same && i < b->shape.size(); ++i) same = ExprDeepEqual(b->shape[i], op->extents[i]);
@@ -414,7 +467,9 @@ void TIRPrinter::PrintAllocate(const AllocateNode* op, bool concise) {
   for (PrimExpr e : op->extents) extents.push_back(PrintExpr(e));
   args.push_back("[" + Join(extents) + "]");
   args.push_back(PyStringLiteral(op->dtype.str()));
-  args.push_back(PyStringLiteral("global"));
+  // The storage scope is the buffer variable's (T.allocate gives it a PointerType unless "global").
+  const auto* ptr = op->buffer_var->type_annotation.as<PointerTypeNode>();
+  args.push_back(PyStringLiteral(ptr ? ptr->storage_scope : std::string("global")));
   if (op->condition.defined() && !IsConstInt(op->condition, 1)) args.push_back(PrintExpr(op->condition));
   if (!op->annotations.empty()) args.push_back("annotations=" + PrintDict(op->annotations));
   std::string call = T("allocate(") + Join(args) + ")";

@@ -2,6 +2,8 @@
 // Python values, dispatch to dialects for everything else.
 #include "script/parser/core/evaluator.h"
 
+#include "runtime/packed_func.h"
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -17,6 +19,7 @@ using ast::StmtKind;
 
 TESSERA_REGISTER_OBJECT_TYPE(NamespaceObj);
 TESSERA_REGISTER_OBJECT_TYPE(SliceObj);
+TESSERA_REGISTER_OBJECT_TYPE(LambdaObj);
 
 namespace {
 
@@ -122,6 +125,7 @@ bool Evaluator::ToBool(const Any& v, const Pos& pos, const std::string& what) co
 std::string Evaluator::TypeName(const Any& v) const {
   if (const auto* ns = v.as<NamespaceObj>()) return ns->path;
   if (v.as<SliceObj>()) return "slice";
+  if (v.as<LambdaObj>()) return "lambda";
   if (Dialect* d = DialectRegistry::Global().Owner(v)) return d->TypeName(v);
   if (v.as<ArrayObj>()) return "tuple";
   if (v.as<MapObj>()) return "dict";
@@ -184,6 +188,16 @@ Any Evaluator::ToAttrValue(const Any& v, const Pos& pos) const {
 }
 
 
+Any Evaluator::CallLambda(const LambdaObj& lam, const std::vector<Any>& args, const Pos& pos) {
+  if (args.size() != lam.params.size()) {
+    Error(pos, "the lambda takes " + std::to_string(lam.params.size()) + " parameter" +
+                   (lam.params.size() == 1 ? "" : "s") + " but is called with " + std::to_string(args.size()));
+  }
+  ScopeGuard scope(this);
+  for (size_t i = 0; i < args.size(); ++i) Bind(lam.params[i], args[i]);
+  return Eval(*lam.node->a);
+}
+
 Any Evaluator::Eval(const ast::Expr& e) {
   CheckStack("expression");
   switch (e.kind) {
@@ -230,7 +244,9 @@ Any Evaluator::Eval(const ast::Expr& e) {
       Map<Any, Any> m;
       for (size_t i = 0; i < e.items.size(); ++i) {
         Any key = Eval(*e.items[i]);
-        if (!key.as<StringObj>() && !IsNumber(key)) Error(e.items[i]->pos, "dictionary keys must be strings or numbers");
+        if (!key.as<StringObj>() && !IsNumber(key) && !IsSymbolic(key)) {
+          Error(e.items[i]->pos, "dictionary keys must be strings, numbers or variables");
+        }
         m.Set(key, Eval(*e.values[i]));
       }
       return m;
@@ -250,6 +266,12 @@ Any Evaluator::Eval(const ast::Expr& e) {
     }
     case ExprKind::kSlice: Error(e.pos, "a slice is only allowed inside [...]");
     case ExprKind::kStarred: Error(e.pos, "'*' is only allowed in call arguments and tuples");
+    case ExprKind::kLambda: {
+      auto lam = make_object<LambdaObj>();
+      lam->node = &e;
+      for (const ast::ExprPtr& p : e.items) lam->params.push_back(p->str);
+      return Any(AsRef(lam));
+    }
   }
   Error(e.pos, "unsupported expression");
 }
@@ -317,6 +339,14 @@ Any Evaluator::EvalCall(const ast::Expr& e) {
     return DialectForNamespace(ns->path)->CallMember(*this, call);
   }
   if (Dialect* d = DialectRegistry::Global().Owner(callee)) return d->CallValue(*this, callee, call);
+  if (const auto* f = callee.as<PackedFuncObj>()) {
+    // A function of the caller's (a Python function in scope): called while
+    // parsing, as TVM's parser does, with the evaluated arguments.
+    if (!call.kwargs.empty()) Error(call.kwarg_pos[0], "keyword arguments cannot be passed to a host function");
+    std::vector<Any> args = call.args;
+    PackedFunc func = GetRef<PackedFunc>(f);
+    return Guard(e.pos, [&] { return func.CallPacked(PackedArgs(args.data(), static_cast<int>(args.size()))); });
+  }
   Error(e.a->pos, "a " + TypeName(callee) + " is not callable");
 }
 

@@ -50,6 +50,8 @@ class Evaluator {
 
   // ---- expressions ---------------------------------------------------------------
   Any Eval(const ast::Expr& e);
+  // Evaluates a lambda's body with its parameters bound to `args` (in a new scope over the current one).
+  Any CallLambda(const LambdaObj& lam, const std::vector<Any>& args, const Pos& pos);
   // Evaluates the value of an assignment to `names` (a call or subscript
   // sees them in CallArgs::names: `A = T.alloc_buffer(...)` names the buffer).
   Any EvalNamed(const ast::Expr& e, std::vector<std::string> names);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "runtime/any.h"
 #include "runtime/object.h"
@@ -25,6 +26,19 @@ class SliceObj : public Object {
  public:
   Any start, stop, step;
   TESSERA_DECLARE_FINAL_OBJECT_INFO(SliceObj, Object, "script.Slice");
+};
+
+namespace ast {
+struct Expr;
+}  // namespace ast
+
+// A lambda expression (`lambda x, y: x + y`), kept as its syntax: a builtin
+// that takes one (T.comm_reducer) calls it with Evaluator::CallLambda.
+class LambdaObj : public Object {
+ public:
+  const ast::Expr* node = nullptr;  // kLambda; the AST outlives the evaluation
+  std::vector<std::string> params;
+  TESSERA_DECLARE_FINAL_OBJECT_INFO(LambdaObj, Object, "script.Lambda");
 };
 
 template <typename T>

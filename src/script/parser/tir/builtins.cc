@@ -9,10 +9,15 @@
 #include <cmath>
 #include <limits>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ir/op.h"
+#include "ir/type.h"
+#include "runtime/reflection.h"
+#include "runtime/registry.h"
 #include "script/parser/tir/linear_form.h"
 #include "script/parser/tir/tir_builder.h"
+#include "tir/comm_reducer.h"
 #include "tir/op.h"
 
 namespace tessera {
@@ -198,18 +203,15 @@ Map<String, Any> ToAttrMap(TIRBuilder& b, const Any& v, const Pos& pos) {
 
 // T.allocate(extents, dtype, scope="global", condition=True, annotations=None):
 // a raw allocation, named by `x = ...` / `with ... as x` (TIRBuilder::BindAlloc).
-// Tessera's Allocate carries no storage scope, so only "global" is accepted.
+// The storage scope, as TVM, is the data variable's PointerType (other than "global").
 Any AllocateDecl(TIRBuilder& b, CallArgs& c) {
   ArgBinder a(b, c, {"extents", "dtype", "scope", "condition", "annotations"}, 2);
   auto alloc = make_object<AllocValueObj>();
   alloc->extents = b.ToShape(a.get("extents"), a.pos("extents"));
   alloc->dtype = b.ToDType(a.get("dtype"), a.pos("dtype"));
   if (a.has("scope")) {
-    std::string scope = b.ToStr(a.get("scope"), a.pos("scope"), "the storage scope");
-    if (scope != "global") {
-      b.Error(a.pos("scope"), "T.allocate() supports only scope \"global\" (an Allocate carries no scope here); "
-                              "use T.decl_buffer(..., scope=\"" + scope + "\") for other scopes");
-    }
+    alloc->scope = b.ToStr(a.get("scope"), a.pos("scope"), "the storage scope");
+    if (alloc->scope.empty()) b.Error(a.pos("scope"), "the storage scope cannot be empty");
   }
   alloc->condition = IntImm(DataType::Bool(), 1);
   if (a.has("condition")) {
@@ -452,6 +454,26 @@ Any ScalarOfType(TIRBuilder& b, CallArgs& c, DataType dtype) {
   });
 }
 
+// T.handle(dtype=None, storage_scope="global", is_size_var=False): a handle
+// variable; with a dtype it points to that type in that scope (PointerType).
+Any HandleDecl(TIRBuilder& b, CallArgs& c) {
+  ArgBinder a(b, c, {"dtype", "storage_scope", "is_size_var"}, 0);
+  if (a.has("is_size_var") && b.ToBool(a.get("is_size_var"), a.pos("is_size_var"), "is_size_var")) {
+    b.Error(a.pos("is_size_var"), "a handle cannot be a size variable");
+  }
+  std::string name = NameOf(c).empty() ? "handle" : NameOf(c);
+  Var v(name, DataType::Handle());
+  if (a.has("dtype") || a.has("storage_scope")) {
+    std::string scope = a.has("storage_scope") ? b.ToStr(a.get("storage_scope"), a.pos("storage_scope"), "the storage scope")
+                                               : std::string("global");
+    if (scope.empty()) b.Error(a.pos("storage_scope"), "the storage scope cannot be empty");
+    ObjectRef element;
+    if (a.has("dtype")) element = PrimType(b.ToDType(a.get("dtype"), a.pos("dtype")));
+    v = AnnotatedVar(name, DataType::Handle(), PointerType(element, scope));
+  }
+  return Fresh(b, v);
+}
+
 Any VarDecl(TIRBuilder& b, CallArgs& c) {
   ArgBinder a(b, c, {"dtype"}, 1);
   return Fresh(b, Var(NameOf(c).empty() ? "v" : NameOf(c), b.ToDType(a.get("dtype"), a.pos("dtype"))));
@@ -513,16 +535,30 @@ Any CastExpr(TIRBuilder& b, CallArgs& c) {  // T.cast(value, dtype)
   return b.Guard(c.node->pos, [&] { return cast(t, v); });
 }
 
+// T.call_extern(dtype, name, args...) or T.call_extern(name, args..., dtype=...);
+// T.call_packed(name, args...) returns int32.
 Any CallExtern(TIRBuilder& b, CallArgs& c) {
-  if (!c.kwargs.empty()) b.Error(c.kwarg_pos[0], c.func + "() takes no keyword arguments");
   bool packed = c.func == "T.call_packed";
-  size_t fixed = packed ? 1 : 2;
-  if (c.args.size() < fixed) b.Error(c.node->pos, c.func + "() needs " + std::string(packed ? "a function name" : "a dtype and a function name"));
-  DataType dtype = packed ? DataType::Int(32) : b.ToDType(c.args[0], c.arg_pos[0]);
+  std::optional<DataType> kw_dtype;
+  for (size_t k = 0; k < c.kwargs.size(); ++k) {
+    if (c.kwargs[k].first != "dtype" || packed) {
+      b.Error(c.kwarg_pos[k], c.func + "() got an unexpected keyword argument '" + c.kwargs[k].first + "'");
+    }
+    kw_dtype = b.ToCallDType(c.kwargs[k].second, c.kwarg_pos[k]);
+  }
+  size_t fixed = packed || kw_dtype ? 1 : 2;
+  if (c.args.size() < fixed) b.Error(c.node->pos, c.func + "() needs " + std::string(fixed == 1 ? "a function name" : "a dtype and a function name"));
+  DataType dtype = packed ? DataType::Int(32) : kw_dtype ? *kw_dtype : b.ToCallDType(c.args[0], c.arg_pos[0]);
   std::string name = b.ToStr(c.args[fixed - 1], c.arg_pos[fixed - 1], "the function name");
   Array<PrimExpr> args;
   args.push_back(StringImm(name));
-  for (size_t i = fixed; i < c.args.size(); ++i) args.push_back(b.ToPrimExpr(c.args[i], c.arg_pos[i], "an argument"));
+  for (size_t i = fixed; i < c.args.size(); ++i) {
+    if (const auto* s = c.args[i].as<StringObj>()) {
+      args.push_back(StringImm(s->data));
+    } else {
+      args.push_back(b.ToPrimExpr(c.args[i], c.arg_pos[i], "an argument"));
+    }
+  }
   std::string op = c.func == "T.call_extern" ? "tir.call_extern" : c.func == "T.call_pure_extern" ? "tir.call_pure_extern" : "tir.call_packed";
   return b.Guard(c.node->pos, [&] { return CallIntrin(dtype, op, args); });
 }
@@ -560,6 +596,253 @@ Any BroadcastExpr(TIRBuilder& b, CallArgs& c) {
 Any Likely(TIRBuilder& b, CallArgs& c) {
   auto x = Exprs(b, c, 1);
   return b.Guard(c.node->pos, [&] { return CallIntrin(DataType::Bool(x[0].dtype().lanes()), "tir.likely", {x[0]}); });
+}
+
+// T.ceildiv(a, b): floordiv(a + b - 1, b), as TVM builds it.
+Any CeilDiv(TIRBuilder& b, CallArgs& c) {
+  auto x = Exprs(b, c, 2);
+  return b.Guard(c.node->pos, [&]() -> PrimExpr {
+    if (!x[0].dtype().is_int() && !x[0].dtype().is_uint()) {
+      TESSERA_THROW(TypeError) << "T.ceildiv expects integer operands, got " << x[0].dtype().str();
+    }
+    PrimExpr a = x[0], d = x[1];
+    BinaryOpMatchTypes(a, d, "ceildiv");
+    return floordiv(sub(add(a, d), IntImm(a.dtype(), 1)), d);
+  });
+}
+
+// T.comm_reducer(lambda x, y: x + y, [T.float32(0)]): 2n parameters, n identities.
+Any CommReducerExpr(TIRBuilder& b, CallArgs& c) {
+  ArgBinder a(b, c, {"combiner", "identity"}, 2);
+  const auto* lam = a.get("combiner").as<LambdaObj>();
+  if (lam == nullptr) b.Error(a.pos("combiner"), "T.comm_reducer() expects a lambda such as lambda x, y: x + y");
+  std::vector<PrimExpr> identity;
+  if (const auto* arr = a.get("identity").as<ArrayObj>()) {
+    for (const Any& v : arr->data) identity.push_back(b.ToPrimExpr(v, a.pos("identity"), "an identity element"));
+  } else {
+    b.Error(a.pos("identity"), "T.comm_reducer() expects a list of identity elements, one per reduced value");
+  }
+  if (identity.empty() || lam->params.size() != 2 * identity.size()) {
+    b.Error(a.pos("combiner"), "the combiner of T.comm_reducer() takes " + std::to_string(2 * identity.size()) +
+                                   " parameters for " + std::to_string(identity.size()) + " identity element" +
+                                   (identity.size() == 1 ? "" : "s") + ", got " + std::to_string(lam->params.size()));
+  }
+  Array<Var> lhs, rhs;
+  std::vector<Any> args;
+  for (size_t i = 0; i < lam->params.size(); ++i) {
+    Var v(lam->params[i], identity[i % identity.size()].dtype());
+    (i < identity.size() ? lhs : rhs).push_back(v);
+    args.push_back(v);
+  }
+  Any res = b.ev().CallLambda(*lam, args, a.pos("combiner"));
+  Array<PrimExpr> result;
+  if (const auto* arr = res.as<ArrayObj>()) {
+    for (const Any& v : arr->data) result.push_back(b.ToPrimExpr(v, lam->node->a->pos, "a combined value"));
+  } else {
+    result.push_back(b.ToPrimExpr(res, lam->node->a->pos, "a combined value"));
+  }
+  if (result.size() != identity.size()) {
+    b.Error(lam->node->a->pos, "the combiner returns " + std::to_string(result.size()) + " value" +
+                                   (result.size() == 1 ? "" : "s") + " for " + std::to_string(identity.size()) +
+                                   " identity element" + (identity.size() == 1 ? "" : "s"));
+  }
+  return b.Guard(c.node->pos, [&] { return CommReducer(lhs, rhs, result, Array<PrimExpr>(identity)); });
+}
+
+// The node of T.attr(node, key, value): an IR object, or a Python number / string as TVM converts them.
+Any AttrNodeValue(TIRBuilder& b, const Any& v, const Pos& pos) {
+  if (Evaluator::IsNumber(v)) return b.ToPrimExpr(v, pos);
+  if (v.as<StringObj>() || v.as<PrimExprNode>() || v.as<BufferNode>() || v.as<CommReducerNode>() ||
+      v.as<IterVarNode>()) {
+    return v;
+  }
+  if (const auto* arr = v.as<ArrayObj>()) {
+    Array<Any> out;
+    for (const Any& x : arr->data) out.push_back(AttrNodeValue(b, x, pos));
+    return out;
+  }
+  b.Error(pos, "T.attr() cannot annotate a " + b.TypeName(v));
+}
+
+// T.attr(node, attr_key, value): an AttrStmt over the rest of the body (or the with body).
+Any AttrScope(TIRBuilder& b, CallArgs& c) {
+  ArgBinder a(b, c, {"node", "attr_key", "value"}, 3);
+  Any node = AttrNodeValue(b, a.get("node"), a.pos("node"));
+  std::string key = b.ToStr(a.get("attr_key"), a.pos("attr_key"), "the attribute key");
+  PrimExpr value;
+  if (const auto* s = a.get("value").as<StringObj>()) {
+    value = StringImm(s->data);
+  } else {
+    value = b.ToPrimExpr(a.get("value"), a.pos("value"), "the attribute value");
+  }
+  auto scope = make_object<ScopeStmtValueObj>();
+  scope->what = "T.attr()";
+  Pos pos = c.node->pos;
+  scope->wrap = [&b, node, key, value, pos](Stmt body) {
+    return b.Guard(pos, [&] { return Stmt(AttrStmt(node, key, value, body)); });
+  };
+  return Any(AsRef(scope));
+}
+
+// T.env_thread("threadIdx.x", dtype="int32"): a thread variable, launched by T.launch_thread.
+Any EnvThread(TIRBuilder& b, CallArgs& c) {
+  ArgBinder a(b, c, {"thread_tag", "dtype"}, 1);
+  std::string tag = b.ToStr(a.get("thread_tag"), a.pos("thread_tag"), "the thread tag");
+  if (tag.empty()) b.Error(a.pos("thread_tag"), "the thread tag cannot be empty");
+  DataType t = a.has("dtype") ? b.ToDType(a.get("dtype"), a.pos("dtype")) : DataType::Int(32);
+  if (!t.is_int() || !t.is_scalar()) b.Error(a.pos("dtype"), "a thread variable must be a scalar integer, got " + t.str());
+  Var v(NameOf(c).empty() ? tag : NameOf(c), t);
+  b.env_thread_tags()[v.get()] = tag;
+  return Fresh(b, v);
+}
+
+// T.launch_thread(thread, extent): `thread` is a T.env_thread variable or a
+// tag (a new variable, named by `x = ...` / `as x`). An AttrStmt
+// "thread_extent" ("virtual_thread" for vthread tags) over what follows.
+Any LaunchThread(TIRBuilder& b, CallArgs& c) {
+  ArgBinder a(b, c, {"thread", "extent"}, 2);
+  PrimExpr extent = b.ToPrimExpr(a.get("extent"), a.pos("extent"), "the thread extent");
+  if (!extent.dtype().is_int() || !extent.dtype().is_scalar()) {
+    b.Error(a.pos("extent"), "a thread extent must be a scalar integer, got dtype " + extent.dtype().str());
+  }
+  IterVar iv;
+  const Any& thread = a.get("thread");
+  if (const auto* s = thread.as<StringObj>()) {
+    if (s->data.empty()) b.Error(a.pos("thread"), "the thread tag cannot be empty");
+    Var v(NameOf(c).empty() ? s->data : NameOf(c), extent.dtype());
+    iv = IterVar(Range::FromMinExtent(IntImm(v.dtype(), 0), extent), v, kThreadIndex, s->data);
+  } else if (const auto* var = thread.as<VarNode>(); var && b.env_thread_tags().count(var)) {
+    auto it = b.launched_threads().find(var);
+    if (it != b.launched_threads().end()) {
+      iv = it->second;
+    } else {
+      PrimExpr ext = extent;
+      if (ext.dtype() != var->dtype) ext = b.Guard(a.pos("extent"), [&] { return cast(var->dtype, ext); });
+      iv = IterVar(Range::FromMinExtent(IntImm(var->dtype, 0), ext), GetRef<Var>(var), kThreadIndex,
+                   b.env_thread_tags()[var]);
+      b.launched_threads()[var] = iv;
+    }
+  } else {
+    b.Error(a.pos("thread"), "T.launch_thread() expects a thread tag such as \"threadIdx.x\" or a variable made by "
+                             "T.env_thread(), not a " + b.TypeName(thread));
+  }
+  std::string key = iv->thread_tag.rfind("vthread", 0) == 0 ? "virtual_thread" : "thread_extent";
+  auto scope = make_object<ScopeStmtValueObj>();
+  scope->what = "T.launch_thread()";
+  scope->bound = iv->var;
+  Pos pos = c.node->pos;
+  scope->wrap = [&b, iv, key, extent, pos](Stmt body) {
+    return b.Guard(pos, [&] { return Stmt(AttrStmt(iv, key, extent, body)); });
+  };
+  return Any(AsRef(scope));
+}
+
+// with T.LetStmt(value) as x: / with T.LetStmt(value, var=x): (x declared before, e.g. x = T.int32()).
+Any LetStmtScope(TIRBuilder& b, CallArgs& c) {
+  ArgBinder a(b, c, {"value", "type_annotation", "var"}, 1);
+  PrimExpr value = b.ToPrimExpr(a.get("value"), a.pos("value"), "the bound value");
+  DataType t = value.dtype();
+  ObjectRef pointer_type;  // T.LetStmt(p, T.handle("float32")): a typed handle
+  if (const auto* typed = a.get("type_annotation").as<VarNode>()) {
+    t = typed->dtype;
+    pointer_type = typed->type_annotation;
+  } else if (a.has("type_annotation")) {
+    t = b.ToDType(a.get("type_annotation"), a.pos("type_annotation"));
+  }
+  Var var;
+  if (a.has("var")) {
+    const auto* v = a.get("var").as<VarNode>();
+    if (v == nullptr) b.Error(a.pos("var"), "var= expects a variable, e.g. one declared with T.int32()");
+    var = GetRef<Var>(v);
+    t = var.dtype();
+  } else {
+    var = AnnotatedVar("v", t, pointer_type);
+  }
+  if (value.dtype() != t) {
+    b.Error(a.pos("value"), "the value has dtype " + value.dtype().str() + " but the variable is " + t.str());
+  }
+  auto scope = make_object<ScopeStmtValueObj>();
+  scope->what = "T.LetStmt()";
+  scope->bound = var;
+  Pos pos = c.node->pos;
+  scope->wrap = [&b, var, value, pos](Stmt body) { return b.Guard(pos, [&] { return Stmt(LetStmt(var, value, body)); }); };
+  return Any(AsRef(scope));
+}
+
+// The spelling of T.target's argument: a target string, or a dict
+// {"kind": "cuda", "arch": "sm_80", ...} (options as -key=value).
+std::string TargetSpec(TIRBuilder& b, const Any& v, const Pos& pos) {
+  if (const auto* s = v.as<StringObj>()) return s->data;
+  if (v.is_object() && v.raw_object()->GetTypeKey() == "target.Target") {
+    if (auto str = Reflection::GetField(v.raw_object().get(), "str")) return str->cast<std::string>();
+  }
+  const auto* map = v.as<MapObj>();
+  if (map == nullptr) b.Error(pos, "T.target() expects a target string such as \"cuda\" or a dict with a \"kind\"");
+  std::string kind;
+  std::string opts;
+  for (const auto& [key, value] : map->data) {
+    std::string k = b.ToStr(key, pos, "a target option name");
+    std::string text;
+    if (value.kind() == Any::Kind::kBool) {
+      text = value.raw_int() ? "true" : "false";
+    } else if (value.kind() == Any::Kind::kInt) {
+      text = std::to_string(value.raw_int());
+    } else if (const auto* str = value.as<StringObj>()) {
+      text = str->data;
+    } else if (const auto* arr = value.as<ArrayObj>()) {
+      for (size_t i = 0; i < arr->data.size(); ++i) {
+        text += (i ? "," : "") + b.ToStr(arr->data[i], pos, "a target option value");
+      }
+    } else {
+      b.Error(pos, "target option '" + k + "' must be a string, an integer, a boolean or a list of strings");
+    }
+    if (k == "kind") {
+      kind = text;
+    } else if (k == "host") {
+      b.Error(pos, "give the host as T.target(..., host=...)");
+    } else {
+      opts += " -" + k + "=" + text;
+    }
+  }
+  if (kind.empty()) b.Error(pos, "a target dict needs a \"kind\"");
+  return kind + opts;
+}
+
+// T.target("cuda", host="llvm"): a Target (through the target layer's registered constructor).
+Any TargetExpr(TIRBuilder& b, CallArgs& c) {
+  ArgBinder a(b, c, {"target_config", "host"}, 1);
+  std::string spec = TargetSpec(b, a.get("target_config"), a.pos("target_config"));
+  if (a.has("host")) {
+    std::string host = TargetSpec(b, a.get("host"), a.pos("host"));
+    auto f = Registry::Get("target.TargetWithHost");
+    if (!f) b.Error(c.node->pos, "T.target() needs the target library");
+    return b.Guard(c.node->pos, [&] { return (*f)(spec, host); });
+  }
+  auto f = Registry::Get("target.Target");
+  if (!f) b.Error(c.node->pos, "T.target() needs the target library");
+  return b.Guard(c.node->pos, [&] { return (*f)(spec); });
+}
+
+// T.Let(body, where={x: value}): the expression form of let (x declared before, e.g. x = T.float32()).
+Any LetExpr(TIRBuilder& b, CallArgs& c) {
+  ArgBinder a(b, c, {"body", "where"}, 2);
+  PrimExpr body = b.ToPrimExpr(a.get("body"), a.pos("body"), "the let body");
+  const auto* where = a.get("where").as<MapObj>();
+  if (where == nullptr || where->data.size() != 1) {
+    b.Error(a.pos("where"), "T.Let() expects where={variable: value} with one binding");
+  }
+  const auto& [key, value] = where->data[0];
+  const auto* var = key.as<VarNode>();
+  if (var == nullptr) b.Error(a.pos("where"), "the key of where= must be a variable");
+  PrimExpr v = b.ToPrimExpr(value, a.pos("where"), "the bound value");
+  return b.Guard(c.node->pos, [&] { return PrimExpr(Let(GetRef<Var>(var), v, body)); });
+}
+
+// T.Add(a, b), T.Div(a, b), ...: the node itself, without folding or type promotion.
+template <typename Node>
+Any RawBinary(TIRBuilder& b, CallArgs& c) {
+  auto x = Exprs(b, c, 2);
+  return b.Guard(c.node->pos, [&] { return PrimExpr(Node(x[0], x[1])); });
 }
 
 Any MetaVar(TIRBuilder& b, CallArgs& c) {
@@ -602,7 +885,7 @@ const std::unordered_map<std::string, Handler>& Builtins() {
       {"T.unroll", [](TIRBuilder& b, CallArgs& c) { return LoopRange(b, c, ForKind::kUnrolled); }},
       {"T.thread_binding", [](TIRBuilder& b, CallArgs& c) { return LoopRange(b, c, ForKind::kThreadBinding); }},
       {"T.var", VarDecl},
-      {"T.handle", [](TIRBuilder& b, CallArgs& c) { return ScalarOfType(b, c, DataType::Handle()); }},
+      {"T.handle", HandleDecl},
       {"T.max", Binary<tir::max>},
       {"T.min", Binary<tir::min>},
       {"T.truncdiv", Binary<tir::truncdiv>},
@@ -624,6 +907,25 @@ const std::unordered_map<std::string, Handler>& Builtins() {
       {"T.Ramp", RampExpr},
       {"T.Broadcast", BroadcastExpr},
       {"T.likely", Likely},
+      {"T.ramp", RampExpr},
+      {"T.broadcast", BroadcastExpr},
+      {"T.ceildiv", CeilDiv},
+      {"T.comm_reducer", CommReducerExpr},
+      {"T.attr", AttrScope},
+      {"T.env_thread", EnvThread},
+      {"T.launch_thread", LaunchThread},
+      {"T.LetStmt", LetStmtScope},
+      {"T.target", TargetExpr},
+      {"T.Let", LetExpr},
+      {"T.Add", RawBinary<Add>},
+      {"T.Sub", RawBinary<Sub>},
+      {"T.Mul", RawBinary<Mul>},
+      {"T.Div", RawBinary<Div>},
+      {"T.Mod", RawBinary<Mod>},
+      {"T.FloorDiv", RawBinary<FloorDiv>},
+      {"T.FloorMod", RawBinary<FloorMod>},
+      {"T.Min", RawBinary<Min>},
+      {"T.Max", RawBinary<Max>},
       {"T.meta_var", MetaVar},
       {"T.block", NotInWith},
       {"T.init", NotInWith},
@@ -633,6 +935,41 @@ const std::unordered_map<std::string, Handler>& Builtins() {
 }
 
 bool IsBoolResultMath(const std::string& name) { return name == "isnan" || name == "isinf" || name == "isfinite"; }
+
+// The builtins of the table that, like TVM's operator functions, take a dtype= keyword.
+bool AcceptsDtypeKeyword(const std::string& func) {
+  static const std::unordered_set<std::string> names = {
+      "T.max", "T.min", "T.truncdiv", "T.truncmod", "T.floordiv", "T.floormod", "T.pow", "T.abs",
+      "T.if_then_else", "T.likely", "T.ceildiv"};
+  return names.count(func) > 0;
+}
+
+// Removes dtype= from a call's keywords; returns the dtype and its position.
+std::optional<std::pair<DataType, Pos>> TakeDtypeKeyword(TIRBuilder& b, CallArgs& c) {
+  for (size_t k = 0; k < c.kwargs.size(); ++k) {
+    if (c.kwargs[k].first != "dtype") continue;
+    Pos pos = c.kwarg_pos[k];
+    DataType t = b.ToCallDType(c.kwargs[k].second, pos);
+    c.kwargs.erase(c.kwargs.begin() + static_cast<std::ptrdiff_t>(k));
+    c.kwarg_pos.erase(c.kwarg_pos.begin() + static_cast<std::ptrdiff_t>(k));
+    return std::make_pair(t, pos);
+  }
+  return std::nullopt;
+}
+
+// dtype= on an operator whose result dtype follows from its operands: it must agree.
+void CheckDeclaredDtype(TIRBuilder& b, const CallArgs& c, const Any& result, DataType declared, const Pos& pos) {
+  const auto* e = result.as<PrimExprNode>();
+  if (e == nullptr || e->dtype == declared) return;
+  b.Error(pos, c.func + "(): dtype=\"" + declared.str() + "\" does not match the dtype of the result, " + e->dtype.str() +
+                   " (cast the operands instead)");
+}
+
+bool IsDtypeFirst(const Op& op) {
+  const std::string& n = op->name;
+  return op.GetAttr("TScriptDtypeFirst").has_value() || n == "tir.call_llvm_intrin" ||
+         n == "tir.call_llvm_pure_intrin" || n == "tir.reinterpret";
+}
 
 }  // namespace
 
@@ -657,7 +994,15 @@ bool TIRBuilder::IsKnownName(const std::string& path) {
 Any TIRBuilder::CallBuiltin(CallArgs& call) {
   const auto& table = Builtins();
   auto it = table.find(call.func);
-  if (it != table.end()) return it->second(*this, call);
+  if (it != table.end()) {
+    // TVM accepts (and drops) dtype= on its operator functions; here it must
+    // name the dtype the call has.
+    std::optional<std::pair<DataType, Pos>> declared;
+    if (AcceptsDtypeKeyword(call.func)) declared = TakeDtypeKeyword(*this, call);
+    Any result = it->second(*this, call);
+    if (declared) CheckDeclaredDtype(*this, call, result, declared->first, declared->second);
+    return result;
+  }
   const Pos& callee_pos = call.node->kind == ast::ExprKind::kCall ? call.node->a->pos : call.node->pos;
   if (call.func.rfind("T.", 0) == 0) {
     std::string name = call.func.substr(2);
@@ -671,22 +1016,28 @@ Any TIRBuilder::CallBuiltin(CallArgs& call) {
       }
       if (dtype) return ScalarOfType(*this, call, *dtype);
     }
-    // T.type_annotation("float32"): a value standing for its dtype.
+    // T.type_annotation("float32") / T.type_annotation(dtype="float32"): a value standing for its dtype.
     if (name == "type_annotation") {
-      if (call.args.size() != 1) Error(call.node->pos, "T.type_annotation() takes the dtype as its only argument");
-      DataType t = ToDType(call.args[0], call.arg_pos[0]);
+      ArgBinder a(*this, call, {"dtype"}, 1);
+      DataType t = ToDType(a.get("dtype"), a.pos("dtype"));
       return PrimExpr(Call(t, Op::Get("tir.type_annotation"), {}));
     }
-    // Any other registered intrinsic "tir.<name>": math on its arguments.
-    // As in TVM, a Python string argument becomes a StringImm
-    // (T.tvm_storage_sync("shared")); the ops the printer writes with the
-    // result dtype first (T.reinterpret("float32", x)) take it back here.
+    // Any other registered intrinsic "tir.<name>". As in TVM, a Python
+    // string argument becomes a StringImm (T.tvm_storage_sync("shared")).
+    // The result dtype: given first for the ops marked TScriptDtypeFirst
+    // (T.reinterpret("float32", x), or dtype=...), fixed for those marked
+    // TScriptResultDtype, otherwise inferred from the operands.
     if (name.find('.') == std::string::npos && Op::Exists("tir." + name)) {
       Op op = Op::Get("tir." + name);
-      if (!call.kwargs.empty()) Error(call.kwarg_pos[0], call.func + "() takes no keyword arguments");
-      bool dtype_first = name == "reinterpret" || name == "call_llvm_intrin" || name == "call_llvm_pure_intrin";
-      size_t first = dtype_first ? 1 : 0;
-      if (dtype_first && call.args.empty()) Error(call.node->pos, call.func + "() needs the result dtype first");
+      std::optional<std::pair<DataType, Pos>> declared = TakeDtypeKeyword(*this, call);
+      if (!call.kwargs.empty()) {
+        Error(call.kwarg_pos[0], call.func + "() got an unexpected keyword argument '" + call.kwargs[0].first + "'");
+      }
+      bool dtype_first = IsDtypeFirst(op);
+      size_t first = dtype_first && !declared ? 1 : 0;
+      if (dtype_first && !declared && call.args.empty()) {
+        Error(call.node->pos, call.func + "() needs the result dtype first (or dtype=...)");
+      }
       size_t given = call.args.size() - first;
       if (op->num_inputs >= 0 && static_cast<int>(given) != op->num_inputs) {
         Error(call.node->pos, call.func + "() takes " + std::to_string(op->num_inputs + first) + " argument" +
@@ -694,7 +1045,12 @@ Any TIRBuilder::CallBuiltin(CallArgs& call) {
                                   (call.args.size() == 1 ? " was" : " were") + " given");
       }
       std::optional<DataType> result_dtype;
-      if (dtype_first) result_dtype = ToDType(call.args[0], call.arg_pos[0]);
+      if (dtype_first) result_dtype = declared ? declared->first : ToCallDType(call.args[0], call.arg_pos[0]);
+      std::optional<DataType> fixed;
+      if (auto attr = op.GetAttr("TScriptResultDtype")) {
+        const auto* s = attr->as<StringObj>();
+        if (s != nullptr) fixed = s->data == "void" ? DataType::Void() : DataType(s->data);
+      }
       std::vector<PrimExpr> args;
       for (size_t i = first; i < call.args.size(); ++i) {
         if (const auto* s = call.args[i].as<StringObj>()) {
@@ -703,12 +1059,17 @@ Any TIRBuilder::CallBuiltin(CallArgs& call) {
           args.push_back(ToPrimExpr(call.args[i], call.arg_pos[i]));
         }
       }
-      return Guard(call.node->pos, [&]() -> PrimExpr {
+      PrimExpr result = Guard(call.node->pos, [&]() -> PrimExpr {
         if (result_dtype) return CallIntrin(*result_dtype, "tir." + name, Array<PrimExpr>(args));
+        if (fixed) return CallIntrin(*fixed, "tir." + name, Array<PrimExpr>(args));
         if (args.size() == 1 && op.GetAttr("TCallEffectKind") && !args[0].as<StringImmNode>()) {
           PrimExpr r = UnaryMath(name, args[0]);
           if (IsBoolResultMath(name)) return Call(DataType::Bool(args[0].dtype().lanes()), op, {r.as<CallNode>()->args[0]});
           return r;
+        }
+        if (auto from = op.GetAttr("TScriptResultArg")) {
+          int64_t i = from->cast<int64_t>();
+          if (i >= 0 && static_cast<size_t>(i) < args.size()) return CallIntrin(args[i].dtype(), "tir." + name, Array<PrimExpr>(args));
         }
         // The result dtypes TVM gives these intrinsics; otherwise the first
         // operand's dtype (int32 when it is a string or there is none).
@@ -717,6 +1078,8 @@ Any TIRBuilder::CallBuiltin(CallArgs& call) {
         if (name == "tvm_storage_sync") t = DataType::Int(32);
         return CallIntrin(t, "tir." + name, Array<PrimExpr>(args));
       });
+      if (declared && !dtype_first) CheckDeclaredDtype(*this, call, result, declared->first, declared->second);
+      return result;
     }
   }
   if (call.func == "R" || call.func.rfind("R.", 0) == 0) {

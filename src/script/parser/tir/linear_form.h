@@ -10,8 +10,8 @@
 namespace tessera {
 namespace script {
 
-// hi - lo, folded to a constant when the difference is constant; otherwise
-// the plain tir::sub(hi, lo).
+// hi - lo: e when hi is written lo + e, folded to a constant when the
+// difference is constant; otherwise the plain tir::sub(hi, lo).
 PrimExpr SimplifiedDifference(const PrimExpr& hi, const PrimExpr& lo);
 
 }  // namespace script

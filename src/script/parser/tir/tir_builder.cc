@@ -4,6 +4,7 @@
 // adapter the evaluator calls in tir_dialect.cc.
 #include "script/parser/tir/tir_builder.h"
 
+#include "ir/type.h"
 #include "runtime/registry.h"
 #include "script/parser/tir/linear_form.h"
 #include "tir/analysis/block_access_region.h"
@@ -27,6 +28,7 @@ TESSERA_REGISTER_OBJECT_TYPE(LoopSpecObj);
 TESSERA_REGISTER_OBJECT_TYPE(BoundMethodObj);
 TESSERA_REGISTER_OBJECT_TYPE(StmtValueObj);
 TESSERA_REGISTER_OBJECT_TYPE(AllocValueObj);
+TESSERA_REGISTER_OBJECT_TYPE(ScopeStmtValueObj);
 
 namespace {
 
@@ -35,6 +37,19 @@ constexpr const char* kInferRegionsKey = "tir.script_infer_regions";
 std::string IndexCountMessage(const std::string& name, size_t ndim, size_t count) {
   return "buffer '" + name + "' has " + std::to_string(ndim) + " dimension" + (ndim == 1 ? "" : "s") +
          " but is indexed with " + std::to_string(count) + " ind" + (count == 1 ? "ex" : "ices");
+}
+
+// The index expressions of A[...]: A[i, j], or one tuple A[(i, j)] / A[()] (TVM's printer writes A[()] for a 0-d buffer).
+const std::vector<ast::ExprPtr>& IndexItems(const ast::Expr& e) {
+  if (e.items.size() == 1 && e.items[0]->kind == ast::ExprKind::kTuple) return e.items[0]->items;
+  return e.items;
+}
+
+// The variable an allocation defines: a handle, pointing to `dtype` in
+// `scope` (PointerType) unless the scope is "global".
+Var DataVar(const std::string& name, DataType dtype, const std::string& scope) {
+  if (!scope.empty() && scope != "global") return AnnotatedVar(name, DataType::Handle(), PointerType(PrimType(dtype), scope));
+  return Var(name, DataType::Handle());
 }
 
 Stmt MakeSeq(const std::vector<Stmt>& stmts) {
@@ -217,15 +232,16 @@ Any TIRBuilder::SubscriptNamespace(const std::string& path, const ast::Expr& e, 
 Any TIRBuilder::Subscript(const Any& base, const ast::Expr& e) {
   if (const auto* b = base.as<BufferNode>()) {
     Buffer buffer = GetRef<Buffer>(b);
-    if (e.items.size() != b->shape.size()) {
-      Error(e.pos, IndexCountMessage(b->name, b->shape.size(), e.items.size()));
+    const std::vector<ast::ExprPtr>& items = IndexItems(e);
+    if (items.size() != b->shape.size()) {
+      Error(e.pos, IndexCountMessage(b->name, b->shape.size(), items.size()));
     }
     bool any_slice = false;
     auto slice = make_object<BufferSliceObj>();
     slice->buffer = buffer;
     Array<PrimExpr> points;
-    for (size_t d = 0; d < e.items.size(); ++d) {
-      const ast::Expr& item = *e.items[d];
+    for (size_t d = 0; d < items.size(); ++d) {
+      const ast::Expr& item = *items[d];
       if (item.kind == ExprKind::kSlice) {
         any_slice = true;
         DataType index_type = b->shape[d].dtype();
@@ -385,6 +401,11 @@ void TIRBuilder::ExprStmt(Evaluator&, const ast::Stmt& s, const Any& v) {
     Emit(Guard(s.pos, [&] { return Stmt(Evaluate(GetRef<PrimExpr>(e))); }));
     return;
   }
+  if (const auto* scope = v.as<ScopeStmtValueObj>()) {
+    // T.attr(...) / T.launch_thread(...) as a statement: it encloses the rest of the body.
+    SetLet(LetBinding{Var(), PrimExpr(), s.pos, scope->wrap}, s.pos);
+    return;
+  }
   Error(s.value->pos, "this expression statement has no effect in TensorIR (a " + ev_.TypeName(v) + ")");
 }
 
@@ -414,6 +435,12 @@ void TIRBuilder::AssignName(Evaluator&, const ast::Expr& target, const Any& valu
     SetLet(std::move(let), target.pos);
     return;
   }
+  if (const auto* scope = value.as<ScopeStmtValueObj>()) {
+    if (scope->bound.is_none()) Error(value_pos, scope->what + " defines no value to assign to '" + target.str + "'");
+    ev_.Bind(target.str, scope->bound);
+    SetLet(LetBinding{Var(), PrimExpr(), target.pos, scope->wrap}, target.pos);
+    return;
+  }
   if (value.as<StmtValueObj>() || value.as<BufferSliceObj>()) {
     Error(value_pos, "a " + ev_.TypeName(value) + " cannot be assigned to a name");
   }
@@ -431,14 +458,23 @@ void TIRBuilder::AssignSubscript(Evaluator&, const ast::Expr& target, const Any&
 void TIRBuilder::AnnAssign(Evaluator&, const ast::Stmt& s) {
   if (s.target->kind != ExprKind::kName) Error(s.target->pos, "only a name can be declared with a type");
   if (!s.value) Error(s.pos, "a declared variable needs a value: " + s.target->str + ": T.int32 = ...");
-  DataType dtype = ToDType(ev_.Eval(*s.annotation), s.annotation->pos);
+  Any annotation = ev_.Eval(*s.annotation);
+  DataType dtype;
+  ObjectRef pointer_type;  // x: T.handle("float32") = ...: a typed handle
+  if (const auto* typed = annotation.as<VarNode>()) {
+    fresh_.erase(typed);
+    dtype = typed->dtype;
+    pointer_type = typed->type_annotation;
+  } else {
+    dtype = ToDType(annotation, s.annotation->pos);
+  }
   Any v = ev_.Eval(*s.value);
   PrimExpr value = ToPrimExpr(v, s.value->pos, "a value");
   if (Evaluator::IsNumber(v)) value = Guard(s.value->pos, [&] { return cast(dtype, value); });
   if (value.dtype() != dtype) {
     Error(s.value->pos, "value of dtype " + value.dtype().str() + " does not match the declared dtype " + dtype.str());
   }
-  Var var(s.target->str, dtype);
+  Var var = AnnotatedVar(s.target->str, dtype, pointer_type);
   ev_.Bind(s.target->str, var);
   SetLet(LetBinding{var, value, s.pos, nullptr}, s.pos);
 }
@@ -477,13 +513,14 @@ void TIRBuilder::LoopControl(Evaluator&, const ast::Stmt& s) {
 
 Stmt TIRBuilder::MakeStore(const ast::Expr& target, const Any& buffer_value, const Any& value, const Pos& value_pos) {
   Buffer buffer = buffer_value.cast<Buffer>();
-  if (target.items.size() != buffer->shape.size()) {
-    Error(target.pos, IndexCountMessage(buffer->name, buffer->shape.size(), target.items.size()));
+  const std::vector<ast::ExprPtr>& items = IndexItems(target);
+  if (items.size() != buffer->shape.size()) {
+    Error(target.pos, IndexCountMessage(buffer->name, buffer->shape.size(), items.size()));
   }
   Array<PrimExpr> indices;
   int lanes = 1;
-  for (size_t d = 0; d < target.items.size(); ++d) {
-    const ast::Expr& item = *target.items[d];
+  for (size_t d = 0; d < items.size(); ++d) {
+    const ast::Expr& item = *items[d];
     PrimExpr idx;
     if (item.kind == ExprKind::kSlice) {
       PrimExpr start = item.a ? ToPrimExpr(ev_.Eval(*item.a), item.a->pos) : PrimExpr(IntImm(buffer->shape[d].dtype(), 0));
@@ -587,6 +624,10 @@ void TIRBuilder::If(Evaluator&, const ast::Stmt& s, const Any& cond) {
     return;
   }
   PrimExpr c = ToPrimExpr(cond, s.value->pos);
+  if (!c.dtype().is_bool() && c.dtype().is_scalar() && (c.dtype().is_int() || c.dtype().is_uint())) {
+    // `if i:` on an integer, with Python's meaning: i != 0.
+    c = Guard(s.value->pos, [&] { return not_equal(c, IntImm(c.dtype(), 0)); });
+  }
   FrameGuard frame(this, FrameKind::kIf);
   Stmt then_case = VisitBody(s.body);
   std::optional<Stmt> else_case;
@@ -597,17 +638,20 @@ void TIRBuilder::If(Evaluator&, const ast::Stmt& s, const Any& cond) {
 void TIRBuilder::With(Evaluator&, const ast::Stmt& s) {
   if (s.items.size() != 1) Error(s.pos, "a with statement in TVMScript takes exactly one context");
   const ast::WithItem& item = s.items[0];
-  if (item.target) return WithAlloc(s);
   const ast::Expr& ctx = *item.context;
-  if (ctx.kind != ExprKind::kCall) {
-    Error(ctx.pos, "expected T.block(...) or T.init() after 'with'");
+  std::string path;
+  if (ctx.kind == ExprKind::kCall) {
+    Any callee = ev_.Eval(*ctx.a);
+    if (const auto* ns = callee.as<NamespaceObj>()) path = ns->path;
   }
-  Any callee = ev_.Eval(*ctx.a);
-  const auto* ns = callee.as<NamespaceObj>();
-  std::string path = ns ? ns->path : "";
   if (path != "T.block" && path != "T.init") {
-    Error(ctx.a->pos, "unsupported context '" + (ns ? path : ev_.TypeName(callee)) + "'; expected T.block(...) or T.init()");
+    Any v = ev_.Eval(ctx);
+    if (v.as<AllocValueObj>()) return WithAlloc(s, v);
+    if (const auto* scope = v.as<ScopeStmtValueObj>()) return WithScope(s, *scope);
+    Error(ctx.pos, "unsupported context (a " + ev_.TypeName(v) + "); expected T.block(...), T.init(), T.attr(...), "
+                   "T.launch_thread(...), T.LetStmt(...), T.allocate(...) or T.decl_buffer(...)");
   }
+  if (item.target) Error(item.target->pos, path + "() does not define a value for 'as'");
   CallArgs call;
   call.node = &ctx;
   call.func = path;
@@ -641,7 +685,7 @@ std::function<Stmt(Stmt)> TIRBuilder::BindAlloc(const AllocValueObj& alloc, cons
     Buffer buffer = *alloc.buffer;
     BufferNode* n = buffer.CopyOnWrite();
     n->name = name;
-    if (alloc.allocates) n->data = Var(name, DataType::Handle());
+    if (alloc.allocates) n->data = DataVar(name, n->dtype, n->scope);
     ev_.Bind(name, buffer);
     bool allocates = alloc.allocates;
     return [buffer, allocates](Stmt body) {
@@ -650,7 +694,7 @@ std::function<Stmt(Stmt)> TIRBuilder::BindAlloc(const AllocValueObj& alloc, cons
       return s;
     };
   }
-  Var data(name, DataType::Handle());
+  Var data = DataVar(name, alloc.dtype, alloc.scope);
   ev_.Bind(name, data);
   return [data, dtype = alloc.dtype, extents = alloc.extents, cond = alloc.condition, ann = alloc.annotations](Stmt body) {
     return Stmt(Allocate(data, dtype, extents, cond, body, ann));
@@ -658,18 +702,28 @@ std::function<Stmt(Stmt)> TIRBuilder::BindAlloc(const AllocValueObj& alloc, cons
 }
 
 // with T.allocate(...) as x: / with T.decl_buffer(...) as B:
-void TIRBuilder::WithAlloc(const ast::Stmt& s) {
+void TIRBuilder::WithAlloc(const ast::Stmt& s, const Any& v) {
   const ast::WithItem& item = s.items[0];
-  Any v = ev_.Eval(*item.context);
   const auto* alloc = v.as<AllocValueObj>();
-  if (alloc == nullptr) {
-    Error(item.target->pos, "'with ... as' takes T.allocate(...) or T.decl_buffer(...), not a " + ev_.TypeName(v));
-  }
+  if (!item.target) Error(item.context->pos, "'with " + ev_.TypeName(v) + "' needs 'as name'");
   if (item.target->kind != ExprKind::kName) Error(item.target->pos, "'with ... as' binds a single name");
   Evaluator::ScopeGuard scope(&ev_);
   auto wrap = BindAlloc(*alloc, item.target->str, item.context->pos);
   Stmt body = VisitBody(s.body);
   Emit(Guard(s.pos, [&] { return wrap(body); }));
+}
+
+// with T.attr(...): / with T.launch_thread(...) as x: / with T.LetStmt(v) as x:
+void TIRBuilder::WithScope(const ast::Stmt& s, const ScopeStmtValueObj& scope_value) {
+  const ast::WithItem& item = s.items[0];
+  Evaluator::ScopeGuard scope(&ev_);
+  if (item.target) {
+    if (item.target->kind != ExprKind::kName) Error(item.target->pos, "'with ... as' binds a single name");
+    if (scope_value.bound.is_none()) Error(item.target->pos, scope_value.what + " defines no value for 'as'");
+    ev_.Bind(item.target->str, scope_value.bound);
+  }
+  Stmt body = VisitBody(s.body);
+  Emit(Guard(s.pos, [&] { return scope_value.wrap(body); }));
 }
 
 Stmt TIRBuilder::BuildBlock(const ast::Stmt& s, const CallArgs& call) {
@@ -747,7 +801,7 @@ void TIRBuilder::BindParam(const ast::Arg& arg) {
   }
   if (const auto* var = v.as<VarNode>()) {
     fresh_.erase(var);
-    Var renamed(arg.name, var->dtype);
+    Var renamed = AnnotatedVar(arg.name, var->dtype, var->type_annotation);  // T.handle("float32", "shared")
     f->params.push_back(renamed);
     ev_.Bind(arg.name, renamed);
     return;
@@ -816,6 +870,8 @@ PrimFunc TIRBuilder::BuildPrimFunc(const ast::Stmt& def, const Decorator& dec) {
   blocks_.clear();
   loop_doms_.clear();
   fresh_.clear();
+  env_thread_tags_.clear();
+  launched_threads_.clear();
   out_ = nullptr;
   pending_let_.reset();
   num_blocks_ = 0;

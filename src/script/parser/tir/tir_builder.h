@@ -23,6 +23,15 @@
 namespace tessera {
 namespace script {
 
+// A handle variable typed by a PointerType (T.handle("float32", "shared"), T.allocate(..., scope=...)).
+inline tir::Var AnnotatedVar(const std::string& name, DataType dtype, ObjectRef type_annotation) {
+  auto n = make_object<tir::VarNode>();
+  n->name_hint = name;
+  n->dtype = dtype;
+  n->type_annotation = std::move(type_annotation);
+  return tir::Var(ObjectPtr<Object>(std::move(n)));
+}
+
 class TIRBuilder : public DialectState, public BodyFrame {
  public:
   TIRBuilder(Evaluator& ev, Dialect* dialect) : ev_(ev), dialect_(dialect) {}
@@ -50,6 +59,11 @@ class TIRBuilder : public DialectState, public BodyFrame {
   }
   bool ToBool(const Any& v, const Pos& pos, const std::string& what) { return ev_.ToBool(v, pos, what); }
   DataType ToDType(const Any& v, const Pos& pos);
+  // The result dtype of a call (dtype= of an intrinsic): also "" for void, as in TVM.
+  DataType ToCallDType(const Any& v, const Pos& pos) {
+    if (const auto* s = v.as<StringObj>(); s && s->data.empty()) return DataType::Void();
+    return ToDType(v, pos);
+  }
   Array<PrimExpr> ToShape(const Any& v, const Pos& pos);
   // Converts a script value to something storable in attributes/annotations.
   Any ToAttrValue(const Any& v, const Pos& pos);
@@ -116,6 +130,10 @@ class TIRBuilder : public DialectState, public BodyFrame {
   // Marks a variable as freshly declared (T.int64(), T.axis.*): binding it to
   // a name names it instead of creating a LetStmt.
   void MarkFresh(const ObjectRef& v) { fresh_.insert(v.get()); }
+  // Thread variables of T.env_thread (their tag), and the IterVar each is launched with
+  // (T.launch_thread); one IterVar per variable, however often it is launched.
+  std::unordered_map<const Object*, std::string>& env_thread_tags() { return env_thread_tags_; }
+  std::unordered_map<const Object*, tir::IterVar>& launched_threads() { return launched_threads_; }
   // A buffer created by a declaration builtin (T.Buffer, T.alloc_buffer...).
   tir::Buffer MakeBuffer(const std::string& name, Array<PrimExpr> shape, DataType dtype, Array<PrimExpr> strides,
                          std::optional<PrimExpr> elem_offset, std::string scope, int align, int offset_factor,
@@ -129,6 +147,8 @@ class TIRBuilder : public DialectState, public BodyFrame {
   FuncFrame* func_ = nullptr;
   std::unordered_map<const Object*, Range> loop_doms_;
   std::unordered_set<const Object*> fresh_;
+  std::unordered_map<const Object*, std::string> env_thread_tags_;
+  std::unordered_map<const Object*, tir::IterVar> launched_threads_;
   int num_blocks_ = 0;          // blocks built in the current function
   bool any_inferred_ = false;   // some block needs its regions inferred
 
@@ -153,7 +173,8 @@ class TIRBuilder : public DialectState, public BodyFrame {
   // Binds the name of x = T.allocate(...) / T.decl_buffer(...) and returns
   // the statement around a body.
   std::function<tir::Stmt(tir::Stmt)> BindAlloc(const AllocValueObj& alloc, const std::string& name, const Pos& pos);
-  void WithAlloc(const ast::Stmt& s);
+  void WithAlloc(const ast::Stmt& s, const Any& value);
+  void WithScope(const ast::Stmt& s, const ScopeStmtValueObj& scope);
   void BindParam(const ast::Arg& arg);
 };
 

@@ -4,6 +4,7 @@
 // (tir_builder.h), which holds the state of the function being built.
 #include "ir/module.h"
 #include "script/parser/tir/tir_builder.h"
+#include "tir/comm_reducer.h"
 
 namespace tessera {
 namespace script {
@@ -16,7 +17,8 @@ class TIRDialect : public Dialect {
 
   bool Owns(const Any& v) const override {
     return v.as<PrimExprNode>() || v.as<tir::BufferNode>() || v.as<BufferSliceObj>() || v.as<LoopSpecObj>() ||
-           v.as<BoundMethodObj>() || v.as<StmtValueObj>() || v.as<AllocValueObj>();
+           v.as<BoundMethodObj>() || v.as<StmtValueObj>() || v.as<AllocValueObj>() ||
+           v.as<ScopeStmtValueObj>() || v.as<tir::CommReducerNode>();
   }
   bool IsSymbolic(const Any& v) const override { return v.as<PrimExprNode>() != nullptr; }
   std::string TypeName(const Any& v) const override {
@@ -25,6 +27,8 @@ class TIRDialect : public Dialect {
     if (v.as<BoundMethodObj>()) return "method";
     if (v.as<tir::BufferNode>()) return "buffer";
     if (const auto* a = v.as<AllocValueObj>()) return a->buffer ? "T.decl_buffer()" : "T.allocate()";
+    if (const auto* s = v.as<ScopeStmtValueObj>()) return s->what;
+    if (v.as<tir::CommReducerNode>()) return "T.comm_reducer()";
     return v.type_name();
   }
 

@@ -6,6 +6,7 @@
 // T.decl_buffer). Script parser internals; they never escape into the IR.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -62,9 +63,22 @@ class AllocValueObj : public Object {
   Array<PrimExpr> extents;
   PrimExpr condition;
   Map<String, Any> annotations;
+  std::string scope = "global";       // T.allocate: the storage scope (the data variable's PointerType)
   std::optional<tir::Buffer> buffer;  // T.decl_buffer: the declared buffer
   bool allocates = true;              // false for T.decl_buffer(..., data=X)
   TESSERA_DECLARE_FINAL_OBJECT_INFO(AllocValueObj, Object, "script.AllocValue");
+};
+
+// A statement that encloses what follows it: the rest of the body for a bare
+// T.attr(...) / T.launch_thread(...) / x = T.launch_thread(...), the with body
+// for `with T.attr(...):`, `with T.launch_thread(...) as x:`,
+// `with T.LetStmt(v) as x:`, `with T.realize(...)`.
+class ScopeStmtValueObj : public Object {
+ public:
+  std::function<tir::Stmt(tir::Stmt)> wrap;
+  Any bound;         // what `as x` / `x = ...` names (a thread or let variable); None when nothing
+  std::string what;  // the builtin, for messages
+  TESSERA_DECLARE_FINAL_OBJECT_INFO(ScopeStmtValueObj, Object, "script.ScopeStmtValue");
 };
 
 }  // namespace script

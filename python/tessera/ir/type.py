@@ -1,0 +1,24 @@
+"""IR types beyond dtypes (``tvm.ir.PrimType``, ``tvm.ir.PointerType``): a handle
+variable's ``type_annotation`` names the element dtype and the storage scope of
+the memory it points to (``T.handle("float32", "shared")``)."""
+from .._ffi.registry import register_object, get_global_func
+from .base import Node
+
+
+@register_object("PrimType")
+class PrimType(Node):
+    """The type of a scalar or vector value of ``dtype``."""
+
+    def __init__(self, dtype):
+        self.__init_handle_by_constructor__(get_global_func("ir.PrimType"), dtype)
+
+
+@register_object("PointerType")
+class PointerType(Node):
+    """A pointer to ``element_type`` (a PrimType) in ``storage_scope``."""
+
+    def __init__(self, element_type, storage_scope="global"):
+        self.__init_handle_by_constructor__(get_global_func("ir.PointerType"), element_type, storage_scope)
+
+
+__all__ = ["PrimType", "PointerType"]

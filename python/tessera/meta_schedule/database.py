@@ -1,0 +1,278 @@
+"""Tuning databases (``tvm.meta_schedule.database``): workloads (IRModules keyed by
+structural hash) and tuning records (trace, run times, target, argument info).
+JSONDatabase keeps them as JSON lines in ``work_dir``, appended and flushed per
+record, so a killed run loses at most the record being written and a rerun resumes."""
+import json
+import os
+
+from .. import ir as _ir
+from ..tir.schedule import Schedule, Trace
+from .arg_info import ArgInfo
+
+
+def _module_hash(mod):
+    return int(_ir.structural_hash(mod)) & 0xFFFFFFFFFFFFFFFF
+
+
+class Workload:
+    """An IRModule being tuned (``mod``), with its structural hash (``shash``)."""
+
+    def __init__(self, mod, shash=None):
+        if not isinstance(mod, _ir.IRModule):
+            raise TypeError(f"Workload(mod=...) expects an IRModule, got {type(mod).__name__}")
+        self.mod = mod
+        self.shash = _module_hash(mod) if shash is None else int(shash)
+
+    def as_json(self):
+        return [str(self.shash), _ir.save_json(self.mod)]
+
+    @staticmethod
+    def from_json(obj):
+        shash, mod_json = obj
+        return Workload(_ir.load_json(mod_json), int(shash))
+
+
+class TuningRecord:
+    """One measured candidate: its ``trace``, ``workload``, ``run_secs`` (None when the
+    build or run failed), ``target``, ``args_info`` and ``error_msg`` (why it failed)."""
+
+    def __init__(self, trace, workload, run_secs=None, target=None, args_info=None, error_msg=None):
+        if not isinstance(trace, Trace):
+            raise TypeError(f"TuningRecord(trace=...) expects a tir.Trace, got {type(trace).__name__}")
+        self.trace = trace
+        self.workload = workload
+        self.run_secs = None if run_secs is None else [float(t) for t in run_secs]
+        self.target = None if target is None else str(target)
+        self.args_info = list(args_info) if args_info is not None else None
+        self.error_msg = error_msg
+
+    @property
+    def is_valid(self):
+        return bool(self.run_secs) and all(t > 0 for t in self.run_secs)
+
+    @property
+    def mean_run_sec(self):
+        return sum(self.run_secs) / len(self.run_secs) if self.is_valid else float("inf")
+
+    def as_json(self, workload_index):
+        return [workload_index, {
+            "trace": self.trace.as_json(),
+            "run_secs": self.run_secs,
+            "target": self.target,
+            "args_info": None if self.args_info is None else [a.as_json() for a in self.args_info],
+            "error_msg": self.error_msg,
+        }]
+
+    @staticmethod
+    def from_json(obj, workload):
+        rec = obj
+        args = rec.get("args_info")
+        return TuningRecord(Trace.from_json(rec["trace"]), workload, rec.get("run_secs"), rec.get("target"),
+                            None if args is None else [ArgInfo.from_json(a) for a in args], rec.get("error_msg"))
+
+    def __repr__(self):
+        status = f"{self.mean_run_sec * 1e3:.4f} ms" if self.is_valid else f"error: {self.error_msg}"
+        return f"TuningRecord({status})"
+
+
+class Database:
+    """The database interface; records are kept in memory in insertion order."""
+
+    def __init__(self):
+        self._workloads = []       # list of Workload, index = position
+        self._by_hash = {}         # shash -> [index, ...] (structural-equal check on lookup)
+        self._records = []         # list of TuningRecord
+        self._record_wl = []       # workload index of each record
+
+    # ---- workloads
+    def _find_workload(self, mod):
+        shash = _module_hash(mod)
+        for idx in self._by_hash.get(shash, []):
+            if _ir.structural_equal(self._workloads[idx].mod, mod):
+                return idx
+        return None
+
+    def has_workload(self, mod):
+        return self._find_workload(mod) is not None
+
+    def commit_workload(self, mod):
+        """The Workload of ``mod``, registering it when new."""
+        idx = self._find_workload(mod)
+        if idx is None:
+            idx = self._add_workload(Workload(mod))
+            self._on_new_workload(idx)
+        return self._workloads[idx]
+
+    def _add_workload(self, workload):
+        self._workloads.append(workload)
+        self._by_hash.setdefault(workload.shash, []).append(len(self._workloads) - 1)
+        return len(self._workloads) - 1
+
+    # ---- records
+    def commit_tuning_record(self, record):
+        if not isinstance(record, TuningRecord):
+            raise TypeError(f"commit_tuning_record expects a TuningRecord, got {type(record).__name__}")
+        idx = self._index_of(record.workload)
+        self._records.append(record)
+        self._record_wl.append(idx)
+        self._on_new_record(record, idx)
+
+    def _index_of(self, workload):
+        for i, w in enumerate(self._workloads):
+            if w is workload:
+                return i
+        idx = self._find_workload(workload.mod)
+        if idx is None:
+            raise ValueError("commit_tuning_record: the record's workload was never committed "
+                             "(call commit_workload(mod) first)")
+        return idx
+
+    def get_all_tuning_records(self):
+        return list(self._records)
+
+    def records_of(self, mod):
+        """Every record (valid or not) of the workload ``mod``, in commit order."""
+        idx = self._find_workload(mod)
+        return [] if idx is None else [r for r, w in zip(self._records, self._record_wl) if w == idx]
+
+    def get_top_k(self, workload, top_k):
+        """The ``top_k`` fastest valid records of ``workload``, fastest first."""
+        if top_k < 0:
+            raise ValueError(f"get_top_k(top_k={top_k}) must be non-negative")
+        idx = self._index_of(workload)
+        recs = [r for r, w in zip(self._records, self._record_wl) if r.is_valid and w == idx]
+        recs.sort(key=lambda r: r.mean_run_sec)
+        return recs[:top_k]
+
+    def __len__(self):
+        return len(self._records)
+
+    # ---- queries (TVM's Database.query_*)
+    def query_tuning_record(self, mod, target=None, workload_name="main"):
+        """The best valid record for ``mod`` (and ``target`` when given), or None."""
+        idx = self._find_workload(mod)
+        if idx is None:
+            return None
+        recs = [r for r, w in zip(self._records, self._record_wl) if r.is_valid and w == idx
+                and (target is None or r.target is None or r.target == str(target))]
+        return min(recs, key=lambda r: r.mean_run_sec) if recs else None
+
+    def query_schedule(self, mod, target=None, workload_name="main"):
+        """The best schedule of ``mod``: its trace replayed on a fresh Schedule, or None."""
+        rec = self.query_tuning_record(mod, target, workload_name)
+        if rec is None:
+            return None
+        sch = Schedule(mod)
+        rec.trace.apply_to_schedule(sch, remove_postproc=False)
+        return sch
+
+    def query_ir_module(self, mod, target=None, workload_name="main"):
+        sch = self.query_schedule(mod, target, workload_name)
+        return None if sch is None else sch.mod
+
+    def query(self, mod, target=None, *, workload_name="main", kind="schedule"):
+        fns = {"schedule": self.query_schedule, "record": self.query_tuning_record,
+               "ir_module": self.query_ir_module}
+        if kind not in fns:
+            raise ValueError(f"query(kind={kind!r}): expected one of {sorted(fns)}")
+        return fns[kind](mod, target, workload_name)
+
+    # hooks for persistent subclasses
+    def _on_new_workload(self, idx):
+        pass
+
+    def _on_new_record(self, record, workload_idx):
+        pass
+
+
+class MemoryDatabase(Database):
+    """A database kept in memory only."""
+
+
+class JSONDatabase(Database):
+    """Records as JSON lines: ``path_workload`` (one workload per line, line number =
+    workload index) and ``path_tuning_record`` (``[workload_index, record]`` per line).
+    ``work_dir`` gives the default file names ``database_workload.json`` and
+    ``database_tuning_record.json``. Existing files are loaded (a truncated last line,
+    left by a killed run, is dropped and the file repaired)."""
+
+    def __init__(self, path_workload=None, path_tuning_record=None, *, work_dir=None, allow_missing=True):
+        super().__init__()
+        if work_dir is not None:
+            os.makedirs(work_dir, exist_ok=True)
+            path_workload = path_workload or os.path.join(work_dir, "database_workload.json")
+            path_tuning_record = path_tuning_record or os.path.join(work_dir, "database_tuning_record.json")
+        if path_workload is None or path_tuning_record is None:
+            raise ValueError("JSONDatabase needs work_dir=... or both path_workload and path_tuning_record")
+        self.path_workload = path_workload
+        self.path_tuning_record = path_tuning_record
+        for path in (path_workload, path_tuning_record):
+            if not os.path.exists(path):
+                if not allow_missing:
+                    raise FileNotFoundError(f"JSONDatabase: {path} does not exist (allow_missing=False)")
+                open(path, "a").close()
+        for line in self._read_lines(path_workload):
+            self._add_workload(Workload.from_json(line))
+        for line in self._read_lines(path_tuning_record):
+            idx, rec = line
+            if not 0 <= idx < len(self._workloads):
+                raise ValueError(f"{path_tuning_record}: record refers to workload {idx}, "
+                                 f"but only {len(self._workloads)} are registered")
+            self._records.append(TuningRecord.from_json(rec, self._workloads[idx]))
+            self._record_wl.append(idx)
+
+    @staticmethod
+    def _read_lines(path):
+        """Parsed JSON lines of ``path``; a final line cut short by a kill is dropped
+        and the file truncated to its last complete line."""
+        out = []
+        with open(path, "rb") as f:
+            data = f.read()
+        good_end = 0
+        pos = 0
+        for raw in data.split(b"\n"):
+            end = pos + len(raw)
+            complete = end < len(data)   # followed by a newline
+            if raw.strip():
+                try:
+                    obj = json.loads(raw)
+                except ValueError:
+                    if complete:
+                        raise ValueError(f"{path}: line {len(out) + 1} is not valid JSON") from None
+                    break
+                if not complete:
+                    break               # written but its newline not yet: treat as in flight
+                out.append(obj)
+            if complete:
+                good_end = end + 1
+            pos = end + 1
+        if good_end < len(data):
+            with open(path, "r+b") as f:
+                f.truncate(good_end)
+        return out
+
+    @staticmethod
+    def _append(path, obj):
+        line = json.dumps(obj, separators=(",", ":")) + "\n"
+        with open(path, "a") as f:
+            f.write(line)
+            f.flush()
+            os.fsync(f.fileno())
+
+    def _on_new_workload(self, idx):
+        self._append(self.path_workload, self._workloads[idx].as_json())
+
+    def _on_new_record(self, record, workload_idx):
+        self._append(self.path_tuning_record, record.as_json(workload_idx))
+
+
+def create(kind="json", *args, **kwargs):
+    """``create("json", work_dir=...)`` or ``create("memory")``."""
+    if kind == "json":
+        return JSONDatabase(*args, **kwargs)
+    if kind == "memory":
+        return MemoryDatabase(*args, **kwargs)
+    raise ValueError(f"database.create(kind={kind!r}): expected 'json' or 'memory'")
+
+
+__all__ = ["Database", "JSONDatabase", "MemoryDatabase", "TuningRecord", "Workload", "create"]
