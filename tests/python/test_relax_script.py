@@ -476,8 +476,12 @@ class Module:
         y = cls.f(x)
         return y
 '''
-    msg = _parse_error(source.replace("y = cls.f(x)", "cls = Module\n        y = cls.f(x)"))
-    _assert_at(msg, 18, 13, "'f' is a T.prim_func", "R.call_tir")
+    # A direct call of a PrimFunc is lowered Relax (after CallTIRRewrite): allowed, impure.
+    lowered = tvm.script.from_source(source.replace("def main(x", "def main(out").replace(
+        "@R.function\n    def main", "@R.function(pure=False)\n    def main").replace(
+        "y = cls.f(x)", "cls = Module\n        y = cls.f(out, out)\n        y = out"))
+    call = lowered["main"].body.blocks[0].bindings[0].value
+    assert call.op.same_as(lowered.get_global_var("f"))
     msg = _parse_error(source.replace("y = cls.f(x)", "y = R.call_tir(Module.g, (x,), out_sinfo=R.Tensor((4,), \"float32\"))"))
     _assert_at(msg, 17, 24, "'g' is a Relax function")
     msg = _parse_error(source.replace("y = cls.f(x)", "y = R.call_tir(Module.f, (x,))"))
@@ -639,3 +643,23 @@ def test_underlined_binding_in_a_symbolic_function():
     # No span mark leaks into the quoted dimensions of the signature.
     assert 'x: R.Tensor((1, "m"), dtype="float32")' in text
     assert not any(c in text for c in "\x01\x02\x03")
+
+
+def test_string_dimension_expressions_and_function_valued_parameters():
+    @I.ir_module
+    class Exprs:
+        @R.function
+        def main(x: R.Tensor(("n + 1",), "float32"), y: R.Tensor(("n", "T.max(n, 2)"), "float32"),
+                 f: R.Object) -> R.Tensor(("n + 1",), "float32"):
+            n = T.int64()
+            z = f(x, sinfo_args=R.Tensor((n + 1,), "float32"))
+            return z
+
+    x, y, _ = Exprs["main"].params
+    n = y.struct_info.shape.values[0]
+    tvm.ir.assert_structural_equal(x.struct_info.shape.values[0], n + 1)
+    text = Exprs.script()
+    assert 'def main(x: R.Tensor(("n + 1",), dtype="float32"), y: R.Tensor(("n", "T.max(n, 2)"), dtype="float32")' in text
+    assert 'z: R.Tensor((n + 1,), dtype="float32") = f(x, sinfo_args=(R.Tensor((n + 1,), dtype="float32"),))' in text
+    msg = _parse_error(_module("return x", params='x: R.Tensor(("n +",), "float32")'))
+    _assert_at(msg, 4, 26, "in the dimension \"n +\"", "expected an expression")

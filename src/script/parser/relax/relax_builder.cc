@@ -11,6 +11,7 @@
 #include "ir/structural_equal.h"
 #include "runtime/registry.h"
 #include "script/parser/ir/module_builder.h"
+#include "script/parser/python_parser.h"
 
 namespace tessera {
 namespace script {
@@ -94,9 +95,7 @@ DataType RelaxBuilder::ToDType(const Any& v, const Pos& pos) {
 PrimExpr RelaxBuilder::ToDim(const Any& v, const Pos& pos) {
   if (Evaluator::IsIntLike(v) && v.kind() != Any::Kind::kBool) return IntImm(DataType::Int(64), v.raw_int());
   if (const auto* s = v.as<StringObj>()) {
-    if (!IsIdentifier(s->data)) {
-      Error(pos, "a string dimension must name a symbolic variable, got \"" + s->data + "\"");
-    }
+    if (!IsIdentifier(s->data)) return StringDim(s->data, pos);
     auto it = sym_vars_.find(s->data);
     if (it != sym_vars_.end()) return it->second;
     if (!in_signature_) {
@@ -117,6 +116,41 @@ PrimExpr RelaxBuilder::ToDim(const Any& v, const Pos& pos) {
   }
   Error(pos, "expected a shape dimension (an int, a symbolic variable or its name as a string) but got a " +
                  TypeName(v));
+}
+
+// A dimension written as an expression in a string ("n + 1", "T.max(m, 20)",
+// as the printer writes dimensions over a signature's variables): evaluated
+// by its own evaluator, whose free names are the function's symbolic
+// variables (defined on first use in a signature).
+PrimExpr RelaxBuilder::StringDim(const std::string& text, const Pos& pos) {
+  Any value;
+  bool is_expr = true;
+  try {
+    SourceFile source(text, "<dimension \"" + text + "\">");
+    ast::Module module = ParsePython(source);
+    is_expr = module.body.size() == 1 && module.body[0]->kind == StmtKind::kExpr;
+    if (!is_expr) throw ValueError("");
+    Evaluator sub(source, [this](const std::string& name) -> std::optional<Any> {
+      if (DialectRegistry::Global().Find(name) != nullptr || name == "tvm") return std::nullopt;
+      auto it = sym_vars_.find(name);
+      if (it != sym_vars_.end()) return Any(it->second);
+      if (std::optional<Any> bound = ev_.Lookup(name); bound && bound->as<tir::VarNode>()) return bound;
+      if (!in_signature_ || !IsIdentifier(name)) return std::nullopt;
+      tir::Var var(name, DataType::Int(64));
+      sym_vars_.emplace(name, var);
+      return Any(var);
+    });
+    value = sub.Eval(*module.body[0]->value);
+  } catch (const ::tessera::Error& e) {
+    if (e.kind() == "RecursionError") throw;
+    if (!is_expr) Error(pos, "a string dimension must be a name or an expression, got \"" + text + "\"");
+    Error(pos, "in the dimension \"" + text + "\": " + e.what());
+  }
+  const auto* e = value.as<PrimExprNode>();
+  if (e == nullptr || !(e->dtype.is_int() || e->dtype.is_uint())) {
+    Error(pos, "the dimension \"" + text + "\" is not an integer expression");
+  }
+  return GetRef<PrimExpr>(e);
 }
 
 PrimExpr RelaxBuilder::ToPrimExpr(const Any& v, const Pos& pos, const std::string& what) {
@@ -332,10 +366,6 @@ relax::Function RelaxBuilder::BuildFunction(const ast::Stmt& def, const Decorato
 
 Any RelaxBuilder::CallFunction(const GlobalVar& gv, const FunctionSignature& sig, CallArgs& call) {
   const std::string& name = gv->name_hint;
-  if (sig.dialect != "R") {
-    Error(call.node->a->pos, "'" + name + "' is a T.prim_func: call it through R.call_tir(cls." + name +
-                                 ", (args...), out_sinfo=R.Tensor(...))");
-  }
   if (!call.kwargs.empty()) Error(call.kwarg_pos[0], name + "() takes no keyword arguments");
   if (sig.num_params >= 0 && static_cast<int>(call.args.size()) != sig.num_params) {
     Error(call.node->pos, name + "() takes " + std::to_string(sig.num_params) + " argument" +
@@ -344,16 +374,39 @@ Any RelaxBuilder::CallFunction(const GlobalVar& gv, const FunctionSignature& sig
   }
   Array<relax::Expr> args;
   for (size_t i = 0; i < call.args.size(); ++i) args.push_back(ToExpr(call.args[i], call.arg_pos[i]));
-  if (!gv->struct_info_.defined() && sig.ret.is_object()) gv->struct_info_ = sig.ret.raw_object();
+  if (!gv->struct_info_.defined()) {
+    if (sig.dialect == "R" && sig.ret.is_object()) {
+      gv->struct_info_ = sig.ret.raw_object();
+    } else if (sig.dialect == "T") {
+      // A direct call of a PrimFunc (lowered Relax, after CallTIRRewrite):
+      // an impure call whose result is unknown, as the normalizer types it
+      // in a module.
+      gv->struct_info_ = relax::FuncStructInfo::OpaqueFunc(relax::ObjectStructInfo::Make(), false);
+    }
+  }
   return relax::Expr(relax::Call(gv, args));
 }
 
 Any RelaxBuilder::CallValue(const Any& callee, CallArgs& call) {
-  if (!call.kwargs.empty()) Error(call.kwarg_pos[0], "calls of Relax values take no keyword arguments");
+  // f(x, sinfo_args=(...)): a call of a function-valued Relax variable; the
+  // struct info of an opaque callee's result is declared by sinfo_args.
+  Array<relax::StructInfo> sinfo_args;
+  for (size_t k = 0; k < call.kwargs.size(); ++k) {
+    if (call.kwargs[k].first != "sinfo_args") {
+      Error(call.kwarg_pos[k], "calls of Relax values take only the keyword argument sinfo_args=, not '" +
+                                   call.kwargs[k].first + "'");
+    }
+    const Any& v = call.kwargs[k].second;
+    if (const auto* arr = v.as<ArrayObj>()) {
+      for (const Any& x : arr->data) sinfo_args.push_back(ToStructInfo(x, call.kwarg_pos[k]));
+    } else {
+      sinfo_args.push_back(ToStructInfo(v, call.kwarg_pos[k]));
+    }
+  }
   relax::Expr f = ToExpr(callee, call.node->a->pos, "a callee");
   Array<relax::Expr> args;
   for (size_t i = 0; i < call.args.size(); ++i) args.push_back(ToExpr(call.args[i], call.arg_pos[i]));
-  return relax::Expr(relax::Call(f, args));
+  return relax::Expr(relax::Call(f, args, ObjectRef(), sinfo_args));
 }
 
 Any RelaxBuilder::Operator(const std::string& op_name, const std::string& symbol, const std::vector<Any>& operands,

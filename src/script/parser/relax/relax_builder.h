@@ -72,6 +72,7 @@ class RelaxBuilder : public DialectState, public BodyFrame {
   // symbolic variable (defined at its first use in a signature).
   PrimExpr ToDim(const Any& v, const Pos& pos);
   PrimExpr ToPrimExpr(const Any& v, const Pos& pos, const std::string& what);
+  PrimExpr StringDim(const std::string& text, const Pos& pos);
   DataType ToDType(const Any& v, const Pos& pos);
   std::string ToStr(const Any& v, const Pos& pos, const std::string& what) { return ev_.ToStr(v, pos, what); }
   std::string TypeName(const Any& v) const { return ev_.TypeName(v); }
