@@ -8,14 +8,33 @@ SHARED ?= $(CURDIR)/../shared
 export PYTHONPATH := $(CURDIR)/python$(if $(PYTHONPATH),:$(PYTHONPATH))
 
 # Conformance chapters (../shared/conformance) whose features are delivered.
-# Each entry is a file, optionally narrowed with -k; issues that deliver a
-# chapter add it here.
-CONFORMANCE_TESTS := test_ch2_tensorir.py test_ch4_autotune.py test_ch6_gpu_tensorize.py \
-	-k "not (linear0 or mixture_module or tunes_matmul_for_cuda)"
-# Chapter 5, tensor-expression part ([E] te); the BlockBuilder/PyTorch tests need Relax.
-CONFORMANCE_TESTS += $(addprefix test_ch5_frameworks.py::,test_placeholder_and_compute_describe_shapes \
+# One pytest run per entry, each with its own selection (-m / -k), so one
+# file's exclusions never narrow another's: CONFORMANCE_<entry> holds the file
+# and its pytest arguments. An issue that delivers a chapter adds an entry
+# here and to CONFORMANCE_TESTS. `make test-conformance-<entry>` runs one.
+CONFORMANCE_TESTS := ch2 ch3 ch4 ch5 ch6 seed004
+CONFORMANCE_ch2 := test_ch2_tensorir.py
+# All of chapter 3; its optional real-data test reads FASHION_MNIST_DIR (below).
+CONFORMANCE_ch3 := test_ch3_end_to_end.py
+# All of chapter 4, its (slow-marked, ~10 s) meta_schedule tuning runs included.
+CONFORMANCE_ch4 := test_ch4_autotune.py
+# Chapter 5, tensor-expression part ([E] te); the BlockBuilder/PyTorch tests need Relax ops.
+CONFORMANCE_ch5 := $(addprefix test_ch5_frameworks.py::,test_placeholder_and_compute_describe_shapes \
 	test_create_prim_func_matmul_matches_seed test_create_prim_func_matmul_matches_newer_printout \
 	test_create_prim_func_composed_allocates_intermediate test_create_prim_func_with_intermediate_as_parameter)
+# The CUDA tuning test is excluded by name (no CUDA code generation yet).
+CONFORMANCE_ch6 := test_ch6_gpu_tensorize.py -k "not tunes_matmul_for_cuda"
+# EliminateCommonSubexpr and the ONNX frontend belong to later issues; the
+# tests using Relax tensor operators (R.add, R.log, R.exp, R.multiply: relax.op.*
+# with LegalizeOps, issue [E]) join when those operators land.
+CONFORMANCE_seed004 := test_seed004_relay_concepts.py -k "not (common_subexpression_elimination or onnx \
+	or shared_subexpression or nested_call_arguments or let_bound_value or if_with_tensor_condition \
+	or value_bound_before_if)"
+# Debian's dataset-fashion-mnist (scripts/setup.sh installs it).
+FASHION_MNIST_DIR ?= /usr/share/datasets/fashion-mnist
+CONFORMANCE_PYTEST = cd $(SHARED)/conformance && PYTHONPATH=$(CURDIR)/tests/python:$$PYTHONPATH \
+	FASHION_MNIST_DIR=$(FASHION_MNIST_DIR) \
+	$(PYTHON) -m pytest -q -p fixed_point_plugin
 
 .PHONY: all setup build test test-cpp test-python test-conformance test-asan fuzz demo bench clean
 
@@ -41,10 +60,17 @@ test-python:
 
 test-conformance:
 ifneq ($(strip $(CONFORMANCE_TESTS)),)
-	cd $(SHARED)/conformance && PYTHONPATH=$(CURDIR)/tests/python:$$PYTHONPATH $(PYTHON) -m pytest -q -p fixed_point_plugin $(CONFORMANCE_TESTS)
+	@failed=""; $(foreach t,$(CONFORMANCE_TESTS),\
+	  echo '[conformance] $(t): pytest $(CONFORMANCE_$(t))'; \
+	  ( $(CONFORMANCE_PYTEST) $(CONFORMANCE_$(t)) ) || failed="$$failed $(t)";) \
+	if [ -n "$$failed" ]; then echo "[conformance] FAILED:$$failed"; exit 1; fi
 else
 	@echo "conformance: no chapter delivered yet"
 endif
+
+test-conformance-%:
+	@test -n '$(CONFORMANCE_$*)' || { echo "no conformance entry '$*' (CONFORMANCE_$* is empty)"; exit 2; }
+	$(CONFORMANCE_PYTEST) $(CONFORMANCE_$*)
 
 # C++ tests under AddressSanitizer + UndefinedBehaviorSanitizer.
 test-asan: export LSAN_OPTIONS = suppressions=$(CURDIR)/tests/asan/lsan.supp

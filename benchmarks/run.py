@@ -6,6 +6,8 @@ prints ratios (peer time / Tessera time: > 1 means Tessera is faster).
   (b) sgemm 1024^3, hand-scheduled TIR        vs NumPy (OpenBLAS)
   (c) time to build mm_relu (128^3)            (absolute, target < 100 ms)
   (d) sgemm 1024^3 scheduled with tvm.tir.Schedule primitives vs NumPy
+  (e) the course's MLP, batch 1, end to end from Python (relax.build + VM)
+      vs NumPy, PyTorch and ONNX Runtime (benchmarks/mlp.py)
 """
 import os
 import sys
@@ -22,6 +24,7 @@ from tir_build_helpers import buf, func, block, loops  # noqa: E402
 
 from sgemm_schedule import sgemm_func  # noqa: E402
 from sgemm_primitives import schedule as sgemm_schedule  # noqa: E402
+import mlp as mlp_bench  # noqa: E402
 
 
 def best_of(fn, repeat=7, number=5):
@@ -111,6 +114,7 @@ def main():
     report("(d) sgemm 1024^3 (Schedule)", *bench_sgemm_scheduled(), flops=2 * 1024 ** 3)
     t = bench_build()
     print(f"(c) build mm_relu            tessera {t * 1e3:8.3f} ms   (target < 100 ms)")
+    mlp_bench.run()
 
 
 if __name__ == "__main__":

@@ -75,12 +75,12 @@ def _to_script_value(value, depth=0):
 
     if isinstance(value, Object):
         return value
-    if isinstance(value, (types.FunctionType, types.MethodType)):
-        return value  # a host function: TVMScript calls it while parsing (as a PackedFunc)
     if type(value).__module__ == "numpy" and type(value).__name__ == "ndarray":
         from .. import nd  # pylint: disable=import-outside-toplevel
 
         return nd.array(value)  # R.const(np_array): a tensor constant
+    if isinstance(value, (types.FunctionType, types.MethodType)):
+        return value  # a host function: TVMScript calls it while parsing (as a PackedFunc)
     if depth < 8 and isinstance(value, (tuple, list)):
         return [_to_script_value(v, depth + 1) for v in value]
     if depth < 8 and isinstance(value, dict):
