@@ -18,16 +18,10 @@ std::string CalleeName(const RelaxExpr& callee) {
   return callee.defined() ? callee->GetTypeKey() : "?";
 }
 
-class CallTIRRewriter : public ExprMutator {
+class CallTIRRewriter : public BindingNamingMutator {
  public:
-  using ExprMutator::ExprMutator;
-  using ExprMutator::VisitExpr_;
-
-  // Remembered for messages: the var the visited value is bound to.
-  void VisitBinding_(const VarBindingNode* binding) override {
-    bound_to_ = binding->var->name_hint;
-    ExprMutator::VisitBinding_(binding);
-  }
+  using BindingNamingMutator::BindingNamingMutator;
+  using BindingNamingMutator::VisitExpr_;
 
   RelaxExpr VisitExpr_(const CallNode* op) override {
     RelaxExpr expr = ExprMutator::VisitExpr_(op);
@@ -100,9 +94,6 @@ class CallTIRRewriter : public ExprMutator {
     if (!tuple_output) return outs[0];
     return Tuple(outs);
   }
-
- private:
-  std::string bound_to_;
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 // Runs after StaticPlanBlockMemory, before VMBuiltinLower.
 #include "relax/expr_functor.h"
 #include "relax/transform/lowering.h"
+#include "relax/transform/utils.h"
 #include "relax/transform/function_pass.h"
 #include "tir/op.h"
 
@@ -13,16 +14,10 @@ namespace tessera {
 namespace relax {
 namespace {
 
-class AllocTensorLowerer : public ExprMutator {
+class AllocTensorLowerer : public BindingNamingMutator {
  public:
-  using ExprMutator::ExprMutator;
-  using ExprMutator::VisitExpr_;
-
-  // Remembered for messages: the var the visited value is bound to.
-  void VisitBinding_(const VarBindingNode* binding) override {
-    bound_to_ = binding->var->name_hint;
-    ExprMutator::VisitBinding_(binding);
-  }
+  using BindingNamingMutator::BindingNamingMutator;
+  using BindingNamingMutator::VisitExpr_;
 
   RelaxExpr VisitExpr_(const CallNode* op) override {
     RelaxExpr expr = ExprMutator::VisitExpr_(op);
@@ -67,9 +62,6 @@ class AllocTensorLowerer : public ExprMutator {
         "storage");
     return Call(mem_alloc_tensor, {storage, PrimValue::Int64(0), shape_arg, call->args[1]});
   }
-
- private:
-  std::string bound_to_;
 };
 
 }  // namespace

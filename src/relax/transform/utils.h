@@ -1,10 +1,12 @@
 // Helpers shared by the Relax lowering passes of src/relax/transform:
-// applying a rewrite to every Relax function of a module.
+// applying a rewrite to every Relax function of a module, and a mutator
+// that remembers which variable the visited value is bound to (for messages).
 #pragma once
 
 #include <functional>
 
 #include "relax/expr.h"
+#include "relax/expr_functor.h"
 
 namespace tessera {
 namespace relax {
@@ -23,6 +25,22 @@ inline IRModule UpdateRelaxFunctions(const IRModule& mod,
   }
   return result;
 }
+
+// An ExprMutator that records the name of the variable each visited binding
+// defines, so that a pass's errors can say "bound to 'lv1'".
+class BindingNamingMutator : public ExprMutator {
+ public:
+  using ExprMutator::ExprMutator;
+  using ExprMutator::VisitExpr_;
+
+  void VisitBinding_(const VarBindingNode* binding) override {
+    bound_to_ = binding->var->name_hint;
+    ExprMutator::VisitBinding_(binding);
+  }
+
+ protected:
+  std::string bound_to_;  // the var of the binding being visited
+};
 
 }  // namespace relax
 }  // namespace tessera

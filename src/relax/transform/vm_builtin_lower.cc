@@ -10,22 +10,17 @@
 // (LowerAllocTensor). Runs after LowerAllocTensor, before VMShapeLower.
 #include "relax/expr_functor.h"
 #include "relax/transform/lowering.h"
+#include "relax/transform/utils.h"
 #include "relax/transform/function_pass.h"
 
 namespace tessera {
 namespace relax {
 namespace {
 
-class BuiltinLowerer : public ExprMutator {
+class BuiltinLowerer : public BindingNamingMutator {
  public:
-  using ExprMutator::ExprMutator;
-  using ExprMutator::VisitExpr_;
-
-  // Remembered for messages: the var the visited value is bound to.
-  void VisitBinding_(const VarBindingNode* binding) override {
-    bound_to_ = binding->var->name_hint;
-    ExprMutator::VisitBinding_(binding);
-  }
+  using BindingNamingMutator::BindingNamingMutator;
+  using BindingNamingMutator::VisitExpr_;
 
   RelaxExpr VisitExpr_(const CallNode* original) override {
     RelaxExpr expr = ExprMutator::VisitExpr_(original);
@@ -78,9 +73,6 @@ class BuiltinLowerer : public ExprMutator {
     TESSERA_CHECK_OR_THROW(call->args.size() == n, ValueError)
         << "VMBuiltinLower: " << where << " has " << call->args.size() << " arguments, expected " << n;
   }
-
- private:
-  std::string bound_to_;
 };
 
 }  // namespace
