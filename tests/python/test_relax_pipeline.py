@@ -45,3 +45,13 @@ def test_pipeline_lowers_call_tir_module_to_vm_builtins():
     # Two planned storages plus the output's own storage.
     assert sum(1 for b in main.body.blocks[0].bindings
                if isinstance(b.value, relax.Call) and b.value.op == tvm.ir.Op.get("relax.vm.alloc_storage")) == 3
+
+
+def test_printed_pipeline_lists_its_passes_in_order():
+    text = str(relax.get_pipeline())
+    names = ["Normalize", "ToNonDataflow", "RemovePurityChecking", "CallTIRRewrite", "StaticPlanBlockMemory",
+             "LowerAllocTensor", "VMBuiltinLower", "VMShapeLower", "AttachGlobalSymbol"]
+    lines = text.splitlines()
+    assert lines[0].startswith("transform.Sequential(relax.build_pipeline"), text
+    found = [n for line in lines[1:] for n in names if f"({n}," in line]
+    assert found == [n for n in names if n in found] and set(found) >= set(names[1:]), text

@@ -128,6 +128,16 @@ class Sequential(Pass):
         self.__init_handle_by_constructor__(_ffi_transform_api.Sequential, list(passes), opt_level, name,
                                             _name_list(required, "Sequential required"))
 
+    def __repr__(self):
+        """The pipeline with its passes in order, one per line (nested Sequentials indented)."""
+        info = self.info
+        lines = [f"{self.type_key}({info.name}, opt_level={info.opt_level}) ["]
+        for p in self.passes:
+            lines += ["  " + line for line in repr(p).splitlines()]
+        return "\n".join(lines + ["]"]) if len(lines) > 1 else lines[0] + "]"
+
+    __str__ = __repr__
+
 
 def _wrap_class_pass(pass_cls, method, pass_class, make):
     """A ``pass_class`` subclass whose instances run
