@@ -3,6 +3,8 @@ call_pure_packed, shape_of, null_value, print) and the allocation families
 (builtin, memory, vm) are here; the tensor operators (add, matmul, nn.*...)
 come with the frontends issue [E] and raise NotImplementedError until then."""
 from . import builtin, memory, vm
+from .binary import add, subtract, multiply, divide, maximum, minimum, floor_divide, power
+from .unary import exp, log, sqrt, rsqrt, tanh, sigmoid, negative, abs  # pylint: disable=redefined-builtin
 from .base import call_tir, call_dps_packed, call_pure_packed, shape_of, null_value, print  # pylint: disable=redefined-builtin
 
 
