@@ -100,3 +100,8 @@ def test_call_te_refuses_non_tensor():
     with pytest.raises(TypeError, match="call_te"):
         with bb.function("main", []):
             bb.call_te(topi.exp, relax.ShapeExpr([2]))
+
+
+def test_legalization_is_an_op_attribute():
+    assert callable(tvm.ir.Op.get("relax.add").get_attr("FLegalize"))
+    assert tvm.ir.Op.get("relax.power").get_attr("FLegalize") is None
