@@ -138,6 +138,12 @@ TESSERA_REGISTER_GLOBAL("ir.ListOpNames").set_body_typed([]() {
   return Array<String>(names.begin(), names.end());
 });
 TESSERA_REGISTER_GLOBAL("ir.OpHasAttrMap").set_body_typed([](std::string attr) { return Op::HasAttrMap(attr); });
+// Sets attribute `attr` of op `name` (registering the op if new), as TVM's ir.RegisterOpAttr;
+// used by Python registrations such as a Relax op's "FLegalize".
+TESSERA_REGISTER_GLOBAL("ir.RegisterOpAttr")
+    .set_body_typed([](std::string name, std::string attr, Any value, int plevel) {
+      OpRegEntry::RegisterOrGet(name).set_attr(attr, std::move(value), plevel);
+    });
 TESSERA_REGISTER_GLOBAL("ir.OpGetAttr").set_body_typed([](Op op, std::string attr) -> Any {
   auto v = op.GetAttr(attr);
   return v ? *v : Any();

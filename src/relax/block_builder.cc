@@ -353,12 +353,17 @@ RelaxExpr BlockBuilderNode::NormalizeTransaction(const RelaxExpr& expr) {
 }
 
 RelaxExpr BlockBuilderNode::NormalizeArgument(const RelaxExpr& expr) {
+  if (!IsLeafOrTuple(expr) && !block_stack_.empty()) {
+    auto it = block_stack_.back().bound_args.find(expr.get());
+    if (it != block_stack_.back().bound_args.end()) return it->second.second;
+  }
   RelaxExpr e = Normalize(expr);
   if (IsLeafOrTuple(e)) return e;
   BlockFrame* frame = CurrentFrame("normalize (binding a nested expression)");
   Var var = CreateVar(frame->is_dataflow, "", GetStructInfo(e));
   frame->bindings.push_back(VarBinding(var, e));
   binding_table_[var.get()] = e;
+  frame->bound_args.emplace(expr.get(), std::make_pair(expr, var));
   return var;
 }
 

@@ -78,6 +78,9 @@ class BlockBuilderNode : public Object {
   struct BlockFrame {
     std::vector<Binding> bindings;
     bool is_dataflow = false;
+    // Nested expressions already bound in this block, by node identity: one
+    // node used twice (add(lv, lv) built from one log(x)) is bound once (A-normal form).
+    std::unordered_map<const Object*, std::pair<RelaxExpr, Var>> bound_args;  // key kept alive
   };
   struct ScopeFrame {
     std::unordered_set<const Object*> symbolic_vars;

@@ -466,7 +466,7 @@ def test_block_builder_misuse_errors():
     with pytest.raises(RuntimeError, match="must have parameter"):
         with bb.function("main"):
             bb.emit_func_output(x)
-    with pytest.raises(NotImplementedError, match=r"\[E\]"):
+    with pytest.raises(ValueError, match="more than once"):  # output is the input placeholder itself
         bb.emit_te(lambda a: a, x)
     with pytest.raises(TypeError, match="emit: expected a relax Expr"):
         with bb.function("main", [x]):
@@ -503,8 +503,8 @@ def test_constructor_type_errors(build, pattern):
 
 
 def test_unavailable_names_still_raise():
-    with pytest.raises(NotImplementedError, match="relax.op.add"):
-        relax.op.add  # pylint: disable=pointless-statement
+    with pytest.raises(NotImplementedError, match="relax.op.matmul"):
+        relax.op.matmul  # pylint: disable=pointless-statement
 
 
 def test_failed_emit_leaves_the_block_unchanged():

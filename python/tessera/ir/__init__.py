@@ -2,7 +2,7 @@
 IRModule, operators and structural comparison."""
 from .base import Node, Span, save_json, load_json
 from .expr import BaseExpr, PrimExpr, RelaxExpr, RelayExpr, GlobalVar, Range
-from .op import Op
+from .op import Op, register_op_attr
 from .type import PrimType, PointerType
 from .function import BaseFunc
 from .module import IRModule

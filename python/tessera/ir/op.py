@@ -25,4 +25,13 @@ class Op(RelaxExpr):
         return f'Op("{self.name}")'
 
 
-__all__ = ["Op"]
+def register_op_attr(op_name, attr_key, value=None, level=10):
+    """Sets attribute ``attr_key`` of op ``op_name`` to ``value`` (as TVM's
+    ``tvm.ir.register_op_attr``); without ``value``, returns a decorator."""
+    def _register(v):
+        _ffi_api.RegisterOpAttr(op_name, attr_key, v, level)
+        return v
+    return _register(value) if value is not None else _register
+
+
+__all__ = ["Op", "register_op_attr"]

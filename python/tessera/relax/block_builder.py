@@ -181,12 +181,59 @@ class BlockBuilder(Node):
         return _ffi_api.BlockBuilderEmit(self, expr, name_hint)
 
     def call_te(self, func, *args, **kwargs):
-        raise NotImplementedError("BlockBuilder.call_te is not implemented yet (it comes with the frontends "
-                                  "issue [E])")
+        """Calls TE function ``func`` on Relax tensors: each tensor argument becomes a
+        te.placeholder (its symbolic dims kept), the result is turned into a PrimFunc
+        (te.create_prim_func) added to the module once (structurally equal functions are
+        shared; named after ``primfunc_name_hint`` or ``func``) and the call_tir of it is
+        returned. Keyword arguments other than primfunc_name_hint go to ``func``."""
+        from .. import te  # pylint: disable=import-outside-toplevel
+        from ..ir import structural_equal  # pylint: disable=import-outside-toplevel
+        from .struct_info import TensorStructInfo  # pylint: disable=import-outside-toplevel
+        from .op.base import call_tir  # pylint: disable=import-outside-toplevel
+        name_hint = kwargs.pop("primfunc_name_hint", None)
+        if not callable(func):
+            raise TypeError(f"BlockBuilder.call_te: func must be callable, got {type(func).__name__}")
+        inputs = []
+
+        def convert(arg):
+            if isinstance(arg, Expr):
+                sinfo = arg.struct_info_ if arg.struct_info_ is not None else self.normalize(arg).struct_info_
+                if not isinstance(sinfo, TensorStructInfo) or sinfo.shape is None:
+                    raise TypeError(f"BlockBuilder.call_te: argument {len(inputs)} must be a tensor of known "
+                                    f"shape, got {sinfo}")
+                ph = te.placeholder(list(sinfo.shape.values), sinfo.dtype,
+                                    arg.name_hint if isinstance(arg, Var) else f"A{len(inputs)}")
+                inputs.append((arg, ph))
+                return ph
+            if isinstance(arg, (list, tuple)):
+                return type(arg)(convert(a) for a in arg)
+            return arg
+
+        te_args = [convert(a) for a in args]
+        te_kwargs = {k: convert(v) for k, v in kwargs.items()}
+        out = func(*te_args, **te_kwargs)
+        outs = list(out) if isinstance(out, (list, tuple)) else [out]
+        if not outs or not all(isinstance(o, te.Tensor) for o in outs):
+            raise TypeError("BlockBuilder.call_te: func must return a te.Tensor or a list of them")
+        # Relax shapes are int64: loops and indices follow (as TVM's call_te).
+        prim = te.create_prim_func([ph for _, ph in inputs] + outs, index_dtype_override="int64")
+        prim = prim.without_attr("global_symbol")  # private: the build attaches the symbol
+        name = name_hint or getattr(func, "__name__", "te_func")
+        gvar = None
+        mod = self.get()
+        for gv in mod.get_global_vars():
+            if structural_equal(mod[gv], prim):
+                gvar = gv
+                break
+        if gvar is None:
+            gvar = self.add_func(prim, name)
+        out_sinfo = [TensorStructInfo([*o.shape], o.dtype) for o in outs]
+        return call_tir(gvar, [a for a, _ in inputs], out_sinfo if len(out_sinfo) > 1 else out_sinfo[0])
 
     def emit_te(self, func, *args, **kwargs):
-        raise NotImplementedError("BlockBuilder.emit_te is not implemented yet (it comes with the frontends "
-                                  "issue [E])")
+        """``emit(call_te(func, *args, **kwargs))``."""
+        name_hint = kwargs.pop("name_hint", "")
+        return self.emit(self.call_te(func, *args, **kwargs), name_hint)
 
     def match_cast(self, value, struct_info, name_hint=""):
         """Binds ``value`` cast to ``struct_info`` (checked at run time), defining its new symbolic vars."""

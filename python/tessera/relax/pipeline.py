@@ -4,15 +4,18 @@ from .._ffi.registry import get_global_func
 
 
 def default_build_pipeline():
-    """The Sequential ``relax.build_pipeline``: Normalize, ToNonDataflow,
-    RemovePurityChecking, CallTIRRewrite, StaticPlanBlockMemory, LowerAllocTensor,
-    VMBuiltinLower, VMShapeLower, AttachGlobalSymbol."""
-    return get_global_func("relax.transform.DefaultBuildPipeline")()
+    """The Sequential ``relax.build_pipeline``: LegalizeOps, then the lowering passes
+    Normalize, ToNonDataflow, RemovePurityChecking, CallTIRRewrite, StaticPlanBlockMemory,
+    LowerAllocTensor, VMBuiltinLower, VMShapeLower, AttachGlobalSymbol."""
+    from ..ir.transform import Sequential  # pylint: disable=import-outside-toplevel
+    from .transform.legalize_ops import LegalizeOps  # pylint: disable=import-outside-toplevel
+    lowering = get_global_func("relax.transform.DefaultBuildPipeline")()
+    return Sequential([LegalizeOps()] + list(lowering.passes), name="relax.build_pipeline")
 
 
 _PIPELINES = {"default_build": default_build_pipeline}
 # TVM's other pipelines need passes Tessera does not have yet.
-_MISSING = {"zero": "LegalizeOps, AnnotateTIROpPattern, FoldConstant, FuseOps and FuseTIR"}
+_MISSING = {"zero": "AnnotateTIROpPattern, FoldConstant, FuseOps and FuseTIR (LegalizeOps it has)"}
 
 
 def get_pipeline(name="default_build", **kwargs):

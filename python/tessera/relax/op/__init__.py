@@ -1,8 +1,11 @@
 """``tvm.relax.op``: Relax operators. The core ops (call_tir, call_dps_packed,
 call_pure_packed, shape_of, null_value, print) and the allocation families
-(builtin, memory, vm) are here; the tensor operators (add, matmul, nn.*...)
-come with the frontends issue [E] and raise NotImplementedError until then."""
+(builtin, memory, vm) are here, with the elementwise ops (binary.py, unary.py:
+add, log, ...); the other tensor operators (matmul, nn.*...) raise
+NotImplementedError until they are registered."""
 from . import builtin, memory, vm
+from .binary import add, subtract, multiply, divide, maximum, minimum, floor_divide, power
+from .unary import exp, log, sqrt, rsqrt, tanh, sigmoid, negative, abs  # pylint: disable=redefined-builtin
 from .base import call_tir, call_dps_packed, call_pure_packed, shape_of, null_value, print  # pylint: disable=redefined-builtin
 
 

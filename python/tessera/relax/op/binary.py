@@ -1,0 +1,38 @@
+"""Elementwise binary Relax ops (``relax.op.add`` ...): constructors of calls of
+the ops registered in src/relax/op/binary.cc (struct-info inference there) and
+their legalization to TOPI ("FLegalize"), one place per op."""
+from ...ir.op import Op
+from ..expr import Call, Expr
+from ._legalize_registry import register_legalize
+
+
+def _make(name, topi_name):
+    op_name = "relax." + name
+
+    def ctor(x1, x2):
+        for operand, v in (("x1", x1), ("x2", x2)):
+            if not isinstance(v, Expr):
+                raise TypeError(f"{op_name}: operand {operand!r} must be a relax Expr, got {type(v).__name__}")
+        return Call(Op.get(op_name), [x1, x2])
+
+    ctor.__name__ = name
+    ctor.__doc__ = f"Elementwise {name} of x1 and x2 with NumPy broadcasting."
+    if topi_name is not None:
+        def legalize(bb, call):
+            from ... import topi  # pylint: disable=import-outside-toplevel
+            return bb.call_te(getattr(topi, topi_name), call.args[0], call.args[1], primfunc_name_hint=name)
+        register_legalize(op_name)(legalize)
+    return ctor
+
+
+add = _make("add", "add")
+subtract = _make("subtract", "subtract")
+multiply = _make("multiply", "multiply")
+divide = _make("divide", "divide")
+maximum = _make("maximum", "maximum")
+minimum = _make("minimum", "minimum")
+# No TOPI kernel yet: these stay un-legalized (LegalizeOps leaves them, the build reports them).
+floor_divide = _make("floor_divide", None)
+power = _make("power", None)
+
+__all__ = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "floor_divide", "power"]

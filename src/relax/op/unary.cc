@@ -1,0 +1,45 @@
+// Elementwise unary Relax operators (TVM's relax/op/tensor/unary.cc subset):
+// exp, log, sqrt, rsqrt, tanh, sigmoid, negative, abs, ...; the result has the
+// operand's struct info. Relax IR layer; legalization to TOPI is registered
+// next to the Python constructors (python/tessera/relax/op/unary.py).
+#include "relax/op/op_common.h"
+
+namespace tessera {
+namespace relax {
+
+namespace {
+
+StructInfo InferUnary(const Call& call, const BlockBuilder&) {
+  CheckNumArgs(call, 1, 1);
+  const auto* x = ArgSInfoAs<TensorStructInfoNode>(call, 0, "x", "a tensor");
+  if (x->shape) return TensorStructInfo(*x->shape, x->dtype);
+  return TensorStructInfo(x->dtype, x->ndim);
+}
+
+// Float-only ops refuse integer tensors (TVM's FloatUnary check).
+StructInfo InferFloatUnary(const Call& call, const BlockBuilder& ctx) {
+  StructInfo s = InferUnary(call, ctx);
+  const auto* x = s.as<TensorStructInfoNode>();
+  if (!x->IsUnknownDtype() && !x->dtype.is_float()) {
+    TESSERA_THROW(TypeError) << OpName(call) << ": operand 'x' must have a float dtype, got " << x->dtype;
+  }
+  return s;
+}
+
+#define TESSERA_RELAX_UNARY_OP(NAME, INFER, DESC)                                                         \
+  static auto& reg_unary_##NAME =                                                                        \
+      SetRelaxOp(OpRegEntry::RegisterOrGet("relax." #NAME).set_num_inputs(1).describe(DESC), INFER, true)
+
+TESSERA_RELAX_UNARY_OP(exp, InferFloatUnary, "Elementwise e ** x.");
+TESSERA_RELAX_UNARY_OP(log, InferFloatUnary, "Elementwise natural logarithm.");
+TESSERA_RELAX_UNARY_OP(sqrt, InferFloatUnary, "Elementwise square root.");
+TESSERA_RELAX_UNARY_OP(rsqrt, InferFloatUnary, "Elementwise 1 / sqrt(x).");
+TESSERA_RELAX_UNARY_OP(tanh, InferFloatUnary, "Elementwise hyperbolic tangent.");
+TESSERA_RELAX_UNARY_OP(sigmoid, InferFloatUnary, "Elementwise 1 / (1 + exp(-x)).");
+TESSERA_RELAX_UNARY_OP(negative, InferUnary, "Elementwise -x.");
+TESSERA_RELAX_UNARY_OP(abs, InferUnary, "Elementwise |x|.");
+
+}  // namespace
+
+}  // namespace relax
+}  // namespace tessera
