@@ -24,12 +24,8 @@ CONFORMANCE_ch5 := $(addprefix test_ch5_frameworks.py::,test_placeholder_and_com
 	test_create_prim_func_composed_allocates_intermediate test_create_prim_func_with_intermediate_as_parameter)
 # The CUDA tuning test is excluded by name (no CUDA code generation yet).
 CONFORMANCE_ch6 := test_ch6_gpu_tensorize.py -k "not tunes_matmul_for_cuda"
-# EliminateCommonSubexpr and the ONNX frontend belong to later issues; the
-# tests using Relax tensor operators (R.add, R.log, R.exp, R.multiply: relax.op.*
-# with LegalizeOps, issue [E]) join when those operators land.
-CONFORMANCE_seed004 := test_seed004_relay_concepts.py -k "not (common_subexpression_elimination or onnx \
-	or shared_subexpression or nested_call_arguments or let_bound_value or if_with_tensor_condition \
-	or value_bound_before_if)"
+# EliminateCommonSubexpr and the ONNX frontend belong to later issues.
+CONFORMANCE_seed004 := test_seed004_relay_concepts.py -k "not (common_subexpression_elimination or onnx)"
 # Debian's dataset-fashion-mnist (scripts/setup.sh installs it).
 FASHION_MNIST_DIR ?= /usr/share/datasets/fashion-mnist
 CONFORMANCE_PYTEST = cd $(SHARED)/conformance && PYTHONPATH=$(CURDIR)/tests/python:$$PYTHONPATH \
