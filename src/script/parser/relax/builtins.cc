@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "ir/op.h"
+#include "script/parser/core/arg_binder.h"
 #include "script/parser/ir/module_builder.h"
 #include "script/parser/relax/relax_builder.h"
 
@@ -20,60 +21,7 @@ namespace script {
 
 namespace {
 
-// Binds a call's positional and keyword arguments to parameter names.
-class Args {
- public:
-  Args(RelaxBuilder& b, const CallArgs& c, std::vector<std::string> params, size_t required)
-      : b_(b), c_(c), params_(std::move(params)), vals_(params_.size()), pos_(params_.size()) {
-    for (size_t i = 0; i < c.args.size(); ++i) {
-      if (i >= params_.size()) {
-        b.Error(c.arg_pos[i], c.func + "() takes at most " + std::to_string(params_.size()) + " positional argument" +
-                                  (params_.size() == 1 ? "" : "s") + " but " + std::to_string(c.args.size()) +
-                                  " were given");
-      }
-      vals_[i] = &c.args[i];
-      pos_[i] = c.arg_pos[i];
-    }
-    for (size_t k = 0; k < c.kwargs.size(); ++k) {
-      size_t i = Index(c.kwargs[k].first);
-      if (i == params_.size()) {
-        b.Error(c.kwarg_pos[k], c.func + "() got an unexpected keyword argument '" + c.kwargs[k].first + "'");
-      }
-      if (vals_[i] != nullptr) b.Error(c.kwarg_pos[k], c.func + "() got multiple values for argument '" + params_[i] + "'");
-      vals_[i] = &c.kwargs[k].second;
-      pos_[i] = c.kwarg_pos[k];
-    }
-    for (size_t i = 0; i < required; ++i) {
-      if (vals_[i] == nullptr) b.Error(c.node->pos, c.func + "() is missing the required argument '" + params_[i] + "'");
-    }
-  }
-  bool has(const std::string& name) const {
-    const Any* v = vals_[Index(name)];
-    return v != nullptr && !v->is_none();
-  }
-  const Any& get(const std::string& name) const {
-    static const Any none;
-    const Any* v = vals_[Index(name)];
-    return v ? *v : none;
-  }
-  Pos pos(const std::string& name) const {
-    size_t i = Index(name);
-    return vals_[i] ? pos_[i] : c_.node->pos;
-  }
-
- private:
-  size_t Index(const std::string& name) const {
-    for (size_t i = 0; i < params_.size(); ++i)
-      if (params_[i] == name) return i;
-    TESSERA_ICHECK(false) << "unknown parameter " << name;
-    return params_.size();
-  }
-  RelaxBuilder& b_;
-  const CallArgs& c_;
-  std::vector<std::string> params_;
-  std::vector<const Any*> vals_;
-  std::vector<Pos> pos_;
-};
+using Args = ArgBinder<RelaxBuilder>;
 
 using Handler = Any (*)(RelaxBuilder&, CallArgs&);
 

@@ -12,6 +12,7 @@
 #include <unordered_set>
 
 #include "ir/op.h"
+#include "script/parser/core/arg_binder.h"
 #include "ir/type.h"
 #include "runtime/reflection.h"
 #include "runtime/registry.h"
@@ -31,60 +32,7 @@ TESSERA_REGISTER_OP("tir.type_annotation").set_num_inputs(0).describe("a value s
 
 namespace {
 
-// Binds a call's positional and keyword arguments to parameter names.
-class ArgBinder {
- public:
-  ArgBinder(TIRBuilder& b, const CallArgs& c, std::vector<std::string> params, size_t required)
-      : b_(b), c_(c), params_(std::move(params)), vals_(params_.size()), pos_(params_.size()) {
-    for (size_t i = 0; i < c.args.size(); ++i) {
-      if (i >= params_.size()) {
-        b.Error(c.arg_pos[i], c.func + "() takes at most " + std::to_string(params_.size()) + " positional argument" +
-                                  (params_.size() == 1 ? "" : "s") + " but " + std::to_string(c.args.size()) +
-                                  " were given");
-      }
-      vals_[i] = &c.args[i];
-      pos_[i] = c.arg_pos[i];
-    }
-    for (size_t k = 0; k < c.kwargs.size(); ++k) {
-      size_t i = Index(c.kwargs[k].first);
-      if (i == params_.size()) {
-        b.Error(c.kwarg_pos[k], c.func + "() got an unexpected keyword argument '" + c.kwargs[k].first + "'");
-      }
-      if (vals_[i] != nullptr) b.Error(c.kwarg_pos[k], c.func + "() got multiple values for argument '" + params_[i] + "'");
-      vals_[i] = &c.kwargs[k].second;
-      pos_[i] = c.kwarg_pos[k];
-    }
-    for (size_t i = 0; i < required; ++i) {
-      if (vals_[i] == nullptr) b.Error(c.node->pos, c.func + "() is missing the required argument '" + params_[i] + "'");
-    }
-  }
-  // Present and not None.
-  bool has(const std::string& name) const {
-    const Any* v = vals_[Index(name)];
-    return v != nullptr && !v->is_none();
-  }
-  const Any& get(const std::string& name) const {
-    static const Any none;
-    const Any* v = vals_[Index(name)];
-    return v ? *v : none;
-  }
-  Pos pos(const std::string& name) const {
-    size_t i = Index(name);
-    return vals_[i] ? pos_[i] : c_.node->pos;
-  }
-
- private:
-  size_t Index(const std::string& name) const {
-    for (size_t i = 0; i < params_.size(); ++i)
-      if (params_[i] == name) return i;
-    return params_.size();
-  }
-  TIRBuilder& b_;
-  const CallArgs& c_;
-  std::vector<std::string> params_;
-  std::vector<const Any*> vals_;
-  std::vector<Pos> pos_;
-};
+using TirArgs = ArgBinder<TIRBuilder>;
 
 using Handler = Any (*)(TIRBuilder&, CallArgs&);
 
@@ -107,7 +55,7 @@ TIRBuilder::BlockFrame* RequireBlock(TIRBuilder& b, const CallArgs& c) {
 const std::vector<std::string> kBufferParams = {"shape",  "dtype", "data",          "strides",     "elem_offset",
                                                 "scope",  "align", "offset_factor", "buffer_type", "axis_separators"};
 
-Buffer DeclareBuffer(TIRBuilder& b, const CallArgs& c, const ArgBinder& a, const std::string& name) {
+Buffer DeclareBuffer(TIRBuilder& b, const CallArgs& c, const TirArgs& a, const std::string& name) {
   Array<PrimExpr> shape = b.ToShape(a.get("shape"), a.pos("shape"));
   DataType dtype = a.has("dtype") ? b.ToDType(a.get("dtype"), a.pos("dtype")) : DataType::Float(32);
   Array<PrimExpr> strides;
@@ -144,14 +92,14 @@ Buffer DeclareBuffer(TIRBuilder& b, const CallArgs& c, const ArgBinder& a, const
 }
 
 Any BufferDecl(TIRBuilder& b, CallArgs& c) {
-  ArgBinder a(b, c, kBufferParams, 1);
+  TirArgs a(b, c, kBufferParams, 1);
   return DeclareBuffer(b, c, a, NameOf(c));
 }
 
 Any MatchBuffer(TIRBuilder& b, CallArgs& c) {
   std::vector<std::string> params = {"param"};
   params.insert(params.end(), kBufferParams.begin(), kBufferParams.end());
-  ArgBinder a(b, c, params, 2);
+  TirArgs a(b, c, params, 2);
   Buffer buffer = DeclareBuffer(b, c, a, NameOf(c));
   const Any& param = a.get("param");
   if (const auto* var = param.as<VarNode>()) {
@@ -180,7 +128,7 @@ Any MatchBuffer(TIRBuilder& b, CallArgs& c) {
 }
 
 Any AllocBuffer(TIRBuilder& b, CallArgs& c) {
-  ArgBinder a(b, c, kBufferParams, 1);
+  TirArgs a(b, c, kBufferParams, 1);
   Buffer buffer = DeclareBuffer(b, c, a, NameOf(c));
   if (b.innermost_frame() == TIRBuilder::FrameKind::kFunc) {
     b.current_func()->root_allocs.push_back(buffer);
@@ -205,7 +153,7 @@ Map<String, Any> ToAttrMap(TIRBuilder& b, const Any& v, const Pos& pos) {
 // a raw allocation, named by `x = ...` / `with ... as x` (TIRBuilder::BindAlloc).
 // The storage scope, as TVM, is the data variable's PointerType (other than "global").
 Any AllocateDecl(TIRBuilder& b, CallArgs& c) {
-  ArgBinder a(b, c, {"extents", "dtype", "scope", "condition", "annotations"}, 2);
+  TirArgs a(b, c, {"extents", "dtype", "scope", "condition", "annotations"}, 2);
   auto alloc = make_object<AllocValueObj>();
   alloc->extents = b.ToShape(a.get("extents"), a.pos("extents"));
   alloc->dtype = b.ToDType(a.get("dtype"), a.pos("dtype"));
@@ -228,7 +176,7 @@ Any AllocateDecl(TIRBuilder& b, CallArgs& c) {
 // T.decl_buffer(shape, dtype, data=None, ...): a buffer declared for the rest
 // of the body (DeclBuffer), over new memory (an Allocate) unless data= is given.
 Any DeclBufferDecl(TIRBuilder& b, CallArgs& c) {
-  ArgBinder a(b, c, kBufferParams, 1);
+  TirArgs a(b, c, kBufferParams, 1);
   auto alloc = make_object<AllocValueObj>();
   alloc->buffer = DeclareBuffer(b, c, a, NameOf(c));
   alloc->allocates = !a.has("data");
@@ -236,7 +184,7 @@ Any DeclBufferDecl(TIRBuilder& b, CallArgs& c) {
 }
 
 Any FuncAttr(TIRBuilder& b, CallArgs& c) {
-  ArgBinder a(b, c, {"attrs"}, 1);
+  TirArgs a(b, c, {"attrs"}, 1);
   TIRBuilder::FuncFrame* f = b.current_func();
   if (f == nullptr || b.innermost_frame() != TIRBuilder::FrameKind::kFunc) {
     b.Error(c.node->pos, "T.func_attr() must be at the top of the function body");
@@ -252,7 +200,7 @@ Any FuncAttr(TIRBuilder& b, CallArgs& c) {
 }
 
 Any BlockAttr(TIRBuilder& b, CallArgs& c) {
-  ArgBinder a(b, c, {"attrs"}, 1);
+  TirArgs a(b, c, {"attrs"}, 1);
   TIRBuilder::BlockFrame* block = RequireBlock(b, c);
   if (block->annotations) b.Error(c.node->pos, "block '" + block->name + "' already has T.block_attr()");
   block->annotations = ToAttrMap(b, a.get("attrs"), a.pos("attrs"));
@@ -277,7 +225,7 @@ Any ReadsWrites(TIRBuilder& b, CallArgs& c) {
 }
 
 Any Where(TIRBuilder& b, CallArgs& c) {
-  ArgBinder a(b, c, {"predicate"}, 1);
+  TirArgs a(b, c, {"predicate"}, 1);
   TIRBuilder::BlockFrame* block = RequireBlock(b, c);
   if (block->predicate) b.Error(c.node->pos, "duplicate T.where() in block '" + block->name + "'");
   PrimExpr p = b.ToPrimExpr(a.get("predicate"), a.pos("predicate"), "a condition");
@@ -308,7 +256,7 @@ Range ToDomain(TIRBuilder& b, const Any& v, const Pos& pos) {
 
 template <int kKind>
 Any Axis(TIRBuilder& b, CallArgs& c) {
-  ArgBinder a(b, c, {"dom", "binding", "dtype"}, 2);
+  TirArgs a(b, c, {"dom", "binding", "dtype"}, 2);
   TIRBuilder::BlockFrame* block = RequireBlock(b, c);
   Range dom = ToDomain(b, a.get("dom"), a.pos("dom"));
   DataType dtype = a.has("dtype") ? b.ToDType(a.get("dtype"), a.pos("dtype")) : DataType::Int(32);
@@ -327,7 +275,7 @@ Any Axis(TIRBuilder& b, CallArgs& c) {
 }
 
 Any AxisRemap(TIRBuilder& b, CallArgs& c) {
-  ArgBinder a(b, c, {"kinds", "bindings", "dtype"}, 2);
+  TirArgs a(b, c, {"kinds", "bindings", "dtype"}, 2);
   TIRBuilder::BlockFrame* block = RequireBlock(b, c);
   std::string kinds = b.ToStr(a.get("kinds"), a.pos("kinds"), "the axis kinds");
   const auto* bindings = a.get("bindings").as<ArrayObj>();
@@ -371,7 +319,7 @@ Any LoopRange(TIRBuilder& b, CallArgs& c, ForKind kind) {
   if (is_thread) params.push_back("thread");
   if (is_range) params.push_back("step");
   params.push_back("annotations");
-  std::optional<ArgBinder> binder;
+  std::optional<TirArgs> binder;
   // T.thread_binding(128, "blockIdx.x"): the second positional is the thread.
   CallArgs adjusted = c;
   if (is_thread && c.args.size() == 2 && c.args[1].as<StringObj>()) {
@@ -381,7 +329,7 @@ Any LoopRange(TIRBuilder& b, CallArgs& c, ForKind kind) {
     adjusted.arg_pos.pop_back();
   }
   binder.emplace(b, adjusted, params, 1);
-  const ArgBinder& a = *binder;
+  const TirArgs& a = *binder;
   PrimExpr start = b.ToPrimExpr(a.get("start"), a.pos("start"), "a loop bound");
   PrimExpr min, extent;
   if (a.has("stop")) {
@@ -426,7 +374,7 @@ Any Grid(TIRBuilder& b, CallArgs& c) {
 // ---- scalars and operators ------------------------------------------------------
 // T.float32(0), T.int64(1), T.bool(True); T.int64() declares a symbolic variable.
 Any ScalarOfType(TIRBuilder& b, CallArgs& c, DataType dtype) {
-  ArgBinder a(b, c, {"value", "is_size_var"}, 0);
+  TirArgs a(b, c, {"value", "is_size_var"}, 0);
   if (!a.has("value")) return Fresh(b, Var(NameOf(c).empty() ? "v" : NameOf(c), dtype));
   const Any& v = a.get("value");
   Pos pos = a.pos("value");
@@ -457,7 +405,7 @@ Any ScalarOfType(TIRBuilder& b, CallArgs& c, DataType dtype) {
 // T.handle(dtype=None, storage_scope="global", is_size_var=False): a handle
 // variable; with a dtype it points to that type in that scope (PointerType).
 Any HandleDecl(TIRBuilder& b, CallArgs& c) {
-  ArgBinder a(b, c, {"dtype", "storage_scope", "is_size_var"}, 0);
+  TirArgs a(b, c, {"dtype", "storage_scope", "is_size_var"}, 0);
   if (a.has("is_size_var") && b.ToBool(a.get("is_size_var"), a.pos("is_size_var"), "is_size_var")) {
     b.Error(a.pos("is_size_var"), "a handle cannot be a size variable");
   }
@@ -475,7 +423,7 @@ Any HandleDecl(TIRBuilder& b, CallArgs& c) {
 }
 
 Any VarDecl(TIRBuilder& b, CallArgs& c) {
-  ArgBinder a(b, c, {"dtype"}, 1);
+  TirArgs a(b, c, {"dtype"}, 1);
   return Fresh(b, Var(NameOf(c).empty() ? "v" : NameOf(c), b.ToDType(a.get("dtype"), a.pos("dtype"))));
 }
 
@@ -522,14 +470,14 @@ Any IfThenElseExpr(TIRBuilder& b, CallArgs& c) {
 }
 
 Any CastNodeExpr(TIRBuilder& b, CallArgs& c) {  // T.Cast(dtype, value)
-  ArgBinder a(b, c, {"dtype", "value"}, 2);
+  TirArgs a(b, c, {"dtype", "value"}, 2);
   DataType t = b.ToDType(a.get("dtype"), a.pos("dtype"));
   PrimExpr v = b.ToPrimExpr(a.get("value"), a.pos("value"));
   return b.Guard(c.node->pos, [&] { return PrimExpr(Cast(t, v)); });
 }
 
 Any CastExpr(TIRBuilder& b, CallArgs& c) {  // T.cast(value, dtype)
-  ArgBinder a(b, c, {"value", "dtype"}, 2);
+  TirArgs a(b, c, {"value", "dtype"}, 2);
   PrimExpr v = b.ToPrimExpr(a.get("value"), a.pos("value"));
   DataType t = b.ToDType(a.get("dtype"), a.pos("dtype"));
   return b.Guard(c.node->pos, [&] { return cast(t, v); });
@@ -571,13 +519,13 @@ Any EvaluateStmt(TIRBuilder& b, CallArgs& c) {
 }
 
 Any ExtremeValue(TIRBuilder& b, CallArgs& c) {
-  ArgBinder a(b, c, {"dtype"}, 1);
+  TirArgs a(b, c, {"dtype"}, 1);
   DataType t = b.ToDType(a.get("dtype"), a.pos("dtype"));
   return b.Guard(c.node->pos, [&] { return c.func == "T.max_value" ? max_value(t) : min_value(t); });
 }
 
 Any RampExpr(TIRBuilder& b, CallArgs& c) {
-  ArgBinder a(b, c, {"base", "stride", "lanes"}, 3);
+  TirArgs a(b, c, {"base", "stride", "lanes"}, 3);
   PrimExpr base = b.ToPrimExpr(a.get("base"), a.pos("base"));
   PrimExpr stride = b.ToPrimExpr(a.get("stride"), a.pos("stride"));
   int64_t lanes = b.ToInt(a.get("lanes"), a.pos("lanes"), "the lane count");
@@ -586,7 +534,7 @@ Any RampExpr(TIRBuilder& b, CallArgs& c) {
 }
 
 Any BroadcastExpr(TIRBuilder& b, CallArgs& c) {
-  ArgBinder a(b, c, {"value", "lanes"}, 2);
+  TirArgs a(b, c, {"value", "lanes"}, 2);
   PrimExpr value = b.ToPrimExpr(a.get("value"), a.pos("value"));
   int64_t lanes = b.ToInt(a.get("lanes"), a.pos("lanes"), "the lane count");
   if (lanes < 1 || lanes > 65535) b.Error(a.pos("lanes"), "invalid lane count");
@@ -613,7 +561,7 @@ Any CeilDiv(TIRBuilder& b, CallArgs& c) {
 
 // T.comm_reducer(lambda x, y: x + y, [T.float32(0)]): 2n parameters, n identities.
 Any CommReducerExpr(TIRBuilder& b, CallArgs& c) {
-  ArgBinder a(b, c, {"combiner", "identity"}, 2);
+  TirArgs a(b, c, {"combiner", "identity"}, 2);
   const auto* lam = a.get("combiner").as<LambdaObj>();
   if (lam == nullptr) b.Error(a.pos("combiner"), "T.comm_reducer() expects a lambda such as lambda x, y: x + y");
   std::vector<PrimExpr> identity;
@@ -666,7 +614,7 @@ Any AttrNodeValue(TIRBuilder& b, const Any& v, const Pos& pos) {
 
 // T.attr(node, attr_key, value): an AttrStmt over the rest of the body (or the with body).
 Any AttrScope(TIRBuilder& b, CallArgs& c) {
-  ArgBinder a(b, c, {"node", "attr_key", "value"}, 3);
+  TirArgs a(b, c, {"node", "attr_key", "value"}, 3);
   Any node = AttrNodeValue(b, a.get("node"), a.pos("node"));
   std::string key = b.ToStr(a.get("attr_key"), a.pos("attr_key"), "the attribute key");
   PrimExpr value;
@@ -686,7 +634,7 @@ Any AttrScope(TIRBuilder& b, CallArgs& c) {
 
 // T.env_thread("threadIdx.x", dtype="int32"): a thread variable, launched by T.launch_thread.
 Any EnvThread(TIRBuilder& b, CallArgs& c) {
-  ArgBinder a(b, c, {"thread_tag", "dtype"}, 1);
+  TirArgs a(b, c, {"thread_tag", "dtype"}, 1);
   std::string tag = b.ToStr(a.get("thread_tag"), a.pos("thread_tag"), "the thread tag");
   if (tag.empty()) b.Error(a.pos("thread_tag"), "the thread tag cannot be empty");
   DataType t = a.has("dtype") ? b.ToDType(a.get("dtype"), a.pos("dtype")) : DataType::Int(32);
@@ -700,7 +648,7 @@ Any EnvThread(TIRBuilder& b, CallArgs& c) {
 // tag (a new variable, named by `x = ...` / `as x`). An AttrStmt
 // "thread_extent" ("virtual_thread" for vthread tags) over what follows.
 Any LaunchThread(TIRBuilder& b, CallArgs& c) {
-  ArgBinder a(b, c, {"thread", "extent"}, 2);
+  TirArgs a(b, c, {"thread", "extent"}, 2);
   PrimExpr extent = b.ToPrimExpr(a.get("extent"), a.pos("extent"), "the thread extent");
   if (!extent.dtype().is_int() || !extent.dtype().is_scalar()) {
     b.Error(a.pos("extent"), "a thread extent must be a scalar integer, got dtype " + extent.dtype().str());
@@ -739,7 +687,7 @@ Any LaunchThread(TIRBuilder& b, CallArgs& c) {
 
 // with T.LetStmt(value) as x: / with T.LetStmt(value, var=x): (x declared before, e.g. x = T.int32()).
 Any LetStmtScope(TIRBuilder& b, CallArgs& c) {
-  ArgBinder a(b, c, {"value", "type_annotation", "var"}, 1);
+  TirArgs a(b, c, {"value", "type_annotation", "var"}, 1);
   PrimExpr value = b.ToPrimExpr(a.get("value"), a.pos("value"), "the bound value");
   DataType t = value.dtype();
   ObjectRef pointer_type;  // T.LetStmt(p, T.handle("float32")): a typed handle
@@ -810,7 +758,7 @@ std::string TargetSpec(TIRBuilder& b, const Any& v, const Pos& pos) {
 
 // T.target("cuda", host="llvm"): a Target (through the target layer's registered constructor).
 Any TargetExpr(TIRBuilder& b, CallArgs& c) {
-  ArgBinder a(b, c, {"target_config", "host"}, 1);
+  TirArgs a(b, c, {"target_config", "host"}, 1);
   std::string spec = TargetSpec(b, a.get("target_config"), a.pos("target_config"));
   if (a.has("host")) {
     std::string host = TargetSpec(b, a.get("host"), a.pos("host"));
@@ -825,7 +773,7 @@ Any TargetExpr(TIRBuilder& b, CallArgs& c) {
 
 // T.Let(body, where={x: value}): the expression form of let (x declared before, e.g. x = T.float32()).
 Any LetExpr(TIRBuilder& b, CallArgs& c) {
-  ArgBinder a(b, c, {"body", "where"}, 2);
+  TirArgs a(b, c, {"body", "where"}, 2);
   PrimExpr body = b.ToPrimExpr(a.get("body"), a.pos("body"), "the let body");
   const auto* where = a.get("where").as<MapObj>();
   if (where == nullptr || where->data.size() != 1) {
@@ -846,7 +794,7 @@ Any RawBinary(TIRBuilder& b, CallArgs& c) {
 }
 
 Any MetaVar(TIRBuilder& b, CallArgs& c) {
-  ArgBinder a(b, c, {"value"}, 1);
+  TirArgs a(b, c, {"value"}, 1);
   return a.get("value");
 }
 
@@ -1018,7 +966,7 @@ Any TIRBuilder::CallBuiltin(CallArgs& call) {
     }
     // T.type_annotation("float32") / T.type_annotation(dtype="float32"): a value standing for its dtype.
     if (name == "type_annotation") {
-      ArgBinder a(*this, call, {"dtype"}, 1);
+      TirArgs a(*this, call, {"dtype"}, 1);
       DataType t = ToDType(a.get("dtype"), a.pos("dtype"));
       return PrimExpr(Call(t, Op::Get("tir.type_annotation"), {}));
     }
@@ -1092,11 +1040,11 @@ Any TIRBuilder::CallMethod(const BoundMethodObj* m, CallArgs& call) {
   Buffer buffer = m->self.cast<Buffer>();
   call.func = buffer->name + "." + m->name;
   if (m->name == "scope") {
-    ArgBinder a(*this, call, {}, 0);
+    TirArgs a(*this, call, {}, 0);
     return String(buffer->scope);
   }
   // access_ptr(access_mask, ptr_type="handle", content_lanes=1, offset=0, extent=None)
-  ArgBinder a(*this, call, {"access_mask", "ptr_type", "content_lanes", "offset", "extent"}, 1);
+  TirArgs a(*this, call, {"access_mask", "ptr_type", "content_lanes", "offset", "extent"}, 1);
   int64_t mask = 0;
   const Any& m_arg = a.get("access_mask");
   if (const auto* s = m_arg.as<StringObj>()) {
