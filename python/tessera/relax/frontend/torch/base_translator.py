@@ -1,0 +1,298 @@
+"""Shared core of the PyTorch importers (fx_translator.py, exported_program_translator.py):
+the conversion table (OpTable: one entry per operator, reachable by torch function,
+Tensor method name, nn.Module type and aten op name), and BaseTranslator, which holds
+the BlockBuilder and the node -> Relax value environment, converts one fx node through
+the table and turns weights into constants or parameters. The converters are in converters.py."""
+import inspect
+
+import numpy as np
+
+from .... import error
+from ....runtime.ndarray import array as _nd_array
+from ...block_builder import BlockBuilder
+from ...expr import Expr, Tuple as RelaxTuple, const
+from ...struct_info import TensorStructInfo
+
+
+class OpEntry:
+    """One operator: ``fn(tr, *args, **kwargs)`` emits its Relax form. ``fn``'s
+    parameters follow the torch functional signature; ``modules`` maps an nn.Module
+    type to ``adapter(tr, module) -> dict`` of the keyword arguments the module holds."""
+
+    def __init__(self, name, fn, modules):
+        self.name = name
+        self.fn = fn
+        self.modules = modules
+        self.signature = inspect.signature(fn)
+
+
+class OpTable:
+    """The conversion table: every entry registered once with all its spellings."""
+
+    def __init__(self):
+        self.entries = {}
+        self.by_function = {}   # torch / torch.nn.functional / operator callables (fx call_function)
+        self.by_method = {}     # Tensor method names (fx call_method)
+        self.by_module = {}     # nn.Module types (fx call_module)
+        self.by_aten = {}       # aten op names "<op>.<overload>" (exported programs)
+
+    def register(self, name, *, functions=(), methods=(), modules=None, aten=()):
+        """Decorator adding converter ``name``; a spelling given twice is an error."""
+        def deco(fn):
+            if name in self.entries:
+                raise ValueError(f"torch converter {name!r} is registered twice")
+            entry = OpEntry(name, fn, dict(modules or {}))
+            self.entries[name] = entry
+            for table, keys in ((self.by_function, functions), (self.by_method, methods),
+                                (self.by_module, entry.modules), (self.by_aten, aten)):
+                for key in keys:
+                    if key is None or table.get(key) is entry:  # absent in this torch / an alias
+                        continue
+                    if key in table:
+                        raise ValueError(f"torch converter {name!r}: {key!r} is already converted by "
+                                         f"{table[key].name!r}")
+                    table[key] = entry
+            return fn
+        return deco
+
+
+OPS = OpTable()
+
+
+class NotComputed:
+    """A tuple element of a torch op that the importer does not compute (e.g. the
+    saved mean of aten.native_layer_norm); using it raises, naming the node."""
+
+    def __init__(self, what, node):
+        self.what = what
+        self.node = node
+
+
+def _torch():
+    import torch  # pylint: disable=import-outside-toplevel
+    return torch
+
+
+def torch_dtype_to_str(dtype):
+    """The Relax dtype string of a torch dtype or a dtype name."""
+    torch = _torch()
+    table = {torch.float32: "float32", torch.float16: "float16", torch.float64: "float64",
+             torch.bfloat16: "bfloat16", torch.int64: "int64", torch.int32: "int32", torch.int16: "int16",
+             torch.int8: "int8", torch.uint8: "uint8", torch.bool: "bool"}
+    if isinstance(dtype, torch.dtype):
+        if dtype not in table:
+            raise TypeError(f"torch dtype {dtype} has no Relax equivalent")
+        return table[dtype]
+    if isinstance(dtype, str):
+        name = dtype.lower().replace("torch.", "")
+        name = {"float": "float32", "half": "float16", "double": "float64", "long": "int64",
+                "int": "int32"}.get(name, name)
+        if name in table.values():
+            return name
+    raise TypeError(f"unsupported dtype {dtype!r} (expected a torch.dtype or a name such as 'float32')")
+
+
+class BaseTranslator:
+    """State and helpers shared by the fx and exported-program translators.
+
+    Subclasses set ``self.env`` (fx node -> value: a Relax Expr, a Python number, or a
+    tuple/list of those) and call ``convert_call`` for each call node."""
+
+    def __init__(self):
+        self.bb = BlockBuilder()
+        self.env = {}
+        self.node = None            # the node being converted (named in errors)
+        self._weights = {}          # id(torch tensor) -> Relax Var / Constant
+        self.last_inplace = False   # the last converted call wrote its first operand
+
+    # -- errors ---------------------------------------------------------------------------
+    def node_desc(self, node=None):
+        node = node if node is not None else self.node
+        if node is None:
+            return "<no node>"
+        return f"fx node '{node.name}' ({node.op} {self.target_name(node)})"
+
+    @staticmethod
+    def target_name(node):
+        target = node.target
+        if isinstance(target, str):
+            return target
+        mod = getattr(target, "__module__", None)
+        name = getattr(target, "__qualname__", None) or getattr(target, "__name__", None) or str(target)
+        if type(target).__name__ == "OpOverload":
+            return f"aten.{target.__name__}" if str(target).startswith("aten.") else str(target)
+        return f"{mod}.{name}" if mod and mod != "builtins" else name
+
+    def unsupported(self, what):
+        """OpNotImplemented naming ``what`` and the current node."""
+        return error.OpNotImplemented(f"{what} is not supported by the PyTorch importer ({self.node_desc()})")
+
+    # -- values ---------------------------------------------------------------------------
+    def retrieve(self, value):
+        """A node argument with every fx Node replaced by its converted value."""
+        torch = _torch()
+        if isinstance(value, torch.fx.Node):
+            if value not in self.env:
+                raise ValueError(f"{self.node_desc()}: its argument '{value.name}' has not been converted")
+            result = self.env[value]
+            if isinstance(result, NotComputed):
+                raise self.unsupported(f"using {result.what} (output of {self.node_desc(result.node)})")
+            return result
+        if isinstance(value, tuple):
+            return tuple(self.retrieve(v) for v in value)
+        if isinstance(value, list):
+            return [self.retrieve(v) for v in value]
+        if isinstance(value, dict):
+            return {k: self.retrieve(v) for k, v in value.items()}
+        if isinstance(value, torch.dtype):
+            return value
+        if isinstance(value, torch.Tensor):
+            return self.weight(value)
+        return value
+
+    def weight(self, tensor, name=None):
+        """The Relax value of a torch tensor held by the model: its parameter var
+        (keep_params_as_input) or a constant."""
+        key = id(tensor)
+        if key not in self._weights:
+            self._weights[key] = self.tensor_const(tensor)
+        return self._weights[key]
+
+    @staticmethod
+    def tensor_const(tensor):
+        data = tensor.detach().cpu()
+        dtype = torch_dtype_to_str(data.dtype)
+        if dtype == "bfloat16":
+            raise TypeError("bfloat16 weights cannot be imported as constants (NumPy has no bfloat16)")
+        return const(data.numpy(), dtype)
+
+    @staticmethod
+    def tensor_ndarray(tensor):
+        return _nd_array(tensor.detach().cpu().numpy())
+
+    def emit(self, expr):
+        return self.bb.emit(expr)
+
+    def sinfo(self, x, what="operand"):
+        if not isinstance(x, Expr):
+            raise TypeError(f"{self.node_desc()}: {what} must be a tensor, got {type(x).__name__}")
+        return x.struct_info
+
+    def shape(self, x, what="operand"):
+        """The static shape of tensor ``x`` as Python ints."""
+        sinfo = self.sinfo(x, what)
+        if not isinstance(sinfo, TensorStructInfo) or sinfo.shape is None:
+            raise TypeError(f"{self.node_desc()}: {what} must be a tensor of known shape, got {sinfo}")
+        dims = []
+        for dim in sinfo.shape.values:
+            if not hasattr(dim, "value"):
+                raise self.unsupported(f"the symbolic dimension {dim} of {what}")
+            dims.append(int(dim.value))
+        return dims
+
+    def ndim(self, x, what="operand"):
+        return len(self.shape(x, what))
+
+    def dtype(self, x, what="operand"):
+        sinfo = self.sinfo(x, what)
+        if not isinstance(sinfo, TensorStructInfo):
+            raise TypeError(f"{self.node_desc()}: {what} must be a tensor, got {sinfo}")
+        return str(sinfo.dtype)
+
+    def normalize_axis(self, axis, ndim, what="dim"):
+        if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
+            raise TypeError(f"{self.node_desc()}: {what} must be an int, got {axis!r}")
+        if not -ndim <= axis < max(ndim, 1):
+            raise IndexError(f"{self.node_desc()}: {what}={axis} is out of range for a tensor of rank {ndim}")
+        return int(axis) % max(ndim, 1)
+
+    def as_tensor(self, value, like):
+        """``value`` as a Relax tensor: Python numbers become constants of ``like``'s dtype."""
+        if isinstance(value, Expr):
+            return value
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
+            raise TypeError(f"{self.node_desc()}: expected a tensor or a number, got {type(value).__name__}")
+        dtype = self.dtype(like)
+        if isinstance(value, float) and not dtype.startswith(("float", "bfloat")):
+            raise self.unsupported(f"mixing the float {value} with a {dtype} tensor (type promotion)")
+        return const(value, dtype)
+
+    # -- dispatch -------------------------------------------------------------------------
+    def call_entry(self, entry, args, kwargs, extra_kwargs=None):
+        """Binds the converted ``args``/``kwargs`` (plus a module's ``extra_kwargs``) to
+        ``entry``'s signature and runs it."""
+        kwargs = dict(kwargs)
+        if "self" in kwargs:  # aten spells the first operand 'self'
+            kwargs["input"] = kwargs.pop("self")
+        for key, value in (extra_kwargs or {}).items():
+            kwargs.setdefault(key, value)
+        try:
+            bound = entry.signature.bind(self, *args, **kwargs)
+        except TypeError as err:
+            raise TypeError(f"{self.node_desc()}: arguments do not fit torch op '{entry.name}': {err}") from None
+        # In-place forms (inplace=True, Tensor methods ending in '_') write their first operand.
+        self.last_inplace = bool(bound.arguments.get("inplace", False))
+        try:
+            return entry.fn(*bound.args, **bound.kwargs)
+        except error.OpNotImplemented:
+            raise
+        except Exception as err:  # pylint: disable=broad-except
+            if hasattr(err, "add_note"):
+                err.add_note(f"while converting {self.node_desc()} with torch op '{entry.name}'")
+            raise
+
+    def convert_function(self, node):
+        entry = OPS.by_function.get(node.target) if _hashable(node.target) else None
+        if entry is None:
+            raise self.unsupported(f"torch function '{self.target_name(node)}'")
+        return self.call_entry(entry, self.retrieve(node.args), self.retrieve(node.kwargs))
+
+    def convert_aten(self, node):
+        name = node.target.__name__
+        entry = OPS.by_aten.get(name)
+        if entry is None:
+            raise self.unsupported(f"operator 'aten.{name}'")
+        return self.call_entry(entry, self.retrieve(node.args), self.retrieve(node.kwargs))
+
+    def convert_method(self, node):
+        entry = OPS.by_method.get(node.target)
+        if entry is None:
+            raise self.unsupported(f"Tensor method '{node.target}'")
+        return self.call_entry(entry, self.retrieve(node.args), self.retrieve(node.kwargs))
+
+    def convert_module(self, node, module):
+        entry = OPS.by_module.get(type(module))
+        if entry is None:
+            raise self.unsupported(f"module type '{type(module).__module__}.{type(module).__qualname__}'")
+        extra = entry.modules[type(module)](self, module)
+        return self.call_entry(entry, self.retrieve(node.args), self.retrieve(node.kwargs), extra)
+
+    # -- outputs --------------------------------------------------------------------------
+    def emit_outputs(self, result, unwrap_unit_return_tuple, no_bind_return_tuple):
+        """Binds the model's result for the end of the dataflow block (TVM's rules: a unit
+        tuple is unwrapped on request; with no_bind_return_tuple each element is bound
+        and the function returns a tuple of them)."""
+        if isinstance(result, (tuple, list)):
+            for i, item in enumerate(result):
+                if not isinstance(item, Expr):
+                    raise TypeError(f"the model's output {i} is a {type(item).__name__}, not a tensor; only "
+                                    "tensors (or tuples of tensors) can be returned")
+            if unwrap_unit_return_tuple and len(result) == 1:
+                return self.bb.emit_output(result[0])
+            if no_bind_return_tuple:
+                return RelaxTuple([self.bb.emit_output(item) for item in result])
+            return self.bb.emit_output(RelaxTuple(list(result)))
+        if not isinstance(result, Expr):
+            raise TypeError(f"the model's output is a {type(result).__name__}, not a tensor")
+        return self.bb.emit_output(result)
+
+
+def _hashable(obj):
+    try:
+        hash(obj)
+    except TypeError:
+        return False
+    return True
+
+
+__all__ = ["OPS", "OpTable", "OpEntry", "BaseTranslator", "NotComputed", "torch_dtype_to_str"]

@@ -1,0 +1,765 @@
+"""The PyTorch -> Relax conversion table: one ``@OPS.register`` per operator, listing
+every spelling (torch / torch.nn.functional / operator callables, Tensor methods,
+nn.Module types with an adapter reading the module's attributes, aten op names of
+exported programs) and emitting high-level relax.op calls through the translator's
+BlockBuilder. Adding an operator is one entry here (see docs/frontend.md)."""
+# pylint: disable=redefined-builtin,unused-argument,too-many-arguments
+import operator
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from ... import op as _op
+from ...expr import Expr, TupleGetItem, const
+from ...struct_info import TupleStructInfo
+from .base_translator import OPS, NotComputed, torch_dtype_to_str
+
+
+def _relax():
+    """tessera.relax.op (read at conversion time: the operator families register on import)."""
+    return _op
+
+
+def _pair(value, what, tr):
+    if isinstance(value, int):
+        return [value, value]
+    value = list(value)
+    if len(value) == 1:
+        return [int(value[0])] * 2
+    if len(value) != 2:
+        raise ValueError(f"{tr.node_desc()}: {what} must be an int or a pair, got {value}")
+    return [int(v) for v in value]
+
+
+def _weight_or_none(tr, tensor):
+    return tr.weight(tensor) if tensor is not None else None
+
+
+def _is_int_dtype(dtype):
+    return dtype.startswith(("int", "uint", "bool"))
+
+
+# --------------------------------------------------------------------------------------
+# elementwise arithmetic (Python numbers on both sides are computed in Python: sizes)
+# --------------------------------------------------------------------------------------
+def _binary(tr, relax_op, lhs, rhs, py_op):
+    if not isinstance(lhs, Expr) and not isinstance(rhs, Expr):
+        return py_op(lhs, rhs)
+    like = lhs if isinstance(lhs, Expr) else rhs
+    return tr.emit(relax_op(tr.as_tensor(lhs, like), tr.as_tensor(rhs, like)))
+
+
+def _scaled(tr, value, alpha, like):
+    if alpha == 1:
+        return value
+    if not isinstance(value, Expr):
+        return value * alpha
+    return tr.emit(_relax().multiply(value, tr.as_tensor(alpha, like)))
+
+
+@OPS.register("add", functions=[operator.add, operator.iadd, torch.add], methods=["add", "add_"],
+              aten=["add.Tensor", "add.Scalar", "add_.Tensor"])
+def _add(tr, input, other, *, alpha=1, out=None):
+    if out is not None:
+        raise tr.unsupported("the out= argument")
+    like = input if isinstance(input, Expr) else other
+    return _binary(tr, _relax().add, input, _scaled(tr, other, alpha, like), operator.add)
+
+
+@OPS.register("sub", functions=[operator.sub, operator.isub, torch.sub], methods=["sub", "sub_"],
+              aten=["sub.Tensor", "sub.Scalar"])
+def _sub(tr, input, other, *, alpha=1, out=None):
+    if out is not None:
+        raise tr.unsupported("the out= argument")
+    like = input if isinstance(input, Expr) else other
+    return _binary(tr, _relax().subtract, input, _scaled(tr, other, alpha, like), operator.sub)
+
+
+@OPS.register("rsub", aten=["rsub.Scalar", "rsub.Tensor"])
+def _rsub(tr, input, other, alpha=1):
+    return _binary(tr, _relax().subtract, other, _scaled(tr, input, alpha, input), operator.sub)
+
+
+@OPS.register("mul", functions=[operator.mul, operator.imul, torch.mul], methods=["mul", "mul_"],
+              aten=["mul.Tensor", "mul.Scalar"])
+def _mul(tr, input, other, *, out=None):
+    if out is not None:
+        raise tr.unsupported("the out= argument")
+    return _binary(tr, _relax().multiply, input, other, operator.mul)
+
+
+@OPS.register("div", functions=[operator.truediv, operator.itruediv, torch.div, torch.true_divide],
+              methods=["div", "div_", "true_divide"], aten=["div.Tensor", "div.Scalar", "div.Tensor_mode"])
+def _div(tr, input, other, *, rounding_mode=None, out=None):
+    if out is not None:
+        raise tr.unsupported("the out= argument")
+    if not isinstance(input, Expr) and not isinstance(other, Expr):
+        if rounding_mode == "floor":
+            return input // other
+        if rounding_mode == "trunc":
+            return int(input / other)
+        return input / other
+    like = input if isinstance(input, Expr) else other
+    if rounding_mode is None:
+        if _is_int_dtype(tr.dtype(like)):
+            raise tr.unsupported(f"true division of {tr.dtype(like)} tensors (type promotion to float)")
+        return _binary(tr, _relax().divide, input, other, operator.truediv)
+    if rounding_mode == "floor":
+        return _binary(tr, _relax().floor_divide, input, other, operator.floordiv)
+    raise tr.unsupported(f"rounding_mode={rounding_mode!r}")
+
+
+@OPS.register("floordiv", functions=[operator.floordiv, torch.floor_divide], methods=["floor_divide"],
+              aten=["floor_divide.default", "floor_divide.Scalar"])
+def _floordiv(tr, input, other):
+    return _binary(tr, _relax().floor_divide, input, other, operator.floordiv)
+
+
+@OPS.register("pow", functions=[operator.pow, torch.pow], methods=["pow"],
+              aten=["pow.Tensor_Scalar", "pow.Tensor_Tensor", "pow.Scalar"])
+def _pow(tr, input, exponent):
+    return _binary(tr, _relax().power, input, exponent, operator.pow)
+
+
+@OPS.register("neg", functions=[operator.neg, torch.neg, torch.negative], methods=["neg", "negative"],
+              aten=["neg.default"])
+def _neg(tr, input):
+    if not isinstance(input, Expr):
+        return -input
+    return tr.emit(_relax().negative(input))
+
+
+def _register_unary(name, relax_name, functions=(), methods=(), modules=(), aten=()):
+    def convert(tr, input):
+        return tr.emit(getattr(_relax(), relax_name)(input))
+    convert.__name__ = f"_{name}"
+    OPS.register(name, functions=functions, methods=methods, aten=aten,
+                 modules={m: (lambda tr, module: {}) for m in modules})(convert)
+
+
+_register_unary("exp", "exp", [torch.exp], ["exp"], aten=["exp.default"])
+_register_unary("log", "log", [torch.log], ["log"], aten=["log.default"])
+_register_unary("sqrt", "sqrt", [torch.sqrt], ["sqrt"], aten=["sqrt.default"])
+_register_unary("rsqrt", "rsqrt", [torch.rsqrt], ["rsqrt"], aten=["rsqrt.default"])
+_register_unary("tanh", "tanh", [torch.tanh, F.tanh], ["tanh"], [nn.Tanh], ["tanh.default"])
+_register_unary("sigmoid", "sigmoid", [torch.sigmoid, F.sigmoid], ["sigmoid"], [nn.Sigmoid], ["sigmoid.default"])
+_register_unary("abs", "abs", [torch.abs, operator.abs], ["abs"], aten=["abs.default"])
+
+
+# --------------------------------------------------------------------------------------
+# activations
+# --------------------------------------------------------------------------------------
+@OPS.register("relu", functions=[torch.relu, F.relu, torch.relu_], methods=["relu", "relu_"],
+              modules={nn.ReLU: lambda tr, m: {"inplace": m.inplace}}, aten=["relu.default", "relu_.default"])
+def _relu(tr, input, inplace=False):
+    return tr.emit(_relax().nn.relu(input))
+
+
+@OPS.register("gelu", functions=[F.gelu], methods=["gelu"],
+              modules={nn.GELU: lambda tr, m: {"approximate": m.approximate}}, aten=["gelu.default"])
+def _gelu(tr, input, approximate="none"):
+    if approximate == "none":
+        return tr.emit(_relax().nn.gelu(input))
+    if approximate == "tanh":
+        return tr.emit(_relax().nn.gelu_tanh(input))
+    raise ValueError(f"{tr.node_desc()}: gelu approximate must be 'none' or 'tanh', got {approximate!r}")
+
+
+@OPS.register("silu", functions=[F.silu], methods=["silu"], modules={nn.SiLU: lambda tr, m: {"inplace": m.inplace}},
+              aten=["silu.default", "silu_.default"])
+def _silu(tr, input, inplace=False):
+    return tr.emit(_relax().nn.silu(input))
+
+
+def _softmax_impl(tr, relax_fn, input, dim, dtype):
+    if dim is None:
+        raise tr.unsupported("softmax without dim (torch's implicit dim choice)")
+    if dtype is not None:
+        input = tr.emit(_relax().astype(input, torch_dtype_to_str(dtype)))
+    axis = tr.normalize_axis(dim, tr.ndim(input), "dim")
+    return tr.emit(relax_fn(input, axis=axis))
+
+
+@OPS.register("softmax", functions=[F.softmax, torch.softmax], methods=["softmax"],
+              modules={nn.Softmax: lambda tr, m: {"dim": m.dim}}, aten=["softmax.int"])
+def _softmax(tr, input, dim=None, _stacklevel=3, dtype=None):
+    return _softmax_impl(tr, _relax().nn.softmax, input, dim, dtype)
+
+
+@OPS.register("log_softmax", functions=[F.log_softmax, torch.log_softmax], methods=["log_softmax"],
+              modules={nn.LogSoftmax: lambda tr, m: {"dim": m.dim}}, aten=["log_softmax.int"])
+def _log_softmax(tr, input, dim=None, _stacklevel=3, dtype=None):
+    return _softmax_impl(tr, _relax().nn.log_softmax, input, dim, dtype)
+
+
+@OPS.register("aten_softmax", aten=["_softmax.default"])
+def _aten_softmax(tr, input, dim, half_to_float=False):
+    if half_to_float:
+        raise tr.unsupported("_softmax with half_to_float=True")
+    return _softmax_impl(tr, _relax().nn.softmax, input, dim, None)
+
+
+@OPS.register("aten_log_softmax", aten=["_log_softmax.default"])
+def _aten_log_softmax(tr, input, dim, half_to_float=False):
+    if half_to_float:
+        raise tr.unsupported("_log_softmax with half_to_float=True")
+    return _softmax_impl(tr, _relax().nn.log_softmax, input, dim, None)
+
+
+# --------------------------------------------------------------------------------------
+# linear algebra
+# --------------------------------------------------------------------------------------
+@OPS.register("linear", functions=[F.linear],
+              modules={nn.Linear: lambda tr, m: {"weight": tr.weight(m.weight), "bias": _weight_or_none(tr, m.bias)}},
+              aten=["linear.default"])
+def _linear(tr, input, weight, bias=None):
+    return tr.emit(_relax().linear(input, weight, bias))
+
+
+@OPS.register("matmul", functions=[operator.matmul, torch.matmul, torch.bmm, torch.mm], methods=["matmul", "bmm", "mm"],
+              aten=["matmul.default", "bmm.default", "mm.default"])
+def _matmul(tr, input, other, *, out=None):
+    if out is not None:
+        raise tr.unsupported("the out= argument")
+    return tr.emit(_relax().matmul(input, other))
+
+
+@OPS.register("addmm", functions=[torch.addmm], methods=["addmm"], aten=["addmm.default"])
+def _addmm(tr, input, mat1, mat2, *, beta=1, alpha=1):
+    product = _scaled(tr, tr.emit(_relax().matmul(mat1, mat2)), alpha, mat1)
+    if beta == 0:
+        return product
+    return _binary(tr, _relax().add, _scaled(tr, input, beta, mat1), product, operator.add)
+
+
+# --------------------------------------------------------------------------------------
+# convolution, normalization, pooling, dropout
+# --------------------------------------------------------------------------------------
+def _conv2d_impl(tr, input, weight, bias, stride, padding, dilation, groups):
+    if tr.ndim(input, "input") != 4:
+        raise tr.unsupported(f"conv2d on a rank-{tr.ndim(input)} input (only batched NCHW, rank 4)")
+    stride = _pair(stride, "stride", tr)
+    dilation = _pair(dilation, "dilation", tr)
+    if isinstance(padding, str):
+        if padding == "valid":
+            padding = [0, 0, 0, 0]
+        elif padding == "same":
+            kernel = tr.shape(weight, "weight")[2:]
+            totals = [d * (k - 1) for d, k in zip(dilation, kernel)]
+            padding = [totals[0] // 2, totals[1] // 2, totals[0] - totals[0] // 2, totals[1] - totals[1] // 2]
+        else:
+            raise ValueError(f"{tr.node_desc()}: padding must be 'valid', 'same' or ints, got {padding!r}")
+    else:
+        padding = _pair(padding, "padding", tr)
+    out = tr.emit(_relax().nn.conv2d(input, weight, strides=stride, padding=padding, dilation=dilation,
+                                     groups=int(groups)))
+    if bias is None:
+        return out
+    channels = tr.shape(bias, "bias")[0]
+    bias = tr.emit(_relax().reshape(bias, [1, channels, 1, 1]))
+    return tr.emit(_relax().add(out, bias))
+
+
+def _conv2d_module(tr, module):
+    if module.padding_mode != "zeros":
+        raise tr.unsupported(f"Conv2d padding_mode={module.padding_mode!r}")
+    return {"weight": tr.weight(module.weight), "bias": _weight_or_none(tr, module.bias), "stride": module.stride,
+            "padding": module.padding, "dilation": module.dilation, "groups": module.groups}
+
+
+@OPS.register("conv2d", functions=[F.conv2d, torch.conv2d], modules={nn.Conv2d: _conv2d_module},
+              aten=["conv2d.default"])
+def _conv2d(tr, input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _conv2d_impl(tr, input, weight, bias, stride, padding, dilation, groups)
+
+
+@OPS.register("convolution", aten=["convolution.default"])
+def _convolution(tr, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    if transposed:
+        raise tr.unsupported("transposed convolution")
+    if tr.ndim(weight, "weight") != 4:
+        raise tr.unsupported(f"a {tr.ndim(weight) - 2}-d convolution (only conv2d)")
+    return _conv2d_impl(tr, input, weight, bias, stride, padding, dilation, groups)
+
+
+def _batch_norm_impl(tr, input, weight, bias, running_mean, running_var, training, eps):
+    if training:
+        raise tr.unsupported("batch_norm in training mode (call model.eval() before importing)")
+    if running_mean is None or running_var is None:
+        raise tr.unsupported("batch_norm without running statistics")
+    dtype = tr.dtype(input)
+    channels = tr.shape(input, "input")[1]
+    gamma = weight if weight is not None else const(torch.ones(channels).numpy(), dtype)
+    beta = bias if bias is not None else const(torch.zeros(channels).numpy(), dtype)
+    result = tr.emit(_relax().nn.batch_norm(input, gamma, beta, running_mean, running_var, axis=1,
+                                            epsilon=float(eps)))
+    return tr.emit(TupleGetItem(result, 0))
+
+
+def _batch_norm_module(tr, module):
+    if module.training:
+        raise tr.unsupported(f"{type(module).__name__} in training mode (call model.eval() before importing)")
+    if module.running_mean is None:
+        raise tr.unsupported(f"{type(module).__name__}(track_running_stats=False)")
+    return {"running_mean": tr.weight(module.running_mean), "running_var": tr.weight(module.running_var),
+            "weight": _weight_or_none(tr, module.weight), "bias": _weight_or_none(tr, module.bias),
+            "training": False, "momentum": module.momentum, "eps": module.eps}
+
+
+@OPS.register("batch_norm", functions=[F.batch_norm],
+              modules={nn.BatchNorm1d: _batch_norm_module, nn.BatchNorm2d: _batch_norm_module})
+def _batch_norm(tr, input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1,
+                eps=1e-5):
+    return _batch_norm_impl(tr, input, weight, bias, running_mean, running_var, training, eps)
+
+
+@OPS.register("aten_batch_norm", aten=["batch_norm.default"])
+def _aten_batch_norm(tr, input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
+    return _batch_norm_impl(tr, input, weight, bias, running_mean, running_var, training, eps)
+
+
+@OPS.register("batch_norm_no_training", aten=["_native_batch_norm_legit_no_training.default"])
+def _batch_norm_no_training(tr, input, weight, bias, running_mean, running_var, momentum, eps):
+    out = _batch_norm_impl(tr, input, weight, bias, running_mean, running_var, False, eps)
+    return (out, NotComputed("the saved mean", tr.node), NotComputed("the saved inverse std", tr.node))
+
+
+def _layer_norm_impl(tr, input, normalized_shape, weight, bias, eps):
+    shape = tr.shape(input, "input")
+    normalized_shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
+    count = len(normalized_shape)
+    if count == 0 or count > len(shape) or list(shape[len(shape) - count:]) != [int(d) for d in normalized_shape]:
+        raise ValueError(f"{tr.node_desc()}: normalized_shape {normalized_shape} does not match the trailing "
+                         f"dims of the input shape {shape}")
+    dtype = tr.dtype(input)
+    gamma = weight if weight is not None else const(torch.ones(normalized_shape).numpy(), dtype)
+    beta = bias if bias is not None else const(torch.zeros(normalized_shape).numpy(), dtype)
+    axes = list(range(len(shape) - count, len(shape)))
+    return tr.emit(_relax().nn.layer_norm(input, gamma, beta, axes=axes, epsilon=float(eps)))
+
+
+@OPS.register("layer_norm", functions=[F.layer_norm],
+              modules={nn.LayerNorm: lambda tr, m: {"normalized_shape": m.normalized_shape,
+                                                    "weight": _weight_or_none(tr, m.weight),
+                                                    "bias": _weight_or_none(tr, m.bias), "eps": m.eps}},
+              aten=["layer_norm.default"])
+def _layer_norm(tr, input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_enable=True):
+    return _layer_norm_impl(tr, input, normalized_shape, weight, bias, eps)
+
+
+@OPS.register("native_layer_norm", aten=["native_layer_norm.default"])
+def _native_layer_norm(tr, input, normalized_shape, weight, bias, eps):
+    out = _layer_norm_impl(tr, input, normalized_shape, weight, bias, eps)
+    return (out, NotComputed("the saved mean", tr.node), NotComputed("the saved rstd", tr.node))
+
+
+def _pool_input(tr, input, what):
+    if tr.ndim(input, "input") != 4:
+        raise tr.unsupported(f"{what} on a rank-{tr.ndim(input)} input (only batched NCHW, rank 4)")
+
+
+def _max_pool2d_impl(tr, input, kernel_size, stride, padding, dilation, ceil_mode):
+    _pool_input(tr, input, "max_pool2d")
+    kernel = _pair(kernel_size, "kernel_size", tr)
+    stride = kernel if stride is None or (not isinstance(stride, int) and len(stride) == 0) \
+        else _pair(stride, "stride", tr)
+    return tr.emit(_relax().nn.max_pool2d(input, pool_size=kernel, strides=stride,
+                                          padding=_pair(padding, "padding", tr),
+                                          dilation=_pair(dilation, "dilation", tr), ceil_mode=bool(ceil_mode)))
+
+
+@OPS.register("max_pool2d", functions=[F.max_pool2d, torch.max_pool2d],
+              modules={nn.MaxPool2d: lambda tr, m: {"kernel_size": m.kernel_size, "stride": m.stride,
+                                                    "padding": m.padding, "dilation": m.dilation,
+                                                    "ceil_mode": m.ceil_mode, "return_indices": m.return_indices}},
+              aten=["max_pool2d.default"])
+def _max_pool2d(tr, input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    if return_indices:
+        raise tr.unsupported("max_pool2d with return_indices=True")
+    return _max_pool2d_impl(tr, input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+@OPS.register("max_pool2d_with_indices", aten=["max_pool2d_with_indices.default"])
+def _max_pool2d_with_indices(tr, input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+    out = _max_pool2d_impl(tr, input, kernel_size, stride, padding, dilation, ceil_mode)
+    return (out, NotComputed("the max_pool2d indices", tr.node))
+
+
+@OPS.register("avg_pool2d", functions=[F.avg_pool2d],
+              modules={nn.AvgPool2d: lambda tr, m: {"kernel_size": m.kernel_size, "stride": m.stride,
+                                                    "padding": m.padding, "ceil_mode": m.ceil_mode,
+                                                    "count_include_pad": m.count_include_pad,
+                                                    "divisor_override": m.divisor_override}},
+              aten=["avg_pool2d.default"])
+def _avg_pool2d(tr, input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+                divisor_override=None):
+    if divisor_override is not None:
+        raise tr.unsupported("avg_pool2d with divisor_override")
+    _pool_input(tr, input, "avg_pool2d")
+    kernel = _pair(kernel_size, "kernel_size", tr)
+    stride = kernel if stride is None or (not isinstance(stride, int) and len(stride) == 0) \
+        else _pair(stride, "stride", tr)
+    return tr.emit(_relax().nn.avg_pool2d(input, pool_size=kernel, strides=stride,
+                                          padding=_pair(padding, "padding", tr), ceil_mode=bool(ceil_mode),
+                                          count_include_pad=bool(count_include_pad)))
+
+
+@OPS.register("adaptive_avg_pool2d", functions=[F.adaptive_avg_pool2d],
+              modules={nn.AdaptiveAvgPool2d: lambda tr, m: {"output_size": m.output_size}},
+              aten=["adaptive_avg_pool2d.default", "_adaptive_avg_pool2d.default"])
+def _adaptive_avg_pool2d(tr, input, output_size):
+    _pool_input(tr, input, "adaptive_avg_pool2d")
+    shape = tr.shape(input, "input")
+    sizes = [output_size, output_size] if isinstance(output_size, int) or output_size is None else list(output_size)
+    if len(sizes) != 2:
+        raise ValueError(f"{tr.node_desc()}: output_size must be an int or a pair, got {output_size!r}")
+    sizes = [shape[2 + i] if s is None else int(s) for i, s in enumerate(sizes)]
+    return tr.emit(_relax().nn.adaptive_avg_pool2d(input, output_size=sizes))
+
+
+def _dropout_module(tr, module):
+    return {"p": module.p, "training": module.training}
+
+
+@OPS.register("dropout", functions=[F.dropout, torch.dropout], methods=["dropout"],
+              modules={nn.Dropout: _dropout_module}, aten=["dropout.default"])
+def _dropout(tr, input, p=0.5, training=True, inplace=False, train=None):
+    if train is not None:  # aten / torch.dropout spell it 'train'
+        training = train
+    if training and p > 0:
+        raise tr.unsupported("dropout in training mode (call model.eval() before importing)")
+    return input
+
+
+# --------------------------------------------------------------------------------------
+# identity-like
+# --------------------------------------------------------------------------------------
+@OPS.register("identity", functions=[torch.clone], methods=["contiguous", "clone", "detach"],
+              modules={nn.Identity: lambda tr, m: {}},
+              aten=["clone.default", "alias.default", "detach.default", "contiguous.default", "lift_fresh_copy.default"])
+def _identity(tr, input, *args, memory_format=None, **kwargs):
+    if args or kwargs:
+        raise TypeError(f"{tr.node_desc()}: unexpected arguments {args or ''}{kwargs or ''}")
+    return input
+
+
+# --------------------------------------------------------------------------------------
+# shapes: reshape, flatten, permute, squeeze, concat, broadcast
+# --------------------------------------------------------------------------------------
+def _shape_arg(shape):
+    if len(shape) == 1 and isinstance(shape[0], (list, tuple, torch.Size)):
+        return [int(s) for s in shape[0]]
+    return [int(s) for s in shape]
+
+
+def _reshape_to(tr, input, new_shape):
+    shape = tr.shape(input, "input")
+    total = 1
+    for dim in shape:
+        total *= dim
+    known = 1
+    unknown = [i for i, d in enumerate(new_shape) if d == -1]
+    for dim in new_shape:
+        if dim != -1:
+            if dim < 0:
+                raise ValueError(f"{tr.node_desc()}: invalid dimension {dim} in shape {new_shape}")
+            known *= dim
+    if len(unknown) > 1:
+        raise ValueError(f"{tr.node_desc()}: only one dimension can be -1 in shape {new_shape}")
+    if unknown:
+        if known == 0 or total % known:
+            raise ValueError(f"{tr.node_desc()}: shape {new_shape} is invalid for an input of shape {shape}")
+        new_shape = list(new_shape)
+        new_shape[unknown[0]] = total // known
+    elif known != total:
+        raise ValueError(f"{tr.node_desc()}: shape {new_shape} is invalid for an input of shape {shape}")
+    if list(new_shape) == shape:
+        return input
+    return tr.emit(_relax().reshape(input, list(new_shape)))
+
+
+@OPS.register("reshape", functions=[torch.reshape], methods=["view", "reshape"],
+              aten=["view.default", "reshape.default", "_unsafe_view.default"])
+def _reshape(tr, input, *shape):
+    if len(shape) == 1 and isinstance(shape[0], torch.dtype):
+        raise tr.unsupported("view(dtype) (reinterpreting the bytes)")
+    return _reshape_to(tr, input, _shape_arg(shape))
+
+
+def _flatten_impl(tr, input, start_dim, end_dim):
+    shape = tr.shape(input, "input")
+    if not shape:
+        return _reshape_to(tr, input, [1])
+    start = tr.normalize_axis(start_dim, len(shape), "start_dim")
+    end = tr.normalize_axis(end_dim, len(shape), "end_dim")
+    if start > end:
+        raise ValueError(f"{tr.node_desc()}: flatten start_dim {start_dim} comes after end_dim {end_dim}")
+    middle = 1
+    for dim in shape[start:end + 1]:
+        middle *= dim
+    return _reshape_to(tr, input, shape[:start] + [middle] + shape[end + 1:])
+
+
+@OPS.register("flatten", functions=[torch.flatten], methods=["flatten"],
+              modules={nn.Flatten: lambda tr, m: {"start_dim": m.start_dim, "end_dim": m.end_dim}},
+              aten=["flatten.using_ints"])
+def _flatten(tr, input, start_dim=0, end_dim=-1):
+    return _flatten_impl(tr, input, start_dim, end_dim)
+
+
+@OPS.register("permute", functions=[torch.permute], methods=["permute"], aten=["permute.default"])
+def _permute(tr, input, *dims):
+    ndim = tr.ndim(input, "input")
+    axes = [tr.normalize_axis(d, ndim, "dims") for d in _shape_arg(dims)]
+    if sorted(axes) != list(range(ndim)):
+        raise ValueError(f"{tr.node_desc()}: dims {list(dims)} are not a permutation of the {ndim} axes")
+    return tr.emit(_relax().permute_dims(input, axes))
+
+
+@OPS.register("transpose", functions=[torch.transpose, torch.swapaxes], methods=["transpose", "swapaxes"],
+              aten=["transpose.int"])
+def _transpose(tr, input, dim0, dim1):
+    ndim = tr.ndim(input, "input")
+    axes = list(range(ndim))
+    d0, d1 = tr.normalize_axis(dim0, ndim, "dim0"), tr.normalize_axis(dim1, ndim, "dim1")
+    axes[d0], axes[d1] = axes[d1], axes[d0]
+    return tr.emit(_relax().permute_dims(input, axes))
+
+
+@OPS.register("t", functions=[torch.t], methods=["t"], aten=["t.default"])
+def _t(tr, input):
+    ndim = tr.ndim(input, "input")
+    if ndim > 2:
+        raise ValueError(f"{tr.node_desc()}: t() expects a tensor of rank <= 2, got rank {ndim}")
+    return input if ndim < 2 else tr.emit(_relax().permute_dims(input, [1, 0]))
+
+
+@OPS.register("unsqueeze", functions=[torch.unsqueeze], methods=["unsqueeze"], aten=["unsqueeze.default"])
+def _unsqueeze(tr, input, dim):
+    axis = tr.normalize_axis(dim, tr.ndim(input, "input") + 1, "dim")
+    return tr.emit(_relax().expand_dims(input, axis))
+
+
+@OPS.register("squeeze", functions=[torch.squeeze], methods=["squeeze"],
+              aten=["squeeze.dim", "squeeze.dims", "squeeze.default"])
+def _squeeze(tr, input, dim=None):
+    shape = tr.shape(input, "input")
+    if dim is None:
+        axes = [i for i, d in enumerate(shape) if d == 1]
+    else:
+        dims = [dim] if isinstance(dim, int) else list(dim)
+        # torch leaves dims that are not 1 alone
+        axes = [a for a in (tr.normalize_axis(d, len(shape), "dim") for d in dims) if shape[a] == 1]
+    if not axes:
+        return input
+    return tr.emit(_relax().squeeze(input, axes))
+
+
+@OPS.register("cat", functions=[torch.cat, torch.concat, torch.concatenate], aten=["cat.default", "concat.default"])
+def _cat(tr, tensors, dim=0, *, axis=None, out=None):
+    if out is not None:
+        raise tr.unsupported("the out= argument")
+    if axis is not None:
+        dim = axis
+    tensors = list(tensors)
+    if not tensors:
+        raise ValueError(f"{tr.node_desc()}: cat of an empty list")
+    axis = tr.normalize_axis(dim, tr.ndim(tensors[0], "tensors[0]"), "dim")
+    return tr.emit(_relax().concat(tensors, axis=axis))
+
+
+@OPS.register("expand", methods=["expand"], aten=["expand.default"])
+def _expand(tr, input, *sizes, implicit=False):
+    shape = tr.shape(input, "input")
+    sizes = _shape_arg(sizes)
+    lead = len(sizes) - len(shape)
+    if lead < 0:
+        raise ValueError(f"{tr.node_desc()}: expand to {sizes} has fewer dims than the input shape {shape}")
+    target = [shape[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(sizes)]
+    if target == shape:
+        return input
+    return tr.emit(_relax().broadcast_to(input, target))
+
+
+# --------------------------------------------------------------------------------------
+# indexing and slicing
+# --------------------------------------------------------------------------------------
+def _slice_tensor(tr, input, index):
+    shape = tr.shape(input, "input")
+    index = list(index) if isinstance(index, tuple) else [index]
+    if sum(1 for i in index if i is Ellipsis) > 1:
+        raise ValueError(f"{tr.node_desc()}: an index can only have one Ellipsis")
+    consumed = sum(1 for i in index if i is not None and i is not Ellipsis)
+    if consumed > len(shape):
+        raise IndexError(f"{tr.node_desc()}: too many indices ({consumed}) for a tensor of rank {len(shape)}")
+    if Ellipsis in index:
+        pos = index.index(Ellipsis)
+        index = index[:pos] + [slice(None)] * (len(shape) - consumed) + index[pos + 1:]
+    else:
+        index = index + [slice(None)] * (len(shape) - consumed)
+    tensor_indices = [i for i in index if isinstance(i, Expr)]
+    if tensor_indices:
+        if len(tensor_indices) > 1 or any(i is None or isinstance(i, int) for i in index):
+            raise tr.unsupported("advanced indexing with more than one tensor index or mixed with ints/None")
+        axis = next(k for k, i in enumerate(index) if isinstance(i, Expr))
+        if any(i != slice(None) for i in index if not isinstance(i, Expr)):
+            raise tr.unsupported("advanced indexing combined with slices")
+        return tr.emit(_relax().take(input, index[axis], axis=axis))
+    axes, begin, end, strides, out_shape = [], [], [], [], []
+    dim = 0
+    for item in index:
+        if item is None:
+            out_shape.append(1)
+            continue
+        size = shape[dim]
+        if isinstance(item, bool) or not isinstance(item, (int, slice)):
+            raise tr.unsupported(f"indexing with {type(item).__name__}")
+        if isinstance(item, int):
+            if not -size <= item < size:
+                raise IndexError(f"{tr.node_desc()}: index {item} is out of range for dim {dim} of size {size}")
+            start = item % size
+            axes.append(dim), begin.append(start), end.append(start + 1), strides.append(1)
+        else:
+            if item.step is not None and item.step <= 0:
+                raise ValueError(f"{tr.node_desc()}: slice step must be positive, got {item.step}")
+            start, stop, step = item.indices(size)
+            length = len(range(start, stop, step))
+            if (start, stop, step) != (0, size, 1):
+                axes.append(dim), begin.append(start), end.append(max(stop, start)), strides.append(step)
+            out_shape.append(length)
+        dim += 1
+    result = input
+    if axes:
+        result = tr.emit(_relax().strided_slice(input, axes=axes, begin=begin, end=end, strides=strides))
+    if out_shape != tr.shape(result):
+        result = tr.emit(_relax().reshape(result, out_shape))
+    return result
+
+
+@OPS.register("getitem", functions=[operator.getitem])
+def _getitem(tr, input, index):
+    if isinstance(input, (tuple, list, torch.Size)):
+        return input[index]
+    if isinstance(input, Expr) and isinstance(input.struct_info, TupleStructInfo):
+        if not isinstance(index, int):
+            raise TypeError(f"{tr.node_desc()}: a tuple index must be an int, got {type(index).__name__}")
+        return tr.emit(TupleGetItem(input, index))
+    return _slice_tensor(tr, input, index)
+
+
+@OPS.register("slice", aten=["slice.Tensor"])
+def _aten_slice(tr, input, dim=0, start=None, end=None, step=1):
+    index = [slice(None)] * tr.ndim(input, "input")
+    index[tr.normalize_axis(dim, len(index), "dim")] = slice(start, end, step)
+    return _slice_tensor(tr, input, tuple(index))
+
+
+@OPS.register("select", functions=[torch.select], methods=["select"], aten=["select.int"])
+def _select(tr, input, dim, index):
+    idx = [slice(None)] * tr.ndim(input, "input")
+    idx[tr.normalize_axis(dim, len(idx), "dim")] = int(index)
+    return _slice_tensor(tr, input, tuple(idx))
+
+
+# --------------------------------------------------------------------------------------
+# reductions
+# --------------------------------------------------------------------------------------
+def _reduce(tr, relax_fn, input, dim, keepdim, dtype):
+    if dtype is not None:
+        input = tr.emit(_relax().astype(input, torch_dtype_to_str(dtype)))
+    ndim = tr.ndim(input, "input")
+    if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
+        axes = None
+    else:
+        dims = [dim] if isinstance(dim, int) else list(dim)
+        axes = sorted({tr.normalize_axis(d, ndim, "dim") for d in dims})
+    return tr.emit(relax_fn(input, axis=axes, keepdims=bool(keepdim)))
+
+
+@OPS.register("mean", functions=[torch.mean], methods=["mean"], aten=["mean.dim", "mean.default"])
+def _mean(tr, input, dim=None, keepdim=False, *, dtype=None, out=None):
+    if out is not None:
+        raise tr.unsupported("the out= argument")
+    if isinstance(dim, torch.dtype):  # torch.mean(x, torch.float32)
+        dim, dtype = None, dim
+    return _reduce(tr, _relax().mean, input, dim, keepdim, dtype)
+
+
+@OPS.register("sum", functions=[torch.sum], methods=["sum"], aten=["sum.dim_IntList", "sum.default"])
+def _sum(tr, input, dim=None, keepdim=False, *, dtype=None, out=None):
+    if out is not None:
+        raise tr.unsupported("the out= argument")
+    if isinstance(dim, torch.dtype):
+        dim, dtype = None, dim
+    return _reduce(tr, _relax().sum, input, dim, keepdim, dtype)
+
+
+# --------------------------------------------------------------------------------------
+# sizes, dtypes
+# --------------------------------------------------------------------------------------
+@OPS.register("size", methods=["size"], aten=["sym_size.int"])
+def _size(tr, input, dim=None):
+    shape = tr.shape(input, "input")
+    if dim is None:
+        return torch.Size(shape)
+    return shape[tr.normalize_axis(dim, len(shape), "dim")]
+
+
+@OPS.register("getattr", functions=[getattr])
+def _getattr(tr, input, name):
+    if isinstance(input, Expr):
+        if name == "shape":
+            return torch.Size(tr.shape(input, "input"))
+        if name == "ndim":
+            return tr.ndim(input, "input")
+        if name == "dtype":
+            return getattr(torch, tr.dtype(input))
+        raise tr.unsupported(f"tensor attribute '{name}'")
+    return getattr(input, name)
+
+
+@OPS.register("dim", methods=["dim"])
+def _dim(tr, input):
+    return tr.ndim(input, "input")
+
+
+def _astype(tr, input, dtype):
+    dtype = torch_dtype_to_str(dtype)
+    if tr.dtype(input) == dtype:
+        return input
+    return tr.emit(_relax().astype(input, dtype))
+
+
+@OPS.register("float", methods=["float"])
+def _float(tr, input, memory_format=None):
+    return _astype(tr, input, "float32")
+
+
+@OPS.register("half", methods=["half"])
+def _half(tr, input, memory_format=None):
+    return _astype(tr, input, "float16")
+
+
+@OPS.register("to", methods=["to", "type"], aten=["to.dtype", "_to_copy.default"])
+def _to(tr, input, *args, **kwargs):
+    """Tensor.to(dtype) / to(device) / to(device, dtype) / to(other): a device move is
+    the identity here; only the dtype matters."""
+    dtype = kwargs.pop("dtype", None)
+    for key in ("device", "non_blocking", "copy", "memory_format", "layout", "pin_memory"):
+        kwargs.pop(key, None)
+    if kwargs:
+        raise TypeError(f"{tr.node_desc()}: unexpected keyword arguments {sorted(kwargs)}")
+    for arg in args:
+        if isinstance(arg, torch.dtype):
+            dtype = arg
+        elif isinstance(arg, Expr):
+            dtype = tr.dtype(arg)
+        elif isinstance(arg, str) and arg.replace("torch.", "") in ("float32", "float16", "int32", "int64"):
+            dtype = arg
+        elif not isinstance(arg, (str, torch.device, bool)):
+            raise TypeError(f"{tr.node_desc()}: unexpected argument {arg!r} to to()")
+    return input if dtype is None else _astype(tr, input, dtype)
+
+
+__all__ = []

@@ -1,0 +1,123 @@
+"""``from_exported_program``: imports a torch.export.ExportedProgram into a Relax IRModule.
+The graph's aten nodes are converted through the shared table (converters.py) by aten
+op name; user inputs become the parameters of "main", weights and buffers constants,
+or (keep_params_as_input) the model parameters follow the inputs (TVM v0.18's semantics)."""
+from ...expr import Var
+from ...struct_info import TensorStructInfo
+from .base_translator import BaseTranslator, torch_dtype_to_str
+from . import converters  # noqa: F401  pylint: disable=unused-import  (fills the table)
+
+
+class ExportedProgramTranslator(BaseTranslator):
+    """Translates one torch.export.ExportedProgram."""
+
+    def _user_input_var(self, node):
+        import torch  # pylint: disable=import-outside-toplevel
+        val = node.meta.get("val")
+        if not isinstance(val, torch.Tensor):
+            raise self.unsupported(f"the non-tensor input '{node.name}' ({type(val).__name__})")
+        shape = []
+        for dim in val.shape:
+            if not isinstance(dim, int):
+                raise self.unsupported(f"the dynamic dimension {dim} of input '{node.name}' (static shapes only)")
+            shape.append(int(dim))
+        return Var(node.name, TensorStructInfo(shape, torch_dtype_to_str(val.dtype)))
+
+    def from_exported_program(self, program, keep_params_as_input, unwrap_unit_return_tuple, no_bind_return_tuple):
+        import torch  # pylint: disable=import-outside-toplevel
+        from torch.export.graph_signature import InputKind, OutputKind  # pylint: disable=import-outside-toplevel
+        if not isinstance(program, torch.export.ExportedProgram):
+            raise TypeError(f"from_exported_program: expected a torch.export.ExportedProgram "
+                            f"(torch.export.export(model, args)), got {type(program).__name__}")
+        signature = program.graph_signature
+        for spec in signature.output_specs:
+            if spec.kind != OutputKind.USER_OUTPUT:
+                raise NotImplementedError(f"from_exported_program: the program writes '{spec.target}' "
+                                          f"({spec.kind.name}); export the model in eval mode (model.eval())")
+        placeholders = {n.name: n for n in program.graph.nodes if n.op == "placeholder"}
+        inputs, weight_vars, params = [], [], []
+        by_name = {}
+        for spec in signature.input_specs:
+            name = spec.arg.name
+            node = placeholders[name]
+            self.node = node
+            if spec.kind == InputKind.USER_INPUT:
+                var = self._user_input_var(node)
+                inputs.append(var)
+                by_name[name] = var
+                continue
+            if spec.kind == InputKind.PARAMETER:
+                tensor = program.state_dict[spec.target]
+            elif spec.kind == InputKind.BUFFER:
+                tensor = program.state_dict[spec.target] if spec.persistent else program.constants[spec.target]
+            elif spec.kind == InputKind.CONSTANT_TENSOR:
+                tensor = program.constants[spec.target]
+            else:
+                raise self.unsupported(f"the program input '{name}' of kind {spec.kind.name}")
+            if keep_params_as_input and spec.kind == InputKind.PARAMETER:
+                var = Var(name, TensorStructInfo(list(tensor.shape), torch_dtype_to_str(tensor.dtype)))
+                weight_vars.append(var)
+                params.append(self.tensor_ndarray(tensor))
+                by_name[name] = var
+            elif node.users:
+                by_name[name] = self.weight(tensor)
+        self.node = None
+        attrs = {"num_input": len(inputs)} if keep_params_as_input else None
+
+        with self.bb.function("main", params=inputs + weight_vars, attrs=attrs):
+            output = None
+            with self.bb.dataflow():
+                for node in program.graph.nodes:
+                    self.node = node
+                    if node.op == "placeholder":
+                        if node.name in by_name:
+                            self.env[node] = by_name[node.name]
+                    elif node.op == "get_attr":
+                        value = getattr(program.graph_module, node.target)
+                        if not isinstance(value, torch.Tensor):
+                            raise self.unsupported(f"reading the attribute '{node.target}' of type "
+                                                   f"{type(value).__name__}")
+                        self.env[node] = self.weight(value)
+                    elif node.op == "call_function":
+                        if isinstance(node.target, torch._ops.OpOverload):  # pylint: disable=protected-access
+                            self.env[node] = self.convert_aten(node)
+                        else:
+                            self.env[node] = self.convert_function(node)
+                    elif node.op == "output":
+                        result = self.retrieve(node.args[0])
+                        output = self.emit_outputs(tuple(result) if isinstance(result, list) else result,
+                                                   unwrap_unit_return_tuple, no_bind_return_tuple)
+                        break
+                    else:
+                        raise self.unsupported(f"fx node kind '{node.op}'")
+            self.node = None
+            if output is None:
+                raise ValueError("from_exported_program: the graph has no output node")
+            self.bb.emit_func_output(output)
+
+        mod = self.bb.get()
+        if keep_params_as_input:
+            mod["main"] = mod["main"].with_attr("params", params)
+        return mod
+
+
+def from_exported_program(exported_program, *, keep_params_as_input=False, unwrap_unit_return_tuple=False,
+                          no_bind_return_tuple=False):
+    """Converts a torch.export.ExportedProgram to a Relax IRModule (TVM's
+    ``relax.frontend.torch.from_exported_program``).
+
+    "main" takes the program's user inputs (named as in the program). Its result is the
+    tuple of the program's outputs (a one-element tuple for a model returning one
+    tensor) unless unwrap_unit_return_tuple is set. keep_params_as_input: the model
+    parameters follow the inputs, "main" gets the attributes "num_input" and "params"
+    (see ``relax.frontend.detach_params``); buffers and constants are constants in any
+    case. no_bind_return_tuple: as in from_fx.
+
+    Both the program of torch.export.export and its run_decompositions() (core aten)
+    are accepted. An operator the importer does not know raises
+    tvm.error.OpNotImplemented naming it and its fx node."""
+    return ExportedProgramTranslator().from_exported_program(exported_program, keep_params_as_input,
+                                                             unwrap_unit_return_tuple, no_bind_return_tuple)
+
+
+__all__ = ["from_exported_program"]
