@@ -267,6 +267,21 @@ class BaseTranslator:
         extra = entry.modules[type(module)](self, module)
         return self.call_entry(entry, self.retrieve(node.args), self.retrieve(node.kwargs), extra)
 
+    def update_written_operand(self, node):
+        """After an in-place call (Tensor.add_, aten.relu_, F.relu(inplace=True)...), later
+        uses of its first operand see the result."""
+        torch = _torch()
+        if not node.op.startswith("call_") or not node.args or not isinstance(node.args[0], torch.fx.Node):
+            return
+        if node.op == "call_method":
+            name = node.target
+        elif type(node.target).__name__ == "OpOverload":
+            name = node.target.__name__.split(".")[0]
+        else:
+            name = ""
+        if self.last_inplace or (name.endswith("_") and not name.endswith("__")):
+            self.env[node.args[0]] = self.env[node]
+
     # -- outputs --------------------------------------------------------------------------
     def emit_outputs(self, result, unwrap_unit_return_tuple, no_bind_return_tuple):
         """Binds the model's result for the end of the dataflow block (TVM's rules: a unit

@@ -68,7 +68,7 @@ def _add(tr, input, other, *, alpha=1, out=None):
 
 
 @OPS.register("sub", functions=[operator.sub, operator.isub, torch.sub], methods=["sub", "sub_"],
-              aten=["sub.Tensor", "sub.Scalar"])
+              aten=["sub.Tensor", "sub.Scalar", "sub_.Tensor"])
 def _sub(tr, input, other, *, alpha=1, out=None):
     if out is not None:
         raise tr.unsupported("the out= argument")
@@ -82,7 +82,7 @@ def _rsub(tr, input, other, alpha=1):
 
 
 @OPS.register("mul", functions=[operator.mul, operator.imul, torch.mul], methods=["mul", "mul_"],
-              aten=["mul.Tensor", "mul.Scalar"])
+              aten=["mul.Tensor", "mul.Scalar", "mul_.Tensor"])
 def _mul(tr, input, other, *, out=None):
     if out is not None:
         raise tr.unsupported("the out= argument")
@@ -90,7 +90,7 @@ def _mul(tr, input, other, *, out=None):
 
 
 @OPS.register("div", functions=[operator.truediv, operator.itruediv, torch.div, torch.true_divide],
-              methods=["div", "div_", "true_divide"], aten=["div.Tensor", "div.Scalar", "div.Tensor_mode"])
+              methods=["div", "div_", "true_divide"], aten=["div.Tensor", "div.Scalar", "div.Tensor_mode", "div_.Tensor"])
 def _div(tr, input, other, *, rounding_mode=None, out=None):
     if out is not None:
         raise tr.unsupported("the out= argument")
@@ -156,7 +156,7 @@ def _relu(tr, input, inplace=False):
     return tr.emit(_relax().nn.relu(input))
 
 
-@OPS.register("gelu", functions=[F.gelu], methods=["gelu"],
+@OPS.register("gelu", functions=[F.gelu],
               modules={nn.GELU: lambda tr, m: {"approximate": m.approximate}}, aten=["gelu.default"])
 def _gelu(tr, input, approximate="none"):
     if approximate == "none":
@@ -166,45 +166,45 @@ def _gelu(tr, input, approximate="none"):
     raise ValueError(f"{tr.node_desc()}: gelu approximate must be 'none' or 'tanh', got {approximate!r}")
 
 
-@OPS.register("silu", functions=[F.silu], methods=["silu"], modules={nn.SiLU: lambda tr, m: {"inplace": m.inplace}},
+@OPS.register("silu", functions=[F.silu], modules={nn.SiLU: lambda tr, m: {"inplace": m.inplace}},
               aten=["silu.default", "silu_.default"])
 def _silu(tr, input, inplace=False):
     return tr.emit(_relax().nn.silu(input))
 
 
-def _softmax_impl(tr, relax_fn, input, dim, dtype):
+def _softmax_impl(tr, relax_name, input, dim, dtype):
     if dim is None:
         raise tr.unsupported("softmax without dim (torch's implicit dim choice)")
     if dtype is not None:
         input = tr.emit(_relax().astype(input, torch_dtype_to_str(dtype)))
     axis = tr.normalize_axis(dim, tr.ndim(input), "dim")
-    return tr.emit(relax_fn(input, axis=axis))
+    return tr.emit(getattr(_relax().nn, relax_name)(input, axis=axis))
 
 
 @OPS.register("softmax", functions=[F.softmax, torch.softmax], methods=["softmax"],
               modules={nn.Softmax: lambda tr, m: {"dim": m.dim}}, aten=["softmax.int"])
 def _softmax(tr, input, dim=None, _stacklevel=3, dtype=None):
-    return _softmax_impl(tr, _relax().nn.softmax, input, dim, dtype)
+    return _softmax_impl(tr, "softmax", input, dim, dtype)
 
 
 @OPS.register("log_softmax", functions=[F.log_softmax, torch.log_softmax], methods=["log_softmax"],
               modules={nn.LogSoftmax: lambda tr, m: {"dim": m.dim}}, aten=["log_softmax.int"])
 def _log_softmax(tr, input, dim=None, _stacklevel=3, dtype=None):
-    return _softmax_impl(tr, _relax().nn.log_softmax, input, dim, dtype)
+    return _softmax_impl(tr, "log_softmax", input, dim, dtype)
 
 
 @OPS.register("aten_softmax", aten=["_softmax.default"])
 def _aten_softmax(tr, input, dim, half_to_float=False):
     if half_to_float:
         raise tr.unsupported("_softmax with half_to_float=True")
-    return _softmax_impl(tr, _relax().nn.softmax, input, dim, None)
+    return _softmax_impl(tr, "softmax", input, dim, None)
 
 
 @OPS.register("aten_log_softmax", aten=["_log_softmax.default"])
 def _aten_log_softmax(tr, input, dim, half_to_float=False):
     if half_to_float:
         raise tr.unsupported("_log_softmax with half_to_float=True")
-    return _softmax_impl(tr, _relax().nn.log_softmax, input, dim, None)
+    return _softmax_impl(tr, "log_softmax", input, dim, None)
 
 
 # --------------------------------------------------------------------------------------
@@ -422,7 +422,7 @@ def _dropout_module(tr, module):
     return {"p": module.p, "training": module.training}
 
 
-@OPS.register("dropout", functions=[F.dropout, torch.dropout], methods=["dropout"],
+@OPS.register("dropout", functions=[F.dropout, torch.dropout],
               modules={nn.Dropout: _dropout_module}, aten=["dropout.default"])
 def _dropout(tr, input, p=0.5, training=True, inplace=False, train=None):
     if train is not None:  # aten / torch.dropout spell it 'train'

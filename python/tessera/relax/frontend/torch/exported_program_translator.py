@@ -83,6 +83,7 @@ class ExportedProgramTranslator(BaseTranslator):
                             self.env[node] = self.convert_aten(node)
                         else:
                             self.env[node] = self.convert_function(node)
+                        self.update_written_operand(node)
                     elif node.op == "output":
                         result = self.retrieve(node.args[0])
                         output = self.emit_outputs(tuple(result) if isinstance(result, list) else result,

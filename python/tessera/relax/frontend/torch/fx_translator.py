@@ -86,8 +86,7 @@ class FXTranslator(BaseTranslator):
                         break
                     else:
                         raise self.unsupported(f"fx node kind '{node.op}'")
-                    if node.op.startswith("call_") and self._writes_first_operand(node):
-                        self.env[node.args[0]] = self.env[node]
+                    self.update_written_operand(node)
             self.node = None
             if output is None:
                 raise ValueError("from_fx: the graph has no output node")
@@ -97,14 +96,6 @@ class FXTranslator(BaseTranslator):
         if keep_params_as_input:
             mod["main"] = mod["main"].with_attr("params", params)
         return mod
-
-    def _writes_first_operand(self, node):
-        import torch  # pylint: disable=import-outside-toplevel
-        if not node.args or not isinstance(node.args[0], torch.fx.Node):
-            return False
-        if node.op == "call_method" and node.target.endswith("_") and not node.target.endswith("__"):
-            return True
-        return self.last_inplace
 
 
 def from_fx(model, input_info, keep_params_as_input=False, unwrap_unit_return_tuple=False,
