@@ -204,6 +204,7 @@ def test_conversion_table_names_exist():
 
 def test_registering_a_spelling_twice_is_an_error():
     with pytest.raises(ValueError, match=r"'relu\.default' is already converted by 'relu'"):
-        OPS.register("my_relu", aten=["relu.default"])(lambda tr, input: input)
+        OPS.register("my_relu", aten=["my_relu.default", "relu.default"])(lambda tr, input: input)
+    assert "my_relu" not in OPS.entries and "my_relu.default" not in OPS.by_aten
     with pytest.raises(ValueError, match="registered twice"):
         OPS.register("relu")(lambda tr, input: input)

@@ -42,16 +42,20 @@ class OpTable:
             if name in self.entries:
                 raise ValueError(f"torch converter {name!r} is registered twice")
             entry = OpEntry(name, fn, dict(modules or {}))
-            self.entries[name] = entry
+            spellings = []
             for table, keys in ((self.by_function, functions), (self.by_method, methods),
                                 (self.by_module, entry.modules), (self.by_aten, aten)):
                 for key in keys:
-                    if key is None or table.get(key) is entry:  # absent in this torch / an alias
-                        continue
+                    if key is None or any(t is table and k == key for t, k in spellings):
+                        continue  # absent in this torch build / an alias given twice (F.conv2d is torch.conv2d)
                     if key in table:
                         raise ValueError(f"torch converter {name!r}: {key!r} is already converted by "
                                          f"{table[key].name!r}")
-                    table[key] = entry
+                    spellings.append((table, key))
+            # Checked first, then inserted: a refused registration leaves the table unchanged.
+            self.entries[name] = entry
+            for table, key in spellings:
+                table[key] = entry
             return fn
         return deco
 
