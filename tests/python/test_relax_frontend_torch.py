@@ -361,3 +361,33 @@ def test_output_tuple_options():
     x = np.arange(3, dtype="float32")
     np.testing.assert_allclose(_run(no_bind, x)[0].numpy(), x + 1)
     np.testing.assert_allclose(_run(unwrapped, x).numpy(), x + 1)
+
+
+class Buffers(nn.Module):
+    """A non-persistent buffer and a plain tensor attribute (a lifted constant in an
+    exported program) next to a parameter."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("nb", torch.rand(3), persistent=False)
+        self.c = torch.rand(3)
+        self.w = nn.Parameter(torch.rand(3))
+
+    def forward(self, x):
+        return x * self.nb + self.c - self.w
+
+
+@pytest.mark.parametrize("keep", [False, True])
+@pytest.mark.parametrize("kind", ["fx", "ep"])
+def test_buffers_and_constants_are_constants(kind, keep):
+    model = Buffers()
+    x = _input((2, 3))
+    if kind == "fx":
+        mod = from_fx(torch.fx.symbolic_trace(model), [((2, 3), "float32")], keep_params_as_input=keep)
+    else:
+        mod = from_exported_program(torch.export.export(model, (torch.from_numpy(x),)), keep_params_as_input=keep,
+                                    unwrap_unit_return_tuple=True)
+    mod, params = detach_params(mod)
+    assert len(mod["main"].params) == (2 if keep else 1)  # only the parameter may become an input
+    res = _run(mod, x, *params.get("main", []))
+    np.testing.assert_allclose(res.numpy(), _torch_out(model, x), rtol=RTOL, atol=ATOL)
