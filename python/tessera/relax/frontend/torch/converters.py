@@ -731,6 +731,17 @@ def _astype(tr, input, dtype):
     return tr.emit(_relax().astype(input, dtype))
 
 
+@OPS.register("assert_tensor_metadata", aten=["_assert_tensor_metadata.default"])
+def _assert_tensor_metadata(tr, input, size=None, stride=None, dtype=None, *, device=None, layout=None):
+    """torch.export's run-time metadata check, done here at import time (no value)."""
+    if dtype is not None and tr.dtype(input) != torch_dtype_to_str(dtype):
+        raise TypeError(f"{tr.node_desc()}: the tensor is {tr.dtype(input)}, the program expects "
+                        f"{torch_dtype_to_str(dtype)}")
+    if size is not None and list(size) != tr.shape(input):
+        raise ValueError(f"{tr.node_desc()}: the tensor has shape {tr.shape(input)}, the program expects {list(size)}")
+    return None
+
+
 @OPS.register("float", methods=["float"])
 def _float(tr, input, memory_format=None):
     return _astype(tr, input, "float32")
