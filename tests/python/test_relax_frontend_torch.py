@@ -391,3 +391,41 @@ def test_buffers_and_constants_are_constants(kind, keep):
     assert len(mod["main"].params) == (2 if keep else 1)  # only the parameter may become an input
     res = _run(mod, x, *params.get("main", []))
     np.testing.assert_allclose(res.numpy(), _torch_out(model, x), rtol=RTOL, atol=ATOL)
+
+
+class ShapeOps(nn.Module):
+    """Linear (module and functional), cat, permute, flatten, mean/sum, size, unsqueeze,
+    bmm, int/slice/None/Ellipsis indexing, squeeze, expand, float()."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 6)
+        self.w = nn.Parameter(torch.rand(6, 4) - 0.5)
+        self.b = nn.Parameter(torch.rand(6))
+
+    def forward(self, x, y):
+        a = self.lin(x) + F.linear(x, self.w, self.b)
+        s = torch.cat([a, torch.tanh(a)], dim=-1).permute(2, 0, 1).flatten(1)
+        m = s.mean(dim=1, keepdim=True) + s.sum(-1).unsqueeze(1) / s.size(1)
+        t = torch.bmm(y, y.transpose(1, 2))
+        return (m * 0.5, t[:, 1], s[2:8:2, ..., None].squeeze(-1), t[0, :, None, 1:3].expand(5, 4, 2),
+                x.float().mean(), torch.transpose(t, 0, 2).reshape(-1, 10)[-3:])
+
+
+@pytest.mark.parametrize("kind", ["fx", "ep", "ep_core"])
+def test_shape_ops_match_torch(kind):
+    model = ShapeOps().eval()
+    x, y = _input((2, 3, 4), 0), _input((2, 5, 3), 1)
+    if kind == "fx":
+        mod = from_fx(torch.fx.symbolic_trace(model), [((2, 3, 4), "float32"), ((2, 5, 3), "float32")])
+    else:
+        program = torch.export.export(model, (torch.from_numpy(x), torch.from_numpy(y)))
+        if kind == "ep_core":
+            program = program.run_decompositions()
+        mod = from_exported_program(program)
+    res = _run(mod, x, y)
+    with torch.no_grad():
+        expected = model(torch.from_numpy(x), torch.from_numpy(y))
+    assert len(res) == len(expected) == 6
+    for got, want in zip(res, expected):
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=RTOL, atol=ATOL)
