@@ -47,7 +47,10 @@ def layer_norm(data, gamma, beta, axes, epsilon=1e-5, center=True, scale=True):
     """(data - mean) / sqrt(var + epsilon) * gamma + beta over ``axes``
     (gamma is not applied when ``scale`` is False, beta not when ``center`` is False)."""
     name = "relax.nn.layer_norm"
-    attrs = {"axes": int_list(name, "axes", axes, range(1, 1 << 16)), "epsilon": float_attr(name, "epsilon", epsilon),
+    axes = [axes] if isinstance(axes, int) and not isinstance(axes, bool) else axes
+    if not isinstance(axes, (list, tuple)) or not axes:
+        raise ValueError(f"{name}: axes must be an int or a non-empty list of ints, got {axes!r}")
+    attrs = {"axes": int_list(name, "axes", axes, (len(axes),)), "epsilon": float_attr(name, "epsilon", epsilon),
              "center": bool_attr(name, "center", center), "scale": bool_attr(name, "scale", scale)}
     return make_call(name, [("data", data), ("gamma", gamma), ("beta", beta)], attrs)
 
