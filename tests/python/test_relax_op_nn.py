@@ -405,3 +405,39 @@ def test_script_keyword_attrs_match_constructor():
     expected = _module(make, [x, w])
     tvm.ir.assert_structural_equal(Mod["main"].body, expected["main"].body, map_free_vars=True)
     assert Mod["main"].body.struct_info.shape.values[2] == 2
+
+
+def test_script_without_attrs_uses_tvm_defaults():
+    @I.ir_module
+    class Mod:
+        @R.function
+        def main(x: R.Tensor((1, 2, 6, 6), "float32"), w: R.Tensor((3, 2, 3, 3), "float32")):
+            with R.dataflow():
+                lv = R.nn.conv2d(x, w)
+                lv1 = R.nn.softmax(lv)
+                gv = R.nn.avg_pool2d(lv1)
+                R.output(gv)
+            return gv
+
+    assert [int(d) for d in Mod["main"].ret_struct_info.shape.values] == [1, 3, 4, 4]
+    x, w = _rand((1, 2, 6, 6)), _rand((3, 2, 3, 3))
+    vm = relax.VirtualMachine(relax.build(Mod, target="llvm"), tvm.cpu())
+    out = vm["main"](tvm.nd.array(x), tvm.nd.array(w)).numpy()
+    np.testing.assert_allclose(out, _torch(lambda a, b: F.softmax(F.conv2d(a, b), -1), x, w), rtol=1e-5, atol=1e-6)
+
+
+def test_legalize_ops_leaves_no_nn_call_and_shares_primfuncs():
+    x = np.zeros((2, 3, 4, 4), "float32")
+
+    def make(v):
+        bb = relax.BlockBuilder.current()
+        y = bb.emit(nn.relu(v))
+        y = bb.emit(nn.relu(bb.emit(nn.gelu(y))))
+        return nn.max_pool2d(y, 2, 2)
+
+    mod = relax.transform.LegalizeOps()(_module(make, [x]))
+    prims = sorted(gv.name_hint for gv in mod.get_global_vars() if isinstance(mod[gv], tvm.tir.PrimFunc))
+    assert prims == ["gelu", "max_pool2d", "relu"]
+    ops = [b.value.op.name for block in mod["main"].body.blocks for b in block.bindings
+           if isinstance(b.value, relax.Call) and isinstance(b.value.op, tvm.ir.Op)]
+    assert ops == ["relax.call_tir"] * 4

@@ -1,8 +1,8 @@
 """TOPI nn kernels added or fixed for the Relax nn ops, built with tvm.build
 and run against PyTorch: batch_norm (inference, statistics passed through),
 adaptive_pool (avg and max), gelu_tanh, layer_norm without gamma/beta and in
-float16, pool2d's ceil_mode output size (PyTorch's rule), conv2d and pool2d
-with a symbolic batch; bad inputs."""
+float16, softmax/log_softmax in float16, pool2d's ceil_mode output size
+(PyTorch's rule), conv2d and pool2d with a symbolic batch; bad inputs."""
 import numpy as np
 import pytest
 import tessera as tvm
@@ -120,3 +120,12 @@ def test_conv2d_and_pool2d_symbolic_batch():
     out = _build_run([X, W], Y, [x, w], shapes=[(3, 3, 3, 3)])
     np.testing.assert_allclose(out, F.max_pool2d(F.conv2d(_t(x), _t(w), padding=1), 2, 2).numpy(), rtol=1e-4,
                                atol=1e-5)
+
+
+def test_softmax_float16_accumulates_in_float32():
+    x = (_rand((2, 4096)) * 0.1).astype("float16")  # 4096 near-equal terms: a float16 running sum drifts
+    X = te.placeholder(x.shape, "float16", name="X")
+    out = _build_run([X], topi.nn.softmax(X), [x]).astype("float32")
+    np.testing.assert_allclose(out, F.softmax(_t(x), -1).numpy(), rtol=5e-3, atol=1e-6)
+    out = _build_run([X], topi.nn.log_softmax(X), [x]).astype("float32")
+    np.testing.assert_allclose(out, F.log_softmax(_t(x), -1).numpy(), rtol=2e-3, atol=1e-3)

@@ -191,6 +191,7 @@ class BlockBuilder(Node):
         from .struct_info import TensorStructInfo  # pylint: disable=import-outside-toplevel
         from .op.base import call_tir  # pylint: disable=import-outside-toplevel
         from ..tir.stmt_functor import substitute as stmt_functor_substitute  # pylint: disable=import-outside-toplevel
+        from ..ir import PrimExpr  # pylint: disable=import-outside-toplevel
         name_hint = kwargs.pop("primfunc_name_hint", None)
         if not callable(func):
             raise TypeError(f"BlockBuilder.call_te: func must be callable, got {type(func).__name__}")
@@ -207,7 +208,20 @@ class BlockBuilder(Node):
             stmt_functor.post_order_visit(dim, visit)
             return stmt_functor.substitute(dim, dict(fresh)) if fresh else dim
 
+        def collect(arg):  # the tensors' symbolic dims first, so PrimExpr arguments can name them too
+            if isinstance(arg, Expr) and isinstance(arg.struct_info_, TensorStructInfo) and arg.struct_info_.shape:
+                for d in arg.struct_info_.shape.values:
+                    own_dim(d)
+            elif isinstance(arg, (list, tuple)):
+                for a in arg:
+                    collect(a)
+
+        for a in list(args) + list(kwargs.values()):
+            collect(a)
+
         def convert(arg):
+            if isinstance(arg, PrimExpr) and fresh:
+                return stmt_functor_substitute(arg, dict(fresh))
             if isinstance(arg, Expr):
                 sinfo = arg.struct_info_ if arg.struct_info_ is not None else self.normalize(arg).struct_info_
                 if not isinstance(sinfo, TensorStructInfo) or sinfo.shape is None:

@@ -12,8 +12,6 @@ namespace relax {
 
 namespace {
 
-using nn_attrs::Dim;
-
 const TensorStructInfoNode* Tensor(const Call& call, size_t i, const char* operand) {
   return ArgSInfoAs<TensorStructInfoNode>(call, i, operand, "a tensor");
 }

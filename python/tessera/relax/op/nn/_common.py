@@ -88,7 +88,10 @@ def plain(v):
 def attrs_of(call, defaults):
     """The call's attributes as plain Python values, ``defaults`` for missing ones."""
     out = dict(defaults)
-    for k, v in (call.attrs or {}).items():
+    attrs = call.attrs
+    items = [] if attrs is None else (attrs.items() if hasattr(attrs, "items")
+                                      else [(k, attrs[k]) for k in attrs.keys()])
+    for k, v in items:
         if v is not None:
             out[str(k)] = plain(v)
     return out
