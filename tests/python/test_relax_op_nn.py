@@ -65,6 +65,11 @@ def test_activations(op, ref, shape, dtype):
     np.testing.assert_allclose(_run(op, x), _torch(ref, x), **_tol(dtype))
 
 
+def test_relu_int32():
+    x = np.arange(-6, 6, dtype="int32").reshape(3, 4)
+    np.testing.assert_array_equal(_run(nn.relu, x), np.maximum(x, 0))
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
 @pytest.mark.parametrize("shape,axis", [((4, 10), -1), ((2, 3, 5), 1), ((3, 4), 0)])
 def test_softmax_and_log_softmax(shape, axis, dtype):
