@@ -446,3 +446,56 @@ def test_legalize_ops_leaves_no_nn_call_and_shares_primfuncs():
     ops = [b.value.op.name for block in mod["main"].body.blocks for b in block.bindings
            if isinstance(b.value, relax.Call) and isinstance(b.value.op, tvm.ir.Op)]
     assert ops == ["relax.call_tir"] * 4
+
+
+def test_script_positional_attrs_and_defaults():
+    @I.ir_module
+    class Mod:
+        @R.function
+        def main(x: R.Tensor((1, 3, 8, 8), "float32"), w: R.Tensor((4, 3, 3, 3), "float32"),
+                 g: R.Tensor((3,), "float32")):
+            with R.dataflow():
+                lv = R.nn.conv2d(x, w, [2, 2], [1, 1, 1, 1])
+                lv1 = R.nn.softmax(lv, 1)
+                lv2 = R.nn.layer_norm(x, g, g, [1], 1e-3)
+                lv3 = R.nn.max_pool2d(lv2, [2, 2], [2, 2])
+                gv = R.nn.batch_norm(lv3, g, g, g, g, 1)
+                R.output(lv1, gv)
+            return (lv1, gv)
+
+    def make(x, w, g):
+        bb = relax.BlockBuilder.current()
+        lv1 = bb.emit(nn.softmax(bb.emit(nn.conv2d(x, w, strides=2, padding=1)), axis=1))
+        lv3 = bb.emit(nn.max_pool2d(bb.emit(nn.layer_norm(x, g, g, [1], epsilon=1e-3)), 2, 2))
+        return relax.Tuple([lv1, bb.emit(nn.batch_norm(lv3, g, g, g, g, axis=1))])
+
+    expected = _module(make, [np.zeros((1, 3, 8, 8), "float32"), np.zeros((4, 3, 3, 3), "float32"),
+                              np.zeros((3,), "float32")])
+    got = [b.value for b in Mod["main"].body.blocks[0].bindings]
+    want = [b.value for b in expected["main"].body.blocks[0].bindings]
+    for g_call, w_call in zip(got, want):
+        tvm.ir.assert_structural_equal(g_call, w_call, map_free_vars=True)
+    text = Mod.script()
+    assert ("R.nn.conv2d(x, w, strides=[2, 2], padding=[1, 1, 1, 1], dilation=[1, 1], groups=1, "
+            'data_layout="NCHW", kernel_layout="OIHW", out_layout="NCHW", out_dtype="void")') in text
+    assert "R.nn.max_pool2d(lv2, pool_size=[2, 2], strides=[2, 2], padding=[0, 0, 0, 0], dilation=[1, 1], " \
+           "ceil_mode=False, count_include_pad=False" in text
+
+
+def test_script_attr_errors():
+    src = '''
+@R.function
+def main(x: R.Tensor((2, 3), "float32")):
+    gv = R.nn.softmax(x, axes=1)
+    return gv
+'''
+    with pytest.raises(tvm.error.ParseError, match=r"R.nn.softmax has no attribute 'axes' \(attributes: axis\)"):
+        tvm.script.from_source(src)
+    src = '''
+@R.function
+def main(x: R.Tensor((2, 3), "float32"), g: R.Tensor((3,), "float32")):
+    gv = R.nn.layer_norm(x, g, g)
+    return gv
+'''
+    with pytest.raises(tvm.error.ParseError, match=r"R.nn.layer_norm needs its attribute 'axes'"):
+        tvm.script.from_source(src)

@@ -12,8 +12,6 @@ namespace relax {
 
 namespace {
 
-using nn_attrs::Dim;
-
 void CheckLayout(const Call& call, const char* attr, const std::string& value, const char* expected) {
   if (value != expected) {
     TESSERA_THROW(ValueError) << OpName(call) << ": attribute '" << attr << "' = \"" << value
@@ -105,10 +103,19 @@ StructInfo InferConv2D(const Call& call, const BlockBuilder&) {
   return TensorStructInfo(ShapeExpr(Array<PrimExpr>{d[0], w[0], out_hw[0], out_hw[1]}), out_dtype);
 }
 
-static auto& reg_conv2d = SetRelaxOp(OpRegEntry::RegisterOrGet("relax.nn.conv2d")
-                                         .set_num_inputs(2)
-                                         .describe("2-D convolution (NCHW data, OIHW weight)."),
-                                     InferConv2D, true);
+static auto& reg_conv2d = SetAttrSignature(
+    SetRelaxOp(OpRegEntry::RegisterOrGet("relax.nn.conv2d")
+                   .set_num_inputs(2)
+                   .describe("2-D convolution (NCHW data, OIHW weight)."),
+               InferConv2D, true),
+    {{"strides", nn_attrs::DefaultInts({1, 1})},
+     {"padding", nn_attrs::DefaultInts({0, 0, 0, 0})},
+     {"dilation", nn_attrs::DefaultInts({1, 1})},
+     {"groups", AttrDefaultInt(1)},
+     {"data_layout", nn_attrs::DefaultStr("NCHW")},
+     {"kernel_layout", nn_attrs::DefaultStr("OIHW")},
+     {"out_layout", nn_attrs::DefaultStr("NCHW")},
+     {"out_dtype", nn_attrs::DefaultStr("void")}});
 
 }  // namespace
 

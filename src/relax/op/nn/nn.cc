@@ -163,25 +163,31 @@ StructInfo InferDropout(const Call& call, const BlockBuilder&) {
   return TupleStructInfo(Array<StructInfo>{SameAs(x), SameAs(x)});
 }
 
-#define TESSERA_RELAX_NN_OP(VAR, NAME, N, INFER, DESC) \
-  static auto& reg_nn_##VAR =                          \
-      SetRelaxOp(OpRegEntry::RegisterOrGet("relax.nn." NAME).set_num_inputs(N).describe(DESC), INFER, true)
+#define TESSERA_RELAX_NN_OP(VAR, NAME, N, INFER, DESC, ...)                                                  \
+  static auto& reg_nn_##VAR = SetAttrSignature(                                                             \
+      SetRelaxOp(OpRegEntry::RegisterOrGet("relax.nn." NAME).set_num_inputs(N).describe(DESC), INFER, true), \
+      std::vector<AttrParam>{__VA_ARGS__})
 
-TESSERA_RELAX_NN_OP(relu, "relu", 1, [](const Call& c, const BlockBuilder& b) { return InferActivation(c, b, false); },
-                    "Elementwise max(data, 0).");
-TESSERA_RELAX_NN_OP(gelu, "gelu", 1, [](const Call& c, const BlockBuilder& b) { return InferActivation(c, b, true); },
-                    "Elementwise GELU, erf form: 0.5 x (1 + erf(x / sqrt(2))).");
-TESSERA_RELAX_NN_OP(gelu_tanh, "gelu_tanh", 1,
-                    [](const Call& c, const BlockBuilder& b) { return InferActivation(c, b, true); },
-                    "Elementwise GELU, tanh approximation.");
-TESSERA_RELAX_NN_OP(silu, "silu", 1, [](const Call& c, const BlockBuilder& b) { return InferActivation(c, b, true); },
-                    "Elementwise x * sigmoid(x).");
-TESSERA_RELAX_NN_OP(softmax, "softmax", 1, InferSoftmax, "Softmax along attribute 'axis'.");
-TESSERA_RELAX_NN_OP(log_softmax, "log_softmax", 1, InferSoftmax, "Log-softmax along attribute 'axis'.");
-TESSERA_RELAX_NN_OP(layer_norm, "layer_norm", 3, InferLayerNorm, "Layer normalization over attribute 'axes'.");
+StructInfo InferFloatActivation(const Call& c, const BlockBuilder& b) { return InferActivation(c, b, true); }
+StructInfo InferAnyActivation(const Call& c, const BlockBuilder& b) { return InferActivation(c, b, false); }
+
+TESSERA_RELAX_NN_OP(relu, "relu", 1, InferAnyActivation, "Elementwise max(data, 0).");
+TESSERA_RELAX_NN_OP(gelu, "gelu", 1, InferFloatActivation, "Elementwise GELU, erf form: 0.5 x (1 + erf(x / sqrt(2))).");
+TESSERA_RELAX_NN_OP(gelu_tanh, "gelu_tanh", 1, InferFloatActivation, "Elementwise GELU, tanh approximation.");
+TESSERA_RELAX_NN_OP(silu, "silu", 1, InferFloatActivation, "Elementwise x * sigmoid(x).");
+TESSERA_RELAX_NN_OP(softmax, "softmax", 1, InferSoftmax, "Softmax along attribute 'axis'.", {"axis", AttrDefaultInt(-1)});
+TESSERA_RELAX_NN_OP(log_softmax, "log_softmax", 1, InferSoftmax, "Log-softmax along attribute 'axis'.",
+                    {"axis", AttrDefaultInt(-1)});
+TESSERA_RELAX_NN_OP(layer_norm, "layer_norm", 3, InferLayerNorm, "Layer normalization over attribute 'axes'.",
+                    {"axes", std::nullopt}, {"epsilon", nn_attrs::DefaultFloat(1e-5)},
+                    {"center", AttrDefaultBool(true)}, {"scale", AttrDefaultBool(true)});
 TESSERA_RELAX_NN_OP(batch_norm, "batch_norm", 5, InferBatchNorm,
-                    "Batch normalization with the moving statistics (inference): (out, moving_mean, moving_var).");
-TESSERA_RELAX_NN_OP(dropout, "dropout", 1, InferDropout, "Dropout (inference: identity): (out, mask).");
+                    "Batch normalization with the moving statistics (inference): (out, moving_mean, moving_var).",
+                    {"axis", std::nullopt}, {"epsilon", nn_attrs::DefaultFloat(1e-5)},
+                    {"center", AttrDefaultBool(true)}, {"scale", AttrDefaultBool(true)},
+                    {"momentum", nn_attrs::DefaultFloat(0.1)});
+TESSERA_RELAX_NN_OP(dropout, "dropout", 1, InferDropout, "Dropout (inference: identity): (out, mask).",
+                    {"rate", nn_attrs::DefaultFloat(0.5)});
 
 }  // namespace
 

@@ -1,6 +1,8 @@
 // Reading the attributes of Relax nn operator calls (a Map<String, Any> on the
-// Call keyed by TVM's attrs field names) with errors naming the op and the
-// attribute; shared by op/nn/{nn,convolution,pooling}.cc. Relax IR layer.
+// Call keyed by TVM's attrs field names) with explicit defaults and errors
+// naming the op and the attribute (floats and length-checked int lists, which
+// op_attrs.cc's readers lack), and the signature defaults of the nn ops;
+// shared by op/nn/{nn,convolution,pooling}.cc. Relax IR layer.
 #pragma once
 
 #include <optional>
@@ -114,8 +116,14 @@ inline std::string DimText(const PrimExpr& e) {
   return arith::ExprToString(e);
 }
 
-// An int64 dimension constant.
-inline PrimExpr Dim(int64_t v) { return IntImm(DataType::Int(64), v); }
+// Signature defaults (SetAttrSignature, op_attrs.cc) in the form the TVMScript parser gives them.
+inline Any DefaultInts(const std::vector<int64_t>& v) {
+  Array<Any> out;
+  for (int64_t x : v) out.push_back(AttrDefaultInt(x));
+  return Any(out);
+}
+inline Any DefaultFloat(double v) { return Any(PrimExpr(v)); }
+inline Any DefaultStr(const char* v) { return Any(String(v)); }
 
 }  // namespace nn_attrs
 }  // namespace relax

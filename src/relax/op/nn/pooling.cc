@@ -13,8 +13,6 @@ namespace relax {
 
 namespace {
 
-using nn_attrs::Dim;
-
 const TensorStructInfoNode* Data4D(const Call& call) {
   CheckNumArgs(call, 1, 1);
   const auto* data = ArgSInfoAs<TensorStructInfoNode>(call, 0, "data", "a tensor");
@@ -98,17 +96,30 @@ StructInfo InferAdaptivePool2D(const Call& call, const BlockBuilder&) {
   return TensorStructInfo(ShapeExpr(Array<PrimExpr>{d[0], d[1], Dim(size[0]), Dim(size[1])}), data->dtype);
 }
 
-static auto& reg_max_pool2d =
+const std::vector<AttrParam>& Pool2DSignature() {
+  static const std::vector<AttrParam> sig = {
+      {"pool_size", nn_attrs::DefaultInts({1, 1})},  {"strides", nn_attrs::DefaultInts({1, 1})},
+      {"padding", nn_attrs::DefaultInts({0, 0, 0, 0})}, {"dilation", nn_attrs::DefaultInts({1, 1})},
+      {"ceil_mode", AttrDefaultBool(false)},           {"count_include_pad", AttrDefaultBool(false)},
+      {"layout", nn_attrs::DefaultStr("NCHW")},        {"out_layout", nn_attrs::DefaultStr("NCHW")}};
+  return sig;
+}
+
+static auto& reg_max_pool2d = SetAttrSignature(
     SetRelaxOp(OpRegEntry::RegisterOrGet("relax.nn.max_pool2d").set_num_inputs(1).describe("2-D max pooling (NCHW)."),
-               InferPool2D, true);
-static auto& reg_avg_pool2d = SetRelaxOp(
-    OpRegEntry::RegisterOrGet("relax.nn.avg_pool2d").set_num_inputs(1).describe("2-D average pooling (NCHW)."),
-    InferPool2D, true);
-static auto& reg_adaptive_avg_pool2d =
+               InferPool2D, true),
+    Pool2DSignature());
+static auto& reg_avg_pool2d = SetAttrSignature(
+    SetRelaxOp(
+        OpRegEntry::RegisterOrGet("relax.nn.avg_pool2d").set_num_inputs(1).describe("2-D average pooling (NCHW)."),
+        InferPool2D, true),
+    Pool2DSignature());
+static auto& reg_adaptive_avg_pool2d = SetAttrSignature(
     SetRelaxOp(OpRegEntry::RegisterOrGet("relax.nn.adaptive_avg_pool2d")
                    .set_num_inputs(1)
                    .describe("2-D adaptive average pooling to attribute 'output_size' (NCHW)."),
-               InferAdaptivePool2D, true);
+               InferAdaptivePool2D, true),
+    {{"output_size", Any()}, {"layout", nn_attrs::DefaultStr("NCHW")}, {"out_layout", nn_attrs::DefaultStr("NCHW")}});
 
 }  // namespace
 

@@ -1,17 +1,19 @@
 """Helpers of the Relax nn operator constructors and legalizations
 (relax/op/nn/*.py): operand checks, TVM's normalization of int/pair/padding
-attributes, and reading a call's attribute map (ints may come back as IntImm,
-floats as FloatImm when parsed from TVMScript) as plain Python values."""
+attributes, and reading a call's attribute map (ints come back as IntImm,
+floats as FloatImm, bools as bool IntImm) as plain Python values."""
 from ...expr import Call, Expr
 from ....ir.op import Op
 
 
 def make_call(op_name, args, attrs):
-    """``Call(Op.get(op_name), args, attrs)`` after checking the operands are relax Exprs."""
+    """``Call(Op.get(op_name), args, attrs)`` after checking the operands are relax Exprs; the
+    attribute values take the TVMScript parser's form (relax/op/_op_attrs.py make_attrs)."""
+    from .._op_attrs import make_attrs  # pylint: disable=import-outside-toplevel
     for name, v in args:
         if not isinstance(v, Expr):
             raise TypeError(f"{op_name}: operand {name!r} must be a relax Expr, got {type(v).__name__}")
-    return Call(Op.get(op_name), [v for _, v in args], attrs)
+    return Call(Op.get(op_name), [v for _, v in args], None if attrs is None else make_attrs(op_name, **attrs))
 
 
 def _is_int(v):
@@ -51,14 +53,12 @@ def padding4(op_name, v):
 
 
 def float_attr(op_name, name, v):
-    """A float attribute, stored as a float32 FloatImm: the form the TVMScript parser gives a float
-    keyword, so that printing and parsing back is a fixed point."""
     from ....tir.expr import FloatImm  # pylint: disable=import-outside-toplevel
     if isinstance(v, FloatImm):
         v = v.value
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         raise TypeError(f"{op_name}: {name} must be a float, got {v!r}")
-    return FloatImm("float32", float(v))
+    return float(v)
 
 
 def bool_attr(op_name, name, v):
