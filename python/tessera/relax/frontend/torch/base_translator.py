@@ -148,6 +148,8 @@ class BaseTranslator:
             return [self.retrieve(v) for v in value]
         if isinstance(value, dict):
             return {k: self.retrieve(v) for k, v in value.items()}
+        if isinstance(value, slice):
+            return slice(self.retrieve(value.start), self.retrieve(value.stop), self.retrieve(value.step))
         if isinstance(value, torch.dtype):
             return value
         if isinstance(value, torch.Tensor):
