@@ -368,3 +368,28 @@ def test_relax_integration_bad_inputs(tmp_path):
         relax.transform.MetaScheduleTuneTIR(wd, 0)
     with pytest.raises(NotImplementedError, match="op_names"):
         relax.transform.MetaScheduleTuneIRMod({}, wd, 4, op_names=["dense"])
+
+
+def test_high_level_op_model_is_legalized_into_tasks_and_tuned(tmp_path):
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo((8, 16), "float32"))
+    y = relax.Var("y", relax.TensorStructInfo((8, 16), "float32"))
+    with bb.function("main", [x, y]):
+        with bb.dataflow():
+            a = bb.emit(relax.op.add(x, y))
+            b = bb.emit(relax.op.multiply(a, y))
+            c = bb.emit(relax.op.add(b, y))
+            out = bb.emit_output(relax.op.exp(c))
+        bb.emit_func_output(out)
+    mod = bb.get()
+    tasks = ms.relax_integration.extract_tasks(mod, TARGET)
+    assert sorted((t.task_name, t.weight) for t in tasks) == [("add", 2), ("exp", 1), ("multiply", 1)]
+    db = ms.relax_integration.tune_relax(mod, None, TARGET, str(tmp_path), 3, num_trials_per_iter=1, seed=0,
+                                         strategy="random")
+    for t in tasks:   # warm-up: one round (one trial) per task
+        assert len(db.records_of(t.mod)) == 1, t.task_name
+    vm = relax.VirtualMachine(ms.relax_integration.compile_relax(db, mod, TARGET, None), tvm.cpu())
+    rng = np.random.default_rng(3)
+    xa, ya = rng.random((8, 16)).astype("float32"), rng.random((8, 16)).astype("float32")
+    np.testing.assert_allclose(vm["main"](tvm.nd.array(xa), tvm.nd.array(ya)).numpy(),
+                               np.exp((xa + ya) * ya + ya), rtol=1e-5, atol=1e-5)
