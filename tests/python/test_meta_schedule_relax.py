@@ -366,6 +366,13 @@ def test_relax_integration_bad_inputs(tmp_path):
             relax.transform.MetaScheduleApplyDatabase()(mod)
     with pytest.raises(ValueError, match="max_trials_global"):
         relax.transform.MetaScheduleTuneTIR(wd, 0)
+    with pytest.raises(ValueError, match="no tasks"):
+        ms.tune_tasks(tasks=[], task_weights=[], work_dir=wd, max_trials_global=4)
+    with pytest.raises(NotImplementedError, match="measure_callbacks"):
+        ms.tune_tasks(tasks=[], task_weights=[], work_dir=wd, max_trials_global=4, measure_callbacks=[])
+    ctx = ms.TuneContext(task_mod(mod["dense_out"]), TARGET, task_name="dense_out")
+    with pytest.raises(ValueError, match="2 task_weights"):
+        ms.tune_tasks(tasks=[ctx], task_weights=[1, 2], work_dir=wd, max_trials_global=4)
     with pytest.raises(NotImplementedError, match="op_names"):
         relax.transform.MetaScheduleTuneIRMod({}, wd, 4, op_names=["dense"])
 

@@ -9,8 +9,8 @@ from .extracted_task import ExtractedTask
 from .tune_context import TuneContext
 from .tune import tune_tir
 from .tir_integration import compile_tir
-from .relax_integration import compile_relax, extract_tasks, tune_relax
+from .relax_integration import compile_relax, extract_tasks, tune_relax, tune_tasks
 
 __all__ = ["ExtractedTask", "TuneContext", "arg_info", "builder", "compile_relax", "compile_tir", "cost_model",
            "database", "extract_tasks", "feature", "relax_integration", "runner", "search_strategy",
-           "space_generator", "task_scheduler", "tir_integration", "tune_relax", "tune_tir"]
+           "space_generator", "task_scheduler", "tir_integration", "tune_relax", "tune_tasks", "tune_tir"]

@@ -11,6 +11,7 @@ from .. import ir as _ir
 from .. import target as _target
 from ..tir import PrimFunc
 from . import task_scheduler as _task_scheduler
+from .arg_info import ArgInfo
 from .extracted_task import ExtractedTask
 from .tune import check_trials, make_builder_runner, make_database
 from .tune_context import TuneContext, normalize_mod
@@ -157,7 +158,6 @@ def tune_relax(mod, params, target, work_dir, max_trials_global, *, max_trials_p
     contexts, weights = [], []
     for ctx, w in zip(*extracted_tasks_to_tune_contexts(tasks, work_dir, space, strategy, num_tuning_cores, seed)):
         try:
-            from .arg_info import ArgInfo
             ArgInfo.from_prim_func(ctx.mod["main"])
         except ValueError as err:
             warnings.warn(f"tune_relax: task {ctx.task_name} cannot be tuned and keeps its default schedule: {err}",
@@ -165,15 +165,50 @@ def tune_relax(mod, params, target, work_dir, max_trials_global, *, max_trials_p
             continue
         contexts.append(ctx)
         weights.append(w)
-    database = make_database(database, work_dir, "tune_relax")
     if not contexts:
         warnings.warn("tune_relax: the model has no tunable call_tir PrimFunc", stacklevel=2)
-        return database
-    num_workers = contexts[0].num_threads
-    builder, runner, own_builder, own_runner = make_builder_runner(builder, runner, num_workers, work_dir,
-                                                                   "tune_relax")
+        return make_database(database, work_dir, "tune_relax")
+    return tune_tasks(tasks=contexts, task_weights=weights, work_dir=work_dir, max_trials_global=max_trials_global,
+                      max_trials_per_task=max_trials_per_task, num_trials_per_iter=num_trials_per_iter,
+                      builder=builder, runner=runner, database=database, cost_model=cost_model,
+                      task_scheduler=scheduler)
+
+
+def tune_tasks(*, tasks, task_weights, work_dir, max_trials_global, max_trials_per_task=None,
+               num_trials_per_iter=64, builder="local", runner="local", database="json", cost_model="xgb",
+               measure_callbacks="default", task_scheduler="gradient", module_equality="structural",
+               post_optimization=False):
+    """``ms.tune_tasks`` (``tvm.meta_schedule.tune_tasks``): tunes the TuneContexts ``tasks``
+    with ``task_weights`` under one budget with ``task_scheduler`` and returns the
+    database. ``measure_callbacks`` other than "default", ``module_equality`` other than
+    "structural" and ``post_optimization`` are refused."""
+    if measure_callbacks != "default":
+        raise NotImplementedError("tune_tasks(measure_callbacks=...) is not supported: records are committed "
+                                  "and the cost model updated by the loop itself")
+    if module_equality != "structural":
+        raise NotImplementedError(f"tune_tasks(module_equality={module_equality!r}): only 'structural' is "
+                                  "supported")
+    if post_optimization:
+        raise NotImplementedError("tune_tasks(post_optimization=True) is not supported")
+    check_trials(max_trials_global, num_trials_per_iter, work_dir, "tune_tasks")
+    if max_trials_per_task is None:
+        max_trials_per_task = max_trials_global
+    check_trials(max_trials_per_task, 1, work_dir, "tune_tasks(max_trials_per_task)")
+    tasks = list(tasks)
+    if not tasks:
+        raise ValueError("tune_tasks: no tasks given")
+    for ctx in tasks:
+        if not isinstance(ctx, TuneContext):
+            raise TypeError(f"tune_tasks: tasks must be TuneContexts, got {type(ctx).__name__}")
+        if ctx.target is None or ctx.target.kind.name != "llvm":
+            raise ValueError(f"tune_tasks: task {ctx.task_name} has target {ctx.target}; only CPU (llvm) "
+                             "targets are tuned")
+    scheduler = _task_scheduler.create(task_scheduler)
+    database = make_database(database, work_dir, "tune_tasks")
+    builder, runner, own_builder, own_runner = make_builder_runner(builder, runner, tasks[0].num_threads, work_dir,
+                                                                   "tune_tasks")
     try:
-        return scheduler.tune(contexts, weights, int(max_trials_global), int(max_trials_per_task),
+        return scheduler.tune(tasks, list(task_weights), int(max_trials_global), int(max_trials_per_task),
                               int(num_trials_per_iter), builder, runner, database, cost_model, work_dir)
     finally:
         if own_builder:
@@ -200,4 +235,4 @@ def compile_relax(database, mod, target, params=None, enable_warning=False):
     return relax_build(mod, target=target)
 
 
-__all__ = ["compile_relax", "extract_tasks", "extracted_tasks_to_tune_contexts", "tune_relax"]
+__all__ = ["compile_relax", "extract_tasks", "extracted_tasks_to_tune_contexts", "tune_relax", "tune_tasks"]
