@@ -92,30 +92,25 @@ def extract_tasks(mod, target, params=None, module_equality="structural"):
     mod = _as_relax_module(mod, "extract_tasks")
     target = _as_target(target, "extract_tasks")
     mod = _bind_and_legalize(mod, params)
-    tasks, by_hash, cache = [], {}, {}
+    groups, by_hash, group_of = [], {}, {}   # groups: [task_name, task_mod, weight]
     for gv in call_tir_callees(mod):
         if not isinstance(gv, _ir.GlobalVar):
             raise TypeError(f"extract_tasks: a call_tir calls {type(gv).__name__}, expected a GlobalVar")
         name = gv.name_hint
-        if name not in cache:
+        if name not in group_of:
             func = mod[gv]
             if not isinstance(func, PrimFunc):
                 raise TypeError(f"extract_tasks: call_tir calls '{name}', which is not a PrimFunc")
             task_mod = normalize_mod(func)
             shash = int(_ir.structural_hash(task_mod))
-            task = None
-            for cand in by_hash.get(shash, []):
-                if _ir.structural_equal(cand.mod, task_mod):
-                    task = cand
-                    break
-            if task is None:
-                task = ExtractedTask(name, task_mod, target, [task_mod], 1)
-                task.weight = 0
-                by_hash.setdefault(shash, []).append(task)
-                tasks.append(task)
-            cache[name] = task
-        cache[name].weight += 1
-    return tasks
+            group = next((g for g in by_hash.get(shash, []) if _ir.structural_equal(g[1], task_mod)), None)
+            if group is None:
+                group = [name, task_mod, 0]
+                by_hash.setdefault(shash, []).append(group)
+                groups.append(group)
+            group_of[name] = group
+        group_of[name][2] += 1
+    return [ExtractedTask(name, task_mod, target, [task_mod], weight) for name, task_mod, weight in groups]
 
 
 def extracted_tasks_to_tune_contexts(extracted_tasks, work_dir, space="post-order-apply", strategy="evolutionary",

@@ -5,6 +5,8 @@ goes to the live task with the largest weight * (alpha * backward gradient + (1 
 the drop of the best latency over the last ``window_size`` rounds divided by the window
 (0 with a shorter history), the forward estimate best / rounds. Equal gradients for
 every live task pick one at random (``seed``)."""
+import os
+
 import numpy as np
 
 from .task_scheduler import TaskScheduler
@@ -20,7 +22,7 @@ class GradientBased(TaskScheduler):
         self.alpha = float(alpha)
         self.window_size = int(window_size)
         if seed is None or seed == -1:
-            seed = int.from_bytes(__import__("os").urandom(4), "little") & 0x7FFFFFFF
+            seed = int.from_bytes(os.urandom(4), "little") & 0x7FFFFFFF
         self.seed = int(seed)
         self._rng = np.random.default_rng(self.seed)
         self._rounds = 0
