@@ -400,3 +400,36 @@ def test_high_level_op_model_is_legalized_into_tasks_and_tuned(tmp_path):
     xa, ya = rng.random((8, 16)).astype("float32"), rng.random((8, 16)).astype("float32")
     np.testing.assert_allclose(vm["main"](tvm.nd.array(xa), tvm.nd.array(ya)).numpy(),
                                np.exp((xa + ya) * ya + ya), rtol=1e-5, atol=1e-5)
+
+
+def test_twelve_linear_relu_layers_of_high_level_ops(tmp_path):
+    """relax.op.linear + maximum, twelve times with the same weights: after LegalizeOps each
+    distinct PrimFunc (permute_dims, matmul, add, maximum) is one task of weight 12."""
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo((4, 16), "float32"))
+    w = relax.Var("w", relax.TensorStructInfo((16, 16), "float32"))
+    b = relax.Var("b", relax.TensorStructInfo((16,), "float32"))
+    with bb.function("main", [x, w, b]):
+        with bb.dataflow():
+            h = x
+            for _ in range(12):
+                h = bb.emit(relax.op.linear(h, w, b))
+                h = bb.emit(relax.op.maximum(h, relax.const(np.zeros((16,), "float32"))))
+            out = bb.emit_output(h)
+        bb.emit_func_output(out)
+    mod = bb.get()
+    tasks = ms.relax_integration.extract_tasks(mod, TARGET)
+    assert len(tasks) == 4 and all(t.weight == 12 for t in tasks), tasks
+    db = ms.relax_integration.tune_relax(mod, None, TARGET, str(tmp_path), 4, num_trials_per_iter=1, seed=0,
+                                         strategy="random")
+    assert all(len(db.records_of(t.mod)) == 1 for t in tasks)
+    vm = relax.VirtualMachine(ms.relax_integration.compile_relax(db, mod, TARGET, None), tvm.cpu())
+    rng = np.random.default_rng(4)
+    xa = rng.random((4, 16)).astype("float32")
+    wa = (rng.standard_normal((16, 16)) * 0.3).astype("float32")
+    ba = (rng.standard_normal((16,)) * 0.1).astype("float32")
+    ref = xa
+    for _ in range(12):
+        ref = np.maximum(ref @ wa.T + ba, 0)
+    got = vm["main"](tvm.nd.array(xa), tvm.nd.array(wa), tvm.nd.array(ba)).numpy()
+    np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-5)
