@@ -100,5 +100,9 @@ def test_ray_bad_inputs():
         ms.runner.RayRunner(number=0)
     with pytest.raises(ValueError, match="timeout_sec"):
         ms.builder.RayBuilder(timeout_sec=-1)
+    with pytest.raises(ValueError, match="num_cpus only applies"):
+        ms.builder.RayBuilder(address="auto", num_cpus=2)
+    with pytest.raises(ValueError, match="already initialized"):
+        ms.runner.RayRunner(address="ray://elsewhere:10001")
     with pytest.raises(TypeError, match="BuilderInput"):
         ms.builder.RayBuilder().build([42])

@@ -9,6 +9,7 @@ import time
 from .worker_pool import WorkerFailure
 
 _REMOTE = {}
+_STARTED = {}   # "args": the (address, num_cpus) this module last called ray.init with
 
 
 def import_ray():
@@ -21,12 +22,20 @@ def import_ray():
 
 
 def ensure_ray(address=None, num_cpus=None):
-    """Ray, initialized: an existing ``ray.init`` is kept; otherwise ``address`` (None
-    starts a local cluster with ``num_cpus`` CPUs) is joined, with PYTHONPATH set on the
+    """Ray, initialized: a running cluster is used as it is (``address`` / ``num_cpus``
+    that differ from how it was started are refused); otherwise ``address`` (None starts
+    a local cluster with ``num_cpus`` CPUs) is joined, with PYTHONPATH set on the
     workers so that they import this tessera (a remote cluster needs tessera at the same
     path or installed)."""
+    if address is not None and num_cpus is not None:
+        raise ValueError("num_cpus only applies when starting a local Ray cluster (address=None); the CPUs of "
+                         f"the cluster at {address!r} are its own")
     ray = import_ray()
     if ray.is_initialized():
+        if (address is not None or num_cpus is not None) and _STARTED.get("args") != (address, num_cpus):
+            raise ValueError(f"Ray is already initialized (ray.init was called elsewhere or with other "
+                             f"arguments), so address={address!r} / num_cpus={num_cpus!r} cannot be applied; "
+                             "leave them out to use the running cluster, or call ray.shutdown() first")
         return ray
     import tessera  # pylint: disable=import-outside-toplevel
     paths = [os.path.dirname(os.path.dirname(os.path.abspath(tessera.__file__)))]
@@ -38,6 +47,7 @@ def ensure_ray(address=None, num_cpus=None):
     elif num_cpus is not None:
         kwargs["num_cpus"] = int(num_cpus)
     ray.init(**kwargs)
+    _STARTED["args"] = (address, num_cpus)
     return ray
 
 
