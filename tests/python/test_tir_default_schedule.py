@@ -119,12 +119,17 @@ def test_reduction_over_leading_axis_is_vectorized():
     _check([A], topi.sum(A, axis=0), [a], a.sum(axis=0), parallel=True, vectorized=True, rtol=1e-4, atol=1e-4)
 
 
-def test_reduction_over_last_axis_is_parallel():
+def test_reduction_over_last_axis_is_factored_and_vectorized():
     A = te.placeholder((256, 512), name="A")
     a = _rand((256, 512))
-    _check([A], topi.max(A, axis=1), [a], a.max(axis=1), parallel=True, vectorized=False)
+    sched = _check([A], topi.max(A, axis=1), [a], a.max(axis=1), parallel=True, vectorized=True)
+    assert "A_red_rf" in sched.script()  # rfactor: per-row vector of partial maxima
     _check([A], topi.mean(A, axis=1, keepdims=True), [a], a.mean(axis=1, keepdims=True), parallel=True,
-           vectorized=False, rtol=1e-4, atol=1e-5)
+           vectorized=True, rtol=1e-4, atol=1e-5)
+    # 500 is no multiple of the vector width: the reduction stays scalar, rows in parallel.
+    B = te.placeholder((256, 500), name="B")
+    b = _rand((256, 500))
+    _check([B], topi.sum(B, axis=1), [b], b.sum(axis=1), parallel=True, vectorized=False, rtol=1e-4, atol=1e-4)
 
 
 def test_full_reduction_stays_serial_and_correct():

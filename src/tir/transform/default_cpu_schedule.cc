@@ -270,6 +270,7 @@ class Scheduler {
     size_t sl = s.back();
     int64_t inner = ExtentOr(nest.extents[sl], lanes);
     bool vectorize = lanes > 1 && inner >= 4 && Contiguous(block, nest.iter_vars[sl], true);
+    if (!vectorize && VectorizeReductionLoop(block, nest, s, r, lanes)) return;
     if (!vectorize) {
       // Leading spatial loops (before any reduction loop) run in parallel.
       std::vector<LoopRV> outer;
@@ -338,6 +339,53 @@ class Scheduler {
       LoopRV innermost = init_loops[init_loops.size() - 1];
       if (sch_.Get(innermost).cast<For>()->kind == ForKind::kSerial) sch_.Vectorize(innermost);
     });
+  }
+
+  // Reductions along a contiguous innermost reduction loop (row sums and
+  // maxima, dense's x @ W.T): the loop is split by the vector width and the
+  // inner part factored out (rfactor) into a per-row vector of partial
+  // results, reduced once per row at the end:
+  //   [outer spatial: fused, parallel]
+  //     [rf init: vectorized] [reduction / lanes] [lanes: vectorized, rf update]
+  //     [write-back: the lanes reduced into the output]
+  bool VectorizeReductionLoop(const BlockRV& block, const Nest& nest, const std::vector<size_t>& s,
+                              const std::vector<size_t>& r, int lanes) {
+    size_t rl = nest.loops.size() - 1;
+    const int64_t* extent = AsConstInt(nest.extents[rl]);
+    if (lanes <= 1 || nest.kinds[rl] != kCommReduce || extent == nullptr || *extent < 2 * lanes ||
+        *extent % lanes != 0 || s.back() > r.front()) {
+      return false;
+    }
+    Block b = sch_.Get(block).cast<Block>();
+    const Var& rv = nest.iter_vars[rl];
+    arith::Analyzer ana;
+    for (const BufferRegion& w : b->writes) {
+      if (UsesVarIn(w, rv)) return false;
+    }
+    for (const BufferRegion& read : b->reads) {
+      if (UsesVarIn(read, rv) && StepAlong(read, rv, &ana) != std::optional<int64_t>(1)) return false;
+    }
+    Schedule backup = sch_.Copy();
+    bool ok = TryStep([&] {
+      Array<LoopRV> parts = sch_.Split(nest.loops[rl], Array<Any>({Any(), Any(int64_t(lanes))}), true);
+      int out_ndim = static_cast<int>(b->writes[0]->buffer->shape.size());
+      BlockRV rf = sch_.RFactor(parts[1], out_ndim);
+      Array<LoopRV> loops = sch_.GetLoops(rf);
+      sch_.Vectorize(loops[loops.size() - 1]);
+      BlockRV init = sch_.DecomposeReduction(rf, loops[s.size()]);
+      Array<LoopRV> init_loops = sch_.GetLoops(init);
+      sch_.Vectorize(init_loops[init_loops.size() - 1]);
+      sch_.ReverseComputeAt(block, loops[s.size() - 1], true, -1);
+      std::vector<LoopRV> outer;
+      std::vector<PrimExpr> extents;
+      for (size_t i = 0; i < s.size(); ++i) {
+        outer.push_back(loops[i]);
+        extents.push_back(nest.extents[s[i]]);
+      }
+      Parallelize(outer, extents, Work(nest));
+    });
+    if (!ok) sch_ = backup;
+    return ok;
   }
 
   Schedule sch_;
