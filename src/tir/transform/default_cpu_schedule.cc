@@ -22,9 +22,10 @@ namespace {
 // Fused outer loops are made at least this long (when the nest allows), so
 // the parallel loop has iterations enough for every core.
 constexpr int64_t kParallelGrain = 64;
-// The inner spatial tile of a reduction (rows sharing each vector of the
-// reduced operand); unrolled inside the reduction loops.
-constexpr int64_t kRegisterRows = 4;
+// The inner spatial tile of a reduction: rows sharing each vector of the
+// reduced operand, unrolled inside the reduction loops (the first of these
+// dividing the row loop; 8 accumulators hide the FMA latency).
+constexpr int64_t kRegisterRows[] = {8, 4};
 
 // Runs one schedule step; a step a primitive refuses is skipped.
 template <typename F>
@@ -258,8 +259,10 @@ class Scheduler {
 
   // Reductions (matmul, conv2d, pooling, row reductions): with a contiguous
   // innermost spatial loop, the nest becomes
-  //   [outer spatial: fused, parallel] [rows/kRegisterRows] [cols/lanes]
-  //   [reduction loops] [rows % kRegisterRows: unrolled] [lanes: vectorized]
+  //   [outer spatial: fused, parallel] [rows/R] [cols/lanes]
+  //     [reduction loops] [R rows: unrolled] [lanes: vectorized]
+  //     [write-back of the R x lanes accumulators: vectorized]
+  // (R from kRegisterRows)
   // with the init decomposed above the reduction loops (vectorized too).
   // Otherwise the outer spatial loops are parallelized and the rest stays.
   void ScheduleReduction(const BlockRV& block, const Nest& nest) {
@@ -291,15 +294,17 @@ class Scheduler {
     for (size_t k = 0; k + 1 < s.size(); ++k) {
       size_t i = s[k];
       const int64_t* c = AsConstInt(nest.extents[i]);
-      if (k + 2 == s.size() && c != nullptr && *c % kRegisterRows == 0 && *c > kRegisterRows) {
+      int64_t rows = 0;
+      for (int64_t cand : kRegisterRows) {
+        if (rows == 0 && c != nullptr && *c % cand == 0 && *c > cand) rows = cand;
+      }
+      if (k + 2 == s.size() && rows > 0) {
         Array<LoopRV> parts;
-        if (TryStep([&] {
-              parts = sch_.Split(nest.loops[i], Array<Any>({Any(), Any(kRegisterRows)}), true);
-            })) {
+        if (TryStep([&] { parts = sch_.Split(nest.loops[i], Array<Any>({Any(), Any(rows)}), true); })) {
           row_o = parts[0];
           row_i = parts[1];
           outer.push_back(parts[0]);
-          extents.push_back(PrimExpr(*c / kRegisterRows));
+          extents.push_back(PrimExpr(*c / rows));
           continue;
         }
       }
@@ -316,6 +321,22 @@ class Scheduler {
     if (row_i) order.push_back(*row_i);
     order.push_back(col_i);
     ok = TryStep([&] { sch_.Reorder(order); });
+    // The tile's accumulators go to a "local" buffer written back after the
+    // reduction loops: allocated per tile, it is private to the iteration
+    // and the code generator keeps it in registers (the output itself could
+    // alias the operands as far as LLVM knows, so it would be loaded and
+    // stored at every reduction step).
+    std::optional<BlockRV> write_back;
+    if (ok && !outer.empty()) {
+      Schedule before = sch_.Copy();
+      if (!TryStep([&] {
+            write_back = sch_.CacheWrite(block, 0, "local");
+            sch_.ReverseComputeAt(*write_back, outer.back(), true, -1);
+          })) {
+        sch_ = before;
+        write_back.reset();
+      }
+    }
     if (ok) Parallelize(outer, extents, Work(nest));
     BlockRV init;
     ok = ok && TryStep([&] { init = sch_.DecomposeReduction(block, nest.loops[r.front()]); });
@@ -334,6 +355,12 @@ class Scheduler {
       return;
     }
     if (row_i) TryStep([&] { sch_.Unroll(*row_i); });
+    if (write_back) {
+      TryStep([&] {
+        Array<LoopRV> wb_loops = sch_.GetLoops(*write_back);
+        sch_.Vectorize(wb_loops[wb_loops.size() - 1]);
+      });
+    }
     TryStep([&] {
       Array<LoopRV> init_loops = sch_.GetLoops(init);
       LoopRV innermost = init_loops[init_loops.size() - 1];
