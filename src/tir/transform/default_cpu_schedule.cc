@@ -43,14 +43,25 @@ int64_t ExtentOr(const PrimExpr& e, int64_t fallback) {
   return c != nullptr ? *c : fallback;
 }
 
-bool HasIfThenElse(const Stmt& body) {
+bool CallsOp(const Stmt& body, const std::function<bool(const std::string&)>& pred) {
   bool found = false;
   PostOrderVisit(body, [&](const ObjectRef& n) {
     if (const auto* call = n.as<CallNode>()) {
-      if (const auto* op = call->op.as<OpNode>(); op != nullptr && op->name == "tir.if_then_else") found = true;
+      if (const auto* op = call->op.as<OpNode>(); op != nullptr && pred(op->name)) found = true;
     }
   });
   return found;
+}
+
+bool HasIfThenElse(const Stmt& body) {
+  return CallsOp(body, [](const std::string& name) { return name == "tir.if_then_else"; });
+}
+
+// A call of a math function (exp, erf, tanh, log, ...): worth computing once.
+bool HasMathCall(const Stmt& body) {
+  return CallsOp(body, [](const std::string& name) {
+    return name != "tir.if_then_else" && name != "tir.likely" && name.rfind("tir.", 0) == 0;
+  });
 }
 
 // How far the region's last dimension moves when `v` steps by one, when no
@@ -157,7 +168,8 @@ class Scheduler {
 
   // AutoInline's CPU rule: a spatial block with one write to an intermediate
   // buffer and no if_then_else (which would land in the consumer's inner
-  // loop) is inlined into its consumers, consumers first.
+  // loop) is inlined into its consumers, consumers first; unlike AutoInline,
+  // not a block calling a math function when it has several consumers.
   void Inline() {
     std::vector<std::string> names;
     for (const BlockLocation& loc : CollectBlocks(Func())) names.push_back(loc.block->name_hint);
@@ -171,7 +183,13 @@ class Scheduler {
           HasIfThenElse(b->body)) {
         continue;
       }
-      TryStep([&] { sch_.ComputeInline(sch_.GetBlock(*it, std::nullopt)); });
+      TryStep([&] {
+        BlockRV rv = sch_.GetBlock(*it, std::nullopt);
+        // A costly stage read by several consumers (softmax's exp) is kept:
+        // inlined, each consumer would compute it again.
+        if (HasMathCall(b->body) && sch_.GetConsumers(rv).size() > 1) return;
+        sch_.ComputeInline(rv);
+      });
     }
   }
 
