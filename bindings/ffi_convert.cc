@@ -273,7 +273,24 @@ nb::object ToPython(const Any& v) {
   }
   if (const auto* m = ref.as<MapObj>()) {
     nb::dict out;
-    for (const auto& kv : m->data) out[ToPython(kv.first)] = ToPython(kv.second);
+    bool str_keys = true;
+    for (const auto& kv : m->data) {
+      str_keys = str_keys && kv.first.as<StringObj>() != nullptr;
+      out[ToPython(kv.first)] = ToPython(kv.second);
+    }
+    // A map keyed by strings (call and function attrs) also reads as attributes, `attrs.axes`,
+    // as TVM's Attrs do: tessera.runtime.container.AttrMap, a dict subclass.
+    if (str_keys && !m->data.empty()) {
+      static nb::handle attr_map_cls;  // kept for the process's lifetime
+      if (!attr_map_cls.is_valid()) {
+        try {
+          attr_map_cls = nb::object(nb::module_::import_("tessera.runtime.container").attr("AttrMap")).release();
+        } catch (const nb::python_error&) {
+          attr_map_cls = nb::handle();  // not importable yet (early in `import tessera`): a plain dict
+        }
+      }
+      if (attr_map_cls.is_valid()) return attr_map_cls(out);
+    }
     return out;
   }
   nb::handle cls = PyClassFor(ref->type_index());

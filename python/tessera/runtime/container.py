@@ -1,5 +1,6 @@
 """Runtime containers (``tvm.runtime.container``): ``ShapeTuple``, the
-value of a Relax shape (``R.Shape``) in the virtual machine."""
+value of a Relax shape (``R.Shape``) in the virtual machine, and ``AttrMap``,
+the Python form of a string-keyed Map (call and function attrs)."""
 from .._ffi.registry import register_object, get_global_func
 from .object import Object
 
@@ -43,4 +44,22 @@ class ShapeTuple(Object):
         return repr(self._dims())
 
 
-__all__ = ["ShapeTuple"]
+class AttrMap(dict):
+    """A string-keyed Map from C++ (a Relax call's or a function's attrs): a
+    dict whose keys also read as attributes, ``call.attrs.axes``, as TVM's
+    Attrs objects do. A missing name raises AttributeError naming it."""
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(f"attrs have no field {name!r} (fields: {', '.join(sorted(self)) or 'none'})") \
+                from None
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(self))
+
+
+__all__ = ["ShapeTuple", "AttrMap"]

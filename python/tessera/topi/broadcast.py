@@ -84,6 +84,21 @@ multiply = _binary("multiply", lambda a, b: a * b)
 divide = _binary("divide", lambda a, b: _tir_op.div(a, b))
 maximum = _binary("maximum", _tir_op.max)
 minimum = _binary("minimum", _tir_op.min)
+# Integers: repeated multiplication is not needed; power is defined for floats (as TVM's T.pow).
+power = _binary("power", lambda a, b: _pow(a, b))
+floor_divide = _binary("floor_divide", lambda a, b: _floor_divide(a, b))
+
+
+def _pow(a, b):
+    if not str(a.dtype).startswith("float"):
+        raise TVMTypeError(f"topi.power: needs floating-point operands, got {a.dtype}")
+    return _tir_op.pow(a, b)
+
+
+def _floor_divide(a, b):
+    if str(a.dtype).startswith(("int", "uint")):
+        return _tir_op.floordiv(a, b)
+    return _tir_op.floor(_tir_op.div(a, b))
 
 # Comparisons give bool tensors.
 equal = _binary("equal", lambda a, b: _tir_op_eq(a, b))
@@ -121,5 +136,5 @@ def where(condition, x, y):
     return te.compute(shape, fcompute, name="T_where", tag="broadcast")
 
 
-__all__ = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "broadcast_shape", "equal", "not_equal",
+__all__ = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "power", "floor_divide", "broadcast_shape", "equal", "not_equal",
            "less", "less_equal", "greater", "greater_equal", "where"]

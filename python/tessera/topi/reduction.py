@@ -1,8 +1,10 @@
-"""Reductions written in TE: ``topi.sum``, ``max``, ``min``, ``mean`` over
-``axis`` (None = all, int or tuple; negative counts from the end) with
-``keepdims``."""
+"""Reductions written in TE: ``topi.sum``, ``max``, ``min``, ``prod``,
+``mean`` over ``axis`` (None = all, int or tuple; negative counts from the
+end) with ``keepdims``, and ``argmax``/``argmin`` (int64 index of the first
+extremum along one axis, None = of the flattened tensor)."""
 from ..error import TVMTypeError, TVMValueError
 from ..tir import op as _tir_op
+from ..tir import _ffi_api as _tir_ffi
 from .. import te
 
 
@@ -48,7 +50,7 @@ def _reduce(name, reducer):
                     idx.append(next(it))
             return reducer(data(*idx), axis=rvs)
 
-        return te.compute(out_shape, fcompute, name=data.name + "_red", tag="comm_reduce")
+        return te.compute(out_shape, fcompute, name="T_" + name, tag="comm_reduce")
 
     op.__name__ = name
     op.__doc__ = f"topi.{name}(data, axis=None, keepdims=False): {name} over axis."
@@ -58,6 +60,8 @@ def _reduce(name, reducer):
 sum = _reduce("sum", te.sum)  # pylint: disable=redefined-builtin
 max = _reduce("max", te.max)  # pylint: disable=redefined-builtin
 min = _reduce("min", te.min)  # pylint: disable=redefined-builtin
+_prod_reducer = te.comm_reducer(lambda a, b: a * b, lambda t: _tir_op.const(1, t), name="prod")
+prod = _reduce("prod", _prod_reducer)
 
 
 def mean(data, axis=None, keepdims=False):
@@ -72,4 +76,55 @@ def mean(data, axis=None, keepdims=False):
     return te.compute(total.shape, lambda *i: total(*i) / denom, name="T_divide", tag="elemwise")
 
 
-__all__ = ["sum", "max", "min", "mean"]
+def _arg_reduce(name, is_max):
+    def op(data, axis=None, keepdims=False, select_last_index=False):
+        if not isinstance(data, te.Tensor):
+            raise TVMTypeError(f"topi.{name}: expected a te.Tensor, got {type(data).__name__}")
+        if select_last_index:
+            raise TVMValueError(f"topi.{name}: select_last_index=True is not supported")
+        if axis is not None and not isinstance(axis, int):
+            axis = list(axis)
+            if len(axis) != 1:
+                raise TVMValueError(f"topi.{name}: axis must be one int or None, got {axis}")
+            axis = axis[0]
+        ndim = len(data.shape)
+        if axis is None:
+            flat = _flat(data)
+            out = op(flat, 0, False)
+            if keepdims:
+                return te.compute([1] * ndim, lambda *i: out(), name=f"T_{name}_keepdims", tag="injective")
+            return out
+        ax = _axes(name, data, axis)[0]
+        extreme = (max if is_max else min)(data, ax, True)
+        n = data.shape[ax]
+        k = te.reduce_axis((0, n), name="k")
+        out_shape = [d for j, d in enumerate(data.shape) if j != ax or keepdims]
+        out_shape = [1 if (j == ax and keepdims) else d for j, d in enumerate(out_shape)]
+
+        def fcompute(*i):
+            i = list(i)
+            base = i if keepdims else i[:ax] + [0] + i[ax:]
+            ext_idx = list(base)
+            ext_idx[ax] = 0
+            idx = list(base)
+            idx[ax] = k.var
+            hit = _tir_ffi._OpEQ(data(*idx), extreme(*ext_idx))
+            kk = k.var.astype("int64")
+            return te.min(_tir_op.if_then_else(hit, kk, _tir_op.const(2**62, "int64")), axis=[k])
+
+        return te.compute(out_shape, fcompute, name=f"T_{name}", tag="comm_reduce_idx")
+
+    op.__name__ = name
+    op.__doc__ = f"topi.{name}(data, axis=None, keepdims=False): int64 index of the first {name[3:]}imum."
+    return op
+
+
+def _flat(data):
+    from .transform import reshape  # pylint: disable=import-outside-toplevel
+    return reshape(data, (-1,))
+
+
+argmax = _arg_reduce("argmax", True)
+argmin = _arg_reduce("argmin", False)
+
+__all__ = ["sum", "max", "min", "prod", "mean", "argmax", "argmin"]

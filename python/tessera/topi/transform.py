@@ -1,4 +1,6 @@
-"""Layout transforms written in TE: ``topi.transpose``."""
+"""Layout transforms written in TE: ``topi.transpose``, ``reshape``,
+``expand_dims``, ``squeeze``, ``broadcast_to``, ``concatenate``, ``take``,
+``split`` and ``strided_slice``."""
 from ..error import TVMTypeError, TVMValueError
 from .. import te
 
@@ -193,4 +195,92 @@ def take(a, indices, axis=None, mode="clip"):
     return te.compute(out_shape, fcompute, name="T_take", tag="injective")
 
 
-__all__ = ["transpose", "reshape", "expand_dims", "squeeze", "broadcast_to", "concatenate", "take"]
+def _slice_length(n, begin, end, stride):
+    """Length of the NumPy slice begin:end:stride of a dimension of size n."""
+    return len(range(*slice(begin, end, stride).indices(n)))
+
+
+def _slice_start(n, begin, end, stride):
+    return slice(begin, end, stride).indices(n)[0]
+
+
+def split(ary, indices_or_sections, axis=0):
+    """Parts of ``ary`` along ``axis``: ``indices_or_sections`` equal sections
+    (an int dividing the dimension) or the split points (ascending ints)."""
+    if not isinstance(ary, te.Tensor):
+        raise TVMTypeError(f"topi.split: expected a te.Tensor, got {type(ary).__name__}")
+    src = _static_shape("split", ary)
+    ndim = len(src)
+    if not -ndim <= axis < ndim:
+        raise TVMValueError(f"topi.split: axis {axis} is out of range for {ary.name} with {ndim} dimensions")
+    axis = axis + ndim if axis < 0 else axis
+    n = src[axis]
+    if isinstance(indices_or_sections, int) and not isinstance(indices_or_sections, bool):
+        sections = indices_or_sections
+        if sections <= 0 or n % sections:
+            raise TVMValueError(f"topi.split: dimension {axis} of {ary.name} ({n}) cannot be split into "
+                                f"{sections} equal sections")
+        points = [n // sections * k for k in range(1, sections)]
+    else:
+        points = [int(p) for p in indices_or_sections]
+        if any(b < a for a, b in zip(points, points[1:])):
+            raise TVMValueError(f"topi.split: split points {points} are not ascending")
+    bounds = [0] + [min(max(p + n if p < 0 else p, 0), n) for p in points] + [n]
+    outs = []
+    for k in range(len(bounds) - 1):
+        start = min(bounds[k], n)
+        size = max(0, bounds[k + 1] - start)
+        shape = list(ary.shape)
+        shape[axis] = size
+
+        def fcompute(*i, start=start):
+            idx = list(i)
+            idx[axis] = i[axis] + start
+            return ary(*idx)
+
+        outs.append(te.compute(shape, fcompute, name=f"T_split_{k}" if k else "T_split", tag="injective"))
+    return outs
+
+
+def strided_slice(a, begin, end, strides=None, axes=None, slice_mode="end", assume_inbound=True):
+    """The NumPy slice ``begin:end:strides`` of ``a`` along ``axes`` (None:
+    the first len(begin) dims), clamped as NumPy does; static dims only."""
+    del assume_inbound  # static sizes: the slice is clamped exactly
+    if not isinstance(a, te.Tensor):
+        raise TVMTypeError(f"topi.strided_slice: expected a te.Tensor, got {type(a).__name__}")
+    if slice_mode != "end":
+        raise TVMValueError(f"topi.strided_slice: slice_mode {slice_mode!r} is not supported (only 'end')")
+    ndim = len(a.shape)
+    begin = [int(x) for x in begin]
+    end = [int(x) for x in end]
+    axes = list(range(len(begin))) if axes is None else [int(x) for x in axes]
+    strides = [1] * len(axes) if strides is None else [int(x) for x in strides]
+    if not len(begin) == len(end) == len(axes) == len(strides):
+        raise TVMValueError("topi.strided_slice: begin, end, strides and axes must have the same length")
+    src = list(a.shape)
+    out_shape = list(a.shape)
+    starts = {}
+    for ax, b, e, st in zip(axes, begin, end, strides):
+        if not -ndim <= ax < ndim:
+            raise TVMValueError(f"topi.strided_slice: axis {ax} is out of range for {a.name} with {ndim} dimensions")
+        ax = ax + ndim if ax < 0 else ax
+        if st == 0:
+            raise TVMValueError("topi.strided_slice: a stride is zero")
+        from ..tir.expr import IntImm  # pylint: disable=import-outside-toplevel
+        if not isinstance(src[ax], IntImm):
+            raise NotImplementedError(f"topi.strided_slice: dimension {ax} of {a.name} is symbolic ({src[ax]})")
+        n = src[ax].value
+        out_shape[ax] = _slice_length(n, b, e, st)
+        starts[ax] = (_slice_start(n, b, e, st), st)
+
+    def fcompute(*i):
+        idx = list(i)
+        for ax, (start, st) in starts.items():
+            idx[ax] = i[ax] * st + start
+        return a(*idx)
+
+    return te.compute(out_shape, fcompute, name="T_strided_slice", tag="injective")
+
+
+__all__ = ["transpose", "reshape", "expand_dims", "squeeze", "broadcast_to", "concatenate", "take", "split",
+           "strided_slice"]

@@ -5,7 +5,9 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "ir/op.h"
 #include "relax/block_builder.h"
@@ -65,6 +67,62 @@ const T* ArgSInfoAs(const Call& call, size_t i, const char* operand, const char*
 
 // The struct info returned by ops with no result (an empty tuple).
 inline StructInfo VoidStructInfo() { return TupleStructInfo(Array<StructInfo>()); }
+
+// ---- Shapes (op_shape.cc) ----
+
+// An int64 dimension constant.
+PrimExpr Dim(int64_t v);
+// The constant value of a dimension, if it is one.
+std::optional<int64_t> ConstDim(const PrimExpr& d);
+// Product of the dims (1 for none), simplified.
+PrimExpr ShapeProduct(const Array<PrimExpr>& dims);
+// A tensor struct info with `shape` when known, else of `ndim` dimensions (-1: unknown).
+StructInfo TensorSInfo(const std::optional<Array<PrimExpr>>& shape, DataType dtype, int ndim);
+// NumPy broadcast of the tensors `ts` (called `names` in messages). Sets *ndim (-1 when one is
+// unknown) and returns the broadcast shape, nullopt when it is not known at compile time
+// (unknown shapes, or symbolic dims not provably equal). ValueError naming the op, the operands
+// and the dimensions when two constant dims cannot broadcast.
+std::optional<Array<PrimExpr>> BroadcastShapes(const Call& call, const std::vector<const TensorStructInfoNode*>& ts,
+                                               const std::vector<const char*>& names, int* ndim);
+// The common dtype of the tensors (Void when one is unknown); TypeError naming the op and the
+// first two operands whose dtypes differ.
+DataType SameDType(const Call& call, const std::vector<const TensorStructInfoNode*>& ts,
+                   const std::vector<const char*>& names);
+
+// ---- Call attributes: a Map<String, Any> keyed by TVM's attrs field names (op_attrs.cc) ----
+
+// One attribute of an op's signature: its name and default (nullopt: required).
+struct AttrParam {
+  std::string name;
+  std::optional<Any> default_value;
+};
+// Default values written as the TVMScript parser makes them (ints as IntImm, bools as bool IntImm).
+Any AttrDefaultInt(int64_t v);
+Any AttrDefaultBool(bool v);
+// Declares the op's attributes in the order of TVM's Python signature (op attribute
+// "TScriptAttrSignature": a list of [name, default] or [name] for a required one). The TVMScript
+// parser reads positional arguments beyond the op's num_inputs as these attributes, fills in the
+// defaults and refuses unknown keywords; inference reads a missing attribute as its default.
+OpRegEntry& SetAttrSignature(OpRegEntry& entry, const std::vector<AttrParam>& params);
+// The call's attribute `name`, else its signature default; ValueError naming op and attribute
+// when it is required and absent.
+Any CallAttr(const Call& call, const std::string& name);
+// Typed readers; TypeError naming op and attribute when the value has another kind.
+std::optional<int64_t> AttrOptInt(const Call& call, const std::string& name);  // None -> nullopt
+int64_t AttrInt(const Call& call, const std::string& name);
+bool AttrBool(const Call& call, const std::string& name);
+std::string AttrStr(const Call& call, const std::string& name);
+// A list of ints (an int alone is a list of one); None -> nullopt.
+std::optional<std::vector<int64_t>> AttrOptInts(const Call& call, const std::string& name);
+// A dtype given as a string or DataType; "" and "void" are DataType::Void() (unset).
+DataType AttrDType(const Call& call, const std::string& name);
+// `axis` in [-ndim, ndim) made non-negative; ValueError naming op, attribute and operand.
+int NormalizeAxis(const Call& call, int64_t axis, int ndim, const std::string& attr, const char* operand);
+// The axes (each normalized, no repeats); ValueError naming op, attribute and operand.
+std::vector<int> NormalizeAxes(const Call& call, const std::vector<int64_t>& axes, int ndim, const std::string& attr,
+                               const char* operand);
+// ValueError unless the dtype is known and an integer type (for indices); names op and operand.
+void CheckIntDType(const Call& call, const TensorStructInfoNode* t, const char* operand);
 
 }  // namespace relax
 }  // namespace tessera

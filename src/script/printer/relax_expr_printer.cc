@@ -11,6 +11,7 @@
 #include <cstring>
 #include <limits>
 
+#include "ir/op.h"
 #include "ir/structural_equal.h"
 #include "script/printer/python_literal.h"
 #include "script/printer/relax_printer.h"
@@ -234,18 +235,36 @@ std::string RelaxPrinter::PrintExprImpl(const relax::Expr& e) {
   TESSERA_THROW(TypeError) << "no TVMScript form for a " << e->GetTypeKey() << " inside a Relax expression";
 }
 
-std::string RelaxPrinter::PrintAttrKwargs(const ObjectRef& attrs, const relax::CallNode*) {
+std::string RelaxPrinter::PrintAttrKwargs(const ObjectRef& attrs, const relax::CallNode* call) {
   if (!attrs.defined()) return "";
   const auto* map = attrs.as<MapObj>();
   TESSERA_CHECK_OR_THROW(map != nullptr, TypeError)
       << "no TVMScript form for call attributes of type " << attrs->GetTypeKey();
+  // Keyword order: the op's attribute signature (TVM's field order) when it has one
+  // (src/relax/op/op_attrs.cc), then the other keys alphabetically.
+  std::vector<std::string> order;
+  if (const auto* op = call != nullptr ? call->op.as<OpNode>() : nullptr) {
+    static const OpAttrMap<Array<Any>> sigs = Op::GetAttrMap<Array<Any>>("TScriptAttrSignature");
+    if (sigs.count(GetRef<Op>(op))) {
+      for (const Any& item : sigs[GetRef<Op>(op)]) order.push_back(item.cast<Array<Any>>()[0].cast<std::string>());
+    }
+  }
+  auto rank = [&order](const std::string& k) {
+    return static_cast<size_t>(std::find(order.begin(), order.end(), k) - order.begin());
+  };
   std::vector<std::pair<std::string, Any>> sorted;
   for (const auto& kv : map->data) sorted.emplace_back(kv.first.cast<std::string>(), kv.second);
-  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::sort(sorted.begin(), sorted.end(), [&rank](const auto& a, const auto& b) {
+    size_t ra = rank(a.first), rb = rank(b.first);
+    return ra != rb ? ra < rb : a.first < b.first;
+  });
   std::string out;
   for (const auto& kv : sorted) {
     std::string value;
-    if (const auto* e = kv.second.as<RelaxExprNode>(); e && !kv.second.as<OpNode>()) {
+    const auto* imm = kv.second.as<IntImmNode>();
+    if (imm != nullptr && imm->dtype.is_bool()) {
+      value = imm->value ? "True" : "False";  // parsed back as a bool IntImm
+    } else if (const auto* e = kv.second.as<RelaxExprNode>(); e && !kv.second.as<OpNode>()) {
       value = PrintExpr(GetRef<relax::Expr>(e));
     } else {
       bool saved = ctx_->int64_bare;

@@ -6,6 +6,14 @@ NotImplementedError until they are registered."""
 from . import builtin, memory, vm
 from .binary import add, subtract, multiply, divide, maximum, minimum, floor_divide, power
 from .unary import exp, log, sqrt, rsqrt, tanh, sigmoid, negative, abs  # pylint: disable=redefined-builtin
+from .linear_algebra import matmul, linear
+from .manipulate import permute_dims, reshape, expand_dims, squeeze, concat, split, flatten, broadcast_to
+from .index import take, strided_slice
+from .datatype import astype
+from .ternary import ewise_fma
+from .comparison import equal, not_equal, less, less_equal, greater, greater_equal
+from .search import where, argmax, argmin
+from .statistical import sum, mean, max, min, prod  # pylint: disable=redefined-builtin
 from .base import call_tir, call_dps_packed, call_pure_packed, shape_of, null_value, print  # pylint: disable=redefined-builtin
 
 

@@ -31,8 +31,7 @@ multiply = _make("multiply", "multiply")
 divide = _make("divide", "divide")
 maximum = _make("maximum", "maximum")
 minimum = _make("minimum", "minimum")
-# No TOPI kernel yet: these stay un-legalized (LegalizeOps leaves them, the build reports them).
-floor_divide = _make("floor_divide", None)
-power = _make("power", None)
+floor_divide = _make("floor_divide", "floor_divide")
+power = _make("power", "power")
 
 __all__ = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "floor_divide", "power"]

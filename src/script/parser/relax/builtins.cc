@@ -8,6 +8,7 @@
 // R.<name>(args..., attr=value, sinfo_args=...). Part of the Relax dialect
 // (parser/relax, relax_builder.h); argument errors are ParseErrors at the
 // argument.
+#include <algorithm>
 #include <cstring>
 #include <unordered_map>
 
@@ -334,24 +335,71 @@ Any ExternFuncValue(RelaxBuilder& b, CallArgs& c) {
 }
 
 // Any registered operator relax.<name>: positional arguments, attributes as
-// keywords, sinfo_args= for operators that take struct info.
+// keywords, sinfo_args= for operators that take struct info. An op with an
+// attribute signature ("TScriptAttrSignature", src/relax/op/op_attrs.cc) also
+// takes its attributes positionally after its num_inputs operands, as TVM's
+// Python signature does (`R.permute_dims(x, [1, 0])`); missing ones get their
+// defaults and unknown keywords are refused.
 Any GenericOp(RelaxBuilder& b, CallArgs& c, const std::string& op_name) {
+  Op op = Op::Get(op_name);
+  static const OpAttrMap<Array<Any>> sigs = Op::GetAttrMap<Array<Any>>("TScriptAttrSignature");
+  std::optional<Array<Any>> sig;
+  if (sigs.count(op)) sig = sigs[op];
+  size_t num_operands = c.args.size();
+  if (sig && op->num_inputs >= 0 && c.args.size() > static_cast<size_t>(op->num_inputs)) {
+    num_operands = static_cast<size_t>(op->num_inputs);
+    if (c.args.size() - num_operands > sig->size()) {
+      b.Error(c.arg_pos[num_operands + sig->size()],
+              "R." + op_name.substr(6) + " takes " + std::to_string(num_operands) + " operand(s) and " +
+                  std::to_string(sig->size()) + " attribute(s), got " + std::to_string(c.args.size()) +
+                  " positional arguments");
+    }
+  }
+  auto to_attr = [&b](const Any& v, const Pos& pos) -> Any {
+    return (v.is_object() && v.as<RelaxExprNode>()) ? v : b.ev().ToAttrValue(v, pos);
+  };
   Array<relax::Expr> args;
-  for (size_t i = 0; i < c.args.size(); ++i) args.push_back(b.ToExpr(c.args[i], c.arg_pos[i]));
+  for (size_t i = 0; i < num_operands; ++i) args.push_back(b.ToExpr(c.args[i], c.arg_pos[i]));
   Array<relax::StructInfo> sinfo_args;
   Map<String, Any> attrs;
   bool has_attrs = false;
+  std::vector<std::string> names;
+  if (sig) {
+    for (const Any& item : *sig) names.push_back(item.cast<Array<Any>>()[0].cast<std::string>());
+  }
+  for (size_t i = num_operands; i < c.args.size(); ++i) {
+    attrs.Set(String(names[i - num_operands]), to_attr(c.args[i], c.arg_pos[i]));
+    has_attrs = true;
+  }
   for (size_t k = 0; k < c.kwargs.size(); ++k) {
-    if (c.kwargs[k].first == "sinfo_args") {
+    const std::string& key = c.kwargs[k].first;
+    if (key == "sinfo_args") {
       sinfo_args = SInfoArgs(b, c.kwargs[k].second, c.kwarg_pos[k]);
       continue;
     }
-    const Any& v = c.kwargs[k].second;
-    Any value = (v.is_object() && v.as<RelaxExprNode>()) ? v : b.ev().ToAttrValue(v, c.kwarg_pos[k]);
-    attrs.Set(String(c.kwargs[k].first), value);
+    if (sig && std::find(names.begin(), names.end(), key) == names.end()) {
+      std::string known;
+      for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
+      b.Error(c.kwarg_pos[k], "R." + op_name.substr(6) + " has no attribute '" + key + "' (attributes: " +
+                                  (known.empty() ? std::string("none") : known) + ")");
+    }
+    if (attrs.count(String(key))) b.Error(c.kwarg_pos[k], "attribute '" + key + "' is given twice");
+    attrs.Set(String(key), to_attr(c.kwargs[k].second, c.kwarg_pos[k]));
     has_attrs = true;
   }
-  return relax::Expr(relax::Call(Op::Get(op_name), args, has_attrs ? ObjectRef(attrs) : ObjectRef(), sinfo_args));
+  if (sig) {
+    for (const Any& item : *sig) {
+      Array<Any> pair = item.cast<Array<Any>>();
+      String key(pair[0].cast<std::string>());
+      if (attrs.count(key)) continue;
+      if (pair.size() < 2) {
+        b.Error(c.node->pos, "R." + op_name.substr(6) + " needs its attribute '" + std::string(key) + "'");
+      }
+      attrs.Set(key, pair[1]);
+      has_attrs = true;
+    }
+  }
+  return relax::Expr(relax::Call(op, args, has_attrs ? ObjectRef(attrs) : ObjectRef(), sinfo_args));
 }
 
 const std::unordered_map<std::string, Handler>& Table() {

@@ -1,0 +1,36 @@
+"""Reduction Relax ops (``relax.op.sum``, ``mean``, ``max``, ``min``,
+``prod`` with axis and keepdims): constructors of calls of the ops registered
+in src/relax/op/statistical.cc and their legalization to TOPI."""
+from ...ir.op import Op
+from ..expr import Call
+from ._legalize_registry import register_legalize
+from ._op_attrs import attr_ints, check_axis_list, check_expr, make_attrs
+
+
+def _make(name):
+    op_name = "relax." + name
+
+    def ctor(x, axis=None, keepdims=False):
+        check_expr(op_name, "x", x)
+        axis = check_axis_list(op_name, "axis", axis)
+        return Call(Op.get(op_name), [x], make_attrs(op_name, axis=axis, keepdims=bool(keepdims)))
+
+    def legalize(bb, call):
+        from ... import topi  # pylint: disable=import-outside-toplevel
+        axis = attr_ints(call.attrs["axis"]) if call.attrs else None
+        keepdims = bool(call.attrs["keepdims"]) if call.attrs else False
+        return bb.call_te(getattr(topi, name), call.args[0], axis, keepdims, primfunc_name_hint=name)
+
+    register_legalize(op_name)(legalize)
+    ctor.__name__ = name
+    ctor.__doc__ = f"The {name} of x over axis (None: all), keeping reduced dims as 1 with keepdims."
+    return ctor
+
+
+sum = _make("sum")  # pylint: disable=redefined-builtin
+mean = _make("mean")
+max = _make("max")  # pylint: disable=redefined-builtin
+min = _make("min")  # pylint: disable=redefined-builtin
+prod = _make("prod")
+
+__all__ = ["sum", "mean", "max", "min", "prod"]

@@ -1,0 +1,121 @@
+// Indexing Relax operators (TVM's relax/op/tensor/index.cc): take(x, indices,
+// axis, mode) and strided_slice(x, axes, begin, end, strides, assume_inbound)
+// with NumPy slicing semantics. Relax IR layer; legalization to TOPI in
+// python/tessera/relax/op/index.py.
+#include <algorithm>
+#include <limits>
+
+#include "arith/analyzer.h"
+#include "relax/op/op_common.h"
+#include "tir/op.h"
+
+namespace tessera {
+namespace relax {
+
+using tir::operator+;
+using tir::operator-;
+using tir::operator*;
+
+namespace {
+
+StructInfo InferTake(const Call& call, const BlockBuilder&) {
+  CheckNumArgs(call, 2, 2);
+  const auto* x = ArgSInfoAs<TensorStructInfoNode>(call, 0, "x", "a tensor");
+  const auto* idx = ArgSInfoAs<TensorStructInfoNode>(call, 1, "indices", "a tensor");
+  CheckIntDType(call, idx, "indices");
+  if (!idx->IsUnknownDtype() && idx->dtype.is_bool()) {
+    TESSERA_THROW(TypeError) << OpName(call) << ": operand 'indices' must have an integer dtype, got bool";
+  }
+  auto axis_attr = AttrOptInt(call, "axis");
+  std::string mode = AttrStr(call, "mode");
+  if (mode != "fast" && mode != "clip" && mode != "wrap") {
+    TESSERA_THROW(ValueError) << OpName(call) << ": attribute 'mode' must be \"fast\", \"clip\" or \"wrap\", got \""
+                              << mode << "\"";
+  }
+  if (!axis_attr && !x->IsUnknownNdim() && x->ndim != 1) {
+    TESSERA_THROW(ValueError) << OpName(call) << ": operand 'x' " << StructInfoText(ArgSInfo(call, 0))
+                              << " must be 1-D when attribute 'axis' is None";
+  }
+  if (x->IsUnknownNdim() || idx->IsUnknownNdim()) return TensorStructInfo(x->dtype, StructInfoNode::kUnknownNDim);
+  int axis = axis_attr ? NormalizeAxis(call, *axis_attr, x->ndim, "axis", "x") : 0;
+  int out_ndim = x->ndim - 1 + idx->ndim;
+  auto xs = x->GetShape();
+  auto is = idx->GetShape();
+  if (!xs || !is) return TensorStructInfo(x->dtype, out_ndim);
+  Array<PrimExpr> out;
+  for (int i = 0; i < axis; ++i) out.push_back((*xs)[i]);
+  for (const PrimExpr& d : *is) out.push_back(d);
+  for (int i = axis + 1; i < x->ndim; ++i) out.push_back((*xs)[i]);
+  return TensorStructInfo(ShapeExpr(out), x->dtype);
+}
+static auto& reg_take = SetAttrSignature(
+    SetRelaxOp(OpRegEntry::RegisterOrGet("relax.take")
+                   .set_num_inputs(2)
+                   .describe("Elements of x at integer indices along axis."),
+               InferTake, true),
+    {{"axis", Any()}, {"mode", Any(String("fast"))}});
+
+// Length of the NumPy slice begin:end:stride of a dimension of constant size n.
+int64_t SliceLength(int64_t n, int64_t begin, int64_t end, int64_t stride) {
+  auto norm = [n, stride](int64_t v) {
+    if (v < 0) v += n;
+    if (stride > 0) return std::clamp<int64_t>(v, 0, n);
+    return std::clamp<int64_t>(v, -1, n - 1);
+  };
+  int64_t b = norm(begin), e = norm(end);
+  if (stride > 0) return e > b ? (e - b + stride - 1) / stride : 0;
+  return b > e ? (b - e + (-stride) - 1) / (-stride) : 0;
+}
+
+StructInfo InferStridedSlice(const Call& call, const BlockBuilder&) {
+  CheckNumArgs(call, 1, 1);
+  const auto* x = ArgSInfoAs<TensorStructInfoNode>(call, 0, "x", "a tensor");
+  std::vector<int64_t> axes = *AttrOptInts(call, "axes");
+  std::vector<int64_t> begin = *AttrOptInts(call, "begin");
+  std::vector<int64_t> end = *AttrOptInts(call, "end");
+  auto strides_opt = AttrOptInts(call, "strides");
+  bool inbound = AttrBool(call, "assume_inbound");
+  std::vector<int64_t> strides = strides_opt ? *strides_opt : std::vector<int64_t>(axes.size(), 1);
+  for (auto [vals, name] : {std::pair{&begin, "begin"}, std::pair{&end, "end"}, std::pair{&strides, "strides"}}) {
+    if (vals->size() != axes.size()) {
+      TESSERA_THROW(ValueError) << OpName(call) << ": attribute '" << name << "' has " << vals->size()
+                                << " entries, attribute 'axes' " << axes.size();
+    }
+  }
+  for (int64_t s : strides) {
+    if (s == 0) TESSERA_THROW(ValueError) << OpName(call) << ": attribute 'strides' has a zero stride";
+  }
+  if (x->IsUnknownNdim()) return TensorStructInfo(x->dtype, StructInfoNode::kUnknownNDim);
+  std::vector<int> norm = NormalizeAxes(call, axes, x->ndim, "axes", "x");
+  auto shape = x->GetShape();
+  if (!shape) return TensorStructInfo(x->dtype, x->ndim);
+  Array<PrimExpr> out = *shape;
+  arith::Analyzer analyzer;
+  for (size_t i = 0; i < norm.size(); ++i) {
+    PrimExpr n = (*shape)[norm[i]];
+    if (auto c = ConstDim(n)) {
+      out.Set(norm[i], Dim(SliceLength(*c, begin[i], end[i], strides[i])));
+    } else if (strides[i] > 0 && begin[i] >= 0 && end[i] >= std::numeric_limits<int32_t>::max()) {
+      // x[begin:] of a symbolic dim: n - min(begin, n), divided by the stride.
+      PrimExpr len = n - tir::min(Dim(begin[i]), n);
+      out.Set(norm[i], analyzer.Simplify(tir::floordiv(len + Dim(strides[i] - 1), Dim(strides[i]))));
+    } else if (inbound && begin[i] >= 0 && end[i] >= 0 && strides[i] > 0) {
+      // In bounds by assumption: ceil((end - begin) / stride).
+      out.Set(norm[i], Dim(std::max<int64_t>(0, (end[i] - begin[i] + strides[i] - 1) / strides[i])));
+    } else {
+      return TensorStructInfo(x->dtype, x->ndim);  // depends on the run-time size
+    }
+  }
+  return TensorStructInfo(ShapeExpr(out), x->dtype);
+}
+static auto& reg_strided_slice = SetAttrSignature(
+    SetRelaxOp(OpRegEntry::RegisterOrGet("relax.strided_slice")
+                   .set_num_inputs(1)
+                   .describe("The NumPy slice begin:end:strides of x along axes."),
+               InferStridedSlice, true),
+    {{"axes", {}}, {"begin", {}}, {"end", {}}, {"strides", Any()}, {"assume_inbound", AttrDefaultBool(false)}});
+
+}  // namespace
+
+}  // namespace relax
+}  // namespace tessera

@@ -1,0 +1,158 @@
+// Attributes of Relax operator calls: the per-op attribute signature (names in
+// TVM's Python signature order, with defaults) that the TVMScript parser uses
+// for positional attributes, and typed readers of a call's attrs Map for the
+// struct-info inference of op/*.cc. Relax IR layer.
+#include "relax/op/op_common.h"
+
+namespace tessera {
+namespace relax {
+
+Any AttrDefaultInt(int64_t v) { return Any(PrimExpr(v)); }
+Any AttrDefaultBool(bool v) { return Any(PrimExpr(IntImm(DataType::Bool(), v ? 1 : 0))); }
+
+OpRegEntry& SetAttrSignature(OpRegEntry& entry, const std::vector<AttrParam>& params) {
+  Array<Any> sig;
+  for (const AttrParam& p : params) {
+    Array<Any> item;
+    item.push_back(Any(String(p.name)));
+    if (p.default_value) item.push_back(*p.default_value);
+    sig.push_back(Any(item));
+  }
+  entry.set_attr("TScriptAttrSignature", Any(sig));
+  return entry;
+}
+
+namespace {
+
+// The signature default of `name`: nullopt when the op has no such attribute or it is required.
+std::optional<Any> SignatureDefault(const Call& call, const std::string& name, bool* known) {
+  static const OpAttrMap<Array<Any>> sigs = Op::GetAttrMap<Array<Any>>("TScriptAttrSignature");
+  *known = false;
+  const auto* op = call->op.as<OpNode>();
+  if (op == nullptr || !sigs.count(GetRef<Op>(op))) return std::nullopt;
+  for (const Any& item : sigs[GetRef<Op>(op)]) {
+    Array<Any> pair = item.cast<Array<Any>>();
+    if (pair[0].cast<std::string>() != name) continue;
+    *known = true;
+    if (pair.size() > 1) return pair[1];
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+[[noreturn]] void BadAttr(const Call& call, const std::string& name, const char* expected, const Any& v) {
+  TESSERA_THROW(TypeError) << OpName(call) << ": attribute '" << name << "' must be " << expected << ", got "
+                           << (v.is_object() ? v.raw_object()->GetTypeKey() : v.type_name());
+}
+
+std::optional<int64_t> AsInt(const Any& v) {
+  if (v.kind() == Any::Kind::kInt) return v.raw_int();
+  if (const auto* imm = v.as<IntImmNode>(); imm != nullptr && !imm->dtype.is_bool()) return imm->value;
+  return std::nullopt;
+}
+
+}  // namespace
+
+Any CallAttr(const Call& call, const std::string& name) {
+  if (call->attrs.defined()) {
+    if (const auto* map = call->attrs.as<MapObj>()) {
+      if (const Any* v = map->Find(Any(String(name)))) return *v;
+    }
+  }
+  bool known = false;
+  std::optional<Any> def = SignatureDefault(call, name, &known);
+  if (def) return *def;
+  TESSERA_THROW(ValueError) << OpName(call) << ": attribute '" << name << "' is required but missing";
+}
+
+std::optional<int64_t> AttrOptInt(const Call& call, const std::string& name) {
+  Any v = CallAttr(call, name);
+  if (v.is_none()) return std::nullopt;
+  std::optional<int64_t> i = AsInt(v);
+  if (!i) BadAttr(call, name, "an int or None", v);
+  return i;
+}
+
+int64_t AttrInt(const Call& call, const std::string& name) {
+  Any v = CallAttr(call, name);
+  std::optional<int64_t> i = AsInt(v);
+  if (!i) BadAttr(call, name, "an int", v);
+  return *i;
+}
+
+bool AttrBool(const Call& call, const std::string& name) {
+  Any v = CallAttr(call, name);
+  if (v.kind() == Any::Kind::kBool || v.kind() == Any::Kind::kInt) return v.raw_int() != 0;
+  if (const auto* imm = v.as<IntImmNode>()) return imm->value != 0;
+  BadAttr(call, name, "a bool", v);
+}
+
+std::string AttrStr(const Call& call, const std::string& name) {
+  Any v = CallAttr(call, name);
+  if (const auto* s = v.as<StringObj>()) return s->data;
+  BadAttr(call, name, "a string", v);
+}
+
+std::optional<std::vector<int64_t>> AttrOptInts(const Call& call, const std::string& name) {
+  Any v = CallAttr(call, name);
+  if (v.is_none()) return std::nullopt;
+  if (std::optional<int64_t> i = AsInt(v)) return std::vector<int64_t>{*i};
+  const auto* arr = v.as<ArrayObj>();
+  if (arr == nullptr) BadAttr(call, name, "a list of ints or None", v);
+  std::vector<int64_t> out;
+  for (const Any& x : arr->data) {
+    std::optional<int64_t> i = AsInt(x);
+    if (!i) BadAttr(call, name, "a list of ints or None", x);
+    out.push_back(*i);
+  }
+  return out;
+}
+
+DataType AttrDType(const Call& call, const std::string& name) {
+  Any v = CallAttr(call, name);
+  if (v.kind() == Any::Kind::kDataType) return v.raw_dtype();
+  if (v.is_none()) return DataType::Void();
+  if (const auto* s = v.as<StringObj>()) {
+    if (s->data.empty() || s->data == "void") return DataType::Void();
+    try {
+      return DataType(s->data);
+    } catch (const std::exception&) {
+      TESSERA_THROW(ValueError) << OpName(call) << ": attribute '" << name << "' is not a dtype: '" << s->data << "'";
+    }
+  }
+  BadAttr(call, name, "a dtype string", v);
+}
+
+int NormalizeAxis(const Call& call, int64_t axis, int ndim, const std::string& attr, const char* operand) {
+  if (axis < -ndim || axis >= ndim) {
+    TESSERA_THROW(ValueError) << OpName(call) << ": attribute '" << attr << "' = " << axis
+                              << " is out of range for operand '" << operand << "' of " << ndim << " dimensions";
+  }
+  return static_cast<int>(axis < 0 ? axis + ndim : axis);
+}
+
+std::vector<int> NormalizeAxes(const Call& call, const std::vector<int64_t>& axes, int ndim, const std::string& attr,
+                               const char* operand) {
+  std::vector<int> out;
+  std::vector<bool> seen(ndim, false);
+  for (int64_t a : axes) {
+    int k = NormalizeAxis(call, a, ndim, attr, operand);
+    if (seen[k]) {
+      TESSERA_THROW(ValueError) << OpName(call) << ": attribute '" << attr << "' repeats axis " << k
+                                << " of operand '" << operand << "'";
+    }
+    seen[k] = true;
+    out.push_back(k);
+  }
+  return out;
+}
+
+void CheckIntDType(const Call& call, const TensorStructInfoNode* t, const char* operand) {
+  if (!t->IsUnknownDtype() && !(t->dtype.is_int() || t->dtype.is_uint())) {
+    TESSERA_THROW(TypeError) << OpName(call) << ": operand '" << operand << "' must have an integer dtype, got "
+                             << t->dtype;
+  }
+}
+
+}  // namespace relax
+}  // namespace tessera

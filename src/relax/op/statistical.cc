@@ -1,0 +1,65 @@
+// Reductions over axes (TVM's relax/op/tensor/statistical.cc): sum, mean,
+// max, min, prod with axis (None: all) and keepdims. Relax IR layer;
+// legalization to TOPI in python/tessera/relax/op/statistical.py.
+#include "relax/op/op_common.h"
+
+namespace tessera {
+namespace relax {
+
+// Shape of x reduced over `axis` (None: all) with keepdims; shared with argmax/argmin (search.cc).
+StructInfo InferReduction(const Call& call, DataType out_dtype, bool axis_is_single) {
+  CheckNumArgs(call, 1, 1);
+  const auto* x = ArgSInfoAs<TensorStructInfoNode>(call, 0, "x", "a tensor");
+  std::optional<std::vector<int64_t>> axes;
+  if (axis_is_single) {
+    if (auto a = AttrOptInt(call, "axis")) axes = std::vector<int64_t>{*a};
+  } else {
+    axes = AttrOptInts(call, "axis");
+  }
+  bool keepdims = AttrBool(call, "keepdims");
+  DataType dtype = out_dtype.is_void() ? x->dtype : out_dtype;
+  if (x->IsUnknownNdim()) {
+    if (keepdims || !axes) return TensorStructInfo(dtype, keepdims ? StructInfoNode::kUnknownNDim : 0);
+    return TensorStructInfo(dtype, StructInfoNode::kUnknownNDim);
+  }
+  std::vector<bool> reduced(x->ndim, !axes.has_value());
+  if (axes) {
+    for (int a : NormalizeAxes(call, *axes, x->ndim, "axis", "x")) reduced[a] = true;
+  }
+  int out_ndim = 0;
+  for (int i = 0; i < x->ndim; ++i) out_ndim += (keepdims || !reduced[i]) ? 1 : 0;
+  auto shape = x->GetShape();
+  if (!shape) return TensorStructInfo(dtype, out_ndim);
+  Array<PrimExpr> out;
+  for (int i = 0; i < x->ndim; ++i) {
+    if (!reduced[i]) {
+      out.push_back((*shape)[i]);
+    } else if (keepdims) {
+      out.push_back(Dim(1));
+    }
+  }
+  return TensorStructInfo(ShapeExpr(out), dtype);
+}
+
+namespace {
+
+StructInfo InferStatistical(const Call& call, const BlockBuilder&) {
+  return InferReduction(call, DataType::Void(), false);
+}
+
+#define TESSERA_RELAX_STAT_OP(NAME, DESC)                                                                      \
+  static auto& reg_stat_##NAME = SetAttrSignature(                                                             \
+      SetRelaxOp(OpRegEntry::RegisterOrGet("relax." #NAME).set_num_inputs(1).describe(DESC), InferStatistical, \
+                 true),                                                                                        \
+      {{"axis", Any()}, {"keepdims", AttrDefaultBool(false)}})
+
+TESSERA_RELAX_STAT_OP(sum, "Sum of x over axis (None: all).");
+TESSERA_RELAX_STAT_OP(mean, "Mean of x over axis (None: all).");
+TESSERA_RELAX_STAT_OP(max, "Maximum of x over axis (None: all).");
+TESSERA_RELAX_STAT_OP(min, "Minimum of x over axis (None: all).");
+TESSERA_RELAX_STAT_OP(prod, "Product of x over axis (None: all).");
+
+}  // namespace
+
+}  // namespace relax
+}  // namespace tessera

@@ -1,0 +1,106 @@
+"""Attributes of Relax op calls: TVMScript takes them positionally in TVM's
+signature order (`R.permute_dims(x, [1, 0])`) or as keywords, fills defaults,
+refuses unknown or repeated ones; Python reads them as `call.attrs.axes`; a
+call built in Python equals the parsed one; the printer's keyword form parses
+back."""
+import pytest
+import tessera as tvm
+from tessera import relax
+from tessera.script import relax as R, ir as I
+
+from relax_op_helpers import roundtrip
+
+
+def _first_call(func):
+    return func.body.blocks[0].bindings[0].value
+
+
+def test_positional_and_keyword_attrs_parse_to_the_same_call():
+    @R.function
+    def pos(x: R.Tensor((2, 3), "float32")):
+        gv = R.permute_dims(x, [1, 0])
+        return gv
+
+    @R.function
+    def kw(x: R.Tensor((2, 3), "float32")):
+        gv = R.permute_dims(x, axes=[1, 0])
+        return gv
+
+    call = _first_call(pos)
+    tvm.ir.assert_structural_equal(call.attrs, _first_call(kw).attrs)
+    assert [int(a) for a in call.attrs.axes] == [1, 0]
+    assert [int(a) for a in call.attrs["axes"]] == [1, 0]
+
+
+def test_python_constructor_equals_parsed_call_with_defaults_filled():
+    @R.function
+    def f(x: R.Tensor((2, 3), "float32")):
+        gv = R.sum(x, [1])
+        return gv
+
+    call = _first_call(f)
+    assert bool(call.attrs.keepdims) is False  # default filled in by the parser
+    x = f.params[0]
+    tvm.ir.assert_structural_equal(call.attrs, relax.op.sum(x, axis=[1]).attrs)
+    built = relax.op.sum(x, [1])
+    assert [int(a) for a in built.attrs.axis] == [1] and bool(built.attrs.keepdims) is False
+
+
+def test_printer_keyword_form_round_trips():
+    @I.ir_module
+    class Mod:
+        @R.function
+        def main(x: R.Tensor((2, 3), "float32")):
+            with R.dataflow():
+                a = R.permute_dims(x, [1, 0])
+                b = R.sum(a, [0], True)
+                c = R.astype(b, "float16")
+                R.output(c)
+            return c
+
+    text = roundtrip(Mod)
+    assert "R.permute_dims(x, axes=[1, 0])" in text
+    assert "keepdims=True" in text and 'dtype="float16"' in text
+
+
+def test_unknown_attribute_is_refused_naming_it():
+    with pytest.raises(Exception, match=r"R.sum has no attribute 'axes'.*axis, keepdims"):
+        @R.function
+        def f(x: R.Tensor((2, 3), "float32")):
+            gv = R.sum(x, axes=[1])
+            return gv
+
+
+def test_too_many_positional_arguments_refused():
+    with pytest.raises(Exception, match=r"R.permute_dims takes 1 operand\(s\) and 1 attribute\(s\), got 3"):
+        @R.function
+        def f(x: R.Tensor((2, 3), "float32")):
+            gv = R.permute_dims(x, [1, 0], 5)
+            return gv
+
+
+def test_attribute_given_twice_and_missing_required():
+    with pytest.raises(Exception, match=r"attribute 'axis' is given twice"):
+        @R.function
+        def f(x: R.Tensor((2, 3), "float32")):
+            gv = R.sum(x, [1], axis=[0])
+            return gv
+    with pytest.raises(Exception, match=r"R.astype needs its attribute 'dtype'"):
+        @R.function
+        def g(x: R.Tensor((2, 3), "float32")):
+            gv = R.astype(x)
+            return gv
+
+
+def test_attr_access_of_missing_field_is_attribute_error():
+    x = relax.Var("x", relax.TensorStructInfo((2, 3), "float32"))
+    call = relax.op.permute_dims(x, [1, 0])
+    with pytest.raises(AttributeError, match="no field 'axis'.*axes"):
+        call.attrs.axis  # pylint: disable=pointless-statement
+
+
+def test_signature_is_an_op_attribute():
+    sig = tvm.ir.Op.get("relax.sum").get_attr("TScriptAttrSignature")
+    assert [item[0] for item in sig] == ["axis", "keepdims"]
+    assert [item[0] for item in tvm.ir.Op.get("relax.strided_slice").get_attr("TScriptAttrSignature")] == [
+        "axes", "begin", "end", "strides", "assume_inbound"]
