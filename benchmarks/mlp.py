@@ -118,9 +118,9 @@ def run(number=400, repeat=21, log=print):
         ratio = ""
         if best_label and not label.startswith("Tessera"):
             ratio = f"   x{t / tessera[best_label]:5.2f}"
-        log(f"    {label:44s} {t * 1e6:8.2f} us{ratio}")
+        log(f"    {label:50s} {t * 1e6:8.2f} us{ratio}")
     for label, reason in missing.items():
-        log(f"    {label:44s} not available in this build: {reason}")
+        log(f"    {label:50s} not available in this build: {reason}")
     if best_label:
         log(f"    C++ (libtessera_runtime only), {best_label[len('Tessera '):]}: "
             + cpp_latency(executables[best_label], x, expected) + " (a separate run, after the above)")
