@@ -364,3 +364,37 @@ def test_relax_linear_and_batched_matmul_are_scheduled():
     vm = relax.VirtualMachine(relax.build(mod, target="llvm"), tvm.cpu())
     res = vm["main"](*[tvm.nd.array(a) for a in arrays]).numpy()
     np.testing.assert_allclose(res, (arrays[0] @ arrays[1].T + arrays[2]) @ arrays[3], rtol=1e-4, atol=1e-3)
+
+
+def test_relax_nn_ops_are_scheduled():
+    """conv2d / relu / max_pool2d and layer_norm / softmax / gelu through LegalizeOps
+    and relax.build: every TOPI function scheduled, results as NumPy / PyTorch."""
+    torch = pytest.importorskip("torch")
+    if not hasattr(relax.op.nn, "conv2d"):
+        pytest.skip("relax.op.nn is not in this build")
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo((2, 4, 16, 16), "float32"))
+    w = relax.Var("w", relax.TensorStructInfo((8, 4, 3, 3), "float32"))
+    s = relax.Var("s", relax.TensorStructInfo((64, 128), "float32"))
+    g = relax.Var("g", relax.TensorStructInfo((128,), "float32"))
+    b = relax.Var("b", relax.TensorStructInfo((128,), "float32"))
+    with bb.function("main", [x, w, s, g, b]):
+        with bb.dataflow():
+            c = bb.emit(relax.op.nn.max_pool2d(relax.op.nn.relu(relax.op.nn.conv2d(x, w, padding=1)), 2, 2))
+            t = bb.emit(relax.op.nn.gelu(relax.op.nn.softmax(relax.op.nn.layer_norm(s, g, b, axes=[-1]))))
+            out = bb.emit_output(relax.Tuple([c, t]))
+        bb.emit_func_output(out)
+    mod = bb.get()
+    funcs = _prim_funcs(relax.get_pipeline(target=TARGET)(mod))
+    assert funcs and all(f.attrs["tir.is_scheduled"] for f in funcs)
+    assert any(tir.ForKind.VECTORIZED in _kinds(f) for f in funcs)
+    arrays = [_rand((2, 4, 16, 16)), _rand((8, 4, 3, 3), seed=1), _rand((64, 128), seed=2) * 4,
+              _rand((128,), seed=3), _rand((128,), seed=4)]
+    vm = relax.VirtualMachine(relax.build(mod, target="llvm"), tvm.cpu())
+    res = vm["main"](*[tvm.nd.array(a) for a in arrays])
+    tx, tw, ts, tg, tb = (torch.from_numpy(a) for a in arrays)
+    F = torch.nn.functional
+    ref_c = F.max_pool2d(F.relu(F.conv2d(tx, tw, padding=1)), 2, 2).numpy()
+    ref_t = F.gelu(torch.softmax(F.layer_norm(ts, (128,), tg, tb), dim=-1)).numpy()
+    np.testing.assert_allclose(res[0].numpy(), ref_c, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(res[1].numpy(), ref_t, rtol=1e-4, atol=1e-5)
