@@ -137,6 +137,7 @@ CASES = {
         s.get_block("B"), s.sample_compute_location(s.get_block("B"), decision=1))),
     "SamplePerfectTile": (MatmulRelu, lambda s: s.split(
         _mm_loops(s)[1], factors=s.sample_perfect_tile(_mm_loops(s)[1], n=3, max_innermost_factor=4))),
+    "ReIndex": (MatmulRelu, lambda s: (s.reindex(s.get_block("C"), ("write", 0)), s.reindex(s.get_block("D"), "C"))),
     "SampleCategorical": (MatmulRelu, lambda s: s.split(
         _mm_loops(s)[2], factors=[None, s.sample_categorical([2, 4, 8], [0.2, 0.3, 0.5])])),
 }

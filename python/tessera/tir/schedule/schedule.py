@@ -399,6 +399,44 @@ class Schedule(Node):
         return _ffi_api.SampleComputeLocation(self, block, decision)
 
 
+    # ---- TVM v0.18 primitives added with issue [T] -------------------------------------
+    def reindex(self, block, buffer):
+        """Stages the buffer ``block`` reads or writes (("read"|"write", index),
+        a buffer name or a Buffer) through a new buffer "<name>_reindex"
+        indexed by the block's iteration variables that the access uses; a
+        copy block before (read) or after (write) the block's loops moves the
+        data. Returns the copy block."""
+        kind, index = _buffer_arg(self, block, buffer, "reindex")
+        return _ffi_api.ReIndex(self, block, index, kind == "write")
+
+
+def _buffer_arg(sch, block, buffer, primitive):
+    """("read"|"write", index) of ``buffer`` among the regions of ``block``:
+    given as such a pair, as a buffer name or as a Buffer (a buffer both read
+    and written counts as written, as TVM resolves it)."""
+    from ..buffer import Buffer  # pylint: disable=import-outside-toplevel
+
+    node = sch.get(block)
+    if isinstance(buffer, (tuple, list)):
+        if len(buffer) != 2 or buffer[0] not in ("read", "write") or not isinstance(buffer[1], int):
+            raise ValueError(f"{primitive}: buffer must be (\"read\"|\"write\", index), got {buffer!r}")
+        return buffer[0], int(buffer[1])
+    if isinstance(buffer, (str, Buffer)):
+        found = {}
+        for kind, regions in (("read", node.reads), ("write", node.writes)):
+            for i, region in enumerate(regions):
+                if (region.buffer.name == buffer) if isinstance(buffer, str) else region.buffer.same_as(buffer):
+                    found[region.buffer] = (kind, i)
+        name = buffer if isinstance(buffer, str) else buffer.name
+        if not found:
+            raise tvm_schedule_error(f"{primitive}: block {node.name_hint} does not access a buffer named {name}")
+        if len(found) > 1:
+            raise tvm_schedule_error(f"{primitive}: block {node.name_hint} accesses several buffers named {name}")
+        return next(iter(found.values()))
+    raise TypeError(f"{primitive}: buffer must be (\"read\"|\"write\", index), a name or a Buffer, "
+                    f"got {type(buffer).__name__}")
+
+
 def _refuse_none_arguments(method):
     """Wraps a Schedule method so that None given for a required parameter
     (or inside ``*loops``-style varargs) raises TypeError naming the method
