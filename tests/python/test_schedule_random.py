@@ -94,7 +94,7 @@ PROGRAMS = [elementwise, matmul, two_stage, scale_then_row_sum, symbolic_scale_t
 PRIMITIVES = ["split", "fuse", "reorder", "parallel", "vectorize", "unroll", "compute_at", "reverse_compute_at",
               "compute_inline", "reverse_compute_inline", "cache_read", "cache_write", "decompose_reduction",
               "transform_layout", "sample_compute_location", "rfactor", "storage_align", "get_output_blocks", "reorder_block_iter_var", "unsafe_set_dtype",
-              "reindex"]
+              "reindex", "transform_block_layout"]
 
 # The least share of tries that must succeed, per primitive. The generator only
 # draws arguments that can be legal, so a working primitive succeeds far more
@@ -154,6 +154,10 @@ MIN_SUCCESS_RATE = {
     # other blocks (after compute_at), the block reads and writes the buffer
     # (read side, or write side without init) or the copy block's name is taken.  86%
     "reindex": 0.4,
+    # Reverse, fuse the first two or keep the iteration variables of any
+    # block: refused when its loops were split, fused or reordered (binding
+    # not trivial), hold other blocks, or a fuse mixes spatial and reduction. 71%
+    "transform_block_layout": 0.35,
 }
 MIN_TRIES = 20  # a primitive tried fewer times than this over all cases fails the test too
 
@@ -317,6 +321,14 @@ def random_step(sch, rng, op):
                  for i in range(len(getattr(realizes[n].block, kind + "s")))]
         name, kind, index = _pick(rng, cands)
         sch.reindex(blocks[name], (kind, index))
+    elif op == "transform_block_layout":
+        name = _pick(rng, names)
+        ivs = realizes[name].block.iter_vars
+        ext1 = ivs[1].dom.extent if len(ivs) > 1 else None
+        maps = [lambda *v: tuple(reversed(v)), lambda *v: v]
+        if ext1 is not None:
+            maps.append(lambda *v: (v[0] * ext1 + v[1], *v[2:]))
+        sch.transform_block_layout(blocks[name], rng.choice(maps))
     elif op == "get_output_blocks":
         params = list(sch.mod["main"].buffer_map.values())
         want = [n for n, r in sorted(realizes.items(), key=lambda kv: names.index(kv[0]))

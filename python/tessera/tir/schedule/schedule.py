@@ -409,6 +409,27 @@ class Schedule(Node):
         kind, index = _buffer_arg(self, block, buffer, "reindex")
         return _ffi_api.ReIndex(self, block, index, kind == "write")
 
+    def transform_block_layout(self, block, index_map):
+        """Re-lays out the iteration space of ``block`` (its loops must hold
+        only it and bind its iteration variables in order) by a bijective
+        affine ``index_map`` (an IndexMap or a function of the block's
+        iteration variables): one new loop and iteration variable per output."""
+        from ..index_map import IndexMap  # pylint: disable=import-outside-toplevel
+
+        if not isinstance(index_map, IndexMap):
+            if not callable(index_map):
+                raise TypeError("transform_block_layout: index_map must be an IndexMap or a function, "
+                                f"got {type(index_map).__name__}")
+            iters = self.get(block).iter_vars
+            params = inspect.signature(index_map).parameters.values()
+            if any(p.kind == inspect.Parameter.VAR_POSITIONAL for p in params):
+                index_map = IndexMap.from_func(index_map, ndim=len(iters),
+                                               index_dtype=[str(iv.var.dtype) for iv in iters])
+            else:
+                dtypes = [str(iters[k].var.dtype) if k < len(iters) else "int32" for k in range(len(params))]
+                index_map = IndexMap.from_func(index_map, index_dtype=dtypes)
+        _ffi_api.TransformBlockLayout(self, block, index_map)
+
 
 def _buffer_arg(sch, block, buffer, primitive):
     """("read"|"write", index) of ``buffer`` among the regions of ``block``:
