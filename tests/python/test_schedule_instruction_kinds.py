@@ -139,6 +139,7 @@ CASES = {
         _mm_loops(s)[1], factors=s.sample_perfect_tile(_mm_loops(s)[1], n=3, max_innermost_factor=4))),
     "ReIndex": (MatmulRelu, lambda s: (s.reindex(s.get_block("C"), ("write", 0)), s.reindex(s.get_block("D"), "C"))),
     "TransformBlockLayout": (MatmulRelu, lambda s: s.transform_block_layout(s.get_block("D"), lambda i, j: (i * 24 + j,))),
+    "PadEinsum": (MatmulRelu, lambda s: s.pad_einsum(s.get_block("C"), [5, 5, 5])),
     "SampleCategorical": (MatmulRelu, lambda s: s.split(
         _mm_loops(s)[2], factors=[None, s.sample_categorical([2, 4, 8], [0.2, 0.3, 0.5])])),
 }

@@ -94,7 +94,7 @@ PROGRAMS = [elementwise, matmul, two_stage, scale_then_row_sum, symbolic_scale_t
 PRIMITIVES = ["split", "fuse", "reorder", "parallel", "vectorize", "unroll", "compute_at", "reverse_compute_at",
               "compute_inline", "reverse_compute_inline", "cache_read", "cache_write", "decompose_reduction",
               "transform_layout", "sample_compute_location", "rfactor", "storage_align", "get_output_blocks", "reorder_block_iter_var", "unsafe_set_dtype",
-              "reindex", "transform_block_layout"]
+              "reindex", "transform_block_layout", "pad_einsum"]
 
 # The least share of tries that must succeed, per primitive. The generator only
 # draws arguments that can be legal, so a working primitive succeeds far more
@@ -158,6 +158,10 @@ MIN_SUCCESS_RATE = {
     # block: refused when its loops were split, fused or reordered (binding
     # not trivial), hold other blocks, or a fuse mixes spatial and reduction. 71%
     "transform_block_layout": 0.35,
+    # Any block, paddings of 1-8 per iteration variable: refused for blocks
+    # that are not einsums (after inlining, caching with other indices), nests
+    # holding other blocks, loops no longer binding one variable each. 80%
+    "pad_einsum": 0.4,
 }
 MIN_TRIES = 20  # a primitive tried fewer times than this over all cases fails the test too
 
@@ -329,6 +333,10 @@ def random_step(sch, rng, op):
         if ext1 is not None:
             maps.append(lambda *v: (v[0] * ext1 + v[1], *v[2:]))
         sch.transform_block_layout(blocks[name], rng.choice(maps))
+    elif op == "pad_einsum":
+        name = _pick(rng, names)
+        padding = [rng.choice([1, 2, 3, 4, 8]) for _ in realizes[name].block.iter_vars]
+        sch.pad_einsum(blocks[name], padding)
     elif op == "get_output_blocks":
         params = list(sch.mod["main"].buffer_map.values())
         want = [n for n, r in sorted(realizes.items(), key=lambda kv: names.index(kv[0]))

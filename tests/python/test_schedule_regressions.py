@@ -5,6 +5,7 @@ import pytest
 
 import tessera as tvm
 from tessera import tir
+from tessera.script import tir as T
 from tir_build_helpers import buf, loops, func, block
 
 
@@ -128,3 +129,28 @@ def test_compute_inline_at_a_constant_index_leaves_no_constant_arithmetic():
     out = tvm.nd.empty((6,), "float32")
     tvm.build(sch.mod)["main"](tvm.nd.array(a), out)
     np.testing.assert_allclose(out.numpy(), a[:, 0] * 2 + 1, rtol=1e-6)
+
+
+@T.prim_func
+def _matmul_for_reverse_compute_at(A: T.Buffer((8, 4), "float32"), B: T.Buffer((4, 6), "float32"),
+                                   C: T.Buffer((8, 6), "float32")):
+    for i, j, k in T.grid(8, 6, 4):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+
+def test_reverse_compute_at_refuses_to_move_a_block_before_another_of_its_producers():
+    # Found by the random schedule test: B's copy computed inside C's nest,
+    # then C moved under A's copy loop, ran before B's copy.
+    sch = tvm.tir.Schedule(_matmul_for_reverse_compute_at)
+    c = sch.get_block("C")
+    a_copy = sch.cache_read(c, 0, "global")
+    b_copy = sch.cache_read(c, 1, "global")
+    sch.compute_at(b_copy, sch.get_loops(c)[1])
+    before = sch.mod
+    with pytest.raises(tvm.tir.ScheduleError, match="runs after loop"):
+        sch.reverse_compute_at(c, sch.get_loops(a_copy)[0])
+    assert sch.mod.same_as(before)

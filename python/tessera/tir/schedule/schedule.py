@@ -430,6 +430,17 @@ class Schedule(Node):
                 index_map = IndexMap.from_func(index_map, index_dtype=dtypes)
         _ffi_api.TransformBlockLayout(self, block, index_map)
 
+    def pad_einsum(self, block, padding):
+        """Pads the iteration space of the einsum ``block`` (each buffer
+        accessed once, at iteration variables) to multiples of ``padding``
+        (one positive int per iteration variable): inputs indexed by a padded
+        variable are copied into zero-padded "<name>_pad" buffers, the block
+        computes into a padded output, and a block after it copies the valid
+        part back."""
+        if isinstance(padding, int) or not all(isinstance(p, int) or hasattr(p, "value") for p in padding):
+            raise TypeError(f"pad_einsum: padding must be a list of ints, got {padding!r}")
+        _ffi_api.PadEinsum(self, block, [int(p) for p in padding])
+
 
 def _buffer_arg(sch, block, buffer, primitive):
     """("read"|"write", index) of ``buffer`` among the regions of ``block``:
