@@ -89,12 +89,24 @@ def symbolic_scale_then_row_sum():
     return _symbolic_scale_then_row_sum.with_attr("global_symbol", "main"), [(11, 12)], [(11,)], lambda a: [(a * 2).sum(axis=1)]
 
 
-PROGRAMS = [elementwise, matmul, two_stage, scale_then_row_sum, symbolic_scale_then_row_sum]
+def two_outputs():
+    """Two independent nests reading one input (merge has something to merge)."""
+    A, C, D = buf("A", (10, 6)), buf("C", (10, 6)), buf("D", (10, 6))
+    s1 = loops([10, 6], lambda i, j: block("C", [("vi", 10, "S"), ("vj", 6, "S")], [i, j],
+                                           lambda vi, vj: tir.BufferStore(C, A[vi, vj] + 1.0, [vi, vj])))
+    s2 = loops([10, 6], lambda i, j: block("D", [("vi", 10, "S"), ("vj", 6, "S")], [i, j],
+                                           lambda vi, vj: tir.BufferStore(D, A[vi, vj] * 2.0, [vi, vj])))
+    f = func([A, C, D], tir.stmt_seq(s1, s2))
+    return f, [(10, 6)], [(10, 6), (10, 6)], lambda a: [a + 1, a * 2]
+
+
+PROGRAMS = [elementwise, matmul, two_stage, scale_then_row_sum, symbolic_scale_then_row_sum, two_outputs]
 
 PRIMITIVES = ["split", "fuse", "reorder", "parallel", "vectorize", "unroll", "compute_at", "reverse_compute_at",
               "compute_inline", "reverse_compute_inline", "cache_read", "cache_write", "decompose_reduction",
               "transform_layout", "sample_compute_location", "rfactor", "storage_align", "get_output_blocks", "reorder_block_iter_var", "unsafe_set_dtype",
-              "reindex", "transform_block_layout", "pad_einsum"]
+              "reindex", "transform_block_layout", "pad_einsum",
+              "merge"]
 
 # The least share of tries that must succeed, per primitive. The generator only
 # draws arguments that can be legal, so a working primitive succeeds far more
@@ -162,6 +174,10 @@ MIN_SUCCESS_RATE = {
     # that are not einsums (after inlining, caching with other indices), nests
     # holding other blocks, loops no longer binding one variable each. 80%
     "pad_einsum": 0.4,
+    # Loops at the same depth of two independent blocks' nests: refused when
+    # the loops differ in extent (after split) or the loops above are no
+    # single-child chain (after compute_at). 33%
+    "merge": 0.15,
 }
 MIN_TRIES = 20  # a primitive tried fewer times than this over all cases fails the test too
 
@@ -337,6 +353,18 @@ def random_step(sch, rng, op):
         name = _pick(rng, names)
         padding = [rng.choice([1, 2, 3, 4, 8]) for _ in realizes[name].block.iter_vars]
         sch.pad_einsum(blocks[name], padding)
+    elif op == "merge":
+        def independent(a, b):
+            wa = [w.buffer for w in realizes[a].block.writes]
+            wb = [w.buffer for w in realizes[b].block.writes]
+            ra = wa + [r.buffer for r in realizes[a].block.reads]
+            rb = wb + [r.buffer for r in realizes[b].block.reads]
+            return not any(x.same_as(y) for x in wa for y in rb) and not any(x.same_as(y) for x in wb for y in ra)
+        pairs = [(a, b) for a in names for b in names
+                 if a < b and loops_of[a] and loops_of[b] and independent(a, b)]
+        a, b = _pick(rng, pairs)
+        depth = rng.randrange(min(len(loops_of[a]), len(loops_of[b])))
+        sch.merge(loops_of[a][depth], loops_of[b][depth])
     elif op == "get_output_blocks":
         params = list(sch.mod["main"].buffer_map.values())
         want = [n for n, r in sorted(realizes.items(), key=lambda kv: names.index(kv[0]))

@@ -154,3 +154,26 @@ def test_reverse_compute_at_refuses_to_move_a_block_before_another_of_its_produc
     with pytest.raises(tvm.tir.ScheduleError, match="runs after loop"):
         sch.reverse_compute_at(c, sch.get_loops(a_copy)[0])
     assert sch.mod.same_as(before)
+
+
+@T.prim_func
+def _scale_padded_then_copied(A: T.Buffer((6,), "float32"), B: T.Buffer((6,), "float32")):
+    B_pad = T.alloc_buffer((8,), "float32")
+    for i in range(8):
+        with T.block("B"):
+            vi = T.axis.remap("S", [i])
+            B_pad[vi] = A[T.min(vi, 5)] * T.float32(2)
+    for i in range(6):
+        with T.block("B_pad"):
+            vi = T.axis.remap("S", [i])
+            B[vi] = B_pad[vi]
+
+
+def test_reverse_compute_inline_refuses_a_consumer_reading_part_of_the_producer():
+    # Found by the random schedule test after pad_einsum: inlining the
+    # copy-back into the padded producer made it store out of B's range.
+    sch = tvm.tir.Schedule(_scale_padded_then_copied)
+    before = sch.mod
+    with pytest.raises(tvm.tir.ScheduleError, match="reads only part"):
+        sch.reverse_compute_inline(sch.get_block("B_pad"))
+    assert sch.mod.same_as(before)

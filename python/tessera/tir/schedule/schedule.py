@@ -441,6 +441,15 @@ class Schedule(Node):
             raise TypeError(f"pad_einsum: padding must be a list of ints, got {padding!r}")
         _ffi_api.PadEinsum(self, block, [int(p) for p in padding])
 
+    def merge(self, *loops):
+        """Merges loop nests side by side into one: the given loops (one per
+        nest, at the same depth) and the loops above them become one chain
+        of loops "<name>_m" running each nest's body in turn. Returns the
+        merged loop at the given loops' level."""
+        if len(loops) == 1 and isinstance(loops[0], (list, tuple)):
+            loops = tuple(loops[0])
+        return _ffi_api.Merge(self, list(loops))
+
 
 def _buffer_arg(sch, block, buffer, primitive):
     """("read"|"write", index) of ``buffer`` among the regions of ``block``:
