@@ -156,6 +156,8 @@ CASES = {
     "TransformBlockLayout": (MatmulRelu, lambda s: s.transform_block_layout(s.get_block("D"), lambda i, j: (i * 24 + j,))),
     "PadEinsum": (MatmulRelu, lambda s: s.pad_einsum(s.get_block("C"), [5, 5, 5])),
     "Merge": (TwoOutputs, lambda s: s.merge(s.get_loops(s.get_block("C"))[0], s.get_loops(s.get_block("D"))[0])),
+    "SamplePartitionedTile": (MatmulRelu, lambda s: s.split(
+        _mm_loops(s)[1], factors=s.sample_partitioned_tile(_mm_loops(s)[1], n=3, partition_pos=1, innerpart_factor=4))),
     "SampleCategorical": (MatmulRelu, lambda s: s.split(
         _mm_loops(s)[2], factors=[None, s.sample_categorical([2, 4, 8], [0.2, 0.3, 0.5])])),
 }

@@ -106,7 +106,7 @@ PRIMITIVES = ["split", "fuse", "reorder", "parallel", "vectorize", "unroll", "co
               "compute_inline", "reverse_compute_inline", "cache_read", "cache_write", "decompose_reduction",
               "transform_layout", "sample_compute_location", "rfactor", "storage_align", "get_output_blocks", "reorder_block_iter_var", "unsafe_set_dtype",
               "reindex", "transform_block_layout", "pad_einsum",
-              "merge"]
+              "merge", "sample_partitioned_tile"]
 
 # The least share of tries that must succeed, per primitive. The generator only
 # draws arguments that can be legal, so a working primitive succeeds far more
@@ -178,6 +178,9 @@ MIN_SUCCESS_RATE = {
     # the loops differ in extent (after split) or the loops above are no
     # single-child chain (after compute_at). 33%
     "merge": 0.15,
+    # Loops of constant extent, an innerpart_factor dividing it, the sample
+    # used to split the loop: refused only for symbolic extents. 96%
+    "sample_partitioned_tile": 0.5,
 }
 MIN_TRIES = 20  # a primitive tried fewer times than this over all cases fails the test too
 
@@ -365,6 +368,15 @@ def random_step(sch, rng, op):
         a, b = _pick(rng, pairs)
         depth = rng.randrange(min(len(loops_of[a]), len(loops_of[b])))
         sch.merge(loops_of[a][depth], loops_of[b][depth])
+    elif op == "sample_partitioned_tile":
+        cands = [lp for n in names for lp in loops_of[n]]
+        lp = _pick(rng, cands)
+        extent = sch.get(lp).extent
+        divisors = [d for d in (1, 2, 3, 4) if not isinstance(extent, tir.IntImm) or int(extent) % d == 0]
+        n = rng.randrange(2, 4)
+        factors = sch.sample_partitioned_tile(lp, n, partition_pos=rng.randrange(n),
+                                              innerpart_factor=rng.choice(divisors))
+        sch.split(lp, factors=factors)
     elif op == "get_output_blocks":
         params = list(sch.mod["main"].buffer_map.values())
         want = [n for n, r in sorted(realizes.items(), key=lambda kv: names.index(kv[0]))

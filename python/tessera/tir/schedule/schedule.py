@@ -450,6 +450,15 @@ class Schedule(Node):
             loops = tuple(loops[0])
         return _ffi_api.Merge(self, list(loops))
 
+    def sample_partitioned_tile(self, loop, n, partition_pos=0, innerpart_factor=1, decision=None):
+        """Samples ``n`` perfect tile factors of ``loop`` whose factors from
+        ``partition_pos`` on multiply to a multiple of ``innerpart_factor``;
+        returns them as sampled values (usable as split factors)."""
+        if decision is not None:
+            decision = [int(d) for d in decision]
+        return list(_ffi_api.SamplePartitionedTile(self, loop, int(n), int(partition_pos), int(innerpart_factor),
+                                                   decision))
+
 
 def _buffer_arg(sch, block, buffer, primitive):
     """("read"|"write", index) of ``buffer`` among the regions of ``block``:
