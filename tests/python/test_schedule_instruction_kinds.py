@@ -158,6 +158,7 @@ CASES = {
     "Merge": (TwoOutputs, lambda s: s.merge(s.get_loops(s.get_block("C"))[0], s.get_loops(s.get_block("D"))[0])),
     "SamplePartitionedTile": (MatmulRelu, lambda s: s.split(
         _mm_loops(s)[1], factors=s.sample_partitioned_tile(_mm_loops(s)[1], n=3, partition_pos=1, innerpart_factor=4))),
+    "LoopPartition": (MatmulRelu, lambda s: s.loop_partition(_mm_loops(s)[3], [None, 4])),
     "SampleCategorical": (MatmulRelu, lambda s: s.split(
         _mm_loops(s)[2], factors=[None, s.sample_categorical([2, 4, 8], [0.2, 0.3, 0.5])])),
 }

@@ -106,7 +106,7 @@ PRIMITIVES = ["split", "fuse", "reorder", "parallel", "vectorize", "unroll", "co
               "compute_inline", "reverse_compute_inline", "cache_read", "cache_write", "decompose_reduction",
               "transform_layout", "sample_compute_location", "rfactor", "storage_align", "get_output_blocks", "reorder_block_iter_var", "unsafe_set_dtype",
               "reindex", "transform_block_layout", "pad_einsum",
-              "merge", "sample_partitioned_tile"]
+              "merge", "sample_partitioned_tile", "loop_partition"]
 
 # The least share of tries that must succeed, per primitive. The generator only
 # draws arguments that can be legal, so a working primitive succeeds far more
@@ -181,6 +181,10 @@ MIN_SUCCESS_RATE = {
     # Loops of constant extent, an innerpart_factor dividing it, the sample
     # used to split the loop: refused only for symbolic extents. 96%
     "sample_partitioned_tile": 0.5,
+    # Loops of constant extent starting at 0, cut at a random point (with
+    # None for the rest or a remainder range): refused for symbolic extents
+    # and taken block names (a block partitioned twice by one loop name). 100%
+    "loop_partition": 0.5,
 }
 MIN_TRIES = 20  # a primitive tried fewer times than this over all cases fails the test too
 
@@ -377,6 +381,12 @@ def random_step(sch, rng, op):
         factors = sch.sample_partitioned_tile(lp, n, partition_pos=rng.randrange(n),
                                               innerpart_factor=rng.choice(divisors))
         sch.split(lp, factors=factors)
+    elif op == "loop_partition":
+        cands = [lp for n in names for lp in loops_of[n] if isinstance(sch.get(lp).extent, tir.IntImm)
+                 and int(sch.get(lp).extent) > 1]
+        lp = _pick(rng, cands)
+        cut = rng.randrange(1, int(sch.get(lp).extent))
+        sch.loop_partition(lp, rng.choice([[cut, None], [None, cut], [cut]]))
     elif op == "get_output_blocks":
         params = list(sch.mod["main"].buffer_map.values())
         want = [n for n, r in sorted(realizes.items(), key=lambda kv: names.index(kv[0]))

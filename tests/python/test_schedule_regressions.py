@@ -177,3 +177,49 @@ def test_reverse_compute_inline_refuses_a_consumer_reading_part_of_the_producer(
     with pytest.raises(tvm.tir.ScheduleError, match="reads only part"):
         sch.reverse_compute_inline(sch.get_block("B_pad"))
     assert sch.mod.same_as(before)
+
+
+@T.prim_func
+def _elementwise_12(A: T.Buffer((12, 4), "float32"), B: T.Buffer((12, 4), "float32")):
+    for i, j in T.grid(12, 4):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+
+
+def test_cache_write_refuses_a_block_in_a_nested_scope():
+    # Found by the random schedule test after loop_partition: the write-back
+    # of the whole buffer inside one partition overwrote the others' results.
+    sch = tvm.tir.Schedule(_elementwise_12)
+    sch.loop_partition(sch.get_loops("B")[0], [5, None])
+    before = sch.mod
+    with pytest.raises(tvm.tir.ScheduleError, match="not at the function's root"):
+        sch.cache_write(sch.get_block("B_i0"), 0, "local")
+    assert sch.mod.same_as(before)
+
+
+@T.prim_func
+def _two_writers(A: T.Buffer((8, 4), "float32"), C: T.Buffer((8, 4), "float32")):
+    B = T.alloc_buffer((8, 4), "float32")
+    for i, j in T.grid(4, 4):
+        with T.block("B0"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj]
+    for i, j in T.grid(4, 4):
+        with T.block("B1"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi + 4, vj] = A[vi + 4, vj]
+    for i, j in T.grid(8, 4):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = B[vi, vj]
+
+
+def test_storage_align_refuses_a_buffer_with_several_writers():
+    # Found by the random schedule test after loop_partition: the alignment
+    # recorded on one writer laid the buffer out differently for the other.
+    sch = tvm.tir.Schedule(_two_writers)
+    before = sch.mod
+    with pytest.raises(tvm.tir.ScheduleError, match="single writer"):
+        sch.storage_align(sch.get_block("B1"), 0, 0, 8, 2)
+    assert sch.mod.same_as(before)

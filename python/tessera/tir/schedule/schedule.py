@@ -459,6 +459,17 @@ class Schedule(Node):
         return list(_ffi_api.SamplePartitionedTile(self, loop, int(n), int(partition_pos), int(innerpart_factor),
                                                    decision))
 
+    def loop_partition(self, loop, factors, preserve_unit_iters=True):
+        """Cuts ``loop`` (constant extent) into consecutive ranges of the
+        sizes in ``factors`` (ints or sampled values, at most one None for
+        the rest; a remainder gets a range of its own), each a copy of the
+        loop and its body in its own opaque block. Returns the new loops.
+        Without ``preserve_unit_iters``, ranges of one iteration bind the
+        constant in the copied body."""
+        if not isinstance(factors, (list, tuple)):
+            raise TypeError(f"loop_partition: factors must be a list, got {type(factors).__name__}")
+        return list(_ffi_api.LoopPartition(self, loop, list(factors), bool(preserve_unit_iters)))
+
 
 def _buffer_arg(sch, block, buffer, primitive):
     """("read"|"write", index) of ``buffer`` among the regions of ``block``:
