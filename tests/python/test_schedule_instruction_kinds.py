@@ -83,6 +83,21 @@ class VecAdd:
                 C[vi] = A[vi] + B[vi]
 
 
+@tvm.script.ir_module
+class TwoOutputs:
+    @T.prim_func
+    def main(A: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32"), D: T.Buffer((16, 16), "float32")):
+        T.func_attr({"global_symbol": "main", "tir.noalias": True})
+        for i, j in T.grid(16, 16):
+            with T.block("C"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                C[vi, vj] = A[vi, vj] + T.float32(1)
+        for i, j in T.grid(16, 16):
+            with T.block("D"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                D[vi, vj] = A[vi, vj] * T.float32(2)
+
+
 def _mm_loops(sch):
     c = sch.get_block("C")
     return (c, *sch.get_loops(c))
@@ -137,6 +152,13 @@ CASES = {
         s.get_block("B"), s.sample_compute_location(s.get_block("B"), decision=1))),
     "SamplePerfectTile": (MatmulRelu, lambda s: s.split(
         _mm_loops(s)[1], factors=s.sample_perfect_tile(_mm_loops(s)[1], n=3, max_innermost_factor=4))),
+    "ReIndex": (MatmulRelu, lambda s: (s.reindex(s.get_block("C"), ("write", 0)), s.reindex(s.get_block("D"), "C"))),
+    "TransformBlockLayout": (MatmulRelu, lambda s: s.transform_block_layout(s.get_block("D"), lambda i, j: (i * 24 + j,))),
+    "PadEinsum": (MatmulRelu, lambda s: s.pad_einsum(s.get_block("C"), [5, 5, 5])),
+    "Merge": (TwoOutputs, lambda s: s.merge(s.get_loops(s.get_block("C"))[0], s.get_loops(s.get_block("D"))[0])),
+    "SamplePartitionedTile": (MatmulRelu, lambda s: s.split(
+        _mm_loops(s)[1], factors=s.sample_partitioned_tile(_mm_loops(s)[1], n=3, partition_pos=1, innerpart_factor=4))),
+    "LoopPartition": (MatmulRelu, lambda s: s.loop_partition(_mm_loops(s)[3], [None, 4])),
     "SampleCategorical": (MatmulRelu, lambda s: s.split(
         _mm_loops(s)[2], factors=[None, s.sample_categorical([2, 4, 8], [0.2, 0.3, 0.5])])),
 }

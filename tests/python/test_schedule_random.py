@@ -89,11 +89,24 @@ def symbolic_scale_then_row_sum():
     return _symbolic_scale_then_row_sum.with_attr("global_symbol", "main"), [(11, 12)], [(11,)], lambda a: [(a * 2).sum(axis=1)]
 
 
-PROGRAMS = [elementwise, matmul, two_stage, scale_then_row_sum, symbolic_scale_then_row_sum]
+def two_outputs():
+    """Two independent nests reading one input (merge has something to merge)."""
+    A, C, D = buf("A", (10, 6)), buf("C", (10, 6)), buf("D", (10, 6))
+    s1 = loops([10, 6], lambda i, j: block("C", [("vi", 10, "S"), ("vj", 6, "S")], [i, j],
+                                           lambda vi, vj: tir.BufferStore(C, A[vi, vj] + 1.0, [vi, vj])))
+    s2 = loops([10, 6], lambda i, j: block("D", [("vi", 10, "S"), ("vj", 6, "S")], [i, j],
+                                           lambda vi, vj: tir.BufferStore(D, A[vi, vj] * 2.0, [vi, vj])))
+    f = func([A, C, D], tir.stmt_seq(s1, s2))
+    return f, [(10, 6)], [(10, 6), (10, 6)], lambda a: [a + 1, a * 2]
+
+
+PROGRAMS = [elementwise, matmul, two_stage, scale_then_row_sum, symbolic_scale_then_row_sum, two_outputs]
 
 PRIMITIVES = ["split", "fuse", "reorder", "parallel", "vectorize", "unroll", "compute_at", "reverse_compute_at",
               "compute_inline", "reverse_compute_inline", "cache_read", "cache_write", "decompose_reduction",
-              "transform_layout", "sample_compute_location", "rfactor", "storage_align", "get_output_blocks", "reorder_block_iter_var", "unsafe_set_dtype"]
+              "transform_layout", "sample_compute_location", "rfactor", "storage_align", "get_output_blocks", "reorder_block_iter_var", "unsafe_set_dtype",
+              "reindex", "transform_block_layout", "pad_einsum",
+              "merge", "sample_partitioned_tile", "loop_partition"]
 
 # The least share of tries that must succeed, per primitive. The generator only
 # draws arguments that can be legal, so a working primitive succeeds far more
@@ -149,6 +162,29 @@ MIN_SUCCESS_RATE = {
     "reorder_block_iter_var": 0.9,
     # Intermediate buffers to float64 (exact for float32 values). 100%
     "unsafe_set_dtype": 0.8,
+    # Any read or write of any block: refused when the block's loops hold
+    # other blocks (after compute_at), the block reads and writes the buffer
+    # (read side, or write side without init) or the copy block's name is taken.  86%
+    "reindex": 0.4,
+    # Reverse, fuse the first two or keep the iteration variables of any
+    # block: refused when its loops were split, fused or reordered (binding
+    # not trivial), hold other blocks, or a fuse mixes spatial and reduction. 71%
+    "transform_block_layout": 0.35,
+    # Any block, paddings of 1-8 per iteration variable: refused for blocks
+    # that are not einsums (after inlining, caching with other indices), nests
+    # holding other blocks, loops no longer binding one variable each. 80%
+    "pad_einsum": 0.4,
+    # Loops at the same depth of two independent blocks' nests: refused when
+    # the loops differ in extent (after split) or the loops above are no
+    # single-child chain (after compute_at). 33%
+    "merge": 0.15,
+    # Loops of constant extent, an innerpart_factor dividing it, the sample
+    # used to split the loop: refused only for symbolic extents. 96%
+    "sample_partitioned_tile": 0.5,
+    # Loops of constant extent starting at 0, cut at a random point (with
+    # None for the rest or a remainder range): refused for symbolic extents
+    # and taken block names (a block partitioned twice by one loop name). 100%
+    "loop_partition": 0.5,
 }
 MIN_TRIES = 20  # a primitive tried fewer times than this over all cases fails the test too
 
@@ -307,6 +343,50 @@ def random_step(sch, rng, op):
                  if any(w.buffer.same_as(b) for b in inter)]
         name, index = _pick(rng, cands)
         sch.unsafe_set_dtype(blocks[name], index, "float64")
+    elif op == "reindex":
+        cands = [(n, kind, i) for n in names for kind in ("read", "write")
+                 for i in range(len(getattr(realizes[n].block, kind + "s")))]
+        name, kind, index = _pick(rng, cands)
+        sch.reindex(blocks[name], (kind, index))
+    elif op == "transform_block_layout":
+        name = _pick(rng, names)
+        ivs = realizes[name].block.iter_vars
+        ext1 = ivs[1].dom.extent if len(ivs) > 1 else None
+        maps = [lambda *v: tuple(reversed(v)), lambda *v: v]
+        if ext1 is not None:
+            maps.append(lambda *v: (v[0] * ext1 + v[1], *v[2:]))
+        sch.transform_block_layout(blocks[name], rng.choice(maps))
+    elif op == "pad_einsum":
+        name = _pick(rng, names)
+        padding = [rng.choice([1, 2, 3, 4, 8]) for _ in realizes[name].block.iter_vars]
+        sch.pad_einsum(blocks[name], padding)
+    elif op == "merge":
+        def independent(a, b):
+            wa = [w.buffer for w in realizes[a].block.writes]
+            wb = [w.buffer for w in realizes[b].block.writes]
+            ra = wa + [r.buffer for r in realizes[a].block.reads]
+            rb = wb + [r.buffer for r in realizes[b].block.reads]
+            return not any(x.same_as(y) for x in wa for y in rb) and not any(x.same_as(y) for x in wb for y in ra)
+        pairs = [(a, b) for a in names for b in names
+                 if a < b and loops_of[a] and loops_of[b] and independent(a, b)]
+        a, b = _pick(rng, pairs)
+        depth = rng.randrange(min(len(loops_of[a]), len(loops_of[b])))
+        sch.merge(loops_of[a][depth], loops_of[b][depth])
+    elif op == "sample_partitioned_tile":
+        cands = [lp for n in names for lp in loops_of[n]]
+        lp = _pick(rng, cands)
+        extent = sch.get(lp).extent
+        divisors = [d for d in (1, 2, 3, 4) if not isinstance(extent, tir.IntImm) or int(extent) % d == 0]
+        n = rng.randrange(2, 4)
+        factors = sch.sample_partitioned_tile(lp, n, partition_pos=rng.randrange(n),
+                                              innerpart_factor=rng.choice(divisors))
+        sch.split(lp, factors=factors)
+    elif op == "loop_partition":
+        cands = [lp for n in names for lp in loops_of[n] if isinstance(sch.get(lp).extent, tir.IntImm)
+                 and int(sch.get(lp).extent) > 1]
+        lp = _pick(rng, cands)
+        cut = rng.randrange(1, int(sch.get(lp).extent))
+        sch.loop_partition(lp, rng.choice([[cut, None], [None, cut], [cut]]))
     elif op == "get_output_blocks":
         params = list(sch.mod["main"].buffer_map.values())
         want = [n for n, r in sorted(realizes.items(), key=lambda kv: names.index(kv[0]))

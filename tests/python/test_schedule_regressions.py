@@ -5,6 +5,7 @@ import pytest
 
 import tessera as tvm
 from tessera import tir
+from tessera.script import tir as T
 from tir_build_helpers import buf, loops, func, block
 
 
@@ -128,3 +129,97 @@ def test_compute_inline_at_a_constant_index_leaves_no_constant_arithmetic():
     out = tvm.nd.empty((6,), "float32")
     tvm.build(sch.mod)["main"](tvm.nd.array(a), out)
     np.testing.assert_allclose(out.numpy(), a[:, 0] * 2 + 1, rtol=1e-6)
+
+
+@T.prim_func
+def _matmul_for_reverse_compute_at(A: T.Buffer((8, 4), "float32"), B: T.Buffer((4, 6), "float32"),
+                                   C: T.Buffer((8, 6), "float32")):
+    for i, j, k in T.grid(8, 6, 4):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+
+def test_reverse_compute_at_refuses_to_move_a_block_before_another_of_its_producers():
+    # Found by the random schedule test: B's copy computed inside C's nest,
+    # then C moved under A's copy loop, ran before B's copy.
+    sch = tvm.tir.Schedule(_matmul_for_reverse_compute_at)
+    c = sch.get_block("C")
+    a_copy = sch.cache_read(c, 0, "global")
+    b_copy = sch.cache_read(c, 1, "global")
+    sch.compute_at(b_copy, sch.get_loops(c)[1])
+    before = sch.mod
+    with pytest.raises(tvm.tir.ScheduleError, match="runs after loop"):
+        sch.reverse_compute_at(c, sch.get_loops(a_copy)[0])
+    assert sch.mod.same_as(before)
+
+
+@T.prim_func
+def _scale_padded_then_copied(A: T.Buffer((6,), "float32"), B: T.Buffer((6,), "float32")):
+    B_pad = T.alloc_buffer((8,), "float32")
+    for i in range(8):
+        with T.block("B"):
+            vi = T.axis.remap("S", [i])
+            B_pad[vi] = A[T.min(vi, 5)] * T.float32(2)
+    for i in range(6):
+        with T.block("B_pad"):
+            vi = T.axis.remap("S", [i])
+            B[vi] = B_pad[vi]
+
+
+def test_reverse_compute_inline_refuses_a_consumer_reading_part_of_the_producer():
+    # Found by the random schedule test after pad_einsum: inlining the
+    # copy-back into the padded producer made it store out of B's range.
+    sch = tvm.tir.Schedule(_scale_padded_then_copied)
+    before = sch.mod
+    with pytest.raises(tvm.tir.ScheduleError, match="reads only part"):
+        sch.reverse_compute_inline(sch.get_block("B_pad"))
+    assert sch.mod.same_as(before)
+
+
+@T.prim_func
+def _elementwise_12(A: T.Buffer((12, 4), "float32"), B: T.Buffer((12, 4), "float32")):
+    for i, j in T.grid(12, 4):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+
+
+def test_cache_write_refuses_a_block_in_a_nested_scope():
+    # Found by the random schedule test after loop_partition: the write-back
+    # of the whole buffer inside one partition overwrote the others' results.
+    sch = tvm.tir.Schedule(_elementwise_12)
+    sch.loop_partition(sch.get_loops("B")[0], [5, None])
+    before = sch.mod
+    with pytest.raises(tvm.tir.ScheduleError, match="not at the function's root"):
+        sch.cache_write(sch.get_block("B_i0"), 0, "local")
+    assert sch.mod.same_as(before)
+
+
+@T.prim_func
+def _two_writers(A: T.Buffer((8, 4), "float32"), C: T.Buffer((8, 4), "float32")):
+    B = T.alloc_buffer((8, 4), "float32")
+    for i, j in T.grid(4, 4):
+        with T.block("B0"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj]
+    for i, j in T.grid(4, 4):
+        with T.block("B1"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi + 4, vj] = A[vi + 4, vj]
+    for i, j in T.grid(8, 4):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = B[vi, vj]
+
+
+def test_storage_align_refuses_a_buffer_with_several_writers():
+    # Found by the random schedule test after loop_partition: the alignment
+    # recorded on one writer laid the buffer out differently for the other.
+    sch = tvm.tir.Schedule(_two_writers)
+    before = sch.mod
+    with pytest.raises(tvm.tir.ScheduleError, match="single writer"):
+        sch.storage_align(sch.get_block("B1"), 0, 0, 8, 2)
+    assert sch.mod.same_as(before)

@@ -3,14 +3,21 @@ that ``relax.build`` runs on a module before VM code generation."""
 from .._ffi.registry import get_global_func
 
 
-def default_build_pipeline():
-    """The Sequential ``relax.build_pipeline``: LegalizeOps, then the lowering passes
-    Normalize, ToNonDataflow, RemovePurityChecking, CallTIRRewrite, StaticPlanBlockMemory,
-    LowerAllocTensor, VMBuiltinLower, VMShapeLower, AttachGlobalSymbol."""
+def default_build_pipeline(target=None):
+    """The Sequential ``relax.build_pipeline``: LegalizeOps, DefaultCPUSchedule
+    (``tvm.tir.transform.DefaultCPUSchedule(target)``: untuned PrimFuncs get
+    parallel and vectorized loops; not in TVM, see docs/pipeline.md; leave it out
+    with ``PassContext(disabled_pass=["DefaultCPUSchedule"])``), then the lowering
+    passes Normalize, ToNonDataflow, RemovePurityChecking, CallTIRRewrite,
+    StaticPlanBlockMemory, LowerAllocTensor, VMBuiltinLower, VMShapeLower,
+    AttachGlobalSymbol. ``target``: the CPU target the schedules are made for
+    (relax.build passes its own; None: the host)."""
     from ..ir.transform import Sequential  # pylint: disable=import-outside-toplevel
+    from ..tir.transform import DefaultCPUSchedule  # pylint: disable=import-outside-toplevel
     from .transform.legalize_ops import LegalizeOps  # pylint: disable=import-outside-toplevel
     lowering = get_global_func("relax.transform.DefaultBuildPipeline")()
-    return Sequential([LegalizeOps()] + list(lowering.passes), name="relax.build_pipeline")
+    return Sequential([LegalizeOps(), DefaultCPUSchedule(target)] + list(lowering.passes),
+                      name="relax.build_pipeline")
 
 
 _PIPELINES = {"default_build": default_build_pipeline}
@@ -20,16 +27,18 @@ _MISSING = {"zero": "AnnotateTIROpPattern, FoldConstant, FuseOps and FuseTIR (Le
 
 def get_pipeline(name="default_build", **kwargs):
     """The pipeline ``name`` (``"default_build"``, the default here: TVM's default
-    ``"zero"`` needs passes not implemented yet)."""
+    ``"zero"`` needs passes not implemented yet); keyword arguments go to the
+    pipeline's function, as TVM's (``default_build`` takes ``target``)."""
     if not isinstance(name, str):
         raise TypeError(f"get_pipeline: name must be a str, got {type(name).__name__}")
-    if kwargs:
-        raise TypeError(f"get_pipeline({name!r}) takes no options, got {sorted(kwargs)}")
+    if kwargs and (name != "default_build" or set(kwargs) != {"target"}):
+        raise TypeError(f"get_pipeline({name!r}) takes no options other than default_build's target, "
+                        f"got {sorted(kwargs)}")
     if name in _MISSING:
         raise NotImplementedError(f"relax pipeline {name!r} needs {_MISSING[name]}, not implemented yet")
     if name not in _PIPELINES:
         raise ValueError(f"unknown relax pipeline {name!r}; known: {sorted(_PIPELINES)}")
-    return _PIPELINES[name]()
+    return _PIPELINES[name](**kwargs)
 
 
 __all__ = ["get_pipeline", "default_build_pipeline"]

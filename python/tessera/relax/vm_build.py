@@ -62,9 +62,10 @@ def load_executable(file_name, lib=None):
 
 # ---- relax.build -----------------------------------------------------------
 
-def _pipeline(name):
+def _pipeline(name, target=None):
     """The named pipeline of relax.get_pipeline (relax/pipeline.py, the passes'
-    package); "default" is TVM's newer name of "default_build"."""
+    package); "default" is TVM's newer name of "default_build", which gets
+    ``target`` (its default CPU schedules are made for it)."""
     import importlib  # pylint: disable=import-outside-toplevel
 
     try:
@@ -72,7 +73,10 @@ def _pipeline(name):
     except ImportError as err:
         raise NotImplementedError("relax.build's lowering pipeline (relax.get_pipeline) is not available in this "
                                   "build; build already-lowered modules with relax_pipeline=None") from err
-    return pipeline.get_pipeline("default_build" if name == "default" else name)
+    name = "default_build" if name == "default" else name
+    if name == "default_build":
+        return pipeline.get_pipeline(name, target=target)
+    return pipeline.get_pipeline(name)
 
 
 def _vmcodegen(builder, mod):
@@ -122,7 +126,7 @@ def build(mod, target="llvm", params=None, relax_pipeline="default_build", exec_
         mod = bind_params("main", params)(mod)
     if relax_pipeline is not None:
         if isinstance(relax_pipeline, str):
-            relax_pipeline = _pipeline(relax_pipeline)
+            relax_pipeline = _pipeline(relax_pipeline, tgt)
         mod = relax_pipeline(mod)
     builder = ExecBuilder()
     tir_mod = _vmcodegen(builder, mod)

@@ -1,4 +1,5 @@
-// LLVM target machines and the "llvm" kind's option checks (see llvm_target.h).
+// LLVM target machines, the "llvm" kind's option checks and the target
+// queries target.llvm_get_system_cpu/_triple/_vector_width (see llvm_target.h).
 #include "codegen/llvm/llvm_target.h"
 
 #include <llvm/MC/MCSubtargetInfo.h>
@@ -6,6 +7,7 @@
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Support/Host.h>
 #include <llvm/Support/TargetSelect.h>
+#include <llvm/ADT/Triple.h>
 
 #include <mutex>
 #include <sstream>
@@ -121,6 +123,22 @@ TESSERA_REGISTER_GLOBAL("target.llvm_get_system_cpu").set_body_typed([]() {
 });
 TESSERA_REGISTER_GLOBAL("target.llvm_get_system_triple").set_body_typed([]() {
   return llvm::sys::getProcessTriple();
+});
+
+// The SIMD register width in bits of an "llvm" target's CPU and features
+// (TVM's name): 512 with AVX-512F, 256 with AVX, else 128. Read by the
+// default CPU schedule (tir/transform/default_cpu_schedule.cc).
+TESSERA_REGISTER_GLOBAL("target.llvm_get_vector_width").set_body_typed([](Target target) -> int64_t {
+  InitLLVM();
+  LLVMTargetSpec spec = SpecOf(target);
+  std::string err;
+  const llvm::Target* t = llvm::TargetRegistry::lookupTarget(spec.triple, err);
+  if (t == nullptr) TESSERA_THROW(ValueError) << "unknown LLVM target triple '" << spec.triple << "': " << err;
+  std::unique_ptr<llvm::MCSubtargetInfo> info(t->createMCSubtargetInfo(spec.triple, spec.cpu, spec.features));
+  if (info == nullptr || llvm::Triple(spec.triple).getArch() != llvm::Triple::x86_64) return 128;
+  if (info->checkFeatures("+avx512f")) return 512;
+  if (info->checkFeatures("+avx")) return 256;
+  return 128;
 });
 
 }  // namespace codegen

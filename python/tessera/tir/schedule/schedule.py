@@ -399,6 +399,105 @@ class Schedule(Node):
         return _ffi_api.SampleComputeLocation(self, block, decision)
 
 
+    # ---- TVM v0.18 primitives added with issue [T] -------------------------------------
+    def reindex(self, block, buffer):
+        """Stages the buffer ``block`` reads or writes (("read"|"write", index),
+        a buffer name or a Buffer) through a new buffer "<name>_reindex"
+        indexed by the block's iteration variables that the access uses; a
+        copy block before (read) or after (write) the block's loops moves the
+        data. Returns the copy block."""
+        kind, index = _buffer_arg(self, block, buffer, "reindex")
+        return _ffi_api.ReIndex(self, block, index, kind == "write")
+
+    def transform_block_layout(self, block, index_map):
+        """Re-lays out the iteration space of ``block`` (its loops must hold
+        only it and bind its iteration variables in order) by a bijective
+        affine ``index_map`` (an IndexMap or a function of the block's
+        iteration variables): one new loop and iteration variable per output."""
+        from ..index_map import IndexMap  # pylint: disable=import-outside-toplevel
+
+        if not isinstance(index_map, IndexMap):
+            if not callable(index_map):
+                raise TypeError("transform_block_layout: index_map must be an IndexMap or a function, "
+                                f"got {type(index_map).__name__}")
+            iters = self.get(block).iter_vars
+            params = inspect.signature(index_map).parameters.values()
+            if any(p.kind == inspect.Parameter.VAR_POSITIONAL for p in params):
+                index_map = IndexMap.from_func(index_map, ndim=len(iters),
+                                               index_dtype=[str(iv.var.dtype) for iv in iters])
+            else:
+                dtypes = [str(iters[k].var.dtype) if k < len(iters) else "int32" for k in range(len(params))]
+                index_map = IndexMap.from_func(index_map, index_dtype=dtypes)
+        _ffi_api.TransformBlockLayout(self, block, index_map)
+
+    def pad_einsum(self, block, padding):
+        """Pads the iteration space of the einsum ``block`` (each buffer
+        accessed once, at iteration variables) to multiples of ``padding``
+        (one positive int per iteration variable): inputs indexed by a padded
+        variable are copied into zero-padded "<name>_pad" buffers, the block
+        computes into a padded output, and a block after it copies the valid
+        part back."""
+        if isinstance(padding, int) or not all(isinstance(p, int) or hasattr(p, "value") for p in padding):
+            raise TypeError(f"pad_einsum: padding must be a list of ints, got {padding!r}")
+        _ffi_api.PadEinsum(self, block, [int(p) for p in padding])
+
+    def merge(self, *loops):
+        """Merges loop nests side by side into one: the given loops (one per
+        nest, at the same depth) and the loops above them become one chain
+        of loops "<name>_m" running each nest's body in turn. Returns the
+        merged loop at the given loops' level."""
+        if len(loops) == 1 and isinstance(loops[0], (list, tuple)):
+            loops = tuple(loops[0])
+        return _ffi_api.Merge(self, list(loops))
+
+    def sample_partitioned_tile(self, loop, n, partition_pos=0, innerpart_factor=1, decision=None):
+        """Samples ``n`` perfect tile factors of ``loop`` whose factors from
+        ``partition_pos`` on multiply to a multiple of ``innerpart_factor``;
+        returns them as sampled values (usable as split factors)."""
+        if decision is not None:
+            decision = [int(d) for d in decision]
+        return list(_ffi_api.SamplePartitionedTile(self, loop, int(n), int(partition_pos), int(innerpart_factor),
+                                                   decision))
+
+    def loop_partition(self, loop, factors, preserve_unit_iters=True):
+        """Cuts ``loop`` (constant extent) into consecutive ranges of the
+        sizes in ``factors`` (ints or sampled values, at most one None for
+        the rest; a remainder gets a range of its own), each a copy of the
+        loop and its body in its own opaque block. Returns the new loops.
+        Without ``preserve_unit_iters``, ranges of one iteration bind the
+        constant in the copied body."""
+        if not isinstance(factors, (list, tuple)):
+            raise TypeError(f"loop_partition: factors must be a list, got {type(factors).__name__}")
+        return list(_ffi_api.LoopPartition(self, loop, list(factors), bool(preserve_unit_iters)))
+
+
+def _buffer_arg(sch, block, buffer, primitive):
+    """("read"|"write", index) of ``buffer`` among the regions of ``block``:
+    given as such a pair, as a buffer name or as a Buffer (a buffer both read
+    and written counts as written, as TVM resolves it)."""
+    from ..buffer import Buffer  # pylint: disable=import-outside-toplevel
+
+    node = sch.get(block)
+    if isinstance(buffer, (tuple, list)):
+        if len(buffer) != 2 or buffer[0] not in ("read", "write") or not isinstance(buffer[1], int):
+            raise ValueError(f"{primitive}: buffer must be (\"read\"|\"write\", index), got {buffer!r}")
+        return buffer[0], int(buffer[1])
+    if isinstance(buffer, (str, Buffer)):
+        found = {}
+        for kind, regions in (("read", node.reads), ("write", node.writes)):
+            for i, region in enumerate(regions):
+                if (region.buffer.name == buffer) if isinstance(buffer, str) else region.buffer.same_as(buffer):
+                    found[region.buffer] = (kind, i)
+        name = buffer if isinstance(buffer, str) else buffer.name
+        if not found:
+            raise tvm_schedule_error(f"{primitive}: block {node.name_hint} does not access a buffer named {name}")
+        if len(found) > 1:
+            raise tvm_schedule_error(f"{primitive}: block {node.name_hint} accesses several buffers named {name}")
+        return next(iter(found.values()))
+    raise TypeError(f"{primitive}: buffer must be (\"read\"|\"write\", index), a name or a Buffer, "
+                    f"got {type(buffer).__name__}")
+
+
 def _refuse_none_arguments(method):
     """Wraps a Schedule method so that None given for a required parameter
     (or inside ``*loops``-style varargs) raises TypeError naming the method

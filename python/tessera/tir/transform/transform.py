@@ -69,5 +69,27 @@ def SplitHostDevice():
     return _ffi_api.SplitHostDevice()
 
 
-__all__ = ["LowerInitBlock", "ConvertBlocksToOpaque", "LowerOpaqueBlock", "CompactBufferAllocation", "LoopPartition",
+def DefaultCPUSchedule(target=None):
+    """A fixed, untuned schedule for CPU PrimFuncs nobody scheduled (the TOPI
+    functions LegalizeOps makes; relax.build runs it): elementwise producers
+    inlined, outer spatial loops fused and parallel (when the nest runs at
+    least 32768 iterations and the target has more than one core), the
+    innermost contiguous spatial loop split by the target's vector width and
+    vectorized, reductions tiled around that vector loop (init decomposed).
+    Functions with ``"tir.is_scheduled"`` or any non-serial loop are left
+    alone; the others get ``"tir.is_scheduled"``. ``target`` (a CPU Target or
+    string): vector width and ``-num-cores``; None: each function's
+    ``"target"`` attribute, else the host. Not in TVM (which leaves CPU
+    PrimFuncs unscheduled); see docs/pipeline.md."""
+    if target is None:
+        return _ffi_api.DefaultCPUSchedule()
+    from ...target import Target  # pylint: disable=import-outside-toplevel
+
+    target = target if isinstance(target, Target) else Target(target)
+    if "cpu" not in [str(k) for k in target.keys]:
+        raise ValueError(f"DefaultCPUSchedule: target {target.str!r} is not a CPU target")
+    return _ffi_api.DefaultCPUScheduleFor(target)
+
+
+__all__ = ["DefaultCPUSchedule", "LowerInitBlock", "ConvertBlocksToOpaque", "LowerOpaqueBlock", "CompactBufferAllocation", "LoopPartition",
            "FlattenBuffer", "VectorizeLoop", "UnrollLoop", "MakePackedAPI", "BindTarget", "SplitHostDevice"]

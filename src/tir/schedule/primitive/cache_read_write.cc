@@ -237,6 +237,15 @@ PrimFunc CacheWrite(const PrimFunc& func, const BlockLocation& loc, int write_in
       }
     }
   }
+  // The write-back copies the whole buffer: inside a nested scope block
+  // (a partition, a blockized tile) the block may write only part of it.
+  const auto* root = func->body.as<BlockRealizeNode>();
+  if (root != nullptr && loc.scope != root->block.get()) {
+    ThrowScheduleError("cache_write", "block \"" + loc.block->name_hint + "\" is inside block \"" +
+                                          loc.scope->name_hint + "\", not at the function's root; the write-back "
+                                          "of the whole buffer " + buf->name + " there is not supported",
+                       func, {loc.block});
+  }
   // The write-back goes after the block's top-level statement: no block may
   // read the buffer inside that statement.
   size_t writer_pos = TopLevelPosition(loc.scope, loc.realize);

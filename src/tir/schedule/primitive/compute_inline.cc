@@ -5,6 +5,7 @@
 // tir.schedule.* FFI entries.
 #include <unordered_set>
 
+#include "arith/analyzer.h"
 #include "tir/op.h"
 #include "tir/schedule/fold_constants.h"
 #include "tir/schedule/primitive/primitives.h"
@@ -206,6 +207,28 @@ PrimFunc ReverseComputeInline(const PrimFunc& func, const BlockLocation& loc) {
   }
   if (IsParamBuffer(func, buf)) {
     ThrowScheduleError(prim, "the intermediate " + buf->name + " is a function parameter and must be kept", func);
+  }
+  // The consumer must cover what the producer computes: inlined into a
+  // producer over a larger domain (pad_einsum's padded result), its store
+  // would run out of its own range.
+  {
+    arith::Analyzer ana;
+    auto dom_of = [](const BlockNode* b, const Object* var) -> std::optional<Range> {
+      for (IterVar iv : b->iter_vars) {
+        if (iv->var.get() == var) return iv->dom;
+      }
+      return std::nullopt;
+    };
+    for (size_t i = 0; i < load_indices.size(); ++i) {
+      auto cdom = dom_of(consumer, load_indices[i].get());
+      auto pdom = dom_of(producer->block, pstore->indices[i].get());
+      if (cdom && pdom && !(ana.CanProveEqual((*cdom)->min, (*pdom)->min) && ana.CanProveEqual((*cdom)->extent, (*pdom)->extent))) {
+        ThrowScheduleError(prim, "block \"" + consumer->name_hint + "\" reads only part of what \"" +
+                                     producer->block->name_hint + "\" computes in dimension " + std::to_string(i) +
+                                     " of " + buf->name,
+                           func, {consumer});
+      }
+    }
   }
   // New producer store: consumer's store with consumer iter vars expressed by producer indices.
   Map<Var, PrimExpr> vmap;

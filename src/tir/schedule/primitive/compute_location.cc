@@ -358,6 +358,25 @@ PrimFunc ReverseComputeAt(const PrimFunc& func, const BlockLocation& loc, const 
                          func, {other.block});
     }
   }
+  // Producers of the block's other inputs that run after `loop` would run
+  // after the moved block.
+  std::vector<BlockLocation> order = CollectBlocks(func);
+  size_t first_under = order.size();
+  for (size_t i = 0; i < order.size() && first_under == order.size(); ++i) {
+    if (order[i].scope == loc.scope && IsAncestor(loop, order[i])) first_under = i;
+  }
+  for (size_t i = first_under; i < order.size(); ++i) {
+    const BlockLocation& other = order[i];
+    if (other.scope != loc.scope || other.block == loc.block || IsAncestor(loop, other)) continue;
+    for (BufferRegion r : loc.block->reads) {
+      if (Writes(other.block, r->buffer)) {
+        ThrowScheduleError(prim, "block \"" + other.block->name_hint + "\" produces " + r->buffer->name +
+                                     " for block \"" + loc.block->name_hint + "\" but runs after loop " +
+                                     loop.loop->loop_var->name_hint,
+                           func, {other.block});
+      }
+    }
+  }
   arith::Analyzer ana;
   BindLoopsAbove(loop, &ana);
   std::vector<std::string> users;

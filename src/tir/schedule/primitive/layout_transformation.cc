@@ -186,6 +186,17 @@ void Schedule::StorageAlign(const BlockRV& block, int buffer_index, int axis, in
       ThrowScheduleError("storage_align", "buffer " + buf->name + " is a function parameter; its strides are fixed", f);
     }
   }
+  // The alignment is recorded on this block: other writers would lay the buffer out differently.
+  for (const BlockLocation& other : CollectBlocks(f)) {
+    if (other.block == loc.block) continue;
+    for (const BufferRegion& w : other.block->writes) {
+      if (w->buffer.same_as(buf)) {
+        ThrowScheduleError("storage_align", "buffer " + buf->name + " is also written by block \"" +
+                                                other.block->name_hint + "\"; storage_align needs a single writer",
+                           f, {other.block});
+      }
+    }
+  }
   Array<Any> entries;
   if (auto existing = loc.block->annotations.Get("buffer_dim_align")) entries = existing->cast<Array<Any>>();
   entries.push_back(Array<Any>{static_cast<int64_t>(buffer_index), static_cast<int64_t>(axis), static_cast<int64_t>(factor),

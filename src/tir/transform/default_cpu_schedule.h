@@ -1,0 +1,41 @@
+// DefaultCPUSchedule: a fixed, untuned schedule for the CPU PrimFuncs nobody
+// scheduled (the TOPI functions LegalizeOps makes): inline elementwise
+// producers, parallelize the outer spatial loops, vectorize the innermost
+// contiguous spatial loop, tile reductions around a vectorized spatial loop.
+// Built on the schedule primitives (tir/schedule); relax.build runs it.
+#pragma once
+
+#include <optional>
+
+#include "ir/transform.h"
+#include "target/target.h"
+#include "tir/function.h"
+
+namespace tessera {
+namespace tir {
+
+struct DefaultCPUScheduleOptions {
+  int vector_bits = 128;   // SIMD register width of the target (512 for AVX-512)
+  int num_cores = 1;       // parallel loops only when > 1
+  // A block whose loop nest runs fewer iterations than this stays serial.
+  int64_t min_parallel_work = int64_t(1) << 15;
+};
+
+// Schedules `func` (unless it has "tir.is_scheduled" or a loop that is not
+// serial) and marks it "tir.is_scheduled". A step a primitive refuses for a
+// block is skipped; the function always computes what it computed before.
+PrimFunc DefaultCPUSchedule(PrimFunc func, const DefaultCPUScheduleOptions& options);
+
+// The options for `target` (a CPU target): its vector width
+// ("target.llvm_get_vector_width") and its -num-cores, else the host's cores.
+DefaultCPUScheduleOptions DefaultCPUScheduleOptionsFor(const Target& target);
+
+namespace transform {
+// tir.transform.DefaultCPUSchedule(target): the pass form; without a target,
+// each function's "target" attribute, else the host ("llvm"). Functions for
+// a non-CPU target are left alone. opt_level 0.
+tessera::transform::Pass DefaultCPUSchedule(std::optional<Target> target = std::nullopt);
+}  // namespace transform
+
+}  // namespace tir
+}  // namespace tessera
