@@ -91,11 +91,17 @@ class Recorder:
         self.seen[key] = [desc, 1]
         if self.save:
             os.makedirs(self.dir, exist_ok=True)
-            with open(os.path.join(self.dir, f"finding-{len(self.seen)}"), "wb") as f:
+            n = self._next_free_number()  # never overwrite an earlier run's findings
+            with open(os.path.join(self.dir, f"finding-{n}"), "wb") as f:
                 f.write(data)
-            with open(os.path.join(self.dir, f"finding-{len(self.seen)}.txt"), "w") as f:
+            with open(os.path.join(self.dir, f"finding-{n}.txt"), "w") as f:
                 f.write(desc + "\n" + tb)
         print(f"[fuzz {self.target}] FINDING {desc}", file=sys.stderr, flush=True)
+
+    def _next_free_number(self):
+        taken = [int(name[len("finding-"):]) for name in os.listdir(self.dir)
+                 if name.startswith("finding-") and name[len("finding-"):].isdigit()]
+        return max(taken, default=0) + 1
 
     def summary(self):
         took = time.time() - self.start

@@ -170,7 +170,6 @@ void TIRPrinter::PrintPrimFunc(const PrimFunc& func, const std::string& name, in
     std::string decl = BufferDeclCall(*buf, "match_buffer", {*names_.Find(p.get())}, false);
     Line(Mark(*buf, DefineBuffer(*buf)) + " = " + decl);
   }
-  if (attrs_name_vars) Line(T("func_attr(") + PrintDict(func->attrs) + ")");
 
   // Step 3. Body (the implicit root block as a comment).
   std::string body;
@@ -185,6 +184,15 @@ void TIRPrinter::PrintPrimFunc(const PrimFunc& func, const std::string& name, in
     PrintBody(root->body);
   } else {
     PrintBody(func->body);
+  }
+  // Attributes naming variables come after every definition: the buffer
+  // declarations above and the free variables (`v = T.bool()`), which printing
+  // the body or the attributes themselves may add.
+  std::string late_attrs;
+  if (attrs_name_vars) {
+    out_ = &late_attrs;
+    indent_ = indent + 1;
+    Line(T("func_attr(") + PrintDict(func->attrs) + ")");
   }
 
   std::string pad(static_cast<size_t>(indent * cfg_.indent_spaces), ' ');
@@ -202,6 +210,7 @@ void TIRPrinter::PrintPrimFunc(const PrimFunc& func, const std::string& name, in
   *out += pad + signature + "\n";
   *out += pre;
   *out += free_defs_;
+  *out += late_attrs;
   *out += body;
   if (ctx_->marks.enabled()) out->insert(out->size() - 1, ctx_->marks.Close());
   out_ = nullptr;

@@ -24,3 +24,18 @@ def test_fuzz_target_runs(target):
         assert {target!r} not in ("schedule", "load_module") or not rec.seen, rec.summary()
     """, timeout=60)
     assert res.returncode == 0, res.describe()
+
+
+def test_recorder_numbers_new_findings_after_the_saved_ones(tmp_path):
+    """A later fuzzing run must not overwrite the reproducers an earlier run saved."""
+    import sys
+    sys.path.insert(0, FUZZ_DIR)
+    import fuzz_common as fc
+    rec = fc.Recorder("any")
+    rec.dir = str(tmp_path)
+    (tmp_path / "finding-3").write_bytes(b"earlier run")
+    rec.record("call: ValueError (not a TVMError): x", b"first")
+    rec.record("call: KeyError (not a TVMError): y", b"second")
+    assert (tmp_path / "finding-3").read_bytes() == b"earlier run"
+    assert (tmp_path / "finding-4").read_bytes() == b"first"
+    assert (tmp_path / "finding-5").read_bytes() == b"second"
