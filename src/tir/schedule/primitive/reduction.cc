@@ -287,14 +287,15 @@ PrimFunc RFactor(const PrimFunc& func, const BlockLocation& loc, const ForNode* 
     }
     return iters;
   };
+  // As TVM: the rfactor iterator comes first, then the block's spatial ones.
   std::unordered_map<const VarNode*, PrimExpr> rf_spatial;
-  rf_iters = fresh_spatial(&rf_spatial);
+  rf_iters.push_back(IterVar(Range::FromMinExtent(loop->min, loop->extent), rf_var, kDataPar));
+  rf_values.push_back(loop->loop_var);
+  for (IterVar iv : fresh_spatial(&rf_spatial)) rf_iters.push_back(iv);
   for (size_t k = 0; k < block->iter_vars.size(); ++k) {
     if (block->iter_vars[k]->iter_type != kDataPar) continue;
     rf_values.push_back(loc.realize->iter_values[k]);
   }
-  rf_iters.push_back(IterVar(Range::FromMinExtent(loop->min, loop->extent), rf_var, kDataPar));
-  rf_values.push_back(loop->loop_var);
   loop_to_iter[loop->loop_var.get()] = rf_var;
   for (const ForNode* l : loc.loops) {
     if (l == loop) continue;
@@ -367,7 +368,10 @@ PrimFunc RFactor(const PrimFunc& func, const BlockLocation& loc, const ForNode* 
     });
   };
   std::unordered_map<const VarNode*, PrimExpr> wb_spatial;
-  wb_iters = fresh_spatial(&wb_spatial);
+  Var wb_rf_var("v" + loop->loop_var->name_hint, lt);
+  wb_iters.push_back(IterVar(Range::FromMinExtent(loop->min, loop->extent), wb_rf_var, kCommReduce));
+  wb_values.push_back(wb_loop_copy.at(loop->loop_var.get()));
+  for (IterVar iv : fresh_spatial(&wb_spatial)) wb_iters.push_back(iv);
   auto subst_wb = [&](const PrimExpr& e) {
     return Substitute(e, [&](const Var& v) -> std::optional<PrimExpr> {
       auto it = wb_spatial.find(v.get());
@@ -379,9 +383,6 @@ PrimFunc RFactor(const PrimFunc& func, const BlockLocation& loc, const ForNode* 
     if (block->iter_vars[k]->iter_type != kDataPar) continue;
     wb_values.push_back(copy_loops(loc.realize->iter_values[k]));
   }
-  Var wb_rf_var("v" + loop->loop_var->name_hint, lt);
-  wb_iters.push_back(IterVar(Range::FromMinExtent(loop->min, loop->extent), wb_rf_var, kCommReduce));
-  wb_values.push_back(wb_loop_copy.at(loop->loop_var.get()));
   std::vector<PrimExpr> wb_store_indices;
   for (const PrimExpr& e : pattern->store->indices) wb_store_indices.push_back(subst_wb(e));
   Array<PrimExpr> wb_out_index(wb_store_indices);

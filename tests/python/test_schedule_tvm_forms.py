@@ -1,0 +1,218 @@
+"""The exact forms TVM v0.18's schedule primitives produce (and the errors
+they raise), checked against hand-written expected TVMScript modules: the
+shapes that TVM's own tir-schedule tests (tests/compat/run_tvm_tests.py)
+compare against. Each test names the TVM behaviour it pins down."""
+import numpy as np
+import pytest
+
+import tessera as tvm
+from tessera import tir
+from tessera.script import tir as T
+
+
+def _check(sch, expected):
+    tvm.ir.assert_structural_equal(sch.mod["main"].with_attr("global_symbol", "main"),
+                                   expected.with_attr("global_symbol", "main"))
+
+
+# ---- compute_at: bindings `min + ax`, one predicate conjunct per unprovable bound ----
+
+@T.prim_func
+def shifted_read(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
+    B = T.alloc_buffer((16,))
+    for i in range(16):
+        with T.block("B"):
+            v = T.axis.spatial(16, i)
+            B[v] = A[v] + T.float32(1)
+    for j in range(16):
+        with T.block("C"):
+            v = T.axis.spatial(16, j)
+            C[v] = T.if_then_else(v < 15, B[v] + B[v + 1], B[v])
+
+
+@T.prim_func
+def shifted_read_after(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
+    B = T.alloc_buffer((16,))
+    for j in range(16):
+        for ax0 in range(2):
+            with T.block("B"):
+                v = T.axis.spatial(16, j + ax0)
+                # only the upper bound is unprovable: no `j + ax0 >= 0` conjunct
+                T.where(j + ax0 < 16)
+                T.reads(A[v])
+                T.writes(B[v])
+                B[v] = A[v] + T.float32(1)
+        with T.block("C"):
+            v = T.axis.spatial(16, j)
+            T.reads(B[v:v + 2])
+            T.writes(C[v])
+            C[v] = T.if_then_else(v < 15, B[v] + B[v + 1], B[v])
+
+
+def test_compute_at_predicate_has_only_the_unprovable_bound():
+    sch = tir.Schedule(shifted_read)
+    sch.compute_at(sch.get_block("B"), sch.get_loops("C")[0])
+    _check(sch, shifted_read_after)
+    a = np.arange(16, dtype="float32")
+    c = tvm.nd.empty((16,), "float32")
+    tvm.build(sch.mod["main"].with_attr("global_symbol", "main"))["main"](tvm.nd.array(a), c)
+    b = a + 1
+    np.testing.assert_allclose(c.numpy(), np.where(np.arange(16) < 15, b + np.roll(b, -1), b))
+
+
+@T.prim_func
+def tiled_two_stage(A: T.Buffer((65,), "float32"), C: T.Buffer((64,), "float32")):
+    B = T.alloc_buffer((65,))
+    for i in range(65):
+        with T.block("B"):
+            v = T.axis.spatial(65, i)
+            B[v] = A[v] * T.float32(2)
+    for io, ii in T.grid(8, 8):
+        with T.block("C"):
+            v = T.axis.spatial(64, io * 8 + ii)
+            C[v] = B[v + 1] + T.float32(1)
+
+
+@T.prim_func
+def tiled_two_stage_after(A: T.Buffer((65,), "float32"), C: T.Buffer((64,), "float32")):
+    B = T.alloc_buffer((65,))
+    for io in range(8):
+        for ax0 in range(8):
+            with T.block("B"):
+                # TVM binds `min + ax0` without re-simplifying the sum
+                v = T.axis.spatial(65, io * 8 + 1 + ax0)
+                T.reads(A[v])
+                T.writes(B[v])
+                B[v] = A[v] * T.float32(2)
+        for ii in range(8):
+            with T.block("C"):
+                v = T.axis.spatial(64, io * 8 + ii)
+                T.reads(B[v + 1])
+                T.writes(C[v])
+                C[v] = B[v + 1] + T.float32(1)
+
+
+def test_compute_at_binding_is_min_plus_loop_var():
+    sch = tir.Schedule(tiled_two_stage)
+    sch.compute_at(sch.get_block("B"), sch.get_loops("C")[0])
+    _check(sch, tiled_two_stage_after)
+
+
+# ---- compute_at / reverse_compute_at errors: TVM's wording -------------------------
+
+@T.prim_func
+def three_stages(A: T.Buffer((16,), "float32"), D: T.Buffer((16,), "float32")):
+    B = T.alloc_buffer((16,))
+    C = T.alloc_buffer((16,))
+    for i in range(16):
+        with T.block("B"):
+            v = T.axis.spatial(16, i)
+            B[v] = A[v] * T.float32(2)
+    for i in range(16):
+        with T.block("C"):
+            v = T.axis.spatial(16, i)
+            C[v] = A[v] + T.float32(1)
+    for i in range(16):
+        with T.block("D"):
+            v = T.axis.spatial(16, i)
+            D[v] = B[v] + C[v]
+
+
+def test_compute_at_and_reverse_compute_at_errors_use_tvm_wording():
+    sch = tir.Schedule(three_stages)
+    before = sch.mod
+    with pytest.raises(tvm.tir.ScheduleError, match="ancestor of block"):
+        sch.compute_at(sch.get_block("B"), sch.get_loops("B")[0])
+    with pytest.raises(tvm.tir.ScheduleError, match="output block"):
+        sch.compute_at(sch.get_block("D"), sch.get_loops("C")[0])
+    # D reads B (produced outside C's loop) and C: all its producers must be under the loop
+    with pytest.raises(tvm.tir.ScheduleError, match="requires all the producer"):
+        sch.reverse_compute_at(sch.get_block("D"), sch.get_loops("C")[0])
+    assert sch.mod.same_as(before)
+
+
+@T.prim_func
+def two_consumers(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32"), D: T.Buffer((16,), "float32")):
+    B = T.alloc_buffer((16,))
+    for i in range(16):
+        with T.block("B"):
+            v = T.axis.spatial(16, i)
+            B[v] = A[v] * T.float32(2)
+    for i in range(16):
+        with T.block("C"):
+            v = T.axis.spatial(16, i)
+            C[v] = B[v]
+    for i in range(16):
+        with T.block("D"):
+            v = T.axis.spatial(16, i)
+            D[v] = B[v]
+
+
+@T.prim_func
+def two_writers(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
+    B = T.alloc_buffer((16,))
+    for i in range(16):
+        with T.block("B0"):
+            v = T.axis.spatial(16, i)
+            B[v] = A[v]
+    for i in range(16):
+        with T.block("B1"):
+            v = T.axis.spatial(16, i)
+            B[v] = B[v] + A[v]
+    for i in range(16):
+        with T.block("C"):
+            v = T.axis.spatial(16, i)
+            C[v] = B[v]
+
+
+def test_compute_at_consumer_and_complete_block_errors():
+    sch = tir.Schedule(two_consumers)
+    with pytest.raises(tvm.tir.ScheduleError, match="requires all the consumer"):
+        sch.compute_at(sch.get_block("B"), sch.get_loops("C")[0])
+    sch = tir.Schedule(two_writers)
+    with pytest.raises(tvm.tir.ScheduleError, match="not a complete block"):
+        sch.compute_at(sch.get_block("B0"), sch.get_loops("C")[0])
+
+
+# ---- rfactor: the rfactor iterator is the first block iterator of both blocks ----
+
+@T.prim_func
+def row_sum(A: T.Buffer((8, 16), "float32"), S: T.Buffer((8,), "float32")):
+    for i, ko, ki in T.grid(8, 4, 4):
+        with T.block("S"):
+            vi = T.axis.spatial(8, i)
+            vk = T.axis.reduce(16, ko * 4 + ki)
+            with T.init():
+                S[vi] = T.float32(0)
+            S[vi] = S[vi] + A[vi, vk]
+
+
+@T.prim_func
+def row_sum_rf(A: T.Buffer((8, 16), "float32"), S: T.Buffer((8,), "float32")):
+    S_rf = T.alloc_buffer((4, 8))
+    for i, ko, ki in T.grid(8, 4, 4):
+        with T.block("S_rf"):
+            vki, vi, vko = T.axis.remap("SSR", [ki, i, ko])
+            T.reads(A[vi, vko * 4 + vki])
+            T.writes(S_rf[vki, vi])
+            with T.init():
+                S_rf[vki, vi] = T.float32(0)
+            S_rf[vki, vi] = S_rf[vki, vi] + A[vi, vko * 4 + vki]
+    for i, ki in T.grid(8, 4):
+        with T.block("S"):
+            vki, vi = T.axis.remap("RS", [ki, i])
+            T.reads(S_rf[vki, vi])
+            T.writes(S[vi])
+            with T.init():
+                S[vi] = T.float32(0)
+            S[vi] = S[vi] + S_rf[vki, vi]
+
+
+def test_rfactor_puts_the_rfactor_iterator_first():
+    sch = tir.Schedule(row_sum)
+    sch.rfactor(sch.get_loops("S")[2], 0)
+    _check(sch, row_sum_rf)
+    a = np.random.default_rng(0).standard_normal((8, 16)).astype("float32")
+    s = tvm.nd.empty((8,), "float32")
+    tvm.build(sch.mod["main"].with_attr("global_symbol", "main"))["main"](tvm.nd.array(a), s)
+    np.testing.assert_allclose(s.numpy(), a.sum(axis=1), rtol=1e-5, atol=1e-5)
