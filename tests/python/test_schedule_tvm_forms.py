@@ -216,3 +216,224 @@ def test_rfactor_puts_the_rfactor_iterator_first():
     s = tvm.nd.empty((8,), "float32")
     tvm.build(sch.mod["main"].with_attr("global_symbol", "main"))["main"](tvm.nd.array(a), s)
     np.testing.assert_allclose(s.numpy(), a.sum(axis=1), rtol=1e-5, atol=1e-5)
+
+
+# ---- reorder: TVM's block checks ----------------------------------------------------
+
+@T.prim_func
+def square_index(A: T.Buffer((40, 4), "float32"), B: T.Buffer((40, 4), "float32")):
+    for v0, v1, v2 in T.grid(6, 4, 4):
+        with T.block("block"):
+            i = T.axis.spatial(40, v0 * v0 + v1)
+            j = T.axis.spatial(4, v2)
+            B[i, j] = A[i, j] + T.float32(1)
+
+
+@T.prim_func
+def square_index_reordered(A: T.Buffer((40, 4), "float32"), B: T.Buffer((40, 4), "float32")):
+    for v0, v2, v1 in T.grid(6, 4, 4):
+        with T.block("block"):
+            i = T.axis.spatial(40, v0 * v0 + v1)
+            j = T.axis.spatial(4, v2)
+            T.reads(A[i, j])
+            T.writes(B[i, j])
+            B[i, j] = A[i, j] + T.float32(1)
+
+
+def test_reorder_needs_affine_bindings_below_the_outermost_reordered_loop():
+    sch = tir.Schedule(square_index)
+    v0, v1, v2 = sch.get_loops("block")
+    before = sch.mod
+    with pytest.raises(tvm.tir.ScheduleError, match="not affine"):
+        sch.reorder(v0, v2, v1)  # v0 * v0 is not affine in v0
+    assert sch.mod.same_as(before)
+    sch.reorder(v2, v1)  # v0 is a constant for the loops v1, v2
+    _check(sch, square_index_reordered)
+
+
+@T.prim_func
+def strided_binding(A: T.Buffer((16, 128), "float32"), B: T.Buffer((16, 128), "float32")):
+    for i, l in T.grid(16, 8):
+        with T.block("B"):
+            vi = T.axis.spatial(16, i)
+            vl = T.axis.spatial(128, l * 16)
+            B[vi, vl] = A[vi, vl]
+
+
+@T.prim_func
+def fused_predicate(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32")):
+    for i, j in T.grid(16, 16):
+        with T.block("B"):
+            T.where(i * 16 + j < 100)
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj]
+
+
+@T.prim_func
+def scan_iter(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32")):
+    for i, j in T.grid(16, 16):
+        with T.block("B"):
+            vi = T.axis.spatial(16, i)
+            vj = T.axis.scan(16, j)
+            B[vi, vj] = A[vi, vj]
+
+
+@pytest.mark.parametrize("func, match", [(strided_binding, "not affine"), (fused_predicate, "not affine"),
+                                         (scan_iter, "neither data-parallel nor a reduction")])
+def test_reorder_refuses_what_tvm_refuses(func, match):
+    sch = tir.Schedule(func)
+    i, j = sch.get_loops("B")
+    with pytest.raises(tvm.tir.ScheduleError, match=match):
+        sch.reorder(j, i)
+
+
+# ---- compute_inline: opaque accesses are refused --------------------------------------
+
+@T.prim_func
+def matched_consumer(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
+    B = T.alloc_buffer((16,))
+    for i in range(16):
+        with T.block("B"):
+            vi = T.axis.spatial(16, i)
+            B[vi] = A[vi] * T.float32(2)
+    for i in range(16):
+        with T.block("C"):
+            vi = T.axis.spatial(16, i)
+            Bb = T.match_buffer(B[vi:vi + 1], (1,))
+            C[vi] = Bb[0] + T.float32(1)
+
+
+@T.prim_func
+def pointer_consumer(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
+    B = T.alloc_buffer((16,))
+    for i in range(16):
+        with T.block("B"):
+            vi = T.axis.spatial(16, i)
+            B[vi] = A[vi] * T.float32(2)
+    for i in range(16):
+        with T.block("C"):
+            vi = T.axis.spatial(16, i)
+            T.reads(B[0:16])
+            T.writes(C[vi])
+            T.evaluate(B.access_ptr("r", extent=16))
+            C[vi] = B[vi] + T.float32(1)
+
+
+@pytest.mark.parametrize("func, match", [(matched_consumer, "match_buffer"), (pointer_consumer, "opaquely")])
+def test_compute_inline_refuses_opaque_access(func, match):
+    sch = tir.Schedule(func)
+    before = sch.mod
+    with pytest.raises(tvm.tir.ScheduleError, match=match):
+        sch.compute_inline(sch.get_block("B"))
+    assert sch.mod.same_as(before)
+
+
+# ---- cache_read: buffer by name, at most one producer -----------------------------------
+
+@T.prim_func
+def two_producers(C: T.Buffer((16,), "float32")):
+    A = T.alloc_buffer((16,))
+    for i in range(16):
+        with T.block("A0"):
+            vi = T.axis.spatial(16, i)
+            A[vi] = T.float32(1)
+    for i in range(16):
+        with T.block("A1"):
+            vi = T.axis.spatial(16, i)
+            A[vi] = T.float32(2)
+    for i in range(16):
+        with T.block("C"):
+            vi = T.axis.spatial(16, i)
+            C[vi] = A[vi]
+
+
+def test_cache_read_refuses_a_buffer_with_two_producers():
+    sch = tir.Schedule(two_producers)
+    with pytest.raises(tvm.tir.ScheduleError, match="more than one producer"):
+        sch.cache_read("C", 0, "local")
+
+
+def test_cache_read_and_write_take_a_buffer_name():
+    by_index, by_name = tir.Schedule(tiled_two_stage), tir.Schedule(tiled_two_stage)
+    by_index.cache_read("C", 0, "local")
+    by_name.cache_read("C", "B", "local")
+    by_index.cache_write("B", 0, "shared")
+    by_name.cache_write("B", "B", "shared")
+    tvm.ir.assert_structural_equal(by_index.mod, by_name.mod)
+    with pytest.raises(tvm.tir.ScheduleError, match="no buffer named Z"):
+        by_name.cache_read("C", "Z", "local")
+
+
+# ---- state view and remove_rv --------------------------------------------------------
+
+def test_state_view_and_remove_rv():
+    sch = tir.Schedule(tiled_two_stage)
+    block = sch.get_block("B")
+    assert sch.state.mod.same_as(sch.mod)
+    assert sch.state.get_sref(sch.get(block)).same_as(sch.get_sref(block))
+    loop = sch.get_loops(block)[0]
+    sch.remove_rv(block)
+    with pytest.raises(IndexError):
+        sch.get(block)
+    with pytest.raises(IndexError):
+        sch.remove_rv(block)
+    assert sch.get(loop).loop_var.name == "i"  # other handles are untouched
+    assert "remove_rv" not in str(sch.trace)
+
+
+# ---- reverse_compute_inline through affine loads ----------------------------------------
+
+@T.prim_func
+def affine_consumer(A: T.Buffer((64, 8), "float32"), B: T.Buffer((4, 16), "float32"),
+                    D: T.Buffer((1, 4, 16, 8), "float32")):
+    C = T.alloc_buffer((64, 8))
+    for i, j in T.grid(64, 8):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = A[vi, vj] * T.float32(2)
+    for u, i, j, k in T.grid(1, 4, 16, 8):
+        with T.block("D"):
+            vu, vi, vj, vk = T.axis.remap("SSSS", [u, i, j, k])
+            D[vu, vi, vj, vk] = C[vi * 16 + vj, vk] + B[vi, vj]
+
+
+@T.prim_func
+def affine_consumer_inlined(A: T.Buffer((64, 8), "float32"), B: T.Buffer((4, 16), "float32"),
+                            D: T.Buffer((1, 4, 16, 8), "float32")):
+    for i, j in T.grid(64, 8):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            T.reads(A[vi, vj], B[vi // 16, vi % 16])
+            T.writes(D[0, vi // 16, vi % 16, vj])
+            D[0, vi // 16, vi % 16, vj] = A[vi, vj] * T.float32(2) + B[vi // 16, vi % 16]
+
+
+def test_reverse_compute_inline_inverts_an_affine_load():
+    sch = tir.Schedule(affine_consumer)
+    sch.reverse_compute_inline(sch.get_block("D"))
+    _check(sch, affine_consumer_inlined)
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal((64, 8)).astype("float32"), rng.standard_normal((4, 16)).astype("float32")
+    d = tvm.nd.empty((1, 4, 16, 8), "float32")
+    tvm.build(sch.mod["main"].with_attr("global_symbol", "main"))["main"](tvm.nd.array(a), tvm.nd.array(b), d)
+    expected = (a * 2).reshape(4, 16, 8) + b[:, :, None]
+    np.testing.assert_allclose(d.numpy()[0], expected, rtol=1e-6)
+
+
+@T.prim_func
+def overlapping_consumer(A: T.Buffer((64,), "float32"), D: T.Buffer((4, 32), "float32")):
+    C = T.alloc_buffer((64,))
+    for i in range(64):
+        with T.block("C"):
+            vi = T.axis.spatial(64, i)
+            C[vi] = A[vi]
+    for i, j in T.grid(4, 32):
+        with T.block("D"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            D[vi, vj] = C[vi * 16 + vj]
+
+
+def test_reverse_compute_inline_refuses_a_non_invertible_load():
+    sch = tir.Schedule(overlapping_consumer)
+    with pytest.raises(tvm.tir.ScheduleError, match="not an invertible affine map"):
+        sch.reverse_compute_inline(sch.get_block("D"))

@@ -169,6 +169,21 @@ PrimFunc CacheRead(const PrimFunc& func, const BlockLocation& loc, int read_inde
                        func, {loc.block});
   }
   Buffer buf = loc.block->reads[read_index]->buffer;
+  // As TVM: the buffer has at most one writer in the scope.
+  {
+    std::vector<const BlockNode*> writers;
+    for (const BlockLocation& other : CollectBlocks(func)) {
+      if (other.scope != loc.scope) continue;
+      for (BufferRegion w : other.block->writes)
+        if (w->buffer.same_as(buf)) writers.push_back(other.block);
+    }
+    if (writers.size() > 1) {
+      ThrowScheduleError("cache_read", "buffer " + buf->name + " has more than one producer in its scope (blocks \"" +
+                                           writers[0]->name_hint + "\" and \"" + writers[1]->name_hint +
+                                           "\"); cache_read needs at most one",
+                         func, {writers[1]});
+    }
+  }
   CheckConsumers("cache_read", func, loc, buf, consumer_blocks);
   // The blocks reading the copy: the consumers given, or the block itself.
   std::vector<BlockLocation> readers = consumer_blocks.empty() ? std::vector<BlockLocation>{loc} : consumer_blocks;
