@@ -490,6 +490,9 @@ class Schedule(Node):
         """Turns the loops under ``loop`` and their block into an outer block
         "<name>_o" over tiles; returns it. Without ``preserve_unit_iters``,
         loops of extent 1 are bound as 0 in both blocks' bindings."""
+        if isinstance(loop, (list, tuple)):
+            raise NotImplementedError("blockize of a list of blocks (TVM v0.18's second form) is not supported yet; "
+                                      "blockize the loop above them")
         return _ffi_api.Blockize(self, loop, bool(preserve_unit_iters))
 
     def tensorize(self, block_or_loop, tensor_intrin, preserve_unit_iters=True):

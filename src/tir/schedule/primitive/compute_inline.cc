@@ -245,27 +245,37 @@ PrimFunc ReverseComputeInline(const PrimFunc& func, const BlockLocation& loc) {
                                  why + ")",
                        func, {consumer});
   };
+  bool affine_load = false;
   for (size_t k = 0; k < load_indices.size(); ++k) {
+    // A plain iteration variable maps to the producer's store index as is.
+    if (const auto* v = load_indices[k].as<VarNode>()) {
+      bool is_iter = false;
+      for (IterVar x : consumer->iter_vars) is_iter = is_iter || x->var.get() == v;
+      if (is_iter && used.insert(v).second) {
+        vmap.Set(GetRef<Var>(v), pstore->indices[k]);
+        continue;
+      }
+    }
+    affine_load = true;
     auto form = arith::ToLinearForm(load_indices[k]);
     if (!form || form->constant != 0 || form->terms.empty()) not_affine("index " + std::to_string(k));
     std::vector<std::pair<const VarNode*, int64_t>> terms;
     for (const auto& [atom, coeff] : form->terms) {
       const auto* v = atom.as<VarNode>();
-      const IterVar* iv = nullptr;
-      for (const IterVar& x : consumer->iter_vars)
-        if (x->var.get() == v) iv = &x;
-      if (v == nullptr || iv == nullptr || coeff <= 0 || !used.insert(v).second) not_affine("index " + std::to_string(k));
+      bool is_iter = false;
+      for (IterVar x : consumer->iter_vars) is_iter = is_iter || (v != nullptr && x->var.get() == v);
+      if (!is_iter || coeff <= 0 || !used.insert(v).second) not_affine("index " + std::to_string(k));
       terms.emplace_back(v, coeff);
     }
     std::sort(terms.begin(), terms.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
     int64_t scale = 1;
     std::vector<int64_t> extents(terms.size());
     for (size_t t = terms.size(); t-- > 0;) {
-      const IterVar* iv = nullptr;
-      for (const IterVar& x : consumer->iter_vars)
-        if (x->var.get() == terms[t].first) iv = &x;
-      auto ext = AsConstInt((*iv)->dom->extent);
-      auto mn = AsConstInt((*iv)->dom->min);
+      Range dom;
+      for (IterVar x : consumer->iter_vars)
+        if (x->var.get() == terms[t].first) dom = x->dom;
+      auto ext = AsConstInt(dom->extent);
+      auto mn = AsConstInt(dom->min);
       if (!ext || !mn || *mn != 0 || terms[t].second != scale) not_affine("index " + std::to_string(k));
       extents[t] = *ext;
       scale *= *ext;
@@ -286,8 +296,9 @@ PrimFunc ReverseComputeInline(const PrimFunc& func, const BlockLocation& loc) {
     if (!IsConstInt(iv->dom->extent, 1)) not_affine(iv->var->name_hint + " is not read and its extent is not 1");
     vmap.Set(iv->var, iv->dom->min);
   }
-  // The producer writes the whole buffer (the consumer reads all of it).
-  {
+  // Through an affine load the consumer reads all of the buffer: the
+  // producer must write all of it.
+  if (affine_load) {
     arith::Analyzer ana;
     for (size_t i = 0; i < producer->block->iter_vars.size(); ++i) {
       ana.Bind(producer->block->iter_vars[i]->var, producer->block->iter_vars[i]->dom);
