@@ -6,6 +6,7 @@
 
 #include "arith/analyzer.h"
 #include "arith/int_set.h"
+#include "arith/linear_form.h"
 #include "tir/analysis/block_access_region.h"
 #include "tir/op.h"
 #include "tir/schedule/primitive/primitives.h"
@@ -114,12 +115,25 @@ Stmt MakeNestForRegion(const std::string& primitive, const PrimFunc& func, const
   std::vector<bool> assigned(block->iter_vars.size(), false);
   for (size_t d = 0; d < access->region.size(); ++d) {
     Range r = access->region[d];
-    const auto* v = r->min.as<VarNode>();
-    if (v == nullptr || !IsConstInt(r->extent, 1)) {
-      if (IsConstInt(r->extent, 1) && AsConstInt(r->min)) continue;  // constant index: nothing to bind
+    if (IsConstInt(r->extent, 1) && AsConstInt(r->min)) continue;  // constant index: nothing to bind
+    // As TVM, the accessed index may be `v + k` (a point), `k - v` (a
+    // point, reversed) or `v * c + k` over a tile of extent c; v's range is
+    // solved from the region needed.
+    const VarNode* v = nullptr;
+    int64_t coeff = 0, offset = 0;
+    if (auto form = arith::ToLinearForm(r->min); form && form->terms.size() == 1) {
+      v = form->terms[0].first.as<VarNode>();
+      coeff = form->terms[0].second;
+      offset = form->constant;
+    }
+    bool is_iter = false;
+    for (size_t k = 0; k < block->iter_vars.size(); ++k) is_iter = is_iter || block->iter_vars[k]->var.get() == v;
+    bool point = IsConstInt(r->extent, 1) && (coeff == 1 || coeff == -1);
+    bool tile = coeff > 1 && IsConstInt(r->extent, coeff);
+    if (!is_iter || !(point || tile)) {
       ThrowScheduleError(primitive, "block \"" + block->name_hint + "\" accesses " + access->buffer->name +
-                                        " with an index that is not a plain iteration variable; only such blocks "
-                                        "can be moved",
+                                        " with an index that is not an iteration variable (shifted, reversed or "
+                                        "tiled); only such blocks can be moved",
                          func, {block});
     }
     for (size_t k = 0; k < block->iter_vars.size(); ++k) {
@@ -128,8 +142,21 @@ Stmt MakeNestForRegion(const std::string& primitive, const PrimFunc& func, const
         ThrowScheduleError(primitive, "cannot bound the region of " + access->buffer->name + " needed at the target loop",
                            func);
       }
-      mins[k] = ana->Simplify(region[d].min());
-      extents[k] = ana->Simplify(add(sub(region[d].max(), region[d].min()), IntImm(region[d].min().dtype(), 1)));
+      PrimExpr lo = region[d].min(), hi = region[d].max();
+      DataType t = lo.dtype();
+      PrimExpr vlo, vhi;
+      if (coeff == 1) {
+        vlo = sub(lo, IntImm(t, offset));
+        vhi = sub(hi, IntImm(t, offset));
+      } else if (coeff == -1) {
+        vlo = sub(IntImm(t, offset), hi);
+        vhi = sub(IntImm(t, offset), lo);
+      } else {
+        vlo = floordiv(sub(lo, IntImm(t, offset)), IntImm(t, coeff));
+        vhi = floordiv(sub(hi, IntImm(t, offset)), IntImm(t, coeff));
+      }
+      mins[k] = ana->Simplify(vlo);
+      extents[k] = ana->Simplify(add(sub(vhi, vlo), IntImm(t, 1)));
       assigned[k] = true;
     }
   }
