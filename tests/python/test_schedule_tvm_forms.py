@@ -437,3 +437,298 @@ def test_reverse_compute_inline_refuses_a_non_invertible_load():
     sch = tir.Schedule(overlapping_consumer)
     with pytest.raises(tvm.tir.ScheduleError, match="not an invertible affine map"):
         sch.reverse_compute_inline(sch.get_block("D"))
+
+
+# ---- blockize: an outer iterator of extent 1 drops out of the inner binding -------------
+
+@T.prim_func
+def scale2d(A: T.Buffer((8, 16), "float32"), B: T.Buffer((8, 16), "float32")):
+    for i, j in T.grid(8, 16):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+
+
+@T.prim_func
+def scale2d_blockized(A: T.Buffer((8, 16), "float32"), B: T.Buffer((8, 16), "float32")):
+    for i in range(8):
+        with T.block("B_o"):
+            vi_o = T.axis.spatial(8, i)
+            vj_o = T.axis.spatial(1, 0)
+            T.reads(A[vi_o, 0:16])
+            T.writes(B[vi_o, 0:16])
+            for j in range(16):
+                with T.block("B"):
+                    vj_i = T.axis.spatial(16, j)
+                    T.reads(A[vi_o, vj_i])
+                    T.writes(B[vi_o, vj_i])
+                    B[vi_o, vj_i] = A[vi_o, vj_i] * T.float32(2)
+
+
+def test_blockize_unit_outer_iterator_is_not_in_the_inner_binding():
+    sch = tir.Schedule(scale2d)
+    sch.blockize(sch.get_loops("B")[1])
+    _check(sch, scale2d_blockized)
+    with pytest.raises(NotImplementedError, match="list of blocks"):
+        sch.blockize([sch.get_block("B")])
+
+
+# ---- rfactor: TVM's reduction-block checks --------------------------------------------
+
+@T.prim_func
+def sum_init_one(A: T.Buffer((8, 16), "float32"), S: T.Buffer((8,), "float32")):
+    for i, k in T.grid(8, 16):
+        with T.block("S"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                S[vi] = T.float32(1)
+            S[vi] = S[vi] + A[vi, vk]
+
+
+@T.prim_func
+def sum_written_by_reduction_var(A: T.Buffer((8, 16), "float32"), S: T.Buffer((8, 16), "float32")):
+    for i, k in T.grid(8, 16):
+        with T.block("S"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                S[vi, vk] = T.float32(0)
+            S[vi, vk] = S[vi, vk] + A[vi, vk]
+
+
+@T.prim_func
+def sum_parallel_reduction(A: T.Buffer((8, 16), "float32"), S: T.Buffer((8,), "float32")):
+    for i in range(8):
+        for k in T.parallel(16):
+            with T.block("S"):
+                vi, vk = T.axis.remap("SR", [i, k])
+                with T.init():
+                    S[vi] = T.float32(0)
+                S[vi] = S[vi] + A[vi, vk]
+
+
+@T.prim_func
+def sum_square_binding(A: T.Buffer((8, 16), "float32"), S: T.Buffer((8,), "float32")):
+    for i, k in T.grid(8, 4):
+        with T.block("S"):
+            vi = T.axis.spatial(8, i)
+            vk = T.axis.reduce(16, k * k)
+            with T.init():
+                S[vi] = T.float32(0)
+            S[vi] = S[vi] + A[vi, vk]
+
+
+@T.prim_func
+def sum_mixed_loop(A: T.Buffer((8, 16), "float32"), S: T.Buffer((8,), "float32")):
+    for f, k in T.grid(32, 4):
+        with T.block("S"):
+            vi = T.axis.spatial(8, f // 4)
+            vk = T.axis.reduce(16, f % 4 * 4 + k)
+            with T.init():
+                S[vi] = T.float32(0)
+            S[vi] = S[vi] + A[vi, vk]
+
+
+@T.prim_func
+def matmul_swapped_update(A: T.Buffer((8, 8), "float32"), C: T.Buffer((8, 8), "float32")):
+    for i, j, k in T.grid(8, 8, 8):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0)
+            C[vj, vi] = C[vj, vi] + A[vi, vk]
+
+
+@pytest.mark.parametrize("func, match", [
+    (sum_init_one, "identity"), (sum_written_by_reduction_var, "not a reduction block"),
+    (sum_parallel_reduction, "must be serial"), (sum_square_binding, "quasi-affine"),
+    (sum_mixed_loop, "both spatial and reduction"), (matmul_swapped_update, "different locations")])
+def test_rfactor_refuses_what_tvm_refuses(func, match):
+    sch = tir.Schedule(func)
+    block = sch.get_block("C" if func is matmul_swapped_update else "S")
+    before = sch.mod
+    with pytest.raises(tvm.tir.ScheduleError, match=match):
+        sch.rfactor(sch.get_loops(block)[-1], 0)
+    assert sch.mod.same_as(before)
+
+
+@T.prim_func
+def annotated_sum(A: T.Buffer((8, 16), "float32"), S: T.Buffer((8,), "float32")):
+    for i, k in T.grid(8, 16):
+        with T.block("S"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            T.block_attr({"note": 1})
+            with T.init():
+                S[vi] = T.float32(0)
+            S[vi] = S[vi] + A[vi, vk]
+
+
+@T.prim_func
+def annotated_sum_rf(A: T.Buffer((8, 16), "float32"), S: T.Buffer((8,), "float32")):
+    S_rf = T.alloc_buffer((16, 8))
+    for i, k in T.grid(8, 16):
+        with T.block("S_rf"):
+            vk, vi = T.axis.remap("SS", [k, i])
+            T.reads(A[vi, vk])
+            T.writes(S_rf[vk, vi])
+            T.block_attr({"note": 1})
+            S_rf[vk, vi] = A[vi, vk]  # no reduction iterator left: a plain store, no init
+    for i, k in T.grid(8, 16):
+        with T.block("S"):
+            vk, vi = T.axis.remap("RS", [k, i])
+            T.reads(S_rf[vk, vi])
+            T.writes(S[vi])
+            T.block_attr({"note": 1})
+            with T.init():
+                S[vi] = T.float32(0)
+            S[vi] = S[vi] + S_rf[vk, vi]
+
+
+def test_rfactor_keeps_annotations_and_spatial_only_rf_block_is_a_store():
+    sch = tir.Schedule(annotated_sum)
+    sch.rfactor(sch.get_loops("S")[1], 0)
+    _check(sch, annotated_sum_rf)
+    a = np.random.default_rng(2).standard_normal((8, 16)).astype("float32")
+    s = tvm.nd.empty((8,), "float32")
+    tvm.build(sch.mod["main"].with_attr("global_symbol", "main"))["main"](tvm.nd.array(a), s)
+    np.testing.assert_allclose(s.numpy(), a.sum(axis=1), rtol=1e-5, atol=1e-5)
+
+
+# ---- compute_at of a block writing reversed / tiled indices ------------------------------
+
+@T.prim_func
+def reversed_write(X: T.Buffer((10, 10), "float32"), Z: T.Buffer((10, 10), "float32")):
+    Y = T.alloc_buffer((10, 10))
+    for i, j in T.grid(10, 10):
+        with T.block("b0"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            Y[9 - vi, 9 - vj] = X[vi, vj] + T.float32(1)
+    for i, j in T.grid(10, 10):
+        with T.block("b1"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            Z[vi, vj] = Y[vj, vi] + T.float32(2)
+
+
+@T.prim_func
+def reversed_write_after(X: T.Buffer((10, 10), "float32"), Z: T.Buffer((10, 10), "float32")):
+    Y = T.alloc_buffer((10, 10))
+    for i in range(10):
+        for ax0 in range(10):
+            with T.block("b0"):
+                vi = T.axis.spatial(10, ax0)
+                vj = T.axis.spatial(10, 9 - i)
+                T.reads(X[vi, vj])
+                T.writes(Y[9 - vi, 9 - vj])
+                Y[9 - vi, 9 - vj] = X[vi, vj] + T.float32(1)
+        for j in range(10):
+            with T.block("b1"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                T.reads(Y[vj, vi])
+                T.writes(Z[vi, vj])
+                Z[vi, vj] = Y[vj, vi] + T.float32(2)
+
+
+def test_compute_at_solves_a_reversed_index():
+    sch = tir.Schedule(reversed_write)
+    sch.compute_at(sch.get_block("b0"), sch.get_loops("b1")[0])
+    _check(sch, reversed_write_after)
+    x = np.random.default_rng(4).standard_normal((10, 10)).astype("float32")
+    z = tvm.nd.empty((10, 10), "float32")
+    tvm.build(sch.mod["main"].with_attr("global_symbol", "main"))["main"](tvm.nd.array(x), z)
+    np.testing.assert_allclose(z.numpy(), (x + 1)[::-1, ::-1].T + 2, rtol=1e-6)
+
+
+@T.prim_func
+def tile_writer(A: T.Buffer((64,), "float32"), C: T.Buffer((64,), "float32")):
+    B = T.alloc_buffer((64,))
+    for io in range(8):
+        with T.block("B_o"):
+            vo = T.axis.spatial(8, io)
+            T.reads(A[vo * 8:vo * 8 + 8])
+            T.writes(B[vo * 8:vo * 8 + 8])
+            for ii in range(8):
+                with T.block("B"):
+                    vi = T.axis.spatial(64, vo * 8 + ii)
+                    B[vi] = A[vi] * T.float32(2)
+    for o, i in T.grid(4, 16):
+        with T.block("C"):
+            v = T.axis.spatial(64, o * 16 + i)
+            C[v] = B[v] + T.float32(1)
+
+
+@T.prim_func
+def tile_writer_after(A: T.Buffer((64,), "float32"), C: T.Buffer((64,), "float32")):
+    B = T.alloc_buffer((64,))
+    for o in range(4):
+        for ax0 in range(2):
+            with T.block("B_o"):
+                vo = T.axis.spatial(8, o * 2 + ax0)
+                T.reads(A[vo * 8:vo * 8 + 8])
+                T.writes(B[vo * 8:vo * 8 + 8])
+                for ii in range(8):
+                    with T.block("B"):
+                        vi = T.axis.spatial(64, vo * 8 + ii)
+                        T.reads(A[vi])
+                        T.writes(B[vi])
+                        B[vi] = A[vi] * T.float32(2)
+        for i in range(16):
+            with T.block("C"):
+                v = T.axis.spatial(64, o * 16 + i)
+                T.reads(B[v])
+                T.writes(C[v])
+                C[v] = B[v] + T.float32(1)
+
+
+def test_compute_at_solves_a_tiled_write():
+    sch = tir.Schedule(tile_writer)
+    sch.compute_at(sch.get_block("B_o"), sch.get_loops("C")[0])
+    _check(sch, tile_writer_after)
+
+
+# ---- storage_align replaces; set_scope reaches matched sub-buffers ------------------------
+
+def test_storage_align_of_the_same_axis_replaces_the_first():
+    sch = tir.Schedule(tiled_two_stage)
+    sch.storage_align(sch.get_block("B"), 0, axis=0, factor=16, offset=0)
+    sch.storage_align(sch.get_block("B"), 0, axis=0, factor=16, offset=15)
+    ann = sch.get(sch.get_block("B")).annotations["buffer_dim_align"]
+    assert [[int(x) for x in e] for e in ann] == [[0, 0, 16, 15]]
+
+
+@T.prim_func
+def matched_region(A: T.Buffer((8, 8), "float32"), C: T.Buffer((8, 8), "float32")):
+    B = T.alloc_buffer((8, 8))
+    for i, j in T.grid(8, 8):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj]
+    for i, j in T.grid(8, 8):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            T.reads(B[vi, vj])
+            T.writes(C[vi, vj])
+            Bs = T.match_buffer(B[vi, vj], ())
+            C[vi, vj] = Bs[()] + T.float32(1)
+
+
+@T.prim_func
+def matched_region_shared(A: T.Buffer((8, 8), "float32"), C: T.Buffer((8, 8), "float32")):
+    B = T.alloc_buffer((8, 8), scope="shared")
+    for i, j in T.grid(8, 8):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            T.reads(A[vi, vj])
+            T.writes(B[vi, vj])
+            B[vi, vj] = A[vi, vj]
+    for i, j in T.grid(8, 8):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            T.reads(B[vi, vj])
+            T.writes(C[vi, vj])
+            Bs = T.match_buffer(B[vi, vj], (), scope="shared")
+            C[vi, vj] = Bs[()] + T.float32(1)
+
+
+def test_set_scope_changes_the_scope_of_matched_buffers():
+    sch = tir.Schedule(matched_region)
+    sch.set_scope(sch.get_block("B"), 0, "shared")
+    _check(sch, matched_region_shared)
