@@ -258,14 +258,13 @@ TESSERA_REGISTER_NODE(AllocateNode)
     .field("body", &AllocateNode::body);
 TESSERA_REGISTER_NODE(DeclBufferNode).def("buffer", &DeclBufferNode::buffer).field("body", &DeclBufferNode::body);
 TESSERA_REGISTER_NODE(WhileNode).field("condition", &WhileNode::condition).field("body", &WhileNode::body);
-// Unlike TVM (whose BlockNode::SEqualReduce skips name_hint), the block
-// name is compared: schedules look blocks up by name, so two programs whose
-// blocks are named differently do not behave the same.
+// As in TVM, the block name is not compared (nor hashed): two programs that
+// differ only in block names are structurally equal.
 TESSERA_REGISTER_NODE(BlockNode)
     .def("iter_vars", &BlockNode::iter_vars)
     .field("alloc_buffers", &BlockNode::alloc_buffers)
     .field("match_buffers", &BlockNode::match_buffers)
-    .field("name_hint", &BlockNode::name_hint)
+    .ignore("name_hint", &BlockNode::name_hint)
     .field("reads", &BlockNode::reads)
     .field("writes", &BlockNode::writes)
     .field("annotations", &BlockNode::annotations)

@@ -1,7 +1,8 @@
 """transform_layout of function parameters (TVM semantics: the parameter's
 buffer in the signature takes the new shape, so callers pass arrays in the
 new layout), for read and write buffers, checked against NumPy, with its
-Python and JSON trace replay; pad_value stays refused with a clear error."""
+Python and JSON trace replay. pad_value is checked as TVM does and has no
+effect on a map that needs no padding; padding itself is refused clearly."""
 import numpy as np
 import pytest
 
@@ -47,6 +48,28 @@ def test_pad_value_refused():
     sch = tvm.tir.Schedule(scale)
     with pytest.raises(NotImplementedError, match="pad_value"):
         sch.transform_layout("B", ("read", 0), lambda i, j: (i // 3, j, i % 3), pad_value=0.0)
+
+
+def test_pad_value_without_padding_changes_nothing():
+    expected = tvm.tir.Schedule(scale)
+    expected.transform_layout("B", ("read", 0), lambda i, j: (i // 4, j, i % 4))
+    for pad in (tvm.tir.const(1, "float32"), 1.5, lambda a, b, c: tvm.tir.const(0, "float32")):
+        sch = tvm.tir.Schedule(scale)
+        sch.transform_layout("B", ("read", 0), lambda i, j: (i // 4, j, i % 4), pad_value=pad)
+        tvm.ir.assert_structural_equal(sch.mod, expected.mod)
+
+
+def test_pad_value_checked_as_tvm():
+    sch = tvm.tir.Schedule(scale)
+    before = sch.mod
+    with pytest.raises(tvm.tir.ScheduleError, match="dtype int32"):  # a Python int is int32
+        sch.transform_layout("B", ("read", 0), lambda i, j: (i // 4, j, i % 4), pad_value=0)
+    other = tvm.tir.decl_buffer((1,), "float32", name="other")
+    with pytest.raises(tvm.tir.ScheduleError, match="reads other"):
+        sch.transform_layout("B", ("read", 0), lambda i, j: (i // 4, j, i % 4), pad_value=lambda a, b, c: other[0])
+    with pytest.raises(TypeError, match="pad_value"):
+        sch.transform_layout("B", ("read", 0), lambda i, j: (i // 4, j, i % 4), pad_value="zero")
+    assert sch.mod.same_as(before)
 
 
 def test_assume_injective_transform_accepted():

@@ -237,6 +237,14 @@ TESSERA_REGISTER_SCHEDULE_API("tir.schedule.ScheduleSeed").set_body_typed([](Sch
 TESSERA_REGISTER_SCHEDULE_API("tir.schedule.ScheduleForkSeed").set_body_typed([](Schedule s) { return s.ForkSeed(); });
 TESSERA_REGISTER_SCHEDULE_API("tir.schedule.ScheduleWorkOn").set_body_typed([](Schedule s, std::string f) { s.WorkOn(f); });
 TESSERA_REGISTER_SCHEDULE_API("tir.schedule.ScheduleGet").set_body_typed([](Schedule s, ObjectRef rv) { return s.Get(rv); });
+// As TVM's remove_rv: the schedule forgets a handle (not traced); using it
+// afterwards is an error, as for a handle of another schedule.
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.ScheduleRemoveRV").set_body_typed([](Schedule s, ObjectRef rv) {
+  auto* n = const_cast<ScheduleNode*>(s.get());
+  size_t erased = n->blocks.erase(rv.get()) + n->loops.erase(rv.get()) + n->values.erase(rv.get());
+  TESSERA_CHECK_OR_THROW(erased > 0, IndexError)
+      << "remove_rv: the " << rv->GetTypeKey() << " handle does not belong to this schedule";
+});
 TESSERA_REGISTER_SCHEDULE_API("tir.schedule.ApplyTrace").set_body_typed([](Schedule s, Trace t, bool remove_postproc) {
   s.ApplyTrace(t, remove_postproc);
 });

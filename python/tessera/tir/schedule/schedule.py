@@ -49,6 +49,47 @@ def _check_storage_scope(primitive, scope):
                                  "(global, shared, shared.dyn, local, warp, wmma.*, ...)")
 
 
+def _check_pad_value(buffer, pad_value, ndim):
+    """TVM's checks of transform_layout's pad_value: a value (or a function of
+    the new indices) of the buffer's dtype that reads no other buffer."""
+    from ..expr import PrimExpr  # pylint: disable=import-outside-toplevel
+    from ..index_map import IndexMap  # pylint: disable=import-outside-toplevel
+    from ..stmt_functor import post_order_visit  # pylint: disable=import-outside-toplevel
+    from ... import tir  # pylint: disable=import-outside-toplevel
+
+    if isinstance(pad_value, PrimExpr):
+        value = pad_value
+    elif isinstance(pad_value, IndexMap) or callable(pad_value):
+        if not isinstance(pad_value, IndexMap):
+            pad_value = IndexMap.from_func(pad_value, ndim=ndim)
+        values = list(pad_value.final_indices)
+        if len(values) != 1:
+            raise tvm_schedule_error(f"transform_layout: pad_value must give one value, got {len(values)}")
+        value = values[0]
+    elif isinstance(pad_value, bool):
+        value = tir.const(pad_value, "bool")
+    elif isinstance(pad_value, int):  # as TVM: the buffer's dtype when it is an integer one
+        value = tir.const(pad_value, str(buffer.dtype) if "int" in str(buffer.dtype) else "int32")
+    elif isinstance(pad_value, float):  # as TVM: the buffer's dtype when it is a float one
+        value = tir.const(pad_value, str(buffer.dtype) if "float" in str(buffer.dtype) else "float32")
+    else:
+        raise TypeError(f"transform_layout: pad_value must be a number, a PrimExpr or a function, "
+                        f"got {type(pad_value).__name__}")
+    if str(value.dtype) != str(buffer.dtype):
+        raise tvm_schedule_error(f"transform_layout: pad_value has dtype {value.dtype} but buffer {buffer.name} "
+                                 f"has dtype {buffer.dtype}")
+    others = []
+
+    def visit(node):
+        if isinstance(node, tir.BufferLoad) and not node.buffer.same_as(buffer):
+            others.append(node.buffer.name)
+
+    post_order_visit(value, visit)
+    if others:
+        raise tvm_schedule_error(f"transform_layout: pad_value may read only {buffer.name} itself, "
+                                 f"but it reads {others[0]}")
+
+
 def tvm_schedule_error(msg):
     from ...error import ScheduleError  # pylint: disable=import-outside-toplevel
 
@@ -71,6 +112,22 @@ class StmtSRef:
 
     def __repr__(self):
         return f"StmtSRef({type(self.stmt).__name__})"
+
+
+class ScheduleStateView:
+    """What ``Schedule.state`` returns: the current ``mod`` and ``get_sref``
+    of a statement of it. TVM's ScheduleState (``replace``, the sref tree,
+    ``block_info``) is not provided."""
+
+    def __init__(self, schedule):
+        self._schedule = schedule
+
+    @property
+    def mod(self):
+        return self._schedule.mod
+
+    def get_sref(self, stmt):
+        return self._schedule.get_sref(stmt)
 
 
 @register_object("tir.Schedule")
@@ -138,8 +195,27 @@ class Schedule(Node):
         return _ffi_api.ScheduleForkSeed(self)
 
     def get(self, rv):
-        """The Block, For or sampled integer a handle stands for."""
-        return _ffi_api.ScheduleGet(self, rv)
+        """The Block, For or sampled integer a handle stands for (IndexError,
+        as in TVM, for a handle this schedule does not know)."""
+        from ...error import ScheduleError  # pylint: disable=import-outside-toplevel
+
+        try:
+            return _ffi_api.ScheduleGet(self, rv)
+        except ScheduleError as err:
+            if "does not belong to this schedule" in str(err):
+                raise IndexError(str(err)) from err
+            raise
+
+    def remove_rv(self, rv):
+        """Forgets the handle ``rv`` (a BlockRV, LoopRV or sampled value); using
+        it afterwards raises IndexError. Not recorded in the trace (as TVM)."""
+        _ffi_api.ScheduleRemoveRV(self, rv)
+
+    @property
+    def state(self):
+        """The schedule's state as TVM exposes it: ``mod`` and ``get_sref``
+        (Tessera keeps no sref tree; see ScheduleStateView)."""
+        return ScheduleStateView(self)
 
     def get_sref(self, rv_or_stmt):
         """A StmtSRef of the block or loop a handle (or the statement itself) stands for."""
@@ -289,6 +365,24 @@ class Schedule(Node):
             consumer_blocks = [consumer_blocks]
         return [self.get_block(b) if isinstance(b, str) else b for b in consumer_blocks]
 
+    def _buffer_index(self, block, index, regions, primitive):
+        """``index`` as given, or (a buffer name or a Buffer, as TVM accepts)
+        its position among ``block``'s reads / writes."""
+        if isinstance(index, bool) or isinstance(index, int):
+            return index
+        from ..buffer import Buffer  # pylint: disable=import-outside-toplevel
+
+        if not isinstance(index, (str, Buffer)):
+            return index  # int() in the caller reports the type
+        node = self.get(self.get_block(block) if isinstance(block, str) else block)
+        buffers = [r.buffer for r in getattr(node, regions)]
+        for k, b in enumerate(buffers):
+            if (b.name == index) if isinstance(index, str) else b.same_as(index):
+                return k
+        name = index if isinstance(index, str) else index.name
+        raise tvm_schedule_error(f"{primitive}: block {node.name_hint} {regions} no buffer named {name} "
+                                 f"(it {regions} {[b.name for b in buffers]})")
+
     def cache_read(self, block, read_buffer_index, storage_scope, consumer_blocks=None):
         """Reads buffer ``read_buffer_index`` of ``block`` through a copy in
         ``storage_scope``; returns the copy block (named "<buffer>_<scope>").
@@ -296,6 +390,7 @@ class Schedule(Node):
         instead of ``block`` (which then only names the buffer); the copy is
         placed before the first of them."""
         _check_storage_scope("cache_read", storage_scope)
+        read_buffer_index = self._buffer_index(block, read_buffer_index, "reads", "cache_read")
         return _ffi_api.CacheRead(self, block, int(read_buffer_index), storage_scope,
                                   self._consumer_list(consumer_blocks))
 
@@ -305,6 +400,7 @@ class Schedule(Node):
         ``consumer_blocks`` (handles or names, after ``block``) read the copy
         directly instead of the written-back buffer."""
         _check_storage_scope("cache_write", storage_scope)
+        write_buffer_index = self._buffer_index(block, write_buffer_index, "writes", "cache_write")
         return _ffi_api.CacheWrite(self, block, int(write_buffer_index), storage_scope,
                                    self._consumer_list(consumer_blocks))
 
@@ -333,12 +429,13 @@ class Schedule(Node):
         from ..index_map import IndexMap  # pylint: disable=import-outside-toplevel
 
         # assume_injective_transform (TVM: skip proving that no padding is
-        # needed) changes nothing here: without pad_value support, Tessera
-        # proves every index map bijective and refuses the others either way.
+        # needed) changes nothing here: Tessera proves every index map
+        # bijective and refuses the others either way. pad_value is checked
+        # as TVM does (the buffer's dtype, no other buffer read); it is
+        # honoured for maps that need no padding (where it has no effect, as
+        # in TVM); padding itself is not supported yet (NotImplementedError).
         if not isinstance(assume_injective_transform, bool):
             raise TypeError("transform_layout: assume_injective_transform must be a bool")
-        if pad_value is not None:
-            raise NotImplementedError("transform_layout(pad_value=...) is not supported yet")
         if isinstance(block, str):
             block = self.get_block(block)
         node = self.get(block)
@@ -372,7 +469,16 @@ class Schedule(Node):
             else:
                 dtypes = [str(shape[k].dtype) if k < len(shape) else "int32" for k in range(len(params))]
                 index_map = IndexMap.from_func(index_map, index_dtype=dtypes)
-        _ffi_api.TransformLayout(self, block, kind == "write", int(index), index_map)
+        if pad_value is not None:
+            _check_pad_value(regions[index].buffer, pad_value, len(index_map.final_indices))
+        try:
+            _ffi_api.TransformLayout(self, block, kind == "write", int(index), index_map)
+        except ScheduleError as err:
+            if pad_value is not None and "not a bijective" in str(err):
+                raise NotImplementedError(
+                    "transform_layout: this index map pads the buffer; padding with pad_value is not supported "
+                    f"yet ({str(err).splitlines()[1] if len(str(err).splitlines()) > 1 else err})") from None
+            raise
 
     def rfactor(self, loop, factor_axis):
         """Factors the reduction over ``loop`` into a "<block>_rf" block
@@ -384,6 +490,9 @@ class Schedule(Node):
         """Turns the loops under ``loop`` and their block into an outer block
         "<name>_o" over tiles; returns it. Without ``preserve_unit_iters``,
         loops of extent 1 are bound as 0 in both blocks' bindings."""
+        if isinstance(loop, (list, tuple)):
+            raise NotImplementedError("blockize of a list of blocks (TVM v0.18's second form) is not supported yet; "
+                                      "blockize the loop above them")
         return _ffi_api.Blockize(self, loop, bool(preserve_unit_iters))
 
     def tensorize(self, block_or_loop, tensor_intrin, preserve_unit_iters=True):

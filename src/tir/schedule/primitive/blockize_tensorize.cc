@@ -134,7 +134,9 @@ PrimFunc Blockize(const PrimFunc& func, const LoopLocation& loc, std::string* ou
       inner_vars[k] = Var(iv->var->name_hint + "_i", t);
       inner_iters.push_back(IterVar(Range::FromMinExtent(IntImm(t, 0), IntImm(t, factor)), inner_vars[k], iv->iter_type));
       inner_values.push_back(inner_part);
-      body_subst[iv->var.get()] = add(mul(outer_vars[k], IntImm(t, factor)), inner_vars[k]);
+      // As TVM: an outer iterator of extent 1 (always 0) drops out of the inner binding.
+      body_subst[iv->var.get()] =
+          *extent == factor ? PrimExpr(inner_vars[k]) : add(mul(outer_vars[k], IntImm(t, factor)), inner_vars[k]);
     }
     factors.push_back(factor);
   }
@@ -182,7 +184,10 @@ PrimFunc Blockize(const PrimFunc& func, const LoopLocation& loc, std::string* ou
       Var v(iv->var->name_hint + "_i_init", t);
       init_iters.push_back(IterVar(Range::FromMinExtent(IntImm(t, 0), IntImm(t, factors[k])), v, kDataPar));
       init_values.push_back(SubstituteVars(inner_value, loop_copy));
-      init_subst[iv->var.get()] = add(mul(outer_vars[k], IntImm(t, factors[k])), v);
+      const int64_t* extent = AsConstInt(iv->dom->extent);
+      init_subst[iv->var.get()] = (extent != nullptr && *extent == factors[k])
+                                      ? PrimExpr(v)
+                                      : add(mul(outer_vars[k], IntImm(t, factors[k])), v);
     }
     Block init_block(Array<IterVar>(init_iters), {}, {}, block->name_hint + "_init",
                      SubstituteVars(*block->init, init_subst));

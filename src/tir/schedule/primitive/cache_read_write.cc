@@ -169,6 +169,21 @@ PrimFunc CacheRead(const PrimFunc& func, const BlockLocation& loc, int read_inde
                        func, {loc.block});
   }
   Buffer buf = loc.block->reads[read_index]->buffer;
+  // As TVM: the buffer has at most one writer in the scope.
+  {
+    std::vector<const BlockNode*> writers;
+    for (const BlockLocation& other : CollectBlocks(func)) {
+      if (other.scope != loc.scope) continue;
+      for (BufferRegion w : other.block->writes)
+        if (w->buffer.same_as(buf)) writers.push_back(other.block);
+    }
+    if (writers.size() > 1) {
+      ThrowScheduleError("cache_read", "buffer " + buf->name + " has more than one producer in its scope (blocks \"" +
+                                           writers[0]->name_hint + "\" and \"" + writers[1]->name_hint +
+                                           "\"); cache_read needs at most one",
+                         func, {writers[1]});
+    }
+  }
   CheckConsumers("cache_read", func, loc, buf, consumer_blocks);
   // The blocks reading the copy: the consumers given, or the block itself.
   std::vector<BlockLocation> readers = consumer_blocks.empty() ? std::vector<BlockLocation>{loc} : consumer_blocks;
@@ -301,12 +316,32 @@ PrimFunc SetScope(const PrimFunc& func, const BlockLocation& loc, int write_inde
     }
   }
   Buffer scoped = WithScope(buf, buf->name, scope);
+  // As TVM, buffers matched (match_buffer) to a region of it take the scope too.
   struct Swap : StmtExprMutator {
     Buffer from, to;
-    Buffer VisitBufferUse(const Buffer& b) override { return b.same_as(from) ? to : b; }
+    std::string scope;
+    std::unordered_map<const Object*, Buffer> matched;
+    Buffer VisitBufferUse(const Buffer& b) override {
+      if (b.same_as(from)) return to;
+      auto it = matched.find(b.get());
+      return it == matched.end() ? b : it->second;
+    }
     using StmtExprMutator::VisitStmt_;
     Stmt VisitStmt_(const BlockNode* op) override {
+      for (MatchBufferRegion m : op->match_buffers) {
+        if (m->source->buffer.same_as(from)) matched[m->buffer.get()] = WithScope(m->buffer, m->buffer->name, scope);
+      }
       Block b = Downcast<Block>(StmtExprMutator::VisitStmt_(op));
+      {
+        std::vector<MatchBufferRegion> matches;
+        bool renamed = false;
+        for (MatchBufferRegion m : b->match_buffers) {
+          auto it = matched.find(m->buffer.get());
+          renamed = renamed || it != matched.end();
+          matches.push_back(it == matched.end() ? m : MatchBufferRegion(it->second, m->source));
+        }
+        if (renamed) b.CopyOnWrite()->match_buffers = Array<MatchBufferRegion>(matches);
+      }
       std::vector<Buffer> allocs;
       bool changed = false;
       for (Buffer x : b->alloc_buffers) {
@@ -319,6 +354,7 @@ PrimFunc SetScope(const PrimFunc& func, const BlockLocation& loc, int write_inde
   } swap;
   swap.from = buf;
   swap.to = scoped;
+  swap.scope = scope;
   PrimFunc out = func;
   out.CopyOnWrite()->body = swap.VisitStmt(func->body);
   return out;

@@ -3,9 +3,12 @@
 // (see primitives.h), followed by their schedule instruction kinds,
 // Schedule methods (resolve the handles, commit, record) and
 // tir.schedule.* FFI entries.
+#include <algorithm>
 #include <unordered_set>
 
 #include "arith/analyzer.h"
+#include "arith/expr_deep_equal.h"
+#include "arith/linear_form.h"
 #include "tir/op.h"
 #include "tir/schedule/fold_constants.h"
 #include "tir/schedule/primitive/primitives.h"
@@ -76,6 +79,30 @@ class AllocRemover : public StmtExprMutator {
   const BufferNode* buf_;
 };
 
+// As TVM: a buffer whose data is used other than by loads and stores (an
+// access_ptr, a match_buffer of a region) cannot be inlined; names the block.
+void CheckNoOpaqueAccess(const std::string& prim, const PrimFunc& func, const BlockNode* producer, const Buffer& buf) {
+  for (const BlockLocation& other : CollectBlocks(func)) {
+    if (other.block == producer) continue;
+    for (MatchBufferRegion m : other.block->match_buffers) {
+      if (m->source->buffer.same_as(buf)) {
+        ThrowScheduleError(prim, "block \"" + other.block->name_hint + "\" matches a region of " + buf->name +
+                                     " with match_buffer (an opaque access); it cannot be inlined",
+                           func, {other.block});
+      }
+    }
+    bool opaque = false;
+    PostOrderVisit(other.block->body, [&](const ObjectRef& n) {
+      if (n.get() == buf->data.get()) opaque = true;
+    });
+    if (opaque) {
+      ThrowScheduleError(prim, "block \"" + other.block->name_hint + "\" accesses " + buf->name +
+                                   " opaquely (through its data pointer); it cannot be inlined",
+                         func, {other.block});
+    }
+  }
+}
+
 }  // namespace
 
 PrimFunc ComputeInline(const PrimFunc& func, const BlockLocation& loc) {
@@ -100,6 +127,7 @@ PrimFunc ComputeInline(const PrimFunc& func, const BlockLocation& loc) {
                                  ", which cannot be inlined",
                        func, {block});
   }
+  CheckNoOpaqueAccess(prim, func, block, store->buffer);
   std::vector<std::string> consumers;
   for (const BlockLocation& other : CollectBlocks(func)) {
     if (other.block == block) continue;
@@ -145,14 +173,20 @@ PrimFunc ReverseComputeInline(const PrimFunc& func, const BlockLocation& loc) {
     }
   }
   if (!producer) ThrowScheduleError(prim, "block \"" + consumer->name_hint + "\" has no producer block", func, {consumer});
-  bool plain = false;
-  const BufferStoreNode* pstore = AsSimpleStore(producer->block, &plain);
-  if (pstore == nullptr || producer->block->init || !plain) {
+  // The producer is a single store (its indices need not be its plain
+  // iteration variables: an earlier reverse_compute_inline leaves them so).
+  const auto* pstore = producer->block->body.as<BufferStoreNode>();
+  if (pstore == nullptr || producer->block->init) {
     ThrowScheduleError(prim, "the producer \"" + producer->block->name_hint +
-                                 "\" must be a single store to its iteration variables (not a reduction)",
+                                 "\" must be a single store (not a reduction)",
                        func, {producer->block});
   }
-  // The consumer must read the producer's buffer exactly at its own iteration variables.
+  for (IterVar iv : producer->block->iter_vars) {
+    if (iv->iter_type != kDataPar) {
+      ThrowScheduleError(prim, "the producer \"" + producer->block->name_hint + "\" has non-spatial iteration variables",
+                         func, {producer->block});
+    }
+  }
   const Buffer& buf = pstore->buffer;
   if (cstore->buffer.same_as(buf)) {
     ThrowScheduleError(prim, "block \"" + consumer->name_hint + "\" writes " + buf->name +
@@ -185,25 +219,15 @@ PrimFunc ReverseComputeInline(const PrimFunc& func, const BlockLocation& loc) {
       if (!load->buffer.same_as(buf)) return;
       std::vector<PrimExpr> idx = load->indices.to_vector();
       if (!load_indices.empty()) {
-        for (size_t i = 0; i < idx.size(); ++i) ok = ok && idx[i].same_as(load_indices[i]);
+        for (size_t i = 0; i < idx.size(); ++i) ok = ok && arith::ExprDeepEqual(idx[i], load_indices[i]);
       }
       load_indices = idx;
     }
   });
-  if (!ok || load_indices.size() != producer->block->iter_vars.size()) {
+  if (!ok || load_indices.size() != buf->shape.size()) {
     ThrowScheduleError(prim, "block \"" + consumer->name_hint + "\" must read " + buf->name +
-                                 " at one location indexed by its iteration variables",
+                                 " at one location (the same indices at every load)",
                        func, {consumer});
-  }
-  for (const PrimExpr& e : load_indices) {
-    const auto* v = e.as<VarNode>();
-    bool is_iter = false;
-    for (IterVar iv : consumer->iter_vars) is_iter = is_iter || iv->var.get() == v;
-    if (!is_iter) {
-      ThrowScheduleError(prim, "block \"" + consumer->name_hint + "\" reads " + buf->name +
-                                   " at an index that is not one of its iteration variables",
-                         func, {consumer});
-    }
   }
   if (IsParamBuffer(func, buf)) {
     ThrowScheduleError(prim, "the intermediate " + buf->name + " is a function parameter and must be kept", func);
@@ -230,9 +254,88 @@ PrimFunc ReverseComputeInline(const PrimFunc& func, const BlockLocation& loc) {
       }
     }
   }
-  // New producer store: consumer's store with consumer iter vars expressed by producer indices.
+  // As TVM, the load indices may be affine in the consumer's iteration
+  // variables: each index is a mixed-radix sum c0*v0 + c1*v1 + ... (each
+  // variable used once, extents chaining the coefficients, covering the
+  // whole dimension), inverted as v = floordiv(store index, c) % extent over
+  // the producer's store index. Variables not read must have extent 1.
   Map<Var, PrimExpr> vmap;
-  for (size_t i = 0; i < load_indices.size(); ++i) vmap.Set(Downcast<Var>(load_indices[i]), pstore->indices[i]);
+  std::unordered_set<const VarNode*> used;
+  auto not_affine = [&](const std::string& why) {
+    ThrowScheduleError(prim, "block \"" + consumer->name_hint + "\" reads " + buf->name +
+                                 " at indices that are not an invertible affine map of its iteration variables (" +
+                                 why + ")",
+                       func, {consumer});
+  };
+  bool affine_load = false;
+  for (size_t k = 0; k < load_indices.size(); ++k) {
+    // A plain iteration variable maps to the producer's store index as is.
+    if (const auto* v = load_indices[k].as<VarNode>()) {
+      bool is_iter = false;
+      for (IterVar x : consumer->iter_vars) is_iter = is_iter || x->var.get() == v;
+      if (is_iter && used.insert(v).second) {
+        vmap.Set(GetRef<Var>(v), pstore->indices[k]);
+        continue;
+      }
+    }
+    affine_load = true;
+    auto form = arith::ToLinearForm(load_indices[k]);
+    if (!form || form->constant != 0 || form->terms.empty()) not_affine("index " + std::to_string(k));
+    std::vector<std::pair<const VarNode*, int64_t>> terms;
+    for (const auto& [atom, coeff] : form->terms) {
+      const auto* v = atom.as<VarNode>();
+      bool is_iter = false;
+      for (IterVar x : consumer->iter_vars) is_iter = is_iter || (v != nullptr && x->var.get() == v);
+      if (!is_iter || coeff <= 0 || !used.insert(v).second) not_affine("index " + std::to_string(k));
+      terms.emplace_back(v, coeff);
+    }
+    std::sort(terms.begin(), terms.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    int64_t scale = 1;
+    std::vector<int64_t> extents(terms.size());
+    for (size_t t = terms.size(); t-- > 0;) {
+      Range dom;
+      for (IterVar x : consumer->iter_vars)
+        if (x->var.get() == terms[t].first) dom = x->dom;
+      auto ext = AsConstInt(dom->extent);
+      auto mn = AsConstInt(dom->min);
+      if (!ext || !mn || *mn != 0 || terms[t].second != scale) not_affine("index " + std::to_string(k));
+      extents[t] = *ext;
+      scale *= *ext;
+    }
+    auto dim = AsConstInt(buf->shape[k]);
+    if (!dim || *dim != scale) not_affine("index " + std::to_string(k) + " does not cover the whole dimension");
+    const PrimExpr& target = pstore->indices[k];
+    for (size_t t = 0; t < terms.size(); ++t) {
+      PrimExpr value = target;
+      DataType dt = target.dtype();
+      if (terms[t].second != 1) value = floordiv(value, IntImm(dt, terms[t].second));
+      if (t != 0) value = floormod(value, IntImm(dt, extents[t]));
+      vmap.Set(GetRef<Var>(terms[t].first), value);
+    }
+  }
+  for (const IterVar& iv : consumer->iter_vars) {
+    if (used.count(iv->var.get())) continue;
+    if (!IsConstInt(iv->dom->extent, 1)) not_affine(iv->var->name_hint + " is not read and its extent is not 1");
+    vmap.Set(iv->var, iv->dom->min);
+  }
+  // Through an affine load the consumer reads all of the buffer: the
+  // producer must write all of it.
+  if (affine_load) {
+    arith::Analyzer ana;
+    for (size_t i = 0; i < producer->block->iter_vars.size(); ++i) {
+      ana.Bind(producer->block->iter_vars[i]->var, producer->block->iter_vars[i]->dom);
+    }
+    for (size_t k = 0; k < pstore->indices.size(); ++k) {
+      auto bound = ana.const_int_bound(pstore->indices[k]);
+      auto dim = AsConstInt(buf->shape[k]);
+      if (!dim || bound->min_value != 0 || bound->max_value != *dim - 1) {
+        ThrowScheduleError(prim, "the producer \"" + producer->block->name_hint + "\" does not write all of " +
+                                     buf->name + " (dimension " + std::to_string(k) + ")",
+                           func, {producer->block});
+      }
+    }
+  }
+  // New producer store: consumer's store with consumer iter vars expressed by producer indices.
   PrimExpr new_value = FoldIntConstants(Substitute(cstore->value, vmap));
   // Replace the load of the producer buffer by the producer's value.
   struct Replace : StmtExprMutator {

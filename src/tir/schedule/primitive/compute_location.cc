@@ -6,6 +6,7 @@
 
 #include "arith/analyzer.h"
 #include "arith/int_set.h"
+#include "arith/linear_form.h"
 #include "tir/analysis/block_access_region.h"
 #include "tir/op.h"
 #include "tir/schedule/primitive/primitives.h"
@@ -114,12 +115,25 @@ Stmt MakeNestForRegion(const std::string& primitive, const PrimFunc& func, const
   std::vector<bool> assigned(block->iter_vars.size(), false);
   for (size_t d = 0; d < access->region.size(); ++d) {
     Range r = access->region[d];
-    const auto* v = r->min.as<VarNode>();
-    if (v == nullptr || !IsConstInt(r->extent, 1)) {
-      if (IsConstInt(r->extent, 1) && AsConstInt(r->min)) continue;  // constant index: nothing to bind
+    if (IsConstInt(r->extent, 1) && AsConstInt(r->min)) continue;  // constant index: nothing to bind
+    // As TVM, the accessed index may be `v + k` (a point), `k - v` (a
+    // point, reversed) or `v * c + k` over a tile of extent c; v's range is
+    // solved from the region needed.
+    const VarNode* v = nullptr;
+    int64_t coeff = 0, offset = 0;
+    if (auto form = arith::ToLinearForm(r->min); form && form->terms.size() == 1) {
+      v = form->terms[0].first.as<VarNode>();
+      coeff = form->terms[0].second;
+      offset = form->constant;
+    }
+    bool is_iter = false;
+    for (size_t k = 0; k < block->iter_vars.size(); ++k) is_iter = is_iter || block->iter_vars[k]->var.get() == v;
+    bool point = IsConstInt(r->extent, 1) && (coeff == 1 || coeff == -1);
+    bool tile = coeff > 1 && IsConstInt(r->extent, coeff);
+    if (!is_iter || !(point || tile)) {
       ThrowScheduleError(primitive, "block \"" + block->name_hint + "\" accesses " + access->buffer->name +
-                                        " with an index that is not a plain iteration variable; only such blocks "
-                                        "can be moved",
+                                        " with an index that is not an iteration variable (shifted, reversed or "
+                                        "tiled); only such blocks can be moved",
                          func, {block});
     }
     for (size_t k = 0; k < block->iter_vars.size(); ++k) {
@@ -128,8 +142,21 @@ Stmt MakeNestForRegion(const std::string& primitive, const PrimFunc& func, const
         ThrowScheduleError(primitive, "cannot bound the region of " + access->buffer->name + " needed at the target loop",
                            func);
       }
-      mins[k] = ana->Simplify(region[d].min());
-      extents[k] = ana->Simplify(add(sub(region[d].max(), region[d].min()), IntImm(region[d].min().dtype(), 1)));
+      PrimExpr lo = region[d].min(), hi = region[d].max();
+      DataType t = lo.dtype();
+      PrimExpr vlo, vhi;
+      if (coeff == 1) {
+        vlo = sub(lo, IntImm(t, offset));
+        vhi = sub(hi, IntImm(t, offset));
+      } else if (coeff == -1) {
+        vlo = sub(IntImm(t, offset), hi);
+        vhi = sub(IntImm(t, offset), lo);
+      } else {
+        vlo = floordiv(sub(lo, IntImm(t, offset)), IntImm(t, coeff));
+        vhi = floordiv(sub(hi, IntImm(t, offset)), IntImm(t, coeff));
+      }
+      mins[k] = ana->Simplify(vlo);
+      extents[k] = ana->Simplify(add(sub(vhi, vlo), IntImm(t, 1)));
       assigned[k] = true;
     }
   }
@@ -147,18 +174,20 @@ Stmt MakeNestForRegion(const std::string& primitive, const PrimFunc& func, const
     if (IsConstInt(ext, 1) && !preserve_unit_loops) {
       value = mn;
     } else {
+      // As TVM: the binding is `min + ax` (constants folded, not simplified).
       Var ax("ax" + std::to_string(counter++), iv->var.dtype());
       new_loops.emplace_back(ax, ext);
-      value = ana->Simplify(add(mn, ax));
+      ana->Bind(ax, Range::FromMinExtent(IntImm(ax.dtype(), 0), ext));
+      value = add(mn, ax);
     }
     values.push_back(value);
-    // Keep the iteration inside the block's domain when that is not provable.
+    // Keep the iteration inside the block's domain: each bound that is not
+    // provable becomes a conjunct of the predicate (lower, then upper).
     PrimExpr lo = iv->dom->min, hi = add(iv->dom->min, iv->dom->extent);
-    if (!ana->CanProve(greater_equal(mn, lo)) || !ana->CanProve(less_equal(add(mn, ext), hi))) {
-      pred = logical_and(pred, logical_and(greater_equal(value, lo), less(value, hi)));
-    }
+    if (!ana->CanProve(greater_equal(value, lo))) pred = logical_and(pred, greater_equal(value, lo));
+    if (!ana->CanProve(less(value, hi))) pred = logical_and(pred, less(value, hi));
   }
-  Stmt body = BlockRealize(Array<PrimExpr>(values), pred, GetRef<Block>(block));
+  Stmt body = BlockRealize(Array<PrimExpr>(values), ana->Simplify(pred), GetRef<Block>(block));
   for (size_t i = new_loops.size(); i-- > 0;) {
     body = For(new_loops[i].first, IntImm(new_loops[i].first.dtype(), 0), new_loops[i].second, ForKind::kSerial, body);
   }
@@ -172,8 +201,9 @@ void CheckOnlyWriter(const std::string& prim, const PrimFunc& func, const BlockL
     if (other.scope != loc.scope || other.block == loc.block) continue;
     for (BufferRegion w : loc.block->writes) {
       if (Writes(other.block, w->buffer)) {
-        ThrowScheduleError(prim, "block \"" + other.block->name_hint + "\" also writes " + w->buffer->name +
-                                     "; block \"" + loc.block->name_hint + "\" must be its only writer to be moved",
+        ThrowScheduleError(prim, "block \"" + loc.block->name_hint + "\" is not a complete block: block \"" +
+                                     other.block->name_hint + "\" also writes " + w->buffer->name +
+                                     "; a block must be the only writer of its buffers to be moved",
                            func, {other.block});
       }
     }
@@ -250,13 +280,13 @@ namespace {
 // Shared checks of compute_at and reverse_compute_at.
 void CheckPlacement(const std::string& prim, const PrimFunc& func, const BlockLocation& loc, const LoopLocation& loop) {
   if (IsAncestor(loop, loc)) {
-    ThrowScheduleError(prim, "loop " + loop.loop->loop_var->name_hint + " already encloses block \"" +
-                                 loc.block->name_hint + "\"",
+    ThrowScheduleError(prim, "loop " + loop.loop->loop_var->name_hint + " is an ancestor of block \"" +
+                                 loc.block->name_hint + "\" (it already encloses it)",
                        func, {loop.loop});
   }
   if (loop.scope != loc.scope) {
     ThrowScheduleError(prim, "block \"" + loc.block->name_hint + "\" and loop " + loop.loop->loop_var->name_hint +
-                                 " are in different block scopes",
+                                 " are not in the same block scope",
                        func, {loc.block});
   }
   CheckOnlyWriter(prim, func, loc);
@@ -305,6 +335,18 @@ PrimFunc ComputeAt(const PrimFunc& func, const BlockLocation& loc, const LoopLoc
                    int index) {
   const std::string prim = "compute_at";
   CheckPlacement(prim, func, loc, loop);
+  // As TVM: an output block (one writing a buffer its scope block does not
+  // allocate) cannot be computed at a consumer's loop.
+  for (BufferRegion w : loc.block->writes) {
+    bool allocated = false;
+    if (loc.scope == nullptr) break;
+    for (Buffer b : loc.scope->alloc_buffers) allocated = allocated || b.same_as(w->buffer);
+    if (!allocated) {
+      ThrowScheduleError(prim, "block \"" + loc.block->name_hint + "\" is an output block (it writes " +
+                                   w->buffer->name + ", which its scope does not allocate) and cannot be moved",
+                         func, {loc.block});
+    }
+  }
   if (loc.block->writes.size() != 1) {
     ThrowScheduleError(prim, "block \"" + loc.block->name_hint + "\" must write exactly one buffer", func, {loc.block});
   }
@@ -313,9 +355,9 @@ PrimFunc ComputeAt(const PrimFunc& func, const BlockLocation& loc, const LoopLoc
   for (const BlockLocation& other : CollectBlocks(func)) {
     if (other.scope != loc.scope || other.block == loc.block || !Reads(other.block, write->buffer)) continue;
     if (!IsAncestor(loop, other)) {
-      ThrowScheduleError(prim, "block \"" + other.block->name_hint + "\" also consumes " + write->buffer->name +
-                                   " but is not under loop " + loop.loop->loop_var->name_hint +
-                                   "; compute_at needs every consumer under the target loop",
+      ThrowScheduleError(prim, "compute_at requires all the consumer blocks of block \"" + loc.block->name_hint +
+                                   "\" to be under loop " + loop.loop->loop_var->name_hint + "; block \"" +
+                                   other.block->name_hint + "\" reads " + write->buffer->name + " outside it",
                          func, {other.block});
     }
   }
@@ -350,12 +392,17 @@ PrimFunc ReverseComputeAt(const PrimFunc& func, const BlockLocation& loc, const 
                                  loc.block->name_hint + "\" reads",
                        func, {loop.loop});
   }
-  for (const BlockLocation& other : CollectBlocks(func)) {
-    if (other.scope != loc.scope || other.block == loc.block || !Writes(other.block, (*read)->buffer)) continue;
-    if (!IsAncestor(loop, other)) {
-      ThrowScheduleError(prim, "block \"" + other.block->name_hint + "\" also produces " + (*read)->buffer->name +
-                                   " but is not under loop " + loop.loop->loop_var->name_hint,
-                         func, {other.block});
+  // As TVM: every producer (in the scope) of what the block reads is under `loop`.
+  for (BufferRegion r : loc.block->reads) {
+    for (const BlockLocation& other : CollectBlocks(func)) {
+      if (other.scope != loc.scope || other.block == loc.block || !Writes(other.block, r->buffer)) continue;
+      if (!IsAncestor(loop, other)) {
+        ThrowScheduleError(prim, "reverse_compute_at requires all the producer blocks of block \"" +
+                                     loc.block->name_hint + "\" to be under loop " + loop.loop->loop_var->name_hint +
+                                     "; block \"" + other.block->name_hint + "\" writes " + r->buffer->name +
+                                     " outside it",
+                           func, {other.block});
+      }
     }
   }
   // Producers of the block's other inputs that run after `loop` would run

@@ -199,8 +199,22 @@ void Schedule::StorageAlign(const BlockRV& block, int buffer_index, int axis, in
   }
   Array<Any> entries;
   if (auto existing = loc.block->annotations.Get("buffer_dim_align")) entries = existing->cast<Array<Any>>();
-  entries.push_back(Array<Any>{static_cast<int64_t>(buffer_index), static_cast<int64_t>(axis), static_cast<int64_t>(factor),
-                               static_cast<int64_t>(offset)});
+  // As TVM: a second alignment of the same buffer axis replaces the first.
+  Array<Any> entry{static_cast<int64_t>(buffer_index), static_cast<int64_t>(axis), static_cast<int64_t>(factor),
+                   static_cast<int64_t>(offset)};
+  bool replaced = false;
+  std::vector<Any> updated;
+  for (const Any& e : entries) {
+    auto old = e.cast<Array<Any>>();
+    if (old.size() == 4 && old[0].cast<int64_t>() == buffer_index && old[1].cast<int64_t>() == axis) {
+      updated.push_back(entry);
+      replaced = true;
+    } else {
+      updated.push_back(e);
+    }
+  }
+  if (!replaced) updated.push_back(entry);
+  entries = Array<Any>(updated);
   Commit(func, AnnotateBlock(f, loc.block, "buffer_dim_align", entries, false));
   Record("StorageAlign", {block}, {static_cast<int64_t>(buffer_index), static_cast<int64_t>(axis),
                                     static_cast<int64_t>(factor), static_cast<int64_t>(offset)}, {});

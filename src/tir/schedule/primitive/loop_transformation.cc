@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <sstream>
 
+#include "arith/analyzer.h"
+#include "arith/expr_deep_equal.h"
+#include "arith/linear_form.h"
 #include "tir/op.h"
 #include "tir/schedule/fold_constants.h"
 #include "tir/schedule/primitive/primitives.h"
@@ -199,6 +202,120 @@ PrimFunc FuseLoops(const PrimFunc& func, const std::vector<const ForNode*>& loop
   return ReplaceInFunc(func, loops[0], For(fused, IntImm(t, 0), lower, ForKind::kSerial, body));
 }
 
+namespace {
+bool DependsOn(const PrimExpr& e, const std::vector<const VarNode*>& dom) {
+  for (const VarNode* v : dom)
+    if (UsesVar(e, v)) return true;
+  return false;
+}
+
+// Quasi-affine in the loops of `dom`: sums and constant multiples of them,
+// floordiv/floormod of such by loop-free values (other variables are constants).
+bool QuasiAffine(const PrimExpr& e, const std::vector<const VarNode*>& dom) {
+  if (!DependsOn(e, dom)) return true;
+  if (e.as<VarNode>()) return true;
+  if (const auto* c = e.as<CastNode>()) return QuasiAffine(c->value, dom);
+  if (e.as<AddNode>() || e.as<SubNode>()) {
+    const auto* b = static_cast<const BinaryOpNode*>(e.get());
+    return QuasiAffine(b->a, dom) && QuasiAffine(b->b, dom);
+  }
+  if (const auto* m = e.as<MulNode>()) {
+    if (DependsOn(m->a, dom) && DependsOn(m->b, dom)) return false;
+    return QuasiAffine(m->a, dom) && QuasiAffine(m->b, dom);
+  }
+  if (e.as<FloorDivNode>() || e.as<FloorModNode>() || e.as<DivNode>() || e.as<ModNode>()) {
+    const auto* b = static_cast<const BinaryOpNode*>(e.get());
+    return !DependsOn(b->b, dom) && QuasiAffine(b->a, dom);
+  }
+  return false;
+}
+
+// A predicate conjunct over several loops must bound a sum that some binding
+// uses as a whole (a fused iterator, as split leaves); one over a single
+// loop only narrows that loop.
+bool PredicateFitsBindings(const PrimExpr& pred, const Array<PrimExpr>& values, const std::vector<const VarNode*>& dom) {
+  std::vector<PrimExpr> conjuncts;
+  std::function<void(const PrimExpr&)> split = [&](const PrimExpr& e) {
+    if (const auto* a = e.as<AndNode>()) {
+      split(a->a);
+      split(a->b);
+    } else {
+      conjuncts.push_back(e);
+    }
+  };
+  split(pred);
+  for (const PrimExpr& c : conjuncts) {
+    int loops = 0;
+    for (const VarNode* v : dom) loops += UsesVar(c, v);
+    if (loops <= 1) continue;
+    const auto* cmp = static_cast<const BinaryOpNode*>(c.get());
+    if (!(c.as<LTNode>() || c.as<LENode>() || c.as<GTNode>() || c.as<GENode>())) return false;
+    PrimExpr side = DependsOn(cmp->a, dom) ? cmp->a : cmp->b;
+    if (const auto* add = side.as<AddNode>()) {
+      if (!DependsOn(add->b, dom)) side = add->a;  // `fused + offset < bound`
+    }
+    bool used = false;
+    for (const PrimExpr& v : values) {
+      PostOrderVisit(v, [&](const ObjectRef& n) {
+        if (const auto* pe = n.as<PrimExprNode>()) used = used || arith::ExprDeepEqual(GetRef<PrimExpr>(pe), side);
+      });
+    }
+    if (!used) return false;
+  }
+  return true;
+}
+
+// As TVM: every block under the reordered loops has only data-parallel and
+// reduction iterators, and its bindings (with its predicate) are affine in
+// the loops from `top` down (loops above `top` count as constants).
+void CheckReorderableBlocks(const PrimFunc& func, const ForNode* top) {
+  std::function<void(const Stmt&, std::vector<const VarNode*>)> visit = [&](const Stmt& stmt, std::vector<const VarNode*> dom) {
+    if (const auto* f = stmt.as<ForNode>()) {
+      dom.push_back(f->loop_var.get());
+      visit(f->body, dom);
+    } else if (const auto* seq = stmt.as<SeqStmtNode>()) {
+      for (const Stmt& x : seq->seq) visit(x, dom);
+    } else if (const auto* let = stmt.as<LetStmtNode>()) {
+      visit(let->body, dom);
+    } else if (const auto* ite = stmt.as<IfThenElseNode>()) {
+      visit(ite->then_case, dom);
+      if (ite->else_case) visit(*ite->else_case, dom);
+    } else if (const auto* br = stmt.as<BlockRealizeNode>()) {
+      const BlockNode* b = br->block.get();
+      for (const IterVar& iv : b->iter_vars) {
+        if (iv->iter_type != kDataPar && iv->iter_type != kCommReduce) {
+          ThrowScheduleError("reorder", "block \"" + b->name_hint + "\" under the loops to be reordered has the "
+                                        "iteration variable " + iv->var->name_hint +
+                                        " that is neither data-parallel nor a reduction",
+                             func, {b});
+        }
+      }
+      bool affine = true;
+      for (const PrimExpr& v : br->iter_values) {
+        affine = affine && QuasiAffine(v, dom);
+        // As TVM, the innermost loop of a binding has stride 1 (`l * 16` is not an affine binding).
+        if (auto form = arith::ToLinearForm(v); affine && form && !form->terms.empty()) {
+          int64_t smallest = 0;
+          bool all_loops = true;
+          for (const auto& [atom, coeff] : form->terms) {
+            all_loops = all_loops && atom.as<VarNode>() && DependsOn(atom, dom);
+            int64_t c = coeff < 0 ? -coeff : coeff;
+            smallest = smallest == 0 ? c : std::min(smallest, c);
+          }
+          if (all_loops && smallest != 1) affine = false;
+        }
+      }
+      if (!affine || !PredicateFitsBindings(br->predicate, br->iter_values, dom)) {
+        ThrowScheduleError("reorder", "the bindings of block \"" + b->name_hint +
+                                          "\" (with its predicate) are not affine in the loops to be reordered",
+                           func, {b});
+      }
+    }
+  };
+  visit(GetRef<Stmt>(top), {});
+}
+}  // namespace
+
 PrimFunc ReorderLoops(const PrimFunc& func, const std::vector<const ForNode*>& order) {
   if (order.empty()) return func;
   for (size_t i = 0; i < order.size(); ++i)
@@ -256,6 +373,7 @@ PrimFunc ReorderLoops(const PrimFunc& func, const std::vector<const ForNode*>& o
                                           LoopName(new_chain[j]),
                            func, {new_chain[i]});
       }
+  CheckReorderableBlocks(func, chain.front());
   Stmt body = chain.back()->body;
   for (size_t i = new_chain.size(); i-- > 0;) {
     For f = GetRef<For>(new_chain[i]);

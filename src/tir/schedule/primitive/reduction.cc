@@ -6,6 +6,8 @@
 
 #include "arith/expr_deep_equal.h"
 #include "tir/analysis/block_access_region.h"
+#include "arith/analyzer.h"
+#include "arith/iter_map.h"
 #include "tir/op.h"
 #include "tir/schedule/primitive/primitives.h"
 #include "tir/schedule/schedule.h"
@@ -230,6 +232,69 @@ PrimFunc RFactor(const PrimFunc& func, const BlockLocation& loc, const ForNode* 
   if (init_store == nullptr || !init_store->buffer.same_as(pattern->store->buffer)) {
     ThrowScheduleError(prim, "the init of block \"" + block->name_hint + "\" must store the reduction's identity", func, {block});
   }
+  // TVM's reduction-block checks: init and update store the same location,
+  // the init is the operator's identity, no write is indexed by a reduction
+  // iterator, the bindings are quasi-affine, and no loop feeds both spatial
+  // and reduction iterators; the loops feeding reduction iterators are serial.
+  {
+    bool same = init_store->indices.size() == pattern->store->indices.size();
+    for (size_t i = 0; same && i < init_store->indices.size(); ++i)
+      same = arith::ExprDeepEqual(init_store->indices[i], pattern->store->indices[i]);
+    if (!same) {
+      ThrowScheduleError(prim, "the init and the update of block \"" + block->name_hint +
+                                   "\" store to different locations of " + pattern->store->buffer->name,
+                         func, {block});
+    }
+    std::optional<double> identity;
+    if (pattern->op == "add") identity = 0;
+    if (pattern->op == "mul") identity = 1;
+    if (identity) {
+      bool ok = false;
+      if (const auto* i = init_store->value.as<IntImmNode>()) ok = static_cast<double>(i->value) == *identity;
+      if (const auto* f = init_store->value.as<FloatImmNode>()) ok = f->value == *identity;
+      if (!ok) {
+        ThrowScheduleError(prim, "the init of block \"" + block->name_hint + "\" is not the identity of its " +
+                                     pattern->op + " reduction (" + (*identity == 0 ? "0" : "1") + ")",
+                           func, {block});
+      }
+    }
+    for (const IterVar& iv : block->iter_vars) {
+      if (iv->iter_type != kCommReduce) continue;
+      for (const PrimExpr& e : pattern->store->indices) {
+        if (UsesVar(e, iv->var.get())) {
+          ThrowScheduleError(prim, "block \"" + block->name_hint + "\" is not a reduction block: its write to " +
+                                       pattern->store->buffer->name + " is indexed by the reduction variable " +
+                                       iv->var->name_hint,
+                             func, {block});
+        }
+      }
+    }
+    Map<Var, Range> dom;
+    for (const ForNode* l : loc.loops) dom.Set(l->loop_var, Range::FromMinExtent(l->min, l->extent));
+    arith::Analyzer ana;
+    auto detected = arith::DetectIterMap(loc.realize->iter_values, dom, IntImm(DataType::Bool(), 1),
+                                         arith::IterMapLevel::kNoCheck, &ana);
+    if (!loc.realize->iter_values.empty() && detected->indices.empty()) {
+      ThrowScheduleError(prim, "the bindings of block \"" + block->name_hint + "\" are not quasi-affine", func, {block});
+    }
+    for (const ForNode* l : loc.loops) {
+      bool spatial = false, reduce = false;
+      for (size_t k = 0; k < block->iter_vars.size(); ++k) {
+        if (!UsesVar(loc.realize->iter_values[k], l->loop_var.get())) continue;
+        (block->iter_vars[k]->iter_type == kDataPar ? spatial : reduce) = true;
+      }
+      if (spatial && reduce) {
+        ThrowScheduleError(prim, "loop " + l->loop_var->name_hint + " is bound to both spatial and reduction "
+                                     "iterators of block \"" + block->name_hint + "\"",
+                           func, {l});
+      }
+      if (reduce && l->kind != ForKind::kSerial) {
+        ThrowScheduleError(prim, "loop " + l->loop_var->name_hint + " of a reduction iterator of block \"" +
+                                     block->name_hint + "\" must be serial",
+                           func, {l});
+      }
+    }
+  }
   size_t pos = loc.loops.size();
   for (size_t i = 0; i < loc.loops.size(); ++i)
     if (loc.loops[i] == loop) pos = i;
@@ -287,14 +352,15 @@ PrimFunc RFactor(const PrimFunc& func, const BlockLocation& loc, const ForNode* 
     }
     return iters;
   };
+  // As TVM: the rfactor iterator comes first, then the block's spatial ones.
   std::unordered_map<const VarNode*, PrimExpr> rf_spatial;
-  rf_iters = fresh_spatial(&rf_spatial);
+  rf_iters.push_back(IterVar(Range::FromMinExtent(loop->min, loop->extent), rf_var, kDataPar));
+  rf_values.push_back(loop->loop_var);
+  for (IterVar iv : fresh_spatial(&rf_spatial)) rf_iters.push_back(iv);
   for (size_t k = 0; k < block->iter_vars.size(); ++k) {
     if (block->iter_vars[k]->iter_type != kDataPar) continue;
     rf_values.push_back(loc.realize->iter_values[k]);
   }
-  rf_iters.push_back(IterVar(Range::FromMinExtent(loop->min, loop->extent), rf_var, kDataPar));
-  rf_values.push_back(loop->loop_var);
   loop_to_iter[loop->loop_var.get()] = rf_var;
   for (const ForNode* l : loc.loops) {
     if (l == loop) continue;
@@ -332,7 +398,17 @@ PrimFunc RFactor(const PrimFunc& func, const BlockLocation& loc, const ForNode* 
   Stmt rf_body = BufferStore(rf_buf, Combine(pattern->op, BufferLoad(rf_buf, rf_index), subst_reduce(pattern->rhs)), rf_index);
   Stmt rf_init = BufferStore(rf_buf, subst_reduce(init_store->value), rf_index);
   *rf_name = block->name_hint + "_rf";
-  Block rf_block(Array<IterVar>(rf_iters), {}, {}, *rf_name, rf_body, rf_init);
+  // As TVM: the rf block keeps the block's annotations; without reduction
+  // iterators it is a plain store (no init, no accumulation).
+  bool rf_reduces = false;
+  for (const IterVar& iv : rf_iters) rf_reduces = rf_reduces || iv->iter_type == kCommReduce;
+  std::optional<Stmt> rf_init_opt;
+  if (rf_reduces) {
+    rf_init_opt = rf_init;
+  } else {
+    rf_body = BufferStore(rf_buf, subst_reduce(pattern->rhs), rf_index);
+  }
+  Block rf_block(Array<IterVar>(rf_iters), {}, {}, *rf_name, rf_body, rf_init_opt, {}, {}, block->annotations);
   {
     auto [reads, writes] = InferBlockAccessRegions(rf_block);
     rf_block.CopyOnWrite()->reads = reads;
@@ -367,7 +443,10 @@ PrimFunc RFactor(const PrimFunc& func, const BlockLocation& loc, const ForNode* 
     });
   };
   std::unordered_map<const VarNode*, PrimExpr> wb_spatial;
-  wb_iters = fresh_spatial(&wb_spatial);
+  Var wb_rf_var("v" + loop->loop_var->name_hint, lt);
+  wb_iters.push_back(IterVar(Range::FromMinExtent(loop->min, loop->extent), wb_rf_var, kCommReduce));
+  wb_values.push_back(wb_loop_copy.at(loop->loop_var.get()));
+  for (IterVar iv : fresh_spatial(&wb_spatial)) wb_iters.push_back(iv);
   auto subst_wb = [&](const PrimExpr& e) {
     return Substitute(e, [&](const Var& v) -> std::optional<PrimExpr> {
       auto it = wb_spatial.find(v.get());
@@ -379,9 +458,6 @@ PrimFunc RFactor(const PrimFunc& func, const BlockLocation& loc, const ForNode* 
     if (block->iter_vars[k]->iter_type != kDataPar) continue;
     wb_values.push_back(copy_loops(loc.realize->iter_values[k]));
   }
-  Var wb_rf_var("v" + loop->loop_var->name_hint, lt);
-  wb_iters.push_back(IterVar(Range::FromMinExtent(loop->min, loop->extent), wb_rf_var, kCommReduce));
-  wb_values.push_back(wb_loop_copy.at(loop->loop_var.get()));
   std::vector<PrimExpr> wb_store_indices;
   for (const PrimExpr& e : pattern->store->indices) wb_store_indices.push_back(subst_wb(e));
   Array<PrimExpr> wb_out_index(wb_store_indices);
