@@ -31,7 +31,7 @@ CONFORMANCE_PYTEST = cd $(SHARED)/conformance && PYTHONPATH=$(CURDIR)/tests/pyth
 	FASHION_MNIST_DIR=$(FASHION_MNIST_DIR) \
 	$(PYTHON) -m pytest -q -p fixed_point_plugin
 
-.PHONY: all setup build test test-cpp test-python test-conformance test-asan fuzz demo bench clean
+.PHONY: all setup build test test-cpp test-python test-conformance test-asan test-asan-python fuzz demo bench clean
 
 all: build
 
@@ -74,6 +74,22 @@ test-asan: setup
 	cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTESSERA_SANITIZE=ON -DTESSERA_BUILD_PYTHON=OFF -DTESSERA_OUT_DIR=$(CURDIR)/build-asan/lib
 	cmake --build build-asan -j $(JOBS)
 	cd build-asan && ctest --output-on-failure -j $(JOBS)
+
+# The Python tests under AddressSanitizer + UBSan: an instrumented build of the
+# extension and libraries (build-asan-py/lib, loaded through TESSERA_LIBRARY_PATH)
+# with the sanitizer runtimes preloaded into an uninstrumented Python. Leak
+# detection is off (CPython itself does not free everything at exit);
+# PYTHONMALLOC=malloc lets ASan see Python's allocations. ASAN_PYTEST_ARGS
+# narrows the run (default: all of tests/python).
+ASAN_PYTEST_ARGS ?= tests/python
+test-asan-python: setup
+	cmake -S . -B build-asan-py -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESSERA_SANITIZE=ON -DTESSERA_BUILD_PYTHON=ON \
+	  -DTESSERA_BUILD_TESTS=OFF -DTESSERA_OUT_DIR=$(CURDIR)/build-asan-py/lib -DPython_EXECUTABLE=$$(command -v $(PYTHON))
+	cmake --build build-asan-py -j $(JOBS)
+	TESSERA_LIBRARY_PATH=$(CURDIR)/build-asan-py/lib PYTHONMALLOC=malloc \
+	  ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  LD_PRELOAD="$$($(CXX) -print-file-name=libasan.so) $$($(CXX) -print-file-name=libubsan.so)" \
+	  $(PYTHON) -m pytest -q -p no:cacheprovider $(ASAN_PYTEST_ARGS)
 
 # Coverage-guided fuzzing (atheris) of the parser, the print/parse round trip,
 # schedule primitives and load_module, one target after another, FUZZ_SECONDS
