@@ -87,3 +87,4 @@ def test_matmul_script_round_trip_and_dedup():
     legal = relax.transform.LegalizeOps()(Mod)
     prims = [gv.name_hint for gv in legal.get_global_vars() if isinstance(legal[gv], tvm.tir.PrimFunc)]
     assert sorted(prims) == ["add", "matmul", "transpose"]
+
