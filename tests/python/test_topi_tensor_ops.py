@@ -151,3 +151,18 @@ def test_power_refuses_integers():
     A = te.placeholder((3,), "int32", "A")
     with pytest.raises(TypeError, match=r"topi.power: needs floating-point operands"):
         topi.power(A, A)
+
+
+# ---- transform.py: reshape of symbolic shapes ----
+def test_reshape_symbolic():
+    n = te.var("n", "int64")
+    A = te.placeholder((n, 3, 4), "float32", "A")
+    B = topi.reshape(A, (n, 2, 6))
+    func = te.create_prim_func([A, B], index_dtype_override="int64")
+    lib = tvm.build(func.with_attr("global_symbol", "main"), target="llvm")
+    a = _rand((5, 3, 4), "float32")
+    b = tvm.nd.array(np.zeros((5, 2, 6), "float32"))
+    lib["main"](tvm.nd.array(a), b)
+    np.testing.assert_array_equal(b.numpy(), a.reshape(5, 2, 6))
+    with pytest.raises(ValueError, match=r"topi.reshape: a -1 in .* needs the static shape of A"):
+        topi.reshape(A, (-1, 6))

@@ -43,6 +43,10 @@ def reshape(a, newshape):
     """``a`` viewed with ``newshape`` (one entry may be -1); row-major order."""
     if not isinstance(a, te.Tensor):
         raise TVMTypeError(f"topi.reshape: expected a te.Tensor, got {type(a).__name__}")
+    from ..tir.expr import IntImm  # pylint: disable=import-outside-toplevel
+    if not all(isinstance(d, IntImm) for d in a.shape) or not all(
+            isinstance(d, (int, IntImm)) for d in newshape):
+        return _reshape_symbolic(a, newshape)
     src = _static_shape("reshape", a)
     total = 1
     for d in src:
@@ -69,6 +73,35 @@ def reshape(a, newshape):
         for d in reversed(src):
             idx.append(flat % d if d != 1 else 0)
             flat = flat // d
+        return a(*reversed(idx))
+
+    return te.compute(newshape, fcompute, name="T_reshape", tag="injective")
+
+
+def _reshape_symbolic(a, newshape):
+    """reshape when a dim is symbolic: ``newshape`` is complete (no -1); the
+    caller (relax.reshape's inference) has checked the element count."""
+    from ..tir import op as _tir_op  # pylint: disable=import-outside-toplevel
+    from ..tir.expr import IntImm  # pylint: disable=import-outside-toplevel
+    newshape = list(newshape)
+    if any(isinstance(d, (int, IntImm)) and int(d) < 0 for d in newshape):
+        raise TVMValueError(f"topi.reshape: a -1 in {newshape} needs the static shape of {a.name} "
+                            f"(it has {list(a.shape)})")
+    src = list(a.shape)
+
+    def fcompute(*i):
+        flat = None
+        for k, d in zip(i, newshape):
+            flat = k if flat is None else flat * d + k
+        if flat is None:
+            flat = _tir_op.const(0, "int64")
+        idx = []
+        for d in reversed(src):
+            if isinstance(d, IntImm) and d.value == 1:
+                idx.append(_tir_op.const(0, d.dtype))
+                continue
+            idx.append(_tir_op.floormod(flat, d))
+            flat = _tir_op.floordiv(flat, d)
         return a(*reversed(idx))
 
     return te.compute(newshape, fcompute, name="T_reshape", tag="injective")
