@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import tessera as tvm
 from tessera import relax, tir
-from tessera.script import relax as R, ir as I
+from tessera.script import relax as R, ir as I, tir as T
 
 from relax_op_helpers import infer, rand, roundtrip, run, tensor
 
@@ -195,3 +195,37 @@ def test_legalize_dedup():
     legal = relax.transform.LegalizeOps()(Mod)
     prims = [gv for gv in legal.get_global_vars() if isinstance(legal[gv], tvm.tir.PrimFunc)]
     assert len(prims) == 2
+
+
+def test_script_shape_operand_as_tuple():
+    """R.reshape / R.broadcast_to take the shape as a tuple of dims too (TVM's Python signature); it parses
+    to the R.shape form the printer writes, and -1 is inferred."""
+    @I.ir_module
+    class Tuples:
+        @R.function
+        def main(x: R.Tensor(("n", 4), "float32")):
+            n = T.int64()
+            with R.dataflow():
+                a = R.reshape(x, (2, n * 2))
+                b = R.reshape(a, (-1,))
+                c = R.broadcast_to(b, (3, n * 4))
+                R.output(c)
+            return c
+
+    @I.ir_module
+    class Shapes:
+        @R.function
+        def main(x: R.Tensor(("n", 4), "float32")):
+            n = T.int64()
+            with R.dataflow():
+                a = R.reshape(x, R.shape([2, n * 2]))
+                b = R.reshape(a, R.shape([-1]))
+                c = R.broadcast_to(b, R.shape([3, n * 4]))
+                R.output(c)
+            return c
+
+    tvm.ir.assert_structural_equal(Tuples, Shapes)
+    roundtrip(Tuples)
+    n = Tuples["main"].params[0].struct_info.shape.values[0]
+    tvm.ir.assert_structural_equal(Tuples["main"].body.blocks[0].bindings[1].var.struct_info,
+                                   relax.TensorStructInfo((n * 4,), "float32"))
