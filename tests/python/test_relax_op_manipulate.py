@@ -229,3 +229,15 @@ def test_script_shape_operand_as_tuple():
     n = Tuples["main"].params[0].struct_info.shape.values[0]
     tvm.ir.assert_structural_equal(Tuples["main"].body.blocks[0].bindings[1].var.struct_info,
                                    relax.TensorStructInfo((n * 4,), "float32"))
+
+
+def test_concat_of_tuple_var_is_refused_when_legalizing():
+    t = relax.Var("t", relax.TupleStructInfo([relax.TensorStructInfo((2, 3), "float32")] * 2))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [t]):
+        gv = bb.emit(relax.op.concat(t, 0), "c")
+        bb.emit_func_output(gv)
+    tvm.ir.assert_structural_equal(infer(relax.op.concat(t, 0)), relax.TensorStructInfo((4, 3), "float32"))
+    with pytest.raises(NotImplementedError, match=r"LegalizeOps: cannot legalize relax.concat bound to 'c'.*"
+                                                  r"tuple-valued variable"):
+        relax.transform.LegalizeOps()(bb.get())
