@@ -166,3 +166,27 @@ def test_reshape_symbolic():
     np.testing.assert_array_equal(b.numpy(), a.reshape(5, 2, 6))
     with pytest.raises(ValueError, match=r"topi.reshape: a -1 in .* needs the static shape of A"):
         topi.reshape(A, (-1, 6))
+
+
+def _run_symbolic(inputs, out, arrays, out_shape):
+    func = te.create_prim_func(list(inputs) + [out], index_dtype_override="int64")
+    lib = tvm.build(func.with_attr("global_symbol", "main"), target="llvm")
+    res = tvm.nd.array(np.zeros(out_shape, dtype=out.dtype))
+    lib["main"](*[tvm.nd.array(a) for a in arrays], res)
+    return res.numpy()
+
+
+def test_squeeze_concat_split_with_symbolic_dims():
+    n = te.var("n", "int64")
+    A = te.placeholder((n, 1, 3), "float32", "A")
+    a = _rand((4, 1, 3), "float32", 1)
+    np.testing.assert_array_equal(_run_symbolic([A], topi.squeeze(A, [1]), [a], (4, 3)), a.squeeze(1))
+    B = te.placeholder((n, 2, 3), "float32", "B")
+    b = _rand((4, 2, 3), "float32", 2)
+    np.testing.assert_array_equal(_run_symbolic([A, B], topi.concatenate([A, B], 1), [a, b], (4, 3, 3)),
+                                  np.concatenate([a, b], 1))
+    np.testing.assert_array_equal(_run_symbolic([B], topi.split(B, [1], 1)[1], [b], (4, 1, 3)), b[:, 1:])
+    with pytest.raises(NotImplementedError, match=r"topi.squeeze: axis=None needs the static shape of A"):
+        topi.squeeze(A)
+    with pytest.raises(NotImplementedError, match=r"topi.split: dimension 0 of B is symbolic"):
+        topi.split(B, 2, 0)
