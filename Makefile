@@ -12,7 +12,7 @@ export PYTHONPATH := $(CURDIR)/python$(if $(PYTHONPATH),:$(PYTHONPATH))
 # file's exclusions never narrow another's: CONFORMANCE_<entry> holds the file
 # and its pytest arguments. An issue that delivers a chapter adds an entry
 # here and to CONFORMANCE_TESTS. `make test-conformance-<entry>` runs one.
-CONFORMANCE_TESTS := ch2 ch3 ch4 ch5 ch6 seed004
+CONFORMANCE_TESTS := ch2 ch3 ch4 ch5 ch6 ch7 seed004
 CONFORMANCE_ch2 := test_ch2_tensorir.py
 # All of chapter 3; its optional real-data test reads FASHION_MNIST_DIR (below).
 CONFORMANCE_ch3 := test_ch3_end_to_end.py
@@ -26,10 +26,11 @@ CONFORMANCE_ch5 := $(addprefix test_ch5_frameworks.py::,test_placeholder_and_com
 CONFORMANCE_ch6 := test_ch6_gpu_tensorize.py -k "not tunes_matmul_for_cuda"
 # EliminateCommonSubexpr and the ONNX frontend belong to later issues.
 CONFORMANCE_seed004 := test_seed004_relay_concepts.py -k "not (common_subexpression_elimination or onnx)"
-# Chapter 7, its high-level-op part ([E] Relax ops + LegalizeOps): create_model() builds permute_dims/matmul/
-# add/nn.relu and relax.build runs it. It needs relax.nn.relu (branch opsnn): add ch7 to CONFORMANCE_TESTS
-# once opsnn is merged. The pattern-rewrite/FuseOps/FuseTIR tests of that file belong to later work.
-CONFORMANCE_ch7 := test_ch7_graph_opt.py -k "create_model_uses_high_level_ops or high_level_model_builds_and_matches_numpy"
+# Chapter 7 ([E] Relax ops): the Relax AST walk of the seed's module (relax.op.* calls in TVMScript).
+# Once relax.nn.relu (branch opsnn) is merged, also select create_model's high-level ops and their build:
+#   -k "relax_function_ast_walk or create_model_uses_high_level_ops or high_level_model_builds_and_matches_numpy"
+# The pattern-rewrite (PyExprMutator), FuseOps and FuseTIR tests of that file belong to later work.
+CONFORMANCE_ch7 := test_ch7_graph_opt.py -k "relax_function_ast_walk"
 # Debian's dataset-fashion-mnist (scripts/setup.sh installs it).
 FASHION_MNIST_DIR ?= /usr/share/datasets/fashion-mnist
 CONFORMANCE_PYTEST = cd $(SHARED)/conformance && PYTHONPATH=$(CURDIR)/tests/python:$$PYTHONPATH \

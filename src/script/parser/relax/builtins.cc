@@ -522,6 +522,13 @@ relax::Constant MakeConstant(RelaxBuilder& b, const Any& value, std::optional<Da
 
 Any RelaxBuilder::CallBuiltin(CallArgs& call) {
   const Pos& callee_pos = call.node->kind == ast::ExprKind::kCall ? call.node->a->pos : call.node->pos;
+  // The Python operator constructors, relax.op.<name>(...) (tessera.relax is the namespace "relax"),
+  // are the operator relax.<name> as R.<name> is (the course writes relax.op.multiply(x, y)).
+  static const std::string kPyOps = "relax.op.";
+  if (call.func.rfind(kPyOps, 0) == 0 && Op::Exists("relax." + call.func.substr(kPyOps.size()))) {
+    if (!InFunction()) Error(callee_pos, call.func + "() can only be used in an R.function body");
+    return GenericOp(*this, call, "relax." + call.func.substr(kPyOps.size()));
+  }
   if (NamespaceRoot(call.func) != "R") {  // an unknown namespace inside an R.function
     Error(callee_pos, "unknown TVMScript function '" + call.func + "'");
   }
