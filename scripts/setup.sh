@@ -13,6 +13,7 @@ DEB_PKGS=(
 PY_PKGS=(
   "numpy" "torch==2.13.0" "onnx" "onnxruntime" "pytest" "pytest-timeout"
   "nanobind" "scikit-build-core" "atheris" "xgboost"
+  "ray==2.60.0"   # meta_schedule's RayBuilder / RayRunner (tests start a local cluster)
   "tqdm" "pillow"   # make demo: progress bars, the PNG of predictions
 )
 

@@ -209,3 +209,33 @@ def test_tune_tir_bad_inputs(tmp_path):
         ms.tir_integration.compile_tir(ms.database.MemoryDatabase(), mod, TARGET)
     with pytest.raises(ValueError, match="timeout_sec"):
         ms.runner.LocalRunner(timeout_sec=0)
+
+
+def test_worker_whose_process_fails_to_start_reports_that_error_and_closes_cleanly():
+    """A worker process that never starts (spawn refused) surfaces the start error,
+    not an AttributeError from killing a process that has no handle; close() is safe."""
+    import multiprocessing
+
+    from tessera.meta_schedule.worker_pool import Worker
+
+    class RefusingContext:
+        def __init__(self):
+            self._real = multiprocessing.get_context("spawn")
+
+        def Pipe(self):  # noqa: N802 -- multiprocessing's name
+            return self._real.Pipe()
+
+        def Process(self, *args, **kwargs):  # noqa: N802
+            proc = self._real.Process(*args, **kwargs)
+
+            def refuse():
+                raise OSError("spawn refused")
+            proc.start = refuse
+            return proc
+
+    w = Worker()
+    w._ctx = RefusingContext()
+    with pytest.raises(OSError, match="spawn refused"):
+        w.call("math", "sqrt", (4.0,), timeout=5)
+    w.close()
+    assert w._proc is None or w._proc.pid is None

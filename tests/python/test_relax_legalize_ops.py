@@ -105,3 +105,25 @@ def test_call_te_refuses_non_tensor():
 def test_legalization_is_an_op_attribute():
     assert callable(tvm.ir.Op.get("relax.add").get_attr("FLegalize"))
     assert tvm.ir.Op.get("relax.shape_of").get_attr("FLegalize") is None
+
+
+def test_call_te_gives_each_primfunc_its_own_symbolic_vars():
+    n = tvm.tir.Var("n", "int64")
+    x = relax.Var("x", relax.TensorStructInfo((n, 4), "float32"))
+
+    def first_rows(a, rows):
+        return te.compute((rows, 4), lambda i, j: a[i, j] * 2.0, name="T_rows")
+
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        lv = bb.emit_te(topi.exp, x)
+        gv = bb.emit_te(first_rows, lv, n - 1)  # a PrimExpr argument naming n follows the copy
+        bb.emit_func_output(gv)
+    mod = bb.get()
+    assert relax.analysis.well_formed(mod)
+    ns = [mod[name].buffer_map[mod[name].params[0]].shape[0] for name in ("exp", "first_rows")]
+    assert not ns[0].same_as(n) and not ns[1].same_as(n) and not ns[0].same_as(ns[1])
+    out = mod["first_rows"].buffer_map[mod["first_rows"].params[1]].shape[0]
+    assert tvm.ir.structural_equal(out, ns[1] - 1)
+    ret = mod["main"].ret_struct_info.shape.values[0]
+    assert isinstance(ret, tvm.tir.Sub) and ret.a.same_as(n)

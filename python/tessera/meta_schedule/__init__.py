@@ -1,12 +1,16 @@
-"""``tvm.meta_schedule``: automatic tuning of TensorIR programs (MetaSchedule names).
-tune_tir samples a design space (space_generator), builds and checks candidates in worker
-processes (builder, runner), keeps every measurement in a database and searches with an
-XGBoost cost model (search_strategy, cost_model, feature). Relax integration is not here yet."""
+"""``tvm.meta_schedule``: automatic tuning of TensorIR programs and Relax models (MetaSchedule
+names). tune_tir samples a design space (space_generator), builds and checks candidates in
+worker processes (builder, runner), keeps every measurement in a database and searches
+with an XGBoost cost model (search_strategy, cost_model, feature); relax_integration
+extracts a model's tasks and tunes them together under a task scheduler (task_scheduler)."""
 from . import arg_info, builder, cost_model, database, feature, runner, search_strategy, space_generator
-from . import tir_integration
+from . import task_scheduler, tir_integration, relax_integration
+from .extracted_task import ExtractedTask
 from .tune_context import TuneContext
 from .tune import tune_tir
 from .tir_integration import compile_tir
+from .relax_integration import compile_relax, extract_tasks, tune_relax, tune_tasks
 
-__all__ = ["TuneContext", "arg_info", "builder", "compile_tir", "cost_model", "database", "feature", "runner",
-           "search_strategy", "space_generator", "tir_integration", "tune_tir"]
+__all__ = ["ExtractedTask", "TuneContext", "arg_info", "builder", "compile_relax", "compile_tir", "cost_model",
+           "database", "extract_tasks", "feature", "relax_integration", "runner", "search_strategy",
+           "space_generator", "task_scheduler", "tir_integration", "tune_relax", "tune_tasks", "tune_tir"]

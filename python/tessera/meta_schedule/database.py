@@ -75,8 +75,25 @@ class TuningRecord:
         return f"TuningRecord({status})"
 
 
+_CURRENT = []  # the databases of enclosing ``with database:`` blocks
+
+
 class Database:
-    """The database interface; records are kept in memory in insertion order."""
+    """The database interface; records are kept in memory in insertion order.
+    ``with database:`` makes it ``Database.current()`` (read by
+    relax.transform.MetaScheduleApplyDatabase when it is given no work_dir)."""
+
+    def __enter__(self):
+        _CURRENT.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _CURRENT.pop()
+
+    @staticmethod
+    def current():
+        """The database of the innermost ``with database:`` block, or None."""
+        return _CURRENT[-1] if _CURRENT else None
 
     def __init__(self):
         self._workloads = []       # list of Workload, index = position

@@ -1,8 +1,10 @@
-"""The tuning loop behind ``ms.tune_tir``: sample candidates with the search strategy,
-build them (builder), check and time them (runner), commit a record per candidate to the
-database and feed the latencies back; progress and a summary go to stdout. A database
-that already holds records of the workload (a rerun with the same work_dir) counts them
-as trials done and never measures their modules again."""
+"""The tuning loop behind ``ms.tune_tir`` and the task schedulers: TaskState holds one
+task's state (workload, strategy, reference results, trials done, best latency and its
+history) and measures one round of candidates at a time -- sample with the search
+strategy, build (builder), check and time (runner), commit a record per candidate to
+the database, feed the latencies back. A database that already holds records of the
+workload (a rerun with the same work_dir) counts them as trials done and never measures
+their modules again. tune_tir drives a single TaskState; task_scheduler/ drives many."""
 import os
 import sys
 import time
@@ -23,58 +25,107 @@ def _print(msg):
     sys.stdout.flush()
 
 
-def _fmt_time(secs):
+def fmt_time(secs):
     secs = int(secs)
     return f"{secs // 60}m{secs % 60:02d}s" if secs >= 60 else f"{secs}s"
 
 
-def tune_task(ctx, database, builder, runner, cost_model, max_trials, num_trials_per_iter, work_dir):
-    """Tunes ``ctx``'s task until ``max_trials`` trials (existing records included) are in
-    ``database`` or the space has no unmeasured candidate left; returns the database."""
-    mod, target = ctx.mod, str(ctx.target)
-    workload = database.commit_workload(mod)
-    args_info = ArgInfo.from_prim_func(mod["main"])
-    flop = estimate_flops(mod)
+_NO_VALID_MS = 1e100  # best latency (ms) of a task with no valid measurement yet, as TVM
 
-    existing = database.records_of(mod)
-    for rec in existing:
-        sch = _ir_schedule(mod, rec.trace)
-        if sch is not None:
-            ctx.measured.add(int(_ir.structural_hash(sch.mod)))
-    strategy = _strategy.create(ctx.search_strategy, ctx, cost_model)
-    if existing and isinstance(strategy, _strategy.EvolutionarySearch):
-        strategy.seed_measured(existing)
 
-    ref_path = os.path.join(work_dir, f"reference_{workload.shash}.npz")
-    reference = runner.make_reference(mod, target, args_info, ref_path, seed=0)
+class TaskState:
+    """The tuning state of one task: ``ctx`` (TuneContext), ``weight`` (how many times
+    the model calls it), ``max_trials`` for this task, ``flop``, ``done`` (trials in the
+    database), ``best`` (fastest valid mean latency in seconds, None before one),
+    ``n_errors``, ``best_ms_history`` (best latency in ms after each round, 1e100 while
+    none is valid: the input of the gradient-based scheduler) and ``terminated``."""
 
-    done = len(existing)
-    valid = [r.mean_run_sec for r in existing if r.is_valid]
-    best = min(valid) if valid else None
-    n_errors = sum(1 for r in existing if not r.is_valid)
-    if done:
-        _print(f"[{ctx.task_name}] resuming: {done} trials already in the database")
-    start = time.time()
-    measured_now = 0
+    def __init__(self, ctx, database, builder, runner, cost_model, work_dir, max_trials, weight=1.0):
+        self.ctx = ctx
+        self.database = database
+        self.builder = builder
+        self.runner = runner
+        self.cost_model = cost_model
+        self.work_dir = work_dir
+        self.max_trials = int(max_trials)
+        self.weight = float(weight)
+        self.flop = max(1.0, float(estimate_flops(ctx.mod)))
+        self.done = 0
+        self.best = None
+        self.n_errors = 0
+        self.best_ms_history = []
+        self.terminated = False
+        self.measured_now = 0
+        self.tuning_secs = 0.0
+        self._prepared = False
 
-    def gflops(t):
-        return flop / t / 1e9 if t else 0.0
+    @property
+    def task_name(self):
+        return self.ctx.task_name
 
-    while done < max_trials:
-        n = min(num_trials_per_iter, max_trials - done)
-        cands = strategy.generate(n)
+    def gflops(self, secs=None):
+        secs = self.best if secs is None else secs
+        return self.flop / secs / 1e9 if secs else 0.0
+
+    def best_ms(self):
+        return self.best * 1e3 if self.best is not None else _NO_VALID_MS
+
+    def prepare(self):
+        """Registers the workload, loads the task's existing records, creates the search
+        strategy and the reference results (runs the unscheduled program once)."""
+        if self._prepared:
+            return
+        ctx = self.ctx
+        mod, target = ctx.mod, str(ctx.target)
+        self.workload = self.database.commit_workload(mod)
+        self.args_info = ArgInfo.from_prim_func(mod["main"])
+        existing = self.database.records_of(mod)
+        for rec in existing:
+            sch = _ir_schedule(mod, rec.trace)
+            if sch is not None:
+                ctx.measured.add(int(_ir.structural_hash(sch.mod)))
+        self.strategy = _strategy.create(ctx.search_strategy, ctx, self.cost_model)
+        if existing and isinstance(self.strategy, _strategy.EvolutionarySearch):
+            self.strategy.seed_measured(existing)
+        ref_path = os.path.join(self.work_dir, f"reference_{self.workload.shash}.npz")
+        self.reference = self.runner.make_reference(mod, target, self.args_info, ref_path, seed=0)
+        self.done = len(existing)
+        valid = [r.mean_run_sec for r in existing if r.is_valid]
+        self.best = min(valid) if valid else None
+        self.n_errors = sum(1 for r in existing if not r.is_valid)
+        if existing:
+            self.best_ms_history.append(self.best_ms())
+            _print(f"[{ctx.task_name}] resuming: {self.done} trials already in the database")
+        if self.done >= self.max_trials:
+            self.terminated = True
+        self._prepared = True
+
+    def run_round(self, n):
+        """Measures up to ``n`` new candidates (fewer when the task's own budget is
+        nearly spent); returns how many were measured. The task is terminated when its
+        budget is spent or its space has no unmeasured candidate left."""
+        self.prepare()
+        n = min(int(n), self.max_trials - self.done)
+        if self.terminated or n <= 0:
+            self.terminated = True
+            return 0
+        start = time.time()
+        ctx, target = self.ctx, str(self.ctx.target)
+        cands = self.strategy.generate(n)
         if not cands:
             _print(f"[{ctx.task_name}] the search space has no unmeasured candidate left; stopping at "
-                   f"{done} trials")
-            break
-        builds = builder.build([BuilderInput(c.sch.mod, target) for c in cands])
+                   f"{self.done} trials")
+            self.terminated = True
+            self.best_ms_history.append(self.best_ms())
+            return 0
+        builds = self.builder.build([BuilderInput(c.sch.mod, target) for c in cands])
         run_inputs, run_index = [], []
         for i, b in enumerate(builds):
             if b.error_msg is None:
-                run_inputs.append(RunnerInput(b.artifact_path, "cpu", args_info, reference))
+                run_inputs.append(RunnerInput(b.artifact_path, "cpu", self.args_info, self.reference))
                 run_index.append(i)
         results = [None] * len(cands)
-        for i, r in zip(run_index, runner.run(run_inputs)):
+        for i, r in zip(run_index, self.runner.run(run_inputs)):
             results[i] = r
         latencies = []
         for cand, b, r in zip(cands, builds, results):
@@ -87,25 +138,66 @@ def tune_task(ctx, database, builder, runner, cost_model, max_trials, num_trials
                     os.remove(b.artifact_path)
                 except OSError:
                     pass
-            rec = TuningRecord(cand.sch.trace, workload, secs, target, args_info, err)
-            database.commit_tuning_record(rec)
+            rec = TuningRecord(cand.sch.trace, self.workload, secs, target, self.args_info, err)
+            self.database.commit_tuning_record(rec)
             latencies.append(rec.mean_run_sec if rec.is_valid else None)
-            if rec.is_valid and (best is None or rec.mean_run_sec < best):
-                best = rec.mean_run_sec
-            n_errors += 0 if rec.is_valid else 1
-        strategy.notify(cands, latencies)
-        done += len(cands)
-        measured_now += len(cands)
+            if rec.is_valid and (self.best is None or rec.mean_run_sec < self.best):
+                self.best = rec.mean_run_sec
+            self.n_errors += 0 if rec.is_valid else 1
+        self.strategy.notify(cands, latencies)
+        self.done += len(cands)
+        self.measured_now += len(cands)
+        self.best_ms_history.append(self.best_ms())
+        self.tuning_secs += time.time() - start
+        if self.done >= self.max_trials:
+            self.terminated = True
+        return len(cands)
+
+    def best_text(self):
+        return (f"{self.gflops():.2f} GFLOPS ({self.best * 1e6:.1f} us)" if self.best is not None
+                else "none valid yet")
+
+
+def summary_table(states):
+    """TVM's per-task summary: ID, name, FLOP, weight, speed, latency, weighted latency,
+    trials, errors, terminated; then total trials and total weighted latency."""
+    header = ["ID", "Name", "FLOP", "Weight", "Speed (GFLOPS)", "Latency (us)", "Weighted Latency (us)",
+              "Trials", "Errors", "Terminated"]
+    rows, total_trials, total_latency = [], 0, 0.0
+    for i, st in enumerate(states):
+        if st.best is None:
+            speed = lat = wlat = "N/A"
+        else:
+            lat_us = st.best * 1e6
+            speed, lat, wlat = f"{st.gflops():.4f}", f"{lat_us:.4f}", f"{lat_us * st.weight:.4f}"
+            total_latency += lat_us * st.weight
+        total_trials += st.done
+        rows.append([str(i), st.task_name, str(int(st.flop)), str(int(st.weight)), speed, lat, wlat,
+                     str(st.done), str(st.n_errors), "Y" if st.terminated else ""])
+    widths = [max(len(r[c]) for r in [header] + rows) for c in range(len(header))]
+    line = "-" * (sum(widths) + 3 * (len(widths) - 1))
+
+    def fmt(row):
+        return " | ".join(cell.rjust(w) for cell, w in zip(row, widths))
+    return "\n".join([fmt(header), line] + [fmt(r) for r in rows] + [line, f"Total trials: {total_trials}",
+                                                                      f"Total latency (us): {total_latency:.4f}"])
+
+
+def tune_task(ctx, database, builder, runner, cost_model, max_trials, num_trials_per_iter, work_dir):
+    """Tunes ``ctx``'s task until ``max_trials`` trials (existing records included) are in
+    ``database`` or the space has no unmeasured candidate left; returns the database."""
+    state = TaskState(ctx, database, builder, runner, cost_model, work_dir, max_trials)
+    state.prepare()
+    start = time.time()
+    while not state.terminated:
+        if state.run_round(num_trials_per_iter) == 0:
+            break
         elapsed = time.time() - start
-        eta = elapsed / measured_now * (max_trials - done)
-        best_txt = f"{gflops(best):.2f} GFLOPS ({best * 1e6:.1f} us)" if best else "none valid yet"
-        _print(f"[{ctx.task_name}] trials {done}/{max_trials}  best {best_txt}  errors {n_errors}  "
-               f"elapsed {_fmt_time(elapsed)}  ETA {_fmt_time(eta)}")
-    elapsed = time.time() - start
-    _print(" ID | Name | FLOP | Weight | Speed (GFLOPS) | Latency (us) | Trials | Errors | Wall time")
-    speed = f"{gflops(best):.2f}" if best else "N/A"
-    lat = f"{best * 1e6:.2f}" if best else "N/A"
-    _print(f"  0 | {ctx.task_name} | {flop} | 1 | {speed} | {lat} | {done} | {n_errors} | {_fmt_time(elapsed)}")
+        eta = elapsed / state.measured_now * (max_trials - state.done)
+        _print(f"[{ctx.task_name}] trials {state.done}/{max_trials}  best {state.best_text()}  errors "
+               f"{state.n_errors}  elapsed {fmt_time(elapsed)}  ETA {fmt_time(eta)}")
+    _print(summary_table([state]))
+    _print(f"Wall time: {fmt_time(time.time() - start)}")
     if ctx.sample_errors:
         _print(f"[{ctx.task_name}] {len(ctx.sample_errors)} samples of the space failed, first: "
                f"{ctx.sample_errors[0]}")
@@ -122,6 +214,52 @@ def _ir_schedule(mod, trace):
     return sch
 
 
+def make_database(database, work_dir, who):
+    if database == "json":
+        return JSONDatabase(work_dir=work_dir)
+    if database == "memory":
+        return MemoryDatabase()
+    if not isinstance(database, Database):
+        raise ValueError(f"{who}(database={database!r}): expected 'json', 'memory' or a Database")
+    return database
+
+
+def make_cost_model(cost_model, seed, who):
+    if cost_model == "xgb":
+        return XGBModel(seed=seed)
+    if cost_model == "random":
+        return RandomModel(seed=seed)
+    if not hasattr(cost_model, "predict"):
+        raise ValueError(f"{who}(cost_model={cost_model!r}): expected 'xgb', 'random' or a CostModel")
+    return cost_model
+
+
+def make_builder_runner(builder, runner, num_workers, work_dir, who):
+    """The builder and runner objects ("local" makes a LocalBuilder / LocalRunner) and
+    whether each was made here (and must be closed by the caller)."""
+    own_builder, own_runner = builder == "local", runner == "local"
+    if own_builder:
+        builder = LocalBuilder(max_workers=num_workers, artifact_dir=os.path.join(work_dir, "artifacts"))
+    if own_runner:
+        runner = LocalRunner()
+    for obj, name, method in ((builder, "builder", "build"), (runner, "runner", "run")):
+        if not hasattr(obj, method):
+            raise ValueError(f"{who}({name}={obj!r}): expected 'local' or an object with .{method}()")
+    return builder, runner, own_builder, own_runner
+
+
+def check_trials(max_trials_global, num_trials_per_iter, work_dir, who):
+    for name, value in (("max_trials_global", max_trials_global), ("num_trials_per_iter", num_trials_per_iter)):
+        try:
+            int(value)
+        except (TypeError, ValueError):
+            raise TypeError(f"{who}({name}={value!r}) must be an integer") from None
+        if int(value) < 1:
+            raise ValueError(f"{who}({name}={value}) must be at least 1")
+    if work_dir is None:
+        raise ValueError(f"{who} needs a work_dir")
+
+
 def tune_tir(mod, target, work_dir, max_trials_global, *, num_trials_per_iter=64, builder="local",
              runner="local", database="json", cost_model="xgb", space="post-order-apply",
              strategy="evolutionary", task_name="main", num_tuning_cores="physical", seed=None):
@@ -132,37 +270,15 @@ def tune_tir(mod, target, work_dir, max_trials_global, *, num_trials_per_iter=64
     "replay-trace" or "random"; ``seed`` fixes every random choice of the search;
     ``num_tuning_cores`` ("physical" or a count) is the number of build workers (and the
     core count the default space parallelizes for when the target gives no --num-cores)."""
-    if int(max_trials_global) < 1:
-        raise ValueError(f"tune_tir(max_trials_global={max_trials_global}) must be at least 1")
-    if int(num_trials_per_iter) < 1:
-        raise ValueError(f"tune_tir(num_trials_per_iter={num_trials_per_iter}) must be at least 1")
-    if work_dir is None:
-        raise ValueError("tune_tir needs a work_dir")
+    check_trials(max_trials_global, num_trials_per_iter, work_dir, "tune_tir")
     os.makedirs(work_dir, exist_ok=True)
     ctx = TuneContext(mod, target, space, strategy, task_name, -1 if seed is None else seed, num_tuning_cores)
     if ctx.target.kind.name != "llvm":
         raise ValueError(f"tune_tir: target {ctx.target} is not supported; only CPU (llvm) targets are tuned")
-    if database == "json":
-        database = JSONDatabase(work_dir=work_dir)
-    elif database == "memory":
-        database = MemoryDatabase()
-    elif not isinstance(database, Database):
-        raise ValueError(f"tune_tir(database={database!r}): expected 'json', 'memory' or a Database")
-    if cost_model == "xgb":
-        cost_model = XGBModel(seed=ctx.rand_state)
-    elif cost_model == "random":
-        cost_model = RandomModel(seed=ctx.rand_state)
-    elif not hasattr(cost_model, "predict"):
-        raise ValueError(f"tune_tir(cost_model={cost_model!r}): expected 'xgb', 'random' or a CostModel")
-    own_builder = builder == "local"
-    own_runner = runner == "local"
-    if own_builder:
-        builder = LocalBuilder(max_workers=ctx.num_threads, artifact_dir=os.path.join(work_dir, "artifacts"))
-    if own_runner:
-        runner = LocalRunner()
-    for obj, name, method in ((builder, "builder", "build"), (runner, "runner", "run")):
-        if not hasattr(obj, method):
-            raise ValueError(f"tune_tir({name}={obj!r}): expected 'local' or an object with .{method}()")
+    database = make_database(database, work_dir, "tune_tir")
+    cost_model = make_cost_model(cost_model, ctx.rand_state, "tune_tir")
+    builder, runner, own_builder, own_runner = make_builder_runner(builder, runner, ctx.num_threads, work_dir,
+                                                                   "tune_tir")
     try:
         return tune_task(ctx, database, builder, runner, cost_model, int(max_trials_global),
                          int(num_trials_per_iter), work_dir)
@@ -173,4 +289,4 @@ def tune_tir(mod, target, work_dir, max_trials_global, *, num_trials_per_iter=64
             runner.close()
 
 
-__all__ = ["tune_tir", "tune_task"]
+__all__ = ["TaskState", "summary_table", "tune_tir", "tune_task"]

@@ -44,15 +44,18 @@ class Worker:
 
     def _start(self):
         parent, child = self._ctx.Pipe()
-        self._proc = self._ctx.Process(target=_worker_main, args=(child,), daemon=True)
-        self._proc.start()
-        child.close()
-        self._conn = parent
+        proc = self._ctx.Process(target=_worker_main, args=(child,), daemon=True)
+        try:
+            proc.start()
+        finally:
+            child.close()
+        self._proc, self._conn = proc, parent
 
     def _kill(self):
-        if self._proc is not None:
+        if self._proc is not None and self._proc.pid is not None:  # started (a failed start has no pid)
             self._proc.kill()
             self._proc.join()
+        if self._conn is not None:
             self._conn.close()
         self._proc = None
         self._conn = None

@@ -190,18 +190,44 @@ class BlockBuilder(Node):
         from ..ir import structural_equal  # pylint: disable=import-outside-toplevel
         from .struct_info import TensorStructInfo  # pylint: disable=import-outside-toplevel
         from .op.base import call_tir  # pylint: disable=import-outside-toplevel
+        from ..tir.stmt_functor import substitute as stmt_functor_substitute  # pylint: disable=import-outside-toplevel
+        from ..ir import PrimExpr  # pylint: disable=import-outside-toplevel
         name_hint = kwargs.pop("primfunc_name_hint", None)
         if not callable(func):
             raise TypeError(f"BlockBuilder.call_te: func must be callable, got {type(func).__name__}")
         inputs = []
+        # Each PrimFunc gets its own copies of the symbolic dims (a tir.Var belongs to one function).
+        fresh = []  # (relax-level var, the PrimFunc's var)
+
+        def own_dim(dim):
+            from ..tir import Var as TIRVar, stmt_functor  # pylint: disable=import-outside-toplevel
+
+            def visit(node):
+                if isinstance(node, TIRVar) and not any(v.same_as(node) for v, _ in fresh):
+                    fresh.append((node, TIRVar(node.name, node.dtype)))
+            stmt_functor.post_order_visit(dim, visit)
+            return stmt_functor.substitute(dim, dict(fresh)) if fresh else dim
+
+        def collect(arg):  # the tensors' symbolic dims first, so PrimExpr arguments can name them too
+            if isinstance(arg, Expr) and isinstance(arg.struct_info_, TensorStructInfo) and arg.struct_info_.shape:
+                for d in arg.struct_info_.shape.values:
+                    own_dim(d)
+            elif isinstance(arg, (list, tuple)):
+                for a in arg:
+                    collect(a)
+
+        for a in list(args) + list(kwargs.values()):
+            collect(a)
 
         def convert(arg):
+            if isinstance(arg, PrimExpr) and fresh:
+                return stmt_functor_substitute(arg, dict(fresh))
             if isinstance(arg, Expr):
                 sinfo = arg.struct_info_ if arg.struct_info_ is not None else self.normalize(arg).struct_info_
                 if not isinstance(sinfo, TensorStructInfo) or sinfo.shape is None:
                     raise TypeError(f"BlockBuilder.call_te: argument {len(inputs)} must be a tensor of known "
                                     f"shape, got {sinfo}")
-                ph = te.placeholder(list(sinfo.shape.values), sinfo.dtype,
+                ph = te.placeholder([own_dim(d) for d in sinfo.shape.values], sinfo.dtype,
                                     arg.name_hint if isinstance(arg, Var) else f"A{len(inputs)}")
                 inputs.append((arg, ph))
                 return ph
@@ -227,7 +253,8 @@ class BlockBuilder(Node):
                 break
         if gvar is None:
             gvar = self.add_func(prim, name)
-        out_sinfo = [TensorStructInfo([*o.shape], o.dtype) for o in outs]
+        back = {own: orig for orig, own in fresh}
+        out_sinfo = [TensorStructInfo([stmt_functor_substitute(d, back) for d in o.shape], o.dtype) for o in outs]
         return call_tir(gvar, [a for a, _ in inputs], out_sinfo if len(out_sinfo) > 1 else out_sinfo[0])
 
     def emit_te(self, func, *args, **kwargs):

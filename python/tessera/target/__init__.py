@@ -57,9 +57,25 @@ class Target(Node):
         """The names of the registered target kinds."""
         return [str(k) for k in get_global_func("target.ListTargetKinds")()]
 
+    def __enter__(self):
+        _CURRENT.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _CURRENT.pop()
+
     @staticmethod
-    def current(allow_none=True):  # pylint: disable=unused-argument
+    def current(allow_none=True):
+        """The target of the innermost ``with target:`` block; None (or ValueError
+        when ``allow_none`` is False) outside one."""
+        if _CURRENT:
+            return _CURRENT[-1]
+        if not allow_none:
+            raise ValueError("no current target: use `with tvm.target.Target(...):`")
         return None
+
+
+_CURRENT = []  # targets of the enclosing ``with target:`` blocks
 
 
 class _TargetKind:

@@ -4,6 +4,7 @@ call_pure_packed, shape_of, null_value, print) and the allocation families
 add, log, ...); the other tensor operators (matmul, nn.*...) raise
 NotImplementedError until they are registered."""
 from . import builtin, memory, vm
+from . import nn
 from .binary import add, subtract, multiply, divide, maximum, minimum, floor_divide, power
 from .unary import exp, log, sqrt, rsqrt, tanh, sigmoid, negative, abs  # pylint: disable=redefined-builtin
 from .linear_algebra import matmul, linear

@@ -36,7 +36,8 @@ def group_conv2d_nchw(Input, Filter, stride, padding, dilation, groups, out_dtyp
     sh, sw = _pair(name, "stride", stride)
     dh, dw = _pair(name, "dilation", dilation)
     pt, pl, pb, pr = get_pad_tuple(name, padding)
-    n, c, h, w = _static(Input)
+    n = Input.shape[0]  # may be symbolic
+    c, h, w = [int(d) for d in Input.shape[1:]]
     k, cpg, kh, kw = _static(Filter)
     if not isinstance(groups, int) or groups < 1 or c % groups or k % groups:
         raise TVMValueError(f"topi.nn.{name}: groups={groups!r} must divide the {c} input and {k} output channels")

@@ -1,5 +1,5 @@
 """Elementwise neural-network activations written in TE: ``topi.nn.relu``,
-``silu``, ``gelu`` (erf and tanh forms)."""
+``silu``, ``gelu`` (erf form, or tanh with approximate="tanh") and ``gelu_tanh``."""
 from ...error import TVMTypeError, TVMValueError
 from ...tir import op as _tir_op
 from ... import te
@@ -10,9 +10,6 @@ def relu(x):
     if not isinstance(x, te.Tensor):
         raise TVMTypeError(f"topi.nn.relu: expected a te.Tensor, got {type(x).__name__}")
     return te.compute(x.shape, lambda *i: te.max(x(*i), _tir_op.const(0, x.dtype)), tag="elemwise")
-
-
-
 
 
 def silu(x):
@@ -38,4 +35,11 @@ def gelu(x, approximate="none"):
                                                                                     * x(*i)))),
                           name="T_gelu", tag="elemwise")
     raise TVMValueError(f"topi.nn.gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
-__all__ = ["relu", "silu", "gelu"]
+
+
+def gelu_tanh(x):
+    """0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))) (PyTorch's gelu(approximate="tanh"))."""
+    return gelu(x, approximate="tanh")
+
+
+__all__ = ["relu", "silu", "gelu", "gelu_tanh"]

@@ -1,6 +1,7 @@
 """2-D pooling in NCHW written in TE: ``topi.nn.pool2d`` (pool_type "max"
-or "avg", with padding, dilation, ceil_mode, count_include_pad) and the
-``max_pool2d`` / ``avg_pool2d`` shorthands."""
+or "avg", with padding, dilation, ceil_mode, count_include_pad; output sizes
+and divisors as PyTorch's), the ``max_pool2d`` / ``avg_pool2d`` shorthands and
+``adaptive_pool`` (window i covers [floor(i*H/oh), ceil((i+1)*H/oh)))."""
 from ...error import TVMValueError
 from ...tir import op as _tir_op
 from ... import te
@@ -20,11 +21,16 @@ def pool2d(data, kernel, stride, dilation, padding, pool_type, ceil_mode=False, 
     sh, sw = _pair("pool2d", "stride", stride)
     dh, dw = _pair("pool2d", "dilation", dilation)
     pt, pl, pb, pr = get_pad_tuple("pool2d", padding)
-    n, c, h, w = [int(d) for d in data.shape]
+    n = data.shape[0]  # may be symbolic
+    c, h, w = [int(d) for d in data.shape[1:]]
 
     def out_len(size, k, s, d, lo, hi):
         span = size + lo + hi - ((k - 1) * d + 1)
-        return (span + (s - 1 if ceil_mode else 0)) // s + 1
+        out = (span + (s - 1 if ceil_mode else 0)) // s + 1
+        # PyTorch's rule: with ceil_mode the last window must start inside the input or the top/left padding.
+        if ceil_mode and (out - 1) * s >= size + lo:
+            out -= 1
+        return out
 
     oh, ow = out_len(h, kh, sh, dh, pt, pb), out_len(w, kw, sw, dw, pl, pr)
     if oh < 1 or ow < 1:
@@ -78,4 +84,51 @@ def avg_pool2d(data, pool_size, strides=1, dilation=1, padding=0, layout="NCHW",
     return pool2d(data, pool_size, strides, dilation, padding, "avg", ceil_mode, layout, count_include_pad)
 
 
-__all__ = ["pool2d", "max_pool2d", "avg_pool2d"]
+def adaptive_pool(data, output_size, pool_type, layout="NCHW"):
+    """Adaptive pooling of NCHW ``data`` to ``output_size`` (oh, ow): output (y, x) pools rows
+    [floor(y*H/oh), ceil((y+1)*H/oh)) and the matching columns (max or average)."""
+    if layout != "NCHW":
+        raise NotImplementedError(f"topi.nn.adaptive_pool: layout {layout} is not supported (only NCHW)")
+    if pool_type not in ("max", "avg"):
+        raise TVMValueError(f"topi.nn.adaptive_pool: pool_type must be 'max' or 'avg', got {pool_type!r}")
+    if not isinstance(data, te.Tensor) or len(data.shape) != 4:
+        raise TVMValueError("topi.nn.adaptive_pool: data must be a 4-D te.Tensor")
+    oh, ow = _pair("adaptive_pool", "output_size", output_size)
+    n = data.shape[0]
+    c, h, w = [int(d) for d in data.shape[1:]]
+
+    def bounds(size, out):
+        starts = [i * size // out for i in range(out)]
+        ends = [-((-(i + 1) * size) // out) for i in range(out)]
+        return starts, ends, max(e - s for s, e in zip(starts, ends))
+
+    sy, ey, kh = bounds(h, oh)
+    sx, ex, kw = bounds(w, ow)
+    ry = te.reduce_axis((0, kh), name="rv0")
+    rx = te.reduce_axis((0, kw), name="rv1")
+
+    def start(i, size, out):
+        return _tir_op.floordiv(i * size, out)
+
+    def end(i, size, out):
+        return _tir_op.floordiv((i + 1) * size + out - 1, out)
+
+    def window(b, ch, y, x, reducer):
+        y0, x0 = start(y, h, oh), start(x, w, ow)
+        cond = _tir_op.all(y0 + ry < end(y, h, oh), x0 + rx < end(x, w, ow))
+        return reducer(data[b, ch, y0 + ry, x0 + rx], axis=[ry, rx], where=cond)
+
+    if pool_type == "max":
+        return te.compute((n, c, oh, ow), lambda b, ch, y, x: window(b, ch, y, x, te.max), name="adaptive_pool_max",
+                          tag="adaptive_pool_max")
+    total = te.compute((n, c, oh, ow), lambda b, ch, y, x: window(b, ch, y, x, te.sum), name="adaptive_pool_sum",
+                       tag="adaptive_pool_sum")
+
+    def avg(b, ch, y, x):
+        cnt = (end(y, h, oh) - start(y, h, oh)) * (end(x, w, ow) - start(x, w, ow))
+        return total[b, ch, y, x] / cnt.astype(data.dtype)
+
+    return te.compute((n, c, oh, ow), avg, name="adaptive_pool_avg", tag="elemwise")
+
+
+__all__ = ["pool2d", "max_pool2d", "avg_pool2d", "adaptive_pool"]

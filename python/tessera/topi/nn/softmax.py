@@ -23,37 +23,51 @@ def _with(idx, axis, v):
     return idx
 
 
+def _acc(x):
+    """The accumulation dtype: float32 for float16 input (as PyTorch), else the input's."""
+    return "float32" if str(x.dtype) == "float16" else x.dtype
+
+
+def _up(x, v):
+    return v if _acc(x) == x.dtype else v.astype(_acc(x))
+
+
 def _max_and_sum(name, x, axis, log):
     shape = [d for k, d in enumerate(x.shape) if k != axis]
     k1 = te.reduce_axis((0, x.shape[axis]), name="k")
     maxelem = te.compute(shape, lambda *i: te.max(x(*_with(i, axis, k1)), axis=k1), name=f"T_{name}_maxelem")
     k2 = te.reduce_axis((0, x.shape[axis]), name="k")
     if log:
-        expsum = te.compute(shape, lambda *i: te.sum(_tir_op.exp(x(*_with(i, axis, k2)) - maxelem(*i)), axis=k2),
-                            name=f"T_{name}_expsum")
+        expsum = te.compute(shape, lambda *i: te.sum(_tir_op.exp(_up(x, x(*_with(i, axis, k2)) - maxelem(*i))),
+                                                     axis=k2), name=f"T_{name}_expsum")
         return maxelem, None, expsum
-    exp = te.compute(x.shape, lambda *i: _tir_op.exp(x(*i) - maxelem(*[v for k, v in enumerate(i) if k != axis])),
+    exp = te.compute(x.shape, lambda *i: _tir_op.exp(_up(x, x(*i) - maxelem(*[v for k, v in enumerate(i)
+                                                                                if k != axis]))),
                      name=f"T_{name}_exp")
     expsum = te.compute(shape, lambda *i: te.sum(exp(*_with(i, axis, k2)), axis=k2), name=f"T_{name}_expsum")
     return maxelem, exp, expsum
 
 
+def _down(x, v):
+    return v if _acc(x) == x.dtype else v.astype(x.dtype)
+
+
 def softmax(x, axis=-1):
-    """exp(x - max) / sum(exp(x - max)) along ``axis``."""
+    """exp(x - max) / sum(exp(x - max)) along ``axis`` (float16 computed in float32)."""
     axis = _axis("softmax", x, axis)
     _, exp, expsum = _max_and_sum("softmax", x, axis, log=False)
-    return te.compute(x.shape, lambda *i: exp(*i) / expsum(*[v for k, v in enumerate(i) if k != axis]),
+    return te.compute(x.shape, lambda *i: _down(x, exp(*i) / expsum(*[v for k, v in enumerate(i) if k != axis])),
                       name="T_softmax_norm", tag="softmax_output")
 
 
 def log_softmax(x, axis=-1):
-    """x - max - log(sum(exp(x - max))) along ``axis``."""
+    """x - max - log(sum(exp(x - max))) along ``axis`` (float16 computed in float32)."""
     axis = _axis("log_softmax", x, axis)
     maxelem, _, expsum = _max_and_sum("log_softmax", x, axis, log=True)
 
     def fcompute(*i):
         rest = [v for k, v in enumerate(i) if k != axis]
-        return x(*i) - maxelem(*rest) - _tir_op.log(expsum(*rest))
+        return _down(x, _up(x, x(*i) - maxelem(*rest)) - _tir_op.log(expsum(*rest)))
 
     return te.compute(x.shape, fcompute, name="compute", tag="log_softmax_output")
 

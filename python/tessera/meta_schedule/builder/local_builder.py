@@ -1,51 +1,18 @@
-"""Builders (``tvm.meta_schedule.builder``): compile scheduled candidates to shared
-libraries. LocalBuilder builds each candidate in a worker process (worker_pool), so a
-candidate that crashes or hangs the compiler is a failed build, not a failed tuning."""
+"""LocalBuilder (``tvm.meta_schedule.builder.LocalBuilder``): compiles scheduled candidates
+to shared libraries, each in a worker process (worker_pool), so a candidate that crashes
+or hangs the compiler is a failed build, not a failed tuning."""
 import os
 import tempfile
 
-from .. import ir as _ir
-from .worker_pool import WorkerFailure, WorkerPool
-
-
-class BuilderInput:
-    """``mod``: the scheduled IRModule to build; ``target``: a Target or its string."""
-
-    def __init__(self, mod, target, params=None):
-        if params is not None:
-            raise NotImplementedError("BuilderInput(params=...) is not supported (no Relax params in TIR builds)")
-        self.mod = mod
-        self.target = str(target)
-
-
-class BuilderResult:
-    """``artifact_path`` (the built library) or ``error_msg``."""
-
-    def __init__(self, artifact_path, error_msg):
-        self.artifact_path = artifact_path
-        self.error_msg = error_msg
-
-    def __repr__(self):
-        return f"BuilderResult(artifact_path={self.artifact_path!r}, error_msg={self.error_msg!r})"
-
-
-class Builder:
-    """The builder interface: ``build(list[BuilderInput]) -> list[BuilderResult]``."""
-
-    def build(self, build_inputs):
-        raise NotImplementedError
-
-    def close(self):
-        pass
+from ... import ir as _ir
+from ..worker_pool import WorkerFailure, WorkerPool
+from .builder import Builder, BuilderResult, check_inputs
 
 
 def _build_in_worker(mod_json, target, out_path):
     """Runs in a worker: builds the module and writes it to ``out_path``."""
-    from .. import build, ir
-    mod = ir.load_json(mod_json)
-    lib = build(mod, target=target)
-    lib.export_library(out_path)
-    return out_path
+    from .builder import build_to_file
+    return build_to_file(mod_json, target, out_path)
 
 
 class LocalBuilder(Builder):
@@ -69,10 +36,9 @@ class LocalBuilder(Builder):
         self._count = 0
 
     def build(self, build_inputs):
+        check_inputs(build_inputs, "LocalBuilder")
         args = []
         for inp in build_inputs:
-            if not isinstance(inp, BuilderInput):
-                raise TypeError(f"LocalBuilder.build expects BuilderInput items, got {type(inp).__name__}")
             self._count += 1
             path = os.path.join(self.artifact_dir, f"candidate_{os.getpid()}_{self._count}.so")
             args.append((_ir.save_json(inp.mod), inp.target, path))
@@ -91,4 +57,4 @@ class LocalBuilder(Builder):
             self._tmp = None
 
 
-__all__ = ["Builder", "BuilderInput", "BuilderResult", "LocalBuilder"]
+__all__ = ["LocalBuilder"]

@@ -1,0 +1,51 @@
+"""The builder interface (``tvm.meta_schedule.builder.Builder``): BuilderInput (a scheduled
+module and its target), BuilderResult (a library path or an error) and the build step
+that every builder runs in its worker (LocalBuilder: a process; RayBuilder: a Ray task)."""
+
+
+class BuilderInput:
+    """``mod``: the scheduled IRModule to build; ``target``: a Target or its string."""
+
+    def __init__(self, mod, target, params=None):
+        if params is not None:
+            raise NotImplementedError("BuilderInput(params=...) is not supported (no Relax params in TIR builds)")
+        self.mod = mod
+        self.target = str(target)
+
+
+class BuilderResult:
+    """``artifact_path`` (the built library) or ``error_msg``."""
+
+    def __init__(self, artifact_path, error_msg):
+        self.artifact_path = artifact_path
+        self.error_msg = error_msg
+
+    def __repr__(self):
+        return f"BuilderResult(artifact_path={self.artifact_path!r}, error_msg={self.error_msg!r})"
+
+
+class Builder:
+    """The builder interface: ``build(list[BuilderInput]) -> list[BuilderResult]``."""
+
+    def build(self, build_inputs):
+        raise NotImplementedError
+
+    def close(self):
+        pass
+
+
+def check_inputs(build_inputs, who):
+    for inp in build_inputs:
+        if not isinstance(inp, BuilderInput):
+            raise TypeError(f"{who}.build expects BuilderInput items, got {type(inp).__name__}")
+
+
+def build_to_file(mod_json, target, out_path):
+    """Builds the module (JSON) for ``target`` and writes the library to ``out_path``."""
+    from ... import build, ir
+    lib = build(ir.load_json(mod_json), target=target)
+    lib.export_library(out_path)
+    return out_path
+
+
+__all__ = ["Builder", "BuilderInput", "BuilderResult", "build_to_file", "check_inputs"]

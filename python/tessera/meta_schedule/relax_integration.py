@@ -1,0 +1,233 @@
+"""Tuning whole Relax models (``tvm.meta_schedule.relax_integration``): extract_tasks finds
+the distinct PrimFuncs a model calls with call_tir (after LegalizeOps), deduplicated by
+structural equality and weighted by call sites; tune_relax tunes them together under one
+trial budget with a task scheduler; compile_relax builds the model with the best
+schedules of a database (relax.transform.MetaScheduleApplyDatabase + relax.build)."""
+import warnings
+
+import numpy as np
+
+from .. import ir as _ir
+from .. import target as _target
+from ..tir import PrimFunc
+from . import task_scheduler as _task_scheduler
+from .arg_info import ArgInfo
+from .extracted_task import ExtractedTask
+from .tune import check_trials, make_builder_runner, make_database
+from .tune_context import TuneContext, normalize_mod
+
+
+def _as_relax_module(mod, who):
+    from ..relax.expr import Function
+    if isinstance(mod, Function):
+        mod = _ir.IRModule({"main": mod})
+    if not isinstance(mod, _ir.IRModule):
+        raise TypeError(f"{who}: mod must be a Relax IRModule or relax.Function, got {type(mod).__name__}")
+    if not any(isinstance(f, Function) for _, f in mod.functions.items()):
+        raise TypeError(f"{who}: the module has no Relax function (PrimFuncs only); tune a TIR module with "
+                        "ms.tune_tir")
+    return mod
+
+
+def _as_target(target, who):
+    if isinstance(target, _target.Target):
+        return target
+    if not isinstance(target, (str, dict)):
+        raise TypeError(f"{who}: target must be a Target or a target string, got {type(target).__name__}")
+    return _target.Target(target)
+
+
+def _bind_and_legalize(mod, params):
+    from ..relax.transform import BindParams, LegalizeOps
+    if params:
+        mod = BindParams("main", params)(mod)
+    return LegalizeOps()(mod)
+
+
+def call_tir_callees(mod):
+    """The GlobalVar of every call_tir site in the Relax functions of ``mod`` (one entry
+    per site, in function-name then binding order; nested functions and If branches
+    included)."""
+    from ..relax.expr import (BindingBlock, Call, Function, If, MatchCast, SeqExpr, VarBinding)
+    call_tir = _ir.Op.get("relax.call_tir")
+    out = []
+
+    def visit(e):
+        if isinstance(e, SeqExpr):
+            for block in e.blocks:
+                visit_block(block)
+            visit(e.body)
+        elif isinstance(e, If):
+            visit(e.true_branch)
+            visit(e.false_branch)
+        elif isinstance(e, Function):
+            visit(e.body)
+        elif isinstance(e, Call):
+            if isinstance(e.op, _ir.Op) and e.op.same_as(call_tir):
+                out.append(e.args[0])
+
+    def visit_block(block):
+        assert isinstance(block, BindingBlock)
+        for b in block.bindings:
+            if isinstance(b, (VarBinding, MatchCast)):
+                visit(b.value)
+
+    for gv in sorted(mod.get_global_vars(), key=lambda g: g.name_hint):
+        func = mod[gv]
+        if isinstance(func, Function):
+            visit(func.body)
+    return out
+
+
+def extract_tasks(mod, target, params=None, module_equality="structural"):
+    """The tuning tasks of a Relax model: one ExtractedTask per distinct PrimFunc called
+    by call_tir in ``mod`` (a Relax IRModule or function; ``params`` are bound into
+    "main" first and high-level ops legalized with LegalizeOps). PrimFuncs equal up to
+    their name (structural equality of the normalized task module) share a task whose
+    weight is the number of call sites calling any of them; task_name is the first one's
+    name. Order: first call site first."""
+    if module_equality != "structural":
+        raise NotImplementedError(f"extract_tasks(module_equality={module_equality!r}): only 'structural' is "
+                                  "supported")
+    mod = _as_relax_module(mod, "extract_tasks")
+    target = _as_target(target, "extract_tasks")
+    mod = _bind_and_legalize(mod, params)
+    groups, by_hash, group_of = [], {}, {}   # groups: [task_name, task_mod, weight]
+    for gv in call_tir_callees(mod):
+        if not isinstance(gv, _ir.GlobalVar):
+            raise TypeError(f"extract_tasks: a call_tir calls {type(gv).__name__}, expected a GlobalVar")
+        name = gv.name_hint
+        if name not in group_of:
+            func = mod[gv]
+            if not isinstance(func, PrimFunc):
+                raise TypeError(f"extract_tasks: call_tir calls '{name}', which is not a PrimFunc")
+            task_mod = normalize_mod(func)
+            shash = int(_ir.structural_hash(task_mod))
+            group = next((g for g in by_hash.get(shash, []) if _ir.structural_equal(g[1], task_mod)), None)
+            if group is None:
+                group = [name, task_mod, 0]
+                by_hash.setdefault(shash, []).append(group)
+                groups.append(group)
+            group_of[name] = group
+        group_of[name][2] += 1
+    return [ExtractedTask(name, task_mod, target, [task_mod], weight) for name, task_mod, weight in groups]
+
+
+def extracted_tasks_to_tune_contexts(extracted_tasks, work_dir, space="post-order-apply", strategy="evolutionary",
+                                     num_threads="physical", seed=None):
+    """TuneContexts and weights of ``extracted_tasks``; tasks already scheduled
+    ("tir.is_scheduled") are skipped with a warning; task seeds are drawn from ``seed``."""
+    rng = np.random.default_rng(seed)
+    contexts, weights = [], []
+    for task in extracted_tasks:
+        task_seed = int(rng.integers(1, 2**31 - 1)) if seed is not None else -1
+        if task.mod["main"].attrs is not None and task.mod["main"].attrs.get("tir.is_scheduled", False):
+            warnings.warn(f"The task {task.task_name} is already scheduled (tir.is_scheduled); skipping it.",
+                          stacklevel=2)
+            continue
+        contexts.append(TuneContext(task.dispatched[0], task.target, space, strategy, task.task_name, task_seed,
+                                    num_threads))
+        weights.append(float(task.weight))
+    return contexts, weights
+
+
+def tune_relax(mod, params, target, work_dir, max_trials_global, *, max_trials_per_task=None,
+               num_trials_per_iter=64, builder="local", runner="local", database="json", cost_model="xgb",
+               task_scheduler="gradient", space="post-order-apply", strategy="evolutionary", seed=None,
+               num_tuning_cores="physical"):
+    """Tunes every task of the Relax model ``mod`` (see extract_tasks) for ``target``
+    with ``max_trials_global`` trials in all, at most ``max_trials_per_task`` (default:
+    the global budget) per task and ``num_trials_per_iter`` per round; the task
+    scheduler ("gradient" -- TVM's default --, "round-robin" or a TaskScheduler) picks
+    the task of each round. Returns the database (a JSONDatabase in ``work_dir`` unless
+    given); rerunning with the same work_dir resumes. ``seed`` fixes every random choice."""
+    check_trials(max_trials_global, num_trials_per_iter, work_dir, "tune_relax")
+    if max_trials_per_task is None:
+        max_trials_per_task = max_trials_global
+    check_trials(max_trials_per_task, 1, work_dir, "tune_relax(max_trials_per_task)")
+    target = _as_target(target, "tune_relax")
+    if target.kind.name != "llvm":
+        raise ValueError(f"tune_relax: target {target} is not supported; only CPU (llvm) targets are tuned")
+    scheduler = _task_scheduler.create(task_scheduler, seed)
+    tasks = extract_tasks(mod, target, params)
+    contexts, weights = [], []
+    for ctx, w in zip(*extracted_tasks_to_tune_contexts(tasks, work_dir, space, strategy, num_tuning_cores, seed)):
+        try:
+            ArgInfo.from_prim_func(ctx.mod["main"])
+        except ValueError as err:
+            warnings.warn(f"tune_relax: task {ctx.task_name} cannot be tuned and keeps its default schedule: {err}",
+                          stacklevel=2)
+            continue
+        contexts.append(ctx)
+        weights.append(w)
+    if not contexts:
+        warnings.warn("tune_relax: the model has no tunable call_tir PrimFunc", stacklevel=2)
+        return make_database(database, work_dir, "tune_relax")
+    return tune_tasks(tasks=contexts, task_weights=weights, work_dir=work_dir, max_trials_global=max_trials_global,
+                      max_trials_per_task=max_trials_per_task, num_trials_per_iter=num_trials_per_iter,
+                      builder=builder, runner=runner, database=database, cost_model=cost_model,
+                      task_scheduler=scheduler)
+
+
+def tune_tasks(*, tasks, task_weights, work_dir, max_trials_global, max_trials_per_task=None,
+               num_trials_per_iter=64, builder="local", runner="local", database="json", cost_model="xgb",
+               measure_callbacks="default", task_scheduler="gradient", module_equality="structural",
+               post_optimization=False):
+    """``ms.tune_tasks`` (``tvm.meta_schedule.tune_tasks``): tunes the TuneContexts ``tasks``
+    with ``task_weights`` under one budget with ``task_scheduler`` and returns the
+    database. ``measure_callbacks`` other than "default", ``module_equality`` other than
+    "structural" and ``post_optimization`` are refused."""
+    if measure_callbacks != "default":
+        raise NotImplementedError("tune_tasks(measure_callbacks=...) is not supported: records are committed "
+                                  "and the cost model updated by the loop itself")
+    if module_equality != "structural":
+        raise NotImplementedError(f"tune_tasks(module_equality={module_equality!r}): only 'structural' is "
+                                  "supported")
+    if post_optimization:
+        raise NotImplementedError("tune_tasks(post_optimization=True) is not supported")
+    check_trials(max_trials_global, num_trials_per_iter, work_dir, "tune_tasks")
+    if max_trials_per_task is None:
+        max_trials_per_task = max_trials_global
+    check_trials(max_trials_per_task, 1, work_dir, "tune_tasks(max_trials_per_task)")
+    tasks = list(tasks)
+    if not tasks:
+        raise ValueError("tune_tasks: no tasks given")
+    for ctx in tasks:
+        if not isinstance(ctx, TuneContext):
+            raise TypeError(f"tune_tasks: tasks must be TuneContexts, got {type(ctx).__name__}")
+        if ctx.target is None or ctx.target.kind.name != "llvm":
+            raise ValueError(f"tune_tasks: task {ctx.task_name} has target {ctx.target}; only CPU (llvm) "
+                             "targets are tuned")
+    scheduler = _task_scheduler.create(task_scheduler)
+    database = make_database(database, work_dir, "tune_tasks")
+    builder, runner, own_builder, own_runner = make_builder_runner(builder, runner, tasks[0].num_threads, work_dir,
+                                                                   "tune_tasks")
+    try:
+        return scheduler.tune(tasks, list(task_weights), int(max_trials_global), int(max_trials_per_task),
+                              int(num_trials_per_iter), builder, runner, database, cost_model, work_dir)
+    finally:
+        if own_builder:
+            builder.close()
+        if own_runner:
+            runner.close()
+
+
+def compile_relax(database, mod, target, params=None, enable_warning=False):
+    """Builds the Relax model ``mod`` (``params`` bound into "main", high-level ops
+    legalized) with each PrimFunc replaced by its best schedule in ``database``
+    (MetaScheduleApplyDatabase); functions without a record keep their schedule.
+    Returns the relax.Executable."""
+    from ..relax import build as relax_build
+    from ..relax.transform import MetaScheduleApplyDatabase
+    from .database import Database
+    if not isinstance(database, Database):
+        raise TypeError(f"compile_relax expects a meta_schedule Database, got {type(database).__name__}")
+    mod = _as_relax_module(mod, "compile_relax")
+    target = _as_target(target, "compile_relax")
+    mod = _bind_and_legalize(mod, params)
+    with target, database:
+        mod = MetaScheduleApplyDatabase(enable_warning=enable_warning)(mod)
+    return relax_build(mod, target=target)
+
+
+__all__ = ["compile_relax", "extract_tasks", "extracted_tasks_to_tune_contexts", "tune_relax", "tune_tasks"]

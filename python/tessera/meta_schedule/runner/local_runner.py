@@ -1,0 +1,89 @@
+"""LocalRunner (``tvm.meta_schedule.runner.LocalRunner``): checks and times built candidates
+one at a time in a separate worker process with a time limit (worker_pool), so a
+candidate that crashes or hangs is a failed trial."""
+from ..worker_pool import WorkerFailure, WorkerPool
+from .runner import Reference, Runner, RunnerResult, check_inputs
+
+
+def _reference_in_worker(mod_json, target, args_info_json, seed, path):
+    """Runs in a worker: builds the unscheduled module, runs it on random inputs, saves both."""
+    from .runner import compute_reference
+    compute_reference(mod_json, target, args_info_json, seed, path)
+    return path
+
+
+_cache = {}
+
+
+def _load_reference(path):
+    from .runner import read_reference
+    if path not in _cache:
+        _cache.clear()
+        _cache[path] = read_reference(path)
+    return _cache[path]
+
+
+def _run_in_worker(artifact_path, args_info_json, ref, number, repeat, min_repeat_ms, flush):
+    """Runs in a worker: loads the library, checks it against the reference, times it."""
+    from ...runtime import load_module
+    from ..arg_info import ArgInfo
+    from .runner import check_and_time
+    args_info = [ArgInfo.from_json(a) for a in args_info_json]
+    lib = load_module(artifact_path)
+    reference, rtol, atol = None, 0.0, 0.0
+    if ref is not None:
+        path, rtol, atol = ref
+        reference = _load_reference(path)
+    return check_and_time(lib, args_info, reference, rtol, atol, number, repeat, min_repeat_ms, flush)
+
+
+class LocalRunner(Runner):
+    """Times candidates one at a time in a worker process: ``number`` calls per repeat
+    (more if a repeat is shorter than ``min_repeat_ms``), ``repeat`` repeats, the CPU
+    cache flushed before each repeat when ``enable_cpu_cache_flush``; a candidate
+    running past ``timeout_sec`` (checking and timing together) is an error."""
+
+    def __init__(self, timeout_sec=30.0, number=3, repeat=1, min_repeat_ms=20, enable_cpu_cache_flush=False):
+        for name, value in (("number", number), ("repeat", repeat)):
+            if int(value) < 1:
+                raise ValueError(f"LocalRunner({name}={value}) must be at least 1")
+        if timeout_sec is not None and timeout_sec <= 0:
+            raise ValueError(f"LocalRunner(timeout_sec={timeout_sec}) must be positive")
+        self.timeout_sec = timeout_sec
+        self.number = int(number)
+        self.repeat = int(repeat)
+        self.min_repeat_ms = int(min_repeat_ms)
+        self.enable_cpu_cache_flush = bool(enable_cpu_cache_flush)
+        self._pool = WorkerPool(1)
+
+    def make_reference(self, mod, target, args_info, path, seed=0):
+        """Builds and runs the unscheduled ``mod`` in the worker; a Reference (or the
+        WorkerFailure's message as a RuntimeError)."""
+        from ... import ir as _ir
+        res = self._pool.map(__name__, "_reference_in_worker",
+                             [(_ir.save_json(mod), str(target), [a.as_json() for a in args_info], seed, path)],
+                             None if self.timeout_sec is None else self.timeout_sec * 10)[0]
+        if isinstance(res, WorkerFailure):
+            raise RuntimeError(f"running the unscheduled program to get reference results failed: {res}")
+        return Reference(res)
+
+    def run(self, runner_inputs):
+        check_inputs(runner_inputs, "LocalRunner")
+        args = []
+        for inp in runner_inputs:
+            ref = None if inp.reference is None else (inp.reference.path, inp.reference.rtol, inp.reference.atol)
+            args.append((inp.artifact_path, [a.as_json() for a in inp.args_info], ref, self.number,
+                         self.repeat, self.min_repeat_ms, self.enable_cpu_cache_flush))
+        out = []
+        for res in self._pool.map(__name__, "_run_in_worker", args, self.timeout_sec):
+            if isinstance(res, WorkerFailure):
+                out.append(RunnerResult(None, f"run {res}"))
+            else:
+                out.append(RunnerResult(res, None))
+        return out
+
+    def close(self):
+        self._pool.close()
+
+
+__all__ = ["LocalRunner"]

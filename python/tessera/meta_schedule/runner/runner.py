@@ -1,0 +1,134 @@
+"""The runner interface (``tvm.meta_schedule.runner.Runner``): RunnerInput, RunnerResult,
+Reference, and the two steps every runner performs in its worker: computing the
+reference (the unscheduled program's results on random inputs) and checking a candidate
+against it before timing it -- a mismatch is an error, so a wrong candidate is never chosen."""
+import numpy as np
+
+
+class RunnerInput:
+    """``artifact_path`` (a BuilderResult's library), ``device_type`` ("cpu"),
+    ``args_info`` (list of TensorInfo) and ``reference`` (a Reference, or None to skip the check)."""
+
+    def __init__(self, artifact_path, device_type, args_info, reference=None):
+        if device_type not in ("cpu", "llvm"):
+            raise ValueError(f"RunnerInput(device_type={device_type!r}): only 'cpu' is supported")
+        self.artifact_path = artifact_path
+        self.device_type = "cpu"
+        self.args_info = list(args_info)
+        self.reference = reference
+
+
+class RunnerResult:
+    """``run_secs`` (list of seconds per call) or ``error_msg``."""
+
+    def __init__(self, run_secs, error_msg):
+        self.run_secs = run_secs
+        self.error_msg = error_msg
+
+    def __repr__(self):
+        return f"RunnerResult(run_secs={self.run_secs}, error_msg={self.error_msg!r})"
+
+
+class Reference:
+    """Random inputs for every argument and the arguments' values after the unscheduled
+    program ran on them (saved to ``path`` as .npz)."""
+
+    def __init__(self, path, rtol=1e-3, atol=1e-4):
+        self.path = path
+        self.rtol = rtol
+        self.atol = atol
+
+
+class Runner:
+    """The runner interface: ``run(list[RunnerInput]) -> list[RunnerResult]`` and
+    ``make_reference(mod, target, args_info, path, seed) -> Reference``."""
+
+    def run(self, runner_inputs):
+        raise NotImplementedError
+
+    def make_reference(self, mod, target, args_info, path, seed=0):
+        raise NotImplementedError
+
+    def close(self):
+        pass
+
+
+def check_inputs(runner_inputs, who):
+    for inp in runner_inputs:
+        if not isinstance(inp, RunnerInput):
+            raise TypeError(f"{who}.run expects RunnerInput items, got {type(inp).__name__}")
+
+
+def random_inputs(args_info, seed):
+    rng = np.random.default_rng(seed)
+    arrays = []
+    for info in args_info:
+        dt = np.dtype(info.dtype)
+        if dt.kind == "f":
+            arrays.append(rng.uniform(-1.0, 1.0, size=info.shape).astype(dt))
+        elif dt.kind in "iu":
+            arrays.append(rng.integers(0, 8, size=info.shape).astype(dt))
+        elif dt.kind == "b":
+            arrays.append(rng.integers(0, 2, size=info.shape).astype(dt))
+        else:
+            raise ValueError(f"cannot make random inputs of dtype {info.dtype}")
+    return arrays
+
+
+def compute_reference(mod_json, target, args_info_json, seed, out):
+    """Builds the unscheduled module, runs it on random inputs and saves inputs and
+    results to ``out`` (a path or a file object) as .npz."""
+    from ... import build, ir, nd
+    from ..arg_info import ArgInfo
+    args_info = [ArgInfo.from_json(a) for a in args_info_json]
+    inputs = random_inputs(args_info, seed)
+    lib = build(ir.load_json(mod_json), target=target)
+    arrays = [nd.array(a.copy()) for a in inputs]
+    lib["main"](*arrays)
+    np.savez(out, **{f"in{i}": a for i, a in enumerate(inputs)},
+             **{f"out{i}": a.numpy() for i, a in enumerate(arrays)})
+
+
+def read_reference(source):
+    """(inputs, expected outputs) from a .npz path or file object."""
+    with np.load(source) as data:
+        n = len([k for k in data.files if k.startswith("in")])
+        return [data[f"in{i}"] for i in range(n)], [data[f"out{i}"] for i in range(n)]
+
+
+def _flush_cpu_cache(buf=[]):  # noqa: B006 -- persistent scratch buffer of this worker
+    if not buf:
+        buf.append(np.zeros(64 << 20 >> 3))
+    buf[0] += 1.0
+
+
+def check_and_time(lib, args_info, reference, rtol, atol, number, repeat, min_repeat_ms, flush):
+    """Runs ``lib["main"]`` once on the reference inputs and compares every argument with
+    the reference (``reference`` = (inputs, expected) or None to skip), then times it:
+    ``repeat`` times ``number`` calls, the CPU cache flushed first when ``flush``."""
+    from ... import nd, cpu
+    if reference is not None:
+        inputs, expected = reference
+        arrays = [nd.array(a.copy()) for a in inputs]
+        lib["main"](*arrays)
+        for i, (got, want) in enumerate(zip(arrays, expected)):
+            got = got.numpy()
+            scale = float(np.max(np.abs(want))) if want.size else 0.0
+            if not np.allclose(got, want, rtol=rtol, atol=atol * max(1.0, scale)):
+                bad = int(np.sum(~np.isclose(got, want, rtol=rtol, atol=atol * max(1.0, scale))))
+                raise ValueError(f"wrong result: argument {i} differs from the unscheduled program's "
+                                 f"in {bad} of {want.size} elements (max abs diff "
+                                 f"{float(np.max(np.abs(got.astype('float64') - want))):.3g})")
+    else:
+        arrays = [nd.array(a) for a in random_inputs(args_info, 0)]
+    evaluator = lib.time_evaluator("main", cpu(), number=number, repeat=1, min_repeat_ms=min_repeat_ms)
+    secs = []
+    for _ in range(repeat):
+        if flush:
+            _flush_cpu_cache()
+        secs.extend(float(t) for t in evaluator(*arrays).results)
+    return secs
+
+
+__all__ = ["Reference", "Runner", "RunnerInput", "RunnerResult", "check_and_time", "compute_reference",
+           "random_inputs", "read_reference"]

@@ -1,0 +1,130 @@
+// Reading the attributes of Relax nn operator calls (a Map<String, Any> on the
+// Call keyed by TVM's attrs field names) with explicit defaults and errors
+// naming the op and the attribute (floats and length-checked int lists, which
+// op_attrs.cc's readers lack), and the signature defaults of the nn ops;
+// shared by op/nn/{nn,convolution,pooling}.cc. Relax IR layer.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "arith/expr_string.h"
+#include "relax/op/op_common.h"
+#include "runtime/map.h"
+
+namespace tessera {
+namespace relax {
+namespace nn_attrs {
+
+// The value of attribute `key`, or nullptr when the call has no such attribute (or None).
+inline const Any* Find(const Call& call, const char* key) {
+  if (!call->attrs.defined()) return nullptr;
+  const auto* map = call->attrs.as<MapObj>();
+  if (map == nullptr) {
+    TESSERA_THROW(TypeError) << OpName(call) << ": attributes must be a map of names to values, got "
+                             << call->attrs->GetTypeKey();
+  }
+  for (const auto& kv : map->data) {
+    if (const auto* s = kv.first.as<StringObj>(); s && s->data == key) {
+      return kv.second.is_none() ? nullptr : &kv.second;
+    }
+  }
+  return nullptr;
+}
+
+// Integer value of `v` (a Python int/bool or an IntImm), or nullopt.
+inline std::optional<int64_t> AsInt(const Any& v) {
+  if (v.kind() == Any::Kind::kInt || v.kind() == Any::Kind::kBool) return v.raw_int();
+  if (const auto* imm = v.as<IntImmNode>()) return imm->value;
+  return std::nullopt;
+}
+
+inline std::string Describe(const Any& v) {
+  switch (v.kind()) {
+    case Any::Kind::kFloat: return "a float";
+    case Any::Kind::kDataType: return "a dtype";
+    case Any::Kind::kObject: return v.raw_object()->GetTypeKey();
+    default: return "a value of another kind";
+  }
+}
+
+inline int64_t Int(const Call& call, const char* key, int64_t dflt) {
+  const Any* v = Find(call, key);
+  if (v == nullptr) return dflt;
+  std::optional<int64_t> i = AsInt(*v);
+  if (!i) TESSERA_THROW(TypeError) << OpName(call) << ": attribute '" << key << "' must be an int, got " << Describe(*v);
+  return *i;
+}
+
+inline bool Bool(const Call& call, const char* key, bool dflt) { return Int(call, key, dflt ? 1 : 0) != 0; }
+
+inline double Float(const Call& call, const char* key, double dflt) {
+  const Any* v = Find(call, key);
+  if (v == nullptr) return dflt;
+  if (v->kind() == Any::Kind::kFloat) return v->raw_float();
+  if (const auto* f = v->as<FloatImmNode>()) return f->value;
+  if (std::optional<int64_t> i = AsInt(*v)) return static_cast<double>(*i);
+  TESSERA_THROW(TypeError) << OpName(call) << ": attribute '" << key << "' must be a float, got " << Describe(*v);
+}
+
+inline std::string Str(const Call& call, const char* key, const std::string& dflt) {
+  const Any* v = Find(call, key);
+  if (v == nullptr) return dflt;
+  if (const auto* s = v->as<StringObj>()) return s->data;
+  if (v->kind() == Any::Kind::kDataType) return v->raw_dtype().str();
+  TESSERA_THROW(TypeError) << OpName(call) << ": attribute '" << key << "' must be a string, got " << Describe(*v);
+}
+
+// A list of ints whose length is one of `lengths` (any length when empty; an int
+// is a 1-element list); `dflt` when absent.
+inline std::vector<int64_t> Ints(const Call& call, const char* key, const std::vector<size_t>& lengths,
+                                 const std::vector<int64_t>& dflt) {
+  const Any* v = Find(call, key);
+  if (v == nullptr) return dflt;
+  std::vector<int64_t> out;
+  if (std::optional<int64_t> i = AsInt(*v)) {
+    out.push_back(*i);
+  } else if (const auto* arr = v->as<ArrayObj>()) {
+    for (const Any& x : arr->data) {
+      std::optional<int64_t> i = AsInt(x);
+      if (!i) {
+        TESSERA_THROW(TypeError) << OpName(call) << ": attribute '" << key << "' must be a list of ints, got an element "
+                                 << Describe(x);
+      }
+      out.push_back(*i);
+    }
+  } else {
+    TESSERA_THROW(TypeError) << OpName(call) << ": attribute '" << key << "' must be a list of ints, got " << Describe(*v);
+  }
+  bool ok = lengths.empty();
+  std::string allowed;
+  for (size_t n : lengths) {
+    ok = ok || out.size() == n;
+    allowed += (allowed.empty() ? "" : " or ") + std::to_string(n);
+  }
+  if (!ok) {
+    TESSERA_THROW(ValueError) << OpName(call) << ": attribute '" << key << "' must have " << allowed
+                              << " elements, got " << out.size();
+  }
+  return out;
+}
+
+// A dimension in messages: 3, n, n + 1.
+inline std::string DimText(const PrimExpr& e) {
+  if (const int64_t* c = AsConstInt(e)) return std::to_string(*c);
+  return arith::ExprToString(e);
+}
+
+// Signature defaults (SetAttrSignature, op_attrs.cc) in the form the TVMScript parser gives them.
+inline Any DefaultInts(const std::vector<int64_t>& v) {
+  Array<Any> out;
+  for (int64_t x : v) out.push_back(AttrDefaultInt(x));
+  return Any(out);
+}
+inline Any DefaultFloat(double v) { return Any(PrimExpr(v)); }
+inline Any DefaultStr(const char* v) { return Any(String(v)); }
+
+}  // namespace nn_attrs
+}  // namespace relax
+}  // namespace tessera

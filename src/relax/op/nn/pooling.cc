@@ -1,0 +1,127 @@
+// 2-D pooling Relax operators (TVM's relax/op/nn/pooling.cc): relax.nn.max_pool2d,
+// avg_pool2d (pool_size, strides, padding in 1/2/4 values, dilation, ceil_mode,
+// count_include_pad) and adaptive_avg_pool2d (output_size), NCHW only, with
+// their struct-info inference. With ceil_mode a window that would start in the
+// bottom/right padding is dropped, as PyTorch does. Relax IR layer; legalization
+// is registered next to the Python constructors (python/tessera/relax/op/nn/pooling.py).
+#include "arith/analyzer.h"
+#include "relax/op/nn/nn_attrs.h"
+#include "tir/op.h"
+
+namespace tessera {
+namespace relax {
+
+namespace {
+
+const TensorStructInfoNode* Data4D(const Call& call) {
+  CheckNumArgs(call, 1, 1);
+  const auto* data = ArgSInfoAs<TensorStructInfoNode>(call, 0, "data", "a tensor");
+  if (!data->IsUnknownNdim() && data->ndim != 4) {
+    TESSERA_THROW(ValueError) << OpName(call) << ": operand 'data' must be 4-D (NCHW), got " << data->ndim
+                              << " dimensions";
+  }
+  std::string layout = nn_attrs::Str(call, "layout", "NCHW");
+  for (auto [attr, value] : {std::pair{"layout", layout}, std::pair{"out_layout", nn_attrs::Str(call, "out_layout", layout)}}) {
+    if (value != "NCHW") {
+      TESSERA_THROW(ValueError) << OpName(call) << ": attribute '" << attr << "' = \"" << value
+                                << "\" is not supported (only NCHW)";
+    }
+  }
+  return data;
+}
+
+std::vector<int64_t> Pair(const Call& call, const char* attr, int64_t dflt) {
+  std::vector<int64_t> v = nn_attrs::Ints(call, attr, {1, 2}, {dflt, dflt});
+  if (v.size() == 1) v.push_back(v[0]);
+  for (int64_t x : v) {
+    if (x < 1) TESSERA_THROW(ValueError) << OpName(call) << ": attribute '" << attr << "' must be >= 1, got " << x;
+  }
+  return v;
+}
+
+StructInfo InferPool2D(const Call& call, const BlockBuilder&) {
+  using namespace tir;  // NOLINT: PrimExpr arithmetic
+  const auto* data = Data4D(call);
+  std::vector<int64_t> pool = Pair(call, "pool_size", 1);
+  std::vector<int64_t> strides = Pair(call, "strides", 1);
+  std::vector<int64_t> dilation = Pair(call, "dilation", 1);
+  std::vector<int64_t> pad = nn_attrs::Ints(call, "padding", {1, 2, 4}, {0, 0, 0, 0});
+  if (pad.size() == 1) pad = {pad[0], pad[0], pad[0], pad[0]};
+  if (pad.size() == 2) pad = {pad[0], pad[1], pad[0], pad[1]};
+  for (int64_t v : pad) {
+    if (v < 0) TESSERA_THROW(ValueError) << OpName(call) << ": attribute 'padding' must be >= 0, got " << v;
+  }
+  bool ceil_mode = nn_attrs::Bool(call, "ceil_mode", false);
+  nn_attrs::Bool(call, "count_include_pad", false);  // type-checked; used by the avg legalization
+  auto ds = data->GetShape();
+  if (!ds) return TensorStructInfo(data->dtype, 4);
+  const Array<PrimExpr>& d = *ds;
+  arith::Analyzer analyzer;
+  PrimExpr out_hw[2];
+  for (int k = 0; k < 2; ++k) {
+    PrimExpr span = d[2 + k] + Dim(pad[k] + pad[k + 2] - (pool[k] - 1) * dilation[k] - 1);
+    if (ceil_mode) span = span + Dim(strides[k] - 1);
+    PrimExpr out = analyzer.Simplify(floordiv(span, Dim(strides[k])) + Dim(1));
+    if (ceil_mode) {
+      // The last window must start inside the input or its top/left padding.
+      PrimExpr starts_late = (out - Dim(1)) * Dim(strides[k]) >= d[2 + k] + Dim(pad[k]);
+      if (analyzer.CanProve(starts_late)) {
+        out = analyzer.Simplify(out - Dim(1));
+      } else if (!analyzer.CanProve(!starts_late)) {
+        return TensorStructInfo(data->dtype, 4);  // depends on the symbolic size
+      }
+    }
+    if (const auto* v = out.as<IntImmNode>(); v && v->value < 1) {
+      TESSERA_THROW(ValueError) << OpName(call) << ": the pooling window (" << pool[k] << " taps, dilation "
+                                << dilation[k] << ") is larger than the padded input "
+                                << (k == 0 ? "height" : "width") << " of operand 'data'";
+    }
+    out_hw[k] = out;
+  }
+  return TensorStructInfo(ShapeExpr(Array<PrimExpr>{d[0], d[1], out_hw[0], out_hw[1]}), data->dtype);
+}
+
+StructInfo InferAdaptivePool2D(const Call& call, const BlockBuilder&) {
+  const auto* data = Data4D(call);
+  if (!data->IsUnknownDtype() && !data->dtype.is_float()) {
+    TESSERA_THROW(TypeError) << OpName(call) << ": operand 'data' must have a float dtype, got " << data->dtype;
+  }
+  bool has_size = nn_attrs::Find(call, "output_size") != nullptr;
+  std::vector<int64_t> size;
+  if (has_size) size = Pair(call, "output_size", 1);
+  auto ds = data->GetShape();
+  if (!ds) return TensorStructInfo(data->dtype, 4);
+  const Array<PrimExpr>& d = *ds;
+  if (!has_size) return TensorStructInfo(ShapeExpr(d), data->dtype);
+  return TensorStructInfo(ShapeExpr(Array<PrimExpr>{d[0], d[1], Dim(size[0]), Dim(size[1])}), data->dtype);
+}
+
+const std::vector<AttrParam>& Pool2DSignature() {
+  static const std::vector<AttrParam> sig = {
+      {"pool_size", nn_attrs::DefaultInts({1, 1})},  {"strides", nn_attrs::DefaultInts({1, 1})},
+      {"padding", nn_attrs::DefaultInts({0, 0, 0, 0})}, {"dilation", nn_attrs::DefaultInts({1, 1})},
+      {"ceil_mode", AttrDefaultBool(false)},           {"count_include_pad", AttrDefaultBool(false)},
+      {"layout", nn_attrs::DefaultStr("NCHW")},        {"out_layout", nn_attrs::DefaultStr("NCHW")}};
+  return sig;
+}
+
+static auto& reg_max_pool2d = SetAttrSignature(
+    SetRelaxOp(OpRegEntry::RegisterOrGet("relax.nn.max_pool2d").set_num_inputs(1).describe("2-D max pooling (NCHW)."),
+               InferPool2D, true),
+    Pool2DSignature());
+static auto& reg_avg_pool2d = SetAttrSignature(
+    SetRelaxOp(
+        OpRegEntry::RegisterOrGet("relax.nn.avg_pool2d").set_num_inputs(1).describe("2-D average pooling (NCHW)."),
+        InferPool2D, true),
+    Pool2DSignature());
+static auto& reg_adaptive_avg_pool2d = SetAttrSignature(
+    SetRelaxOp(OpRegEntry::RegisterOrGet("relax.nn.adaptive_avg_pool2d")
+                   .set_num_inputs(1)
+                   .describe("2-D adaptive average pooling to attribute 'output_size' (NCHW)."),
+               InferAdaptivePool2D, true),
+    {{"output_size", Any()}, {"layout", nn_attrs::DefaultStr("NCHW")}, {"out_layout", nn_attrs::DefaultStr("NCHW")}});
+
+}  // namespace
+
+}  // namespace relax
+}  // namespace tessera
