@@ -241,3 +241,21 @@ def test_concat_of_tuple_var_is_refused_when_legalizing():
     with pytest.raises(NotImplementedError, match=r"LegalizeOps: cannot legalize relax.concat bound to 'c'.*"
                                                   r"tuple-valued variable"):
         relax.transform.LegalizeOps()(bb.get())
+
+
+def test_symbolic_batch_reshape_builds_and_runs():
+    """reshape / expand_dims / squeeze / permute_dims over a symbolic batch n, built once, run for two n."""
+    n = tir.Var("n", "int64")
+    x = relax.Var("x", relax.TensorStructInfo((n, 3, 4), "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            a = bb.emit(relax.op.reshape(x, relax.ShapeExpr([n, 12])))
+            b = bb.emit(relax.op.expand_dims(a, [1]))
+            c = bb.emit(relax.op.permute_dims(b, [2, 1, 0]))
+            gv = bb.emit_output(relax.op.squeeze(c, [1]))
+        bb.emit_func_output(gv)
+    vm = relax.VirtualMachine(relax.build(bb.get(), target="llvm"), tvm.cpu())
+    for size in (2, 5):
+        a = rand((size, 3, 4), seed=size)
+        np.testing.assert_array_equal(vm["main"](tvm.nd.array(a)).numpy(), a.reshape(size, 12).T)
