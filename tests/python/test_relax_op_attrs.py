@@ -104,3 +104,38 @@ def test_signature_is_an_op_attribute():
     assert [item[0] for item in sig] == ["axis", "keepdims"]
     assert [item[0] for item in tvm.ir.Op.get("relax.strided_slice").get_attr("TScriptAttrSignature")] == [
         "axes", "begin", "end", "strides", "assume_inbound"]
+
+
+def test_python_op_constructors_in_tvmscript_are_the_ops():
+    """The course writes relax.op.multiply(x, y) inside an R.function: it is R.multiply(x, y)."""
+    @I.ir_module
+    class Py:
+        @R.function
+        def main(x: R.Tensor((3, 4), "float32"), y: R.Tensor((3, 4), "float32")):
+            with R.dataflow():
+                lv0 = relax.op.multiply(x, y)
+                lv1 = relax.op.sum(lv0, [1], keepdims=True)
+                gv0 = relax.op.add(lv1, y)
+                R.output(gv0)
+            return gv0
+
+    @I.ir_module
+    class Script:
+        @R.function
+        def main(x: R.Tensor((3, 4), "float32"), y: R.Tensor((3, 4), "float32")):
+            with R.dataflow():
+                lv0 = R.multiply(x, y)
+                lv1 = R.sum(lv0, axis=[1], keepdims=True)
+                gv0 = R.add(lv1, y)
+                R.output(gv0)
+            return gv0
+
+    tvm.ir.assert_structural_equal(Py, Script)
+
+
+def test_unknown_python_op_in_tvmscript_is_refused():
+    with pytest.raises(Exception, match=r"unknown TVMScript function 'relax.op.cumsum'"):
+        @R.function
+        def f(x: R.Tensor((3,), "float32")):
+            gv = relax.op.cumsum(x)
+            return gv

@@ -87,3 +87,30 @@ def test_matmul_script_round_trip_and_dedup():
     legal = relax.transform.LegalizeOps()(Mod)
     prims = [gv.name_hint for gv in legal.get_global_vars() if isinstance(legal[gv], tvm.tir.PrimFunc)]
     assert sorted(prims) == ["add", "matmul", "transpose"]
+
+
+
+def test_symbolic_batch_builds_and_runs():
+    """A module over a symbolic batch n (matmul, permute_dims, sum, where, argmax, astype) runs for two n."""
+    @I.ir_module
+    class Mod:
+        @R.function
+        def main(x: R.Tensor(("n", 4), "float32"), w: R.Tensor((3, 4), "float32")):
+            with R.dataflow():
+                a = R.matmul(x, R.permute_dims(w))
+                b = R.mean(a, [1], True)
+                c = R.where(R.greater(a, b), a, R.negative(a))
+                d = R.astype(R.argmax(c, 1), "float32")
+                gv = R.add(R.sum(c, [1]), d)
+                R.output(gv)
+            return gv
+
+    vm = relax.VirtualMachine(relax.build(Mod, target="llvm"), tvm.cpu())
+    w = rand((3, 4), seed=7)
+    for n in (2, 5):
+        x = rand((n, 4), seed=n)
+        a = x @ w.T
+        c = np.where(a > a.mean(1, keepdims=True), a, -a)
+        expected = c.sum(1) + np.argmax(c, 1).astype("float32")
+        np.testing.assert_allclose(vm["main"](tvm.nd.array(x), tvm.nd.array(w)).numpy(), expected, rtol=1e-5,
+                                   atol=1e-5)

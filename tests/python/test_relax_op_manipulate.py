@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import tessera as tvm
 from tessera import relax, tir
-from tessera.script import relax as R, ir as I
+from tessera.script import relax as R, ir as I, tir as T
 
 from relax_op_helpers import infer, rand, roundtrip, run, tensor
 
@@ -195,3 +195,67 @@ def test_legalize_dedup():
     legal = relax.transform.LegalizeOps()(Mod)
     prims = [gv for gv in legal.get_global_vars() if isinstance(legal[gv], tvm.tir.PrimFunc)]
     assert len(prims) == 2
+
+
+def test_script_shape_operand_as_tuple():
+    """R.reshape / R.broadcast_to take the shape as a tuple of dims too (TVM's Python signature); it parses
+    to the R.shape form the printer writes, and -1 is inferred."""
+    @I.ir_module
+    class Tuples:
+        @R.function
+        def main(x: R.Tensor(("n", 4), "float32")):
+            n = T.int64()
+            with R.dataflow():
+                a = R.reshape(x, (2, n * 2))
+                b = R.reshape(a, (-1,))
+                c = R.broadcast_to(b, (3, n * 4))
+                R.output(c)
+            return c
+
+    @I.ir_module
+    class Shapes:
+        @R.function
+        def main(x: R.Tensor(("n", 4), "float32")):
+            n = T.int64()
+            with R.dataflow():
+                a = R.reshape(x, R.shape([2, n * 2]))
+                b = R.reshape(a, R.shape([-1]))
+                c = R.broadcast_to(b, R.shape([3, n * 4]))
+                R.output(c)
+            return c
+
+    tvm.ir.assert_structural_equal(Tuples, Shapes)
+    roundtrip(Tuples)
+    n = Tuples["main"].params[0].struct_info.shape.values[0]
+    tvm.ir.assert_structural_equal(Tuples["main"].body.blocks[0].bindings[1].var.struct_info,
+                                   relax.TensorStructInfo((n * 4,), "float32"))
+
+
+def test_concat_of_tuple_var_is_refused_when_legalizing():
+    t = relax.Var("t", relax.TupleStructInfo([relax.TensorStructInfo((2, 3), "float32")] * 2))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [t]):
+        gv = bb.emit(relax.op.concat(t, 0), "c")
+        bb.emit_func_output(gv)
+    tvm.ir.assert_structural_equal(infer(relax.op.concat(t, 0)), relax.TensorStructInfo((4, 3), "float32"))
+    with pytest.raises(NotImplementedError, match=r"LegalizeOps: cannot legalize relax.concat bound to 'c'.*"
+                                                  r"tuple-valued variable"):
+        relax.transform.LegalizeOps()(bb.get())
+
+
+def test_symbolic_batch_reshape_builds_and_runs():
+    """reshape / expand_dims / squeeze / permute_dims over a symbolic batch n, built once, run for two n."""
+    n = tir.Var("n", "int64")
+    x = relax.Var("x", relax.TensorStructInfo((n, 3, 4), "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            a = bb.emit(relax.op.reshape(x, relax.ShapeExpr([n, 12])))
+            b = bb.emit(relax.op.expand_dims(a, [1]))
+            c = bb.emit(relax.op.permute_dims(b, [2, 1, 0]))
+            gv = bb.emit_output(relax.op.squeeze(c, [1]))
+        bb.emit_func_output(gv)
+    vm = relax.VirtualMachine(relax.build(bb.get(), target="llvm"), tvm.cpu())
+    for size in (2, 5):
+        a = rand((size, 3, 4), seed=size)
+        np.testing.assert_array_equal(vm["main"](tvm.nd.array(a)).numpy(), a.reshape(size, 12).T)

@@ -18,7 +18,7 @@ def test_where(dtype, sc, sx, sy):
 
 
 @pytest.mark.parametrize("name", ["argmax", "argmin"])
-@pytest.mark.parametrize("dtype", ["float32", "int32"])
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int32", "int64"])
 @pytest.mark.parametrize("axis,keepdims", [(None, False), (0, False), (1, True), (-1, False), (None, True)])
 def test_arg_reduce(name, dtype, axis, keepdims):
     a = rand((3, 4), dtype, low=-3, high=3)  # ints repeat: first index wins, as NumPy

@@ -74,3 +74,13 @@ def test_script_round_trip_and_dedup():
     legal = relax.transform.LegalizeOps()(Mod)
     names = sorted(gv.name_hint for gv in legal.get_global_vars() if isinstance(legal[gv], tvm.tir.PrimFunc))
     assert names == ["mean", "prod", "sum"]
+
+
+def test_legalizing_unknown_shape_names_op_and_binding():
+    x = relax.Var("x", relax.TensorStructInfo(dtype="float32", ndim=2))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        gv = bb.emit(relax.op.sum(x, [1]), "s")
+        bb.emit_func_output(gv)
+    with pytest.raises(TypeError, match=r"LegalizeOps: cannot legalize relax.sum bound to 's': .*known shape"):
+        relax.transform.LegalizeOps()(bb.get())

@@ -22,6 +22,7 @@ _MODULE_PATHS = {
     "tessera.script.ir": "I",
     "tessera.script.relax": "R",
     "tessera.tir": "T",
+    "tessera.relax": "relax",  # relax.op.<name>(...) in an R.function is the operator relax.<name>
 }
 
 

@@ -39,10 +39,20 @@ def _static_shape(name, x):
     return dims
 
 
+def _dims(x):
+    """x's dims: ints for constant dims, the PrimExpr otherwise."""
+    from ..tir.expr import IntImm  # pylint: disable=import-outside-toplevel
+    return [d.value if isinstance(d, IntImm) else d for d in x.shape]
+
+
 def reshape(a, newshape):
     """``a`` viewed with ``newshape`` (one entry may be -1); row-major order."""
     if not isinstance(a, te.Tensor):
         raise TVMTypeError(f"topi.reshape: expected a te.Tensor, got {type(a).__name__}")
+    from ..tir.expr import IntImm  # pylint: disable=import-outside-toplevel
+    if not all(isinstance(d, IntImm) for d in a.shape) or not all(
+            isinstance(d, (int, IntImm)) for d in newshape):
+        return _reshape_symbolic(a, newshape)
     src = _static_shape("reshape", a)
     total = 1
     for d in src:
@@ -74,6 +84,35 @@ def reshape(a, newshape):
     return te.compute(newshape, fcompute, name="T_reshape", tag="injective")
 
 
+def _reshape_symbolic(a, newshape):
+    """reshape when a dim is symbolic: ``newshape`` is complete (no -1); the
+    caller (relax.reshape's inference) has checked the element count."""
+    from ..tir import op as _tir_op  # pylint: disable=import-outside-toplevel
+    from ..tir.expr import IntImm  # pylint: disable=import-outside-toplevel
+    newshape = list(newshape)
+    if any(isinstance(d, (int, IntImm)) and int(d) < 0 for d in newshape):
+        raise TVMValueError(f"topi.reshape: a -1 in {newshape} needs the static shape of {a.name} "
+                            f"(it has {list(a.shape)})")
+    src = list(a.shape)
+
+    def fcompute(*i):
+        flat = None
+        for k, d in zip(i, newshape):
+            flat = k if flat is None else flat * d + k
+        if flat is None:
+            flat = _tir_op.const(0, "int64")
+        idx = []
+        for d in reversed(src):
+            if isinstance(d, IntImm) and d.value == 1:
+                idx.append(_tir_op.const(0, d.dtype))
+                continue
+            idx.append(_tir_op.floormod(flat, d))
+            flat = _tir_op.floordiv(flat, d)
+        return a(*reversed(idx))
+
+    return te.compute(newshape, fcompute, name="T_reshape", tag="injective")
+
+
 def expand_dims(a, axis, num_newaxis=1):
     """Inserts ``num_newaxis`` unit dimensions at ``axis``."""
     if not isinstance(a, te.Tensor):
@@ -91,16 +130,19 @@ def squeeze(a, axis=None):
     """Removes unit dimensions (all of them, or those in ``axis``)."""
     if not isinstance(a, te.Tensor):
         raise TVMTypeError(f"topi.squeeze: expected a te.Tensor, got {type(a).__name__}")
-    src = _static_shape("squeeze", a)
+    src = _dims(a)
     ndim = len(src)
     if axis is None:
+        if not all(isinstance(d, int) for d in src):
+            raise NotImplementedError(f"topi.squeeze: axis=None needs the static shape of {a.name} (it has "
+                                      f"{list(a.shape)}); give the axes")
         axes = [k for k, d in enumerate(src) if d == 1]
     else:
         axes = sorted({(x + ndim if x < 0 else x) for x in ([axis] if isinstance(axis, int) else axis)})
         for x in axes:
             if not 0 <= x < ndim:
                 raise TVMValueError(f"topi.squeeze: axis {x} is out of range for {a.name}")
-            if src[x] != 1:
+            if isinstance(src[x], int) and src[x] != 1:
                 raise TVMValueError(f"topi.squeeze: dimension {x} of {a.name} has size {src[x]}, not 1")
     keep = [k for k in range(ndim) if k not in axes]
 
@@ -131,7 +173,7 @@ def concatenate(a_tuple, axis=0):
     tensors = list(a_tuple) if isinstance(a_tuple, (list, tuple)) else None
     if not tensors or not all(isinstance(t, te.Tensor) for t in tensors):
         raise TVMTypeError("topi.concatenate: expected a non-empty list of te.Tensor")
-    shapes = [_static_shape("concatenate", t) for t in tensors]
+    shapes = [_dims(t) for t in tensors]
     ndim = len(shapes[0])
     if not -ndim <= axis < ndim:
         raise TVMValueError(f"topi.concatenate: axis {axis} is out of range for {ndim} dimensions")
@@ -139,7 +181,8 @@ def concatenate(a_tuple, axis=0):
     for t, s in zip(tensors, shapes):
         if t.dtype != tensors[0].dtype:
             raise TVMTypeError(f"topi.concatenate: {t.name} has dtype {t.dtype}, expected {tensors[0].dtype}")
-        if len(s) != ndim or any(s[k] != shapes[0][k] for k in range(ndim) if k != axis):
+        if len(s) != ndim or any(isinstance(s[k], int) and isinstance(shapes[0][k], int) and s[k] != shapes[0][k]
+                                 for k in range(ndim) if k != axis):
             raise TVMValueError(f"topi.concatenate: {t.name} of shape {s} does not match {shapes[0]} off axis {axis}")
     offsets = [0]
     for s in shapes:
@@ -209,12 +252,14 @@ def split(ary, indices_or_sections, axis=0):
     (an int dividing the dimension) or the split points (ascending ints)."""
     if not isinstance(ary, te.Tensor):
         raise TVMTypeError(f"topi.split: expected a te.Tensor, got {type(ary).__name__}")
-    src = _static_shape("split", ary)
+    src = _dims(ary)
     ndim = len(src)
     if not -ndim <= axis < ndim:
         raise TVMValueError(f"topi.split: axis {axis} is out of range for {ary.name} with {ndim} dimensions")
     axis = axis + ndim if axis < 0 else axis
     n = src[axis]
+    if not isinstance(n, int):
+        raise NotImplementedError(f"topi.split: dimension {axis} of {ary.name} is symbolic ({n})")
     if isinstance(indices_or_sections, int) and not isinstance(indices_or_sections, bool):
         sections = indices_or_sections
         if sections <= 0 or n % sections:

@@ -106,7 +106,10 @@ StructInfo InferReshape(const Call& call, const BlockBuilder&) {
   if (call->args[1].as<ShapeExprNode>()) return TensorStructInfo(call->args[1], x->dtype);
   return TensorStructInfo(ShapeExpr(dims), x->dtype);
 }
-static auto& reg_manip_reshape =
+// TVMScript may give the shape as a tuple of dims, R.reshape(x, (2, -1)), as TVM's Python signature does.
+static auto& reg_manip_reshape = OpRegEntry::RegisterOrGet("relax.reshape").set_attr("TScriptShapeOperands",
+                                                                                   Any(Array<Any>{Any(int64_t{1})}));
+static auto& reg_manip_reshape_infer =
     SetRelaxOp(OpRegEntry::RegisterOrGet("relax.reshape").set_num_inputs(2).describe("x viewed with a new shape."),
                InferReshape, true);
 
@@ -335,6 +338,8 @@ StructInfo InferBroadcastTo(const Call& call, const BlockBuilder&) {
   }
   return TensorStructInfo(x->dtype, StructInfoNode::kUnknownNDim);
 }
+static auto& reg_manip_broadcast_to_shape = OpRegEntry::RegisterOrGet("relax.broadcast_to")
+                                                 .set_attr("TScriptShapeOperands", Any(Array<Any>{Any(int64_t{1})}));
 static auto& reg_manip_broadcast_to = SetRelaxOp(
     OpRegEntry::RegisterOrGet("relax.broadcast_to").set_num_inputs(2).describe("x broadcast (NumPy rules) to shape."),
     InferBroadcastTo, true);

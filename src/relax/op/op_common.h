@@ -89,6 +89,11 @@ std::optional<Array<PrimExpr>> BroadcastShapes(const Call& call, const std::vect
 DataType SameDType(const Call& call, const std::vector<const TensorStructInfoNode*>& ts,
                    const std::vector<const char*>& names);
 
+// Struct info of a reduction of operand 'x' (argument 0) over attribute "axis" (None: all; a list,
+// or one int when axis_is_single) with attribute "keepdims"; dtype out_dtype (Void: x's). statistical.cc;
+// also used by argmax/argmin (search.cc).
+StructInfo InferReduction(const Call& call, DataType out_dtype, bool axis_is_single);
+
 // ---- Call attributes: a Map<String, Any> keyed by TVM's attrs field names (op_attrs.cc) ----
 
 // One attribute of an op's signature: its name and default (nullopt: required).

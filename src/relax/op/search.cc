@@ -7,8 +7,6 @@
 namespace tessera {
 namespace relax {
 
-StructInfo InferReduction(const Call& call, DataType out_dtype, bool axis_is_single);  // statistical.cc
-
 namespace {
 
 StructInfo InferWhere(const Call& call, const BlockBuilder&) {

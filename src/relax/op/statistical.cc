@@ -6,7 +6,6 @@
 namespace tessera {
 namespace relax {
 
-// Shape of x reduced over `axis` (None: all) with keepdims; shared with argmax/argmin (search.cc).
 StructInfo InferReduction(const Call& call, DataType out_dtype, bool axis_is_single) {
   CheckNumArgs(call, 1, 1);
   const auto* x = ArgSInfoAs<TensorStructInfoNode>(call, 0, "x", "a tensor");

@@ -5,7 +5,7 @@ src/relax/op/manipulate.cc (struct-info inference there) and their
 legalization to TOPI, one place per op."""
 from ...ir.expr import PrimExpr
 from ...ir.op import Op
-from ..expr import Call, Expr, ShapeExpr, Tuple, TupleGetItem
+from ..expr import Call, Expr, ShapeExpr, Tuple
 from ._legalize_registry import register_legalize
 from ._op_attrs import attr_int, attr_ints, check_axis_list, check_expr, make_attrs
 
@@ -149,9 +149,11 @@ def _legalize_squeeze(bb, call):
 def _legalize_concat(bb, call):
     from ... import topi  # pylint: disable=import-outside-toplevel
     tensors = call.args[0]
-    n = len(tensors.struct_info.fields)
-    fields = list(tensors.fields) if isinstance(tensors, Tuple) else [TupleGetItem(tensors, i) for i in range(n)]
-    fields = [bb.normalize(f) for f in fields]
+    if not isinstance(tensors, Tuple):
+        # LegalizeOps rewrites one binding at a time and cannot bind the tuple's items first.
+        raise NotImplementedError("relax.concat of a tuple-valued variable is not legalized; pass the tensors "
+                                  "as a tuple expression, R.concat((x, y))")
+    fields = list(tensors.fields)
     return bb.call_te(topi.concatenate, fields, attr_int(call.attrs["axis"]) if call.attrs else 0,
                       primfunc_name_hint="concatenate")
 

@@ -29,7 +29,14 @@ class _Legalizer:
         out = []
         for b in block.bindings:
             if isinstance(b, VarBinding):
-                value = self.expr(b.value)
+                try:
+                    value = self.expr(b.value)
+                except (TypeError, ValueError, NotImplementedError) as err:
+                    if not (isinstance(b.value, Call) and isinstance(b.value.op, Op)):
+                        raise
+                    # Name the op and the binding (e.g. a tensor of unknown shape that TOPI cannot take).
+                    raise type(err)(f"LegalizeOps: cannot legalize {b.value.op.name} bound to "
+                                    f"'{b.var.name_hint}': {err}") from err
                 out.append(b if value.same_as(b.value) else VarBinding(b.var, value))
             else:
                 out.append(b)

@@ -358,8 +358,21 @@ Any GenericOp(RelaxBuilder& b, CallArgs& c, const std::string& op_name) {
   auto to_attr = [&b](const Any& v, const Pos& pos) -> Any {
     return (v.is_object() && v.as<RelaxExprNode>()) ? v : b.ev().ToAttrValue(v, pos);
   };
+  // Operands that are shapes ("TScriptShapeOperands") may be written as a tuple of dims: R.reshape(x, (2, n)).
+  static const OpAttrMap<Array<Any>> shape_operands = Op::GetAttrMap<Array<Any>>("TScriptShapeOperands");
+  std::vector<int64_t> shape_idx;
+  if (shape_operands.count(op)) {
+    for (const Any& i : shape_operands[op]) shape_idx.push_back(i.cast<int64_t>());
+  }
   Array<relax::Expr> args;
-  for (size_t i = 0; i < num_operands; ++i) args.push_back(b.ToExpr(c.args[i], c.arg_pos[i]));
+  for (size_t i = 0; i < num_operands; ++i) {
+    bool is_shape = std::find(shape_idx.begin(), shape_idx.end(), static_cast<int64_t>(i)) != shape_idx.end();
+    if (is_shape && c.args[i].as<ArrayObj>()) {
+      args.push_back(relax::ShapeExpr(Dims(b, c.args[i], c.arg_pos[i])));
+    } else {
+      args.push_back(b.ToExpr(c.args[i], c.arg_pos[i]));
+    }
+  }
   Array<relax::StructInfo> sinfo_args;
   Map<String, Any> attrs;
   bool has_attrs = false;
@@ -509,6 +522,13 @@ relax::Constant MakeConstant(RelaxBuilder& b, const Any& value, std::optional<Da
 
 Any RelaxBuilder::CallBuiltin(CallArgs& call) {
   const Pos& callee_pos = call.node->kind == ast::ExprKind::kCall ? call.node->a->pos : call.node->pos;
+  // The Python operator constructors, relax.op.<name>(...) (tessera.relax is the namespace "relax"),
+  // are the operator relax.<name> as R.<name> is (the course writes relax.op.multiply(x, y)).
+  static const std::string kPyOps = "relax.op.";
+  if (call.func.rfind(kPyOps, 0) == 0 && Op::Exists("relax." + call.func.substr(kPyOps.size()))) {
+    if (!InFunction()) Error(callee_pos, call.func + "() can only be used in an R.function body");
+    return GenericOp(*this, call, "relax." + call.func.substr(kPyOps.size()));
+  }
   if (NamespaceRoot(call.func) != "R") {  // an unknown namespace inside an R.function
     Error(callee_pos, "unknown TVMScript function '" + call.func + "'");
   }
