@@ -1,10 +1,11 @@
 """`tvm.topi.nn`: neural-network operators written in TE (relu, silu, gelu, softmax,
-log_softmax, dense, matmul, layer_norm, flatten, pad, conv2d
+log_softmax, dense, matmul, batch_matmul, layer_norm, flatten, pad, conv2d
 (NCHW), group_conv2d_nchw, pool2d, adaptive_pool, batch_norm so far;
 other names raise NotImplementedError)."""
 from .elemwise import relu, silu, gelu, gelu_tanh
 from .softmax import softmax, log_softmax
 from .dense import dense, matmul
+from .batch_matmul import batch_matmul
 from .layer_norm import layer_norm, flatten
 from .pad import pad
 from .conv2d import conv2d, conv2d_nchw, group_conv2d_nchw
