@@ -31,16 +31,6 @@ std::vector<int64_t> Padding4(const Call& call) {
   return p;
 }
 
-// An (h, w) pair of positive ints from 1 or 2 values.
-std::vector<int64_t> Pair(const Call& call, const char* attr, int64_t dflt) {
-  std::vector<int64_t> v = nn_attrs::Ints(call, attr, {1, 2}, {dflt, dflt});
-  if (v.size() == 1) v.push_back(v[0]);
-  for (int64_t x : v) {
-    if (x < 1) TESSERA_THROW(ValueError) << OpName(call) << ": attribute '" << attr << "' must be >= 1, got " << x;
-  }
-  return v;
-}
-
 StructInfo InferConv2D(const Call& call, const BlockBuilder&) {
   using namespace tir;  // NOLINT: PrimExpr arithmetic
   CheckNumArgs(call, 2, 2);
@@ -50,8 +40,8 @@ StructInfo InferConv2D(const Call& call, const BlockBuilder&) {
   CheckLayout(call, "data_layout", data_layout, "NCHW");
   CheckLayout(call, "kernel_layout", nn_attrs::Str(call, "kernel_layout", "OIHW"), "OIHW");
   CheckLayout(call, "out_layout", nn_attrs::Str(call, "out_layout", data_layout), "NCHW");
-  std::vector<int64_t> strides = Pair(call, "strides", 1);
-  std::vector<int64_t> dilation = Pair(call, "dilation", 1);
+  std::vector<int64_t> strides = nn_attrs::PositivePair(call, "strides", 1);
+  std::vector<int64_t> dilation = nn_attrs::PositivePair(call, "dilation", 1);
   std::vector<int64_t> pad = Padding4(call);
   int64_t groups = nn_attrs::Int(call, "groups", 1);
   if (groups < 1) TESSERA_THROW(ValueError) << OpName(call) << ": attribute 'groups' must be >= 1, got " << groups;

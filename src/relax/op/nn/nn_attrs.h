@@ -110,6 +110,17 @@ inline std::vector<int64_t> Ints(const Call& call, const char* key, const std::v
   return out;
 }
 
+
+// An (h, w) pair of positive ints given as 1 or 2 values (strides, dilation,
+// pool_size, output_size); errors name the op and the attribute.
+inline std::vector<int64_t> PositivePair(const Call& call, const char* attr, int64_t dflt) {
+  std::vector<int64_t> v = Ints(call, attr, {1, 2}, {dflt, dflt});
+  if (v.size() == 1) v.push_back(v[0]);
+  for (int64_t x : v) {
+    if (x < 1) TESSERA_THROW(ValueError) << OpName(call) << ": attribute '" << attr << "' must be >= 1, got " << x;
+  }
+  return v;
+}
 // A dimension in messages: 3, n, n + 1.
 inline std::string DimText(const PrimExpr& e) {
   if (const int64_t* c = AsConstInt(e)) return std::to_string(*c);

@@ -30,21 +30,12 @@ const TensorStructInfoNode* Data4D(const Call& call) {
   return data;
 }
 
-std::vector<int64_t> Pair(const Call& call, const char* attr, int64_t dflt) {
-  std::vector<int64_t> v = nn_attrs::Ints(call, attr, {1, 2}, {dflt, dflt});
-  if (v.size() == 1) v.push_back(v[0]);
-  for (int64_t x : v) {
-    if (x < 1) TESSERA_THROW(ValueError) << OpName(call) << ": attribute '" << attr << "' must be >= 1, got " << x;
-  }
-  return v;
-}
-
 StructInfo InferPool2D(const Call& call, const BlockBuilder&) {
   using namespace tir;  // NOLINT: PrimExpr arithmetic
   const auto* data = Data4D(call);
-  std::vector<int64_t> pool = Pair(call, "pool_size", 1);
-  std::vector<int64_t> strides = Pair(call, "strides", 1);
-  std::vector<int64_t> dilation = Pair(call, "dilation", 1);
+  std::vector<int64_t> pool = nn_attrs::PositivePair(call, "pool_size", 1);
+  std::vector<int64_t> strides = nn_attrs::PositivePair(call, "strides", 1);
+  std::vector<int64_t> dilation = nn_attrs::PositivePair(call, "dilation", 1);
   std::vector<int64_t> pad = nn_attrs::Ints(call, "padding", {1, 2, 4}, {0, 0, 0, 0});
   if (pad.size() == 1) pad = {pad[0], pad[0], pad[0], pad[0]};
   if (pad.size() == 2) pad = {pad[0], pad[1], pad[0], pad[1]};
@@ -88,7 +79,7 @@ StructInfo InferAdaptivePool2D(const Call& call, const BlockBuilder&) {
   }
   bool has_size = nn_attrs::Find(call, "output_size") != nullptr;
   std::vector<int64_t> size;
-  if (has_size) size = Pair(call, "output_size", 1);
+  if (has_size) size = nn_attrs::PositivePair(call, "output_size", 1);
   auto ds = data->GetShape();
   if (!ds) return TensorStructInfo(data->dtype, 4);
   const Array<PrimExpr>& d = *ds;

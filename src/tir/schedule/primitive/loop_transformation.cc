@@ -234,16 +234,7 @@ bool QuasiAffine(const PrimExpr& e, const std::vector<const VarNode*>& dom) {
 // uses as a whole (a fused iterator, as split leaves); one over a single
 // loop only narrows that loop.
 bool PredicateFitsBindings(const PrimExpr& pred, const Array<PrimExpr>& values, const std::vector<const VarNode*>& dom) {
-  std::vector<PrimExpr> conjuncts;
-  std::function<void(const PrimExpr&)> split = [&](const PrimExpr& e) {
-    if (const auto* a = e.as<AndNode>()) {
-      split(a->a);
-      split(a->b);
-    } else {
-      conjuncts.push_back(e);
-    }
-  };
-  split(pred);
+  std::vector<PrimExpr> conjuncts = SplitConjuncts(pred);
   for (const PrimExpr& c : conjuncts) {
     int loops = 0;
     for (const VarNode* v : dom) loops += UsesVar(c, v);

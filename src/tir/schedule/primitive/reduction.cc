@@ -24,16 +24,7 @@ PrimExpr ProjectPredicate(const std::string& prim, const PrimFunc& func, const B
                           const PrimExpr& predicate, const std::vector<const ForNode*>& loops,
                           const std::function<bool(const VarNode*)>& kept,
                           const std::function<PrimExpr(const PrimExpr&)>& subst) {
-  std::vector<PrimExpr> conjuncts;
-  std::function<void(const PrimExpr&)> split = [&](const PrimExpr& e) {
-    if (const auto* a = e.as<AndNode>()) {
-      split(a->a);
-      split(a->b);
-    } else {
-      conjuncts.push_back(e);
-    }
-  };
-  split(predicate);
+  std::vector<PrimExpr> conjuncts = SplitConjuncts(predicate);
   PrimExpr out = IntImm(DataType::Bool(), 1);
   for (const PrimExpr& c : conjuncts) {
     bool uses_kept = false, uses_dropped = false;
