@@ -189,3 +189,28 @@ def test_wrong_types_through_the_python_api():
         relax.transform.BindParams("main", [np.ones(4)])
     with pytest.raises(TypeError, match="PrimValue: value must be"):
         relax.PrimValue("3")
+
+
+def test_block_builder_scope_errors_are_tvm_errors_naming_the_function():
+    """Leaving bb.function() without emit_func_output, or calling it twice, raises a
+    TVMError (a RuntimeError, as TVM) that names the problem; wrong argument types
+    are TypeErrors that are also TVMErrors."""
+    import tessera as tvm
+    from tessera import relax
+    x = relax.Var("x", relax.TensorStructInfo((2,), "float32"))
+    bb = relax.BlockBuilder()
+    with pytest.raises(tvm.error.TVMError, match=r"bb.function\('f'\) ended without emit_func_output") as info:
+        with bb.function("f", [x]):
+            bb.emit(relax.op.add(x, x))
+    assert isinstance(info.value, RuntimeError)
+    bb = relax.BlockBuilder()
+    with pytest.raises(RuntimeError, match="exactly once"):
+        with bb.function("g", [x]):
+            y = bb.emit(relax.op.add(x, x))
+            bb.emit_func_output(y)
+            bb.emit_func_output(y)
+    bb = relax.BlockBuilder()
+    with pytest.raises(TypeError, match="expected a relax Expr") as info:
+        with bb.function("h", [x]):
+            bb.emit(3)
+    assert isinstance(info.value, tvm.error.TVMError)

@@ -11,6 +11,7 @@ binds nested calls to fresh vars and infers struct info.
     mod = bb.get()
 """
 from .._ffi.registry import register_object
+from ..error import TVMError, TVMTypeError
 from ..ir.base import Node
 from ..ir.expr import GlobalVar
 from ..ir.function import BaseFunc
@@ -70,7 +71,7 @@ class TestingScope:
         for var in def_vars:
             from ..tir.expr import Var as TIRVar  # pylint: disable=import-outside-toplevel
             if not isinstance(var, TIRVar):
-                raise TypeError(f"testing_scope: {var!r} is not a tir.Var")
+                raise TVMTypeError(f"testing_scope: {var!r} is not a tir.Var")
             shape_vars.append(var)
         from .struct_info import ShapeStructInfo  # pylint: disable=import-outside-toplevel
         self._params = [Var("_testing_scope_defs", ShapeStructInfo(shape_vars))] if shape_vars else []
@@ -92,9 +93,9 @@ def _as_params(params):
     if isinstance(params, (list, tuple)):
         for param in params:
             if not isinstance(param, Var):
-                raise TypeError(f"each function parameter must be a tvm.relax.Var, got {type(param).__name__}")
+                raise TVMTypeError(f"each function parameter must be a tvm.relax.Var, got {type(param).__name__}")
         return list(params)
-    raise TypeError(f"function parameters must be a Var or a list of Vars, got {type(params).__name__}")
+    raise TVMTypeError(f"function parameters must be a Var or a list of Vars, got {type(params).__name__}")
 
 
 @register_object("relax.BlockBuilder")
@@ -125,7 +126,7 @@ class BlockBuilder(Node):
     def _func(self):
         if self._func_stack:
             return self._func_stack[-1]
-        raise RuntimeError("Cannot access BlockBuilder._func when outside a bb.function() block")
+        raise TVMError("Cannot access BlockBuilder._func when outside a bb.function() block")
 
     def _enter_function_scope(self, func_scope):
         BlockBuilder._stack.append(self)
@@ -148,12 +149,13 @@ class BlockBuilder(Node):
             self.end_scope()
             func._scope_open = False
         if exc_type is None and not func._is_emit_func_output_called:
-            raise RuntimeError("emit_func_output must be called in a relax function.")
+            raise TVMError(f"bb.function({func._name!r}) ended without emit_func_output: emit_func_output must be called "
+                           "in a relax function.")
 
     def function(self, name, params=None, attrs=None, pure=True, private=False):
         """A scope building function ``name``; ``params`` may instead be given to emit_func_output."""
         if not isinstance(name, str):
-            raise TypeError(f"BlockBuilder.function: name must be a str, got {type(name).__name__}")
+            raise TVMTypeError(f"BlockBuilder.function: name must be a str, got {type(name).__name__}")
         params = _as_params(params)
         attrs = dict(attrs) if attrs is not None else {}
         if not private:
@@ -177,7 +179,7 @@ class BlockBuilder(Node):
         """Normalizes ``expr`` and binds it to a new var (a DataflowVar inside a dataflow block)."""
         expr = self._normalize_python_tuple(expr)
         if not isinstance(expr, Expr):
-            raise TypeError(f"BlockBuilder.emit: expected a relax Expr, got {type(expr).__name__}")
+            raise TVMTypeError(f"BlockBuilder.emit: expected a relax Expr, got {type(expr).__name__}")
         return _ffi_api.BlockBuilderEmit(self, expr, name_hint)
 
     def call_te(self, func, *args, **kwargs):
@@ -194,7 +196,7 @@ class BlockBuilder(Node):
         from ..ir import PrimExpr  # pylint: disable=import-outside-toplevel
         name_hint = kwargs.pop("primfunc_name_hint", None)
         if not callable(func):
-            raise TypeError(f"BlockBuilder.call_te: func must be callable, got {type(func).__name__}")
+            raise TVMTypeError(f"BlockBuilder.call_te: func must be callable, got {type(func).__name__}")
         inputs = []
         # Each PrimFunc gets its own copies of the symbolic dims (a tir.Var belongs to one function).
         fresh = []  # (relax-level var, the PrimFunc's var)
@@ -225,7 +227,7 @@ class BlockBuilder(Node):
             if isinstance(arg, Expr):
                 sinfo = arg.struct_info_ if arg.struct_info_ is not None else self.normalize(arg).struct_info_
                 if not isinstance(sinfo, TensorStructInfo) or sinfo.shape is None:
-                    raise TypeError(f"BlockBuilder.call_te: argument {len(inputs)} must be a tensor of known "
+                    raise TVMTypeError(f"BlockBuilder.call_te: argument {len(inputs)} must be a tensor of known "
                                     f"shape, got {sinfo}")
                 ph = te.placeholder([own_dim(d) for d in sinfo.shape.values], sinfo.dtype,
                                     arg.name_hint if isinstance(arg, Var) else f"A{len(inputs)}")
@@ -240,7 +242,7 @@ class BlockBuilder(Node):
         out = func(*te_args, **te_kwargs)
         outs = list(out) if isinstance(out, (list, tuple)) else [out]
         if not outs or not all(isinstance(o, te.Tensor) for o in outs):
-            raise TypeError("BlockBuilder.call_te: func must return a te.Tensor or a list of them")
+            raise TVMTypeError("BlockBuilder.call_te: func must return a te.Tensor or a list of them")
         # Relax shapes are int64: loops and indices follow (as TVM's call_te).
         prim = te.create_prim_func([ph for _, ph in inputs] + outs, index_dtype_override="int64")
         prim = prim.without_attr("global_symbol")  # private: the build attaches the symbol
@@ -265,9 +267,9 @@ class BlockBuilder(Node):
     def match_cast(self, value, struct_info, name_hint=""):
         """Binds ``value`` cast to ``struct_info`` (checked at run time), defining its new symbolic vars."""
         if not isinstance(value, Expr):
-            raise TypeError(f"BlockBuilder.match_cast: value must be a relax Expr, got {type(value).__name__}")
+            raise TVMTypeError(f"BlockBuilder.match_cast: value must be a relax Expr, got {type(value).__name__}")
         if not isinstance(struct_info, StructInfo):
-            raise TypeError(f"BlockBuilder.match_cast: struct_info must be a StructInfo, got "
+            raise TVMTypeError(f"BlockBuilder.match_cast: struct_info must be a StructInfo, got "
                             f"{type(struct_info).__name__}")
         return _ffi_api.BlockBuilderEmitMatchCast(self, value, struct_info, name_hint)
 
@@ -275,26 +277,26 @@ class BlockBuilder(Node):
         """Binds ``output`` to a var visible after the dataflow block."""
         output = self._normalize_python_tuple(output)
         if not isinstance(output, Expr):
-            raise TypeError(f"BlockBuilder.emit_output: expected a relax Expr, got {type(output).__name__}")
+            raise TVMTypeError(f"BlockBuilder.emit_output: expected a relax Expr, got {type(output).__name__}")
         return _ffi_api.BlockBuilderEmitOutput(self, output, name_hint)
 
     def emit_func_output(self, output, params=None):
         """Ends the function: ``output`` is its result; returns its GlobalVar."""
         if self._func._is_emit_func_output_called:
-            raise RuntimeError("emit_func_output must be called exactly once in a relax function.")
+            raise TVMError("emit_func_output must be called exactly once in a relax function.")
         params = _as_params(params)
         if self._func._params is not None and params is not None:
-            raise RuntimeError("function parameters have been initialized in the function with scope.")
+            raise TVMError("function parameters have been initialized in the function with scope.")
         if self._func._params is None and params is None:
-            raise RuntimeError("Relax function must have parameter.")
+            raise TVMError("Relax function must have parameter.")
         if BlockBuilder.current() is not self:
-            raise RuntimeError("BlockBuilder.current() must be self.")
+            raise TVMError("BlockBuilder.current() must be self.")
         self._func._is_emit_func_output_called = True
         if self._func._params is None:
             self._func._params = params
         output = self._normalize_python_tuple(output)
         if not isinstance(output, Expr):
-            raise TypeError(f"emit_func_output: expected a relax Expr, got {type(output).__name__}")
+            raise TVMTypeError(f"emit_func_output: expected a relax Expr, got {type(output).__name__}")
         block = self._end_block()
         self._func._block_open = False
         if len(block.bindings) > 0:
@@ -316,7 +318,7 @@ class BlockBuilder(Node):
     def normalize(self, expr):
         """``expr`` normalized: struct info filled, nested calls bound (into the open block)."""
         if not isinstance(expr, Expr):
-            raise TypeError(f"BlockBuilder.normalize: expected a relax Expr, got {type(expr).__name__}")
+            raise TVMTypeError(f"BlockBuilder.normalize: expected a relax Expr, got {type(expr).__name__}")
         return _ffi_api.BlockBuilderNormalize(self, expr)
 
     def get(self):
@@ -332,15 +334,15 @@ class BlockBuilder(Node):
     def add_func(self, func, func_name):
         """Adds ``func`` to the module under a fresh name derived from ``func_name``."""
         if not isinstance(func, BaseFunc):
-            raise TypeError(f"BlockBuilder.add_func: expected a function, got {type(func).__name__}")
+            raise TVMTypeError(f"BlockBuilder.add_func: expected a function, got {type(func).__name__}")
         return _ffi_api.BlockBuilderAddFunction(self, func, func_name)
 
     def update_func(self, gv, updated_func):
         """Replaces the function of ``gv``."""
         if not isinstance(gv, GlobalVar):
-            raise TypeError(f"BlockBuilder.update_func: gv must be a GlobalVar, got {type(gv).__name__}")
+            raise TVMTypeError(f"BlockBuilder.update_func: gv must be a GlobalVar, got {type(gv).__name__}")
         if not isinstance(updated_func, BaseFunc):
-            raise TypeError(f"BlockBuilder.update_func: expected a function, got {type(updated_func).__name__}")
+            raise TVMTypeError(f"BlockBuilder.update_func: expected a function, got {type(updated_func).__name__}")
         _ffi_api.BlockBuilderUpdateFunction(self, gv, updated_func)
 
     def current_block_is_dataflow(self):
@@ -348,7 +350,7 @@ class BlockBuilder(Node):
 
     def emit_normalized(self, binding):
         if not isinstance(binding, Binding):
-            raise TypeError(f"emit_normalized: expected a Binding, got {type(binding).__name__}")
+            raise TVMTypeError(f"emit_normalized: expected a Binding, got {type(binding).__name__}")
         _ffi_api.BlockBuilderEmitNormalized(self, binding)
 
     def lookup_binding(self, var):
