@@ -30,6 +30,19 @@ class Builder:
     def build(self, build_inputs):
         raise NotImplementedError
 
+    def _init_artifact_dir(self, artifact_dir):
+        """Where built libraries go: ``artifact_dir``, or a temporary directory
+        that lives as long as the builder."""
+        import os
+        import tempfile
+        self._tmp = None
+        if artifact_dir is None:
+            self._tmp = tempfile.TemporaryDirectory(prefix="tessera_ms_build_")
+            artifact_dir = self._tmp.name
+        os.makedirs(artifact_dir, exist_ok=True)
+        self.artifact_dir = artifact_dir
+        self._count = 0
+
     def close(self):
         pass
 

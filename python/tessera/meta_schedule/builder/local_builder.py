@@ -2,7 +2,6 @@
 to shared libraries, each in a worker process (worker_pool), so a candidate that crashes
 or hangs the compiler is a failed build, not a failed tuning."""
 import os
-import tempfile
 
 from ... import ir as _ir
 from ..worker_pool import WorkerFailure, WorkerPool
@@ -27,13 +26,7 @@ class LocalBuilder(Builder):
             raise ValueError(f"LocalBuilder(timeout_sec={timeout_sec}) must be positive")
         self.timeout_sec = timeout_sec
         self._pool = WorkerPool(int(max_workers))
-        self._tmp = None
-        if artifact_dir is None:
-            self._tmp = tempfile.TemporaryDirectory(prefix="tessera_ms_build_")
-            artifact_dir = self._tmp.name
-        os.makedirs(artifact_dir, exist_ok=True)
-        self.artifact_dir = artifact_dir
-        self._count = 0
+        self._init_artifact_dir(artifact_dir)
 
     def build(self, build_inputs):
         check_inputs(build_inputs, "LocalBuilder")

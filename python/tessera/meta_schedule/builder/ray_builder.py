@@ -34,13 +34,7 @@ class RayBuilder(Builder):
         ensure_ray(address, num_cpus)
         self.timeout_sec = timeout_sec
         self.max_in_flight = int(max_in_flight) if max_in_flight else cluster_cpus()
-        self._tmp = None
-        if artifact_dir is None:
-            self._tmp = tempfile.TemporaryDirectory(prefix="tessera_ms_build_")
-            artifact_dir = self._tmp.name
-        os.makedirs(artifact_dir, exist_ok=True)
-        self.artifact_dir = artifact_dir
-        self._count = 0
+        self._init_artifact_dir(artifact_dir)
 
     def build(self, build_inputs):
         check_inputs(build_inputs, "RayBuilder")

@@ -2,7 +2,7 @@
 one at a time in a separate worker process with a time limit (worker_pool), so a
 candidate that crashes or hangs is a failed trial."""
 from ..worker_pool import WorkerFailure, WorkerPool
-from .runner import Reference, Runner, RunnerResult, check_inputs
+from .runner import Reference, Runner, check_inputs, to_runner_results
 
 
 def _reference_in_worker(mod_json, target, args_info_json, seed, path):
@@ -74,13 +74,7 @@ class LocalRunner(Runner):
             ref = None if inp.reference is None else (inp.reference.path, inp.reference.rtol, inp.reference.atol)
             args.append((inp.artifact_path, [a.as_json() for a in inp.args_info], ref, self.number,
                          self.repeat, self.min_repeat_ms, self.enable_cpu_cache_flush))
-        out = []
-        for res in self._pool.map(__name__, "_run_in_worker", args, self.timeout_sec):
-            if isinstance(res, WorkerFailure):
-                out.append(RunnerResult(None, f"run {res}"))
-            else:
-                out.append(RunnerResult(res, None))
-        return out
+        return to_runner_results(self._pool.map(__name__, "_run_in_worker", args, self.timeout_sec))
 
     def close(self):
         self._pool.close()

@@ -10,7 +10,7 @@ import tempfile
 from ... import ir as _ir
 from ..ray_cluster import cluster_nodes, ensure_ray, import_ray, ray_map
 from ..worker_pool import WorkerFailure
-from .runner import Reference, Runner, RunnerResult, check_inputs
+from .runner import Reference, Runner, check_inputs, to_runner_results
 
 
 def _reference_bytes(mod_json, target, args_info_json, seed):
@@ -90,13 +90,7 @@ class RayRunner(Runner):
             args.append((lib_bytes, [a.as_json() for a in inp.args_info], self._reference_ref(ref),
                          0.0 if ref is None else ref.rtol, 0.0 if ref is None else ref.atol, self.number,
                          self.repeat, self.min_repeat_ms, self.enable_cpu_cache_flush))
-        out = []
-        for res in ray_map(__name__, "_run_bytes", args, self.timeout_sec, self.max_in_flight, spread=True):
-            if isinstance(res, WorkerFailure):
-                out.append(RunnerResult(None, f"run {res}"))
-            else:
-                out.append(RunnerResult(res, None))
-        return out
+        return to_runner_results(ray_map(__name__, "_run_bytes", args, self.timeout_sec, self.max_in_flight, spread=True))
 
     def close(self):
         self._refs.clear()

@@ -53,6 +53,14 @@ class Runner:
         pass
 
 
+def to_runner_results(results):
+    """RunnerResults from what the workers returned: run times, or a WorkerFailure
+    (an error, a crash or a timeout) recorded as the trial's error."""
+    from ..worker_pool import WorkerFailure
+    return [RunnerResult(None, f"run {res}") if isinstance(res, WorkerFailure) else RunnerResult(res, None)
+            for res in results]
+
+
 def check_inputs(runner_inputs, who):
     for inp in runner_inputs:
         if not isinstance(inp, RunnerInput):
