@@ -21,6 +21,36 @@ namespace tessera {
 namespace arith {
 namespace {
 
+// Whether `var` may occur in `expr`, looking at no more than kLetUseBudget nodes: a larger
+// expression counts as using it (keeping a Let is always correct). This keeps simplifying a
+// chain of n nested Lets linear; an exact walk of each body made it quadratic.
+constexpr int kLetUseBudget = 512;
+
+class BoundedVarUse : public tir::ExprVisitor {
+ public:
+  explicit BoundedVarUse(const tir::VarNode* var) : var_(var) {}
+  bool found() const { return found_; }
+  void VisitExpr(const PrimExpr& e) override {
+    if (found_) return;
+    if (--budget_ < 0 || e.get() == var_) {
+      found_ = true;
+      return;
+    }
+    tir::ExprVisitor::VisitExpr(e);
+  }
+
+ private:
+  const tir::VarNode* var_;
+  int budget_ = kLetUseBudget;
+  bool found_ = false;
+};
+
+bool MayUseVar(const PrimExpr& expr, const tir::VarNode* var) {
+  BoundedVarUse v(var);
+  v.VisitExpr(expr);
+  return v.found();
+}
+
 using namespace tir;
 
 bool IsIndexType(DataType t) { return t.is_int() && t.is_scalar(); }
@@ -441,6 +471,9 @@ class Simplifier : public ExprMutator {
   // ---- visitors -----------------------------------------------------------
   PrimExpr VisitExpr_(const VarNode* op) override {
     Var v = GetRef<Var>(op);
+    if (auto it = inlined_lets_.find(op); it != inlined_lets_.end()) {
+      if (it->second.defined()) return it->second;
+    }
     if (const PrimExpr* value = analyzer_->LookupValue(v)) return *value;
     return v;
   }
@@ -766,23 +799,19 @@ class Simplifier : public ExprMutator {
 
   PrimExpr VisitExpr_(const LetNode* op) override {
     PrimExpr value = VisitExpr(op->value);
-    if (value.as<IntImmNode>() || value.as<FloatImmNode>() || value.as<VarNode>()) {
-      // Inline trivial lets.
-      Map<Var, PrimExpr> vmap;
-      vmap.Set(op->var, value);
-      return VisitExpr(Substitute(op->body, vmap));
-    }
+    bool trivial = value.as<IntImmNode>() || value.as<FloatImmNode>() || value.as<VarNode>();
+    // Trivial values are inlined as the body is visited (a scoped binding, not a Substitute
+    // of the body per Let, which made nested Lets quadratic); a non-trivial Let hides an
+    // outer inlined binding of the same variable.
+    ScopedInline scope(&inlined_lets_, op->var.get(), trivial ? value : PrimExpr());
+    if (trivial) return VisitExpr(op->body);
     const BoundEntry* prev = analyzer_->const_int_bound.Lookup(op->var);
     std::optional<BoundEntry> saved = prev ? std::optional<BoundEntry>(*prev) : std::nullopt;
     if (IsIndexType(value.dtype())) analyzer_->const_int_bound.Update(op->var, Bound(value));
     PrimExpr body = VisitExpr(op->body);
     if (saved) analyzer_->const_int_bound.Update(op->var, *saved);
     else analyzer_->const_int_bound.Unbind(op->var);
-    bool used = false;
-    PostOrderVisit(body, [&](const ObjectRef& n) {
-      if (n.same_as(op->var)) used = true;
-    });
-    if (!used) return body;
+    if (!MayUseVar(body, op->var.get())) return body;
     if (value.same_as(op->value) && body.same_as(op->body)) return GetRef<PrimExpr>(op);
     return Let(op->var, value, body);
   }
@@ -799,7 +828,27 @@ class Simplifier : public ExprMutator {
   }
 
  private:
+  // Sets map[var] = value for its lifetime, then restores the previous entry.
+  struct ScopedInline {
+    ScopedInline(std::unordered_map<const Object*, PrimExpr>* map, const Object* var, PrimExpr value)
+        : map_(map), var_(var) {
+      auto it = map->find(var);
+      if (it != map->end()) saved_ = it->second, had_ = true;
+      (*map)[var] = std::move(value);
+    }
+    ~ScopedInline() {
+      if (had_) (*map_)[var_] = saved_;
+      else map_->erase(var_);
+    }
+    std::unordered_map<const Object*, PrimExpr>* map_;
+    const Object* var_;
+    PrimExpr saved_;
+    bool had_ = false;
+  };
+
   Analyzer* analyzer_;
+  // Variables of enclosing trivial Lets -> their value (undefined: hidden by an inner Let).
+  std::unordered_map<const Object*, PrimExpr> inlined_lets_;
 };
 
 }  // namespace

@@ -247,3 +247,36 @@ def test_affine_int_sets_are_exact(setup):
         values = [evaluate(e, env) for env in pts]
         s = ana.int_set(e, dom)
         assert (s.min_value.value, s.max_value.value) == (min(values), max(values)), str(e)
+
+
+def _lets_case():
+    x, y = tir.Var("x", "int32"), tir.Var("y", "int32")
+    v = tir.Var("v", "int32")
+    return x, y, v, [
+        # trivial value inlined
+        tir.Let(v, y, v * 2 + x),
+        tir.Let(v, tir.IntImm("int32", 3), v * x - v),
+        # a non-trivial inner Let of the same variable hides the outer trivial binding
+        tir.Let(v, tir.IntImm("int32", 5), v + tir.Let(v, x * y + 1, v * v)),
+        # a trivial inner Let of the same variable overrides, then the outer one is back
+        tir.Let(v, x, tir.Let(v, tir.IntImm("int32", 7), v + 1) + v),
+        # unused after simplification: dropped
+        tir.Let(v, x * y + 1, v - v + x),
+    ]
+
+
+@pytest.mark.parametrize("index", range(5))
+def test_simplify_let_forms_preserve_values(index):
+    """Let inlining and scoping (shadowing, overriding, unused) against the evaluator."""
+    x, y, v, cases = _lets_case()
+    e = cases[index]
+    r = arith.Analyzer().simplify(e)
+    for xv, yv in itertools.product(range(-3, 4), repeat=2):
+        assert evaluate(r, {"x": xv, "y": yv}) == evaluate(e, {"x": xv, "y": yv}), (e, r)
+
+
+def test_simplify_drops_an_unused_let_and_inlines_constants():
+    x, y, v, cases = _lets_case()
+    assert not isinstance(arith.Analyzer().simplify(cases[4]), tir.Let)
+    r = arith.Analyzer().simplify(cases[1])
+    tvm.ir.assert_structural_equal(r, x * 3 - 3)
