@@ -288,6 +288,36 @@ class Simplifier : public ExprMutator {
   }
 
   // ---- division by a positive constant ---------------------------------
+  // r == c * (quotient terms) + m with every coefficient of m in [0, c):
+  // when m's bounds lie in one interval [k * c, k * c + c), floordiv(r, c)
+  // is the quotient terms + k. Returns them and k (nullopt otherwise, or
+  // when no coefficient reaches c).
+  std::optional<std::pair<Sum, int64_t>> ReduceModulo(const Sum& r, int64_t c) {
+    Sum quot(r.dtype), m(r.dtype);
+    bool any = false;
+    for (const Term& term : r.terms) {
+      int64_t fd = FloorDivInt(term.coeff, c);
+      any = any || fd != 0;
+      quot.AddTerm(term.atom, fd);
+      m.AddTerm(term.atom, term.coeff - fd * c);
+    }
+    int64_t fb = FloorDivInt(r.base, c);
+    quot.AddBase(fb);
+    m.AddBase(r.base - fb * c);
+    if (!any || quot.overflow || m.overflow) return std::nullopt;
+    int64_t lo = m.base, hi = m.base;
+    if (!m.IsConst()) {
+      std::optional<PrimExpr> e = FromSum(m);
+      if (!e) return std::nullopt;
+      BoundEntry b = Bound(*e);
+      if (IsInfBound(b.min_value) || IsInfBound(b.max_value)) return std::nullopt;
+      lo = b.min_value;
+      hi = b.max_value;
+    }
+    if (FloorDivInt(lo, c) != FloorDivInt(hi, c)) return std::nullopt;
+    return std::make_pair(quot, FloorDivInt(lo, c));
+  }
+
   // r = g * big + small with g | c, g > 1 and small within [0, g) (so
   // floordiv(r, c) == floordiv(big, c / g) and floormod(r, c) ==
   // g * floormod(big, c / g) + small): big gathers the terms whose
@@ -356,6 +386,14 @@ class Simplifier : public ExprMutator {
       return SumOr(q, fallback);
     }
     if (ProveInRange(*r_expr, Const(t, c))) return SumOr(q, fallback);
+    // Coefficients reduced modulo c (x * 360 // 16 == x * 22 + x * 8 // 16),
+    // taken when the reduced remainder then lies in one quotient interval.
+    if (auto reduced = ReduceModulo(r, c)) {
+      Sum q2 = q;
+      q2.AddSum(reduced->first, 1);
+      q2.AddBase(reduced->second);
+      return SumOr(q2, fallback);
+    }
     if (auto split = SplitByFactor(r, c)) {
       std::optional<PrimExpr> big = FromSum(split->big);
       if (big && !split->big.overflow && !split->small.overflow) {
@@ -412,6 +450,12 @@ class Simplifier : public ExprMutator {
       return SumOr(r, fallback);
     }
     if (ProveInRange(*r_expr, Const(t, c))) return *r_expr;
+    if (auto reduced = ReduceModulo(r, c)) {
+      Sum rest = r;
+      rest.AddSum(reduced->first, -c);
+      rest.AddBase(-reduced->second * c);
+      return SumOr(rest, fallback);
+    }
     ModularEntry m = analyzer_->modular_set.Eval(*r_expr);
     if (m.coeff % c == 0) return Const(t, FloorModInt(m.base, c));
     if (auto split = SplitByFactor(r, c)) {

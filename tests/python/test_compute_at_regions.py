@@ -163,3 +163,57 @@ def test_compute_at_symbolic_clip_not_taken():
     f(tvm.nd.array(a), c)
     b = a + 1
     np.testing.assert_allclose(c.numpy(), np.where(np.arange(16) < 15, b + np.append(b[1:], b[15]), b))
+
+
+def test_coefficients_reduced_modulo_the_divisor():
+    ana = tvm.arith.Analyzer()
+    x = tir.Var("x", "int32")
+    ana.bind(x, tvm.ir.Range(0, 2))
+    assert str(ana.simplify((x * 360) // 16)) == "x * 22"
+    assert str(ana.simplify((x * 360 + 359) // 16 + 1 - (x * 360) // 16)) == "23"
+    assert str(ana.simplify((x * 360 + 359) % 16)) == "x * 8 + 7"
+    for e in [(x * 360) // 16, (x * 360 + 359) // 16, (x * 360 + 359) % 16, (x * 37 - 5) // 16, (x * 37 - 5) % 16]:
+        s = ana.simplify(e)
+        for v in range(2):
+            assert _eval(s, v) == _eval(e, v), (e, s, v)
+    free = tvm.arith.Analyzer()  # unbounded x: x * 8 // 16 cannot be resolved, nothing is split
+    assert str(free.simplify((x * 17) // 16)) == "x * 17 // 16"
+
+
+@T.prim_func
+def _channel_groups(X: T.Buffer((720,), "float32"), Y: T.Buffer((720,), "float32")):
+    B = T.alloc_buffer((45,))
+    for i in range(45):
+        with T.block("init"):
+            vi = T.axis.remap("S", [i])
+            B[vi] = T.Cast("float32", vi)
+    for c_o, c_i in T.grid(2, 360):
+        with T.block("compute"):
+            cc = T.axis.spatial(720, c_o * 360 + c_i)
+            Y[cc] = X[cc] + B[cc // 16]
+
+
+@T.prim_func
+def _channel_groups_after(X: T.Buffer((720,), "float32"), Y: T.Buffer((720,), "float32")):
+    B = T.alloc_buffer((45,))
+    for c_o in range(2):
+        for ax0 in range(23):
+            with T.block("init"):
+                vi = T.axis.spatial(45, c_o * 22 + ax0)
+                B[vi] = T.Cast("float32", vi)
+        for c_i in range(360):
+            with T.block("compute"):
+                cc = T.axis.spatial(720, c_o * 360 + c_i)
+                Y[cc] = X[cc] + B[cc // 16]
+
+
+def test_compute_at_channel_groups_not_dividing_the_tile():
+    # 360 channels per tile, 16 per group: tile 1 needs groups 22..44 (group 22 straddles both tiles)
+    sch = tir.Schedule(_channel_groups)
+    sch.compute_at(sch.get_block("init"), sch.get_loops(sch.get_block("compute"))[0])
+    tvm.ir.assert_structural_equal(sch.mod["main"].body, _channel_groups_after.body, map_free_vars=True)
+    f = tvm.build(sch.mod)
+    x = np.arange(720, dtype="float32")
+    y = tvm.nd.array(np.zeros(720, "float32"))
+    f(tvm.nd.array(x), y)
+    np.testing.assert_array_equal(y.numpy(), x + np.arange(720) // 16)
