@@ -318,6 +318,77 @@ class Simplifier : public ExprMutator {
   }
 
   // ---- division by a positive constant ---------------------------------
+  // r == c * (quotient terms) + m with every coefficient of m in [0, c):
+  // when m's bounds lie in one interval [k * c, k * c + c), floordiv(r, c)
+  // is the quotient terms + k. Returns them and k (nullopt otherwise, or
+  // when no coefficient reaches c).
+  std::optional<std::pair<Sum, int64_t>> ReduceModulo(const Sum& r, int64_t c) {
+    Sum quot(r.dtype), m(r.dtype);
+    bool any = false;
+    for (const Term& term : r.terms) {
+      int64_t fd = FloorDivInt(term.coeff, c);
+      any = any || fd != 0;
+      quot.AddTerm(term.atom, fd);
+      m.AddTerm(term.atom, term.coeff - fd * c);
+    }
+    int64_t fb = FloorDivInt(r.base, c);
+    quot.AddBase(fb);
+    m.AddBase(r.base - fb * c);
+    if (!any || quot.overflow || m.overflow) return std::nullopt;
+    int64_t lo = m.base, hi = m.base;
+    if (!m.IsConst()) {
+      std::optional<PrimExpr> e = FromSum(m);
+      if (!e) return std::nullopt;
+      BoundEntry b = Bound(*e);
+      if (IsInfBound(b.min_value) || IsInfBound(b.max_value)) return std::nullopt;
+      lo = b.min_value;
+      hi = b.max_value;
+    }
+    if (FloorDivInt(lo, c) != FloorDivInt(hi, c)) return std::nullopt;
+    return std::make_pair(quot, FloorDivInt(lo, c));
+  }
+
+  // r = g * big + small with g | c, g > 1 and small within [0, g) (so
+  // floordiv(r, c) == floordiv(big, c / g) and floormod(r, c) ==
+  // g * floormod(big, c / g) + small): big gathers the terms whose
+  // coefficient shares a factor with c. (x * 8 + 7) // 16 == x // 2.
+  struct FactorSplit {
+    int64_t g = 1;
+    Sum big, small;
+    explicit FactorSplit(DataType t) : big(t), small(t) {}
+  };
+  std::optional<FactorSplit> SplitByFactor(const Sum& r, int64_t c) {
+    int64_t g = c;
+    bool any = false;
+    for (const Term& term : r.terms) {
+      if (Gcd(term.coeff, c) > 1) {
+        g = Gcd(g, term.coeff);
+        any = true;
+      }
+    }
+    if (!any || g <= 1) return std::nullopt;
+    FactorSplit out(r.dtype);
+    out.g = g;
+    for (const Term& term : r.terms) {
+      if (term.coeff % g == 0) out.big.AddTerm(term.atom, term.coeff / g);
+      else out.small.AddTerm(term.atom, term.coeff);
+    }
+    out.small.AddBase(r.base);
+    if (out.small.IsConst() && out.small.base % g == 0) return std::nullopt;  // the common-factor step does it
+    int64_t lo = out.small.base, hi = out.small.base;
+    if (!out.small.IsConst()) {
+      std::optional<PrimExpr> e = FromSum(out.small);
+      if (!e) return std::nullopt;
+      BoundEntry b = Bound(*e);
+      if (IsInfBound(b.min_value) || IsInfBound(b.max_value)) return std::nullopt;
+      lo = b.min_value;
+      hi = b.max_value;
+    }
+    // Only small within [0, g), as TVM's rewrite rules (other k would be sound but unlike TVM's forms).
+    if (lo < 0 || hi >= g) return std::nullopt;
+    return out;
+  }
+
   PrimExpr SimplifyFloorDiv(const PrimExpr& a, int64_t c) {
     DataType t = a.dtype();
     PrimExpr fallback = FloorDiv(a, Const(t, c));
@@ -345,6 +416,21 @@ class Simplifier : public ExprMutator {
       return SumOr(q, fallback);
     }
     if (ProveInRange(*r_expr, Const(t, c))) return SumOr(q, fallback);
+    // Coefficients reduced modulo c (x * 360 // 16 == x * 22 + x * 8 // 16),
+    // taken when the reduced remainder then lies in one quotient interval.
+    if (auto reduced = ReduceModulo(r, c)) {
+      Sum q2 = q;
+      q2.AddSum(reduced->first, 1);
+      q2.AddBase(reduced->second);
+      return SumOr(q2, fallback);
+    }
+    if (auto split = SplitByFactor(r, c)) {
+      std::optional<PrimExpr> big = FromSum(split->big);
+      if (big && !split->big.overflow && !split->small.overflow) {
+        q.AddTerm(SimplifyFloorDiv(*big, c / split->g), 1);
+        return SumOr(q, fallback);
+      }
+    }
     // Common factor of the remainder and the divisor.
     int64_t g = c;
     for (const Term& term : r.terms) g = Gcd(g, term.coeff);
@@ -394,8 +480,22 @@ class Simplifier : public ExprMutator {
       return SumOr(r, fallback);
     }
     if (ProveInRange(*r_expr, Const(t, c))) return *r_expr;
+    if (auto reduced = ReduceModulo(r, c)) {
+      Sum rest = r;
+      rest.AddSum(reduced->first, -c);
+      rest.AddBase(-reduced->second * c);
+      return SumOr(rest, fallback);
+    }
     ModularEntry m = analyzer_->modular_set.Eval(*r_expr);
     if (m.coeff % c == 0) return Const(t, FloorModInt(m.base, c));
+    if (auto split = SplitByFactor(r, c)) {
+      std::optional<PrimExpr> big = FromSum(split->big);
+      if (big && !split->big.overflow && !split->small.overflow) {
+        Sum out = split->small;
+        out.AddTerm(SimplifyFloorMod(*big, c / split->g), split->g);
+        return SumOr(out, fallback);
+      }
+    }
     int64_t g = c;
     for (const Term& term : r.terms) g = Gcd(g, term.coeff);
     g = Gcd(g, r.base);

@@ -16,6 +16,8 @@ pytest_plugins = ["fixed_point_plugin"]
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "requires_gpu: skip unless a CUDA device is usable (tvm.cuda(0).exist)")
+    config.addinivalue_line("markers", "x86_vnni: needs a CPU with AVX512-VNNI (tvm.testing.requires_x86_vnni)")
+    config.addinivalue_line("markers", "x86_avx512: needs a CPU with AVX512-BW (tvm.testing.requires_x86_avx512)")
 
 
 def pytest_runtest_setup(item):

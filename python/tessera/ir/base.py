@@ -59,6 +59,16 @@ class Node(_core.Object):
     def astext(self, **kwargs):
         return self.script(**kwargs)
 
+    # Pickling and copy.deepcopy go through JSON (as TVM): a restored node is
+    # a deep copy, with fresh variables and buffers.
+    def __getstate__(self):
+        return {"handle": save_json(self)}
+
+    def __setstate__(self, state):
+        if not isinstance(state, dict) or not isinstance(state.get("handle"), str):
+            raise TypeError("Node.__setstate__ expects the dict of __getstate__ ({'handle': json})")
+        self.__init_handle_by_constructor__(_ffi_api.LoadJSON, state["handle"])
+
     def __str__(self):
         return repr(self)
 

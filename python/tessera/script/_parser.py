@@ -13,6 +13,30 @@ import types
 
 _NAMESPACE_TAG = "__tessera_ns__:"
 _UNSUPPORTED_TAG = "__tessera_unsupported__:"
+# The C++ parser passes a host function's keyword arguments after this tag,
+# as name, value pairs (packed functions take positional arguments only).
+_KWARGS_TAG = "__tessera_kwargs__"
+
+
+def _host_function(func):
+    """``func`` as the parser calls it: keyword arguments unpacked from after
+    _KWARGS_TAG, and a function it returns wrapped the same way."""
+
+    def call(*args):
+        kwargs = {}
+        for i, a in enumerate(args):
+            if isinstance(a, str) and a == _KWARGS_TAG:
+                rest = args[i + 1:]
+                kwargs = {str(rest[j]): rest[j + 1] for j in range(0, len(rest), 2)}
+                args = args[:i]
+                break
+        result = func(*args, **kwargs)
+        if isinstance(result, (types.FunctionType, types.MethodType)):
+            return _host_function(result)
+        return result
+
+    call.__name__ = getattr(func, "__name__", "host_function")
+    return call
 
 # Python modules the parser treats as TVMScript namespaces.
 _MODULE_PATHS = {
@@ -81,7 +105,7 @@ def _to_script_value(value, depth=0):
 
         return nd.array(value)  # R.const(np_array): a tensor constant
     if isinstance(value, (types.FunctionType, types.MethodType)):
-        return value  # a host function: TVMScript calls it while parsing (as a PackedFunc)
+        return _host_function(value)  # a host function: TVMScript calls it while parsing (as a PackedFunc)
     if depth < 8 and isinstance(value, (tuple, list)):
         return [_to_script_value(v, depth + 1) for v in value]
     if depth < 8 and isinstance(value, dict):

@@ -38,6 +38,29 @@ def prim_func(func=None, private=False, check_well_formed=True, global_var=None)
 
 prim_func.__tessera_script_path__ = "T.prim_func"
 
+def _scalar_type(dtype):
+    """``T.<dtype>(value)`` outside TVMScript, as TVM: the constant (or the
+    cast of an expression) of that dtype; other uses stay placeholders."""
+
+    def make(value=None, *args, **kwargs):
+        from .. import tir  # pylint: disable=import-outside-toplevel
+
+        if value is None or args or kwargs:
+            return Placeholder(f"T.{dtype}(...)")
+        if isinstance(value, tir.PrimExpr):
+            return value if str(value.dtype) == dtype else tir.Cast(dtype, value)
+        return tir.const(value, dtype)
+
+    make.__name__ = dtype
+    make.__tessera_script_path__ = f"T.{dtype}"
+    return make
+
+
+for _dtype in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
+               "float32", "float64", "bfloat16"):
+    globals()[_dtype] = _scalar_type(_dtype)
+del _dtype
+
 Buffer = Placeholder("T.Buffer")
 handle = Placeholder("T.handle")
 

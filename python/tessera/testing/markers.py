@@ -67,6 +67,17 @@ def _feature(name, long_name, available=_never, parents=(), reason=None):
     return Feature(name, long_name, available, reason=reason, parents=parents)
 
 
+def _cpu_flags():
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
 _gpu = _feature("gpu", "a GPU", _cuda_exists, reason="no GPU is available")
 _cuda = _feature("cuda", "CUDA", _cuda_exists, reason="no CUDA device is available")
 FEATURES = {
@@ -89,8 +100,11 @@ FEATURES = {
     "hexagon": _feature("hexagon", "Hexagon"),
     "arm_dot": _feature("arm_dot", "Arm dot-product instructions"),
     "aarch64_sve": _feature("aarch64_sve", "AArch64 SVE"),
-    "x86_vnni": _feature("x86_vnni", "x86 VNNI"),
-    "x86_avx512": _feature("x86_avx512", "x86 AVX-512"),
+    # the CPU's own instructions (tensor_intrin.x86's intrinsics build for LLVM)
+    "x86_vnni": _feature("x86_vnni", "x86 VNNI", lambda: "avx512_vnni" in _cpu_flags(),
+                         reason="the CPU has no AVX512-VNNI"),
+    "x86_avx512": _feature("x86_avx512", "x86 AVX-512", lambda: {"avx512f", "avx512bw"} <= _cpu_flags(),
+                           reason="the CPU has no AVX512-BW"),
     "cmsisnn": _feature("cmsisnn", "CMSIS-NN"),
     "ethosn": _feature("ethosn", "Arm Ethos-N"),
     "ethosu": _feature("ethosu", "Arm Ethos-U"),

@@ -14,7 +14,7 @@ from .op import *  # noqa: F401,F403
 from . import op
 from . import _ffi_api
 from . import schedule
-from .schedule import Schedule, BlockRV, LoopRV, Trace, Instruction
+from .schedule import Schedule, BlockRV, LoopRV, Trace, Instruction, ScheduleState
 from . import stmt_functor
 from .tensor_intrin import TensorIntrin
 

@@ -51,11 +51,16 @@ class BlockLowerer : public StmtExprMutator {
       const BufferRegion& src = m->source;
       std::vector<Range> region;
       for (Range r : src->region) region.push_back(Range::FromMinExtent(VisitExpr(r->min), VisitExpr(r->extent)));
-      if (target->shape.size() != src->region.size()) {
+      // A buffer of lower rank matches the trailing dimensions of a region
+      // whose leading ones have extent 1 (what tensorize makes).
+      size_t lead = src->region.size() - std::min(src->region.size(), target->shape.size());
+      bool unit_lead = target->shape.size() <= src->region.size();
+      for (size_t d = 0; d < lead && unit_lead; ++d) unit_lead = IsConstInt(region[d]->extent, 1);
+      if (!unit_lead) {
         TESSERA_THROW(NotImplementedError)
             << "block " << block->name_hint << ": match_buffer " << target->name << " has " << target->shape.size()
-            << " dimensions but matches a " << src->region.size() << "-dimensional region; only rank-preserving "
-            << "match_buffer is supported by code generation";
+            << " dimensions but matches a " << src->region.size() << "-dimensional region; code generation supports "
+            << "a match_buffer of lower rank only when the region's leading dimensions have extent 1";
       }
       Buffer source = VisitBufferUse(src->buffer);
       matches_[target.get()] = MatchInfo{source, Array<Range>(region)};
@@ -70,10 +75,10 @@ class BlockLowerer : public StmtExprMutator {
         if (sv == nullptr) continue;
         PrimExpr stride;
         if (!source->strides.empty()) {
-          stride = source->strides[d];
+          stride = source->strides[d + lead];
         } else {
           stride = IntImm(DataType::Int(32), 1);
-          for (size_t k = d + 1; k < source->shape.size(); ++k) stride = mul(stride, source->shape[k]);
+          for (size_t k = d + lead + 1; k < source->shape.size(); ++k) stride = mul(stride, source->shape[k]);
         }
         var_map_[sv] = cast(sv->dtype, stride);
       }
@@ -144,7 +149,9 @@ class BlockLowerer : public StmtExprMutator {
  private:
   static Array<PrimExpr> Offset(const MatchInfo& m, const Array<PrimExpr>& idx) {
     std::vector<PrimExpr> out;
-    for (size_t i = 0; i < idx.size(); ++i) out.push_back(add(m.region[i]->min, idx[i]));
+    const size_t lead = m.region.size() - idx.size();  // leading dimensions of extent 1
+    for (size_t i = 0; i < lead; ++i) out.push_back(m.region[i]->min);
+    for (size_t i = 0; i < idx.size(); ++i) out.push_back(add(m.region[lead + i]->min, idx[i]));
     return Array<PrimExpr>(out);
   }
 

@@ -3,5 +3,7 @@ from ...error import ScheduleError
 from .schedule import Schedule, BlockRV, LoopRV
 from .instruction import Instruction, InstructionKind
 from .trace import Trace
+from .state import ScheduleState, StmtSRef
 
-__all__ = ["Schedule", "BlockRV", "LoopRV", "Trace", "Instruction", "InstructionKind", "ScheduleError"]
+__all__ = ["Schedule", "BlockRV", "LoopRV", "Trace", "Instruction", "InstructionKind", "ScheduleError",
+           "ScheduleState", "StmtSRef"]

@@ -341,9 +341,16 @@ Any Evaluator::EvalCall(const ast::Expr& e) {
   if (Dialect* d = DialectRegistry::Global().Owner(callee)) return d->CallValue(*this, callee, call);
   if (const auto* f = callee.as<PackedFuncObj>()) {
     // A function of the caller's (a Python function in scope): called while
-    // parsing, as TVM's parser does, with the evaluated arguments.
-    if (!call.kwargs.empty()) Error(call.kwarg_pos[0], "keyword arguments cannot be passed to a host function");
+    // parsing, as TVM's parser does, with the evaluated arguments; keyword
+    // arguments follow a tag as name, value pairs (script/_parser.py unpacks them).
     std::vector<Any> args = call.args;
+    if (!call.kwargs.empty()) {
+      args.push_back(Any(String("__tessera_kwargs__")));
+      for (const auto& [name, value] : call.kwargs) {
+        args.push_back(Any(String(name)));
+        args.push_back(value);
+      }
+    }
     PackedFunc func = GetRef<PackedFunc>(f);
     return Guard(e.pos, [&] { return func.CallPacked(PackedArgs(args.data(), static_cast<int>(args.size()))); });
   }

@@ -229,6 +229,7 @@ class TensorizeMatcher {
       }
       vars_[df->loop_var.get()] = tf->loop_var;
       inner_vars_.insert(tf->loop_var.get());
+      ana_->Bind(tf->loop_var, Range::FromMinExtent(tf->min, tf->extent), true);
       return Stmts(df->body, tf->body);
     }
     if (const auto* dr = d.as<BlockRealizeNode>()) {
@@ -244,6 +245,7 @@ class TensorizeMatcher {
         }
         vars_[a->var.get()] = b->var;
         inner_vars_.insert(b->var.get());
+        ana_->Bind(b->var, b->dom, true);
         if (!Exprs(dr->iter_values[i], tr->iter_values[i])) return false;
       }
       if (db->init && !Stmts(*db->init, *tb->init)) return false;
@@ -263,7 +265,35 @@ class TensorizeMatcher {
     return Fail("unsupported statement " + d->GetTypeKey() + " in the intrinsic description");
   }
 
+  // Structurally, or else (integer arithmetic over mapped variables only) by
+  // value under the iterators' ranges: the block's `(o * 8 + i) % 8` matches
+  // the description's `i` (TVM simplifies the blockized body instead).
   bool Exprs(const PrimExpr& d, const PrimExpr& t) {
+    std::string saved = reason;
+    if (ExprsStructural(d, t)) return true;
+    if (!d.dtype().is_int() || d.dtype() != t.dtype()) return false;
+    bool pure = true;
+    PostOrderVisit(d, [&](const ObjectRef& n) {
+      if (const auto* v = n.as<VarNode>()) {
+        if (!vars_.count(v)) pure = false;
+      } else if (n.as<BufferLoadNode>() || n.as<CallNode>()) {
+        pure = false;
+      }
+    });
+    if (!pure || !ana_->CanProveEqual(MapVars(d), t)) return false;
+    reason = saved;
+    return true;
+  }
+
+  PrimExpr MapVars(const PrimExpr& e) const {
+    return Substitute(e, [&](const Var& v) -> std::optional<PrimExpr> {
+      auto it = vars_.find(v.get());
+      if (it == vars_.end()) return std::nullopt;
+      return it->second;
+    });
+  }
+
+  bool ExprsStructural(const PrimExpr& d, const PrimExpr& t) {
     if (d.dtype() != t.dtype()) return Fail("dtypes differ: " + d.dtype().str() + " vs " + t.dtype().str());
     if (const auto* dv = d.as<VarNode>()) {
       auto it = vars_.find(dv);
@@ -302,14 +332,19 @@ class TensorizeMatcher {
     if (db->scope != tb->scope) {
       return Fail("buffer " + tb->name + " is in scope \"" + tb->scope + "\" but the intrinsic expects \"" + db->scope + "\"");
     }
-    if (di.size() != ti.size()) return Fail("buffer " + tb->name + " is indexed with a different rank");
+    // As TVM: a description buffer of lower rank matches the trailing
+    // dimensions; the leading ones are fixed (extent 1) by the outer iterators.
+    if (di.size() > ti.size()) return Fail("buffer " + tb->name + " is indexed with a lower rank than the intrinsic's");
+    const size_t lead = ti.size() - di.size();
     std::vector<PrimExpr> offsets;
-    for (size_t i = 0; i < di.size(); ++i) {
-      PrimExpr mapped = Substitute(di[i], [&](const Var& v) -> std::optional<PrimExpr> {
-        auto it = vars_.find(v.get());
-        if (it == vars_.end()) return std::nullopt;
-        return it->second;
-      });
+    for (size_t i = 0; i < ti.size(); ++i) {
+      PrimExpr mapped = i < lead ? IntImm(ti[i].dtype(), 0)
+                                 : Substitute(di[i - lead], [&](const Var& v) -> std::optional<PrimExpr> {
+                                     auto it = vars_.find(v.get());
+                                     if (it == vars_.end()) return std::nullopt;
+                                     return it->second;
+                                   });
+      if (mapped.dtype() != ti[i].dtype()) mapped = cast(ti[i].dtype(), mapped);
       PrimExpr off = ana_->Simplify(sub(ti[i], mapped));
       for (const VarNode* iv : inner_vars_) {
         if (UsesVar(off, iv)) return Fail("the index of " + tb->name + " does not have the intrinsic's pattern");
@@ -380,8 +415,12 @@ PrimFunc Tensorize(const PrimFunc& func, const BlockLocation& loc, const TensorI
       ThrowScheduleError(prim, "the intrinsic's buffer " + (*db)->name + " is not used by its description", func);
     }
     std::vector<Range> region;
-    for (size_t d = 0; d < (*db)->shape.size(); ++d) {
-      region.push_back(Range::FromMinExtent(it->second.offsets[d], (*db)->shape[d]));
+    const size_t rank = it->second.offsets.size(), lead = rank - (*db)->shape.size();
+    for (size_t d = 0; d < rank; ++d) {
+      PrimExpr off = it->second.offsets[d];
+      PrimExpr extent = d < lead ? IntImm(off.dtype(), 1) : (*db)->shape[d - lead];
+      if (extent.dtype() != off.dtype()) extent = cast(off.dtype(), extent);
+      region.push_back(Range::FromMinExtent(off, extent));
     }
     matches.push_back(MatchBufferRegion(*ib, BufferRegion(it->second.target, Array<Range>(region))));
   }
@@ -389,6 +428,8 @@ PrimFunc Tensorize(const PrimFunc& func, const BlockLocation& loc, const TensorI
   auto* n = b.CopyOnWrite();
   n->body = impl_root->block->body;
   n->match_buffers = Array<MatchBufferRegion>(matches);
+  // As TVM: the annotations of the implementation's block join the block's.
+  for (const auto& [key, value] : impl_root->block->annotations.items()) n->annotations.Set(key, value);
   return ReplaceInFunc(func, block, b);
 }
 

@@ -144,6 +144,17 @@ Stmt MakeNestForRegion(const std::string& primitive, const PrimFunc& func, const
       }
       PrimExpr lo = region[d].min(), hi = region[d].max();
       DataType t = lo.dtype();
+      // As TVM, the region clipped to the buffer's extent replaces it when
+      // that is provably smaller (a static bound; a symbolic clip is not taken).
+      if (d < access->buffer->shape.size()) {
+        PrimExpr last = sub(access->buffer->shape[d], IntImm(access->buffer->shape[d].dtype(), 1));
+        if (last.dtype() != t) last = cast(t, last);
+        PrimExpr clo = ana->Simplify(max(lo, IntImm(t, 0))), chi = ana->Simplify(min(hi, last));
+        if (ana->CanProve(less(sub(chi, clo), sub(hi, lo)))) {
+          lo = clo;
+          hi = chi;
+        }
+      }
       PrimExpr vlo, vhi;
       if (coeff == 1) {
         vlo = sub(lo, IntImm(t, offset));
