@@ -223,7 +223,7 @@ def test_malformed_trace_json_is_a_value_error():
         Trace.from_json("{not json")
     with pytest.raises(ValueError, match="malformed trace JSON"):
         Trace.from_json({"insts": [["Split"]], "decisions": []})
-    with pytest.raises(ValueError, match="TransformLayout needs 3 attributes"):
+    with pytest.raises(ValueError, match="TransformLayout needs 3 or 5 attributes"):
         Trace.from_json({"insts": [["TransformLayout", [{"rv": "b0"}], [True, 0], []]], "decisions": []})
 
 

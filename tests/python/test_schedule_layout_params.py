@@ -2,7 +2,7 @@
 buffer in the signature takes the new shape, so callers pass arrays in the
 new layout), for read and write buffers, checked against NumPy, with its
 Python and JSON trace replay. pad_value is checked as TVM does and has no
-effect on a map that needs no padding; padding itself is refused clearly."""
+effect on a map that needs no padding (padding: test_schedule_layout_padding.py)."""
 import numpy as np
 import pytest
 
@@ -44,10 +44,12 @@ def test_write_parameter_transposed():
     verify_trace_roundtrip(sch, scale)
 
 
-def test_pad_value_refused():
+def test_padding_without_pad_value_refused():
     sch = tvm.tir.Schedule(scale)
-    with pytest.raises(NotImplementedError, match="pad_value"):
-        sch.transform_layout("B", ("read", 0), lambda i, j: (i // 3, j, i % 3), pad_value=0.0)
+    before = sch.mod
+    with pytest.raises(tvm.tir.ScheduleError, match="pass pad_value"):
+        sch.transform_layout("B", ("read", 0), lambda i, j: (i // 3, j, i % 3))
+    assert sch.mod.same_as(before)
 
 
 def test_pad_value_without_padding_changes_nothing():
@@ -77,7 +79,10 @@ def test_assume_injective_transform_accepted():
     sch.transform_layout("B", ("read", 0), lambda i, j: (j, i), assume_injective_transform=True)
     a = np.random.rand(16, 8).astype("float32")
     np.testing.assert_allclose(_call(sch.mod, a.T.copy(), (16, 8)), a * 2, rtol=1e-6)
-    with pytest.raises(tvm.tir.ScheduleError, match="bijective"):  # still proven, padding or not
-        sch.transform_layout("B", ("write", 0), lambda i, j: (i // 3, j, i % 3), assume_injective_transform=True)
+    # As TVM: with assume_injective_transform the buffer is padded (6 x 8 x 3)
+    # without analysis; the loops still write only the 16 x 8 valid elements.
+    sch.transform_layout("B", ("write", 0), lambda i, j: (i // 3, j, i % 3), assume_injective_transform=True)
+    out = _call(sch.mod, a.T.copy(), (6, 8, 3))
+    np.testing.assert_allclose(out.transpose(0, 2, 1).reshape(18, 8)[:16], a * 2, rtol=1e-6)
     with pytest.raises(TypeError):
         sch.transform_layout("B", ("write", 0), lambda i, j: (j, i), assume_injective_transform="yes")

@@ -70,7 +70,7 @@ def _get_block(name, rv):
 def test_trace_construction_append_pop():
     b0, l1 = BlockRV(), LoopRV()
     trace = Trace([_get_block("B", b0), Instruction("GetLoops", [b0], [], [l1])], {})
-    assert trace.as_python() == ['b0 = sch.get_block(name="B", func_name="main")', "(l1,) = sch.get_loops(block=b0)"]
+    assert trace.as_python() == ['b0 = sch.get_block(name="B", func_name="main")', "l1, = sch.get_loops(block=b0)"]
     trace.append(_get_block("C", BlockRV()))
     assert len(trace.insts) == 3 and str(trace).endswith('b2 = sch.get_block(name="C", func_name="main")')
     last = trace.insts[-1]

@@ -107,7 +107,6 @@ PRIMITIVES = ["split", "fuse", "reorder", "parallel", "vectorize", "unroll", "co
               "transform_layout", "sample_compute_location", "rfactor", "storage_align", "get_output_blocks", "reorder_block_iter_var", "unsafe_set_dtype",
               "reindex", "transform_block_layout", "pad_einsum",
               "merge", "sample_partitioned_tile", "loop_partition"]
-
 # The least share of tries that must succeed, per primitive. The generator only
 # draws arguments that can be legal, so a working primitive succeeds far more
 # often than this; each floor sits at about half the rate measured when it was
@@ -148,7 +147,10 @@ MIN_SUCCESS_RATE = {
     # Reduction blocks with an init, loops at or above the first reduction loop. 100%
     "decompose_reduction": 0.7,
     # Intermediate 2-d buffers only. 100%
-    "transform_layout": 0.7,
+    # Half of the tries pad instead: intermediate 1-d or 2-d buffers of
+    # constant shape, one axis split by 3, 5, 7 or 8 (mostly padding it), a
+    # constant or index-dependent pad_value. 90%
+    "transform_layout": 0.6,
     # Always legal ("root" leaves the block in place). 100%
     "sample_compute_location": 0.9,
     # Reduction blocks with an init, loops feeding reduction iterators only:
@@ -315,13 +317,27 @@ def random_step(sch, rng, op):
                     break  # loops at or above the first reduction loop
         name, lp = _pick(rng, cands)
         sch.decompose_reduction(blocks[name], lp)
-    elif op == "transform_layout":
+    elif op == "transform_layout" and rng.random() < 0.5:
         cands = [(n, kind, i) for n in names for kind in ("read", "write")
                  for i, r in enumerate(getattr(realizes[n].block, kind + "s"))
                  if any(r.buffer.same_as(b) for b in inter) and len(r.buffer.shape) == 2]
         name, kind, index = _pick(rng, cands)
         perm = rng.choice([lambda i, j: (j, i), lambda i, j: (i // 2, j, i % 2), lambda i, j: (i, j)])
         sch.transform_layout(blocks[name], (kind, index), perm)
+    elif op == "transform_layout":  # with padding
+        cands = [(n, kind, i) for n in names for kind in ("read", "write")
+                 for i, r in enumerate(getattr(realizes[n].block, kind + "s"))
+                 if any(r.buffer.same_as(b) for b in inter) and len(r.buffer.shape) in (1, 2)
+                 and all(isinstance(e, tir.IntImm) for e in r.buffer.shape)]
+        name, kind, index = _pick(rng, cands)
+        region = getattr(realizes[name].block, kind + "s")[index]
+        f = rng.choice([3, 5, 7, 8])
+        if len(region.buffer.shape) == 1:
+            index_map = lambda i: (i // f, i % f)
+        else:
+            index_map = rng.choice([lambda i, j: (i // f, j, i % f), lambda i, j: (i, j // f, j % f)])
+        pad = rng.choice([0.0, -1.0, lambda *idx: tir.Cast("float32", idx[0])])
+        sch.transform_layout(blocks[name], (kind, index), index_map, pad_value=pad)
     elif op == "rfactor":
         cands = [(n, lp) for n in names if realizes[n].block.init is not None
                  for lp in loops_of[n] if _feeds(realizes[n], loop_var(lp)) == {"R"}]

@@ -88,7 +88,7 @@ class ReplayTrace(SearchStrategy):
             if cand is None:
                 continue
             js = cand.sch.trace.as_json()
-            key = str(js["insts"])
+            key = str(js[0])  # TVM's trace JSON: [insts, decisions]
             traces.setdefault(key, js)
         if not traces:
             raise RuntimeError("ReplayTrace: every sample of the design space failed")
@@ -99,8 +99,7 @@ class ReplayTrace(SearchStrategy):
         for _ in range(max(1, n) * 8):
             if len(out) >= n:
                 break
-            js = dict(self.design[int(self.ctx.rng.integers(len(self.design)))])
-            js["decisions"] = []
+            js = [self.design[int(self.ctx.rng.integers(len(self.design)))][0], []]  # decisions re-sampled
             sch = Schedule(self.ctx.mod, seed=self._seed())
             try:
                 Trace.from_json(js).apply_to_schedule(sch)

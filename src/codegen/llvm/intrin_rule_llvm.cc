@@ -103,6 +103,11 @@ TESSERA_REGISTER_OP("tir.atan2").set_attr(kAttr, Libm("atan2"));
 TESSERA_REGISTER_OP("tir.exp10").set_attr(kAttr, Rule([](const CallNode* c) {
   return tir::cast(c->dtype, tir::pow(ElemConst(c->dtype, 10.0), c->args[0]));
 }));
+// T.assume(cond) is a fact for the simplifier only (transform_layout's
+// assumptions on padded inputs); as in TVM it costs nothing at run time.
+TESSERA_REGISTER_OP("tir.assume").set_attr(kAttr, Rule([](const CallNode*) -> PrimExpr {
+  return IntImm(DataType::Bool(), 1);
+}));
 TESSERA_REGISTER_OP("tir.fmod").set_attr(kAttr, Rule([](const CallNode* c) {
   return tir::truncmod(c->args[0], c->args[1]);
 }));

@@ -104,7 +104,7 @@ InstructionKindNode::FAsPython PythonCall(std::string method, std::vector<std::s
     if (decision) args.push_back("decision=" + *decision);
     std::string out;
     for (size_t i = 0; i < outputs.size(); ++i) out += (i ? ", " : "") + outputs[i];
-    if (returns_list && outputs.size() == 1) out = "(" + out + ",)";
+    if (returns_list && outputs.size() == 1) out += ",";  // as TVM: "l1, = sch.get_loops(...)"
     if (!out.empty()) out += " = ";
     out += "sch." + method + "(";
     for (size_t i = 0; i < args.size(); ++i) out += (i ? ", " : "") + args[i];

@@ -105,7 +105,8 @@ class Schedule : public ObjectRef {
   // stride % factor == offset (avoids shared-memory bank conflicts); recorded
   // as the block annotation "buffer_dim_align" and applied when lowering.
   void StorageAlign(const BlockRV& block, int buffer_index, int axis, int factor, int offset) const;
-  void TransformLayout(const BlockRV& block, bool is_write, int buffer_index, const IndexMap& index_map) const;
+  void TransformLayout(const BlockRV& block, bool is_write, int buffer_index, const IndexMap& index_map,
+                       const IndexMap& pad_value = IndexMap(), bool assume_injective = false) const;
   // A loop where compute_at(block, loop) is legal, or the "root" handle
   // (decision -1: leave the block where it is).
   LoopRV SampleComputeLocation(const BlockRV& block, const std::optional<int64_t>& decision) const;

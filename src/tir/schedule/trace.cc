@@ -47,10 +47,13 @@ class RVNamer {
   std::unordered_map<const Object*, std::string> names_;
 };
 
+// Random variables are written as their bare names ("b0", "l1", "v2"), as
+// TVM's Trace.as_json; the {"rv": name} objects of Tessera's earlier
+// dict-form traces are still read.
 nlohmann::json ToJSONValue(const Any& v, const std::unordered_map<const Object*, std::string>& names) {
   if (v.is_object()) {
     auto it = names.find(v.raw_object().get());
-    if (it != names.end()) return nlohmann::json{{"rv", it->second}};
+    if (it != names.end()) return it->second;
     if (const auto* s = v.as<StringObj>()) return s->data;
     if (const auto* a = v.as<ArrayObj>()) {
       nlohmann::json arr = nlohmann::json::array();
@@ -76,15 +79,23 @@ nlohmann::json ToJSONValue(const Any& v, const std::unordered_map<const Object*,
   }
 }
 
-Any FromJSONValue(const nlohmann::json& j, std::unordered_map<std::string, Any>& rvs) {
+// `resolve_names`: a string naming a random variable defined earlier is
+// that variable (instruction inputs and decisions; attributes stay strings).
+Any FromJSONValue(const nlohmann::json& j, std::unordered_map<std::string, Any>& rvs, bool resolve_names = false) {
   if (j.is_null()) return Any();
   if (j.is_boolean()) return Any(j.get<bool>());
   if (j.is_number_integer()) return Any(j.get<int64_t>());
   if (j.is_number()) return Any(j.get<double>());
-  if (j.is_string()) return Any(j.get<std::string>());
+  if (j.is_string()) {
+    if (resolve_names) {
+      auto it = rvs.find(j.get<std::string>());
+      if (it != rvs.end()) return it->second;
+    }
+    return Any(j.get<std::string>());
+  }
   if (j.is_array()) {
     std::vector<Any> out;
-    for (const auto& x : j) out.push_back(FromJSONValue(x, rvs));
+    for (const auto& x : j) out.push_back(FromJSONValue(x, rvs, resolve_names));
     return Any(Array<Any>(out));
   }
   if (j.is_object() && j.contains("map")) {
@@ -164,7 +175,7 @@ std::string Trace::ToJSON() const {
     insts.push_back({inst->kind->name, inputs, attrs, outputs});
     if (auto d = get()->GetDecision(inst)) decisions.push_back({idx, ToJSONValue(*d, names)});
   }
-  return nlohmann::json{{"insts", insts}, {"decisions", decisions}}.dump();
+  return nlohmann::json::array({insts, decisions}).dump();  // TVM's [insts, decisions]
 }
 
 Trace Trace::FromJSON(const std::string& text) {
@@ -178,20 +189,27 @@ Trace Trace::FromJSON(const std::string& text) {
   Trace trace = Trace::Empty();
   auto* n = trace.CopyOnWrite();
   try {
-  for (const auto& ij : j.at("insts")) {
+  // TVM's [insts, decisions], or the {"insts": ..., "decisions": ...} of
+  // traces Tessera wrote before (tuning databases on disk).
+  const bool is_list = j.is_array();
+  TESSERA_CHECK_OR_THROW(is_list ? j.size() == 2 : j.is_object(), ValueError)
+      << "malformed trace JSON: expected [insts, decisions]";
+  const nlohmann::json& insts_json = is_list ? j.at(0) : j.at("insts");
+  const nlohmann::json& decisions_json = is_list ? j.at(1) : j.at("decisions");
+  for (const auto& ij : insts_json) {
     std::vector<Any> inputs, attrs, outputs;
     InstructionKind kind = InstructionKind::Get(ij.at(0).get<std::string>());
-    for (const auto& x : ij.at(1)) inputs.push_back(FromJSONValue(x, rvs));
+    for (const auto& x : ij.at(1)) inputs.push_back(FromJSONValue(x, rvs, true));
     for (const auto& x : ij.at(2)) attrs.push_back(FromJSONValue(x, rvs));
     for (const auto& x : ij.at(3)) outputs.push_back(FromJSONValue(nlohmann::json{{"rv", x.get<std::string>()}}, rvs));
     Array<Any> attr_array(attrs);
     if (kind->f_attrs_from_json) attr_array = kind->f_attrs_from_json(attr_array);
     n->insts.push_back(Instruction(kind, Array<Any>(inputs), attr_array, Array<Any>(outputs)));
   }
-  for (const auto& dj : j.at("decisions")) {
+  for (const auto& dj : decisions_json) {
     size_t idx = dj.at(0).get<size_t>();
     TESSERA_CHECK_OR_THROW(idx < n->insts.size(), ValueError) << "trace decision for missing instruction " << idx;
-    n->decisions.emplace_back(n->insts[idx], FromJSONValue(dj.at(1), rvs));
+    n->decisions.emplace_back(n->insts[idx], FromJSONValue(dj.at(1), rvs, true));
   }
   } catch (const nlohmann::json::exception& e) {
     TESSERA_THROW(ValueError) << "malformed trace JSON: " << e.what();

@@ -49,45 +49,43 @@ def _check_storage_scope(primitive, scope):
                                  "(global, shared, shared.dyn, local, warp, wmma.*, ...)")
 
 
-def _check_pad_value(buffer, pad_value, ndim):
-    """TVM's checks of transform_layout's pad_value: a value (or a function of
-    the new indices) of the buffer's dtype that reads no other buffer."""
+def _pad_value_index_map(buffer, pad_value, ndim, index_dtype):
+    """transform_layout's pad_value as TVM passes it on: an IndexMap of the
+    ``ndim`` new indices (of ``index_dtype``) to one value. A Python int or
+    float takes the buffer's dtype when it is an integer or float one (as in
+    TVM); the checks (one value, the buffer's dtype, no other buffer read)
+    are the primitive's."""
     from ..expr import PrimExpr  # pylint: disable=import-outside-toplevel
     from ..index_map import IndexMap  # pylint: disable=import-outside-toplevel
-    from ..stmt_functor import post_order_visit  # pylint: disable=import-outside-toplevel
     from ... import tir  # pylint: disable=import-outside-toplevel
 
-    if isinstance(pad_value, PrimExpr):
-        value = pad_value
-    elif isinstance(pad_value, IndexMap) or callable(pad_value):
-        if not isinstance(pad_value, IndexMap):
-            pad_value = IndexMap.from_func(pad_value, ndim=ndim)
-        values = list(pad_value.final_indices)
-        if len(values) != 1:
-            raise tvm_schedule_error(f"transform_layout: pad_value must give one value, got {len(values)}")
-        value = values[0]
-    elif isinstance(pad_value, bool):
+    if isinstance(pad_value, IndexMap):
+        return pad_value
+    if callable(pad_value) and not isinstance(pad_value, PrimExpr):
+        return IndexMap.from_func(pad_value, ndim=ndim, index_dtype=index_dtype)
+    if isinstance(pad_value, bool):
         value = tir.const(pad_value, "bool")
-    elif isinstance(pad_value, int):  # as TVM: the buffer's dtype when it is an integer one
+    elif isinstance(pad_value, int):
         value = tir.const(pad_value, str(buffer.dtype) if "int" in str(buffer.dtype) else "int32")
-    elif isinstance(pad_value, float):  # as TVM: the buffer's dtype when it is a float one
+    elif isinstance(pad_value, float):
         value = tir.const(pad_value, str(buffer.dtype) if "float" in str(buffer.dtype) else "float32")
+    elif isinstance(pad_value, PrimExpr):
+        value = pad_value
     else:
-        raise TypeError(f"transform_layout: pad_value must be a number, a PrimExpr or a function, "
+        raise TypeError(f"transform_layout: pad_value must be a number, a PrimExpr, an IndexMap or a function, "
                         f"got {type(pad_value).__name__}")
-    if str(value.dtype) != str(buffer.dtype):
-        raise tvm_schedule_error(f"transform_layout: pad_value has dtype {value.dtype} but buffer {buffer.name} "
-                                 f"has dtype {buffer.dtype}")
-    others = []
+    return IndexMap.from_func(lambda *indices: value, ndim=ndim, index_dtype=index_dtype)
 
-    def visit(node):
-        if isinstance(node, tir.BufferLoad) and not node.buffer.same_as(buffer):
-            others.append(node.buffer.name)
 
-    post_order_visit(value, visit)
-    if others:
-        raise tvm_schedule_error(f"transform_layout: pad_value may read only {buffer.name} itself, "
-                                 f"but it reads {others[0]}")
+def _block_default_dtype(block):
+    """The dtype TVM gives the indices of maps built for ``block``: its first
+    iterator's, else its first access region's, else int64."""
+    for iv in block.iter_vars:
+        return str(iv.var.dtype)
+    for region in list(block.reads) + list(block.writes):
+        for rng in region.region:
+            return str(rng.min.dtype)
+    return "int64"
 
 
 def tvm_schedule_error(msg):
@@ -428,12 +426,10 @@ class Schedule(Node):
         e.g. ``lambda i, j: (i // 4, j, i % 4)``."""
         from ..index_map import IndexMap  # pylint: disable=import-outside-toplevel
 
-        # assume_injective_transform (TVM: skip proving that no padding is
-        # needed) changes nothing here: Tessera proves every index map
-        # bijective and refuses the others either way. pad_value is checked
-        # as TVM does (the buffer's dtype, no other buffer read); it is
-        # honoured for maps that need no padding (where it has no effect, as
-        # in TVM); padding itself is not supported yet (NotImplementedError).
+        # pad_value fills the padding when the map pads the buffer (14 -> 4x4):
+        # see layout_padding.h for where the padding is written.
+        # assume_injective_transform skips the padding analysis (the padded
+        # buffer is used but its padding is not written), as TVM.
         if not isinstance(assume_injective_transform, bool):
             raise TypeError("transform_layout: assume_injective_transform must be a bool")
         if isinstance(block, str):
@@ -470,15 +466,10 @@ class Schedule(Node):
                 dtypes = [str(shape[k].dtype) if k < len(shape) else "int32" for k in range(len(params))]
                 index_map = IndexMap.from_func(index_map, index_dtype=dtypes)
         if pad_value is not None:
-            _check_pad_value(regions[index].buffer, pad_value, len(index_map.final_indices))
-        try:
-            _ffi_api.TransformLayout(self, block, kind == "write", int(index), index_map)
-        except ScheduleError as err:
-            if pad_value is not None and "not a bijective" in str(err):
-                raise NotImplementedError(
-                    "transform_layout: this index map pads the buffer; padding with pad_value is not supported "
-                    f"yet ({str(err).splitlines()[1] if len(str(err).splitlines()) > 1 else err})") from None
-            raise
+            pad_value = _pad_value_index_map(regions[index].buffer, pad_value, len(index_map.final_indices),
+                                             _block_default_dtype(node))
+        _ffi_api.TransformLayout(self, block, kind == "write", int(index), index_map, pad_value,
+                                 assume_injective_transform)
 
     def rfactor(self, loop, factor_axis):
         """Factors the reduction over ``loop`` into a "<block>_rf" block

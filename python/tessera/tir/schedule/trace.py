@@ -108,14 +108,18 @@ class Trace(Node):
         _ffi_api.ApplyTrace(sch, trace, bool(remove_postproc))
 
     def as_json(self, remove_postproc=False):
-        """A JSON-serializable form (what a tuning database stores); with
-        ``remove_postproc``, without the postprocessing (from ``enter_postproc`` on)."""
+        """TVM's JSON form ``[insts, decisions]`` (what a tuning database
+        stores): each instruction ``[kind, inputs, attrs, outputs]`` with random
+        variables by name ("b0", "l1", "v2"), each decision ``[inst_index,
+        value]``; with ``remove_postproc``, without the postprocessing (from
+        ``enter_postproc`` on)."""
         trace = self._without_postproc() if remove_postproc else self
         return json.loads(_ffi_api.TraceToJSON(trace))
 
     @staticmethod
     def from_json(obj):
-        """Rebuilds a Trace from :meth:`as_json` output (a dict or its JSON text)."""
+        """Rebuilds a Trace from :meth:`as_json` output (the list or its JSON
+        text; the ``{"insts", "decisions"}`` dict Tessera wrote before is read too)."""
         text = obj if isinstance(obj, str) else json.dumps(obj)
         return _ffi_api.TraceFromJSON(text)
 

@@ -7,6 +7,7 @@
 #include "arith/iter_map.h"
 #include "tir/analysis/block_access_region.h"
 #include "tir/op.h"
+#include "tir/schedule/primitive/layout_padding.h"
 #include "tir/schedule/primitive/primitives.h"
 #include "tir/schedule/schedule.h"
 #include "tir/schedule/schedule_api.h"
@@ -78,7 +79,7 @@ class LayoutRewriter : public StmtExprMutator {
 }  // namespace
 
 PrimFunc TransformLayout(const PrimFunc& func, const BlockLocation& loc, bool is_write, int buffer_index,
-                         const IndexMap& index_map) {
+                         const IndexMap& index_map, const IndexMap& pad_value, bool assume_injective) {
   const Array<Var>& initial = index_map->initial_indices;
   const Array<PrimExpr>& final_indices = index_map->final_indices;
   const std::string prim = "transform_layout";
@@ -95,6 +96,26 @@ PrimFunc TransformLayout(const PrimFunc& func, const BlockLocation& loc, bool is
                                  buf->name + " has " + std::to_string(buf->shape.size()) + " dimensions",
                        func);
   }
+  if (pad_value.defined()) {
+    if (pad_value->final_indices.size() != 1) {
+      ThrowScheduleError(prim, "pad_value must give one value, got " + std::to_string(pad_value->final_indices.size()),
+                         func);
+    }
+    if (pad_value->final_indices[0].dtype() != buf->dtype) {
+      ThrowScheduleError(prim, "pad_value has dtype " + pad_value->final_indices[0].dtype().str() + " but buffer " +
+                                   buf->name + " has dtype " + buf->dtype.str(),
+                         func);
+    }
+    std::string other;
+    PostOrderVisit(pad_value->final_indices[0], [&](const ObjectRef& obj) {
+      if (const auto* load = obj.as<BufferLoadNode>()) {
+        if (!load->buffer.same_as(buf)) other = load->buffer->name;
+      }
+    });
+    if (!other.empty()) {
+      ThrowScheduleError(prim, "pad_value may read only " + buf->name + " itself, but it reads " + other, func);
+    }
+  }
   arith::Analyzer ana;
   Map<Var, Range> iters;
   for (size_t i = 0; i < initial.size(); ++i) {
@@ -103,20 +124,46 @@ PrimFunc TransformLayout(const PrimFunc& func, const BlockLocation& loc, bool is
     ana.Bind(initial[i], r);
   }
   auto detected = arith::DetectIterMap(final_indices, iters, IntImm(DataType::Bool(), 1), arith::IterMapLevel::kBijective, &ana);
-  if (detected->indices.empty()) {
+  std::optional<LayoutPadding> padding;
+  if (detected->indices.empty() && !assume_injective) {
+    // As TVM: a map that pads the buffer needs pad_value (unless the caller
+    // asserts injectivity, then the padding is left unwritten).
     std::string why = detected->errors.empty() ? "not an affine map" : detected->errors[0].str();
-    ThrowScheduleError(prim, "the index map is not a bijective affine map of " + buf->name + "'s indices: " + why, func);
+    std::string pad_why;
+    padding = AnalyzeLayoutPadding(buf, index_map, &pad_why);
+    if (!padding) {
+      ThrowScheduleError(prim, "the index map is not a bijective affine map of " + buf->name + "'s indices: " + why,
+                         func);
+    }
+    if (!pad_value.defined()) {
+      ThrowScheduleError(prim, "the index map pads " + buf->name + " (" + std::to_string(buf->shape.size()) +
+                                   "-d shape to a padded " + std::to_string(padding->new_shape.size()) +
+                                   "-d shape); pass pad_value to say what the padding holds",
+                         func);
+    }
   }
   Array<PrimExpr> shape;
-  try {
-    shape = index_map.MapShape(buf->shape);
-  } catch (const Error&) {
-    ThrowScheduleError(prim, "cannot derive a constant extent for the transformed layout of " + buf->name, func);
+  if (padding) {
+    shape = padding->new_shape;
+  } else {
+    try {
+      shape = index_map.MapShape(buf->shape);
+    } catch (const Error&) {
+      ThrowScheduleError(prim, "cannot derive a constant extent for the transformed layout of " + buf->name, func);
+    }
   }
   Buffer to(buf->data, buf->dtype, shape, {}, buf->elem_offset, buf->name, buf->scope,
             buf->data_alignment, buf->offset_factor, buf->span);
   PrimFunc out = func;
-  out.CopyOnWrite()->body = LayoutRewriter(buf, to, initial, final_indices).VisitStmt(func->body);
+  Stmt body = func->body;
+  if (padding) {
+    try {
+      body = ApplyLayoutPadding(body, buf, to, *padding, pad_value);
+    } catch (const ValueError& err) {
+      ThrowScheduleError(prim, err.what(), func);
+    }
+  }
+  out.CopyOnWrite()->body = LayoutRewriter(buf, to, initial, final_indices).VisitStmt(body);
   // A parameter's buffer changes in the signature too (as in TVM): callers
   // pass arrays in the new layout.
   for (const auto& kv : func->buffer_map.raw()) {
@@ -136,8 +183,10 @@ using namespace inst_args;
 // attrs: is_write, buffer_index, the IndexMap (JSON: its ToJSON text).
 TESSERA_REGISTER_INST_KIND("TransformLayout")
     .set_apply([](const Schedule& sch, const Inputs& in, const Attrs& attrs, const Decision&) {
+      // Traces written before pad_value was recorded hold 3 attributes.
+      IndexMap pad = attrs.size() > 3 && !attrs.at_any(3).is_none() ? attrs.at_any(3).cast<IndexMap>() : IndexMap();
       sch.TransformLayout(in.at_any(0).cast<BlockRV>(), attrs.at_any(0).cast<bool>(), attrs.at_any(1).cast<int>(),
-                          attrs.at_any(2).cast<IndexMap>());
+                          attrs.at_any(2).cast<IndexMap>(), pad, attrs.size() > 4 && attrs.at_any(4).cast<bool>());
       return Array<Any>();
     })
     .set_as_python([](const std::vector<std::string>& in, const Attrs& attrs, const std::optional<std::string>&,
@@ -145,14 +194,25 @@ TESSERA_REGISTER_INST_KIND("TransformLayout")
       return "sch.transform_layout(block=" + in.at(0) + ", buffer=(\"" +
              (attrs.at_any(0).cast<bool>() ? "write" : "read") + "\", " +
              std::to_string(attrs.at_any(1).cast<int64_t>()) + "), index_map=" + attrs.at_any(2).cast<IndexMap>().AsLambda() +
-             ")";
+             (attrs.size() > 3 && !attrs.at_any(3).is_none()
+                  ? ", pad_value=" + attrs.at_any(3).cast<IndexMap>().AsLambda()
+                  : std::string()) +
+             (attrs.size() > 4 && attrs.at_any(4).cast<bool>() ? ", assume_injective_transform=True" : "") + ")";
     })
     .set_attrs_as_json([](const Attrs& attrs) {
-      return Array<Any>{attrs.at_any(0), attrs.at_any(1), attrs.at_any(2).cast<IndexMap>().ToJSON()};
+      Any pad = attrs.size() > 3 && !attrs.at_any(3).is_none() ? Any(String(attrs.at_any(3).cast<IndexMap>().ToJSON()))
+                                                               : Any();
+      return Array<Any>{attrs.at_any(0), attrs.at_any(1), attrs.at_any(2).cast<IndexMap>().ToJSON(), pad,
+                        attrs.size() > 4 ? attrs.at_any(4) : Any(false)};
     })
     .set_attrs_from_json([](const Attrs& attrs) {
-      TESSERA_CHECK_OR_THROW(attrs.size() == 3, ValueError) << "TransformLayout needs 3 attributes, got " << attrs.size();
-      return Array<Any>{attrs.at_any(0), attrs.at_any(1), IndexMap::FromJSON(attrs.at_any(2).cast<std::string>())};
+      TESSERA_CHECK_OR_THROW(attrs.size() == 3 || attrs.size() == 5, ValueError)
+          << "TransformLayout needs 3 or 5 attributes, got " << attrs.size();
+      Any pad = attrs.size() == 5 && !attrs.at_any(3).is_none()
+                    ? Any(IndexMap::FromJSON(attrs.at_any(3).cast<std::string>()))
+                    : Any();
+      return Array<Any>{attrs.at_any(0), attrs.at_any(1), IndexMap::FromJSON(attrs.at_any(2).cast<std::string>()), pad,
+                        attrs.size() == 5 ? attrs.at_any(4) : Any(false)};
     });
 TESSERA_REGISTER_INST_KIND("StorageAlign")
     .set_apply([](const Schedule& sch, const Inputs& in, const Attrs& attrs, const Decision&) {
@@ -220,11 +280,15 @@ void Schedule::StorageAlign(const BlockRV& block, int buffer_index, int axis, in
                                     static_cast<int64_t>(factor), static_cast<int64_t>(offset)}, {});
 }
 
-void Schedule::TransformLayout(const BlockRV& block, bool is_write, int buffer_index, const IndexMap& index_map) const {
+void Schedule::TransformLayout(const BlockRV& block, bool is_write, int buffer_index, const IndexMap& index_map,
+                               const IndexMap& pad_value, bool assume_injective) const {
   BlockLocation loc = LocateBlock(block, "transform_layout");
   const std::string func = get()->blocks.at(block.get()).func;
-  Commit(func, tir::TransformLayout(FuncOf(func), loc, is_write, buffer_index, index_map));
-  Record("TransformLayout", {block}, {is_write, static_cast<int64_t>(buffer_index), index_map}, {});
+  Commit(func, tir::TransformLayout(FuncOf(func), loc, is_write, buffer_index, index_map, pad_value, assume_injective));
+  Record("TransformLayout", {block},
+         {is_write, static_cast<int64_t>(buffer_index), index_map, pad_value.defined() ? Any(pad_value) : Any(),
+          assume_injective},
+         {});
 }
 
 // ---- FFI -------------------------------------------------------------------------
@@ -232,8 +296,10 @@ TESSERA_REGISTER_SCHEDULE_API("tir.schedule.StorageAlign").set_body_typed([](Sch
   s.StorageAlign(b, i, axis, f, o);
 });
 TESSERA_REGISTER_SCHEDULE_API("tir.schedule.TransformLayout")
-    .set_body_typed([](Schedule s, BlockRV b, bool is_write, int idx, IndexMap index_map) {
-      s.TransformLayout(b, is_write, idx, index_map);
+    .set_body_typed([](Schedule s, BlockRV b, bool is_write, int idx, IndexMap index_map, Any pad_value,
+                       bool assume_injective) {
+      s.TransformLayout(b, is_write, idx, index_map, pad_value.is_none() ? IndexMap() : pad_value.cast<IndexMap>(),
+                        assume_injective);
     });
 
 }  // namespace tir

@@ -394,11 +394,27 @@ TESSERA_REGISTER_INST_KIND("Split")
     .set_apply([](const Schedule& sch, const Inputs& in, const Attrs& attrs, const Decision&) {
       // Traces recorded before disable_predication was an attribute have one attribute.
       bool disable_predication = attrs.size() > 1 && attrs.at_any(1).cast<bool>();
-      return AsOutputs(sch.Split(in.at_any(0).cast<LoopRV>(), in.at_any(1).cast<Array<Any>>(),
-                                 attrs.at_any(0).cast<bool>(), disable_predication));
+      // Inputs (loop, [factors...]), or TVM's flat (loop, factors...).
+      LoopRV loop = in.at_any(0).cast<LoopRV>();
+      Array<Any> factors;
+      if (in.size() == 2 && in.at_any(1).as<ArrayObj>()) {
+        factors = in.at_any(1).cast<Array<Any>>();
+      } else {
+        std::vector<Any> flat = in.to_vector();
+        factors = Array<Any>(std::vector<Any>(flat.begin() + 1, flat.end()));
+      }
+      return AsOutputs(sch.Split(loop, factors, attrs.at_any(0).cast<bool>(),
+                                 disable_predication));
     })
-    .set_as_python(PythonCall("split", {"loop", "factors"}, {"preserve_unit_iters", "disable_predication"},
-                              /*returns_list=*/true));
+    .set_as_python([](const std::vector<std::string>& in, const Attrs& attrs, const std::optional<std::string>& d,
+                      const std::vector<std::string>& out) {
+      static const auto nested = PythonCall("split", {"loop", "factors"}, {"preserve_unit_iters", "disable_predication"},
+                                            /*returns_list=*/true);
+      if (in.size() == 2 && !in[1].empty() && in[1][0] == '[') return nested(in, attrs, d, out);
+      std::string factors = "[";
+      for (size_t k = 1; k < in.size(); ++k) factors += (k > 1 ? ", " : "") + in[k];
+      return nested({in.at(0), factors + "]"}, attrs, d, out);
+    });
 TESSERA_REGISTER_INST_KIND("Fuse")
     .set_apply([](const Schedule& sch, const Inputs& in, const Attrs& attrs, const Decision&) {
       std::vector<LoopRV> loops;

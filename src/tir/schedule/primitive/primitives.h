@@ -108,9 +108,13 @@ namespace tir {
 // ---- layout (layout_transformation.cc) ----
 // Re-lays out the intermediate buffer written (is_write) or read by `block`
 // at `buffer_index`: element `b[initial...]` moves to `b[final...]` of the
-// index map (a bijective affine map).
+// index map (a bijective affine map, or one that pads the buffer: then
+// `pad_value`, an IndexMap of the new indices to one value, fills the
+// padding; see layout_padding.h). `assume_injective` skips the padding
+// analysis (the padding is left unwritten).
 PrimFunc TransformLayout(const PrimFunc& func, const BlockLocation& block, bool is_write, int buffer_index,
-                         const IndexMap& index_map);
+                         const IndexMap& index_map, const IndexMap& pad_value = IndexMap(),
+                         bool assume_injective = false);
 
 }  // namespace tir
 }  // namespace tessera
