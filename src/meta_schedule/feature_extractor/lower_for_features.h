@@ -1,0 +1,21 @@
+// The lowering applied to a candidate before per-store features are read (as
+// TVM's feature pass list, with what Tessera has): SimplifyForFeatureExtraction
+// (unit serial loops dropped, their variables set to 0; selects without loads
+// become 1; zero-extent loops vanish), LowerInitBlock, ConvertBlocksToOpaque,
+// LowerOpaqueBlock, CompactBufferAllocation. Buffers stay multi-dimensional.
+#pragma once
+
+#include "ir/module.h"
+#include "tir/function.h"
+
+namespace tessera {
+namespace meta_schedule {
+
+tir::PrimFunc SimplifyForFeatureExtraction(tir::PrimFunc func);
+
+// Lowers every PrimFunc of `mod` (other functions are dropped). Raises the
+// lowering passes' errors (e.g. ValueError for a malformed block).
+IRModule LowerForFeatureExtraction(const IRModule& mod);
+
+}  // namespace meta_schedule
+}  // namespace tessera
