@@ -93,6 +93,24 @@ def serial_stores(A: T.Buffer((32, 16), "float32"), C: T.Buffer((32, 16), "float
 
 
 @T.prim_func
+def copy_chain(A: T.Buffer((64, 32), "float32"), B: T.Buffer((64, 32), "float32"),
+               C: T.Buffer((64, 32), "float32")):
+    # two stores in one opaque block under the same loops: B written, then read back
+    for i, j in T.grid(64, 32):
+        with T.block("outer"):
+            T.reads(A[i, j], B[i, j])
+            T.writes(B[i, j], C[i, j])
+            with T.block("B"):
+                T.reads(A[i, j])
+                T.writes(B[i, j])
+                B[i, j] = A[i, j]
+            with T.block("C"):
+                T.reads(B[i, j])
+                T.writes(C[i, j])
+                C[i, j] = B[i, j]
+
+
+@T.prim_func
 def exp_select(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
     for i in range(16):
         with T.block("B"):
@@ -117,6 +135,12 @@ def huge(A: T.Buffer((1,), "float32"), B: T.Buffer((1,), "float32")):
         with T.block("B"):
             vi, vj, vk = T.axis.remap("RRR", [i, j, k])
             B[0] = B[0] + A[0]
+
+
+@T.prim_func
+def negative_extent(A: T.Buffer((1,), "float32")):
+    for j in range(0, -1):
+        A[j] = A[j] + T.float32(1)
 
 
 @T.prim_func
@@ -277,6 +301,22 @@ def test_group2_serial_reuse_between_stores():
     assert c[11] == pytest.approx(slog(4 * (32 * 16 * 4) / 32))
 
 
+def test_matches_tvm_two_stores_in_one_block():
+    x = features(copy_chain)
+    assert x.shape == (2, N)
+    tol = dict(rtol=1e-5, atol=1e-5)
+    no_reuse = [13.000176, 13.000176, 7.011227, 7.011227, 0, 0, 1, 0, 0, 0, 14.000088, 14.000088, 8.005625,
+                8.005625, 1]
+    np.testing.assert_allclose(x[0, 57:93], [1, 0, 0] + no_reuse + [0, 1, 0] + no_reuse, **tol)
+    # C's store reads B, which B's store touched under the same innermost loop: serial reuse
+    np.testing.assert_allclose(x[1, 57:93], [1, 0, 0, 13.000176, 13.000176, 7.011227, 7.011227, 0, 1, 0, 1,
+                                             4.087463, 1, 13.000176, 13.000176, 7.011227, 7.011227, 1,
+                                             0, 1, 0] + no_reuse, **tol)
+    for row in x:
+        np.testing.assert_allclose(row[147:164], [0.0] * 10 + [13.000176, 11.000704, 1, 11.000704, 11.000704,
+                                                                1.584962, 0], **tol)
+
+
 # ---- group 3: arithmetic intensity ----------------------------------------------------------
 
 def test_group3_single_loop_intensity():
@@ -338,11 +378,13 @@ _BAD_INPUT_SCRIPT = textwrap.dedent("""
     f = PerStoreFeature()
     t0 = time.time()
     outs = [o.numpy() for o in f.extract_from(None, [tvm.IRModule({"main": fn}) for fn in
-            (t.symbolic, t.huge, t.only_constant_stores)] + [tvm.IRModule({})])]
-    assert [o.shape for o in outs] == [(1, 164), (1, 164), (0, 164), (0, 164)], [o.shape for o in outs]
+            (t.symbolic, t.huge, t.only_constant_stores, t.negative_extent)] + [tvm.IRModule({})])]
+    assert [o.shape for o in outs] == [(1, 164), (1, 164), (0, 164), (1, 164), (0, 164)], [o.shape for o in outs]
     assert all(np.isfinite(o).all() for o in outs)
     # huge loops: 2**90 iterations, log-scaled, computed without enumerating them
     assert abs(outs[1][0, 161] - np.log2(2.0 ** 90 + 1)) < 1e-6, outs[1][0, 161]
+    # a loop of negative extent touches nothing: 0 unique bytes (TVM's test expects the same)
+    assert outs[3][0, 57 + 4] == 0, outs[3][0, 57:75]
     assert time.time() - t0 < 10
     print("ok")
 """)

@@ -124,13 +124,15 @@ void Compute(StoreContext* ctx, std::vector<double>* out) {
   // their start, it and the loops inside it range over their extents.
   ctx->touched_bytes_per_loop.assign(n_loops, 0.0);
   for (const ForNode* l : loops) analyzer->const_int_bound.Bind(l->loop_var, Range::FromMinExtent(l->min, 1), true);
+  bool never_runs = false;  // a loop of constant extent <= 0 at or inside loop i
   for (int i = n_loops - 1; i >= 0; --i) {
     const ForNode* l = loops[i];
-    analyzer->const_int_bound.Bind(l->loop_var, Range::FromMinExtent(l->min, l->extent), true);
+    never_runs = never_runs || LoopExtentOr1(l) == 0;
+    if (!never_runs) analyzer->const_int_bound.Bind(l->loop_var, Range::FromMinExtent(l->min, l->extent), true);
     for (size_t k = 0; k < accesses.size(); ++k) {
       BufferAccess& a = accesses[k];
-      double numel;
-      a.access_shape = RelaxedShape(a, shapes[k], analyzer, &numel);
+      double numel = 0;
+      if (!never_runs) a.access_shape = RelaxedShape(a, shapes[k], analyzer, &numel);
       a.numel_under_loop[i] = std::max(0.0, numel);
       ctx->touched_bytes_per_loop[i] += a.numel_under_loop[i] * a.buffer->dtype.bytes();
       (*ctx->touched_under_loop)[l][a.buffer].push_back(a.numel_under_loop[i]);
@@ -199,7 +201,7 @@ void Compute(StoreContext* ctx, std::vector<double>* out) {
       }
       const std::vector<double>& touched = (*ctx->touched_under_loop)[l][a.buffer];
       if (touched.size() >= 2) {
-        double ext = LoopExtentOr1(l);
+        double ext = std::max(1.0, LoopExtentOr1(l));
         a.reuse = kSerialMultipleReadWrite;
         a.reuse_ct = static_cast<double>(touched.size() - 1);
         a.reuse_dis_iter = *std::min_element(touched.begin(), touched.end()) / ext;
@@ -216,7 +218,8 @@ void Compute(StoreContext* ctx, std::vector<double>* out) {
       a.unique_bytes = a.lines = a.unique_lines = 1;
     } else {
       a.unique_bytes = a.numel_under_loop[0] * elem;
-      a.lines = std::max(1.0, nest.prod / a.non_strided_prod * std::min(1.0, a.min_stride * elem / line));
+      double strided_iters = a.non_strided_prod > 0 ? nest.prod / a.non_strided_prod : 0.0;
+      a.lines = std::max(1.0, strided_iters * std::min(1.0, a.min_stride * elem / line));
       a.unique_lines = std::max(1.0, a.unique_bytes / std::min(line, a.continuous_bytes));
     }
   }

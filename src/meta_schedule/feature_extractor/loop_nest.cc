@@ -1,6 +1,7 @@
 // LoopNest (see loop_nest.h).
 #include "meta_schedule/feature_extractor/loop_nest.h"
 
+#include <algorithm>
 #include <string>
 
 namespace tessera {
@@ -10,7 +11,7 @@ const int64_t* LoopConstExtent(const tir::ForNode* loop) { return AsConstInt(loo
 
 double LoopExtentOr1(const tir::ForNode* loop) {
   const int64_t* e = LoopConstExtent(loop);
-  return e ? static_cast<double>(*e) : 1.0;
+  return e ? static_cast<double>(std::max<int64_t>(*e, 0)) : 1.0;
 }
 
 namespace {
@@ -26,7 +27,8 @@ int64_t AutoUnrollPragma(const tir::ForNode* loop) {
 }  // namespace
 
 ForVec* LoopNest::Push(const tir::ForNode* loop) {
-  prod *= LoopExtentOr1(loop);
+  prefix_prod_.push_back(prod * LoopExtentOr1(loop));
+  prod = prefix_prod_.back();
   loops.push_back(loop);
   int64_t unroll_step = AutoUnrollPragma(loop);
   auto_unroll.push_back(unroll_step);
@@ -55,7 +57,8 @@ ForVec* LoopNest::Push(const tir::ForNode* loop) {
 void LoopNest::Pop(const tir::ForNode* loop, ForVec* kind_list) {
   if (kind_list) kind_list->pop_back();
   auto_unroll.pop_back();
-  prod /= LoopExtentOr1(loop);
+  prefix_prod_.pop_back();
+  prod = prefix_prod_.empty() ? 1.0 : prefix_prod_.back();
   loops.pop_back();
 }
 

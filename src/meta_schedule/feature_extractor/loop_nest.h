@@ -15,7 +15,7 @@ using ForVec = std::vector<const tir::ForNode*>;
 
 // The constant extent of `loop`, or nullptr when it is symbolic.
 const int64_t* LoopConstExtent(const tir::ForNode* loop);
-// The constant extent of `loop`, or 1 when it is symbolic.
+// The constant extent of `loop` (0 when it is negative: the loop never runs), or 1 when it is symbolic.
 double LoopExtentOr1(const tir::ForNode* loop);
 
 struct LoopNest {
@@ -28,6 +28,9 @@ struct LoopNest {
   // Enters `loop`; returns the kind list it joined (nullptr: none), for Pop.
   ForVec* Push(const tir::ForNode* loop);
   void Pop(const tir::ForNode* loop, ForVec* kind_list);
+
+ private:
+  std::vector<double> prefix_prod_;  // prod after each loop (popping never divides by 0)
 };
 
 }  // namespace meta_schedule

@@ -3,6 +3,7 @@
 
 #include <unordered_set>
 
+#include "arith/analyzer.h"
 #include "runtime/registry.h"
 #include "tir/functor.h"
 #include "tir/transform/compact_buffer_allocation.h"
@@ -52,6 +53,46 @@ class FeatureSimplifier : public StmtExprMutator {
   std::unordered_set<const Object*> unit_vars_;
 };
 
+// Simplifies buffer indices and conditions under the ranges of the loops around
+// them (TVM runs its Simplify pass here): split/fuse index arithmetic collapses,
+// so group 1's integer counts and group 2's strides see what the code computes.
+class IndexSimplifier : public StmtExprMutator {
+ public:
+  using StmtExprMutator::VisitStmt;
+
+ private:
+  using StmtExprMutator::VisitExpr_;
+  using StmtExprMutator::VisitStmt_;
+
+  Stmt VisitStmt_(const ForNode* op) override {
+    analyzer_.Bind(op->loop_var, Range::FromMinExtent(op->min, op->extent), true);
+    return StmtExprMutator::VisitStmt_(op);
+  }
+  Array<PrimExpr> SimplifyAll(const Array<PrimExpr>& exprs, bool* changed) {
+    Array<PrimExpr> out;
+    for (const PrimExpr& e : exprs) {
+      PrimExpr s = analyzer_.Simplify(VisitExpr(e));
+      *changed = *changed || !s.same_as(e);
+      out.push_back(s);
+    }
+    return out;
+  }
+  PrimExpr VisitExpr_(const BufferLoadNode* op) override {
+    bool changed = false;
+    Array<PrimExpr> indices = SimplifyAll(op->indices, &changed);
+    if (!changed) return GetRef<PrimExpr>(op);
+    return BufferLoad(op->buffer, indices, op->span);
+  }
+  Stmt VisitStmt_(const BufferStoreNode* op) override {
+    bool changed = false;
+    Array<PrimExpr> indices = SimplifyAll(op->indices, &changed);
+    PrimExpr value = VisitExpr(op->value);
+    if (!changed && value.same_as(op->value)) return GetRef<Stmt>(op);
+    return BufferStore(op->buffer, value, indices, op->span);
+  }
+  arith::Analyzer analyzer_;
+};
+
 }  // namespace
 
 PrimFunc SimplifyForFeatureExtraction(PrimFunc func) {
@@ -73,6 +114,9 @@ IRModule LowerForFeatureExtraction(const IRModule& mod) {
     f = ConvertBlocksToOpaque(f);
     f = LowerOpaqueBlock(f);
     f = CompactBufferAllocation(f);
+    IndexSimplifier simplifier;
+    Stmt body = simplifier.VisitStmt(f->body);
+    if (!body.same_as(f->body)) f.CopyOnWrite()->body = body;
     funcs.Set(gv, f);
   }
   return IRModule(funcs, mod->attrs);
