@@ -471,7 +471,7 @@ def test_xgb_on_per_store_features_ranks_measured_matmuls_better_than_random():
 def test_xgb_predicts_the_sum_over_a_candidates_rows():
     rng = np.random.default_rng(0)
     feats = [rng.random((int(rng.integers(1, 4)), 6)) for _ in range(12)]
-    model = XGBModel(num_rounds=5, min_samples=2)
+    model = XGBModel(num_rounds=5, num_warmup_samples=2)
     model.update(feats, [1.0 + i for i in range(12)])
     whole = model.predict(feats)
     rows = [model.predict([f[r:r + 1]]) [0] for f in feats for r in range(f.shape[0])]
@@ -480,3 +480,44 @@ def test_xgb_predicts_the_sum_over_a_candidates_rows():
     assert model.predict([np.zeros((0, 6))])[0] == 0
     with pytest.raises(ValueError, match="length"):
         model.update([np.zeros((1, 7))], [1.0])
+
+
+class _Cand:
+    """A MeasureCandidate-like object (``.sch``)."""
+
+    def __init__(self, sch):
+        self.sch = sch
+
+
+def test_xgb_tvm_calling_convention_save_load_and_early_stopping(tmp_path):
+    from tessera.meta_schedule.runner import RunnerResult
+
+    scheds = _matmul_variants()[:10]
+    cands = [_Cand(s) for s in scheds]
+    # latencies decided here (the oracle): the model only has to reproduce its training order
+    lats = [1e-3 * (1 + i) for i in range(len(cands))]
+    results = [RunnerResult([t, t], None) for t in lats[:-1]] + [RunnerResult(None, "build failed")]
+    ctx = ms.TuneContext(mod=tvm.IRModule({"main": matmul128}), target="llvm")
+    model = XGBModel(num_rounds=200, early_stopping_rounds=10, num_warmup_samples=3)
+    model.update(ctx, cands, results)
+    assert model.trained and model._booster.best_iteration < 199
+    pred = model.predict(ctx, cands[:-1])
+    assert _spearman(pred, -np.array(lats[:-1])) > 0.8
+    np.testing.assert_allclose(pred, model.predict(PerStoreFeature().extract_from(ctx, cands[:-1])))
+    model.save(str(tmp_path / "m.npz"))
+    other = XGBModel(num_rounds=200, early_stopping_rounds=10, num_warmup_samples=3)
+    other.load(str(tmp_path / "m.npz"))
+    np.testing.assert_allclose(other.predict(ctx, cands[:-1]), pred, rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="results"):
+        model.update(ctx, cands, results[:2])
+    assert ms.cost_model.CostModel.create("random", seed=0).predict(ctx, cands).shape == (len(cands),)
+
+
+@pytest.mark.parametrize("kw, err", [
+    ({"config": {"max_depth": 3}}, TypeError), ({"num_rounds": 0}, ValueError),
+    ({"early_stopping_rounds": 0}, ValueError), ({"num_warmup_samples": 0}, ValueError),
+    ({"adaptive_training": True}, TypeError),
+])
+def test_xgb_bad_arguments(kw, err):
+    with pytest.raises(err):
+        XGBModel(**kw)
