@@ -160,6 +160,16 @@ def gpu_add(a: T.Buffer((1024,), "float32"), b: T.Buffer((1024,), "float32")):
                 b[vi] = a[vi] + T.float32(1)
 
 
+@T.prim_func
+def gpu_rebind(a: T.Buffer((256,), "float32"), b: T.Buffer((256,), "float32")):
+    for tx in T.thread_binding(16, thread="threadIdx.x"):
+        for o in range(16):
+            for tx2 in T.thread_binding(16, thread="threadIdx.x"):
+                with T.block("b"):
+                    vi = T.axis.spatial(256, o * 16 + tx2)
+                    b[vi] = a[vi] + T.float32(1)
+
+
 # ---- shapes and configuration ------------------------------------------------------------
 
 def test_feature_vector_length_per_config():
@@ -252,6 +262,15 @@ def test_group1_gpu_launch_extents():
     np.testing.assert_allclose(x.numpy()[0, 49:57], [1, slog(8), 1, 1, slog(128), 1, 1, 1])
     (cpu,) = PerStoreFeature().extract_from(ms.TuneContext(mod=mod, target="llvm"), [mod])
     np.testing.assert_allclose(cpu.numpy()[0, 49:57], [0, 1, 1, 1, 1, 1, 1, 1])
+
+
+def test_a_rebound_thread_is_the_launched_thread():
+    mod = tvm.IRModule({"main": gpu_rebind})
+    (x,) = PerStoreFeature().extract_from(ms.TuneContext(mod=mod, target="cuda"), [mod])
+    row = x.numpy()[0]
+    # the inner threadIdx.x loop is the outer one: 16 * 16 iterations in 2 loops, not 16 ** 3 in 3
+    np.testing.assert_allclose(row[161:163], [slog(256), slog(2)])
+    assert row[1] == pytest.approx(slog(256)) and row[53] == pytest.approx(slog(16))
 
 
 # ---- group 2: buffer access and reuse ------------------------------------------------------

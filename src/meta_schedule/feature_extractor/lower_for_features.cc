@@ -1,6 +1,8 @@
 // LowerForFeatureExtraction (see lower_for_features.h).
 #include "meta_schedule/feature_extractor/lower_for_features.h"
 
+#include <string>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "arith/analyzer.h"
@@ -39,6 +41,8 @@ class FeatureSimplifier : public StmtExprMutator {
   }
   PrimExpr VisitExpr_(const VarNode* op) override {
     if (unit_vars_.count(op)) return IntImm(op->dtype, 0);
+    auto it = same_thread_.find(op);
+    if (it != same_thread_.end()) return it->second;
     return StmtExprMutator::VisitExpr_(op);
   }
   Stmt VisitStmt_(const ForNode* op) override {
@@ -48,9 +52,28 @@ class FeatureSimplifier : public StmtExprMutator {
       unit_vars_.insert(op->loop_var.get());
       return VisitStmt(op->body);
     }
+    // A loop bound to a thread already launched by an enclosing loop of the same
+    // extent is that thread (TVM unifies thread bindings before extracting).
+    std::string tag = op->kind == ForKind::kThreadBinding && op->thread_binding ? (*op->thread_binding)->thread_tag : "";
+    if (!tag.empty()) {
+      auto outer = threads_.find(tag);
+      if (outer != threads_.end() && IsConstInt(outer->second->extent, AsConstInt(op->extent) ? *AsConstInt(op->extent) : -1) &&
+          IsConstInt(op->min, 0) && IsConstInt(outer->second->min, 0)) {
+        same_thread_[op->loop_var.get()] = outer->second->loop_var;
+        return VisitStmt(op->body);
+      }
+      if (outer == threads_.end()) {
+        threads_[tag] = op;
+        Stmt out = StmtExprMutator::VisitStmt_(op);
+        threads_.erase(tag);
+        return out;
+      }
+    }
     return StmtExprMutator::VisitStmt_(op);
   }
   std::unordered_set<const Object*> unit_vars_;
+  std::unordered_map<std::string, const ForNode*> threads_;          // launched thread tag -> its loop
+  std::unordered_map<const Object*, PrimExpr> same_thread_;          // re-bound loop var -> launched var
 };
 
 // Simplifies buffer indices and conditions under the ranges of the loops around
