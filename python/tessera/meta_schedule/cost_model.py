@@ -1,72 +1,248 @@
-"""Cost models (``tvm.meta_schedule.cost_model``). XGBModel is a gradient-boosted tree
-regressor (the ``xgboost`` library) from candidate features (feature.py) to normalized
-throughput (fastest measured latency / latency, so 1.0 is the best seen), refit on all
-measurements after each round; RandomModel predicts uniform noise (for comparison)."""
+"""Cost models (``tvm.meta_schedule.cost_model``). XGBModel is gradient-boosted trees (the
+``xgboost`` library) on per-store features (feature_extractor.PerStoreFeature: one row per
+stored buffer of a candidate), fitted as TVM does: every row predicts a score, a candidate's
+prediction is the sum of its rows' scores, and the training objective is the squared error
+of those per-candidate sums against normalized throughput (fastest measured latency /
+latency, so 1.0 is the best seen, 0 a failed candidate), weighted by that throughput; refit
+on all measurements after each round. RandomModel predicts uniform noise (for comparison)."""
+from typing import NamedTuple, Optional
+
 import numpy as np
 
 
 class CostModel:
-    def update(self, features, run_secs):
+    """``update(context, candidates, runner_results)`` / ``predict(context, candidates)`` (TVM),
+    or ``update(features, run_secs)`` / ``predict(features)`` on extracted features."""
+
+    def update(self, *args):
         raise NotImplementedError
 
-    def predict(self, features):
+    def predict(self, *args):
         raise NotImplementedError
+
+    @staticmethod
+    def create(kind, *args, **kwargs):
+        """``"xgb"`` or ``"random"`` (TVM's names)."""
+        kinds = {"xgb": XGBModel, "random": RandomModel}
+        if kind not in kinds:
+            raise ValueError(f"CostModel.create: unknown kind {kind!r}; expected one of {sorted(kinds)}")
+        return kinds[kind](*args, **kwargs)
 
 
 class RandomModel(CostModel):
-    def __init__(self, seed=None):
+    """Uniform noise in [0, 1) per candidate, drawn from ``seed``."""
+
+    def __init__(self, *, seed=None):
         self._rng = np.random.default_rng(seed)
 
-    def update(self, features, run_secs):
-        pass
+    def update(self, *args):
+        if len(args) not in (2, 3):
+            raise TypeError("RandomModel.update takes (context, candidates, runner_results) or (features, run_secs)")
 
-    def predict(self, features):
-        return self._rng.random(len(features))
+    def predict(self, *args):
+        if len(args) not in (1, 2):
+            raise TypeError("RandomModel.predict takes (context, candidates) or (features)")
+        return self._rng.random(len(list(args[-1])))
+
+
+def _as_rows(x):
+    """A candidate's features as a 2-D float32 array (stores x features); NDArrays accepted."""
+    if hasattr(x, "numpy"):
+        x = x.numpy()
+    x = np.asarray(x, dtype="float32")
+    if x.ndim == 1:
+        x = x.reshape(1, -1)
+    if x.ndim != 2:
+        raise ValueError(f"XGBModel: a candidate's features must be 2-D (stores x features), got shape {x.shape}")
+    return x
+
+
+class _Packed:
+    """Rows of many candidates stacked into one matrix, with each row's candidate index."""
+
+    def __init__(self, feats, n_features):
+        rows = [_as_rows(f) for f in feats]
+        for r in rows:
+            if r.shape[0] and r.shape[1] != n_features:
+                raise ValueError(f"XGBModel: feature rows of length {r.shape[1]}, expected {n_features}")
+        self.n = len(rows)
+        self.ids = np.repeat(np.arange(self.n), [r.shape[0] for r in rows])
+        self.x = np.concatenate(rows, axis=0) if len(self.ids) else np.zeros((0, n_features), "float32")
+
+    def group_sum(self, row_scores):
+        return np.bincount(self.ids, weights=row_scores, minlength=self.n)
+
+
+class XGBConfig(NamedTuple):
+    """Tree parameters of XGBModel (TVM's ``XGBConfig`` and defaults); ``nthread`` None: 1."""
+
+    max_depth: int = 10
+    gamma: float = 0.001
+    min_child_weight: float = 0.0
+    eta: float = 0.2
+    nthread: Optional[int] = None
+
+
+def _run_secs_of(result):
+    """Mean latency of a RunnerResult (None when it failed)."""
+    if getattr(result, "error_msg", None) is not None:
+        return None
+    secs = [float(s) for s in (getattr(result, "run_secs", None) or [])]
+    return float(np.mean(secs)) if secs else None
 
 
 class XGBModel(CostModel):
-    """``num_rounds`` boosting rounds of depth ``max_depth``; ``seed`` makes fits
-    reproducible. Untrained (fewer than ``min_samples`` valid measurements), it predicts 0."""
+    """XGBoost on per-store features. ``config`` (XGBConfig) holds TVM's tree parameters;
+    ``num_rounds`` boosting rounds, or with ``early_stopping_rounds`` up to ``num_rounds`` with
+    boosting stopped once the candidates' weighted RMSE on the training data has not improved
+    for that many rounds (TVM stops on its training-set metric too); ``seed`` makes fits
+    reproducible. Untrained (fewer than ``num_warmup_samples`` valid measurements) it predicts
+    0. Two calling conventions: TVM's ``update(context, candidates, runner_results)`` /
+    ``predict(context, candidates)`` (features from ``extractor``, PerStoreFeature by default)
+    and the search strategies' ``update(features, run_secs)`` / ``predict(features)`` with
+    feature rows already extracted (``Candidate.features``)."""
 
-    def __init__(self, num_rounds=60, max_depth=6, learning_rate=0.3, min_samples=4, seed=0, nthread=1):
+    def __init__(self, *, extractor=None, config=None, num_rounds=60, early_stopping_rounds=None,
+                 num_warmup_samples=4, seed=0):
         try:
             import xgboost
         except ImportError:
             raise ImportError("XGBModel needs the xgboost package (pip install xgboost; "
                               "scripts/setup.sh installs it)") from None
+        config = XGBConfig() if config is None else config
+        if not isinstance(config, XGBConfig):
+            raise TypeError(f"XGBModel: config must be an XGBConfig, got {type(config).__name__}")
+        if int(num_rounds) < 1 or int(config.max_depth) < 1:
+            raise ValueError("XGBModel: num_rounds and config.max_depth must be >= 1")
+        if early_stopping_rounds is not None and int(early_stopping_rounds) < 1:
+            raise ValueError("XGBModel: early_stopping_rounds must be >= 1 or None")
+        if int(num_warmup_samples) < 1:
+            raise ValueError("XGBModel: num_warmup_samples must be >= 1")
         self._xgb = xgboost
+        if extractor is None:
+            from .feature_extractor import PerStoreFeature  # pylint: disable=import-outside-toplevel
+            extractor = PerStoreFeature()
+        self.extractor = extractor
+        self.config = config
         self.num_rounds = int(num_rounds)
-        self.params = {"max_depth": int(max_depth), "eta": float(learning_rate), "objective": "reg:squarederror",
-                       "seed": int(seed), "nthread": int(nthread), "verbosity": 0}
-        self.min_samples = int(min_samples)
-        self._xs, self._ys = [], []
+        self.early_stopping_rounds = None if early_stopping_rounds is None else int(early_stopping_rounds)
+        self.num_warmup_samples = int(num_warmup_samples)
+        # base_score 0: a candidate's score is the plain sum of its rows' margins.
+        self.params = {"max_depth": int(config.max_depth), "eta": float(config.eta), "gamma": float(config.gamma),
+                       "min_child_weight": float(config.min_child_weight), "base_score": 0.0, "seed": int(seed),
+                       "nthread": int(config.nthread or 1), "verbosity": 0, "disable_default_eval_metric": 1}
+        self._feats, self._lats = [], []
+        self._n_features = None
         self._booster = None
 
     @property
     def trained(self):
         return self._booster is not None
 
-    def update(self, features, run_secs):
-        """Adds measurements (one feature vector and mean latency, or None for a failed
-        candidate, per entry) and refits on everything seen."""
-        for x, t in zip(features, run_secs):
-            self._xs.append(np.asarray(x, dtype="float32"))
-            self._ys.append(float("inf") if t is None else float(t))
-        ys = np.array(self._ys)
-        valid = np.isfinite(ys)
-        if valid.sum() < self.min_samples:
-            return
-        best = ys[valid].min()
-        target = np.where(valid, best / np.where(valid, ys, 1.0), 0.0)
-        dtrain = self._xgb.DMatrix(np.stack(self._xs), label=target)
-        self._booster = self._xgb.train(self.params, dtrain, num_boost_round=self.num_rounds)
+    def _check_width(self, feats):
+        for f in feats:
+            r = _as_rows(f)
+            if r.shape[0] == 0:
+                continue
+            if self._n_features is None:
+                self._n_features = r.shape[1]
+            elif r.shape[1] != self._n_features:
+                raise ValueError(f"XGBModel: feature rows of length {r.shape[1]}, the model was fed "
+                                 f"{self._n_features}")
 
-    def predict(self, features):
-        if not len(features):
+    def update(self, *args):
+        """``update(context, candidates, runner_results)`` (TVM) or ``update(features, run_secs)``:
+        adds measurements (a failed candidate: error or None) and refits on everything seen."""
+        if len(args) == 3:
+            context, candidates, results = args
+            candidates, results = list(candidates), list(results)
+            if len(candidates) != len(results):
+                raise ValueError(f"XGBModel.update: {len(candidates)} candidates but {len(results)} results")
+            return self._update(self.extractor.extract_from(context, candidates), [_run_secs_of(r) for r in results])
+        if len(args) == 2:
+            return self._update(*args)
+        raise TypeError("XGBModel.update takes (context, candidates, runner_results) or (features, run_secs)")
+
+    def predict(self, *args):
+        """``predict(context, candidates)`` (TVM) or ``predict(features)``: predicted normalized
+        throughput per candidate (higher is faster)."""
+        if len(args) == 2:
+            context, candidates = args
+            return self._predict(self.extractor.extract_from(context, list(candidates)))
+        if len(args) == 1:
+            return self._predict(args[0])
+        raise TypeError("XGBModel.predict takes (context, candidates) or (features)")
+
+    def _update(self, features, run_secs):
+        features, run_secs = list(features), list(run_secs)
+        if len(features) != len(run_secs):
+            raise ValueError(f"XGBModel.update: {len(features)} feature sets but {len(run_secs)} latencies")
+        self._check_width(features)
+        for x, t in zip(features, run_secs):
+            self._feats.append(_as_rows(x))
+            self._lats.append(float("inf") if t is None else float(t))
+        self._fit()
+
+    def _fit(self):
+        lats = np.array(self._lats)
+        valid = np.isfinite(lats) & (lats > 0)
+        if valid.sum() < self.num_warmup_samples or self._n_features is None:
+            return
+        y = np.where(valid, lats[valid].min() / np.where(valid, lats, 1.0), 0.0)
+        packed = _Packed(self._feats, self._n_features)
+        if not len(packed.ids):
+            return
+        row_y = y[packed.ids]
+        dtrain = self._xgb.DMatrix(packed.x, label=row_y, weight=row_y)
+
+        def group_squared_error(row_pred, dmat):
+            # d/d(row score) of weight * (sum of the candidate's row scores - y)^2 / 2
+            sums = packed.group_sum(row_pred)[packed.ids]
+            w = dmat.get_weight()
+            return w * (sums - dmat.get_label()), w
+
+        kwargs = {}
+        if self.early_stopping_rounds is not None:
+            weight = y  # per candidate: the same weighting as the objective
+
+            def weighted_group_rmse(row_pred, dmat):
+                err = packed.group_sum(row_pred) - y
+                return "group-wrmse", float(np.sqrt(np.sum(weight * err * err) / max(np.sum(weight), 1e-12)))
+
+            kwargs = dict(evals=[(dtrain, "train")], custom_metric=weighted_group_rmse,
+                          early_stopping_rounds=self.early_stopping_rounds, verbose_eval=False)
+        self._booster = self._xgb.train(self.params, dtrain, num_boost_round=self.num_rounds,
+                                        obj=group_squared_error, **kwargs)
+
+    def _predict(self, features):
+        features = list(features)
+        if not features:
             return np.zeros(0)
         if self._booster is None:
             return np.zeros(len(features))
-        return self._booster.predict(self._xgb.DMatrix(np.stack([np.asarray(x, "float32") for x in features])))
+        packed = _Packed(features, self._n_features)
+        if not len(packed.ids):
+            return np.zeros(len(features))
+        kwargs = {}
+        if self.early_stopping_rounds is not None and hasattr(self._booster, "best_iteration"):
+            kwargs["iteration_range"] = (0, self._booster.best_iteration + 1)
+        row_pred = self._booster.predict(self._xgb.DMatrix(packed.x), output_margin=True, **kwargs)
+        return packed.group_sum(row_pred)
+
+    def save(self, path):
+        """Writes the measurements (features, latencies) to ``path`` (.npz); ``load`` refits."""
+        np.savez(path, lats=np.array(self._lats), counts=np.array([f.shape[0] for f in self._feats]),
+                 rows=np.concatenate(self._feats, axis=0) if self._feats else np.zeros((0, 0), "float32"))
+
+    def load(self, path):
+        data = np.load(path)
+        counts, rows, lats = data["counts"], data["rows"], data["lats"]
+        if len(counts) != len(lats) or int(counts.sum()) != rows.shape[0]:
+            raise ValueError(f"XGBModel.load: {path} is not a file XGBModel.save wrote")
+        bounds = np.cumsum(np.concatenate([[0], counts]))
+        feats = [rows[bounds[i]:bounds[i + 1]] for i in range(len(counts))]
+        self._feats, self._lats, self._n_features, self._booster = [], [], None, None
+        self._update(feats, [None if not np.isfinite(t) else float(t) for t in lats])
 
 
-__all__ = ["CostModel", "RandomModel", "XGBModel"]
+__all__ = ["CostModel", "RandomModel", "XGBConfig", "XGBModel"]

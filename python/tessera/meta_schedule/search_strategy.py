@@ -11,11 +11,11 @@ import numpy as np
 
 from .. import ir as _ir
 from ..tir.schedule import Schedule, Trace
-from .feature import extract_features
+from .feature import candidate_features
 
 
 class Candidate:
-    """A sampled schedule with its module hash and (lazily) features."""
+    """A sampled schedule with its module hash and (lazily) per-store feature rows."""
 
     __slots__ = ("sch", "shash", "_features", "score")
 
@@ -28,7 +28,7 @@ class Candidate:
     @property
     def features(self):
         if self._features is None:
-            self._features = extract_features(self.sch.mod)
+            self._features = candidate_features(self.sch.mod)
         return self._features
 
 
