@@ -306,3 +306,25 @@ def test_reverse_compute_at_refuses_unsolvable_ranges():
     with pytest.raises(tir.ScheduleError, match="quasi-affine point access"):
         sch.reverse_compute_at(sch.get_block("C"), sch.get_loops(sch.get_block("B"))[0])
     tvm.ir.assert_structural_equal(sch.mod, before)
+
+
+def test_split_factors_multiplying_to_the_extent_need_no_predicate():
+    @T.prim_func
+    def rows(x: T.handle, y: T.handle, n: T.int64):
+        X = T.match_buffer(x, (n * 32,), "float32")
+        Y = T.match_buffer(y, (n * 32,), "float32")
+        for k in range(n * 32):
+            with T.block("Y"):
+                vk = T.axis.remap("S", [k])
+                Y[vk] = X[vk]
+
+    sch = tir.Schedule(rows)
+    ko, ki = sch.split(sch.get_loops(sch.get_block("Y"))[0], [None, 32])
+    assert str(sch.get(ko).extent) == "n"  # (n * 32 + 31) // 32 simplified, as TVM
+    assert bool(sch.get(sch.get_block("Y")) is not None)
+    realize = sch.mod["main"].body.block.body.body.body
+    assert isinstance(realize.predicate, tir.IntImm) and bool(realize.predicate)
+    # a symbolic extent the factors may not cover keeps its predicate
+    sch2 = tir.Schedule(rows)
+    sch2.split(sch2.get_loops(sch2.get_block("Y"))[0], [None, 48])
+    assert not isinstance(sch2.mod["main"].body.block.body.body.body.predicate, tir.IntImm)
