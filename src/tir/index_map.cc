@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "arith/analyzer.h"
 #include "arith/int_set.h"
@@ -167,9 +168,37 @@ IndexMap IndexMap::Inverse(const Array<PrimExpr>& shape) const {
     }
   };
   for (size_t k = 0; k < finals.size(); ++k) add_sum(detected->indices[k], outputs[k]);
+  // A mark may be split both by an output and inside a fused mark: take the
+  // marks parents first (Kahn's order over "fused mark -> marks it sums"),
+  // so that each has all its parts when its value is formed.
+  std::unordered_map<const arith::IterMarkNode*, int> pending;  // fused marks not yet expanded that split it
+  {
+    std::vector<const arith::IterMarkNode*> stack(order.begin(), order.end());
+    std::unordered_set<const arith::IterMarkNode*> seen(order.begin(), order.end());
+    while (!stack.empty()) {
+      const arith::IterMarkNode* m = stack.back();
+      stack.pop_back();
+      const auto* fused = m->source.as<arith::IterSumExprNode>();
+      if (!fused) continue;
+      for (const arith::IterSplitExpr& split : fused->args) {
+        const arith::IterMarkNode* child = split->source.get();
+        ++pending[child];
+        if (seen.insert(child).second) stack.push_back(child);
+      }
+    }
+  }
+  std::vector<const arith::IterMarkNode*> ready;
+  for (const arith::IterMarkNode* m : order)
+    if (pending[m] == 0) ready.push_back(m);
+  order.clear();
   std::unordered_map<const VarNode*, PrimExpr> inverse;
-  for (size_t i = 0; i < order.size(); ++i) {  // `order` grows as fused marks are expanded
-    const arith::IterMarkNode* mark = order[i];
+  while (!ready.empty()) {
+    const arith::IterMarkNode* mark = ready.back();
+    ready.pop_back();
+    if (const auto* fused = mark->source.as<arith::IterSumExprNode>()) {
+      for (const arith::IterSplitExpr& split : fused->args)
+        if (--pending[split->source.get()] == 0) ready.push_back(split->source.get());
+    }
     PrimExpr value;
     for (const PrimExpr& p : parts[mark]) value = value.defined() ? value + p : p;
     if (const auto* v = mark->source.as<VarNode>()) {

@@ -4,6 +4,7 @@ bounds simplified ((x * 8 + 7) // 16 == x // 2) so tiles over a repeat are
 one element wide; checked against hand-written modules, NumPy, and the
 simplifier against plain integer arithmetic."""
 import numpy as np
+import pytest
 
 import tessera as tvm
 from tessera import tir
@@ -217,3 +218,113 @@ def test_compute_at_channel_groups_not_dividing_the_tile():
     y = tvm.nd.array(np.zeros(720, "float32"))
     f(tvm.nd.array(x), y)
     np.testing.assert_array_equal(y.numpy(), x + np.arange(720) // 16)
+
+
+@T.prim_func
+def _unflatten(X: T.Buffer((8, 16), "float32"), Y: T.Buffer((128,), "float32")):
+    t = T.alloc_buffer((8, 16))
+    for i, j in T.grid(8, 16):
+        with T.block("A"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            t[vi, vj] = X[vi, vj] * T.float32(3)
+    for i in range(128):
+        with T.block("B"):
+            v = T.axis.remap("S", [i])
+            Y[v] = t[v // 16, v % 16]
+
+
+@T.prim_func
+def _unflatten_after(X: T.Buffer((8, 16), "float32"), Y: T.Buffer((128,), "float32")):
+    t = T.alloc_buffer((8, 16))
+    for i in range(8):
+        for j in range(16):
+            with T.block("A"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                t[vi, vj] = X[vi, vj] * T.float32(3)
+        for ax0 in range(16):
+            with T.block("B"):
+                v = T.axis.spatial(128, i * 16 + ax0)
+                Y[v] = t[v // 16, v % 16]
+
+
+def test_reverse_compute_at_solves_floordiv_floormod_indices():
+    sch = tir.Schedule(_unflatten)
+    sch.reverse_compute_at(sch.get_block("B"), sch.get_loops(sch.get_block("A"))[0])
+    tvm.ir.assert_structural_equal(sch.mod["main"].body, _unflatten_after.body, map_free_vars=True)
+    f = tvm.build(sch.mod)
+    x = np.random.default_rng(1).random((8, 16), dtype="float32")
+    y = tvm.nd.array(np.zeros(128, "float32"))
+    f(tvm.nd.array(x), y)
+    np.testing.assert_allclose(y.numpy(), (x * 3).reshape(-1))
+
+
+@T.prim_func
+def _regroup(A: T.Buffer((3, 16), "float32"), C: T.Buffer((6, 8), "float32")):
+    B = T.alloc_buffer((3, 16))
+    for i, j in T.grid(3, 16):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] + T.float32(1)
+    for i, j in T.grid(6, 8):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = B[(vi * 8 + vj) // 16, (vi * 8 + vj) % 16]
+
+
+def test_reverse_compute_at_splits_a_fused_index_back():
+    # row i of B feeds rows 2i and 2i + 1 of C (a fused index vi * 8 + vj, split by 16)
+    sch = tir.Schedule(_regroup)
+    sch.reverse_compute_at(sch.get_block("C"), sch.get_loops(sch.get_block("B"))[0])
+    loops = [sch.get(l) for l in sch.get_loops(sch.get_block("C"))]
+    assert [int(l.extent) for l in loops] == [3, 2, 8]  # no predicate needed
+    realize = sch.mod["main"].body.block.body.body.seq[1].body.body
+    assert realize.block.name_hint == "C" and bool(realize.predicate)
+    tvm.ir.assert_structural_equal(list(realize.iter_values),
+                                   [loops[0].loop_var * 2 + loops[1].loop_var, loops[2].loop_var])
+    f = tvm.build(sch.mod)
+    a = np.random.default_rng(2).random((3, 16), dtype="float32")
+    c = tvm.nd.array(np.zeros((6, 8), "float32"))
+    f(tvm.nd.array(a), c)
+    np.testing.assert_allclose(c.numpy(), (a + 1).reshape(6, 8))
+
+
+def test_reverse_compute_at_refuses_unsolvable_ranges():
+    @T.prim_func
+    def windows(A: T.Buffer((16,), "float32"), C: T.Buffer((8,), "float32")):
+        B = T.alloc_buffer((16,))
+        for i in range(16):
+            with T.block("B"):
+                v = T.axis.remap("S", [i])
+                B[v] = A[v]
+        for i in range(8):
+            with T.block("C"):
+                v = T.axis.remap("S", [i])
+                C[v] = B[v * v // 4]
+
+    sch = tir.Schedule(windows)
+    before = sch.mod
+    with pytest.raises(tir.ScheduleError, match="quasi-affine point access"):
+        sch.reverse_compute_at(sch.get_block("C"), sch.get_loops(sch.get_block("B"))[0])
+    tvm.ir.assert_structural_equal(sch.mod, before)
+
+
+def test_split_factors_multiplying_to_the_extent_need_no_predicate():
+    @T.prim_func
+    def rows(x: T.handle, y: T.handle, n: T.int64):
+        X = T.match_buffer(x, (n * 32,), "float32")
+        Y = T.match_buffer(y, (n * 32,), "float32")
+        for k in range(n * 32):
+            with T.block("Y"):
+                vk = T.axis.remap("S", [k])
+                Y[vk] = X[vk]
+
+    sch = tir.Schedule(rows)
+    ko, ki = sch.split(sch.get_loops(sch.get_block("Y"))[0], [None, 32])
+    assert str(sch.get(ko).extent) == "n"  # (n * 32 + 31) // 32 simplified, as TVM
+    assert bool(sch.get(sch.get_block("Y")) is not None)
+    realize = sch.mod["main"].body.block.body.body.body
+    assert isinstance(realize.predicate, tir.IntImm) and bool(realize.predicate)
+    # a symbolic extent the factors may not cover keeps its predicate
+    sch2 = tir.Schedule(rows)
+    sch2.split(sch2.get_loops(sch2.get_block("Y"))[0], [None, 48])
+    assert not isinstance(sch2.mod["main"].body.block.body.body.body.predicate, tir.IntImm)

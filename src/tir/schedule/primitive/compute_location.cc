@@ -2,10 +2,12 @@
 // computing exactly the region needed there (see primitives.h), followed
 // by their schedule instruction kinds, Schedule methods (resolve the
 // handles, commit, record) and tir.schedule.* FFI entries.
+#include <algorithm>
 #include <unordered_set>
 
 #include "arith/analyzer.h"
 #include "arith/int_set.h"
+#include "arith/iter_map.h"
 #include "arith/linear_form.h"
 #include "tir/analysis/block_access_region.h"
 #include "tir/op.h"
@@ -105,71 +107,182 @@ std::vector<arith::IntSet> RelaxedRegion(const PrimFunc& func, const ForNode* lo
   return result;
 }
 
+// The ranges of `block`'s iteration variables that make its point accesses
+// `indices` cover `region`, through their quasi-affine structure (as TVM's
+// UpdateBlockVarDomainAffine): each index is a split (digit) of an
+// iterator; a variable's range is assembled from its digits' ranges (digits
+// it has no constraint on range fully), and a fused iterator's range is
+// split back onto the iterators it fuses. False when the structure is not
+// recognised.
+struct Digit {
+  int64_t lower = 1, extent = 1;
+  PrimExpr lo, hi;
+};
+
+bool SolveAffine(const BlockNode* block, const std::vector<PrimExpr>& indices, const std::vector<arith::IntSet>& region,
+                 arith::Analyzer* ana, std::vector<PrimExpr>* var_lo, std::vector<PrimExpr>* var_hi) {
+  Map<Var, Range> doms;
+  for (IterVar iv : block->iter_vars) {
+    if (!IsConstInt(iv->dom->min, 0)) return false;
+    doms.Set(iv->var, iv->dom);
+  }
+  arith::IterMapResult res = arith::DetectIterMap(Array<PrimExpr>(indices), doms, IntImm(DataType::Bool(), 1),
+                                                  arith::IterMapLevel::kNoCheck, ana);
+  if (res->indices.size() != indices.size()) return false;
+  std::vector<const arith::IterMarkNode*> order;  // marks in the order first met
+  std::unordered_map<const arith::IterMarkNode*, std::vector<Digit>> digits;
+  auto add_digit = [&](const arith::IterSplitExprNode* split, PrimExpr lo, PrimExpr hi) -> bool {
+    const int64_t* lower = AsConstInt(split->lower_factor);
+    const int64_t* extent = AsConstInt(split->extent);
+    if (!lower || !extent || *lower <= 0 || *extent <= 0) return false;
+    DataType t = lo.dtype();
+    // A digit lies in [0, extent): clip what the region allows to that.
+    if (!ana->CanProve(greater_equal(lo, IntImm(t, 0)))) lo = ana->Simplify(max(lo, IntImm(t, 0)));
+    if (!ana->CanProve(less(hi, IntImm(t, *extent)))) hi = ana->Simplify(min(hi, IntImm(t, *extent - 1)));
+    const arith::IterMarkNode* mark = split->source.get();
+    if (!digits.count(mark)) order.push_back(mark);
+    digits[mark].push_back(Digit{*lower, *extent, lo, hi});
+    return true;
+  };
+  for (size_t d = 0; d < indices.size(); ++d) {
+    const arith::IterSumExprNode* sum = res->indices[d].get();
+    if (sum->args.empty()) continue;  // a constant index
+    if (sum->args.size() != 1 || !IsConstInt(sum->args[0]->scale, 1)) return false;
+    if (!region[d].HasLowerBound() || !region[d].HasUpperBound()) return false;
+    PrimExpr lo = ana->Simplify(sub(region[d].min(), sum->base)), hi = ana->Simplify(sub(region[d].max(), sum->base));
+    if (!add_digit(sum->args[0].get(), lo, hi)) return false;
+  }
+  for (size_t m = 0; m < order.size(); ++m) {  // grows as fused iterators are split back
+    const arith::IterMarkNode* mark = order[m];
+    const int64_t* ext = AsConstInt(mark->extent);
+    if (!ext) return false;
+    std::vector<Digit>& ds = digits[mark];
+    std::sort(ds.begin(), ds.end(), [](const Digit& a, const Digit& b) { return a.lower < b.lower; });
+    DataType t = ds[0].lo.dtype();
+    int64_t covered = 1;
+    PrimExpr lo = IntImm(t, 0), hi = IntImm(t, 0);
+    for (const Digit& dg : ds) {
+      if (covered >= *ext) break;      // higher digits are 0
+      if (dg.lower < covered) return false;  // overlapping digits
+      if (dg.lower > covered) hi = add(hi, IntImm(t, dg.lower - covered));  // free digits in between
+      lo = add(lo, mul(dg.lo, IntImm(t, dg.lower)));
+      hi = add(hi, mul(dg.hi, IntImm(t, dg.lower)));
+      covered = dg.lower * dg.extent;
+    }
+    if (covered < *ext) hi = add(hi, IntImm(t, (*ext + covered - 1) / covered * covered - covered));
+    lo = ana->Simplify(lo);
+    hi = ana->Simplify(hi);
+    if (const auto* v = mark->source.as<VarNode>()) {
+      for (size_t k = 0; k < block->iter_vars.size(); ++k) {
+        if (block->iter_vars[k]->var.get() != v) continue;
+        (*var_lo)[k] = lo;
+        (*var_hi)[k] = hi;
+      }
+      continue;
+    }
+    const auto* fused = mark->source.as<arith::IterSumExprNode>();
+    if (!fused) return false;
+    Var f("fused", t);
+    std::unordered_map<const Object*, arith::IntSet> dom{{f.get(), arith::IntSet::Interval(lo, hi)}};
+    for (const arith::IterSplitExpr& arg : fused->args) {
+      const int64_t* scale = AsConstInt(arg->scale);
+      if (!scale || *scale <= 0) return false;
+      PrimExpr digit = floormod(floordiv(sub(f, fused->base), IntImm(t, *scale)), arg->extent);
+      arith::IntSet set = arith::EvalSet(digit, dom, ana);
+      if (!set.HasLowerBound() || !set.HasUpperBound()) return false;
+      if (!add_digit(arg.get(), ana->Simplify(set.min()), ana->Simplify(set.max()))) return false;
+    }
+  }
+  return true;
+}
+
 // Rebuilds `block`'s realize so that its iteration variables cover `region`
 // (per written/read buffer dimension) with fresh loops ax0, ax1, ...
 Stmt MakeNestForRegion(const std::string& primitive, const PrimFunc& func, const BlockLocation& loc,
                        const BufferRegion& access, const std::vector<arith::IntSet>& region,
                        bool preserve_unit_loops, arith::Analyzer* ana) {
   const BlockNode* block = loc.block;
-  std::vector<PrimExpr> mins(block->iter_vars.size()), extents(block->iter_vars.size());
-  std::vector<bool> assigned(block->iter_vars.size(), false);
-  for (size_t d = 0; d < access->region.size(); ++d) {
-    Range r = access->region[d];
-    if (IsConstInt(r->extent, 1) && AsConstInt(r->min)) continue;  // constant index: nothing to bind
-    // As TVM, the accessed index may be `v + k` (a point), `k - v` (a
-    // point, reversed) or `v * c + k` over a tile of extent c; v's range is
-    // solved from the region needed.
-    const VarNode* v = nullptr;
-    int64_t coeff = 0, offset = 0;
-    if (auto form = arith::ToLinearForm(r->min); form && form->terms.size() == 1) {
-      v = form->terms[0].first.as<VarNode>();
-      coeff = form->terms[0].second;
-      offset = form->constant;
+  std::vector<PrimExpr> var_lo(block->iter_vars.size()), var_hi(block->iter_vars.size());
+  // Dimension by dimension first: an index `v + k` (a point), `k - v` (a
+  // point, reversed) or `v * c + k` over a tile of extent c; v's range is
+  // solved from the region needed.
+  auto dimwise = [&]() -> bool {
+    for (size_t d = 0; d < access->region.size(); ++d) {
+      Range r = access->region[d];
+      if (IsConstInt(r->extent, 1) && AsConstInt(r->min)) continue;  // constant index: nothing to bind
+      const VarNode* v = nullptr;
+      int64_t coeff = 0, offset = 0;
+      if (auto form = arith::ToLinearForm(r->min); form && form->terms.size() == 1) {
+        v = form->terms[0].first.as<VarNode>();
+        coeff = form->terms[0].second;
+        offset = form->constant;
+      }
+      bool is_iter = false;
+      for (size_t k = 0; k < block->iter_vars.size(); ++k) is_iter = is_iter || block->iter_vars[k]->var.get() == v;
+      bool point = IsConstInt(r->extent, 1) && (coeff == 1 || coeff == -1);
+      bool tile = coeff > 1 && IsConstInt(r->extent, coeff);
+      if (!is_iter || !(point || tile)) return false;
+      for (size_t k = 0; k < block->iter_vars.size(); ++k) {
+        if (block->iter_vars[k]->var.get() != v) continue;
+        if (!region[d].HasLowerBound() || !region[d].HasUpperBound()) {
+          ThrowScheduleError(primitive, "cannot bound the region of " + access->buffer->name + " needed at the target loop",
+                             func);
+        }
+        PrimExpr lo = region[d].min(), hi = region[d].max();
+        DataType t = lo.dtype();
+        // As TVM, the region clipped to the buffer's extent replaces it when
+        // that is provably smaller (a static bound; a symbolic clip is not taken).
+        if (d < access->buffer->shape.size()) {
+          PrimExpr last = sub(access->buffer->shape[d], IntImm(access->buffer->shape[d].dtype(), 1));
+          if (last.dtype() != t) last = cast(t, last);
+          PrimExpr clo = ana->Simplify(max(lo, IntImm(t, 0))), chi = ana->Simplify(min(hi, last));
+          if (ana->CanProve(less(sub(chi, clo), sub(hi, lo)))) {
+            lo = clo;
+            hi = chi;
+          }
+        }
+        PrimExpr vlo, vhi;
+        if (coeff == 1) {
+          vlo = sub(lo, IntImm(t, offset));
+          vhi = sub(hi, IntImm(t, offset));
+        } else if (coeff == -1) {
+          vlo = sub(IntImm(t, offset), hi);
+          vhi = sub(IntImm(t, offset), lo);
+        } else {
+          vlo = floordiv(sub(lo, IntImm(t, offset)), IntImm(t, coeff));
+          vhi = floordiv(sub(hi, IntImm(t, offset)), IntImm(t, coeff));
+        }
+        var_lo[k] = vlo;
+        var_hi[k] = vhi;
+      }
     }
-    bool is_iter = false;
-    for (size_t k = 0; k < block->iter_vars.size(); ++k) is_iter = is_iter || block->iter_vars[k]->var.get() == v;
-    bool point = IsConstInt(r->extent, 1) && (coeff == 1 || coeff == -1);
-    bool tile = coeff > 1 && IsConstInt(r->extent, coeff);
-    if (!is_iter || !(point || tile)) {
+    return true;
+  };
+  if (!dimwise()) {
+    // Then, as TVM, point accesses through floordiv/floormod/fused indices.
+    std::fill(var_lo.begin(), var_lo.end(), PrimExpr());
+    std::fill(var_hi.begin(), var_hi.end(), PrimExpr());
+    std::vector<PrimExpr> indices;
+    bool points = true;
+    for (Range r : access->region) {
+      points = points && IsConstInt(r->extent, 1);
+      indices.push_back(r->min);
+    }
+    if (!points || !SolveAffine(block, indices, region, ana, &var_lo, &var_hi)) {
       ThrowScheduleError(primitive, "block \"" + block->name_hint + "\" accesses " + access->buffer->name +
                                         " with an index that is not an iteration variable (shifted, reversed or "
-                                        "tiled); only such blocks can be moved",
+                                        "tiled) or a quasi-affine point access of them; only such blocks can be moved",
                          func, {block});
     }
-    for (size_t k = 0; k < block->iter_vars.size(); ++k) {
-      if (block->iter_vars[k]->var.get() != v) continue;
-      if (!region[d].HasLowerBound() || !region[d].HasUpperBound()) {
-        ThrowScheduleError(primitive, "cannot bound the region of " + access->buffer->name + " needed at the target loop",
-                           func);
-      }
-      PrimExpr lo = region[d].min(), hi = region[d].max();
-      DataType t = lo.dtype();
-      // As TVM, the region clipped to the buffer's extent replaces it when
-      // that is provably smaller (a static bound; a symbolic clip is not taken).
-      if (d < access->buffer->shape.size()) {
-        PrimExpr last = sub(access->buffer->shape[d], IntImm(access->buffer->shape[d].dtype(), 1));
-        if (last.dtype() != t) last = cast(t, last);
-        PrimExpr clo = ana->Simplify(max(lo, IntImm(t, 0))), chi = ana->Simplify(min(hi, last));
-        if (ana->CanProve(less(sub(chi, clo), sub(hi, lo)))) {
-          lo = clo;
-          hi = chi;
-        }
-      }
-      PrimExpr vlo, vhi;
-      if (coeff == 1) {
-        vlo = sub(lo, IntImm(t, offset));
-        vhi = sub(hi, IntImm(t, offset));
-      } else if (coeff == -1) {
-        vlo = sub(IntImm(t, offset), hi);
-        vhi = sub(IntImm(t, offset), lo);
-      } else {
-        vlo = floordiv(sub(lo, IntImm(t, offset)), IntImm(t, coeff));
-        vhi = floordiv(sub(hi, IntImm(t, offset)), IntImm(t, coeff));
-      }
-      mins[k] = ana->Simplify(vlo);
-      extents[k] = ana->Simplify(add(sub(vhi, vlo), IntImm(t, 1)));
-      assigned[k] = true;
-    }
+  }
+  std::vector<PrimExpr> mins(block->iter_vars.size()), extents(block->iter_vars.size());
+  std::vector<bool> assigned(block->iter_vars.size(), false);
+  for (size_t k = 0; k < block->iter_vars.size(); ++k) {
+    if (!var_lo[k].defined()) continue;
+    PrimExpr lo = var_lo[k], hi = var_hi[k];
+    mins[k] = ana->Simplify(lo);
+    extents[k] = ana->Simplify(add(sub(hi, lo), IntImm(lo.dtype(), 1)));
+    assigned[k] = true;
   }
   std::vector<PrimExpr> values;
   std::vector<std::pair<Var, PrimExpr>> new_loops;

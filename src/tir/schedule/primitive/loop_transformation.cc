@@ -137,6 +137,12 @@ PrimFunc SplitLoop(const PrimFunc& func, const ForNode* loop, const std::vector<
   // A symbolic factor that is the extent itself (the others all 1) covers it exactly.
   bool exact = symbolic_factor && product == 1 &&
                std::any_of(factors.begin(), factors.end(), [&](const PrimExpr& f) { return f.same_as(loop->extent); });
+  if (!exact && symbolic_factor) {  // as TVM: no predicate when the factors provably multiply to the extent
+    PrimExpr total = as_t(factors[0]);
+    for (size_t i = 1; i < factors.size(); ++i) total = mul(total, as_t(factors[i]));
+    arith::Analyzer ana;
+    exact = ana.CanProveEqual(total, loop->extent);
+  }
   bool needs_predicate = !exact && (extent == nullptr || symbolic_factor || product > *extent);
   if (needs_predicate && !disable_predication) body = PredicateAdder(less(fused, loop->extent)).VisitStmt(body);
   body = FoldBindingConstants(body);  // a unit loop replaced by 0 leaves `0 * 6`
@@ -477,10 +483,12 @@ Array<LoopRV> Schedule::Split(const LoopRV& loop, const Array<Any>& factors, boo
     } else if (known == 1) {
       values[static_cast<size_t>(none_at)] = loc.loop->extent;
     } else {
-      // ceildiv(n, known), as TVM writes it: (n + known - 1) // known.
+      // ceildiv(n, known), as TVM writes it: (n + known - 1) // known,
+      // simplified as TVM does (n * 32 split by 32 gives n).
       DataType t = loc.loop->extent.dtype();
+      arith::Analyzer ana;
       values[static_cast<size_t>(none_at)] =
-          floordiv(add(loc.loop->extent, IntImm(t, known - 1)), IntImm(t, known));
+          ana.Simplify(floordiv(add(loc.loop->extent, IntImm(t, known - 1)), IntImm(t, known)));
     }
   }
   std::vector<Var> vars;
