@@ -5,7 +5,7 @@
 // unless the function is all spatial, meta_schedule.unroll_explicit (or
 // _implicit) = a sample_categorical over unroll_max_steps with equal
 // probabilities (the decision the unroll mutator edits). -1 / [] disable a
-// part. Meta-schedule layer.
+// part; a single-core target gets no parallel annotation. Meta-schedule layer.
 #include "meta_schedule/schedule_rule/schedule_rule.h"
 #include "runtime/registry.h"
 
@@ -20,15 +20,20 @@ class ParallelizeVectorizeUnrollNode : public ScheduleRuleNode {
   Array<Any> unroll_max_steps;
   bool unroll_explicit = true;
   int64_t max_parallel_extent = -1;  // set from the target
+  int64_t num_cores = -1;
 
   void InitializeWithTarget(const Target& target) final {
-    if (max_jobs_per_core != -1) max_parallel_extent = TargetNumCores(target) * max_jobs_per_core;
+    num_cores = TargetNumCores(target);
+    if (max_jobs_per_core != -1) max_parallel_extent = num_cores * max_jobs_per_core;
   }
 
   Array<Schedule> Apply(const Schedule& sch, const BlockRV& root) const final {
     BlockLocation loc = Locate(sch, root);
     if (loc.scope != nullptr) return {sch};
-    if (max_jobs_per_core != -1) {
+    // Unlike TVM, a single-core target gets no parallel annotation: one thread gains
+    // nothing from parallel loops, and Tessera's exported kernels run them on every
+    // core of the machine (they do not keep the target's -num-cores).
+    if (max_jobs_per_core != -1 && num_cores != 1) {
       TESSERA_CHECK_OR_THROW(max_parallel_extent > 0, ValueError)
           << "ParallelizeVectorizeUnroll: not initialized with a target (the number of cores is unknown); "
              "call its _initialize_with_tune_context first";
