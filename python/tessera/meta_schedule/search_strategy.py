@@ -43,10 +43,23 @@ class SearchStrategy:
 
     def _sample(self):
         try:
-            return Candidate(self.ctx.space_generator.sample(self.ctx.mod, self._seed(), self.ctx))
+            return self._postprocessed(self.ctx.space_generator.sample(self.ctx.mod, self._seed(), self.ctx))
         except Exception as err:  # noqa: BLE001 -- a failing sample is skipped and reported
             self.ctx.note_sample_error(err)
             return None
+
+    def _postprocessed(self, sch):
+        """A Candidate of ``sch`` after the space's postprocessors, None if one refuses it."""
+        if not self.ctx.space_generator.apply_postprocs(sch):
+            self.ctx.note_sample_error(RuntimeError("a postprocessor rejected the candidate"))
+            return None
+        return Candidate(sch)
+
+    def _replayed(self, trace):
+        """``trace`` replayed without its postprocessing part, then postprocessed anew."""
+        sch = Schedule(self.ctx.mod, seed=self._seed())
+        trace.apply_to_schedule(sch, remove_postproc=True)
+        return self._postprocessed(sch)
 
     def _new_unique(self, cand, taken):
         return cand is not None and cand.shash not in self.ctx.measured and cand.shash not in taken
@@ -87,7 +100,7 @@ class ReplayTrace(SearchStrategy):
             cand = self._sample()
             if cand is None:
                 continue
-            js = cand.sch.trace.as_json()
+            js = cand.sch.trace.as_json(remove_postproc=True)
             key = str(js[0])  # TVM's trace JSON: [insts, decisions]
             traces.setdefault(key, js)
         if not traces:
@@ -100,13 +113,11 @@ class ReplayTrace(SearchStrategy):
             if len(out) >= n:
                 break
             js = [self.design[int(self.ctx.rng.integers(len(self.design)))][0], []]  # decisions re-sampled
-            sch = Schedule(self.ctx.mod, seed=self._seed())
             try:
-                Trace.from_json(js).apply_to_schedule(sch)
+                cand = self._replayed(Trace.from_json(js))
             except Exception as err:  # noqa: BLE001
                 self.ctx.note_sample_error(err)
                 continue
-            cand = Candidate(sch)
             if self._new_unique(cand, taken):
                 taken.add(cand.shash)
                 out.append(cand)
@@ -191,21 +202,19 @@ class EvolutionarySearch(SearchStrategy):
             new = mutate_decision(inst.kind.name, list(inst.attrs), trace.decisions[inst], self.ctx.rng)
             if new is None:
                 continue
-            sch = Schedule(self.ctx.mod, seed=self._seed())
             try:
-                trace.with_decision(inst, new).apply_to_schedule(sch)
+                cand = self._replayed(trace.with_decision(inst, new))
             except Exception:  # noqa: BLE001 -- an invalid mutation is dropped
                 continue
-            return Candidate(sch)
+            if cand is not None:
+                return cand
         return None
 
     def _from_trace(self, trace):
-        sch = Schedule(self.ctx.mod, seed=self._seed())
         try:
-            trace.apply_to_schedule(sch)
+            return self._replayed(trace)
         except Exception:  # noqa: BLE001
             return None
-        return Candidate(sch)
 
     def _score(self, cands):
         preds = self.cost_model.predict([c.features for c in cands])

@@ -39,6 +39,8 @@ class TuneContext:
         self.mod = None if mod is None else normalize_mod(mod)
         self.target = None if target is None else _target.Target(target) if isinstance(target, str) else target
         self.space_generator = _space.create(space_generator)
+        # As TVM's: the space's rules and postprocessors read the target (cores, vector width).
+        self.space_generator._initialize_with_tune_context(self)
         self.search_strategy = search_strategy
         self.task_name = task_name
         if rand_state is None or rand_state == -1:

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <functional>
+#include <set>
 #include <stdexcept>
 
 #include "runtime/registry.h"
@@ -117,7 +118,21 @@ BlockLocation Schedule::LocateBlock(const BlockRV& rv, const char* primitive) co
   }
   auto index = IndexOf(it->second.func);
   const BlockLocation* loc = index->FindBlock(it->second.name);
-  if (!loc) ThrowScheduleError(primitive, "block \"" + it->second.name + "\" no longer exists", index->func());
+  if (!loc) {
+    // The root block (not in the index): only lookups and annotations apply to it.
+    if (const auto* root = index->func()->body.as<BlockRealizeNode>(); root && root->block->name_hint == it->second.name) {
+      static const std::set<std::string> kRootPrimitives = {"get", "get_loops", "get_child_blocks", "annotate",
+                                                            "unannotate"};
+      if (!kRootPrimitives.count(primitive)) {
+        ThrowScheduleError(primitive, "cannot be applied to the root block \"" + it->second.name + "\"", index->func());
+      }
+      BlockLocation root_loc;
+      root_loc.realize = root;
+      root_loc.block = root->block.get();
+      return root_loc;
+    }
+    ThrowScheduleError(primitive, "block \"" + it->second.name + "\" no longer exists", index->func());
+  }
   return *loc;
 }
 

@@ -53,6 +53,8 @@ BlockRV Schedule::GetBlock(const std::string& name, const std::optional<std::str
   const PrimFunc& f = index->func();
   int count = 0;
   index->FindBlock(name, &count);
+  const auto* root = f->body.as<BlockRealizeNode>();
+  if (count == 0 && root && root->block->name_hint == name) count = 1;  // the root block
   if (count == 0) {
     std::string names;
     for (const BlockLocation& loc : index->blocks()) names += (names.empty() ? "" : ", ") + loc.block->name_hint;

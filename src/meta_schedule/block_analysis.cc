@@ -1,0 +1,161 @@
+// Block and loop queries shared by the MetaSchedule rules and postprocessors
+// (see block_analysis.h). Meta-schedule layer.
+#include "meta_schedule/block_analysis.h"
+
+#include <algorithm>
+#include <thread>
+#include <unordered_set>
+
+#include "runtime/registry.h"
+#include "tir/functor.h"
+
+namespace tessera {
+namespace meta_schedule {
+using namespace tir;
+
+namespace {
+std::unordered_set<const VarNode*> VarsOf(const PrimExpr& e) {
+  std::unordered_set<const VarNode*> vars;
+  PostOrderVisit(e, [&](const ObjectRef& n) {
+    if (const auto* v = n.as<VarNode>()) vars.insert(v);
+  });
+  return vars;
+}
+}  // namespace
+
+int LoopIterType(const BlockRealizeNode* realize, const ForNode* loop) {
+  bool spatial = false, reduce = false, other = false;
+  const BlockNode* block = realize->block.get();
+  for (size_t i = 0; i < block->iter_vars.size() && i < realize->iter_values.size(); ++i) {
+    if (!UsesVar(realize->iter_values[i], loop->loop_var.get())) continue;
+    int t = block->iter_vars[i]->iter_type;
+    if (t == kDataPar) {
+      spatial = true;
+    } else if (t == kCommReduce) {
+      reduce = true;
+    } else {
+      other = true;
+    }
+  }
+  if (other || (spatial && reduce)) return kOpaque;
+  return reduce ? kCommReduce : kDataPar;
+}
+
+std::vector<int> LoopIterTypes(const BlockLocation& loc) {
+  std::vector<int> out;
+  for (const ForNode* l : loc.loops) out.push_back(LoopIterType(loc.realize, l));
+  return out;
+}
+
+bool IsTrivialBinding(const BlockLocation& loc) {
+  const auto& values = loc.realize->iter_values;
+  if (values.size() != loc.loops.size()) return false;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (values[i].get() != loc.loops[i]->loop_var.get()) return false;
+  }
+  return true;
+}
+
+bool IsSpatialBlock(const BlockNode* block) {
+  for (const IterVar& iv : block->iter_vars) {
+    if (iv->iter_type != kDataPar) return false;
+  }
+  return true;
+}
+
+bool IsSpatialPrimFunc(const PrimFunc& func) {
+  bool spatial = true;
+  PostOrderVisitBlockRealizes(func->body, [&](const BlockRealizeNode* r) {
+    if (!IsSpatialBlock(r->block.get())) spatial = false;
+  });
+  return spatial;
+}
+
+std::optional<int64_t> ConstExtent(const ForNode* loop) {
+  if (const auto* imm = loop->extent.as<IntImmNode>()) return imm->value;
+  return std::nullopt;
+}
+
+bool IsSingleStmt(const Stmt& stmt) {
+  if (const auto* seq = stmt.as<SeqStmtNode>()) return seq->seq.size() == 1;
+  return true;
+}
+
+bool HasAnnotation(const BlockNode* block, const std::string& key) { return block->annotations.count(key); }
+
+bool NeedsMultiLevelTiling(const BlockLocation& loc) {
+  const BlockNode* block = loc.block;
+  if (HasAnnotation(block, kTilingStructure)) return false;
+  if (block->writes.size() != 1 || block->reads.empty() || IsSpatialBlock(block) || !IsTrivialBinding(loc)) {
+    return false;
+  }
+  const Object* write_buffer = block->writes[0]->buffer.get();
+  std::vector<const VarNode*> spatial_vars;
+  for (const IterVar& iv : block->iter_vars) {
+    const auto* ext = iv->dom->extent.as<IntImmNode>();
+    if (iv->iter_type == kDataPar && !(ext && ext->value == 1)) spatial_vars.push_back(iv->var.get());
+  }
+  int unused = 0;
+  std::unordered_set<const Object*> read_buffers;
+  for (const BufferRegion& region : block->reads) {
+    if (!read_buffers.insert(region->buffer.get()).second) return false;  // a buffer read twice
+    if (region->buffer.get() == write_buffer) continue;
+    std::unordered_set<const VarNode*> used;
+    for (const Range& r : region->region) {
+      if (!r->extent.as<IntImmNode>()) return false;
+      for (const VarNode* v : VarsOf(r->min)) used.insert(v);
+    }
+    for (const VarNode* v : spatial_vars) unused += used.count(v) ? 0 : 1;
+  }
+  return unused >= 1;
+}
+
+bool NeedsRFactor(const Schedule& sch, const BlockLocation& loc, int64_t max_parallel_extent,
+                  int64_t max_parallel_basic) {
+  const BlockNode* block = loc.block;
+  if (block->writes.empty() || !block->init.has_value() || IsSpatialBlock(block)) return false;
+  if (!IsTrivialBinding(loc) || HasAnnotation(block, kTilingStructure)) return false;
+  for (const IterVar& iv : block->iter_vars) {
+    if (iv->iter_type != kDataPar && iv->iter_type != kCommReduce) return false;
+  }
+  std::vector<int> types = LoopIterTypes(loc);
+  bool has_reduction = false;
+  int64_t space = 1, reduce = 1;
+  for (size_t i = 0; i < loc.loops.size(); ++i) {
+    if (types[i] != kDataPar && types[i] != kCommReduce) return false;
+    if (types[i] == kCommReduce) has_reduction = true;
+    // The loops form a perfect nest around the block.
+    const Stmt& body = loc.loops[i]->body;
+    if (i + 1 < loc.loops.size()) {
+      if (body.get() != loc.loops[i + 1]) return false;
+    } else if (body.get() != loc.realize) {
+      return false;
+    }
+    std::optional<int64_t> ext = ConstExtent(loc.loops[i]);
+    if (!ext) return false;
+    (types[i] == kDataPar ? space : reduce) *= *ext;
+  }
+  if (!has_reduction) return false;
+  if (NeedsMultiLevelTiling(loc)) return !(space >= reduce || space > max_parallel_extent);
+  if (reduce > 1) return reduce > max_parallel_basic;
+  return false;
+}
+
+BlockLocation Locate(const Schedule& sch, const BlockRV& block) { return sch.LocateBlock(block, "get"); }
+
+bool IsRootBlock(const Schedule& sch, const BlockRV& block) { return Locate(sch, block).scope == nullptr; }
+
+int TargetNumCores(const Target& target) {
+  if (auto cores = target.GetInt("num-cores")) return static_cast<int>(*cores);
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+int TargetVectorBits(const Target& target) {
+  if (auto width = Registry::Get("target.llvm_get_vector_width"); width && target->kind == "llvm") {
+    return static_cast<int>((*width)(target).cast<int64_t>());
+  }
+  return 128;
+}
+
+}  // namespace meta_schedule
+}  // namespace tessera

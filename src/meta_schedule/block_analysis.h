@@ -1,0 +1,62 @@
+// Block and loop queries the MetaSchedule schedule rules and postprocessors
+// share (TVM's meta_schedule utils): the iterator type each loop carries for
+// a block, trivial bindings, whether a block needs multi-level tiling or
+// rfactor, spatial blocks and functions, and what a target offers (cores,
+// vector width). Meta-schedule layer, on top of tir/schedule.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/reflection.h"
+#include "target/target.h"
+#include "tir/schedule/schedule.h"
+
+namespace tessera {
+namespace meta_schedule {
+
+// Annotation keys, spelled as TVM's (tir.attr / meta_schedule attrs).
+inline constexpr const char* kTilingStructure = "meta_schedule.tiling_structure";
+inline constexpr const char* kParallel = "meta_schedule.parallel";
+inline constexpr const char* kVectorize = "meta_schedule.vectorize";
+inline constexpr const char* kUnrollExplicit = "meta_schedule.unroll_explicit";
+inline constexpr const char* kUnrollImplicit = "meta_schedule.unroll_implicit";
+inline constexpr const char* kRandomComputeProducer = "meta_schedule.random_compute_producer";
+inline constexpr const char* kInlineRule = "meta_schedule.inline_rule";
+inline constexpr const char* kPragmaAutoUnrollMaxStep = "pragma_auto_unroll_max_step";
+inline constexpr const char* kPragmaUnrollExplicit = "pragma_unroll_explicit";
+
+// Iterator type a loop carries for `block` (tir::kDataPar, tir::kCommReduce),
+// from the block's bindings: a loop used only by spatial iterators (or by
+// none) is spatial, only by reduction iterators a reduction loop; anything
+// else is tir::kOpaque.
+int LoopIterType(const tir::BlockRealizeNode* realize, const tir::ForNode* loop);
+std::vector<int> LoopIterTypes(const tir::BlockLocation& loc);
+// Each iterator bound to exactly the loop variable of the loop at its position.
+bool IsTrivialBinding(const tir::BlockLocation& loc);
+bool IsSpatialBlock(const tir::BlockNode* block);
+// Every block of the function is spatial.
+bool IsSpatialPrimFunc(const tir::PrimFunc& func);
+std::optional<int64_t> ConstExtent(const tir::ForNode* loop);
+// Whether `stmt` is one statement (not a SeqStmt of several).
+bool IsSingleStmt(const tir::Stmt& stmt);
+bool HasAnnotation(const tir::BlockNode* block, const std::string& key);
+
+// TVM's NeedsMultiLevelTiling: one write, some reads, not spatial, trivial
+// binding, not tiled yet, and some spatial iterator unused by a read.
+bool NeedsMultiLevelTiling(const tir::BlockLocation& loc);
+// TVM's NeedsRFactorOrCrossThreadReduction (for the CPU: rfactor).
+bool NeedsRFactor(const tir::Schedule& sch, const tir::BlockLocation& loc, int64_t max_parallel_extent,
+                  int64_t max_parallel_basic);
+
+// Where a handle's block is (ScheduleError if it is gone).
+tir::BlockLocation Locate(const tir::Schedule& sch, const tir::BlockRV& block);
+bool IsRootBlock(const tir::Schedule& sch, const tir::BlockRV& block);
+
+// Target facts: -num-cores (else the host's cores) and the vector register width in bits.
+int TargetNumCores(const Target& target);
+int TargetVectorBits(const Target& target);
+
+}  // namespace meta_schedule
+}  // namespace tessera

@@ -1,0 +1,56 @@
+// ScheduleRule base, the default llvm rule set and the generic FFI entries
+// (apply, initialize, create by name). Meta-schedule layer.
+#include "meta_schedule/schedule_rule/schedule_rule.h"
+
+#include "runtime/registry.h"
+
+namespace tessera {
+namespace meta_schedule {
+
+TESSERA_REGISTER_OBJECT_TYPE(ScheduleRuleNode);
+
+ScheduleRule ScheduleRule::Create(const std::string& name, const Array<Any>& args) {
+  std::optional<PackedFunc> ctor = Registry::Get("meta_schedule.ScheduleRule" + name);
+  TESSERA_CHECK_OR_THROW(ctor.has_value(), ValueError) << "unknown schedule rule \"" << name << "\"";
+  std::vector<Any> v = args.to_vector();
+  return ctor->CallPacked(PackedArgs(v.data(), static_cast<int>(v.size()))).cast<ScheduleRule>();
+}
+
+Array<ScheduleRule> ScheduleRule::DefaultLLVM() {
+  // TVM v0.18's llvm defaults (ApplyCustomRule and InlineConstantScalars aside).
+  Map<String, Any> reuse_write{{String("req"), Any(String("may"))},
+                               {String("levels"), Any(Array<Any>{Any(int64_t(1)), Any(int64_t(2))})},
+                               {String("scope"), Any(String("global"))}};
+  return {
+      Create("AutoInline", {false, true, true, true, true, true, Array<Any>{Any(String("tir.exp"))}}),
+      Create("AddRFactor", {int64_t(16), int64_t(64)}),
+      Create("MultiLevelTilingPackedPanel",
+             {String("SSRSRS"), Any(), int64_t(64), Any(), Any(), reuse_write, int64_t(8), int64_t(64), int64_t(512)}),
+      Create("ParallelizeVectorizeUnroll",
+             {int64_t(16), int64_t(64), Array<Any>{Any(int64_t(0)), Any(int64_t(16)), Any(int64_t(64)), Any(int64_t(512))},
+              true}),
+      Create("RandomComputeLocation", {}),
+  };
+}
+
+tir::Schedule ForkSchedule(const tir::Schedule& sch) {
+  tir::Schedule copy = sch.Copy();
+  copy.Seed(sch.ForkSeed());
+  return copy;
+}
+
+TESSERA_REGISTER_GLOBAL("meta_schedule.ScheduleRuleApply")
+    .set_body_typed([](ScheduleRule rule, tir::Schedule sch, tir::BlockRV block) {
+      return rule->Apply(sch, block);
+    });
+TESSERA_REGISTER_GLOBAL("meta_schedule.ScheduleRuleInitializeWithTarget")
+    .set_body_typed([](ScheduleRule rule, Target target) { const_cast<ScheduleRuleNode*>(rule.get())->InitializeWithTarget(target); });
+TESSERA_REGISTER_GLOBAL("meta_schedule.ScheduleRuleClone").set_body_typed([](ScheduleRule rule) {
+  return rule->Clone();
+});
+TESSERA_REGISTER_GLOBAL("meta_schedule.ScheduleRuleDefaultLLVM").set_body_typed([]() {
+  return ScheduleRule::DefaultLLVM();
+});
+
+}  // namespace meta_schedule
+}  // namespace tessera
