@@ -43,6 +43,7 @@ def matmul_tiled_decomposed(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 1
                 vj = T.axis.spatial(16, j_0 * 8 + j_1 * 4 + j_2_init * 4 + j_3_init)
                 T.reads()
                 T.writes(C[vi, vj])
+                T.block_attr({"meta_schedule.tiling_structure": "SSRSRS"})  # copied from the block, as TVM
                 C[vi, vj] = T.float32(0)
         for k_0, i_2, j_2, k_1, i_3, j_3 in T.grid(4, 4, 1, 4, 2, 4):
             with T.block("C_update"):

@@ -86,6 +86,7 @@ def matmul_packed(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float
                     vj = T.axis.spatial(16, j_0 * 2 + j_1_init)
                     T.reads()
                     T.writes(C_local[vi, vj])
+                    T.block_attr({"meta_schedule.tiling_structure": "packed_panel"})  # copied, as TVM
                     C_local[vi, vj] = T.float32(0)
             for k_0, k_1 in T.grid(16, 1):
                 for i_1 in T.unroll(2):

@@ -40,7 +40,13 @@ class TuneContext:
         self.target = None if target is None else _target.Target(target) if isinstance(target, str) else target
         self.space_generator = _space.create(space_generator)
         # As TVM's: the space's rules and postprocessors read the target (cores, vector width).
-        self.space_generator._initialize_with_tune_context(self)
+        # A target kind without default rules (cuda) can still hold a context (e.g. for
+        # feature extraction); sampling from its space then raises the rules' error.
+        try:
+            self.space_generator._initialize_with_tune_context(self)
+        except ValueError:
+            if self.target is None or self.target.kind.name == "llvm":
+                raise
         self.search_strategy = search_strategy
         self.task_name = task_name
         if rand_state is None or rand_state == -1:
