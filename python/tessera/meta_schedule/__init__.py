@@ -5,6 +5,7 @@ with an XGBoost cost model (search_strategy, cost_model, feature); relax_integra
 extracts a model's tasks and tunes them together under a task scheduler (task_scheduler)."""
 from . import arg_info, builder, cost_model, database, feature, runner, search_strategy, space_generator
 from . import task_scheduler, tir_integration, relax_integration
+from . import mutator, postproc
 from .extracted_task import ExtractedTask
 from .tune_context import TuneContext
 from .tune import tune_tir
@@ -12,5 +13,5 @@ from .tir_integration import compile_tir
 from .relax_integration import compile_relax, extract_tasks, tune_relax, tune_tasks
 
 __all__ = ["ExtractedTask", "TuneContext", "arg_info", "builder", "compile_relax", "compile_tir", "cost_model",
-           "database", "extract_tasks", "feature", "relax_integration", "runner", "search_strategy",
+           "database", "extract_tasks", "feature", "mutator", "postproc", "relax_integration", "runner", "search_strategy",
            "space_generator", "task_scheduler", "tir_integration", "tune_relax", "tune_tasks", "tune_tir"]

@@ -1,5 +1,6 @@
 """TuneContext (``tvm.meta_schedule.TuneContext``): one tuning task's module, target,
-design space, strategy name, random state and the set of modules already measured."""
+design space (with its postprocessors and mutator table), strategy name, random state and
+the set of modules already measured."""
 import os
 
 import numpy as np
@@ -58,6 +59,33 @@ class TuneContext:
             if cores is not None:
                 return int(cores)
         return self.num_threads
+
+    @property
+    def mutator_probs(self):
+        """The space generator's {Mutator: probability} table ("default": TVM's for llvm)."""
+        from .mutator import default_probs
+        probs = self.space_generator.mutator_probs
+        return default_probs("llvm") if probs == "default" else probs
+
+    @property
+    def postprocs(self):
+        """The space generator's postprocessors, initialized with this context (once)."""
+        if getattr(self, "_postprocs", None) is None:
+            from .postproc import Postproc
+            procs = self.space_generator.postprocs
+            if procs == "default":
+                gpu = self.target is not None and "gpu" in list(self.target.keys)
+                procs = Postproc.create("cuda" if gpu else "llvm")
+            else:
+                procs = [p.clone() for p in procs]
+            for p in procs:
+                p._initialize_with_tune_context(self)
+            self._postprocs = procs
+        return self._postprocs
+
+    def postprocess(self, sch):
+        """Runs the postprocessors on a candidate: False when one rejects it."""
+        return all(p.apply(sch) for p in self.postprocs)
 
     def note_sample_error(self, err):
         if len(self.sample_errors) < 20:
