@@ -1,5 +1,5 @@
 """meta_schedule tuning: wrong candidates rejected, crashing or hanging candidates are
-failed trials, determinism with a fixed seed, the default CPU space, decision mutation,
+failed trials, determinism with a fixed seed, the default CPU space,
 worker pool failures and bad inputs. Trial counts are kept small."""
 import math
 
@@ -10,7 +10,6 @@ import tessera as tvm
 from tessera import meta_schedule as ms
 from tessera.meta_schedule.builder import LocalBuilder, BuilderResult
 from tessera.meta_schedule.runner import Runner, RunnerResult
-from tessera.meta_schedule.search_strategy import mutate_decision
 from tessera.meta_schedule.worker_pool import WorkerPool, WorkerFailure
 
 from ms_helpers import matmul_module, stochastic_schedule_mm, zero_fill_module
@@ -176,20 +175,6 @@ def test_default_space_samples_tile_and_stay_correct(seed):
     names = [inst.kind.name for inst in sch.trace.insts]
     assert names.count("SamplePerfectTile") == 3 and "DecomposeReduction" in names and "EnterPostproc" in names
     _matmul_check(sch, n)
-
-
-def test_mutate_decision_keeps_tiles_perfect():
-    rng = np.random.default_rng(0)
-    dec = [4, 2, 8, 2]
-    seen = set()
-    for _ in range(200):
-        new = mutate_decision("SamplePerfectTile", [4, 4], dec, rng)
-        assert math.prod(new) == 128 and new[-1] <= 4 and new != dec
-        seen.add(tuple(new))
-    assert len(seen) > 3
-    assert mutate_decision("SamplePerfectTile", [2, 16], [1, 1], rng) is None
-    for _ in range(20):
-        assert mutate_decision("SampleCategorical", [[1, 2, 3], [0.3, 0.3, 0.4]], 1, rng) in (0, 2)
 
 
 def test_tune_tir_bad_inputs(tmp_path):

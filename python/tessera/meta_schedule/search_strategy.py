@@ -23,7 +23,7 @@ class Candidate:
         self.sch = sch
         self.shash = int(_ir.structural_hash(sch.mod))
         self._features = None
-        self.score = 0.0
+        self.score = None
 
     @property
     def features(self):
@@ -124,130 +124,184 @@ class ReplayTrace(SearchStrategy):
         return out
 
 
-def _prime_factors(x):
-    out, d = [], 2
-    while d * d <= x:
-        while x % d == 0:
-            out.append(d)
-            x //= d
-        d += 1
-    if x > 1:
-        out.append(x)
-    return out
+class MutatorSampler:
+    """Draws mutators with the probabilities of a {Mutator: probability} table (TVM's
+    mutator_probs; the probabilities are normalized) from ``rng`` (a NumPy Generator).
+    Each mutator is a clone initialized with ``ctx``."""
 
+    def __init__(self, mutator_probs, ctx, rng):
+        from .mutator import Mutator
+        items = list(dict(mutator_probs).items())
+        for m, p in items:
+            if not isinstance(m, Mutator):
+                raise TypeError(f"mutator_probs: keys must be ms.mutator.Mutator objects, got {type(m).__name__}")
+            if not isinstance(p, (int, float)) or isinstance(p, bool) or not math.isfinite(p) or p < 0:
+                raise ValueError(f"mutator_probs: the probability of {m} must be a finite number >= 0, got {p!r}")
+        items = [(m, float(p)) for m, p in items if p > 0]
+        total = sum(p for _, p in items)
+        self.mutators = []
+        for m, _ in items:
+            m = m.clone()
+            if ctx is not None:
+                m._initialize_with_tune_context(ctx)
+            self.mutators.append(m)
+        self.probs = np.array([p / total for _, p in items]) if items else np.zeros(0)
+        self.cum = np.cumsum(self.probs)
+        self.rng = rng
 
-def mutate_decision(kind, attrs, decision, rng):
-    """A different valid decision for a sampling instruction, or None if there is none.
-    SamplePerfectTile: moves a prime factor from one tile to another (respecting the
-    innermost limit); SampleCategorical: another candidate index."""
-    if kind == "SamplePerfectTile":
-        dec = [int(x) for x in decision]
-        max_inner = int(attrs[1]) if len(attrs) > 1 else 0
-        if len(dec) < 2:
+    def __len__(self):
+        return len(self.mutators)
+
+    def sample(self):
+        """One mutator (None when the table is empty)."""
+        if not self.mutators:
             return None
-        for _ in range(16):
-            src = int(rng.integers(len(dec)))
-            if dec[src] <= 1:
-                continue
-            factor = int(rng.choice(_prime_factors(dec[src])))
-            dst = int(rng.integers(len(dec) - 1))
-            dst = dst + 1 if dst >= src else dst
-            new = list(dec)
-            new[src] //= factor
-            new[dst] *= factor
-            if max_inner > 0 and new[-1] > max_inner:
-                continue
-            return new
-        return None
-    if kind == "SampleCategorical":
-        n = len(attrs[0])
-        if n < 2:
-            return None
-        cur = int(decision)
-        new = int(rng.integers(n - 1))
-        return new + 1 if new >= cur else new
-    return None
-
-
-_MUTABLE = ("SamplePerfectTile", "SampleCategorical")
+        k = int(np.searchsorted(self.cum, self.rng.random() * self.cum[-1], side="right"))
+        return self.mutators[min(k, len(self.mutators) - 1)]
 
 
 class EvolutionarySearch(SearchStrategy):
-    """Population ``population_size``; ``init_measured_ratio`` of it from the best measured
-    records; ``genetic_num_iters`` rounds of mutation (probability ``genetic_mutate_prob``
-    per individual) keeping the best predicted; then the predicted best are measured,
-    except an ``eps_greedy`` share of random samples."""
+    """TVM's evolutionary search. Each round (``generate(n)``):
 
-    def __init__(self, ctx, cost_model, population_size=64, init_measured_ratio=0.2, genetic_num_iters=3,
-                 genetic_mutate_prob=0.85, eps_greedy=0.05):
+    1. initial population: the ``init_measured_ratio`` share of ``population_size`` taken
+       from the best measured records (their traces replayed: this run's and, resuming,
+       the database's) plus fresh samples of the design space (at least
+       ``init_min_unmeasured``; sampling gives up after ``max_fail_count`` rounds that
+       find nothing new);
+    2. ``genetic_num_iters`` generations: the cost model scores the population and the
+       best ``n`` unmeasured candidates seen so far are kept; each slot of the next
+       generation takes a parent drawn with probability proportional to its score and,
+       with probability ``genetic_mutate_prob``, a child from a mutator drawn from the
+       space's ``mutator_probs`` table (replayed, postprocessed; up to
+       ``genetic_max_fail_count`` tries), else the parent itself;
+    3. the batch: ``n - int(n * eps_greedy)`` of the predicted best, the rest random
+       initial samples (either side fills in when the other runs short).
+    Nothing measured (structural hash) is proposed again; all randomness comes from the
+    task's seed."""
+
+    def __init__(self, ctx, cost_model, population_size=512, init_measured_ratio=0.2, init_min_unmeasured=50,
+                 max_fail_count=5, genetic_num_iters=4, genetic_mutate_prob=0.85, genetic_max_fail_count=10,
+                 eps_greedy=0.05):
         super().__init__(ctx)
-        if not 0 <= eps_greedy <= 1 or not 0 <= genetic_mutate_prob <= 1 or not 0 <= init_measured_ratio <= 1:
-            raise ValueError("EvolutionarySearch: eps_greedy, genetic_mutate_prob and init_measured_ratio "
-                             "must lie in [0, 1]")
+        for name, value in (("eps_greedy", eps_greedy), ("genetic_mutate_prob", genetic_mutate_prob),
+                            ("init_measured_ratio", init_measured_ratio)):
+            if not 0 <= value <= 1:
+                raise ValueError(f"EvolutionarySearch({name}={value!r}): must lie in [0, 1]")
+        for name, value in (("population_size", population_size), ("init_min_unmeasured", init_min_unmeasured),
+                            ("max_fail_count", max_fail_count), ("genetic_num_iters", genetic_num_iters),
+                            ("genetic_max_fail_count", genetic_max_fail_count)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < (1 if name == "population_size" else 0):
+                raise ValueError(f"EvolutionarySearch({name}={value!r}): must be a non-negative int "
+                                 "(population_size at least 1)")
         self.cost_model = cost_model
-        self.population_size = int(population_size)
+        self.population_size = population_size
         self.init_measured_ratio = init_measured_ratio
-        self.genetic_num_iters = int(genetic_num_iters)
+        self.init_min_unmeasured = min(init_min_unmeasured, population_size)
+        self.max_fail_count = max_fail_count
+        self.genetic_num_iters = genetic_num_iters
         self.genetic_mutate_prob = genetic_mutate_prob
+        self.genetic_max_fail_count = genetic_max_fail_count
         self.eps_greedy = eps_greedy
         self.best_measured = []   # [(latency, trace)], fastest first
+        self.mutators = MutatorSampler(ctx.mutator_probs, ctx, ctx.rng)
+        self.num_mutations = 0          # children made by mutators (for tests and reports)
 
-    def _mutate(self, cand):
-        trace = cand.sch.trace
-        insts = [i for i in trace.insts if i.kind.name in _MUTABLE and i in trace.decisions]
-        if not insts:
-            return None
-        for _ in range(4):
-            inst = insts[int(self.ctx.rng.integers(len(insts)))]
-            new = mutate_decision(inst.kind.name, list(inst.attrs), trace.decisions[inst], self.ctx.rng)
-            if new is None:
-                continue
-            try:
-                cand = self._replayed(trace.with_decision(inst, new))
-            except Exception:  # noqa: BLE001 -- an invalid mutation is dropped
-                continue
-            if cand is not None:
-                return cand
-        return None
-
+    # -- candidates --------------------------------------------------------------
     def _from_trace(self, trace):
         try:
             return self._replayed(trace)
-        except Exception:  # noqa: BLE001
+        except Exception:  # noqa: BLE001 -- a trace that no longer applies is dropped
             return None
 
-    def _score(self, cands):
-        preds = self.cost_model.predict([c.features for c in cands])
-        for c, p in zip(cands, preds):
-            c.score = float(p)
+    def _mutate(self, parent):
+        mutator = self.mutators.sample()
+        if mutator is None:
+            return None
+        trace, _ = mutator.apply_with_state(parent.sch.trace, self._seed())
+        if trace is None:
+            return None
+        return self._from_trace(trace)
 
-    def generate(self, n):
-        pop, taken = [], set()
-        for _, trace in self.best_measured[:int(self.population_size * self.init_measured_ratio)]:
+    def _score(self, cands):
+        todo = [c for c in cands if c.score is None]
+        if todo:
+            preds = self.cost_model.predict([c.features for c in todo])
+            for c, p in zip(todo, preds):
+                c.score = float(p)
+
+    # -- the three steps -----------------------------------------------------------
+    def _init_population(self):
+        measured, taken = [], set()
+        for _, trace in self.best_measured:
+            if len(measured) >= int(self.population_size * self.init_measured_ratio):
+                break
             cand = self._from_trace(trace)
             if cand is not None and cand.shash not in taken:
                 taken.add(cand.shash)
-                pop.append(cand)
-        pop += self._random_batch(self.population_size - len(pop), set(taken), max_tries_factor=2)
-        if not pop:
+                measured.append(cand)
+        unmeasured, fails = [], 0
+        want = max(self.population_size - len(measured), self.init_min_unmeasured)
+        while len(unmeasured) < want and fails <= self.max_fail_count:
+            batch = self._random_batch(want - len(unmeasured), taken, max_tries_factor=2)
+            fails = 0 if batch else fails + 1
+            unmeasured += batch
+        return measured, unmeasured
+
+    def _evolve(self, population, num):
+        best = {}   # shash -> candidate, unmeasured ones seen in any generation
+        for it in range(self.genetic_num_iters + 1):
+            self._score(population)
+            for c in population:
+                if c.shash not in self.ctx.measured:
+                    best.setdefault(c.shash, c)
+            if it == self.genetic_num_iters or not population or not len(self.mutators):
+                break
+            weights = np.array([max(c.score, 0.0) for c in population]) + 1e-12
+            cum = np.cumsum(weights / weights.sum())
+            nxt, seen = [], set()
+            for _ in range(self.population_size):
+                for _ in range(self.genetic_max_fail_count + 1):
+                    parent = population[min(int(np.searchsorted(cum, self.ctx.rng.random(), side="right")),
+                                            len(population) - 1)]
+                    if self.ctx.rng.random() < self.genetic_mutate_prob:
+                        child = self._mutate(parent)
+                        if child is None or child.shash in seen:
+                            continue
+                        self.num_mutations += 1
+                    else:
+                        child = parent
+                        if child.shash in seen:
+                            continue
+                    seen.add(child.shash)
+                    nxt.append(child)
+                    break
+            population = nxt
+        ranked = sorted(best.values(), key=lambda c: -c.score)
+        return ranked[:num]
+
+    def generate(self, n):
+        measured, unmeasured = self._init_population()
+        population = measured + unmeasured
+        if not population:
             return []
-        pool = {c.shash: c for c in pop}
-        for _ in range(self.genetic_num_iters):
-            children = []
-            for parent in pop:
-                if self.ctx.rng.random() < self.genetic_mutate_prob:
-                    child = self._mutate(parent)
-                    if child is not None and child.shash not in pool:
-                        pool[child.shash] = child
-                        children.append(child)
-            self._score(children + [c for c in pop if c.score == 0.0])
-            pop = sorted(pop + children, key=lambda c: -c.score)[:self.population_size]
-        ranked = sorted((c for c in pool.values() if c.shash not in self.ctx.measured), key=lambda c: -c.score)
-        n_random = int(math.floor(n * self.eps_greedy + self.ctx.rng.random()))
-        picked = ranked[:max(0, n - n_random)]
-        taken = {c.shash for c in picked}
-        picked += self._random_batch(n - len(picked), taken)
-        return picked[:n]
+        bests = self._evolve(population, n)
+        rands = [c for c in unmeasured if c.shash not in self.ctx.measured]
+        order = self.ctx.rng.permutation(len(rands))
+        rands = [rands[int(i)] for i in order]
+        num_rands = int(n * self.eps_greedy)
+        picked, taken = [], set()
+        ib = ir = 0
+        while len(picked) < n and (ib < len(bests) or ir < len(rands)):
+            want_rand = len(picked) >= n - num_rands
+            if (want_rand and ir < len(rands)) or ib >= len(bests):
+                cand, ir = rands[ir], ir + 1
+            else:
+                cand, ib = bests[ib], ib + 1
+            if cand.shash in taken or cand.shash in self.ctx.measured:
+                continue
+            taken.add(cand.shash)
+            picked.append(cand)
+        return picked
 
     def notify(self, cands, latencies):
         self.cost_model.update([c.features for c in cands], latencies)
@@ -273,9 +327,17 @@ class EvolutionarySearch(SearchStrategy):
             self.cost_model.update(feats, lats)
 
 
-def create(strategy, ctx, cost_model=None):
+def evolutionary_population(num_trials_per_iter):
+    """The population tune_tir / tune_relax give EvolutionarySearch: TVM's 512 for TVM's
+    default rounds of 64 trials, scaled down with smaller rounds (8 per trial, at least 64)
+    so that a round of a few trials does not evolve 512 candidates."""
+    return min(512, max(64, 8 * int(num_trials_per_iter)))
+
+
+def create(strategy, ctx, cost_model=None, num_trials_per_iter=64):
     if strategy == "evolutionary":
-        return EvolutionarySearch(ctx, cost_model)
+        pop = evolutionary_population(num_trials_per_iter)
+        return EvolutionarySearch(ctx, cost_model, population_size=pop, init_min_unmeasured=min(50, pop))
     if strategy == "replay-trace":
         return ReplayTrace(ctx)
     if strategy in ("random", "replay-func"):
@@ -283,4 +345,4 @@ def create(strategy, ctx, cost_model=None):
     raise ValueError(f"strategy={strategy!r}: expected 'evolutionary', 'replay-trace', 'random' or 'replay-func'")
 
 
-__all__ = ["EvolutionarySearch", "ReplayFunc", "ReplayTrace", "SearchStrategy", "create", "mutate_decision"]
+__all__ = ["EvolutionarySearch", "MutatorSampler", "ReplayFunc", "ReplayTrace", "SearchStrategy", "create"]

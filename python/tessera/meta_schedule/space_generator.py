@@ -32,10 +32,21 @@ def _check_list(value, name, base, method):
     return list(value)
 
 
-def _check_mutator_probs(value, who):
-    if value not in _FROM_TARGET and value not in (None, {}):
-        raise NotImplementedError(f"{who}(mutator_probs=...) is not supported; the search strategy's own "
-                                  "mutation table is used")
+def _check_mutator_probs(mutator_probs, who):
+    """"from-target"/"default"/None -> "from-target" (TVM's llvm table), else a {Mutator: probability} dict."""
+    from .mutator import Mutator
+    if mutator_probs is None or (isinstance(mutator_probs, str) and mutator_probs in _FROM_TARGET):
+        return "from-target"
+    if not isinstance(mutator_probs, dict):
+        raise TypeError(f"{who}(mutator_probs=...) expects 'default' or a dict {{Mutator: probability}}, "
+                        f"got {type(mutator_probs).__name__}")
+    for m, p in mutator_probs.items():
+        if not isinstance(m, Mutator):
+            raise TypeError(f"{who}(mutator_probs=...): keys must be ms.mutator.Mutator objects, got {m!r}")
+        if isinstance(p, bool) or not isinstance(p, (int, float)) or not p >= 0 or p == float("inf"):
+            raise ValueError(f"{who}(mutator_probs=...): the probability of {m} must be a finite number >= 0, "
+                             f"got {p!r}")
+    return dict(mutator_probs)
 
 
 class SpaceGenerator:
@@ -56,6 +67,7 @@ class SpaceGenerator:
             init = getattr(p, "_initialize_with_tune_context", None)
             if init is not None:
                 init(context)
+    mutator_probs = "from-target"
 
     def sample(self, mod, seed, ctx=None):
         raise NotImplementedError
@@ -92,14 +104,14 @@ class ScheduleFn(SpaceGenerator):
     """The space of ``sch_fn(sch)``'s results (it returns the Schedule, a list of
     Schedules, or None after editing ``sch`` in place). ``postprocs``: a list run on each
     candidate ("from-target": the target's defaults); by default none (TVM applies the
-    target's). ``sch_rules`` and ``mutator_probs`` are refused."""
+    target's). ``sch_rules`` is refused."""
 
     def __init__(self, sch_fn, sch_rules=None, postprocs=None, mutator_probs=None):
         if not callable(sch_fn):
             raise TypeError(f"ScheduleFn expects a callable, got {type(sch_fn).__name__}")
         if sch_rules not in (None, [], "default", "from-target"):
             raise NotImplementedError("ScheduleFn(sch_rules=...) is not supported: a ScheduleFn applies no rules")
-        _check_mutator_probs(mutator_probs, "ScheduleFn")
+        self.mutator_probs = _check_mutator_probs(mutator_probs, "ScheduleFn")
         if postprocs == "default":  # Tessera's earlier spelling of "none"
             postprocs = None
         self._postprocs_arg = _check_list(postprocs, "ScheduleFn(postprocs)", Postproc, "apply")
@@ -123,13 +135,13 @@ class PostOrderApply(SpaceGenerator):
     ``sch_rules`` / ``postprocs``: lists of rules / postprocessors (C++ ones from
     ``ms.schedule_rule`` / ``ms.postproc``, or Python objects with ``apply``) or
     "from-target" (``ScheduleRule.create`` / ``Postproc.create`` of the target's kind,
-    "llvm"). ``mutator_probs`` other than "from-target" is refused."""
+    "llvm"). ``mutator_probs``: a {Mutator: probability} dict or "from-target" (TVM's llvm table)."""
 
     def __init__(self, f_block_filter=None, sch_rules="from-target", postprocs="from-target",
                  mutator_probs="from-target"):
         if f_block_filter is not None and not callable(f_block_filter):
             raise TypeError("PostOrderApply(f_block_filter=...) must be callable")
-        _check_mutator_probs(mutator_probs, "PostOrderApply")
+        self.mutator_probs = _check_mutator_probs(mutator_probs, "PostOrderApply")
         self._sch_rules_arg = _check_list(sch_rules, "PostOrderApply(sch_rules)", ScheduleRule, "apply")
         self._postprocs_arg = _check_list(postprocs, "PostOrderApply(postprocs)", Postproc, "apply")
         self.f_block_filter = f_block_filter

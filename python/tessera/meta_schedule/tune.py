@@ -40,8 +40,10 @@ class TaskState:
     ``n_errors``, ``best_ms_history`` (best latency in ms after each round, 1e100 while
     none is valid: the input of the gradient-based scheduler) and ``terminated``."""
 
-    def __init__(self, ctx, database, builder, runner, cost_model, work_dir, max_trials, weight=1.0):
+    def __init__(self, ctx, database, builder, runner, cost_model, work_dir, max_trials, weight=1.0,
+                 num_trials_per_iter=64):
         self.ctx = ctx
+        self.num_trials_per_iter = int(num_trials_per_iter)
         self.database = database
         self.builder = builder
         self.runner = runner
@@ -84,7 +86,7 @@ class TaskState:
             sch = _ir_schedule(mod, rec.trace)
             if sch is not None:
                 ctx.measured.add(int(_ir.structural_hash(sch.mod)))
-        self.strategy = _strategy.create(ctx.search_strategy, ctx, self.cost_model)
+        self.strategy = _strategy.create(ctx.search_strategy, ctx, self.cost_model, self.num_trials_per_iter)
         if existing and isinstance(self.strategy, _strategy.EvolutionarySearch):
             self.strategy.seed_measured(existing)
         ref_path = os.path.join(self.work_dir, f"reference_{self.workload.shash}.npz")
@@ -186,7 +188,8 @@ def summary_table(states):
 def tune_task(ctx, database, builder, runner, cost_model, max_trials, num_trials_per_iter, work_dir):
     """Tunes ``ctx``'s task until ``max_trials`` trials (existing records included) are in
     ``database`` or the space has no unmeasured candidate left; returns the database."""
-    state = TaskState(ctx, database, builder, runner, cost_model, work_dir, max_trials)
+    state = TaskState(ctx, database, builder, runner, cost_model, work_dir, max_trials,
+                      num_trials_per_iter=num_trials_per_iter)
     state.prepare()
     start = time.time()
     while not state.terminated:

@@ -1,5 +1,6 @@
 """TuneContext (``tvm.meta_schedule.TuneContext``): one tuning task's module, target,
-design space, strategy name, random state and the set of modules already measured."""
+design space (with its postprocessors and mutator table), strategy name, random state and
+the set of modules already measured."""
 import os
 
 import numpy as np
@@ -66,6 +67,22 @@ class TuneContext:
             if cores is not None:
                 return int(cores)
         return self.num_threads
+
+    @property
+    def mutator_probs(self):
+        """The space generator's {Mutator: probability} table ("from-target": TVM's for llvm)."""
+        from .mutator import default_probs
+        probs = self.space_generator.mutator_probs
+        return default_probs("llvm") if isinstance(probs, str) else probs
+
+    @property
+    def postprocs(self):
+        """The space generator's postprocessors (initialized with this context's target)."""
+        return list(self.space_generator.postprocs)
+
+    def postprocess(self, sch):
+        """Runs the space's postprocessors on a candidate: False when one rejects it."""
+        return self.space_generator.apply_postprocs(sch)
 
     def note_sample_error(self, err):
         if len(self.sample_errors) < 20:

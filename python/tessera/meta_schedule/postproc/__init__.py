@@ -1,7 +1,12 @@
-"""Postprocessors (``tvm.meta_schedule.postproc``), C++ objects with TVM's constructors;
-``Postproc.create("llvm")`` gives the default CPU set."""
+"""Postprocessors (``tvm.meta_schedule.postproc``) with TVM's constructors, applied to every
+candidate before it is measured (a rejected candidate is dropped): C++ rewriting
+postprocessors, and the checks DisallowDynamicLoop / VerifyGPUCode (PyPostprocs over C++
+checks). ``Postproc.create("llvm")`` gives the default CPU set."""
 from .postproc import Postproc, PyPostproc, create
+from .disallow_dynamic_loop import DisallowDynamicLoop
 from .rewrite_parallel_vectorize_unroll import RewriteParallelVectorizeUnroll
 from .rewrite_reduction_block import RewriteReductionBlock
+from .verify_gpu_code import VerifyGPUCode
 
-__all__ = ["Postproc", "PyPostproc", "RewriteParallelVectorizeUnroll", "RewriteReductionBlock", "create"]
+__all__ = ["DisallowDynamicLoop", "Postproc", "PyPostproc", "RewriteParallelVectorizeUnroll",
+           "RewriteReductionBlock", "VerifyGPUCode", "create"]

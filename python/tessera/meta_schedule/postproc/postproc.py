@@ -2,6 +2,8 @@
 before it is measured; ``apply(sch)`` rewrites the schedule and returns False when the
 candidate must be discarded. C++ objects (src/meta_schedule/postproc/); PyPostproc is the
 base of postprocessors written in Python."""
+import copy
+
 from ...runtime import Object
 from ..._ffi.registry import register_object
 from .. import _ffi_api
@@ -23,11 +25,16 @@ class Postproc(Object):
 
     @staticmethod
     def create(kind):
-        """The default postprocessors for ``kind`` ("llvm" only)."""
-        funcs = {"llvm": _ffi_api.PostprocDefaultLLVM}
-        if kind not in funcs:
-            raise ValueError(f"Unsupported kind {kind} for postproc creation (Tessera has: {sorted(funcs)})")
-        return list(funcs[kind]())
+        """The default postprocessors for ``kind``: "llvm" (TVM's order: DisallowDynamicLoop,
+        RewriteParallelVectorizeUnroll, RewriteReductionBlock) or "cuda" (the checks
+        DisallowDynamicLoop and VerifyGPUCode; Tessera has no GPU rewriting postprocessors)."""
+        from .disallow_dynamic_loop import DisallowDynamicLoop
+        from .verify_gpu_code import VerifyGPUCode
+        if kind == "llvm":
+            return [DisallowDynamicLoop()] + list(_ffi_api.PostprocDefaultLLVM())
+        if kind == "cuda":
+            return [DisallowDynamicLoop(), VerifyGPUCode()]
+        raise ValueError(f"Unsupported kind {kind} for postproc creation (Tessera has: ['cuda', 'llvm'])")
 
 
 create = Postproc.create
@@ -41,6 +48,12 @@ class PyPostproc:
 
     def apply(self, sch):
         raise NotImplementedError(f"{type(self).__name__}.apply is not implemented")
+
+    def clone(self):
+        return copy.copy(self)
+
+    def __repr__(self):
+        return f"meta_schedule.{type(self).__name__}"
 
 
 __all__ = ["Postproc", "PyPostproc", "create"]

@@ -35,7 +35,8 @@ class TaskScheduler:
         max_trials_global, num_trials_per_iter = int(max_trials_global), int(num_trials_per_iter)
         os.makedirs(work_dir, exist_ok=True)
         self.states = [TaskState(ctx, database, builder, runner, make_cost_model(cost_model, ctx.rand_state, "tune"),
-                                 work_dir, max_trials_per_task, w) for ctx, w in zip(tasks, task_weights)]
+                                 work_dir, max_trials_per_task, w, num_trials_per_iter=num_trials_per_iter)
+                       for ctx, w in zip(tasks, task_weights)]
         for st in self.states:
             st.prepare()
         self.on_start()
