@@ -191,7 +191,7 @@ def test_tune_tir_bad_inputs(tmp_path):
         ms.space_generator.ScheduleFn(3)
     with pytest.raises(TypeError, match="sch_rules"):
         ms.space_generator.PostOrderApply(sch_rules=3)
-    with pytest.raises(NotImplementedError, match="mutator_probs"):
+    with pytest.raises(TypeError, match="mutator_probs"):
         ms.space_generator.PostOrderApply(mutator_probs={"x": 1.0})
     with pytest.raises(ValueError, match="no valid tuning record"):
         ms.tir_integration.compile_tir(ms.database.MemoryDatabase(), mod, TARGET)
