@@ -120,8 +120,9 @@ PrimFunc DecomposeReduction(const PrimFunc& func, const BlockLocation& loc, cons
     init_writes.push_back(BufferRegion(w->buffer, Array<Range>(region)));
   }
   *init_name = block->name_hint + "_init";
+  // As TVM, the init block keeps the block's annotations.
   Block init_block(Array<IterVar>(init_iters), {}, Array<BufferRegion>(init_writes), *init_name,
-                   Substitute(*block->init, subst_iters));
+                   Substitute(*block->init, subst_iters), std::nullopt, {}, {}, block->annotations);
   // Conjuncts over reduction loops only do not concern the init.
   std::vector<const ForNode*> inner(loc.loops.begin() + static_cast<std::ptrdiff_t>(pos), loc.loops.end());
   PrimExpr pred = ProjectPredicate(
