@@ -244,3 +244,36 @@ def test_trace_with_int64_constants_replays_from_python():
     sch.transform_block_layout("B", lambda i, j: (i * 8 + j,))
     assert "T.int64(8)" in str(sch.trace)
     verify_trace_roundtrip(sch, int64_extent)
+
+
+@T.prim_func
+def tiled_reader(A: T.Buffer(32, "float32"), C: T.Buffer(32, "float32")):
+    B = T.alloc_buffer(32)
+    for i in range(32):
+        with T.block("B"):
+            vi = T.axis.remap("S", [i])
+            B[vi] = A[vi] * T.float32(2)
+    for o, i in T.grid(2, 16):
+        with T.block("C"):
+            vo, vi = T.axis.remap("SS", [o, i])
+            C[vo * 16 + vi] = B[vo * 16 + vi] + T.float32(1)
+
+
+@T.prim_func
+def tiled_reader_transformed(A: T.Buffer(32, "float32"), C: T.Buffer(32, "float32")):
+    B = T.alloc_buffer((2, 16))
+    for i in range(32):
+        with T.block("B"):
+            vi = T.axis.remap("S", [i])
+            B[vi // 16, vi % 16] = A[vi] * T.float32(2)
+    for o, i in T.grid(2, 16):
+        with T.block("C"):
+            vo, vi = T.axis.remap("SS", [o, i])
+            C[vo * 16 + vi] = B[vo, vi] + T.float32(1)
+
+
+def test_mapped_indices_simplified_with_the_iteration_ranges():
+    # (vo * 16 + vi) // 16 is vo since vi < 16 (TVM simplifies with its iterator context).
+    sch = tvm.tir.Schedule(tiled_reader)
+    sch.transform_layout("B", "B", lambda k: (k // 16, k % 16))
+    tvm.ir.assert_structural_equal(sch.mod["main"], tiled_reader_transformed.with_attr("global_symbol", "tiled_reader"))
