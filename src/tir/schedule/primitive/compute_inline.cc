@@ -9,6 +9,7 @@
 #include "arith/analyzer.h"
 #include "arith/expr_deep_equal.h"
 #include "arith/linear_form.h"
+#include "tir/analysis/block_access_region.h"
 #include "tir/op.h"
 #include "tir/schedule/fold_constants.h"
 #include "tir/schedule/primitive/primitives.h"
@@ -18,6 +19,35 @@
 namespace tessera {
 namespace tir {
 namespace {
+
+// RefreshBlockRegions for inlining: the regions are inferred with the
+// buffers visible in the function (parameters and allocations), so opaque
+// uses such as T.tvm_access_ptr(..., buf.data, ...) count as accesses of buf,
+// as TVM's region detector does.
+PrimFunc RefreshInlinedRegions(const PrimFunc& func, const std::vector<std::string>& names) {
+  Map<Var, Buffer> visible;
+  for (const auto& kv : func->buffer_map.raw()) {
+    Buffer b = kv.second.cast<Buffer>();
+    visible.Set(b->data, b);
+  }
+  PostOrderVisit(func->body, [&](const ObjectRef& obj) {
+    if (const auto* block = obj.as<BlockNode>()) {
+      for (const Buffer& b : block->alloc_buffers) visible.Set(b->data, b);
+    }
+  });
+  PrimFunc out = func;
+  for (const std::string& name : names) {
+    auto loc = FindBlock(out, name);
+    if (!loc) continue;
+    Block b = GetRef<Block>(loc->block);
+    auto [reads, writes] = InferBlockAccessRegions(b, visible);
+    auto* n = b.CopyOnWrite();
+    n->reads = reads;
+    n->writes = writes;
+    out = ReplaceInFunc(out, loc->block, b);
+  }
+  return out;
+}
 
 // `block` is `buf[v0, v1, ...] = value` with distinct iteration variables as indices.
 const BufferStoreNode* AsSimpleStore(const BlockNode* block, bool* indices_are_iters) {
@@ -147,7 +177,7 @@ PrimFunc ComputeInline(const PrimFunc& func, const BlockLocation& loc) {
   Stmt body = inliner.VisitStmt(out->body);
   body = AllocRemover(store->buffer.get()).VisitStmt(body);
   out.CopyOnWrite()->body = body;
-  return RefreshBlockRegions(out, consumers);
+  return RefreshInlinedRegions(out, consumers);
 }
 
 // The producer's predicate once the consumer is inlined into it: its own,
@@ -398,7 +428,7 @@ PrimFunc ReverseComputeInline(const PrimFunc& func, const BlockLocation& loc) {
   auto cloc = FindBlock(out, consumer->name_hint);
   out.CopyOnWrite()->body = RemoveBlockNest(out->body, *cloc);
   out.CopyOnWrite()->body = AllocRemover(buf.get()).VisitStmt(out->body);
-  return RefreshBlockRegions(out, {producer->block->name_hint});
+  return RefreshInlinedRegions(out, {producer->block->name_hint});
 }
 
 }  // namespace tir
