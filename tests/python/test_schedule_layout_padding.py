@@ -219,3 +219,61 @@ def test_assume_injective_transform_skips_the_padding():
     a = np.arange(14, dtype="int32")
     _, c = _run(sch.mod, a, np.zeros(14, "int32"))
     np.testing.assert_array_equal(c, a * 2)
+
+
+def test_index_map_with_star_args_and_keyword_only_index():
+    # TVM's sugar: *indices takes the leading indices, k the last one.
+    m = tvm.tir.IndexMap.from_func(lambda *indices, k: [*indices, k // 4, k % 4], ndim=3, index_dtype="int32")
+    assert [v.name for v in m.initial_indices] == ["i0", "i1", "k"]
+    assert str(m.map_indices([1, 2, 13])) == str([1, 2, 3, 1])
+    with pytest.raises(ValueError, match="at least"):
+        tvm.tir.IndexMap.from_func(lambda a, *rest, k: [a, k], ndim=1)
+
+
+@T.prim_func
+def int64_extent(A: T.Buffer((T.int64(8), T.int64(8)), "float32"), B: T.Buffer((T.int64(8), T.int64(8)), "float32")):
+    for i, j in T.grid(T.int64(8), T.int64(8)):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+
+
+def test_trace_with_int64_constants_replays_from_python():
+    # The printed index map holds T.int64(8): the replay evaluates it to a constant.
+    sch = tvm.tir.Schedule(int64_extent)
+    sch.transform_block_layout("B", lambda i, j: (i * 8 + j,))
+    assert "T.int64(8)" in str(sch.trace)
+    verify_trace_roundtrip(sch, int64_extent)
+
+
+@T.prim_func
+def tiled_reader(A: T.Buffer(32, "float32"), C: T.Buffer(32, "float32")):
+    B = T.alloc_buffer(32)
+    for i in range(32):
+        with T.block("B"):
+            vi = T.axis.remap("S", [i])
+            B[vi] = A[vi] * T.float32(2)
+    for o, i in T.grid(2, 16):
+        with T.block("C"):
+            vo, vi = T.axis.remap("SS", [o, i])
+            C[vo * 16 + vi] = B[vo * 16 + vi] + T.float32(1)
+
+
+@T.prim_func
+def tiled_reader_transformed(A: T.Buffer(32, "float32"), C: T.Buffer(32, "float32")):
+    B = T.alloc_buffer((2, 16))
+    for i in range(32):
+        with T.block("B"):
+            vi = T.axis.remap("S", [i])
+            B[vi // 16, vi % 16] = A[vi] * T.float32(2)
+    for o, i in T.grid(2, 16):
+        with T.block("C"):
+            vo, vi = T.axis.remap("SS", [o, i])
+            C[vo * 16 + vi] = B[vo, vi] + T.float32(1)
+
+
+def test_mapped_indices_simplified_with_the_iteration_ranges():
+    # (vo * 16 + vi) // 16 is vo since vi < 16 (TVM simplifies with its iterator context).
+    sch = tvm.tir.Schedule(tiled_reader)
+    sch.transform_layout("B", "B", lambda k: (k // 16, k % 16))
+    tvm.ir.assert_structural_equal(sch.mod["main"], tiled_reader_transformed.with_attr("global_symbol", "tiled_reader"))

@@ -26,10 +26,19 @@ class IndexMap(Node):
         """An IndexMap from a function of the indices (one parameter per
         index, or ``*args`` with ``ndim``) returning an index or a tuple."""
         params = list(inspect.signature(mapping_function).parameters.values())
+        kwonly = [p.name for p in params if p.kind == inspect.Parameter.KEYWORD_ONLY]
         if any(p.kind == inspect.Parameter.VAR_POSITIONAL for p in params):
             if ndim is None:
                 raise ValueError("IndexMap.from_func needs ndim for a function taking *args")
-            names = [f"i{k}" for k in range(ndim)]
+            # As TVM: named positional indices first, *args takes the middle
+            # ones, keyword-only parameters the last (lambda *rest, k: ...).
+            lead = [p.name for p in params
+                    if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+            n_var = ndim - len(lead) - len(kwonly)
+            if n_var < 0:
+                raise ValueError(f"IndexMap.from_func: the function takes at least {len(lead) + len(kwonly)} "
+                                 f"indices, ndim is {ndim}")
+            names = lead + [f"i{k}" for k in range(len(lead), len(lead) + n_var)] + kwonly
         else:
             names = [p.name for p in params]
             if ndim is not None and ndim != len(names):
@@ -38,7 +47,8 @@ class IndexMap(Node):
         if len(dtypes) != len(names):
             raise ValueError(f"IndexMap.from_func: {len(dtypes)} index dtypes for {len(names)} indices")
         initial = [Var(n, d) for n, d in zip(names, dtypes)]
-        final = mapping_function(*initial)
+        n_pos = len(initial) - len(kwonly)  # keyword-only parameters come last in `names`
+        final = mapping_function(*initial[:n_pos], **dict(zip(kwonly, initial[n_pos:])))
         if not isinstance(final, (list, tuple)):
             final = [final]
         return IndexMap(initial, list(final), inverse_index_map)

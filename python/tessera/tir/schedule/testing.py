@@ -13,6 +13,22 @@ def assert_structural_equal_ignore_global_symbol(func1, func2, *args, **kwargs):
                             *args, **kwargs)
 
 
+class _EvalT:
+    """``T`` for executing a printed trace: ``T.int64(128)`` and the other
+    dtype constructors make constants (the parser's T.* are markers for the
+    TVMScript parser); other names are the parser's."""
+
+    def __init__(self, script_t, tir):
+        self._t, self._tir = script_t, tir
+
+    def __getattr__(self, name):
+        import re  # pylint: disable=import-outside-toplevel
+
+        if re.fullmatch(r"(u?int|float|bfloat)\d+|bool", name):
+            return lambda value: self._tir.const(value, name)
+        return getattr(self._t, name)
+
+
 def verify_trace_roundtrip(sch, mod, *, debug_mask="all", text_format=("python", "json")):
     """Replays ``sch.trace`` on a fresh Schedule of ``mod`` from each text
     format ("python": exec of ``trace.as_python()``; "json": ``as_json`` then
@@ -32,7 +48,7 @@ def verify_trace_roundtrip(sch, mod, *, debug_mask="all", text_format=("python",
             from ...script import tir as T  # pylint: disable=import-outside-toplevel
 
             namespace = dict(vars(tir))
-            namespace["T"] = T
+            namespace["T"] = _EvalT(T, tir)
             exec("\n".join(trace.as_python()), namespace, {"sch": new_sch})  # pylint: disable=exec-used
         else:
             raise ValueError(f"verify_trace_roundtrip: unknown text_format {fmt!r} (\"python\" or \"json\")")

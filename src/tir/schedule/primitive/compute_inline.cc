@@ -9,6 +9,7 @@
 #include "arith/analyzer.h"
 #include "arith/expr_deep_equal.h"
 #include "arith/linear_form.h"
+#include "tir/analysis/block_access_region.h"
 #include "tir/op.h"
 #include "tir/schedule/fold_constants.h"
 #include "tir/schedule/primitive/primitives.h"
@@ -18,6 +19,35 @@
 namespace tessera {
 namespace tir {
 namespace {
+
+// RefreshBlockRegions for inlining: the regions are inferred with the
+// buffers visible in the function (parameters and allocations), so opaque
+// uses such as T.tvm_access_ptr(..., buf.data, ...) count as accesses of buf,
+// as TVM's region detector does.
+PrimFunc RefreshInlinedRegions(const PrimFunc& func, const std::vector<std::string>& names) {
+  Map<Var, Buffer> visible;
+  for (const auto& kv : func->buffer_map.raw()) {
+    Buffer b = kv.second.cast<Buffer>();
+    visible.Set(b->data, b);
+  }
+  PostOrderVisit(func->body, [&](const ObjectRef& obj) {
+    if (const auto* block = obj.as<BlockNode>()) {
+      for (const Buffer& b : block->alloc_buffers) visible.Set(b->data, b);
+    }
+  });
+  PrimFunc out = func;
+  for (const std::string& name : names) {
+    auto loc = FindBlock(out, name);
+    if (!loc) continue;
+    Block b = GetRef<Block>(loc->block);
+    auto [reads, writes] = InferBlockAccessRegions(b, visible);
+    auto* n = b.CopyOnWrite();
+    n->reads = reads;
+    n->writes = writes;
+    out = ReplaceInFunc(out, loc->block, b);
+  }
+  return out;
+}
 
 // `block` is `buf[v0, v1, ...] = value` with distinct iteration variables as indices.
 const BufferStoreNode* AsSimpleStore(const BlockNode* block, bool* indices_are_iters) {
@@ -147,7 +177,37 @@ PrimFunc ComputeInline(const PrimFunc& func, const BlockLocation& loc) {
   Stmt body = inliner.VisitStmt(out->body);
   body = AllocRemover(store->buffer.get()).VisitStmt(body);
   out.CopyOnWrite()->body = body;
-  return RefreshBlockRegions(out, consumers);
+  return RefreshInlinedRegions(out, consumers);
+}
+
+// The producer's predicate once the consumer is inlined into it: its own,
+// and (as TVM) each consumer iteration variable, as the producer computes
+// it (`vmap`), within the consumer's domain where that is not implied.
+PrimExpr OvercomputePredicate(const BlockLocation& producer, const BlockNode* consumer, const Map<Var, PrimExpr>& vmap) {
+  arith::Analyzer block_ana, loop_ana;
+  for (const IterVar& iv : producer.block->iter_vars) block_ana.Bind(iv->var, iv->dom);
+  for (const ForNode* loop : producer.loops) loop_ana.Bind(loop->loop_var, Range::FromMinExtent(loop->min, loop->extent));
+  std::unordered_map<const VarNode*, PrimExpr> binding;
+  for (size_t i = 0; i < producer.block->iter_vars.size(); ++i) {
+    binding[producer.block->iter_vars[i]->var.get()] = producer.realize->iter_values[i];
+  }
+  PrimExpr pred = producer.realize->predicate;
+  bool changed = false;
+  for (const IterVar& iv : consumer->iter_vars) {
+    auto value = vmap.Get(iv->var);
+    if (!value) continue;
+    for (PrimExpr cond : {greater_equal(*value, iv->dom->min), less(*value, iv->dom->min + iv->dom->extent)}) {
+      if (block_ana.CanProve(cond)) continue;
+      cond = Substitute(cond, [&](const Var& v) -> std::optional<PrimExpr> {
+        auto it = binding.find(v.get());
+        if (it == binding.end()) return std::nullopt;
+        return it->second;
+      });
+      pred = IsConstInt(pred, 1) ? cond : logical_and(pred, cond);
+      changed = true;
+    }
+  }
+  return changed ? loop_ana.Simplify(pred) : pred;
 }
 
 PrimFunc ReverseComputeInline(const PrimFunc& func, const BlockLocation& loc) {
@@ -247,6 +307,12 @@ PrimFunc ReverseComputeInline(const PrimFunc& func, const BlockLocation& loc) {
       auto cdom = dom_of(consumer, load_indices[i].get());
       auto pdom = dom_of(producer->block, pstore->indices[i].get());
       if (cdom && pdom && !(ana.CanProveEqual((*cdom)->min, (*pdom)->min) && ana.CanProveEqual((*cdom)->extent, (*pdom)->extent))) {
+        // As TVM, a producer computing more than the consumer reads (an
+        // overcomputed producer) gets a predicate limiting it to the
+        // consumer's domain; one computing less cannot be inlined into.
+        bool within = ana.CanProve(greater_equal((*cdom)->min, (*pdom)->min)) &&
+                      ana.CanProve(less_equal((*cdom)->min + (*cdom)->extent, (*pdom)->min + (*pdom)->extent));
+        if (within) continue;
         ThrowScheduleError(prim, "block \"" + consumer->name_hint + "\" reads only part of what \"" +
                                      producer->block->name_hint + "\" computes in dimension " + std::to_string(i) +
                                      " of " + buf->name,
@@ -356,11 +422,13 @@ PrimFunc ReverseComputeInline(const PrimFunc& func, const BlockLocation& loc) {
   p.CopyOnWrite()->body = BufferStore(cstore->buffer, new_value, Array<PrimExpr>(new_indices));
   // Layout annotations of the removed intermediate no longer apply.
   if (p->annotations.count("buffer_dim_align")) p.CopyOnWrite()->annotations.erase("buffer_dim_align");
-  PrimFunc out = ReplaceInFunc(func, producer->block, p);
+  PrimFunc out = ReplaceInFunc(func, producer->realize,
+                               BlockRealize(producer->realize->iter_values,
+                                            OvercomputePredicate(*producer, consumer, vmap), p));
   auto cloc = FindBlock(out, consumer->name_hint);
   out.CopyOnWrite()->body = RemoveBlockNest(out->body, *cloc);
   out.CopyOnWrite()->body = AllocRemover(buf.get()).VisitStmt(out->body);
-  return RefreshBlockRegions(out, {producer->block->name_hint});
+  return RefreshInlinedRegions(out, {producer->block->name_hint});
 }
 
 }  // namespace tir

@@ -35,7 +35,16 @@ class LayoutRewriter : public StmtExprMutator {
     if (!store->buffer.same_as(from_)) return s;
     return BufferStore(to_, store->value, Map(store->indices), store->span);
   }
+  // Index maps are simplified knowing the loop and block variables' ranges
+  // (as TVM's rewrite with its iterator context): (vo * 16 + vi) // 16 under
+  // vi < 16 becomes vo. Unit-extent variables are not bound: they stay
+  // variables (not 0), as in TVM.
+  Stmt VisitStmt_(const ForNode* op) override {
+    BindRange(op->loop_var, Range::FromMinExtent(op->min, op->extent));
+    return StmtExprMutator::VisitStmt_(op);
+  }
   Stmt VisitStmt_(const BlockNode* op) override {
+    for (const IterVar& iv : op->iter_vars) BindRange(iv->var, iv->dom);
     Block b = Downcast<Block>(StmtExprMutator::VisitStmt_(op));
     bool touches = false, allocs = false;
     for (BufferRegion r : b->reads) touches = touches || r->buffer.same_as(from_);
@@ -69,6 +78,9 @@ class LayoutRewriter : public StmtExprMutator {
       })));
     }
     return Array<PrimExpr>(out);
+  }
+  void BindRange(const Var& v, const Range& r) {
+    if (!IsConstInt(r->extent, 1)) ana_.Bind(v, r, /*allow_override=*/true);
   }
   Buffer from_, to_;
   Array<Var> initial_;
