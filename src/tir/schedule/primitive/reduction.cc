@@ -293,7 +293,6 @@ PrimFunc RFactor(const PrimFunc& func, const BlockLocation& loc, const ForNode* 
     ThrowScheduleError(prim, "loop " + loop->loop_var->name_hint + " does not enclose block \"" + block->name_hint + "\"", func, {loop});
   }
   // The rfactor loop may only feed reduction iterators.
-  bool feeds_reduction = false;
   for (size_t k = 0; k < block->iter_vars.size(); ++k) {
     bool uses = UsesVar(loc.realize->iter_values[k], loop->loop_var.get());
     if (uses && block->iter_vars[k]->iter_type == kDataPar) {
@@ -301,13 +300,8 @@ PrimFunc RFactor(const PrimFunc& func, const BlockLocation& loc, const ForNode* 
                                    block->name_hint + "\"",
                          func, {loop});
     }
-    feeds_reduction = feeds_reduction || uses;
   }
-  if (!feeds_reduction) {
-    ThrowScheduleError(prim, "loop " + loop->loop_var->name_hint + " is not a reduction loop of block \"" +
-                                 block->name_hint + "\"",
-                       func, {loop});
-  }
+  // As TVM, a loop that no iterator uses may be factored too.
   // The block's loops must contain nothing else (they are duplicated).
   const ForNode* outer = loc.loops.empty() ? nullptr : loc.loops[0];
   for (const ForNode* l : loc.loops) {
@@ -326,6 +320,8 @@ PrimFunc RFactor(const PrimFunc& func, const BlockLocation& loc, const ForNode* 
   DataType lt = loop->loop_var.dtype();
   // rf buffer: out's shape with the rfactor loop's extent inserted.
   Buffer rf_buf = decl_buffer(InsertAt(out->shape, factor_axis, loop->extent), out->dtype, out->name + "_rf", out->scope);
+  // As TVM (the rf buffer is a copy of out's), a constant elem_offset keeps its dtype.
+  if (out->elem_offset.defined() && out->elem_offset.as<IntImmNode>()) rf_buf.CopyOnWrite()->elem_offset = out->elem_offset;
 
   // ---- the rf block: spatial iterators + one iterator per reduction loop ----
   std::vector<IterVar> rf_iters;
@@ -353,11 +349,25 @@ PrimFunc RFactor(const PrimFunc& func, const BlockLocation& loc, const ForNode* 
     rf_values.push_back(loc.realize->iter_values[k]);
   }
   loop_to_iter[loop->loop_var.get()] = rf_var;
+  // As TVM, a reduction iterator whose binding does not use the rfactor loop
+  // stays as it is; the others become one iterator per loop they use.
+  auto touches_rf = [&](size_t k) {
+    return block->iter_vars[k]->iter_type != kDataPar && UsesVar(loc.realize->iter_values[k], loop->loop_var.get());
+  };
+  std::unordered_map<const VarNode*, PrimExpr> kept_reduce;
+  for (size_t k = 0; k < block->iter_vars.size(); ++k) {
+    const IterVar& iv = block->iter_vars[k];
+    if (iv->iter_type == kDataPar || touches_rf(k)) continue;
+    Var nv(iv->var->name_hint, iv->var.dtype());
+    kept_reduce[iv->var.get()] = nv;
+    rf_iters.push_back(IterVar(iv->dom, nv, iv->iter_type, iv->thread_tag));
+    rf_values.push_back(loc.realize->iter_values[k]);
+  }
   for (const ForNode* l : loc.loops) {
     if (l == loop) continue;
     bool reduce_loop = false;
     for (size_t k = 0; k < block->iter_vars.size(); ++k) {
-      if (block->iter_vars[k]->iter_type != kDataPar && UsesVar(loc.realize->iter_values[k], l->loop_var.get())) {
+      if (touches_rf(k) && UsesVar(loc.realize->iter_values[k], l->loop_var.get())) {
         reduce_loop = true;
       }
     }
@@ -368,8 +378,9 @@ PrimFunc RFactor(const PrimFunc& func, const BlockLocation& loc, const ForNode* 
     loop_to_iter[l->loop_var.get()] = v;
   }
   std::unordered_map<const VarNode*, PrimExpr> reduce_subst = rf_spatial;
+  for (auto& kv : kept_reduce) reduce_subst[kv.first] = kv.second;
   for (size_t k = 0; k < block->iter_vars.size(); ++k) {
-    if (block->iter_vars[k]->iter_type == kDataPar) continue;
+    if (block->iter_vars[k]->iter_type == kDataPar || !touches_rf(k)) continue;
     reduce_subst[block->iter_vars[k]->var.get()] = Substitute(loc.realize->iter_values[k], [&](const Var& v) -> std::optional<PrimExpr> {
       auto it = loop_to_iter.find(v.get());
       if (it == loop_to_iter.end()) return std::nullopt;
@@ -418,10 +429,12 @@ PrimFunc RFactor(const PrimFunc& func, const BlockLocation& loc, const ForNode* 
   std::unordered_map<const VarNode*, PrimExpr> wb_loop_copy;
   std::vector<const ForNode*> wb_loops;
   for (const ForNode* l : loc.loops) {
-    bool keep = l == loop;
+    // As TVM: the rfactor loop and every loop no reduction iterator uses.
+    bool reduce = false;
     for (size_t k = 0; k < block->iter_vars.size(); ++k) {
-      if (block->iter_vars[k]->iter_type == kDataPar && UsesVar(loc.realize->iter_values[k], l->loop_var.get())) keep = true;
+      if (block->iter_vars[k]->iter_type != kDataPar && UsesVar(loc.realize->iter_values[k], l->loop_var.get())) reduce = true;
     }
+    bool keep = l == loop || !reduce;
     if (!keep) continue;
     wb_loops.push_back(l);
     wb_loop_copy[l->loop_var.get()] = Var(l->loop_var->name_hint, l->loop_var.dtype());
