@@ -7,6 +7,7 @@
 #include "arith/expr_deep_equal.h"
 #include "tir/analysis/block_access_region.h"
 #include "arith/analyzer.h"
+#include "arith/int_set.h"
 #include "arith/iter_map.h"
 #include "tir/op.h"
 #include "tir/schedule/primitive/primitives.h"
@@ -163,10 +164,23 @@ struct ReductionPattern {
   const BufferStoreNode* store = nullptr;
   std::string op;
   PrimExpr rhs;
+  Stmt body;  // keeps `store` alive (the body with its lets substituted)
 };
 
 std::optional<ReductionPattern> MatchReduction(const BlockNode* block) {
-  const auto* store = block->body.as<BufferStoreNode>();
+  // As TVM, `v = ...; out[i] = v` is read with the let substituted.
+  Stmt body = block->body;
+  std::vector<const LetStmtNode*> lets;
+  while (const auto* let = body.as<LetStmtNode>()) {
+    lets.push_back(let);
+    body = let->body;
+  }
+  for (size_t i = lets.size(); i-- > 0;) {
+    Map<Var, PrimExpr> one;
+    one.Set(lets[i]->var, lets[i]->value);
+    body = Substitute(body, one);
+  }
+  const auto* store = body.as<BufferStoreNode>();
   if (store == nullptr) return std::nullopt;
   auto is_self = [&](const PrimExpr& e) {
     const auto* load = e.as<BufferLoadNode>();
@@ -177,8 +191,8 @@ std::optional<ReductionPattern> MatchReduction(const BlockNode* block) {
   };
   auto try_binary = [&](const BinaryOpNode* b, const char* name) -> std::optional<ReductionPattern> {
     if (b == nullptr) return std::nullopt;
-    if (is_self(b->a)) return ReductionPattern{store, name, b->b};
-    if (is_self(b->b)) return ReductionPattern{store, name, b->a};
+    if (is_self(b->a)) return ReductionPattern{store, name, b->b, body};
+    if (is_self(b->b)) return ReductionPattern{store, name, b->a, body};
     return std::nullopt;
   };
   if (auto r = try_binary(store->value.as<AddNode>(), "add")) return r;
@@ -186,6 +200,54 @@ std::optional<ReductionPattern> MatchReduction(const BlockNode* block) {
   if (auto r = try_binary(store->value.as<MinNode>(), "min")) return r;
   if (auto r = try_binary(store->value.as<MaxNode>(), "max")) return r;
   return std::nullopt;
+}
+
+// TVM's stage-pipeline condition on rfactor's scope: every read of a
+// buffer produced in the scope lies within what its producers write (checked
+// where the bounds are constants).
+void CheckStagePipeline(const std::string& prim, const PrimFunc& func, const BlockNode* scope) {
+  std::vector<BlockLocation> children;
+  for (const BlockLocation& b : CollectBlocks(func))
+    if (b.scope == scope) children.push_back(b);
+  arith::Analyzer ana;
+  auto bounds = [&](const BlockLocation& b, const Range& r, int64_t* lo, int64_t* hi) {
+    Map<Var, arith::IntSet> dom;
+    for (const ForNode* l : b.loops) dom.Set(l->loop_var, arith::IntSet::FromMinExtent(l->min, l->extent));
+    Map<Var, PrimExpr> bind;
+    for (size_t k = 0; k < b.block->iter_vars.size(); ++k) bind.Set(b.block->iter_vars[k]->var, b.realize->iter_values[k]);
+    arith::IntSet set = arith::EvalSet(Range::FromMinExtent(Substitute(r->min, bind), Substitute(r->extent, bind)), dom, &ana);
+    if (!set.HasLowerBound() || !set.HasUpperBound()) return false;
+    auto a = AsConstInt(ana.Simplify(set.min())), z = AsConstInt(ana.Simplify(set.max()));
+    if (!a || !z) return false;
+    *lo = *a;
+    *hi = *z;
+    return true;
+  };
+  for (const BlockLocation& c : children) {
+    for (BufferRegion r : c.block->reads) {
+      for (size_t d = 0; d < r->region.size(); ++d) {
+        int64_t lo = 0, hi = 0, plo = INT64_MAX, phi = INT64_MIN;
+        bool produced = false, known = bounds(c, r->region[d], &lo, &hi);
+        for (const BlockLocation& p : children) {
+          if (p.block == c.block) continue;
+          for (BufferRegion w : p.block->writes) {
+            if (!w->buffer.same_as(r->buffer) || d >= w->region.size()) continue;
+            produced = true;
+            int64_t a = 0, z = 0;
+            if (!bounds(p, w->region[d], &a, &z)) known = false;
+            plo = std::min(plo, a);
+            phi = std::max(phi, z);
+          }
+        }
+        if (produced && known && (lo < plo || hi > phi)) {
+          ThrowScheduleError(prim, "block \"" + c.block->name_hint + "\" reads " + r->buffer->name +
+                                       " beyond what its producers in scope \"" + scope->name_hint +
+                                       "\" write; the scope is not a stage pipeline",
+                             func, {c.block});
+        }
+      }
+    }
+  }
 }
 
 PrimExpr Combine(const std::string& op, const PrimExpr& a, const PrimExpr& b) {
@@ -213,6 +275,7 @@ PrimFunc RFactor(const PrimFunc& func, const BlockLocation& loc, const ForNode* 
                                  "\" is not a reduction `out[i] = out[i] op value` (op: +, *, min, max) with an init",
                        func, {block});
   }
+  CheckStagePipeline(prim, func, loc.scope);
   // Blocks are found by name: a second "<name>_rf" would make both unreachable.
   if (FindBlock(func, block->name_hint + "_rf")) {
     ThrowScheduleError(prim, "a block named \"" + block->name_hint + "_rf\" already exists (block \"" +
