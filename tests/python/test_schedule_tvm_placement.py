@@ -310,3 +310,68 @@ def test_rfactor_refuses_a_scope_that_is_not_a_stage_pipeline():
     with pytest.raises(tvm.tir.ScheduleError, match='block "D" reads C beyond what its producers'):
         sch.rfactor(sch.get_loops("C")[1], 0)
     assert sch.mod.same_as(before)
+
+
+@T.prim_func
+def two_reductions(A: T.Buffer((4, 8), "float32"), D: T.Buffer((4,), "float32")):
+    C = T.alloc_buffer((4,))
+    for i in range(4):
+        for ko, ki in T.grid(2, 4):
+            with T.block("C"):
+                vi = T.axis.spatial(4, i)
+                vk = T.axis.reduce(8, ko * 4 + ki)
+                with T.init():
+                    C[vi] = T.float32(0)
+                C[vi] = C[vi] + A[vi, vk]
+        for k in range(8):
+            with T.block("D"):
+                vi, vk = T.axis.remap("SR", [i, k])
+                with T.init():
+                    D[vi] = T.float32(0)
+                D[vi] = D[vi] + A[vi, vk] * C[vi]
+
+
+@T.prim_func
+def two_reductions_rfactor(A: T.Buffer((4, 8), "float32"), D: T.Buffer((4,), "float32")):
+    C = T.alloc_buffer((4,))
+    C_rf = T.alloc_buffer((4, 4))
+    for i, ko, ki in T.grid(4, 2, 4):
+        with T.block("C_rf"):
+            vki = T.axis.spatial(4, ki)
+            vi = T.axis.spatial(4, i)
+            vko = T.axis.reduce(2, ko)
+            with T.init():
+                C_rf[vki, vi] = T.float32(0)
+            C_rf[vki, vi] = C_rf[vki, vi] + A[vi, vko * 4 + vki]
+    for i in range(4):
+        for ki in range(4):
+            with T.block("C"):
+                vki = T.axis.reduce(4, ki)
+                vi = T.axis.spatial(4, i)
+                with T.init():
+                    C[vi] = T.float32(0)
+                C[vi] = C[vi] + C_rf[vki, vi]
+        for k in range(8):
+            with T.block("D"):
+                vi, vk = T.axis.remap("SR", [i, k])
+                with T.init():
+                    D[vi] = T.float32(0)
+                D[vi] = D[vi] + A[vi, vk] * C[vi]
+
+
+def test_rfactor_of_the_first_block_under_a_shared_loop():
+    sch = tvm.tir.Schedule(two_reductions)
+    sch.rfactor(sch.get_loops("C")[2], 0)
+    tvm.ir.assert_structural_equal(sch.mod["main"].with_attr("global_symbol", "x"),
+                                   two_reductions_rfactor.with_attr("global_symbol", "x"))
+    a = np.random.default_rng(2).standard_normal((4, 8)).astype("float32")
+    _, d = _run(sch.mod["main"], a, np.zeros(4, "float32"))
+    np.testing.assert_allclose(d, (a * a.sum(axis=1, keepdims=True)).sum(axis=1), rtol=1e-4, atol=1e-4)
+
+
+def test_rfactor_refuses_a_block_after_another_under_its_outer_loop():
+    sch = tvm.tir.Schedule(two_reductions)
+    before = sch.mod
+    with pytest.raises(tvm.tir.ScheduleError, match='block "D" is not the first block under its outermost loop i'):
+        sch.rfactor(sch.get_loops("D")[1], 0)
+    assert sch.mod.same_as(before)

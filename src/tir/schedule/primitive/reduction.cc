@@ -3,6 +3,7 @@
 // commit, record) and tir.schedule.* FFI entries.
 #include <functional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "arith/expr_deep_equal.h"
 #include "tir/analysis/block_access_region.h"
@@ -365,11 +366,29 @@ PrimFunc RFactor(const PrimFunc& func, const BlockLocation& loc, const ForNode* 
     }
   }
   // As TVM, a loop that no iterator uses may be factored too.
-  // The block's loops must contain nothing else (they are duplicated).
+  // As TVM: the rf nest (a copy of the block's loops) goes before the
+  // outermost loop, so the block must be the first block under it; the loops
+  // the write-back drops (the other reduction loops) hold only the block.
   const ForNode* outer = loc.loops.empty() ? nullptr : loc.loops[0];
+  auto reduction_loop = [&](const ForNode* l) {
+    for (size_t k = 0; k < block->iter_vars.size(); ++k) {
+      if (block->iter_vars[k]->iter_type != kDataPar && UsesVar(loc.realize->iter_values[k], l->loop_var.get())) {
+        return true;
+      }
+    }
+    return false;
+  };
+  if (outer != nullptr) {
+    auto first = ChildBlocks(GetRef<Stmt>(outer));
+    if (first.empty() || first[0] != loc.realize) {
+      ThrowScheduleError(prim, "block \"" + block->name_hint + "\" is not the first block under its outermost loop " +
+                                   outer->loop_var->name_hint + "; the rfactor block could not be placed before it",
+                         func, {outer});
+    }
+  }
   for (const ForNode* l : loc.loops) {
-    auto children = ChildBlocks(GetRef<Stmt>(l));
-    if (children.size() != 1) {
+    if (l == loop || !reduction_loop(l)) continue;
+    if (ChildBlocks(GetRef<Stmt>(l)).size() != 1) {
       ThrowScheduleError(prim, "loop " + l->loop_var->name_hint + " holds other blocks besides \"" + block->name_hint + "\"", func, {l});
     }
   }
@@ -479,10 +498,26 @@ PrimFunc RFactor(const PrimFunc& func, const BlockLocation& loc, const ForNode* 
     rf_block.CopyOnWrite()->reads = reads;
     rf_block.CopyOnWrite()->writes = writes;
   }
-  Stmt rf_nest = BlockRealize(Array<PrimExpr>(rf_values), loc.realize->predicate, rf_block);
+  // The rf nest copies the block's loops with fresh loop variables.
+  std::unordered_map<const VarNode*, PrimExpr> rf_loop_copy;
+  for (const ForNode* l : loc.loops) rf_loop_copy[l->loop_var.get()] = Var(l->loop_var->name_hint, l->loop_var.dtype());
+  auto rf_loops = [&](const PrimExpr& e) {
+    return Substitute(e, [&](const Var& v) -> std::optional<PrimExpr> {
+      auto it = rf_loop_copy.find(v.get());
+      if (it == rf_loop_copy.end()) return std::nullopt;
+      return it->second;
+    });
+  };
+  std::vector<PrimExpr> rf_bound;
+  for (const PrimExpr& v : rf_values) rf_bound.push_back(rf_loops(v));
+  Stmt rf_nest = BlockRealize(Array<PrimExpr>(rf_bound), rf_loops(loc.realize->predicate), rf_block);
   for (size_t i = loc.loops.size(); i-- > 0;) {
     For f = GetRef<For>(loc.loops[i]);
-    f.CopyOnWrite()->body = rf_nest;
+    auto* n = f.CopyOnWrite();
+    n->loop_var = Downcast<Var>(rf_loop_copy.at(loc.loops[i]->loop_var.get()));
+    n->min = rf_loops(n->min);
+    n->extent = rf_loops(n->extent);
+    n->body = rf_nest;
     rf_nest = f;
   }
 
@@ -490,17 +525,12 @@ PrimFunc RFactor(const PrimFunc& func, const BlockLocation& loc, const ForNode* 
   std::vector<IterVar> wb_iters;
   std::vector<PrimExpr> wb_values;
   std::unordered_map<const VarNode*, PrimExpr> wb_loop_copy;
-  std::vector<const ForNode*> wb_loops;
   for (const ForNode* l : loc.loops) {
-    // As TVM: the rfactor loop and every loop no reduction iterator uses.
-    bool reduce = false;
-    for (size_t k = 0; k < block->iter_vars.size(); ++k) {
-      if (block->iter_vars[k]->iter_type != kDataPar && UsesVar(loc.realize->iter_values[k], l->loop_var.get())) reduce = true;
-    }
-    bool keep = l == loop || !reduce;
+    // As TVM: the write-back stays in place under the rfactor loop and every
+    // loop no reduction iterator uses; the other loops are dropped.
+    bool keep = l == loop || !reduction_loop(l);
     if (!keep) continue;
-    wb_loops.push_back(l);
-    wb_loop_copy[l->loop_var.get()] = Var(l->loop_var->name_hint, l->loop_var.dtype());
+    wb_loop_copy[l->loop_var.get()] = l->loop_var;
   }
   auto copy_loops = [&](const PrimExpr& e) {
     return Substitute(e, [&](const Var& v) -> std::optional<PrimExpr> {
@@ -551,11 +581,26 @@ PrimFunc RFactor(const PrimFunc& func, const BlockLocation& loc, const ForNode* 
   PrimExpr wb_pred = ProjectPredicate(
       prim, func, block, loc.realize->predicate, loc.loops,
       [&](const VarNode* v) { return wb_loop_copy.count(v) != 0; }, copy_loops);
-  Stmt wb_nest = BlockRealize(Array<PrimExpr>(wb_values), wb_pred, wb_block);
-  for (size_t i = wb_loops.size(); i-- > 0;) {
-    const ForNode* l = wb_loops[i];
-    wb_nest = For(Downcast<Var>(wb_loop_copy.at(l->loop_var.get())), l->min, l->extent, ForKind::kSerial, wb_nest);
-  }
+  Stmt wb_realize = BlockRealize(Array<PrimExpr>(wb_values), wb_pred, wb_block);
+  struct WriteBackPlacer : StmtExprMutator {
+    const BlockRealizeNode* target;
+    Stmt replacement;
+    std::unordered_set<const ForNode*> dropped;
+    using StmtExprMutator::VisitStmt_;
+    PrimExpr VisitExpr(const PrimExpr& e) override { return e; }
+    Stmt VisitStmt_(const ForNode* op) override {
+      if (dropped.count(op)) return VisitStmt(op->body);
+      return StmtExprMutator::VisitStmt_(op);
+    }
+    Stmt VisitStmt_(const BlockRealizeNode* op) override {
+      return op == target ? replacement : GetRef<Stmt>(op);
+    }
+  } placer;
+  placer.target = loc.realize;
+  placer.replacement = wb_realize;
+  for (const ForNode* l : loc.loops)
+    if (l != loop && reduction_loop(l)) placer.dropped.insert(l);
+  Stmt wb_nest = placer.VisitStmt(GetRef<Stmt>(outer));
   PrimFunc result = ReplaceInFunc(func, outer, SeqStmt::Flatten({rf_nest, wb_nest}));
   // Allocate the rf buffer in the scope block.
   auto scope_loc = FindBlock(result, *rf_name);
