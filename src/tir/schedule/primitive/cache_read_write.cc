@@ -2,6 +2,11 @@
 // another storage scope (see primitives.h), followed by their schedule
 // instruction kinds, Schedule methods (resolve the handles, commit,
 // record) and tir.schedule.* FFI entries.
+#include <unordered_set>
+
+#include "arith/analyzer.h"
+#include "arith/int_set.h"
+#include "ir/structural_equal.h"
 #include "tir/op.h"
 #include "tir/schedule/primitive/primitives.h"
 #include "tir/schedule/schedule.h"
@@ -19,116 +24,350 @@ Buffer WithScope(const Buffer& buf, const std::string& name, const std::string& 
                 buf->data_alignment, buf->offset_factor);
 }
 
-// A loop nest copying dst[v] = src[v] over the whole shape, in block `name`.
-Stmt CopyNest(const Buffer& src, const Buffer& dst, const std::string& name) {
-  std::vector<Var> loops, iters;
-  std::vector<IterVar> ivs;
-  std::vector<PrimExpr> idx, values;
-  std::vector<Range> point;
-  for (size_t d = 0; d < src->shape.size(); ++d) {
-    DataType t = src->shape[d].dtype();
-    Var ax("ax" + std::to_string(d), t), v("v" + std::to_string(d), t);
-    loops.push_back(ax);
-    ivs.push_back(IterVar(Range::FromMinExtent(IntImm(t, 0), src->shape[d]), v, kDataPar));
-    idx.push_back(v);
-    values.push_back(ax);
-    point.push_back(Range::FromMinExtent(v, IntImm(t, 1)));
+// Where the copy stage goes (TVM's rule): the lowest statement sequence
+// holding both the single writer of the buffer and one of the related
+// blocks (the consumers for cache_read, the other readers for cache_write),
+// right before the first child holding a related block. `loc` is the loop
+// whose body is that sequence, or the scope block; `pos` is -1 when no
+// such place exists.
+class CacheLocDetector {
+ public:
+  CacheLocDetector(const BlockNode* scope, const BlockNode* writer, std::unordered_set<const BlockNode*> related)
+      : scope_(scope), writer_(writer), related_(std::move(related)) {}
+  void Run() {
+    Visit(scope_->body);
+    if (visited_related_ && !loc_) {
+      loc_ = scope_;
+      if (!visited_block_ && pos_ == -1) pos_ = 0;
+    }
   }
-  Block block(Array<IterVar>(ivs), {BufferRegion(src, Array<Range>(point))}, {BufferRegion(dst, Array<Range>(point))},
-              name, BufferStore(dst, BufferLoad(src, Array<PrimExpr>(idx)), Array<PrimExpr>(idx)));
+  const Object* loc() const { return loc_; }
+  int pos() const { return pos_; }
+
+ private:
+  void Visit(const Stmt& s) {
+    if (const auto* seq = s.as<SeqStmtNode>()) {
+      bool previous = visited_block_;
+      visited_block_ = false;
+      for (size_t i = 0; i < seq->seq.size(); ++i) {
+        if (pos_ != -1) break;
+        Visit(seq->seq[i]);
+        if (visited_block_ && visited_related_ && pos_ == -1) {
+          pos_ = static_cast<int>(i);
+          break;
+        } else if (visited_related_) {
+          break;
+        }
+      }
+      visited_block_ = visited_block_ || previous;
+    } else if (const auto* realize = s.as<BlockRealizeNode>()) {
+      const BlockNode* b = realize->block.get();
+      if (b == writer_) {
+        visited_block_ = true;
+      } else if (related_.count(b)) {
+        visited_related_ = true;
+      }
+    } else if (const auto* loop = s.as<ForNode>()) {
+      Visit(loop->body);
+      if (visited_block_ && visited_related_ && !loc_ && pos_ != -1) loc_ = loop;
+    } else if (const auto* branch = s.as<IfThenElseNode>()) {
+      Visit(branch->then_case);
+      if (branch->else_case) Visit(*branch->else_case);
+    } else if (const auto* let = s.as<LetStmtNode>()) {
+      Visit(let->body);
+    } else if (const auto* attr = s.as<AttrStmtNode>()) {
+      Visit(attr->body);
+    } else if (const auto* decl = s.as<DeclBufferNode>()) {
+      Visit(decl->body);
+    } else if (const auto* alloc = s.as<AllocateNode>()) {
+      Visit(alloc->body);
+    }
+  }
+
+  const BlockNode* scope_;
+  const BlockNode* writer_;
+  std::unordered_set<const BlockNode*> related_;
+  bool visited_block_ = false, visited_related_ = false;
+  const Object* loc_ = nullptr;
+  int pos_ = -1;
+};
+
+// The region of `access` (a region of `loc.block`) that the block touches
+// while the loops strictly inside `at` run (`at` a loop of loc.loops, or the
+// scope block: every loop), as TVM's RelaxBufferRegion. Ends known to be
+// constant are clipped to the buffer's shape (TVM uses the block predicate).
+Array<Range> RelaxRegion(const BlockLocation& loc, const BufferRegion& access, const Object* at,
+                         arith::Analyzer* ana) {
+  size_t first = 0;
+  for (size_t i = 0; i < loc.loops.size(); ++i)
+    if (loc.loops[i] == at) first = i + 1;
+  Map<Var, arith::IntSet> dom;
+  for (size_t i = first; i < loc.loops.size(); ++i) {
+    dom.Set(loc.loops[i]->loop_var, arith::IntSet::FromMinExtent(loc.loops[i]->min, loc.loops[i]->extent));
+  }
+  Map<Var, PrimExpr> bind;
+  for (size_t k = 0; k < loc.block->iter_vars.size(); ++k)
+    bind.Set(loc.block->iter_vars[k]->var, loc.realize->iter_values[k]);
+  std::vector<Range> out;
+  const Buffer& buf = access->buffer;
+  for (size_t d = 0; d < access->region.size(); ++d) {
+    Range r = access->region[d];
+    Range bound = Range::FromMinExtent(Substitute(r->min, bind), Substitute(r->extent, bind));
+    arith::IntSet set = arith::EvalSet(bound, dom, ana);
+    Range full = Range::FromMinExtent(IntImm(buf->shape[d].dtype(), 0), buf->shape[d]);
+    if (!set.HasLowerBound() || !set.HasUpperBound()) {
+      out.push_back(full);
+      continue;
+    }
+    PrimExpr lo = ana->Simplify(set.min()), hi = ana->Simplify(set.max());
+    auto clo = AsConstInt(lo), chi = AsConstInt(hi), cshape = AsConstInt(buf->shape[d]);
+    if (clo && *clo < 0) lo = IntImm(lo.dtype(), 0);
+    if (chi && cshape && *chi >= *cshape) hi = IntImm(hi.dtype(), *cshape - 1);
+    if (set.IsSinglePoint() && !(chi && cshape && *chi >= *cshape)) {
+      out.push_back(Range::FromMinExtent(lo, IntImm(lo.dtype(), 1)));
+    } else {
+      out.push_back(Range::FromMinExtent(lo, ana->Simplify(sub(add(hi, IntImm(hi.dtype(), 1)), lo))));
+    }
+  }
+  return Array<Range>(out);
+}
+
+// The copy stage `dst[...] = src[...]` over `region` of the original buffer
+// (TVM's MakeCacheStage): with `full` the cache has the buffer's shape and
+// the loops walk the region in place; otherwise the cache is compact (the
+// region's extents) and indexes from 0. `original_is_src`: cache_read.
+Stmt MakeCacheStage(const Array<Range>& region, const Buffer& original, const Buffer& cache, bool original_is_src,
+                    bool full, const std::string& name) {
+  std::vector<Var> loops;
+  std::vector<PrimExpr> values, src_idx, dst_idx;
+  std::vector<IterVar> ivs;
+  std::vector<Range> src_region, dst_region;
+  for (size_t d = 0; d < region.size(); ++d) {
+    const Range& r = region[d];
+    DataType t = r->extent.dtype();
+    Var ax("ax" + std::to_string(d), t);
+    loops.push_back(ax);
+    values.push_back(full ? add(r->min, ax) : PrimExpr(ax));
+  }
+  for (size_t d = 0; d < region.size(); ++d) {
+    const Range& r = region[d];
+    DataType t = r->extent.dtype();
+    Var v("v" + std::to_string(d), t);
+    PrimExpr orig_index = v, cache_index = v;
+    if (full) {
+      PrimExpr dim = original->shape[d];
+      ivs.push_back(IterVar(Range::FromMinExtent(IntImm(dim.dtype(), 0), dim), v, kDataPar));
+    } else {
+      ivs.push_back(IterVar(Range::FromMinExtent(IntImm(t, 0), r->extent), v, kDataPar));
+      orig_index = add(r->min, v);
+    }
+    PrimExpr si = original_is_src ? orig_index : cache_index, di = original_is_src ? cache_index : orig_index;
+    src_idx.push_back(si);
+    dst_idx.push_back(di);
+    src_region.push_back(Range::FromMinExtent(si, IntImm(t, 1)));
+    dst_region.push_back(Range::FromMinExtent(di, IntImm(t, 1)));
+  }
+  const Buffer& src = original_is_src ? original : cache;
+  const Buffer& dst = original_is_src ? cache : original;
+  Block block(Array<IterVar>(ivs), {BufferRegion(src, Array<Range>(src_region))},
+              {BufferRegion(dst, Array<Range>(dst_region))}, name,
+              BufferStore(dst, BufferLoad(src, Array<PrimExpr>(src_idx)), Array<PrimExpr>(dst_idx)));
   Stmt body = BlockRealize(Array<PrimExpr>(values), IntImm(DataType::Bool(), 1), block);
   for (size_t d = loops.size(); d-- > 0;) {
-    body = For(loops[d], IntImm(loops[d].dtype(), 0), src->shape[d], ForKind::kSerial, body);
+    body = For(loops[d], IntImm(loops[d].dtype(), 0), region[d]->extent, ForKind::kSerial, body);
   }
   return body;
 }
 
-// Replaces buffer `from` by `to` in loads, stores and regions of one block.
-class BufferSwapper : public StmtExprMutator {
+// Inserts `stage` at `pos` of `body` (a sequence, or one statement: 0 before, 1 after).
+Stmt InsertStage(const Stmt& body, int pos, const Stmt& stage) {
+  std::vector<Stmt> items;
+  if (const auto* seq = body.as<SeqStmtNode>()) {
+    for (Stmt s : seq->seq) items.push_back(s);
+  } else {
+    items.push_back(body);
+  }
+  size_t at = std::min(static_cast<size_t>(std::max(pos, 0)), items.size());
+  items.insert(items.begin() + at, stage);
+  return SeqStmt::Flatten(items);
+}
+
+// Rewrites the scope of a cache stage: `from` becomes `to` (shifted by the
+// region's mins when the cache is compact) in the blocks `rewrites` selects,
+// the stage is inserted at `loc`/`pos` and the cache allocated in the scope.
+class CacheRewriter : public StmtExprMutator {
  public:
-  BufferSwapper(const Buffer& from, const Buffer& to, bool reads, bool writes)
-      : from_(from), to_(to), reads_(reads), writes_(writes) {}
-  Buffer VisitBufferUse(const Buffer& b) override { return b; }
+  CacheRewriter(const BlockNode* scope, const Object* loc, int pos, Stmt stage, Buffer from, Buffer to,
+                const Array<Range>& region, bool full, std::function<int(const BlockNode*)> rewrites)
+      : scope_(scope), loc_(loc), pos_(pos), stage_(std::move(stage)), from_(std::move(from)), to_(std::move(to)),
+        region_(region), full_(full), rewrites_(std::move(rewrites)) {}
+
+  // What `rewrites` answers for a block: skip it (and what is inside) unchanged,
+  // rewrite only the loads inside and the read regions (cache_read's
+  // consumers), or every access (cache_write's writer).
+  enum { kKeep = 0, kVisitOnly = 1, kReads = 2, kAll = 3 };
+
+  Stmt Run() {
+    Block b = GetRef<Block>(scope_);
+    Stmt body = VisitStmt(scope_->body);
+    if (loc_ == scope_) body = InsertStage(body, pos_, stage_);
+    auto* n = b.CopyOnWrite();
+    n->body = body;
+    n->alloc_buffers.push_back(to_);
+    return b;
+  }
+
+ private:
   using StmtExprMutator::VisitExpr_;
   using StmtExprMutator::VisitStmt_;
+  Buffer VisitBufferUse(const Buffer& b) override { return b; }
+
+  // index - min (an index is kept as written when the region starts at 0).
+  PrimExpr Offset(const PrimExpr& index, const PrimExpr& min) {
+    if (auto c = AsConstInt(min); c && *c == 0) return index;
+    return ana_.Simplify(sub(index, min));
+  }
+  Array<PrimExpr> Shift(const Array<PrimExpr>& idx) {
+    if (full_) return idx;
+    std::vector<PrimExpr> out;
+    for (size_t i = 0; i < idx.size(); ++i) out.push_back(Offset(idx[i], region_[i]->min));
+    return Array<PrimExpr>(out);
+  }
+  BufferRegion ShiftRegion(const BufferRegion& r) {
+    if (!r->buffer.same_as(from_)) return r;
+    if (full_) return BufferRegion(to_, r->region);
+    std::vector<Range> out;
+    for (size_t i = 0; i < r->region.size(); ++i)
+      out.push_back(Range::FromMinExtent(Offset(r->region[i]->min, region_[i]->min), r->region[i]->extent));
+    return BufferRegion(to_, Array<Range>(out));
+  }
+  Array<BufferRegion> ShiftRegions(const Array<BufferRegion>& rs) {
+    std::vector<BufferRegion> out;
+    for (BufferRegion r : rs) out.push_back(ShiftRegion(r));
+    return Array<BufferRegion>(out);
+  }
+
   PrimExpr VisitExpr_(const BufferLoadNode* op) override {
     PrimExpr e = StmtExprMutator::VisitExpr_(op);
     const auto* load = e.as<BufferLoadNode>();
-    if (reads_ && load->buffer.same_as(from_)) return BufferLoad(to_, load->indices, load->span);
+    if (mode_ >= kReads && load->buffer.same_as(from_)) return BufferLoad(to_, Shift(load->indices), load->span);
     return e;
+  }
+  PrimExpr VisitExpr_(const VarNode* op) override {
+    if (mode_ >= kReads && op == from_->data.get()) return to_->data;
+    return GetRef<PrimExpr>(op);
   }
   Stmt VisitStmt_(const BufferStoreNode* op) override {
     Stmt s = StmtExprMutator::VisitStmt_(op);
     const auto* store = s.as<BufferStoreNode>();
-    if (writes_ && store->buffer.same_as(from_)) return BufferStore(to_, store->value, store->indices, store->span);
+    if (mode_ == kAll && store->buffer.same_as(from_)) {
+      return BufferStore(to_, store->value, Shift(store->indices), store->span);
+    }
     return s;
   }
-  // Nested blocks' declared regions follow their bodies.
+  Stmt VisitStmt_(const ForNode* op) override {
+    Stmt s = StmtExprMutator::VisitStmt_(op);
+    if (op == loc_) {
+      For f = Downcast<For>(s);
+      f.CopyOnWrite()->body = InsertStage(f->body, pos_, stage_);
+      return f;
+    }
+    return s;
+  }
   Stmt VisitStmt_(const BlockNode* op) override {
+    int mode = rewrites_(op);
+    if (mode == kKeep) return GetRef<Stmt>(op);
+    int saved = mode_;
+    mode_ = mode;
     Block b = Downcast<Block>(StmtExprMutator::VisitStmt_(op));
-    auto* n = b.CopyOnWrite();
-    if (reads_) n->reads = Swap(n->reads);
-    if (writes_) n->writes = Swap(n->writes);
+    mode_ = saved;
+    if (mode >= kReads) {
+      auto* n = b.CopyOnWrite();
+      n->reads = ShiftRegions(b->reads);
+      if (mode == kAll) n->writes = ShiftRegions(b->writes);
+      std::vector<MatchBufferRegion> matches;
+      for (MatchBufferRegion m : b->match_buffers) matches.push_back(MatchBufferRegion(m->buffer, ShiftRegion(m->source)));
+      n->match_buffers = Array<MatchBufferRegion>(matches);
+    }
     return b;
   }
-  Array<BufferRegion> Swap(const Array<BufferRegion>& regions) {
-    std::vector<BufferRegion> out;
-    for (BufferRegion r : regions) out.push_back(r->buffer.same_as(from_) ? BufferRegion(to_, r->region) : r);
-    return Array<BufferRegion>(out);
-  }
 
- private:
+  const BlockNode* scope_;
+  const Object* loc_;
+  int pos_;
+  Stmt stage_;
   Buffer from_, to_;
-  bool reads_, writes_;
+  Array<Range> region_;
+  bool full_;
+  std::function<int(const BlockNode*)> rewrites_;
+  int mode_ = kVisitOnly;
+  arith::Analyzer ana_;
 };
 
-// Inserts `stmt` before (or after) the top-level statement of `scope`'s body that contains `target`.
-Stmt InsertBeside(const BlockNode* scope, const Object* target, const Stmt& stmt, bool after) {
-  std::vector<Stmt> items;
-  if (const auto* seq = scope->body.as<SeqStmtNode>()) {
-    for (Stmt s : seq->seq) items.push_back(s);
-  } else {
-    items.push_back(scope->body);
-  }
-  std::vector<Stmt> out;
-  bool placed = false;
-  for (const Stmt& s : items) {
-    bool contains = s.get() == target;
-    if (!contains) contains = ContainsStmt(s, target);
-    if (contains && !placed && !after) out.push_back(stmt);
-    out.push_back(s);
-    if (contains && !placed && after) out.push_back(stmt);
-    placed = placed || contains;
-  }
-  return SeqStmt::Flatten(out);
+bool ReadsBuffer(const BlockNode* b, const Buffer& buf) {
+  for (BufferRegion r : b->reads)
+    if (r->buffer.same_as(buf)) return true;
+  return false;
+}
+bool WritesBuffer(const BlockNode* b, const Buffer& buf) {
+  for (BufferRegion r : b->writes)
+    if (r->buffer.same_as(buf)) return true;
+  return false;
 }
 
-// Index of the top-level statement of `scope` that contains `node`.
-size_t TopLevelPosition(const BlockNode* scope, const Object* node) {
-  std::vector<Stmt> top;
-  if (const auto* seq = scope->body.as<SeqStmtNode>()) {
-    for (Stmt s : seq->seq) top.push_back(s);
-  } else {
-    top.push_back(scope->body);
-  }
-  for (size_t i = 0; i < top.size(); ++i) {
-    bool found = top[i].get() == node;
-    if (!found) found = ContainsStmt(top[i], node);
-    if (found) return i;
-  }
-  return top.size();
+// Blocks of the scope of `loc` (direct children), in program order.
+std::vector<BlockLocation> ScopeChildren(const PrimFunc& func, const BlockNode* scope) {
+  std::vector<BlockLocation> out;
+  for (const BlockLocation& b : CollectBlocks(func))
+    if (b.scope == scope) out.push_back(b);
+  return out;
 }
 
-PrimFunc AddAllocAndPlace(const PrimFunc& func, const BlockLocation& loc, const Buffer& cache, const Stmt& nest,
-                          bool after, const Block& new_block) {
-  PrimFunc out = ReplaceInFunc(func, loc.block, new_block);
-  auto updated = FindBlock(out, new_block->name_hint);
-  const BlockNode* scope = updated->scope;
-  Block s = GetRef<Block>(scope);
-  auto* n = s.CopyOnWrite();
-  n->body = InsertBeside(scope, updated->realize, nest, after);
-  n->alloc_buffers.push_back(cache);
-  return ReplaceInFunc(out, scope, s);
+// Every block under `scope` that writes `buf` is `writer` or inside it: a
+// write hidden in a block that declares none would go unnoticed by the copy.
+void CheckHiddenWriters(const char* prim, const PrimFunc& func, const BlockNode* scope, const BlockLocation* writer,
+                        const Buffer& buf) {
+  std::unordered_set<const BlockNode*> inside;
+  if (writer) {
+    PostOrderVisitBlockRealizes(GetRef<Stmt>(writer->realize),
+                                [&](const BlockRealizeNode* r) { inside.insert(r->block.get()); });
+  }
+  const BlockNode* hidden = nullptr;
+  PostOrderVisitBlockRealizes(scope->body, [&](const BlockRealizeNode* r) {
+    if (!hidden && WritesBuffer(r->block.get(), buf) && !inside.count(r->block.get())) hidden = r->block.get();
+  });
+  if (hidden) {
+    ThrowScheduleError(prim, "block \"" + hidden->name_hint + "\" writes " + buf->name + " inside a block of scope \"" +
+                                 scope->name_hint + "\" that does not declare the write; the copy cannot be placed",
+                       func, {hidden});
+  }
+}
+
+// In a nested scope the write-back copies the region the writer declares: a
+// leaf writer must store exactly that region (one point, its store indices).
+void CheckExactWrite(const PrimFunc& func, const BlockLocation& loc, const BufferRegion& declared) {
+  const auto* root = func->body.as<BlockRealizeNode>();
+  if (root == nullptr || loc.scope == root->block.get()) return;
+  bool nested = false, exact = true;
+  PostOrderVisitBlockRealizes(loc.block->body, [&](const BlockRealizeNode*) { nested = true; });
+  if (nested) return;
+  auto check = [&](const ObjectRef& node) {
+    const auto* store = node.as<BufferStoreNode>();
+    if (!store || !store->buffer.same_as(declared->buffer)) return;
+    for (size_t d = 0; d < declared->region.size() && d < store->indices.size(); ++d) {
+      auto ext = AsConstInt(declared->region[d]->extent);
+      if (!ext || *ext != 1 || !StructuralEqual(declared->region[d]->min, store->indices[d])) exact = false;
+    }
+  };
+  PostOrderVisit(loc.block->body, check);
+  if (loc.block->init) PostOrderVisit(*loc.block->init, check);
+  if (!exact) {
+    ThrowScheduleError("cache_write", "block \"" + loc.block->name_hint + "\" in the nested scope \"" +
+                                          loc.scope->name_hint + "\" declares a larger write region of " +
+                                          declared->buffer->name + " than it stores; the write-back of that region "
+                                          "would copy values it never wrote",
+                       func, {loc.block});
+  }
 }
 
 // A block of `consumers` that reads `buf`, in the scope of `loc`; throws otherwise.
@@ -139,23 +378,34 @@ void CheckConsumers(const char* prim, const PrimFunc& func, const BlockLocation&
       ThrowScheduleError(prim, "consumer block \"" + c.block->name_hint + "\" is not in the same scope as block \"" +
                                    loc.block->name_hint + "\"", func, {c.block});
     }
-    bool reads = false;
-    for (BufferRegion r : c.block->reads) reads |= r->buffer.same_as(buf);
-    if (!reads) {
+    if (!ReadsBuffer(c.block, buf)) {
       ThrowScheduleError(prim, "consumer block \"" + c.block->name_hint + "\" does not read " + buf->name, func,
                          {c.block});
     }
   }
 }
 
-Block SwapReads(const BlockNode* block, const Buffer& from, const Buffer& to) {
-  BufferSwapper swap(from, to, /*reads=*/true, /*writes=*/false);
-  Block b = GetRef<Block>(block);
-  auto* n = b.CopyOnWrite();
-  n->body = swap.VisitStmt(block->body);
-  if (block->init) n->init = swap.VisitStmt(*block->init);
-  n->reads = swap.Swap(block->reads);
-  return b;
+// Whether the cache covers the whole buffer: TVM keeps it full when the
+// stage sits in a loop or when some reader of the buffer lies outside the
+// stage's scope statement.
+bool CacheFullRegion(const Object* loc, const BlockNode* scope) { return loc != scope; }
+
+// Number of statements of the scope block's body (where "at the end" inserts).
+int scope_size(const BlockNode* scope) {
+  if (const auto* seq = scope->body.as<SeqStmtNode>()) return static_cast<int>(seq->seq.size());
+  return 1;
+}
+
+// Position of a block in program order among `all` (CollectBlocks order).
+size_t OrderOf(const std::vector<BlockLocation>& all, const BlockNode* b) {
+  for (size_t i = 0; i < all.size(); ++i)
+    if (all[i].block == b) return i;
+  return all.size();
+}
+size_t OrderOf(const std::vector<BlockLocation>& all, const std::string& name) {
+  for (size_t i = 0; i < all.size(); ++i)
+    if (all[i].block->name_hint == name) return i;
+  return all.size();
 }
 
 }  // namespace
@@ -169,68 +419,114 @@ PrimFunc CacheRead(const PrimFunc& func, const BlockLocation& loc, int read_inde
                        func, {loc.block});
   }
   Buffer buf = loc.block->reads[read_index]->buffer;
+  std::vector<BlockLocation> children = ScopeChildren(func, loc.scope);
   // As TVM: the buffer has at most one writer in the scope.
-  {
-    std::vector<const BlockNode*> writers;
-    for (const BlockLocation& other : CollectBlocks(func)) {
-      if (other.scope != loc.scope) continue;
-      for (BufferRegion w : other.block->writes)
-        if (w->buffer.same_as(buf)) writers.push_back(other.block);
-    }
-    if (writers.size() > 1) {
+  const BlockLocation* writer = nullptr;
+  for (const BlockLocation& other : children) {
+    if (!WritesBuffer(other.block, buf)) continue;
+    if (writer) {
       ThrowScheduleError("cache_read", "buffer " + buf->name + " has more than one producer in its scope (blocks \"" +
-                                           writers[0]->name_hint + "\" and \"" + writers[1]->name_hint +
+                                           writer->block->name_hint + "\" and \"" + other.block->name_hint +
                                            "\"); cache_read needs at most one",
-                         func, {writers[1]});
+                         func, {other.block});
     }
+    writer = &other;
   }
   CheckConsumers("cache_read", func, loc, buf, consumer_blocks);
-  // The blocks reading the copy: the consumers given, or the block itself.
-  std::vector<BlockLocation> readers = consumer_blocks.empty() ? std::vector<BlockLocation>{loc} : consumer_blocks;
-  // The copy goes right before the first reader's top-level statement: no
-  // write of the buffer may happen from there on (nor by a reader itself).
-  size_t first = SIZE_MAX;
-  const BlockLocation* first_reader = nullptr;
-  for (const BlockLocation& r : readers) {
-    for (BufferRegion w : r.block->writes) {
-      if (w->buffer.same_as(buf)) {
-        ThrowScheduleError("cache_read", "block \"" + r.block->name_hint + "\" also writes " + buf->name +
-                                             "; a cached copy would go stale",
-                           func, {r.block});
-      }
-    }
-    size_t pos = TopLevelPosition(loc.scope, r.realize);
-    if (pos < first) {
-      first = pos;
-      first_reader = &r;
-    }
-  }
-  for (const BlockLocation& other : CollectBlocks(func)) {
-    if (other.scope != loc.scope) continue;
-    bool is_reader = false;
-    for (const BlockLocation& r : readers) is_reader |= r.block == other.block;
-    if (is_reader) continue;
-    for (BufferRegion w : other.block->writes) {
-      if (w->buffer.same_as(buf) && TopLevelPosition(loc.scope, other.realize) >= first) {
-        ThrowScheduleError("cache_read", "buffer " + buf->name + " is written by block \"" + other.block->name_hint +
-                                             "\" at or after block \"" + first_reader->block->name_hint +
-                                             "\"; a cached copy would go stale",
-                           func, {other.block});
-      }
-    }
-  }
+  CheckHiddenWriters("cache_read", func, loc.scope, writer, buf);
   std::string name = CacheName(buf, scope);
   if (FindBlock(func, name)) ThrowScheduleError("cache_read", "a block named \"" + name + "\" already exists", func);
-  Buffer cache = WithScope(buf, name, scope);
-  PrimFunc out = func;
-  std::string anchor = first_reader->block->name_hint;
-  for (const BlockLocation& r : readers) {
-    auto now = FindBlock(out, r.block->name_hint);
-    out = ReplaceInFunc(out, now->block, SwapReads(now->block, buf, cache));
+  // The blocks reading the copy: the consumers given (and the blocks inside
+  // them), or every block of the scope that reads the buffer.
+  std::unordered_set<const BlockNode*> consumers;
+  for (const BlockLocation& c : consumer_blocks) {
+    consumers.insert(c.block);
+    PostOrderVisitBlockRealizes(GetRef<Stmt>(c.realize),
+                                [&](const BlockRealizeNode* r) { consumers.insert(r->block.get()); });
   }
-  auto placed = FindBlock(out, anchor);
+  arith::Analyzer ana;
+  const Object* at = loc.scope;
+  int pos = 0;
+  Array<Range> region;
+  if (writer) {
+    std::unordered_set<const BlockNode*> related;
+    if (!consumers.empty()) {
+      for (const BlockLocation& c : consumer_blocks) related.insert(c.block);
+    } else {
+      bool after = false;
+      for (const BlockLocation& c : children) {
+        if (c.block == writer->block) after = true;
+        else if (after && ReadsBuffer(c.block, buf)) related.insert(c.block);
+      }
+    }
+    if (related.empty()) {
+      pos = scope_size(loc.scope);
+    } else {
+      CacheLocDetector detector(loc.scope, writer->block, related);
+      detector.Run();
+      at = detector.loc();
+      pos = detector.pos();
+      if (at == nullptr || pos < 0) {
+        ThrowScheduleError("cache_read", "no place after the producer \"" + writer->block->name_hint + "\" of " +
+                                             buf->name + " and before its consumers can hold the copy",
+                           func, {loc.block});
+      }
+    }
+    BufferRegion written;
+    for (BufferRegion w : writer->block->writes)
+      if (w->buffer.same_as(buf)) written = w;
+    region = RelaxRegion(*writer, written, at, &ana);
+  } else {
+    // An input of the scope: copied at its start, the region the scope block reads.
+    region = Array<Range>();
+    for (BufferRegion r : loc.scope->reads)
+      if (r->buffer.same_as(buf)) region = r->region;
+    if (region.empty()) {
+      std::vector<Range> full;
+      for (PrimExpr d : buf->shape) full.push_back(Range::FromMinExtent(IntImm(d.dtype(), 0), d));
+      region = Array<Range>(full);
+    }
+  }
+  bool full = CacheFullRegion(at, loc.scope);
+  // Without consumers given, the readers are the blocks of the scope that
+  // declare reading the buffer (not its writer), with the blocks inside them;
+  // a block nested in one that declares no such read keeps the original.
+  if (consumer_blocks.empty()) {
+    for (const BlockLocation& c : children) {
+      if (!ReadsBuffer(c.block, buf) || WritesBuffer(c.block, buf)) continue;
+      PostOrderVisitBlockRealizes(GetRef<Stmt>(c.realize),
+                                  [&](const BlockRealizeNode* r) { consumers.insert(r->block.get()); });
+    }
+  }
+  auto is_consumer = [&](const BlockNode* b) { return consumers.count(b) > 0; };
+  Buffer cache = WithScope(buf, name, scope);
+  if (!full) {
+    std::vector<PrimExpr> shape;
+    for (Range r : region) shape.push_back(r->extent);
+    cache.CopyOnWrite()->shape = Array<PrimExpr>(shape);
+  }
+  Stmt stage = MakeCacheStage(region, buf, cache, /*original_is_src=*/true, full, name);
+  CacheRewriter rewriter(loc.scope, at, pos, stage, buf, cache, region, full, [&](const BlockNode* b) {
+    if (WritesBuffer(b, buf)) return static_cast<int>(CacheRewriter::kKeep);
+    return static_cast<int>(is_consumer(b) ? CacheRewriter::kReads : CacheRewriter::kVisitOnly);
+  });
   *new_block = name;
-  return AddAllocAndPlace(out, *placed, cache, CopyNest(buf, cache, name), /*after=*/false, GetRef<Block>(placed->block));
+  PrimFunc out = ReplaceInFunc(func, loc.scope, rewriter.Run());
+  // Every block now reading the copy runs after it, and no write of the
+  // buffer happens in between (the copy would be stale).
+  std::vector<BlockLocation> all = CollectBlocks(out);
+  size_t copy_at = OrderOf(all, name), writer_at = writer ? OrderOf(all, writer->block->name_hint) : all.size();
+  for (const BlockLocation& b : all) {
+    if (b.block->name_hint == name || !ReadsBuffer(b.block, cache)) continue;
+    size_t at_b = OrderOf(all, b.block->name_hint);
+    if (at_b < copy_at || (writer && copy_at < writer_at && writer_at < at_b)) {
+      auto orig = FindBlock(func, b.block->name_hint);
+      ThrowScheduleError("cache_read", "block \"" + b.block->name_hint + "\" would read the copy of " + buf->name +
+                                           (at_b < copy_at ? " before it is made" : " after its producer changed it"),
+                         func, {orig ? static_cast<const Object*>(orig->block) : loc.block});
+    }
+  }
+  return out;
 }
 
 PrimFunc CacheWrite(const PrimFunc& func, const BlockLocation& loc, int write_index, const std::string& scope,
@@ -242,42 +538,22 @@ PrimFunc CacheWrite(const PrimFunc& func, const BlockLocation& loc, int write_in
                        func, {loc.block});
   }
   Buffer buf = loc.block->writes[write_index]->buffer;
-  for (const BlockLocation& other : CollectBlocks(func)) {
-    if (other.block == loc.block || other.scope != loc.scope) continue;
-    for (BufferRegion w : other.block->writes) {
-      if (w->buffer.same_as(buf)) {
-        ThrowScheduleError("cache_write", "buffer " + buf->name + " is also written by block \"" + other.block->name_hint +
-                                              "\"; cache_write needs the block to be its only writer",
-                           func, {other.block});
-      }
-    }
-  }
-  // The write-back copies the whole buffer: inside a nested scope block
-  // (a partition, a blockized tile) the block may write only part of it.
-  const auto* root = func->body.as<BlockRealizeNode>();
-  if (root != nullptr && loc.scope != root->block.get()) {
-    ThrowScheduleError("cache_write", "block \"" + loc.block->name_hint + "\" is inside block \"" +
-                                          loc.scope->name_hint + "\", not at the function's root; the write-back "
-                                          "of the whole buffer " + buf->name + " there is not supported",
-                       func, {loc.block});
-  }
-  // The write-back goes after the block's top-level statement: no block may
-  // read the buffer inside that statement.
-  size_t writer_pos = TopLevelPosition(loc.scope, loc.realize);
-  for (const BlockLocation& other : CollectBlocks(func)) {
-    if (other.scope != loc.scope || other.block == loc.block) continue;
-    for (BufferRegion r : other.block->reads) {
-      if (r->buffer.same_as(buf) && TopLevelPosition(loc.scope, other.realize) == writer_pos) {
-        ThrowScheduleError("cache_write", "block \"" + other.block->name_hint + "\" reads " + buf->name +
-                                              " inside the loop nest of block \"" + loc.block->name_hint +
-                                              "\", before a write-back could happen",
-                           func, {other.block});
-      }
+  std::vector<BlockLocation> children = ScopeChildren(func, loc.scope);
+  for (const BlockLocation& other : children) {
+    if (other.block == loc.block) continue;
+    if (WritesBuffer(other.block, buf)) {
+      ThrowScheduleError("cache_write", "buffer " + buf->name + " is also written by block \"" + other.block->name_hint +
+                                            "\"; cache_write needs the block to be its only writer",
+                         func, {other.block});
     }
   }
   CheckConsumers("cache_write", func, loc, buf, consumer_blocks);
+  CheckHiddenWriters("cache_write", func, loc.scope, &loc, buf);
+  CheckExactWrite(func, loc, loc.block->writes[write_index]);
+  std::vector<BlockLocation> all = CollectBlocks(func);
+  size_t writer_order = OrderOf(all, loc.block);
   for (const BlockLocation& c : consumer_blocks) {
-    if (c.block == loc.block || TopLevelPosition(loc.scope, c.realize) <= writer_pos) {
+    if (c.block == loc.block || OrderOf(all, c.block) <= writer_order) {
       ThrowScheduleError("cache_write", "consumer block \"" + c.block->name_hint + "\" does not come after block \"" +
                                             loc.block->name_hint + "\"; it cannot read the cache",
                          func, {c.block});
@@ -285,24 +561,69 @@ PrimFunc CacheWrite(const PrimFunc& func, const BlockLocation& loc, int write_in
   }
   std::string name = CacheName(buf, scope);
   if (FindBlock(func, name)) ThrowScheduleError("cache_write", "a block named \"" + name + "\" already exists", func);
-  Buffer cache = WithScope(buf, name, scope);
-  PrimFunc with_consumers = func;
+  std::unordered_set<const BlockNode*> consumers;
   for (const BlockLocation& c : consumer_blocks) {
-    auto now = FindBlock(with_consumers, c.block->name_hint);
-    with_consumers = ReplaceInFunc(with_consumers, now->block, SwapReads(now->block, buf, cache));
+    consumers.insert(c.block);
+    PostOrderVisitBlockRealizes(GetRef<Stmt>(c.realize),
+                                [&](const BlockRealizeNode* r) { consumers.insert(r->block.get()); });
   }
-  BufferSwapper swap(buf, cache, /*reads=*/true, /*writes=*/true);
-  Block b = GetRef<Block>(loc.block);
-  {
-    auto* n = b.CopyOnWrite();
-    n->body = swap.VisitStmt(loc.block->body);
-    if (loc.block->init) n->init = swap.VisitStmt(*loc.block->init);
-    n->reads = swap.Swap(loc.block->reads);
-    n->writes = swap.Swap(loc.block->writes);
+  // The write-back goes before the first later reader that is not a consumer
+  // of the cache, or at the end of the scope.
+  std::unordered_set<const BlockNode*> related;
+  bool after = false;
+  for (const BlockLocation& c : children) {
+    if (c.block == loc.block) after = true;
+    else if (after && ReadsBuffer(c.block, buf) && !consumers.count(c.block)) related.insert(c.block);
   }
+  const Object* at = loc.scope;
+  int pos = scope_size(loc.scope);
+  if (!related.empty()) {
+    CacheLocDetector detector(loc.scope, loc.block, related);
+    detector.Run();
+    at = detector.loc();
+    pos = detector.pos();
+    if (at == nullptr || pos < 0) {
+      ThrowScheduleError("cache_write", "no place after block \"" + loc.block->name_hint +
+                                            "\" and before the readers of " + buf->name + " can hold the write-back",
+                         func, {loc.block});
+    }
+  }
+  arith::Analyzer ana;
+  Array<Range> region = RelaxRegion(loc, loc.block->writes[write_index], at, &ana);
+  bool full = CacheFullRegion(at, loc.scope);
+  Buffer cache = WithScope(buf, name, scope);
+  if (!full) {
+    std::vector<PrimExpr> shape;
+    for (Range r : region) shape.push_back(r->extent);
+    cache.CopyOnWrite()->shape = Array<PrimExpr>(shape);
+  }
+  Stmt stage = MakeCacheStage(region, buf, cache, /*original_is_src=*/false, full, name);
+  const BlockNode* writer = loc.block;
+  std::unordered_set<const BlockNode*> under_writer;
+  PostOrderVisitBlockRealizes(GetRef<Stmt>(loc.realize),
+                              [&](const BlockRealizeNode* r) { under_writer.insert(r->block.get()); });
+  CacheRewriter rewriter(loc.scope, at, pos, stage, buf, cache, region, full, [&](const BlockNode* b) {
+    if (b == writer || under_writer.count(b)) return static_cast<int>(CacheRewriter::kAll);
+    if (consumers.count(b)) return static_cast<int>(CacheRewriter::kAll);
+    return static_cast<int>(CacheRewriter::kKeep);
+  });
   *new_block = name;
-  auto writer = FindBlock(with_consumers, loc.block->name_hint);
-  return AddAllocAndPlace(with_consumers, *writer, cache, CopyNest(cache, buf, name), /*after=*/true, b);
+  PrimFunc out = ReplaceInFunc(func, loc.scope, rewriter.Run());
+  // Readers of the buffer after the writer run after the write-back.
+  std::vector<BlockLocation> now = CollectBlocks(out);
+  size_t back_at = OrderOf(now, name), writer_now = OrderOf(now, loc.block->name_hint);
+  for (const BlockLocation& b : now) {
+    if (b.block->name_hint == name || !ReadsBuffer(b.block, buf)) continue;
+    size_t at_b = OrderOf(now, b.block->name_hint);
+    if (at_b > writer_now && at_b < back_at) {
+      auto orig = FindBlock(func, b.block->name_hint);
+      ThrowScheduleError("cache_write", "block \"" + b.block->name_hint + "\" reads " + buf->name +
+                                            " after block \"" + loc.block->name_hint +
+                                            "\" but before the write-back could happen",
+                         func, {orig ? static_cast<const Object*>(orig->block) : loc.block});
+    }
+  }
+  return out;
 }
 
 PrimFunc SetScope(const PrimFunc& func, const BlockLocation& loc, int write_index, const std::string& scope) {

@@ -144,7 +144,19 @@ PrimFunc SplitLoop(const PrimFunc& func, const ForNode* loop, const std::vector<
     exact = ana.CanProveEqual(total, loop->extent);
   }
   bool needs_predicate = !exact && (extent == nullptr || symbolic_factor || product > *extent);
-  if (needs_predicate && !disable_predication) body = PredicateAdder(less(fused, loop->extent)).VisitStmt(body);
+  if (needs_predicate && !disable_predication) {
+    // As TVM, the predicate bounds the nested form ((v0 * f1 + v1) * f2 + v2)
+    // while the bindings take the flat sum above.
+    PrimExpr nested = IntImm(t, 0);
+    for (size_t i = 0; i < factors.size(); ++i) {
+      bool unit = IsConstInt(factors[i], 1);
+      PrimExpr scaled = IsConstInt(nested, 0) ? nested : (unit ? nested : mul(nested, as_t(factors[i])));
+      PrimExpr term = (unit && !preserve_unit_iters) ? PrimExpr() : PrimExpr(vars[i]);
+      if (term.defined()) nested = IsConstInt(scaled, 0) ? term : add(scaled, term);
+      else nested = scaled;
+    }
+    body = PredicateAdder(less(nested, loop->extent)).VisitStmt(body);
+  }
   body = FoldBindingConstants(body);  // a unit loop replaced by 0 leaves `0 * 6`
   Stmt result = body;
   for (size_t i = factors.size(); i-- > 0;) {
@@ -205,6 +217,10 @@ PrimFunc FuseLoops(const PrimFunc& func, const std::vector<const ForNode*>& loop
   });
   body = FoldBindingConstants(body);  // a unit loop replaced by 0 leaves `0 * 6`
   *fused_var = fused;
+  if (!AsConstInt(lower)) {  // as TVM, a symbolic fused extent is simplified
+    arith::Analyzer ana;
+    lower = ana.Simplify(lower);
+  }
   return ReplaceInFunc(func, loops[0], For(fused, IntImm(t, 0), lower, ForKind::kSerial, body));
 }
 

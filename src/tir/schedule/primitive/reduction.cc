@@ -3,10 +3,12 @@
 // commit, record) and tir.schedule.* FFI entries.
 #include <functional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "arith/expr_deep_equal.h"
 #include "tir/analysis/block_access_region.h"
 #include "arith/analyzer.h"
+#include "arith/int_set.h"
 #include "arith/iter_map.h"
 #include "tir/op.h"
 #include "tir/schedule/primitive/primitives.h"
@@ -164,10 +166,23 @@ struct ReductionPattern {
   const BufferStoreNode* store = nullptr;
   std::string op;
   PrimExpr rhs;
+  Stmt body;  // keeps `store` alive (the body with its lets substituted)
 };
 
 std::optional<ReductionPattern> MatchReduction(const BlockNode* block) {
-  const auto* store = block->body.as<BufferStoreNode>();
+  // As TVM, `v = ...; out[i] = v` is read with the let substituted.
+  Stmt body = block->body;
+  std::vector<const LetStmtNode*> lets;
+  while (const auto* let = body.as<LetStmtNode>()) {
+    lets.push_back(let);
+    body = let->body;
+  }
+  for (size_t i = lets.size(); i-- > 0;) {
+    Map<Var, PrimExpr> one;
+    one.Set(lets[i]->var, lets[i]->value);
+    body = Substitute(body, one);
+  }
+  const auto* store = body.as<BufferStoreNode>();
   if (store == nullptr) return std::nullopt;
   auto is_self = [&](const PrimExpr& e) {
     const auto* load = e.as<BufferLoadNode>();
@@ -178,8 +193,8 @@ std::optional<ReductionPattern> MatchReduction(const BlockNode* block) {
   };
   auto try_binary = [&](const BinaryOpNode* b, const char* name) -> std::optional<ReductionPattern> {
     if (b == nullptr) return std::nullopt;
-    if (is_self(b->a)) return ReductionPattern{store, name, b->b};
-    if (is_self(b->b)) return ReductionPattern{store, name, b->a};
+    if (is_self(b->a)) return ReductionPattern{store, name, b->b, body};
+    if (is_self(b->b)) return ReductionPattern{store, name, b->a, body};
     return std::nullopt;
   };
   if (auto r = try_binary(store->value.as<AddNode>(), "add")) return r;
@@ -187,6 +202,54 @@ std::optional<ReductionPattern> MatchReduction(const BlockNode* block) {
   if (auto r = try_binary(store->value.as<MinNode>(), "min")) return r;
   if (auto r = try_binary(store->value.as<MaxNode>(), "max")) return r;
   return std::nullopt;
+}
+
+// TVM's stage-pipeline condition on rfactor's scope: every read of a
+// buffer produced in the scope lies within what its producers write (checked
+// where the bounds are constants).
+void CheckStagePipeline(const std::string& prim, const PrimFunc& func, const BlockNode* scope) {
+  std::vector<BlockLocation> children;
+  for (const BlockLocation& b : CollectBlocks(func))
+    if (b.scope == scope) children.push_back(b);
+  arith::Analyzer ana;
+  auto bounds = [&](const BlockLocation& b, const Range& r, int64_t* lo, int64_t* hi) {
+    Map<Var, arith::IntSet> dom;
+    for (const ForNode* l : b.loops) dom.Set(l->loop_var, arith::IntSet::FromMinExtent(l->min, l->extent));
+    Map<Var, PrimExpr> bind;
+    for (size_t k = 0; k < b.block->iter_vars.size(); ++k) bind.Set(b.block->iter_vars[k]->var, b.realize->iter_values[k]);
+    arith::IntSet set = arith::EvalSet(Range::FromMinExtent(Substitute(r->min, bind), Substitute(r->extent, bind)), dom, &ana);
+    if (!set.HasLowerBound() || !set.HasUpperBound()) return false;
+    auto a = AsConstInt(ana.Simplify(set.min())), z = AsConstInt(ana.Simplify(set.max()));
+    if (!a || !z) return false;
+    *lo = *a;
+    *hi = *z;
+    return true;
+  };
+  for (const BlockLocation& c : children) {
+    for (BufferRegion r : c.block->reads) {
+      for (size_t d = 0; d < r->region.size(); ++d) {
+        int64_t lo = 0, hi = 0, plo = INT64_MAX, phi = INT64_MIN;
+        bool produced = false, known = bounds(c, r->region[d], &lo, &hi);
+        for (const BlockLocation& p : children) {
+          if (p.block == c.block) continue;
+          for (BufferRegion w : p.block->writes) {
+            if (!w->buffer.same_as(r->buffer) || d >= w->region.size()) continue;
+            produced = true;
+            int64_t a = 0, z = 0;
+            if (!bounds(p, w->region[d], &a, &z)) known = false;
+            plo = std::min(plo, a);
+            phi = std::max(phi, z);
+          }
+        }
+        if (produced && known && (lo < plo || hi > phi)) {
+          ThrowScheduleError(prim, "block \"" + c.block->name_hint + "\" reads " + r->buffer->name +
+                                       " beyond what its producers in scope \"" + scope->name_hint +
+                                       "\" write; the scope is not a stage pipeline",
+                             func, {c.block});
+        }
+      }
+    }
+  }
 }
 
 PrimExpr Combine(const std::string& op, const PrimExpr& a, const PrimExpr& b) {
@@ -214,6 +277,7 @@ PrimFunc RFactor(const PrimFunc& func, const BlockLocation& loc, const ForNode* 
                                  "\" is not a reduction `out[i] = out[i] op value` (op: +, *, min, max) with an init",
                        func, {block});
   }
+  CheckStagePipeline(prim, func, loc.scope);
   // Blocks are found by name: a second "<name>_rf" would make both unreachable.
   if (FindBlock(func, block->name_hint + "_rf")) {
     ThrowScheduleError(prim, "a block named \"" + block->name_hint + "_rf\" already exists (block \"" +
@@ -294,7 +358,6 @@ PrimFunc RFactor(const PrimFunc& func, const BlockLocation& loc, const ForNode* 
     ThrowScheduleError(prim, "loop " + loop->loop_var->name_hint + " does not enclose block \"" + block->name_hint + "\"", func, {loop});
   }
   // The rfactor loop may only feed reduction iterators.
-  bool feeds_reduction = false;
   for (size_t k = 0; k < block->iter_vars.size(); ++k) {
     bool uses = UsesVar(loc.realize->iter_values[k], loop->loop_var.get());
     if (uses && block->iter_vars[k]->iter_type == kDataPar) {
@@ -302,18 +365,31 @@ PrimFunc RFactor(const PrimFunc& func, const BlockLocation& loc, const ForNode* 
                                    block->name_hint + "\"",
                          func, {loop});
     }
-    feeds_reduction = feeds_reduction || uses;
   }
-  if (!feeds_reduction) {
-    ThrowScheduleError(prim, "loop " + loop->loop_var->name_hint + " is not a reduction loop of block \"" +
-                                 block->name_hint + "\"",
-                       func, {loop});
-  }
-  // The block's loops must contain nothing else (they are duplicated).
+  // As TVM, a loop that no iterator uses may be factored too.
+  // As TVM: the rf nest (a copy of the block's loops) goes before the
+  // outermost loop, so the block must be the first block under it; the loops
+  // the write-back drops (the other reduction loops) hold only the block.
   const ForNode* outer = loc.loops.empty() ? nullptr : loc.loops[0];
+  auto reduction_loop = [&](const ForNode* l) {
+    for (size_t k = 0; k < block->iter_vars.size(); ++k) {
+      if (block->iter_vars[k]->iter_type != kDataPar && UsesVar(loc.realize->iter_values[k], l->loop_var.get())) {
+        return true;
+      }
+    }
+    return false;
+  };
+  if (outer != nullptr) {
+    auto first = ChildBlocks(GetRef<Stmt>(outer));
+    if (first.empty() || first[0] != loc.realize) {
+      ThrowScheduleError(prim, "block \"" + block->name_hint + "\" is not the first block under its outermost loop " +
+                                   outer->loop_var->name_hint + "; the rfactor block could not be placed before it",
+                         func, {outer});
+    }
+  }
   for (const ForNode* l : loc.loops) {
-    auto children = ChildBlocks(GetRef<Stmt>(l));
-    if (children.size() != 1) {
+    if (l == loop || !reduction_loop(l)) continue;
+    if (ChildBlocks(GetRef<Stmt>(l)).size() != 1) {
       ThrowScheduleError(prim, "loop " + l->loop_var->name_hint + " holds other blocks besides \"" + block->name_hint + "\"", func, {l});
     }
   }
@@ -327,6 +403,8 @@ PrimFunc RFactor(const PrimFunc& func, const BlockLocation& loc, const ForNode* 
   DataType lt = loop->loop_var.dtype();
   // rf buffer: out's shape with the rfactor loop's extent inserted.
   Buffer rf_buf = decl_buffer(InsertAt(out->shape, factor_axis, loop->extent), out->dtype, out->name + "_rf", out->scope);
+  // As TVM (the rf buffer is a copy of out's), a constant elem_offset keeps its dtype.
+  if (out->elem_offset.defined() && out->elem_offset.as<IntImmNode>()) rf_buf.CopyOnWrite()->elem_offset = out->elem_offset;
 
   // ---- the rf block: spatial iterators + one iterator per reduction loop ----
   std::vector<IterVar> rf_iters;
@@ -354,11 +432,25 @@ PrimFunc RFactor(const PrimFunc& func, const BlockLocation& loc, const ForNode* 
     rf_values.push_back(loc.realize->iter_values[k]);
   }
   loop_to_iter[loop->loop_var.get()] = rf_var;
+  // As TVM, a reduction iterator whose binding does not use the rfactor loop
+  // stays as it is; the others become one iterator per loop they use.
+  auto touches_rf = [&](size_t k) {
+    return block->iter_vars[k]->iter_type != kDataPar && UsesVar(loc.realize->iter_values[k], loop->loop_var.get());
+  };
+  std::unordered_map<const VarNode*, PrimExpr> kept_reduce;
+  for (size_t k = 0; k < block->iter_vars.size(); ++k) {
+    const IterVar& iv = block->iter_vars[k];
+    if (iv->iter_type == kDataPar || touches_rf(k)) continue;
+    Var nv(iv->var->name_hint, iv->var.dtype());
+    kept_reduce[iv->var.get()] = nv;
+    rf_iters.push_back(IterVar(iv->dom, nv, iv->iter_type, iv->thread_tag));
+    rf_values.push_back(loc.realize->iter_values[k]);
+  }
   for (const ForNode* l : loc.loops) {
     if (l == loop) continue;
     bool reduce_loop = false;
     for (size_t k = 0; k < block->iter_vars.size(); ++k) {
-      if (block->iter_vars[k]->iter_type != kDataPar && UsesVar(loc.realize->iter_values[k], l->loop_var.get())) {
+      if (touches_rf(k) && UsesVar(loc.realize->iter_values[k], l->loop_var.get())) {
         reduce_loop = true;
       }
     }
@@ -369,8 +461,9 @@ PrimFunc RFactor(const PrimFunc& func, const BlockLocation& loc, const ForNode* 
     loop_to_iter[l->loop_var.get()] = v;
   }
   std::unordered_map<const VarNode*, PrimExpr> reduce_subst = rf_spatial;
+  for (auto& kv : kept_reduce) reduce_subst[kv.first] = kv.second;
   for (size_t k = 0; k < block->iter_vars.size(); ++k) {
-    if (block->iter_vars[k]->iter_type == kDataPar) continue;
+    if (block->iter_vars[k]->iter_type == kDataPar || !touches_rf(k)) continue;
     reduce_subst[block->iter_vars[k]->var.get()] = Substitute(loc.realize->iter_values[k], [&](const Var& v) -> std::optional<PrimExpr> {
       auto it = loop_to_iter.find(v.get());
       if (it == loop_to_iter.end()) return std::nullopt;
@@ -406,10 +499,26 @@ PrimFunc RFactor(const PrimFunc& func, const BlockLocation& loc, const ForNode* 
     rf_block.CopyOnWrite()->reads = reads;
     rf_block.CopyOnWrite()->writes = writes;
   }
-  Stmt rf_nest = BlockRealize(Array<PrimExpr>(rf_values), loc.realize->predicate, rf_block);
+  // The rf nest copies the block's loops with fresh loop variables.
+  std::unordered_map<const VarNode*, PrimExpr> rf_loop_copy;
+  for (const ForNode* l : loc.loops) rf_loop_copy[l->loop_var.get()] = Var(l->loop_var->name_hint, l->loop_var.dtype());
+  auto rf_loops = [&](const PrimExpr& e) {
+    return Substitute(e, [&](const Var& v) -> std::optional<PrimExpr> {
+      auto it = rf_loop_copy.find(v.get());
+      if (it == rf_loop_copy.end()) return std::nullopt;
+      return it->second;
+    });
+  };
+  std::vector<PrimExpr> rf_bound;
+  for (const PrimExpr& v : rf_values) rf_bound.push_back(rf_loops(v));
+  Stmt rf_nest = BlockRealize(Array<PrimExpr>(rf_bound), rf_loops(loc.realize->predicate), rf_block);
   for (size_t i = loc.loops.size(); i-- > 0;) {
     For f = GetRef<For>(loc.loops[i]);
-    f.CopyOnWrite()->body = rf_nest;
+    auto* n = f.CopyOnWrite();
+    n->loop_var = Downcast<Var>(rf_loop_copy.at(loc.loops[i]->loop_var.get()));
+    n->min = rf_loops(n->min);
+    n->extent = rf_loops(n->extent);
+    n->body = rf_nest;
     rf_nest = f;
   }
 
@@ -417,15 +526,12 @@ PrimFunc RFactor(const PrimFunc& func, const BlockLocation& loc, const ForNode* 
   std::vector<IterVar> wb_iters;
   std::vector<PrimExpr> wb_values;
   std::unordered_map<const VarNode*, PrimExpr> wb_loop_copy;
-  std::vector<const ForNode*> wb_loops;
   for (const ForNode* l : loc.loops) {
-    bool keep = l == loop;
-    for (size_t k = 0; k < block->iter_vars.size(); ++k) {
-      if (block->iter_vars[k]->iter_type == kDataPar && UsesVar(loc.realize->iter_values[k], l->loop_var.get())) keep = true;
-    }
+    // As TVM: the write-back stays in place under the rfactor loop and every
+    // loop no reduction iterator uses; the other loops are dropped.
+    bool keep = l == loop || !reduction_loop(l);
     if (!keep) continue;
-    wb_loops.push_back(l);
-    wb_loop_copy[l->loop_var.get()] = Var(l->loop_var->name_hint, l->loop_var.dtype());
+    wb_loop_copy[l->loop_var.get()] = l->loop_var;
   }
   auto copy_loops = [&](const PrimExpr& e) {
     return Substitute(e, [&](const Var& v) -> std::optional<PrimExpr> {
@@ -476,11 +582,26 @@ PrimFunc RFactor(const PrimFunc& func, const BlockLocation& loc, const ForNode* 
   PrimExpr wb_pred = ProjectPredicate(
       prim, func, block, loc.realize->predicate, loc.loops,
       [&](const VarNode* v) { return wb_loop_copy.count(v) != 0; }, copy_loops);
-  Stmt wb_nest = BlockRealize(Array<PrimExpr>(wb_values), wb_pred, wb_block);
-  for (size_t i = wb_loops.size(); i-- > 0;) {
-    const ForNode* l = wb_loops[i];
-    wb_nest = For(Downcast<Var>(wb_loop_copy.at(l->loop_var.get())), l->min, l->extent, ForKind::kSerial, wb_nest);
-  }
+  Stmt wb_realize = BlockRealize(Array<PrimExpr>(wb_values), wb_pred, wb_block);
+  struct WriteBackPlacer : StmtExprMutator {
+    const BlockRealizeNode* target;
+    Stmt replacement;
+    std::unordered_set<const ForNode*> dropped;
+    using StmtExprMutator::VisitStmt_;
+    PrimExpr VisitExpr(const PrimExpr& e) override { return e; }
+    Stmt VisitStmt_(const ForNode* op) override {
+      if (dropped.count(op)) return VisitStmt(op->body);
+      return StmtExprMutator::VisitStmt_(op);
+    }
+    Stmt VisitStmt_(const BlockRealizeNode* op) override {
+      return op == target ? replacement : GetRef<Stmt>(op);
+    }
+  } placer;
+  placer.target = loc.realize;
+  placer.replacement = wb_realize;
+  for (const ForNode* l : loc.loops)
+    if (l != loop && reduction_loop(l)) placer.dropped.insert(l);
+  Stmt wb_nest = placer.VisitStmt(GetRef<Stmt>(outer));
   PrimFunc result = ReplaceInFunc(func, outer, SeqStmt::Flatten({rf_nest, wb_nest}));
   // Allocate the rf buffer in the scope block.
   auto scope_loc = FindBlock(result, *rf_name);
