@@ -579,6 +579,35 @@ class Schedule(Node):
             raise TypeError(f"loop_partition: factors must be a list, got {type(factors).__name__}")
         return list(_ffi_api.LoopPartition(self, loop, list(factors), bool(preserve_unit_iters)))
 
+    def set_axis_separator(self, block, buffer, axis_separators):
+        """Gives the buffer ``block`` reads or writes (("read"|"write", index),
+        a buffer name or a Buffer) ``axis_separators``: positions at which
+        FlattenBuffer splits its axes into separately flattened groups (N-d
+        physical memory). The buffer is replaced throughout the function."""
+        kind, index = _buffer_arg(self, block, buffer, "set_axis_separator")
+        regions = self.get(block).reads if kind == "read" else self.get(block).writes
+        # An index out of range is an AssertionError, as TVM's Python side raises.
+        assert 0 <= index < len(regions), (
+            f"set_axis_separator: block {self.get(block).name_hint} has {len(regions)} {kind} buffers, "
+            f"index {index} is out of range")
+        if isinstance(axis_separators, int) or not isinstance(axis_separators, (list, tuple)):
+            raise TypeError(f"set_axis_separator: axis_separators must be a list of ints, got {axis_separators!r}")
+        _ffi_api.SetAxisSeparator(self, block, index, 0 if kind == "read" else 1,
+                                  [int(k) for k in axis_separators])
+
+    def decompose_padding(self, block, loop):
+        """Splits the padding ``block`` (its value ``T.if_then_else(in_bounds,
+        value, pad)``) at ``loop``: a block "<name>_pad_const" filling the
+        whole region with the pad value, in a copy of the loops from ``loop``
+        down placed before it, and ``block`` restricted to the in-bound
+        region. Returns the pad-const block."""
+        return _ffi_api.DecomposePadding(self, block, loop)
+
+    def can_decompose_padding(self, block, loop):
+        """Whether decompose_padding(block, loop) would succeed (the schedule
+        is not changed)."""
+        return bool(_ffi_api.CanDecomposePadding(self, block, loop))
+
 
 def _buffer_arg(sch, block, buffer, primitive):
     """("read"|"write", index) of ``buffer`` among the regions of ``block``:
