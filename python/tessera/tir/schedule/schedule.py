@@ -608,6 +608,44 @@ class Schedule(Node):
         is not changed)."""
         return bool(_ffi_api.CanDecomposePadding(self, block, loop))
 
+    def _block_index_map(self, block, index_map, primitive):
+        from ..index_map import IndexMap  # pylint: disable=import-outside-toplevel
+
+        if isinstance(index_map, IndexMap):
+            return index_map
+        if not callable(index_map):
+            raise TypeError(f"{primitive}: index_map must be an IndexMap or a function, "
+                            f"got {type(index_map).__name__}")
+        iters = self.get(block).iter_vars
+        params = inspect.signature(index_map).parameters.values()
+        if any(p.kind == inspect.Parameter.VAR_POSITIONAL for p in params):
+            return IndexMap.from_func(index_map, ndim=len(iters), index_dtype=[str(iv.var.dtype) for iv in iters])
+        dtypes = [str(iters[k].var.dtype) if k < len(iters) else "int32" for k in range(len(params))]
+        return IndexMap.from_func(index_map, index_dtype=dtypes)
+
+    def reindex_cache_read(self, block, read_buffer_index, storage_scope, index_map):
+        """Caches the buffer ``block`` reads (at one point) in a new buffer
+        "<name>_<scope>" indexed by ``index_map`` (an IndexMap or a function of
+        the block's iteration variables); a copy block of that name runs just
+        before the block's subtree below the lowest loop holding it and the
+        buffer's producers. Returns the copy block."""
+        _check_storage_scope("reindex_cache_read", storage_scope)
+        if not isinstance(read_buffer_index, int):
+            raise TypeError(f"reindex_cache_read: read_buffer_index must be an int, got {read_buffer_index!r}")
+        index_map = self._block_index_map(block, index_map, "reindex_cache_read")
+        return _ffi_api.ReindexCacheRead(self, block, read_buffer_index, storage_scope, index_map)
+
+    def reindex_cache_write(self, block, write_buffer_index, storage_scope, index_map):
+        """Like reindex_cache_read for a buffer ``block`` writes: the block
+        writes the new buffer and a copy block runs just after its subtree
+        below the lowest loop holding it and the buffer's other readers.
+        Returns the copy block."""
+        _check_storage_scope("reindex_cache_write", storage_scope)
+        if not isinstance(write_buffer_index, int):
+            raise TypeError(f"reindex_cache_write: write_buffer_index must be an int, got {write_buffer_index!r}")
+        index_map = self._block_index_map(block, index_map, "reindex_cache_write")
+        return _ffi_api.ReindexCacheWrite(self, block, write_buffer_index, storage_scope, index_map)
+
 
 def _buffer_arg(sch, block, buffer, primitive):
     """("read"|"write", index) of ``buffer`` among the regions of ``block``:

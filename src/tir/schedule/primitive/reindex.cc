@@ -204,6 +204,18 @@ BlockRV ReIndex(const Schedule& sch, const BlockRV& block_rv, int64_t buffer_ind
       if (const auto* v = n.as<VarNode>()) used.insert(v);
     });
   }
+  // The copy block runs over the whole iteration domain, without the
+  // block's predicate or the conditions guarding the access (padding
+  // reads, rfactor's split predicate): the access must stay in bounds there.
+  for (size_t d = 0; d < original.size() && d < buf->shape.size(); ++d) {
+    if (!analyzer.CanProve(GE(original[d], IntImm(original[d].dtype(), 0))) ||
+        !analyzer.CanProve(LT(original[d], cast(original[d].dtype(), buf->shape[d])))) {
+      ThrowScheduleError(kPrim, bname + " accesses buffer " + buf->name + " out of its bounds in dimension " +
+                                    std::to_string(d) + " over its iteration domain (the access is guarded); "
+                                    "the copy block would not be",
+                         f, {b});
+    }
+  }
 
   // The new buffer: one dimension per covered iteration variable.
   std::vector<PrimExpr> shape, block_indices, stage_indices, stage_values;
