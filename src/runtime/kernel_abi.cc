@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+
+#include <cstring>
 #include <sstream>
 
 #include "runtime/interrupt.h"
@@ -24,7 +26,9 @@ nlohmann::json InfoToJSON(const FunctionInfo& info) {
     for (const ShapeDim& d : p.shape) {
       if (d.sym >= 0) shape.push_back({{"sym", d.sym}}); else shape.push_back(d.value);
     }
-    params.push_back({{"name", p.name}, {"buffer", p.is_buffer}, {"dtype", p.dtype.str()}, {"shape", shape}});
+    nlohmann::json param = {{"name", p.name}, {"buffer", p.is_buffer}, {"dtype", p.dtype.str()}, {"shape", shape}};
+    if (p.alignment > 0) param["align"] = p.alignment;
+    params.push_back(std::move(param));
   }
   return {{"name", info.name}, {"params", params}, {"sym_vars", info.sym_vars}};
 }
@@ -37,6 +41,7 @@ FunctionInfo InfoFromJSON(const nlohmann::json& j) {
     pi.name = p.at("name").get<std::string>();
     pi.is_buffer = p.at("buffer").get<bool>();
     pi.dtype = DataType(p.at("dtype").get<std::string>());
+    if (p.contains("align")) pi.alignment = p.at("align").get<int64_t>();  // absent in older libraries
     for (const auto& d : p.at("shape")) {
       ShapeDim sd;
       if (d.is_object()) sd.sym = d.at("sym").get<int>(); else sd.value = d.get<int64_t>();
@@ -116,6 +121,40 @@ void CheckFloatFits(const std::string& func, const ParamInfo& p, double v) {
   TESSERA_THROW(OverflowError) << func << ": argument " << p.name << " = " << v << " does not fit in " << p.dtype
                                << " (largest finite value " << max << ")";
 }
+// Misaligned arrays staged through aligned temporaries for one call: each
+// original pointer gets one temporary (an array passed twice stays one
+// buffer); copied back and freed when the call ends, also on errors.
+class AlignedStaging {
+ public:
+  AlignedStaging() = default;
+  AlignedStaging(const AlignedStaging&) = delete;
+  AlignedStaging& operator=(const AlignedStaging&) = delete;
+  ~AlignedStaging() {
+    for (const Entry& e : entries_) {
+      std::memcpy(e.original, e.copy, e.nbytes);
+      std::free(e.copy);
+    }
+  }
+  void* Stage(void* original, size_t nbytes, size_t alignment) {
+    for (const Entry& e : entries_) {
+      if (e.original == original) return e.copy;
+    }
+    size_t size = (std::max<size_t>(nbytes, 1) + alignment - 1) / alignment * alignment;
+    void* copy = std::aligned_alloc(alignment, size);
+    if (copy == nullptr) ThrowErrorOfKind("MemoryError", "cannot allocate an aligned copy of " + std::to_string(nbytes) + " bytes");
+    std::memcpy(copy, original, nbytes);
+    entries_.push_back({original, copy, nbytes});
+    return copy;
+  }
+
+ private:
+  struct Entry {
+    void* original;
+    void* copy;
+    size_t nbytes;
+  };
+  std::vector<Entry> entries_;
+};
 }  // namespace
 
 PackedFunc MakeKernelFunction(const FunctionInfo& info, KernelFn fn, ObjectRef keep_alive, int num_threads) {
@@ -134,6 +173,7 @@ PackedFunc MakeKernelFunction(const FunctionInfo& info, KernelFn fn, ObjectRef k
         std::vector<int> sym_bound_by(info.sym_vars.size(), -1);
         std::vector<int64_t> scalar_ints(np, 0);
         std::vector<double> scalar_floats(np, 0.0);
+        AlignedStaging staging;
         for (size_t i = 0; i < np; ++i) {
           const ParamInfo& p = info.params[i];
           const Any& a = args[static_cast<int>(i)];
@@ -195,6 +235,12 @@ PackedFunc MakeKernelFunction(const FunctionInfo& info, KernelFn fn, ObjectRef k
           size_t align = static_cast<size_t>(std::max(1, p.dtype.bytes()));
           if (reinterpret_cast<uintptr_t>(ptr) % align != 0) {
             TESSERA_THROW(ValueError) << info.name << ": argument " << p.name << " is not aligned to its element size";
+          }
+          if (p.alignment > 1 && reinterpret_cast<uintptr_t>(ptr) % static_cast<uintptr_t>(p.alignment) != 0) {
+            // The kernel assumes the alignment (llvm.assume): stage a copy.
+            size_t nbytes = static_cast<size_t>(std::max(1, p.dtype.bytes()));
+            for (int64_t d : shape) nbytes *= static_cast<size_t>(d);
+            ptr = staging.Stage(ptr, nbytes, static_cast<size_t>(p.alignment));
           }
           slots[i] = ptr;
         }

@@ -30,6 +30,10 @@ struct ParamInfo {
   bool is_buffer = true;
   DataType dtype;
   std::vector<ShapeDim> shape;  // buffers only
+  // Buffers: the alignment in bytes the kernel assumes for the data pointer
+  // (the buffer's data_alignment, told to LLVM); 0 for none. The call
+  // passes a misaligned array through an aligned copy (copied back after).
+  int64_t alignment = 0;
 };
 
 struct FunctionInfo {
@@ -48,7 +52,9 @@ inline std::string KernelSymbol(const std::string& name) { return "tessera_kerne
 // Wraps a kernel as a PackedFunc taking NDArrays / numbers. Checks argument
 // count, types, ndim, shape (binding symbolic dimensions consistently),
 // dtype and device, raising ValueError/TypeError naming the parameter with
-// expected vs got. `keep_alive` is held by the function (e.g. the module).
+// expected vs got. An array whose data is not aligned to its parameter's
+// `alignment` (a zero-copy DLPack view at an odd offset) is staged through
+// an aligned temporary, copied back after the call. `keep_alive` is held by the function (e.g. the module).
 // `num_threads` > 0 caps the threads its parallel loops use (the target's
 // --num-cores); 0 uses the runtime default (all cores, or TESSERA_NUM_THREADS).
 PackedFunc MakeKernelFunction(const FunctionInfo& info, KernelFn fn, ObjectRef keep_alive, int num_threads = 0);

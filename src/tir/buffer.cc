@@ -118,6 +118,12 @@ MatchBufferRegion::MatchBufferRegion(Buffer buffer, BufferRegion source) {
   data_ = std::move(n);
 }
 
+Buffer CopyAxisSeparators(const Buffer& from, Buffer to) {
+  if (from->axis_separators.empty() || to->axis_separators.same_as(from->axis_separators)) return to;
+  to.CopyOnWrite()->axis_separators = from->axis_separators;
+  return to;
+}
+
 TESSERA_REGISTER_OBJECT_TYPE(BufferNode);
 TESSERA_REGISTER_OBJECT_TYPE(BufferLoadNode);
 TESSERA_REGISTER_OBJECT_TYPE(BufferRegionNode);
@@ -141,6 +147,7 @@ TESSERA_REGISTER_NODE(BufferNode)
     .field("scope", &BufferNode::scope)
     .field("data_alignment", &BufferNode::data_alignment)
     .field("offset_factor", &BufferNode::offset_factor)
+    .field("axis_separators", &BufferNode::axis_separators)
     .ignore("span", &BufferNode::span);
 TESSERA_REGISTER_NODE(BufferLoadNode).field("buffer", &BufferLoadNode::buffer).field("indices", &BufferLoadNode::indices);
 TESSERA_REGISTER_NODE(BufferRegionNode).field("buffer", &BufferRegionNode::buffer).field("region", &BufferRegionNode::region);

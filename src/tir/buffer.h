@@ -21,6 +21,10 @@ class BufferNode : public Object {
   int data_alignment = 64;
   int offset_factor = 1;
   Span span;
+  // TVM's axis_separators: ascending positions in (0, ndim) that split the
+  // axes into groups; FlattenBuffer flattens each group to one axis (empty:
+  // flatten to 1-d). Kept by passes that rebuild a buffer (CopyAxisSeparators).
+  Array<IntImm> axis_separators;
   TESSERA_DECLARE_FINAL_OBJECT_INFO(BufferNode, Object, "tir.Buffer");
 };
 
@@ -33,6 +37,10 @@ class Buffer : public ObjectRef {
          Span span = Span());
   const std::string& scope() const { return get()->scope; }
 };
+
+// `to` with `from`'s axis_separators (for passes that rebuild a buffer with
+// the same axes); `to` unchanged when `from` has none.
+Buffer CopyAxisSeparators(const Buffer& from, Buffer to);
 
 // A pointer to the buffer's data for external calls (TVM's Buffer.access_ptr):
 // tvm_access_ptr(type_annotation(dtype), data, elem_offset + offset, extent,

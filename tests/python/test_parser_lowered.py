@@ -148,8 +148,11 @@ def test_decl_buffer_over_existing_data_only_declares():
 
 
 def test_decl_buffer_bad_arguments():
-    with pytest.raises(tvm.error.ParseError, match="axis_separators are not supported"):
-        parse('@T.prim_func\ndef f():\n    B = T.decl_buffer((4, 4), axis_separators=[1])\n    T.evaluate(0)\n')
+    # axis_separators are kept (ascending positions in [0, ndim])
+    f = parse('@T.prim_func\ndef f():\n    B = T.decl_buffer((4, 4), axis_separators=[1])\n    T.evaluate(0)\n')
+    assert "axis_separators=[1]" in f.script()
+    with pytest.raises(tvm.error.ParseError, match="axis_separators must be non-decreasing positions in \\[0, 2\\]"):
+        parse('@T.prim_func\ndef f():\n    B = T.decl_buffer((4, 4), axis_separators=[3])\n    T.evaluate(0)\n')
     assert parse('@T.prim_func\ndef f():\n    B = T.decl_buffer((4,), axis_separators=[])\n    B[0] = T.float32(0)\n')
     with pytest.raises(tvm.error.ParseError, match="data must be a handle variable"):
         parse('@T.prim_func\ndef f():\n    B = T.decl_buffer((4,), data=3)\n    T.evaluate(0)\n')

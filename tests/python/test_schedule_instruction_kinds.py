@@ -98,6 +98,17 @@ class TwoOutputs:
                 D[vi, vj] = A[vi, vj] * T.float32(2)
 
 
+@tvm.script.ir_module
+class PadRows:
+    @T.prim_func
+    def main(A: T.Buffer((8, 8), "float32"), P: T.Buffer((10, 8), "float32")):
+        T.func_attr({"global_symbol": "main", "tir.noalias": True})
+        for i, j in T.grid(10, 8):
+            with T.block("P"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                P[vi, vj] = T.if_then_else(1 <= vi and vi < 9, A[vi - 1, vj], T.float32(0), dtype="float32")
+
+
 def _mm_loops(sch):
     c = sch.get_block("C")
     return (c, *sch.get_loops(c))
@@ -159,6 +170,12 @@ CASES = {
     "SamplePartitionedTile": (MatmulRelu, lambda s: s.split(
         _mm_loops(s)[1], factors=s.sample_partitioned_tile(_mm_loops(s)[1], n=3, partition_pos=1, innerpart_factor=4))),
     "LoopPartition": (MatmulRelu, lambda s: s.loop_partition(_mm_loops(s)[3], [None, 4])),
+    "SetAxisSeparator": (MatmulRelu, lambda s: s.set_axis_separator(s.get_block("D"), ("read", 0), [1])),
+    "ReindexCacheRead": (MatmulRelu, lambda s: s.reindex_cache_read(s.get_block("D"), 0, "local",
+                                                                     lambda i, j: (j, i // 2, i % 2))),
+    "ReindexCacheWrite": (MatmulRelu, lambda s: s.reindex_cache_write(s.get_block("D"), 0, "global",
+                                                                      lambda i, j: (j, i))),
+    "DecomposePadding": (PadRows, lambda s: s.decompose_padding(s.get_block("P"), s.get_loops(s.get_block("P"))[1])),
     "SampleCategorical": (MatmulRelu, lambda s: s.split(
         _mm_loops(s)[2], factors=[None, s.sample_categorical([2, 4, 8], [0.2, 0.3, 0.5])])),
 }

@@ -100,13 +100,38 @@ def two_outputs():
     return f, [(10, 6)], [(10, 6), (10, 6)], lambda a: [a + 1, a * 2]
 
 
-PROGRAMS = [elementwise, matmul, two_stage, scale_then_row_sum, symbolic_scale_then_row_sum, two_outputs]
+@T.prim_func
+def _pad_then_row_sum(A: T.Buffer((8, 6), "float32"), C: T.Buffer((10,), "float32")):
+    P = T.alloc_buffer((10, 9), "float32")
+    for i, j in T.grid(10, 9):
+        with T.block("P"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            P[vi, vj] = T.if_then_else(1 <= vi and vi < 9 and 2 <= vj and vj < 8, A[vi - 1, vj - 2],
+                                       T.float32(0.5), dtype="float32")
+    for i, j in T.grid(10, 9):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SR", [i, j])
+            with T.init():
+                C[vi] = T.float32(0)
+            C[vi] = C[vi] + P[vi, vj]
+
+
+def pad_then_row_sum():
+    """A padding block (decompose_padding has something to decompose) feeding a reduction."""
+    return (_pad_then_row_sum.with_attr("global_symbol", "main"), [(8, 6)], [(10,)],
+            lambda a: [np.pad(a, ((1, 1), (2, 1)), constant_values=0.5).sum(axis=1)])
+
+
+PROGRAMS = [elementwise, matmul, two_stage, scale_then_row_sum, symbolic_scale_then_row_sum, two_outputs,
+            pad_then_row_sum]
 
 PRIMITIVES = ["split", "fuse", "reorder", "parallel", "vectorize", "unroll", "compute_at", "reverse_compute_at",
               "compute_inline", "reverse_compute_inline", "cache_read", "cache_write", "decompose_reduction",
               "transform_layout", "sample_compute_location", "rfactor", "storage_align", "get_output_blocks", "reorder_block_iter_var", "unsafe_set_dtype",
               "reindex", "transform_block_layout", "pad_einsum",
-              "merge", "sample_partitioned_tile", "loop_partition"]
+              "merge", "sample_partitioned_tile", "loop_partition",
+              "set_axis_separator", "decompose_padding", "reindex_cache_read", "reindex_cache_write"]
+
 # The least share of tries that must succeed, per primitive. The generator only
 # draws arguments that can be legal, so a working primitive succeeds far more
 # often than this; each floor sits at about half the rate measured when it was
@@ -187,8 +212,28 @@ MIN_SUCCESS_RATE = {
     # None for the rest or a remainder range): refused for symbolic extents
     # and taken block names (a block partitioned twice by one loop name). 100%
     "loop_partition": 0.5,
+    # Any read or written buffer of any block, separators drawn non-decreasing
+    # in [0, ndim] (the CPU lays N-d memory out row-major): never refused. 100%
+    "set_axis_separator": 0.5,
+    # Blocks still storing T.if_then_else (not yet decomposed or inlined), at
+    # any of their loops: would be refused for conditions that are not
+    # bounds of single iteration variables (after transform_block_layout,
+    # and pad_einsum's padding blocks bounded by fused variables). 94%
+    "decompose_padding": 0.5,
+    # Any read (write) of any block, the index variables of the access
+    # permuted, one of them split by 2 when its extent is even: refused when
+    # the block accesses the buffer at several points (after inlining),
+    # writes a buffer it reads (read side), or a producer (consumer) shares
+    # the block's innermost loops (after compute_at), or the access is
+    # guarded (padding: the copy would read out of bounds). 87%, 88%
+    "reindex_cache_read": 0.45,
+    "reindex_cache_write": 0.45,
 }
 MIN_TRIES = 20  # a primitive tried fewer times than this over all cases fails the test too
+
+# Primitives with candidates in one program only are drawn more often (a draw
+# without candidates is skipped and redrawn), so that they are tried enough.
+DRAW_WEIGHT = {"decompose_padding": 6, "merge": 2}
 
 
 # ---- views of the current program ----------------------------------------------------------------
@@ -403,6 +448,38 @@ def random_step(sch, rng, op):
         lp = _pick(rng, cands)
         cut = rng.randrange(1, int(sch.get(lp).extent))
         sch.loop_partition(lp, rng.choice([[cut, None], [None, cut], [cut]]))
+    elif op == "set_axis_separator":
+        cands = [(n, kind, i) for n in names for kind in ("read", "write")
+                 for i in range(len(getattr(realizes[n].block, kind + "s")))]
+        name, kind, index = _pick(rng, cands)
+        ndim = len(getattr(realizes[name].block, kind + "s")[index].buffer.shape)
+        seps = sorted(rng.randrange(ndim + 1) for _ in range(rng.randrange(3)))
+        sch.set_axis_separator(blocks[name], (kind, index), seps)
+    elif op == "decompose_padding":
+        def pads(n):
+            body = realizes[n].block.body
+            return (isinstance(body, tir.BufferStore) and isinstance(body.value, tir.Call)
+                    and getattr(body.value.op, "name", "") == "tir.if_then_else")
+        name = _pick(rng, [n for n in names if loops_of[n] and pads(n)])
+        sch.decompose_padding(blocks[name], rng.choice(loops_of[name]))
+    elif op in ("reindex_cache_read", "reindex_cache_write"):
+        kind = "read" if op == "reindex_cache_read" else "write"
+        cands = [(n, i) for n in names for i in range(len(getattr(realizes[n].block, kind + "s")))]
+        name, index = _pick(rng, cands)
+        block = realizes[name].block
+        region = getattr(block, kind + "s")[index].region
+        ivs = block.iter_vars
+        used = [k for k, iv in enumerate(ivs) if any(_uses(r.min, iv.var) for r in region)]
+        rng.shuffle(used)
+        even = [k for k in used if isinstance(ivs[k].dom.extent, tir.IntImm) and int(ivs[k].dom.extent) % 2 == 0]
+        split = rng.choice(even) if even and rng.random() < 0.5 else None
+
+        def index_map(*v):
+            out = []
+            for k in used:
+                out += [v[k] // 2, v[k] % 2] if k == split else [v[k]]
+            return tuple(out) if out else (v[0] * 0,)
+        getattr(sch, op)(blocks[name], index, rng.choice(["global", "local"]), index_map)
     elif op == "get_output_blocks":
         params = list(sch.mod["main"].buffer_map.values())
         want = [n for n, r in sorted(realizes.items(), key=lambda kv: names.index(kv[0]))
@@ -423,7 +500,7 @@ def schedule_case(case):
     outcomes = []
     for _ in range(rng.randrange(*STEPS)):
         for _attempt in range(20):  # draw primitives until one has candidate arguments
-            op = rng.choice(PRIMITIVES)
+            op = rng.choices(PRIMITIVES, weights=[DRAW_WEIGHT.get(p, 1) for p in PRIMITIVES])[0]
             before = sch.mod
             try:
                 random_step(sch, rng, op)

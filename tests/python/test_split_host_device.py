@@ -84,9 +84,9 @@ def test_make_packed_api_layout():
     f = func([A, alpha, B], loops([4], lambda i: tir.BufferStore(B, tir.Cast("int8", alpha), [i])), name="packed")
     info = json.loads(tvm.get_global_func("codegen.MakePackedAPIInfo")("packed", f))
     assert info == {"name": "packed", "sym_vars": ["m"], "params": [
-        {"name": "A", "buffer": True, "dtype": "float32", "shape": [{"sym": 0}, 4]},
+        {"name": "A", "buffer": True, "dtype": "float32", "shape": [{"sym": 0}, 4], "align": 64},
         {"name": "alpha", "buffer": False, "dtype": "float32", "shape": []},
-        {"name": "B", "buffer": True, "dtype": "int8", "shape": [{"sym": 0}]}]}
+        {"name": "B", "buffer": True, "dtype": "int8", "shape": [{"sym": 0}], "align": 64}]}
     with pytest.raises(NotImplementedError, match="bad.*shape of parameter C uses an expression"):
         C = buf("C", (m * 2,))
         tvm.get_global_func("codegen.MakePackedAPIInfo")("bad", func([C], tir.Evaluate(0), name="bad"))

@@ -53,6 +53,10 @@ FunctionInfo CodeGenCPU::AddFunction(const std::string& name, const PrimFunc& fu
     arg->setName(info.params[i].name);
     if (const Buffer& buf = api.buffers[i]; buf.defined()) {
       if (noalias) compute->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::NoAlias);
+      if (info.params[i].alignment > 1) {  // the call guarantees it (kernel_abi.cc)
+        compute->addParamAttr(static_cast<unsigned>(i),
+                              llvm::Attribute::getWithAlignment(*ctx_, llvm::Align(info.params[i].alignment)));
+      }
       buffers_[buf->data.get()] = BufferPtr{arg, buf->dtype};
     } else {
       var_map_[func->params[i].get()] = arg;
@@ -95,6 +99,11 @@ void CodeGenCPU::EmitPackedEntry(const std::string& name, const FunctionInfo& in
   for (size_t i = 0; i < np; ++i) {
     llvm::Value* p = slot(i);
     if (info.params[i].is_buffer) {
+      if (info.params[i].alignment > 1) {
+        // The alignment fact, as TVM's storage_alignment: llvm.assume(align).
+        builder_->CreateAlignmentAssumption(module_->getDataLayout(), p,
+                                            static_cast<uint64_t>(info.params[i].alignment));
+      }
       call_args.push_back(builder_->CreateBitCast(p, param_type(i)));
     } else if (info.params[i].dtype.is_float()) {
       llvm::Value* d = builder_->CreateLoad(builder_->getDoubleTy(), builder_->CreateBitCast(p, llvm::PointerType::getUnqual(builder_->getDoubleTy())));

@@ -10,6 +10,7 @@
 #include "arith/expr_string.h"
 #include "ir/op.h"
 #include "runtime/registry.h"
+#include "tir/op.h"
 
 namespace tessera {
 namespace codegen {
@@ -502,8 +503,34 @@ llvm::Value* CodeGenLLVM::EmitBuiltin(const CallNode* op) {
   return nullptr;
 }
 
+namespace {
+// The row-major offset into an N-d flattened buffer (one axis per group of
+// axis_separators), and in `flat` a 1-d view of the same memory.
+PrimExpr LinearizeNdIndex(const Buffer& buffer, const Array<PrimExpr>& indices, Buffer* flat) {
+  PrimExpr index;
+  PrimExpr total = IntImm(DataType::Int(64), 1);
+  for (size_t k = 0; k < indices.size(); ++k) {
+    PrimExpr extent = cast(DataType::Int(64), buffer->shape[k]);
+    PrimExpr i = indices[k];
+    DataType t = DataType::Int(64).with_lanes(i.dtype().lanes());
+    if (i.dtype() != t) i = cast(t, i);
+    index = index.defined() ? add(mul(index, extent), i) : i;
+    total = mul(total, extent);
+  }
+  *flat = Buffer(buffer->data, buffer->dtype, {total}, {}, IntImm(DataType::Int(32), 0), buffer->name, buffer->scope,
+                 buffer->data_alignment, buffer->offset_factor, buffer->span);
+  return index;
+}
+}  // namespace
+
 llvm::Value* CodeGenLLVM::VisitExpr_(const BufferLoadNode* op) {
   BufferPtr buf = LookupBuffer(op->buffer);
+  if (op->indices.size() != 1 && !op->buffer->axis_separators.empty()) {
+    // N-d physical memory (axis_separators) is one row-major block on a CPU.
+    Buffer flat;
+    PrimExpr index = LinearizeNdIndex(op->buffer, op->indices, &flat);
+    return VisitExpr(BufferLoad(flat, {index}, op->span));
+  }
   TESSERA_ICHECK(op->indices.size() == 1) << "BufferLoad of " << op->buffer->name << " was not flattened";
   PrimExpr index = op->indices[0];
   DataType t = op->dtype;
@@ -542,6 +569,12 @@ void CodeGenLLVM::VisitStmtDefault_(const Object* op) { Unsupported("statement "
 
 void CodeGenLLVM::VisitStmt_(const BufferStoreNode* op) {
   BufferPtr buf = LookupBuffer(op->buffer);
+  if (op->indices.size() != 1 && !op->buffer->axis_separators.empty()) {
+    Buffer flat;
+    PrimExpr index = LinearizeNdIndex(op->buffer, op->indices, &flat);
+    VisitStmt(BufferStore(flat, op->value, {index}, op->span));
+    return;
+  }
   TESSERA_ICHECK(op->indices.size() == 1) << "BufferStore to " << op->buffer->name << " was not flattened";
   PrimExpr index = op->indices[0];
   DataType t = op->value.dtype();
@@ -654,6 +687,13 @@ void CodeGenLLVM::VisitStmt_(const AttrStmtNode* op) { VisitStmt(op->body); }
 void CodeGenLLVM::VisitStmt_(const DeclBufferNode* op) { VisitStmt(op->body); }
 
 void CodeGenLLVM::VisitStmt_(const AllocateNode* op) {
+  if (op->extents.size() > 1) {
+    // An N-d allocation (a buffer with axis_separators): one block of their product.
+    PrimExpr total = IntImm(DataType::Int(64), 1);
+    for (const PrimExpr& e : op->extents) total = mul(total, cast(DataType::Int(64), e));
+    VisitStmt(Allocate(op->buffer_var, op->dtype, {total}, op->condition, op->body, op->annotations, op->span));
+    return;
+  }
   TESSERA_ICHECK(op->extents.size() == 1) << "Allocate of " << op->buffer_var->name_hint << " was not flattened";
   DataType t = op->dtype;
   CheckBufferDtype(op->buffer_var->name_hint, t);

@@ -35,7 +35,7 @@ bool IsSimpleBuffer(const Buffer& b) {
     if (HasVar(s)) return false;
   }
   if (b->elem_offset.defined() && !IsConstInt(b->elem_offset, 0)) return false;
-  return b->scope == "global" && b->data_alignment == 64 && b->offset_factor == 1;
+  return b->scope == "global" && b->data_alignment == 64 && b->offset_factor == 1 && b->axis_separators.empty();
 }
 
 bool ContainsBlockRealize(const Stmt& s) {

@@ -118,6 +118,11 @@ std::string TIRPrinter::BufferDeclCall(const Buffer& buffer, const std::string& 
   if (buffer->scope != "global") args.push_back("scope=" + PyStringLiteral(buffer->scope));
   if (buffer->data_alignment != 64) args.push_back("align=" + std::to_string(buffer->data_alignment));
   if (buffer->offset_factor != 1) args.push_back("offset_factor=" + std::to_string(buffer->offset_factor));
+  if (!buffer->axis_separators.empty()) {
+    std::vector<std::string> seps;
+    for (const IntImm& k : buffer->axis_separators) seps.push_back(std::to_string(k->value));
+    args.push_back("axis_separators=[" + Join(seps) + "]");
+  }
   return T(method) + "(" + Join(args) + ")";
 }
 

@@ -259,8 +259,9 @@ PrimFunc CompactBufferAllocation(PrimFunc func) {
       continue;
     }
     plan.lca = lca;
-    plan.new_buffer = Buffer(buffer->data, buffer->dtype, Array<PrimExpr>(shape), {}, buffer->elem_offset, buffer->name,
-                             buffer->scope, buffer->data_alignment, buffer->offset_factor, buffer->span);
+    plan.new_buffer = CopyAxisSeparators(
+        buffer, Buffer(buffer->data, buffer->dtype, Array<PrimExpr>(shape), {}, buffer->elem_offset, buffer->name,
+                       buffer->scope, buffer->data_alignment, buffer->offset_factor, buffer->span));
     plans.emplace(var, plan);
   }
   if (plans.empty()) return func;

@@ -5,6 +5,8 @@
 
 #include <limits>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "tir/functor.h"
 #include "tir/op.h"
@@ -85,16 +87,25 @@ class BufferFlattener : public StmtExprMutator {
   PrimExpr VisitExpr_(const BufferLoadNode* op) override {
     bool changed = false;
     Array<PrimExpr> idx = VisitExprs(op->indices, &changed);
-    return BufferLoad(Flat(op->buffer), {FlatIndex(op->buffer, idx)}, op->span);
+    return BufferLoad(Flat(op->buffer), FlatIndices(op->buffer, idx), op->span);
   }
 
   Stmt VisitStmt_(const BufferStoreNode* op) override {
     bool changed = false;
     Array<PrimExpr> idx = VisitExprs(op->indices, &changed);
-    return BufferStore(Flat(op->buffer), VisitExpr(op->value), {FlatIndex(op->buffer, idx)}, op->span);
+    return BufferStore(Flat(op->buffer), VisitExpr(op->value), FlatIndices(op->buffer, idx), op->span);
   }
 
   Stmt VisitStmt_(const AllocateNode* op) override {
+    // An allocation of a buffer with axis_separators keeps one extent per
+    // group of axes (the flattened buffer's shape), as TVM's.
+    if (const auto* decl = op->body.as<DeclBufferNode>()) {
+      if (decl->buffer->data.same_as(op->buffer_var) && !decl->buffer->axis_separators.empty()) {
+        Buffer flat = Flat(decl->buffer);
+        Stmt body = VisitStmt(op->body);
+        return Allocate(op->buffer_var, op->dtype, flat->shape, op->condition, body, op->annotations, op->span);
+      }
+    }
     Stmt body = VisitStmt(op->body);
     PrimExpr total = IntImm(DataType::Int(64), 1);
     for (PrimExpr e : op->extents) total = mul(total, cast(DataType::Int(64), e));
@@ -104,9 +115,74 @@ class BufferFlattener : public StmtExprMutator {
   Stmt VisitStmt_(const DeclBufferNode* op) override { return VisitStmt(op->body); }
 
  private:
+  // The axis groups of `b`: [begin, end) per flattened axis.
+  static std::vector<std::pair<size_t, size_t>> Groups(const Buffer& b) {
+    std::vector<std::pair<size_t, size_t>> groups;
+    size_t begin = 0;
+    for (const IntImm& sep : b->axis_separators) {
+      groups.emplace_back(begin, static_cast<size_t>(sep->value));
+      begin = static_cast<size_t>(sep->value);
+    }
+    groups.emplace_back(begin, b->shape.size());
+    return groups;
+  }
+
+  // The indices into the flattened buffer: one, or one per axis group.
+  Array<PrimExpr> FlatIndices(const Buffer& b, const Array<PrimExpr>& idx) {
+    if (b->axis_separators.empty()) return {FlatIndex(b, idx)};
+    Flat(b);  // validates the separators
+    Array<PrimExpr> out;
+    std::vector<std::pair<size_t, size_t>> groups = Groups(b);
+    for (size_t g = 0; g < groups.size(); ++g) {
+      Array<PrimExpr> shape, strides, sub;
+      for (size_t k = groups[g].first; k < groups[g].second; ++k) {
+        shape.push_back(b->shape[k]);
+        if (!b->strides.empty()) strides.push_back(b->strides[k]);
+        sub.push_back(idx[k]);
+      }
+      PrimExpr offset = g + 1 == groups.size() ? b->elem_offset : PrimExpr(IntImm(DataType::Int(32), 0));
+      Buffer part(b->data, b->dtype, shape, strides, offset, b->name);
+      out.push_back(FlatIndex(part, sub));
+    }
+    return out;
+  }
+
   Buffer Flat(const Buffer& b) {
     auto it = flat_.find(b.get());
     if (it != flat_.end()) return it->second;
+    if (!b->axis_separators.empty()) {
+      int64_t last = 0;
+      for (const IntImm& sep : b->axis_separators) {
+        if (sep->value < last || sep->value > static_cast<int64_t>(b->shape.size())) {
+          TESSERA_THROW(ValueError) << "FlattenBuffer: buffer " << b->name << " has axis separator " << sep->value
+                                    << ", not non-decreasing positions in [0, " << b->shape.size() << "]";
+        }
+        last = sep->value;
+      }
+      Array<PrimExpr> shape;
+      Array<IntImm> seps;
+      std::vector<std::pair<size_t, size_t>> groups = Groups(b);
+      for (size_t g = 0; g < groups.size(); ++g) {
+        // With explicit strides (storage_align), a group spans its first
+        // axis's extent times stride (as TVM's flattened shape).
+        PrimExpr total = IntImm(DataType::Int(64), 1);
+        if (!b->strides.empty() && groups[g].first < groups[g].second) {
+          total = mul(cast(DataType::Int(64), b->shape[groups[g].first]),
+                      cast(DataType::Int(64), b->strides[groups[g].first]));
+        } else {
+          for (size_t k = groups[g].first; k < groups[g].second; ++k) {
+            total = mul(total, cast(DataType::Int(64), b->shape[k]));
+          }
+        }
+        shape.push_back(total);
+        if (g > 0) seps.push_back(IntImm(DataType::Int(32), static_cast<int64_t>(g)));
+      }
+      Buffer flat(b->data, b->dtype, shape, {}, IntImm(DataType::Int(32), 0), b->name, b->scope, b->data_alignment,
+                  b->offset_factor, b->span);
+      flat.CopyOnWrite()->axis_separators = seps;
+      flat_.emplace(b.get(), flat);
+      return flat;
+    }
     // Elements the flat view spans: the product of the shape, or with explicit
     // (padded) strides the outermost extent times its stride.
     PrimExpr total = IntImm(DataType::Int(64), 1);

@@ -2,7 +2,8 @@
 // one-dimensional access `data[elem_offset + sum(index_i * stride_i)]`
 // (strides from the buffer, or row-major from its shape), and Allocate
 // extents into a single element count. Runs after LowerBlocks; code
-// generation sees only 1-D buffers.
+// generation sees only 1-D buffers. A buffer with axis_separators becomes an
+// N-d buffer, one axis per group (as TVM's); the CPU backend refuses those.
 #pragma once
 
 #include "ir/transform.h"

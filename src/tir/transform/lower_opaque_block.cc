@@ -30,18 +30,6 @@ class BlockLowerer : public StmtExprMutator {
       TESSERA_THROW(ValueError) << "LowerOpaqueBlock: block " << block->name_hint
                                 << " still has an init statement; run LowerInitBlock first";
     }
-    // storage_align: remember the padded strides of buffers this block writes.
-    // Only buffers the function allocates can be padded (parameters keep their layout).
-    if (auto align = block->annotations.Get("buffer_dim_align")) {
-      for (const Any& entry : align->cast<Array<Any>>().to_vector()) {
-        auto e = entry.cast<Array<Any>>();
-        size_t index = e.at_any(0).cast<size_t>();
-        if (index >= block->writes.size()) continue;
-        Buffer buf = block->writes[index]->buffer;
-        if (!allocated_.count(buf.get())) continue;
-        aligned_[buf.get()].push_back({e.at_any(1).cast<int>(), e.at_any(2).cast<int64_t>(), e.at_any(3).cast<int64_t>()});
-      }
-    }
     // Bind iteration variables to their values (in the body and in match regions).
     for (size_t i = 0; i < block->iter_vars.size(); ++i) {
       var_map_[block->iter_vars[i]->var.get()] = VisitExpr(op->iter_values[i]);
@@ -124,8 +112,8 @@ class BlockLowerer : public StmtExprMutator {
       strides[d] = stride;
       stride = mul(stride, b->shape[d]);
     }
-    Buffer out(b->data, b->dtype, b->shape, Array<PrimExpr>(strides), b->elem_offset, b->name, b->scope,
-               b->data_alignment, b->offset_factor, b->span);
+    Buffer out = CopyAxisSeparators(b, Buffer(b->data, b->dtype, b->shape, Array<PrimExpr>(strides), b->elem_offset,
+                                              b->name, b->scope, b->data_alignment, b->offset_factor, b->span));
     padded_.emplace(b.get(), out);
     return out;
   }
@@ -162,6 +150,23 @@ class BlockLowerer : public StmtExprMutator {
 
  public:
   std::unordered_set<const BufferNode*> allocated_;  // buffers in some block's alloc_buffers
+
+  // storage_align: remembers the padded strides of buffers `block` writes,
+  // before any block is lowered (every access of the buffer, in any block,
+  // uses them). Only buffers the function allocates can be padded
+  // (parameters keep their layout).
+  void CollectAlignment(const BlockNode* block) {
+    auto align = block->annotations.Get("buffer_dim_align");
+    if (!align) return;
+    for (const Any& entry : align->cast<Array<Any>>().to_vector()) {
+      auto e = entry.cast<Array<Any>>();
+      size_t index = e.at_any(0).cast<size_t>();
+      if (index >= block->writes.size()) continue;
+      Buffer buf = block->writes[index]->buffer;
+      if (!allocated_.count(buf.get())) continue;
+      aligned_[buf.get()].push_back({e.at_any(1).cast<int>(), e.at_any(2).cast<int64_t>(), e.at_any(3).cast<int64_t>()});
+    }
+  }
 };
 
 }  // namespace
@@ -171,6 +176,9 @@ PrimFunc LowerOpaqueBlock(PrimFunc func) {
   PostOrderVisit(func->body, [&](const ObjectRef& n) {
     if (const auto* b = n.as<BlockNode>())
       for (Buffer buf : b->alloc_buffers) lowerer.allocated_.insert(buf.get());
+  });
+  PostOrderVisit(func->body, [&](const ObjectRef& n) {
+    if (const auto* b = n.as<BlockNode>()) lowerer.CollectAlignment(b);
   });
   Stmt body = lowerer.VisitStmt(func->body);
   func.CopyOnWrite()->body = body;

@@ -30,6 +30,10 @@ PackedAPI BuildPackedAPI(const std::string& name, const PrimFunc& func, const st
       pi.name = buf->name;
       pi.is_buffer = true;
       pi.dtype = buf->dtype;
+      // The data alignment the kernel may assume (checked, or staged, at the call).
+      // (A declared alignment that is not a power of two tells nothing.)
+      const int64_t align = buf->data_alignment;
+      pi.alignment = align > 1 && (align & (align - 1)) == 0 ? align : 0;
       if (!buf->strides.empty()) refuse("parameter buffer " + buf->name + " has explicit strides");
       if (!IsConstInt(buf->elem_offset, 0)) refuse("parameter buffer " + buf->name + " has an element offset");
       for (PrimExpr dim : buf->shape) {

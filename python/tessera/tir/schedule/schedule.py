@@ -570,6 +570,73 @@ class Schedule(Node):
             raise TypeError(f"loop_partition: factors must be a list, got {type(factors).__name__}")
         return list(_ffi_api.LoopPartition(self, loop, list(factors), bool(preserve_unit_iters)))
 
+    def set_axis_separator(self, block, buffer, axis_separators):
+        """Gives the buffer ``block`` reads or writes (("read"|"write", index),
+        a buffer name or a Buffer) ``axis_separators``: positions at which
+        FlattenBuffer splits its axes into separately flattened groups (N-d
+        physical memory). The buffer is replaced throughout the function."""
+        kind, index = _buffer_arg(self, block, buffer, "set_axis_separator")
+        regions = self.get(block).reads if kind == "read" else self.get(block).writes
+        # An index out of range is an AssertionError, as TVM's Python side raises.
+        assert 0 <= index < len(regions), (
+            f"set_axis_separator: block {self.get(block).name_hint} has {len(regions)} {kind} buffers, "
+            f"index {index} is out of range")
+        if isinstance(axis_separators, int) or not isinstance(axis_separators, (list, tuple)):
+            raise TypeError(f"set_axis_separator: axis_separators must be a list of ints, got {axis_separators!r}")
+        _ffi_api.SetAxisSeparator(self, block, index, 0 if kind == "read" else 1,
+                                  [int(k) for k in axis_separators])
+
+    def decompose_padding(self, block, loop):
+        """Splits the padding ``block`` (its value ``T.if_then_else(in_bounds,
+        value, pad)``) at ``loop``: a block "<name>_pad_const" filling the
+        whole region with the pad value, in a copy of the loops from ``loop``
+        down placed before it, and ``block`` restricted to the in-bound
+        region. Returns the pad-const block."""
+        return _ffi_api.DecomposePadding(self, block, loop)
+
+    def can_decompose_padding(self, block, loop):
+        """Whether decompose_padding(block, loop) would succeed (the schedule
+        is not changed)."""
+        return bool(_ffi_api.CanDecomposePadding(self, block, loop))
+
+    def _block_index_map(self, block, index_map, primitive):
+        from ..index_map import IndexMap  # pylint: disable=import-outside-toplevel
+
+        if isinstance(index_map, IndexMap):
+            return index_map
+        if not callable(index_map):
+            raise TypeError(f"{primitive}: index_map must be an IndexMap or a function, "
+                            f"got {type(index_map).__name__}")
+        iters = self.get(block).iter_vars
+        params = inspect.signature(index_map).parameters.values()
+        if any(p.kind == inspect.Parameter.VAR_POSITIONAL for p in params):
+            return IndexMap.from_func(index_map, ndim=len(iters), index_dtype=[str(iv.var.dtype) for iv in iters])
+        dtypes = [str(iters[k].var.dtype) if k < len(iters) else "int32" for k in range(len(params))]
+        return IndexMap.from_func(index_map, index_dtype=dtypes)
+
+    def reindex_cache_read(self, block, read_buffer_index, storage_scope, index_map):
+        """Caches the buffer ``block`` reads (at one point) in a new buffer
+        "<name>_<scope>" indexed by ``index_map`` (an IndexMap or a function of
+        the block's iteration variables); a copy block of that name runs just
+        before the block's subtree below the lowest loop holding it and the
+        buffer's producers. Returns the copy block."""
+        _check_storage_scope("reindex_cache_read", storage_scope)
+        if not isinstance(read_buffer_index, int):
+            raise TypeError(f"reindex_cache_read: read_buffer_index must be an int, got {read_buffer_index!r}")
+        index_map = self._block_index_map(block, index_map, "reindex_cache_read")
+        return _ffi_api.ReindexCacheRead(self, block, read_buffer_index, storage_scope, index_map)
+
+    def reindex_cache_write(self, block, write_buffer_index, storage_scope, index_map):
+        """Like reindex_cache_read for a buffer ``block`` writes: the block
+        writes the new buffer and a copy block runs just after its subtree
+        below the lowest loop holding it and the buffer's other readers.
+        Returns the copy block."""
+        _check_storage_scope("reindex_cache_write", storage_scope)
+        if not isinstance(write_buffer_index, int):
+            raise TypeError(f"reindex_cache_write: write_buffer_index must be an int, got {write_buffer_index!r}")
+        index_map = self._block_index_map(block, index_map, "reindex_cache_write")
+        return _ffi_api.ReindexCacheWrite(self, block, write_buffer_index, storage_scope, index_map)
+
 
 def _buffer_arg(sch, block, buffer, primitive):
     """("read"|"write", index) of ``buffer`` among the regions of ``block``:

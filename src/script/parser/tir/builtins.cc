@@ -74,14 +74,24 @@ Buffer DeclareBuffer(TIRBuilder& b, const CallArgs& c, const TirArgs& a, const s
     std::string t = b.ToStr(a.get("buffer_type"), a.pos("buffer_type"), "the buffer type");
     if (t != "default" && t != "auto" && !t.empty()) b.Error(a.pos("buffer_type"), "buffer_type must be \"default\" or \"auto\"");
   }
+  Array<IntImm> axis_separators;
   if (a.has("axis_separators")) {
     const auto* seps = a.get("axis_separators").as<ArrayObj>();
-    if (seps == nullptr || !seps->data.empty()) {
-      b.Error(a.pos("axis_separators"), "axis_separators are not supported (buffers are flattened to one dimension)");
+    if (seps == nullptr) b.Error(a.pos("axis_separators"), "axis_separators must be a list of ints");
+    int64_t last = 0;
+    for (const Any& x : seps->data) {
+      int64_t k = b.ToInt(x, a.pos("axis_separators"), "an axis separator");
+      if (k < last || k > static_cast<int64_t>(shape.size())) {
+        b.Error(a.pos("axis_separators"), "axis_separators must be non-decreasing positions in [0, " +
+                                              std::to_string(shape.size()) + "], got " + std::to_string(k));
+      }
+      last = k;
+      axis_separators.push_back(IntImm(DataType::Int(32), k));
     }
   }
   Buffer buffer = b.MakeBuffer(name, shape, dtype, strides, elem_offset, scope, static_cast<int>(align),
                                static_cast<int>(offset_factor), c.node->pos);
+  if (!axis_separators.empty()) buffer.CopyOnWrite()->axis_separators = axis_separators;
   if (a.has("data")) {
     const Any& data = a.get("data");
     const auto* var = data.as<VarNode>();

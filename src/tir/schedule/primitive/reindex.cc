@@ -114,6 +114,25 @@ const Object* CheckLoopChain(const PrimFunc& f, const BlockLocation& loc) {
                          f, {loc.loops[i]});
     }
   }
+  // The copy nest covers the block's whole iteration domain once per
+  // instance of its scope: a binding to a loop outside the scope (the block
+  // sits in an opaque block inside a loop, e.g. after loop_partition) would
+  // copy the whole domain at each iteration of that loop.
+  std::unordered_set<const VarNode*> inner, all_loops;
+  for (const ForNode* l : loc.loops) inner.insert(l->loop_var.get());
+  PostOrderVisit(f->body, [&](const ObjectRef& n) {
+    if (const auto* l = n.as<ForNode>()) all_loops.insert(l->loop_var.get());
+  });
+  for (const PrimExpr& v : loc.realize->iter_values) {
+    PostOrderVisit(v, [&](const ObjectRef& n) {
+      const auto* var = n.as<VarNode>();
+      if (var != nullptr && all_loops.count(var) && !inner.count(var)) {
+        ThrowScheduleError(kPrim, "block \"" + loc.block->name_hint + "\" is bound to loop " + var->name_hint +
+                                      " outside its scope block; reindex needs the block's loops inside its scope",
+                           f, {loc.realize});
+      }
+    });
+  }
   return loc.loops.empty() ? static_cast<const Object*>(loc.realize) : static_cast<const Object*>(loc.loops[0]);
 }
 
@@ -184,6 +203,18 @@ BlockRV ReIndex(const Schedule& sch, const BlockRV& block_rv, int64_t buffer_ind
     PostOrderVisit(s, [&](const ObjectRef& n) {
       if (const auto* v = n.as<VarNode>()) used.insert(v);
     });
+  }
+  // The copy block runs over the whole iteration domain, without the
+  // block's predicate or the conditions guarding the access (padding
+  // reads, rfactor's split predicate): the access must stay in bounds there.
+  for (size_t d = 0; d < original.size() && d < buf->shape.size(); ++d) {
+    if (!analyzer.CanProve(GE(original[d], IntImm(original[d].dtype(), 0))) ||
+        !analyzer.CanProve(LT(original[d], cast(original[d].dtype(), buf->shape[d])))) {
+      ThrowScheduleError(kPrim, bname + " accesses buffer " + buf->name + " out of its bounds in dimension " +
+                                    std::to_string(d) + " over its iteration domain (the access is guarded); "
+                                    "the copy block would not be",
+                         f, {b});
+    }
   }
 
   // The new buffer: one dimension per covered iteration variable.
