@@ -215,10 +215,8 @@ class Evaluator : public ExprFunctor<IntSet(const PrimExpr&)> {
 
   template <typename F>
   IntSet ConstCorners(const IntSet& a, const IntSet& b, F f, DataType t) {
-    const int64_t* a0 = AsConstInt(a.min());
-    const int64_t* a1 = AsConstInt(a.max());
-    const int64_t* b0 = AsConstInt(b.min());
-    const int64_t* b1 = AsConstInt(b.max());
+    std::optional<int64_t> a0 = ConstIntValue(a.min()), a1 = ConstIntValue(a.max());
+    std::optional<int64_t> b0 = ConstIntValue(b.min()), b1 = ConstIntValue(b.max());
     if (!(a0 && a1 && b0 && b1)) return IntSet::Everything();
     int64_t v[4];
     if (!f(*a0, *b0, &v[0]) || !f(*a0, *b1, &v[1]) || !f(*a1, *b0, &v[2]) || !f(*a1, *b1, &v[3]))
@@ -253,7 +251,7 @@ class Evaluator : public ExprFunctor<IntSet(const PrimExpr&)> {
     if (a.IsNothing() || b.IsNothing()) return IntSet::Nothing();
     if (b.IsSinglePoint() && !IsConstInt(b.min(), 0)) {
       if (a.IsSinglePoint()) return IntSet::SinglePoint(div(a.min(), b.min()));
-      if (op->dtype.is_float() || AsConstInt(b.min())) {
+      if (op->dtype.is_float() || ConstIntValue(b.min())) {
         if (int s = SignOf(b.min())) {
           return DivideBy(a, b.min(), s, [](const PrimExpr& x, const PrimExpr& y) { return div(x, y); });
         }
@@ -323,7 +321,7 @@ class Evaluator : public ExprFunctor<IntSet(const PrimExpr&)> {
   IntSet VisitExpr_(const SelectNode* op) override {
     IntSet c = VisitExpr(op->condition);
     if (c.IsSinglePoint()) {
-      if (const int64_t* v = AsConstInt(c.min())) return VisitExpr(*v ? op->true_value : op->false_value);
+      if (std::optional<int64_t> v = ConstIntValue(c.min())) return VisitExpr(*v ? op->true_value : op->false_value);
     }
     IntSet t = VisitExpr(op->true_value), f = VisitExpr(op->false_value);
     if (t.IsNothing()) return f;

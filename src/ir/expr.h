@@ -5,6 +5,8 @@
 // GlobalVar to). IR layer, above the runtime.
 #pragma once
 
+#include <optional>
+
 #include "runtime/any.h"
 #include "runtime/array.h"
 #include "runtime/map.h"
@@ -163,9 +165,19 @@ struct AnyConverter<PrimExpr> {
 };
 
 // Helpers on constants.
+// A pointer to the value inside the node: only for expressions that outlive the
+// pointer, so temporaries are refused at compile time (the node of a temporary,
+// e.g. a fresh Simplify result, is freed at the end of the statement). Use
+// ConstIntValue on temporaries.
 inline const int64_t* AsConstInt(const PrimExpr& e) {
   if (const auto* n = e.as<IntImmNode>()) return &n->value;
   return nullptr;
+}
+const int64_t* AsConstInt(PrimExpr&& e) = delete;
+// The value of an integer constant (a copy: safe on temporaries), or nullopt.
+inline std::optional<int64_t> ConstIntValue(const PrimExpr& e) {
+  if (const auto* n = e.as<IntImmNode>()) return n->value;
+  return std::nullopt;
 }
 inline bool IsConstInt(const PrimExpr& e, int64_t value) {
   const int64_t* v = AsConstInt(e);

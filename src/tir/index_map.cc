@@ -123,8 +123,8 @@ Array<PrimExpr> IndexMap::MapShape(const Array<PrimExpr>& shape) const {
   for (size_t k = 0; k < get()->final_indices.size(); ++k) {
     PrimExpr f = get()->final_indices[k];
     arith::IntSet s = arith::EvalSet(f, sets, &ana);
-    const int64_t* lo = AsConstInt(ana.Simplify(s.min()));
-    TESSERA_CHECK_OR_THROW(lo != nullptr && s.HasUpperBound(), ValueError)
+    std::optional<int64_t> lo = ConstIntValue(ana.Simplify(s.min()));
+    TESSERA_CHECK_OR_THROW(lo.has_value() && s.HasUpperBound(), ValueError)
         << "cannot derive an extent for final index " << k << " of the index map";
     TESSERA_CHECK_OR_THROW(*lo >= 0, ValueError) << "final index " << k << " of the index map can be negative";
     // A symbolic shape maps to a symbolic extent (`n` stays `n` under a transpose).
@@ -214,8 +214,8 @@ IndexMap IndexMap::Inverse(const Array<PrimExpr>& shape) const {
     auto it = inverse.find(initial[i].get());
     if (it == inverse.end()) {
       // Iterators of extent 1 are folded to 0 by the detection.
-      const int64_t* ext = AsConstInt(shape[i]);
-      TESSERA_CHECK_OR_THROW(ext != nullptr && *ext == 1, ValueError)
+      std::optional<int64_t> ext = ConstIntValue(shape[i]);
+      TESSERA_CHECK_OR_THROW(ext.has_value() && *ext == 1, ValueError)
           << "cannot invert the index map: index " << initial[i]->name_hint << " does not reach the final indices";
       result.push_back(IntImm(initial[i].dtype(), 0));
     } else {

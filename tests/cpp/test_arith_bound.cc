@@ -169,8 +169,8 @@ TEST(ArithIntSet, RandomSetsContainAllValuesAndAreExactForAffine) {
       e = gen.IntExpr(static_cast<int>(gen.Rand(1, 3)));
     }
     IntSet s = arith::EvalSet(e, dom);
-    const int64_t* lo = s.HasLowerBound() ? AsConstInt(s.min()) : nullptr;
-    const int64_t* hi = s.HasUpperBound() ? AsConstInt(s.max()) : nullptr;
+    std::optional<int64_t> lo = s.HasLowerBound() ? ConstIntValue(s.min()) : std::nullopt;
+    std::optional<int64_t> hi = s.HasUpperBound() ? ConstIntValue(s.max()) : std::nullopt;
     ASSERT_TRUE(!s.HasLowerBound() || lo) << ExprToString(e) << ": symbolic lower end " << ExprToString(s.min());
     ASSERT_TRUE(!s.HasUpperBound() || hi) << ExprToString(e) << ": symbolic upper end " << ExprToString(s.max());
     int64_t seen_lo = INT64_MAX, seen_hi = INT64_MIN;

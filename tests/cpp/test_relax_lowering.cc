@@ -68,7 +68,7 @@ TEST(RelaxLowering, StaticPlanReusesDeadStorage) {
   ASSERT_EQ(left.size(), 1u);      // d is the output
   EXPECT_TRUE(views[0]->args[0].same_as(views[2]->args[0]));
   EXPECT_FALSE(views[0]->args[0].same_as(views[1]->args[0]));
-  EXPECT_EQ(*AsConstInt(storages[0]->args[0].as<ShapeExprNode>()->values[0]), 16);
+  EXPECT_EQ(ConstIntValue(storages[0]->args[0].as<ShapeExprNode>()->values[0]), 16);
   // The input module is not modified.
   EXPECT_EQ(OpCalls(Downcast<Function>(mod->Lookup("main")), "relax.builtin.alloc_tensor").size(), 4u);
 }

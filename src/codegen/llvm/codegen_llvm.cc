@@ -699,7 +699,8 @@ void CodeGenLLVM::VisitStmt_(const AllocateNode* op) {
   CheckBufferDtype(op->buffer_var->name_hint, t);
   llvm::Type* st = StorageType(t);
   constexpr int64_t kStackLimitBytes = 64 * 1024;
-  const int64_t* count = AsConstInt(op->extents[0]);
+  const PrimExpr& extent0 = op->extents[0];
+  const int64_t* count = AsConstInt(extent0);
   const int64_t elem_bytes = std::max(1, t.bytes());
   if (count != nullptr && *count < 0) {
     TESSERA_THROW(ValueError) << "cannot compile function " << func_name_ << ": buffer " << op->buffer_var->name_hint

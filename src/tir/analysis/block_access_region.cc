@@ -264,9 +264,9 @@ class AccessDetector : public StmtExprVisitor {
     const auto* callee = op->op.as<OpNode>();
     if (callee != nullptr && callee->name == "tir.tvm_access_ptr" && op->args.size() == 5) {
       const auto* data = op->args[1].as<VarNode>();
-      const int64_t* mask = AsConstInt(op->args[4]);
+      std::optional<int64_t> mask = ConstIntValue(op->args[4]);
       auto it = data ? by_data_.find(data) : by_data_.end();
-      if (it != by_data_.end() && mask != nullptr) {
+      if (it != by_data_.end() && mask.has_value()) {
         std::vector<Interval> full(it->second->shape.size(), Interval::Full());
         if ((*mask & 3) == 3) {
           Update(&opaques_, it->second, full);

@@ -224,7 +224,7 @@ PrimFunc CompactBufferAllocation(PrimFunc func) {
       PrimExpr mn = ana.Simplify(dims[d].min());
       PrimExpr ext = ana.Simplify(add(sub(dims[d].max(), dims[d].min()), IntImm(dims[d].min().dtype(), 1)));
       const int64_t* c = AsConstInt(ext);
-      if (c == nullptr && AsConstInt(buffer->shape[d]) == nullptr) {
+      if (c == nullptr && !ConstIntValue(buffer->shape[d])) {
         // A symbolic extent of a symbolic dimension (`n` of a buffer of n
         // rows): the dimension stays whole (its constant upper bound would
         // allocate the largest n the index type allows).
@@ -242,8 +242,8 @@ PrimFunc CompactBufferAllocation(PrimFunc func) {
         ext = IntImm(ext.dtype(), bound->max_value);
         c = AsConstInt(ext);
       }
-      const int64_t* full = AsConstInt(buffer->shape[d]);
-      if (full != nullptr && *c >= *full) {
+      std::optional<int64_t> full = ConstIntValue(buffer->shape[d]);
+      if (full.has_value() && *c >= *full) {
         mn = IntImm(buffer->shape[d].dtype(), 0);
         ext = buffer->shape[d];
       } else {

@@ -78,9 +78,7 @@ std::optional<int64_t> StepAlong(const BufferRegion& region, const Var& v, arith
     if (x.same_as(v)) return add(x, IntImm(x.dtype(), 1));
     return std::nullopt;
   });
-  const int64_t* step = AsConstInt(ana->Simplify(sub(next, last->min)));
-  if (step == nullptr) return std::nullopt;
-  return *step;
+  return ConstIntValue(ana->Simplify(sub(next, last->min)));
 }
 
 bool UsesVarIn(const BufferRegion& region, const Var& v) {

@@ -24,11 +24,11 @@ int64_t MaxFlatOffset(const Buffer& buffer) {
   __int128 total = 0;
   __int128 stride = 1;
   for (size_t k = buffer->shape.size(); k-- > 0;) {
-    const int64_t* extent = AsConstInt(buffer->shape[k]);
-    if (extent == nullptr) return 0;
+    std::optional<int64_t> extent = ConstIntValue(buffer->shape[k]);
+    if (!extent) return 0;
     if (!buffer->strides.empty()) {
-      const int64_t* s = AsConstInt(buffer->strides[k]);
-      if (s == nullptr) return 0;
+      std::optional<int64_t> s = ConstIntValue(buffer->strides[k]);
+      if (!s) return 0;
       stride = *s;
     }
     if (*extent > 0) total += static_cast<__int128>(*extent - 1) * (stride < 0 ? -stride : stride);

@@ -102,9 +102,9 @@ PrimFunc Blockize(const PrimFunc& func, const LoopLocation& loc, std::string* ou
     int64_t factor = 1;
     if (!IsConstInt(inner_part, 0)) {
       arith::IntSet set = arith::EvalSet(inner_part, inner_dom, &ana);
-      const int64_t* lo = AsConstInt(ana.Simplify(set.min()));
-      const int64_t* hi = AsConstInt(ana.Simplify(set.max()));
-      if (lo == nullptr || hi == nullptr || *lo != 0) {
+      std::optional<int64_t> lo = ConstIntValue(ana.Simplify(set.min()));
+      std::optional<int64_t> hi = ConstIntValue(ana.Simplify(set.max()));
+      if (!lo || !hi || *lo != 0) {
         ThrowScheduleError(prim, "the inner part of the binding of " + iv->var->name_hint +
                                      " does not start at 0 with a constant extent",
                            func);

@@ -120,7 +120,7 @@ Array<Range> RelaxRegion(const BlockLocation& loc, const BufferRegion& access, c
       continue;
     }
     PrimExpr lo = ana->Simplify(set.min()), hi = ana->Simplify(set.max());
-    auto clo = AsConstInt(lo), chi = AsConstInt(hi), cshape = AsConstInt(buf->shape[d]);
+    auto clo = ConstIntValue(lo), chi = ConstIntValue(hi), cshape = ConstIntValue(buf->shape[d]);
     if (clo && *clo < 0) lo = IntImm(lo.dtype(), 0);
     if (chi && cshape && *chi >= *cshape) hi = IntImm(hi.dtype(), *cshape - 1);
     if (set.IsSinglePoint() && !(chi && cshape && *chi >= *cshape)) {

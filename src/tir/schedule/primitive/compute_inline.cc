@@ -368,7 +368,7 @@ PrimFunc ReverseComputeInline(const PrimFunc& func, const BlockLocation& loc) {
       extents[t] = *ext;
       scale *= *ext;
     }
-    auto dim = AsConstInt(buf->shape[k]);
+    auto dim = ConstIntValue(buf->shape[k]);
     if (!dim || *dim != scale) not_affine("index " + std::to_string(k) + " does not cover the whole dimension");
     const PrimExpr& target = pstore->indices[k];
     for (size_t t = 0; t < terms.size(); ++t) {
@@ -393,7 +393,7 @@ PrimFunc ReverseComputeInline(const PrimFunc& func, const BlockLocation& loc) {
     }
     for (size_t k = 0; k < pstore->indices.size(); ++k) {
       auto bound = ana.const_int_bound(pstore->indices[k]);
-      auto dim = AsConstInt(buf->shape[k]);
+      auto dim = ConstIntValue(buf->shape[k]);
       if (!dim || bound->min_value != 0 || bound->max_value != *dim - 1) {
         ThrowScheduleError(prim, "the producer \"" + producer->block->name_hint + "\" does not write all of " +
                                      buf->name + " (dimension " + std::to_string(k) + ")",

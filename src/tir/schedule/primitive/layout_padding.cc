@@ -89,8 +89,8 @@ std::optional<LayoutPadding> AnalyzeLayoutPadding(const Buffer& buf, const Index
       padded_shape.push_back(buf->shape[i]);
       continue;
     }
-    const int64_t* e = AsConstInt(buf->shape[i]);
-    if (e == nullptr) {
+    std::optional<int64_t> e = ConstIntValue(buf->shape[i]);
+    if (!e) {
       *why = "the extent of dimension " + std::to_string(i) + " of " + buf->name + " is not a constant";
       return std::nullopt;
     }

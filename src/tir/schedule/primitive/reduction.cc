@@ -219,7 +219,7 @@ void CheckStagePipeline(const std::string& prim, const PrimFunc& func, const Blo
     for (size_t k = 0; k < b.block->iter_vars.size(); ++k) bind.Set(b.block->iter_vars[k]->var, b.realize->iter_values[k]);
     arith::IntSet set = arith::EvalSet(Range::FromMinExtent(Substitute(r->min, bind), Substitute(r->extent, bind)), dom, &ana);
     if (!set.HasLowerBound() || !set.HasUpperBound()) return false;
-    auto a = AsConstInt(ana.Simplify(set.min())), z = AsConstInt(ana.Simplify(set.max()));
+    std::optional<int64_t> a = ConstIntValue(ana.Simplify(set.min())), z = ConstIntValue(ana.Simplify(set.max()));
     if (!a || !z) return false;
     *lo = *a;
     *hi = *z;
