@@ -158,7 +158,7 @@ class Schedule(Node):
             raise TypeError(f"Schedule expects an IRModule or a PrimFunc, got {type(mod).__name__}")
         self.__init_handle_by_constructor__(_ffi_api.Schedule, mod, -1 if seed is None else int(seed))
         mask = {"all": 3, "none": 0}.get(debug_mask, debug_mask)
-        _ffi_api.ScheduleSetDebugMask(self, 3 if mask == -1 else mask)
+        _ffi_api.ScheduleSetDebugMask(self, 3 if mask == -1 else int(mask))
 
     # ---- state -------------------------------------------------------------
     @property
