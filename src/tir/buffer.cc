@@ -28,10 +28,7 @@ Buffer::Buffer(Var data, DataType dtype, Array<PrimExpr> shape, Array<PrimExpr> 
   n->dtype = dtype;
   n->shape = std::move(shape);
   n->strides = std::move(strides);
-  // As TVM (BufferNode::DefaultIndexType): a default offset takes the index
-  // dtype of the first dimension, int64 for a zero-dimensional buffer.
-  n->elem_offset = elem_offset.defined() ? std::move(elem_offset)
-                                         : PrimExpr(IntImm(n->shape.empty() ? DataType::Int(64) : n->shape[0].dtype(), 0));
+  n->elem_offset = elem_offset.defined() ? std::move(elem_offset) : PrimExpr(IntImm(DataType::Int(32), 0));
   n->name = std::move(name);
   n->scope = scope.empty() ? "global" : std::move(scope);
   n->data_alignment = data_alignment;

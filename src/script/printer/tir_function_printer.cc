@@ -34,11 +34,7 @@ bool IsSimpleBuffer(const Buffer& b) {
   for (PrimExpr s : b->shape) {
     if (HasVar(s)) return false;
   }
-  if (b->elem_offset.defined() &&
-      !(IsConstInt(b->elem_offset, 0) &&
-        b->elem_offset.dtype() == (b->shape.empty() ? DataType::Int(64) : b->shape[0].dtype()))) {
-    return false;  // not the default offset (tir/buffer.cc)
-  }
+  if (b->elem_offset.defined() && !IsConstInt(b->elem_offset, 0)) return false;
   return b->scope == "global" && b->data_alignment == 64 && b->offset_factor == 1 && b->axis_separators.empty();
 }
 

@@ -112,11 +112,7 @@ std::string TIRPrinter::BufferDeclCall(const Buffer& buffer, const std::string& 
     }
   }
   if (!buffer->strides.empty()) args.push_back("strides=" + PrintTuple(buffer->strides));
-  // Omitted when it is the default, a zero of the buffer's index dtype (the
-  // first dimension's, int64 for a zero-dimensional buffer; see tir/buffer.cc).
-  DataType index_dtype = buffer->shape.empty() ? DataType::Int(64) : buffer->shape[0].dtype();
-  if (buffer->elem_offset.defined() &&
-      !(IsZeroConst(buffer->elem_offset) && buffer->elem_offset.dtype() == index_dtype)) {
+  if (buffer->elem_offset.defined() && !IsZeroConst(buffer->elem_offset)) {
     args.push_back("elem_offset=" + PrintExpr(buffer->elem_offset));
   }
   if (buffer->scope != "global") args.push_back("scope=" + PyStringLiteral(buffer->scope));
