@@ -227,3 +227,53 @@ def test_parser_rejects_bad_separators():
     with pytest.raises(tvm.error.DiagnosticError if hasattr(tvm.error, "DiagnosticError") else Exception,
                        match="axis_separators"):
         tvm.script.from_source(element_wise_sep.script().replace("axis_separators=[1]", "axis_separators=[5]"))
+
+
+@T.prim_func
+def element_wise_transformed_sep(A: T.Buffer((16, 8), "float32"), C: T.Buffer((16, 8), "float32")):
+    B = T.alloc_buffer((4, 8, 4), "float32", axis_separators=[2])
+    for i, j in T.grid(16, 8):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi // 4, vj, vi % 4] = A[vi, vj] * T.float32(2)
+    for i, j in T.grid(16, 8):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = B[vi // 4, vj, vi % 4] + T.float32(1)
+
+
+@pytest.mark.parametrize("separator", [tir.IndexMap.AXIS_SEPARATOR, tvm.te.AXIS_SEPARATOR])
+def test_transform_layout_with_axis_separator(separator):
+    sch = tir.Schedule(element_wise, debug_mask="all")
+    sch.transform_layout(sch.get_block("B"), ("write", 0), lambda i, j: [i // 4, j, separator, i % 4])
+    assert_structural_equal_ignore_global_symbol(sch.mod["main"], element_wise_transformed_sep)
+    verify_trace_roundtrip(sch, element_wise)
+    steps = "\n".join(sch.trace.as_python())
+    assert "sch.transform_layout(" in steps and "axis_separators=[2]" in steps
+    # the result runs as the unseparated kernel does
+    a = np.random.rand(16, 8).astype("float32")
+    c = tvm.nd.empty((16, 8), "float32")
+    tvm.build(sch.mod, target="llvm")(tvm.nd.array(a), c)
+    np.testing.assert_allclose(c.numpy(), a * 2 + 1, rtol=1e-6)
+
+
+def test_index_map_with_separators():
+    index_map, seps = tir.IndexMap.from_func_with_separators(
+        lambda i, j: [i // 4, tir.IndexMap.AXIS_SEPARATOR, j, tir.IndexMap.AXIS_SEPARATOR, i % 4],
+        index_dtype="int32")
+    assert seps == [1, 2] and len(index_map.final_indices) == 3
+    plain, none = tir.IndexMap.from_func_with_separators(lambda i: [i // 4, i % 4])
+    assert none == [] and len(plain.final_indices) == 2
+    with pytest.raises(ValueError, match="from_func_with_separators"):
+        tir.IndexMap.from_func(lambda i: [i // 4, tir.IndexMap.AXIS_SEPARATOR, i % 4])
+    for bad in ([tir.IndexMap.AXIS_SEPARATOR, "i"], ["i", tir.IndexMap.AXIS_SEPARATOR],
+                ["i", tir.IndexMap.AXIS_SEPARATOR, tir.IndexMap.AXIS_SEPARATOR, "i"]):
+        fn = (lambda b: lambda i: [i if x == "i" else x for x in b])(bad)
+        with pytest.raises(ValueError, match="AXIS_SEPARATOR must"):
+            tir.IndexMap.from_func_with_separators(fn)
+    # a refused transform leaves the schedule unchanged
+    sch = tir.Schedule(element_wise, debug_mask="all")
+    with pytest.raises(ValueError, match="AXIS_SEPARATOR must"):
+        sch.transform_layout("B", ("write", 0), lambda i, j: [i, j, tir.IndexMap.AXIS_SEPARATOR])
+    assert_structural_equal_ignore_global_symbol(sch.mod["main"], element_wise)
+    assert len(sch.trace.insts) == 1  # the get_block only

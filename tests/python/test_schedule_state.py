@@ -105,6 +105,38 @@ def test_replace_module_held_elsewhere():
     assert s.mod["other"].same_as(other)
 
 
+def test_module_functions_hash_by_identity_and_are_read_only():
+    s = _state()
+    funcs = s.mod.functions
+    old_hash = hash(funcs)
+    assert hash(s.mod.functions) == old_hash  # the same entries: the same hash
+    root = s.mod["main"].body.block
+    s.replace(s.get_sref(root), tir.Block([], [], [], "new_root", tir.Evaluate(0)))
+    assert hash(s.mod.functions) != old_hash  # a new "main" function object
+    assert hash(funcs) == old_hash  # the snapshot keeps its entries and hash
+    (gv, func), = funcs.items()
+    assert gv.name_hint == "main" and func.body.block.name_hint == "root"
+    with pytest.raises(TypeError, match="read-only"):
+        funcs[gv] = func
+    with pytest.raises(TypeError, match="read-only"):
+        del funcs[gv]
+    with pytest.raises(TypeError, match="read-only"):
+        funcs.update({})
+    assert len(s.mod.functions) == 1
+
+
+def test_debug_mask_enum():
+    mask = tir.schedule.state.ScheduleDebugMask
+    assert (int(mask.VERIFY_SREF_TREE), int(mask.VERIFY_CACHED_FLAGS)) == (1, 2)
+    s = tir.ScheduleState(_two_stage(), debug_mask=mask.VERIFY_SREF_TREE)
+    s.replace(s.get_sref(s.mod["main"].body.block.body[0].body.body.block),
+              copy.deepcopy(s.mod["main"].body.block.body[0].body.body.block))
+    sch = tir.Schedule(_two_stage(), debug_mask=mask.VERIFY_SREF_TREE | mask.VERIFY_CACHED_FLAGS)
+    sch.split(sch.get_loops(sch.get_block("B"))[0], [2, 4])
+    assert len(sch.get_loops(sch.get_block("B"))) == 3
+    assert tir.schedule.ScheduleDebugMask is mask
+
+
 def test_block_sref_reuse():
     s = _state()
     block_b = s.mod["main"].body.block.body[0].body.body.block

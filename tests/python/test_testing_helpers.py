@@ -130,6 +130,19 @@ class TestMark(tvm.testing.CompareBeforeAfter):
         T.func_attr({"marked": 1})
         A[0] = 42
 
+class TestMarkDecorated(tvm.testing.CompareBeforeAfter):
+    # @T.prim_func methods, as TVM's own tests write them
+    transform = mark
+
+    @T.prim_func
+    def before(A: T.Buffer(1, "int32")):
+        A[0] = 42
+
+    @T.prim_func
+    def expected(A: T.Buffer(1, "int32")):
+        T.func_attr({"marked": 1})
+        A[0] = 42
+
 class TestMarkWrong(tvm.testing.CompareBeforeAfter):
     transform = mark
 
@@ -152,6 +165,7 @@ def test_generated_tests(tmp_path):
     proc = subprocess.run([sys.executable, str(path), "-q", "-rs", "-p", "no:cacheprovider"], cwd=tmp_path,
                           capture_output=True, text=True, timeout=300, env=env)
     out = proc.stdout + proc.stderr
-    # 3 + 3 + 2 parametrized, test_runs, TestMark pass; TestMarkWrong fails; test_skipped skips.
-    assert "1 failed, 10 passed, 1 skipped" in out, out
+    # 3 + 3 + 2 parametrized, test_runs, TestMark, TestMarkDecorated pass; TestMarkWrong fails;
+    # test_skipped skips.
+    assert "1 failed, 11 passed, 1 skipped" in out, out
     assert "ROCm" in out and "TestMarkWrong" in out, out

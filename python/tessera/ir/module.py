@@ -5,6 +5,22 @@ from .expr import GlobalVar
 from . import _ffi_api
 
 
+class FunctionMap(dict):
+    """``IRModule.functions``: a snapshot of the module's GlobalVar -> function
+    map. As TVM's Map, it hashes by the identity of its entries, so a module
+    whose functions were replaced (a new function object) hashes differently,
+    while a snapshot taken before keeps its hash. Read-only, as TVM's Map is
+    from Python: change the module with ``mod[name] = func`` instead."""
+
+    def __hash__(self):
+        return hash(tuple(self.items()))
+
+    def _read_only(self, *args, **kwargs):
+        raise TypeError("IRModule.functions is read-only; use mod[name] = func or mod.update(...)")
+
+    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _read_only
+
+
 @register_object("ir.IRModule")
 class IRModule(Node):
     """A set of functions keyed by GlobalVar, as in TVM.
@@ -21,7 +37,7 @@ class IRModule(Node):
 
     @property
     def functions(self):
-        return _ffi_api.Module_Functions(self)
+        return FunctionMap(_ffi_api.Module_Functions(self))
 
     def functions_items(self):
         return sorted(self.functions.items(), key=lambda kv: kv[0].name_hint)
@@ -91,4 +107,4 @@ class IRModule(Node):
         return mod
 
 
-__all__ = ["IRModule"]
+__all__ = ["IRModule", "FunctionMap"]

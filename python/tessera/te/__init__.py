@@ -7,3 +7,6 @@ from ..tir.op import (const, if_then_else, all, any, exp, log, sqrt, rsqrt, tanh
 from .tensor import Tensor, Operation, PlaceholderOp, ComputeOp, ProducerLoad
 from .reduction import CommReducer, Reduce, comm_reducer, sum, min, max
 from .operation import placeholder, compute, reduce_axis, var, size_var, create_prim_func
+from ..tir.index_map import IndexMap as _IndexMap
+
+AXIS_SEPARATOR = _IndexMap.AXIS_SEPARATOR

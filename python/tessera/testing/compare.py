@@ -22,7 +22,11 @@ def _takes_self(obj):
 def _parse_function(func, name=None):
     from ..script import from_source  # pylint: disable=import-outside-toplevel
 
-    source = "@T.prim_func\n" + textwrap.dedent(inspect.getsource(func))
+    source = textwrap.dedent(inspect.getsource(func))
+    # A `@T.prim_func` method of a class is left unparsed until here (as in
+    # TVM): its source already carries the decorator.
+    if not source.lstrip().startswith("@"):
+        source = "@T.prim_func\n" + source
     namespace = dict(getattr(func, "__globals__", {}))
     prim_func = from_source(source, extra_vars=namespace)
     return prim_func.with_attr("global_symbol", name) if name else prim_func

@@ -13,7 +13,13 @@ from .expr import Var
 @register_object("tir.IndexMap")
 class IndexMap(Node):
     """``IndexMap(initial_indices, final_indices, inverse_index_map=None)``;
-    fields ``initial_indices``, ``final_indices``, ``inverse_index_map``."""
+    fields ``initial_indices``, ``final_indices``, ``inverse_index_map``.
+
+    ``IndexMap.AXIS_SEPARATOR`` in the list a mapping function returns marks
+    where a new group of physical axes starts (``from_func_with_separators``;
+    transform_layout then gives the buffer those axis separators)."""
+
+    AXIS_SEPARATOR = "axis_separator"
 
     def __init__(self, initial_indices, final_indices, inverse_index_map=None):
         if callable(inverse_index_map):
@@ -25,6 +31,18 @@ class IndexMap(Node):
     def from_func(mapping_function, ndim=None, inverse_index_map=None, *, index_dtype="int64"):
         """An IndexMap from a function of the indices (one parameter per
         index, or ``*args`` with ``ndim``) returning an index or a tuple."""
+        index_map, separators = IndexMap.from_func_with_separators(
+            mapping_function, ndim, inverse_index_map, index_dtype=index_dtype)
+        if separators:
+            raise ValueError("IndexMap.from_func: the mapping function returns IndexMap.AXIS_SEPARATOR; "
+                             "use IndexMap.from_func_with_separators")
+        return index_map
+
+    @staticmethod
+    def from_func_with_separators(mapping_function, ndim=None, inverse_index_map=None, *, index_dtype="int64"):
+        """As ``from_func``, where the returned list may hold
+        ``IndexMap.AXIS_SEPARATOR`` between indices: returns the IndexMap and
+        the axis separators (the number of final indices before each)."""
         params = list(inspect.signature(mapping_function).parameters.values())
         kwonly = [p.name for p in params if p.kind == inspect.Parameter.KEYWORD_ONLY]
         if any(p.kind == inspect.Parameter.VAR_POSITIONAL for p in params):
@@ -51,7 +69,19 @@ class IndexMap(Node):
         final = mapping_function(*initial[:n_pos], **dict(zip(kwonly, initial[n_pos:])))
         if not isinstance(final, (list, tuple)):
             final = [final]
-        return IndexMap(initial, list(final), inverse_index_map)
+        indices, separators = [], []
+        for item in final:
+            if isinstance(item, str) and item == IndexMap.AXIS_SEPARATOR:
+                if not indices or (separators and separators[-1] == len(indices)):
+                    raise ValueError("IndexMap.from_func_with_separators: an AXIS_SEPARATOR must follow an index "
+                                     f"(got {list(final)!r})")
+                separators.append(len(indices))
+            else:
+                indices.append(item)
+        if separators and separators[-1] == len(indices):
+            raise ValueError("IndexMap.from_func_with_separators: an AXIS_SEPARATOR must precede an index "
+                             f"(got {list(final)!r})")
+        return IndexMap(initial, indices, inverse_index_map), separators
 
     def map_indices(self, indices):
         """The final indices at ``indices`` (ints or PrimExprs), simplified."""

@@ -3,7 +3,7 @@ from ...error import ScheduleError
 from .schedule import Schedule, BlockRV, LoopRV
 from .instruction import Instruction, InstructionKind
 from .trace import Trace
-from .state import ScheduleState, StmtSRef
+from .state import ScheduleState, StmtSRef, ScheduleDebugMask
 
 __all__ = ["Schedule", "BlockRV", "LoopRV", "Trace", "Instruction", "InstructionKind", "ScheduleError",
-           "ScheduleState", "StmtSRef"]
+           "ScheduleState", "StmtSRef", "ScheduleDebugMask"]

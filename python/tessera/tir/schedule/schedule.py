@@ -158,7 +158,7 @@ class Schedule(Node):
             raise TypeError(f"Schedule expects an IRModule or a PrimFunc, got {type(mod).__name__}")
         self.__init_handle_by_constructor__(_ffi_api.Schedule, mod, -1 if seed is None else int(seed))
         mask = {"all": 3, "none": 0}.get(debug_mask, debug_mask)
-        _ffi_api.ScheduleSetDebugMask(self, 3 if mask == -1 else mask)
+        _ffi_api.ScheduleSetDebugMask(self, 3 if mask == -1 else int(mask))
 
     # ---- state -------------------------------------------------------------
     @property
@@ -461,15 +461,22 @@ class Schedule(Node):
             shape = regions[index].buffer.shape
             params = inspect.signature(index_map).parameters.values()
             if any(p.kind == inspect.Parameter.VAR_POSITIONAL for p in params):
-                index_map = IndexMap.from_func(index_map, ndim=len(shape), index_dtype=[str(e.dtype) for e in shape])
+                index_map, axis_separators = IndexMap.from_func_with_separators(
+                    index_map, ndim=len(shape), index_dtype=[str(e.dtype) for e in shape])
             else:
                 dtypes = [str(shape[k].dtype) if k < len(shape) else "int32" for k in range(len(params))]
-                index_map = IndexMap.from_func(index_map, index_dtype=dtypes)
+                index_map, axis_separators = IndexMap.from_func_with_separators(index_map, index_dtype=dtypes)
+        else:
+            axis_separators = []
         if pad_value is not None:
             pad_value = _pad_value_index_map(regions[index].buffer, pad_value, len(index_map.final_indices),
                                              _block_default_dtype(node))
         _ffi_api.TransformLayout(self, block, kind == "write", int(index), index_map, pad_value,
                                  assume_injective_transform)
+        # As TVM: separators in the mapping function's result become the
+        # transformed buffer's axis separators (a SetAxisSeparator step).
+        if axis_separators:
+            self.set_axis_separator(block, (kind, int(index)), axis_separators)
 
     def rfactor(self, loop, factor_axis):
         """Factors the reduction over ``loop`` into a "<block>_rf" block

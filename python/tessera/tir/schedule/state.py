@@ -3,6 +3,8 @@
 or block for another statement in place where nothing else holds the nodes
 on the way (copying them otherwise), keeping the srefs of reused loops
 (same loop variable) and blocks (``block_sref_reuse``)."""
+from enum import IntEnum
+
 from ..._ffi.registry import register_object
 from ...ir.base import Node
 from ...ir.module import IRModule
@@ -33,6 +35,15 @@ class StmtSRef(Node):
         return f"StmtSRef({type(stmt).__name__ if stmt is not None else 'expired'})"
 
 
+class ScheduleDebugMask(IntEnum):
+    """The bits of ``debug_mask`` (TVM's names): VERIFY_SREF_TREE checks the
+    sref tree against the module after every replace; VERIFY_CACHED_FLAGS is
+    TVM's block-info check, which has no block info to check here."""
+
+    VERIFY_SREF_TREE = 1
+    VERIFY_CACHED_FLAGS = 2
+
+
 def _debug_mask(debug_mask):
     if isinstance(debug_mask, str):
         if debug_mask not in ("all", "none"):
@@ -41,7 +52,7 @@ def _debug_mask(debug_mask):
     if not isinstance(debug_mask, int) or isinstance(debug_mask, bool) or not -1 <= debug_mask <= 3:
         raise ValueError(f"ScheduleState(debug_mask=...) must be \"all\", \"none\" or an int in [-1, 3], "
                          f"got {debug_mask!r}")
-    return 3 if debug_mask == -1 else debug_mask
+    return 3 if debug_mask == -1 else int(debug_mask)
 
 
 @register_object("tir.ScheduleState")

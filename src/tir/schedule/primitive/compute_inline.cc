@@ -180,6 +180,33 @@ PrimFunc ComputeInline(const PrimFunc& func, const BlockLocation& loc) {
   return RefreshInlinedRegions(out, consumers);
 }
 
+// As TVM, bounds on both parts of a fused index tighten into one on the
+// index: `x // c < a` beside `x % c < b` (c > 0, 0 < b <= c) becomes
+// `x < (a - 1) * c + b` (equivalent given the second: x = q*c + r with
+// q <= a - 1 and r < b). The `%` conjunct stays.
+void TightenFusedBounds(std::vector<PrimExpr>* conds) {
+  auto as_const = [](const PrimExpr& e) -> std::optional<int64_t> {
+    if (const auto* imm = e.as<IntImmNode>()) return imm->value;
+    return std::nullopt;
+  };
+  for (PrimExpr& cond : *conds) {
+    const auto* lt = cond.as<LTNode>();
+    const auto* div = lt ? lt->a.as<FloorDivNode>() : nullptr;
+    if (!div) continue;
+    auto c = as_const(div->b), a = as_const(lt->b);
+    if (!c || !a || *c <= 0) continue;
+    for (const PrimExpr& other : *conds) {
+      const auto* lt2 = other.as<LTNode>();
+      const auto* mod = lt2 ? lt2->a.as<FloorModNode>() : nullptr;
+      if (!mod || !arith::ExprDeepEqual(mod->a, div->a)) continue;
+      auto c2 = as_const(mod->b), b = as_const(lt2->b);
+      if (!c2 || *c2 != *c || !b || *b <= 0 || *b > *c) continue;
+      cond = less(div->a, IntImm(div->a.dtype(), (*a - 1) * *c + *b));
+      break;
+    }
+  }
+}
+
 // The producer's predicate once the consumer is inlined into it: its own,
 // and (as TVM) each consumer iteration variable, as the producer computes
 // it (`vmap`), within the consumer's domain where that is not implied.
@@ -191,8 +218,7 @@ PrimExpr OvercomputePredicate(const BlockLocation& producer, const BlockNode* co
   for (size_t i = 0; i < producer.block->iter_vars.size(); ++i) {
     binding[producer.block->iter_vars[i]->var.get()] = producer.realize->iter_values[i];
   }
-  PrimExpr pred = producer.realize->predicate;
-  bool changed = false;
+  std::vector<PrimExpr> conds;
   for (const IterVar& iv : consumer->iter_vars) {
     auto value = vmap.Get(iv->var);
     if (!value) continue;
@@ -203,11 +229,14 @@ PrimExpr OvercomputePredicate(const BlockLocation& producer, const BlockNode* co
         if (it == binding.end()) return std::nullopt;
         return it->second;
       });
-      pred = IsConstInt(pred, 1) ? cond : logical_and(pred, cond);
-      changed = true;
+      conds.push_back(loop_ana.Simplify(cond));
     }
   }
-  return changed ? loop_ana.Simplify(pred) : pred;
+  if (conds.empty()) return producer.realize->predicate;
+  TightenFusedBounds(&conds);
+  PrimExpr pred = producer.realize->predicate;
+  for (const PrimExpr& cond : conds) pred = IsConstInt(pred, 1) ? cond : logical_and(pred, cond);
+  return loop_ana.Simplify(pred);
 }
 
 PrimFunc ReverseComputeInline(const PrimFunc& func, const BlockLocation& loc) {

@@ -133,7 +133,15 @@ PrimFunc DecomposeReduction(const PrimFunc& func, const BlockLocation& loc, cons
   Stmt init_nest = BlockRealize(Array<PrimExpr>(init_values), pred, init_block);
   for (size_t i = copied.size(); i-- > 0;) {
     const ForNode* l = copied[i];
-    init_nest = For(Downcast<Var>(loop_copy[l->loop_var.get()]), l->min, l->extent, l->kind, init_nest);
+    // As TVM, the copy keeps the loop's kind, thread binding (its own thread
+    // IterVar, as each parsed T.thread_binding loop has) and annotations.
+    std::optional<IterVar> thread;
+    if (l->thread_binding) {
+      const IterVarNode* iv = l->thread_binding->get();
+      thread = IterVar(iv->dom, Var(iv->var->name_hint, iv->var.dtype()), iv->iter_type, iv->thread_tag);
+    }
+    init_nest = For(Downcast<Var>(loop_copy[l->loop_var.get()]), l->min, l->extent, l->kind, init_nest, thread,
+                    l->annotations);
   }
   // Update block: no init; it now reads what it writes.
   Block update = GetRef<Block>(block);
