@@ -41,22 +41,28 @@ class NodeRemover : public StmtExprMutator {
   const Object* target_;
 };
 
-// The buffers a block writes / reads.
-bool Writes(const BlockNode* b, const Buffer& buf) {
-  for (BufferRegion r : b->writes)
-    if (r->buffer.same_as(buf)) return true;
-  return false;
+// The buffers a block writes / reads, its nested blocks' included: an
+// opaque block may declare no regions although blocks inside it access
+// buffers (loop_partition's "_common" / "_partition" blocks, as in TVM), so
+// its declared regions alone cannot be trusted for dependences.
+bool Accesses(const BlockNode* b, const Buffer& buf, bool reads) {
+  auto declares = [&](const BlockNode* x) {
+    for (BufferRegion r : reads ? x->reads : x->writes)
+      if (r->buffer.same_as(buf)) return true;
+    return false;
+  };
+  if (declares(b)) return true;
+  bool hit = false;
+  PostOrderVisitBlockRealizes(b->body, [&](const BlockRealizeNode* r) { hit = hit || declares(r->block.get()); });
+  return hit;
 }
-bool Reads(const BlockNode* b, const Buffer& buf) {
-  for (BufferRegion r : b->reads)
-    if (r->buffer.same_as(buf)) return true;
-  return false;
-}
+bool Writes(const BlockNode* b, const Buffer& buf) { return Accesses(b, buf, /*reads=*/false); }
+bool Reads(const BlockNode* b, const Buffer& buf) { return Accesses(b, buf, /*reads=*/true); }
 
 // Region (per dimension, as IntSets over the loops above `loop` inclusive of
 // nothing below) that `regions` of blocks under `loop` cover, with the loops
 // strictly inside `loop` relaxed.
-std::vector<arith::IntSet> RelaxedRegion(const PrimFunc& func, const ForNode* loop, const Buffer& buffer,
+std::vector<arith::IntSet> RelaxedRegion(const std::string& prim, const PrimFunc& func, const ForNode* loop, const Buffer& buffer,
                                          bool want_reads, arith::Analyzer* ana, std::vector<std::string>* users) {
   std::vector<arith::IntSet> result;
   std::vector<std::vector<arith::IntSet>> per_user;
@@ -67,6 +73,14 @@ std::vector<arith::IntSet> RelaxedRegion(const PrimFunc& func, const ForNode* lo
       if (loc.loops[i] == loop) pos = i;
     if (pos == loc.loops.size()) continue;
     const Array<BufferRegion>& regions = want_reads ? loc.block->reads : loc.block->writes;
+    bool declared = false;
+    for (BufferRegion r : regions) declared = declared || r->buffer.same_as(buffer);
+    if (!declared && Accesses(loc.block, buffer, want_reads)) {
+      ThrowScheduleError(prim, "block \"" + loc.block->name_hint + "\" under loop " + loop->loop_var->name_hint +
+                                   " holds blocks that " + (want_reads ? "read " : "write ") + buffer->name +
+                                   " but does not declare the region they access",
+                         func, {loc.block});
+    }
     std::unordered_map<const Object*, arith::IntSet> dom;
     // Threads that share the buffer's storage also cover the region: loops
     // bound to them are relaxed too (threadIdx for "shared", every thread
@@ -488,7 +502,7 @@ PrimFunc ComputeAt(const PrimFunc& func, const BlockLocation& loc, const LoopLoc
   arith::Analyzer ana;
   BindLoopsAbove(loop, &ana);
   std::vector<std::string> users;
-  auto region = RelaxedRegion(func, loop.loop, write->buffer, /*want_reads=*/true, &ana, &users);
+  auto region = RelaxedRegion(prim, func, loop.loop, write->buffer, /*want_reads=*/true, &ana, &users);
   if (region.empty()) {
     ThrowScheduleError(prim, "no block under loop " + loop.loop->loop_var->name_hint + " reads " + write->buffer->name,
                        func, {loop.loop});
@@ -551,7 +565,7 @@ PrimFunc ReverseComputeAt(const PrimFunc& func, const BlockLocation& loc, const 
   arith::Analyzer ana;
   BindLoopsAbove(loop, &ana);
   std::vector<std::string> users;
-  auto region = RelaxedRegion(func, loop.loop, (*read)->buffer, /*want_reads=*/false, &ana, &users);
+  auto region = RelaxedRegion(prim, func, loop.loop, (*read)->buffer, /*want_reads=*/false, &ana, &users);
   Stmt nest = MakeNestForRegion(prim, func, loc, *read, region, preserve_unit_loops, &ana);
   return MoveNest(prim, func, loc, loop, nest, index);
 }

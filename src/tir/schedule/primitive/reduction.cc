@@ -73,6 +73,28 @@ PrimFunc DecomposeReduction(const PrimFunc& func, const BlockLocation& loc, cons
       }
     }
   }
+  // Nor may the reduction vary with a loop or block iterator outside the
+  // block's own loop chain (above an enclosing block, e.g. the common block
+  // loop_partition creates): the init would run again for each of its values.
+  std::unordered_set<const VarNode*> varying;
+  PostOrderVisit(func->body, [&](const ObjectRef& obj) {
+    if (const auto* f = obj.as<ForNode>()) varying.insert(f->loop_var.get());
+    if (const auto* b = obj.as<BlockNode>()) {
+      for (const IterVar& iv : b->iter_vars) varying.insert(iv->var.get());
+    }
+  });
+  for (size_t i = pos; i < loc.loops.size(); ++i) varying.erase(loc.loops[i]->loop_var.get());
+  for (size_t k = 0; k < block->iter_vars.size(); ++k) {
+    if (block->iter_vars[k]->iter_type == kDataPar) continue;
+    PostOrderVisit(loc.realize->iter_values[k], [&](const ObjectRef& obj) {
+      const auto* v = obj.as<VarNode>();
+      if (v == nullptr || !varying.count(v)) return;
+      ThrowScheduleError("decompose_reduction", "variable " + v->name_hint + " outside loop " +
+                                                    loop->loop_var->name_hint + " carries the reduction of block \"" +
+                                                    block->name_hint + "\"; the init cannot be hoisted",
+                         func, {block});
+    });
+  }
   // Loops under `loop` (inclusive) that spatial bindings use are copied for the init.
   std::unordered_map<const VarNode*, PrimExpr> loop_copy;
   std::vector<const ForNode*> copied;
