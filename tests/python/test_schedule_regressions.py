@@ -321,3 +321,54 @@ def test_decompose_reduction_refuses_a_reduction_carried_above_an_enclosing_bloc
     out = tvm.nd.empty((16, 12), "float32")
     lib["main"](tvm.nd.array(a), tvm.nd.array(b), out)
     np.testing.assert_allclose(out.numpy(), a @ b, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("inner", [False, True])
+@pytest.mark.parametrize("writer", ["P_pad_const", "P"])
+def test_reindex_cache_write_refuses_a_buffer_with_another_writer(inner, writer):
+    # Random cases 2253, 11356, 11934: after decompose_padding two blocks
+    # write P; reindex_cache_write of one placed the copy back after both,
+    # overwriting the other's elements (the fill's zeros replaced the data).
+    sch = tvm.tir.Schedule(_pad_then_row_sum.with_attr("global_symbol", "main"))
+    sch.decompose_padding("P", sch.get_loops("P")[1 if inner else 0])
+    before = sch.mod
+    with pytest.raises(tvm.tir.ScheduleError, match="also writes buffer P"):
+        sch.reindex_cache_write(writer, 0, "global", lambda i, j: (j, i))
+    assert sch.mod.same_as(before)
+    _run_pad_then_row_sum(sch.mod)
+
+
+def _elementwise_12x20():
+    A, B = buf("A", (12, 20)), buf("B", (12, 20))
+    body = loops([12, 20], lambda i, j: block("B", [("vi", 12, "S"), ("vj", 20, "S")], [i, j],
+                                              lambda vi, vj: tir.BufferStore(B, A[vi, vj] * 2.0 + 1.0, [vi, vj])))
+    return func([A, B], body)
+
+
+@pytest.mark.parametrize("split", [False, True])
+def test_reverse_compute_inline_keeps_the_consumers_predicate_and_coverage(split):
+    # Random case 1036: pad_einsum pads B to 16x24 (its loops run over 16x24,
+    # or, bound to split loops, over the original 12 rows); once the copy-out
+    # is inlined, B carries the predicate i < 12 and j < 20. Inlining B into
+    # the padding block A_pad (16x24) dropped that predicate and the rows the
+    # split loops never reach: A_pad wrote B out of bounds. The predicate now
+    # moves into the producer; a consumer whose loops do not cover its
+    # domain is refused.
+    sch = tvm.tir.Schedule(_elementwise_12x20())
+    if split:
+        sch.split(sch.get_loops("B")[0], [4, 3])
+    sch.pad_einsum("B", [8, 8])
+    sch.reverse_compute_inline("B_pad")
+    if split:
+        before = sch.mod
+        with pytest.raises(tvm.tir.ScheduleError, match="do not cover its iteration domain"):
+            sch.reverse_compute_inline("B")
+        assert sch.mod.same_as(before)
+    else:
+        sch.reverse_compute_inline("B")
+        assert "A_pad" in [b.name_hint for b in [sch.get(sch.get_block("A_pad"))]]
+    a = np.random.default_rng(11).standard_normal((12, 20)).astype("float32")
+    lib = tvm.build(sch.mod, target="llvm -bound-check")
+    out = tvm.nd.empty((12, 20), "float32")
+    lib["main"](tvm.nd.array(a), out)
+    np.testing.assert_allclose(out.numpy(), a * 2 + 1, rtol=1e-5, atol=1e-5)
