@@ -372,3 +372,42 @@ def test_reverse_compute_inline_keeps_the_consumers_predicate_and_coverage(split
     out = tvm.nd.empty((12, 20), "float32")
     lib["main"](tvm.nd.array(a), out)
     np.testing.assert_allclose(out.numpy(), a * 2 + 1, rtol=1e-5, atol=1e-5)
+
+
+def test_rfactor_refuses_a_reduction_carried_above_an_enclosing_block():
+    # Random case 13441: k split into k_0 * 4 + k_1 and k_1 partitioned; the
+    # first partition's block sits under loop_partition's opaque blocks, below
+    # k_0. rfactor over k_10 put the write-back's init inside loop k_0: C was
+    # reset at every k_0 (only the last chunk of the sum remained).
+    sch = tvm.tir.Schedule(_matmul_16x12x8.with_attr("global_symbol", "main"))
+    _, _, k = sch.get_loops("C")
+    _, k1 = sch.split(k, [2, 4])
+    sch.loop_partition(k1, [1])
+    block = sch.get_block("C_k_10")
+    before = sch.mod
+    with pytest.raises(tvm.tir.ScheduleError, match='carries the reduction of block "C_k_10"'):
+        sch.rfactor(sch.get_loops(block)[0], -1)
+    assert sch.mod.same_as(before)
+    a = np.random.default_rng(7).standard_normal((16, 8)).astype("float32")
+    b = np.random.default_rng(8).standard_normal((8, 12)).astype("float32")
+    lib = tvm.build(sch.mod, target="llvm -bound-check")
+    out = tvm.nd.empty((16, 12), "float32")
+    lib["main"](tvm.nd.array(a), tvm.nd.array(b), out)
+    np.testing.assert_allclose(out.numpy(), a @ b, rtol=1e-4, atol=1e-4)
+
+
+def test_reverse_compute_at_refuses_a_consumer_iterating_beyond_what_it_reads():
+    # Random case 13523: the padding inlined into the row sum, C reads A
+    # (through a cache) only where T.if_then_else selects it and adds 0.5
+    # elsewhere. reverse_compute_at under the cache's loop ran C only for the
+    # rows and columns it reads from A: rows 0 and 9 and the padding terms
+    # were lost.
+    sch = tvm.tir.Schedule(_pad_then_row_sum.with_attr("global_symbol", "main"))
+    sch.compute_inline("P")
+    cache = sch.cache_read("C", 0, "global")
+    for loop in sch.get_loops(cache):
+        before = sch.mod
+        with pytest.raises(tvm.tir.ScheduleError, match="would run only where it reads"):
+            sch.reverse_compute_at("C", loop)
+        assert sch.mod.same_as(before)
+    _run_pad_then_row_sum(sch.mod)

@@ -511,6 +511,40 @@ PrimFunc ComputeAt(const PrimFunc& func, const BlockLocation& loc, const LoopLoc
   return MoveNest(prim, func, loc, loop, nest, index);
 }
 
+// The moved consumer runs only where it reads what the loop produces; over
+// all iterations of the loop (and those above it) that must still be its
+// whole domain: a consumer also iterating where it reads nothing produced
+// (a guarded read of padding, T.if_then_else) would lose those iterations.
+void CheckNestCoversDomain(const std::string& prim, const PrimFunc& func, const BlockLocation& loc,
+                           const LoopLocation& loop, const Stmt& nest) {
+  Map<Var, arith::IntSet> dom;
+  for (const ForNode* a : loop.ancestors) dom.Set(a->loop_var, arith::IntSet::FromMinExtent(a->min, a->extent));
+  dom.Set(loop.loop->loop_var, arith::IntSet::FromMinExtent(loop.loop->min, loop.loop->extent));
+  Stmt s = nest;
+  while (const auto* f = s.as<ForNode>()) {
+    dom.Set(f->loop_var, arith::IntSet::FromMinExtent(f->min, f->extent));
+    s = f->body;
+  }
+  const auto* realize = s.as<BlockRealizeNode>();
+  if (realize == nullptr) return;
+  arith::Analyzer ana;
+  for (size_t k = 0; k < loc.block->iter_vars.size(); ++k) {
+    const IterVar& iv = loc.block->iter_vars[k];
+    arith::IntSet got = arith::EvalSet(realize->iter_values[k], dom, &ana);
+    PrimExpr last = iv->dom->min + iv->dom->extent - 1;
+    // Refused where the gap is provable (symbolic nests whose bounds the
+    // analyzer cannot compare are let through, as before).
+    bool misses = (got.HasLowerBound() && ana.CanProve(got.min() > iv->dom->min)) ||
+                  (got.HasUpperBound() && ana.CanProve(got.max() < last));
+    if (misses) {
+      ThrowScheduleError(prim, "under loop " + loop.loop->loop_var->name_hint + " block \"" + loc.block->name_hint +
+                                   "\" would run only where it reads what the loop produces, not over all of " +
+                                   iv->var->name_hint + " (it also iterates where it reads none of it)",
+                         func, {loc.block});
+    }
+  }
+}
+
 PrimFunc ReverseComputeAt(const PrimFunc& func, const BlockLocation& loc, const LoopLocation& loop,
                           bool preserve_unit_loops, int index) {
   const std::string prim = "reverse_compute_at";
@@ -567,6 +601,7 @@ PrimFunc ReverseComputeAt(const PrimFunc& func, const BlockLocation& loc, const 
   std::vector<std::string> users;
   auto region = RelaxedRegion(prim, func, loop.loop, (*read)->buffer, /*want_reads=*/false, &ana, &users);
   Stmt nest = MakeNestForRegion(prim, func, loc, *read, region, preserve_unit_loops, &ana);
+  CheckNestCoversDomain(prim, func, loc, loop, nest);
   return MoveNest(prim, func, loc, loop, nest, index);
 }
 
