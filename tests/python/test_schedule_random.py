@@ -6,7 +6,13 @@ and the program still computes what NumPy computes (built with -bound-check),
 or raises ScheduleError and leaves the module unchanged (the very same
 object). Each primitive must also succeed in a healthy share of the cases
 where it is tried (test_primitive_success_rates; the table is printed, see it
-with `pytest -s`), so the test cannot pass with a primitive that always fails."""
+with `pytest -s`), so the test cannot pass with a primitive that always fails.
+
+TESSERA_SCHEDULE_FUZZ_CASES=N runs cases [0, N) (500 by default);
+TESSERA_SCHEDULE_FUZZ_START=S starts the result cases at S instead, so a long
+run can be split into shards run side by side, e.g. cases [0, 10000) and
+[10000, 20000) with START=0/CASES=10000 and START=10000/CASES=20000 (each case
+depends only on its number)."""
 import collections
 import functools
 import os
@@ -21,6 +27,7 @@ from tessera.script import tir as T
 from tir_build_helpers import buf, loops, func, block
 
 CASES = int(os.environ.get("TESSERA_SCHEDULE_FUZZ_CASES", "500"))
+START = int(os.environ.get("TESSERA_SCHEDULE_FUZZ_START", "0"))
 STEPS = (1, 6)  # each case applies randrange(*STEPS) primitives
 
 
@@ -514,7 +521,7 @@ def schedule_case(case):
     return sch, outcomes
 
 
-@pytest.mark.parametrize("case", range(CASES))
+@pytest.mark.parametrize("case", range(START, CASES))
 def test_random_schedules_preserve_results_or_fail_cleanly(case):
     sch, _ = schedule_case(case)
     _, in_shapes, out_shapes, ref = PROGRAMS[case % len(PROGRAMS)]()

@@ -227,3 +227,187 @@ def test_storage_align_refuses_a_buffer_with_several_writers():
     with pytest.raises(tvm.tir.ScheduleError, match="single writer"):
         sch.storage_align(sch.get_block("B1"), 0, 0, 8, 2)
     assert sch.mod.same_as(before)
+
+
+@T.prim_func
+def _pad_then_row_sum(A: T.Buffer((8, 6), "float32"), C: T.Buffer((10,), "float32")):
+    P = T.alloc_buffer((10, 9), "float32")
+    for i, j in T.grid(10, 9):
+        with T.block("P"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            P[vi, vj] = T.if_then_else(1 <= vi and vi < 9 and 2 <= vj and vj < 8, A[vi - 1, vj - 2],
+                                       T.float32(0.5), dtype="float32")
+    for i, j in T.grid(10, 9):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SR", [i, j])
+            with T.init():
+                C[vi] = T.float32(0)
+            C[vi] = C[vi] + P[vi, vj]
+
+
+def _run_pad_then_row_sum(mod):
+    a = np.random.default_rng(5).standard_normal((8, 6)).astype("float32")
+    lib = tvm.build(mod, target="llvm -bound-check")
+    out = tvm.nd.empty((10,), "float32")
+    lib["main"](tvm.nd.array(a), out)
+    np.testing.assert_allclose(out.numpy(), np.pad(a, ((1, 1), (2, 1)), constant_values=0.5).sum(axis=1),
+                               rtol=1e-5, atol=1e-5)
+
+
+def test_transform_layout_with_pad_value_keeps_a_second_writer_under_the_same_loop():
+    # Random case 34: after decompose_padding at the inner loop, loop i holds
+    # two writers of P (the constant fill over j in [0, 9) and the interior
+    # copy over j in [0, 6)). transform_layout with pad_value rewrote the
+    # fill's nest from loop i down over the padded shape and dropped the copy:
+    # C summed only the constant. The nest rewrite now requires a perfect
+    # nest; otherwise the padding is written by a block after the writers.
+    sch = tvm.tir.Schedule(_pad_then_row_sum.with_attr("global_symbol", "main"))
+    sch.decompose_padding("P", sch.get_loops("P")[1])
+    sch.transform_layout("P", ("write", 0), lambda i, j: (i, j // 7, j % 7), pad_value=0.0)
+    names = set()
+    tir.stmt_functor.post_order_visit(sch.mod["main"].body,
+                                      lambda n: names.add(n.name_hint) if isinstance(n, tir.Block) else None)
+    assert {"P", "P_pad_const", "buffer_P_padding"} <= names
+    _run_pad_then_row_sum(sch.mod)
+
+
+@pytest.mark.parametrize("inner", [False, True])
+def test_compute_at_sees_writers_inside_loop_partition_blocks(inner):
+    # Random case 762: loop_partition wraps the partitioned copies of block P
+    # in opaque blocks that declare no reads/writes (as TVM's do); compute_at
+    # trusted those empty regions, took P_pad_const for the only writer of P
+    # and moved it under C's loop, after the copy: the fill overwrote it.
+    sch = tvm.tir.Schedule(_pad_then_row_sum.with_attr("global_symbol", "main"))
+    sch.decompose_padding("P", sch.get_loops("P")[0])
+    sch.loop_partition(sch.get_loops("P")[1 if inner else 0], [3, None])
+    _run_pad_then_row_sum(sch.mod)
+    for loop in sch.get_loops("C"):
+        before = sch.mod
+        with pytest.raises(tvm.tir.ScheduleError, match="P_i_common|P_j_common|not a complete block"):
+            sch.compute_at("P_pad_const", loop)
+        assert sch.mod.same_as(before)
+    _run_pad_then_row_sum(sch.mod)
+
+
+@T.prim_func
+def _matmul_16x12x8(A: T.Buffer((16, 8), "float32"), B: T.Buffer((8, 12), "float32"),
+                    C: T.Buffer((16, 12), "float32")):
+    for i, j, k in T.grid(16, 12, 8):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+
+def test_decompose_reduction_refuses_a_reduction_carried_above_an_enclosing_block():
+    # Random case 1114: with the reduction loop outermost (transform_block_layout)
+    # and the innermost loop partitioned, each partition's block sits under
+    # loop_partition's opaque blocks, below the reduction loop k. Its own loop
+    # chain (stopping at the enclosing block) holds no reduction loop, so
+    # decompose_reduction put the init inside loop k: C was reset at every k.
+    sch = tvm.tir.Schedule(_matmul_16x12x8.with_attr("global_symbol", "main"))
+    sch.transform_block_layout("C", lambda i, j, k: (k, j, i))
+    _, _, i = sch.get_loops("C")
+    sch.loop_partition(i, [None, 7])
+    block = sch.get_block("C_ax21")
+    before = sch.mod
+    with pytest.raises(tvm.tir.ScheduleError, match='carries the reduction of block "C_ax21"'):
+        sch.decompose_reduction(block, sch.get_loops(block)[0])
+    assert sch.mod.same_as(before)
+    a = np.random.default_rng(7).standard_normal((16, 8)).astype("float32")
+    b = np.random.default_rng(8).standard_normal((8, 12)).astype("float32")
+    lib = tvm.build(sch.mod, target="llvm -bound-check")
+    out = tvm.nd.empty((16, 12), "float32")
+    lib["main"](tvm.nd.array(a), tvm.nd.array(b), out)
+    np.testing.assert_allclose(out.numpy(), a @ b, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("inner", [False, True])
+@pytest.mark.parametrize("writer", ["P_pad_const", "P"])
+def test_reindex_cache_write_refuses_a_buffer_with_another_writer(inner, writer):
+    # Random cases 2253, 11356, 11934: after decompose_padding two blocks
+    # write P; reindex_cache_write of one placed the copy back after both,
+    # overwriting the other's elements (the fill's zeros replaced the data).
+    sch = tvm.tir.Schedule(_pad_then_row_sum.with_attr("global_symbol", "main"))
+    sch.decompose_padding("P", sch.get_loops("P")[1 if inner else 0])
+    before = sch.mod
+    with pytest.raises(tvm.tir.ScheduleError, match="also writes buffer P"):
+        sch.reindex_cache_write(writer, 0, "global", lambda i, j: (j, i))
+    assert sch.mod.same_as(before)
+    _run_pad_then_row_sum(sch.mod)
+
+
+def _elementwise_12x20():
+    A, B = buf("A", (12, 20)), buf("B", (12, 20))
+    body = loops([12, 20], lambda i, j: block("B", [("vi", 12, "S"), ("vj", 20, "S")], [i, j],
+                                              lambda vi, vj: tir.BufferStore(B, A[vi, vj] * 2.0 + 1.0, [vi, vj])))
+    return func([A, B], body)
+
+
+@pytest.mark.parametrize("split", [False, True])
+def test_reverse_compute_inline_keeps_the_consumers_predicate_and_coverage(split):
+    # Random case 1036: pad_einsum pads B to 16x24 (its loops run over 16x24,
+    # or, bound to split loops, over the original 12 rows); once the copy-out
+    # is inlined, B carries the predicate i < 12 and j < 20. Inlining B into
+    # the padding block A_pad (16x24) dropped that predicate and the rows the
+    # split loops never reach: A_pad wrote B out of bounds. The predicate now
+    # moves into the producer; a consumer whose loops do not cover its
+    # domain is refused.
+    sch = tvm.tir.Schedule(_elementwise_12x20())
+    if split:
+        sch.split(sch.get_loops("B")[0], [4, 3])
+    sch.pad_einsum("B", [8, 8])
+    sch.reverse_compute_inline("B_pad")
+    if split:
+        before = sch.mod
+        with pytest.raises(tvm.tir.ScheduleError, match="do not cover its iteration domain"):
+            sch.reverse_compute_inline("B")
+        assert sch.mod.same_as(before)
+    else:
+        sch.reverse_compute_inline("B")
+        assert "A_pad" in [b.name_hint for b in [sch.get(sch.get_block("A_pad"))]]
+    a = np.random.default_rng(11).standard_normal((12, 20)).astype("float32")
+    lib = tvm.build(sch.mod, target="llvm -bound-check")
+    out = tvm.nd.empty((12, 20), "float32")
+    lib["main"](tvm.nd.array(a), out)
+    np.testing.assert_allclose(out.numpy(), a * 2 + 1, rtol=1e-5, atol=1e-5)
+
+
+def test_rfactor_refuses_a_reduction_carried_above_an_enclosing_block():
+    # Random case 13441: k split into k_0 * 4 + k_1 and k_1 partitioned; the
+    # first partition's block sits under loop_partition's opaque blocks, below
+    # k_0. rfactor over k_10 put the write-back's init inside loop k_0: C was
+    # reset at every k_0 (only the last chunk of the sum remained).
+    sch = tvm.tir.Schedule(_matmul_16x12x8.with_attr("global_symbol", "main"))
+    _, _, k = sch.get_loops("C")
+    _, k1 = sch.split(k, [2, 4])
+    sch.loop_partition(k1, [1])
+    block = sch.get_block("C_k_10")
+    before = sch.mod
+    with pytest.raises(tvm.tir.ScheduleError, match='carries the reduction of block "C_k_10"'):
+        sch.rfactor(sch.get_loops(block)[0], -1)
+    assert sch.mod.same_as(before)
+    a = np.random.default_rng(7).standard_normal((16, 8)).astype("float32")
+    b = np.random.default_rng(8).standard_normal((8, 12)).astype("float32")
+    lib = tvm.build(sch.mod, target="llvm -bound-check")
+    out = tvm.nd.empty((16, 12), "float32")
+    lib["main"](tvm.nd.array(a), tvm.nd.array(b), out)
+    np.testing.assert_allclose(out.numpy(), a @ b, rtol=1e-4, atol=1e-4)
+
+
+def test_reverse_compute_at_refuses_a_consumer_iterating_beyond_what_it_reads():
+    # Random case 13523: the padding inlined into the row sum, C reads A
+    # (through a cache) only where T.if_then_else selects it and adds 0.5
+    # elsewhere. reverse_compute_at under the cache's loop ran C only for the
+    # rows and columns it reads from A: rows 0 and 9 and the padding terms
+    # were lost.
+    sch = tvm.tir.Schedule(_pad_then_row_sum.with_attr("global_symbol", "main"))
+    sch.compute_inline("P")
+    cache = sch.cache_read("C", 0, "global")
+    for loop in sch.get_loops(cache):
+        before = sch.mod
+        with pytest.raises(tvm.tir.ScheduleError, match="would run only where it reads"):
+            sch.reverse_compute_at("C", loop)
+        assert sch.mod.same_as(before)
+    _run_pad_then_row_sum(sch.mod)

@@ -210,7 +210,8 @@ void TightenFusedBounds(std::vector<PrimExpr>* conds) {
 // The producer's predicate once the consumer is inlined into it: its own,
 // and (as TVM) each consumer iteration variable, as the producer computes
 // it (`vmap`), within the consumer's domain where that is not implied.
-PrimExpr OvercomputePredicate(const BlockLocation& producer, const BlockNode* consumer, const Map<Var, PrimExpr>& vmap) {
+PrimExpr OvercomputePredicate(const BlockLocation& producer, const BlockNode* consumer, const Map<Var, PrimExpr>& vmap,
+                              const PrimExpr& consumer_cond) {
   arith::Analyzer block_ana, loop_ana;
   for (const IterVar& iv : producer.block->iter_vars) block_ana.Bind(iv->var, iv->dom);
   for (const ForNode* loop : producer.loops) loop_ana.Bind(loop->loop_var, Range::FromMinExtent(loop->min, loop->extent));
@@ -232,11 +233,68 @@ PrimExpr OvercomputePredicate(const BlockLocation& producer, const BlockNode* co
       conds.push_back(loop_ana.Simplify(cond));
     }
   }
+  if (!IsConstInt(consumer_cond, 1)) {
+    // The consumer's own predicate, over its iteration variables, as the
+    // producer computes them.
+    conds.push_back(Substitute(Substitute(consumer_cond, vmap), [&](const Var& v) -> std::optional<PrimExpr> {
+      auto it = binding.find(v.get());
+      if (it == binding.end()) return std::nullopt;
+      return it->second;
+    }));
+  }
   if (conds.empty()) return producer.realize->predicate;
   TightenFusedBounds(&conds);
   PrimExpr pred = producer.realize->predicate;
   for (const PrimExpr& cond : conds) pred = IsConstInt(pred, 1) ? cond : logical_and(pred, cond);
   return loop_ana.Simplify(pred);
+}
+
+// What the consumer's loops and predicate select of its iteration domain,
+// as a condition over its iteration variables (inlined into a producer, the
+// consumer's store runs over the producer's domain instead). Refused when
+// its loops cover only part of the domain (pad_einsum leaves a block bound
+// to split loops over its original range) or its predicate uses loops that
+// do not bind one iteration variable each.
+PrimExpr ConsumerCondition(const std::string& prim, const PrimFunc& func, const BlockLocation& loc) {
+  const BlockNode* consumer = loc.block;
+  arith::Analyzer ana;
+  PrimExpr loops_size = IntImm(DataType::Int(64), 1), dom_size = IntImm(DataType::Int(64), 1);
+  for (const ForNode* l : loc.loops) {
+    bool used = false;
+    for (const PrimExpr& v : loc.realize->iter_values) used = used || UsesVar(v, l->loop_var.get());
+    if (used) loops_size = loops_size * cast(DataType::Int(64), l->extent);
+  }
+  for (const IterVar& iv : consumer->iter_vars) dom_size = dom_size * cast(DataType::Int(64), iv->dom->extent);
+  if (!ana.CanProveEqual(loops_size, dom_size)) {
+    ThrowScheduleError(prim, "the loops of block \"" + consumer->name_hint +
+                                 "\" do not cover its iteration domain; inlined into its producer it would run over all of it",
+                       func, {consumer});
+  }
+  const PrimExpr& pred = loc.realize->predicate;
+  if (IsConstInt(pred, 1)) return pred;
+  std::unordered_map<const VarNode*, PrimExpr> to_iter;
+  for (size_t k = 0; k < consumer->iter_vars.size(); ++k) {
+    const auto* lv = loc.realize->iter_values[k].as<VarNode>();
+    if (lv == nullptr) continue;
+    bool alone = true;
+    for (size_t j = 0; j < consumer->iter_vars.size(); ++j) {
+      alone = alone && (j == k || !UsesVar(loc.realize->iter_values[j], lv));
+    }
+    if (alone) to_iter[lv] = consumer->iter_vars[k]->var;
+  }
+  bool ok = true;
+  PrimExpr cond = Substitute(pred, [&](const Var& v) -> std::optional<PrimExpr> {
+    auto it = to_iter.find(v.get());
+    if (it != to_iter.end()) return it->second;
+    for (const ForNode* l : loc.loops) ok = ok && l->loop_var.get() != v.get();
+    return std::nullopt;
+  });
+  if (!ok) {
+    ThrowScheduleError(prim, "the predicate of block \"" + consumer->name_hint +
+                                 "\" uses loops that do not bind one iteration variable each; it cannot move into the producer",
+                       func, {consumer});
+  }
+  return cond;
 }
 
 PrimFunc ReverseComputeInline(const PrimFunc& func, const BlockLocation& loc) {
@@ -430,6 +488,7 @@ PrimFunc ReverseComputeInline(const PrimFunc& func, const BlockLocation& loc) {
       }
     }
   }
+  const PrimExpr consumer_cond = ConsumerCondition(prim, func, loc);
   // New producer store: consumer's store with consumer iter vars expressed by producer indices.
   PrimExpr new_value = FoldIntConstants(Substitute(cstore->value, vmap));
   // Replace the load of the producer buffer by the producer's value.
@@ -453,7 +512,7 @@ PrimFunc ReverseComputeInline(const PrimFunc& func, const BlockLocation& loc) {
   if (p->annotations.count("buffer_dim_align")) p.CopyOnWrite()->annotations.erase("buffer_dim_align");
   PrimFunc out = ReplaceInFunc(func, producer->realize,
                                BlockRealize(producer->realize->iter_values,
-                                            OvercomputePredicate(*producer, consumer, vmap), p));
+                                            OvercomputePredicate(*producer, consumer, vmap, consumer_cond), p));
   auto cloc = FindBlock(out, consumer->name_hint);
   out.CopyOnWrite()->body = RemoveBlockNest(out->body, *cloc);
   out.CopyOnWrite()->body = AllocRemover(buf.get()).VisitStmt(out->body);

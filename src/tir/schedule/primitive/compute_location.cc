@@ -41,22 +41,28 @@ class NodeRemover : public StmtExprMutator {
   const Object* target_;
 };
 
-// The buffers a block writes / reads.
-bool Writes(const BlockNode* b, const Buffer& buf) {
-  for (BufferRegion r : b->writes)
-    if (r->buffer.same_as(buf)) return true;
-  return false;
+// The buffers a block writes / reads, its nested blocks' included: an
+// opaque block may declare no regions although blocks inside it access
+// buffers (loop_partition's "_common" / "_partition" blocks, as in TVM), so
+// its declared regions alone cannot be trusted for dependences.
+bool Accesses(const BlockNode* b, const Buffer& buf, bool reads) {
+  auto declares = [&](const BlockNode* x) {
+    for (BufferRegion r : reads ? x->reads : x->writes)
+      if (r->buffer.same_as(buf)) return true;
+    return false;
+  };
+  if (declares(b)) return true;
+  bool hit = false;
+  PostOrderVisitBlockRealizes(b->body, [&](const BlockRealizeNode* r) { hit = hit || declares(r->block.get()); });
+  return hit;
 }
-bool Reads(const BlockNode* b, const Buffer& buf) {
-  for (BufferRegion r : b->reads)
-    if (r->buffer.same_as(buf)) return true;
-  return false;
-}
+bool Writes(const BlockNode* b, const Buffer& buf) { return Accesses(b, buf, /*reads=*/false); }
+bool Reads(const BlockNode* b, const Buffer& buf) { return Accesses(b, buf, /*reads=*/true); }
 
 // Region (per dimension, as IntSets over the loops above `loop` inclusive of
 // nothing below) that `regions` of blocks under `loop` cover, with the loops
 // strictly inside `loop` relaxed.
-std::vector<arith::IntSet> RelaxedRegion(const PrimFunc& func, const ForNode* loop, const Buffer& buffer,
+std::vector<arith::IntSet> RelaxedRegion(const std::string& prim, const PrimFunc& func, const ForNode* loop, const Buffer& buffer,
                                          bool want_reads, arith::Analyzer* ana, std::vector<std::string>* users) {
   std::vector<arith::IntSet> result;
   std::vector<std::vector<arith::IntSet>> per_user;
@@ -67,6 +73,14 @@ std::vector<arith::IntSet> RelaxedRegion(const PrimFunc& func, const ForNode* lo
       if (loc.loops[i] == loop) pos = i;
     if (pos == loc.loops.size()) continue;
     const Array<BufferRegion>& regions = want_reads ? loc.block->reads : loc.block->writes;
+    bool declared = false;
+    for (BufferRegion r : regions) declared = declared || r->buffer.same_as(buffer);
+    if (!declared && Accesses(loc.block, buffer, want_reads)) {
+      ThrowScheduleError(prim, "block \"" + loc.block->name_hint + "\" under loop " + loop->loop_var->name_hint +
+                                   " holds blocks that " + (want_reads ? "read " : "write ") + buffer->name +
+                                   " but does not declare the region they access",
+                         func, {loc.block});
+    }
     std::unordered_map<const Object*, arith::IntSet> dom;
     // Threads that share the buffer's storage also cover the region: loops
     // bound to them are relaxed too (threadIdx for "shared", every thread
@@ -488,13 +502,47 @@ PrimFunc ComputeAt(const PrimFunc& func, const BlockLocation& loc, const LoopLoc
   arith::Analyzer ana;
   BindLoopsAbove(loop, &ana);
   std::vector<std::string> users;
-  auto region = RelaxedRegion(func, loop.loop, write->buffer, /*want_reads=*/true, &ana, &users);
+  auto region = RelaxedRegion(prim, func, loop.loop, write->buffer, /*want_reads=*/true, &ana, &users);
   if (region.empty()) {
     ThrowScheduleError(prim, "no block under loop " + loop.loop->loop_var->name_hint + " reads " + write->buffer->name,
                        func, {loop.loop});
   }
   Stmt nest = MakeNestForRegion(prim, func, loc, write, region, preserve_unit_loops, &ana);
   return MoveNest(prim, func, loc, loop, nest, index);
+}
+
+// The moved consumer runs only where it reads what the loop produces; over
+// all iterations of the loop (and those above it) that must still be its
+// whole domain: a consumer also iterating where it reads nothing produced
+// (a guarded read of padding, T.if_then_else) would lose those iterations.
+void CheckNestCoversDomain(const std::string& prim, const PrimFunc& func, const BlockLocation& loc,
+                           const LoopLocation& loop, const Stmt& nest) {
+  Map<Var, arith::IntSet> dom;
+  for (const ForNode* a : loop.ancestors) dom.Set(a->loop_var, arith::IntSet::FromMinExtent(a->min, a->extent));
+  dom.Set(loop.loop->loop_var, arith::IntSet::FromMinExtent(loop.loop->min, loop.loop->extent));
+  Stmt s = nest;
+  while (const auto* f = s.as<ForNode>()) {
+    dom.Set(f->loop_var, arith::IntSet::FromMinExtent(f->min, f->extent));
+    s = f->body;
+  }
+  const auto* realize = s.as<BlockRealizeNode>();
+  if (realize == nullptr) return;
+  arith::Analyzer ana;
+  for (size_t k = 0; k < loc.block->iter_vars.size(); ++k) {
+    const IterVar& iv = loc.block->iter_vars[k];
+    arith::IntSet got = arith::EvalSet(realize->iter_values[k], dom, &ana);
+    PrimExpr last = iv->dom->min + iv->dom->extent - 1;
+    // Refused where the gap is provable (symbolic nests whose bounds the
+    // analyzer cannot compare are let through, as before).
+    bool misses = (got.HasLowerBound() && ana.CanProve(got.min() > iv->dom->min)) ||
+                  (got.HasUpperBound() && ana.CanProve(got.max() < last));
+    if (misses) {
+      ThrowScheduleError(prim, "under loop " + loop.loop->loop_var->name_hint + " block \"" + loc.block->name_hint +
+                                   "\" would run only where it reads what the loop produces, not over all of " +
+                                   iv->var->name_hint + " (it also iterates where it reads none of it)",
+                         func, {loc.block});
+    }
+  }
 }
 
 PrimFunc ReverseComputeAt(const PrimFunc& func, const BlockLocation& loc, const LoopLocation& loop,
@@ -551,8 +599,9 @@ PrimFunc ReverseComputeAt(const PrimFunc& func, const BlockLocation& loc, const 
   arith::Analyzer ana;
   BindLoopsAbove(loop, &ana);
   std::vector<std::string> users;
-  auto region = RelaxedRegion(func, loop.loop, (*read)->buffer, /*want_reads=*/false, &ana, &users);
+  auto region = RelaxedRegion(prim, func, loop.loop, (*read)->buffer, /*want_reads=*/false, &ana, &users);
   Stmt nest = MakeNestForRegion(prim, func, loc, *read, region, preserve_unit_loops, &ana);
+  CheckNestCoversDomain(prim, func, loc, loop, nest);
   return MoveNest(prim, func, loc, loop, nest, index);
 }
 

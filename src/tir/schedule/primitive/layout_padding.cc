@@ -220,6 +220,9 @@ class WriteCollector : public StmtExprVisitor {
       const int64_t* lo = AsConstInt(loop->min);
       info.row_major = index.same_as(loop->loop_var) && lo != nullptr && *lo == 0 &&
                        arith::ExprDeepEqual(loop->extent, from_->shape[i]) && loop->kind == ForKind::kSerial;
+      // The nest is replaced from its outermost loop down: it must hold
+      // nothing but the next loop (another writer beside it would be lost).
+      if (info.row_major && i + 1 < info.loops.size()) info.row_major = loop->body.get() == info.loops[i + 1];
     }
     writes.push_back(info);
   }

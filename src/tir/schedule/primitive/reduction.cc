@@ -44,6 +44,33 @@ PrimExpr ProjectPredicate(const std::string& prim, const PrimFunc& func, const B
   return out;
 }
 
+// The reduction may not vary with a loop or block iterator outside the
+// block's own loop chain from loc.loops[pos] down (above an enclosing block,
+// e.g. the common block loop_partition creates): the init, placed inside
+// that chain, would run again for each of its values.
+void CheckReductionInLoopChain(const std::string& prim, const PrimFunc& func, const BlockLocation& loc, size_t pos) {
+  const BlockNode* block = loc.block;
+  std::unordered_set<const VarNode*> varying;
+  PostOrderVisit(func->body, [&](const ObjectRef& obj) {
+    if (const auto* f = obj.as<ForNode>()) varying.insert(f->loop_var.get());
+    if (const auto* b = obj.as<BlockNode>()) {
+      for (const IterVar& iv : b->iter_vars) varying.insert(iv->var.get());
+    }
+  });
+  for (size_t i = pos; i < loc.loops.size(); ++i) varying.erase(loc.loops[i]->loop_var.get());
+  for (size_t k = 0; k < block->iter_vars.size(); ++k) {
+    if (block->iter_vars[k]->iter_type == kDataPar) continue;
+    PostOrderVisit(loc.realize->iter_values[k], [&](const ObjectRef& obj) {
+      const auto* v = obj.as<VarNode>();
+      if (v == nullptr || !varying.count(v)) return;
+      ThrowScheduleError(prim, "variable " + v->name_hint + " outside the loops of block \"" + block->name_hint +
+                                   "\" carries the reduction of block \"" + block->name_hint +
+                                   "\"; its init cannot be placed",
+                         func, {block});
+    });
+  }
+}
+
 }  // namespace
 
 PrimFunc DecomposeReduction(const PrimFunc& func, const BlockLocation& loc, const ForNode* loop,
@@ -73,6 +100,7 @@ PrimFunc DecomposeReduction(const PrimFunc& func, const BlockLocation& loc, cons
       }
     }
   }
+  CheckReductionInLoopChain("decompose_reduction", func, loc, pos);
   // Loops under `loop` (inclusive) that spatial bindings use are copied for the init.
   std::unordered_map<const VarNode*, PrimExpr> loop_copy;
   std::vector<const ForNode*> copied;
@@ -279,6 +307,7 @@ PrimFunc RFactor(const PrimFunc& func, const BlockLocation& loc, const ForNode* 
                  std::string* rf_name) {
   const std::string prim = "rfactor";
   const BlockNode* block = loc.block;
+  CheckReductionInLoopChain(prim, func, loc, 0);
   auto pattern = MatchReduction(block);
   if (!block->init || !pattern) {
     ThrowScheduleError(prim, "block \"" + block->name_hint +

@@ -232,13 +232,28 @@ BlockRV ReindexCache(const Schedule& sch, const BlockRV& block_rv, int64_t buffe
 
   // ---- where: below the lowest loop holding the block and the buffer's
   // producers (read) or other readers (write) in the scope.
+  // A block's accesses include those of blocks nested in it (opaque blocks
+  // such as loop_partition's may declare none).
+  auto touches = [&](const BlockNode* x, bool reads) {
+    bool hit = false;
+    auto declares = [&](const BlockNode* y) {
+      for (const BufferRegion& r : reads ? y->reads : y->writes) hit = hit || r->buffer.same_as(buf);
+    };
+    declares(x);
+    PostOrderVisitBlockRealizes(x->body, [&](const BlockRealizeNode* r) { declares(r->block.get()); });
+    return hit;
+  };
   std::vector<BlockLocation> related;
   for (const BlockLocation& other : CollectBlocks(f)) {
     if (other.block == b || other.scope != loc.scope) continue;
-    const Array<BufferRegion>& rs = is_write ? other.block->reads : other.block->writes;
-    bool touches = false;
-    for (const BufferRegion& r : rs) touches = touches || r->buffer.same_as(buf);
-    if (touches) related.push_back(other);
+    // The copy back writes the whole cached region after the block: another
+    // writer of the buffer (before or after) would be overwritten or reordered.
+    if (is_write && touches(other.block, /*reads=*/false)) {
+      ThrowScheduleError(prim, std::string("block \"") + other.block->name_hint + "\" also writes buffer " +
+                                   buf->name + "; " + bname + " must be its only writer",
+                         f, {other.block});
+    }
+    if (touches(other.block, /*reads=*/is_write)) related.push_back(other);
   }
   // Without producers (consumers) the copy goes at the scope's top level.
   size_t depth = related.empty() ? 0 : loc.loops.size();
