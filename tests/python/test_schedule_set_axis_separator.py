@@ -108,6 +108,30 @@ def test_subregion_match_buffer():
     verify_trace_roundtrip(sch, subregion)
 
 
+@pytest.mark.parametrize("style", ["name", "buffer_object"])
+def test_transform_layout_separator_matches_set_axis_separator(style):
+    """transform_layout with IndexMap.AXIS_SEPARATOR (the buffer named or
+    given as a Buffer object) gives what set_axis_separator gives, also when
+    the buffer is viewed through T.match_buffer (the view follows)."""
+    for func, expected in ((element_wise, element_wise_sep), (subregion, subregion_sep)):
+        sch = tir.Schedule(func, debug_mask="all")
+        buffer = "B" if style == "name" else sch.get(sch.get_block("B")).writes[0].buffer
+        sch.transform_layout("B", buffer, lambda i, j: [i, tir.IndexMap.AXIS_SEPARATOR, j])
+        assert_structural_equal_ignore_global_symbol(sch.mod["main"], expected)
+        verify_trace_roundtrip(sch, func)
+
+
+def test_transform_layout_refuses_non_identity_map_of_viewed_buffer():
+    """A T.match_buffer view's region is in the old layout: a permuting map
+    of the viewed buffer is refused naming the viewing block, the schedule
+    unchanged."""
+    sch = tir.Schedule(subregion, debug_mask="all")
+    before = sch.mod
+    with pytest.raises(tir.ScheduleError, match=r"B.*match_buffer.*block \"B\""):
+        sch.transform_layout("B", "B", lambda i, j: [j, i])
+    assert sch.mod.same_as(before)
+
+
 def test_print_parse_roundtrip():
     text = element_wise_sep.script()
     assert "axis_separators=[1]" in text

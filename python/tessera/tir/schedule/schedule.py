@@ -406,12 +406,7 @@ class Schedule(Node):
         """Changes the storage scope of the buffer ``block`` writes
         (``buffer_index``: its index among the block's writes, or its name)."""
         _check_storage_scope("set_scope", storage_scope)
-        if isinstance(buffer_index, str):
-            names = [r.buffer.name for r in self.get(block).writes]
-            if buffer_index not in names:
-                raise tvm_schedule_error(f"set_scope: block {self.get(block).name_hint} writes no "
-                                         f"buffer named {buffer_index} (it writes {names})")
-            buffer_index = names.index(buffer_index)
+        buffer_index = self._buffer_index(block, buffer_index, "writes", "set_scope")
         _ffi_api.SetScope(self, block, int(buffer_index), storage_scope)
     def storage_align(self, block, buffer_index, axis, factor, offset):
         """Pads the stride of ``axis`` of the buffer ``block`` writes so that
@@ -435,19 +430,9 @@ class Schedule(Node):
         if isinstance(block, str):
             block = self.get_block(block)
         node = self.get(block)
-        if isinstance(buffer, str):
-            for kind, regions in (("write", node.writes), ("read", node.reads)):
-                names = [r.buffer.name for r in regions]
-                if buffer in names:
-                    buffer = (kind, names.index(buffer))
-                    break
-            else:
-                raise ValueError(f"block {node.name_hint} does not access a buffer named {buffer}")
-        if isinstance(buffer, int):
+        if isinstance(buffer, int) and not isinstance(buffer, bool):
             buffer = ("write", buffer)
-        kind, index = buffer
-        if kind not in ("read", "write"):
-            raise ValueError(f"buffer must be ('read'|'write', index), got {buffer!r}")
+        kind, index = _buffer_arg(self, block, buffer, "transform_layout")
         regions = node.writes if kind == "write" else node.reads
         if not 0 <= index < len(regions):
             raise tvm_schedule_error(f"block {node.name_hint} has no {kind} buffer {index}")

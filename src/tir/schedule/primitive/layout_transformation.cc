@@ -46,6 +46,20 @@ class LayoutRewriter : public StmtExprMutator {
   Stmt VisitStmt_(const BlockNode* op) override {
     for (const IterVar& iv : op->iter_vars) BindRange(iv->var, iv->dom);
     Block b = Downcast<Block>(StmtExprMutator::VisitStmt_(op));
+    // A T.match_buffer view of the buffer keeps viewing the same elements:
+    // its source region is re-pointed at the new buffer (only an identity
+    // map, checked by TransformLayout, keeps the region's meaning).
+    bool views = false;
+    for (const MatchBufferRegion& m : b->match_buffers) views = views || m->source->buffer.same_as(from_);
+    if (views) {
+      std::vector<MatchBufferRegion> matches;
+      for (const MatchBufferRegion& m : b->match_buffers) {
+        matches.push_back(m->source->buffer.same_as(from_)
+                              ? MatchBufferRegion(m->buffer, BufferRegion(to_, m->source->region))
+                              : m);
+      }
+      b.CopyOnWrite()->match_buffers = Array<MatchBufferRegion>(matches);
+    }
     bool touches = false, allocs = false;
     for (BufferRegion r : b->reads) touches = touches || r->buffer.same_as(from_);
     for (BufferRegion r : b->writes) touches = touches || r->buffer.same_as(from_);
@@ -126,6 +140,26 @@ PrimFunc TransformLayout(const PrimFunc& func, const BlockLocation& loc, bool is
     });
     if (!other.empty()) {
       ThrowScheduleError(prim, "pad_value may read only " + buf->name + " itself, but it reads " + other, func);
+    }
+  }
+  // A buffer viewed through T.match_buffer keeps its views only under an
+  // identity map (axis separators aside): the view's region is in the old
+  // layout's coordinates.
+  bool identity = final_indices.size() == initial.size();
+  for (size_t i = 0; identity && i < initial.size(); ++i) identity = final_indices[i].same_as(initial[i]);
+  if (!identity) {
+    std::string viewer;
+    PostOrderVisit(func->body, [&](const ObjectRef& obj) {
+      if (const auto* b = obj.as<BlockNode>()) {
+        for (const MatchBufferRegion& m : b->match_buffers) {
+          if (viewer.empty() && m->source->buffer.same_as(buf)) viewer = b->name_hint;
+        }
+      }
+    });
+    if (!viewer.empty()) {
+      ThrowScheduleError(prim, "buffer " + buf->name + " is viewed through T.match_buffer in block \"" + viewer +
+                                   "\"; only an identity layout map keeps that view's region valid",
+                         func);
     }
   }
   arith::Analyzer ana;
