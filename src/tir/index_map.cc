@@ -243,8 +243,22 @@ std::string IndexMap::ToJSON() const {
     index[v.get()] = i;
     vars.push_back(nlohmann::json::array({v->name_hint, v.dtype().str()}));
   }
+  // Variables that are not initial indices (a symbolic extent, a sampled
+  // integer of a schedule trace) are listed after them, in order of first
+  // use, under "free_vars"; reading gives fresh variables of those names.
+  nlohmann::json free_vars = nlohmann::json::array();
+  for (PrimExpr f : get()->final_indices) {
+    PostOrderVisit(f, [&](const ObjectRef& obj) {
+      const auto* v = obj.as<VarNode>();
+      if (v == nullptr || index.count(v)) return;
+      index[v] = index.size();
+      free_vars.push_back(nlohmann::json::array({v->name_hint, v->dtype.str()}));
+    });
+  }
   for (PrimExpr f : get()->final_indices) finals.push_back(ExprToJSON(f, index));
-  return nlohmann::json{{"initial_indices", vars}, {"final_indices", finals}}.dump();
+  nlohmann::json out{{"initial_indices", vars}, {"final_indices", finals}};
+  if (!free_vars.empty()) out["free_vars"] = free_vars;
+  return out.dump();
 }
 
 IndexMap IndexMap::FromJSON(const std::string& text) {
@@ -262,8 +276,15 @@ IndexMap IndexMap::FromJSON(const std::string& text) {
     vars.emplace_back(v[0].get<std::string>(), DataType(v[1].get<std::string>()));
   }
   Array<Var> initial(vars);
+  if (j.contains("free_vars")) {
+    for (const auto& v : j.at("free_vars")) {
+      TESSERA_CHECK_OR_THROW(v.is_array() && v.size() == 2 && v[0].is_string() && v[1].is_string(), ValueError)
+          << "malformed index map JSON free variable " << v.dump();
+      vars.emplace_back(v[0].get<std::string>(), DataType(v[1].get<std::string>()));
+    }
+  }
   std::vector<PrimExpr> finals;
-  for (const auto& f : j.at("final_indices")) finals.push_back(ExprFromJSON(f, initial));
+  for (const auto& f : j.at("final_indices")) finals.push_back(ExprFromJSON(f, Array<Var>(vars)));
   return IndexMap(initial, Array<PrimExpr>(finals));
 }
 

@@ -86,3 +86,42 @@ def test_assume_injective_transform_accepted():
     np.testing.assert_allclose(out.transpose(0, 2, 1).reshape(18, 8)[:16], a * 2, rtol=1e-6)
     with pytest.raises(TypeError):
         sch.transform_layout("B", ("write", 0), lambda i, j: (j, i), assume_injective_transform="yes")
+
+
+def test_index_map_with_sampled_integers():
+    """An index map may use sampled integers (TVM substitutes their values):
+    the layout follows the decision, the trace keeps the map symbolic (Python
+    and JSON replay), and replaying with another decision gives the layout of
+    that decision."""
+    def tiled_with(decision):
+        sch = tvm.tir.Schedule(scale)
+        block = sch.get_block("B")
+        _, j0, j1 = sch.sample_perfect_tile(sch.get_loops(block)[1], 3, decision=decision)
+        sch.transform_layout(block, ("write", 0), lambda i, j: (i, j // (j0 * j1), j % (j0 * j1)))
+        return sch
+
+    sch = tiled_with([2, 2, 2])
+    shape = [int(x) for x in sch.mod["main"].buffer_map[sch.mod["main"].params[1]].shape]
+    assert shape == [16, 2, 4]
+    trace = "\n".join(sch.trace.as_python())
+    assert "index_map=lambda i, j: (i, j // (v4 * v5), j % (v4 * v5))" in trace, trace
+    verify_trace_roundtrip(sch, scale, text_format="json")
+    verify_trace_roundtrip(sch, scale, text_format="python")
+    a = np.random.rand(16, 8).astype("float32")
+    np.testing.assert_allclose(_call(sch.mod, a, (16, 2, 4)), (a * 2).reshape(16, 2, 4), rtol=1e-6)
+    # Replaying the JSON trace with decision [4, 1, 2] lays B out as 16x4x2.
+    trace = tvm.tir.schedule.Trace.from_json(sch.trace.as_json())
+    sample = [inst for inst in trace.insts if inst.kind.name == "SamplePerfectTile"][0]
+    other = tvm.tir.Schedule(scale)
+    trace.with_decision(sample, [4, 1, 2], remove_postproc=True).apply_to_schedule(other)
+    tvm.ir.assert_structural_equal(other.mod["main"], tiled_with([4, 1, 2]).mod["main"])
+    assert [int(x) for x in other.mod["main"].buffer_map[other.mod["main"].params[1]].shape] == [16, 4, 2]
+
+
+def test_index_map_json_keeps_free_variables():
+    """An IndexMap using a variable that is not an initial index (a symbolic
+    extent) round-trips through JSON: the variable comes back by name."""
+    n = tvm.tir.Var("n", "int32")
+    m = tvm.tir.IndexMap.from_func(lambda i: (i // n, i % n), index_dtype="int32")
+    back = tvm.ir.load_json(tvm.ir.save_json(m))
+    assert str(back.final_indices[0]) == "i // n" and str(back.final_indices[1]) == "i % n"

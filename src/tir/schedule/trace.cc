@@ -110,7 +110,7 @@ Any FromJSONValue(const nlohmann::json& j, std::unordered_map<std::string, Any>&
     Any rv;
     if (name[0] == 'b') rv = Any(BlockRV::Make());
     else if (name[0] == 'l') rv = Any(LoopRV::Make());
-    else rv = Any(Var(name, DataType::Int(64)));
+    else rv = Any(Var(name, DataType::Int(32)));
     rvs[name] = rv;
     return rv;
   }

@@ -49,7 +49,10 @@ def verify_trace_roundtrip(sch, mod, *, debug_mask="all", text_format=("python",
 
             namespace = dict(vars(tir))
             namespace["T"] = _EvalT(T, tir)
-            exec("\n".join(trace.as_python()), namespace, {"sch": new_sch})  # pylint: disable=exec-used
+            # One namespace: a lambda in the trace (an index map using sampled
+            # integers) sees the variables defined by earlier lines.
+            namespace["sch"] = new_sch
+            exec("\n".join(trace.as_python()), namespace)  # pylint: disable=exec-used
         else:
             raise ValueError(f"verify_trace_roundtrip: unknown text_format {fmt!r} (\"python\" or \"json\")")
         assert_structural_equal(new_sch.mod, sch.mod)

@@ -226,20 +226,55 @@ namespace tessera {
 namespace tir {
 using namespace inst_args;
 
-// attrs: is_write, buffer_index, the IndexMap (JSON: its ToJSON text).
+namespace {
+// An index map may use sampled integers (`lambda i, j: (i, j // (v1 * v2),
+// j % (v1 * v2))`, as TVM allows). The trace records the map with those
+// variables renamed "_rv0", "_rv1", ... in order of first use, and the
+// sampled variables themselves as the instruction's inputs after the
+// block, so a replay (new handles, perhaps new decisions) and the JSON
+// form rebind them by position.
+std::string SampledSlotName(size_t k) { return "_rv" + std::to_string(k); }
+
+IndexMap RebindSampled(const IndexMap& map, const std::function<std::optional<PrimExpr>(const Var&)>& f) {
+  std::vector<PrimExpr> finals;
+  for (const PrimExpr& e : map->final_indices) finals.push_back(Substitute(e, f));
+  return IndexMap(map->initial_indices, Array<PrimExpr>(finals));
+}
+
+// The map with its slot variables replaced: slot k -> vars[k], or a
+// variable named names[k] of the slot's dtype (for printing).
+IndexMap BindSlots(const IndexMap& map, const std::vector<Var>& vars, const std::vector<std::string>& names = {}) {
+  return RebindSampled(map, [&](const Var& v) -> std::optional<PrimExpr> {
+    for (size_t k = 0; k < std::max(vars.size(), names.size()); ++k) {
+      if (v->name_hint != SampledSlotName(k)) continue;
+      return k < vars.size() ? PrimExpr(vars[k]) : PrimExpr(Var(names[k], v->dtype));
+    }
+    return std::nullopt;
+  });
+}
+}  // namespace
+
+// inputs: the block, then the sampled integers the index map uses (slots
+// "_rv<k>" in the recorded map); attrs: is_write, buffer_index, the
+// IndexMap (JSON: its ToJSON text), pad_value, assume_injective.
 TESSERA_REGISTER_INST_KIND("TransformLayout")
     .set_apply([](const Schedule& sch, const Inputs& in, const Attrs& attrs, const Decision&) {
       // Traces written before pad_value was recorded hold 3 attributes.
       IndexMap pad = attrs.size() > 3 && !attrs.at_any(3).is_none() ? attrs.at_any(3).cast<IndexMap>() : IndexMap();
+      std::vector<Var> sampled;
+      for (size_t k = 1; k < in.size(); ++k) sampled.push_back(in.at_any(k).cast<Var>());
       sch.TransformLayout(in.at_any(0).cast<BlockRV>(), attrs.at_any(0).cast<bool>(), attrs.at_any(1).cast<int>(),
-                          attrs.at_any(2).cast<IndexMap>(), pad, attrs.size() > 4 && attrs.at_any(4).cast<bool>());
+                          BindSlots(attrs.at_any(2).cast<IndexMap>(), sampled), pad,
+                          attrs.size() > 4 && attrs.at_any(4).cast<bool>());
       return Array<Any>();
     })
     .set_as_python([](const std::vector<std::string>& in, const Attrs& attrs, const std::optional<std::string>&,
                       const std::vector<std::string>&) {
+      std::vector<std::string> named(in.begin() + 1, in.end());  // slots print as the trace's names
       return "sch.transform_layout(block=" + in.at(0) + ", buffer=(\"" +
              (attrs.at_any(0).cast<bool>() ? "write" : "read") + "\", " +
-             std::to_string(attrs.at_any(1).cast<int64_t>()) + "), index_map=" + attrs.at_any(2).cast<IndexMap>().AsLambda() +
+             std::to_string(attrs.at_any(1).cast<int64_t>()) +
+             "), index_map=" + BindSlots(attrs.at_any(2).cast<IndexMap>(), {}, named).AsLambda() +
              (attrs.size() > 3 && !attrs.at_any(3).is_none()
                   ? ", pad_value=" + attrs.at_any(3).cast<IndexMap>().AsLambda()
                   : std::string()) +
@@ -330,10 +365,30 @@ void Schedule::TransformLayout(const BlockRV& block, bool is_write, int buffer_i
                                const IndexMap& pad_value, bool assume_injective) const {
   BlockLocation loc = LocateBlock(block, "transform_layout");
   const std::string func = get()->blocks.at(block.get()).func;
-  Commit(func, tir::TransformLayout(FuncOf(func), loc, is_write, buffer_index, index_map, pad_value, assume_injective));
-  Record("TransformLayout", {block},
-         {is_write, static_cast<int64_t>(buffer_index), index_map, pad_value.defined() ? Any(pad_value) : Any(),
-          assume_injective},
+  // Sampled integers in the map take their values (as TVM); the trace keeps
+  // them symbolic, in slots (see RebindSampled above).
+  std::vector<Var> sampled;
+  std::vector<Var> slots;
+  IndexMap concrete = RebindSampled(index_map, [&](const Var& v) -> std::optional<PrimExpr> {
+    auto it = get()->values.find(v.get());
+    if (it == get()->values.end()) return std::nullopt;
+    return IntImm(v->dtype, it->second);
+  });
+  IndexMap recorded = RebindSampled(index_map, [&](const Var& v) -> std::optional<PrimExpr> {
+    if (!get()->values.count(v.get())) return std::nullopt;
+    for (size_t k = 0; k < sampled.size(); ++k) {
+      if (sampled[k].same_as(v)) return slots[k];
+    }
+    sampled.push_back(v);
+    slots.push_back(Var(SampledSlotName(slots.size()), v->dtype));
+    return slots.back();
+  });
+  Commit(func, tir::TransformLayout(FuncOf(func), loc, is_write, buffer_index, concrete, pad_value, assume_injective));
+  Array<Any> inputs{block};
+  for (const Var& v : sampled) inputs.push_back(v);
+  Record("TransformLayout", inputs,
+         {is_write, static_cast<int64_t>(buffer_index), sampled.empty() ? index_map : recorded,
+          pad_value.defined() ? Any(pad_value) : Any(), assume_injective},
          {});
 }
 

@@ -192,7 +192,7 @@ Array<Var> Schedule::SamplePerfectTile(const LoopRV& loop, int n, int max_innerm
   std::vector<Var> vars;
   std::vector<Any> outs, dec;
   for (int64_t v : chosen) {
-    Var rv("v", DataType::Int(64));
+    Var rv("v", DataType::Int(32));  // int32, as TVM's ExprRV
     self()->values[rv.get()] = v;
     vars.push_back(rv);
     outs.push_back(rv);
@@ -243,7 +243,7 @@ Var Schedule::SampleCategorical(const Array<Any>& candidates, const Array<Any>& 
       }
     }
   }
-  Var rv("v", DataType::Int(64));
+  Var rv("v", DataType::Int(32));  // int32, as TVM's ExprRV
   self()->values[rv.get()] = candidates.at_any(static_cast<size_t>(index)).cast<int64_t>();
   Record("SampleCategorical", {}, {candidates, probs}, {rv}, Any(index));
   return rv;
