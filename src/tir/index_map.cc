@@ -161,7 +161,8 @@ IndexMap IndexMap::Inverse(const Array<PrimExpr>& shape) const {
   auto add_sum = [&](const arith::IterSumExpr& sum, const PrimExpr& value) {
     PrimExpr rest = value - sum->base;
     for (arith::IterSplitExpr split : sum->args) {
-      PrimExpr v = floormod(floordiv(rest, split->scale), split->extent);
+      // TVM's canonical form of a split: (x % (scale * extent)) // scale.
+      PrimExpr v = floordiv(floormod(rest, split->scale * split->extent), split->scale);
       const arith::IterMarkNode* mark = split->source.get();
       if (!parts.count(mark)) order.push_back(mark);
       parts[mark].push_back(v * split->lower_factor);

@@ -151,8 +151,10 @@ void TransformBlockLayout(const Schedule& sch, const BlockRV& block_rv, const In
     Range dom = Range::FromMinExtent(IntImm(t, 0), ext);
     new_iters.push_back(IterVar(dom, v, type));
     new_vars.push_back(v);
-    // (TVM simplifies the accesses without the new variables' ranges: a
-    // unit-extent variable stays a variable.)
+    // The accesses are simplified knowing the new variables' ranges (as
+    // TVM: `co // 64` with co < 64 folds to 0); a unit-extent variable is
+    // not bound, so it stays a variable, as in TVM.
+    if (c == nullptr || *c != 1) new_ana.Bind(v, dom);
   }
   Array<PrimExpr> old_in_new = inverse.MapIndices(Array<PrimExpr>(new_vars));
   Map<Var, PrimExpr> subst;
