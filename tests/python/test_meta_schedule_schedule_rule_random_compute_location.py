@@ -39,13 +39,27 @@ def producer_at_j(A: T.Buffer((8, 8), "float32"), C: T.Buffer((8, 8), "float32")
 
 
 def test_moves_the_block_to_the_sampled_location():
-    (sch,) = apply_rule(RandomComputeLocation(), producer_consumer, "B", seed=2)
+    (sch,) = apply_rule(RandomComputeLocation(), producer_consumer, "B", seed=1)   # decision 1: C's j loop
     assert [i.kind.name for i in sch.trace.insts] == ["GetBlock", "SampleComputeLocation", "ComputeAt"]
     assert_func_equal(sch.mod["main"], producer_at_j)
     # the decision replays
     again = tvm.tir.Schedule(producer_consumer, seed=99)
     sch.trace.apply_to_schedule(again)
     assert_func_equal(again.mod["main"], producer_at_j)
+
+
+def test_decision_inline_inlines_the_block():
+    """As TVM: when compute_inline would succeed, "inline" (decision -2) is a
+    candidate, and compute_at at it inlines the block."""
+    (sch,) = apply_rule(RandomComputeLocation(), producer_consumer, "B", seed=4)   # decision -2
+    inst = [i for i in sch.trace.insts if i.kind.name == "SampleComputeLocation"][0]
+    assert int(sch.trace.decisions[inst]) == -2
+    expected = tvm.tir.Schedule(producer_consumer)
+    expected.compute_inline(expected.get_block("B"))
+    assert_func_equal(sch.mod["main"], expected.mod["main"])
+    again = tvm.tir.Schedule(producer_consumer, seed=99)
+    sch.trace.apply_to_schedule(again)
+    assert_func_equal(again.mod["main"], expected.mod["main"])
 
 
 def test_decision_root_leaves_the_block_in_place():

@@ -1,8 +1,10 @@
 // MutateComputeLocation: re-picks the decision of a SampleComputeLocation
-// instruction among the other locations that are legal at that point of the
-// trace (the trace's prefix is replayed to find them). As TVM's
-// MutateComputeLocation. MetaSchedule layer.
+// instruction among the other candidate locations at that point of the
+// trace (the trace's prefix is replayed to find them; see
+// compute_location_candidates.h). As TVM's MutateComputeLocation.
+// MetaSchedule layer.
 #include "meta_schedule/mutator/mutator.h"
+#include "tir/schedule/primitive/compute_location_candidates.h"
 
 namespace tessera {
 namespace meta_schedule {
@@ -24,13 +26,16 @@ class MutateComputeLocationNode : public MutatorNode {
       sites.erase(sites.begin() + static_cast<std::ptrdiff_t>(k));
       const tir::Instruction& inst = trace->insts[index];
       int64_t current = trace->GetDecision(inst)->cast<int64_t>();
-      // Legal decisions: -1 (the block stays at the root) and every candidate
-      // loop index; the instruction refuses an index past the last candidate.
-      tir::Trace prefix = TracePrefix(trace, index + 1);
+      // The candidates at that point of the trace (TVM's
+      // CollectComputeLocation): replay the prefix through the instruction,
+      // then ask for the locations of its block.
+      std::optional<tir::Schedule> replayed = TryReplay(mod, TracePrefix(trace, index + 1));
+      if (!replayed) continue;
+      const tir::Instruction& last = replayed->get()->trace->insts.back();
       std::vector<int64_t> others;
-      for (int64_t d = -1;; ++d) {
-        if (!TryReplay(mod, prefix.WithDecision(inst, Any(d)))) break;
-        if (d != current) others.push_back(d);
+      for (const tir::ComputeLocationCandidate& c :
+           tir::CollectComputeLocation(*replayed, last->inputs.at_any(0).cast<tir::BlockRV>())) {
+        if (c.index != current) others.push_back(c.index);
       }
       if (others.empty()) continue;
       int64_t pick = others[static_cast<size_t>(RandInt(rand_state, 0, static_cast<int64_t>(others.size())))];

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "runtime/registry.h"
+#include "tir/schedule/primitive/compute_location_candidates.h"
 #include "tir/schedule/schedule_api.h"
 
 namespace tessera {
@@ -148,6 +149,13 @@ const ScheduleNode::LoopEntry& Schedule::LoopEntryOf(const LoopRV& rv, const cha
 LoopLocation Schedule::LocateLoop(const LoopRV& rv, const char* primitive) const {
   const auto& entry = LoopEntryOf(rv, primitive);
   auto index = IndexOf(entry.func);
+  // The "root" and "inline" locations of sample_compute_location are loop
+  // handles that name no loop: only compute_at / reverse_compute_at take them.
+  if (!entry.var.defined() || entry.var.same_as(InlineMarkVar())) {
+    ThrowScheduleError(primitive, std::string("the loop handle is the \"") + (entry.var.defined() ? "inline" : "root") +
+                                      "\" location sampled by sample_compute_location; it names no loop",
+                       index->func());
+  }
   const LoopLocation* loc = index->FindLoop(entry.var.get());
   if (!loc) {
     ThrowScheduleError(primitive, "loop " + entry.var->name_hint + " no longer exists (it was split, fused or removed)",

@@ -484,8 +484,14 @@ class Schedule(Node):
         ``preserve_unit_iters`` is passed to the blockize of a loop."""
         _ffi_api.Tensorize(self, block_or_loop, tensor_intrin, bool(preserve_unit_iters))
     def sample_compute_location(self, block, decision=None):
-        """A loop where ``compute_at(block, loop)`` is legal, sampled; the
-        "root" choice (decision -1) makes compute_at leave the block in place."""
+        """A location for ``block``, sampled among TVM's candidates: "inline"
+        (decision -2, when compute_inline would succeed: compute_at at it
+        inlines the block), "root" (-1: compute_at leaves the block in place),
+        and the loops of its first consumer down to the consumers' common
+        loop where compute_at is legal (decision: the loop's position),
+        skipping unit loops, spatial loops after a reduction loop and
+        trailing reduction loops. A replayed decision that is no longer a
+        candidate falls back to the candidate before it."""
         if isinstance(block, str):
             block = self.get_block(block)
         return _ffi_api.SampleComputeLocation(self, block, decision)

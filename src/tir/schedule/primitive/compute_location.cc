@@ -11,6 +11,7 @@
 #include "arith/linear_form.h"
 #include "tir/analysis/block_access_region.h"
 #include "tir/op.h"
+#include "tir/schedule/primitive/compute_location_candidates.h"
 #include "tir/schedule/primitive/primitives.h"
 #include "tir/schedule/schedule.h"
 #include "tir/schedule/schedule_api.h"
@@ -630,10 +631,17 @@ TESSERA_REGISTER_INST_KIND("ReverseComputeAt")
 
 // ---- Schedule methods ------------------------------------------------------------
 
-#define TESSERA_SCHEDULE_MOVE(Method, Fn, Name, Kind)                                              \
+#define TESSERA_SCHEDULE_MOVE(Method, Fn, Inline, Name, Kind)                                              \
   void Schedule::Method(const BlockRV& block, const LoopRV& loop, bool preserve_unit_loops, int index) const { \
     if (!LoopEntryOf(loop, Name).var.defined()) { /* the "root" location: stay */                   \
       LocateBlock(block, Name);                                                                      \
+      Record(Kind, {block, loop}, {preserve_unit_loops, static_cast<int64_t>(index)}, {});           \
+      return;                                                                                        \
+    }                                                                                                \
+    if (LoopEntryOf(loop, Name).var.same_as(InlineMarkVar())) { /* the "inline" location */          \
+      BlockLocation bloc = LocateBlock(block, Name);                                                 \
+      const std::string func = get()->blocks.at(block.get()).func;                                   \
+      Commit(func, Inline(FuncOf(func), bloc));                                                      \
       Record(Kind, {block, loop}, {preserve_unit_loops, static_cast<int64_t>(index)}, {});           \
       return;                                                                                        \
     }                                                                                                \
@@ -643,8 +651,8 @@ TESSERA_REGISTER_INST_KIND("ReverseComputeAt")
     Commit(func, Fn(FuncOf(func), bloc, lloc, preserve_unit_loops, index));                          \
     Record(Kind, {block, loop}, {preserve_unit_loops, static_cast<int64_t>(index)}, {});             \
   }
-TESSERA_SCHEDULE_MOVE(ComputeAt, tir::ComputeAt, "compute_at", "ComputeAt")
-TESSERA_SCHEDULE_MOVE(ReverseComputeAt, tir::ReverseComputeAt, "reverse_compute_at", "ReverseComputeAt")
+TESSERA_SCHEDULE_MOVE(ComputeAt, tir::ComputeAt, tir::ComputeInline, "compute_at", "ComputeAt")
+TESSERA_SCHEDULE_MOVE(ReverseComputeAt, tir::ReverseComputeAt, tir::ReverseComputeInline, "reverse_compute_at", "ReverseComputeAt")
 #undef TESSERA_SCHEDULE_MOVE
 
 // ---- FFI -------------------------------------------------------------------------

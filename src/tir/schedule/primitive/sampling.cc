@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 
+#include "tir/schedule/primitive/compute_location_candidates.h"
 #include "tir/schedule/primitive/primitives.h"
 #include "tir/schedule/schedule.h"
 #include "tir/schedule/schedule_api.h"
@@ -39,47 +40,105 @@ TESSERA_REGISTER_INST_KIND("SampleComputeLocation")
 
 // ---- Schedule methods ------------------------------------------------------------
 
+const Var& InlineMarkVar() {
+  static const Var* mark = new Var("compute_inline_mark", DataType::Int(32));
+  return *mark;
+}
+
+namespace {
+// TVM's GetLoopIterType: how the blocks directly below `loop` bind its
+// variable (spatial, reduction, or opaque when mixed or other kinds).
+int LoopIterType(const ForNode* loop) {
+  int n_spatial = 0, n_reduce = 0, n_other = 0;
+  for (const BlockRealizeNode* r : ChildBlocks(loop->body)) {
+    for (size_t i = 0; i < r->block->iter_vars.size() && i < r->iter_values.size(); ++i) {
+      if (!UsesVar(r->iter_values[i], loop->loop_var.get())) continue;
+      int t = r->block->iter_vars[i]->iter_type;
+      (t == kDataPar ? n_spatial : t == kCommReduce ? n_reduce : n_other)++;
+    }
+  }
+  if (n_other || (n_spatial && n_reduce)) return kOpaque;
+  return n_reduce ? kCommReduce : kDataPar;
+}
+
+bool Succeeds(const std::function<void()>& f) {
+  try {
+    f();
+    return true;
+  } catch (const Error& e) {
+    if (e.kind() != "ScheduleError") throw;
+    return false;
+  }
+}
+}  // namespace
+
+std::vector<ComputeLocationCandidate> CollectComputeLocation(const Schedule& sch, const BlockRV& block) {
+  BlockLocation loc = sch.LocateBlock(block, "sample_compute_location");
+  const std::string func = sch->blocks.at(block.get()).func;
+  PrimFunc f = sch.FuncOf(func);
+  std::vector<ComputeLocationCandidate> out;
+  if (Succeeds([&] { tir::ComputeInline(f, loc); })) out.push_back({-2, InlineMarkVar()});
+  out.push_back({-1, Var()});
+  auto index = sch.IndexOf(func);
+  const std::vector<const BlockLocation*>& consumers = index->Consumers(loc.block);
+  if (consumers.empty()) return out;
+  // The deepest loop holding every consumer (their common loop prefix; a
+  // lone consumer's innermost loop).
+  const std::vector<const ForNode*>& first = consumers[0]->loops;
+  size_t common = first.size();
+  for (const BlockLocation* c : consumers) {
+    size_t k = 0;
+    while (k < common && k < c->loops.size() && c->loops[k] == first[k]) ++k;
+    common = k;
+  }
+  if (common == 0) return out;
+  size_t n_candidate = common;
+  std::vector<int> types(n_candidate);
+  int last_datapar = -1;
+  for (size_t i = 0; i < n_candidate; ++i) {
+    types[i] = LoopIterType(first[i]);
+    if (types[i] == kDataPar) last_datapar = static_cast<int>(i);
+  }
+  bool visited_reduce = false;
+  for (size_t i = 0; i < n_candidate; ++i) {
+    if (IsConstInt(first[i]->extent, 1)) continue;
+    if (types[i] == kDataPar) {
+      if (visited_reduce) break;
+    } else {
+      visited_reduce = true;
+      if (static_cast<int>(i) > last_datapar) break;
+    }
+    const LoopLocation* lloc = index->FindLoop(first[i]->loop_var.get());
+    if (lloc && Succeeds([&] { tir::ComputeAt(f, loc, *lloc, /*preserve_unit_loops=*/true); })) {
+      out.push_back({static_cast<int64_t>(i), first[i]->loop_var});
+    }
+  }
+  return out;
+}
+
 LoopRV Schedule::SampleComputeLocation(const BlockRV& block, const std::optional<int64_t>& decision) const {
-  BlockLocation loc = LocateBlock(block, "sample_compute_location");
+  std::vector<ComputeLocationCandidate> candidates = CollectComputeLocation(*this, block);
   const std::string func = get()->blocks.at(block.get()).func;
-  PrimFunc f = FuncOf(func);
-  // Candidates: loops of the block's scope where compute_at succeeds, in program order.
-  std::vector<Var> candidates;
-  std::vector<const ForNode*> loops_in_order;
-  std::function<void(const Stmt&)> walk = [&](const Stmt& s) {
-    if (const auto* l = s.as<ForNode>()) {
-      loops_in_order.push_back(l);
-      walk(l->body);
-    } else if (const auto* seq = s.as<SeqStmtNode>()) {
-      for (Stmt x : seq->seq) walk(x);
-    } else if (const auto* ite = s.as<IfThenElseNode>()) {
-      walk(ite->then_case);
-      if (ite->else_case) walk(*ite->else_case);
-    }
-  };
-  walk(loc.scope->body);
-  auto func_index = IndexOf(func);
-  for (const ForNode* l : loops_in_order) {
-    const LoopLocation* lloc = func_index->FindLoop(l->loop_var.get());
-    if (!lloc) continue;
-    try {
-      tir::ComputeAt(f, loc, *lloc, false);
-      candidates.push_back(l->loop_var);
-    } catch (const Error& e) {
-      if (e.kind() != "ScheduleError") throw;
-    }
-  }
-  int64_t index = -1;
+  size_t pick = 0;
   if (decision) {
-    index = *decision;
-    TESSERA_CHECK_OR_THROW(index >= -1 && index < static_cast<int64_t>(candidates.size()), ValueError)
-        << "sample_compute_location decision " << index << " is out of range (" << candidates.size() << " candidates)";
+    // As TVM: a decision that is no longer a candidate falls back to the
+    // candidate before it, or to root when there is none.
+    size_t at = 0;  // first candidate whose index is >= the decision (indices ascend)
+    while (at < candidates.size() && candidates[at].index < *decision) ++at;
+    if (at < candidates.size() && candidates[at].index == *decision) {
+      pick = at;
+    } else if (at > 0) {
+      pick = at - 1;
+    } else {
+      pick = candidates[0].index == -1 ? 0 : 1;  // root
+    }
   } else {
-    index = static_cast<int64_t>(NextRandom() % (candidates.size() + 1)) - 1;
+    pick = static_cast<size_t>(NextRandom() % candidates.size());
   }
+  const ComputeLocationCandidate& c = candidates[pick];
   LoopRV rv = LoopRV::Make();
-  self()->loops[rv.get()] = {func, index < 0 ? Var() : candidates[static_cast<size_t>(index)]};
-  Record("SampleComputeLocation", {block}, {}, {rv}, Any(index));
+  self()->loops[rv.get()] = {func, c.loop};
+  Record("SampleComputeLocation", {block}, {}, {rv}, Any(c.index));
   return rv;
 }
 
