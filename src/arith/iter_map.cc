@@ -343,6 +343,10 @@ class IterMapRewriter {
     }
     PrimExpr extent = Simplify(sub(bound, (*sum)->base));
     if (analyzer_->CanProve(greater_equal(extent, s->extent))) return true;  // no constraint
+    // As TVM: a bound not provably below the iterator's own extent narrows
+    // it to the smaller of the two (`n - i0 * 6` alone would exceed the
+    // iterator's range in the iterations the predicate does not cut).
+    if (!analyzer_->CanProve(less_equal(extent, s->extent))) extent = Simplify(min(extent, s->extent));
     // Replace the iterator's mark by one with the smaller extent.
     IterMark old = s->source;
     IterMark narrowed(old->source, extent);

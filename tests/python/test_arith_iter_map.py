@@ -94,3 +94,17 @@ def test_against_brute_force():
             if indices == [fused] or (len(indices) == 2 and indices[0] is i and indices[1] is j):
                 assert len(arith.detect_iter_map(indices, iters, check_level="bijective").indices) == len(indices)
     assert found > 100
+
+
+def test_a_bound_with_an_outer_loop_narrows_to_the_smaller_extent():
+    # As TVM: `i0 * 6 + ax0 < 10` with i0 outside the map bounds ax0 by
+    # 10 - i0 * 6, which exceeds ax0's own 6 values when i0 = 0; the mark
+    # keeps the smaller of the two (cache_write's region relies on it).
+    i0, ax0 = tir.Var("i_0", "int32"), tir.Var("ax0", "int32")
+    res = arith.detect_iter_map([i0 * 6 + ax0], {ax0: rng(6)}, predicate=i0 * 6 + ax0 < 10)
+    assert len(res.indices) == 1, res.errors
+    extent = res.indices[0].args[0].source.extent
+    ana = arith.Analyzer()
+    for v in range(2):
+        want = min(10 - v * 6, 6)
+        assert ana.simplify(tir.stmt_functor.substitute(extent, {i0: tir.const(v, "int32")})).value == want

@@ -280,6 +280,24 @@ def test_storage_align_pads_the_allocation():
         sch.storage_align("C", 0, axis=0, factor=32, offset=8)
 
 
+def test_storage_align_survives_a_tvmscript_round_trip():
+    # Printed and parsed back, the alignment entries are IntImms (as TVM's
+    # Integer): lowering and a second storage_align used to reject them.
+    a = np.random.default_rng(16).random((16, 16)).astype("float32")
+    sch = tvm.tir.Schedule(two_stage())
+    sch.storage_align("B", 0, axis=0, factor=32, offset=8)
+    parsed = tvm.script.from_source(sch.mod.script())
+    tvm.ir.assert_structural_equal(parsed, sch.mod)
+    np.testing.assert_allclose(run(parsed, a, out_shape=(16, 16)), a * 2 + 1, rtol=1e-6)
+    again = tvm.tir.Schedule(parsed)
+    again.storage_align("B", 0, axis=0, factor=16, offset=3)  # replaces the parsed entry
+    assert [list(map(int, e)) for e in again.get(again.get_block("B")).annotations["buffer_dim_align"]] == [[0, 0, 16, 3]]
+    np.testing.assert_allclose(run(again.mod, a, out_shape=(16, 16)), a * 2 + 1, rtol=1e-6)
+    bad = tvm.script.from_source(sch.mod.script().replace("[[0, 0, 32, 8]]", "[[0, 0, 0, 8]]"))
+    with pytest.raises(ValueError, match="buffer_dim_align"):
+        tvm.build(bad, target="llvm")
+
+
 def row_sum(n=64, m=48):
     A, S = buf("A", (n, m)), buf("S", (n,))
     body = loops([n, m], lambda i, k: block(

@@ -411,3 +411,70 @@ def test_reverse_compute_at_refuses_a_consumer_iterating_beyond_what_it_reads():
             sch.reverse_compute_at("C", loop)
         assert sch.mod.same_as(before)
     _run_pad_then_row_sum(sch.mod)
+
+
+@T.prim_func
+def _symbolic_row_sum(a: T.handle, c: T.handle):
+    n = T.int32()
+    A = T.match_buffer(a, (n, 12), "float32")
+    C = T.match_buffer(c, (n,), "float32")
+    for i, k in T.grid(n, 12):
+        with T.block("C"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                C[vi] = T.float32(0)
+            C[vi] = C[vi] + A[vi, vk]
+
+
+@pytest.mark.parametrize("n", [1, 8, 10, 11])
+def test_cache_write_after_a_symbolic_split_copies_back_only_the_rows_written(n):
+    # Found by the random schedule test (case 6906): after splitting the rows
+    # of a symbolic row sum by [None, 2, 2], cache_write's region ignored the
+    # predicate `i < n` and copied back ceildiv(n, 4) * 4 rows, out of C's
+    # range. As TVM, the region is bounded under the block predicate.
+    sch = tvm.tir.Schedule(_symbolic_row_sum)
+    sch.split(sch.get_loops("C")[0], [None, 2, 2])
+    sch.cache_write(sch.get_block("C"), 0, "local")
+    f = tvm.build(sch.mod, target="llvm -bound-check")
+    a = np.random.default_rng(n).standard_normal((n, 12)).astype("float32")
+    c = tvm.nd.empty((n,), "float32")
+    f(tvm.nd.array(a), c)
+    np.testing.assert_allclose(c.numpy(), a.sum(axis=1), rtol=1e-5, atol=1e-5)
+
+
+@T.prim_func
+def _scale_then_add_one(A: T.Buffer((10, 6), "float32"), C: T.Buffer((10, 6), "float32")):
+    B = T.alloc_buffer((10, 6), "float32")
+    for i, j in T.grid(10, 6):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(3)
+    for i, j in T.grid(10, 6):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = B[vi, vj] + T.float32(1)
+
+
+@pytest.mark.parametrize("align", [False, True])
+def test_cache_write_under_a_predicated_compute_at_stays_in_the_buffer(align):
+    # Found by the random schedule test (case 9186): B computed at the outer
+    # of C's rows split by [None, 3, 2] (6 rows a tile over 10), then cached:
+    # the write-back copied 6 rows in the last tile too, rows 10 and 11 of B.
+    # Lowering compacted B and hid it until storage_align kept B's full
+    # padded layout. As TVM, the copy runs over min(10 - i_0 * 6, 6) rows.
+    sch = tvm.tir.Schedule(_scale_then_add_one)
+    i0, _, _ = sch.split(sch.get_loops("C")[0], [None, 3, 2])
+    sch.compute_at(sch.get_block("B"), i0)
+    copy = sch.cache_write(sch.get_block("B"), 0, "global")
+    if align:
+        sch.storage_align(copy, 0, 1, 8, 5)
+    rows = sch.get(sch.get_loops(copy)[1]).extent
+    ana = tvm.arith.Analyzer()
+    for v in range(2):
+        got = ana.simplify(tvm.tir.stmt_functor.substitute(rows, {sch.get(i0).loop_var: tvm.tir.const(v, "int32")}))
+        assert got.value == min(10 - 6 * v, 6)
+    f = tvm.build(sch.mod, target="llvm -bound-check")
+    a = np.random.default_rng(9186).standard_normal((10, 6)).astype("float32")
+    c = tvm.nd.empty((10, 6), "float32")
+    f(tvm.nd.array(a), c)
+    np.testing.assert_allclose(c.numpy(), a * 3 + 1, rtol=1e-5, atol=1e-5)

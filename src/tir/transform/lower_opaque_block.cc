@@ -1,6 +1,7 @@
 // LowerOpaqueBlock (see lower_opaque_block.h).
 #include "tir/transform/lower_opaque_block.h"
 
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
@@ -160,12 +161,31 @@ class BlockLowerer : public StmtExprMutator {
     if (!align) return;
     for (const Any& entry : align->cast<Array<Any>>().to_vector()) {
       auto e = entry.cast<Array<Any>>();
-      size_t index = e.at_any(0).cast<size_t>();
+      // Entries are [buffer_index, axis, factor, offset]: Python ints from
+      // storage_align, IntImms once printed and parsed back (as TVM's Integer).
+      int64_t v[4];
+      for (size_t k = 0; k < 4; ++k) {
+        std::optional<int64_t> x;
+        if (k < e.size()) x = AlignInt(e.at_any(k));
+        if (!x || (k != 1 && *x < 0) || (k == 2 && *x == 0)) {
+          TESSERA_THROW(ValueError) << "block " << block->name_hint << ": annotation buffer_dim_align expects "
+                                    << "entries [buffer_index, axis, factor, offset] of integers (factor > 0)";
+        }
+        v[k] = *x;
+      }
+      size_t index = static_cast<size_t>(v[0]);
       if (index >= block->writes.size()) continue;
       Buffer buf = block->writes[index]->buffer;
       if (!allocated_.count(buf.get())) continue;
-      aligned_[buf.get()].push_back({e.at_any(1).cast<int>(), e.at_any(2).cast<int64_t>(), e.at_any(3).cast<int64_t>()});
+      aligned_[buf.get()].push_back({static_cast<int>(v[1]), v[2], v[3]});
     }
+  }
+
+ private:
+  static std::optional<int64_t> AlignInt(const Any& a) {
+    if (a.kind() == Any::Kind::kInt) return a.raw_int();
+    if (const auto* imm = a.as<IntImmNode>()) return imm->value;
+    return std::nullopt;
   }
 };
 

@@ -6,6 +6,7 @@
 
 #include "arith/analyzer.h"
 #include "arith/int_set.h"
+#include "arith/region_bound.h"
 #include "ir/structural_equal.h"
 #include "tir/op.h"
 #include "tir/schedule/primitive/primitives.h"
@@ -94,26 +95,31 @@ class CacheLocDetector {
 
 // The region of `access` (a region of `loc.block`) that the block touches
 // while the loops strictly inside `at` run (`at` a loop of loc.loops, or the
-// scope block: every loop), as TVM's RelaxBufferRegion. Ends known to be
-// constant are clipped to the buffer's shape (TVM uses the block predicate).
+// scope block: every loop), as TVM's RelaxBufferRegion: bounded under the
+// block predicate (EstimateRegionUpperBound), so the tail of a non-divisible
+// split is not copied. Ends known to be constant are also clipped to the
+// buffer's shape.
 Array<Range> RelaxRegion(const BlockLocation& loc, const BufferRegion& access, const Object* at,
                          arith::Analyzer* ana) {
   size_t first = 0;
   for (size_t i = 0; i < loc.loops.size(); ++i)
     if (loc.loops[i] == at) first = i + 1;
-  Map<Var, arith::IntSet> dom;
+  Map<Var, Range> dom;
   for (size_t i = first; i < loc.loops.size(); ++i) {
-    dom.Set(loc.loops[i]->loop_var, arith::IntSet::FromMinExtent(loc.loops[i]->min, loc.loops[i]->extent));
+    dom.Set(loc.loops[i]->loop_var, Range::FromMinExtent(loc.loops[i]->min, loc.loops[i]->extent));
   }
   Map<Var, PrimExpr> bind;
   for (size_t k = 0; k < loc.block->iter_vars.size(); ++k)
     bind.Set(loc.block->iter_vars[k]->var, loc.realize->iter_values[k]);
+  std::vector<Range> bound;
+  for (const Range& r : access->region)
+    bound.push_back(Range::FromMinExtent(Substitute(r->min, bind), Substitute(r->extent, bind)));
+  std::vector<arith::IntSet> sets =
+      arith::EstimateRegionUpperBound(Array<Range>(bound), dom, loc.realize->predicate, ana);
   std::vector<Range> out;
   const Buffer& buf = access->buffer;
   for (size_t d = 0; d < access->region.size(); ++d) {
-    Range r = access->region[d];
-    Range bound = Range::FromMinExtent(Substitute(r->min, bind), Substitute(r->extent, bind));
-    arith::IntSet set = arith::EvalSet(bound, dom, ana);
+    const arith::IntSet& set = sets[d];
     Range full = Range::FromMinExtent(IntImm(buf->shape[d].dtype(), 0), buf->shape[d]);
     if (!set.HasLowerBound() || !set.HasUpperBound()) {
       out.push_back(full);

@@ -2,6 +2,8 @@
 // index map, and storage_align (see primitives.h), followed by their
 // schedule instruction kinds, Schedule methods (resolve the handles,
 // commit, record) and tir.schedule.* FFI entries.
+#include <optional>
+
 #include "arith/analyzer.h"
 #include "arith/int_set.h"
 #include "arith/iter_map.h"
@@ -347,7 +349,13 @@ void Schedule::StorageAlign(const BlockRV& block, int buffer_index, int axis, in
   std::vector<Any> updated;
   for (const Any& e : entries) {
     auto old = e.cast<Array<Any>>();
-    if (old.size() == 4 && old[0].cast<int64_t>() == buffer_index && old[1].cast<int64_t>() == axis) {
+    // Python ints from storage_align, IntImms once printed and parsed back.
+    auto as_int = [](const Any& a) -> std::optional<int64_t> {
+      if (a.kind() == Any::Kind::kInt) return a.raw_int();
+      if (const auto* imm = a.as<IntImmNode>()) return imm->value;
+      return std::nullopt;
+    };
+    if (old.size() == 4 && as_int(old[0]) == buffer_index && as_int(old[1]) == axis) {
       updated.push_back(entry);
       replaced = true;
     } else {
