@@ -258,3 +258,38 @@ def test_refuses_non_integer_index():
     with pytest.raises(TypeError, match="write_buffer_index must be an int"):
         sch.rolling_buffer(sch.get_block("B"), "0")
     tvm.ir.assert_structural_equal(sch.mod, before)
+
+
+def test_rolled_blocks_cannot_move():
+    # The rolled iteration variables are opaque (each iteration reuses what
+    # the previous one computed): as TVM, compute_at and reverse_compute_at
+    # refuse such blocks (neither complete nor reduction blocks).
+    sch = _computed_at(window_chain)
+    sch.rolling_buffer(sch.get_block("B"), 0)
+    before = sch.mod
+    loop = sch.get_loops(sch.get_block("C"))[1]
+    with pytest.raises(tvm.tir.ScheduleError, match=r'block "B" is neither a complete nor a reduction block'):
+        sch.compute_at(sch.get_block("B"), loop)
+    tvm.ir.assert_structural_equal(sch.mod, before)
+    # sample_compute_location finds no legal loop and leaves it in place.
+    sch.compute_at(sch.get_block("B"), sch.sample_compute_location(sch.get_block("B")))
+    tvm.ir.assert_structural_equal(sch.mod, before)
+
+
+def test_decompose_reduction_refuses_overlapping_tiles():
+    # Before rolling, B recomputes the 2 overlapping elements of each tile,
+    # each time a fresh reduction: an init hoisted above the tile loop would
+    # add both runs into one (found by the random schedule test).
+    sch = _computed_at(window_chain)
+    before = sch.mod
+    tile_loop = sch.get_loops(sch.get_block("B"))[0]
+    with pytest.raises(tvm.tir.ScheduleError, match=r'bindings of block "B" are not one-to-one in the loops below'):
+        sch.decompose_reduction(sch.get_block("B"), tile_loop)
+    tvm.ir.assert_structural_equal(sch.mod, before)
+    # Below the tile loop each element is reduced once: allowed, and correct.
+    sch.decompose_reduction(sch.get_block("B"), sch.get_loops(sch.get_block("B"))[1])
+    f = tvm.build(sch.mod, target="llvm -bound-check")
+    a = np.random.default_rng(2).uniform(-1, 1, 20).astype("float32")
+    c = tvm.nd.array(np.zeros(16, "float32"))
+    f(tvm.nd.array(a), c)
+    np.testing.assert_allclose(c.numpy(), _window_chain_ref(a), rtol=1e-6)

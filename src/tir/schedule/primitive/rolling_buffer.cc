@@ -378,10 +378,11 @@ void RollingBuffer(const Schedule& sch, const BlockRV& block_rv, int64_t write_b
                            f, {b});
       }
       const IntImmNode* m = AsInt(loop->min);
-      if (m == nullptr || m->value != 0 || (loop->kind != ForKind::kSerial && loop->kind != ForKind::kUnrolled)) {
+      bool in_order = loop->kind == ForKind::kSerial || loop->kind == ForKind::kUnrolled;
+      if (m == nullptr || m->value != 0 || !in_order) {
         ThrowScheduleError(kPrim, "loop " + loop->loop_var->name_hint + ", along which the tiles of buffer " +
-                                      buf->name + " overlap, must be a serial (or unrolled) loop starting at 0 (each iteration "
-                                      "reuses what the previous one computed)",
+                                      buf->name + " overlap, must be a serial (or unrolled) loop starting at 0 "
+                                      "(each iteration reuses what the previous one computed)",
                            f, {loop});
       }
     }
