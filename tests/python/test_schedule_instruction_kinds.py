@@ -181,6 +181,26 @@ CASES = {
 }
 
 
+@tvm.script.ir_module
+class WindowChain:
+    @T.prim_func
+    def main(A: T.Buffer((20,), "float32"), C: T.Buffer((16,), "float32")):
+        T.func_attr({"global_symbol": "main", "tir.noalias": True})
+        B = T.alloc_buffer((18,), "float32")
+        for i_0 in range(4):
+            for ax0 in range(6):
+                with T.block("B"):
+                    vi = T.axis.spatial(18, i_0 * 4 + ax0)
+                    B[vi] = A[vi] + A[vi + 2]
+            for i_1 in range(4):
+                with T.block("C"):
+                    vi = T.axis.spatial(16, i_0 * 4 + i_1)
+                    C[vi] = B[vi] + B[vi + 2]
+
+
+CASES["RollingBuffer"] = (WindowChain, lambda s: s.rolling_buffer(s.get_block("B"), 0))
+
+
 @pytest.mark.parametrize("kind", InstructionKind.list_kinds())
 def test_every_kind_round_trips_through_json(kind):
     assert kind in CASES, f"instruction kind {kind} has no JSON round-trip case in this file"

@@ -129,8 +129,41 @@ def pad_then_row_sum():
             lambda a: [np.pad(a, ((1, 1), (2, 1)), constant_values=0.5).sum(axis=1)])
 
 
+@T.prim_func
+def _window_chain(A: T.Buffer((2, 20), "float32"), C: T.Buffer((2, 16), "float32")):
+    B = T.alloc_buffer((2, 18), "float32")
+    for c, i_0 in T.grid(2, 4):
+        for ax0, ax1 in T.grid(6, 3):
+            with T.block("B"):
+                vc = T.axis.spatial(2, c)
+                vi = T.axis.spatial(18, i_0 * 4 + ax0)
+                vk = T.axis.reduce(3, ax1)
+                with T.init():
+                    B[vc, vi] = T.float32(0)
+                B[vc, vi] = B[vc, vi] + A[vc, vi + vk]
+        for i_1, k in T.grid(4, 3):
+            with T.block("C"):
+                vc = T.axis.spatial(2, c)
+                vi = T.axis.spatial(16, i_0 * 4 + i_1)
+                vk = T.axis.reduce(3, k)
+                with T.init():
+                    C[vc, vi] = T.float32(-1e30)
+                C[vc, vi] = T.max(C[vc, vi], B[vc, vi + vk])
+
+
+def window_chain():
+    """A sliding-window sum computed tile by tile (already at the loop of its
+    sliding-window max consumer): consecutive tiles overlap, so
+    rolling_buffer has something to roll."""
+    def ref(a):
+        b = a[:, 0:18] + a[:, 1:19] + a[:, 2:20]
+        return [np.maximum(np.maximum(b[:, 0:16], b[:, 1:17]), b[:, 2:18])]
+    return _window_chain.with_attr("global_symbol", "main"), [(2, 20)], [(2, 16)], ref
+
+
 PROGRAMS = [elementwise, matmul, two_stage, scale_then_row_sum, symbolic_scale_then_row_sum, two_outputs,
             pad_then_row_sum]
+PROGRAMS.append(window_chain)
 
 PRIMITIVES = ["split", "fuse", "reorder", "parallel", "vectorize", "unroll", "compute_at", "reverse_compute_at",
               "compute_inline", "reverse_compute_inline", "cache_read", "cache_write", "decompose_reduction",
@@ -138,6 +171,7 @@ PRIMITIVES = ["split", "fuse", "reorder", "parallel", "vectorize", "unroll", "co
               "reindex", "transform_block_layout", "pad_einsum",
               "merge", "sample_partitioned_tile", "loop_partition",
               "set_axis_separator", "decompose_padding", "reindex_cache_read", "reindex_cache_write"]
+PRIMITIVES.append("rolling_buffer")
 
 # The least share of tries that must succeed, per primitive. The generator only
 # draws arguments that can be legal, so a working primitive succeeds far more
@@ -169,8 +203,9 @@ MIN_SUCCESS_RATE = {
     # non-trivial index patterns. 78%
     "compute_inline": 0.4,
     # Blocks with a producer: refused for reductions (consumer or producer)
-    # and consumers that are not a single store. 54%
-    "reverse_compute_inline": 0.25,
+    # and consumers that are not a single store. 54%; 16% (5 of 32, 0 of 8
+    # in window_chain, whose consumer is a reduction) once it joined.
+    "reverse_compute_inline": 0.08,
     # Any read of any block: refused when the buffer is written later in the
     # scope (the copy would go stale) or the cache block name is taken. 91%
     "cache_read": 0.6,
@@ -236,11 +271,18 @@ MIN_SUCCESS_RATE = {
     "reindex_cache_read": 0.45,
     "reindex_cache_write": 0.45,
 }
+# Blocks writing an intermediate under a loop they share with a consumer
+# (window_chain from the start, other programs after compute_at): refused
+# when consecutive tiles do not overlap (pointwise producers) or the
+# overlap's loop was parallelized or bound. 49% (19 of 23 in window_chain,
+# none of 16 in the others, whose compute_at tiles do not overlap).
+MIN_SUCCESS_RATE["rolling_buffer"] = 0.25
 MIN_TRIES = 20  # a primitive tried fewer times than this over all cases fails the test too
 
 # Primitives with candidates in one program only are drawn more often (a draw
 # without candidates is skipped and redrawn), so that they are tried enough.
 DRAW_WEIGHT = {"decompose_padding": 6, "merge": 2}
+DRAW_WEIGHT["rolling_buffer"] = 4
 
 
 # ---- views of the current program ----------------------------------------------------------------
@@ -493,6 +535,14 @@ def random_step(sch, rng, op):
                 if any(any(w.buffer.same_as(p) for p in params) for w in r.block.writes)]
         got = [sch.get(b).name_hint for b in sch.get_output_blocks("root")]
         assert sorted(got) == sorted(want), (got, want)
+    elif op == "rolling_buffer":
+        def shares_loop(n, c):  # the block and a consumer under one loop
+            return bool(loops_of[n]) and bool(loops_of[c]) and sch.get(loops_of[n][0]).same_as(sch.get(loops_of[c][0]))
+        cands = [(n, i) for n in names for i, w in enumerate(realizes[n].block.writes)
+                 if any(w.buffer.same_as(b) for b in inter)
+                 and any(shares_loop(n, sch.get(c).name_hint) for c in sch.get_consumers(blocks[n]))]
+        name, index = _pick(rng, cands)
+        sch.rolling_buffer(blocks[name], index)
     else:
         raise AssertionError(f"unknown primitive {op}")
 

@@ -635,6 +635,17 @@ class Schedule(Node):
         index_map = self._block_index_map(block, index_map, "reindex_cache_write")
         return _ffi_api.ReindexCacheWrite(self, block, write_buffer_index, storage_scope, index_map)
 
+    def rolling_buffer(self, block, write_buffer_index):
+        """Makes the intermediate buffer ``block`` writes (``write_buffer_index``
+        of its writes), computed tile by tile under a loop of its consumers
+        (after compute_at), a circular buffer along the outermost loop whose
+        consecutive tiles overlap: that dimension shrinks to one tile, its
+        accesses become ``index % extent`` and the block's predicate skips the
+        overlap the previous iteration computed (TVM's rolling_buffer)."""
+        if isinstance(write_buffer_index, bool) or not isinstance(write_buffer_index, int):
+            raise TypeError(f"rolling_buffer: write_buffer_index must be an int, got {write_buffer_index!r}")
+        _ffi_api.RollingBuffer(self, block, write_buffer_index)
+
 
 def _buffer_arg(sch, block, buffer, primitive):
     """("read"|"write", index) of ``buffer`` among the regions of ``block``:

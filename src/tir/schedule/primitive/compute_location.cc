@@ -429,6 +429,17 @@ void CheckPlacement(const std::string& prim, const PrimFunc& func, const BlockLo
                        func, {loc.block});
   }
   CheckOnlyWriter(prim, func, loc);
+  // TVM's "complete or reduction block": every iteration variable spatial
+  // or reduction; an opaque one (rolling_buffer's, whose iterations reuse
+  // what earlier ones computed) cannot be recomputed elsewhere.
+  for (const IterVar& iv : loc.block->iter_vars) {
+    if (iv->iter_type != kDataPar && iv->iter_type != kCommReduce) {
+      ThrowScheduleError(prim, "block \"" + loc.block->name_hint + "\" is neither a complete nor a reduction block: "
+                                   "its iteration variable " + iv->var->name_hint +
+                                   " is neither spatial nor reduction",
+                         func, {loc.block});
+    }
+  }
 }
 
 // Removes the block's old nest and inserts `nest` into `loop` (see InsertIntoLoop).

@@ -117,6 +117,36 @@ PrimFunc DecomposeReduction(const PrimFunc& func, const BlockLocation& loc, cons
       loop_copy[l->loop_var.get()] = Var(l->loop_var->name_hint + "_init", l->loop_var.dtype());
     }
   }
+  // Each spatial point must be reduced in a single run of the loops below
+  // `loop`: bindings reaching a point from several iterations (overlapping
+  // tiles recomputed after compute_at) restart its reduction each time, which
+  // an init hoisted above them would turn into one accumulation (TVM does not
+  // check this and computes wrong results).
+  {
+    Map<Var, Range> iters;
+    for (const ForNode* l : copied) {
+      const auto* ext = l->extent.as<IntImmNode>();
+      if (ext != nullptr && ext->value == 1) continue;  // one iteration: a constant here
+      iters.Set(l->loop_var, Range::FromMinExtent(l->min, l->extent));
+    }
+    std::vector<PrimExpr> spatial;
+    for (size_t k = 0; k < block->iter_vars.size(); ++k) {
+      if (block->iter_vars[k]->iter_type == kDataPar) spatial.push_back(loc.realize->iter_values[k]);
+    }
+    arith::Analyzer ana;
+    bool one_to_one = iters.empty() ||
+                      !arith::DetectIterMap(Array<PrimExpr>(spatial), iters, IntImm(DataType::Bool(), 1),
+                                            arith::IterMapLevel::kBijective, &ana, false)
+                           ->indices.empty();
+    if (!one_to_one) {
+      ThrowScheduleError("decompose_reduction", "the spatial bindings of block \"" + block->name_hint +
+                                                    "\" are not one-to-one in the loops below loop " +
+                                                    loop->loop_var->name_hint +
+                                                    " (e.g. overlapping tiles): an element reduced in several "
+                                                    "separate runs cannot share one hoisted init",
+                         func, {block});
+    }
+  }
   auto subst_loops = [&](const PrimExpr& e) {
     return Substitute(e, [&](const Var& v) -> std::optional<PrimExpr> {
       auto it = loop_copy.find(v.get());

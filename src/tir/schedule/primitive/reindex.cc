@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "arith/analyzer.h"
-#include "arith/expr_deep_equal.h"
 #include "tir/op.h"
 #include "tir/schedule/analysis.h"
+#include "tir/schedule/primitive/point_access.h"
 #include "tir/schedule/schedule.h"
 #include "tir/schedule/schedule_api.h"
 
@@ -22,78 +22,6 @@ using namespace inst_args;
 namespace {
 
 const char* kPrim = "reindex";
-
-// The indices of every load and store of `buf` in `block` (body and init);
-// refuses nested blocks, opaque uses of the buffer and accesses that differ.
-class AccessCollector : public StmtExprVisitor {
- public:
-  AccessCollector(const PrimFunc& f, const BlockNode* block, const Buffer& buf) : f_(f), block_(block), buf_(buf) {}
-  using StmtExprVisitor::VisitExpr_;
-  using StmtExprVisitor::VisitStmt_;
-
-  void VisitExpr_(const BufferLoadNode* op) override {
-    StmtExprVisitor::VisitExpr_(op);
-    if (op->buffer.same_as(buf_)) Record(op->indices);
-  }
-  void VisitStmt_(const BufferStoreNode* op) override {
-    StmtExprVisitor::VisitStmt_(op);
-    if (op->buffer.same_as(buf_)) Record(op->indices);
-  }
-  void VisitStmt_(const BlockRealizeNode* op) override {
-    ThrowScheduleError(kPrim, "block \"" + block_->name_hint + "\" is not a leaf block: it contains block \"" +
-                                  op->block->name_hint + "\"",
-                       f_, {block_});
-  }
-  void VisitExpr_(const VarNode* op) override {
-    if (op == buf_->data.get()) {
-      ThrowScheduleError(kPrim, "block \"" + block_->name_hint + "\" accesses buffer " + buf_->name +
-                                    " opaquely (through its data pointer); reindex needs loads and stores",
-                         f_, {block_});
-    }
-  }
-  std::optional<Array<PrimExpr>> indices;
-
- private:
-  void Record(const Array<PrimExpr>& idx) {
-    if (!indices) {
-      indices = idx;
-      return;
-    }
-    bool same = indices->size() == idx.size();
-    for (size_t i = 0; same && i < idx.size(); ++i) same = arith::ExprDeepEqual((*indices)[i], idx[i]);
-    if (!same) {
-      ThrowScheduleError(kPrim, "block \"" + block_->name_hint + "\" accesses buffer " + buf_->name +
-                                    " with different indices; reindex needs a single access pattern",
-                         f_, {block_});
-    }
-  }
-  const PrimFunc& f_;
-  const BlockNode* block_;
-  Buffer buf_;
-};
-
-// Rewrites the block's accesses of `from` to `to[covered iteration variables]`.
-class AccessRewriter : public StmtExprMutator {
- public:
-  AccessRewriter(Buffer from, Buffer to, Array<PrimExpr> indices)
-      : from_(std::move(from)), to_(std::move(to)), indices_(std::move(indices)) {}
-  using StmtExprMutator::VisitExpr_;
-  using StmtExprMutator::VisitStmt_;
-  PrimExpr VisitExpr_(const BufferLoadNode* op) override {
-    PrimExpr e = StmtExprMutator::VisitExpr_(op);
-    const auto* load = e.as<BufferLoadNode>();
-    return load->buffer.same_as(from_) ? BufferLoad(to_, indices_, load->span) : e;
-  }
-  Stmt VisitStmt_(const BufferStoreNode* op) override {
-    Stmt s = StmtExprMutator::VisitStmt_(op);
-    const auto* store = s.as<BufferStoreNode>();
-    return store->buffer.same_as(from_) ? BufferStore(to_, store->value, indices_, store->span) : s;
-  }
-
- private:
-  Buffer from_, to_;
-  Array<PrimExpr> indices_;
-};
 
 Array<BufferRegion> SwapRegion(const Array<BufferRegion>& regions, const Buffer& from, const BufferRegion& to) {
   std::vector<BufferRegion> out;
@@ -184,17 +112,29 @@ BlockRV ReIndex(const Schedule& sch, const BlockRV& block_rv, int64_t buffer_ind
   }
   const Object* top = CheckLoopChain(f, loc);
 
-  AccessCollector collector(f, b, buf);
-  collector.VisitStmt(b->body);
-  if (b->init) collector.VisitStmt(*b->init);
-  if (!collector.indices) {
+  const PointAccess access = CollectPointAccess(b, buf);
+  if (access.nested != nullptr) {
+    ThrowScheduleError(kPrim, bname + " is not a leaf block: it contains block \"" + access.nested->name_hint + "\"",
+                       f, {b});
+  }
+  if (access.opaque) {
+    ThrowScheduleError(kPrim, bname + " accesses buffer " + buf->name +
+                                  " opaquely (through its data pointer); reindex needs loads and stores",
+                       f, {b});
+  }
+  if (!access.indices) {
     ThrowScheduleError(kPrim, bname + " does not load or store buffer " + buf->name, f, {b});
+  }
+  if (!access.single) {
+    ThrowScheduleError(kPrim, bname + " accesses buffer " + buf->name +
+                                  " with different indices; reindex needs a single access pattern",
+                       f, {b});
   }
   arith::Analyzer analyzer;
   for (const IterVar& iv : b->iter_vars) analyzer.Bind(iv->var, iv->dom);
   std::vector<PrimExpr> original;
   std::unordered_set<const VarNode*> used;
-  for (const PrimExpr& e : *collector.indices) {
+  for (const PrimExpr& e : *access.indices) {
     // As TVM: simplified, unless that leaves a constant (a unit-extent
     // variable keeps its dimension).
     PrimExpr s = analyzer.Simplify(e);
@@ -263,12 +203,12 @@ BlockRV ReIndex(const Schedule& sch, const BlockRV& block_rv, int64_t buffer_ind
   }
 
   // The block itself now accesses new[covered vars].
-  AccessRewriter rewriter(buf, nb, Array<PrimExpr>(block_indices));
+  const Array<PrimExpr> new_indices(block_indices);
   Block nblock = GetRef<Block>(b);
   {
     auto* n = nblock.CopyOnWrite();
-    n->body = rewriter.VisitStmt(b->body);
-    if (b->init) n->init = rewriter.VisitStmt(*b->init);
+    n->body = RewritePointAccess(b->body, buf, nb, new_indices);
+    if (b->init) n->init = RewritePointAccess(*b->init, buf, nb, new_indices);
     BufferRegion region(nb, Array<Range>(block_region));
     n->reads = SwapRegion(b->reads, buf, region);
     n->writes = SwapRegion(b->writes, buf, region);

@@ -10,13 +10,13 @@
 #include <vector>
 
 #include "arith/analyzer.h"
-#include "arith/expr_deep_equal.h"
 #include "arith/expr_string.h"
 #include "arith/iter_map.h"
 #include "tir/analysis/block_access_region.h"
 #include "tir/index_map.h"
 #include "tir/op.h"
 #include "tir/schedule/analysis.h"
+#include "tir/schedule/primitive/point_access.h"
 #include "tir/schedule/schedule.h"
 #include "tir/schedule/schedule_api.h"
 
@@ -25,68 +25,6 @@ namespace tir {
 using namespace inst_args;
 
 namespace {
-
-// The indices of every load and store of `buf` in a block (nullopt when
-// they differ: not a single point), and whether it is stored to.
-struct PointAccess {
-  std::optional<Array<PrimExpr>> indices;
-  bool single = true, stored = false, loaded = false;
-};
-
-class PointCollector : public StmtExprVisitor {
- public:
-  explicit PointCollector(const Buffer& buf) : buf_(buf) {}
-  using StmtExprVisitor::VisitExpr_;
-  using StmtExprVisitor::VisitStmt_;
-  void VisitExpr_(const BufferLoadNode* op) override {
-    if (op->buffer.same_as(buf_)) {
-      out.loaded = true;
-      Note(op->indices);
-    }
-    StmtExprVisitor::VisitExpr_(op);
-  }
-  void VisitStmt_(const BufferStoreNode* op) override {
-    if (op->buffer.same_as(buf_)) {
-      out.stored = true;
-      Note(op->indices);
-    }
-    StmtExprVisitor::VisitStmt_(op);
-  }
-  PointAccess out;
-
- private:
-  void Note(const Array<PrimExpr>& idx) {
-    if (!out.indices) {
-      out.indices = idx;
-      return;
-    }
-    bool same = idx.size() == out.indices->size();
-    for (size_t i = 0; same && i < idx.size(); ++i) same = arith::ExprDeepEqual(idx[i], (*out.indices)[i]);
-    out.single = out.single && same;
-  }
-  Buffer buf_;
-};
-
-// Swaps buffer `from` at any indices for `to` at `to_idx`.
-class PointRewriter : public StmtExprMutator {
- public:
-  PointRewriter(Buffer from, Buffer to, Array<PrimExpr> to_idx)
-      : from_(std::move(from)), to_(std::move(to)), idx_(std::move(to_idx)) {}
-  using StmtExprMutator::VisitExpr_;
-  using StmtExprMutator::VisitStmt_;
-  PrimExpr VisitExpr_(const BufferLoadNode* op) override {
-    if (!op->buffer.same_as(from_)) return StmtExprMutator::VisitExpr_(op);
-    return BufferLoad(to_, idx_, op->span);
-  }
-  Stmt VisitStmt_(const BufferStoreNode* op) override {
-    if (!op->buffer.same_as(from_)) return StmtExprMutator::VisitStmt_(op);
-    return BufferStore(to_, VisitExpr(op->value), idx_, op->span);
-  }
-
- private:
-  Buffer from_, to_;
-  Array<PrimExpr> idx_;
-};
 
 Block WithRegions(Block blk) {
   auto regions = InferBlockAccessRegions(blk);
@@ -115,10 +53,7 @@ BlockRV ReindexCache(const Schedule& sch, const BlockRV& block_rv, int64_t buffe
   if (!b->match_buffers.empty()) ThrowScheduleError(prim, bname + " matches buffers; not supported", f, {b});
 
   // ---- the block accesses the buffer at one point.
-  PointCollector collector(buf);
-  collector.VisitStmt(b->body);
-  if (b->init) collector.VisitStmt(*b->init);
-  const PointAccess& acc = collector.out;
+  const PointAccess acc = CollectPointAccess(b, buf);
   if (!acc.indices) ThrowScheduleError(prim, bname + " does not load or store buffer " + buf->name, f, {b});
   if (!acc.single) {
     ThrowScheduleError(prim, bname + " accesses buffer " + buf->name + " at more than one point", f, {b});
@@ -356,10 +291,10 @@ BlockRV ReindexCache(const Schedule& sch, const BlockRV& block_rv, int64_t buffe
   // ---- the block uses the cache.
   Block nb = GetRef<Block>(b);
   {
-    PointRewriter rewriter(buf, cache, Array<PrimExpr>(cache_idx));
+    const Array<PrimExpr> idx(cache_idx);
     auto* bn = nb.CopyOnWrite();
-    bn->body = rewriter.VisitStmt(b->body);
-    if (b->init) bn->init = rewriter.VisitStmt(*b->init);
+    bn->body = RewritePointAccess(b->body, buf, cache, idx);
+    if (b->init) bn->init = RewritePointAccess(*b->init, buf, cache, idx);
   }
   nb = WithRegions(nb);
   Stmt body = ReplaceStmt(loc.scope->body, loc.realize,
