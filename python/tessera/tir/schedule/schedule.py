@@ -413,6 +413,22 @@ class Schedule(Node):
                                          f"buffer named {buffer_index} (it writes {names})")
             buffer_index = names.index(buffer_index)
         _ffi_api.SetScope(self, block, int(buffer_index), storage_scope)
+
+    def cache_inplace(self, block, read_buffer_index, storage_scope):
+        """Stages buffer ``read_buffer_index`` of ``block``'s reads, which the
+        block also writes, through a copy in ``storage_scope``: the copy is
+        filled right before the block and written back right after it.
+        Returns the two copy blocks [copy-in, copy-out], both named
+        "<buffer>_<scope>"; their handles tell them apart."""
+        _check_storage_scope("cache_inplace", storage_scope)
+        if isinstance(block, str):
+            block = self.get_block(block)
+        read_buffer_index = self._buffer_index(block, read_buffer_index, "reads", "cache_inplace")
+        if not isinstance(read_buffer_index, int) or isinstance(read_buffer_index, bool):
+            raise TypeError("cache_inplace: read_buffer_index must be an int, a buffer name or a Buffer, "
+                            f"got {read_buffer_index!r}")
+        return list(_ffi_api.CacheInplace(self, block, int(read_buffer_index), storage_scope))
+
     def storage_align(self, block, buffer_index, axis, factor, offset):
         """Pads the stride of ``axis`` of the buffer ``block`` writes so that
         ``stride % factor == offset`` (applied when the buffer is allocated)."""
