@@ -82,6 +82,11 @@ PrimFunc SetScope(const PrimFunc& func, const BlockLocation& block, int write_in
 // `write_stage` receive the two copy blocks.
 PrimFunc CacheInplace(const PrimFunc& func, const BlockLocation& block, int read_index, const std::string& scope,
                       const BlockNode** read_stage, const BlockNode** write_stage);
+// cache_index (cache_index.cc): precomputes the block's index expressions
+// seen at least `cse_thresh` times into new buffers of `scope`; `new_blocks`
+// receives the blocks that fill them, in order.
+PrimFunc CacheIndex(const PrimFunc& func, const BlockLocation& block, const std::string& scope, int cse_thresh,
+                    std::vector<const BlockNode*>* new_blocks);
 
 // ---- shared helpers (compute_location.cc) ----
 // Removes `block`'s realize together with the loops that contain nothing else.
