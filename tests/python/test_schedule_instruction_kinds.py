@@ -191,7 +191,7 @@ CASES = {
                                                                       lambda i, j: (j, i))),
     "CacheInplace": (InplaceScale, lambda s: (lambda b: s.cache_write(b[1], 0, "global"))(
         s.cache_inplace(s.get_block("S"), "A", "local"))),
-    "CacheIndex": (MatmulRelu, lambda s: s.cache_index(s.get_block("D"), "global")),
+    "CacheIndex": (InplaceScale, lambda s: s.cache_index(s.get_block("S"), "global")),
     "DecomposePadding": (PadRows, lambda s: s.decompose_padding(s.get_block("P"), s.get_loops(s.get_block("P"))[1])),
     "SampleCategorical": (MatmulRelu, lambda s: s.split(
         _mm_loops(s)[2], factors=[None, s.sample_categorical([2, 4, 8], [0.2, 0.3, 0.5])])),

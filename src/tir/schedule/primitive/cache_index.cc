@@ -194,9 +194,11 @@ PrimFunc CacheIndex(const PrimFunc& func, const BlockLocation& loc, const std::s
   std::stable_sort(chosen.begin(), chosen.end(),
                    [](const PrimExpr& a, const PrimExpr& b) { return Complexity(a) > Complexity(b); });
   if (chosen.empty()) {
-    ThrowScheduleError(prim, "block \"" + block->name_hint + "\" has no index expression to precompute (none of "
-                             "its iteration variables' pure expressions occurs at least " +
-                                 std::to_string(cse_thresh) + " times)",
+    ThrowScheduleError(prim, "block \"" + block->name_hint + "\" has no index expression to precompute (a pure "
+                             "expression of its iteration variables with more than one node" +
+                                 (cse_thresh > 1 ? " that occurs at least " + std::to_string(cse_thresh) + " times"
+                                                 : std::string()) +
+                                 ")",
                        func, {block});
   }
   // Names: buffers of the function and blocks stay distinct from existing ones.
