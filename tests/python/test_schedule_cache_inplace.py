@@ -164,6 +164,17 @@ def test_written_region_not_read_is_refused():
     tvm.ir.assert_structural_equal(sch.mod, before)
 
 
+def test_block_under_parallel_loop_is_refused():
+    # Each iteration would copy the region in and back at once, over the
+    # others' updates (TVM does not check).
+    sch = tir.Schedule(scale_rows)
+    sch.parallel(sch.get_loops("S")[0])
+    before = sch.mod
+    with pytest.raises(tir.ScheduleError, match="runs under loop i whose iterations run at once"):
+        sch.cache_inplace("S", 0, "local")
+    tvm.ir.assert_structural_equal(sch.mod, before)
+
+
 def test_bad_argument_types():
     sch = tir.Schedule(scale_rows)
     with pytest.raises(TypeError):

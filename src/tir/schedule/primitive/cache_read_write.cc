@@ -123,7 +123,24 @@ Array<Range> RelaxRegion(const BlockLocation& loc, const BufferRegion& access, c
     auto clo = ConstIntValue(lo), chi = ConstIntValue(hi), cshape = ConstIntValue(buf->shape[d]);
     if (clo && *clo < 0) lo = IntImm(lo.dtype(), 0);
     if (chi && cshape && *chi >= *cshape) hi = IntImm(hi.dtype(), *cshape - 1);
-    if (set.IsSinglePoint() && !(chi && cshape && *chi >= *cshape)) {
+    bool clipped = chi && cshape && *chi >= *cshape;
+    // A symbolic end that may pass the shape (a loop split into
+    // ceildiv(n, k) * k iterations, the extra ones cut by the block's
+    // predicate) is clipped to it: the copy must not touch what the block
+    // never does, out of bounds.
+    // Only an end in the shape's own variables (fixed for the whole call).
+    std::unordered_set<const Object*> shape_vars;
+    for (const PrimExpr& e : buf->shape) PostOrderVisit(e, [&](const ObjectRef& x) {
+      if (x.as<VarNode>()) shape_vars.insert(x.get());
+    });
+    bool loop_free = true;
+    PostOrderVisit(hi, [&](const ObjectRef& x) { loop_free = loop_free && (!x.as<VarNode>() || shape_vars.count(x.get())); });
+    if (!clipped && !(chi && cshape) && loop_free && hi.dtype() == buf->shape[d].dtype() &&
+        !ana->CanProve(less(hi, buf->shape[d]))) {
+      hi = ana->Simplify(min(hi, sub(buf->shape[d], IntImm(buf->shape[d].dtype(), 1))));
+      clipped = true;
+    }
+    if (set.IsSinglePoint() && !clipped) {
       out.push_back(Range::FromMinExtent(lo, IntImm(lo.dtype(), 1)));
     } else {
       out.push_back(Range::FromMinExtent(lo, ana->Simplify(sub(add(hi, IntImm(hi.dtype(), 1)), lo))));
@@ -698,6 +715,49 @@ PrimFunc CacheInplace(const PrimFunc& func, const BlockLocation& loc, int read_i
                                    " it does not declare reading; the copy written back would hold values it "
                                    "never read",
                          func, {loc.block});
+    }
+  }
+  // Under a parallel (vectorized, thread-bound) loop, iterations would copy
+  // the region in and back at once, each over the others' updates.
+  {
+    std::vector<const ForNode*> path, found;
+    std::function<bool(const Stmt&)> walk = [&](const Stmt& st) -> bool {
+      if (st.get() == loc.realize) {
+        found = path;
+        return true;
+      }
+      bool hit = false;
+      if (const auto* f = st.as<ForNode>()) {
+        path.push_back(f);
+        hit = walk(f->body);
+        path.pop_back();
+        return hit;
+      }
+      if (const auto* seq = st.as<SeqStmtNode>()) {
+        for (Stmt x : seq->seq) hit = hit || walk(x);
+      } else if (const auto* br = st.as<BlockRealizeNode>()) {
+        hit = walk(br->block->body);
+      } else if (const auto* ite = st.as<IfThenElseNode>()) {
+        hit = walk(ite->then_case) || (ite->else_case && walk(*ite->else_case));
+      } else if (const auto* let = st.as<LetStmtNode>()) {
+        hit = walk(let->body);
+      } else if (const auto* attr = st.as<AttrStmtNode>()) {
+        hit = walk(attr->body);
+      } else if (const auto* decl = st.as<DeclBufferNode>()) {
+        hit = walk(decl->body);
+      } else if (const auto* alloc = st.as<AllocateNode>()) {
+        hit = walk(alloc->body);
+      }
+      return hit;
+    };
+    walk(func->body);
+    for (const ForNode* f : found) {
+      if (f->kind != ForKind::kSerial && f->kind != ForKind::kUnrolled) {
+        ThrowScheduleError(prim, "block \"" + loc.block->name_hint + "\" runs under loop " + f->loop_var->name_hint +
+                                     " whose iterations run at once; its copies of " + buf->name +
+                                     " would overwrite each other",
+                           func, {f});
+      }
     }
   }
   std::string name = CacheName(buf, scope);
