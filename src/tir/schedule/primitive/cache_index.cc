@@ -272,8 +272,10 @@ PrimFunc CacheIndex(const PrimFunc& func, const BlockLocation& loc, const std::s
     }
     stages.push_back(body);
   }
-  // The block loads the buffers instead (its declared regions stay as they
-  // were, as in TVM).
+  // The block loads the buffers instead, and declares reading them (TVM
+  // leaves its reads as they were, so later primitives took it for no
+  // reader of them: a cache_write of an index block put its write-back
+  // after the block).
   Stmt new_body = block->body;
   std::optional<Stmt> new_init = block->init;
   for (size_t k = 0; k < chosen.size(); ++k) {
@@ -286,6 +288,13 @@ PrimFunc CacheIndex(const PrimFunc& func, const BlockLocation& loc, const std::s
     auto* n = target.CopyOnWrite();
     n->body = new_body;
     n->init = new_init;
+    std::vector<BufferRegion> reads(block->reads.begin(), block->reads.end());
+    for (size_t k = 0; k < buffers.size(); ++k) {
+      std::vector<Range> point;
+      for (const PrimExpr& i : loads[k]) point.push_back(Range::FromMinExtent(i, IntImm(i.dtype(), 1)));
+      reads.push_back(BufferRegion(buffers[k], Array<Range>(point)));
+    }
+    n->reads = Array<BufferRegion>(reads);
   }
   PrimFunc out = ReplaceInFunc(func, block, target);
   // The stages go before the statement of the scope that holds the block.
