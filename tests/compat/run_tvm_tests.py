@@ -23,7 +23,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 FILES = ["split_fuse", "reorder", "for_kind", "compute_at", "compute_inline", "cache_read_write", "reduction",
          "rfactor", "blockize", "tensorize", "sampling", "trace", "storage_align", "set_scope", "transform_layout",
          "state", "utilities", "reindex", "pad_einsum", "merge", "partition",
-         "set_axis_separator", "decompose_padding", "rolling_buffer"]
+         "set_axis_separator", "decompose_padding", "rolling_buffer", "cache_index"]
 
 
 def _unparsed(record):

@@ -32,6 +32,20 @@ class MatmulRelu:
 
 
 @tvm.script.ir_module
+class InplaceScale:
+    @T.prim_func
+    def main(A: T.Buffer((16,), "float32")):
+        T.func_attr({"global_symbol": "main", "tir.noalias": True})
+        for i in range(4):
+            with T.block("S"):
+                vi = T.axis.spatial(4, i)
+                T.reads(A[vi * 4:vi * 4 + 4])
+                T.writes(A[vi * 4:vi * 4 + 4])
+                for k in range(4):
+                    A[vi * 4 + k] = A[vi * 4 + k] * T.float32(2)
+
+
+@tvm.script.ir_module
 class AddThenScale:
     @T.prim_func
     def main(A: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
@@ -175,6 +189,9 @@ CASES = {
                                                                      lambda i, j: (j, i // 2, i % 2))),
     "ReindexCacheWrite": (MatmulRelu, lambda s: s.reindex_cache_write(s.get_block("D"), 0, "global",
                                                                       lambda i, j: (j, i))),
+    "CacheInplace": (InplaceScale, lambda s: (lambda b: s.cache_write(b[1], 0, "global"))(
+        s.cache_inplace(s.get_block("S"), "A", "local"))),
+    "CacheIndex": (InplaceScale, lambda s: s.cache_index(s.get_block("S"), "global")),
     "DecomposePadding": (PadRows, lambda s: s.decompose_padding(s.get_block("P"), s.get_loops(s.get_block("P"))[1])),
     "SampleCategorical": (MatmulRelu, lambda s: s.split(
         _mm_loops(s)[2], factors=[None, s.sample_categorical([2, 4, 8], [0.2, 0.3, 0.5])])),

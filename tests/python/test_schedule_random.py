@@ -161,17 +161,43 @@ def window_chain():
     return _window_chain.with_attr("global_symbol", "main"), [(2, 20)], [(2, 16)], ref
 
 
+@T.prim_func
+def _gather_update_in_place(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
+    B = T.alloc_buffer((16,), "float32")
+    for i in range(16):
+        with T.block("B"):
+            vi = T.axis.spatial(16, i)
+            B[vi] = A[(vi * 5 + 3) % 16] * T.float32(2)
+    for i in range(16):
+        with T.block("U"):
+            vi = T.axis.spatial(16, i)
+            B[vi] = B[vi] + A[15 - vi]
+    for i in range(16):
+        with T.block("C"):
+            vi = T.axis.spatial(16, i)
+            C[vi] = B[vi] + T.float32(1)
+
+
+def gather_update_in_place():
+    """A block updating a buffer in place (cache_inplace has something to
+    stage) and index expressions of the iterators (cache_index has
+    something to precompute)."""
+    def ref(a):
+        v = np.arange(16)
+        return [a[(v * 5 + 3) % 16] * 2 + a[15 - v] + 1]
+    return _gather_update_in_place.with_attr("global_symbol", "main"), [(16,)], [(16,)], ref
+
+
 PROGRAMS = [elementwise, matmul, two_stage, scale_then_row_sum, symbolic_scale_then_row_sum, two_outputs,
-            pad_then_row_sum]
-PROGRAMS.append(window_chain)
+            pad_then_row_sum, window_chain, gather_update_in_place]
 
 PRIMITIVES = ["split", "fuse", "reorder", "parallel", "vectorize", "unroll", "compute_at", "reverse_compute_at",
               "compute_inline", "reverse_compute_inline", "cache_read", "cache_write", "decompose_reduction",
               "transform_layout", "sample_compute_location", "rfactor", "storage_align", "get_output_blocks", "reorder_block_iter_var", "unsafe_set_dtype",
               "reindex", "transform_block_layout", "pad_einsum",
               "merge", "sample_partitioned_tile", "loop_partition",
-              "set_axis_separator", "decompose_padding", "reindex_cache_read", "reindex_cache_write"]
-PRIMITIVES.append("rolling_buffer")
+              "set_axis_separator", "decompose_padding", "reindex_cache_read", "reindex_cache_write",
+              "rolling_buffer", "cache_inplace", "cache_index"]
 
 # The least share of tries that must succeed, per primitive. The generator only
 # draws arguments that can be legal, so a working primitive succeeds far more
@@ -223,8 +249,9 @@ MIN_SUCCESS_RATE = {
     # Reduction blocks with an init, loops feeding reduction iterators only:
     # refused when the loop holds other blocks or the block was factored before. 82%
     "rfactor": 0.4,
-    # Intermediate buffers written by the block. 100%
-    "storage_align": 0.8,
+    # Intermediate buffers written by the block; refused when another block
+    # writes the buffer too (gather_update_in_place, decomposed blocks). 79-100%
+    "storage_align": 0.5,
     # A lookup, checked against the blocks writing a parameter. 100%
     "get_output_blocks": 0.9,
     # Any permutation of any block's iteration variables. 100%
@@ -270,6 +297,14 @@ MIN_SUCCESS_RATE = {
     # guarded (padding: the copy would read out of bounds). 87%, 88%
     "reindex_cache_read": 0.45,
     "reindex_cache_write": 0.45,
+    # Blocks reading a buffer they write (the update U, reductions after
+    # decompose_reduction), then unroll of one copy's loop by its handle:
+    # refused when the block writes a region it does not read. 100%
+    "cache_inplace": 0.5,
+    # Blocks accessing a buffer at an index expression, cse_thresh 0-2: refused when no pure expression of its
+    # iteration variables (with more than one node) is seen often enough
+    # (blocks whose index expressions were inlined or decomposed away). 49%
+    "cache_index": 0.25,
 }
 # Blocks writing an intermediate under a loop they share with a consumer
 # (window_chain from the start, other programs after compute_at): refused
@@ -281,8 +316,7 @@ MIN_TRIES = 20  # a primitive tried fewer times than this over all cases fails t
 
 # Primitives with candidates in one program only are drawn more often (a draw
 # without candidates is skipped and redrawn), so that they are tried enough.
-DRAW_WEIGHT = {"decompose_padding": 6, "merge": 2}
-DRAW_WEIGHT["rolling_buffer"] = 4
+DRAW_WEIGHT = {"decompose_padding": 8, "merge": 2, "rolling_buffer": 6, "cache_inplace": 6, "cache_index": 6}
 
 
 # ---- views of the current program ----------------------------------------------------------------
@@ -290,11 +324,16 @@ def _realizes(sch):
     """Block name -> BlockRealize for every block but the root."""
     found = {}
 
+    shared = set()
+
     def visit(node):
         if isinstance(node, tir.BlockRealize) and node.block.name_hint != "root":
+            if node.block.name_hint in found:
+                shared.add(node.block.name_hint)
             found[node.block.name_hint] = node
     tir.stmt_functor.post_order_visit(sch.mod["main"].body, visit)
-    return found
+    # Blocks sharing a name (cache_inplace's copies) have no name to draw by.
+    return {n: r for n, r in found.items() if n not in shared}
 
 
 def _uses(expr, var):
@@ -529,18 +568,43 @@ def random_step(sch, rng, op):
                 out += [v[k] // 2, v[k] % 2] if k == split else [v[k]]
             return tuple(out) if out else (v[0] * 0,)
         getattr(sch, op)(blocks[name], index, rng.choice(["global", "local"]), index_map)
+    elif op == "cache_inplace":
+        cands = [(n, i) for n in names for i, r in enumerate(realizes[n].block.reads)
+                 if any(w.buffer.same_as(r.buffer) for w in realizes[n].block.writes)]
+        name, index = _pick(rng, cands)
+        copies = sch.cache_inplace(blocks[name], index, rng.choice(["global", "local"]))
+        # The copies share a name: reach one through its handle.
+        copy_loops = sch.get_loops(copies[rng.randrange(2)])
+        if copy_loops:
+            sch.unroll(copy_loops[-1])
+    elif op == "cache_index":
+        def computes_indices(n):  # some access index is an expression, not a variable or constant
+            found = []
+
+            def visit(node):
+                if isinstance(node, (tir.BufferLoad, tir.BufferStore)):
+                    found.extend(i for i in node.indices if not isinstance(i, (tir.Var, tir.IntImm)))
+            tir.stmt_functor.post_order_visit(realizes[n].block.body, visit)
+            return bool(found)
+        name = _pick(rng, [n for n in names if computes_indices(n)])
+        sch.cache_index(blocks[name], rng.choice(["global", "local"]), rng.randrange(3))
     elif op == "get_output_blocks":
         params = list(sch.mod["main"].buffer_map.values())
-        want = [n for n, r in sorted(realizes.items(), key=lambda kv: names.index(kv[0]))
+        every = []  # all blocks, those sharing a name too (realizes leaves them out)
+        tir.stmt_functor.post_order_visit(
+            sch.mod["main"].body,
+            lambda n: every.append(n) if isinstance(n, tir.BlockRealize) and n.block.name_hint != "root" else None)
+        want = [r.block.name_hint for r in every
                 if any(any(w.buffer.same_as(p) for p in params) for w in r.block.writes)]
         got = [sch.get(b).name_hint for b in sch.get_output_blocks("root")]
         assert sorted(got) == sorted(want), (got, want)
     elif op == "rolling_buffer":
         def shares_loop(n, c):  # the block and a consumer under one loop
-            return bool(loops_of[n]) and bool(loops_of[c]) and sch.get(loops_of[n][0]).same_as(sch.get(loops_of[c][0]))
+            c_loops = sch.get_loops(c)
+            return bool(loops_of[n]) and bool(c_loops) and sch.get(loops_of[n][0]).same_as(sch.get(c_loops[0]))
         cands = [(n, i) for n in names for i, w in enumerate(realizes[n].block.writes)
                  if any(w.buffer.same_as(b) for b in inter)
-                 and any(shares_loop(n, sch.get(c).name_hint) for c in sch.get_consumers(blocks[n]))]
+                 and any(shares_loop(n, c) for c in sch.get_consumers(blocks[n]))]
         name, index = _pick(rng, cands)
         sch.rolling_buffer(blocks[name], index)
     else:

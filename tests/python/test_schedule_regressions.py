@@ -478,3 +478,22 @@ def test_cache_write_under_a_predicated_compute_at_stays_in_the_buffer(align):
     c = tvm.nd.empty((10, 6), "float32")
     f(tvm.nd.array(a), c)
     np.testing.assert_allclose(c.numpy(), a * 3 + 1, rtol=1e-5, atol=1e-5)
+
+
+def test_cache_read_copy_runs_only_where_its_writer_writes():
+    """Random schedule case 106: the producer B and its consumer C share a
+    loop split non-divisibly (2 channels as 1 x 4 under a predicate); the
+    copy stage of cache_read, placed under those loops, copies the region B
+    writes in that iteration, so it takes B's predicate on the outer loops
+    (it copied channels 2 and 3, out of bounds)."""
+    from test_schedule_random import window_chain  # pylint: disable=import-outside-toplevel
+
+    f, _, _, ref = window_chain()
+    sch = tvm.tir.Schedule(f)
+    sch.split(sch.get_loops(sch.get_block("C"))[0], [None, 4])
+    sch.cache_read(sch.get_block("C"), 0, "local")
+    a = np.random.default_rng(1).standard_normal((2, 20)).astype("float32")
+    c = tvm.nd.empty((2, 16), "float32")
+    tvm.build(sch.mod, target="llvm -bound-check")["main"](tvm.nd.array(a), c)
+    np.testing.assert_allclose(c.numpy(), ref(a)[0], rtol=1e-5, atol=1e-5)
+    assert "c_0 * 4 + c_1 < 2" in sch.mod.script().split('T.block("B_local")')[1].split("T.reads")[0]

@@ -293,3 +293,44 @@ def test_decompose_reduction_refuses_overlapping_tiles():
     c = tvm.nd.array(np.zeros(16, "float32"))
     f(tvm.nd.array(a), c)
     np.testing.assert_allclose(c.numpy(), _window_chain_ref(a), rtol=1e-6)
+
+
+# ---- regressions found by the random schedule test (window_chain program) ----------------
+def _window_chain_run(sch):
+    from test_schedule_random import window_chain  # pylint: disable=import-outside-toplevel
+
+    _, _, _, ref = window_chain()
+    a = np.random.default_rng(0).standard_normal((2, 20)).astype("float32")
+    c = tvm.nd.empty((2, 16), "float32")
+    tvm.build(sch.mod, target="llvm -bound-check")["main"](tvm.nd.array(a), c)
+    np.testing.assert_allclose(c.numpy(), ref(a)[0], rtol=1e-5, atol=1e-5)
+
+
+def _window_chain_schedule():
+    from test_schedule_random import window_chain  # pylint: disable=import-outside-toplevel
+
+    return tvm.tir.Schedule(window_chain()[0])
+
+
+def test_reduction_variable_at_the_rolled_position_stays_a_reduction():
+    """After reorder_block_iter_var the consumer's iterator at the rolled
+    position is its reduction variable: made opaque it would drop out of
+    the init condition (TVM does so; the init then ran at every step)."""
+    sch = _window_chain_schedule()
+    sch.reorder_block_iter_var(sch.get_block("C"), [0, 2, 1])
+    sch.rolling_buffer(sch.get_block("B"), 0)
+    kinds = [iv.iter_type for iv in sch.get(sch.get_block("C")).iter_vars]
+    assert kinds[1] == tvm.tir.IterVar.CommReduce
+    _window_chain_run(sch)
+
+
+def test_overlap_measured_under_the_block_predicate():
+    """A non-divisible split of the producer's tile loop (6 rows as 5 x 2
+    under a predicate): the rolled extent and the overlap come from the 6
+    rows written, not the 10 iterations."""
+    sch = _window_chain_schedule()
+    ax0 = sch.get_loops(sch.get_block("B"))[2]
+    sch.split(ax0, [5, None])
+    sch.rolling_buffer(sch.get_block("B"), 0)
+    assert [int(x) for x in sch.get(sch.get_block("C")).reads[0].buffer.shape] == [2, 6]
+    _window_chain_run(sch)

@@ -103,7 +103,16 @@ std::vector<BlockLocation> CollectBlocks(const PrimFunc& func) { return Schedule
 
 std::optional<BlockLocation> FindBlock(const PrimFunc& func, const std::string& name) {
   auto index = ScheduleIndex::Of(func);
-  if (const BlockLocation* loc = index->FindBlock(name)) return *loc;
+  int count = 0;
+  const BlockLocation* loc = index->FindBlock(name, &count);
+  // Blocks may share a name (cache_inplace makes two): a step that looks a
+  // block up by name refuses rather than pick one.
+  if (count > 1) {
+    ThrowScheduleError("lookup", "several blocks are named \"" + name + "\" and this step identifies blocks by "
+                                 "name; it cannot tell them apart",
+                       func);
+  }
+  if (loc) return *loc;
   return std::nullopt;
 }
 

@@ -8,6 +8,8 @@
 #include <chrono>
 #include <cmath>
 #include <functional>
+#include <map>
+#include <unordered_set>
 #include <set>
 #include <stdexcept>
 
@@ -25,6 +27,60 @@ uint64_t NormalizeSeed(int64_t seed) {
   if (seed < 0) seed = std::chrono::steady_clock::now().time_since_epoch().count();
   uint64_t s = static_cast<uint64_t>(seed) % kModulus;
   return s == 0 ? 1 : s;
+}
+
+// Keeps the block handles of `func` pointing at their blocks across a
+// commit from `old` (null when never indexed) to `now`. A handle whose name
+// is unique in `now` resolves by name, as before; one whose name is shared
+// resolves by identity from then on. A handle whose block was replaced
+// follows the replacement when it is certain which one it is: the only
+// block of that name new in `now`, replacing the only such block lost.
+// Otherwise its node is cleared and using it is an error. Never throws.
+void TrackBlockHandles(ScheduleNode* n, const std::string& func, const ScheduleIndex* old,
+                       const ScheduleIndex& now) {
+  std::unordered_set<const Object*> in_now;
+  bool have_now = false;
+  auto present = [&](const Object* b) {
+    if (!have_now) {
+      for (const BlockLocation& l : now.blocks()) in_now.insert(l.block);
+      have_now = true;
+    }
+    return in_now.count(b) > 0;
+  };
+  std::map<std::string, std::vector<ScheduleNode::BlockEntry*>> lost;
+  for (auto& kv : n->blocks) {
+    ScheduleNode::BlockEntry& e = kv.second;
+    if (e.func != func) continue;
+    if (!e.by_identity) {
+      int before = 0;
+      const BlockLocation* l = old ? old->FindBlock(e.name, &before) : nullptr;
+      if (before == 1) e.node = GetRef<Block>(l->block);
+      int after = 0;
+      const BlockLocation* m = now.FindBlock(e.name, &after);
+      if (after <= 1) {
+        if (after == 1) e.node = GetRef<Block>(m->block);
+        continue;
+      }
+      e.by_identity = true;
+    }
+    if (!e.node.defined() || present(e.node.get())) continue;
+    lost[e.name].push_back(&e);
+  }
+  if (lost.empty()) return;
+  std::unordered_set<const Object*> in_old;
+  if (old) {
+    for (const BlockLocation& l : old->blocks()) in_old.insert(l.block);
+  }
+  for (auto& [name, entries] : lost) {
+    std::unordered_set<const Object*> lost_nodes;
+    for (auto* e : entries) lost_nodes.insert(e->node.get());
+    std::vector<const BlockNode*> fresh;
+    for (const BlockLocation& l : now.blocks()) {
+      if (l.block->name_hint == name && !in_old.count(l.block)) fresh.push_back(l.block);
+    }
+    bool certain = old != nullptr && lost_nodes.size() == 1 && fresh.size() == 1;
+    for (auto* e : entries) e->node = certain ? ObjectRef(GetRef<Block>(fresh[0])) : ObjectRef();
+  }
 }
 
 }  // namespace
@@ -99,8 +155,17 @@ void Schedule::Commit(const std::string& func, const PrimFunc& f) const {
     TESSERA_ICHECK(index->SameAs(*ScheduleIndex::Build(f)))
         << "debug_mask: the cached schedule index of \"" << func << "\" differs from one rebuilt from scratch";
   }
+  TrackBlockHandles(self(), func, it == get()->index.end() ? nullptr : it->second.get(), *index);
   self()->mod = next;
   self()->index[func] = std::move(index);
+}
+
+BlockRV Schedule::NewBlockRV(const std::string& func, const BlockNode* block) const {
+  int count = 0;
+  IndexOf(func)->FindBlock(block->name_hint, &count);
+  BlockRV rv = BlockRV::Make();
+  self()->blocks[rv.get()] = {func, block->name_hint, GetRef<Block>(block), count > 1};
+  return rv;
 }
 
 void Schedule::Record(const std::string& kind, Array<Any> inputs, Array<Any> attrs, Array<Any> outputs,
@@ -118,7 +183,24 @@ BlockLocation Schedule::LocateBlock(const BlockRV& rv, const char* primitive) co
                                           ": the block handle does not belong to this schedule");
   }
   auto index = IndexOf(it->second.func);
-  const BlockLocation* loc = index->FindBlock(it->second.name);
+  int count = 0;
+  const BlockLocation* loc = index->FindBlock(it->second.name, &count);
+  if (it->second.by_identity || count > 1) {
+    // Blocks share this name (or did): the handle's own block, by identity.
+    loc = nullptr;
+    for (const BlockLocation& b : index->blocks()) {
+      if (it->second.node.get() == b.block) loc = &b;
+    }
+    if (!loc) {
+      ThrowScheduleError(primitive, "the block \"" + it->second.name + "\" this handle refers to " +
+                                        (count > 1 ? "cannot be told apart from the other " + std::to_string(count) +
+                                                         " blocks of that name (a primitive replaced it; get a "
+                                                         "new handle from the primitive's result)"
+                                                   : std::string("no longer exists")),
+                         index->func());
+    }
+    return *loc;
+  }
   if (!loc) {
     // The root block (not in the index): only lookups and annotations apply to it.
     if (const auto* root = index->func()->body.as<BlockRealizeNode>(); root && root->block->name_hint == it->second.name) {

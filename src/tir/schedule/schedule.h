@@ -29,9 +29,16 @@ class ScheduleNode : public Object {
   int debug_mask = 0;
   Trace trace = Trace::Empty();
 
+  // A block handle: resolved by name while its name is unique in `func`;
+  // once blocks of the same name coexist (cache_inplace makes two), by
+  // identity: `node` is the block it refers to, kept up to date by Commit
+  // (see TrackBlockHandles); a handle Commit cannot follow resolves to an
+  // error, never to another block.
   struct BlockEntry {
     std::string func;
     std::string name;
+    ObjectRef node = ObjectRef();
+    bool by_identity = false;
   };
   struct LoopEntry {
     std::string func;
@@ -99,6 +106,14 @@ class Schedule : public ObjectRef {
   BlockRV CacheRead(const BlockRV& block, int read_index, const std::string& scope) const;
   BlockRV CacheWrite(const BlockRV& block, int write_index, const std::string& scope) const;
   void SetScope(const BlockRV& block, int write_index, const std::string& scope) const;
+  // cache_inplace: `block` reads and writes buffer `read_index` of its reads
+  // through a copy in `scope`, staged in before it and out after it;
+  // returns the two copy blocks (both named "<buffer>_<scope>", as TVM).
+  Array<BlockRV> CacheInplace(const BlockRV& block, int read_index, const std::string& scope) const;
+  // cache_index: precomputes the index expressions of `block` (those seen at
+  // least `cse_thresh` times) into buffers "index_var_<k>" of `scope`, one
+  // block "index_<k>" each; returns those blocks.
+  Array<BlockRV> CacheIndex(const BlockRV& block, const std::string& scope, int cse_thresh) const;
   BlockRV Blockize(const LoopRV& loop, bool preserve_unit_iters = true) const;
   BlockRV RFactor(const LoopRV& loop, int factor_axis) const;
   // Pads the stride of `axis` of the buffer the block writes so that
@@ -130,6 +145,9 @@ class Schedule : public ObjectRef {
   void Record(const std::string& kind, Array<Any> inputs, Array<Any> attrs, Array<Any> outputs,
               std::optional<Any> decision = std::nullopt) const;
   uint64_t NextRandom() const;
+  // A new handle of `block` (of function `func` as last committed); it
+  // resolves by identity when other blocks share its name.
+  BlockRV NewBlockRV(const std::string& func, const BlockNode* block) const;
   // The generator's modulus, 2^31 - 1 (minimal standard LCG): NextRandom() is in [1, kModulus).
   static constexpr uint64_t kModulus = 2147483647;
 };

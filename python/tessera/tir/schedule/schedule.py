@@ -408,6 +408,34 @@ class Schedule(Node):
         _check_storage_scope("set_scope", storage_scope)
         buffer_index = self._buffer_index(block, buffer_index, "writes", "set_scope")
         _ffi_api.SetScope(self, block, int(buffer_index), storage_scope)
+
+    def cache_inplace(self, block, read_buffer_index, storage_scope):
+        """Stages buffer ``read_buffer_index`` of ``block``'s reads, which the
+        block also writes, through a copy in ``storage_scope``: the copy is
+        filled right before the block and written back right after it.
+        Returns the two copy blocks [copy-in, copy-out], both named
+        "<buffer>_<scope>"; their handles tell them apart."""
+        _check_storage_scope("cache_inplace", storage_scope)
+        if isinstance(block, str):
+            block = self.get_block(block)
+        read_buffer_index = self._buffer_index(block, read_buffer_index, "reads", "cache_inplace")
+        if not isinstance(read_buffer_index, int) or isinstance(read_buffer_index, bool):
+            raise TypeError("cache_inplace: read_buffer_index must be an int, a buffer name or a Buffer, "
+                            f"got {read_buffer_index!r}")
+        return list(_ffi_api.CacheInplace(self, block, int(read_buffer_index), storage_scope))
+
+    def cache_index(self, block, storage_scope, cse_thresh=0):
+        """Precomputes the index expressions of ``block`` (those occurring at
+        least ``cse_thresh`` times) into buffers "index_var_<k>" in
+        ``storage_scope``, each filled by a new block "index_<k>" placed
+        before the block; the block reads them instead. Returns those blocks."""
+        _check_storage_scope("cache_index", storage_scope)
+        if isinstance(block, str):
+            block = self.get_block(block)
+        if not isinstance(cse_thresh, int) or isinstance(cse_thresh, bool) or cse_thresh < 0:
+            raise ValueError(f"cache_index: cse_thresh must be a non-negative int, got {cse_thresh!r}")
+        return list(_ffi_api.CacheIndex(self, block, storage_scope, int(cse_thresh)))
+
     def storage_align(self, block, buffer_index, axis, factor, offset):
         """Pads the stride of ``axis`` of the buffer ``block`` writes so that
         ``stride % factor == offset`` (applied when the buffer is allocated)."""

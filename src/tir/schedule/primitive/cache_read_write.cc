@@ -129,13 +129,71 @@ Array<Range> RelaxRegion(const BlockLocation& loc, const BufferRegion& access, c
     auto clo = ConstIntValue(lo), chi = ConstIntValue(hi), cshape = ConstIntValue(buf->shape[d]);
     if (clo && *clo < 0) lo = IntImm(lo.dtype(), 0);
     if (chi && cshape && *chi >= *cshape) hi = IntImm(hi.dtype(), *cshape - 1);
-    if (set.IsSinglePoint() && !(chi && cshape && *chi >= *cshape)) {
+    bool clipped = chi && cshape && *chi >= *cshape;
+    // A symbolic end that may pass the shape (a loop split into
+    // ceildiv(n, k) * k iterations, the extra ones cut by the block's
+    // predicate) is clipped to it: the copy must not touch what the block
+    // never does, out of bounds.
+    // Only an end in the shape's own variables (fixed for the whole call).
+    std::unordered_set<const Object*> shape_vars;
+    for (const PrimExpr& e : buf->shape) PostOrderVisit(e, [&](const ObjectRef& x) {
+      if (x.as<VarNode>()) shape_vars.insert(x.get());
+    });
+    bool loop_free = true;
+    PostOrderVisit(hi, [&](const ObjectRef& x) { loop_free = loop_free && (!x.as<VarNode>() || shape_vars.count(x.get())); });
+    if (!clipped && !(chi && cshape) && loop_free && hi.dtype() == buf->shape[d].dtype() &&
+        !ana->CanProve(less(hi, buf->shape[d]))) {
+      hi = ana->Simplify(min(hi, sub(buf->shape[d], IntImm(buf->shape[d].dtype(), 1))));
+      clipped = true;
+    }
+    if (set.IsSinglePoint() && !clipped) {
       out.push_back(Range::FromMinExtent(lo, IntImm(lo.dtype(), 1)));
     } else {
       out.push_back(Range::FromMinExtent(lo, ana->Simplify(sub(add(hi, IntImm(hi.dtype(), 1)), lo))));
     }
   }
   return Array<Range>(out);
+}
+
+// The conjuncts of `loc`'s predicate that only use loops at or outside
+// `at` (fixed while the copy stage placed at `at` runs): when one is false
+// the block touches nothing in that iteration, so the copy stage, whose
+// region was relaxed from the block's access, must not run either (its
+// region may then be out of bounds: a non-divisible split of an outer
+// loop). True when there are none.
+PrimExpr OuterPredicate(const BlockLocation& loc, const Object* at) {
+  size_t first = 0;
+  for (size_t i = 0; i < loc.loops.size(); ++i)
+    if (loc.loops[i] == at) first = i + 1;
+  std::unordered_set<const VarNode*> inner;
+  for (size_t i = first; i < loc.loops.size(); ++i) inner.insert(loc.loops[i]->loop_var.get());
+  for (const IterVar& iv : loc.block->iter_vars) inner.insert(iv->var.get());
+  PrimExpr out = IntImm(DataType::Bool(), 1);
+  if (IsConstInt(loc.realize->predicate, 1)) return out;
+  for (const PrimExpr& c : SplitConjuncts(loc.realize->predicate)) {
+    bool outer = true;
+    PostOrderVisit(c, [&](const ObjectRef& x) {
+      if (const auto* v = x.as<VarNode>()) outer = outer && !inner.count(v);
+    });
+    if (outer) out = IsConstInt(out, 1) ? c : logical_and(out, c);
+  }
+  return out;
+}
+
+// `stage` with its copy block guarded by `pred` (unless it is true).
+Stmt GuardStage(const Stmt& stage, const PrimExpr& pred) {
+  if (IsConstInt(pred, 1)) return stage;
+  struct Guard : StmtExprMutator {
+    PrimExpr pred;
+    using StmtExprMutator::VisitStmt_;
+    Stmt VisitStmt_(const BlockRealizeNode* op) override {
+      BlockRealize r = GetRef<BlockRealize>(op);
+      r.CopyOnWrite()->predicate = IsConstInt(op->predicate, 1) ? pred : logical_and(pred, op->predicate);
+      return r;
+    }
+  } g;
+  g.pred = pred;
+  return g.VisitStmt(stage);
 }
 
 // The copy stage `dst[...] = src[...]` over `region` of the original buffer
@@ -185,6 +243,28 @@ Stmt MakeCacheStage(const Array<Range>& region, const Buffer& original, const Bu
   return body;
 }
 
+// The block of a copy stage made by MakeCacheStage.
+const BlockNode* StageBlock(const Stmt& stage) {
+  const BlockNode* out = nullptr;
+  PostOrderVisitBlockRealizes(stage, [&](const BlockRealizeNode* r) { out = r->block.get(); });
+  return out;
+}
+
+// `name`, or `name`_1, _2, ... when a buffer of `func` already has it.
+std::string UniqueBufferName(const PrimFunc& func, const std::string& name) {
+  std::unordered_set<std::string> taken;
+  for (const auto& kv : func->buffer_map.raw()) taken.insert(kv.second.cast<Buffer>()->name);
+  PostOrderVisit(func->body, [&](const ObjectRef& obj) {
+    if (const auto* block = obj.as<BlockNode>()) {
+      for (const Buffer& b : block->alloc_buffers) taken.insert(b->name);
+      for (const MatchBufferRegion& m : block->match_buffers) taken.insert(m->buffer->name);
+    }
+  });
+  std::string out = name;
+  for (int k = 1; taken.count(out); ++k) out = name + "_" + std::to_string(k);
+  return out;
+}
+
 // Inserts `stage` at `pos` of `body` (a sequence, or one statement: 0 before, 1 after).
 Stmt InsertStage(const Stmt& body, int pos, const Stmt& stage) {
   std::vector<Stmt> items;
@@ -212,6 +292,12 @@ class CacheRewriter : public StmtExprMutator {
   // rewrite only the loads inside and the read regions (cache_read's
   // consumers), or every access (cache_write's writer).
   enum { kKeep = 0, kVisitOnly = 1, kReads = 2, kAll = 3 };
+
+  // The node a block of the scope became (itself when left unchanged).
+  const BlockNode* Rewritten(const BlockNode* b) const {
+    auto it = rewritten_.find(b);
+    return it == rewritten_.end() ? b : it->second;
+  }
 
   Stmt Run() {
     Block b = GetRef<Block>(scope_);
@@ -295,9 +381,11 @@ class CacheRewriter : public StmtExprMutator {
       for (MatchBufferRegion m : b->match_buffers) matches.push_back(MatchBufferRegion(m->buffer, ShiftRegion(m->source)));
       n->match_buffers = Array<MatchBufferRegion>(matches);
     }
+    rewritten_[op] = b.get();
     return b;
   }
 
+  std::unordered_map<const BlockNode*, const BlockNode*> rewritten_;
   const BlockNode* scope_;
   const Object* loc_;
   int pos_;
@@ -408,16 +496,12 @@ size_t OrderOf(const std::vector<BlockLocation>& all, const BlockNode* b) {
     if (all[i].block == b) return i;
   return all.size();
 }
-size_t OrderOf(const std::vector<BlockLocation>& all, const std::string& name) {
-  for (size_t i = 0; i < all.size(); ++i)
-    if (all[i].block->name_hint == name) return i;
-  return all.size();
-}
 
 }  // namespace
 
 PrimFunc CacheRead(const PrimFunc& func, const BlockLocation& loc, int read_index, const std::string& scope,
-                   std::string* new_block, const std::vector<BlockLocation>& consumer_blocks) {
+                   std::string* new_block, const std::vector<BlockLocation>& consumer_blocks,
+                   const BlockNode** new_block_node) {
   if (read_index < 0 || read_index >= static_cast<int>(loc.block->reads.size())) {
     ThrowScheduleError("cache_read", "block \"" + loc.block->name_hint + "\" has " +
                                          std::to_string(loc.block->reads.size()) + " read buffers; index " +
@@ -440,8 +524,9 @@ PrimFunc CacheRead(const PrimFunc& func, const BlockLocation& loc, int read_inde
   }
   CheckConsumers("cache_read", func, loc, buf, consumer_blocks);
   CheckHiddenWriters("cache_read", func, loc.scope, writer, buf);
+  // As TVM, the copy block may share its name with another block (handles
+  // tell them apart); its buffer gets a name of its own.
   std::string name = CacheName(buf, scope);
-  if (FindBlock(func, name)) ThrowScheduleError("cache_read", "a block named \"" + name + "\" already exists", func);
   // The blocks reading the copy: the consumers given (and the blocks inside
   // them), or every block of the scope that reads the buffer.
   std::unordered_set<const BlockNode*> consumers;
@@ -454,6 +539,7 @@ PrimFunc CacheRead(const PrimFunc& func, const BlockLocation& loc, int read_inde
   const Object* at = loc.scope;
   int pos = 0;
   Array<Range> region;
+  PrimExpr stage_pred = IntImm(DataType::Bool(), 1);  // the copy runs where the writer writes
   if (writer) {
     std::unordered_set<const BlockNode*> related;
     if (!consumers.empty()) {
@@ -482,6 +568,7 @@ PrimFunc CacheRead(const PrimFunc& func, const BlockLocation& loc, int read_inde
     for (BufferRegion w : writer->block->writes)
       if (w->buffer.same_as(buf)) written = w;
     region = RelaxRegion(*writer, written, at, &ana);
+    stage_pred = OuterPredicate(*writer, at);
   } else {
     // An input of the scope: copied at its start, the region the scope block reads.
     region = Array<Range>();
@@ -505,26 +592,29 @@ PrimFunc CacheRead(const PrimFunc& func, const BlockLocation& loc, int read_inde
     }
   }
   auto is_consumer = [&](const BlockNode* b) { return consumers.count(b) > 0; };
-  Buffer cache = WithScope(buf, name, scope);
+  Buffer cache = WithScope(buf, UniqueBufferName(func, name), scope);
   if (!full) {
     std::vector<PrimExpr> shape;
     for (Range r : region) shape.push_back(r->extent);
     cache.CopyOnWrite()->shape = Array<PrimExpr>(shape);
   }
-  Stmt stage = MakeCacheStage(region, buf, cache, /*original_is_src=*/true, full, name);
+  Stmt stage = GuardStage(MakeCacheStage(region, buf, cache, /*original_is_src=*/true, full, name), stage_pred);
   CacheRewriter rewriter(loc.scope, at, pos, stage, buf, cache, region, full, [&](const BlockNode* b) {
     if (WritesBuffer(b, buf)) return static_cast<int>(CacheRewriter::kKeep);
     return static_cast<int>(is_consumer(b) ? CacheRewriter::kReads : CacheRewriter::kVisitOnly);
   });
   *new_block = name;
   PrimFunc out = ReplaceInFunc(func, loc.scope, rewriter.Run());
+  const BlockNode* stage_block = StageBlock(stage);
+  if (new_block_node) *new_block_node = stage_block;
   // Every block now reading the copy runs after it, and no write of the
-  // buffer happens in between (the copy would be stale).
+  // buffer happens in between (the copy would be stale). The writer is
+  // left as it was, so it keeps its node.
   std::vector<BlockLocation> all = CollectBlocks(out);
-  size_t copy_at = OrderOf(all, name), writer_at = writer ? OrderOf(all, writer->block->name_hint) : all.size();
+  size_t copy_at = OrderOf(all, stage_block), writer_at = writer ? OrderOf(all, writer->block) : all.size();
   for (const BlockLocation& b : all) {
-    if (b.block->name_hint == name || !ReadsBuffer(b.block, cache)) continue;
-    size_t at_b = OrderOf(all, b.block->name_hint);
+    if (b.block == stage_block || !ReadsBuffer(b.block, cache)) continue;
+    size_t at_b = OrderOf(all, b.block);
     if (at_b < copy_at || (writer && copy_at < writer_at && writer_at < at_b)) {
       auto orig = FindBlock(func, b.block->name_hint);
       ThrowScheduleError("cache_read", "block \"" + b.block->name_hint + "\" would read the copy of " + buf->name +
@@ -536,7 +626,8 @@ PrimFunc CacheRead(const PrimFunc& func, const BlockLocation& loc, int read_inde
 }
 
 PrimFunc CacheWrite(const PrimFunc& func, const BlockLocation& loc, int write_index, const std::string& scope,
-                    std::string* new_block, const std::vector<BlockLocation>& consumer_blocks) {
+                    std::string* new_block, const std::vector<BlockLocation>& consumer_blocks,
+                   const BlockNode** new_block_node) {
   if (write_index < 0 || write_index >= static_cast<int>(loc.block->writes.size())) {
     ThrowScheduleError("cache_write", "block \"" + loc.block->name_hint + "\" has " +
                                           std::to_string(loc.block->writes.size()) + " written buffers; index " +
@@ -566,7 +657,6 @@ PrimFunc CacheWrite(const PrimFunc& func, const BlockLocation& loc, int write_in
     }
   }
   std::string name = CacheName(buf, scope);
-  if (FindBlock(func, name)) ThrowScheduleError("cache_write", "a block named \"" + name + "\" already exists", func);
   std::unordered_set<const BlockNode*> consumers;
   for (const BlockLocation& c : consumer_blocks) {
     consumers.insert(c.block);
@@ -597,13 +687,14 @@ PrimFunc CacheWrite(const PrimFunc& func, const BlockLocation& loc, int write_in
   arith::Analyzer ana;
   Array<Range> region = RelaxRegion(loc, loc.block->writes[write_index], at, &ana);
   bool full = CacheFullRegion(at, loc.scope);
-  Buffer cache = WithScope(buf, name, scope);
+  Buffer cache = WithScope(buf, UniqueBufferName(func, name), scope);
   if (!full) {
     std::vector<PrimExpr> shape;
     for (Range r : region) shape.push_back(r->extent);
     cache.CopyOnWrite()->shape = Array<PrimExpr>(shape);
   }
-  Stmt stage = MakeCacheStage(region, buf, cache, /*original_is_src=*/false, full, name);
+  Stmt stage = GuardStage(MakeCacheStage(region, buf, cache, /*original_is_src=*/false, full, name),
+                          OuterPredicate(loc, at));
   const BlockNode* writer = loc.block;
   std::unordered_set<const BlockNode*> under_writer;
   PostOrderVisitBlockRealizes(GetRef<Stmt>(loc.realize),
@@ -615,12 +706,14 @@ PrimFunc CacheWrite(const PrimFunc& func, const BlockLocation& loc, int write_in
   });
   *new_block = name;
   PrimFunc out = ReplaceInFunc(func, loc.scope, rewriter.Run());
+  const BlockNode* stage_block = StageBlock(stage);
+  if (new_block_node) *new_block_node = stage_block;
   // Readers of the buffer after the writer run after the write-back.
   std::vector<BlockLocation> now = CollectBlocks(out);
-  size_t back_at = OrderOf(now, name), writer_now = OrderOf(now, loc.block->name_hint);
+  size_t back_at = OrderOf(now, stage_block), writer_now = OrderOf(now, rewriter.Rewritten(loc.block));
   for (const BlockLocation& b : now) {
-    if (b.block->name_hint == name || !ReadsBuffer(b.block, buf)) continue;
-    size_t at_b = OrderOf(now, b.block->name_hint);
+    if (b.block == stage_block || !ReadsBuffer(b.block, buf)) continue;
+    size_t at_b = OrderOf(now, b.block);
     if (at_b > writer_now && at_b < back_at) {
       auto orig = FindBlock(func, b.block->name_hint);
       ThrowScheduleError("cache_write", "block \"" + b.block->name_hint + "\" reads " + buf->name +
@@ -629,6 +722,169 @@ PrimFunc CacheWrite(const PrimFunc& func, const BlockLocation& loc, int write_in
                          func, {orig ? static_cast<const Object*>(orig->block) : loc.block});
     }
   }
+  return out;
+}
+
+PrimFunc CacheInplace(const PrimFunc& func, const BlockLocation& loc, int read_index, const std::string& scope,
+                      const BlockNode** read_stage, const BlockNode** write_stage) {
+  const char* prim = "cache_inplace";
+  if (read_index < 0 || read_index >= static_cast<int>(loc.block->reads.size())) {
+    ThrowScheduleError(prim, "block \"" + loc.block->name_hint + "\" has " + std::to_string(loc.block->reads.size()) +
+                                 " read buffers; index " + std::to_string(read_index) + " is out of range",
+                       func, {loc.block});
+  }
+  BufferRegion read = loc.block->reads[read_index];
+  const Buffer& buf = read->buffer;
+  BufferRegion write;
+  for (BufferRegion w : loc.block->writes)
+    if (w->buffer.same_as(buf)) write = w;
+  if (!write.defined()) {
+    ThrowScheduleError(prim, "block \"" + loc.block->name_hint + "\" reads buffer " + buf->name +
+                                 " but does not write it; cache_inplace needs a block that both reads and writes it",
+                       func, {loc.block});
+  }
+  // The regions in terms of the loops around the block (its bindings substituted).
+  Map<Var, PrimExpr> bind;
+  for (size_t k = 0; k < loc.block->iter_vars.size(); ++k)
+    bind.Set(loc.block->iter_vars[k]->var, loc.realize->iter_values[k]);
+  arith::Analyzer ana;
+  auto bound = [&](const BufferRegion& r) {
+    std::vector<Range> out;
+    for (Range x : r->region)
+      out.push_back(Range::FromMinExtent(ana.Simplify(Substitute(x->min, bind)), ana.Simplify(Substitute(x->extent, bind))));
+    return Array<Range>(out);
+  };
+  Array<Range> read_region = bound(read), write_region = bound(write);
+  // The write-back copies the whole written region from the copy: the part
+  // the block does not read would be copied back uninitialized.
+  for (size_t d = 0; d < read_region.size(); ++d) {
+    const Range& r = read_region[d];
+    const Range& w = write_region[d];
+    if (!ana.CanProve(greater_equal(w->min, r->min)) || !ana.CanProve(less_equal(add(w->min, w->extent), add(r->min, r->extent)))) {
+      ThrowScheduleError(prim, "block \"" + loc.block->name_hint + "\" declares writing a region of " + buf->name +
+                                   " it does not declare reading; the copy written back would hold values it "
+                                   "never read",
+                         func, {loc.block});
+    }
+  }
+  // Under a parallel (vectorized, thread-bound) loop, iterations would copy
+  // the region in and back at once, each over the others' updates.
+  {
+    std::vector<const ForNode*> path, found;
+    std::function<bool(const Stmt&)> walk = [&](const Stmt& st) -> bool {
+      if (st.get() == loc.realize) {
+        found = path;
+        return true;
+      }
+      bool hit = false;
+      if (const auto* f = st.as<ForNode>()) {
+        path.push_back(f);
+        hit = walk(f->body);
+        path.pop_back();
+        return hit;
+      }
+      if (const auto* seq = st.as<SeqStmtNode>()) {
+        for (Stmt x : seq->seq) hit = hit || walk(x);
+      } else if (const auto* br = st.as<BlockRealizeNode>()) {
+        hit = walk(br->block->body);
+      } else if (const auto* ite = st.as<IfThenElseNode>()) {
+        hit = walk(ite->then_case) || (ite->else_case && walk(*ite->else_case));
+      } else if (const auto* let = st.as<LetStmtNode>()) {
+        hit = walk(let->body);
+      } else if (const auto* attr = st.as<AttrStmtNode>()) {
+        hit = walk(attr->body);
+      } else if (const auto* decl = st.as<DeclBufferNode>()) {
+        hit = walk(decl->body);
+      } else if (const auto* alloc = st.as<AllocateNode>()) {
+        hit = walk(alloc->body);
+      }
+      return hit;
+    };
+    walk(func->body);
+    for (const ForNode* f : found) {
+      if (f->kind != ForKind::kSerial && f->kind != ForKind::kUnrolled) {
+        ThrowScheduleError(prim, "block \"" + loc.block->name_hint + "\" runs under loop " + f->loop_var->name_hint +
+                                     " whose iterations run at once; its copies of " + buf->name +
+                                     " would overwrite each other",
+                           func, {f});
+      }
+    }
+  }
+  std::string name = CacheName(buf, scope);
+  Buffer cache = WithScope(buf, name, scope);
+  // Both stages run in the innermost loop around the block (or the scope),
+  // right before and right after the statement holding the block, under
+  // the block's predicate.
+  auto guarded = [&](Stmt stage) {
+    if (auto c = AsConstInt(loc.realize->predicate); c && *c == 1) return stage;
+    struct Guard : StmtExprMutator {
+      PrimExpr pred;
+      using StmtExprMutator::VisitStmt_;
+      Stmt VisitStmt_(const BlockRealizeNode* op) override {
+        BlockRealize r = GetRef<BlockRealize>(op);
+        r.CopyOnWrite()->predicate = pred;
+        return r;
+      }
+    } g;
+    g.pred = loc.realize->predicate;
+    return g.VisitStmt(stage);
+  };
+  Stmt in_stage = guarded(MakeCacheStage(read_region, buf, cache, /*original_is_src=*/true, /*full=*/true, name));
+  Stmt out_stage = guarded(MakeCacheStage(write_region, buf, cache, /*original_is_src=*/false, /*full=*/true, name));
+  const Object* at = loc.loops.empty() ? static_cast<const Object*>(loc.scope) : loc.loops.back();
+  Stmt body = loc.loops.empty() ? loc.scope->body : loc.loops.back()->body;
+  int pos = 0;
+  if (const auto* seq = body.as<SeqStmtNode>()) {
+    for (size_t i = 0; i < seq->seq.size(); ++i) {
+      bool holds = false;
+      PostOrderVisitBlockRealizes(seq->seq[i], [&](const BlockRealizeNode* r) { holds = holds || r == loc.realize; });
+      if (holds) pos = static_cast<int>(i);
+    }
+  }
+  std::unordered_set<const BlockNode*> target;
+  PostOrderVisitBlockRealizes(GetRef<Stmt>(loc.realize), [&](const BlockRealizeNode* r) { target.insert(r->block.get()); });
+  CacheRewriter rewriter(loc.scope, at, pos, in_stage, buf, cache, read_region, /*full=*/true,
+                         [&](const BlockNode* b) {
+                           return static_cast<int>(target.count(b) ? CacheRewriter::kAll : CacheRewriter::kKeep);
+                         });
+  Stmt new_scope = rewriter.Run();
+  // The write-back goes after the statement holding the block (now at pos + 1).
+  if (at == loc.scope) {
+    Block b = Downcast<Block>(new_scope);
+    b.CopyOnWrite()->body = InsertStage(b->body, pos + 2, out_stage);
+    new_scope = b;
+  } else {
+    struct After : StmtExprMutator {
+      const VarNode* var;
+      int pos;
+      Stmt stage;
+      using StmtExprMutator::VisitStmt_;
+      Stmt VisitStmt_(const ForNode* op) override {
+        Stmt s = StmtExprMutator::VisitStmt_(op);
+        if (op->loop_var.get() != var) return s;
+        For f = Downcast<For>(s);
+        f.CopyOnWrite()->body = InsertStage(f->body, pos, stage);
+        return f;
+      }
+    } after;
+    after.var = loc.loops.back()->loop_var.get();
+    after.pos = pos + 2;
+    after.stage = out_stage;
+    Block b = Downcast<Block>(new_scope);
+    b.CopyOnWrite()->body = after.VisitStmt(b->body);
+    new_scope = b;
+  }
+  PrimFunc out = ReplaceInFunc(func, loc.scope, new_scope);
+  // The stages' blocks, as they sit in the result.
+  *read_stage = *write_stage = nullptr;
+  std::vector<const BlockNode*> made;
+  PostOrderVisitBlockRealizes(in_stage, [&](const BlockRealizeNode* r) { made.push_back(r->block.get()); });
+  PostOrderVisitBlockRealizes(out_stage, [&](const BlockRealizeNode* r) { made.push_back(r->block.get()); });
+  for (const BlockLocation& b : CollectBlocks(out)) {
+    if (b.block == made[0]) *read_stage = b.block;
+    if (b.block == made[1]) *write_stage = b.block;
+  }
+  TESSERA_ICHECK(*read_stage && *write_stage) << "cache_inplace: a copy stage was rebuilt while being inserted";
   return out;
 }
 
@@ -744,11 +1000,11 @@ BlockRV CacheStage(const Schedule& sch, bool read, const BlockRV& block, int ind
   }
   std::string name;
   PrimFunc f = sch.FuncOf(func);
-  PrimFunc out = read ? tir::CacheRead(f, loc, index, scope, &name, consumer_locs)
-                      : tir::CacheWrite(f, loc, index, scope, &name, consumer_locs);
+  const BlockNode* stage_block = nullptr;
+  PrimFunc out = read ? tir::CacheRead(f, loc, index, scope, &name, consumer_locs, &stage_block)
+                      : tir::CacheWrite(f, loc, index, scope, &name, consumer_locs, &stage_block);
   sch.Commit(func, out);
-  BlockRV rv = BlockRV::Make();
-  sch.self()->blocks[rv.get()] = {func, name};
+  BlockRV rv = sch.NewBlockRV(func, stage_block);
   Array<Any> inputs{block};
   if (!consumers.empty()) inputs = Array<Any>{block, Array<Any>(std::vector<Any>(consumers.begin(), consumers.end()))};
   sch.Record(read ? "CacheRead" : "CacheWrite", inputs, {static_cast<int64_t>(index), scope}, {rv});
@@ -779,6 +1035,27 @@ TESSERA_REGISTER_SCHEDULE_API("tir.schedule.CacheWrite")
     .set_body_typed([](Schedule s, BlockRV b, int i, std::string scope, Array<BlockRV> consumers) {
       return CacheStage(s, false, b, i, scope, consumers.to_vector());
     });
+// ---- cache_inplace ----------------------------------------------------------------
+TESSERA_REGISTER_INST_KIND("CacheInplace")
+    .set_apply([](const Schedule& sch, const Inputs& in, const Attrs& attrs, const Decision&) {
+      return AsOutputs(sch.CacheInplace(in.at_any(0).cast<BlockRV>(), attrs.at_any(0).cast<int>(),
+                                        attrs.at_any(1).cast<std::string>()));
+    })
+    .set_as_python(PythonCall("cache_inplace", {"block"}, {"read_buffer_index", "storage_scope"},
+                              /*returns_list=*/true));
+
+Array<BlockRV> Schedule::CacheInplace(const BlockRV& block, int read_index, const std::string& scope) const {
+  BlockLocation loc = LocateBlock(block, "cache_inplace");
+  const std::string func = get()->blocks.at(block.get()).func;
+  const BlockNode *in = nullptr, *out = nullptr;
+  Commit(func, tir::CacheInplace(FuncOf(func), loc, read_index, scope, &in, &out));
+  Array<BlockRV> result{NewBlockRV(func, in), NewBlockRV(func, out)};
+  Record("CacheInplace", {block}, {static_cast<int64_t>(read_index), scope}, AsOutputs(result));
+  return result;
+}
+
+TESSERA_REGISTER_SCHEDULE_API("tir.schedule.CacheInplace")
+    .set_body_typed([](Schedule s, BlockRV b, int i, std::string scope) { return s.CacheInplace(b, i, scope); });
 TESSERA_REGISTER_SCHEDULE_API("tir.schedule.SetScope").set_body_typed([](Schedule s, BlockRV b, int i, std::string scope) {
   s.SetScope(b, i, scope);
 });

@@ -99,8 +99,7 @@ Array<BlockRV> Schedule::GetChildBlocks(const ObjectRef& block_or_loop) const {
   }
   std::vector<Any> out;
   for (const BlockRealizeNode* br : ChildBlocks(root)) {
-    BlockRV rv = BlockRV::Make();
-    self()->blocks[rv.get()] = {func, br->block->name_hint};
+    BlockRV rv = NewBlockRV(func, br->block.get());
     out.push_back(rv);
   }
   Record("GetChildBlocks", {block_or_loop}, {}, Array<Any>(out));
@@ -115,8 +114,7 @@ Array<BlockRV> Schedule::GetProducers(const BlockRV& block) const {
   std::vector<Any> out;
   auto index = IndexOf(func);
   for (const BlockLocation* other : index->Producers(loc.block)) {
-    BlockRV rv = BlockRV::Make();
-    self()->blocks[rv.get()] = {func, other->block->name_hint};
+    BlockRV rv = NewBlockRV(func, other->block);
     out.push_back(rv);
   }
   Record("GetProducers", {block}, {}, Array<Any>(out));
@@ -131,8 +129,7 @@ Array<BlockRV> Schedule::GetConsumers(const BlockRV& block) const {
   std::vector<Any> out;
   auto index = IndexOf(func);
   for (const BlockLocation* other : index->Consumers(loc.block)) {
-    BlockRV rv = BlockRV::Make();
-    self()->blocks[rv.get()] = {func, other->block->name_hint};
+    BlockRV rv = NewBlockRV(func, other->block);
     out.push_back(rv);
   }
   Record("GetConsumers", {block}, {}, Array<Any>(out));

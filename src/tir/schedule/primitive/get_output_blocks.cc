@@ -53,8 +53,7 @@ Array<BlockRV> GetOutputBlocks(const Schedule& sch, const Any& scope) {
     bool writes_param = false;
     for (const BufferRegion& w : loc.block->writes) writes_param |= params.count(w->buffer.get()) > 0;
     if (!writes_param) continue;
-    BlockRV rv = BlockRV::Make();
-    sch.self()->blocks[rv.get()] = {func, loc.block->name_hint};
+    BlockRV rv = sch.NewBlockRV(func, loc.block);
     out.push_back(rv);
   }
   sch.Record("GetOutputBlocks", {scope}, {}, Array<Any>(out));

@@ -67,11 +67,26 @@ PrimFunc ReverseComputeInline(const PrimFunc& func, const BlockLocation& block);
 // for cache_read, the blocks that read the copy instead of `block` (which
 // then only names the buffer); for cache_write, blocks after `block` that
 // read the cache directly instead of the written-back buffer.
+// The copy block may share its name with another block (as in TVM); its
+// node is returned in `new_block_node` when given.
 PrimFunc CacheRead(const PrimFunc& func, const BlockLocation& block, int read_index, const std::string& scope,
-                   std::string* new_block, const std::vector<BlockLocation>& consumers = {});
+                   std::string* new_block, const std::vector<BlockLocation>& consumers = {},
+                   const BlockNode** new_block_node = nullptr);
 PrimFunc CacheWrite(const PrimFunc& func, const BlockLocation& block, int write_index, const std::string& scope,
-                    std::string* new_block, const std::vector<BlockLocation>& consumers = {});
+                    std::string* new_block, const std::vector<BlockLocation>& consumers = {},
+                    const BlockNode** new_block_node = nullptr);
 PrimFunc SetScope(const PrimFunc& func, const BlockLocation& block, int write_index, const std::string& scope);
+// cache_inplace: the block's accesses of its read buffer `read_index` (which
+// it also writes) go to a copy in `scope`, filled right before the statement
+// holding the block and copied back right after it; `read_stage` and
+// `write_stage` receive the two copy blocks.
+PrimFunc CacheInplace(const PrimFunc& func, const BlockLocation& block, int read_index, const std::string& scope,
+                      const BlockNode** read_stage, const BlockNode** write_stage);
+// cache_index (cache_index.cc): precomputes the block's index expressions
+// seen at least `cse_thresh` times into new buffers of `scope`; `new_blocks`
+// receives the blocks that fill them, in order.
+PrimFunc CacheIndex(const PrimFunc& func, const BlockLocation& block, const std::string& scope, int cse_thresh,
+                    std::vector<const BlockNode*>* new_blocks);
 
 // ---- shared helpers (compute_location.cc) ----
 // Removes `block`'s realize together with the loops that contain nothing else.

@@ -720,7 +720,10 @@ BlockRV Schedule::RFactor(const LoopRV& loop, int factor_axis) const {
   if (blocks.size() != 1) {
     ThrowScheduleError("rfactor", "loop " + lloc.loop->loop_var->name_hint + " must hold exactly one block", f);
   }
-  const BlockLocation* bloc = IndexOf(func)->FindBlock(blocks[0]->block->name_hint);
+  auto findex = IndexOf(func);
+  const BlockLocation* bloc = nullptr;
+  for (const BlockLocation& b : findex->blocks())
+    if (b.block == blocks[0]->block.get()) bloc = &b;
   std::string name;
   Commit(func, tir::RFactor(f, *bloc, lloc.loop, factor_axis, &name));
   BlockRV rv = BlockRV::Make();

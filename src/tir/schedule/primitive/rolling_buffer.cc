@@ -11,6 +11,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "arith/region_bound.h"
 #include "arith/analyzer.h"
 #include "arith/expr_string.h"
 #include "arith/int_set.h"
@@ -171,7 +172,11 @@ class RollingRewriter : public StmtExprMutator {
   Stmt VisitStmt_(const BlockNode* op) override {
     Block b = Downcast<Block>(StmtExprMutator::VisitStmt_(op));
     std::vector<IterVar> iters(b->iter_vars.begin(), b->iter_vars.end());
-    if (info_.axis < iters.size()) {
+    // (A reduction variable at that position stays one: made opaque, it
+    // would drop out of the init's condition, which then ran at every
+    // reduction step; TVM has that bug, the random schedule test found it
+    // after reorder_block_iter_var.)
+    if (info_.axis < iters.size() && iters[info_.axis]->iter_type != kCommReduce) {
       const IterVar& iv = iters[info_.axis];
       iters[info_.axis] = IterVar(iv->dom, iv->var, kOpaque, iv->thread_tag, iv->span);
     }
@@ -313,11 +318,31 @@ void RollingBuffer(const Schedule& sch, const BlockRV& block_rv, int64_t write_b
   Map<Var, PrimExpr> bind;
   for (size_t i = 0; i < b->iter_vars.size(); ++i) bind.Set(b->iter_vars[i]->var, loc.realize->iter_values[i]);
   arith::Analyzer analyzer;
+  // Bounded under the block's predicate (a non-divisible split of a tile
+  // loop computes fewer rows than its loops' extents: the overlap is
+  // measured on what the block writes).
+  Map<Var, Range> loop_dom;
+  for (size_t k = common; k < loc.loops.size(); ++k) {
+    loop_dom.Set(loc.loops[k]->loop_var, Range::FromMinExtent(loc.loops[k]->min, loc.loops[k]->extent));
+  }
+  std::vector<Range> subs;
+  for (const Range& r : target->region) subs.push_back(Range::FromMinExtent(Substitute(r->min, bind), Substitute(r->extent, bind)));
+  std::vector<arith::IntSet> bounded =
+      arith::EstimateRegionUpperBound(Array<Range>(subs), loop_dom, loc.realize->predicate, &analyzer);
   std::vector<Range> relaxed;
   for (size_t d = 0; d < target->region.size(); ++d) {
     const Range& r = target->region[d];
-    Range sub = Range::FromMinExtent(Substitute(r->min, bind), Substitute(r->extent, bind));
-    arith::IntSet set = arith::EvalSet(sub, dom, &analyzer);
+    const arith::IntSet& bset = bounded[d];
+    if (bset.HasLowerBound() && bset.HasUpperBound()) {
+      // Only a constant extent is taken: a bound in the tile loops (a
+      // non-divisible tiling's last tile) leaves the loops' extent, as TVM.
+      PrimExpr extent = analyzer.Simplify(bset.max() - bset.min() + 1);
+      if (AsInt(extent)) {
+        relaxed.push_back(Range::FromMinExtent(analyzer.Simplify(bset.min()), extent));
+        continue;
+      }
+    }
+    arith::IntSet set = arith::EvalSet(subs[d], dom, &analyzer);
     relaxed.push_back(set.CoverRange(Range::FromMinExtent(IntImm(r->min.dtype(), 0), buf->shape[d])));
   }
   std::string region_text;
