@@ -334,6 +334,10 @@ class IterMapRewriter {
     }
     auto sum = Rewrite(lhs);
     if (!sum) return false;
+    if ((*sum)->args.empty()) {  // its iterators were trivial (extent 1) and simplified away
+      Fail("unsupported predicate clause " + Repr(pred) + " (it bounds no iterator of extent above 1)");
+      return false;
+    }
     auto split = Fuse(*sum);
     if (!split) return false;
     const IterSplitExpr& s = *split;

@@ -108,3 +108,12 @@ def test_a_bound_with_an_outer_loop_narrows_to_the_smaller_extent():
     for v in range(2):
         want = min(10 - v * 6, 6)
         assert ana.simplify(tir.stmt_functor.substitute(extent, {i0: tir.const(v, "int32")})).value == want
+
+
+def test_a_clause_over_only_unit_iterators_is_refused_cleanly():
+    # `a + b < 4` with b of extent 1 bounds no iterator once b is simplified
+    # away (found through reverse_compute_at, case 27023): an error entry,
+    # not an internal check failure.
+    a, b = tir.Var("a", "int32"), tir.Var("b", "int32")
+    res = arith.detect_iter_map([a * 4 + b], {b: rng(1)}, predicate=a + b < 4)
+    assert len(res.indices) == 0 and "bounds no iterator" in res.errors[0]

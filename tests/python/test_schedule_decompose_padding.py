@@ -244,3 +244,46 @@ def test_name_taken():
     with pytest.raises(tir.ScheduleError):
         sch.decompose_padding(block, sch.get_loops(block)[0])
     tvm.ir.assert_structural_equal(sch.mod, before)
+
+
+@T.prim_func
+def _pad_then_row_sum(A: T.Buffer((8, 6), "float32"), C: T.Buffer((10,), "float32")):
+    P = T.alloc_buffer((10, 9), "float32")
+    for i, j in T.grid(10, 9):
+        with T.block("P"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            P[vi, vj] = T.if_then_else(1 <= vi and vi < 9 and 2 <= vj and vj < 8, A[vi - 1, vj - 2],
+                                       T.float32(0.5), dtype="float32")
+    for i, j in T.grid(10, 9):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SR", [i, j])
+            with T.init():
+                C[vi] = T.float32(0)
+            C[vi] = C[vi] + P[vi, vj]
+
+
+def test_inner_extent_using_the_outer_loop_refers_to_its_copy():
+    # Found by the random schedule test (case 20467): computed at the outer
+    # of C's fused rows split in 4 tiles of 23, P's row loop has extent
+    # (i0 * 23 + 22) // 9 + 1 - i0 * 23 // 9; the constant-filling nest copied
+    # it with the original i0, out of scope there ("i0 is used but never defined").
+    sch = tir.Schedule(_pad_then_row_sum, debug_mask="all")
+    fused = sch.fuse(*sch.get_loops(sch.get_block("C")))
+    outer, _ = sch.split(fused, [4, None])
+    sch.compute_at(sch.get_block("P"), outer)
+    block = sch.get_block("P")
+    const = sch.decompose_padding(block, sch.get_loops(block)[0])
+    copy_outer, rows, _ = sch.get_loops(const)
+    ana = tvm.arith.Analyzer()
+    for v in range(4):  # fixing the copy's outer loop fixes the row extent
+        got = ana.simplify(tir.stmt_functor.substitute(sch.get(rows).extent,
+                                                       {sch.get(copy_outer).loop_var: tir.const(v, "int32")}))
+        assert got.value == (v * 23 + 22) // 9 + 1 - v * 23 // 9
+    verify_trace_roundtrip(sch, _pad_then_row_sum)
+    lib = tvm.build(sch.mod, target="llvm -bound-check")
+    a = np.random.default_rng(20467).uniform(-1, 1, (8, 6)).astype("float32")
+    c = tvm.nd.array(np.zeros(10, "float32"))
+    lib(tvm.nd.array(a), c)
+    p = np.full((10, 9), 0.5, "float32")
+    p[1:9, 2:8] = a
+    np.testing.assert_allclose(c.numpy(), p.sum(axis=1), rtol=1e-5)

@@ -268,6 +268,11 @@ std::optional<BlockRV> DecomposePadding(const Schedule& sch, const BlockRV& bloc
     For l = GetRef<For>(path[i]);
     auto* ln = l.CopyOnWrite();
     ln->loop_var = new_loop_vars[i];
+    // An inner loop's range may use an outer loop of the path (after
+    // compute_at): it refers to that loop's copy. (TVM keeps the original
+    // variable, then out of scope.)
+    ln->min = Substitute(ln->min, subst_loops);
+    ln->extent = Substitute(ln->extent, subst_loops);
     ln->body = const_nest;
     const_nest = l;
   }
