@@ -334,3 +334,16 @@ def test_overlap_measured_under_the_block_predicate():
     sch.rolling_buffer(sch.get_block("B"), 0)
     assert [int(x) for x in sch.get(sch.get_block("C")).reads[0].buffer.shape] == [2, 6]
     _window_chain_run(sch)
+
+
+def test_decompose_reduction_refuses_the_opaque_iterator_rolling_leaves():
+    """Random schedule case 862: after rolling_buffer the consumer's rolled
+    iterator is opaque; decompose_reduction (TVM: reduction blocks only)
+    refused it instead of emitting an init block that used it undefined."""
+    sch = _window_chain_schedule()
+    sch.rolling_buffer(sch.get_block("B"), 0)
+    before = sch.mod
+    with pytest.raises(tvm.tir.ScheduleError, match="neither spatial nor a reduction"):
+        sch.decompose_reduction(sch.get_block("C"), sch.get_loops(sch.get_block("C"))[0])
+    assert sch.mod.same_as(before)
+    _window_chain_run(sch)
