@@ -149,3 +149,27 @@ def test_bad_index_map_type():
     sch = tvm.tir.Schedule(scale)
     with pytest.raises(TypeError):
         sch.transform_block_layout("B", 3)
+
+
+@T.prim_func
+def _predicated_fill(C: T.Buffer((10, 5), "float32")):
+    for i, j in T.grid(10, 5):
+        with T.block("fill"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            T.where(3 <= j and i < 7)
+            C[vi, vj] = T.Cast("float32", vi * 5 + vj)
+
+
+def test_predicate_follows_the_new_loops():
+    """Random schedule case 18726: the block's predicate (over its old loops)
+    is rewritten over the new loops; it kept the old loop variables, which
+    the new nest no longer defines."""
+    sch = tvm.tir.Schedule(_predicated_fill.with_attr("global_symbol", "main"))
+    sch.transform_block_layout("fill", lambda i, j: (j, i))
+    c = tvm.nd.array(np.full((10, 5), -1, "float32"))
+    tvm.build(sch.mod, target="llvm -bound-check")["main"](c)
+    want = np.full((10, 5), -1, "float32")
+    for i in range(7):
+        for j in range(3, 5):
+            want[i, j] = i * 5 + j
+    np.testing.assert_array_equal(c.numpy(), want)

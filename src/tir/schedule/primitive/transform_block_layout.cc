@@ -190,8 +190,24 @@ void TransformBlockLayout(const Schedule& sch, const BlockRV& block_rv, const In
   }
   std::vector<Var> loop_vars;
   for (size_t i = 0; i < new_iters.size(); ++i) loop_vars.emplace_back("ax" + std::to_string(i), new_iters[i]->var.dtype());
+  // The predicate is in the old loops' variables (the bindings are
+  // trivial: old loop k binds old iterator k): rewrite it in the new loops
+  // through the inverse map. (TVM keeps it as is, leaving the old loop
+  // variables undefined.)
+  PrimExpr predicate = loc.realize->predicate;
+  if (!IsConstInt(predicate, 1)) {
+    Map<Var, PrimExpr> to_loops;
+    for (size_t i = 0; i < new_vars.size(); ++i) to_loops.Set(Downcast<Var>(new_vars[i]), loop_vars[i]);
+    Map<Var, PrimExpr> old_loops;
+    for (size_t k = 0; k < old_vars.size(); ++k) {
+      if (const auto* lv = loc.realize->iter_values[k].as<VarNode>()) {
+        old_loops.Set(GetRef<Var>(lv), Substitute(old_in_new[k], to_loops));
+      }
+    }
+    predicate = new_ana.Simplify(Substitute(predicate, old_loops));
+  }
   Stmt body = BlockRealize(Array<PrimExpr>(std::vector<PrimExpr>(loop_vars.begin(), loop_vars.end())),
-                           loc.realize->predicate, nb, loc.realize->span);
+                           predicate, nb, loc.realize->span);
   for (size_t i = loop_vars.size(); i-- > 0;) {
     body = For(loop_vars[i], IntImm(loop_vars[i].dtype(), 0), new_iters[i]->dom->extent, ForKind::kSerial, body);
   }
