@@ -159,3 +159,38 @@ def test_reindex_bad_buffer_argument_types():
         sch.reindex("B", ("reads", 0))
     with pytest.raises(TypeError):
         sch.reindex("B", 0.5)
+
+
+@T.prim_func
+def _pad_tail(A: T.Buffer((4, 3), "float32"), C: T.Buffer((4, 3), "float32")):
+    P = T.alloc_buffer((4, 3))
+    for i, j in T.grid(4, 3):
+        with T.block("P"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            P[vi, vj] = A[vi, vj]
+    for i, j in T.grid(4, 3):
+        with T.block("pad"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            T.where(i == 3 and 1 <= j)
+            P[vi, vj] = T.float32(0)
+    for i, j in T.grid(4, 3):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = P[vi, vj] + T.float32(1)
+
+
+def test_write_under_a_predicate_refused():
+    """Random schedule case 19171: a block writing under a predicate (a
+    padding block) cannot have its write reindexed: the copy covering its
+    whole domain copied points it never writes over the other writer's."""
+    sch = tvm.tir.Schedule(_pad_tail.with_attr("global_symbol", "main"))
+    before = sch.mod
+    with pytest.raises(tvm.tir.ScheduleError, match="under the predicate"):
+        sch.reindex("pad", ("write", 0))
+    assert sch.mod.same_as(before)
+    a = np.random.rand(4, 3).astype("float32")
+    c = tvm.nd.empty((4, 3), "float32")
+    tvm.build(sch.mod, target="llvm -bound-check")["main"](tvm.nd.array(a), c)
+    want = a + 1
+    want[3, 1:] = 1
+    np.testing.assert_allclose(c.numpy(), want, rtol=1e-6)

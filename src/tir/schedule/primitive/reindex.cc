@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "arith/analyzer.h"
+#include "arith/expr_string.h"
 #include "tir/op.h"
 #include "tir/schedule/analysis.h"
 #include "tir/schedule/primitive/point_access.h"
@@ -143,6 +144,17 @@ BlockRV ReIndex(const Schedule& sch, const BlockRV& block_rv, int64_t buffer_ind
     PostOrderVisit(s, [&](const ObjectRef& n) {
       if (const auto* v = n.as<VarNode>()) used.insert(v);
     });
+  }
+  // A block writing under a predicate leaves points of its domain
+  // unwritten; the write-back copy covers the whole domain and would copy
+  // those (never written) over the buffer (random schedule case 19171, a
+  // padding block; TVM does not check).
+  if (is_write && !IsConstInt(loc.realize->predicate, 1)) {
+    ThrowScheduleError(kPrim, bname + " writes " + buf->name + " under the predicate " +
+                                  arith::ExprToString(loc.realize->predicate) +
+                                  "; the write-back copy over its whole iteration domain would copy points it "
+                                  "never writes",
+                       f, {b});
   }
   // The copy block runs over the whole iteration domain, without the
   // block's predicate or the conditions guarding the access (padding
