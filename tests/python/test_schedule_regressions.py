@@ -612,3 +612,25 @@ def test_reverse_compute_at_refuses_producers_guarded_differently():
     with pytest.raises(tvm.tir.ScheduleError, match="guarded by different predicates"):
         sch.reverse_compute_at(sch.get_block("C"), sch.get_loops("B0")[2])
     assert sch.mod.same_as(before)
+
+
+def test_loop_partition_gives_each_copy_its_own_allocated_buffer():
+    # Random schedule case 28601: loop_partition, rfactor (its "C_rf" is
+    # allocated in the partition's opaque block), loop_partition of the loop
+    # above: both copies allocated the one buffer C_rf, which print -> parse
+    # turns into two buffers (the printer fixed-point check failed). Each
+    # copy now allocates a buffer of its own, as it has its own variables.
+    sch = tvm.tir.Schedule(_pad_then_row_sum.with_attr("global_symbol", "main"))
+    _, j = sch.get_loops("C")
+    sch.loop_partition(j, [4, None])
+    sch.rfactor(sch.get_loops("C_j0")[-1], 0)
+    i = sch.get_loops("C_j_common")[0]
+    sch.loop_partition(i, [3, None])
+    mod = sch.mod
+    allocs = []
+    tir.stmt_functor.post_order_visit(
+        mod["main"].body, lambda n: allocs.extend(b for b in getattr(n, "alloc_buffers", []) if b.name == "C_rf"))
+    assert len(allocs) == 2 and not allocs[0].same_as(allocs[1])
+    assert not allocs[0].data.same_as(allocs[1].data)
+    tvm.ir.assert_structural_equal(tvm.script.from_source(mod.script()), mod)
+    _run_pad_then_row_sum(mod)
