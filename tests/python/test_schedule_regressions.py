@@ -634,3 +634,46 @@ def test_loop_partition_gives_each_copy_its_own_allocated_buffer():
     assert not allocs[0].data.same_as(allocs[1].data)
     tvm.ir.assert_structural_equal(tvm.script.from_source(mod.script()), mod)
     _run_pad_then_row_sum(mod)
+
+
+@T.prim_func
+def _matmul_fused_rows(A: T.Buffer((16, 8), "float32"), B: T.Buffer((8, 12), "float32"),
+                       C: T.Buffer((16, 12), "float32")):
+    T.func_attr({"global_symbol": "main"})
+    B_local = T.alloc_buffer((8, 12), scope="local")
+    C_global = T.alloc_buffer((192,))
+    for ax0, ax1 in T.grid(8, 12):
+        with T.block("B_local"):
+            v0, v1 = T.axis.remap("SS", [ax0, ax1])
+            B_local[v0, v1] = B[v0, v1]
+    for ax0, ax1 in T.grid(192, 8):
+        with T.block("C"):
+            v0, v1 = T.axis.remap("SR", [ax0, ax1])
+            with T.init():
+                C_global[v0] = T.float32(0)
+            C_global[v0] = C_global[v0] + A[v0 // 12, v1] * B_local[v1, v0 % 12]
+    for ax0 in range(192):
+        with T.block("C_global"):
+            v0 = T.axis.spatial(192, ax0)
+            C[v0 // 12, v0 % 12] = C_global[v0]
+
+
+def test_reverse_compute_at_refuses_a_floormod_read_that_is_not_a_range():
+    # Random schedule case 27676: at B_local's inner loop ax1 the consumer
+    # reads B_local[v1, v0 % 12] with v0 % 12 == ax1: v0 in {ax1, ax1 + 12,
+    # ...}, not a range; the moved block ran over v0 in [ax1, ax1 + 180] and
+    # summed most products several times. Refused there; at ax0 (the whole
+    # row produced, v0 % 12 unconstrained) it is a range and still moves.
+    sch = tvm.tir.Schedule(_matmul_fused_rows)
+    before = sch.mod
+    with pytest.raises(tvm.tir.ScheduleError, match="not a range"):
+        sch.reverse_compute_at(sch.get_block("C"), sch.get_loops("B_local")[1])
+    assert sch.mod.same_as(before)
+    sch.reverse_compute_at(sch.get_block("C"), sch.get_loops("B_local")[0])
+    rng = np.random.default_rng(27676)
+    a = rng.standard_normal((16, 8)).astype("float32")
+    b = rng.standard_normal((8, 12)).astype("float32")
+    lib = tvm.build(sch.mod, target="llvm -bound-check")
+    out = tvm.nd.empty((16, 12), "float32")
+    lib["main"](tvm.nd.array(a), tvm.nd.array(b), out)
+    np.testing.assert_allclose(out.numpy(), a @ b, rtol=1e-4, atol=1e-4)

@@ -4,6 +4,7 @@
 // handles, commit, record) and tir.schedule.* FFI entries.
 #include <algorithm>
 #include <functional>
+#include <tuple>
 #include <unordered_set>
 
 #include "arith/analyzer.h"
@@ -133,7 +134,9 @@ std::vector<arith::IntSet> RelaxedRegion(const std::string& prim, const PrimFunc
       for (const auto& [v, set] : dom) {
         var_dom.Set(GetRef<Var>(static_cast<const VarNode*>(v)), Range::FromMinExtent(set.min(), ana->Simplify(sub(add(set.max(), IntImm(set.max().dtype(), 1)), set.min()))));
       }
-      for (auto& [v, e] : bind.items()) bind.Set(v, Substitute(e, unit));
+      Map<Var, PrimExpr> substituted;
+      for (const auto& [v, e] : bind.items()) substituted.Set(v, Substitute(e, unit));
+      bind = substituted;
       std::vector<PrimExpr> clauses;
       std::function<void(const PrimExpr&)> split = [&](const PrimExpr& e) {
         if (const auto* a = e.as<AndNode>()) {
@@ -232,8 +235,22 @@ struct Digit {
   PrimExpr lo, hi;
 };
 
+//
+// `*exact` becomes false where the assembled range holds values outside
+// the region (a digit narrowed below a higher digit that still varies, as
+// `v % 12` fixed while v runs over 192: every twelfth value, not a range).
 bool SolveAffine(const BlockNode* block, const std::vector<PrimExpr>& indices, const std::vector<arith::IntSet>& region,
-                 arith::Analyzer* ana, std::vector<PrimExpr>* var_lo, std::vector<PrimExpr>* var_hi) {
+                 arith::Analyzer* ana, std::vector<PrimExpr>* var_lo, std::vector<PrimExpr>* var_hi, bool* exact) {
+  // Digits (ascending) cover a range only if every digit above a narrowed
+  // one is a single value.
+  bool narrowed = false;
+  auto visit_digit = [&](const PrimExpr& lo, const PrimExpr& hi, int64_t extent) {
+    bool point = ana->CanProveEqual(lo, hi);
+    if (narrowed && !point) *exact = false;
+    bool full = ana->CanProve(less_equal(lo, IntImm(lo.dtype(), 0))) &&
+                ana->CanProve(greater_equal(hi, IntImm(hi.dtype(), extent - 1)));
+    if (!full) narrowed = true;
+  };
   Map<Var, Range> doms;
   for (IterVar iv : block->iter_vars) {
     if (!IsConstInt(iv->dom->min, 0)) return false;
@@ -274,15 +291,24 @@ bool SolveAffine(const BlockNode* block, const std::vector<PrimExpr>& indices, c
     DataType t = ds[0].lo.dtype();
     int64_t covered = 1;
     PrimExpr lo = IntImm(t, 0), hi = IntImm(t, 0);
+    narrowed = false;
     for (const Digit& dg : ds) {
       if (covered >= *ext) break;      // higher digits are 0
       if (dg.lower < covered) return false;  // overlapping digits
-      if (dg.lower > covered) hi = add(hi, IntImm(t, dg.lower - covered));  // free digits in between
+      if (dg.lower > covered) {  // free digits in between
+        hi = add(hi, IntImm(t, dg.lower - covered));
+        visit_digit(IntImm(t, 0), IntImm(t, dg.lower / covered - 1), dg.lower / covered);
+      }
       lo = add(lo, mul(dg.lo, IntImm(t, dg.lower)));
       hi = add(hi, mul(dg.hi, IntImm(t, dg.lower)));
+      visit_digit(dg.lo, dg.hi, dg.extent);
       covered = dg.lower * dg.extent;
     }
-    if (covered < *ext) hi = add(hi, IntImm(t, (*ext + covered - 1) / covered * covered - covered));
+    if (covered < *ext) {
+      int64_t top = (*ext + covered - 1) / covered;
+      hi = add(hi, IntImm(t, top * covered - covered));
+      visit_digit(IntImm(t, 0), IntImm(t, top - 1), top);
+    }
     lo = ana->Simplify(lo);
     hi = ana->Simplify(hi);
     if (const auto* v = mark->source.as<VarNode>()) {
@@ -297,14 +323,24 @@ bool SolveAffine(const BlockNode* block, const std::vector<PrimExpr>& indices, c
     if (!fused) return false;
     Var f("fused", t);
     std::unordered_map<const Object*, arith::IntSet> dom{{f.get(), arith::IntSet::Interval(lo, hi)}};
+    // Split back digit by digit: their box holds the range, exactly when
+    // the digits, lowest first, cover it as a range would.
+    std::vector<std::tuple<int64_t, PrimExpr, PrimExpr, int64_t>> box;
     for (const arith::IterSplitExpr& arg : fused->args) {
       const int64_t* scale = AsConstInt(arg->scale);
       if (!scale || *scale <= 0) return false;
       PrimExpr digit = floormod(floordiv(sub(f, fused->base), IntImm(t, *scale)), arg->extent);
       arith::IntSet set = arith::EvalSet(digit, dom, ana);
       if (!set.HasLowerBound() || !set.HasUpperBound()) return false;
-      if (!add_digit(arg.get(), ana->Simplify(set.min()), ana->Simplify(set.max()))) return false;
+      PrimExpr dlo = ana->Simplify(set.min()), dhi = ana->Simplify(set.max());
+      const int64_t* dext = AsConstInt(arg->extent);
+      if (!dext) return false;
+      box.emplace_back(*scale, dlo, dhi, *dext);
+      if (!add_digit(arg.get(), dlo, dhi)) return false;
     }
+    std::sort(box.begin(), box.end(), [](const auto& a, const auto& b) { return std::get<0>(a) < std::get<0>(b); });
+    narrowed = false;
+    for (const auto& [scale, dlo, dhi, dext] : box) visit_digit(dlo, dhi, dext);
   }
   return true;
 }
@@ -382,10 +418,20 @@ Stmt MakeNestForRegion(const std::string& primitive, const PrimFunc& func, const
       points = points && IsConstInt(r->extent, 1);
       indices.push_back(r->min);
     }
-    if (!points || !SolveAffine(block, indices, region, ana, &var_lo, &var_hi)) {
+    bool exact = true;
+    if (!points || !SolveAffine(block, indices, region, ana, &var_lo, &var_hi, &exact)) {
       ThrowScheduleError(primitive, "block \"" + block->name_hint + "\" accesses " + access->buffer->name +
                                         " with an index that is not an iteration variable (shifted, reversed or "
                                         "tiled) or a quasi-affine point access of them; only such blocks can be moved",
+                         func, {block});
+    }
+    // compute_at may recompute more of its producer than is read; a moved
+    // consumer iterating beyond what the loop produced would read what is
+    // not yet written, or reduce a point twice.
+    if (!exact && primitive == "reverse_compute_at") {
+      ThrowScheduleError(primitive, "block \"" + block->name_hint + "\" reads " + access->buffer->name +
+                                        " through floordiv/floormod indices whose values at the loop are not a range "
+                                        "of its iteration variables (a lower digit fixed while a higher one varies)",
                          func, {block});
     }
   }
