@@ -677,3 +677,28 @@ def test_reverse_compute_at_refuses_a_floormod_read_that_is_not_a_range():
     out = tvm.nd.empty((16, 12), "float32")
     lib["main"](tvm.nd.array(a), tvm.nd.array(b), out)
     np.testing.assert_allclose(out.numpy(), a @ b, rtol=1e-4, atol=1e-4)
+
+
+def test_reorder_refuses_to_move_a_loop_fused_over_spatial_and_reduction_iterators():
+    # Random schedule case 28569: B and C's loops fused and split 12 x 8, so
+    # both loops carry vi (spatial) and vk (reduction) of C; reorder put the
+    # 8 outside: C's init (at vk == 0) then ran after updates of the same row
+    # and dropped them. Refused; the schedule stays as it was.
+    sch = tvm.tir.Schedule(_scale_then_row_sum_8x12.with_attr("global_symbol", "main"))
+    sch.reverse_compute_at(sch.get_block("C"), sch.get_loops("B")[1])
+    fused = sch.fuse(*sch.get_loops("B"))
+    outer, inner = sch.split(fused, [12, 8])
+    _run_scale_then_row_sum(sch.mod)  # still the right sums before the reorder
+    before = sch.mod
+    with pytest.raises(tvm.tir.ScheduleError, match="both a spatial and a reduction iterator"):
+        sch.reorder(inner, outer)
+    assert sch.mod.same_as(before)
+    _run_scale_then_row_sum(sch.mod)
+
+
+def test_reorder_of_pure_spatial_and_reduction_loops_is_still_allowed():
+    sch = tvm.tir.Schedule(_scale_then_row_sum_8x12.with_attr("global_symbol", "main"))
+    i, k = sch.get_loops("C")
+    k0, k1 = sch.split(k, [3, 4])
+    sch.reorder(k1, i, k0)
+    _run_scale_then_row_sum(sch.mod)
