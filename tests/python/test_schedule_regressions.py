@@ -497,3 +497,208 @@ def test_cache_read_copy_runs_only_where_its_writer_writes():
     tvm.build(sch.mod, target="llvm -bound-check")["main"](tvm.nd.array(a), c)
     np.testing.assert_allclose(c.numpy(), ref(a)[0], rtol=1e-5, atol=1e-5)
     assert "c_0 * 4 + c_1 < 2" in sch.mod.script().split('T.block("B_local")')[1].split("T.reads")[0]
+
+
+@T.prim_func
+def _scale_then_row_sum_8x12(A: T.Buffer((8, 12), "float32"), C: T.Buffer((8,), "float32")):
+    B = T.alloc_buffer((8, 12), "float32")
+    for i, j in T.grid(8, 12):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+    for i, k in T.grid(8, 12):
+        with T.block("C"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                C[vi] = T.float32(0)
+            C[vi] = C[vi] + B[vi, vk]
+
+
+def _run_scale_then_row_sum(mod):
+    a = np.random.default_rng(27023).standard_normal((8, 12)).astype("float32")
+    lib = tvm.build(mod, target="llvm -bound-check")
+    out = tvm.nd.empty((8,), "float32")
+    lib["main"](tvm.nd.array(a), out)
+    np.testing.assert_allclose(out.numpy(), (a * 2).sum(axis=1), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("inner, at", [((7, 1), 1), ((2, 3), 1), ((7, 1), 0), ((5, 1), 1)])
+def test_reverse_compute_at_bounds_the_producer_region_under_its_predicate(inner, at):
+    # Random schedule case 27023: B's j split into 3 x 4, its 4 split again
+    # into 7 x 1 (`T.where(j_1_0 + j_1_1 < 4)`); reverse_compute_at of the
+    # reduction C at j_1_0 took B's region there without the predicate, so C
+    # also ran for j_1_0 in 4..6 and summed B[:, 4..11] twice, before B wrote
+    # it. The predicate bounds the region (a mixed clause, 2 x 3) or, over
+    # the loops at or above the target only, guards the moved block.
+    sch = tvm.tir.Schedule(_scale_then_row_sum_8x12.with_attr("global_symbol", "main"))
+    _, j = sch.get_loops("B")
+    _, j1 = sch.split(j, [3, 4])
+    loops = sch.split(j1, list(inner))
+    sch.reverse_compute_at(sch.get_block("C"), [sch.get_loops("B")[1], loops[0]][at])
+    _run_scale_then_row_sum(sch.mod)
+
+
+def test_reverse_compute_at_keeps_the_plain_region_where_the_predicate_cuts_only_past_the_end():
+    # A split's tail cut off past the buffer's end leaves TVM's region: a
+    # constant loop of 5 and the bound predicate, not a symbolic extent.
+    sch = tvm.tir.Schedule(_scale_then_row_sum_8x12.with_attr("global_symbol", "main"))
+    _, j = sch.get_loops("B")
+    j0, _ = sch.split(j, [None, 5])
+    sch.reverse_compute_at(sch.get_block("C"), j0)
+
+    @T.prim_func
+    def expected(A: T.Buffer((8, 12), "float32"), C: T.Buffer((8,), "float32")):
+        T.func_attr({"global_symbol": "main"})
+        B = T.alloc_buffer((8, 12), "float32")
+        for i, j_0 in T.grid(8, 3):
+            for j_1 in range(5):
+                with T.block("B"):
+                    vi = T.axis.spatial(8, i)
+                    vj = T.axis.spatial(12, j_0 * 5 + j_1)
+                    T.where(j_0 * 5 + j_1 < 12)
+                    B[vi, vj] = A[vi, vj] * T.float32(2)
+            for ax0 in range(5):
+                with T.block("C"):
+                    vi = T.axis.spatial(8, i)
+                    vk = T.axis.reduce(12, j_0 * 5 + ax0)
+                    T.where(j_0 * 5 + ax0 < 12)
+                    with T.init():
+                        C[vi] = T.float32(0)
+                    C[vi] = C[vi] + B[vi, vk]
+
+    tvm.ir.assert_structural_equal(sch.mod["main"], expected)
+    _run_scale_then_row_sum(sch.mod)
+
+
+@pytest.mark.parametrize("inner", [(7, 1), (2, 3)])
+def test_compute_at_under_a_predicated_consumer_computes_what_it_reads(inner):
+    # The mirror of case 27023: compute_at of B at the predicated consumer's
+    # inner loop (a larger region than needed is recomputed, never missed).
+    sch = tvm.tir.Schedule(_scale_then_row_sum_8x12.with_attr("global_symbol", "main"))
+    _, k = sch.get_loops("C")
+    _, k1 = sch.split(k, [3, 4])
+    k10, _ = sch.split(k1, list(inner))
+    sch.compute_at(sch.get_block("B"), k10)
+    _run_scale_then_row_sum(sch.mod)
+
+
+def test_reverse_compute_at_refuses_producers_guarded_differently():
+    # Two producers of B under the loop, each writing only on some of its
+    # iterations: the union of their regions has no single guard.
+    @T.prim_func
+    def two_producers(A: T.Buffer((8, 12), "float32"), C: T.Buffer((8,), "float32")):
+        T.func_attr({"global_symbol": "main"})
+        B = T.alloc_buffer((8, 12), "float32")
+        for i, j_0, j_1 in T.grid(8, 2, 7):
+            with T.block("B0"):
+                vi = T.axis.spatial(8, i)
+                vj = T.axis.spatial(6, j_0 * 3 + j_1)
+                T.where(j_1 < 3)
+                B[vi, vj] = A[vi, vj] * T.float32(2)
+            with T.block("B1"):
+                vi = T.axis.spatial(8, i)
+                vj = T.axis.spatial(6, j_0 * 3 + j_1 - 3)
+                T.where(3 <= j_1 and j_1 < 6)
+                B[vi, vj + 6] = A[vi, vj + 6] * T.float32(2)
+        for i, k in T.grid(8, 12):
+            with T.block("C"):
+                vi, vk = T.axis.remap("SR", [i, k])
+                with T.init():
+                    C[vi] = T.float32(0)
+                C[vi] = C[vi] + B[vi, vk]
+
+    sch = tvm.tir.Schedule(two_producers)
+    before = sch.mod
+    with pytest.raises(tvm.tir.ScheduleError, match="guarded by different predicates"):
+        sch.reverse_compute_at(sch.get_block("C"), sch.get_loops("B0")[2])
+    assert sch.mod.same_as(before)
+
+
+def test_loop_partition_gives_each_copy_its_own_allocated_buffer():
+    # Random schedule case 28601: loop_partition, rfactor (its "C_rf" is
+    # allocated in the partition's opaque block), loop_partition of the loop
+    # above: both copies allocated the one buffer C_rf, which print -> parse
+    # turns into two buffers (the printer fixed-point check failed). Each
+    # copy now allocates a buffer of its own, as it has its own variables.
+    sch = tvm.tir.Schedule(_pad_then_row_sum.with_attr("global_symbol", "main"))
+    _, j = sch.get_loops("C")
+    sch.loop_partition(j, [4, None])
+    sch.rfactor(sch.get_loops("C_j0")[-1], 0)
+    i = sch.get_loops("C_j_common")[0]
+    sch.loop_partition(i, [3, None])
+    mod = sch.mod
+    allocs = []
+    tir.stmt_functor.post_order_visit(
+        mod["main"].body, lambda n: allocs.extend(b for b in getattr(n, "alloc_buffers", []) if b.name == "C_rf"))
+    assert len(allocs) == 2 and not allocs[0].same_as(allocs[1])
+    assert not allocs[0].data.same_as(allocs[1].data)
+    tvm.ir.assert_structural_equal(tvm.script.from_source(mod.script()), mod)
+    _run_pad_then_row_sum(mod)
+
+
+@T.prim_func
+def _matmul_fused_rows(A: T.Buffer((16, 8), "float32"), B: T.Buffer((8, 12), "float32"),
+                       C: T.Buffer((16, 12), "float32")):
+    T.func_attr({"global_symbol": "main"})
+    B_local = T.alloc_buffer((8, 12), scope="local")
+    C_global = T.alloc_buffer((192,))
+    for ax0, ax1 in T.grid(8, 12):
+        with T.block("B_local"):
+            v0, v1 = T.axis.remap("SS", [ax0, ax1])
+            B_local[v0, v1] = B[v0, v1]
+    for ax0, ax1 in T.grid(192, 8):
+        with T.block("C"):
+            v0, v1 = T.axis.remap("SR", [ax0, ax1])
+            with T.init():
+                C_global[v0] = T.float32(0)
+            C_global[v0] = C_global[v0] + A[v0 // 12, v1] * B_local[v1, v0 % 12]
+    for ax0 in range(192):
+        with T.block("C_global"):
+            v0 = T.axis.spatial(192, ax0)
+            C[v0 // 12, v0 % 12] = C_global[v0]
+
+
+def test_reverse_compute_at_refuses_a_floormod_read_that_is_not_a_range():
+    # Random schedule case 27676: at B_local's inner loop ax1 the consumer
+    # reads B_local[v1, v0 % 12] with v0 % 12 == ax1: v0 in {ax1, ax1 + 12,
+    # ...}, not a range; the moved block ran over v0 in [ax1, ax1 + 180] and
+    # summed most products several times. Refused there; at ax0 (the whole
+    # row produced, v0 % 12 unconstrained) it is a range and still moves.
+    sch = tvm.tir.Schedule(_matmul_fused_rows)
+    before = sch.mod
+    with pytest.raises(tvm.tir.ScheduleError, match="not a range"):
+        sch.reverse_compute_at(sch.get_block("C"), sch.get_loops("B_local")[1])
+    assert sch.mod.same_as(before)
+    sch.reverse_compute_at(sch.get_block("C"), sch.get_loops("B_local")[0])
+    rng = np.random.default_rng(27676)
+    a = rng.standard_normal((16, 8)).astype("float32")
+    b = rng.standard_normal((8, 12)).astype("float32")
+    lib = tvm.build(sch.mod, target="llvm -bound-check")
+    out = tvm.nd.empty((16, 12), "float32")
+    lib["main"](tvm.nd.array(a), tvm.nd.array(b), out)
+    np.testing.assert_allclose(out.numpy(), a @ b, rtol=1e-4, atol=1e-4)
+
+
+def test_reorder_refuses_to_move_a_loop_fused_over_spatial_and_reduction_iterators():
+    # Random schedule case 28569: B and C's loops fused and split 12 x 8, so
+    # both loops carry vi (spatial) and vk (reduction) of C; reorder put the
+    # 8 outside: C's init (at vk == 0) then ran after updates of the same row
+    # and dropped them. Refused; the schedule stays as it was.
+    sch = tvm.tir.Schedule(_scale_then_row_sum_8x12.with_attr("global_symbol", "main"))
+    sch.reverse_compute_at(sch.get_block("C"), sch.get_loops("B")[1])
+    fused = sch.fuse(*sch.get_loops("B"))
+    outer, inner = sch.split(fused, [12, 8])
+    _run_scale_then_row_sum(sch.mod)  # still the right sums before the reorder
+    before = sch.mod
+    with pytest.raises(tvm.tir.ScheduleError, match="both a spatial and a reduction iterator"):
+        sch.reorder(inner, outer)
+    assert sch.mod.same_as(before)
+    _run_scale_then_row_sum(sch.mod)
+
+
+def test_reorder_of_pure_spatial_and_reduction_loops_is_still_allowed():
+    sch = tvm.tir.Schedule(_scale_then_row_sum_8x12.with_attr("global_symbol", "main"))
+    i, k = sch.get_loops("C")
+    k0, k1 = sch.split(k, [3, 4])
+    sch.reorder(k1, i, k0)
+    _run_scale_then_row_sum(sch.mod)

@@ -3,12 +3,16 @@
 // by their schedule instruction kinds, Schedule methods (resolve the
 // handles, commit, record) and tir.schedule.* FFI entries.
 #include <algorithm>
+#include <functional>
+#include <tuple>
 #include <unordered_set>
 
 #include "arith/analyzer.h"
 #include "arith/int_set.h"
 #include "arith/iter_map.h"
 #include "arith/linear_form.h"
+#include "arith/region_bound.h"
+#include "ir/structural_equal.h"
 #include "tir/analysis/block_access_region.h"
 #include "tir/op.h"
 #include "tir/schedule/primitive/compute_location_candidates.h"
@@ -60,13 +64,29 @@ bool Accesses(const BlockNode* b, const Buffer& buf, bool reads) {
 bool Writes(const BlockNode* b, const Buffer& buf) { return Accesses(b, buf, /*reads=*/false); }
 bool Reads(const BlockNode* b, const Buffer& buf) { return Accesses(b, buf, /*reads=*/true); }
 
+std::string Join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "\"" : ", \"") + n + "\"";
+  return out;
+}
+
 // Region (per dimension, as IntSets over the loops above `loop` inclusive of
 // nothing below) that `regions` of blocks under `loop` cover, with the loops
 // strictly inside `loop` relaxed.
+// With `guard` given (reverse_compute_at: the region a producer writes must
+// not be over-approximated, or the moved consumer would read what is not yet
+// written or reduce a point twice), each user's block predicate bounds its
+// region as TVM's EstimateRegionUpperBound: loops of extent 1 below `loop`
+// are replaced by their start, the clauses over relaxed loops bound the
+// region through the iterator map, and the clauses left over loops at or
+// above `loop` say when the user writes nothing at all: they are returned
+// in `*guard` (true when there are none), for the moved block's predicate.
 std::vector<arith::IntSet> RelaxedRegion(const std::string& prim, const PrimFunc& func, const ForNode* loop, const Buffer& buffer,
-                                         bool want_reads, arith::Analyzer* ana, std::vector<std::string>* users) {
+                                         bool want_reads, arith::Analyzer* ana, std::vector<std::string>* users,
+                                         PrimExpr* guard = nullptr) {
   std::vector<arith::IntSet> result;
   std::vector<std::vector<arith::IntSet>> per_user;
+  std::vector<PrimExpr> user_guards;
   for (const BlockLocation& loc : CollectBlocks(func)) {
     // Only blocks nested inside `loop`.
     size_t pos = loc.loops.size();
@@ -100,9 +120,48 @@ std::vector<arith::IntSet> RelaxedRegion(const std::string& prim, const PrimFunc
     }
     Map<Var, PrimExpr> bind;
     for (size_t k = 0; k < loc.block->iter_vars.size(); ++k) bind.Set(loc.block->iter_vars[k]->var, loc.realize->iter_values[k]);
+    PrimExpr inner_pred, user_guard = IntImm(DataType::Bool(), 1);
+    Map<Var, Range> var_dom;
+    if (guard != nullptr && !IsConstInt(loc.realize->predicate, 1)) {
+      Map<Var, PrimExpr> unit;
+      for (size_t i = pos + 1; i < loc.loops.size(); ++i) {
+        const ForNode* l = loc.loops[i];
+        if (IsConstInt(l->extent, 1)) {
+          unit.Set(l->loop_var, l->min);
+          dom.erase(l->loop_var.get());
+        }
+      }
+      for (const auto& [v, set] : dom) {
+        var_dom.Set(GetRef<Var>(static_cast<const VarNode*>(v)), Range::FromMinExtent(set.min(), ana->Simplify(sub(add(set.max(), IntImm(set.max().dtype(), 1)), set.min()))));
+      }
+      Map<Var, PrimExpr> substituted;
+      for (const auto& [v, e] : bind.items()) substituted.Set(v, Substitute(e, unit));
+      bind = substituted;
+      std::vector<PrimExpr> clauses;
+      std::function<void(const PrimExpr&)> split = [&](const PrimExpr& e) {
+        if (const auto* a = e.as<AndNode>()) {
+          split(a->a);
+          split(a->b);
+        } else {
+          clauses.push_back(e);
+        }
+      };
+      split(ana->Simplify(Substitute(loc.realize->predicate, unit)));
+      for (const PrimExpr& c : clauses) {
+        if (IsConstInt(c, 1)) continue;
+        bool relaxed = false;
+        PostOrderVisit(c, [&](const ObjectRef& x) { relaxed = relaxed || (x.as<VarNode>() && dom.count(x.get())); });
+        if (relaxed) {
+          inner_pred = inner_pred.defined() ? logical_and(inner_pred, c) : c;
+        } else {
+          user_guard = IsConstInt(user_guard, 1) ? c : logical_and(user_guard, c);
+        }
+      }
+    }
     for (BufferRegion r : regions) {
       if (!r->buffer.same_as(buffer)) continue;
       users->push_back(loc.block->name_hint);
+      user_guards.push_back(user_guard);
       std::vector<arith::IntSet> sets;
       for (Range rg : r->region) {
         PrimExpr lo = Substitute(rg->min, bind);
@@ -110,10 +169,52 @@ std::vector<arith::IntSet> RelaxedRegion(const std::string& prim, const PrimFunc
         arith::IntSet a = arith::EvalSet(lo, dom, ana), b = arith::EvalSet(hi, dom, ana);
         sets.push_back(arith::Union({a, b}, ana));
       }
+      if (inner_pred.defined()) {
+        std::vector<Range> bound;
+        for (Range rg : r->region) bound.push_back(Range::FromMinExtent(Substitute(rg->min, bind), Substitute(rg->extent, bind)));
+        std::vector<arith::IntSet> under = arith::EstimateRegionUpperBound(Array<Range>(bound), var_dom, inner_pred, ana);
+        // The bound under the predicate replaces the plain one only where
+        // the predicate cuts more than the buffer's end does: a split's tail
+        // cut off past the end leaves TVM's region (the moved block's own
+        // bound keeps it inside), with its constant loop extents.
+        PrimExpr inside;
+        for (size_t d = 0; d < bound.size() && d < buffer->shape.size(); ++d) {
+          PrimExpr last = add(bound[d]->min, sub(bound[d]->extent, IntImm(bound[d]->extent.dtype(), 1)));
+          PrimExpr shape = buffer->shape[d];
+          if (shape.dtype() != last.dtype()) shape = cast(last.dtype(), shape);
+          bool relaxed = false;
+          PostOrderVisit(last, [&](const ObjectRef& x) { relaxed = relaxed || (x.as<VarNode>() && dom.count(x.get())); });
+          if (relaxed) inside = inside.defined() ? logical_and(inside, less(last, shape)) : less(last, shape);
+        }
+        std::vector<arith::IntSet> cut;
+        if (inside.defined()) cut = arith::EstimateRegionUpperBound(Array<Range>(bound), var_dom, inside, ana);
+        for (size_t d = 0; d < sets.size() && d < under.size(); ++d) {
+          const arith::IntSet& u = under[d];
+          if (!u.HasLowerBound() || !u.HasUpperBound()) continue;
+          bool same = d < cut.size() && cut[d].HasLowerBound() && cut[d].HasUpperBound() &&
+                      StructuralEqual(ana->Simplify(u.min()), ana->Simplify(cut[d].min())) &&
+                      StructuralEqual(ana->Simplify(u.max()), ana->Simplify(cut[d].max()));
+          if (!same) sets[d] = u;
+        }
+      }
       per_user.push_back(sets);
     }
   }
   if (per_user.empty()) return result;
+  if (guard != nullptr) {
+    // Several users, one of which writes nothing on some iterations: the
+    // union of their regions has no single guard.
+    for (const PrimExpr& g : user_guards) {
+      if (!StructuralEqual(g, user_guards[0])) {
+        ThrowScheduleError(prim, "the blocks under loop " + loop->loop_var->name_hint + " that " +
+                                     (want_reads ? "read " : "write ") + buffer->name +
+                                     " (" + Join(*users) + ") are guarded by different predicates over the loops at or above it; "
+                                     "their region at the loop cannot be expressed",
+                           func, {loop});
+      }
+    }
+    *guard = user_guards[0];
+  }
   for (size_t d = 0; d < per_user[0].size(); ++d) {
     std::vector<arith::IntSet> dim;
     for (auto& u : per_user) dim.push_back(u[d]);
@@ -134,8 +235,22 @@ struct Digit {
   PrimExpr lo, hi;
 };
 
+//
+// `*exact` becomes false where the assembled range holds values outside
+// the region (a digit narrowed below a higher digit that still varies, as
+// `v % 12` fixed while v runs over 192: every twelfth value, not a range).
 bool SolveAffine(const BlockNode* block, const std::vector<PrimExpr>& indices, const std::vector<arith::IntSet>& region,
-                 arith::Analyzer* ana, std::vector<PrimExpr>* var_lo, std::vector<PrimExpr>* var_hi) {
+                 arith::Analyzer* ana, std::vector<PrimExpr>* var_lo, std::vector<PrimExpr>* var_hi, bool* exact) {
+  // Digits (ascending) cover a range only if every digit above a narrowed
+  // one is a single value.
+  bool narrowed = false;
+  auto visit_digit = [&](const PrimExpr& lo, const PrimExpr& hi, int64_t extent) {
+    bool point = ana->CanProveEqual(lo, hi);
+    if (narrowed && !point) *exact = false;
+    bool full = ana->CanProve(less_equal(lo, IntImm(lo.dtype(), 0))) &&
+                ana->CanProve(greater_equal(hi, IntImm(hi.dtype(), extent - 1)));
+    if (!full) narrowed = true;
+  };
   Map<Var, Range> doms;
   for (IterVar iv : block->iter_vars) {
     if (!IsConstInt(iv->dom->min, 0)) return false;
@@ -176,15 +291,24 @@ bool SolveAffine(const BlockNode* block, const std::vector<PrimExpr>& indices, c
     DataType t = ds[0].lo.dtype();
     int64_t covered = 1;
     PrimExpr lo = IntImm(t, 0), hi = IntImm(t, 0);
+    narrowed = false;
     for (const Digit& dg : ds) {
       if (covered >= *ext) break;      // higher digits are 0
       if (dg.lower < covered) return false;  // overlapping digits
-      if (dg.lower > covered) hi = add(hi, IntImm(t, dg.lower - covered));  // free digits in between
+      if (dg.lower > covered) {  // free digits in between
+        hi = add(hi, IntImm(t, dg.lower - covered));
+        visit_digit(IntImm(t, 0), IntImm(t, dg.lower / covered - 1), dg.lower / covered);
+      }
       lo = add(lo, mul(dg.lo, IntImm(t, dg.lower)));
       hi = add(hi, mul(dg.hi, IntImm(t, dg.lower)));
+      visit_digit(dg.lo, dg.hi, dg.extent);
       covered = dg.lower * dg.extent;
     }
-    if (covered < *ext) hi = add(hi, IntImm(t, (*ext + covered - 1) / covered * covered - covered));
+    if (covered < *ext) {
+      int64_t top = (*ext + covered - 1) / covered;
+      hi = add(hi, IntImm(t, top * covered - covered));
+      visit_digit(IntImm(t, 0), IntImm(t, top - 1), top);
+    }
     lo = ana->Simplify(lo);
     hi = ana->Simplify(hi);
     if (const auto* v = mark->source.as<VarNode>()) {
@@ -199,14 +323,24 @@ bool SolveAffine(const BlockNode* block, const std::vector<PrimExpr>& indices, c
     if (!fused) return false;
     Var f("fused", t);
     std::unordered_map<const Object*, arith::IntSet> dom{{f.get(), arith::IntSet::Interval(lo, hi)}};
+    // Split back digit by digit: their box holds the range, exactly when
+    // the digits, lowest first, cover it as a range would.
+    std::vector<std::tuple<int64_t, PrimExpr, PrimExpr, int64_t>> box;
     for (const arith::IterSplitExpr& arg : fused->args) {
       const int64_t* scale = AsConstInt(arg->scale);
       if (!scale || *scale <= 0) return false;
       PrimExpr digit = floormod(floordiv(sub(f, fused->base), IntImm(t, *scale)), arg->extent);
       arith::IntSet set = arith::EvalSet(digit, dom, ana);
       if (!set.HasLowerBound() || !set.HasUpperBound()) return false;
-      if (!add_digit(arg.get(), ana->Simplify(set.min()), ana->Simplify(set.max()))) return false;
+      PrimExpr dlo = ana->Simplify(set.min()), dhi = ana->Simplify(set.max());
+      const int64_t* dext = AsConstInt(arg->extent);
+      if (!dext) return false;
+      box.emplace_back(*scale, dlo, dhi, *dext);
+      if (!add_digit(arg.get(), dlo, dhi)) return false;
     }
+    std::sort(box.begin(), box.end(), [](const auto& a, const auto& b) { return std::get<0>(a) < std::get<0>(b); });
+    narrowed = false;
+    for (const auto& [scale, dlo, dhi, dext] : box) visit_digit(dlo, dhi, dext);
   }
   return true;
 }
@@ -215,7 +349,8 @@ bool SolveAffine(const BlockNode* block, const std::vector<PrimExpr>& indices, c
 // (per written/read buffer dimension) with fresh loops ax0, ax1, ...
 Stmt MakeNestForRegion(const std::string& primitive, const PrimFunc& func, const BlockLocation& loc,
                        const BufferRegion& access, const std::vector<arith::IntSet>& region,
-                       bool preserve_unit_loops, arith::Analyzer* ana) {
+                       bool preserve_unit_loops, arith::Analyzer* ana,
+                       const PrimExpr& guard = IntImm(DataType::Bool(), 1)) {
   const BlockNode* block = loc.block;
   std::vector<PrimExpr> var_lo(block->iter_vars.size()), var_hi(block->iter_vars.size());
   // Dimension by dimension first: an index `v + k` (a point), `k - v` (a
@@ -283,10 +418,20 @@ Stmt MakeNestForRegion(const std::string& primitive, const PrimFunc& func, const
       points = points && IsConstInt(r->extent, 1);
       indices.push_back(r->min);
     }
-    if (!points || !SolveAffine(block, indices, region, ana, &var_lo, &var_hi)) {
+    bool exact = true;
+    if (!points || !SolveAffine(block, indices, region, ana, &var_lo, &var_hi, &exact)) {
       ThrowScheduleError(primitive, "block \"" + block->name_hint + "\" accesses " + access->buffer->name +
                                         " with an index that is not an iteration variable (shifted, reversed or "
                                         "tiled) or a quasi-affine point access of them; only such blocks can be moved",
+                         func, {block});
+    }
+    // compute_at may recompute more of its producer than is read; a moved
+    // consumer iterating beyond what the loop produced would read what is
+    // not yet written, or reduce a point twice.
+    if (!exact && primitive == "reverse_compute_at") {
+      ThrowScheduleError(primitive, "block \"" + block->name_hint + "\" reads " + access->buffer->name +
+                                        " through floordiv/floormod indices whose values at the loop are not a range "
+                                        "of its iteration variables (a lower digit fixed while a higher one varies)",
                          func, {block});
     }
   }
@@ -301,7 +446,7 @@ Stmt MakeNestForRegion(const std::string& primitive, const PrimFunc& func, const
   }
   std::vector<PrimExpr> values;
   std::vector<std::pair<Var, PrimExpr>> new_loops;
-  PrimExpr pred = IntImm(DataType::Bool(), 1);
+  PrimExpr pred = guard;  // when the region is there at all (see RelaxedRegion)
   int counter = 0;
   for (size_t k = 0; k < block->iter_vars.size(); ++k) {
     IterVar iv = block->iter_vars[k];
@@ -611,8 +756,9 @@ PrimFunc ReverseComputeAt(const PrimFunc& func, const BlockLocation& loc, const 
   arith::Analyzer ana;
   BindLoopsAbove(loop, &ana);
   std::vector<std::string> users;
-  auto region = RelaxedRegion(prim, func, loop.loop, (*read)->buffer, /*want_reads=*/false, &ana, &users);
-  Stmt nest = MakeNestForRegion(prim, func, loc, *read, region, preserve_unit_loops, &ana);
+  PrimExpr guard;
+  auto region = RelaxedRegion(prim, func, loop.loop, (*read)->buffer, /*want_reads=*/false, &ana, &users, &guard);
+  Stmt nest = MakeNestForRegion(prim, func, loc, *read, region, preserve_unit_loops, &ana, guard);
   CheckNestCoversDomain(prim, func, loc, loop, nest);
   return MoveNest(prim, func, loc, loop, nest, index);
 }

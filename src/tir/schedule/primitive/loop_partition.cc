@@ -4,7 +4,8 @@
 // copies sit in opaque blocks "<block>_<var>_common" / "<block>_<var><k>_partition",
 // the loops are named "<var><k>", the blocks below are renamed
 // "<name>_<var><k>" with their iteration domains narrowed to the range and
-// their regions relaxed over those domains. Its instruction kind
+// their regions relaxed over those domains; each copy has its own loop and
+// iteration variables and its own buffers (allocated or matched inside). Its instruction kind
 // ("LoopPartition"), the Schedule method and the FFI entry. TIR schedule layer.
 #include <string>
 #include <unordered_map>
@@ -53,6 +54,42 @@ class PartitionRewriter : public StmtExprMutator {
     n->extent = ext;
     n->body = VisitStmt(op->body);
     return loop;
+  }
+  // ... and its own buffers: a block inside the loop allocating (or
+  // matching) a buffer defines it in every copy, so each copy defines a new
+  // buffer of the same name, its uses renamed (one buffer defined at two
+  // places would not survive printing and parsing, nor passes that key on
+  // the buffer: random schedule case 28601, rfactor's C_rf inside a
+  // partitioned loop).
+  Buffer VisitBufferUse(const Buffer& b) override {
+    auto it = buffers_.find(b.get());
+    return it == buffers_.end() ? b : it->second;
+  }
+  Buffer FreshBuffer(const Buffer& b) {
+    Buffer nb = b;
+    auto* n = nb.CopyOnWrite();
+    n->data = b->data.copy_with_suffix("");
+    fresh_[b->data.get()] = n->data;
+    std::vector<PrimExpr> shape, strides;
+    for (const PrimExpr& e : b->shape) shape.push_back(VisitExpr(e));
+    for (const PrimExpr& e : b->strides) strides.push_back(VisitExpr(e));
+    n->shape = Array<PrimExpr>(shape);
+    n->strides = Array<PrimExpr>(strides);
+    if (b->elem_offset.defined()) n->elem_offset = VisitExpr(b->elem_offset);
+    buffers_[b.get()] = nb;
+    return nb;
+  }
+  Stmt VisitStmt_(const BlockNode* op) override {
+    std::vector<Buffer> allocs;
+    for (const Buffer& b : op->alloc_buffers) allocs.push_back(FreshBuffer(b));
+    std::vector<MatchBufferRegion> matches;
+    for (const MatchBufferRegion& m : op->match_buffers) matches.push_back(MatchBufferRegion(FreshBuffer(m->buffer), m->source));
+    Block b = Downcast<Block>(StmtExprMutator::VisitStmt_(op));  // match sources visited here
+    auto* n = b.CopyOnWrite();
+    n->alloc_buffers = Array<Buffer>(allocs);
+    for (size_t i = 0; i < matches.size(); ++i) matches[i] = MatchBufferRegion(matches[i]->buffer, b->match_buffers[i]->source);
+    n->match_buffers = Array<MatchBufferRegion>(matches);
+    return b;
   }
   Stmt VisitStmt_(const BlockRealizeNode* op) override {
     for (const IterVar& iv : op->block->iter_vars) fresh_[iv->var.get()] = Var(iv->var->name_hint, iv->var.dtype());
@@ -115,6 +152,7 @@ class PartitionRewriter : public StmtExprMutator {
   Map<Var, arith::IntSet> loop_dom_;
   Var part_var_;
   std::unordered_map<const VarNode*, Var> fresh_;
+  std::unordered_map<const BufferNode*, Buffer> buffers_;
   arith::Analyzer ana_;
 };
 

@@ -327,6 +327,38 @@ void CheckReorderableBlocks(const PrimFunc& func, const ForNode* top) {
   };
   visit(GetRef<Stmt>(top), {});
 }
+// A block with an init runs it on the first iteration of each of its
+// reductions (all reduction iterators at their start); that must stay the
+// first. A loop bound to a spatial and a reduction iterator of the block at
+// once (a fused spatial x reduction loop) orders the reduction of one
+// spatial point through the spatial digits too: moved against another loop
+// of the chain, the init can come after updates and discard them. TVM does
+// not check this (its init runs where the reduction iterators are at their
+// start, the same rule); Tessera refuses rather than reset partial sums.
+void CheckReductionOrderKept(const PrimFunc& func, const std::vector<const ForNode*>& chain,
+                             const std::vector<const ForNode*>& new_chain) {
+  std::vector<const ForNode*> moved;
+  for (size_t i = 0; i < chain.size(); ++i)
+    if (chain[i] != new_chain[i]) moved.push_back(chain[i]);
+  if (moved.empty()) return;
+  PostOrderVisitBlockRealizes(chain.back()->body, [&](const BlockRealizeNode* br) {
+    const BlockNode* b = br->block.get();
+    if (!b->init) return;
+    for (const ForNode* l : moved) {
+      bool spatial = false, reduce = false;
+      for (size_t k = 0; k < b->iter_vars.size() && k < br->iter_values.size(); ++k) {
+        if (!UsesVar(br->iter_values[k], l->loop_var.get())) continue;
+        (b->iter_vars[k]->iter_type == kCommReduce ? reduce : spatial) = true;
+      }
+      if (spatial && reduce) {
+        ThrowScheduleError("reorder", LoopName(l) + " is bound to both a spatial and a reduction iterator of block \"" +
+                                          b->name_hint + "\"; moving it would run the block's init after updates "
+                                          "of the same reduction",
+                           func, {b});
+      }
+    }
+  });
+}
 }  // namespace
 
 PrimFunc ReorderLoops(const PrimFunc& func, const std::vector<const ForNode*>& order) {
@@ -387,6 +419,7 @@ PrimFunc ReorderLoops(const PrimFunc& func, const std::vector<const ForNode*>& o
                            func, {new_chain[i]});
       }
   CheckReorderableBlocks(func, chain.front());
+  CheckReductionOrderKept(func, chain, new_chain);
   Stmt body = chain.back()->body;
   for (size_t i = new_chain.size(); i-- > 0;) {
     For f = GetRef<For>(new_chain[i]);
