@@ -130,22 +130,6 @@ Array<Range> RelaxRegion(const BlockLocation& loc, const BufferRegion& access, c
     if (clo && *clo < 0) lo = IntImm(lo.dtype(), 0);
     if (chi && cshape && *chi >= *cshape) hi = IntImm(hi.dtype(), *cshape - 1);
     bool clipped = chi && cshape && *chi >= *cshape;
-    // A symbolic end that may pass the shape (a loop split into
-    // ceildiv(n, k) * k iterations, the extra ones cut by the block's
-    // predicate) is clipped to it: the copy must not touch what the block
-    // never does, out of bounds.
-    // Only an end in the shape's own variables (fixed for the whole call).
-    std::unordered_set<const Object*> shape_vars;
-    for (const PrimExpr& e : buf->shape) PostOrderVisit(e, [&](const ObjectRef& x) {
-      if (x.as<VarNode>()) shape_vars.insert(x.get());
-    });
-    bool loop_free = true;
-    PostOrderVisit(hi, [&](const ObjectRef& x) { loop_free = loop_free && (!x.as<VarNode>() || shape_vars.count(x.get())); });
-    if (!clipped && !(chi && cshape) && loop_free && hi.dtype() == buf->shape[d].dtype() &&
-        !ana->CanProve(less(hi, buf->shape[d]))) {
-      hi = ana->Simplify(min(hi, sub(buf->shape[d], IntImm(buf->shape[d].dtype(), 1))));
-      clipped = true;
-    }
     if (set.IsSinglePoint() && !clipped) {
       out.push_back(Range::FromMinExtent(lo, IntImm(lo.dtype(), 1)));
     } else {
@@ -815,22 +799,10 @@ PrimFunc CacheInplace(const PrimFunc& func, const BlockLocation& loc, int read_i
   // Both stages run in the innermost loop around the block (or the scope),
   // right before and right after the statement holding the block, under
   // the block's predicate.
-  auto guarded = [&](Stmt stage) {
-    if (auto c = AsConstInt(loc.realize->predicate); c && *c == 1) return stage;
-    struct Guard : StmtExprMutator {
-      PrimExpr pred;
-      using StmtExprMutator::VisitStmt_;
-      Stmt VisitStmt_(const BlockRealizeNode* op) override {
-        BlockRealize r = GetRef<BlockRealize>(op);
-        r.CopyOnWrite()->predicate = pred;
-        return r;
-      }
-    } g;
-    g.pred = loc.realize->predicate;
-    return g.VisitStmt(stage);
-  };
-  Stmt in_stage = guarded(MakeCacheStage(read_region, buf, cache, /*original_is_src=*/true, /*full=*/true, name));
-  Stmt out_stage = guarded(MakeCacheStage(write_region, buf, cache, /*original_is_src=*/false, /*full=*/true, name));
+  Stmt in_stage = GuardStage(MakeCacheStage(read_region, buf, cache, /*original_is_src=*/true, /*full=*/true, name),
+                             loc.realize->predicate);
+  Stmt out_stage = GuardStage(MakeCacheStage(write_region, buf, cache, /*original_is_src=*/false, /*full=*/true, name),
+                              loc.realize->predicate);
   const Object* at = loc.loops.empty() ? static_cast<const Object*>(loc.scope) : loc.loops.back();
   Stmt body = loc.loops.empty() ? loc.scope->body : loc.loops.back()->body;
   int pos = 0;
