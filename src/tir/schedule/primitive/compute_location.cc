@@ -3,7 +3,6 @@
 // by their schedule instruction kinds, Schedule methods (resolve the
 // handles, commit, record) and tir.schedule.* FFI entries.
 #include <algorithm>
-#include <functional>
 #include <tuple>
 #include <unordered_set>
 
@@ -137,17 +136,7 @@ std::vector<arith::IntSet> RelaxedRegion(const std::string& prim, const PrimFunc
       Map<Var, PrimExpr> substituted;
       for (const auto& [v, e] : bind.items()) substituted.Set(v, Substitute(e, unit));
       bind = substituted;
-      std::vector<PrimExpr> clauses;
-      std::function<void(const PrimExpr&)> split = [&](const PrimExpr& e) {
-        if (const auto* a = e.as<AndNode>()) {
-          split(a->a);
-          split(a->b);
-        } else {
-          clauses.push_back(e);
-        }
-      };
-      split(ana->Simplify(Substitute(loc.realize->predicate, unit)));
-      for (const PrimExpr& c : clauses) {
+      for (const PrimExpr& c : SplitConjuncts(ana->Simplify(Substitute(loc.realize->predicate, unit)))) {
         if (IsConstInt(c, 1)) continue;
         bool relaxed = false;
         PostOrderVisit(c, [&](const ObjectRef& x) { relaxed = relaxed || (x.as<VarNode>() && dom.count(x.get())); });
@@ -235,7 +224,6 @@ struct Digit {
   PrimExpr lo, hi;
 };
 
-//
 // `*exact` becomes false where the assembled range holds values outside
 // the region (a digit narrowed below a higher digit that still varies, as
 // `v % 12` fixed while v runs over 192: every twelfth value, not a range).
@@ -559,6 +547,17 @@ Stmt InsertIntoLoop(const std::string& prim, const PrimFunc& func, const ForNode
 
 }  // namespace
 
+void CheckSpatialOrReductionIters(const std::string& prim, const PrimFunc& func, const BlockNode* block) {
+  for (const IterVar& iv : block->iter_vars) {
+    if (iv->iter_type != kDataPar && iv->iter_type != kCommReduce) {
+      ThrowScheduleError(prim, "block \"" + block->name_hint + "\" is neither a complete nor a reduction block: "
+                                   "its iteration variable " + iv->var->name_hint +
+                                   " is neither spatial nor a reduction",
+                         func, {block});
+    }
+  }
+}
+
 namespace {
 
 // Shared checks of compute_at and reverse_compute_at.
@@ -574,17 +573,9 @@ void CheckPlacement(const std::string& prim, const PrimFunc& func, const BlockLo
                        func, {loc.block});
   }
   CheckOnlyWriter(prim, func, loc);
-  // TVM's "complete or reduction block": every iteration variable spatial
-  // or reduction; an opaque one (rolling_buffer's, whose iterations reuse
-  // what earlier ones computed) cannot be recomputed elsewhere.
-  for (const IterVar& iv : loc.block->iter_vars) {
-    if (iv->iter_type != kDataPar && iv->iter_type != kCommReduce) {
-      ThrowScheduleError(prim, "block \"" + loc.block->name_hint + "\" is neither a complete nor a reduction block: "
-                                   "its iteration variable " + iv->var->name_hint +
-                                   " is neither spatial nor reduction",
-                         func, {loc.block});
-    }
-  }
+  // An opaque iterator (rolling_buffer's, whose iterations reuse what
+  // earlier ones computed) cannot be recomputed elsewhere.
+  CheckSpatialOrReductionIters(prim, func, loc.block);
 }
 
 // Removes the block's old nest and inserts `nest` into `loop` (see InsertIntoLoop).
@@ -788,24 +779,18 @@ TESSERA_REGISTER_INST_KIND("ReverseComputeAt")
 
 // ---- Schedule methods ------------------------------------------------------------
 
-#define TESSERA_SCHEDULE_MOVE(Method, Fn, Inline, Name, Kind)                                              \
+// The "root" location of sample_compute_location leaves the block where it
+// is; the "inline" location inlines it.
+#define TESSERA_SCHEDULE_MOVE(Method, Fn, Inline, Name, Kind)                                        \
   void Schedule::Method(const BlockRV& block, const LoopRV& loop, bool preserve_unit_loops, int index) const { \
-    if (!LoopEntryOf(loop, Name).var.defined()) { /* the "root" location: stay */                   \
-      LocateBlock(block, Name);                                                                      \
-      Record(Kind, {block, loop}, {preserve_unit_loops, static_cast<int64_t>(index)}, {});           \
-      return;                                                                                        \
-    }                                                                                                \
-    if (LoopEntryOf(loop, Name).var.same_as(InlineMarkVar())) { /* the "inline" location */          \
-      BlockLocation bloc = LocateBlock(block, Name);                                                 \
-      const std::string func = get()->blocks.at(block.get()).func;                                   \
-      Commit(func, Inline(FuncOf(func), bloc));                                                      \
-      Record(Kind, {block, loop}, {preserve_unit_loops, static_cast<int64_t>(index)}, {});           \
-      return;                                                                                        \
-    }                                                                                                \
+    const Var& at = LoopEntryOf(loop, Name).var;                                                     \
     BlockLocation bloc = LocateBlock(block, Name);                                                   \
-    LoopLocation lloc = LocateLoop(loop, Name);                                                      \
     const std::string func = get()->blocks.at(block.get()).func;                                     \
-    Commit(func, Fn(FuncOf(func), bloc, lloc, preserve_unit_loops, index));                          \
+    if (at.same_as(InlineMarkVar())) {                                                               \
+      Commit(func, Inline(FuncOf(func), bloc));                                                      \
+    } else if (at.defined()) {                                                                       \
+      Commit(func, Fn(FuncOf(func), bloc, LocateLoop(loop, Name), preserve_unit_loops, index));      \
+    }                                                                                                \
     Record(Kind, {block, loop}, {preserve_unit_loops, static_cast<int64_t>(index)}, {});             \
   }
 TESSERA_SCHEDULE_MOVE(ComputeAt, tir::ComputeAt, tir::ComputeInline, "compute_at", "ComputeAt")

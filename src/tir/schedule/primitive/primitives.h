@@ -89,6 +89,10 @@ PrimFunc CacheIndex(const PrimFunc& func, const BlockLocation& block, const std:
                     std::vector<const BlockNode*>* new_blocks);
 
 // ---- shared helpers (compute_location.cc) ----
+// TVM's complete-or-reduction condition on iteration variables: a
+// ScheduleError naming the block and the variable when one is neither
+// spatial nor a reduction (e.g. the opaque one rolling_buffer leaves).
+void CheckSpatialOrReductionIters(const std::string& prim, const PrimFunc& func, const BlockNode* block);
 // Removes `block`'s realize together with the loops that contain nothing else.
 Stmt RemoveBlockNest(const Stmt& root, const BlockLocation& block);
 // Recomputes reads/writes of every block (used after inlining changes bodies).

@@ -79,15 +79,9 @@ PrimFunc DecomposeReduction(const PrimFunc& func, const BlockLocation& loc, cons
   if (!block->init) {
     ThrowScheduleError("decompose_reduction", "block \"" + block->name_hint + "\" has no init statement", func, {block});
   }
-  // As TVM's reduction-block check: only spatial and reduction iterators
-  // (an opaque one, e.g. left by rolling_buffer, has no place in the init).
-  for (const IterVar& iv : block->iter_vars) {
-    if (iv->iter_type != kDataPar && iv->iter_type != kCommReduce) {
-      ThrowScheduleError("decompose_reduction", "block \"" + block->name_hint + "\" is not a reduction block: its iteration variable " +
-                                                    iv->var->name_hint + " is neither spatial nor a reduction",
-                         func, {block});
-    }
-  }
+  // As TVM's reduction-block check (an opaque iterator, e.g. left by
+  // rolling_buffer, has no place in the init).
+  CheckSpatialOrReductionIters("decompose_reduction", func, block);
   size_t pos = loc.loops.size();
   for (size_t i = 0; i < loc.loops.size(); ++i)
     if (loc.loops[i] == loop) pos = i;
