@@ -3,6 +3,7 @@
 // fuse into one parallel loop) to another value that parallelizes a
 // different number of outer loops in some block, never above
 // max_jobs_per_core * num_cores. As TVM's MutateParallel. MetaSchedule layer.
+#include "ir/int_value.h"
 #include "meta_schedule/mutator/mutator.h"
 
 #include <map>
@@ -64,12 +65,6 @@ class MutateParallelNode : public MutatorNode {
   TESSERA_DECLARE_FINAL_OBJECT_INFO(MutateParallelNode, MutatorNode, "meta_schedule.MutateParallel");
 
  private:
-  static std::optional<int64_t> IntValue(const Any& v) {
-    if (v.kind() == Any::Kind::kInt) return v.raw_int();
-    if (const auto* imm = v.as<IntImmNode>()) return imm->value;
-    return std::nullopt;
-  }
-
   // Per block under the root: prefix products of the extents of its
   // enclosing serial loops with constant extents, stopping at the first loop
   // that feeds a reduction iterator (those are never parallelized).

@@ -1,4 +1,5 @@
 // LowerOpaqueBlock (see lower_opaque_block.h).
+#include "ir/int_value.h"
 #include "tir/transform/lower_opaque_block.h"
 
 #include <optional>
@@ -166,7 +167,7 @@ class BlockLowerer : public StmtExprMutator {
       int64_t v[4];
       for (size_t k = 0; k < 4; ++k) {
         std::optional<int64_t> x;
-        if (k < e.size()) x = AlignInt(e.at_any(k));
+        if (k < e.size()) x = IntValue(e.at_any(k));
         if (!x || (k != 1 && *x < 0) || (k == 2 && *x == 0)) {
           TESSERA_THROW(ValueError) << "block " << block->name_hint << ": annotation buffer_dim_align expects "
                                     << "entries [buffer_index, axis, factor, offset] of integers (factor > 0)";
@@ -179,13 +180,6 @@ class BlockLowerer : public StmtExprMutator {
       if (!allocated_.count(buf.get())) continue;
       aligned_[buf.get()].push_back({static_cast<int>(v[1]), v[2], v[3]});
     }
-  }
-
- private:
-  static std::optional<int64_t> AlignInt(const Any& a) {
-    if (a.kind() == Any::Kind::kInt) return a.raw_int();
-    if (const auto* imm = a.as<IntImmNode>()) return imm->value;
-    return std::nullopt;
   }
 };
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/int_value.h"
 #include "arith/expr_string.h"
 #include "relax/op/op_common.h"
 #include "runtime/map.h"
@@ -33,13 +34,6 @@ inline const Any* Find(const Call& call, const char* key) {
   return nullptr;
 }
 
-// Integer value of `v` (a Python int/bool or an IntImm), or nullopt.
-inline std::optional<int64_t> AsInt(const Any& v) {
-  if (v.kind() == Any::Kind::kInt || v.kind() == Any::Kind::kBool) return v.raw_int();
-  if (const auto* imm = v.as<IntImmNode>()) return imm->value;
-  return std::nullopt;
-}
-
 inline std::string Describe(const Any& v) {
   switch (v.kind()) {
     case Any::Kind::kFloat: return "a float";
@@ -52,7 +46,7 @@ inline std::string Describe(const Any& v) {
 inline int64_t Int(const Call& call, const char* key, int64_t dflt) {
   const Any* v = Find(call, key);
   if (v == nullptr) return dflt;
-  std::optional<int64_t> i = AsInt(*v);
+  std::optional<int64_t> i = IntValue(*v);
   if (!i) TESSERA_THROW(TypeError) << OpName(call) << ": attribute '" << key << "' must be an int, got " << Describe(*v);
   return *i;
 }
@@ -64,7 +58,7 @@ inline double Float(const Call& call, const char* key, double dflt) {
   if (v == nullptr) return dflt;
   if (v->kind() == Any::Kind::kFloat) return v->raw_float();
   if (const auto* f = v->as<FloatImmNode>()) return f->value;
-  if (std::optional<int64_t> i = AsInt(*v)) return static_cast<double>(*i);
+  if (std::optional<int64_t> i = IntValue(*v)) return static_cast<double>(*i);
   TESSERA_THROW(TypeError) << OpName(call) << ": attribute '" << key << "' must be a float, got " << Describe(*v);
 }
 
@@ -83,11 +77,11 @@ inline std::vector<int64_t> Ints(const Call& call, const char* key, const std::v
   const Any* v = Find(call, key);
   if (v == nullptr) return dflt;
   std::vector<int64_t> out;
-  if (std::optional<int64_t> i = AsInt(*v)) {
+  if (std::optional<int64_t> i = IntValue(*v)) {
     out.push_back(*i);
   } else if (const auto* arr = v->as<ArrayObj>()) {
     for (const Any& x : arr->data) {
-      std::optional<int64_t> i = AsInt(x);
+      std::optional<int64_t> i = IntValue(x);
       if (!i) {
         TESSERA_THROW(TypeError) << OpName(call) << ": attribute '" << key << "' must be a list of ints, got an element "
                                  << Describe(x);

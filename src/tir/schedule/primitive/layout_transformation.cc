@@ -4,6 +4,7 @@
 // commit, record) and tir.schedule.* FFI entries.
 #include <optional>
 
+#include "ir/int_value.h"
 #include "arith/analyzer.h"
 #include "arith/int_set.h"
 #include "arith/iter_map.h"
@@ -350,12 +351,7 @@ void Schedule::StorageAlign(const BlockRV& block, int buffer_index, int axis, in
   for (const Any& e : entries) {
     auto old = e.cast<Array<Any>>();
     // Python ints from storage_align, IntImms once printed and parsed back.
-    auto as_int = [](const Any& a) -> std::optional<int64_t> {
-      if (a.kind() == Any::Kind::kInt) return a.raw_int();
-      if (const auto* imm = a.as<IntImmNode>()) return imm->value;
-      return std::nullopt;
-    };
-    if (old.size() == 4 && as_int(old[0]) == buffer_index && as_int(old[1]) == axis) {
+    if (old.size() == 4 && IntValue(old[0]) == buffer_index && IntValue(old[1]) == axis) {
       updated.push_back(entry);
       replaced = true;
     } else {
