@@ -4,6 +4,7 @@
 #include "codegen/llvm/llvm_target.h"
 #include "runtime/interrupt.h"
 #include "runtime/library_file.h"
+#include "runtime/process.h"
 #include "runtime/registry.h"
 
 #include <dlfcn.h>
@@ -143,25 +144,38 @@ class LLVMModuleNode final : public ModuleNode {
     new llvm::GlobalVariable(*module, i8p, true, llvm::GlobalValue::ExternalLinkage, ptr, "__tessera_function_info");
     auto tm = MakeTargetMachine(target_);
     std::string obj = EmitToString(module.get(), tm.get(), llvm::CGFT_ObjectFile);
-    std::string obj_path = path + ".tessera.o";
+    // Paths reach the linker as argv entries (never through a shell); one
+    // starting with '-' is made relative ("./-x") so it cannot read as an option.
+    std::string out_path = path.size() > 0 && path[0] == '-' ? "./" + path : path;
+    std::string obj_path = out_path + ".tessera.o";
     {
       std::ofstream out(obj_path, std::ios::binary);
-      if (!out) TESSERA_THROW(ValueError) << "cannot write " << obj_path;
+      if (!out) TESSERA_THROW(ValueError) << "export_library: cannot write " << obj_path;
       out.write(obj.data(), static_cast<std::streamsize>(obj.size()));
     }
     std::string rt_dir = RuntimeLibraryDir();
     const char* cc_env = std::getenv("CXX");
-    std::string cc = cc_env ? cc_env : "c++";
-    std::string cmd = cc + " -shared -o '" + path + "' '" + obj_path + "' -L'" + rt_dir + "' -ltessera_runtime -Wl,-rpath,'" +
-                      rt_dir + "' -lm 2>&1";
-    std::string output;
-    FILE* pipe = popen(cmd.c_str(), "r");
-    if (pipe == nullptr) TESSERA_THROW(RuntimeError) << "cannot run the linker: " << cmd;
-    char buf[256];
-    while (fgets(buf, sizeof(buf), pipe)) output += buf;
-    int rc = pclose(pipe);
+    std::vector<std::string> argv = SplitCommandWords(cc_env && *cc_env ? cc_env : "c++", "the CXX environment variable");
+    for (const char* a : {"-shared", "-o"}) argv.emplace_back(a);
+    argv.push_back(out_path);
+    argv.push_back(obj_path);
+    argv.push_back("-L" + rt_dir);
+    argv.emplace_back("-ltessera_runtime");
+    argv.push_back("-Wl,-rpath," + rt_dir);
+    argv.emplace_back("-lm");
+    ProcessResult linked;
+    try {
+      linked = RunProcess(argv);
+    } catch (...) {
+      std::remove(obj_path.c_str());
+      throw;
+    }
     std::remove(obj_path.c_str());
-    if (rc != 0) TESSERA_THROW(RuntimeError) << "linking " << path << " failed:\n" << output;
+    if (linked.exit_code != 0) {
+      TESSERA_THROW(RuntimeError) << "export_library: linking " << path << " with " << argv[0] << " failed"
+                                  << (linked.term_signal ? " (signal " + std::to_string(linked.term_signal) + ")" : "")
+                                  << ":\n" << linked.output;
+    }
     SealLibraryFile(path);  // load_module refuses any later change to the file
   }
 
