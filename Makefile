@@ -98,10 +98,10 @@ test-asan-python: setup
 	  $(PYTHON) -m pytest -q -p no:cacheprovider $(ASAN_PYTEST_ARGS)
 
 # Coverage-guided fuzzing (atheris) of the parser, the print/parse round trip,
-# schedule primitives and load_module, one target after another, FUZZ_SECONDS
-# each. Findings go to tests/fuzz/corpus/<target>/ (see tests/fuzz/README.md).
+# schedule primitives, load_module, the Relax parser and relax.build of random
+# graphs (against NumPy), one target after another, FUZZ_SECONDS each. Findings go to tests/fuzz/corpus/<target>/ (see tests/fuzz/README.md).
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= parser roundtrip schedule load_module
+FUZZ_TARGETS ?= parser roundtrip schedule load_module relax_parser relax_build
 fuzz: build
 	@for t in $(FUZZ_TARGETS); do \
 	  echo "[fuzz] $$t for $(FUZZ_SECONDS) s"; \

@@ -14,9 +14,10 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 import tessera as tvm  # noqa: E402
 
 
-def load_seeds():
-    """The TVMScript programs of tests/fuzz/seeds.txt (split on the marker line)."""
-    with open(os.path.join(HERE, "seeds.txt"), encoding="utf-8") as f:
+def load_seeds(name="seeds.txt"):
+    """The TVMScript programs of tests/fuzz/<name> (split on the marker line):
+    seeds.txt holds TensorIR programs, seeds_relax.txt Relax modules."""
+    with open(os.path.join(HERE, name), encoding="utf-8") as f:
         parts = f.read().split("#### SEED ####\n")
     return [p for p in parts if p.strip()]
 
@@ -29,9 +30,18 @@ TOKENS = ["T.", "(", ")", "[", "]", ":", ",", "=", "+", "-", "*", "//", "%", "**
           "T.if_then_else(", "T.While(", "T.reads(", "T.writes(", "T.init()", "if ", "else:", "return",
           "@T.prim_func\n", "def f():\n", "'", '"', '"""', "#", "\\", "\x00", "\ud800", "é", "lambda"]
 
+# The Relax targets' tokens: TOKENS plus Relax syntax (a separate list, so that
+# the saved reproducers of the TensorIR targets keep decoding to the same edits).
+RELAX_TOKENS = TOKENS + [
+          "R.", "R.Tensor((", "R.Tuple(", "R.Shape([", "R.Object", "R.Prim(", "R.dataflow()", "R.output(",
+          "R.call_tir(", "R.call_dps_packed(", "R.add(", "R.matmul(", "R.nn.relu(", "R.sum(", "R.reshape(",
+          "R.permute_dims(", "R.const(", "R.match_cast(", "R.shape(", "@R.function\n", "@I.ir_module\n",
+          "cls.", "metadata[", '"m"', '"n"', "R.Tensor(ndim=", "dtype=", "axis=", "keepdims=True", "-> "]
 
-def mutate_text(text, fdp, max_ops=8):
-    """Applies 1..max_ops edits chosen by the fuzzer's bytes to ``text``."""
+
+def mutate_text(text, fdp, max_ops=8, tokens=TOKENS):
+    """Applies 1..max_ops edits chosen by the fuzzer's bytes to ``text``,
+    inserting tokens from ``tokens``."""
     for _ in range(fdp.ConsumeIntInRange(1, max_ops)):
         if fdp.remaining_bytes() == 0:
             break
@@ -42,7 +52,7 @@ def mutate_text(text, fdp, max_ops=8):
         if op == 0:  # delete a span
             text = text[:pos] + text[pos + length:]
         elif op == 1:  # insert a token
-            text = text[:pos] + TOKENS[fdp.ConsumeIntInRange(0, len(TOKENS) - 1)] + text[pos:]
+            text = text[:pos] + tokens[fdp.ConsumeIntInRange(0, len(tokens) - 1)] + text[pos:]
         elif op == 2:  # duplicate a span
             text = text[:pos] + text[pos:pos + length] + text[pos:]
         elif op == 3:  # replace a character
@@ -70,6 +80,31 @@ def check_exception(exc, what):
         return None
     first = str(exc).splitlines()[0][:200] if str(exc) else ""
     return f"{what}: {type(exc).__name__} (not a TVMError): {first}"
+
+
+def check_parse_round_trip(text):
+    """Parses ``text``; a TVMError ends the case (a user error, fine). A module
+    that parses must print, and the printed text must parse back to a
+    structurally equal module. Raises Finding otherwise."""
+    try:
+        first = tvm.script.from_source(text)
+    except Exception as e:  # noqa: BLE001
+        desc = check_exception(e, "from_source")
+        if desc:
+            raise Finding(desc) from e
+        return
+    try:
+        printed = first.script()
+    except Exception as e:  # noqa: BLE001
+        raise Finding(f"script() of a parsed module: {type(e).__name__}: {str(e).splitlines()[0][:200]}") from e
+    try:
+        second = tvm.script.from_source(printed)
+    except Exception as e:  # noqa: BLE001
+        raise Finding(f"printed text does not parse: {type(e).__name__}: {str(e).splitlines()[0][:200]}") from e
+    try:
+        tvm.ir.assert_structural_equal(first, second, map_free_vars=True)
+    except Exception as e:  # noqa: BLE001
+        raise Finding(f"round trip not structurally equal: {str(e).splitlines()[0][:200]}") from e
 
 
 class Recorder:

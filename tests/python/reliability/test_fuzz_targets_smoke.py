@@ -11,7 +11,7 @@ from .harness import run_case
 FUZZ_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "fuzz"))
 
 
-@pytest.mark.parametrize("target", ["parser", "roundtrip", "schedule", "load_module"])
+@pytest.mark.parametrize("target", ["parser", "roundtrip", "schedule", "load_module", "relax_parser", "relax_build"])
 def test_fuzz_target_runs(target):
     pytest.importorskip("atheris")
     res = run_case(f"""
