@@ -203,8 +203,9 @@ def tessera_engine(tvm, mod, nd_x, scheduled):
     with tvm.transform.PassContext(**ctx):
         ex = tvm.relax.build(mod, target="llvm")
     build_s = time.perf_counter() - t0
-    f = tvm.relax.VirtualMachine(ex, tvm.cpu())["main"]
-    return (lambda: f(nd_x)), build_s
+    vm = tvm.relax.VirtualMachine(ex, tvm.cpu(), profile=True)
+    f = vm["main"]
+    return (lambda: f(nd_x)), build_s, (lambda: vm.profile("main", nd_x))
 
 
 # ---- peers ---------------------------------------------------------------------------
@@ -247,7 +248,7 @@ def timed(engines, budget_s=0.25, repeat=7):
     return {n: float(np.median(samples[n])) for n in names}
 
 
-def run(batches=(1, 16), threads=None, repeat=7, log=print, models=("SmallCNN", "TransformerBlock")):
+def run(batches=(1, 16), threads=None, repeat=7, log=print, models=("SmallCNN", "TransformerBlock"), top=5):
     threads = threads or os.cpu_count()
     os.environ.setdefault("OMP_NUM_THREADS", str(threads))  # Tessera's parallel loops (OpenMP)
     # Idle OpenMP workers of one engine must not spin on the cores the next engine runs on
@@ -275,9 +276,9 @@ def run(batches=(1, 16), threads=None, repeat=7, log=print, models=("SmallCNN", 
             expected = model(torch.from_numpy(x)).numpy()
             mod, how = tessera_module(tvm, torch, name, model, batch, shape, log)
             nd_x = tvm.nd.array(x)
-            engines, build_times = {}, {}
+            engines, build_times, profiles = {}, {}, {}
             for label, scheduled in (("Tessera (default schedules)", True), ("Tessera (unscheduled)", False)):
-                fn, build_times[label] = tessera_engine(tvm, mod, nd_x, scheduled)
+                fn, build_times[label], profiles[label] = tessera_engine(tvm, mod, nd_x, scheduled)
                 np.testing.assert_allclose(fn().numpy(), expected, rtol=1e-3, atol=1e-3)
                 engines[label] = fn
             tx = torch.from_numpy(x)
@@ -293,6 +294,10 @@ def run(batches=(1, 16), threads=None, repeat=7, log=print, models=("SmallCNN", 
             for label, t in lat.items():
                 ratio = "" if label == "Tessera (default schedules)" else f"   x{t / base:7.2f}"
                 log(f"    {label:30s} {t * 1e3:10.3f} ms{ratio}")
+            if top:
+                report = profiles["Tessera (default schedules)"]()
+                log(f"    top {top} callees of Tessera (default schedules), vm.profile of one call:")
+                log("\n".join("      " + line for line in report.table(top=top).splitlines()))
             results[(name, batch)] = lat
     return results
 
@@ -303,6 +308,7 @@ if __name__ == "__main__":
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--batch", type=int, action="append")
     parser.add_argument("--model", action="append", choices=["SmallCNN", "TransformerBlock"])
+    parser.add_argument("--top", type=int, default=5, help="print the N slowest callees (vm.profile); 0: none")
     args = parser.parse_args()
     run(batches=tuple(args.batch or (1, 16)), threads=args.threads, repeat=args.repeat,
-        models=tuple(args.model or ("SmallCNN", "TransformerBlock")))
+        models=tuple(args.model or ("SmallCNN", "TransformerBlock")), top=args.top)

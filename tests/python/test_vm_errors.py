@@ -204,8 +204,8 @@ def test_virtual_machine_argument_errors():
         relax.VirtualMachine(42, tvm.cpu())
     with pytest.raises(TypeError, match=r"Device"):
         relax.VirtualMachine(ex, "cpu")
-    with pytest.raises(NotImplementedError, match=r"profile"):
-        relax.VirtualMachine(ex, tvm.cpu(), profile=True)
+    with pytest.raises(tvm.error.TVMError, match=r"profile=True"):
+        relax.VirtualMachine(ex, tvm.cpu()).profile("main")
     assert relax.VirtualMachine(ex, tvm.cpu())["main"]() is None
     with pytest.raises(AttributeError, match=r"no function 'nope'"):
         relax.VirtualMachine(ex, tvm.cpu())["nope"]

@@ -10,10 +10,31 @@ from ..runtime.module import Module
 class Executable:
     """A VM executable: ``VirtualMachine(ex, dev)`` runs it."""
 
-    def __init__(self, mod):
+    def __init__(self, mod, tir_mod=None):
         if not isinstance(mod, Module) or mod.type_key != "relax.Executable":
             raise TypeError(f"Executable wraps a relax.Executable module, got {mod!r}")
         self.mod = mod
+        self._tir_mod = tir_mod  # the compiled TIR functions (relax.build), for kernel_flops
+        self._flops = None
+
+    def kernel_flops(self):
+        """{kernel name: float operations per call} for the TIR functions
+        relax.build compiled whose loop extents are constants (computed once,
+        on first use: vm.profile's GFLOP/s column); {} for an executable
+        loaded from a file."""
+        if self._flops is None:
+            from ..tir.analysis import estimate_tir_flops  # pylint: disable=import-outside-toplevel
+            from ..tir import PrimFunc  # pylint: disable=import-outside-toplevel
+
+            self._flops = {}
+            for gv, func in (self._tir_mod.functions.items() if self._tir_mod is not None else []):
+                if not isinstance(func, PrimFunc):
+                    continue
+                try:
+                    self._flops[gv.name_hint] = estimate_tir_flops(func)
+                except ValueError:
+                    continue  # symbolic extents: unknown
+        return self._flops
 
     def stats(self):
         """Counts of constants, functions and instructions."""
@@ -91,7 +112,7 @@ def _vmlink(builder, target, tir_mod):
     from ..driver import build as tir_build  # pylint: disable=import-outside-toplevel
 
     lib = tir_build(tir_mod, target=target) if len(tir_mod.functions) else None
-    return Executable(get_global_func("relax.VMLink")(builder, lib))
+    return Executable(get_global_func("relax.VMLink")(builder, lib), tir_mod)
 
 
 def build(mod, target="llvm", params=None, relax_pipeline="default_build", exec_mode="bytecode", *, system_lib=None):

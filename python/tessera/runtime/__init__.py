@@ -9,6 +9,7 @@ from .ndarray import NDArray
 from .module import Module, load_module
 from . import container
 from .container import ShapeTuple
+from . import profiling
 
 __all__ = ["Object", "PackedFunc", "Device", "device", "cpu", "cuda", "gpu", "DataType",
            "ndarray", "NDArray", "Module", "load_module", "container", "ShapeTuple"]

@@ -3,6 +3,7 @@
 or by ``relax.ExecBuilder``, or loaded with ``tvm.runtime.load_module``.
 The interpreter is C++ (src/runtime/vm); this class is a thin front."""
 from .._ffi.registry import get_global_func
+from ..error import TVMError
 from .device import Device
 from .module import Module, BenchmarkResult
 
@@ -16,8 +17,8 @@ class VirtualMachine:
     POOLED_ALLOCATOR = 2
 
     def __init__(self, rt_mod, device, memory_cfg=None, profile=False):
-        if profile:
-            raise NotImplementedError("VirtualMachine(profile=True) is not supported: the VM has no profiler")
+        self._profile = bool(profile)
+        self._kernel_flops = getattr(rt_mod, "kernel_flops", None)  # an Executable's (relax.build) FLOP counts
         if memory_cfg not in (None, "naive", "pooled"):
             raise ValueError(f"VirtualMachine(memory_cfg={memory_cfg!r}): use None, \"naive\" or \"pooled\" "
                              "(the VM pools storage either way; \"naive\" is accepted as TVM's name for it)")
@@ -51,6 +52,22 @@ class VirtualMachine:
 
     def __getitem__(self, key):
         return self.module[key]
+
+    def profile(self, func_name, *args):
+        """Calls ``func_name`` once with every callee timed (the VM must be made
+        with ``profile=True``, as in TVM); returns a ``tvm.runtime.profiling.Report``:
+        per kernel / VM builtin and argument shapes, calls, total and mean time,
+        share, GFLOP/s where the kernel's FLOP count is known, and the VM's own
+        overhead. Print it, or take ``.csv()`` / ``.json()``."""
+        from .profiling import Report  # pylint: disable=import-outside-toplevel
+
+        if not self._profile:
+            raise TVMError("VirtualMachine.profile needs a VirtualMachine made with profile=True")
+        args = self._convert_func_args(func_name, args, {})
+        rows = list(self.module["profile"](func_name, *args))
+        total_ns, _ = rows.pop()
+        flops = self._kernel_flops() if self._kernel_flops is not None else {}
+        return Report([tuple(r) for r in rows], int(total_ns), flops)
 
     def invoke_closure(self, closure, *args):
         """Calls a closure returned by a VM function."""

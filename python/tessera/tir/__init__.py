@@ -28,4 +28,5 @@ def substitute(node, vmap):
     """Replaces variables in an expression or statement by ``vmap`` (Var -> PrimExpr)."""
     return _ffi_api.Substitute(node, dict(vmap))
 from . import transform
+from . import analysis
 from .pipeline import get_default_tir_pipeline

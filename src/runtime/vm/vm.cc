@@ -219,7 +219,15 @@ Any VirtualMachineNode::RunLoop(size_t base_depth, Index pc) {
         const PackedFunc& fn = ResolvePacked(in.func_idx, f->func_idx);
         Any* call_args = f->call_args.data();
         for (Index i = 0; i < in.num_args; ++i) call_args[i] = ReadArg(f, in.arg(i));
-        Any ret = fn.CallPacked(PackedArgs(call_args, static_cast<int>(in.num_args)));
+        Any ret;
+        if (profiler_ == nullptr) {
+          ret = fn.CallPacked(PackedArgs(call_args, static_cast<int>(in.num_args)));
+        } else {
+          const auto t0 = VMProfiler::Clock::now();
+          ret = fn.CallPacked(PackedArgs(call_args, static_cast<int>(in.num_args)));
+          const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(VMProfiler::Clock::now() - t0).count();
+          if (profiler_ != nullptr) profiler_->Record(callee.name, ns, call_args, static_cast<int>(in.num_args));
+        }
         // Ctrl-C while a packed function ran (Python's handler is suspended during the call).
         if (InterruptScope::Requested()) ThrowInterrupted(exec, f->func_idx);
         // The callee may have re-entered the VM (frames_ may have grown): re-read the frame.
@@ -390,6 +398,25 @@ std::optional<PackedFunc> VirtualMachineNode::GetFunction(const std::string& nam
       if (!arity) return out;
       const auto* arr = out.as<ArrayObj>();
       return arr == nullptr ? int64_t{-1} : static_cast<int64_t>(arr->data.size());
+    }, name);
+  }
+  if (name == "profile") {
+    // profile(func_name, *args): one call of func_name with every packed call
+    // timed; returns VMProfiler::Rows() (python/tessera/runtime/profiling.py).
+    return PackedFunc([self](PackedArgs args) -> Any {
+      TESSERA_CHECK_OR_THROW(args.size() >= 1, TypeError) << "profile(func_name, *args) needs a function name";
+      Index idx = self->CheckedFunction(args[0].cast<std::string>());
+      TESSERA_CHECK_OR_THROW(self->profiler_ == nullptr, RuntimeError) << "profile: already profiling (nested call)";
+      self->profiler_ = std::make_unique<VMProfiler>();
+      struct Off {
+        VirtualMachineNode* vm;
+        ~Off() { vm->profiler_.reset(); }
+      } off{self.get()};
+      const auto t0 = VMProfiler::Clock::now();
+      self->Invoke(idx, args.data() + 1, args.size() - 1);
+      self->profiler_->RecordInvoke(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(VMProfiler::Clock::now() - t0).count());
+      return self->profiler_->Rows();
     }, name);
   }
   if (name == "save_function") {

@@ -18,6 +18,7 @@
 
 #include "runtime/vm/executable.h"
 #include "runtime/vm/memory.h"
+#include "runtime/vm/profiler.h"
 
 namespace tessera::runtime::vm {
 
@@ -100,6 +101,8 @@ class VirtualMachineNode : public ModuleNode {
     bool include_return = true;
   };
   std::unordered_map<std::string, std::shared_ptr<const SavedCall>> saved_;  // save_function
+  // Set while vm.profile runs: every packed call is timed into it.
+  std::unique_ptr<VMProfiler> profiler_;
   // The thread running the VM (re-entry from it is allowed; see VMEntryGuard).
   std::atomic<std::thread::id> owner_{};
   bool initialized_ = false;
