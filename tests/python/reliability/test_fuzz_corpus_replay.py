@@ -1,5 +1,5 @@
 """Replays the findings the coverage-guided fuzzers saved in tests/fuzz/corpus/
-(roundtrip and load_module): each must now pass its target's check (round trip
+(roundtrip, load_module, relax_parser, relax_build): each must now pass its target's check (round trip
 structurally equal; a corrupted library refused with a TVMError naming the
 file), in a capped subprocess."""
 import os
@@ -17,7 +17,7 @@ def _inputs(target):
     return sorted(f for f in os.listdir(d) if not f.endswith(".txt")) if os.path.isdir(d) else []
 
 
-@pytest.mark.parametrize("target,name", [(t, n) for t in ("roundtrip", "load_module") for n in _inputs(t)])
+@pytest.mark.parametrize("target,name", [(t, n) for t in ("roundtrip", "load_module", "relax_parser", "relax_build") for n in _inputs(t)])
 def test_saved_finding_replays_clean(target, name):
     pytest.importorskip("atheris")
     res = run_case(f"""

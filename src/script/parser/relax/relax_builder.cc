@@ -648,6 +648,13 @@ relax::Expr RelaxBuilder::BuildBranch(const std::vector<ast::StmtPtr>& body, con
   func_->blocks.swap(outer_blocks);
   (void)pos;
   // The branch's value: the last binding (to the if's variable), taken out.
+  // The last statement may have bound no Relax value (e.g. `y = R.add`, a
+  // function, not a call): then there is no such binding.
+  const bool has_binding = !blocks.empty() && !blocks.back()->bindings.empty();
+  if (!has_binding || blocks.back()->bindings.back()->var->name_hint != target->str) {
+    Error(last.pos, "the last statement of each branch of an 'if' in an R.function must bind a Relax value to '" +
+                        target->str + "'");
+  }
   relax::BindingBlock tail = blocks.back();
   relax::Binding binding = tail->bindings[tail->bindings.size() - 1];
   const auto* vb = binding.as<relax::VarBindingNode>();
