@@ -67,7 +67,11 @@ Target::Target(const std::string& spec) {
   n->keys = kind->default_keys;
   std::vector<std::string> valid;
   for (const auto& kv : kind->options) valid.push_back(kv.first);
-  while (is >> tok) {
+  std::vector<std::string> words;
+  while (is >> tok) words.push_back(tok);
+  std::string canonical = n->kind;  // the spec with "-key value" written "-key=value"
+  for (size_t w = 0; w < words.size(); ++w) {
+    tok = words[w];
     size_t dashes = tok.rfind("--", 0) == 0 ? 2 : tok.rfind('-', 0) == 0 ? 1 : 0;
     if (dashes == 0) TESSERA_THROW(ValueError) << "target option '" << tok << "' must start with '-'";
     std::string body = tok.substr(dashes);
@@ -80,13 +84,30 @@ Target::Target(const std::string& spec) {
     }
     if (n->attrs.count(key)) TESSERA_THROW(ValueError) << "target option -" << key << " is given twice";
     bool has_value = eq != std::string::npos;
-    n->attrs.Set(key, ParseOptionValue(n->kind, key, has_value ? body.substr(eq + 1) : "", has_value, opt->second));
+    std::string value = has_value ? body.substr(eq + 1) : "";
+    // "-key value" as well as "-key=value" (as TVM accepts): the next word is
+    // the value unless it is the next option; a bool flag takes only true/false.
+    if (!has_value && w + 1 < words.size()) {
+      const std::string& next = words[w + 1];
+      const bool negative_int = opt->second == TargetOptionType::kInt && next.size() > 1 && next[0] == '-' &&
+                                next.find_first_not_of("0123456789", 1) == std::string::npos;
+      const bool takes = opt->second == TargetOptionType::kBool
+                             ? (next == "true" || next == "false" || next == "0" || next == "1")
+                             : (next[0] != '-' || negative_int);
+      if (takes) {
+        value = next;
+        has_value = true;
+        ++w;
+      }
+    }
+    n->attrs.Set(key, ParseOptionValue(n->kind, key, value, has_value, opt->second));
+    canonical += " " + tok.substr(0, dashes) + key + (has_value ? "=" + value : "");
   }
   if (auto cores = n->attrs.Get("num-cores")) {
     TESSERA_CHECK_OR_THROW(cores->cast<int64_t>() > 0, ValueError)
         << "target option --num-cores must be a positive integer";
   }
-  n->str = spec;
+  n->str = canonical;
   data_ = std::move(n);
   if (kind->parser) kind->parser(*this);
 }

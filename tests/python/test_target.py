@@ -137,3 +137,26 @@ def test_target_host_and_build_arguments():
         tvm.build(_add_one(), target="llvm", target_host="llvm -opt-level=0")
     with pytest.raises(NotImplementedError, match="binds"):
         tvm.build(_add_one(), target="llvm", binds={})
+
+
+@pytest.mark.parametrize("spec,attrs,canonical", [
+    ("llvm -num-cores 2", {"num-cores": 2}, "llvm -num-cores=2"),
+    ("llvm -num-cores=2", {"num-cores": 2}, "llvm -num-cores=2"),
+    ("llvm -mcpu x86-64 -num-cores 4", {"mcpu": "x86-64", "num-cores": 4}, "llvm -mcpu=x86-64 -num-cores=4"),
+    ("llvm  -opt-level 2   -mcpu=x86-64", {"opt-level": 2, "mcpu": "x86-64"}, "llvm -opt-level=2 -mcpu=x86-64"),
+])
+def test_options_take_key_space_value_as_tvm_does(spec, attrs, canonical):
+    """TVM accepts `-key value` as well as `-key=value`; both give the same
+    target (and the same string, which tuning records are keyed by)."""
+    t = tvm.target.Target(spec)
+    for key, value in attrs.items():
+        assert t.attrs[key] == value
+    assert str(t) == canonical
+    assert str(tvm.target.Target(canonical)) == canonical
+
+
+@pytest.mark.parametrize("spec,match", [("llvm -num-cores", "no value"), ("llvm -num-cores -mcpu=x86-64", "no value"),
+                                        ("llvm -num-cores x", "'x'"), ("llvm -num-cores 2 3", "must start with '-'")])
+def test_space_separated_values_are_checked(spec, match):
+    with pytest.raises(ValueError, match=match):
+        tvm.target.Target(spec)
