@@ -61,9 +61,15 @@ void BlockBuilderNode::UpdateFunction(const GlobalVar& gv, const BaseFunc& func)
   BaseFunc f = func;
   if (f.as<FunctionNode>() && !f->struct_info_.defined()) f = Downcast<BaseFunc>(Normalize(f));
   auto old = context_mod_->functions.Get(gv);
-  TESSERA_CHECK_OR_THROW(old.has_value(), ValueError)
-      << "BlockBuilder.update_func: the module has no function '" << gv->name_hint << "'";
-  func_to_gv_.erase(old->get());
+  if (old.has_value()) {
+    func_to_gv_.erase(old->get());
+  } else {
+    // As TVM, a GlobalVar not in the module is added (a pass rebuilding a module
+    // function by function into a fresh builder); its name must be free.
+    TESSERA_CHECK_OR_THROW(!context_mod_->FindGlobalVar(gv->name_hint).has_value(), ValueError)
+        << "BlockBuilder.update_func: the module already has another GlobalVar named '" << gv->name_hint << "'";
+    name_counts_.try_emplace(gv->name_hint, 0);
+  }
   context_mod_.mutable_node()->Update(gv, f);
   if (f->struct_info_.defined()) gv->struct_info_ = f->struct_info_;
   func_to_gv_[f.get()] = gv;

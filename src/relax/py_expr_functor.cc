@@ -1,0 +1,422 @@
+// PyExprVisitor / PyExprMutator: the C++ ExprVisitor / ExprMutator whose hooks
+// (VisitExpr_ per node type, VisitBinding_, VisitBindingBlock_, VisitVarDef_,
+// VisitSpan) may be Python callables (python/tessera/relax/expr_functor.py).
+// The traversal runs here; a hook crosses into Python only when the Python
+// subclass overrides it (the Python side passes None for the others), so an
+// unchanged walk costs what the C++ walk costs. Relax IR layer.
+#include <array>
+#include <string>
+#include <vector>
+
+#include "relax/expr_functor.h"
+#include "runtime/registry.h"
+
+namespace tessera {
+namespace relax {
+namespace {
+
+// The hooks, in the order the Python side passes them (expr_functor.py _HOOKS).
+#define TESSERA_PY_EXPR_HOOKS(X)                                                                          \
+  X(kVisitExpr, "visit_expr") X(kConstant, "visit_constant_") X(kTuple, "visit_tuple_") X(kVar, "visit_var_") \
+  X(kDataflowVar, "visit_dataflow_var_") X(kShapeExpr, "visit_shape_expr_")                              \
+  X(kExternFunc, "visit_extern_func_") X(kGlobalVar, "visit_global_var_") X(kFunction, "visit_function_") \
+  X(kCall, "visit_call_") X(kSeqExpr, "visit_seq_expr_") X(kIf, "visit_if_") X(kOp, "visit_op_")           \
+  X(kTupleGetItem, "visit_tuple_getitem_") X(kPrimValue, "visit_prim_value_")                              \
+  X(kStringImm, "visit_string_imm_") X(kDataTypeImm, "visit_data_type_imm_")                               \
+  X(kVisitBinding, "visit_binding") X(kVarBinding, "visit_var_binding_") X(kMatchCast, "visit_match_cast_") \
+  X(kVisitBindingBlock, "visit_binding_block") X(kBindingBlock, "visit_binding_block_")                   \
+  X(kDataflowBlock, "visit_dataflow_block_") X(kVisitVarDef, "visit_var_def") X(kVarDef, "visit_var_def_") \
+  X(kDataflowVarDef, "visit_dataflow_var_def_") X(kSpan, "visit_span")
+
+enum Hook : int {
+#define TESSERA_HOOK_ENUM(id, name) id,
+  TESSERA_PY_EXPR_HOOKS(TESSERA_HOOK_ENUM)
+#undef TESSERA_HOOK_ENUM
+  kNumHooks
+};
+const char* HookName(int h) {
+  static const char* names[] = {
+#define TESSERA_HOOK_NAME(id, name) name,
+      TESSERA_PY_EXPR_HOOKS(TESSERA_HOOK_NAME)
+#undef TESSERA_HOOK_NAME
+  };
+  return names[h];
+}
+
+// The Python hooks of one functor object, with the Python class name for messages.
+struct PyHooks {
+  std::string cls;
+  std::array<std::optional<PackedFunc>, kNumHooks> f;
+
+  // Reads (class name, hook 0, ..., hook kNumHooks-1) from `args` starting at `first`.
+  PyHooks(const char* what, PackedArgs args, int first) {
+    TESSERA_CHECK_OR_THROW(args.size() == first + 1 + kNumHooks, TypeError)
+        << what << " expects " << first + 1 + kNumHooks << " arguments but got " << args.size();
+    cls = args[first].cast<std::string>();
+    for (int i = 0; i < kNumHooks; ++i) {
+      const Any& a = args[first + 1 + i];
+      if (a.is_none()) continue;
+      TESSERA_CHECK_OR_THROW(a.as<PackedFuncObj>(), TypeError)
+          << what << ": hook " << HookName(i) << " must be callable or None, got " << a.type_name();
+      f[i] = a.cast<PackedFunc>();
+    }
+  }
+  bool Has(Hook h) const { return f[h].has_value(); }
+
+  // Calls hook `h` on `node`; its result must convert to T (a relax.Expr, Var, BindingBlock, ...).
+  template <typename T>
+  T CallExpecting(Hook h, const ObjectRef& node, const char* expected) const {
+    Any r = (*f[h])(node);
+    if (!r.is_none()) {
+      if (auto v = r.try_cast<T>()) return *v;
+    }
+    TESSERA_THROW(TypeError) << cls << "." << HookName(h) << " must return a " << expected << ", got "
+                             << r.type_name() << " (visiting " << node->GetTypeKey() << ")";
+  }
+};
+
+// The node-type dispatch of the base implementation `Base::VisitExpr_`, for
+// Python's super().visit_<node>_() (the Python hook is not called again).
+template <typename Self, typename R>
+R DispatchBase(Self* self, const RelaxExpr& e) {
+  TESSERA_CHECK_OR_THROW(e.defined(), TypeError) << "relax expression functor: visiting None";
+  const uint32_t t = e->type_index();
+#define TESSERA_BASE_CASE(Node) \
+  if (t == Node::RuntimeTypeIndex()) return self->VisitBase_(static_cast<const Node*>(e.get()));
+  TESSERA_RELAX_EXPR_NODES(TESSERA_BASE_CASE)
+#undef TESSERA_BASE_CASE
+  TESSERA_THROW(TypeError) << "relax expression functor does not handle " << e->GetTypeKey();
+}
+
+// ---- visitor --------------------------------------------------------------------------------
+
+class PyExprVisitorNode : public Object, public ExprVisitor {
+ public:
+  explicit PyExprVisitorNode(PyHooks hooks) : hooks_(std::move(hooks)) {}
+
+  void VisitExpr(const RelaxExpr& e) override {
+    if (hooks_.Has(kVisitExpr)) {
+      (*hooks_.f[kVisitExpr])(e);
+    } else {
+      ExprVisitor::VisitExpr(e);
+    }
+  }
+#define TESSERA_PY_VISIT(Node, hook)                       \
+  void VisitExpr_(const Node* op) override {               \
+    if (hooks_.Has(hook)) {                                \
+      (*hooks_.f[hook])(GetRef<RelaxExpr>(op));            \
+    } else {                                               \
+      ExprVisitor::VisitExpr_(op);                         \
+    }                                                      \
+  }                                                        \
+  void VisitBase_(const Node* op) { ExprVisitor::VisitExpr_(op); }
+  TESSERA_PY_VISIT(ConstantNode, kConstant)
+  TESSERA_PY_VISIT(TupleNode, kTuple)
+  TESSERA_PY_VISIT(VarNode, kVar)
+  // As TVM: a DataflowVar use is not also visited as a Var use (visit_var_).
+  void VisitExpr_(const DataflowVarNode* op) override {
+    if (hooks_.Has(kDataflowVar)) {
+      (*hooks_.f[kDataflowVar])(GetRef<RelaxExpr>(op));
+    } else {
+      VisitBase_(op);
+    }
+  }
+  void VisitBase_(const DataflowVarNode* op) { VisitSpan(op->span); }
+  TESSERA_PY_VISIT(ShapeExprNode, kShapeExpr)
+  TESSERA_PY_VISIT(ExternFuncNode, kExternFunc)
+  TESSERA_PY_VISIT(GlobalVarNode, kGlobalVar)
+  TESSERA_PY_VISIT(FunctionNode, kFunction)
+  TESSERA_PY_VISIT(CallNode, kCall)
+  TESSERA_PY_VISIT(SeqExprNode, kSeqExpr)
+  TESSERA_PY_VISIT(IfNode, kIf)
+  TESSERA_PY_VISIT(OpNode, kOp)
+  TESSERA_PY_VISIT(TupleGetItemNode, kTupleGetItem)
+  TESSERA_PY_VISIT(PrimValueNode, kPrimValue)
+  TESSERA_PY_VISIT(StringImmNode, kStringImm)
+  TESSERA_PY_VISIT(DataTypeImmNode, kDataTypeImm)
+#undef TESSERA_PY_VISIT
+
+  void VisitBinding(const Binding& b) override {
+    if (hooks_.Has(kVisitBinding)) {
+      (*hooks_.f[kVisitBinding])(b);
+    } else {
+      ExprVisitor::VisitBinding(b);
+    }
+  }
+  void VisitBinding_(const VarBindingNode* b) override {
+    if (hooks_.Has(kVarBinding)) {
+      (*hooks_.f[kVarBinding])(GetRef<Binding>(b));
+    } else {
+      ExprVisitor::VisitBinding_(b);
+    }
+  }
+  void VisitBinding_(const MatchCastNode* b) override {
+    if (hooks_.Has(kMatchCast)) {
+      (*hooks_.f[kMatchCast])(GetRef<Binding>(b));
+    } else {
+      ExprVisitor::VisitBinding_(b);
+    }
+  }
+  void VisitBindingBlock(const BindingBlock& block) override {
+    if (hooks_.Has(kVisitBindingBlock)) {
+      (*hooks_.f[kVisitBindingBlock])(block);
+    } else {
+      ExprVisitor::VisitBindingBlock(block);
+    }
+  }
+  void VisitBindingBlock_(const BindingBlockNode* block) override {
+    if (hooks_.Has(kBindingBlock)) {
+      (*hooks_.f[kBindingBlock])(GetRef<BindingBlock>(block));
+    } else {
+      ExprVisitor::VisitBindingBlock_(block);
+    }
+  }
+  void VisitBindingBlock_(const DataflowBlockNode* block) override {
+    if (hooks_.Has(kDataflowBlock)) {
+      (*hooks_.f[kDataflowBlock])(GetRef<BindingBlock>(block));
+    } else {
+      ExprVisitor::VisitBindingBlock_(block);
+    }
+  }
+  void VisitVarDef(const Var& var) override {
+    if (hooks_.Has(kVisitVarDef)) {
+      (*hooks_.f[kVisitVarDef])(var);
+    } else {
+      ExprVisitor::VisitVarDef(var);
+    }
+  }
+  void VisitVarDef_(const VarNode* var) override {
+    if (hooks_.Has(kVarDef)) (*hooks_.f[kVarDef])(GetRef<Var>(var));
+  }
+  void VisitVarDef_(const DataflowVarNode* var) override {
+    if (hooks_.Has(kDataflowVarDef)) (*hooks_.f[kDataflowVarDef])(GetRef<Var>(var));
+  }
+  void VisitSpan(const Span& span) override {
+    if (hooks_.Has(kSpan)) (*hooks_.f[kSpan])(span);
+  }
+
+  // The defaults behind the Python base methods (no hook for the node itself).
+  void DefaultVisitExpr(const RelaxExpr& e) { ExprVisitor::VisitExpr(e); }
+  void DefaultVisitBinding(const Binding& b) { ExprVisitor::VisitBinding(b); }
+  void DefaultVisitBindingBlock(const BindingBlock& b) { ExprVisitor::VisitBindingBlock(b); }
+  void DefaultVisitVarDef(const Var& v) { ExprVisitor::VisitVarDef(v); }
+  void BaseVisitExpr(const RelaxExpr& e) { DispatchBase<PyExprVisitorNode, void>(this, e); }
+  void BaseVisitBinding(const Binding& b) {
+    if (const auto* vb = b.as<VarBindingNode>()) return ExprVisitor::VisitBinding_(vb);
+    if (const auto* mc = b.as<MatchCastNode>()) return ExprVisitor::VisitBinding_(mc);
+    TESSERA_THROW(TypeError) << "relax visitor: unknown binding kind " << b->GetTypeKey();
+  }
+  void BaseVisitBindingBlock(const BindingBlock& block) {
+    if (const auto* df = block.as<DataflowBlockNode>()) return ExprVisitor::VisitBindingBlock_(df);
+    ExprVisitor::VisitBindingBlock_(block.get());
+  }
+  void BaseVisitVarDef(const Var& var) {
+    if (const auto* df = var.as<DataflowVarNode>()) return ExprVisitor::VisitVarDef_(df);
+    ExprVisitor::VisitVarDef_(var.get());
+  }
+  void BaseVisitSpan(const Span& span) { ExprVisitor::VisitSpan(span); }
+
+  TESSERA_DECLARE_FINAL_OBJECT_INFO(PyExprVisitorNode, Object, "relax.PyExprVisitor");
+
+ private:
+  PyHooks hooks_;
+};
+
+// ---- mutator --------------------------------------------------------------------------------
+
+class PyExprMutatorNode : public Object, public ExprMutator {
+ public:
+  PyExprMutatorNode(BlockBuilder builder, PyHooks hooks) : hooks_(std::move(hooks)) { builder_ = std::move(builder); }
+
+  RelaxExpr VisitExpr(const RelaxExpr& e) override {
+    if (hooks_.Has(kVisitExpr)) {
+      return builder_->Normalize(hooks_.CallExpecting<RelaxExpr>(kVisitExpr, e, "relax.Expr"));
+    }
+    return ExprMutator::VisitExpr(e);
+  }
+#define TESSERA_PY_MUTATE(Node, hook)                                             \
+  RelaxExpr VisitExpr_(const Node* op) override {                                 \
+    if (hooks_.Has(hook)) {                                                       \
+      return hooks_.CallExpecting<RelaxExpr>(hook, GetRef<RelaxExpr>(op), "relax.Expr"); \
+    }                                                                             \
+    return ExprMutator::VisitExpr_(op);                                           \
+  }                                                                               \
+  RelaxExpr VisitBase_(const Node* op) { return ExprMutator::VisitExpr_(op); }
+  TESSERA_PY_MUTATE(ConstantNode, kConstant)
+  TESSERA_PY_MUTATE(TupleNode, kTuple)
+  TESSERA_PY_MUTATE(VarNode, kVar)
+  TESSERA_PY_MUTATE(DataflowVarNode, kDataflowVar)
+  TESSERA_PY_MUTATE(ShapeExprNode, kShapeExpr)
+  TESSERA_PY_MUTATE(ExternFuncNode, kExternFunc)
+  TESSERA_PY_MUTATE(GlobalVarNode, kGlobalVar)
+  TESSERA_PY_MUTATE(FunctionNode, kFunction)
+  TESSERA_PY_MUTATE(CallNode, kCall)
+  TESSERA_PY_MUTATE(SeqExprNode, kSeqExpr)
+  TESSERA_PY_MUTATE(IfNode, kIf)
+  TESSERA_PY_MUTATE(OpNode, kOp)
+  TESSERA_PY_MUTATE(TupleGetItemNode, kTupleGetItem)
+  TESSERA_PY_MUTATE(PrimValueNode, kPrimValue)
+  TESSERA_PY_MUTATE(StringImmNode, kStringImm)
+  TESSERA_PY_MUTATE(DataTypeImmNode, kDataTypeImm)
+#undef TESSERA_PY_MUTATE
+
+  void VisitBinding(const Binding& b) override {
+    if (hooks_.Has(kVisitBinding)) {
+      (*hooks_.f[kVisitBinding])(b);
+    } else {
+      ExprMutator::VisitBinding(b);
+    }
+  }
+  void VisitBinding_(const VarBindingNode* b) override {
+    if (hooks_.Has(kVarBinding)) {
+      (*hooks_.f[kVarBinding])(GetRef<Binding>(b));
+    } else {
+      ExprMutator::VisitBinding_(b);
+    }
+  }
+  void VisitBinding_(const MatchCastNode* b) override {
+    if (hooks_.Has(kMatchCast)) {
+      (*hooks_.f[kMatchCast])(GetRef<Binding>(b));
+    } else {
+      ExprMutator::VisitBinding_(b);
+    }
+  }
+  BindingBlock VisitBindingBlock(const BindingBlock& block) override {
+    if (hooks_.Has(kVisitBindingBlock)) {
+      return hooks_.CallExpecting<BindingBlock>(kVisitBindingBlock, block, "relax.BindingBlock");
+    }
+    return ExprMutator::VisitBindingBlock(block);
+  }
+  BindingBlock VisitBindingBlock_(const BindingBlockNode* block) override {
+    if (hooks_.Has(kBindingBlock)) {
+      return hooks_.CallExpecting<BindingBlock>(kBindingBlock, GetRef<BindingBlock>(block), "relax.BindingBlock");
+    }
+    return ExprMutator::VisitBindingBlock_(block);
+  }
+  BindingBlock VisitBindingBlock_(const DataflowBlockNode* block) override {
+    if (hooks_.Has(kDataflowBlock)) {
+      return hooks_.CallExpecting<BindingBlock>(kDataflowBlock, GetRef<BindingBlock>(block), "relax.BindingBlock");
+    }
+    return ExprMutator::VisitBindingBlock_(block);
+  }
+  Var VisitVarDef(const Var& var) override {
+    if (hooks_.Has(kVisitVarDef)) return hooks_.CallExpecting<Var>(kVisitVarDef, var, "relax.Var");
+    return ExprMutator::VisitVarDef(var);
+  }
+  Var VisitVarDef_(const VarNode* var) override {
+    if (hooks_.Has(kVarDef)) return hooks_.CallExpecting<Var>(kVarDef, GetRef<Var>(var), "relax.Var");
+    return ExprMutator::VisitVarDef_(var);
+  }
+  Var VisitVarDef_(const DataflowVarNode* var) override {
+    if (hooks_.Has(kDataflowVarDef)) return hooks_.CallExpecting<Var>(kDataflowVarDef, GetRef<Var>(var), "relax.Var");
+    return ExprMutator::VisitVarDef_(var);
+  }
+
+  // The defaults behind the Python base methods (no hook for the node itself).
+  RelaxExpr DefaultVisitExpr(const RelaxExpr& e) { return ExprMutator::VisitExpr(e); }
+  void DefaultVisitBinding(const Binding& b) { ExprMutator::VisitBinding(b); }
+  BindingBlock DefaultVisitBindingBlock(const BindingBlock& b) { return ExprMutator::VisitBindingBlock(b); }
+  Var DefaultVisitVarDef(const Var& v) { return ExprMutator::VisitVarDef(v); }
+  RelaxExpr BaseVisitExpr(const RelaxExpr& e) { return DispatchBase<PyExprMutatorNode, RelaxExpr>(this, e); }
+  void BaseVisitBinding(const Binding& b) {
+    if (const auto* vb = b.as<VarBindingNode>()) return ExprMutator::VisitBinding_(vb);
+    if (const auto* mc = b.as<MatchCastNode>()) return ExprMutator::VisitBinding_(mc);
+    TESSERA_THROW(TypeError) << "relax mutator: unknown binding kind " << b->GetTypeKey();
+  }
+  BindingBlock BaseVisitBindingBlock(const BindingBlock& block) {
+    if (const auto* df = block.as<DataflowBlockNode>()) return ExprMutator::VisitBindingBlock_(df);
+    return ExprMutator::VisitBindingBlock_(block.get());
+  }
+  Var BaseVisitVarDef(const Var& var) {
+    if (const auto* df = var.as<DataflowVarNode>()) return ExprMutator::VisitVarDef_(df);
+    return ExprMutator::VisitVarDef_(var.get());
+  }
+  // The children of `e` rewritten (hooks apply to them), `e` rebuilt and normalized.
+  RelaxExpr VisitExprPostOrder(const RelaxExpr& e) { return builder_->Normalize(BaseVisitExpr(e)); }
+  RelaxExpr NewScope(const RelaxExpr& e) { return VisitWithNewScope(e); }
+  std::optional<RelaxExpr> Lookup(const Var& v) { return LookupBinding(v); }
+  Var StructInfoVar(const Var& v, const StructInfo& s) { return WithStructInfo(v, s); }
+  void SetVarRemap(const Var& old_var, const Var& new_var) {
+    var_remap_[old_var.get()] = new_var;
+    remap_keys_.push_back(old_var);  // the key stays a live object while it is in the map
+  }
+  std::optional<Var> GetVarRemap(const Var& old_var) const {
+    auto it = var_remap_.find(old_var.get());
+    if (it == var_remap_.end()) return std::nullopt;
+    return it->second;
+  }
+  const BlockBuilder& builder() const { return builder_; }
+
+  TESSERA_DECLARE_FINAL_OBJECT_INFO(PyExprMutatorNode, Object, "relax.PyExprMutator");
+
+ private:
+  PyHooks hooks_;
+  std::vector<Var> remap_keys_;
+};
+
+PyExprVisitorNode* AsVisitor(const Any& a) {
+  auto* n = const_cast<PyExprVisitorNode*>(a.as<PyExprVisitorNode>());
+  TESSERA_CHECK_OR_THROW(n, TypeError) << "expected a relax.PyExprVisitor, got " << a.type_name();
+  return n;
+}
+PyExprMutatorNode* AsMutator(const Any& a) {
+  auto* n = const_cast<PyExprMutatorNode*>(a.as<PyExprMutatorNode>());
+  TESSERA_CHECK_OR_THROW(n, TypeError) << "expected a relax.PyExprMutator, got " << a.type_name();
+  return n;
+}
+
+}  // namespace
+
+TESSERA_REGISTER_OBJECT_TYPE(PyExprVisitorNode);
+TESSERA_REGISTER_OBJECT_TYPE(PyExprMutatorNode);
+
+// ---- Python API: (class name, hooks...) and (builder, class name, hooks...) ---------------------
+
+TESSERA_REGISTER_GLOBAL("relax.MakePyExprVisitor").set_body([](PackedArgs args) -> Any {
+  return ObjectRef(make_object<PyExprVisitorNode>(PyHooks("relax.MakePyExprVisitor", args, 0)));
+});
+TESSERA_REGISTER_GLOBAL("relax.MakePyExprMutator").set_body([](PackedArgs args) -> Any {
+  TESSERA_CHECK_OR_THROW(args.size() > 0 && args[0].as<BlockBuilderNode>(), TypeError)
+      << "relax.MakePyExprMutator: argument 0 (builder_) must be a relax.BlockBuilder";
+  BlockBuilder bb = args[0].cast<BlockBuilder>();
+  return ObjectRef(make_object<PyExprMutatorNode>(bb, PyHooks("relax.MakePyExprMutator", args, 1)));
+});
+
+#define TESSERA_FUNCTOR_GLOBAL(name, As, Arg, body) \
+  TESSERA_REGISTER_GLOBAL(name).set_body_typed([](ObjectRef self, Arg x) { return As(Any(self))->body(x); })
+
+TESSERA_FUNCTOR_GLOBAL("relax.PyExprVisitorVisitExpr", AsVisitor, RelaxExpr, DefaultVisitExpr);
+TESSERA_FUNCTOR_GLOBAL("relax.PyExprVisitorVisitBinding", AsVisitor, Binding, DefaultVisitBinding);
+TESSERA_FUNCTOR_GLOBAL("relax.PyExprVisitorVisitBindingBlock", AsVisitor, BindingBlock, DefaultVisitBindingBlock);
+TESSERA_FUNCTOR_GLOBAL("relax.PyExprVisitorVisitVarDef", AsVisitor, Var, DefaultVisitVarDef);
+TESSERA_FUNCTOR_GLOBAL("relax.ExprVisitorVisitExpr", AsVisitor, RelaxExpr, BaseVisitExpr);
+TESSERA_FUNCTOR_GLOBAL("relax.ExprVisitorVisitBinding", AsVisitor, Binding, BaseVisitBinding);
+TESSERA_FUNCTOR_GLOBAL("relax.ExprVisitorVisitBindingBlock", AsVisitor, BindingBlock, BaseVisitBindingBlock);
+TESSERA_FUNCTOR_GLOBAL("relax.ExprVisitorVisitVarDef", AsVisitor, Var, BaseVisitVarDef);
+TESSERA_FUNCTOR_GLOBAL("relax.ExprVisitorVisitSpan", AsVisitor, Span, BaseVisitSpan);
+
+TESSERA_FUNCTOR_GLOBAL("relax.PyExprMutatorVisitExpr", AsMutator, RelaxExpr, DefaultVisitExpr);
+TESSERA_FUNCTOR_GLOBAL("relax.PyExprMutatorVisitBinding", AsMutator, Binding, DefaultVisitBinding);
+TESSERA_FUNCTOR_GLOBAL("relax.PyExprMutatorVisitBindingBlock", AsMutator, BindingBlock, DefaultVisitBindingBlock);
+TESSERA_FUNCTOR_GLOBAL("relax.PyExprMutatorVisitVarDef", AsMutator, Var, DefaultVisitVarDef);
+TESSERA_FUNCTOR_GLOBAL("relax.ExprMutatorVisitExpr", AsMutator, RelaxExpr, BaseVisitExpr);
+TESSERA_FUNCTOR_GLOBAL("relax.ExprMutatorVisitBinding", AsMutator, Binding, BaseVisitBinding);
+TESSERA_FUNCTOR_GLOBAL("relax.ExprMutatorVisitBindingBlock", AsMutator, BindingBlock, BaseVisitBindingBlock);
+TESSERA_FUNCTOR_GLOBAL("relax.ExprMutatorVisitVarDef", AsMutator, Var, BaseVisitVarDef);
+TESSERA_FUNCTOR_GLOBAL("relax.PyExprMutatorVisitExprPostOrder", AsMutator, RelaxExpr, VisitExprPostOrder);
+TESSERA_FUNCTOR_GLOBAL("relax.PyExprMutatorVisitWithNewScope", AsMutator, RelaxExpr, NewScope);
+TESSERA_FUNCTOR_GLOBAL("relax.PyExprMutatorLookupBinding", AsMutator, Var, Lookup);
+TESSERA_FUNCTOR_GLOBAL("relax.PyExprMutatorGetVarRemap", AsMutator, Var, GetVarRemap);
+#undef TESSERA_FUNCTOR_GLOBAL
+
+TESSERA_REGISTER_GLOBAL("relax.PyExprMutatorSetVarRemap").set_body_typed([](ObjectRef self, Var old_var, Var new_var) {
+  AsMutator(Any(self))->SetVarRemap(old_var, new_var);
+});
+TESSERA_REGISTER_GLOBAL("relax.PyExprMutatorWithStructInfo")
+    .set_body_typed([](ObjectRef self, Var var, StructInfo sinfo) { return AsMutator(Any(self))->StructInfoVar(var, sinfo); });
+TESSERA_REGISTER_GLOBAL("relax.PyExprMutatorGetBuilder").set_body_typed([](ObjectRef self) {
+  return AsMutator(Any(self))->builder();
+});
+
+}  // namespace relax
+}  // namespace tessera
