@@ -467,3 +467,35 @@ def test_python_expr_functor_dispatch():
     assert [Names().visit_expr(e) for e in (b[0].value, f.params[0], b[0].var)] == ["call", "var", "dfvar"]
     with pytest.raises(NotImplementedError, match="visit_seq_expr_"):
         Names().visit_expr(f.body)
+
+
+def test_tuner_call_tir_collector_walks_branches():
+    """meta_schedule.relax_integration.call_tir_callees (a PyExprVisitor): every
+    call_tir site, If branches included, in order."""
+    from tessera.meta_schedule.relax_integration import call_tir_callees
+    from tessera.script import tir as TS
+
+    @I.ir_module
+    class Mod:
+        @TS.prim_func
+        def k1(a: TS.Buffer((2,), "float32"), b: TS.Buffer((2,), "float32")):
+            for i in range(2):
+                b[i] = a[i] + TS.float32(1)
+
+        @TS.prim_func
+        def k2(a: TS.Buffer((2,), "float32"), b: TS.Buffer((2,), "float32")):
+            for i in range(2):
+                b[i] = a[i] * TS.float32(2)
+
+        @R.function
+        def main(x: R.Tensor((2,), "float32"), c: R.Tensor((), "bool")) -> R.Tensor((2,), "float32"):
+            cls = Mod
+            lv = R.call_tir(cls.k1, (x,), out_sinfo=R.Tensor((2,), "float32"))
+            if c:
+                r = R.call_tir(cls.k2, (lv,), out_sinfo=R.Tensor((2,), "float32"))
+            else:
+                r = R.call_tir(cls.k1, (lv,), out_sinfo=R.Tensor((2,), "float32"))
+
+            return r
+
+    assert [gv.name_hint for gv in call_tir_callees(Mod)] == ["k1", "k2", "k1"]
