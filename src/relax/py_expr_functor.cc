@@ -62,6 +62,12 @@ struct PyHooks {
     }
   }
   bool Has(Hook h) const { return f[h].has_value(); }
+  // Calls hook `h` on `node` if the Python class overrides it (result ignored); whether it did.
+  bool TryCall(Hook h, const ObjectRef& node) const {
+    if (!f[h]) return false;
+    (*f[h])(node);
+    return true;
+  }
 
   // Calls hook `h` on `node`; its result must convert to T (a relax.Expr, Var, BindingBlock, ...).
   template <typename T>
@@ -95,31 +101,19 @@ class PyExprVisitorNode : public Object, public ExprVisitor {
   explicit PyExprVisitorNode(PyHooks hooks) : hooks_(std::move(hooks)) {}
 
   void VisitExpr(const RelaxExpr& e) override {
-    if (hooks_.Has(kVisitExpr)) {
-      (*hooks_.f[kVisitExpr])(e);
-    } else {
-      ExprVisitor::VisitExpr(e);
-    }
+    if (!hooks_.TryCall(kVisitExpr, e)) ExprVisitor::VisitExpr(e);
   }
-#define TESSERA_PY_VISIT(Node, hook)                       \
-  void VisitExpr_(const Node* op) override {               \
-    if (hooks_.Has(hook)) {                                \
-      (*hooks_.f[hook])(GetRef<RelaxExpr>(op));            \
-    } else {                                               \
-      ExprVisitor::VisitExpr_(op);                         \
-    }                                                      \
-  }                                                        \
+#define TESSERA_PY_VISIT(Node, hook)                                                 \
+  void VisitExpr_(const Node* op) override {                                         \
+    if (!hooks_.TryCall(hook, GetRef<RelaxExpr>(op))) ExprVisitor::VisitExpr_(op); \
+  }                                                                                  \
   void VisitBase_(const Node* op) { ExprVisitor::VisitExpr_(op); }
   TESSERA_PY_VISIT(ConstantNode, kConstant)
   TESSERA_PY_VISIT(TupleNode, kTuple)
   TESSERA_PY_VISIT(VarNode, kVar)
   // As TVM: a DataflowVar use is not also visited as a Var use (visit_var_).
   void VisitExpr_(const DataflowVarNode* op) override {
-    if (hooks_.Has(kDataflowVar)) {
-      (*hooks_.f[kDataflowVar])(GetRef<RelaxExpr>(op));
-    } else {
-      VisitBase_(op);
-    }
+    if (!hooks_.TryCall(kDataflowVar, GetRef<RelaxExpr>(op))) VisitBase_(op);
   }
   void VisitBase_(const DataflowVarNode* op) { VisitSpan(op->span); }
   TESSERA_PY_VISIT(ShapeExprNode, kShapeExpr)
@@ -137,63 +131,29 @@ class PyExprVisitorNode : public Object, public ExprVisitor {
 #undef TESSERA_PY_VISIT
 
   void VisitBinding(const Binding& b) override {
-    if (hooks_.Has(kVisitBinding)) {
-      (*hooks_.f[kVisitBinding])(b);
-    } else {
-      ExprVisitor::VisitBinding(b);
-    }
+    if (!hooks_.TryCall(kVisitBinding, b)) ExprVisitor::VisitBinding(b);
   }
   void VisitBinding_(const VarBindingNode* b) override {
-    if (hooks_.Has(kVarBinding)) {
-      (*hooks_.f[kVarBinding])(GetRef<Binding>(b));
-    } else {
-      ExprVisitor::VisitBinding_(b);
-    }
+    if (!hooks_.TryCall(kVarBinding, GetRef<Binding>(b))) ExprVisitor::VisitBinding_(b);
   }
   void VisitBinding_(const MatchCastNode* b) override {
-    if (hooks_.Has(kMatchCast)) {
-      (*hooks_.f[kMatchCast])(GetRef<Binding>(b));
-    } else {
-      ExprVisitor::VisitBinding_(b);
-    }
+    if (!hooks_.TryCall(kMatchCast, GetRef<Binding>(b))) ExprVisitor::VisitBinding_(b);
   }
   void VisitBindingBlock(const BindingBlock& block) override {
-    if (hooks_.Has(kVisitBindingBlock)) {
-      (*hooks_.f[kVisitBindingBlock])(block);
-    } else {
-      ExprVisitor::VisitBindingBlock(block);
-    }
+    if (!hooks_.TryCall(kVisitBindingBlock, block)) ExprVisitor::VisitBindingBlock(block);
   }
   void VisitBindingBlock_(const BindingBlockNode* block) override {
-    if (hooks_.Has(kBindingBlock)) {
-      (*hooks_.f[kBindingBlock])(GetRef<BindingBlock>(block));
-    } else {
-      ExprVisitor::VisitBindingBlock_(block);
-    }
+    if (!hooks_.TryCall(kBindingBlock, GetRef<BindingBlock>(block))) ExprVisitor::VisitBindingBlock_(block);
   }
   void VisitBindingBlock_(const DataflowBlockNode* block) override {
-    if (hooks_.Has(kDataflowBlock)) {
-      (*hooks_.f[kDataflowBlock])(GetRef<BindingBlock>(block));
-    } else {
-      ExprVisitor::VisitBindingBlock_(block);
-    }
+    if (!hooks_.TryCall(kDataflowBlock, GetRef<BindingBlock>(block))) ExprVisitor::VisitBindingBlock_(block);
   }
   void VisitVarDef(const Var& var) override {
-    if (hooks_.Has(kVisitVarDef)) {
-      (*hooks_.f[kVisitVarDef])(var);
-    } else {
-      ExprVisitor::VisitVarDef(var);
-    }
+    if (!hooks_.TryCall(kVisitVarDef, var)) ExprVisitor::VisitVarDef(var);
   }
-  void VisitVarDef_(const VarNode* var) override {
-    if (hooks_.Has(kVarDef)) (*hooks_.f[kVarDef])(GetRef<Var>(var));
-  }
-  void VisitVarDef_(const DataflowVarNode* var) override {
-    if (hooks_.Has(kDataflowVarDef)) (*hooks_.f[kDataflowVarDef])(GetRef<Var>(var));
-  }
-  void VisitSpan(const Span& span) override {
-    if (hooks_.Has(kSpan)) (*hooks_.f[kSpan])(span);
-  }
+  void VisitVarDef_(const VarNode* var) override { hooks_.TryCall(kVarDef, GetRef<Var>(var)); }
+  void VisitVarDef_(const DataflowVarNode* var) override { hooks_.TryCall(kDataflowVarDef, GetRef<Var>(var)); }
+  void VisitSpan(const Span& span) override { hooks_.TryCall(kSpan, span); }
 
   // The defaults behind the Python base methods (no hook for the node itself).
   void DefaultVisitExpr(const RelaxExpr& e) { ExprVisitor::VisitExpr(e); }
@@ -234,13 +194,11 @@ class PyExprMutatorNode : public Object, public ExprMutator {
     }
     return ExprMutator::VisitExpr(e);
   }
-#define TESSERA_PY_MUTATE(Node, hook)                                             \
-  RelaxExpr VisitExpr_(const Node* op) override {                                 \
-    if (hooks_.Has(hook)) {                                                       \
-      return hooks_.CallExpecting<RelaxExpr>(hook, GetRef<RelaxExpr>(op), "relax.Expr"); \
-    }                                                                             \
-    return ExprMutator::VisitExpr_(op);                                           \
-  }                                                                               \
+#define TESSERA_PY_MUTATE(Node, hook)                                                          \
+  RelaxExpr VisitExpr_(const Node* op) override {                                              \
+    if (hooks_.Has(hook)) return hooks_.CallExpecting<RelaxExpr>(hook, GetRef<RelaxExpr>(op), "relax.Expr"); \
+    return ExprMutator::VisitExpr_(op);                                                        \
+  }                                                                                            \
   RelaxExpr VisitBase_(const Node* op) { return ExprMutator::VisitExpr_(op); }
   TESSERA_PY_MUTATE(ConstantNode, kConstant)
   TESSERA_PY_MUTATE(TupleNode, kTuple)
@@ -261,25 +219,13 @@ class PyExprMutatorNode : public Object, public ExprMutator {
 #undef TESSERA_PY_MUTATE
 
   void VisitBinding(const Binding& b) override {
-    if (hooks_.Has(kVisitBinding)) {
-      (*hooks_.f[kVisitBinding])(b);
-    } else {
-      ExprMutator::VisitBinding(b);
-    }
+    if (!hooks_.TryCall(kVisitBinding, b)) ExprMutator::VisitBinding(b);
   }
   void VisitBinding_(const VarBindingNode* b) override {
-    if (hooks_.Has(kVarBinding)) {
-      (*hooks_.f[kVarBinding])(GetRef<Binding>(b));
-    } else {
-      ExprMutator::VisitBinding_(b);
-    }
+    if (!hooks_.TryCall(kVarBinding, GetRef<Binding>(b))) ExprMutator::VisitBinding_(b);
   }
   void VisitBinding_(const MatchCastNode* b) override {
-    if (hooks_.Has(kMatchCast)) {
-      (*hooks_.f[kMatchCast])(GetRef<Binding>(b));
-    } else {
-      ExprMutator::VisitBinding_(b);
-    }
+    if (!hooks_.TryCall(kMatchCast, GetRef<Binding>(b))) ExprMutator::VisitBinding_(b);
   }
   BindingBlock VisitBindingBlock(const BindingBlock& block) override {
     if (hooks_.Has(kVisitBindingBlock)) {

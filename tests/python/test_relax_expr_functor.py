@@ -499,3 +499,16 @@ def test_tuner_call_tir_collector_walks_branches():
             return r
 
     assert [gv.name_hint for gv in call_tir_callees(Mod)] == ["k1", "k2", "k1"]
+
+
+def test_builder_update_func_adds_a_missing_function():
+    """What a mutator's transform() does with a fresh builder_: update_func adds the
+    function when its GlobalVar is not in the module (as TVM); another GlobalVar of
+    a name already taken is refused."""
+    bb = relax.BlockBuilder()
+    gv = AddChain.get_global_var("main")
+    bb.update_func(gv, AddChain["main"])
+    assert bb.get()[gv].same_as(AddChain["main"])
+    with pytest.raises(ValueError, match="already has another GlobalVar named 'main'"):
+        bb.update_func(tvm.ir.GlobalVar("main"), AddChain["main"])
+    assert bb.add_func(ReluModule["main"], "main").name_hint == "main1"
