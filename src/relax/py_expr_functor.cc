@@ -5,6 +5,8 @@
 // subclass overrides it (the Python side passes None for the others), so an
 // unchanged walk costs what the C++ walk costs. Relax IR layer.
 #include <array>
+#include <atomic>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -47,6 +49,11 @@ const char* HookName(int h) {
 struct PyHooks {
   std::string cls;
   std::array<std::optional<PackedFunc>, kNumHooks> f;
+  // Hooks called so far (a failed walk that called none left no trace in Python).
+  mutable std::atomic<uint64_t> calls{0};
+  // Held by the walk in progress: walks of one functor from several threads take
+  // turns; a hook re-entering from the walk's own thread passes.
+  mutable std::recursive_mutex mu;
 
   // Reads (class name, hook 0, ..., hook kNumHooks-1) from `args` starting at `first`.
   PyHooks(const char* what, PackedArgs args, int first) {
@@ -65,6 +72,7 @@ struct PyHooks {
   // Calls hook `h` on `node` if the Python class overrides it (result ignored); whether it did.
   bool TryCall(Hook h, const ObjectRef& node) const {
     if (!f[h]) return false;
+    ++calls;
     (*f[h])(node);
     return true;
   }
@@ -72,6 +80,7 @@ struct PyHooks {
   // Calls hook `h` on `node`; its result must convert to T (a relax.Expr, Var, BindingBlock, ...).
   template <typename T>
   T CallExpecting(Hook h, const ObjectRef& node, const char* expected) const {
+    ++calls;
     Any r = (*f[h])(node);
     if (!r.is_none()) {
       if (auto v = r.try_cast<T>()) return *v;
@@ -98,7 +107,7 @@ R DispatchBase(Self* self, const RelaxExpr& e) {
 
 class PyExprVisitorNode : public Object, public ExprVisitor {
  public:
-  explicit PyExprVisitorNode(PyHooks hooks) : hooks_(std::move(hooks)) {}
+  explicit PyExprVisitorNode(PackedArgs args) : hooks_("relax.MakePyExprVisitor", args, 0) {}
 
   void VisitExpr(const RelaxExpr& e) override {
     if (!hooks_.TryCall(kVisitExpr, e)) ExprVisitor::VisitExpr(e);
@@ -176,6 +185,8 @@ class PyExprVisitorNode : public Object, public ExprVisitor {
   }
   void BaseVisitSpan(const Span& span) { ExprVisitor::VisitSpan(span); }
 
+  const PyHooks& hooks() const { return hooks_; }
+
   TESSERA_DECLARE_FINAL_OBJECT_INFO(PyExprVisitorNode, Object, "relax.PyExprVisitor");
 
  private:
@@ -186,7 +197,9 @@ class PyExprVisitorNode : public Object, public ExprVisitor {
 
 class PyExprMutatorNode : public Object, public ExprMutator {
  public:
-  PyExprMutatorNode(BlockBuilder builder, PyHooks hooks) : hooks_(std::move(hooks)) { builder_ = std::move(builder); }
+  PyExprMutatorNode(BlockBuilder builder, PackedArgs args) : hooks_("relax.MakePyExprMutator", args, 1) {
+    builder_ = std::move(builder);
+  }
 
   RelaxExpr VisitExpr(const RelaxExpr& e) override {
     if (hooks_.Has(kVisitExpr)) {
@@ -292,6 +305,7 @@ class PyExprMutatorNode : public Object, public ExprMutator {
     return it->second;
   }
   const BlockBuilder& builder() const { return builder_; }
+  const PyHooks& hooks() const { return hooks_; }
 
   TESSERA_DECLARE_FINAL_OBJECT_INFO(PyExprMutatorNode, Object, "relax.PyExprMutator");
 
@@ -300,15 +314,25 @@ class PyExprMutatorNode : public Object, public ExprMutator {
   std::vector<Var> remap_keys_;
 };
 
-PyExprVisitorNode* AsVisitor(const Any& a) {
-  auto* n = const_cast<PyExprVisitorNode*>(a.as<PyExprVisitorNode>());
-  TESSERA_CHECK_OR_THROW(n, TypeError) << "expected a relax.PyExprVisitor, got " << a.type_name();
-  return n;
-}
-PyExprMutatorNode* AsMutator(const Any& a) {
-  auto* n = const_cast<PyExprMutatorNode*>(a.as<PyExprMutatorNode>());
-  TESSERA_CHECK_OR_THROW(n, TypeError) << "expected a relax.PyExprMutator, got " << a.type_name();
-  return n;
+// Runs `f(node)` for a call from Python on functor `self` (a Node), holding the
+// functor's lock. A walk that ran out of stack is retried on a large stack by
+// the FFI only when no Python hook ran yet (a retry would run the hooks' side
+// effects twice); otherwise the RecursionError is final.
+template <typename Node, typename F>
+auto CallFunctor(const ObjectRef& self, const char* what, F f) {
+  auto* n = const_cast<Node*>(self.as<Node>());
+  TESSERA_CHECK_OR_THROW(n, TypeError) << what << ": expected a " << Node::_type_key << ", got "
+                                       << (self.defined() ? self->GetTypeKey() : "None");
+  std::lock_guard<std::recursive_mutex> lock(n->hooks().mu);
+  const uint64_t before = n->hooks().calls;
+  try {
+    return f(n);
+  } catch (const RecursionError& e) {
+    if (n->hooks().calls == before) throw;
+    throw Error(std::string(e.what()) + " (" + n->hooks().cls +
+                    "'s Python hooks had already run, so the walk is not retried on a larger stack)",
+                "RecursionError");
+  }
 }
 
 }  // namespace
@@ -319,49 +343,51 @@ TESSERA_REGISTER_OBJECT_TYPE(PyExprMutatorNode);
 // ---- Python API: (class name, hooks...) and (builder, class name, hooks...) ---------------------
 
 TESSERA_REGISTER_GLOBAL("relax.MakePyExprVisitor").set_body([](PackedArgs args) -> Any {
-  return ObjectRef(make_object<PyExprVisitorNode>(PyHooks("relax.MakePyExprVisitor", args, 0)));
+  return ObjectRef(make_object<PyExprVisitorNode>(args));
 });
 TESSERA_REGISTER_GLOBAL("relax.MakePyExprMutator").set_body([](PackedArgs args) -> Any {
   TESSERA_CHECK_OR_THROW(args.size() > 0 && args[0].as<BlockBuilderNode>(), TypeError)
       << "relax.MakePyExprMutator: argument 0 (builder_) must be a relax.BlockBuilder";
   BlockBuilder bb = args[0].cast<BlockBuilder>();
-  return ObjectRef(make_object<PyExprMutatorNode>(bb, PyHooks("relax.MakePyExprMutator", args, 1)));
+  return ObjectRef(make_object<PyExprMutatorNode>(bb, args));
 });
 
-#define TESSERA_FUNCTOR_GLOBAL(name, As, Arg, body) \
-  TESSERA_REGISTER_GLOBAL(name).set_body_typed([](ObjectRef self, Arg x) { return As(Any(self))->body(x); })
+#define TESSERA_FUNCTOR_GLOBAL(name, Node, Arg, body)                    \
+  TESSERA_REGISTER_GLOBAL(name).set_body_typed([](ObjectRef self, Arg x) { \
+    return CallFunctor<Node>(self, name, [&](Node* n) { return n->body(x); }); \
+  })
 
-TESSERA_FUNCTOR_GLOBAL("relax.PyExprVisitorVisitExpr", AsVisitor, RelaxExpr, DefaultVisitExpr);
-TESSERA_FUNCTOR_GLOBAL("relax.PyExprVisitorVisitBinding", AsVisitor, Binding, DefaultVisitBinding);
-TESSERA_FUNCTOR_GLOBAL("relax.PyExprVisitorVisitBindingBlock", AsVisitor, BindingBlock, DefaultVisitBindingBlock);
-TESSERA_FUNCTOR_GLOBAL("relax.PyExprVisitorVisitVarDef", AsVisitor, Var, DefaultVisitVarDef);
-TESSERA_FUNCTOR_GLOBAL("relax.ExprVisitorVisitExpr", AsVisitor, RelaxExpr, BaseVisitExpr);
-TESSERA_FUNCTOR_GLOBAL("relax.ExprVisitorVisitBinding", AsVisitor, Binding, BaseVisitBinding);
-TESSERA_FUNCTOR_GLOBAL("relax.ExprVisitorVisitBindingBlock", AsVisitor, BindingBlock, BaseVisitBindingBlock);
-TESSERA_FUNCTOR_GLOBAL("relax.ExprVisitorVisitVarDef", AsVisitor, Var, BaseVisitVarDef);
-TESSERA_FUNCTOR_GLOBAL("relax.ExprVisitorVisitSpan", AsVisitor, Span, BaseVisitSpan);
+TESSERA_FUNCTOR_GLOBAL("relax.PyExprVisitorVisitExpr", PyExprVisitorNode, RelaxExpr, DefaultVisitExpr);
+TESSERA_FUNCTOR_GLOBAL("relax.PyExprVisitorVisitBinding", PyExprVisitorNode, Binding, DefaultVisitBinding);
+TESSERA_FUNCTOR_GLOBAL("relax.PyExprVisitorVisitBindingBlock", PyExprVisitorNode, BindingBlock, DefaultVisitBindingBlock);
+TESSERA_FUNCTOR_GLOBAL("relax.PyExprVisitorVisitVarDef", PyExprVisitorNode, Var, DefaultVisitVarDef);
+TESSERA_FUNCTOR_GLOBAL("relax.ExprVisitorVisitExpr", PyExprVisitorNode, RelaxExpr, BaseVisitExpr);
+TESSERA_FUNCTOR_GLOBAL("relax.ExprVisitorVisitBinding", PyExprVisitorNode, Binding, BaseVisitBinding);
+TESSERA_FUNCTOR_GLOBAL("relax.ExprVisitorVisitBindingBlock", PyExprVisitorNode, BindingBlock, BaseVisitBindingBlock);
+TESSERA_FUNCTOR_GLOBAL("relax.ExprVisitorVisitVarDef", PyExprVisitorNode, Var, BaseVisitVarDef);
+TESSERA_FUNCTOR_GLOBAL("relax.ExprVisitorVisitSpan", PyExprVisitorNode, Span, BaseVisitSpan);
 
-TESSERA_FUNCTOR_GLOBAL("relax.PyExprMutatorVisitExpr", AsMutator, RelaxExpr, DefaultVisitExpr);
-TESSERA_FUNCTOR_GLOBAL("relax.PyExprMutatorVisitBinding", AsMutator, Binding, DefaultVisitBinding);
-TESSERA_FUNCTOR_GLOBAL("relax.PyExprMutatorVisitBindingBlock", AsMutator, BindingBlock, DefaultVisitBindingBlock);
-TESSERA_FUNCTOR_GLOBAL("relax.PyExprMutatorVisitVarDef", AsMutator, Var, DefaultVisitVarDef);
-TESSERA_FUNCTOR_GLOBAL("relax.ExprMutatorVisitExpr", AsMutator, RelaxExpr, BaseVisitExpr);
-TESSERA_FUNCTOR_GLOBAL("relax.ExprMutatorVisitBinding", AsMutator, Binding, BaseVisitBinding);
-TESSERA_FUNCTOR_GLOBAL("relax.ExprMutatorVisitBindingBlock", AsMutator, BindingBlock, BaseVisitBindingBlock);
-TESSERA_FUNCTOR_GLOBAL("relax.ExprMutatorVisitVarDef", AsMutator, Var, BaseVisitVarDef);
-TESSERA_FUNCTOR_GLOBAL("relax.PyExprMutatorVisitExprPostOrder", AsMutator, RelaxExpr, VisitExprPostOrder);
-TESSERA_FUNCTOR_GLOBAL("relax.PyExprMutatorVisitWithNewScope", AsMutator, RelaxExpr, NewScope);
-TESSERA_FUNCTOR_GLOBAL("relax.PyExprMutatorLookupBinding", AsMutator, Var, Lookup);
-TESSERA_FUNCTOR_GLOBAL("relax.PyExprMutatorGetVarRemap", AsMutator, Var, GetVarRemap);
+TESSERA_FUNCTOR_GLOBAL("relax.PyExprMutatorVisitExpr", PyExprMutatorNode, RelaxExpr, DefaultVisitExpr);
+TESSERA_FUNCTOR_GLOBAL("relax.PyExprMutatorVisitBinding", PyExprMutatorNode, Binding, DefaultVisitBinding);
+TESSERA_FUNCTOR_GLOBAL("relax.PyExprMutatorVisitBindingBlock", PyExprMutatorNode, BindingBlock, DefaultVisitBindingBlock);
+TESSERA_FUNCTOR_GLOBAL("relax.PyExprMutatorVisitVarDef", PyExprMutatorNode, Var, DefaultVisitVarDef);
+TESSERA_FUNCTOR_GLOBAL("relax.ExprMutatorVisitExpr", PyExprMutatorNode, RelaxExpr, BaseVisitExpr);
+TESSERA_FUNCTOR_GLOBAL("relax.ExprMutatorVisitBinding", PyExprMutatorNode, Binding, BaseVisitBinding);
+TESSERA_FUNCTOR_GLOBAL("relax.ExprMutatorVisitBindingBlock", PyExprMutatorNode, BindingBlock, BaseVisitBindingBlock);
+TESSERA_FUNCTOR_GLOBAL("relax.ExprMutatorVisitVarDef", PyExprMutatorNode, Var, BaseVisitVarDef);
+TESSERA_FUNCTOR_GLOBAL("relax.PyExprMutatorVisitExprPostOrder", PyExprMutatorNode, RelaxExpr, VisitExprPostOrder);
+TESSERA_FUNCTOR_GLOBAL("relax.PyExprMutatorVisitWithNewScope", PyExprMutatorNode, RelaxExpr, NewScope);
+TESSERA_FUNCTOR_GLOBAL("relax.PyExprMutatorLookupBinding", PyExprMutatorNode, Var, Lookup);
+TESSERA_FUNCTOR_GLOBAL("relax.PyExprMutatorGetVarRemap", PyExprMutatorNode, Var, GetVarRemap);
 #undef TESSERA_FUNCTOR_GLOBAL
 
 TESSERA_REGISTER_GLOBAL("relax.PyExprMutatorSetVarRemap").set_body_typed([](ObjectRef self, Var old_var, Var new_var) {
-  AsMutator(Any(self))->SetVarRemap(old_var, new_var);
+  CallFunctor<PyExprMutatorNode>(self, "relax.PyExprMutatorSetVarRemap",
+                                 [&](PyExprMutatorNode* n) { n->SetVarRemap(old_var, new_var); });
 });
-TESSERA_REGISTER_GLOBAL("relax.PyExprMutatorWithStructInfo")
-    .set_body_typed([](ObjectRef self, Var var, StructInfo sinfo) { return AsMutator(Any(self))->StructInfoVar(var, sinfo); });
-TESSERA_REGISTER_GLOBAL("relax.PyExprMutatorGetBuilder").set_body_typed([](ObjectRef self) {
-  return AsMutator(Any(self))->builder();
+TESSERA_REGISTER_GLOBAL("relax.PyExprMutatorWithStructInfo").set_body_typed([](ObjectRef self, Var var, StructInfo sinfo) {
+  return CallFunctor<PyExprMutatorNode>(self, "relax.PyExprMutatorWithStructInfo",
+                                        [&](PyExprMutatorNode* n) { return n->StructInfoVar(var, sinfo); });
 });
 
 }  // namespace relax

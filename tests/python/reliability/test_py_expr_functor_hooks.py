@@ -146,3 +146,87 @@ report(lambda: NoSuper().lookup_binding(Mod["main"]))
     assert "NOSUPER: True" in out, out
     assert "BadBuilder.builder_ must be a relax.BlockBuilder, got int" in out, out
     assert out.count("TYPE: TVMTypeError True") == 3, out
+
+
+def test_deep_ir_walk_is_retried_only_before_any_hook_ran():
+    """A walk that runs out of stack is redone on a large stack only when no
+    Python hook has run yet (a retry would repeat the hooks' side effects)."""
+    res = run_case(_PRELUDE + """
+x = relax.Var("x", relax.TensorStructInfo((4,), "float32"))
+deep = x
+for _ in range(200000):
+    deep = relax.Tuple([deep])
+
+@relax.expr_functor.visitor
+class CountVars(relax.PyExprVisitor):
+    def __init__(self):
+        self.n = 0
+    def visit_var_(self, op):
+        self.n += 1
+
+v = CountVars()
+try:
+    v.visit_expr(deep)  # the only hook call is at the bottom: retried, counted once
+    print("DEEP OK", v.n)
+except RecursionError as e:
+    print("DEEP REFUSED", v.n, isinstance(e, tvm.error.TVMError))
+w = CountVars()
+report(lambda: w.visit_expr(relax.Tuple([x, deep])))  # x is counted before the descent
+print("COUNT", w.n)
+""", timeout=120)
+    assert not res.crashed and res.returncode == 0, res.describe()
+    out = res.stdout
+    assert "DEEP OK 1" in out or "DEEP REFUSED 0 True" in out, out
+    if "TYPE:" in out:  # the large-stack retry was needed and refused: once, with the reason
+        assert "TYPE: TVMRecursionError True" in out and "not retried on a larger stack" in out, out
+        assert "COUNT 1" in out, out
+    else:
+        assert "NO ERROR" in out and "COUNT 2" in out, out
+
+
+def test_one_mutator_shared_by_threads():
+    res = run_case(_PRELUDE + """
+import threading
+
+@relax.expr_functor.mutator
+class AddToSub(relax.PyExprMutator):
+    def visit_call_(self, call):
+        call = self.visit_expr_post_order(call)
+        if call.op == tvm.ir.Op.get("relax.add"):
+            return relax.op.subtract(*call.args)
+        return call
+
+@relax.expr_functor.mutator
+class NoOp(relax.PyExprMutator):
+    pass  # the whole walk runs in C++ with the GIL released: threads really overlap
+
+xs = relax.Var("x", relax.TensorStructInfo((2,), "float32"))
+bb = relax.BlockBuilder()
+with bb.function("main", [xs]):
+    with bb.dataflow():
+        v = xs
+        for _ in range(3000):
+            v = bb.emit(relax.op.add(v, xs))
+        out = bb.emit_output(v)
+    bb.emit_func_output(out)
+big = bb.get()["main"]
+
+m, noop = AddToSub(), NoOp()
+expected = AddToSub().visit_expr(Mod["main"])
+errors = []
+
+def worker():
+    for _ in range(6):
+        try:
+            tvm.ir.assert_structural_equal(m.visit_expr(Mod["main"]), expected)
+            assert noop.visit_expr(big).same_as(big)
+        except Exception as e:  # pylint: disable=broad-except
+            errors.append(repr(e))
+
+threads = [threading.Thread(target=worker) for _ in range(4)]
+for t in threads: t.start()
+for t in threads: t.join()
+print("ERRORS", errors)
+""", timeout=120)
+    assert not res.crashed and res.returncode == 0, res.describe()
+    assert "ERRORS []" in res.stdout, res.stdout
