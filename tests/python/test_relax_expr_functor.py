@@ -512,3 +512,47 @@ def test_builder_update_func_adds_a_missing_function():
     with pytest.raises(ValueError, match="already has another GlobalVar named 'main'"):
         bb.update_func(tvm.ir.GlobalVar("main"), AddChain["main"])
     assert bb.add_func(ReluModule["main"], "main").name_hint == "main1"
+
+
+def test_mutator_result_with_nested_calls_is_normalized_into_new_bindings():
+    """A hook may return a nested call: the mutator's normalizer binds the inner
+    call to a new var emitted before the rewritten binding (A-normal form)."""
+
+    @relax.expr_functor.mutator
+    class AddToSubNeg(relax.PyExprMutator):
+        def visit_call_(self, call):
+            call = self.visit_expr_post_order(call)
+            if call.op == tvm.ir.Op.get("relax.add"):
+                return relax.op.subtract(call.args[0], relax.op.negative(call.args[1]))
+            return call
+
+    @I.ir_module
+    class Expected:
+        @R.function
+        def main(x: R.Tensor((2, 3), "float32"), y: R.Tensor((2, 3), "float32")) -> R.Tensor((2, 3), "float32"):
+            with R.dataflow():
+                n0 = R.negative(y)
+                lv0 = R.subtract(x, n0)
+                lv1 = R.multiply(lv0, y)
+                n1 = R.negative(x)
+                gv = R.subtract(lv1, n1)
+                R.output(gv)
+            return gv
+
+    after = AddToSubNeg().visit_expr(_main(AddChain))
+    tvm.ir.assert_structural_equal(after, Expected["main"])
+    assert relax.analysis.well_formed(after)
+
+
+def test_builder_of_a_module_leaves_that_module_unchanged():
+    """PyExprMutator(mod).builder_ adds and updates functions in a copy: the
+    caller's module is not changed (copy-on-write, as TVM's BlockBuilder)."""
+    before = [gv.name_hint for gv in AddChain.get_global_vars()]
+    m = AddToMultiply(AddChain)
+    gv = m.builder_.add_func(ReluModule["main"], "relu_main")
+    m.builder_.update_func(AddChain.get_global_var("main"), m.visit_expr(AddChain["main"]))
+    out = m.builder_.get()
+    assert [g.name_hint for g in AddChain.get_global_vars()] == before == ["main"]
+    assert [b.value.op.name for b in AddChain["main"].body.blocks[0].bindings][0] == "relax.add"
+    assert sorted(g.name_hint for g in out.get_global_vars()) == ["main", "relu_main"] and out[gv] is not None
+    assert out["main"].body.blocks[0].bindings[0].value.op.name == "relax.multiply"
