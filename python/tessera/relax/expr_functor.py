@@ -15,7 +15,7 @@ the base methods (``super().visit_call_(op)``) run the C++ default.
 """
 import weakref
 
-from ..error import TVMTypeError
+from ..error import TVMTypeError, TVMValueError
 from ..ir.base import Node
 from ..ir.expr import RelaxExpr
 from ..ir.op import Op
@@ -129,8 +129,11 @@ def _make_hook(inst_ref, cls, name, expect):
     where = f"{cls.__name__}.{name}"
 
     def hook(node):
+        inst = inst_ref()
+        if inst is None:
+            raise TVMValueError(f"{where}: the Python object of this functor was freed while C++ still held it")
         try:
-            result = fn(inst_ref(), node)
+            result = fn(inst, node)
         except BaseException as err:
             if not getattr(err, "_tessera_hook_noted", False):
                 err.add_note(f"raised in the Relax {where} hook while visiting {_short(node)}")
