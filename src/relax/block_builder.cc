@@ -51,7 +51,7 @@ GlobalVar BlockBuilderNode::AddFunction(const BaseFunc& func, const std::string&
   if (f.as<FunctionNode>() && !f->struct_info_.defined()) f = Downcast<BaseFunc>(Normalize(f));
   GlobalVar gv(GetUniqueName(name_hint));
   if (f->struct_info_.defined()) gv->struct_info_ = f->struct_info_;
-  context_mod_.mutable_node()->Add(gv, f);
+  context_mod_.CopyOnWrite()->Add(gv, f);  // a module the caller still holds is not changed (as TVM)
   func_to_gv_[f.get()] = gv;
   return gv;
 }
@@ -61,10 +61,16 @@ void BlockBuilderNode::UpdateFunction(const GlobalVar& gv, const BaseFunc& func)
   BaseFunc f = func;
   if (f.as<FunctionNode>() && !f->struct_info_.defined()) f = Downcast<BaseFunc>(Normalize(f));
   auto old = context_mod_->functions.Get(gv);
-  TESSERA_CHECK_OR_THROW(old.has_value(), ValueError)
-      << "BlockBuilder.update_func: the module has no function '" << gv->name_hint << "'";
-  func_to_gv_.erase(old->get());
-  context_mod_.mutable_node()->Update(gv, f);
+  if (old.has_value()) {
+    func_to_gv_.erase(old->get());
+  } else {
+    // As TVM, a GlobalVar not in the module is added (a pass rebuilding a module
+    // function by function into a fresh builder); its name must be free.
+    TESSERA_CHECK_OR_THROW(!context_mod_->FindGlobalVar(gv->name_hint).has_value(), ValueError)
+        << "BlockBuilder.update_func: the module already has another GlobalVar named '" << gv->name_hint << "'";
+    name_counts_.try_emplace(gv->name_hint, 0);
+  }
+  context_mod_.CopyOnWrite()->Update(gv, f);
   if (f->struct_info_.defined()) gv->struct_info_ = f->struct_info_;
   func_to_gv_[f.get()] = gv;
 }

@@ -23,40 +23,52 @@ void ExprVisitor::VisitExprDepStructInfoField(const StructInfo& sinfo) {
   }
 }
 
-void ExprVisitor::VisitExpr_(const ConstantNode* op) {}
+void ExprVisitor::VisitExpr_(const ConstantNode* op) { VisitSpan(op->span); }
 void ExprVisitor::VisitExpr_(const TupleNode* op) {
+  VisitSpan(op->span);
   for (const RelaxExpr& f : op->fields) VisitExpr(f);
 }
-void ExprVisitor::VisitExpr_(const VarNode* op) {}
+void ExprVisitor::VisitExpr_(const VarNode* op) { VisitSpan(op->span); }
 void ExprVisitor::VisitExpr_(const DataflowVarNode* op) { VisitExpr_(static_cast<const VarNode*>(op)); }
 void ExprVisitor::VisitExpr_(const ShapeExprNode* op) {
+  VisitSpan(op->span);
   for (const PrimExpr& v : op->values) VisitPrimExpr(v);
 }
-void ExprVisitor::VisitExpr_(const ExternFuncNode* op) {}
-void ExprVisitor::VisitExpr_(const GlobalVarNode* op) {}
+void ExprVisitor::VisitExpr_(const ExternFuncNode* op) { VisitSpan(op->span); }
+void ExprVisitor::VisitExpr_(const GlobalVarNode* op) { VisitSpan(op->span); }
 void ExprVisitor::VisitExpr_(const FunctionNode* op) {
+  VisitSpan(op->span);
   for (const Var& p : op->params) VisitVarDef(p);
   VisitExpr(op->body);
 }
 void ExprVisitor::VisitExpr_(const CallNode* op) {
+  VisitSpan(op->span);
   VisitExpr(op->op);
   for (const StructInfo& s : op->sinfo_args) VisitExprDepStructInfoField(s);
   for (const RelaxExpr& a : op->args) VisitExpr(a);
 }
 void ExprVisitor::VisitExpr_(const SeqExprNode* op) {
+  VisitSpan(op->span);
   for (const BindingBlock& b : op->blocks) VisitBindingBlock(b);
   VisitExpr(op->body);
 }
 void ExprVisitor::VisitExpr_(const IfNode* op) {
+  VisitSpan(op->span);
   VisitExpr(op->cond);
   VisitExpr(op->true_branch);
   VisitExpr(op->false_branch);
 }
-void ExprVisitor::VisitExpr_(const OpNode* op) {}
-void ExprVisitor::VisitExpr_(const TupleGetItemNode* op) { VisitExpr(op->tuple); }
-void ExprVisitor::VisitExpr_(const PrimValueNode* op) { VisitPrimExpr(op->value); }
-void ExprVisitor::VisitExpr_(const StringImmNode* op) {}
-void ExprVisitor::VisitExpr_(const DataTypeImmNode* op) {}
+void ExprVisitor::VisitExpr_(const OpNode* op) { VisitSpan(op->span); }
+void ExprVisitor::VisitExpr_(const TupleGetItemNode* op) {
+  VisitSpan(op->span);
+  VisitExpr(op->tuple);
+}
+void ExprVisitor::VisitExpr_(const PrimValueNode* op) {
+  VisitSpan(op->span);
+  VisitPrimExpr(op->value);
+}
+void ExprVisitor::VisitExpr_(const StringImmNode* op) { VisitSpan(op->span); }
+void ExprVisitor::VisitExpr_(const DataTypeImmNode* op) { VisitSpan(op->span); }
 
 void ExprVisitor::VisitBinding(const Binding& binding) {
   if (const auto* vb = binding.as<VarBindingNode>()) {

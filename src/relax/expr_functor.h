@@ -86,6 +86,8 @@ class ExprVisitor : public ExprFunctor<void(const RelaxExpr&)> {
   virtual void VisitPrimExpr(const PrimExpr& expr) {}
   // Relax expressions inside struct info (a TensorStructInfo's shape).
   virtual void VisitExprDepStructInfoField(const StructInfo& sinfo);
+  // The span of each visited expression (first, as TVM's VisitSpan); may be undefined.
+  virtual void VisitSpan(const Span& span) {}
 };
 
 // Rebuilds expressions bottom-up, sharing unchanged nodes; no normalization.

@@ -9,6 +9,8 @@ import numpy as np
 
 from .. import ir as _ir
 from .. import target as _target
+from ..relax.expr import Function as RelaxFunction
+from ..relax.expr_functor import PyExprVisitor, visitor
 from ..tir import PrimFunc
 from . import task_scheduler as _task_scheduler
 from .arg_info import ArgInfo
@@ -44,39 +46,31 @@ def _bind_and_legalize(mod, params):
     return LegalizeOps()(mod)
 
 
+@visitor
+class _CallTIRCollector(PyExprVisitor):
+    """The first argument (the callee) of every relax.call_tir visited, in order."""
+
+    def __init__(self):
+        self.call_tir = _ir.Op.get("relax.call_tir")
+        self.callees = []
+
+    def visit_call_(self, call):
+        if isinstance(call.op, _ir.Op) and call.op.same_as(self.call_tir):
+            self.callees.append(call.args[0])
+        else:
+            super().visit_call_(call)
+
+
 def call_tir_callees(mod):
     """The GlobalVar of every call_tir site in the Relax functions of ``mod`` (one entry
     per site, in function-name then binding order; nested functions and If branches
     included)."""
-    from ..relax.expr import (BindingBlock, Call, Function, If, MatchCast, SeqExpr, VarBinding)
-    call_tir = _ir.Op.get("relax.call_tir")
-    out = []
-
-    def visit(e):
-        if isinstance(e, SeqExpr):
-            for block in e.blocks:
-                visit_block(block)
-            visit(e.body)
-        elif isinstance(e, If):
-            visit(e.true_branch)
-            visit(e.false_branch)
-        elif isinstance(e, Function):
-            visit(e.body)
-        elif isinstance(e, Call):
-            if isinstance(e.op, _ir.Op) and e.op.same_as(call_tir):
-                out.append(e.args[0])
-
-    def visit_block(block):
-        assert isinstance(block, BindingBlock)
-        for b in block.bindings:
-            if isinstance(b, (VarBinding, MatchCast)):
-                visit(b.value)
-
+    collector = _CallTIRCollector()
     for gv in sorted(mod.get_global_vars(), key=lambda g: g.name_hint):
         func = mod[gv]
-        if isinstance(func, Function):
-            visit(func.body)
-    return out
+        if isinstance(func, RelaxFunction):
+            collector.visit_expr(func.body)
+    return collector.callees
 
 
 def extract_tasks(mod, target, params=None, module_equality="structural"):

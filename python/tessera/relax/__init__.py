@@ -11,6 +11,8 @@ from .expr import (Expr, ExprWithOp, Var, DataflowVar, Constant, Tuple, TupleGet
 from .struct_info import (StructInfo, ObjectStructInfo, PrimStructInfo, ShapeStructInfo, TensorStructInfo,
                           TupleStructInfo, FuncStructInfo)
 from .block_builder import BlockBuilder
+from . import expr_functor
+from .expr_functor import ExprFunctor, PyExprVisitor, PyExprMutator
 from .pipeline import get_pipeline
 from . import exec_builder, vm_build
 from .exec_builder import ExecBuilder

@@ -77,6 +77,11 @@ class Var(ExprWithOp):
             raise TypeError(f"Var: name_hint must be a str, got {type(name_hint).__name__}")
         self.__init_handle_by_constructor__(_ffi_api.Var, name_hint, _check_sinfo(struct_info, "Var"))
 
+    @property
+    def vid(self):
+        """The identity of this var, the key of PyExprMutator.set_var_remap (TVM: an Id; Tessera: the var itself)."""
+        return self
+
     def __repr__(self):
         return self.name_hint
 

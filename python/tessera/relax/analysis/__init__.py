@@ -2,3 +2,5 @@
 from .analysis import well_formed, well_formed_errors, struct_info_base_check, struct_info_lca
 from .unused import remove_all_unused
 from .memory_usage import estimate_memory_usage
+from .vars import free_vars, bound_vars, all_vars, all_global_vars
+from .binding_maps import get_var2val, name_to_binding, udchain, post_order_visit, computable_at_compile_time

@@ -10,7 +10,8 @@ from ...ir.expr import GlobalVar
 from ...ir.module import IRModule
 from ...ir.op import Op
 from ...runtime.data_type import DataType
-from ..expr import Call, Function, If, SeqExpr, ShapeExpr, VarBinding, MatchCast
+from ..expr import Function, ShapeExpr
+from ..expr_functor import PyExprVisitor, visitor
 
 
 class _Usage:
@@ -34,21 +35,22 @@ def _const_bytes(shape, dtype):
     return n * ((t.bits + 7) // 8) * t.lanes
 
 
-def _visit(expr, usage, ops):
-    if isinstance(expr, Function):
-        _visit(expr.body, usage, ops)
-    elif isinstance(expr, SeqExpr):
-        for block in expr.blocks:
-            for b in block.bindings:
-                if isinstance(b, (VarBinding, MatchCast)):
-                    _visit(b.value, usage, ops)
-    elif isinstance(expr, If):
-        _visit(expr.true_branch, usage, ops)
-        _visit(expr.false_branch, usage, ops)
-    elif isinstance(expr, Call) and isinstance(expr.op, Op):
-        if expr.op == ops["builtin"] or expr.op == ops["tensor"]:
-            planned = expr.op == ops["tensor"]
-            shape, dtype = (expr.args[2], expr.args[3]) if planned else (expr.args[0], expr.args[1])
+@visitor
+class _AllocationCounter(PyExprVisitor):
+    """Adds the allocations called in a function (its nested functions and both
+    branches of each If included) to ``usage``."""
+
+    def __init__(self, usage, ops):
+        self.usage = usage
+        self.ops = ops
+
+    def visit_call_(self, call):
+        if not isinstance(call.op, Op):
+            return
+        usage, ops = self.usage, self.ops
+        if call.op == ops["builtin"] or call.op == ops["tensor"]:
+            planned = call.op == ops["tensor"]
+            shape, dtype = (call.args[2], call.args[3]) if planned else (call.args[0], call.args[1])
             nbytes = _const_bytes(shape, dtype.value)
             if nbytes is None:
                 usage.dynamic_tensors += 1
@@ -58,8 +60,8 @@ def _visit(expr, usage, ops):
             if not planned:
                 usage.planned_blocks += 1
                 usage.planned_bytes += nbytes
-        elif expr.op == ops["storage"]:
-            size = expr.args[0]
+        elif call.op == ops["storage"]:
+            size = call.args[0]
             nbytes = int(size.values[0].value) if isinstance(size, ShapeExpr) and hasattr(size.values[0], "value") \
                 else None
             if nbytes is not None:
@@ -84,7 +86,7 @@ def _analyze(mod):
     for gv, func in mod.functions.items():
         if isinstance(func, Function):
             usage = _Usage()
-            _visit(func, usage, ops)
+            _AllocationCounter(usage, ops).visit_expr(func)
             out[gv.name_hint] = usage
     return out
 
