@@ -41,6 +41,20 @@ bool UsesVarIn(const PrimExpr& e, const std::function<bool(const VarNode*)>& pre
   return found;
 }
 
+// The load reads the element the store writes; a unit dim of both buffers may
+// be indexed 0 on the load side (x[0, j] of a (1, n) buffer into (1, n)).
+bool IsElementwise(const BufferStoreNode* store, const BufferLoadNode* load) {
+  if (load->indices.size() != store->indices.size()) return false;
+  for (size_t i = 0; i < load->indices.size(); ++i) {
+    if (arith::ExprDeepEqual(load->indices[i], store->indices[i])) continue;
+    bool unit = i < load->buffer->shape.size() && i < store->buffer->shape.size() &&
+                IsConstInt(load->buffer->shape[i], 1) && IsConstInt(store->buffer->shape[i], 1) &&
+                IsConstInt(load->indices[i], 0);
+    if (!unit) return false;
+  }
+  return true;
+}
+
 // Each non-unit load index is one of the store's indices, in the store's order.
 bool IsBroadcast(const BufferStoreNode* store, const BufferLoadNode* load) {
   size_t j = 0;
@@ -191,7 +205,7 @@ class PatternAnalyzer : public StmtExprVisitor {
     OpPatternKind index_kind = kElemWise;
     bool has_elemwise = false;
     for (const BufferLoadNode* load : loads_) {
-      if (SameIndices(load->indices, store_->indices)) {
+      if (IsElementwise(store_, load)) {
         has_elemwise = true;
       } else if (IsBroadcast(store_, load)) {
         index_kind = Weaker(index_kind, kBroadcast);
