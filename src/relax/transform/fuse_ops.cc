@@ -22,6 +22,7 @@
 #include "ir/structural_equal.h"
 #include "relax/expr_functor.h"
 #include "relax/transform/fusion.h"
+#include "tir/functor.h"
 #include "runtime/registry.h"
 
 namespace tessera {
@@ -265,14 +266,19 @@ class BlockPartitioner {
   std::vector<Group> groups_;
 };
 
-// Replaces vars by the given expressions (no normalization: the caller normalizes).
+using DimMap = std::function<std::optional<PrimExpr>(const tir::Var&)>;
+
+// Replaces vars by the given expressions and symbolic dims by `dims` (no
+// normalization: the caller normalizes).
 class VarReplacer : public ExprMutatorBase {
  public:
-  explicit VarReplacer(const std::unordered_map<const Object*, RelaxExpr>& map) : map_(map) {}
+  VarReplacer(const std::unordered_map<const Object*, RelaxExpr>& map, const DimMap& dims) : map_(map), dims_(dims) {}
   using ExprMutatorBase::VisitExpr_;
   RelaxExpr VisitExpr_(const VarNode* op) override { return Lookup(op); }
   RelaxExpr VisitExpr_(const DataflowVarNode* op) override { return Lookup(op); }
   RelaxExpr VisitExpr_(const ConstantNode* op) override { return Lookup(op); }
+  PrimExpr VisitPrimExpr(const PrimExpr& e) override { return tir::Substitute(e, dims_); }
+  StructInfo VisitExprDepStructInfoField(const StructInfo& s) override { return SubstituteStructInfo(s, dims_); }
 
  private:
   RelaxExpr Lookup(const RelaxExprNode* op) {
@@ -280,6 +286,7 @@ class VarReplacer : public ExprMutatorBase {
     return it == map_.end() ? GetRef<RelaxExpr>(op) : it->second;
   }
   const std::unordered_map<const Object*, RelaxExpr>& map_;
+  const DimMap& dims_;
 };
 
 class OperatorFusor {
@@ -379,6 +386,13 @@ class OperatorFusor {
     int self = group_of[members[0]];
     std::unordered_set<const Object*> defined;
     for (int m : members) defined.insert(block->bindings[m]->var.get());
+    // The function gets its own copies of the symbolic dims (a tir.Var belongs to one function).
+    std::unordered_map<const Object*, PrimExpr> fresh_dims;
+    DimMap dims = [&](const tir::Var& v) -> std::optional<PrimExpr> {
+      auto it = fresh_dims.find(v.get());
+      if (it == fresh_dims.end()) it = fresh_dims.emplace(v.get(), v.copy_with_suffix("")).first;
+      return it->second;
+    };
     // Parameters: outer vars and constants in order of first use.
     std::unordered_map<const Object*, RelaxExpr> remap;
     Array<Var> params;
@@ -389,7 +403,7 @@ class OperatorFusor {
         bool leaf = e->IsInstance<VarNode>() || e->IsInstance<ConstantNode>();
         if (!leaf || defined.count(e.get()) || remap.count(e.get())) return;
         std::string name = e.as<VarNode>() ? e.as<VarNode>()->name_hint : "param_" + std::to_string(params.size());
-        Var p(name, GetStructInfo(e));
+        Var p(name, SubstituteStructInfo(GetStructInfo(e), dims));
         remap[e.get()] = p;
         params.push_back(p);
         args.push_back(e);
@@ -405,8 +419,8 @@ class OperatorFusor {
     if (outputs.empty()) return;  // nothing reads the group's results
     // Symbolic dims used inside but not defined by a parameter come in as a shape.
     std::unordered_set<const Object*> dims_defined;
-    for (const Var& p : params) {
-      for (const tir::Var& v : TIRVarsInStructInfo(GetStructInfo(p))) dims_defined.insert(v.get());
+    for (const RelaxExpr& a : args) {
+      for (const tir::Var& v : TIRVarsInStructInfo(GetStructInfo(a))) dims_defined.insert(v.get());
     }
     Array<PrimExpr> extra_dims;
     std::unordered_set<const Object*> seen;
@@ -416,7 +430,7 @@ class OperatorFusor {
       }
     }
     if (!extra_dims.empty()) {
-      Var shape_param("s", ShapeStructInfo(extra_dims));
+      Var shape_param("s", SubstituteStructInfo(ShapeStructInfo(extra_dims), dims));
       params.push_back(shape_param);
       args.push_back(ShapeExpr(extra_dims));
     }
@@ -426,9 +440,9 @@ class OperatorFusor {
     for (int m : members) {
       const auto* vb = block->bindings[m].as<VarBindingNode>();
       bool is_output = std::find(outputs.begin(), outputs.end(), m) != outputs.end();
-      StructInfo sinfo = GetStructInfo(vb->var);
+      StructInfo sinfo = SubstituteStructInfo(GetStructInfo(vb->var), dims);
       Var v = is_output ? Var(vb->var->name_hint, sinfo) : Var(DataflowVar(vb->var->name_hint, sinfo));
-      inner.push_back(VarBinding(v, VarReplacer(remap).VisitExpr(vb->value)));
+      inner.push_back(VarBinding(v, VarReplacer(remap, dims).VisitExpr(vb->value)));
       remap[vb->var.get()] = v;
       if (nodes[m].is_call_tir) name += "_" + nodes[m].callee;
     }
