@@ -305,6 +305,35 @@ class FusedPrimFuncBuilder {
     return Where() + ", binding '" + vb->var->name_hint + "' (call_tir of '" + callee + "')";
   }
 
+  // Binds the single unknown variable of `dim` (a product or sum with known
+  // terms) so that dim == value; leaves anything else to the final check.
+  static void SolveDim(const PrimExpr& dim, const PrimExpr& value, std::unordered_map<const Object*, PrimExpr>* vars,
+                       arith::Analyzer* analyzer) {
+    auto known = [&](const PrimExpr& e) {
+      bool all = true;
+      tir::PostOrderVisit(e, [&](const ObjectRef& n) {
+        if (const auto* v = n.as<tir::VarNode>()) all = all && vars->count(v);
+      });
+      return all;
+    };
+    auto subst = [&](const PrimExpr& e) {
+      return tir::Substitute(e, [&](const tir::Var& v) -> std::optional<PrimExpr> { return vars->at(v.get()); });
+    };
+    if (known(dim)) return;
+    PrimExpr target = value.dtype() == dim.dtype() ? value : PrimExpr(tir::Cast(dim.dtype(), value));
+    if (const auto* v = dim.as<tir::VarNode>()) {
+      (*vars)[v] = analyzer->Simplify(target);
+    } else if (const auto* mul = dim.as<tir::MulNode>()) {
+      if (known(mul->a)) SolveDim(mul->b, tir::FloorDiv(target, subst(mul->a)), vars, analyzer);
+      else if (known(mul->b)) SolveDim(mul->a, tir::FloorDiv(target, subst(mul->b)), vars, analyzer);
+    } else if (const auto* add = dim.as<tir::AddNode>()) {
+      if (known(add->a)) SolveDim(add->b, tir::Sub(target, subst(add->a)), vars, analyzer);
+      else if (known(add->b)) SolveDim(add->a, tir::Sub(target, subst(add->b)), vars, analyzer);
+    } else if (const auto* sub = dim.as<tir::SubNode>()) {
+      if (known(sub->b)) SolveDim(sub->a, tir::Add(target, subst(sub->b)), vars, analyzer);
+    }
+  }
+
   void InlineCall(const VarBindingNode* vb, const CallNode* call) {
     const auto* gv = call->args.size() >= 2 ? call->args[0].as<GlobalVarNode>() : nullptr;
     TESSERA_CHECK_OR_THROW(gv != nullptr, ValueError) << Where() << ": binding '" << vb->var->name_hint
@@ -384,6 +413,10 @@ class FusedPrimFuncBuilder {
     }
     for (size_t j = 0; j < scalars.size(); ++j) bind(inner->params[bufs.size() + j], scalars[j]);
     arith::Analyzer analyzer;
+    // Dims like m * n or n + 1 whose other variables are known give the last one.
+    for (const auto& [in, out] : pairs) {
+      for (size_t d = 0; d < in->shape.size(); ++d) SolveDim(in->shape[d], out->shape[d], &vars, &analyzer);
+    }
     auto substitute = [&](const PrimExpr& e) {
       return tir::Substitute(e, [&](const tir::Var& v) -> std::optional<PrimExpr> {
         auto it = vars.find(v.get());
