@@ -191,20 +191,19 @@ class BlockPartitioner {
   }
 
   using Cond = std::function<bool(OpPatternKind, bool)>;
-  bool CheckPathFrom(int node, int sink, const Cond& cond, std::unordered_set<int>* visited) {
-    if (!visited->insert(node).second) return true;
-    if (!cond(groups_[Find(node)].pattern, node == sink)) return false;
-    if (node == sink) return true;
-    for (const auto& [next, edge] : nodes_[node].outputs) {
-      if (!CheckPathFrom(next, sink, cond, visited)) return false;
-    }
-    return true;
-  }
-  // Whether every node on the paths from src to sink (sink included) satisfies cond.
+  // Whether every node on the paths from src to sink (sink included) satisfies
+  // cond (iterative: paths may be as long as the block).
   bool CheckPath(int src, int sink, const Cond& cond) {
     std::unordered_set<int> visited;
-    for (const auto& [next, edge] : nodes_[src].outputs) {
-      if (!CheckPathFrom(next, sink, cond, &visited)) return false;
+    std::vector<int> stack;
+    for (const auto& [next, edge] : nodes_[src].outputs) stack.push_back(next);
+    while (!stack.empty()) {
+      int node = stack.back();
+      stack.pop_back();
+      if (!visited.insert(node).second) continue;
+      if (!cond(groups_[Find(node)].pattern, node == sink)) return false;
+      if (node == sink) continue;
+      for (const auto& [next, edge] : nodes_[node].outputs) stack.push_back(next);
     }
     return true;
   }
