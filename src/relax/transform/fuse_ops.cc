@@ -416,6 +416,14 @@ class OperatorFusor {
       if (used_outside) outputs.push_back(m);
     }
     if (outputs.empty()) return;  // nothing reads the group's results
+    // call_tir's outputs are flat: a tuple-valued output must be the only one.
+    bool nested = outputs.size() > 1 && std::any_of(outputs.begin(), outputs.end(), [&](int m) {
+      return !GetStructInfo(block->bindings[m]->var)->IsInstance<TensorStructInfoNode>();
+    });
+    if (nested) {
+      for (int m : members) out->push_back(block->bindings[m]);
+      return;
+    }
     // Symbolic dims used inside but not defined by a parameter come in as a shape.
     std::unordered_set<const Object*> dims_defined;
     for (const RelaxExpr& a : args) {

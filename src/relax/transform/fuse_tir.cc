@@ -143,6 +143,8 @@ class FusedPrimFuncBuilder {
     for (const BindingBlock& block : seq->blocks) {
       for (const Binding& b : block->bindings) VisitBinding(b);
     }
+    TESSERA_CHECK_OR_THROW(output_names_.empty(), ValueError)
+        << Where() << ": " << output_names_.begin()->second << " is not the output of a call_tir in the function";
     // Dims no buffer shape defines as a plain variable come in as scalars.
     std::unordered_set<const Object*> defined;
     for (const tir::Var& p : params_) {
@@ -256,13 +258,30 @@ class FusedPrimFuncBuilder {
       TESSERA_CHECK_OR_THROW(var != nullptr, ValueError)
           << Where() << ": a result is " << ExprKindName(r) << "; results must be variables bound in the function";
       auto source = Source(r);
+      std::string what = "result '" + var->name_hint + "'";
       TESSERA_CHECK_OR_THROW(!values_.count(source.first) && !outputs_.count(source), ValueError)
-          << Where() << ": result '" << var->name_hint
-          << "' is a parameter or another result; fused results must be computed by call_tir";
-      tir::Buffer buf = MakeBuffer(GetStructInfo(r), var->name_hint, "result '" + var->name_hint + "'");
-      outputs_[source] = buf;
-      AddBufferParam(buf);
+          << Where() << ": " << what << " is a parameter or another result; fused results must be computed by call_tir";
+      StructInfo sinfo = GetStructInfo(r);
+      const auto* tuple = sinfo.as<TupleStructInfoNode>();
+      if (tuple == nullptr) {
+        AddOutput(source, MakeBuffer(sinfo, var->name_hint, what), what);
+        continue;
+      }
+      // The whole tuple result of a multi-output call_tir (not nested in other results: call_tir's outputs are flat).
+      TESSERA_CHECK_OR_THROW(results.size() == 1 && source.second < 0, ValueError)
+          << Where() << ": " << what << " is " << StructInfoText(sinfo)
+          << "; a tuple result must be the function's only result";
+      for (size_t k = 0; k < tuple->fields.size(); ++k) {
+        std::string name = var->name_hint + "_" + std::to_string(k);
+        AddOutput({source.first, static_cast<int>(k)}, MakeBuffer(tuple->fields[k], name, what), what);
+      }
     }
+  }
+
+  void AddOutput(std::pair<const Object*, int> source, const tir::Buffer& buf, const std::string& what) {
+    outputs_[source] = buf;
+    output_names_[source] = what;
+    AddBufferParam(buf);
   }
 
   void VisitBinding(const Binding& b) {
@@ -356,7 +375,10 @@ class FusedPrimFuncBuilder {
     StructInfo out_sinfo = GetStructInfo(vb->var);
     auto out_buffer = [&](const StructInfo& sinfo, int index) {
       auto it = outputs_.find({vb->var.get(), index});
-      if (it != outputs_.end()) return it->second;
+      if (it != outputs_.end()) {
+        output_names_.erase(it->first);
+        return it->second;
+      }
       std::string name = vb->var->name_hint + (index >= 0 ? "_" + std::to_string(index) : std::string());
       tir::Buffer buf = MakeBuffer(sinfo, name, "the output of binding '" + vb->var->name_hint + "'");
       allocs_.push_back(buf);
@@ -466,6 +488,8 @@ class FusedPrimFuncBuilder {
     }
   };
   std::unordered_map<std::pair<const Object*, int>, tir::Buffer, PairHash> outputs_;
+  // Results not yet written by a call_tir (each must be by the end).
+  std::unordered_map<std::pair<const Object*, int>, std::string, PairHash> output_names_;
   Array<tir::Buffer> allocs_;
   std::vector<tir::Stmt> stmts_;
   std::unordered_set<std::string> block_names_;
