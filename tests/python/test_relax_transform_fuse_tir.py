@@ -294,3 +294,87 @@ def test_no_primitive_functions_no_change():
             return y
 
     tvm.ir.assert_structural_equal(relax.transform.FuseTIR()(Module), Module)
+
+
+def test_tuple_result_of_a_multi_output_call_tir():
+    def before():
+        bb = relax.BlockBuilder()
+        x = relax.Var("x", _t((4, 6)))
+
+        def body(x):
+            lv = bb.emit_te(topi.exp, x)
+            return bb.emit_output(bb.call_te(topi.split, lv, 2, axis=1))
+
+        fused = _primitive(bb, "fused_exp_split", [x], body)
+        x = relax.Var("x", _t((4, 6)))
+        with bb.function("main", [x]):
+            with bb.dataflow():
+                gv = bb.emit_output(relax.Call(fused, [x]))
+            bb.emit_func_output(gv)
+        return bb.get()
+
+    def expected():
+        def fused_exp_split(x):
+            return topi.split(topi.exp(x), 2, axis=1)
+
+        bb = relax.BlockBuilder()
+        x = relax.Var("x", _t((4, 6)))
+        with bb.function("main", [x]):
+            with bb.dataflow():
+                gv = bb.emit_output(bb.call_te(fused_exp_split, x))
+            bb.emit_func_output(gv)
+        return bb.get()
+
+    _check(before(), expected())
+    a = np.random.default_rng(4).random((4, 6), dtype=np.float32)
+    lo, hi = _run(relax.transform.FuseTIR()(before()), a)
+    np.testing.assert_allclose(lo, np.exp(a[:, :3]), rtol=1e-5)
+    np.testing.assert_allclose(hi, np.exp(a[:, 3:]), rtol=1e-5)
+
+
+def test_symbolic_dim_passed_as_tir_vars():
+    """A dim only a shape argument defines reaches the fused PrimFunc as a trailing scalar (tir_vars)."""
+
+    @I.ir_module
+    class Mod:
+        @T.prim_func(private=True)
+        def fill(out: T.handle, n: T.int64, k: T.int64):
+            O = T.match_buffer(out, (n, n), "float32")
+            for i, j in T.grid(n, n):
+                with T.block("fill"):
+                    vi, vj = T.axis.remap("SS", [i, j])
+                    O[vi, vj] = T.Cast("float32", vi * n + vj + k)
+
+        @T.prim_func(private=True)
+        def add_one(a: T.handle, b: T.handle):
+            n = T.int64()
+            A = T.match_buffer(a, (n, n), "float32")
+            B = T.match_buffer(b, (n, n), "float32")
+            for i, j in T.grid(n, n):
+                with T.block("add"):
+                    vi, vj = T.axis.remap("SS", [i, j])
+                    B[vi, vj] = A[vi, vj] + T.float32(1)
+
+        @R.function
+        def main(s: R.Shape(["n", "k"])) -> R.Tensor(("n", "n"), "float32"):
+            n, k = T.int64(), T.int64()
+            cls = Mod
+            with R.dataflow():
+                lv = R.call_tir(cls.fill, (), out_sinfo=R.Tensor((n, n), "float32"), tir_vars=R.shape([n, k]))
+                gv = R.call_tir(cls.add_one, (lv,), out_sinfo=R.Tensor((n, n), "float32"))
+                R.output(gv)
+            return gv
+
+    mod = relax.transform.AnnotateTIROpPattern()(Mod)
+    fused = relax.transform.FuseTIR()(relax.transform.FuseOps()(mod))
+    assert _prim_names(fused) == ["fused_fill_add_one"]
+    prim = fused["fused_fill_add_one"]
+    # n comes with the output buffer's shape, k (in no shape) as a trailing scalar.
+    assert len(prim.params) == 2 and prim.params[1].dtype == "int64"
+    vm = relax.VirtualMachine(relax.build(fused, target="llvm"), tvm.cpu())
+    out = vm["main"](tvm.runtime.ShapeTuple([3, 10])).numpy()
+    np.testing.assert_allclose(out, np.arange(9, dtype="float32").reshape(3, 3) + 11)
+
+
+def _prim_names(mod):
+    return sorted(gv.name_hint for gv, f in mod.functions.items() if isinstance(f, tir.PrimFunc))

@@ -431,10 +431,22 @@ class OperatorFusor {
     }
     Array<PrimExpr> extra_dims;
     std::unordered_set<const Object*> seen;
+    auto need = [&](const tir::Var& v) {
+      if (!dims_defined.count(v.get()) && seen.insert(v.get()).second) extra_dims.push_back(v);
+    };
     for (int m : members) {
-      for (const tir::Var& v : TIRVarsInStructInfo(GetStructInfo(block->bindings[m]->var))) {
-        if (!dims_defined.count(v.get()) && seen.insert(v.get()).second) extra_dims.push_back(v);
-      }
+      const Binding& b = block->bindings[m];
+      for (const tir::Var& v : TIRVarsInStructInfo(GetStructInfo(b->var))) need(v);
+      PostOrderVisit(b.as<VarBindingNode>()->value, [&](const RelaxExpr& e) {  // tir_vars, prim values
+        Array<PrimExpr> values;
+        if (const auto* shape = e.as<ShapeExprNode>()) values = shape->values;
+        if (const auto* prim = e.as<PrimValueNode>()) values.push_back(prim->value);
+        for (const PrimExpr& value : values) {
+          tir::PostOrderVisit(value, [&](const ObjectRef& n) {
+            if (const auto* v = n.as<tir::VarNode>()) need(GetRef<tir::Var>(v));
+          });
+        }
+      });
     }
     if (!extra_dims.empty()) {
       Var shape_param("s", SubstituteStructInfo(ShapeStructInfo(extra_dims), dims));
