@@ -247,3 +247,11 @@ def test_opt_level_zero_fuses_nothing():
         relax.transform.FuseOps("2")
     with pytest.raises(ValueError, match="fuse_opt_level"):
         relax.transform.FuseOps(-3)
+
+
+def test_scheduled_kernels_stay_alone():
+    """A PrimFunc marked "tir.is_scheduled" (tuned) is not fused; its elementwise consumers still are."""
+    mod = relax.transform.AnnotateTIROpPattern()(relax.transform.LegalizeOps()(_mlp()))
+    mod["matmul"] = mod["matmul"].with_attr("tir.is_scheduled", True)
+    fused = relax.transform.FuseOps()(mod)
+    assert _callees(fused["main"]) == ["transpose", "matmul", "fused_add_relu", "transpose1", "fused_matmul1_add1"]

@@ -9,6 +9,7 @@
 // spatial output block (softmax, layer norm) is out-elementwise-fusable.
 // Extern/packed calls, several distinct stores in one block, stores outside
 // blocks and while loops make a function opaque.
+#include <optional>
 #include <unordered_set>
 
 #include "arith/expr_deep_equal.h"
@@ -69,16 +70,23 @@ bool IsBroadcast(const BufferStoreNode* store, const BufferLoadNode* load) {
   return true;
 }
 
-// The store is indexed by plain iterators and the load uses no others.
-bool IsInjective(const BufferStoreNode* store, const BufferLoadNode* load) {
+// The variables indexing the store, when each index is a plain variable.
+std::optional<std::unordered_set<const VarNode*>> StoreVars(const BufferStoreNode* store) {
   std::unordered_set<const VarNode*> vars;
   for (const PrimExpr& idx : store->indices) {
     const auto* v = idx.as<VarNode>();
-    if (v == nullptr) return false;
+    if (v == nullptr) return std::nullopt;
     vars.insert(v);
   }
+  return vars;
+}
+
+// The store is indexed by plain iterators and the load uses no others.
+bool IsInjective(const BufferStoreNode* store, const BufferLoadNode* load) {
+  auto vars = StoreVars(store);
+  if (!vars) return false;
   for (const PrimExpr& idx : load->indices) {
-    if (UsesVarIn(idx, [&](const VarNode* v) { return !vars.count(v); })) return false;
+    if (UsesVarIn(idx, [&](const VarNode* v) { return !vars->count(v); })) return false;
   }
   return true;
 }
@@ -86,18 +94,14 @@ bool IsInjective(const BufferStoreNode* store, const BufferLoadNode* load) {
 // Some iterator of the store does not index the load (the load's data is
 // reused across it: A[i, k] in C[i, j] += A[i, k] * B[k, j]).
 bool AllowsReuse(const BufferStoreNode* store, const BufferLoadNode* load) {
-  std::unordered_set<const VarNode*> vars;
-  for (const PrimExpr& idx : store->indices) {
-    const auto* v = idx.as<VarNode>();
-    if (v == nullptr) return false;
-    vars.insert(v);
-  }
+  auto vars = StoreVars(store);
+  if (!vars) return false;
   for (const PrimExpr& idx : load->indices) {
     tir::PostOrderVisit(idx, [&](const ObjectRef& n) {
-      if (const auto* v = n.as<VarNode>()) vars.erase(v);
+      if (const auto* v = n.as<VarNode>()) vars->erase(v);
     });
   }
-  return !vars.empty();
+  return !vars->empty();
 }
 
 PrimExpr StripCasts(PrimExpr e) {

@@ -3,7 +3,8 @@
 // with {"Primitive": 1}, called where the group's last binding was (FuseTIR
 // then turns each into one PrimFunc). The block is a graph: one node per
 // binding, the pattern of a call_tir its PrimFunc's "op_pattern"
-// (AnnotateTIROpPattern; absent: opaque), a TupleGetItem of a call_tir's
+// (AnnotateTIROpPattern; absent, or the PrimFunc has "tir.is_scheduled":
+// opaque), a TupleGetItem of a call_tir's
 // tuple injective, anything else (packed calls, impure calls, aliases,
 // match_cast, tuples) opaque. Each node may join the group of its immediate
 // post-dominator when every path between them qualifies: matmul/conv into an
@@ -69,6 +70,9 @@ class BlockPartitioner {
         auto attr = callee->attrs.Get("op_pattern");
         node.pattern = kOpaque;
         if (auto kind = attr ? IntValue(*attr) : std::nullopt) node.pattern = static_cast<OpPatternKind>(*kind);
+        // A scheduled (tuned) kernel stays as it is.
+        auto scheduled = callee->attrs.Get("tir.is_scheduled");
+        if (scheduled && IntValue(*scheduled).value_or(0) != 0) node.pattern = kOpaque;
         node.is_call_tir = true;
         node.callee = vb->value.as<CallNode>()->args[0].as<GlobalVarNode>()->name_hint;
         add_uses(vb->value.as<CallNode>()->args[1]);

@@ -55,22 +55,22 @@ relax.transform.FuseTIR()(mod)
 """, "ValueError", match)
 
 
-def test_fuse_tir_checks_the_callee_signature():
-    expect_error(PRELUDE + _from_source("""
+# A primitive function calling one hand-written PrimFunc `kernel` on x: R.Tensor((4,)).
+_ONE_KERNEL = """
 @I.ir_module
 class Mod:
     @T.prim_func(private=True)
-    def add3(a: T.Buffer((4,), "float32"), b: T.Buffer((4,), "float32"), c: T.Buffer((4,), "float32")):
+    def kernel(KERNEL_PARAMS):
         for i in range(4):
             with T.block("c"):
                 vi = T.axis.spatial(4, i)
-                c[vi] = a[vi] + b[vi]
+                KERNEL_BODY
 
     @R.function(private=True)
     def fused_f(x: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):
         R.func_attr({"Primitive": 1})
         with R.dataflow():
-            gv = R.call_tir(Mod.add3, (x,), out_sinfo=R.Tensor((4,), "float32"))
+            gv = R.call_tir(Mod.kernel, (x,), out_sinfo=R.Tensor((4,), "float32"))
             R.output(gv)
         return gv
 
@@ -80,39 +80,19 @@ class Mod:
             gv = Mod.fused_f(x)
             R.output(gv)
         return gv
-""") + """
-relax.transform.FuseTIR()(Mod)
-""", "ValueError", "fused function 'fused_f', binding 'gv' (call_tir of 'add3'): the PrimFunc has 3 parameters")
+"""
 
 
-def test_fuse_tir_refuses_a_shape_the_callee_cannot_take():
-    expect_error(PRELUDE + _from_source("""
-@I.ir_module
-class Mod:
-    @T.prim_func(private=True)
-    def copy8(a: T.Buffer((8,), "float32"), b: T.Buffer((8,), "float32")):
-        for i in range(8):
-            with T.block("b"):
-                vi = T.axis.spatial(8, i)
-                b[vi] = a[vi]
-
-    @R.function(private=True)
-    def fused_f(x: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):
-        R.func_attr({"Primitive": 1})
-        with R.dataflow():
-            gv = R.call_tir(Mod.copy8, (x,), out_sinfo=R.Tensor((4,), "float32"))
-            R.output(gv)
-        return gv
-
-    @R.function
-    def main(x: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):
-        with R.dataflow():
-            gv = Mod.fused_f(x)
-            R.output(gv)
-        return gv
-""") + """
-relax.transform.FuseTIR()(Mod)
-""", "ValueError", "buffer a has dim 0 = 8 but the value passed has 4")
+@pytest.mark.parametrize("params,body,match", [
+    ('a: T.Buffer((4,), "float32"), b: T.Buffer((4,), "float32"), c: T.Buffer((4,), "float32")',
+     "c[vi] = a[vi] + b[vi]", "fused function 'fused_f', binding 'gv' (call_tir of 'kernel'): the PrimFunc has 3 "
+     "parameters"),
+    ('a: T.Buffer((8,), "float32"), b: T.Buffer((8,), "float32")', "b[vi] = a[vi]",
+     "buffer a has dim 0 = 8 but the value passed has 4"),
+])
+def test_fuse_tir_checks_the_callee_signature(params, body, match):
+    src = _ONE_KERNEL.replace("KERNEL_PARAMS", params).replace("KERNEL_BODY", body)
+    expect_error(PRELUDE + _from_source(src) + "\nrelax.transform.FuseTIR()(Mod)\n", "ValueError", match)
 
 
 def test_long_elementwise_chain_fuses_and_runs():
