@@ -64,16 +64,18 @@ def _conv(data, weight, padding):
     return topi.nn.conv2d(data, weight, strides=1, padding=padding, dilation=1)
 
 
+def _conv_params():
+    return [relax.Var(n, _t(s)) for n, s in (("x", (1, 4, 8, 8)), ("w1", (4, 4, 3, 3)), ("w2", (4, 4, 1, 1)),
+                                              ("w3", (4, 4, 3, 3)))]
+
+
 def test_conv2d_with_epilogues_and_second_path():
     """conv2d fuses with the elementwise ops it post-dominates; the residual
     conv2d output used by two convolutions is not recomputed."""
 
     def before():
         bb = relax.BlockBuilder()
-        x = relax.Var("x", _t((1, 4, 8, 8)))
-        w1 = relax.Var("w1", _t((4, 4, 3, 3)))
-        w2 = relax.Var("w2", _t((4, 4, 1, 1)))
-        w3 = relax.Var("w3", _t((4, 4, 3, 3)))
+        x, w1, w2, w3 = _conv_params()
         with bb.function("main", [x, w1, w2, w3]):
             with bb.dataflow():
                 lv0 = bb.emit_te(topi.add, x, relax.const(1, "float32"))
@@ -107,10 +109,7 @@ def test_conv2d_with_epilogues_and_second_path():
             bb.emit_func_output(gv)
         mod = bb.get()
         f1, f2 = mod.get_global_var("fused_conv2d_add1_add2"), mod.get_global_var("fused_conv2d1_add2")
-        x = relax.Var("x", _t((1, 4, 8, 8)))
-        w1 = relax.Var("w1", _t((4, 4, 3, 3)))
-        w2 = relax.Var("w2", _t((4, 4, 1, 1)))
-        w3 = relax.Var("w3", _t((4, 4, 3, 3)))
+        x, w1, w2, w3 = _conv_params()
         with bb.function("main", [x, w1, w2, w3]):
             with bb.dataflow():
                 lv0 = bb.emit_te(topi.add, x, relax.const(1, "float32"))

@@ -34,7 +34,30 @@ def _primitive(bb, name, params, body, private=True):
     return bb.get().get_global_var(name)
 
 
+def _main_calling(bb, fused, sinfos, args=None):
+    """Adds main(params) calling `fused` once on `args(*params)` (default: the params)."""
+    params = [relax.Var(f"x{i}", s) for i, s in enumerate(sinfos)]
+    with bb.function("main", params):
+        with bb.dataflow():
+            gv = bb.emit_output(relax.Call(fused, args(*params) if args else params))
+        bb.emit_func_output(gv)
+    return bb.get()
+
+
+def _te_main(fn, sinfos, args=None):
+    """main(params) calling the composed TE function `fn` (what FuseTIR should make) on `args(*params)`."""
+    bb = relax.BlockBuilder()
+    params = [relax.Var(f"x{i}", s) for i, s in enumerate(sinfos)]
+    with bb.function("main", params):
+        with bb.dataflow():
+            gv = bb.emit_output(bb.call_te(fn, *(args(*params) if args else params)))
+        bb.emit_func_output(gv)
+    return bb.get()
+
+
 def test_chain_becomes_one_prim_func():
+    with_const = lambda x: [x, relax.const(1, "float32")]  # noqa: E731
+
     def before():
         bb = relax.BlockBuilder()
         x, p0 = relax.Var("x", _t((10, 20))), relax.Var("p0", _t(()))
@@ -44,25 +67,13 @@ def test_chain_becomes_one_prim_func():
             lv1 = bb.emit_te(topi.exp, lv0)
             return bb.emit_output(bb.call_te(topi.squeeze, lv1))
 
-        fused = _primitive(bb, "fused_add_exp_squeeze", [x, p0], body)
-        x = relax.Var("x", _t((10, 20)))
-        with bb.function("main", [x]):
-            with bb.dataflow():
-                gv = bb.emit_output(relax.Call(fused, [x, relax.const(1, "float32")]))
-            bb.emit_func_output(gv)
-        return bb.get()
+        return _main_calling(bb, _primitive(bb, "fused_add_exp_squeeze", [x, p0], body), [_t((10, 20))], with_const)
 
     def expected():
         def fused_add_exp_squeeze(x, p0):
             return topi.squeeze(topi.exp(topi.add(x, p0)))
 
-        bb = relax.BlockBuilder()
-        x = relax.Var("x", _t((10, 20)))
-        with bb.function("main", [x]):
-            with bb.dataflow():
-                gv = bb.emit_output(bb.call_te(fused_add_exp_squeeze, x, relax.const(1, "float32")))
-            bb.emit_func_output(gv)
-        return bb.get()
+        return _te_main(fused_add_exp_squeeze, [_t((10, 20))], with_const)
 
     _check(before(), expected())
     a = np.random.default_rng(0).random((10, 20), dtype=np.float32)
@@ -299,31 +310,19 @@ def test_no_primitive_functions_no_change():
 def test_tuple_result_of_a_multi_output_call_tir():
     def before():
         bb = relax.BlockBuilder()
-        x = relax.Var("x", _t((4, 6)))
 
         def body(x):
             lv = bb.emit_te(topi.exp, x)
             return bb.emit_output(bb.call_te(topi.split, lv, 2, axis=1))
 
-        fused = _primitive(bb, "fused_exp_split", [x], body)
-        x = relax.Var("x", _t((4, 6)))
-        with bb.function("main", [x]):
-            with bb.dataflow():
-                gv = bb.emit_output(relax.Call(fused, [x]))
-            bb.emit_func_output(gv)
-        return bb.get()
+        fused = _primitive(bb, "fused_exp_split", [relax.Var("x", _t((4, 6)))], body)
+        return _main_calling(bb, fused, [_t((4, 6))])
 
     def expected():
         def fused_exp_split(x):
             return topi.split(topi.exp(x), 2, axis=1)
 
-        bb = relax.BlockBuilder()
-        x = relax.Var("x", _t((4, 6)))
-        with bb.function("main", [x]):
-            with bb.dataflow():
-                gv = bb.emit_output(bb.call_te(fused_exp_split, x))
-            bb.emit_func_output(gv)
-        return bb.get()
+        return _te_main(fused_exp_split, [_t((4, 6))])
 
     _check(before(), expected())
     a = np.random.default_rng(4).random((4, 6), dtype=np.float32)
