@@ -377,3 +377,37 @@ def test_symbolic_dim_passed_as_tir_vars():
 
 def _prim_names(mod):
     return sorted(gv.name_hint for gv, f in mod.functions.items() if isinstance(f, tir.PrimFunc))
+
+
+def test_course_mlp_with_hand_made_primitive_functions():
+    """The MLC course's §7.3 flow: fused_matmul_add0/1 written by hand (call_te inside, "Primitive": 1),
+    FuseTIR turns them into PrimFuncs of the same names and drops the kernels nothing calls any more."""
+    rng = np.random.default_rng(5)
+    w0, b0 = rng.standard_normal((16, 32)).astype("float32"), rng.standard_normal(16).astype("float32")
+    w1, b1 = rng.standard_normal((4, 16)).astype("float32"), rng.standard_normal(4).astype("float32")
+    bb = relax.BlockBuilder()
+
+    def matmul_add(x, w, b):
+        return bb.emit_output(bb.call_te(topi.add, bb.emit_te(topi.nn.matmul, x, w), b))
+
+    fused = [_primitive(bb, f"fused_matmul_add{i}", [relax.Var("x", _t((1, k))), relax.Var("w", _t((k, n))),
+                                                      relax.Var("b", _t((n,)))], matmul_add, private=False)
+             for i, (k, n) in enumerate([(32, 16), (16, 4)])]
+    x = relax.Var("x", _t((1, 32)))
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            t0 = bb.emit_te(topi.transpose, relax.const(w0))
+            lv0 = bb.emit(relax.Call(fused[0], [x, t0, relax.const(b0)]))
+            lv1 = bb.emit_te(topi.nn.relu, lv0)
+            t1 = bb.emit_te(topi.transpose, relax.const(w1))
+            gv = bb.emit_output(relax.Call(fused[1], [lv1, t1, relax.const(b1)]))
+        bb.emit_func_output(gv)
+    final = relax.transform.FuseTIR()(bb.get())
+    assert sorted(gv.name_hint for gv, f in final.functions.items() if isinstance(f, relax.Function)) == ["main"]
+    call_tir = tvm.ir.Op.get("relax.call_tir")
+    callees = [b.value.args[0].name_hint for b in final["main"].body.blocks[0].bindings if b.value.op == call_tir]
+    assert callees == ["transpose", "fused_matmul_add0", "relu", "transpose1", "fused_matmul_add1"]
+    assert _prim_names(final) == sorted(callees)
+    a = rng.standard_normal((1, 32)).astype("float32")
+    expected = np.maximum(a @ w0.T + b0, 0) @ w1.T + b1
+    np.testing.assert_allclose(_run(final, a), expected, rtol=1e-4, atol=1e-4)
