@@ -4,7 +4,9 @@ from .._ffi.registry import get_global_func
 
 
 def default_build_pipeline(target=None):
-    """The Sequential ``relax.build_pipeline``: LegalizeOps, DefaultCPUSchedule
+    """The Sequential ``relax.build_pipeline``: LegalizeOps, the operator fusion
+    AnnotateTIROpPattern, FuseOps, FuseTIR (matmul/conv with their elementwise
+    epilogues, injective chains: one PrimFunc each), DefaultCPUSchedule
     (``tvm.tir.transform.DefaultCPUSchedule(target)``: untuned PrimFuncs get
     parallel and vectorized loops; not in TVM, see docs/pipeline.md; leave it out
     with ``PassContext(disabled_pass=["DefaultCPUSchedule"])``), then the lowering
@@ -15,9 +17,10 @@ def default_build_pipeline(target=None):
     from ..ir.transform import Sequential  # pylint: disable=import-outside-toplevel
     from ..tir.transform import DefaultCPUSchedule  # pylint: disable=import-outside-toplevel
     from .transform.legalize_ops import LegalizeOps  # pylint: disable=import-outside-toplevel
+    from .transform.fusion import AnnotateTIROpPattern, FuseOps, FuseTIR  # pylint: disable=import-outside-toplevel
     lowering = get_global_func("relax.transform.DefaultBuildPipeline")()
-    return Sequential([LegalizeOps(), DefaultCPUSchedule(target)] + list(lowering.passes),
-                      name="relax.build_pipeline")
+    return Sequential([LegalizeOps(), AnnotateTIROpPattern(), FuseOps(), FuseTIR(), DefaultCPUSchedule(target)]
+                      + list(lowering.passes), name="relax.build_pipeline")
 
 
 _PIPELINES = {"default_build": default_build_pipeline}
