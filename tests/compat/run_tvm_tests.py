@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
-"""Runs Apache TVM v0.18's schedule tests (tests/python/tir-schedule, read from
-a TVM checkout the user names; nothing is copied into Tessera) against Tessera
-through a `tvm` module alias (tvm_alias.py), one pytest subprocess per file
-with a timeout, and prints per-file pass/fail/skip counts. Tests that fail
-because they build their input with tvm.te (te.create_prim_func, issue [E])
-are counted apart.
+"""Runs Apache TVM v0.18's tests (read from a TVM checkout the user names;
+nothing is copied into Tessera) against Tessera through a `tvm` module alias
+(tvm_alias.py), one pytest subprocess per file with a timeout, and prints
+per-file pass/fail/skip counts. A file that fails to load counts each test it
+defines as an error. Tests that fail because they build their input with
+tvm.te (issue [E]) are counted apart.
 
     python tests/compat/run_tvm_tests.py /path/to/tvm/tests/python/tir-schedule [-v] [-k split_fuse]
+    python tests/compat/run_tvm_tests.py /path/to/tvm/tests/python/relax --suite fusion
+    python tests/compat/run_tvm_tests.py /path/to/test_a.py /path/to/test_b.py
+
+A directory with neither -k nor --suite runs: for tir-schedule, the files of
+the primitives Tessera has (FILES); otherwise every test_*.py in it.
 """
 import argparse
 import json
@@ -24,6 +29,51 @@ FILES = ["split_fuse", "reorder", "for_kind", "compute_at", "compute_inline", "c
          "rfactor", "blockize", "tensorize", "sampling", "trace", "storage_align", "set_scope", "transform_layout",
          "state", "utilities", "reindex", "pad_einsum", "merge", "partition",
          "set_axis_separator", "decompose_padding", "rolling_buffer", "cache_index"]
+
+
+# Named file lists (relative to a TVM tests/python/relax directory) that issues measure.
+SUITES = {
+    # [F] graph rewriting and fusion
+    "fusion": ["test_transform_fuse_ops.py", "test_transform_fuse_tir.py", "test_transform_fold_constant.py",
+               "test_transform_cse.py", "test_expr_functor.py", "test_dataflow_pattern.py",
+               "test_transform_canonicalize_bindings.py", "test_transform_lambda_lift.py"],
+    # [X] TVM compatibility of the graph level
+    "relax-core": ["test_vm_build.py", "test_blockbuilder_core.py", "test_tvmscript_parser.py",
+                   "test_tvmscript_printer_relax.py", "test_struct_info.py", "test_analysis_struct_info_analysis.py",
+                   "test_analysis_well_formed.py", "test_op_binary.py", "test_op_unary.py", "test_op_manipulate.py",
+                   "test_op_nn.py", "test_op_nn_convolution.py", "test_op_linear_algebra.py", "test_op_statistical.py",
+                   "test_transform_bind_params.py", "test_transform_legalize_ops_binary.py",
+                   "test_transform_legalize_ops_manipulate.py", "test_transform_legalize_ops_nn.py",
+                   "test_transform_static_plan_block_memory.py", "test_transform_dead_code_elimination.py",
+                   "test_transform_normalize.py", "test_vm_execbuilder.py", "test_vm_codegen_only.py",
+                   "test_e2e_op_dynamic.py"],
+}
+
+
+def resolve_files(paths, keys=None, suite=None):
+    """(label, path) of every test file to run, from files and directories."""
+    out = []
+    for p in paths:
+        if os.path.isfile(p):
+            out.append((os.path.basename(p)[:-3], p))
+            continue
+        if not os.path.isdir(p):
+            out.append((p, p))  # reported as missing
+            continue
+        schedule_dir = os.path.basename(os.path.normpath(p)) == "tir-schedule"
+        if suite:
+            names = SUITES[suite]
+        elif keys:
+            names = [f"test_tir_schedule_{k}.py" if schedule_dir else (k if k.endswith(".py") else f"test_{k}.py")
+                     for k in keys]
+        elif schedule_dir:
+            names = [f"test_tir_schedule_{k}.py" for k in FILES]
+        else:
+            names = sorted(f for f in os.listdir(p) if f.startswith("test_") and f.endswith(".py"))
+        for n in names:
+            label = n[len("test_tir_schedule_"):-3] if n.startswith("test_tir_schedule_") else n[:-3]
+            out.append((label, os.path.join(p, n)))
+    return out
 
 
 def _unparsed(record):
@@ -89,10 +139,12 @@ def summarize(records, path):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("test_dir", help="TVM's tests/python/tir-schedule directory")
+    parser.add_argument("paths", nargs="+", help="TVM test directories (e.g. tests/python/tir-schedule, "
+                                                 "tests/python/relax) and/or test files")
     parser.add_argument("-k", "--only", action="append",
-                        help="run only these file keys (e.g. split_fuse; any test_tir_schedule_<key>.py of the "
-                             "directory, also outside the default list)")
+                        help="run only these file keys of a directory (e.g. split_fuse for "
+                             "test_tir_schedule_split_fuse.py, transform_cse for test_transform_cse.py)")
+    parser.add_argument("--suite", choices=sorted(SUITES), help="a named list of files of a relax directory")
     parser.add_argument("-v", "--verbose", action="store_true", help="print each failure with its reason")
     parser.add_argument("--timeout", type=int, default=600, help="seconds per file (default 600)")
     parser.add_argument("--json", help="write every test's record to this file")
@@ -100,12 +152,10 @@ def main():
                         help="measurement aid: a TVMScript definition that does not parse no longer stops its file "
                              "from loading; the tests using it are counted apart (column 'parse')")
     args = parser.parse_args()
-    keys = args.only or FILES
     total = Counter()
     everything = {}
     print(f"{'file':<40}{'pass':>6}{'fail':>6}{'error':>6}{'skip':>6}{'te[E]':>7}{'parse':>7}  status")
-    for key in keys:
-        path = os.path.join(args.test_dir, f"test_tir_schedule_{key}.py")
+    for key, path in resolve_files(args.paths, args.only, args.suite):
         if not os.path.exists(path):
             print(f"{key:<40} missing: {path}")
             continue

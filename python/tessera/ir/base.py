@@ -95,3 +95,7 @@ def load_json(json_str):
 
 
 __all__ = ["Node", "Span", "save_json", "load_json"]
+
+
+# TVM defines the structural comparisons in tvm.ir.base; tests import them from there.
+from .structural import structural_equal, structural_hash, assert_structural_equal  # noqa: E402,F401  pylint: disable=wrong-import-position

@@ -16,7 +16,7 @@ from ..ir.base import Node
 from ..ir.expr import GlobalVar
 from ..ir.function import BaseFunc
 from .expr import Expr, Var, Tuple, SeqExpr, Function, Binding
-from .struct_info import StructInfo
+from .struct_info import StructInfo, as_struct_info
 from . import _ffi_api
 
 
@@ -268,6 +268,7 @@ class BlockBuilder(Node):
         """Binds ``value`` cast to ``struct_info`` (checked at run time), defining its new symbolic vars."""
         if not isinstance(value, Expr):
             raise TVMTypeError(f"BlockBuilder.match_cast: value must be a relax Expr, got {type(value).__name__}")
+        struct_info = as_struct_info(struct_info)
         if not isinstance(struct_info, StructInfo):
             raise TVMTypeError(f"BlockBuilder.match_cast: struct_info must be a StructInfo, got "
                             f"{type(struct_info).__name__}")

@@ -9,7 +9,7 @@ from ..ir.base import Node
 from ..ir.expr import RelaxExpr, GlobalVar, PrimExpr
 from ..ir.function import BaseFunc
 from ..ir.op import Op
-from .struct_info import StructInfo
+from .struct_info import StructInfo, as_struct_info
 from . import _ffi_api
 
 Expr = RelaxExpr
@@ -41,6 +41,7 @@ class ExprWithOp(RelaxExpr):
 
 
 def _check_sinfo(sinfo, what):
+    sinfo = as_struct_info(sinfo)
     if sinfo is not None and not isinstance(sinfo, StructInfo):
         raise TypeError(f"{what}: struct_info must be a relax StructInfo, got {type(sinfo).__name__}")
     return sinfo
@@ -151,7 +152,7 @@ class Call(ExprWithOp):
         for i, a in enumerate(args):
             _check_expr(a, f"Call argument {i}")
         if sinfo_args is not None:
-            sinfo_args = list(sinfo_args)
+            sinfo_args = [as_struct_info(s) for s in sinfo_args]
             for i, s in enumerate(sinfo_args):
                 if not isinstance(s, StructInfo):
                     raise TypeError(f"Call: sinfo_args[{i}] must be a StructInfo, got {type(s).__name__}")
@@ -238,6 +239,7 @@ class MatchCast(Binding):
         if not isinstance(var, Var):
             raise TypeError(f"MatchCast: var must be a relax Var, got {type(var).__name__}")
         _check_expr(value, "MatchCast: value")
+        struct_info = as_struct_info(struct_info)
         if not isinstance(struct_info, StructInfo):
             raise TypeError(f"MatchCast: struct_info must be a StructInfo, got {type(struct_info).__name__}")
         self.__init_handle_by_constructor__(_ffi_api.MatchCast, var, value, struct_info)

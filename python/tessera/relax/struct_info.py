@@ -19,6 +19,18 @@ class StructInfo(Node):
         return _ffi_api.StructInfoText(self)
 
 
+def as_struct_info(value):
+    """``value`` as a StructInfo when it is a struct info proxy (``R.Tensor((2, 3),
+    "float32")`` or ``R.Object`` used in plain Python); any other value unchanged
+    (the caller's type check then names it)."""
+    if value is None or isinstance(value, StructInfo):
+        return value
+    if getattr(value, "__tessera_struct_info_maker__", False):  # R.Object / R.Tensor without parentheses
+        value = value()
+    conv = getattr(value, "as_struct_info", None)
+    return conv() if callable(conv) and not isinstance(value, type) else value
+
+
 @register_object("relax.ObjectStructInfo")
 class ObjectStructInfo(StructInfo):
     """Any value."""
@@ -90,7 +102,7 @@ class TupleStructInfo(StructInfo):
     """A tuple of struct infos."""
 
     def __init__(self, fields, span=None):  # pylint: disable=unused-argument
-        fields = list(fields)
+        fields = [as_struct_info(f) for f in fields]
         for i, f in enumerate(fields):
             if not isinstance(f, StructInfo):
                 raise TypeError(f"TupleStructInfo: field {i} must be a StructInfo, got {type(f).__name__}")
@@ -102,7 +114,8 @@ class FuncStructInfo(StructInfo):
     """A function signature: parameter struct infos, return, purity."""
 
     def __init__(self, params, ret, purity=True, span=None):  # pylint: disable=unused-argument
-        params = list(params)
+        params = [as_struct_info(p) for p in params]
+        ret = as_struct_info(ret)
         for i, p in enumerate(params):
             if not isinstance(p, StructInfo):
                 raise TypeError(f"FuncStructInfo: parameter {i} must be a StructInfo, got {type(p).__name__}")
@@ -118,5 +131,5 @@ class FuncStructInfo(StructInfo):
         return _ffi_api.FuncStructInfoOpaqueFunc(ret, bool(purity))
 
 
-__all__ = ["StructInfo", "ObjectStructInfo", "PrimStructInfo", "ShapeStructInfo", "TensorStructInfo",
+__all__ = ["as_struct_info", "StructInfo", "ObjectStructInfo", "PrimStructInfo", "ShapeStructInfo", "TensorStructInfo",
            "TupleStructInfo", "FuncStructInfo"]

@@ -100,6 +100,10 @@ def _to_script_value(value, depth=0):
 
     if isinstance(value, Object):
         return value
+    from ._struct_info_proxy import StructInfoProxy  # pylint: disable=import-outside-toplevel
+
+    if isinstance(value, StructInfoProxy):  # sinfo = R.Tensor(...) defined in Python, used in the script
+        return value.as_struct_info()
     if type(value).__module__ == "numpy" and type(value).__name__ == "ndarray":
         from .. import nd  # pylint: disable=import-outside-toplevel
 

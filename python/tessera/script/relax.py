@@ -3,14 +3,16 @@
 ``@R.function`` (also ``@R.function(pure=False, private=True)``) parses the
 decorated function with the C++ parser into a ``tvm.relax.Function``; inside
 an ``@I.ir_module`` class the function is left for the module decorator to
-parse. The other names (``R.Tensor``, ``R.dataflow``, ``R.call_tir``...) are
-only read by the parser; Python sees them at most in parameter annotations,
-where they are harmless placeholders.
+parse. ``R.Tensor``, ``R.Shape``, ``R.Tuple``, ``R.Object``, ``R.Prim`` and
+``R.Callable`` are struct info proxies (_struct_info_proxy.py): inert in
+annotations, struct infos in plain Python. The other names (``R.dataflow``,
+``R.call_tir``...) are only read by the parser; Python sees them at most in
+parameter annotations, where they are harmless placeholders.
 """
 import inspect
 
 from . import _parser
-from ._placeholder import Placeholder, namespace_getattr
+from ._placeholder import namespace_getattr
 
 
 def function(func=None, pure=True, private=False, check_well_formed=True, global_var=None):
@@ -39,11 +41,8 @@ def function(func=None, pure=True, private=False, check_well_formed=True, global
 
 function.__tessera_script_path__ = "R.function"
 
-Tensor = Placeholder("R.Tensor")
-Shape = Placeholder("R.Shape")
-Tuple = Placeholder("R.Tuple")
-Object = Placeholder("R.Object")
-Prim = Placeholder("R.Prim")
-Callable = Placeholder("R.Callable")
+# Struct info proxies: harmless in annotations, real struct infos in plain Python.
+from ._struct_info_proxy import (Tensor, Shape, Tuple, Object, Prim, Callable, StructInfoProxy,  # noqa: E402
+                                 TensorProxy, ShapeProxy, TupleProxy, ObjectProxy, PrimProxy, CallableProxy)
 
 __getattr__ = namespace_getattr("R")

@@ -4,7 +4,7 @@ checks the operands and infers the struct info (src/relax/op/core.cc)."""
 from ...ir.expr import GlobalVar
 from ...ir.op import Op
 from ..expr import Call, Expr, ExternFunc, ShapeExpr, StringImm, Tuple
-from ..struct_info import StructInfo, TupleStructInfo
+from ..struct_info import StructInfo, TupleStructInfo, as_struct_info
 
 
 def _args_tuple(args, op):
@@ -22,7 +22,9 @@ def _args_tuple(args, op):
 
 
 def _out_sinfo(out_sinfo, op):
+    out_sinfo = as_struct_info(out_sinfo)
     if isinstance(out_sinfo, (list, tuple)):
+        out_sinfo = [as_struct_info(s) for s in out_sinfo]
         if not out_sinfo:
             raise ValueError(f"{op}: out_sinfo is empty")
         for i, s in enumerate(out_sinfo):
@@ -63,6 +65,7 @@ def call_dps_packed(func, args, out_sinfo):
 
 def call_pure_packed(func, *args, sinfo_args):
     """Calls the PackedFunc ``func`` (which returns its result) as a pure call."""
+    sinfo_args = as_struct_info(sinfo_args)
     if isinstance(sinfo_args, StructInfo):
         sinfo_args = [sinfo_args]
     return Call(Op.get("relax.call_pure_packed"), [_extern(func, "relax.call_pure_packed"), *args], None,
