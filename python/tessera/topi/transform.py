@@ -240,11 +240,17 @@ def take(a, indices, axis=None, mode="clip"):
     def fcompute(*i):
         j = indices(*i[axis:axis + ni])
         j = j.astype(n.dtype) if j.dtype != n.dtype else j
+        # A symbolic extent may be 0 at run time: the index stays computable
+        # (no division by zero) and the read is skipped (no element to read).
+        symbolic = not isinstance(n, IntImm)
         if mode == "clip":
-            j = _tir_op.min(_tir_op.max(j, 0), n - 1)
+            j = _tir_op.min(_tir_op.max(j, 0), _tir_op.max(n - 1, 0) if symbolic else n - 1)
         elif mode == "wrap":
-            j = _tir_op.floormod(j, n)
-        return a(*(list(i[:axis]) + [j] + list(i[axis + ni:])))
+            j = _tir_op.floormod(j, _tir_op.max(n, 1) if symbolic else n)
+        value = a(*(list(i[:axis]) + [j] + list(i[axis + ni:])))
+        if mode != "fast" and symbolic:
+            value = _tir_op.if_then_else(n > 0, value, _tir_op.const(0, a.dtype))
+        return value
 
     return te.compute(out_shape, fcompute, name="T_take", tag="injective")
 

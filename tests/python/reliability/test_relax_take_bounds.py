@@ -83,3 +83,19 @@ for mode in ("fast", "clip", "wrap"):
 print("OK")
 """)
     assert not res.crashed and res.returncode == 0 and "OK" in res.stdout, res.describe()
+
+
+def test_symbolic_extent_is_clamped_and_an_empty_axis_reads_nothing():
+    res = run_case(PRELUDE + """
+from tessera import tir
+n = tir.Var("n", "int64")
+idx = np.array([10**12, -1, 2], "int64")
+vm = build_take((n, 3), idx, axis=0)
+for rows in (5, 1, 0):
+    a = np.arange(rows * 3, dtype="float32").reshape(rows, 3)
+    out = vm["main"](tvm.nd.array(a), tvm.nd.array(idx)).numpy()
+    expect = np.take(a, idx, axis=0, mode="clip") if rows else np.zeros((3, 3), "float32")
+    np.testing.assert_array_equal(out, expect)
+print("OK")
+""")
+    assert not res.crashed and res.returncode == 0 and "OK" in res.stdout, res.describe()
