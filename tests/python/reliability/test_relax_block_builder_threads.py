@@ -2,6 +2,8 @@
 ``with bb.function(...)`` scopes is per thread, so builders used at once in
 several threads each build their own function, and a failure inside (or on
 entering) ``with bb.function(...)`` leaves no builder behind."""
+import pytest
+
 from .harness import run_case
 
 PRELUDE = """
@@ -52,44 +54,33 @@ print("OK")
 """)
 
 
-def test_failure_inside_function_scope_pops_the_builder():
-    run("""
+FAILURES = {
+    # user code raising inside the scope
+    "raise": ("bb.emit(relax.op.add(x, x))\n        raise KeyError('user code failed')", "KeyError"),
+    # the scope ends without emit_func_output
+    "no_output": ("bb.emit(relax.op.add(x, x))", "tvm.error.TVMError"),
+    # an error while building an inner scope (a parameter that is not a Var)
+    "inner": ("relax.BlockBuilder().function('h', ['not a var'])", "TypeError"),
+}
+
+
+@pytest.mark.parametrize("failure", sorted(FAILURES))
+def test_failure_inside_function_scope_pops_the_builder(failure):
+    body, error = FAILURES[failure]
+    run(f"""
 x = relax.Var("x", relax.TensorStructInfo((4,), "float32"))
 bb = relax.BlockBuilder()
 try:
     with bb.function("main", [x]):
-        bb.emit(relax.op.add(x, x))
-        raise KeyError("user code failed")
-except KeyError:
+        {body}
+except {error}:
     pass
 assert relax.BlockBuilder.current() is None
-# A second builder still works in this thread, and so does the failed one.
+# The failed builder and a fresh one still work in this thread.
 for b in (relax.BlockBuilder(), bb):
-    with b.function("main", [x]):
+    with b.function("f", [x]):
         y = b.emit(relax.op.add(x, x))
         b.emit_func_output(y)
     assert relax.BlockBuilder.current() is None
-# An error raised while the scope of g is open (building an inner scope) pops g.
-try:
-    with bb.function("g", [x]):
-        with relax.BlockBuilder().function("h", ["not a var"]):
-            pass
-except TypeError:
-    pass
-assert relax.BlockBuilder.current() is None
-print("OK")
-""")
-
-
-def test_missing_emit_func_output_pops_the_builder():
-    run("""
-x = relax.Var("x", relax.TensorStructInfo((4,), "float32"))
-bb = relax.BlockBuilder()
-try:
-    with bb.function("main", [x]):
-        bb.emit(relax.op.add(x, x))
-except tvm.error.TVMError as e:
-    assert "emit_func_output" in str(e), e
-assert relax.BlockBuilder.current() is None
 print("OK")
 """)
