@@ -103,7 +103,8 @@ std::optional<bool> NumberVersusImm(const Any& a, const Any& b) {
     return pod->kind() != Any::Kind::kFloat && pod->raw_int() == imm->value;
   }
   if (const auto* imm = obj->as<FloatImmNode>()) {
-    return pod->kind() == Any::Kind::kFloat && pod->raw_float() == imm->value;
+    return pod->kind() == Any::Kind::kFloat &&
+           (pod->raw_float() == imm->value || (std::isnan(pod->raw_float()) && std::isnan(imm->value)));
   }
   return std::nullopt;
 }

@@ -386,6 +386,13 @@ T WithSInfo(T e, const StructInfo& sinfo) {
 
 RelaxExpr BlockBuilderNode::Normalize(const RelaxExpr& expr) {
   TESSERA_CHECK_OR_THROW(expr.defined(), TypeError) << "BlockBuilder.normalize: expression is None";
+  if (normalized_.count(expr.get())) return expr;
+  RelaxExpr out = NormalizeImpl(expr);
+  if (out.as<TupleNode>() || out.as<SeqExprNode>() || out.as<IfNode>()) normalized_.emplace(out.get(), out);
+  return out;
+}
+
+RelaxExpr BlockBuilderNode::NormalizeImpl(const RelaxExpr& expr) {
   CheckStack("relax normalizer");
   BlockBuilder self = GetRef<BlockBuilder>(static_cast<const BlockBuilderNode*>(this));
 

@@ -85,6 +85,7 @@ class BlockBuilderNode : public Object {
   struct ScopeFrame {
     std::unordered_set<const Object*> symbolic_vars;
   };
+  RelaxExpr NormalizeImpl(const RelaxExpr& expr);
   Var CreateVar(bool is_dataflow, std::string name_hint, const StructInfo& sinfo);
   // Runs `f`; if it throws, drops the bindings, blocks and scopes it added
   // (a failed emit leaves the builder as it was).
@@ -98,6 +99,11 @@ class BlockBuilderNode : public Object {
   std::unordered_map<const Object*, RelaxExpr> binding_table_;
   std::unordered_map<std::string, int> name_counts_;
   std::unordered_map<const Object*, GlobalVar> func_to_gv_;
+  // Tuples, SeqExprs and Ifs this builder's Normalize returned (kept alive):
+  // normalizing one again returns it at once. A mutator normalizes each level
+  // of a nest it rebuilds; without this every level re-walked the whole nest
+  // below it (quadratic in the depth of nested Ifs / tuples).
+  std::unordered_map<const Object*, RelaxExpr> normalized_;
 };
 
 // A builder is stateful: unlike IR references, its node is used mutably.

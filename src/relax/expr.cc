@@ -256,13 +256,11 @@ bool IsLeafOrTuple(const RelaxExpr& e) {
       e.as<ExternFuncNode>()) {
     return true;
   }
-  if (const auto* t = e.as<TupleNode>()) {
-    for (const RelaxExpr& f : t->fields) {
-      if (!IsLeafOrTuple(f)) return false;
-    }
-    return true;
-  }
-  return false;
+  // A tuple's fields are not looked at (as TVM): the normalizer normalizes
+  // them, and the well-formedness check visits every nested tuple. Looking
+  // would make each check linear in the nesting depth, and normalizing a
+  // nest cubic in it.
+  return e.as<TupleNode>() != nullptr;
 }
 
 // ---- registration ---------------------------------------------------------------------

@@ -263,7 +263,7 @@ class Function : public BaseFunc {
 
 // Whether `e` is a leaf (may appear as a call argument in A-normal form):
 // a var, constant, shape/prim/string/dtype value, global var, op, extern
-// function, or a tuple of leaves.
+// function, or a tuple (whose fields are not looked at: O(1), as TVM).
 bool IsLeafOrTuple(const RelaxExpr& e);
 
 // Name of the node kind for messages ("relax.Call", ...).

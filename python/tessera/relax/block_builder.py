@@ -10,6 +10,8 @@ binds nested calls to fresh vars and infers struct info.
         bb.emit_func_output(gv0)
     mod = bb.get()
 """
+import threading
+
 from .._ffi.registry import register_object
 from ..error import TVMError, TVMTypeError
 from ..ir.base import Node
@@ -102,12 +104,23 @@ def _as_params(params):
 class BlockBuilder(Node):
     """Builds Relax IR; see the module docstring."""
 
-    _stack = []
+    # The builders whose ``with bb.function(...)`` is open, innermost last:
+    # one stack per thread, so builders used in separate threads never see
+    # (or pop) each other.
+    _local = threading.local()
+
+    @staticmethod
+    def _scope_stack():
+        stack = getattr(BlockBuilder._local, "stack", None)
+        if stack is None:
+            stack = BlockBuilder._local.stack = []
+        return stack
 
     @staticmethod
     def current():
-        """The innermost BlockBuilder inside a ``with bb.function(...)``, or None."""
-        return BlockBuilder._stack[-1] if BlockBuilder._stack else None
+        """The innermost BlockBuilder inside a ``with bb.function(...)`` of this thread, or None."""
+        stack = BlockBuilder._scope_stack()
+        return stack[-1] if stack else None
 
     def __init__(self, mod=None):
         self._func_stack = []
@@ -129,18 +142,27 @@ class BlockBuilder(Node):
         raise TVMError("Cannot access BlockBuilder._func when outside a bb.function() block")
 
     def _enter_function_scope(self, func_scope):
-        BlockBuilder._stack.append(self)
+        BlockBuilder._scope_stack().append(self)
         self._func_stack.append(func_scope)
-        self.begin_scope(func_scope._params)
-        func_scope._scope_open = True
-        self._begin_binding_block()
-        func_scope._block_open = True
+        try:
+            self.begin_scope(func_scope._params)
+            func_scope._scope_open = True
+            self._begin_binding_block()
+            func_scope._block_open = True
+        except BaseException as err:  # __exit__ will not run: undo what was opened
+            self._exit_function_scope(type(err), err, err.__traceback__)
+            raise
 
     def _exit_function_scope(self, exc_type, exc_val, exc_tb):  # pylint: disable=unused-argument
         func = self._func
         self._func_stack.pop()
-        assert BlockBuilder._stack and BlockBuilder._stack[-1] is self
-        BlockBuilder._stack.pop()
+        stack = BlockBuilder._scope_stack()
+        # Scopes of one thread nest, so this builder is the innermost; remove
+        # it wherever it is all the same, so that no failure leaves it behind.
+        for i in range(len(stack) - 1, -1, -1):
+            if stack[i] is self:
+                del stack[i]
+                break
         # Leave the C++ builder as it was before the scope, whatever cut it short.
         if func._block_open:
             self._end_block()

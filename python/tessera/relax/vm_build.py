@@ -4,6 +4,7 @@
 import os
 
 from .._ffi.registry import get_global_func
+from ..error import TVMValueError
 from ..runtime.module import Module
 
 
@@ -115,6 +116,22 @@ def _vmlink(builder, target, tir_mod):
     return Executable(get_global_func("relax.VMLink")(builder, lib), tir_mod)
 
 
+def _check_well_formed(mod):
+    """Refuses a module that is not well formed (a parameter listed twice, a
+    var used outside its scope, ...) before any pass sees it, naming the
+    function and the problem. A module that only lacks normalization (nested
+    calls, missing struct info) is accepted: the pipeline normalizes it."""
+    from .analysis import well_formed_errors  # pylint: disable=import-outside-toplevel
+    from .transform import Normalize  # pylint: disable=import-outside-toplevel
+
+    if not well_formed_errors(mod, check_struct_info=False):
+        return
+    errors = well_formed_errors(Normalize()(mod), check_struct_info=False)
+    if errors:
+        more = f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
+        raise TVMValueError(f"relax.build: the module is not well formed: {errors[0]}{more}")
+
+
 def build(mod, target="llvm", params=None, relax_pipeline="default_build", exec_mode="bytecode", *, system_lib=None):
     """Compiles a Relax IRModule (or function) to an Executable for
     ``relax.VirtualMachine``: binds ``params`` into "main" (BindParams), runs
@@ -136,6 +153,7 @@ def build(mod, target="llvm", params=None, relax_pipeline="default_build", exec_
         raise NotImplementedError(f"relax.build(target={str(tgt)!r}): the VM runs on the CPU (target \"llvm\") only")
     if not isinstance(mod, ir.IRModule):
         mod = ir.IRModule.from_expr(mod)
+    _check_well_formed(mod)
     if params:
         import importlib  # pylint: disable=import-outside-toplevel
 

@@ -48,6 +48,8 @@ def _reduce(name, reducer):
                     idx.append(next(rit).var)
                 else:
                     idx.append(next(it))
+            if not rvs:  # nothing to reduce over (a 0-d tensor): the value itself, as NumPy
+                return data(*idx)
             return reducer(data(*idx), axis=rvs)
 
         return te.compute(out_shape, fcompute, name="T_" + name, tag="comm_reduce")

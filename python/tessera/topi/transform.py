@@ -71,6 +71,10 @@ def reshape(a, newshape):
         raise TVMValueError(f"topi.reshape: cannot reshape {a.name} of shape {src} ({total} elements) into "
                             f"{newshape} ({known} elements)")
 
+    if total == 0:  # nothing to read (and no dimension to divide by): an empty tensor of the new shape
+        from ..tir import op as _tir_op  # pylint: disable=import-outside-toplevel
+        return te.compute(newshape, lambda *i: _tir_op.const(0, a.dtype), name="T_reshape", tag="injective")
+
     def fcompute(*i):
         flat = 0
         for k, d in zip(i, newshape):
@@ -225,15 +229,28 @@ def take(a, indices, axis=None, mode="clip"):
     n = a.shape[axis]
     ni = len(indices.shape)
     out_shape = list(a.shape[:axis]) + list(indices.shape) + list(a.shape[axis + 1:])
+    from ..tir.expr import IntImm  # pylint: disable=import-outside-toplevel
+    if isinstance(n, IntImm) and n.value == 0:
+        # Nothing to take from: no mode can compute an index (clip's n - 1 is -1, wrap divides by
+        # zero). Only an empty result is valid.
+        if not any(isinstance(d, IntImm) and d.value == 0 for d in indices.shape):
+            raise TVMValueError(f"topi.take: cannot take elements from axis {axis} of {a.name}, of extent 0")
+        return te.compute(out_shape, lambda *i: _tir_op.const(0, a.dtype), name="T_take", tag="injective")
 
     def fcompute(*i):
         j = indices(*i[axis:axis + ni])
         j = j.astype(n.dtype) if j.dtype != n.dtype else j
+        # A symbolic extent may be 0 at run time: the index stays computable
+        # (no division by zero) and the read is skipped (no element to read).
+        symbolic = not isinstance(n, IntImm)
         if mode == "clip":
-            j = _tir_op.min(_tir_op.max(j, 0), n - 1)
+            j = _tir_op.min(_tir_op.max(j, 0), _tir_op.max(n - 1, 0) if symbolic else n - 1)
         elif mode == "wrap":
-            j = _tir_op.floormod(j, n)
-        return a(*(list(i[:axis]) + [j] + list(i[axis + ni:])))
+            j = _tir_op.floormod(j, _tir_op.max(n, 1) if symbolic else n)
+        value = a(*(list(i[:axis]) + [j] + list(i[axis + ni:])))
+        if mode != "fast" and symbolic:
+            value = _tir_op.if_then_else(n > 0, value, _tir_op.const(0, a.dtype))
+        return value
 
     return te.compute(out_shape, fcompute, name="T_take", tag="injective")
 
@@ -316,7 +333,9 @@ def strided_slice(a, begin, end, strides=None, axes=None, slice_mode="end", assu
             raise NotImplementedError(f"topi.strided_slice: dimension {ax} of {a.name} is symbolic ({src[ax]})")
         n = src[ax].value
         out_shape[ax] = _slice_length(n, b, e, st)
-        starts[ax] = (_slice_start(n, b, e, st), st)
+        # A step matters only between two taken elements (then |st| < n): a
+        # huge step taking one element must not reach the index arithmetic.
+        starts[ax] = (_slice_start(n, b, e, st), st if out_shape[ax] > 1 else 1)
 
     def fcompute(*i):
         idx = list(i)

@@ -63,8 +63,11 @@ int64_t SliceLength(int64_t n, int64_t begin, int64_t end, int64_t stride) {
     return std::clamp<int64_t>(v, -1, n - 1);
   };
   int64_t b = norm(begin), e = norm(end);
-  if (stride > 0) return e > b ? (e - b + stride - 1) / stride : 0;
-  return b > e ? (b - e + (-stride) - 1) / (-stride) : 0;
+  // ceil(distance / |stride|) as (distance - 1) / |stride| + 1: no
+  // intermediate exceeds the distance (at most n + 1), whatever the stride.
+  uint64_t step = stride > 0 ? static_cast<uint64_t>(stride) : uint64_t{0} - static_cast<uint64_t>(stride);
+  int64_t distance = stride > 0 ? e - b : b - e;
+  return distance > 0 ? static_cast<int64_t>(static_cast<uint64_t>(distance - 1) / step) + 1 : 0;
 }
 
 StructInfo InferStridedSlice(const Call& call, const BlockBuilder&) {
@@ -97,11 +100,12 @@ StructInfo InferStridedSlice(const Call& call, const BlockBuilder&) {
       out.Set(norm[i], Dim(SliceLength(*c, begin[i], end[i], strides[i])));
     } else if (strides[i] > 0 && begin[i] >= 0 && end[i] >= std::numeric_limits<int32_t>::max()) {
       // x[begin:] of a symbolic dim: n - min(begin, n), divided by the stride.
+      // ceil(len / stride) as floordiv(len - 1, stride) + 1 (0 for len 0), no overflow for huge strides.
       PrimExpr len = n - tir::min(Dim(begin[i]), n);
-      out.Set(norm[i], analyzer.Simplify(tir::floordiv(len + Dim(strides[i] - 1), Dim(strides[i]))));
+      out.Set(norm[i], analyzer.Simplify(tir::floordiv(len - Dim(1), Dim(strides[i])) + Dim(1)));
     } else if (inbound && begin[i] >= 0 && end[i] >= 0 && strides[i] > 0) {
-      // In bounds by assumption: ceil((end - begin) / stride).
-      out.Set(norm[i], Dim(std::max<int64_t>(0, (end[i] - begin[i] + strides[i] - 1) / strides[i])));
+      // In bounds by assumption: ceil((end - begin) / stride), without overflow.
+      out.Set(norm[i], Dim(end[i] > begin[i] ? (end[i] - begin[i] - 1) / strides[i] + 1 : 0));
     } else {
       return TensorStructInfo(x->dtype, x->ndim);  // depends on the run-time size
     }

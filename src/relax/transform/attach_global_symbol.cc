@@ -1,5 +1,5 @@
-// AttachGlobalSymbol: every PrimFunc and Relax function of the module gets
-// the "global_symbol" attribute naming it (its GlobalVar's name), which is
+// AttachGlobalSymbol: every PrimFunc and Relax function of the module without
+// a "global_symbol" attribute gets one naming it (its GlobalVar's name), which is
 // the symbol the executable exports and R.call_dps_packed("name") finds.
 // Last pass of relax.build's pipeline. A module "system_lib_prefix"
 // attribute (renaming PrimFuncs) is refused: it is not supported yet.
@@ -23,11 +23,9 @@ Pass AttachGlobalSymbol() {
         IRModule result = mod.ShallowCopy();
         for (const auto& [gv, func] : mod->functions.items()) {
           if (!func->IsInstance<tir::PrimFuncNode>() && !func->IsInstance<FunctionNode>()) continue;
-          auto old = func->attrs.Get("global_symbol");
-          if (old) {
-            const auto* s = old->as<StringObj>();
-            if (s != nullptr && s->data == gv->name_hint) continue;
-          }
+          // A symbol the function already has is kept (as TVM): its GlobalVar's
+          // name may differ (the BlockBuilder turns "f.x" into "f_x").
+          if (auto old = func->attrs.Get("global_symbol"); old && old->as<StringObj>() != nullptr) continue;
           result.mutable_node()->Update(gv, WithAttr(func, "global_symbol", Any(String(gv->name_hint))));
         }
         return result;

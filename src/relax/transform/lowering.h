@@ -17,6 +17,10 @@ namespace transform {
 
 using tessera::transform::Pass;
 
+// Calls of ops with a legalization ("FLegalize") become what it returns
+// (call_tir of TOPI PrimFuncs, added to the module). First pass of the
+// default build pipeline (legalize_ops.cc).
+Pass LegalizeOps();
 // Dataflow blocks become ordinary binding blocks; DataflowVars become Vars.
 Pass ToNonDataflow();
 // Pure functions get "relax.force_pure"; call_pure_packed becomes a plain

@@ -74,7 +74,32 @@ VirtualMachineNode::VirtualMachineNode(ObjectPtr<ExecutableNode> exec) : exec_(s
       }
     }
   }
+  for (const Any& c : exec_->constants) {
+    if (c.as<NDArrayObj>() != nullptr) constant_arrays_.insert(c.raw_object().get());
+  }
   devices_ = {CPU()};
+}
+
+Any VirtualMachineNode::DetachConstants(const Any& v) const {
+  if (constant_arrays_.empty() || !v.is_object()) return v;
+  if (v.as<NDArrayObj>() != nullptr) {
+    if (!constant_arrays_.count(v.raw_object().get())) return v;
+    NDArray arr = v.cast<NDArray>();
+    return arr.CopyTo(arr.device());
+  }
+  const auto* tuple = v.as<ArrayObj>();
+  if (tuple == nullptr) return v;
+  CheckStack("VM result tuple");
+  std::vector<Any> fields = tuple->data;
+  bool changed = false;
+  for (Any& field : fields) {
+    Any detached = DetachConstants(field);
+    if (detached.is_object() && !detached.raw_object().same_as(field.raw_object())) {
+      field = std::move(detached);
+      changed = true;
+    }
+  }
+  return changed ? Any(Array<Any>(std::move(fields))) : v;
 }
 
 void VirtualMachineNode::Init(std::vector<Device> devices) {
@@ -192,7 +217,7 @@ Any VirtualMachineNode::Invoke(Index func_idx, const Any* args, int nargs) {
   Frame* f = PushFrame(func_idx, -1, kVoidRegister);
   for (int i = 0; i < nargs; ++i) f->registers[static_cast<size_t>(i)] = args[i];
   try {
-    return RunLoop(base, info.start_instr);
+    return DetachConstants(RunLoop(base, info.start_instr));
   } catch (...) {
     while (depth_ > base) PopFrame();
     throw;

@@ -14,6 +14,7 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "runtime/vm/executable.h"
@@ -86,11 +87,16 @@ class VirtualMachineNode : public ModuleNode {
   Any ReadArg(const Frame* f, Arg a);
   const PackedFunc& ResolvePacked(Index func_idx, Index caller_idx);
   Index CheckedFunction(const std::string& name) const;
+  // `v` with every executable constant it is or holds (in tuples) replaced
+  // by a copy: what a call returns belongs to the caller, and writing into it
+  // must not change what later calls return.
+  Any DetachConstants(const Any& v) const;
 
   ObjectPtr<ExecutableNode> exec_;
   std::vector<Device> devices_;
   std::vector<std::optional<PackedFunc>> packed_;  // by func index; kPackedFunc entries
   std::vector<Index> max_call_args_;                // by func index; kVMFunc entries
+  std::unordered_set<const Object*> constant_arrays_;  // the executable's NDArray constants
   std::vector<std::unique_ptr<Frame>> frames_;      // frames_[0, depth_) are live
   size_t depth_ = 0;
   StoragePool pool_;

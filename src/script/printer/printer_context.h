@@ -18,6 +18,12 @@ namespace tessera {
 namespace script {
 namespace printer {
 
+// Indentation makes the text quadratic in the nesting depth of statements
+// (and the parser reads at most 100 levels): both dialects refuse absurd
+// nests (ValueError naming the limit) instead of exhausting memory.
+inline constexpr int kMaxPrintedNesting = 4096;
+void CheckPrintedNesting(int indent);
+
 class PrinterContext {
  public:
   PrinterContext(const PrinterConfig& config, bool record_spans) : cfg(config), marks(record_spans) {

@@ -13,6 +13,7 @@
 
 #include "ir/op.h"
 #include "ir/structural_equal.h"
+#include "runtime/stack_guard.h"
 #include "script/printer/python_literal.h"
 #include "script/printer/relax_printer.h"
 #include "script/printer/tir_printer.h"
@@ -62,8 +63,7 @@ std::optional<std::string> ScalarText(const NDArray& data) {
   }
   if (t.is_float() && t.lanes() == 1 && (t.bits() == 32 || t.bits() == 64)) {
     double v = t.bits() == 32 ? static_cast<double>(*static_cast<const float*>(p)) : *static_cast<const double*>(p);
-    if (std::isnan(v) || std::isinf(v)) return std::nullopt;  // kept exact through metadata
-    return PyFloatLiteral(v);
+    return PyFloatLiteral(v);  // float("inf") / float("nan") for values without a literal: the parser reads them
   }
   return std::nullopt;
 }
@@ -118,6 +118,7 @@ std::string RelaxPrinter::PrintShapeDim(const PrimExpr& e) {
 // ---- struct info ---------------------------------------------------------------------
 std::string RelaxPrinter::PrintStructInfo(const relax::StructInfo& s) {
   using namespace relax;  // NOLINT
+  CheckStack("relax struct info");  // tuple struct info nests as deep as the tuples
   if (!s.defined()) return R("Object");
   if (s.as<ObjectStructInfoNode>()) return R("Object");
   if (const auto* p = s.as<PrimStructInfoNode>()) {
@@ -208,6 +209,7 @@ std::string RelaxPrinter::PrintConstant(const relax::ConstantNode* c) {
 std::string RelaxPrinter::PrintExprImpl(const relax::Expr& e) {
   using namespace relax;  // NOLINT
   TESSERA_CHECK_OR_THROW(e.defined(), TypeError) << "cannot print an undefined Relax expression";
+  CheckStack("relax expression");  // nested calls, tuples, If branches recurse through here
   if (const auto* v = e.as<VarNode>()) return VarUse(v);
   if (const auto* gv = e.as<GlobalVarNode>()) return GlobalVarUse(gv);
   if (const auto* c = e.as<ConstantNode>()) return PrintConstant(c);

@@ -36,6 +36,7 @@ bool IsCallOf(const relax::Expr& e, const char* op_name) {
 }  // namespace
 
 void RelaxPrinter::Line(const std::string& text) {
+  CheckPrintedNesting(indent_);  // If in If in ...
   out_->append(static_cast<size_t>(indent_ * cfg_.indent_spaces), ' ');
   *out_ += text + "\n";
 }

@@ -17,6 +17,14 @@ namespace tessera {
 namespace script {
 namespace printer {
 
+void CheckPrintedNesting(int indent) {
+  if (indent > kMaxPrintedNesting) {
+    TESSERA_THROW(ValueError) << "statements nested more than " << kMaxPrintedNesting
+                              << " levels deep: the TVMScript printer prints nests up to " << kMaxPrintedNesting
+                              << " levels (the text grows with the square of the depth)";
+  }
+}
+
 namespace {
 
 // The text of `node` with span marks (when ctx->marks is enabled).
@@ -178,7 +186,8 @@ TESSERA_REGISTER_GLOBAL("script.AsTVMScript").set_body([](PackedArgs args) -> An
       << "script.AsTVMScript: expected an IR node but got " << args[0].type_name();
   PrinterConfig cfg;
   if (args.size() == 2 && !args[1].is_none()) cfg = PrinterConfig::FromMap(args[1].cast<Map<String, Any>>());
-  return String(AsTVMScript(args[0].raw_object(), cfg));
+  ObjectRef node = args[0].raw_object();
+  return String(RetryOnLargeStack([&] { return AsTVMScript(node, cfg); }));
 });
 
 TESSERA_REGISTER_GLOBAL("node.AsRepr").set_body_typed([](ObjectRef node) { return AsRepr(node); });

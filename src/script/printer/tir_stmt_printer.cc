@@ -44,14 +44,7 @@ std::string Join(const std::vector<std::string>& items, const char* sep = ", ") 
 }  // namespace
 
 void TIRPrinter::Line(const std::string& text) {
-  // Indentation makes the text quadratic in the nesting depth (and the parser
-  // reads at most 100 levels): refuse absurd nests instead of exhausting memory.
-  constexpr int kMaxPrintedNesting = 4096;
-  if (indent_ > kMaxPrintedNesting) {
-    TESSERA_THROW(ValueError) << "statements nested more than " << kMaxPrintedNesting
-                              << " levels deep: the TVMScript printer prints nests up to " << kMaxPrintedNesting
-                              << " levels (the text grows with the square of the depth)";
-  }
+  CheckPrintedNesting(indent_);
   out_->append(static_cast<size_t>(indent_ * cfg_.indent_spaces), ' ');
   // Statements' spans start at their first line's text, after the indentation.
   out_->append(pending_marks_);

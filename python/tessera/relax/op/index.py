@@ -9,7 +9,9 @@ from ._op_attrs import attr_int, attr_ints, check_axis_list, check_expr, make_at
 
 def take(x, indices, axis=None, mode="fast"):
     """Elements of x at the integer tensor ``indices`` along ``axis`` (None: x
-    must be 1-D). ``mode``: "fast" (indices assumed in range), "clip" or "wrap"."""
+    must be 1-D). ``mode``: "fast" (the default: constant indices must be in
+    range, checked when built; run-time indices are clamped as "clip" does, so
+    none reads outside x), "clip" or "wrap"."""
     check_expr("relax.take", "x", x)
     check_expr("relax.take", "indices", indices)
     if axis is not None and (isinstance(axis, bool) or not isinstance(axis, int)):
@@ -29,12 +31,53 @@ def strided_slice(x, axes, begin, end, strides=None, assume_inbound=False):
                 make_attrs("relax.strided_slice", **fields, assume_inbound=bool(assume_inbound)))
 
 
+def _static_extent(expr, axis):
+    """Extent of ``axis`` of tensor ``expr`` when known (an int), else None."""
+    from ...tir.expr import IntImm  # pylint: disable=import-outside-toplevel
+    shape = getattr(expr.struct_info_, "shape", None)
+    values = getattr(shape, "values", None)
+    if values is None or not -len(values) <= axis < len(values):
+        return None
+    dim = values[axis]
+    return int(dim.value) if isinstance(dim, IntImm) else None
+
+
+def _check_take_indices(call, axis):
+    """Refuses what no mode can read: indices to take from an empty axis, and
+    (in the default "fast" mode) constant indices outside the axis."""
+    from ..expr import Constant  # pylint: disable=import-outside-toplevel
+    x, indices = call.args
+    n = _static_extent(x, axis)
+    if n is None:
+        return
+    mode = str(call.attrs["mode"]) if call.attrs else "fast"
+    count = None
+    ishape = getattr(getattr(indices.struct_info_, "shape", None), "values", None)
+    if ishape is not None and all(hasattr(d, "value") for d in ishape):
+        count = 1
+        for d in ishape:
+            count *= int(d.value)
+    if n == 0 and count != 0:
+        what = f"{count} element(s)" if count is not None else "elements"
+        raise ValueError(f"relax.take: cannot take {what} from axis {axis} of extent 0 (mode {mode!r})")
+    if mode == "fast" and isinstance(indices, Constant):
+        values = indices.data.numpy().reshape(-1)
+        bad = values[(values < 0) | (values >= n)]
+        if bad.size:
+            raise ValueError(f"relax.take: index {int(bad[0])} is out of range for axis {axis} of extent {n} "
+                             "(constant indices must lie in [0, extent) in the default mode)")
+
+
 @register_legalize("relax.take")
 def _legalize_take(bb, call):
     from ... import topi  # pylint: disable=import-outside-toplevel
     axis = attr_int(call.attrs["axis"]) if call.attrs else None
     mode = str(call.attrs["mode"]) if call.attrs else "fast"
-    return bb.call_te(topi.take, call.args[0], call.args[1], axis=0 if axis is None else axis, mode=mode,
+    axis = 0 if axis is None else axis
+    _check_take_indices(call, axis)
+    # The default mode promises nothing about indices known only at run
+    # time; Tessera clamps them (TVM's "clip") so no index reads outside x.
+    return bb.call_te(topi.take, call.args[0], call.args[1], axis=axis, mode="clip" if mode == "fast" else mode,
                       primfunc_name_hint="take")
 
 

@@ -6,6 +6,7 @@ legalization to TOPI, one place per op."""
 from ...ir.expr import PrimExpr
 from ...ir.op import Op
 from ..expr import Call, Expr, ShapeExpr, Tuple
+from ..struct_info import TupleStructInfo
 from ._legalize_registry import register_legalize
 from ._op_attrs import attr_int, attr_ints, check_axis_list, check_expr, make_attrs
 
@@ -163,7 +164,9 @@ def _legalize_split(bb, call):
     from ... import topi  # pylint: disable=import-outside-toplevel
     ios = call.attrs["indices_or_sections"]
     ios = attr_ints(ios) if isinstance(ios, (list, tuple)) else attr_int(ios)
-    return bb.call_te(topi.split, call.args[0], ios, attr_int(call.attrs["axis"]), primfunc_name_hint="split")
+    parts = bb.call_te(topi.split, call.args[0], ios, attr_int(call.attrs["axis"]), primfunc_name_hint="split")
+    # One part (split(x, 1), split(x, [])): call_tir of one output is a tensor; split's result is a tuple of one.
+    return parts if isinstance(parts.sinfo_args[0], TupleStructInfo) else Tuple([parts])
 
 
 @register_legalize("relax.broadcast_to")

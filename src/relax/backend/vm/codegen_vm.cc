@@ -12,6 +12,7 @@
 #include "relax/expr.h"
 #include "runtime/registry.h"
 #include "runtime/shape_tuple.h"
+#include "runtime/stack_guard.h"
 #include "runtime/vm/exec_builder.h"
 #include "tir/function.h"
 
@@ -106,6 +107,7 @@ class CodeGenVM {
   }
 
   Arg VisitExpr(const RelaxExpr& e) {
+    CheckStack("relax expression");  // If branches and tuples nest through here
     if (const auto* v = e.as<VarNode>()) {
       auto it = var_arg_.find(v);
       if (it == var_arg_.end()) Unsupported("variable " + v->name_hint + " is used but never defined");
@@ -283,8 +285,15 @@ IRModule VMCodeGen(const ExecBuilder& eb, const IRModule& mod) {
   std::vector<std::pair<std::string, Function>> relax_funcs;
   Map<GlobalVar, BaseFunc> rest;
   // Declare everything first: functions may call each other in any order.
+  std::unordered_map<std::string, std::string> owner;  // executable name -> GlobalVar name
   for (const auto& [gv, func] : mod->functions.items()) {
     const std::string name = SymbolOf(gv, func);
+    auto [it, fresh] = owner.emplace(name, gv->name_hint);
+    if (!fresh) {
+      TESSERA_THROW(ValueError) << "relax.build: functions '" << it->second << "' and '" << gv->name_hint
+                                << "' both have the name '" << name
+                                << "' in the executable (their \"global_symbol\" attributes clash)";
+    }
     if (const auto* f = func.as<FunctionNode>()) {
       builder->DeclareFunction(name, VMFuncInfo::FuncKind::kVMFunc);
       relax_funcs.emplace_back(name, GetRef<Function>(f));

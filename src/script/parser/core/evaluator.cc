@@ -4,6 +4,7 @@
 
 #include "runtime/packed_func.h"
 
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -67,6 +68,7 @@ Evaluator::~Evaluator() = default;
 std::optional<Any> Evaluator::Lookup(const std::string& name) const {
   if (std::optional<Any> v = scopes_.Find(name)) return v;
   if (name == "range") return Any(AsRef(make_object<NamespaceObj>("range")));
+  if (name == "float") return Any(AsRef(make_object<NamespaceObj>("float")));
   if (resolver_) {
     if (std::optional<Any> v = resolver_(name)) {
       if (const auto* s = v->as<StringObj>()) {
@@ -310,6 +312,27 @@ Any Evaluator::EvalSubscript(const ast::Expr& e) {
   Error(e.a->pos, "a " + TypeName(base) + " cannot be subscripted");
 }
 
+// Python's float(x) of a number or of the strings the printer writes for
+// values without a literal: float("inf"), float("-inf"), float("nan").
+static Any PythonFloat(const Evaluator& ev, const CallArgs& call) {
+  const Pos& pos = call.node->pos;
+  if (call.args.size() != 1 || !call.kwargs.empty()) ev.Error(pos, "float() takes exactly one argument");
+  const Any& v = call.args[0];
+  if (Evaluator::IsNumber(v)) return v.kind() == Any::Kind::kFloat ? v : Any(static_cast<double>(v.raw_int()));
+  if (const auto* s = v.as<StringObj>()) {
+    std::string t;
+    for (char c : s->data) {
+      if (c != ' ') t.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    }
+    bool neg = !t.empty() && t[0] == '-';
+    if (!t.empty() && (t[0] == '-' || t[0] == '+')) t.erase(0, 1);
+    if (t == "inf" || t == "infinity") return Any(neg ? -std::numeric_limits<double>::infinity()
+                                                      : std::numeric_limits<double>::infinity());
+    if (t == "nan") return Any(neg ? -std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::quiet_NaN());
+  }
+  ev.Error(call.arg_pos[0], "float() accepts a number or one of \"inf\", \"-inf\", \"nan\" here");
+}
+
 Any Evaluator::EvalCall(const ast::Expr& e) {
   CallArgs call;
   call.node = &e;
@@ -336,6 +359,7 @@ Any Evaluator::EvalCall(const ast::Expr& e) {
   }
   if (const auto* ns = callee.as<NamespaceObj>()) {
     call.func = ns->path;
+    if (ns->path == "float") return PythonFloat(*this, call);
     return DialectForNamespace(ns->path)->CallMember(*this, call);
   }
   if (Dialect* d = DialectRegistry::Global().Owner(callee)) return d->CallValue(*this, callee, call);

@@ -1,0 +1,84 @@
+// LegalizeOps: replaces each call of a high-level Relax op that has a
+// legalization (op attribute "FLegalize", registered next to each op's Python
+// constructor in python/tessera/relax/op/ and called here through its
+// PackedFunc as fn(bb, call)) by what it returns: call_tir of a TOPI PrimFunc
+// added through this pass's BlockBuilder (BlockBuilder.call_te shares
+// identical PrimFuncs). Calls of ops without one are left unchanged. An
+// ExprMutator, so nesting (If in If, ...) is bounded by the stack guard, not by
+// Python's recursion limit. First pass of relax.build's default pipeline.
+#include <unordered_set>
+
+#include "ir/op.h"
+#include "relax/expr_functor.h"
+#include "relax/transform/lowering.h"
+
+namespace tessera {
+namespace relax {
+namespace {
+
+class Legalizer : public ExprMutator {
+ public:
+  explicit Legalizer(const IRModule& mod)
+      : ExprMutator(mod.ShallowCopy()), flegalize_(Op::GetAttrMap<PackedFunc>("FLegalize")) {}
+  using ExprMutator::VisitExpr_;
+
+  // Legalizes every Relax function of `mod`; the result also holds the PrimFuncs added.
+  IRModule Run(const IRModule& mod) {
+    std::vector<std::pair<GlobalVar, BaseFunc>> funcs;
+    for (const auto& [gv, func] : mod->functions.items()) funcs.emplace_back(gv, func);
+    for (const auto& [gv, func] : funcs) {
+      if (!func.as<FunctionNode>()) continue;
+      RelaxExpr out = VisitExpr(Downcast<Function>(func));
+      if (!out.same_as(func)) builder_->UpdateFunction(gv, Downcast<Function>(out));
+    }
+    return builder_->GetContextIRModule();
+  }
+
+  RelaxExpr VisitExpr_(const CallNode* op) override {
+    RelaxExpr expr = ExprMutator::VisitExpr_(op);
+    const auto* call = expr.as<CallNode>();
+    const auto* callee = call != nullptr ? call->op.as<OpNode>() : nullptr;
+    if (callee == nullptr) return expr;
+    Op o = GetRef<Op>(callee);
+    if (!flegalize_.count(o)) return expr;
+    Any result = flegalize_[o](builder_, expr);
+    std::optional<RelaxExpr> legal = result.try_cast<RelaxExpr>();
+    TESSERA_CHECK_OR_THROW(legal.has_value() && legal->defined(), TypeError)
+        << "the legalization of " << callee->name << " returned " << result.type_name()
+        << ", not a Relax expression";
+    return builder_->Normalize(*legal);
+  }
+
+  // An error of a legalization names the op and the binding (e.g. a tensor of
+  // unknown shape that TOPI cannot take); errors of nested bindings (If
+  // branches) are named by their own binding only.
+  void VisitBinding_(const VarBindingNode* binding) override {
+    try {
+      ExprMutator::VisitBinding_(binding);
+    } catch (const Error& e) {
+      const auto* call = binding->value.as<CallNode>();
+      const auto* callee = call != nullptr ? call->op.as<OpNode>() : nullptr;
+      static const std::unordered_set<std::string> kNamed = {"TypeError", "ValueError", "NotImplementedError"};
+      if (callee == nullptr || !kNamed.count(e.kind())) throw;
+      ThrowErrorOfKind(e.kind(), "LegalizeOps: cannot legalize " + callee->name + " bound to '" +
+                                     binding->var->name_hint + "': " + e.what());
+    }
+  }
+
+ private:
+  OpAttrMap<PackedFunc> flegalize_;
+};
+
+}  // namespace
+
+namespace transform {
+
+Pass LegalizeOps() {
+  return tessera::transform::CreateModulePass(
+      [](IRModule mod, tessera::transform::PassContext) { return Legalizer(mod).Run(mod); }, 0, "LegalizeOps");
+}
+TESSERA_REGISTER_PASS("relax.transform.LegalizeOps", LegalizeOps);
+
+}  // namespace transform
+}  // namespace relax
+}  // namespace tessera
