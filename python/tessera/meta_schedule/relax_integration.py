@@ -13,7 +13,8 @@ from ..tir import PrimFunc
 from . import task_scheduler as _task_scheduler
 from .arg_info import ArgInfo
 from .extracted_task import ExtractedTask
-from .tune import check_trials, make_builder_runner, make_database
+from .arguments import check_num_tuning_cores, check_seed, check_trials, refuse_spawn_bootstrap
+from .tune import make_builder_runner, make_database
 from .tune_context import TuneContext, normalize_mod
 
 
@@ -141,10 +142,12 @@ def tune_relax(mod, params, target, work_dir, max_trials_global, *, max_trials_p
     scheduler ("gradient" -- TVM's default --, "round-robin" or a TaskScheduler) picks
     the task of each round. Returns the database (a JSONDatabase in ``work_dir`` unless
     given); rerunning with the same work_dir resumes. ``seed`` fixes every random choice."""
-    check_trials(max_trials_global, num_trials_per_iter, work_dir, "tune_relax")
+    refuse_spawn_bootstrap("tune_relax")
+    check_trials(max_trials_global, num_trials_per_iter, work_dir, "tune_relax", max_trials_per_task)
+    check_seed(seed, "tune_relax")
+    check_num_tuning_cores(num_tuning_cores, "tune_relax")
     if max_trials_per_task is None:
         max_trials_per_task = max_trials_global
-    check_trials(max_trials_per_task, 1, work_dir, "tune_relax(max_trials_per_task)")
     target = _as_target(target, "tune_relax")
     if target.kind.name != "llvm":
         raise ValueError(f"tune_relax: target {target} is not supported; only CPU (llvm) targets are tuned")
@@ -185,10 +188,10 @@ def tune_tasks(*, tasks, task_weights, work_dir, max_trials_global, max_trials_p
                                   "supported")
     if post_optimization:
         raise NotImplementedError("tune_tasks(post_optimization=True) is not supported")
-    check_trials(max_trials_global, num_trials_per_iter, work_dir, "tune_tasks")
+    refuse_spawn_bootstrap("tune_tasks")
+    check_trials(max_trials_global, num_trials_per_iter, work_dir, "tune_tasks", max_trials_per_task)
     if max_trials_per_task is None:
         max_trials_per_task = max_trials_global
-    check_trials(max_trials_per_task, 1, work_dir, "tune_tasks(max_trials_per_task)")
     tasks = list(tasks)
     if not tasks:
         raise ValueError("tune_tasks: no tasks given")

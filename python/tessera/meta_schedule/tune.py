@@ -10,6 +10,7 @@ import sys
 import time
 
 from .. import ir as _ir
+from ..error import TVMValueError
 from .arg_info import ArgInfo
 from .builder import BuilderInput, LocalBuilder
 from .cost_model import RandomModel, XGBModel
@@ -17,6 +18,7 @@ from .database import JSONDatabase, MemoryDatabase, Database, TuningRecord
 from .feature import estimate_flops
 from .runner import LocalRunner, RunnerInput
 from . import search_strategy as _strategy
+from .arguments import check_num_tuning_cores, check_seed, check_trials, refuse_spawn_bootstrap
 from .tune_context import TuneContext
 
 
@@ -251,18 +253,6 @@ def make_builder_runner(builder, runner, num_workers, work_dir, who):
     return builder, runner, own_builder, own_runner
 
 
-def check_trials(max_trials_global, num_trials_per_iter, work_dir, who):
-    for name, value in (("max_trials_global", max_trials_global), ("num_trials_per_iter", num_trials_per_iter)):
-        try:
-            int(value)
-        except (TypeError, ValueError):
-            raise TypeError(f"{who}({name}={value!r}) must be an integer") from None
-        if int(value) < 1:
-            raise ValueError(f"{who}({name}={value}) must be at least 1")
-    if work_dir is None:
-        raise ValueError(f"{who} needs a work_dir")
-
-
 def tune_tir(mod, target, work_dir, max_trials_global, *, num_trials_per_iter=64, builder="local",
              runner="local", database="json", cost_model="xgb", space="post-order-apply",
              strategy="evolutionary", task_name="main", num_tuning_cores="physical", seed=None):
@@ -273,7 +263,10 @@ def tune_tir(mod, target, work_dir, max_trials_global, *, num_trials_per_iter=64
     "replay-trace" or "random"; ``seed`` fixes every random choice of the search;
     ``num_tuning_cores`` ("physical" or a count) is the number of build workers (and the
     core count the default space parallelizes for when the target gives no --num-cores)."""
+    refuse_spawn_bootstrap("tune_tir")
     check_trials(max_trials_global, num_trials_per_iter, work_dir, "tune_tir")
+    check_seed(seed, "tune_tir")
+    check_num_tuning_cores(num_tuning_cores, "tune_tir")
     os.makedirs(work_dir, exist_ok=True)
     ctx = TuneContext(mod, target, space, strategy, task_name, -1 if seed is None else seed, num_tuning_cores)
     if ctx.target.kind.name != "llvm":

@@ -9,6 +9,7 @@ from .. import ir as _ir
 from .. import target as _target
 from ..tir import PrimFunc
 from . import space_generator as _space
+from .arguments import check_num_tuning_cores, check_seed
 
 
 def normalize_mod(mod):
@@ -50,10 +51,12 @@ class TuneContext:
                 raise
         self.search_strategy = search_strategy
         self.task_name = task_name
+        check_seed(rand_state, "TuneContext", "rand_state")
         if rand_state is None or rand_state == -1:
             rand_state = int.from_bytes(os.urandom(4), "little") & 0x7FFFFFFF
         self.rand_state = int(rand_state)
         self.rng = np.random.default_rng(self.rand_state)
+        check_num_tuning_cores(num_threads, "TuneContext", "num_threads")
         if num_threads == "physical":
             num_threads = os.cpu_count() or 1
         self.num_threads = int(num_threads)

@@ -12,6 +12,7 @@ from ....runtime.ndarray import array as _nd_array
 from ...block_builder import BlockBuilder
 from ...expr import Expr, Tuple as RelaxTuple, const
 from ...struct_info import TensorStructInfo
+from .aliasing import AliasTracker
 
 
 class OpEntry:
@@ -107,7 +108,9 @@ class BaseTranslator:
         self.env = {}
         self.node = None            # the node being converted (named in errors)
         self._weights = {}          # id(torch tensor) -> Relax Var / Constant
-        self.last_inplace = False   # the last converted call wrote its first operand
+        self.last_inplace = False   # the last converted call had inplace=True
+        self.last_entry = None      # the OpEntry of the last converted call
+        self.aliases = AliasTracker(self)  # views and in-place writes (aliasing.py)
 
     # -- errors ---------------------------------------------------------------------------
     def node_desc(self, node=None):
@@ -137,7 +140,8 @@ class BaseTranslator:
         torch = _torch()
         if isinstance(value, torch.fx.Node):
             if value not in self.env:
-                raise ValueError(f"{self.node_desc()}: its argument '{value.name}' has not been converted")
+                raise error.TVMValueError(f"{self.node_desc()}: its argument '{value.name}' has not been converted")
+            self.aliases.refresh(value)
             result = self.env[value]
             if isinstance(result, NotComputed):
                 raise self.unsupported(f"using {result.what} (output of {self.node_desc(result.node)})")
@@ -212,17 +216,6 @@ class BaseTranslator:
             raise IndexError(f"{self.node_desc()}: {what}={axis} is out of range for a tensor of rank {ndim}")
         return int(axis) % max(ndim, 1)
 
-    def as_tensor(self, value, like):
-        """``value`` as a Relax tensor: Python numbers become constants of ``like``'s dtype."""
-        if isinstance(value, Expr):
-            return value
-        if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
-            raise TypeError(f"{self.node_desc()}: expected a tensor or a number, got {type(value).__name__}")
-        dtype = self.dtype(like)
-        if isinstance(value, float) and not dtype.startswith(("float", "bfloat")):
-            raise self.unsupported(f"mixing the float {value} with a {dtype} tensor (type promotion)")
-        return const(value, dtype)
-
     # -- dispatch -------------------------------------------------------------------------
     def call_entry(self, entry, args, kwargs, extra_kwargs=None):
         """Binds the converted ``args``/``kwargs`` (plus a module's ``extra_kwargs``) to
@@ -238,6 +231,7 @@ class BaseTranslator:
             raise TypeError(f"{self.node_desc()}: arguments do not fit torch op '{entry.name}': {err}") from None
         # In-place forms (inplace=True, Tensor methods ending in '_') write their first operand.
         self.last_inplace = bool(bound.arguments.get("inplace", False))
+        self.last_entry = entry
         try:
             return entry.fn(*bound.args, **bound.kwargs)
         except error.OpNotImplemented:
@@ -273,20 +267,26 @@ class BaseTranslator:
         extra = entry.modules[type(module)](self, module)
         return self.call_entry(entry, self.retrieve(node.args), self.retrieve(node.kwargs), extra)
 
-    def update_written_operand(self, node):
-        """After an in-place call (Tensor.add_, aten.relu_, F.relu(inplace=True)...), later
-        uses of its first operand see the result."""
+    def track_aliases(self, node, module=None):
+        """After converting call ``node``: an in-place call (Tensor.add_, torch.relu_,
+        F.relu(inplace=True), aten.add_, x += y) writes its first operand, and through it
+        the tensor it is a view of; a view op records what it aliases (aliasing.py).
+        ``module`` is the nn.Module of a call_module node."""
         torch = _torch()
-        if not node.op.startswith("call_") or not node.args or not isinstance(node.args[0], torch.fx.Node):
+        if not node.op.startswith("call_"):
             return
-        if node.op == "call_method":
-            name = node.target
-        elif type(node.target).__name__ == "OpOverload":
-            name = node.target.__name__.split(".")[0]
-        else:
-            name = ""
-        if self.last_inplace or (name.endswith("_") and not name.endswith("__")):
-            self.env[node.args[0]] = self.env[node]
+
+        def replay(to_meta):
+            args = torch.fx.node.map_arg(node.args, to_meta)
+            kwargs = torch.fx.node.map_arg(node.kwargs, to_meta)
+            if node.op == "call_method":
+                return getattr(args[0], node.target)(*args[1:], **kwargs)
+            if node.op == "call_module":
+                return module(*args, **kwargs)
+            return node.target(*args, **kwargs)
+
+        entry_name = self.last_entry.name if self.last_entry is not None else None
+        self.aliases.after_call(node, entry_name, self.last_inplace, replay)
 
     # -- outputs --------------------------------------------------------------------------
     def emit_outputs(self, result, unwrap_unit_return_tuple, no_bind_return_tuple):

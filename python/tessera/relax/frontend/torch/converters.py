@@ -6,12 +6,14 @@ BlockBuilder. Adding an operator is one entry here (see docs/frontend.md)."""
 # pylint: disable=redefined-builtin,unused-argument,too-many-arguments
 import operator
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
 
 from ... import op as _op
-from ...expr import Expr, TupleGetItem, const
+from ....error import OpNotImplemented, TVMIndexError, TVMTypeError, TVMValueError
+from ...expr import Constant, Expr, TupleGetItem, const
 from ...struct_info import TupleStructInfo
 from .base_translator import OPS, NotComputed, torch_dtype_to_str
 
@@ -41,21 +43,52 @@ def _is_int_dtype(dtype):
 
 
 # --------------------------------------------------------------------------------------
-# elementwise arithmetic (Python numbers on both sides are computed in Python: sizes)
+# elementwise arithmetic with torch's type promotion (Python numbers on both sides are
+# computed in Python: sizes)
 # --------------------------------------------------------------------------------------
-def _binary(tr, relax_op, lhs, rhs, py_op):
+def _result_dtype(tr, lhs, rhs):
+    """torch's result dtype of a binary op on ``lhs`` and ``rhs`` (tensors and numbers):
+    asked of torch itself on meta tensors of the operands' dtypes and ranks."""
+    def probe(value):
+        if isinstance(value, Expr):
+            return torch.empty([1] * tr.ndim(value), dtype=getattr(torch, tr.dtype(value)), device="meta")
+        if isinstance(value, (bool, int, float, np.number)):
+            return value.item() if isinstance(value, np.number) else value
+        raise TVMTypeError(f"{tr.node_desc()}: expected a tensor or a number, got {type(value).__name__}")
+    return torch_dtype_to_str(torch.result_type(probe(lhs), probe(rhs)))
+
+
+def _cast_to(tr, value, dtype):
+    if isinstance(value, Expr):
+        return value if tr.dtype(value) == dtype else tr.emit(_relax().astype(value, dtype))
+    return const(value, dtype)
+
+
+def _promoted(tr, lhs, rhs, what):
+    """Both operands cast to their torch result dtype, and that dtype."""
+    dtype = _result_dtype(tr, lhs, rhs)
+    return _cast_to(tr, lhs, dtype), _cast_to(tr, rhs, dtype), dtype
+
+
+def _arith(tr, name, lhs, rhs, py_op, alpha=1):
+    """``lhs <name> alpha * rhs`` with torch's semantics: type promotion, and on bool
+    results add is logical or, mul logical and, sub an error (as in torch)."""
     if not isinstance(lhs, Expr) and not isinstance(rhs, Expr):
-        return py_op(lhs, rhs)
-    like = lhs if isinstance(lhs, Expr) else rhs
-    return tr.emit(relax_op(tr.as_tensor(lhs, like), tr.as_tensor(rhs, like)))
-
-
-def _scaled(tr, value, alpha, like):
-    if alpha == 1:
-        return value
-    if not isinstance(value, Expr):
-        return value * alpha
-    return tr.emit(_relax().multiply(value, tr.as_tensor(alpha, like)))
+        return py_op(lhs, rhs * alpha if alpha != 1 else rhs)
+    lhs, rhs, dtype = _promoted(tr, lhs, rhs, name)
+    if alpha != 1:
+        if isinstance(alpha, float) and not dtype.startswith(("float", "bfloat")):
+            raise TVMTypeError(f"{tr.node_desc()}: for {dtype} operands alpha must not be a float "
+                               f"(got alpha={alpha}), as in torch")
+        rhs = tr.emit(_relax().multiply(rhs, const(alpha, dtype)))
+    if dtype == "bool":
+        if name == "add":  # logical or
+            return tr.emit(_relax().where(lhs, const(True, "bool"), rhs))
+        if name == "multiply":  # logical and
+            return tr.emit(_relax().where(lhs, rhs, const(False, "bool")))
+        raise TVMTypeError(f"{tr.node_desc()}: {name} of bool tensors is not supported by torch (use logical ops "
+                           "or ~ on masks)")
+    return tr.emit(getattr(_relax(), name)(lhs, rhs))
 
 
 @OPS.register("add", functions=[operator.add, operator.iadd, torch.add], methods=["add", "add_"],
@@ -63,8 +96,7 @@ def _scaled(tr, value, alpha, like):
 def _add(tr, input, other, *, alpha=1, out=None):
     if out is not None:
         raise tr.unsupported("the out= argument")
-    like = input if isinstance(input, Expr) else other
-    return _binary(tr, _relax().add, input, _scaled(tr, other, alpha, like), operator.add)
+    return _arith(tr, "add", input, other, operator.add, alpha)
 
 
 @OPS.register("sub", functions=[operator.sub, operator.isub, torch.sub], methods=["sub", "sub_"],
@@ -72,13 +104,14 @@ def _add(tr, input, other, *, alpha=1, out=None):
 def _sub(tr, input, other, *, alpha=1, out=None):
     if out is not None:
         raise tr.unsupported("the out= argument")
-    like = input if isinstance(input, Expr) else other
-    return _binary(tr, _relax().subtract, input, _scaled(tr, other, alpha, like), operator.sub)
+    return _arith(tr, "subtract", input, other, operator.sub, alpha)
 
 
 @OPS.register("rsub", aten=["rsub.Scalar", "rsub.Tensor"])
 def _rsub(tr, input, other, alpha=1):
-    return _binary(tr, _relax().subtract, other, _scaled(tr, input, alpha, input), operator.sub)
+    if alpha != 1:
+        input = _arith(tr, "multiply", input, alpha, operator.mul)
+    return _arith(tr, "subtract", other, input, operator.sub)
 
 
 @OPS.register("mul", functions=[operator.mul, operator.imul, torch.mul], methods=["mul", "mul_"],
@@ -86,7 +119,7 @@ def _rsub(tr, input, other, alpha=1):
 def _mul(tr, input, other, *, out=None):
     if out is not None:
         raise tr.unsupported("the out= argument")
-    return _binary(tr, _relax().multiply, input, other, operator.mul)
+    return _arith(tr, "multiply", input, other, operator.mul)
 
 
 @OPS.register("div", functions=[operator.truediv, operator.itruediv, torch.div, torch.true_divide],
@@ -100,26 +133,37 @@ def _div(tr, input, other, *, rounding_mode=None, out=None):
         if rounding_mode == "trunc":
             return int(input / other)
         return input / other
-    like = input if isinstance(input, Expr) else other
     if rounding_mode is None:
-        if _is_int_dtype(tr.dtype(like)):
-            raise tr.unsupported(f"true division of {tr.dtype(like)} tensors (type promotion to float)")
-        return _binary(tr, _relax().divide, input, other, operator.truediv)
+        # True division: integer and bool operands give torch's default float dtype.
+        dtype = _result_dtype(tr, input, other)
+        if not dtype.startswith(("float", "bfloat")):
+            dtype = torch_dtype_to_str(torch.get_default_dtype())
+        return tr.emit(_relax().divide(_cast_to(tr, input, dtype), _cast_to(tr, other, dtype)))
     if rounding_mode == "floor":
-        return _binary(tr, _relax().floor_divide, input, other, operator.floordiv)
+        return _floordiv(tr, input, other)
     raise tr.unsupported(f"rounding_mode={rounding_mode!r}")
 
 
 @OPS.register("floordiv", functions=[operator.floordiv, torch.floor_divide], methods=["floor_divide"],
               aten=["floor_divide.default", "floor_divide.Scalar"])
 def _floordiv(tr, input, other):
-    return _binary(tr, _relax().floor_divide, input, other, operator.floordiv)
+    if not isinstance(input, Expr) and not isinstance(other, Expr):
+        return input // other
+    lhs, rhs, dtype = _promoted(tr, input, other, "floor_divide")
+    if dtype == "bool":
+        raise TVMTypeError(f"{tr.node_desc()}: floor_divide of bool tensors is not supported by torch")
+    return tr.emit(_relax().floor_divide(lhs, rhs))
 
 
 @OPS.register("pow", functions=[operator.pow, torch.pow], methods=["pow"],
               aten=["pow.Tensor_Scalar", "pow.Tensor_Tensor", "pow.Scalar"])
 def _pow(tr, input, exponent):
-    return _binary(tr, _relax().power, input, exponent, operator.pow)
+    if not isinstance(input, Expr) and not isinstance(exponent, Expr):
+        return input ** exponent
+    base, exponent, dtype = _promoted(tr, input, exponent, "pow")
+    if dtype == "bool":
+        raise tr.unsupported("pow of bool tensors")
+    return tr.emit(_relax().power(base, exponent))
 
 
 @OPS.register("neg", functions=[operator.neg, torch.neg, torch.negative], methods=["neg", "negative"],
@@ -127,6 +171,9 @@ def _pow(tr, input, exponent):
 def _neg(tr, input):
     if not isinstance(input, Expr):
         return -input
+    if tr.dtype(input) == "bool":
+        raise TVMTypeError(f"{tr.node_desc()}: negation of a bool tensor is not supported by torch (use ~ or "
+                           "logical_not)")
     return tr.emit(_relax().negative(input))
 
 
@@ -227,10 +274,14 @@ def _matmul(tr, input, other, *, out=None):
 
 @OPS.register("addmm", functions=[torch.addmm], methods=["addmm"], aten=["addmm.default"])
 def _addmm(tr, input, mat1, mat2, *, beta=1, alpha=1):
-    product = _scaled(tr, tr.emit(_relax().matmul(mat1, mat2)), alpha, mat1)
+    product = tr.emit(_relax().matmul(mat1, mat2))
+    if alpha != 1:
+        product = _arith(tr, "multiply", product, alpha, operator.mul)
     if beta == 0:
         return product
-    return _binary(tr, _relax().add, _scaled(tr, input, beta, mat1), product, operator.add)
+    if beta != 1:
+        input = _arith(tr, "multiply", input, beta, operator.mul)
+    return _arith(tr, "add", input, product, operator.add)
 
 
 # --------------------------------------------------------------------------------------
@@ -585,6 +636,31 @@ def _expand(tr, input, *sizes, implicit=False):
 # --------------------------------------------------------------------------------------
 # indexing and slicing
 # --------------------------------------------------------------------------------------
+def _take_indices(tr, input, indices, axis):
+    """``input`` indexed along ``axis`` by an integer tensor with torch's semantics: a
+    negative index counts from the end (once); an index outside [-n, n) is an error
+    (refused here for constant indices, at run time by relax.take's checked default
+    mode otherwise), never clipped or wrapped."""
+    dtype = tr.dtype(indices, "index")
+    if dtype in ("bool", "uint8"):
+        raise tr.unsupported("indexing with a boolean mask (its result shape depends on the data)")
+    if not _is_int_dtype(dtype):
+        raise TVMTypeError(f"{tr.node_desc()}: tensors used as indices must be integer or bool, got {dtype}")
+    size = tr.shape(input, "input")[axis]
+    if isinstance(indices, Constant):
+        values = indices.data.numpy()
+        bad = values[(values < -size) | (values >= size)]
+        if bad.size:
+            raise TVMIndexError(f"{tr.node_desc()}: index {int(bad.reshape(-1)[0])} is out of bounds for dimension "
+                                f"{axis} with size {size}")
+    if dtype != "int64":
+        indices = tr.emit(_relax().astype(indices, "int64"))
+    wrapped = tr.emit(_relax().add(indices, const(size, "int64")))
+    negative = tr.emit(_relax().less(indices, const(0, "int64")))
+    indices = tr.emit(_relax().where(negative, wrapped, indices))
+    return tr.emit(_relax().take(input, indices, axis=axis))
+
+
 def _slice_tensor(tr, input, index):
     shape = tr.shape(input, "input")
     index = list(index) if isinstance(index, tuple) else [index]
@@ -605,7 +681,7 @@ def _slice_tensor(tr, input, index):
         axis = next(k for k, i in enumerate(index) if isinstance(i, Expr))
         if any(i != slice(None) for i in index if not isinstance(i, Expr)):
             raise tr.unsupported("advanced indexing combined with slices")
-        return tr.emit(_relax().take(input, index[axis], axis=axis))
+        return _take_indices(tr, input, index[axis], axis)
     axes, begin, end, strides, out_shape = [], [], [], [], []
     dim = 0
     for item in index:
@@ -683,6 +759,10 @@ def _mean(tr, input, dim=None, keepdim=False, *, dtype=None, out=None):
         raise tr.unsupported("the out= argument")
     if isinstance(dim, torch.dtype):  # torch.mean(x, torch.float32)
         dim, dtype = None, dim
+    result = torch_dtype_to_str(dtype) if dtype is not None else tr.dtype(input, "input")
+    if not result.startswith(("float", "bfloat")):
+        raise TVMTypeError(f"{tr.node_desc()}: mean of a {result} tensor; torch needs a floating-point input or "
+                           "dtype= (it cannot infer the output dtype)")
     return _reduce(tr, _relax().mean, input, dim, keepdim, dtype)
 
 
@@ -692,6 +772,8 @@ def _sum(tr, input, dim=None, keepdim=False, *, dtype=None, out=None):
         raise tr.unsupported("the out= argument")
     if isinstance(dim, torch.dtype):
         dim, dtype = None, dim
+    if dtype is None and _is_int_dtype(tr.dtype(input, "input")):
+        dtype = torch.int64  # torch sums integer and bool tensors in int64
     return _reduce(tr, _relax().sum, input, dim, keepdim, dtype)
 
 

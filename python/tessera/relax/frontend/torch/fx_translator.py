@@ -36,6 +36,17 @@ class FXTranslator(BaseTranslator):
             value = getattr(value, atom)
         return value
 
+    def _note_attribute_read(self, node, value):
+        """A tensor attribute is the model's state; two reads of one attribute are one tensor."""
+        import torch  # pylint: disable=import-outside-toplevel
+        if not isinstance(value, torch.Tensor):
+            return
+        earlier = self._attribute_nodes.setdefault(id(value), node)
+        if earlier is node:
+            self.aliases.mark_stateful(node, f"the model attribute '{node.target}'")
+        else:
+            self.aliases.same_tensor(node, earlier)
+
     def from_fx(self, model, input_info, keep_params_as_input, unwrap_unit_return_tuple, no_bind_return_tuple):
         import torch  # pylint: disable=import-outside-toplevel
         if not isinstance(model, torch.fx.GraphModule):
@@ -59,6 +70,7 @@ class FXTranslator(BaseTranslator):
                 func_params.append(var)
                 params.append(self.tensor_ndarray(param))
         named_modules = dict(model.named_modules())
+        self._attribute_nodes = {}  # id(attribute tensor) -> its first get_attr node
 
         with self.bb.function("main", params=func_params, attrs=attrs):
             output = None
@@ -74,6 +86,7 @@ class FXTranslator(BaseTranslator):
                             raise self.unsupported(f"reading the attribute '{node.target}' of type "
                                                    f"{type(value).__name__}")
                         self.env[node] = self.retrieve(value)
+                        self._note_attribute_read(node, value)
                     elif node.op == "call_module":
                         self.env[node] = self.convert_module(node, named_modules[node.target])
                     elif node.op == "call_function":
@@ -86,7 +99,7 @@ class FXTranslator(BaseTranslator):
                         break
                     else:
                         raise self.unsupported(f"fx node kind '{node.op}'")
-                    self.update_written_operand(node)
+                    self.track_aliases(node, named_modules.get(node.target) if node.op == "call_module" else None)
             self.node = None
             if output is None:
                 raise ValueError("from_fx: the graph has no output node")
