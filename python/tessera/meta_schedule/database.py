@@ -21,7 +21,7 @@ class Workload:
 
     def __init__(self, mod, shash=None):
         if not isinstance(mod, _ir.IRModule):
-            raise TypeError(f"Workload(mod=...) expects an IRModule, got {type(mod).__name__}")
+            raise TVMTypeError(f"Workload(mod=...) expects an IRModule, got {type(mod).__name__}")
         self.mod = mod
         self.shash = _module_hash(mod) if shash is None else int(shash)
 
@@ -40,7 +40,7 @@ class TuningRecord:
 
     def __init__(self, trace, workload, run_secs=None, target=None, args_info=None, error_msg=None):
         if not isinstance(trace, Trace):
-            raise TypeError(f"TuningRecord(trace=...) expects a tir.Trace, got {type(trace).__name__}")
+            raise TVMTypeError(f"TuningRecord(trace=...) expects a tir.Trace, got {type(trace).__name__}")
         self.trace = trace
         self.workload = workload
         self.run_secs = None if run_secs is None else [float(t) for t in run_secs]
@@ -130,7 +130,7 @@ class Database:
     # ---- records
     def commit_tuning_record(self, record):
         if not isinstance(record, TuningRecord):
-            raise TypeError(f"commit_tuning_record expects a TuningRecord, got {type(record).__name__}")
+            raise TVMTypeError(f"commit_tuning_record expects a TuningRecord, got {type(record).__name__}")
         idx = self._index_of(record.workload)
         self._records.append(record)
         self._record_wl.append(idx)
@@ -142,8 +142,8 @@ class Database:
                 return i
         idx = self._find_workload(workload.mod)
         if idx is None:
-            raise ValueError("commit_tuning_record: the record's workload was never committed "
-                             "(call commit_workload(mod) first)")
+            raise TVMValueError("commit_tuning_record: the record's workload was never committed "
+                                "(call commit_workload(mod) first)")
         return idx
 
     def get_all_tuning_records(self):
@@ -157,7 +157,7 @@ class Database:
     def get_top_k(self, workload, top_k):
         """The ``top_k`` fastest valid records of ``workload``, fastest first."""
         if top_k < 0:
-            raise ValueError(f"get_top_k(top_k={top_k}) must be non-negative")
+            raise TVMValueError(f"get_top_k(top_k={top_k}) must be non-negative")
         idx = self._index_of(workload)
         recs = [r for r, w in zip(self._records, self._record_wl) if r.is_valid and w == idx]
         recs.sort(key=lambda r: r.mean_run_sec)
@@ -193,7 +193,7 @@ class Database:
         fns = {"schedule": self.query_schedule, "record": self.query_tuning_record,
                "ir_module": self.query_ir_module}
         if kind not in fns:
-            raise ValueError(f"query(kind={kind!r}): expected one of {sorted(fns)}")
+            raise TVMValueError(f"query(kind={kind!r}): expected one of {sorted(fns)}")
         return fns[kind](mod, target, workload_name)
 
     # hooks for persistent subclasses
@@ -244,12 +244,14 @@ class JSONDatabase(Database):
             self._load_record(lineno, obj)
 
     def _load_record(self, lineno, obj):
-        where = f"{self.path_tuning_record}:{lineno}"
+        where = f"{self.path_tuning_record}, line {lineno}"
         if not isinstance(obj, list) or len(obj) != 2:
             raise _bad_line(where, "a tuning record must be [workload_index, record]", obj)
         idx, rec = obj
         if isinstance(idx, bool) or not isinstance(idx, int):
             raise _bad_line(where, "the workload index must be an integer", idx)
+        if idx >= len(self._workloads):
+            self._read_new_workloads()  # a writer appended the workload after we read the file
         if not 0 <= idx < len(self._workloads):
             raise TVMValueError(f"{where}: the record refers to workload {idx}, but {self.path_workload} holds "
                                 f"{len(self._workloads)}")
@@ -272,7 +274,7 @@ class JSONDatabase(Database):
                                                          first_lineno=self._workload_lines + 1)
         self._workload_lines += count
         for lineno, obj in lines:
-            where = f"{self.path_workload}:{lineno}"
+            where = f"{self.path_workload}, line {lineno}"
             if not isinstance(obj, list) or len(obj) != 2 or not isinstance(obj[1], str):
                 raise _bad_line(where, "a workload must be [structural_hash, module_json]", obj)
             try:
@@ -331,7 +333,7 @@ def _json_lines(path, start=0, first_lineno=1):
         try:
             out.append((lineno, json.loads(raw)))
         except ValueError:
-            raise TVMValueError(f"{path}:{lineno}: not valid JSON: {raw[:80]!r}") from None
+            raise TVMValueError(f"{path}, line {lineno}: not valid JSON: {raw[:80]!r}") from None
     return out, start + end, len(lines)
 
 
@@ -376,7 +378,7 @@ def create(kind="json", *args, **kwargs):
         return JSONDatabase(*args, **kwargs)
     if kind == "memory":
         return MemoryDatabase(*args, **kwargs)
-    raise ValueError(f"database.create(kind={kind!r}): expected 'json' or 'memory'")
+    raise TVMValueError(f"database.create(kind={kind!r}): expected 'json' or 'memory'")
 
 
 __all__ = ["Database", "JSONDatabase", "MemoryDatabase", "TuningRecord", "Workload", "create"]

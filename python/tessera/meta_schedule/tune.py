@@ -225,7 +225,7 @@ def make_database(database, work_dir, who):
     if database == "memory":
         return MemoryDatabase()
     if not isinstance(database, Database):
-        raise ValueError(f"{who}(database={database!r}): expected 'json', 'memory' or a Database")
+        raise TVMValueError(f"{who}(database={database!r}): expected 'json', 'memory' or a Database")
     return database
 
 
@@ -235,7 +235,7 @@ def make_cost_model(cost_model, seed, who):
     if cost_model == "random":
         return RandomModel(seed=seed)
     if not hasattr(cost_model, "predict"):
-        raise ValueError(f"{who}(cost_model={cost_model!r}): expected 'xgb', 'random' or a CostModel")
+        raise TVMValueError(f"{who}(cost_model={cost_model!r}): expected 'xgb', 'random' or a CostModel")
     return cost_model
 
 
@@ -249,7 +249,7 @@ def make_builder_runner(builder, runner, num_workers, work_dir, who):
         runner = LocalRunner()
     for obj, name, method in ((builder, "builder", "build"), (runner, "runner", "run")):
         if not hasattr(obj, method):
-            raise ValueError(f"{who}({name}={obj!r}): expected 'local' or an object with .{method}()")
+            raise TVMValueError(f"{who}({name}={obj!r}): expected 'local' or an object with .{method}()")
     return builder, runner, own_builder, own_runner
 
 
@@ -270,7 +270,7 @@ def tune_tir(mod, target, work_dir, max_trials_global, *, num_trials_per_iter=64
     os.makedirs(work_dir, exist_ok=True)
     ctx = TuneContext(mod, target, space, strategy, task_name, -1 if seed is None else seed, num_tuning_cores)
     if ctx.target.kind.name != "llvm":
-        raise ValueError(f"tune_tir: target {ctx.target} is not supported; only CPU (llvm) targets are tuned")
+        raise TVMValueError(f"tune_tir: target {ctx.target} is not supported; only CPU (llvm) targets are tuned")
     database = make_database(database, work_dir, "tune_tir")
     cost_model = make_cost_model(cost_model, ctx.rand_state, "tune_tir")
     builder, runner, own_builder, own_runner = make_builder_runner(builder, runner, ctx.num_threads, work_dir,

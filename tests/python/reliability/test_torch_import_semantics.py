@@ -240,7 +240,7 @@ class Counter(nn.Module):
         self.register_buffer("count", torch.zeros(3))
 
     def forward(self, x):
-        self.count.add_(1)
+        self.count.add_(x.sum())  # traced (an operand is the input): a graph node writes the buffer
         return x + self.count
 
 for tag, convert in (("fx", lambda m: from_fx(torch.fx.symbolic_trace(m), [([3], "float32")])),

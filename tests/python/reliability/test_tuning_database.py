@@ -19,19 +19,14 @@ import fcntl, json, os, threading, time
 import tessera as tvm
 from tessera import meta_schedule as ms
 from tessera.meta_schedule.database import JSONDatabase, TuningRecord
-from tessera.script import tir as T
+from tessera import te
 
 def matmul(n):
-    @T.prim_func
-    def main(A: T.Buffer((n, n), "float32"), B: T.Buffer((n, n), "float32"), C: T.Buffer((n, n), "float32")):
-        T.func_attr({"global_symbol": "main", "tir.noalias": True})
-        for i, j, k in T.grid(n, n, n):
-            with T.block("C"):
-                vi, vj, vk = T.axis.remap("SSR", [i, j, k])
-                with T.init():
-                    C[vi, vj] = T.float32(0)
-                C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
-    return tvm.IRModule({"main": main})
+    a = te.placeholder((n, n), "float32", name="A")
+    b = te.placeholder((n, n), "float32", name="B")
+    k = te.reduce_axis((0, n), name="k")
+    c = te.compute((n, n), lambda i, j: te.sum(a[i, k] * b[k, j], axis=k), name="C")
+    return tvm.IRModule({"main": te.create_prim_func([a, b, c]).with_attr("global_symbol", "main")})
 
 def schedule(mod, seed, tile):
     sch = tvm.tir.Schedule(mod, seed=seed)
@@ -95,7 +90,7 @@ def test_malformed_lines_name_file_and_line(tmp_path):
             JSONDatabase(work_dir=work)
         except ValueError as err:
             assert isinstance(err, tvm.error.TVMError), (bad, type(err))
-            assert f"{{which}}:{{lineno}}:" in str(err) and match in str(err), (bad, str(err))
+            assert f"{{which}}, line {{lineno}}:" in str(err) and match in str(err), (bad, str(err))
         else:
             raise AssertionError("no error for " + bad)
     """)
@@ -164,21 +159,37 @@ def test_databases_opened_together_keep_their_workloads_apart(tmp_path):
     """)
 
 
+def _barrier_code(parties):
+    """Code making each process wait until ``parties`` processes have opened their
+    database (so their lifetimes overlap: each opened before any committed)."""
+    return f"""
+def barrier(directory, me):
+    open(os.path.join(directory, str(me)), "w").close()
+    deadline = time.time() + 60
+    while len(os.listdir(directory)) < {parties} and time.time() < deadline:
+        time.sleep(0.01)
+"""
+
+
 _CONCURRENT_WRITER = """
 import sys
 sys.path.insert(0, {python!r})
 exec({prelude!r})
+exec({barrier!r})
 n, tile, count = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 mod = matmul(n)
 db = JSONDatabase(work_dir={work!r})
+barrier({barrier_dir!r}, n)
 for i in range(count):
     commit(db, mod, i, (i + 1) * 1e-3, tile)
 """
 
 
 def test_concurrent_processes_sharing_a_work_dir(tmp_path):
-    work = str(tmp_path)
-    script = _CONCURRENT_WRITER.format(python=harness._PYTHON_DIR, prelude=_PRELUDE, work=work)
+    work, barrier_dir = str(tmp_path / "work"), tmp_path / "barrier"
+    barrier_dir.mkdir()
+    script = _CONCURRENT_WRITER.format(python=harness._PYTHON_DIR, prelude=_PRELUDE, work=work,
+                                       barrier=_barrier_code(3), barrier_dir=str(barrier_dir))
     procs = [subprocess.Popen([sys.executable, "-c", script, str(n), str(tile), "25"], stderr=subprocess.PIPE,
                               text=True) for n, tile in ((16, 4), (32, 8), (24, 6))]
     for p in procs:
@@ -196,41 +207,40 @@ def test_concurrent_processes_sharing_a_work_dir(tmp_path):
 
 
 def test_tune_tir_runs_sharing_a_work_dir(tmp_path):
-    """Two tune_tir runs, one after the other, then two at the same time."""
+    """tune_tir on two workloads with one work_dir: one after the other in a process
+    (each with a database opened up front), then two processes at the same time."""
     script = textwrap.dedent(f"""
         import sys
         sys.path.insert(0, {harness._PYTHON_DIR!r})
         exec({_PRELUDE!r})
+        exec({_barrier_code(2)!r})
         def space(sch):
             i, j, k = sch.get_loops(sch.get_block("C", "main"))
             sch.split(i, factors=sch.sample_perfect_tile(i, n=2))
             return sch
         if __name__ == "__main__":
-            n, work = int(sys.argv[1]), sys.argv[2]
-            ms.tune_tir(matmul(n), "llvm --num-cores=1", work, 2, num_trials_per_iter=2, strategy="random",
-                        space=ms.space_generator.ScheduleFn(space), cost_model="random", seed=n,
-                        num_tuning_cores=1)
+            work, barrier_dir, sizes = sys.argv[1], sys.argv[2], [int(n) for n in sys.argv[3:]]
+            dbs = [JSONDatabase(work_dir=work) for _ in sizes]
+            barrier(barrier_dir, sizes[0])
+            for n, db in zip(sizes, dbs):
+                ms.tune_tir(matmul(n), "llvm --num-cores=1", work, 2, num_trials_per_iter=2, strategy="random",
+                            space=ms.space_generator.ScheduleFn(space), cost_model="random", seed=n,
+                            num_tuning_cores=1, database=db)
     """)
     path = tmp_path / "tune.py"
     path.write_text(script)
-
-    def start(n, work):
-        return subprocess.Popen([sys.executable, str(path), str(n), work], stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True)
-
-    for mode in ("sequential", "concurrent"):
-        work = str(tmp_path / mode)
-        procs = []
-        for n in (16, 32):
-            procs.append(start(n, work))
-            if mode == "sequential":
-                out, _ = procs[-1].communicate(timeout=120)
-                assert procs[-1].returncode == 0, out
+    for mode, groups in (("sequential", [[16, 32]]), ("concurrent", [[16], [32]])):
+        work, barrier_dir = tmp_path / mode, tmp_path / (mode + "_barrier")
+        barrier_dir.mkdir()
+        if mode == "sequential":
+            (barrier_dir / "other").touch()  # one process: nobody to wait for
+        procs = [subprocess.Popen([sys.executable, str(path), str(work), str(barrier_dir)] + [str(n) for n in g],
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for g in groups]
         for p in procs:
             out, _ = p.communicate(timeout=120)
             assert p.returncode == 0, out
         _run(f"""
-        db = JSONDatabase(work_dir={work!r})
+        db = JSONDatabase(work_dir={str(work)!r})
         for n in (16, 32):
             recs = db.records_of(matmul(n))
             assert len(recs) == 2 and all(r.is_valid for r in recs), (n, recs)
@@ -267,7 +277,7 @@ def test_tuning_arguments_are_checked_up_front(tmp_path, entry):
             call(**{{name: eval(value)}})
         except (TypeError, ValueError) as err:
             assert isinstance(err, tvm.error.TVMError), (name, value, type(err))
-            assert isinstance(err, {"ValueError": ValueError, "TypeError": TypeError}[kind]), (name, value, err)
+            assert isinstance(err, {{"ValueError": ValueError, "TypeError": TypeError}}[kind]), (name, value, err)
             assert f"{{name}}=" in str(err) and name in str(err), (name, value, str(err))
         else:
             raise AssertionError(f"no error for {{name}}={{value}}")

@@ -30,7 +30,11 @@ def _make(name):
             # A half-precision sum loses every addend once the total passes 2**11 (4,096
             # ones sum to 2,048): accumulate in float32 and round the result once.
             def reduce(x, axis, keepdims, _reduce=reduce, _dtype=dtype):  # pylint: disable=function-redefined
-                return topi.cast(_reduce(topi.cast(x, "float32"), axis, keepdims), _dtype)
+                from ... import te  # pylint: disable=import-outside-toplevel
+                wide = te.compute(x.shape, lambda *i: x(*i).astype("float32"), name="T_widen", tag="elemwise")
+                total = _reduce(wide, axis, keepdims)
+                return te.compute(total.shape, lambda *i: total(*i).astype(_dtype), name="T_narrow",
+                                  tag="elemwise")
         return bb.call_te(reduce, call.args[0], axis, keepdims, primfunc_name_hint=name)
 
     register_legalize(op_name)(legalize)

@@ -30,7 +30,7 @@ def _pair(value, what, tr):
     if len(value) == 1:
         return [int(value[0])] * 2
     if len(value) != 2:
-        raise ValueError(f"{tr.node_desc()}: {what} must be an int or a pair, got {value}")
+        raise TVMValueError(f"{tr.node_desc()}: {what} must be an int or a pair, got {value}")
     return [int(v) for v in value]
 
 
@@ -210,7 +210,7 @@ def _gelu(tr, input, approximate="none"):
         return tr.emit(_relax().nn.gelu(input))
     if approximate == "tanh":
         return tr.emit(_relax().nn.gelu_tanh(input))
-    raise ValueError(f"{tr.node_desc()}: gelu approximate must be 'none' or 'tanh', got {approximate!r}")
+    raise TVMValueError(f"{tr.node_desc()}: gelu approximate must be 'none' or 'tanh', got {approximate!r}")
 
 
 @OPS.register("silu", functions=[F.silu], modules={nn.SiLU: lambda tr, m: {"inplace": m.inplace}},
@@ -300,7 +300,7 @@ def _conv2d_impl(tr, input, weight, bias, stride, padding, dilation, groups):
             totals = [d * (k - 1) for d, k in zip(dilation, kernel)]
             padding = [totals[0] // 2, totals[1] // 2, totals[0] - totals[0] // 2, totals[1] - totals[1] // 2]
         else:
-            raise ValueError(f"{tr.node_desc()}: padding must be 'valid', 'same' or ints, got {padding!r}")
+            raise TVMValueError(f"{tr.node_desc()}: padding must be 'valid', 'same' or ints, got {padding!r}")
     else:
         padding = _pair(padding, "padding", tr)
     out = tr.emit(_relax().nn.conv2d(input, weight, strides=stride, padding=padding, dilation=dilation,
@@ -381,8 +381,8 @@ def _layer_norm_impl(tr, input, normalized_shape, weight, bias, eps):
     normalized_shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
     count = len(normalized_shape)
     if count == 0 or count > len(shape) or list(shape[len(shape) - count:]) != [int(d) for d in normalized_shape]:
-        raise ValueError(f"{tr.node_desc()}: normalized_shape {normalized_shape} does not match the trailing "
-                         f"dims of the input shape {shape}")
+        raise TVMValueError(f"{tr.node_desc()}: normalized_shape {normalized_shape} does not match the trailing "
+                            f"dims of the input shape {shape}")
     dtype = tr.dtype(input)
     gamma = weight if weight is not None else const(torch.ones(normalized_shape).numpy(), dtype)
     beta = bias if bias is not None else const(torch.zeros(normalized_shape).numpy(), dtype)
@@ -464,7 +464,7 @@ def _adaptive_avg_pool2d(tr, input, output_size):
     shape = tr.shape(input, "input")
     sizes = [output_size, output_size] if isinstance(output_size, int) or output_size is None else list(output_size)
     if len(sizes) != 2:
-        raise ValueError(f"{tr.node_desc()}: output_size must be an int or a pair, got {output_size!r}")
+        raise TVMValueError(f"{tr.node_desc()}: output_size must be an int or a pair, got {output_size!r}")
     sizes = [shape[2 + i] if s is None else int(s) for i, s in enumerate(sizes)]
     return tr.emit(_relax().nn.adaptive_avg_pool2d(input, output_size=sizes))
 
@@ -491,7 +491,7 @@ def _dropout(tr, input, p=0.5, training=True, inplace=False, train=None):
               aten=["clone.default", "alias.default", "detach.default", "contiguous.default", "lift_fresh_copy.default"])
 def _identity(tr, input, *args, memory_format=None, **kwargs):
     if args or kwargs:
-        raise TypeError(f"{tr.node_desc()}: unexpected arguments {args or ''}{kwargs or ''}")
+        raise TVMTypeError(f"{tr.node_desc()}: unexpected arguments {args or ''}{kwargs or ''}")
     return input
 
 
@@ -514,17 +514,17 @@ def _reshape_to(tr, input, new_shape):
     for dim in new_shape:
         if dim != -1:
             if dim < 0:
-                raise ValueError(f"{tr.node_desc()}: invalid dimension {dim} in shape {new_shape}")
+                raise TVMValueError(f"{tr.node_desc()}: invalid dimension {dim} in shape {new_shape}")
             known *= dim
     if len(unknown) > 1:
-        raise ValueError(f"{tr.node_desc()}: only one dimension can be -1 in shape {new_shape}")
+        raise TVMValueError(f"{tr.node_desc()}: only one dimension can be -1 in shape {new_shape}")
     if unknown:
         if known == 0 or total % known:
-            raise ValueError(f"{tr.node_desc()}: shape {new_shape} is invalid for an input of shape {shape}")
+            raise TVMValueError(f"{tr.node_desc()}: shape {new_shape} is invalid for an input of shape {shape}")
         new_shape = list(new_shape)
         new_shape[unknown[0]] = total // known
     elif known != total:
-        raise ValueError(f"{tr.node_desc()}: shape {new_shape} is invalid for an input of shape {shape}")
+        raise TVMValueError(f"{tr.node_desc()}: shape {new_shape} is invalid for an input of shape {shape}")
     if list(new_shape) == shape:
         return input
     return tr.emit(_relax().reshape(input, list(new_shape)))
@@ -545,7 +545,7 @@ def _flatten_impl(tr, input, start_dim, end_dim):
     start = tr.normalize_axis(start_dim, len(shape), "start_dim")
     end = tr.normalize_axis(end_dim, len(shape), "end_dim")
     if start > end:
-        raise ValueError(f"{tr.node_desc()}: flatten start_dim {start_dim} comes after end_dim {end_dim}")
+        raise TVMValueError(f"{tr.node_desc()}: flatten start_dim {start_dim} comes after end_dim {end_dim}")
     middle = 1
     for dim in shape[start:end + 1]:
         middle *= dim
@@ -564,7 +564,7 @@ def _permute(tr, input, *dims):
     ndim = tr.ndim(input, "input")
     axes = [tr.normalize_axis(d, ndim, "dims") for d in _shape_arg(dims)]
     if sorted(axes) != list(range(ndim)):
-        raise ValueError(f"{tr.node_desc()}: dims {list(dims)} are not a permutation of the {ndim} axes")
+        raise TVMValueError(f"{tr.node_desc()}: dims {list(dims)} are not a permutation of the {ndim} axes")
     return tr.emit(_relax().permute_dims(input, axes))
 
 
@@ -582,7 +582,7 @@ def _transpose(tr, input, dim0, dim1):
 def _t(tr, input):
     ndim = tr.ndim(input, "input")
     if ndim > 2:
-        raise ValueError(f"{tr.node_desc()}: t() expects a tensor of rank <= 2, got rank {ndim}")
+        raise TVMValueError(f"{tr.node_desc()}: t() expects a tensor of rank <= 2, got rank {ndim}")
     return input if ndim < 2 else tr.emit(_relax().permute_dims(input, [1, 0]))
 
 
@@ -615,7 +615,7 @@ def _cat(tr, tensors, dim=0, *, axis=None, out=None):
         dim = axis
     tensors = list(tensors)
     if not tensors:
-        raise ValueError(f"{tr.node_desc()}: cat of an empty list")
+        raise TVMValueError(f"{tr.node_desc()}: cat of an empty list")
     axis = tr.normalize_axis(dim, tr.ndim(tensors[0], "tensors[0]"), "dim")
     return tr.emit(_relax().concat(tensors, axis=axis))
 
@@ -626,7 +626,7 @@ def _expand(tr, input, *sizes, implicit=False):
     sizes = _shape_arg(sizes)
     lead = len(sizes) - len(shape)
     if lead < 0:
-        raise ValueError(f"{tr.node_desc()}: expand to {sizes} has fewer dims than the input shape {shape}")
+        raise TVMValueError(f"{tr.node_desc()}: expand to {sizes} has fewer dims than the input shape {shape}")
     target = [shape[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(sizes)]
     if target == shape:
         return input
@@ -665,10 +665,10 @@ def _slice_tensor(tr, input, index):
     shape = tr.shape(input, "input")
     index = list(index) if isinstance(index, tuple) else [index]
     if sum(1 for i in index if i is Ellipsis) > 1:
-        raise ValueError(f"{tr.node_desc()}: an index can only have one Ellipsis")
+        raise TVMValueError(f"{tr.node_desc()}: an index can only have one Ellipsis")
     consumed = sum(1 for i in index if i is not None and i is not Ellipsis)
     if consumed > len(shape):
-        raise IndexError(f"{tr.node_desc()}: too many indices ({consumed}) for a tensor of rank {len(shape)}")
+        raise TVMIndexError(f"{tr.node_desc()}: too many indices ({consumed}) for a tensor of rank {len(shape)}")
     if Ellipsis in index:
         pos = index.index(Ellipsis)
         index = index[:pos] + [slice(None)] * (len(shape) - consumed) + index[pos + 1:]
@@ -693,12 +693,12 @@ def _slice_tensor(tr, input, index):
             raise tr.unsupported(f"indexing with {type(item).__name__}")
         if isinstance(item, int):
             if not -size <= item < size:
-                raise IndexError(f"{tr.node_desc()}: index {item} is out of range for dim {dim} of size {size}")
+                raise TVMIndexError(f"{tr.node_desc()}: index {item} is out of range for dim {dim} of size {size}")
             start = item % size
             axes.append(dim), begin.append(start), end.append(start + 1), strides.append(1)
         else:
             if item.step is not None and item.step <= 0:
-                raise ValueError(f"{tr.node_desc()}: slice step must be positive, got {item.step}")
+                raise TVMValueError(f"{tr.node_desc()}: slice step must be positive, got {item.step}")
             start, stop, step = item.indices(size)
             length = len(range(start, stop, step))
             if (start, stop, step) != (0, size, 1):
@@ -719,7 +719,7 @@ def _getitem(tr, input, index):
         return input[index]
     if isinstance(input, Expr) and isinstance(input.struct_info, TupleStructInfo):
         if not isinstance(index, int):
-            raise TypeError(f"{tr.node_desc()}: a tuple index must be an int, got {type(index).__name__}")
+            raise TVMTypeError(f"{tr.node_desc()}: a tuple index must be an int, got {type(index).__name__}")
         return tr.emit(TupleGetItem(input, index))
     return _slice_tensor(tr, input, index)
 
@@ -817,10 +817,11 @@ def _astype(tr, input, dtype):
 def _assert_tensor_metadata(tr, input, size=None, stride=None, dtype=None, *, device=None, layout=None):
     """torch.export's run-time metadata check, done here at import time (no value)."""
     if dtype is not None and tr.dtype(input) != torch_dtype_to_str(dtype):
-        raise TypeError(f"{tr.node_desc()}: the tensor is {tr.dtype(input)}, the program expects "
-                        f"{torch_dtype_to_str(dtype)}")
+        raise TVMTypeError(f"{tr.node_desc()}: the tensor is {tr.dtype(input)}, the program expects "
+                           f"{torch_dtype_to_str(dtype)}")
     if size is not None and list(size) != tr.shape(input):
-        raise ValueError(f"{tr.node_desc()}: the tensor has shape {tr.shape(input)}, the program expects {list(size)}")
+        raise TVMValueError(f"{tr.node_desc()}: the tensor has shape {tr.shape(input)}, the program expects "
+                            f"{list(size)}")
     return None
 
 
@@ -842,7 +843,7 @@ def _to(tr, input, *args, **kwargs):
     for key in ("device", "non_blocking", "copy", "memory_format", "layout", "pin_memory"):
         kwargs.pop(key, None)
     if kwargs:
-        raise TypeError(f"{tr.node_desc()}: unexpected keyword arguments {sorted(kwargs)}")
+        raise TVMTypeError(f"{tr.node_desc()}: unexpected keyword arguments {sorted(kwargs)}")
     for arg in args:
         if isinstance(arg, torch.dtype):
             dtype = arg
@@ -851,7 +852,7 @@ def _to(tr, input, *args, **kwargs):
         elif isinstance(arg, str) and arg.replace("torch.", "") in ("float32", "float16", "int32", "int64"):
             dtype = arg
         elif not isinstance(arg, (str, torch.device, bool)):
-            raise TypeError(f"{tr.node_desc()}: unexpected argument {arg!r} to to()")
+            raise TVMTypeError(f"{tr.node_desc()}: unexpected argument {arg!r} to to()")
     return input if dtype is None else _astype(tr, input, dtype)
 
 

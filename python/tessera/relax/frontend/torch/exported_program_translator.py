@@ -2,11 +2,11 @@
 The graph's aten nodes are converted through the shared table (converters.py) by aten
 op name; user inputs become the parameters of "main", weights and buffers constants,
 or (keep_params_as_input) the model parameters follow the inputs (TVM v0.18's semantics)."""
-from .... import error
 from ...expr import Var
 from ...struct_info import TensorStructInfo
 from .base_translator import BaseTranslator, torch_dtype_to_str
 from . import converters  # noqa: F401  pylint: disable=unused-import  (fills the table)
+from ....error import OpNotImplemented, TVMTypeError, TVMValueError
 
 
 class ExportedProgramTranslator(BaseTranslator):
@@ -28,8 +28,8 @@ class ExportedProgramTranslator(BaseTranslator):
         import torch  # pylint: disable=import-outside-toplevel
         from torch.export.graph_signature import InputKind, OutputKind  # pylint: disable=import-outside-toplevel
         if not isinstance(program, torch.export.ExportedProgram):
-            raise TypeError(f"from_exported_program: expected a torch.export.ExportedProgram "
-                            f"(torch.export.export(model, args)), got {type(program).__name__}")
+            raise TVMTypeError(f"from_exported_program: expected a torch.export.ExportedProgram "
+                               f"(torch.export.export(model, args)), got {type(program).__name__}")
         signature = program.graph_signature
         # A functionalized program returns its writes to inputs first: the caller's input
         # arrays are not written (the Relax function is pure, its results are right); a
@@ -39,7 +39,7 @@ class ExportedProgramTranslator(BaseTranslator):
             if spec.kind == OutputKind.USER_OUTPUT:
                 user_outputs.append(i)
             elif spec.kind != OutputKind.USER_INPUT_MUTATION:
-                raise error.OpNotImplemented(
+                raise OpNotImplemented(
                     f"from_exported_program: the program writes '{spec.target}' ({spec.kind.name}); the imported "
                     "Relax function keeps no state between calls (export the model in eval mode, model.eval(), "
                     "and without in-place updates of its buffers)")
@@ -108,7 +108,7 @@ class ExportedProgramTranslator(BaseTranslator):
                         raise self.unsupported(f"fx node kind '{node.op}'")
             self.node = None
             if output is None:
-                raise ValueError("from_exported_program: the graph has no output node")
+                raise TVMValueError("from_exported_program: the graph has no output node")
             self.bb.emit_func_output(output)
 
         mod = self.bb.get()
@@ -131,7 +131,7 @@ def from_exported_program(exported_program, *, keep_params_as_input=False, unwra
 
     Both the program of torch.export.export and its run_decompositions() (core aten)
     are accepted. An operator the importer does not know raises
-    tvm.error.OpNotImplemented naming it and its fx node."""
+    tvm.OpNotImplemented naming it and its fx node."""
     return ExportedProgramTranslator().from_exported_program(exported_program, keep_params_as_input,
                                                              unwrap_unit_return_tuple, no_bind_return_tuple)
 

@@ -7,19 +7,22 @@ from ...expr import Var
 from ...struct_info import TensorStructInfo
 from .base_translator import BaseTranslator, torch_dtype_to_str
 from . import converters  # noqa: F401  pylint: disable=unused-import  (fills the table)
+from ....error import TVMAttributeError, TVMTypeError, TVMValueError
 
 
 def _check_input_info(input_info):
     if not isinstance(input_info, (list, tuple)):
-        raise TypeError(f"from_fx: input_info must be a list of (shape, dtype) pairs, got {type(input_info).__name__}")
+        raise TVMTypeError("from_fx: input_info must be a list of (shape, dtype) pairs, got "
+                           f"{type(input_info).__name__}")
     checked = []
     for i, item in enumerate(input_info):
         if not isinstance(item, (list, tuple)) or len(item) != 2:
-            raise TypeError(f"from_fx: input_info[{i}] must be a (shape, dtype) pair, got {item!r}")
+            raise TVMTypeError(f"from_fx: input_info[{i}] must be a (shape, dtype) pair, got {item!r}")
         shape, dtype = item
         if not isinstance(shape, (list, tuple)) or not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0
                                                           for d in shape):
-            raise TypeError(f"from_fx: input_info[{i}]: the shape must be a list of non-negative ints, got {shape!r}")
+            raise TVMTypeError(f"from_fx: input_info[{i}]: the shape must be a list of non-negative ints, got "
+                               f"{shape!r}")
         checked.append(([int(d) for d in shape], torch_dtype_to_str(dtype)))
     return checked
 
@@ -31,8 +34,8 @@ class FXTranslator(BaseTranslator):
         value = model
         for i, atom in enumerate(target.split(".")):
             if not hasattr(value, atom):
-                raise AttributeError(f"{self.node_desc()}: the model has no attribute "
-                                     f"'{'.'.join(target.split('.')[:i + 1])}'")
+                raise TVMAttributeError(f"{self.node_desc()}: the model has no attribute "
+                                        f"'{'.'.join(target.split('.')[:i + 1])}'")
             value = getattr(value, atom)
         return value
 
@@ -50,14 +53,14 @@ class FXTranslator(BaseTranslator):
     def from_fx(self, model, input_info, keep_params_as_input, unwrap_unit_return_tuple, no_bind_return_tuple):
         import torch  # pylint: disable=import-outside-toplevel
         if not isinstance(model, torch.fx.GraphModule):
-            raise TypeError(f"from_fx: expected a torch.fx.GraphModule (torch.fx.symbolic_trace(model)), got "
-                            f"{type(model).__name__}")
+            raise TVMTypeError(f"from_fx: expected a torch.fx.GraphModule (torch.fx.symbolic_trace(model)), got "
+                               f"{type(model).__name__}")
         input_info = _check_input_info(input_info)
         placeholders = [n for n in model.graph.nodes if n.op == "placeholder"]
         if len(placeholders) != len(input_info):
-            raise ValueError(f"from_fx: the graph has {len(placeholders)} inputs "
-                             f"({', '.join(n.name for n in placeholders)}) but input_info describes "
-                             f"{len(input_info)}")
+            raise TVMValueError(f"from_fx: the graph has {len(placeholders)} inputs "
+                                f"({', '.join(n.name for n in placeholders)}) but input_info describes "
+                                f"{len(input_info)}")
         inputs = [Var(f"inp_{i}", TensorStructInfo(shape, dtype)) for i, (shape, dtype) in enumerate(input_info)]
         func_params = list(inputs)
         attrs = None
@@ -102,7 +105,7 @@ class FXTranslator(BaseTranslator):
                     self.track_aliases(node, named_modules.get(node.target) if node.op == "call_module" else None)
             self.node = None
             if output is None:
-                raise ValueError("from_fx: the graph has no output node")
+                raise TVMValueError("from_fx: the graph has no output node")
             self.bb.emit_func_output(output)
 
         mod = self.bb.get()
