@@ -69,6 +69,7 @@ class AliasTracker:
         self.aliases = {}        # fx node -> _Alias
         self.versions = {}       # root fx node -> number of writes to it so far
         self.stateful_roots = {}  # root fx node -> what it is (a weight or buffer: writes are refused)
+        self.state_write = None   # the error of the first write to one, raised by check_state_writes
 
     # -- meta tensors -------------------------------------------------------------------
     def _tensor_sinfo(self, value):
@@ -96,6 +97,11 @@ class AliasTracker:
         """``node`` holds the model's state (a weight, a buffer): an in-place write to it
         would have to persist across calls, which a Relax function cannot do."""
         self.stateful_roots[node] = what
+
+    def check_state_writes(self):
+        """Raises the error of the first in-place write to the model's state, if any."""
+        if self.state_write is not None:
+            raise self.state_write
 
     def same_tensor(self, node, earlier):
         """``node`` is the very tensor ``earlier`` is (a second fx read of one attribute)."""
@@ -174,10 +180,13 @@ class AliasTracker:
             value = tr.emit(_op.astype(value, old_spec[1]))
         alias = self._root_alias(operand)
         root = alias.root
-        if root in self.stateful_roots:
-            raise OpNotImplemented(f"{tr.node_desc(node)} writes {self.stateful_roots[root]} in place; the "
-                                   "imported Relax function keeps no state between calls (not supported by the "
-                                   "PyTorch importer)")
+        if root in self.stateful_roots and self.state_write is None:
+            # Raised once the graph is converted (check_state_writes), so that a more
+            # specific error of a later node (batch_norm in training mode) comes first.
+            self.state_write = OpNotImplemented(
+                f"{tr.node_desc(node)} writes {self.stateful_roots[root]} in place; the imported Relax function "
+                "keeps no state between calls (not supported by the PyTorch importer; in a model that updates "
+                "buffers only in training, call model.eval() first)")
         if alias.meta is None:
             raise OpNotImplemented(f"{tr.node_desc(node)} writes in place through "
                                    f"'{operand.name}', a view of '{root.name}' whose layout the PyTorch importer "
@@ -197,26 +206,11 @@ class AliasTracker:
 
     def _scatter(self, node, value, meta, root_meta, root_value):
         """The root's new value after writing ``value`` into its view ``meta``."""
-        tr = self.tr
-        positions = self._positions(meta, root_meta).reshape(-1)
-        numel = root_meta.numel()
-        if positions.size == 0:
-            return root_value
+        positions = self._positions(meta, root_meta)
         if np.unique(positions).size != positions.size:
-            raise TVMValueError(f"{tr.node_desc(node)}: in-place write to a tensor whose elements overlap in "
+            raise TVMValueError(f"{self.tr.node_desc(node)}: in-place write to a tensor whose elements overlap in "
                                 "memory (an expand()ed view); PyTorch refuses it too")
-        shape = list(root_meta.shape)
-        flat_value = tr.emit(_op.reshape(value, [positions.size]))
-        if positions.size == numel and np.array_equal(positions, np.arange(numel)):
-            return tr.emit(_op.reshape(flat_value, shape))
-        source = np.full(numel, -1, dtype=np.int64)
-        source[positions] = np.arange(positions.size, dtype=np.int64)
-        covered = source >= 0
-        gathered = tr.emit(_op.take(flat_value, const(np.where(covered, source, 0), "int64"), axis=0))
-        if not covered.all():
-            flat_root = tr.emit(_op.reshape(root_value, [numel]))
-            gathered = tr.emit(_op.where(const(covered, "bool"), gathered, flat_root))
-        return tr.emit(_op.reshape(gathered, shape))
+        return scatter_positions(self.tr, root_value, list(root_meta.shape), positions, value)
 
     # -- reads ----------------------------------------------------------------------------
     def refresh(self, node):
@@ -244,8 +238,29 @@ class AliasTracker:
         alias.version = self.versions[alias.root]
 
 
+def scatter_positions(tr, base, shape, positions, value):
+    """``base`` (a tensor of ``shape``) with the element at flat position
+    ``positions[i]`` replaced by ``value``'s element i (``positions`` has ``value``'s
+    shape, no position twice): a gather from ``value`` where written, else ``base``."""
+    positions = np.asarray(positions, dtype=np.int64).reshape(-1)
+    numel = int(np.prod(shape, dtype=np.int64))
+    if positions.size == 0:
+        return base
+    flat_value = tr.emit(_op.reshape(value, [positions.size]))
+    if positions.size == numel and np.array_equal(positions, np.arange(numel)):
+        return tr.emit(_op.reshape(flat_value, list(shape)))
+    source = np.full(numel, -1, dtype=np.int64)
+    source[positions] = np.arange(positions.size, dtype=np.int64)
+    covered = source >= 0
+    gathered = tr.emit(_op.take(flat_value, const(np.where(covered, source, 0), "int64"), axis=0))
+    if not covered.all():
+        flat_base = tr.emit(_op.reshape(base, [numel]))
+        gathered = tr.emit(_op.where(const(covered, "bool"), gathered, flat_base))
+    return tr.emit(_op.reshape(gathered, list(shape)))
+
+
 class _NotReplayable(Exception):
     """A view candidate whose other arguments are Relax values other than tensors."""
 
 
-__all__ = ["AliasTracker", "VIEW_CANDIDATES", "is_inplace_call"]
+__all__ = ["AliasTracker", "VIEW_CANDIDATES", "is_inplace_call", "scatter_positions"]

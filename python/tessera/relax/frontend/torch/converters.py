@@ -15,6 +15,7 @@ from ... import op as _op
 from ....error import OpNotImplemented, TVMIndexError, TVMTypeError, TVMValueError
 from ...expr import Constant, Expr, TupleGetItem, const
 from ...struct_info import TupleStructInfo
+from .aliasing import scatter_positions
 from .base_translator import OPS, NotComputed, torch_dtype_to_str
 
 
@@ -736,6 +737,82 @@ def _select(tr, input, dim, index):
     idx = [slice(None)] * tr.ndim(input, "input")
     idx[tr.normalize_axis(dim, len(idx), "dim")] = int(index)
     return _slice_tensor(tr, input, tuple(idx))
+
+
+def _static_positions(tr, input, what):
+    """Flat position of each element of ``input`` (a NumPy array of its shape)."""
+    shape = tr.shape(input, what)
+    return np.arange(int(np.prod(shape, dtype=np.int64)), dtype=np.int64).reshape(shape)
+
+
+@OPS.register("slice_scatter", functions=[torch.slice_scatter], aten=["slice_scatter.default"])
+def _slice_scatter(tr, input, src, dim=0, start=None, end=None, step=1):
+    """``input`` with its slice ``start:end:step`` along ``dim`` replaced by ``src`` (the
+    functional form of a write through a slice, as in functionalized programs)."""
+    positions = _static_positions(tr, input, "input")
+    index = [slice(None)] * positions.ndim
+    if step is not None and step <= 0:
+        raise TVMValueError(f"{tr.node_desc()}: slice step must be positive, got {step}")
+    index[tr.normalize_axis(dim, positions.ndim, "dim")] = slice(start, end, step)
+    return _scatter_into(tr, input, src, positions[tuple(index)])
+
+
+@OPS.register("select_scatter", functions=[torch.select_scatter], aten=["select_scatter.default"])
+def _select_scatter(tr, input, src, dim, index):
+    positions = _static_positions(tr, input, "input")
+    axis = tr.normalize_axis(dim, positions.ndim, "dim")
+    size = positions.shape[axis]
+    if not -size <= index < size:
+        raise TVMIndexError(f"{tr.node_desc()}: index {index} is out of range for dim {axis} of size {size}")
+    return _scatter_into(tr, input, src, np.take(positions, index % size, axis=axis))
+
+
+def _scatter_into(tr, input, src, positions):
+    if list(positions.shape) != tr.shape(src, "src"):
+        raise TVMValueError(f"{tr.node_desc()}: src has shape {tr.shape(src)}, the slice it replaces has shape "
+                            f"{list(positions.shape)}")
+    return scatter_positions(tr, input, tr.shape(input), positions, _cast_to(tr, src, tr.dtype(input)))
+
+
+@OPS.register("arange", functions=[torch.arange], aten=["arange.default", "arange.start", "arange.start_step"])
+def _arange(tr, *args, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False, out=None):
+    """A constant: torch computes it (its dtype rules: int64 for integers, else the
+    default float dtype)."""
+    if out is not None:
+        raise tr.unsupported("the out= argument")
+    if any(isinstance(a, Expr) for a in args):
+        raise tr.unsupported("arange with tensor bounds")
+    return const(torch.arange(*args, dtype=dtype).numpy(), torch_dtype_to_str(torch.arange(*args, dtype=dtype).dtype))
+
+
+def _register_compare(name, relax_name, py_op):
+    def convert(tr, input, other):
+        if not isinstance(input, Expr) and not isinstance(other, Expr):
+            return py_op(input, other)
+        lhs, rhs, _ = _promoted(tr, input, other, name)
+        return tr.emit(getattr(_relax(), relax_name)(lhs, rhs))
+    convert.__name__ = f"_{name}"
+    OPS.register(name, functions=[py_op, getattr(torch, name)], methods=[name],
+                 aten=[f"{name}.Tensor", f"{name}.Scalar"])(convert)
+
+
+for _name, _relax_name, _py_op in (("eq", "equal", operator.eq), ("ne", "not_equal", operator.ne),
+                                   ("lt", "less", operator.lt), ("le", "less_equal", operator.le),
+                                   ("gt", "greater", operator.gt), ("ge", "greater_equal", operator.ge)):
+    _register_compare(_name, _relax_name, _py_op)
+
+
+@OPS.register("where", functions=[torch.where], methods=["where"], aten=["where.self", "where.ScalarOther",
+                                                                            "where.ScalarSelf", "where.Scalar"])
+def _where(tr, condition, input, other):
+    if tr.dtype(condition, "condition") != "bool":
+        raise TVMTypeError(f"{tr.node_desc()}: where expects a bool condition, got {tr.dtype(condition)}")
+    if not isinstance(input, Expr) and not isinstance(other, Expr):
+        dtype = torch_dtype_to_str(torch.result_type(input, other))
+        input, other = const(input, dtype), const(other, dtype)
+    else:
+        input, other, _ = _promoted(tr, input, other, "where")
+    return tr.emit(_relax().where(condition, input, other))
 
 
 # --------------------------------------------------------------------------------------

@@ -107,6 +107,7 @@ class ExportedProgramTranslator(BaseTranslator):
                     else:
                         raise self.unsupported(f"fx node kind '{node.op}'")
             self.node = None
+            self.aliases.check_state_writes()
             if output is None:
                 raise TVMValueError("from_exported_program: the graph has no output node")
             self.bb.emit_func_output(output)

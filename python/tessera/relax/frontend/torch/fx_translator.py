@@ -104,6 +104,7 @@ class FXTranslator(BaseTranslator):
                         raise self.unsupported(f"fx node kind '{node.op}'")
                     self.track_aliases(node, named_modules.get(node.target) if node.op == "call_module" else None)
             self.node = None
+            self.aliases.check_state_writes()
             if output is None:
                 raise TVMValueError("from_fx: the graph has no output node")
             self.bb.emit_func_output(output)
