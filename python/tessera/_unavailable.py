@@ -1,6 +1,7 @@
 """Shared body of the packages that exist for import compatibility but are
 not implemented yet (relax, te, topi, meta_schedule): any attribute access
 raises NotImplementedError naming what is missing."""
+from .error import OpNotImplemented
 
 
 def missing_attribute(package):
@@ -9,6 +10,6 @@ def missing_attribute(package):
     def __getattr__(name):
         if name.startswith("__"):
             raise AttributeError(name)
-        raise NotImplementedError(f"tessera.{package}.{name} is not implemented yet")
+        raise OpNotImplemented(f"tessera.{package}.{name} is not implemented yet")
 
     return __getattr__

@@ -4,6 +4,7 @@ from ._ffi.registry import get_global_func
 from .ir.module import IRModule
 from .target import Target
 from .tir.function import PrimFunc
+from .error import OpNotImplemented, TVMTypeError
 
 
 def _as_module(inputs, name, what):
@@ -14,7 +15,7 @@ def _as_module(inputs, name, what):
         return IRModule.from_expr(func)
     if isinstance(inputs, IRModule):
         return inputs
-    raise TypeError(f"{what} expects an IRModule or a PrimFunc, got {type(inputs).__name__}")
+    raise TVMTypeError(f"{what} expects an IRModule or a PrimFunc, got {type(inputs).__name__}")
 
 
 def lower(inp, args=None, name="main", binds=None, simple_mode=False):
@@ -23,7 +24,7 @@ def lower(inp, args=None, name="main", binds=None, simple_mode=False):
     returns the lowered IRModule. ``simple_mode`` skips LoopPartition and
     UnrollLoop, as TVM's. ``args``/``binds`` (for TE schedules) are not supported."""
     if args is not None or binds is not None:
-        raise NotImplementedError("tvm.lower: args/binds (TE schedules) are not supported; pass an IRModule or PrimFunc")
+        raise OpNotImplemented("tvm.lower: args/binds (TE schedules) are not supported; pass an IRModule or PrimFunc")
     from .tir.pipeline import get_default_tir_pipeline  # pylint: disable=import-outside-toplevel
     from .ir.transform import Sequential  # pylint: disable=import-outside-toplevel
 
@@ -44,12 +45,12 @@ def build(inputs, target=None, target_host=None, name=None, **kwargs):
     accepted only as None."""
     for key, value in kwargs.items():
         if key not in ("args", "runtime", "binds"):
-            raise TypeError(f"tvm.build() got an unexpected keyword argument {key!r}")
+            raise TVMTypeError(f"tvm.build() got an unexpected keyword argument {key!r}")
         if value is not None:
-            raise NotImplementedError(f"tvm.build({key}=...) is not supported (it applies to TE inputs and "
+            raise OpNotImplemented(f"tvm.build({key}=...) is not supported (it applies to TE inputs and "
                                       "custom runtimes); pass an IRModule or a PrimFunc")
     if isinstance(inputs, dict):
-        raise NotImplementedError("building a {target: module} dict is not supported; build each module separately")
+        raise OpNotImplemented("building a {target: module} dict is not supported; build each module separately")
     mod = _as_module(inputs, name, "tvm.build")
     target = Target(target if target is not None else "llvm", host=target_host)
     return get_global_func("codegen.Build")(mod, target)

@@ -13,7 +13,8 @@ from . import _core
 
 __all__ = [
     "TVMError", "InternalError", "TVMValueError", "TVMTypeError", "TVMIndexError", "TVMOverflowError", "TVMMemoryError",
-    "TVMKeyError", "TVMAttributeError", "OpNotImplemented", "DiagnosticError",
+    "TVMKeyError", "TVMAttributeError", "TVMFileNotFoundError", "TVMOSError", "TVMImportError",
+    "OpNotImplemented", "DiagnosticError",
     "ParseError", "ScheduleError", "TVMRecursionError", "register_error",
 ]
 
@@ -50,6 +51,18 @@ class TVMKeyError(TVMError, builtins.KeyError):
 
 class TVMAttributeError(TVMError, builtins.AttributeError):
     """An object has no such attribute."""
+
+
+class TVMOSError(TVMError, builtins.OSError):
+    """A file or system resource could not be used (unreadable source, failed I/O)."""
+
+
+class TVMFileNotFoundError(TVMError, builtins.FileNotFoundError):
+    """A file (module library, tuning database) does not exist."""
+
+
+class TVMImportError(TVMError, builtins.ImportError):
+    """An optional dependency (xgboost, ray) is not installed."""
 
 
 class TVMOverflowError(TVMError, builtins.OverflowError):
@@ -129,6 +142,8 @@ def as_tvm_error(exc, context):
     if isinstance(exc, TVMError):
         return exc
     for builtin_cls, twin in ((builtins.NotImplementedError, OpNotImplemented),
+                              (builtins.FileNotFoundError, TVMFileNotFoundError),
+                              (builtins.OSError, TVMOSError),
                               (builtins.OverflowError, TVMOverflowError),
                               (builtins.IndexError, TVMIndexError),
                               (builtins.KeyError, TVMKeyError),

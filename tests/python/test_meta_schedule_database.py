@@ -89,17 +89,19 @@ def test_json_files_are_json_lines(tmp_path):
         assert len(f.read().splitlines()) == 1
 
 
-def test_truncated_last_line_is_dropped_and_repaired(tmp_path):
+def test_truncated_last_line_is_skipped_and_repaired_by_the_next_append(tmp_path):
     mod = matmul_module(32)
     _records(mod, ms.database.JSONDatabase(work_dir=str(tmp_path)))
     path = tmp_path / "database_tuning_record.json"
     with open(path, "a") as f:
         f.write('[0, {"trace": {"insts": [["GetBl')   # a record cut short by kill -9
+    cut = path.read_text()
     db = ms.database.JSONDatabase(work_dir=str(tmp_path))
     assert len(db.get_all_tuning_records()) == 4
-    assert path.read_text().endswith("\n")
+    assert path.read_text() == cut  # opening only reads; the next append (under the lock) repairs
     sch = stochastic_schedule_mm(tvm.tir.Schedule(mod, seed=9))
     db.commit_tuning_record(TuningRecord(sch.trace, db.commit_workload(mod), [5e-3]))
+    assert path.read_text().endswith("\n") and len(path.read_text().splitlines()) == 5
     assert len(ms.database.JSONDatabase(work_dir=str(tmp_path)).get_all_tuning_records()) == 5
 
 

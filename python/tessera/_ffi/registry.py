@@ -5,7 +5,7 @@ of that type key come back as.  ``register_func`` / ``get_global_func``
 read and write the process-wide function registry that C++ uses too.
 """
 from .. import _core
-from ..error import TVMValueError
+from ..error import TVMTypeError, TVMValueError
 
 
 def register_object(type_key=None):
@@ -36,11 +36,11 @@ def register_func(func_name, f=None, override=False):
     if callable(func_name):
         f, func_name = func_name, func_name.__name__
     if not isinstance(func_name, str):
-        raise TypeError(f"register_func expects a name (str), got {type(func_name).__name__}")
+        raise TVMTypeError(f"register_func expects a name (str), got {type(func_name).__name__}")
 
     def register(myf):
         if not callable(myf):
-            raise TypeError(f"register_func('{func_name}'): {myf!r} is not callable")
+            raise TVMTypeError(f"register_func('{func_name}'): {myf!r} is not callable")
         _core._register_func(func_name, myf, override)
         return myf
 

@@ -5,6 +5,7 @@ from .._ffi.registry import register_object
 from ..ir.base import Node
 from ..ir.expr import Range
 from . import _ffi_api
+from ..error import OpNotImplemented, TVMTypeError
 
 
 @register_object("arith.ConstIntBound")
@@ -72,7 +73,7 @@ class Analyzer:
     def can_prove(self, expr, strength=ProofStrength.DEFAULT):
         """True only when ``expr`` provably holds (the default strength only)."""
         if strength != ProofStrength.DEFAULT:
-            raise NotImplementedError(f"can_prove(strength={strength!r}) is not supported; only "
+            raise OpNotImplemented(f"can_prove(strength={strength!r}) is not supported; only "
                                       "ProofStrength.DEFAULT")
         return bool(_ffi_api.AnalyzerCanProve(self._handle, expr))
 
@@ -90,7 +91,7 @@ class Analyzer:
         elif isinstance(info, ModularSet):
             _ffi_api.AnalyzerUpdateModularSet(self._handle, var, info)
         else:
-            raise TypeError(f"Analyzer.update: expected ConstIntBound or ModularSet, got {type(info).__name__}")
+            raise TVMTypeError(f"Analyzer.update: expected ConstIntBound or ModularSet, got {type(info).__name__}")
 
 
 __all__ = ["ConstIntBound", "ModularSet", "ProofStrength", "Analyzer", "Range"]

@@ -7,6 +7,7 @@ from .._ffi.registry import register_object
 from ..ir.base import Node
 from ..ir.expr import PrimExpr
 from . import _ffi_api
+from ..error import TVMValueError
 
 
 @register_object("arith.IterMapExpr")
@@ -62,7 +63,7 @@ class IterMapLevel(IntEnum):
             return IterMapLevel.Surjective
         if key in ("no_check", "nocheck"):
             return IterMapLevel.NoCheck
-        raise ValueError(f"unknown check level '{name}': expected bijective, surjective or no_check")
+        raise TVMValueError(f"unknown check level '{name}': expected bijective, surjective or no_check")
 
 
 def _level(check_level):

@@ -3,6 +3,7 @@ printing methods every node shares (``script()``, ``show()``)."""
 from .. import _core
 from .._ffi.registry import register_object, get_global_func
 from . import _ffi_api
+from ..error import OpNotImplemented, TVMTypeError
 
 
 # TVM's printer options with their defaults: Tessera's printer prints with
@@ -24,12 +25,12 @@ _SCRIPT_HONOURED = {"indent_spaces", "tir_prefix", "ir_prefix", "name", "obj_to_
 def _check_script_options(kwargs):
     for key, value in kwargs.items():
         if key not in _SCRIPT_DEFAULTS:
-            raise TypeError(f"script() got an unexpected keyword argument {key!r}")
+            raise TVMTypeError(f"script() got an unexpected keyword argument {key!r}")
         if key in _SCRIPT_HONOURED:
             continue
         default = _SCRIPT_DEFAULTS[key]
         if value is not default and value != default:
-            raise NotImplementedError(f"script({key}={value!r}) is not supported; Tessera prints with "
+            raise OpNotImplemented(f"script({key}={value!r}) is not supported; Tessera prints with "
                                       f"{key}={default!r}")
 
 
@@ -46,14 +47,14 @@ class Node(_core.Object):
         _check_script_options(kwargs)
         printer = get_global_func("script.AsTVMScript", allow_missing=True)
         if printer is None:
-            raise NotImplementedError("the TVMScript printer is not available in this build")
+            raise OpNotImplemented("the TVMScript printer is not available in this build")
         return printer(self, kwargs) if kwargs else printer(self)
 
     def show(self, style=None, black_format=False, **kwargs):
         """Prints :meth:`script` to stdout (no highlighting ``style`` or
         ``black_format``)."""
         if style is not None or black_format:
-            raise NotImplementedError("show(style=..., black_format=True) is not supported; call show()")
+            raise OpNotImplemented("show(style=..., black_format=True) is not supported; call show()")
         print(self.script(**kwargs))
 
     def astext(self, **kwargs):
@@ -66,7 +67,7 @@ class Node(_core.Object):
 
     def __setstate__(self, state):
         if not isinstance(state, dict) or not isinstance(state.get("handle"), str):
-            raise TypeError("Node.__setstate__ expects the dict of __getstate__ ({'handle': json})")
+            raise TVMTypeError("Node.__setstate__ expects the dict of __getstate__ ({'handle': json})")
         self.__init_handle_by_constructor__(_ffi_api.LoadJSON, state["handle"])
 
     def __str__(self):

@@ -2,6 +2,7 @@
 from .._ffi.registry import register_object
 from .base import Node
 from . import _ffi_api
+from ..error import OpNotImplemented
 
 
 @register_object("ir.BaseExpr")
@@ -30,7 +31,7 @@ class GlobalVar(RelaxExpr):
 
     def __init__(self, name_hint, type_annot=None):
         if type_annot is not None:
-            raise NotImplementedError("GlobalVar(type_annot=...) is not supported")
+            raise OpNotImplemented("GlobalVar(type_annot=...) is not supported")
         self.__init_handle_by_constructor__(_ffi_api.GlobalVar, name_hint)
 
     def __repr__(self):

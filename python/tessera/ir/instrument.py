@@ -9,6 +9,7 @@ import inspect
 from .._ffi.registry import register_object
 from ..runtime import Object
 from . import _ffi_instrument_api
+from ..error import TVMTypeError
 
 _HOOKS = ("enter_pass_ctx", "exit_pass_ctx", "should_run", "run_before_pass", "run_after_pass")
 
@@ -67,9 +68,9 @@ def pass_instrument(pi_cls=None):
 
     def create_pass_instrument(cls):
         if not inspect.isclass(cls):
-            raise TypeError(f"pass_instrument decorates a class, got {type(cls).__name__}")
+            raise TVMTypeError(f"pass_instrument decorates a class, got {type(cls).__name__}")
         if not any(hasattr(cls, h) for h in _HOOKS):
-            raise TypeError(f"{cls.__name__} defines none of the instrument hooks {', '.join(_HOOKS)}")
+            raise TVMTypeError(f"{cls.__name__} defines none of the instrument hooks {', '.join(_HOOKS)}")
         return _wrap_class_pass_instrument(cls)
 
     if pi_cls:
@@ -122,7 +123,7 @@ class PassPrintingInstrument:
         for what, names in (("print_before_pass_names", print_before_pass_names),
                             ("print_after_pass_names", print_after_pass_names)):
             if isinstance(names, str) or not isinstance(names, (list, tuple, set)):
-                raise TypeError(f"PassPrintingInstrument: {what} must be a list of pass names")
+                raise TVMTypeError(f"PassPrintingInstrument: {what} must be a list of pass names")
         self.print_before_pass_names = list(print_before_pass_names)
         self.print_after_pass_names = list(print_after_pass_names)
 

@@ -3,6 +3,7 @@ from .._ffi.registry import register_object
 from .base import Node
 from .expr import GlobalVar
 from . import _ffi_api
+from ..error import OpNotImplemented, TVMTypeError
 
 
 class FunctionMap(dict):
@@ -16,7 +17,7 @@ class FunctionMap(dict):
         return hash(tuple(self.items()))
 
     def _read_only(self, *args, **kwargs):
-        raise TypeError("IRModule.functions is read-only; use mod[name] = func or mod.update(...)")
+        raise TVMTypeError("IRModule.functions is read-only; use mod[name] = func or mod.update(...)")
 
     __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _read_only
 
@@ -32,7 +33,7 @@ class IRModule(Node):
 
     def __init__(self, functions=None, type_definitions=None, attrs=None):
         if type_definitions:
-            raise NotImplementedError("IRModule(type_definitions=...) is not supported")
+            raise OpNotImplemented("IRModule(type_definitions=...) is not supported")
         self.__init_handle_by_constructor__(_ffi_api.IRModule, dict(functions or {}), attrs)
 
     @property
@@ -100,7 +101,7 @@ class IRModule(Node):
     def from_expr(expr, functions=None, type_defs=None):
         """A module holding ``expr`` under its "global_symbol" attribute or "main"."""
         if type_defs:
-            raise NotImplementedError("IRModule.from_expr(type_defs=...) is not supported")
+            raise OpNotImplemented("IRModule.from_expr(type_defs=...) is not supported")
         mod = _ffi_api.Module_FromExpr(expr)
         if functions:
             mod.update(functions)

@@ -13,13 +13,14 @@ import inspect
 from .._ffi.registry import register_object
 from ..runtime import Object
 from . import _ffi_transform_api
+from ..error import OpNotImplemented, TVMTypeError, TVMValueError
 
 
 def _name_list(value, what):
     if value is None:
         return []
     if isinstance(value, str) or not isinstance(value, (list, tuple, set)):
-        raise TypeError(f"{what} is expected to be a list/tuple/set of pass names, got {type(value).__name__}")
+        raise TVMTypeError(f"{what} is expected to be a list/tuple/set of pass names, got {type(value).__name__}")
     return list(value)
 
 
@@ -55,9 +56,10 @@ class PassContext(Object):
         required = _name_list(required_pass, "required_pass")
         disabled = _name_list(disabled_pass, "disabled_pass")
         if instruments is not None and not isinstance(instruments, (list, tuple)):
-            raise TypeError(f"instruments is expected to be a list of PassInstrument, got {type(instruments).__name__}")
+            raise TVMTypeError("instruments is expected to be a list of PassInstrument, got "
+                               f"{type(instruments).__name__}")
         if config is not None and not isinstance(config, dict):
-            raise TypeError(f"config is expected to be a dict, got {type(config).__name__}")
+            raise TVMTypeError(f"config is expected to be a dict, got {type(config).__name__}")
         self.__init_handle_by_constructor__(_ffi_transform_api.PassContext, opt_level, required, disabled,
                                             list(instruments) if instruments else [], config or {})
 
@@ -119,12 +121,12 @@ class Sequential(Pass):
     def __init__(self, passes=None, opt_level=0, name="sequential", required=None, traceable=False):
         passes = passes if passes is not None else []
         if not isinstance(passes, (list, tuple)):
-            raise TypeError(f"Sequential expects a list of passes, got {type(passes).__name__}")
+            raise TVMTypeError(f"Sequential expects a list of passes, got {type(passes).__name__}")
         for i, p in enumerate(passes):
             if not isinstance(p, Pass):
-                raise TypeError(f"Sequential: item #{i} is a {type(p).__name__}, not a Pass")
+                raise TVMTypeError(f"Sequential: item #{i} is a {type(p).__name__}, not a Pass")
         if traceable:
-            raise NotImplementedError("Sequential(traceable=True): pass tracing is not supported")
+            raise OpNotImplemented("Sequential(traceable=True): pass tracing is not supported")
         self.__init_handle_by_constructor__(_ffi_transform_api.Sequential, list(passes), opt_level, name,
                                             _name_list(required, "Sequential required"))
 
@@ -144,7 +146,7 @@ def _wrap_class_pass(pass_cls, method, pass_class, make):
     ``pass_cls(*args, **kwargs).<method>`` (``make(self, bound_method)``
     builds the C++ pass); other attributes are looked up on that instance."""
     if not hasattr(pass_cls, method):
-        raise TypeError(f"{pass_cls.__name__} has no {method} method: it cannot be made into a pass")
+        raise TVMTypeError(f"{pass_cls.__name__} has no {method} method: it cannot be made into a pass")
 
     class PyPass(pass_class):
         def __init__(self, *args, **kwargs):
@@ -177,21 +179,21 @@ def make_pass_decorator(what, method, pass_class, ffi_ctor, pass_func, opt_level
     ``opt_level`` is required and the decorator works with and without
     arguments; ``name`` defaults to the function's or class's name."""
     if opt_level is None:
-        raise ValueError(f"{what}: please provide opt_level, e.g. @{what}(opt_level=0)")
+        raise TVMValueError(f"{what}: please provide opt_level, e.g. @{what}(opt_level=0)")
     required = _name_list(required, f"{what} required")
     if traceable:
-        raise NotImplementedError(f"{what}(traceable=True): pass tracing is not supported")
+        raise OpNotImplemented(f"{what}(traceable=True): pass tracing is not supported")
 
     def create(pass_arg):
         fname = name if name else getattr(pass_arg, "__name__", None)
         if not fname:
-            raise TypeError(f"{what}: give the pass a name (name=...)")
+            raise TVMTypeError(f"{what}: give the pass a name (name=...)")
         info = PassInfo(opt_level, fname, required)
         if inspect.isclass(pass_arg):
             return _wrap_class_pass(pass_arg, method, pass_class,
                                     lambda self, bound: self.__init_handle_by_constructor__(ffi_ctor, bound, info))
         if not callable(pass_arg):
-            raise TypeError(f"{what} expects a function or a class, got {type(pass_arg).__name__}")
+            raise TVMTypeError(f"{what} expects a function or a class, got {type(pass_arg).__name__}")
         return ffi_ctor(pass_arg, info)
 
     return create(pass_func) if pass_func else create

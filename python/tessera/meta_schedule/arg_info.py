@@ -2,24 +2,25 @@
 shape and dtype of each buffer parameter, stored with tuning records and used to
 make the random inputs a candidate is measured and checked on."""
 from ..tir import PrimFunc
+from ..error import TVMTypeError, TVMValueError
 
 
 class ArgInfo:
     @staticmethod
     def from_prim_func(func):
         if not isinstance(func, PrimFunc):
-            raise TypeError(f"ArgInfo.from_prim_func expects a PrimFunc, got {type(func).__name__}")
+            raise TVMTypeError(f"ArgInfo.from_prim_func expects a PrimFunc, got {type(func).__name__}")
         out = []
         for param in func.params:
             if param not in func.buffer_map:
-                raise ValueError(f"parameter {param.name} of the tuned PrimFunc is not a buffer; "
-                                 "only buffer parameters can be tuned")
+                raise TVMValueError(f"parameter {param.name} of the tuned PrimFunc is not a buffer; "
+                                    "only buffer parameters can be tuned")
             buf = func.buffer_map[param]
             try:
                 shape = [int(s) for s in buf.shape]
             except (TypeError, ValueError):
-                raise ValueError(f"buffer {buf.name} has a symbolic shape {list(buf.shape)}; "
-                                 "tuning needs static shapes") from None
+                raise TVMValueError(f"buffer {buf.name} has a symbolic shape {list(buf.shape)}; "
+                                    "tuning needs static shapes") from None
             out.append(TensorInfo(str(buf.dtype), shape))
         return out
 
@@ -31,7 +32,7 @@ class ArgInfo:
     def from_json(obj):
         kind, dtype, shape = obj
         if kind != "TENSOR":
-            raise ValueError(f"unknown ArgInfo kind {kind!r}")
+            raise TVMValueError(f"unknown ArgInfo kind {kind!r}")
         return TensorInfo(dtype, shape)
 
 

@@ -8,6 +8,7 @@ on all measurements after each round. RandomModel predicts uniform noise (for co
 from typing import NamedTuple, Optional
 
 import numpy as np
+from ..error import OpNotImplemented, TVMImportError, TVMTypeError, TVMValueError
 
 
 class CostModel:
@@ -15,17 +16,17 @@ class CostModel:
     or ``update(features, run_secs)`` / ``predict(features)`` on extracted features."""
 
     def update(self, *args):
-        raise NotImplementedError
+        raise OpNotImplemented
 
     def predict(self, *args):
-        raise NotImplementedError
+        raise OpNotImplemented
 
     @staticmethod
     def create(kind, *args, **kwargs):
         """``"xgb"`` or ``"random"`` (TVM's names)."""
         kinds = {"xgb": XGBModel, "random": RandomModel}
         if kind not in kinds:
-            raise ValueError(f"CostModel.create: unknown kind {kind!r}; expected one of {sorted(kinds)}")
+            raise TVMValueError(f"CostModel.create: unknown kind {kind!r}; expected one of {sorted(kinds)}")
         return kinds[kind](*args, **kwargs)
 
 
@@ -37,11 +38,11 @@ class RandomModel(CostModel):
 
     def update(self, *args):
         if len(args) not in (2, 3):
-            raise TypeError("RandomModel.update takes (context, candidates, runner_results) or (features, run_secs)")
+            raise TVMTypeError("RandomModel.update takes (context, candidates, runner_results) or (features, run_secs)")
 
     def predict(self, *args):
         if len(args) not in (1, 2):
-            raise TypeError("RandomModel.predict takes (context, candidates) or (features)")
+            raise TVMTypeError("RandomModel.predict takes (context, candidates) or (features)")
         return self._rng.random(len(list(args[-1])))
 
 
@@ -53,7 +54,7 @@ def _as_rows(x):
     if x.ndim == 1:
         x = x.reshape(1, -1)
     if x.ndim != 2:
-        raise ValueError(f"XGBModel: a candidate's features must be 2-D (stores x features), got shape {x.shape}")
+        raise TVMValueError(f"XGBModel: a candidate's features must be 2-D (stores x features), got shape {x.shape}")
     return x
 
 
@@ -64,7 +65,7 @@ class _Packed:
         rows = [_as_rows(f) for f in feats]
         for r in rows:
             if r.shape[0] and r.shape[1] != n_features:
-                raise ValueError(f"XGBModel: feature rows of length {r.shape[1]}, expected {n_features}")
+                raise TVMValueError(f"XGBModel: feature rows of length {r.shape[1]}, expected {n_features}")
         self.n = len(rows)
         self.ids = np.repeat(np.arange(self.n), [r.shape[0] for r in rows])
         self.x = np.concatenate(rows, axis=0) if len(self.ids) else np.zeros((0, n_features), "float32")
@@ -107,17 +108,17 @@ class XGBModel(CostModel):
         try:
             import xgboost
         except ImportError:
-            raise ImportError("XGBModel needs the xgboost package (pip install xgboost; "
-                              "scripts/setup.sh installs it)") from None
+            raise TVMImportError("XGBModel needs the xgboost package (pip install xgboost; "
+                                 "scripts/setup.sh installs it)") from None
         config = XGBConfig() if config is None else config
         if not isinstance(config, XGBConfig):
-            raise TypeError(f"XGBModel: config must be an XGBConfig, got {type(config).__name__}")
+            raise TVMTypeError(f"XGBModel: config must be an XGBConfig, got {type(config).__name__}")
         if int(num_rounds) < 1 or int(config.max_depth) < 1:
-            raise ValueError("XGBModel: num_rounds and config.max_depth must be >= 1")
+            raise TVMValueError("XGBModel: num_rounds and config.max_depth must be >= 1")
         if early_stopping_rounds is not None and int(early_stopping_rounds) < 1:
-            raise ValueError("XGBModel: early_stopping_rounds must be >= 1 or None")
+            raise TVMValueError("XGBModel: early_stopping_rounds must be >= 1 or None")
         if int(num_warmup_samples) < 1:
-            raise ValueError("XGBModel: num_warmup_samples must be >= 1")
+            raise TVMValueError("XGBModel: num_warmup_samples must be >= 1")
         self._xgb = xgboost
         if extractor is None:
             from .feature_extractor import PerStoreFeature  # pylint: disable=import-outside-toplevel
@@ -147,8 +148,8 @@ class XGBModel(CostModel):
             if self._n_features is None:
                 self._n_features = r.shape[1]
             elif r.shape[1] != self._n_features:
-                raise ValueError(f"XGBModel: feature rows of length {r.shape[1]}, the model was fed "
-                                 f"{self._n_features}")
+                raise TVMValueError(f"XGBModel: feature rows of length {r.shape[1]}, the model was fed "
+                                    f"{self._n_features}")
 
     def update(self, *args):
         """``update(context, candidates, runner_results)`` (TVM) or ``update(features, run_secs)``:
@@ -157,11 +158,11 @@ class XGBModel(CostModel):
             context, candidates, results = args
             candidates, results = list(candidates), list(results)
             if len(candidates) != len(results):
-                raise ValueError(f"XGBModel.update: {len(candidates)} candidates but {len(results)} results")
+                raise TVMValueError(f"XGBModel.update: {len(candidates)} candidates but {len(results)} results")
             return self._update(self.extractor.extract_from(context, candidates), [_run_secs_of(r) for r in results])
         if len(args) == 2:
             return self._update(*args)
-        raise TypeError("XGBModel.update takes (context, candidates, runner_results) or (features, run_secs)")
+        raise TVMTypeError("XGBModel.update takes (context, candidates, runner_results) or (features, run_secs)")
 
     def predict(self, *args):
         """``predict(context, candidates)`` (TVM) or ``predict(features)``: predicted normalized
@@ -171,12 +172,12 @@ class XGBModel(CostModel):
             return self._predict(self.extractor.extract_from(context, list(candidates)))
         if len(args) == 1:
             return self._predict(args[0])
-        raise TypeError("XGBModel.predict takes (context, candidates) or (features)")
+        raise TVMTypeError("XGBModel.predict takes (context, candidates) or (features)")
 
     def _update(self, features, run_secs):
         features, run_secs = list(features), list(run_secs)
         if len(features) != len(run_secs):
-            raise ValueError(f"XGBModel.update: {len(features)} feature sets but {len(run_secs)} latencies")
+            raise TVMValueError(f"XGBModel.update: {len(features)} feature sets but {len(run_secs)} latencies")
         self._check_width(features)
         for x, t in zip(features, run_secs):
             self._feats.append(_as_rows(x))
@@ -238,7 +239,7 @@ class XGBModel(CostModel):
         data = np.load(path)
         counts, rows, lats = data["counts"], data["rows"], data["lats"]
         if len(counts) != len(lats) or int(counts.sum()) != rows.shape[0]:
-            raise ValueError(f"XGBModel.load: {path} is not a file XGBModel.save wrote")
+            raise TVMValueError(f"XGBModel.load: {path} is not a file XGBModel.save wrote")
         bounds = np.cumsum(np.concatenate([[0], counts]))
         feats = [rows[bounds[i]:bounds[i + 1]] for i in range(len(counts))]
         self._feats, self._lats, self._n_features, self._booster = [], [], None, None

@@ -2,10 +2,12 @@
 structural hash) and tuning records (trace, run times, target, argument info).
 JSONDatabase keeps them as JSON lines in ``work_dir``, appended and flushed per
 record, so a killed run loses at most the record being written and a rerun resumes."""
+import fcntl
 import json
 import os
 
 from .. import ir as _ir
+from ..error import TVMFileNotFoundError, TVMTypeError, TVMValueError
 from ..tir.schedule import Schedule, Trace
 from .arg_info import ArgInfo
 
@@ -19,7 +21,7 @@ class Workload:
 
     def __init__(self, mod, shash=None):
         if not isinstance(mod, _ir.IRModule):
-            raise TypeError(f"Workload(mod=...) expects an IRModule, got {type(mod).__name__}")
+            raise TVMTypeError(f"Workload(mod=...) expects an IRModule, got {type(mod).__name__}")
         self.mod = mod
         self.shash = _module_hash(mod) if shash is None else int(shash)
 
@@ -38,7 +40,7 @@ class TuningRecord:
 
     def __init__(self, trace, workload, run_secs=None, target=None, args_info=None, error_msg=None):
         if not isinstance(trace, Trace):
-            raise TypeError(f"TuningRecord(trace=...) expects a tir.Trace, got {type(trace).__name__}")
+            raise TVMTypeError(f"TuningRecord(trace=...) expects a tir.Trace, got {type(trace).__name__}")
         self.trace = trace
         self.workload = workload
         self.run_secs = None if run_secs is None else [float(t) for t in run_secs]
@@ -128,7 +130,7 @@ class Database:
     # ---- records
     def commit_tuning_record(self, record):
         if not isinstance(record, TuningRecord):
-            raise TypeError(f"commit_tuning_record expects a TuningRecord, got {type(record).__name__}")
+            raise TVMTypeError(f"commit_tuning_record expects a TuningRecord, got {type(record).__name__}")
         idx = self._index_of(record.workload)
         self._records.append(record)
         self._record_wl.append(idx)
@@ -140,8 +142,8 @@ class Database:
                 return i
         idx = self._find_workload(workload.mod)
         if idx is None:
-            raise ValueError("commit_tuning_record: the record's workload was never committed "
-                             "(call commit_workload(mod) first)")
+            raise TVMValueError("commit_tuning_record: the record's workload was never committed "
+                                "(call commit_workload(mod) first)")
         return idx
 
     def get_all_tuning_records(self):
@@ -155,7 +157,7 @@ class Database:
     def get_top_k(self, workload, top_k):
         """The ``top_k`` fastest valid records of ``workload``, fastest first."""
         if top_k < 0:
-            raise ValueError(f"get_top_k(top_k={top_k}) must be non-negative")
+            raise TVMValueError(f"get_top_k(top_k={top_k}) must be non-negative")
         idx = self._index_of(workload)
         recs = [r for r, w in zip(self._records, self._record_wl) if r.is_valid and w == idx]
         recs.sort(key=lambda r: r.mean_run_sec)
@@ -191,7 +193,7 @@ class Database:
         fns = {"schedule": self.query_schedule, "record": self.query_tuning_record,
                "ir_module": self.query_ir_module}
         if kind not in fns:
-            raise ValueError(f"query(kind={kind!r}): expected one of {sorted(fns)}")
+            raise TVMValueError(f"query(kind={kind!r}): expected one of {sorted(fns)}")
         return fns[kind](mod, target, workload_name)
 
     # hooks for persistent subclasses
@@ -208,10 +210,16 @@ class MemoryDatabase(Database):
 
 class JSONDatabase(Database):
     """Records as JSON lines: ``path_workload`` (one workload per line, line number =
-    workload index) and ``path_tuning_record`` (``[workload_index, record]`` per line).
-    ``work_dir`` gives the default file names ``database_workload.json`` and
-    ``database_tuning_record.json``. Existing files are loaded (a truncated last line,
-    left by a killed run, is dropped and the file repaired)."""
+    workload index) and ``path_tuning_record`` (``[workload_index, record]`` per line, the
+    record naming its workload's structural hash too). ``work_dir`` gives the default file
+    names ``database_workload.json`` and ``database_tuning_record.json``.
+
+    Several databases (processes) may share the files: every append holds an exclusive
+    ``fcntl.flock`` on the file; a new workload is first looked up among the lines other
+    writers appended since, so each workload has one index in the file. Opening only
+    reads: a last line without its newline is a record still being written (or one cut
+    short by a killed writer) and is skipped; the next append, under the lock, removes
+    such a cut-short line. A malformed line raises ValueError naming file and line."""
 
     def __init__(self, path_workload=None, path_tuning_record=None, *, work_dir=None, allow_missing=True):
         super().__init__()
@@ -220,67 +228,148 @@ class JSONDatabase(Database):
             path_workload = path_workload or os.path.join(work_dir, "database_workload.json")
             path_tuning_record = path_tuning_record or os.path.join(work_dir, "database_tuning_record.json")
         if path_workload is None or path_tuning_record is None:
-            raise ValueError("JSONDatabase needs work_dir=... or both path_workload and path_tuning_record")
+            raise TVMValueError("JSONDatabase needs work_dir=... or both path_workload and path_tuning_record")
         self.path_workload = path_workload
         self.path_tuning_record = path_tuning_record
         for path in (path_workload, path_tuning_record):
             if not os.path.exists(path):
                 if not allow_missing:
-                    raise FileNotFoundError(f"JSONDatabase: {path} does not exist (allow_missing=False)")
+                    raise TVMFileNotFoundError(f"JSONDatabase: {path} does not exist (allow_missing=False)")
                 open(path, "a").close()
-        for line in self._read_lines(path_workload):
-            self._add_workload(Workload.from_json(line))
-        for line in self._read_lines(path_tuning_record):
-            idx, rec = line
-            if not 0 <= idx < len(self._workloads):
-                raise ValueError(f"{path_tuning_record}: record refers to workload {idx}, "
-                                 f"but only {len(self._workloads)} are registered")
-            self._records.append(TuningRecord.from_json(rec, self._workloads[idx]))
-            self._record_wl.append(idx)
+        self._workload_bytes = 0  # bytes of path_workload read so far (complete lines only)
+        self._workload_lines = 0  # and their lines
+        self._read_new_workloads()
+        lines, _, _ = _json_lines(path_tuning_record)
+        for lineno, obj in lines:
+            self._load_record(lineno, obj)
 
-    @staticmethod
-    def _read_lines(path):
-        """Parsed JSON lines of ``path``; a final line cut short by a kill is dropped
-        and the file truncated to its last complete line."""
-        out = []
-        with open(path, "rb") as f:
-            data = f.read()
-        good_end = 0
-        pos = 0
-        for raw in data.split(b"\n"):
-            end = pos + len(raw)
-            complete = end < len(data)   # followed by a newline
-            if raw.strip():
-                try:
-                    obj = json.loads(raw)
-                except ValueError:
-                    if complete:
-                        raise ValueError(f"{path}: line {len(out) + 1} is not valid JSON") from None
-                    break
-                if not complete:
-                    break               # written but its newline not yet: treat as in flight
-                out.append(obj)
-            if complete:
-                good_end = end + 1
-            pos = end + 1
-        if good_end < len(data):
-            with open(path, "r+b") as f:
-                f.truncate(good_end)
-        return out
+    def _load_record(self, lineno, obj):
+        where = f"{self.path_tuning_record}, line {lineno}"
+        if not isinstance(obj, list) or len(obj) != 2:
+            raise _bad_line(where, "a tuning record must be [workload_index, record]", obj)
+        idx, rec = obj
+        if isinstance(idx, bool) or not isinstance(idx, int):
+            raise _bad_line(where, "the workload index must be an integer", idx)
+        if idx >= len(self._workloads):
+            self._read_new_workloads()  # a writer appended the workload after we read the file
+        if not 0 <= idx < len(self._workloads):
+            raise TVMValueError(f"{where}: the record refers to workload {idx}, but {self.path_workload} holds "
+                                f"{len(self._workloads)}")
+        if not isinstance(rec, dict) or "trace" not in rec:
+            raise _bad_line(where, "the record must be a JSON object with a 'trace'", rec)
+        shash = rec.get("workload_hash")
+        if shash is not None and str(shash) != str(self._workloads[idx].shash):
+            raise TVMValueError(f"{where}: the record was made for the workload of structural hash {shash}, but "
+                                f"workload {idx} of {self.path_workload} has hash {self._workloads[idx].shash}")
+        try:
+            record = TuningRecord.from_json(rec, self._workloads[idx])
+        except Exception as err:  # pylint: disable=broad-except
+            raise TVMValueError(f"{where}: malformed tuning record: {_describe(err)}") from None
+        self._records.append(record)
+        self._record_wl.append(idx)
 
-    @staticmethod
-    def _append(path, obj):
-        line = json.dumps(obj, separators=(",", ":")) + "\n"
-        with open(path, "a") as f:
-            f.write(line)
-            f.flush()
-            os.fsync(f.fileno())
+    def _read_new_workloads(self):
+        """Loads the workload lines appended (by anyone) since the last read."""
+        lines, self._workload_bytes, count = _json_lines(self.path_workload, self._workload_bytes,
+                                                         first_lineno=self._workload_lines + 1)
+        self._workload_lines += count
+        for lineno, obj in lines:
+            where = f"{self.path_workload}, line {lineno}"
+            if not isinstance(obj, list) or len(obj) != 2 or not isinstance(obj[1], str):
+                raise _bad_line(where, "a workload must be [structural_hash, module_json]", obj)
+            try:
+                workload = Workload.from_json(obj)
+            except Exception as err:  # pylint: disable=broad-except
+                raise TVMValueError(f"{where}: malformed workload: {_describe(err)}") from None
+            self._add_workload(workload)
 
-    def _on_new_workload(self, idx):
-        self._append(self.path_workload, self._workloads[idx].as_json())
+    def commit_workload(self, mod):
+        """The Workload of ``mod``; a new one is appended under the file's lock after
+        reading what others appended, so its index is its line in the file."""
+        idx = self._find_workload(mod)
+        if idx is None:
+            with _locked_append(self.path_workload) as f:
+                self._read_new_workloads()
+                idx = self._find_workload(mod)
+                if idx is None:
+                    idx = self._add_workload(Workload(mod))
+                    _write_line(f, self._workloads[idx].as_json())
+                    f.flush()
+                    self._workload_bytes = os.fstat(f.fileno()).st_size
+                    self._workload_lines += 1
+        return self._workloads[idx]
 
     def _on_new_record(self, record, workload_idx):
-        self._append(self.path_tuning_record, record.as_json(workload_idx))
+        obj = record.as_json(workload_idx)
+        obj[1]["workload_hash"] = str(self._workloads[workload_idx].shash)
+        with _locked_append(self.path_tuning_record) as f:
+            _write_line(f, obj)
+
+
+def _describe(err):
+    return f"{type(err).__name__}: {err}"
+
+
+def _bad_line(where, what, value):
+    text = json.dumps(value)
+    return TVMValueError(f"{where}: {what}, got {text[:80] + '...' if len(text) > 80 else text}")
+
+
+def _json_lines(path, start=0, first_lineno=1):
+    """The parsed complete lines of ``path`` from byte ``start`` as (line number, object),
+    the byte offset after the last complete line and the number of lines read (blank
+    lines are skipped). A last line without its newline is
+    being written (or was cut short by a killed writer): skipped, the file left as is."""
+    with open(path, "rb") as f:
+        f.seek(start)
+        data = f.read()
+    end = data.rfind(b"\n") + 1
+    out = []
+    lines = data[:end].split(b"\n")[:-1]
+    for offset, raw in enumerate(lines):
+        lineno = first_lineno + offset
+        if not raw.strip():
+            continue
+        try:
+            out.append((lineno, json.loads(raw)))
+        except ValueError:
+            raise TVMValueError(f"{path}, line {lineno}: not valid JSON: {raw[:80]!r}") from None
+    return out, start + end, len(lines)
+
+
+class _locked_append:  # pylint: disable=invalid-name
+    """``with _locked_append(path) as f``: ``f`` open for appending under an exclusive
+    flock; a last line left without its newline by a killed writer is removed first (no
+    live writer can be mid-line while the lock is held)."""
+
+    def __init__(self, path):
+        self.path = path
+        self.file = None
+
+    def __enter__(self):
+        self.file = open(self.path, "a+b")  # pylint: disable=consider-using-with
+        fcntl.flock(self.file.fileno(), fcntl.LOCK_EX)
+        size = os.fstat(self.file.fileno()).st_size
+        if size:
+            self.file.seek(max(0, size - 65536))
+            tail = self.file.read()
+            if not tail.endswith(b"\n"):
+                self.file.seek(0)
+                data = self.file.read()
+                self.file.truncate(data.rfind(b"\n") + 1)
+        return self.file
+
+    def __exit__(self, *exc):
+        try:
+            self.file.flush()
+            os.fsync(self.file.fileno())
+        finally:
+            fcntl.flock(self.file.fileno(), fcntl.LOCK_UN)
+            self.file.close()
+
+
+def _write_line(f, obj):
+    f.write((json.dumps(obj, separators=(",", ":")) + "\n").encode())
 
 
 def create(kind="json", *args, **kwargs):
@@ -289,7 +378,7 @@ def create(kind="json", *args, **kwargs):
         return JSONDatabase(*args, **kwargs)
     if kind == "memory":
         return MemoryDatabase(*args, **kwargs)
-    raise ValueError(f"database.create(kind={kind!r}): expected 'json' or 'memory'")
+    raise TVMValueError(f"database.create(kind={kind!r}): expected 'json' or 'memory'")
 
 
 __all__ = ["Database", "JSONDatabase", "MemoryDatabase", "TuningRecord", "Workload", "create"]

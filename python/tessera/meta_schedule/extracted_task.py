@@ -3,6 +3,7 @@ model by relax_integration.extract_tasks -- the PrimFunc to tune as an IRModule 
 "main" it is, the target, the modules it dispatches to and its weight (call sites)."""
 from .. import ir as _ir
 from .. import target as _target
+from ..error import TVMTypeError, TVMValueError
 
 
 class ExtractedTask:
@@ -12,11 +13,11 @@ class ExtractedTask:
 
     def __init__(self, task_name, mod, target, dispatched, weight):
         if not isinstance(task_name, str):
-            raise TypeError(f"ExtractedTask(task_name=...) must be a str, got {type(task_name).__name__}")
+            raise TVMTypeError(f"ExtractedTask(task_name=...) must be a str, got {type(task_name).__name__}")
         if not isinstance(mod, _ir.IRModule):
-            raise TypeError(f"ExtractedTask(mod=...) must be an IRModule, got {type(mod).__name__}")
+            raise TVMTypeError(f"ExtractedTask(mod=...) must be an IRModule, got {type(mod).__name__}")
         if int(weight) < 1:
-            raise ValueError(f"ExtractedTask(weight={weight}) must be at least 1")
+            raise TVMValueError(f"ExtractedTask(weight={weight}) must be at least 1")
         self.task_name = task_name
         self.mod = mod
         self.target = target if isinstance(target, _target.Target) else _target.Target(target)

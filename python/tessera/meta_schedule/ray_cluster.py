@@ -7,6 +7,7 @@ import os
 import time
 
 from .worker_pool import WorkerFailure
+from ..error import TVMImportError, TVMValueError
 
 _REMOTE = {}
 _STARTED = {}   # "args": the (address, num_cpus) this module last called ray.init with
@@ -16,8 +17,8 @@ def import_ray():
     try:
         import ray  # pylint: disable=import-outside-toplevel
     except ImportError:
-        raise ImportError("RayBuilder / RayRunner need the ray package (pip install ray; scripts/setup.sh "
-                          "installs it)") from None
+        raise TVMImportError("RayBuilder / RayRunner need the ray package (pip install ray; scripts/setup.sh "
+                             "installs it)") from None
     return ray
 
 
@@ -28,14 +29,14 @@ def ensure_ray(address=None, num_cpus=None):
     workers so that they import this tessera (a remote cluster needs tessera at the same
     path or installed)."""
     if address is not None and num_cpus is not None:
-        raise ValueError("num_cpus only applies when starting a local Ray cluster (address=None); the CPUs of "
-                         f"the cluster at {address!r} are its own")
+        raise TVMValueError("num_cpus only applies when starting a local Ray cluster (address=None); the CPUs of "
+                            f"the cluster at {address!r} are its own")
     ray = import_ray()
     if ray.is_initialized():
         if (address is not None or num_cpus is not None) and _STARTED.get("args") != (address, num_cpus):
-            raise ValueError(f"Ray is already initialized (ray.init was called elsewhere or with other "
-                             f"arguments), so address={address!r} / num_cpus={num_cpus!r} cannot be applied; "
-                             "leave them out to use the running cluster, or call ray.shutdown() first")
+            raise TVMValueError(f"Ray is already initialized (ray.init was called elsewhere or with other "
+                                f"arguments), so address={address!r} / num_cpus={num_cpus!r} cannot be applied; "
+                                "leave them out to use the running cluster, or call ray.shutdown() first")
         return ray
     import tessera  # pylint: disable=import-outside-toplevel
     paths = [os.path.dirname(os.path.dirname(os.path.abspath(tessera.__file__)))]

@@ -15,8 +15,10 @@ from ..tir import PrimFunc
 from . import task_scheduler as _task_scheduler
 from .arg_info import ArgInfo
 from .extracted_task import ExtractedTask
-from .tune import check_trials, make_builder_runner, make_database
+from .arguments import check_num_tuning_cores, check_seed, check_trials, refuse_spawn_bootstrap
+from .tune import make_builder_runner, make_database
 from .tune_context import TuneContext, normalize_mod
+from ..error import OpNotImplemented, TVMTypeError, TVMValueError
 
 
 def _as_relax_module(mod, who):
@@ -24,10 +26,10 @@ def _as_relax_module(mod, who):
     if isinstance(mod, Function):
         mod = _ir.IRModule({"main": mod})
     if not isinstance(mod, _ir.IRModule):
-        raise TypeError(f"{who}: mod must be a Relax IRModule or relax.Function, got {type(mod).__name__}")
+        raise TVMTypeError(f"{who}: mod must be a Relax IRModule or relax.Function, got {type(mod).__name__}")
     if not any(isinstance(f, Function) for _, f in mod.functions.items()):
-        raise TypeError(f"{who}: the module has no Relax function (PrimFuncs only); tune a TIR module with "
-                        "ms.tune_tir")
+        raise TVMTypeError(f"{who}: the module has no Relax function (PrimFuncs only); tune a TIR module with "
+                           "ms.tune_tir")
     return mod
 
 
@@ -35,7 +37,7 @@ def _as_target(target, who):
     if isinstance(target, _target.Target):
         return target
     if not isinstance(target, (str, dict)):
-        raise TypeError(f"{who}: target must be a Target or a target string, got {type(target).__name__}")
+        raise TVMTypeError(f"{who}: target must be a Target or a target string, got {type(target).__name__}")
     return _target.Target(target)
 
 
@@ -81,7 +83,7 @@ def extract_tasks(mod, target, params=None, module_equality="structural"):
     weight is the number of call sites calling any of them; task_name is the first one's
     name. Order: first call site first."""
     if module_equality != "structural":
-        raise NotImplementedError(f"extract_tasks(module_equality={module_equality!r}): only 'structural' is "
+        raise OpNotImplemented(f"extract_tasks(module_equality={module_equality!r}): only 'structural' is "
                                   "supported")
     mod = _as_relax_module(mod, "extract_tasks")
     target = _as_target(target, "extract_tasks")
@@ -89,12 +91,12 @@ def extract_tasks(mod, target, params=None, module_equality="structural"):
     groups, by_hash, group_of = [], {}, {}   # groups: [task_name, task_mod, weight]
     for gv in call_tir_callees(mod):
         if not isinstance(gv, _ir.GlobalVar):
-            raise TypeError(f"extract_tasks: a call_tir calls {type(gv).__name__}, expected a GlobalVar")
+            raise TVMTypeError(f"extract_tasks: a call_tir calls {type(gv).__name__}, expected a GlobalVar")
         name = gv.name_hint
         if name not in group_of:
             func = mod[gv]
             if not isinstance(func, PrimFunc):
-                raise TypeError(f"extract_tasks: call_tir calls '{name}', which is not a PrimFunc")
+                raise TVMTypeError(f"extract_tasks: call_tir calls '{name}', which is not a PrimFunc")
             task_mod = normalize_mod(func)
             shash = int(_ir.structural_hash(task_mod))
             group = next((g for g in by_hash.get(shash, []) if _ir.structural_equal(g[1], task_mod)), None)
@@ -135,13 +137,15 @@ def tune_relax(mod, params, target, work_dir, max_trials_global, *, max_trials_p
     scheduler ("gradient" -- TVM's default --, "round-robin" or a TaskScheduler) picks
     the task of each round. Returns the database (a JSONDatabase in ``work_dir`` unless
     given); rerunning with the same work_dir resumes. ``seed`` fixes every random choice."""
-    check_trials(max_trials_global, num_trials_per_iter, work_dir, "tune_relax")
+    refuse_spawn_bootstrap("tune_relax")
+    check_trials(max_trials_global, num_trials_per_iter, work_dir, "tune_relax", max_trials_per_task)
+    check_seed(seed, "tune_relax")
+    check_num_tuning_cores(num_tuning_cores, "tune_relax")
     if max_trials_per_task is None:
         max_trials_per_task = max_trials_global
-    check_trials(max_trials_per_task, 1, work_dir, "tune_relax(max_trials_per_task)")
     target = _as_target(target, "tune_relax")
     if target.kind.name != "llvm":
-        raise ValueError(f"tune_relax: target {target} is not supported; only CPU (llvm) targets are tuned")
+        raise TVMValueError(f"tune_relax: target {target} is not supported; only CPU (llvm) targets are tuned")
     scheduler = _task_scheduler.create(task_scheduler, seed)
     tasks = extract_tasks(mod, target, params)
     contexts, weights = [], []
@@ -172,26 +176,26 @@ def tune_tasks(*, tasks, task_weights, work_dir, max_trials_global, max_trials_p
     database. ``measure_callbacks`` other than "default", ``module_equality`` other than
     "structural" and ``post_optimization`` are refused."""
     if measure_callbacks != "default":
-        raise NotImplementedError("tune_tasks(measure_callbacks=...) is not supported: records are committed "
+        raise OpNotImplemented("tune_tasks(measure_callbacks=...) is not supported: records are committed "
                                   "and the cost model updated by the loop itself")
     if module_equality != "structural":
-        raise NotImplementedError(f"tune_tasks(module_equality={module_equality!r}): only 'structural' is "
+        raise OpNotImplemented(f"tune_tasks(module_equality={module_equality!r}): only 'structural' is "
                                   "supported")
     if post_optimization:
-        raise NotImplementedError("tune_tasks(post_optimization=True) is not supported")
-    check_trials(max_trials_global, num_trials_per_iter, work_dir, "tune_tasks")
+        raise OpNotImplemented("tune_tasks(post_optimization=True) is not supported")
+    refuse_spawn_bootstrap("tune_tasks")
+    check_trials(max_trials_global, num_trials_per_iter, work_dir, "tune_tasks", max_trials_per_task)
     if max_trials_per_task is None:
         max_trials_per_task = max_trials_global
-    check_trials(max_trials_per_task, 1, work_dir, "tune_tasks(max_trials_per_task)")
     tasks = list(tasks)
     if not tasks:
-        raise ValueError("tune_tasks: no tasks given")
+        raise TVMValueError("tune_tasks: no tasks given")
     for ctx in tasks:
         if not isinstance(ctx, TuneContext):
-            raise TypeError(f"tune_tasks: tasks must be TuneContexts, got {type(ctx).__name__}")
+            raise TVMTypeError(f"tune_tasks: tasks must be TuneContexts, got {type(ctx).__name__}")
         if ctx.target is None or ctx.target.kind.name != "llvm":
-            raise ValueError(f"tune_tasks: task {ctx.task_name} has target {ctx.target}; only CPU (llvm) "
-                             "targets are tuned")
+            raise TVMValueError(f"tune_tasks: task {ctx.task_name} has target {ctx.target}; only CPU (llvm) "
+                                "targets are tuned")
     scheduler = _task_scheduler.create(task_scheduler)
     database = make_database(database, work_dir, "tune_tasks")
     builder, runner, own_builder, own_runner = make_builder_runner(builder, runner, tasks[0].num_threads, work_dir,
@@ -215,7 +219,7 @@ def compile_relax(database, mod, target, params=None, enable_warning=False):
     from ..relax.transform import MetaScheduleApplyDatabase
     from .database import Database
     if not isinstance(database, Database):
-        raise TypeError(f"compile_relax expects a meta_schedule Database, got {type(database).__name__}")
+        raise TVMTypeError(f"compile_relax expects a meta_schedule Database, got {type(database).__name__}")
     mod = _as_relax_module(mod, "compile_relax")
     target = _as_target(target, "compile_relax")
     mod = _bind_and_legalize(mod, params)

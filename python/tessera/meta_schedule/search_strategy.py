@@ -12,6 +12,7 @@ import numpy as np
 from .. import ir as _ir
 from ..tir.schedule import Schedule, Trace
 from .feature import candidate_features
+from ..error import OpNotImplemented, TVMError, TVMTypeError, TVMValueError
 
 
 class Candidate:
@@ -77,7 +78,7 @@ class SearchStrategy:
         return out
 
     def generate(self, n):
-        raise NotImplementedError
+        raise OpNotImplemented
 
     def notify(self, cands, latencies):
         pass
@@ -104,7 +105,7 @@ class ReplayTrace(SearchStrategy):
             key = str(js[0])  # TVM's trace JSON: [insts, decisions]
             traces.setdefault(key, js)
         if not traces:
-            raise RuntimeError("ReplayTrace: every sample of the design space failed")
+            raise TVMError("ReplayTrace: every sample of the design space failed")
         self.design = list(traces.values())
 
     def generate(self, n):
@@ -134,9 +135,9 @@ class MutatorSampler:
         items = list(dict(mutator_probs).items())
         for m, p in items:
             if not isinstance(m, Mutator):
-                raise TypeError(f"mutator_probs: keys must be ms.mutator.Mutator objects, got {type(m).__name__}")
+                raise TVMTypeError(f"mutator_probs: keys must be ms.mutator.Mutator objects, got {type(m).__name__}")
             if not isinstance(p, (int, float)) or isinstance(p, bool) or not math.isfinite(p) or p < 0:
-                raise ValueError(f"mutator_probs: the probability of {m} must be a finite number >= 0, got {p!r}")
+                raise TVMValueError(f"mutator_probs: the probability of {m} must be a finite number >= 0, got {p!r}")
         items = [(m, float(p)) for m, p in items if p > 0]
         total = sum(p for _, p in items)
         self.mutators = []
@@ -186,13 +187,13 @@ class EvolutionarySearch(SearchStrategy):
         for name, value in (("eps_greedy", eps_greedy), ("genetic_mutate_prob", genetic_mutate_prob),
                             ("init_measured_ratio", init_measured_ratio)):
             if not 0 <= value <= 1:
-                raise ValueError(f"EvolutionarySearch({name}={value!r}): must lie in [0, 1]")
+                raise TVMValueError(f"EvolutionarySearch({name}={value!r}): must lie in [0, 1]")
         for name, value in (("population_size", population_size), ("init_min_unmeasured", init_min_unmeasured),
                             ("max_fail_count", max_fail_count), ("genetic_num_iters", genetic_num_iters),
                             ("genetic_max_fail_count", genetic_max_fail_count)):
             if isinstance(value, bool) or not isinstance(value, int) or value < (1 if name == "population_size" else 0):
-                raise ValueError(f"EvolutionarySearch({name}={value!r}): must be a non-negative int "
-                                 "(population_size at least 1)")
+                raise TVMValueError(f"EvolutionarySearch({name}={value!r}): must be a non-negative int "
+                                    "(population_size at least 1)")
         self.cost_model = cost_model
         self.population_size = population_size
         self.init_measured_ratio = init_measured_ratio
@@ -342,7 +343,7 @@ def create(strategy, ctx, cost_model=None, num_trials_per_iter=64):
         return ReplayTrace(ctx)
     if strategy in ("random", "replay-func"):
         return ReplayFunc(ctx)
-    raise ValueError(f"strategy={strategy!r}: expected 'evolutionary', 'replay-trace', 'random' or 'replay-func'")
+    raise TVMValueError(f"strategy={strategy!r}: expected 'evolutionary', 'replay-trace', 'random' or 'replay-func'")
 
 
 __all__ = ["EvolutionarySearch", "MutatorSampler", "ReplayFunc", "ReplayTrace", "SearchStrategy", "create"]

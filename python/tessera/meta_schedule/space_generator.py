@@ -12,7 +12,7 @@ measured (``apply_postprocs``); one that fails discards the candidate."""
 import random
 
 from .. import ir as _ir
-from ..error import TVMError
+from ..error import TVMError, OpNotImplemented, TVMTypeError, TVMValueError
 from ..tir.schedule import Schedule, Trace
 from . import _ffi_api
 from .postproc.postproc import Postproc
@@ -25,10 +25,10 @@ def _check_list(value, name, base, method):
     if value in _FROM_TARGET or value is None:
         return value
     if not isinstance(value, (list, tuple)):
-        raise TypeError(f"{name} must be a list or \"from-target\", got {type(value).__name__}")
+        raise TVMTypeError(f"{name} must be a list or \"from-target\", got {type(value).__name__}")
     for item in value:
         if not isinstance(item, base) and not callable(getattr(item, method, None)):
-            raise TypeError(f"{name}: {item!r} is not a {base.__name__} (nor has an {method}() method)")
+            raise TVMTypeError(f"{name}: {item!r} is not a {base.__name__} (nor has an {method}() method)")
     return list(value)
 
 
@@ -38,14 +38,14 @@ def _check_mutator_probs(mutator_probs, who):
     if mutator_probs is None or (isinstance(mutator_probs, str) and mutator_probs in _FROM_TARGET):
         return "from-target"
     if not isinstance(mutator_probs, dict):
-        raise TypeError(f"{who}(mutator_probs=...) expects 'default' or a dict {{Mutator: probability}}, "
-                        f"got {type(mutator_probs).__name__}")
+        raise TVMTypeError(f"{who}(mutator_probs=...) expects 'default' or a dict {{Mutator: probability}}, "
+                           f"got {type(mutator_probs).__name__}")
     for m, p in mutator_probs.items():
         if not isinstance(m, Mutator):
-            raise TypeError(f"{who}(mutator_probs=...): keys must be ms.mutator.Mutator objects, got {m!r}")
+            raise TVMTypeError(f"{who}(mutator_probs=...): keys must be ms.mutator.Mutator objects, got {m!r}")
         if isinstance(p, bool) or not isinstance(p, (int, float)) or not p >= 0 or p == float("inf"):
-            raise ValueError(f"{who}(mutator_probs=...): the probability of {m} must be a finite number >= 0, "
-                             f"got {p!r}")
+            raise TVMValueError(f"{who}(mutator_probs=...): the probability of {m} must be a finite number >= 0, "
+                                f"got {p!r}")
     return dict(mutator_probs)
 
 
@@ -70,7 +70,7 @@ class SpaceGenerator:
     mutator_probs = "from-target"
 
     def sample(self, mod, seed, ctx=None):
-        raise NotImplementedError
+        raise OpNotImplemented
 
     def generate_design_space(self, mod, seed=0, ctx=None):
         return [self.sample(mod, seed, ctx)]
@@ -97,7 +97,7 @@ def _as_schedules(result, sch, who):
         return [result]
     if isinstance(result, (list, tuple)) and result and all(isinstance(s, Schedule) for s in result):
         return list(result)
-    raise TypeError(f"{who} must return a tir.Schedule, a list of them or None; got {type(result).__name__}")
+    raise TVMTypeError(f"{who} must return a tir.Schedule, a list of them or None; got {type(result).__name__}")
 
 
 class ScheduleFn(SpaceGenerator):
@@ -108,9 +108,9 @@ class ScheduleFn(SpaceGenerator):
 
     def __init__(self, sch_fn, sch_rules=None, postprocs=None, mutator_probs=None):
         if not callable(sch_fn):
-            raise TypeError(f"ScheduleFn expects a callable, got {type(sch_fn).__name__}")
+            raise TVMTypeError(f"ScheduleFn expects a callable, got {type(sch_fn).__name__}")
         if sch_rules not in (None, [], "default", "from-target"):
-            raise NotImplementedError("ScheduleFn(sch_rules=...) is not supported: a ScheduleFn applies no rules")
+            raise OpNotImplemented("ScheduleFn(sch_rules=...) is not supported: a ScheduleFn applies no rules")
         self.mutator_probs = _check_mutator_probs(mutator_probs, "ScheduleFn")
         if postprocs == "default":  # Tessera's earlier spelling of "none"
             postprocs = None
@@ -140,7 +140,7 @@ class PostOrderApply(SpaceGenerator):
     def __init__(self, f_block_filter=None, sch_rules="from-target", postprocs="from-target",
                  mutator_probs="from-target"):
         if f_block_filter is not None and not callable(f_block_filter):
-            raise TypeError("PostOrderApply(f_block_filter=...) must be callable")
+            raise TVMTypeError("PostOrderApply(f_block_filter=...) must be callable")
         self.mutator_probs = _check_mutator_probs(mutator_probs, "PostOrderApply")
         self._sch_rules_arg = _check_list(sch_rules, "PostOrderApply(sch_rules)", ScheduleRule, "apply")
         self._postprocs_arg = _check_list(postprocs, "PostOrderApply(postprocs)", Postproc, "apply")
@@ -236,7 +236,7 @@ def create(space="post-order-apply"):
         return PostOrderApply()
     if callable(space):
         return ScheduleFn(space)
-    raise ValueError(f"space={space!r}: expected a SpaceGenerator, a schedule function or 'post-order-apply'")
+    raise TVMValueError(f"space={space!r}: expected a SpaceGenerator, a schedule function or 'post-order-apply'")
 
 
 __all__ = ["PostOrderApply", "ScheduleFn", "SpaceGenerator", "create"]

@@ -10,6 +10,7 @@ import sys
 import time
 
 from .. import ir as _ir
+from ..error import TVMValueError
 from .arg_info import ArgInfo
 from .builder import BuilderInput, LocalBuilder
 from .cost_model import RandomModel, XGBModel
@@ -17,6 +18,7 @@ from .database import JSONDatabase, MemoryDatabase, Database, TuningRecord
 from .feature import estimate_flops
 from .runner import LocalRunner, RunnerInput
 from . import search_strategy as _strategy
+from .arguments import check_num_tuning_cores, check_seed, check_trials, refuse_spawn_bootstrap
 from .tune_context import TuneContext
 
 
@@ -223,7 +225,7 @@ def make_database(database, work_dir, who):
     if database == "memory":
         return MemoryDatabase()
     if not isinstance(database, Database):
-        raise ValueError(f"{who}(database={database!r}): expected 'json', 'memory' or a Database")
+        raise TVMValueError(f"{who}(database={database!r}): expected 'json', 'memory' or a Database")
     return database
 
 
@@ -233,7 +235,7 @@ def make_cost_model(cost_model, seed, who):
     if cost_model == "random":
         return RandomModel(seed=seed)
     if not hasattr(cost_model, "predict"):
-        raise ValueError(f"{who}(cost_model={cost_model!r}): expected 'xgb', 'random' or a CostModel")
+        raise TVMValueError(f"{who}(cost_model={cost_model!r}): expected 'xgb', 'random' or a CostModel")
     return cost_model
 
 
@@ -247,20 +249,8 @@ def make_builder_runner(builder, runner, num_workers, work_dir, who):
         runner = LocalRunner()
     for obj, name, method in ((builder, "builder", "build"), (runner, "runner", "run")):
         if not hasattr(obj, method):
-            raise ValueError(f"{who}({name}={obj!r}): expected 'local' or an object with .{method}()")
+            raise TVMValueError(f"{who}({name}={obj!r}): expected 'local' or an object with .{method}()")
     return builder, runner, own_builder, own_runner
-
-
-def check_trials(max_trials_global, num_trials_per_iter, work_dir, who):
-    for name, value in (("max_trials_global", max_trials_global), ("num_trials_per_iter", num_trials_per_iter)):
-        try:
-            int(value)
-        except (TypeError, ValueError):
-            raise TypeError(f"{who}({name}={value!r}) must be an integer") from None
-        if int(value) < 1:
-            raise ValueError(f"{who}({name}={value}) must be at least 1")
-    if work_dir is None:
-        raise ValueError(f"{who} needs a work_dir")
 
 
 def tune_tir(mod, target, work_dir, max_trials_global, *, num_trials_per_iter=64, builder="local",
@@ -273,11 +263,14 @@ def tune_tir(mod, target, work_dir, max_trials_global, *, num_trials_per_iter=64
     "replay-trace" or "random"; ``seed`` fixes every random choice of the search;
     ``num_tuning_cores`` ("physical" or a count) is the number of build workers (and the
     core count the default space parallelizes for when the target gives no --num-cores)."""
+    refuse_spawn_bootstrap("tune_tir")
     check_trials(max_trials_global, num_trials_per_iter, work_dir, "tune_tir")
+    check_seed(seed, "tune_tir")
+    check_num_tuning_cores(num_tuning_cores, "tune_tir")
     os.makedirs(work_dir, exist_ok=True)
     ctx = TuneContext(mod, target, space, strategy, task_name, -1 if seed is None else seed, num_tuning_cores)
     if ctx.target.kind.name != "llvm":
-        raise ValueError(f"tune_tir: target {ctx.target} is not supported; only CPU (llvm) targets are tuned")
+        raise TVMValueError(f"tune_tir: target {ctx.target} is not supported; only CPU (llvm) targets are tuned")
     database = make_database(database, work_dir, "tune_tir")
     cost_model = make_cost_model(cost_model, ctx.rand_state, "tune_tir")
     builder, runner, own_builder, own_runner = make_builder_runner(builder, runner, ctx.num_threads, work_dir,

@@ -9,6 +9,8 @@ from .. import ir as _ir
 from .. import target as _target
 from ..tir import PrimFunc
 from . import space_generator as _space
+from .arguments import check_num_tuning_cores, check_seed
+from ..error import OpNotImplemented, TVMTypeError, TVMValueError
 
 
 def normalize_mod(mod):
@@ -16,15 +18,15 @@ def normalize_mod(mod):
     if isinstance(mod, PrimFunc):
         mod = _ir.IRModule({"main": mod.with_attr("global_symbol", "main")})
     if not isinstance(mod, _ir.IRModule):
-        raise TypeError(f"mod must be an IRModule or a PrimFunc, got {type(mod).__name__}")
+        raise TVMTypeError(f"mod must be an IRModule or a PrimFunc, got {type(mod).__name__}")
     names = [gv.name_hint for gv in mod.get_global_vars()]
     if "main" not in names:
         if len(names) != 1:
-            raise ValueError(f"the module to tune has functions {names} and none is named 'main'")
+            raise TVMValueError(f"the module to tune has functions {names} and none is named 'main'")
         mod = _ir.IRModule({"main": mod[names[0]].with_attr("global_symbol", "main")})
     if not isinstance(mod["main"], PrimFunc):
-        raise TypeError("the function 'main' of the module to tune must be a PrimFunc "
-                        "(Relax models are tuned with relax_integration)")
+        raise TVMTypeError("the function 'main' of the module to tune must be a PrimFunc "
+                           "(Relax models are tuned with relax_integration)")
     return mod
 
 
@@ -36,7 +38,7 @@ class TuneContext:
     def __init__(self, mod=None, target=None, space_generator="post-order-apply", search_strategy="evolutionary",
                  task_name="main", rand_state=-1, num_threads="physical", logger=None):
         if logger is not None:
-            raise NotImplementedError("TuneContext(logger=...) is not supported; progress goes to stdout")
+            raise OpNotImplemented("TuneContext(logger=...) is not supported; progress goes to stdout")
         self.mod = None if mod is None else normalize_mod(mod)
         self.target = None if target is None else _target.Target(target) if isinstance(target, str) else target
         self.space_generator = _space.create(space_generator)
@@ -50,10 +52,12 @@ class TuneContext:
                 raise
         self.search_strategy = search_strategy
         self.task_name = task_name
+        check_seed(rand_state, "TuneContext", "rand_state")
         if rand_state is None or rand_state == -1:
             rand_state = int.from_bytes(os.urandom(4), "little") & 0x7FFFFFFF
         self.rand_state = int(rand_state)
         self.rng = np.random.default_rng(self.rand_state)
+        check_num_tuning_cores(num_threads, "TuneContext", "num_threads")
         if num_threads == "physical":
             num_threads = os.cpu_count() or 1
         self.num_threads = int(num_threads)

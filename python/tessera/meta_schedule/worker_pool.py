@@ -7,9 +7,12 @@ import multiprocessing
 import threading
 import traceback
 
+from ..error import TVMError, TVMValueError
+
 
 class WorkerFailure(Exception):
-    """A worker call that crashed, timed out or raised; ``kind`` is "crash", "timeout" or "error"."""
+    """A worker call that crashed, timed out or raised; ``kind`` is "crash", "timeout",
+    "error" or "bootstrap" (the worker died while importing the main script)."""
 
     def __init__(self, kind, message):
         super().__init__(f"{kind}: {message}")
@@ -17,7 +20,12 @@ class WorkerFailure(Exception):
         self.message = message
 
 
+BOOTSTRAP_HINT = ("worker processes are spawned and import the main script first; a script that starts tuning "
+                   "when imported must guard its entry point with `if __name__ == \"__main__\":`")
+
+
 def _worker_main(conn):
+    conn.send(("ready", None))  # the main script and this module imported: bootstrap done
     while True:
         try:
             job = conn.recv()
@@ -50,6 +58,7 @@ class Worker:
         finally:
             child.close()
         self._proc, self._conn = proc, parent
+        self._ready = False
 
     def _kill(self):
         if self._proc is not None and self._proc.pid is not None:  # started (a failed start has no pid)
@@ -67,16 +76,24 @@ class Worker:
             self._start()
         try:
             self._conn.send((module, name, args))
-            if timeout is not None and not self._conn.poll(timeout):
-                self._kill()
-                raise WorkerFailure("timeout", f"{name} ran past its time limit of {timeout} s")
-            status, value = self._conn.recv()
+            while True:
+                if timeout is not None and not self._conn.poll(timeout):
+                    self._kill()
+                    raise WorkerFailure("timeout", f"{name} ran past its time limit of {timeout} s")
+                status, value = self._conn.recv()
+                if status != "ready":
+                    break
+                self._ready = True
         except (EOFError, BrokenPipeError, ConnectionResetError, OSError):
             code = self._proc.exitcode if self._proc is not None else None
             if self._proc is not None:
                 self._proc.join(timeout=5)
                 code = self._proc.exitcode
+            started = self._ready
             self._kill()
+            if not started:
+                raise WorkerFailure("bootstrap", f"{name}: the worker process died while starting, before it could "
+                                    f"run anything (exit code {code}): {BOOTSTRAP_HINT}") from None
             raise WorkerFailure("crash", f"{name}: the worker process died (exit code {code})") from None
         if status != "ok":
             raise WorkerFailure("error", value)
@@ -94,11 +111,12 @@ class Worker:
 
 class WorkerPool:
     """``n`` Workers; ``map`` runs one call per item, up to ``n`` at a time, and returns
-    for each item its result or the WorkerFailure it met."""
+    for each item its result or the WorkerFailure it met; a worker that cannot even
+    start (it died importing the main script) raises TVMError saying what to do."""
 
     def __init__(self, n):
         if n < 1:
-            raise ValueError(f"a worker pool needs at least one worker, got {n}")
+            raise TVMValueError(f"a worker pool needs at least one worker, got {n}")
         self.workers = [Worker() for _ in range(n)]
 
     def map(self, module, name, arg_list, timeout):
@@ -123,6 +141,10 @@ class WorkerPool:
             t.start()
         for t in threads:
             t.join()
+        for res in results:
+            if isinstance(res, WorkerFailure) and res.kind == "bootstrap":
+                # Not about this item: no worker can ever start, so tuning cannot go on.
+                raise TVMError(res.message)
         return results
 
     def close(self):

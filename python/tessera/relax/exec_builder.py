@@ -11,6 +11,7 @@ from ..runtime.ndarray import NDArray
 from ..runtime.data_type import DataType
 from ..runtime.container import ShapeTuple
 from .vm_build import Executable
+from ..error import TVMTypeError, TVMValueError
 
 
 def _api(name):
@@ -84,7 +85,7 @@ class ExecBuilder(Object):
 
     def _check_scope(self):
         if not VMFuncScope.stack:
-            raise ValueError("emit should happen in a function scope")
+            raise TVMValueError("emit should happen in a function scope")
 
     def convert_constant(self, const):
         if isinstance(const, DataType):
@@ -105,8 +106,8 @@ class ExecBuilder(Object):
             elif isinstance(arg, int) and not isinstance(arg, bool):
                 converted.append(int(arg))
             else:
-                raise TypeError(f"emit_call({name!r}): argument {arg!r} is not an operand (use ib.r/imm/c/f) "
-                                "nor a constant (NDArray, DataType, ShapeTuple, tuple)")
+                raise TVMTypeError(f"emit_call({name!r}): argument {arg!r} is not an operand (use ib.r/imm/c/f) "
+                                   "nor a constant (NDArray, DataType, ShapeTuple, tuple)")
         _api("EmitCall")(self, name, converted, int(dst))
 
     def emit_ret(self, result):

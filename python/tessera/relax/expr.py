@@ -11,6 +11,7 @@ from ..ir.function import BaseFunc
 from ..ir.op import Op
 from .struct_info import StructInfo, as_struct_info
 from . import _ffi_api
+from ..error import TVMIndexError, TVMTypeError, TVMValueError
 
 Expr = RelaxExpr
 
@@ -19,8 +20,8 @@ def _expr_struct_info(self):
     """The struct info of this expression; ValueError when it has none (not normalized)."""
     sinfo = _ffi_api.ExprStructInfo(self)
     if sinfo is None:
-        raise ValueError(f"{type(self).__name__} has no struct info yet: build it through a BlockBuilder "
-                         "(or normalize it)")
+        raise TVMValueError(f"{type(self).__name__} has no struct info yet: build it through a BlockBuilder "
+                            "(or normalize it)")
     return sinfo
 
 
@@ -33,7 +34,7 @@ class ExprWithOp(RelaxExpr):
 
     def __getitem__(self, index):
         if not isinstance(index, int):
-            raise TypeError(f"relax tuple index must be an int, got {type(index).__name__}")
+            raise TVMTypeError(f"relax tuple index must be an int, got {type(index).__name__}")
         return TupleGetItem(self, index)
 
     def __call__(self, *args, attrs=None):
@@ -43,13 +44,13 @@ class ExprWithOp(RelaxExpr):
 def _check_sinfo(sinfo, what):
     sinfo = as_struct_info(sinfo)
     if sinfo is not None and not isinstance(sinfo, StructInfo):
-        raise TypeError(f"{what}: struct_info must be a relax StructInfo, got {type(sinfo).__name__}")
+        raise TVMTypeError(f"{what}: struct_info must be a relax StructInfo, got {type(sinfo).__name__}")
     return sinfo
 
 
 def _check_expr(value, what):
     if not isinstance(value, RelaxExpr):
-        raise TypeError(f"{what} must be a relax Expr, got {type(value).__name__}")
+        raise TVMTypeError(f"{what} must be a relax Expr, got {type(value).__name__}")
     return value
 
 
@@ -59,7 +60,7 @@ class ShapeExpr(ExprWithOp):
 
     def __init__(self, values, span=None):  # pylint: disable=unused-argument
         if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
-            raise TypeError(f"ShapeExpr: values must be a list of dims, got {type(values).__name__}")
+            raise TVMTypeError(f"ShapeExpr: values must be a list of dims, got {type(values).__name__}")
         self.__init_handle_by_constructor__(_ffi_api.ShapeExpr, list(values))
 
     def __len__(self):
@@ -75,7 +76,7 @@ class Var(ExprWithOp):
 
     def __init__(self, name_hint, struct_info=None, span=None):  # pylint: disable=unused-argument
         if not isinstance(name_hint, str):
-            raise TypeError(f"Var: name_hint must be a str, got {type(name_hint).__name__}")
+            raise TVMTypeError(f"Var: name_hint must be a str, got {type(name_hint).__name__}")
         self.__init_handle_by_constructor__(_ffi_api.Var, name_hint, _check_sinfo(struct_info, "Var"))
 
     @property
@@ -93,7 +94,7 @@ class DataflowVar(Var):
 
     def __init__(self, name_hint, struct_info=None, span=None):  # pylint: disable=unused-argument,super-init-not-called
         if not isinstance(name_hint, str):
-            raise TypeError(f"DataflowVar: name_hint must be a str, got {type(name_hint).__name__}")
+            raise TVMTypeError(f"DataflowVar: name_hint must be a str, got {type(name_hint).__name__}")
         self.__init_handle_by_constructor__(_ffi_api.DataflowVar, name_hint, _check_sinfo(struct_info, "DataflowVar"))
 
 
@@ -104,7 +105,7 @@ class Constant(ExprWithOp):
     def __init__(self, data, struct_info=None, span=None):  # pylint: disable=unused-argument
         from ..runtime.ndarray import NDArray  # pylint: disable=import-outside-toplevel
         if not isinstance(data, NDArray):
-            raise TypeError(f"Constant: data must be a tvm.nd.NDArray, got {type(data).__name__}")
+            raise TVMTypeError(f"Constant: data must be a tvm.nd.NDArray, got {type(data).__name__}")
         self.__init_handle_by_constructor__(_ffi_api.Constant, data, _check_sinfo(struct_info, "Constant"))
 
 
@@ -114,7 +115,7 @@ class Tuple(ExprWithOp):
 
     def __init__(self, fields, span=None):  # pylint: disable=unused-argument
         if isinstance(fields, RelaxExpr) or not hasattr(fields, "__iter__"):
-            raise TypeError(f"Tuple: fields must be a list of relax Exprs, got {type(fields).__name__}")
+            raise TVMTypeError(f"Tuple: fields must be a list of relax Exprs, got {type(fields).__name__}")
         fields = list(fields)
         for i, f in enumerate(fields):
             _check_expr(f, f"Tuple field {i}")
@@ -122,7 +123,7 @@ class Tuple(ExprWithOp):
 
     def __getitem__(self, index):
         if index >= len(self) or index < -len(self):
-            raise IndexError("Tuple index out of range")
+            raise TVMIndexError("Tuple index out of range")
         return self.fields[index]
 
     def __len__(self):
@@ -136,7 +137,7 @@ class TupleGetItem(ExprWithOp):
     def __init__(self, tuple_value, index, span=None):  # pylint: disable=unused-argument
         _check_expr(tuple_value, "TupleGetItem: tuple_value")
         if not isinstance(index, int) or isinstance(index, bool):
-            raise TypeError(f"TupleGetItem: index must be an int, got {type(index).__name__}")
+            raise TVMTypeError(f"TupleGetItem: index must be an int, got {type(index).__name__}")
         self.__init_handle_by_constructor__(_ffi_api.TupleGetItem, tuple_value, index)
 
 
@@ -147,7 +148,7 @@ class Call(ExprWithOp):
     def __init__(self, op, args, attrs=None, sinfo_args=None, span=None):  # pylint: disable=unused-argument
         _check_expr(op, "Call: op")
         if isinstance(args, RelaxExpr) or not hasattr(args, "__iter__"):
-            raise TypeError(f"Call: args must be a list of relax Exprs, got {type(args).__name__}")
+            raise TVMTypeError(f"Call: args must be a list of relax Exprs, got {type(args).__name__}")
         args = list(args)
         for i, a in enumerate(args):
             _check_expr(a, f"Call argument {i}")
@@ -155,7 +156,7 @@ class Call(ExprWithOp):
             sinfo_args = [as_struct_info(s) for s in sinfo_args]
             for i, s in enumerate(sinfo_args):
                 if not isinstance(s, StructInfo):
-                    raise TypeError(f"Call: sinfo_args[{i}] must be a StructInfo, got {type(s).__name__}")
+                    raise TVMTypeError(f"Call: sinfo_args[{i}] must be a StructInfo, got {type(s).__name__}")
         self.__init_handle_by_constructor__(_ffi_api.Call, op, args, attrs, sinfo_args)
 
 
@@ -174,7 +175,7 @@ class PrimValue(ExprWithOp):
             from ..tir.expr import FloatImm  # pylint: disable=import-outside-toplevel
             value = FloatImm("float64", value)
         elif not isinstance(value, PrimExpr):
-            raise TypeError(f"PrimValue: value must be an int, float or PrimExpr, got {type(value).__name__}")
+            raise TVMTypeError(f"PrimValue: value must be an int, float or PrimExpr, got {type(value).__name__}")
         self.__init_handle_by_constructor__(_ffi_api.PrimValue, value)
 
 
@@ -184,7 +185,7 @@ class StringImm(ExprWithOp):
 
     def __init__(self, value, span=None):  # pylint: disable=unused-argument
         if not isinstance(value, str):
-            raise TypeError(f"StringImm: value must be a str, got {type(value).__name__}")
+            raise TVMTypeError(f"StringImm: value must be a str, got {type(value).__name__}")
         self.__init_handle_by_constructor__(_ffi_api.StringImm, value)
 
 
@@ -202,7 +203,7 @@ class ExternFunc(BaseFunc):
 
     def __init__(self, global_symbol, struct_info=None, span=None):  # pylint: disable=unused-argument
         if not isinstance(global_symbol, str):
-            raise TypeError(f"ExternFunc: global_symbol must be a str, got {type(global_symbol).__name__}")
+            raise TVMTypeError(f"ExternFunc: global_symbol must be a str, got {type(global_symbol).__name__}")
         self.__init_handle_by_constructor__(_ffi_api.ExternFunc, global_symbol,
                                             _check_sinfo(struct_info, "ExternFunc"))
 
@@ -226,7 +227,7 @@ class VarBinding(Binding):
 
     def __init__(self, var, value, span=None):  # pylint: disable=unused-argument
         if not isinstance(var, Var):
-            raise TypeError(f"VarBinding: var must be a relax Var, got {type(var).__name__}")
+            raise TVMTypeError(f"VarBinding: var must be a relax Var, got {type(var).__name__}")
         _check_expr(value, "VarBinding: value")
         self.__init_handle_by_constructor__(_ffi_api.VarBinding, var, value)
 
@@ -237,21 +238,21 @@ class MatchCast(Binding):
 
     def __init__(self, var, value, struct_info, span=None):  # pylint: disable=unused-argument
         if not isinstance(var, Var):
-            raise TypeError(f"MatchCast: var must be a relax Var, got {type(var).__name__}")
+            raise TVMTypeError(f"MatchCast: var must be a relax Var, got {type(var).__name__}")
         _check_expr(value, "MatchCast: value")
         struct_info = as_struct_info(struct_info)
         if not isinstance(struct_info, StructInfo):
-            raise TypeError(f"MatchCast: struct_info must be a StructInfo, got {type(struct_info).__name__}")
+            raise TVMTypeError(f"MatchCast: struct_info must be a StructInfo, got {type(struct_info).__name__}")
         self.__init_handle_by_constructor__(_ffi_api.MatchCast, var, value, struct_info)
 
 
 def _check_bindings(bindings, what):
     if not hasattr(bindings, "__iter__"):
-        raise TypeError(f"{what}: bindings must be a list of bindings, got {type(bindings).__name__}")
+        raise TVMTypeError(f"{what}: bindings must be a list of bindings, got {type(bindings).__name__}")
     bindings = list(bindings)
     for i, b in enumerate(bindings):
         if not isinstance(b, Binding):
-            raise TypeError(f"{what}: binding {i} must be a VarBinding or MatchCast, got {type(b).__name__}")
+            raise TVMTypeError(f"{what}: binding {i} must be a VarBinding or MatchCast, got {type(b).__name__}")
     return bindings
 
 
@@ -277,11 +278,11 @@ class SeqExpr(ExprWithOp):
 
     def __init__(self, blocks, body, span=None):  # pylint: disable=unused-argument
         if not hasattr(blocks, "__iter__"):
-            raise TypeError(f"SeqExpr: blocks must be a list of blocks, got {type(blocks).__name__}")
+            raise TVMTypeError(f"SeqExpr: blocks must be a list of blocks, got {type(blocks).__name__}")
         blocks = list(blocks)
         for i, b in enumerate(blocks):
             if not isinstance(b, BindingBlock):
-                raise TypeError(f"SeqExpr: block {i} must be a BindingBlock, got {type(b).__name__}")
+                raise TVMTypeError(f"SeqExpr: block {i} must be a BindingBlock, got {type(b).__name__}")
         _check_expr(body, "SeqExpr: body")
         self.__init_handle_by_constructor__(_ffi_api.SeqExpr, blocks, body)
 
@@ -306,11 +307,11 @@ class Function(BaseFunc):
         if isinstance(params, Var):
             params = [params]
         if not hasattr(params, "__iter__"):
-            raise TypeError(f"Function: params must be a list of relax Vars, got {type(params).__name__}")
+            raise TVMTypeError(f"Function: params must be a list of relax Vars, got {type(params).__name__}")
         params = list(params)
         for i, p in enumerate(params):
             if not isinstance(p, Var):
-                raise TypeError(f"Function: parameter {i} must be a relax Var, got {type(p).__name__}")
+                raise TVMTypeError(f"Function: parameter {i} must be a relax Var, got {type(p).__name__}")
         _check_expr(body, "Function: body")
         _check_sinfo(ret_struct_info, "Function ret")
         if attrs is not None and not isinstance(attrs, dict):
@@ -333,9 +334,9 @@ def const(value, dtype=None):
     if isinstance(value, (bool, int, float, list, tuple)):
         value = _np.array(value, dtype=dtype)
     if not isinstance(value, (_np.ndarray, _np.generic)):
-        raise TypeError(f"const: cannot make a constant of {type(value).__name__}")
+        raise TVMTypeError(f"const: cannot make a constant of {type(value).__name__}")
     if value.dtype == object:
-        raise TypeError("const: the value is not a rectangular array of numbers")
+        raise TVMTypeError("const: the value is not a rectangular array of numbers")
     if not dtype:
         dtype = {_np.dtype("int64"): _np.int32, _np.dtype("float64"): _np.float32}.get(value.dtype, None)
     if dtype is not None:

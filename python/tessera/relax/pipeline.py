@@ -1,6 +1,7 @@
 """Relax pipelines (``tvm.relax.get_pipeline``): the named Sequential of passes
 that ``relax.build`` runs on a module before VM code generation."""
 from .._ffi.registry import get_global_func
+from ..error import OpNotImplemented, TVMTypeError, TVMValueError
 
 
 def default_build_pipeline(target=None):
@@ -33,14 +34,14 @@ def get_pipeline(name="default_build", **kwargs):
     ``"zero"`` needs passes not implemented yet); keyword arguments go to the
     pipeline's function, as TVM's (``default_build`` takes ``target``)."""
     if not isinstance(name, str):
-        raise TypeError(f"get_pipeline: name must be a str, got {type(name).__name__}")
+        raise TVMTypeError(f"get_pipeline: name must be a str, got {type(name).__name__}")
     if kwargs and (name != "default_build" or set(kwargs) != {"target"}):
-        raise TypeError(f"get_pipeline({name!r}) takes no options other than default_build's target, "
-                        f"got {sorted(kwargs)}")
+        raise TVMTypeError(f"get_pipeline({name!r}) takes no options other than default_build's target, "
+                           f"got {sorted(kwargs)}")
     if name in _MISSING:
-        raise NotImplementedError(f"relax pipeline {name!r} needs {_MISSING[name]}, not implemented yet")
+        raise OpNotImplemented(f"relax pipeline {name!r} needs {_MISSING[name]}, not implemented yet")
     if name not in _PIPELINES:
-        raise ValueError(f"unknown relax pipeline {name!r}; known: {sorted(_PIPELINES)}")
+        raise TVMValueError(f"unknown relax pipeline {name!r}; known: {sorted(_PIPELINES)}")
     return _PIPELINES[name](**kwargs)
 
 

@@ -5,6 +5,7 @@ from .._ffi.registry import register_object
 from ..ir.base import Node
 from ..ir.expr import PrimExpr
 from . import _ffi_api
+from ..error import OpNotImplemented, TVMTypeError
 
 
 @register_object("relax.StructInfo")
@@ -61,7 +62,7 @@ class ShapeStructInfo(StructInfo):
 
     def __init__(self, values=None, ndim=-1, span=None):  # pylint: disable=unused-argument
         if values is not None and not isinstance(values, (list, tuple)) and not hasattr(values, "__len__"):
-            raise TypeError(f"ShapeStructInfo: values must be a list of dims, got {type(values).__name__}")
+            raise TVMTypeError(f"ShapeStructInfo: values must be a list of dims, got {type(values).__name__}")
         self.__init_handle_by_constructor__(_ffi_api.ShapeStructInfo,
                                             None if values is None else list(values), int(ndim))
 
@@ -72,8 +73,8 @@ def _as_shape(shape):
         return shape
     if isinstance(shape, (list, tuple)) or hasattr(shape, "__len__"):
         return ShapeExpr(list(shape))
-    raise TypeError(f"TensorStructInfo: shape must be a list/tuple of dims or a relax Expr, got "
-                    f"{type(shape).__name__}")
+    raise TVMTypeError(f"TensorStructInfo: shape must be a list/tuple of dims or a relax Expr, got "
+                       f"{type(shape).__name__}")
 
 
 @register_object("relax.TensorStructInfo")
@@ -82,7 +83,7 @@ class TensorStructInfo(StructInfo):
 
     def __init__(self, shape=None, dtype="float32", vdevice=None, ndim=-1, span=None):  # pylint: disable=unused-argument
         if vdevice is not None:
-            raise NotImplementedError("TensorStructInfo(vdevice=...) is not supported")
+            raise OpNotImplemented("TensorStructInfo(vdevice=...) is not supported")
         self.__init_handle_by_constructor__(_ffi_api.TensorStructInfo, _as_shape(shape),
                                             "void" if dtype is None else str(dtype), int(ndim))
 
@@ -105,7 +106,7 @@ class TupleStructInfo(StructInfo):
         fields = [as_struct_info(f) for f in fields]
         for i, f in enumerate(fields):
             if not isinstance(f, StructInfo):
-                raise TypeError(f"TupleStructInfo: field {i} must be a StructInfo, got {type(f).__name__}")
+                raise TVMTypeError(f"TupleStructInfo: field {i} must be a StructInfo, got {type(f).__name__}")
         self.__init_handle_by_constructor__(_ffi_api.TupleStructInfo, fields)
 
 
@@ -118,16 +119,16 @@ class FuncStructInfo(StructInfo):
         ret = as_struct_info(ret)
         for i, p in enumerate(params):
             if not isinstance(p, StructInfo):
-                raise TypeError(f"FuncStructInfo: parameter {i} must be a StructInfo, got {type(p).__name__}")
+                raise TVMTypeError(f"FuncStructInfo: parameter {i} must be a StructInfo, got {type(p).__name__}")
         if not isinstance(ret, StructInfo):
-            raise TypeError(f"FuncStructInfo: ret must be a StructInfo, got {type(ret).__name__}")
+            raise TVMTypeError(f"FuncStructInfo: ret must be a StructInfo, got {type(ret).__name__}")
         self.__init_handle_by_constructor__(_ffi_api.FuncStructInfo, params, ret, bool(purity))
 
     @staticmethod
     def opaque_func(*, ret=None, derive_func=None, purity=False, span=None):  # pylint: disable=unused-argument
         """A function whose parameters are unknown."""
         if derive_func is not None:
-            raise NotImplementedError("FuncStructInfo.opaque_func(derive_func=...) is not supported")
+            raise OpNotImplemented("FuncStructInfo.opaque_func(derive_func=...) is not supported")
         return _ffi_api.FuncStructInfoOpaqueFunc(ret, bool(purity))
 
 

@@ -6,6 +6,7 @@ import os
 from .._ffi.registry import get_global_func
 from ..error import TVMValueError
 from ..runtime.module import Module
+from ..error import OpNotImplemented, TVMTypeError
 
 
 class Executable:
@@ -13,7 +14,7 @@ class Executable:
 
     def __init__(self, mod, tir_mod=None):
         if not isinstance(mod, Module) or mod.type_key != "relax.Executable":
-            raise TypeError(f"Executable wraps a relax.Executable module, got {mod!r}")
+            raise TVMTypeError(f"Executable wraps a relax.Executable module, got {mod!r}")
         self.mod = mod
         self._tir_mod = tir_mod  # the compiled TIR functions (relax.build), for kernel_flops
         self._flops = None
@@ -48,7 +49,7 @@ class Executable:
     def jit(self, fcompile=None, addons=None, **kwargs):
         """The runnable module (already compiled in-process: no options)."""
         if fcompile is not None or addons is not None or kwargs:
-            raise NotImplementedError("Executable.jit takes no options: the kernels are already compiled")
+            raise OpNotImplemented("Executable.jit takes no options: the kernels are already compiled")
         return self.mod
 
     def export_library(self, file_name, fcompile=None, workspace_dir=None, **kwargs):
@@ -56,7 +57,7 @@ class Executable:
         bytecode; ``tvm.runtime.load_module(file_name)`` loads it back (with
         the runtime library only) for ``VirtualMachine``."""
         if fcompile is not None or workspace_dir is not None or kwargs:
-            raise NotImplementedError("Executable.export_library takes no compiler options: Tessera links the "
+            raise OpNotImplemented("Executable.export_library takes no compiler options: Tessera links the "
                                       "library itself")
         get_global_func("relax.ExecutableExportLibrary")(self.mod, os.path.abspath(os.fspath(file_name)))
 
@@ -93,7 +94,7 @@ def _pipeline(name, target=None):
     try:
         pipeline = importlib.import_module(__package__ + ".pipeline")
     except ImportError as err:
-        raise NotImplementedError("relax.build's lowering pipeline (relax.get_pipeline) is not available in this "
+        raise OpNotImplemented("relax.build's lowering pipeline (relax.get_pipeline) is not available in this "
                                   "build; build already-lowered modules with relax_pipeline=None") from err
     name = "default_build" if name == "default" else name
     if name == "default_build":
@@ -143,14 +144,14 @@ def build(mod, target="llvm", params=None, relax_pipeline="default_build", exec_
     from .exec_builder import ExecBuilder  # pylint: disable=import-outside-toplevel
 
     if exec_mode != "bytecode":
-        raise NotImplementedError(f"relax.build(exec_mode={exec_mode!r}): only \"bytecode\" is supported")
+        raise OpNotImplemented(f"relax.build(exec_mode={exec_mode!r}): only \"bytecode\" is supported")
     if system_lib:
-        raise NotImplementedError("relax.build(system_lib=True) is not supported")
+        raise OpNotImplemented("relax.build(system_lib=True) is not supported")
     if target is None:
         target = "llvm"
     tgt = target if isinstance(target, Target) else Target(target)
     if tgt.kind.name != "llvm":
-        raise NotImplementedError(f"relax.build(target={str(tgt)!r}): the VM runs on the CPU (target \"llvm\") only")
+        raise OpNotImplemented(f"relax.build(target={str(tgt)!r}): the VM runs on the CPU (target \"llvm\") only")
     if not isinstance(mod, ir.IRModule):
         mod = ir.IRModule.from_expr(mod)
     _check_well_formed(mod)
@@ -160,7 +161,7 @@ def build(mod, target="llvm", params=None, relax_pipeline="default_build", exec_
         try:
             bind_params = importlib.import_module(__package__ + ".transform").BindParams
         except (ImportError, AttributeError, NotImplementedError) as err:
-            raise NotImplementedError("relax.build(params=...) needs relax.transform.BindParams, which is not "
+            raise OpNotImplemented("relax.build(params=...) needs relax.transform.BindParams, which is not "
                                       "available in this build") from err
         mod = bind_params("main", params)(mod)
     if relax_pipeline is not None:
@@ -182,7 +183,7 @@ def compile(mod, target=None, *, relax_pipeline="default_build", tir_pipeline="d
     from .expr import Function  # pylint: disable=import-outside-toplevel
 
     if tir_pipeline != "default":
-        raise NotImplementedError("tvm.compile(tir_pipeline=...) is not supported; the TIR default pipeline is used")
+        raise OpNotImplemented("tvm.compile(tir_pipeline=...) is not supported; the TIR default pipeline is used")
     funcs = [mod] if not isinstance(mod, ir.IRModule) else [f for _, f in mod.functions.items()]
     if any(isinstance(f, Function) for f in funcs):
         return build(mod, target=target, relax_pipeline=relax_pipeline)

@@ -5,6 +5,7 @@ GPU and its driver, which Tessera loads at run time (nothing needs a GPU to
 build or to run on the CPU).
 """
 from .. import _core
+from ..error import TVMTypeError
 
 Device = _core.Device
 
@@ -38,7 +39,7 @@ def device(dev_type, dev_id=0):
         return Device(_core._device_type_from_name(name), dev_id)
     if isinstance(dev_type, int):
         return Device(dev_type, dev_id)
-    raise TypeError(f"device() expects a device name or code, got {type(dev_type).__name__}")
+    raise TVMTypeError(f"device() expects a device name or code, got {type(dev_type).__name__}")
 
 
 def cpu(dev_id=0):

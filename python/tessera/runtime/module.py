@@ -8,6 +8,7 @@ import numpy as np
 from .. import _core
 from .._ffi.registry import register_object, get_global_func
 from .object import Object
+from ..error import OpNotImplemented, TVMAttributeError, TVMFileNotFoundError, TVMTypeError
 
 
 class BenchmarkResult:
@@ -41,12 +42,12 @@ class Module(Object):
         f = get_global_func("runtime.ModuleGetFunction")(self, name, query_imports)
         if f is None:
             names = ", ".join(get_global_func("runtime.ModuleListFunctions")(self)) or "nothing"
-            raise AttributeError(f"Module has no function '{name}' (it has: {names})")
+            raise TVMAttributeError(f"Module has no function '{name}' (it has: {names})")
         return f
 
     def __getitem__(self, name):
         if not isinstance(name, str):
-            raise TypeError("function names are strings")
+            raise TVMTypeError("function names are strings")
         return self.get_function(name, query_imports=True)
 
     def __contains__(self, name):
@@ -84,7 +85,7 @@ class Module(Object):
                                     ("cooldown_interval_ms", cooldown_interval_ms, 0),
                                     ("repeats_to_cooldown", repeats_to_cooldown, 1), ("f_preproc", f_preproc, "")):
             if value != default:
-                raise NotImplementedError(f"time_evaluator({key}={value!r}) is not supported; "
+                raise OpNotImplemented(f"time_evaluator({key}={value!r}) is not supported; "
                                           f"leave it at its default {default!r}")
         func = self.get_function(func_name, query_imports=True)
         timer = get_global_func("runtime.TimeEvaluate")
@@ -99,7 +100,7 @@ class Module(Object):
         (linked by Tessera itself: ``fcompile`` and its options are refused)."""
         if fcompile is not None or kwargs:
             given = ["fcompile"] * (fcompile is not None) + sorted(kwargs)
-            raise NotImplementedError(f"export_library({', '.join(given)}=...) is not supported: "
+            raise OpNotImplemented(f"export_library({', '.join(given)}=...) is not supported: "
                                       "Tessera links the library itself")
         get_global_func("runtime.ModuleExportLibrary")(self, os.fspath(file_name))
 
@@ -111,10 +112,10 @@ def load_module(path, fmt=""):
     """Loads a library written by ``Module.export_library`` (``fmt`` may
     only be "" or "so")."""
     if fmt not in ("", "so"):
-        raise NotImplementedError(f"load_module(fmt={fmt!r}) is not supported; only shared libraries (\"so\") load")
+        raise OpNotImplemented(f"load_module(fmt={fmt!r}) is not supported; only shared libraries (\"so\") load")
     path = os.fspath(path)
     if not os.path.exists(path):
-        raise FileNotFoundError(f"no such module file: {path}")
+        raise TVMFileNotFoundError(f"no such module file: {path}")
     return get_global_func("runtime.ModuleLoadFromFile")(os.path.abspath(path))
 
 

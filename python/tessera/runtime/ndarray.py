@@ -86,7 +86,7 @@ class NDArray(_core.NDArrayBase):
             return target
         if isinstance(target, Device):
             return self._copy_to_device(target)
-        raise TypeError(f"copyto expects an NDArray or a Device, got {type(target).__name__}")
+        raise TVMTypeError(f"copyto expects an NDArray or a Device, got {type(target).__name__}")
 
     def to_dlpack(self):
         """A DLPack capsule sharing this array's memory."""
@@ -94,18 +94,18 @@ class NDArray(_core.NDArrayBase):
 
     def __setitem__(self, key, value):
         if not isinstance(key, slice) or key != slice(None):
-            raise TypeError("NDArray only supports assignment to the whole array: arr[:] = value")
+            raise TVMTypeError("NDArray only supports assignment to the whole array: arr[:] = value")
         self.copyfrom(value)
 
     def __array__(self, dtype=None, copy=None):
         if copy is False:  # NumPy 2's protocol: a view was required
-            raise ValueError("an NDArray cannot be viewed as a NumPy array without a copy; use copy=None or True")
+            raise TVMValueError("an NDArray cannot be viewed as a NumPy array without a copy; use copy=None or True")
         out = self.numpy()
         return out if dtype is None else out.astype(dtype, copy=False)
 
     def __len__(self):
         if not self.shape:
-            raise TypeError("len() of a 0-d NDArray")
+            raise TVMTypeError("len() of a 0-d NDArray")
         return self.shape[0]
 
     def __repr__(self):

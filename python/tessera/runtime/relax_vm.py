@@ -6,6 +6,7 @@ from .._ffi.registry import get_global_func
 from ..error import TVMError
 from .device import Device
 from .module import Module, BenchmarkResult
+from ..error import OpNotImplemented, TVMTypeError, TVMValueError
 
 
 class VirtualMachine:
@@ -20,21 +21,22 @@ class VirtualMachine:
         self._profile = bool(profile)
         self._kernel_flops = getattr(rt_mod, "kernel_flops", None)  # an Executable's (relax.build) FLOP counts
         if memory_cfg not in (None, "naive", "pooled"):
-            raise ValueError(f"VirtualMachine(memory_cfg={memory_cfg!r}): use None, \"naive\" or \"pooled\" "
-                             "(the VM pools storage either way; \"naive\" is accepted as TVM's name for it)")
+            raise TVMValueError(f"VirtualMachine(memory_cfg={memory_cfg!r}): use None, \"naive\" or \"pooled\" "
+                                "(the VM pools storage either way; \"naive\" is accepted as TVM's name for it)")
         if not isinstance(rt_mod, Module):
             mod = getattr(rt_mod, "mod", None)
             if not isinstance(mod, Module):
-                raise TypeError(f"VirtualMachine expects an Executable or a runtime Module, got {type(rt_mod).__name__}")
+                raise TVMTypeError("VirtualMachine expects an Executable or a runtime Module, got "
+                                   f"{type(rt_mod).__name__}")
             rt_mod = mod
         if rt_mod.type_key != "relax.Executable":
-            raise TypeError(f"VirtualMachine expects a relax.Executable (from relax.build, or load_module of an "
-                            f"exported executable), got a {rt_mod.type_key} module")
+            raise TVMTypeError(f"VirtualMachine expects a relax.Executable (from relax.build, or load_module of an "
+                               f"exported executable), got a {rt_mod.type_key} module")
         devices = list(device) if isinstance(device, (list, tuple)) else [device]
         for d in devices:
             if not isinstance(d, Device):
-                raise TypeError(f"VirtualMachine: device must be a tvm.runtime.Device (e.g. tvm.cpu()), "
-                                f"got {type(d).__name__}")
+                raise TVMTypeError(f"VirtualMachine: device must be a tvm.runtime.Device (e.g. tvm.cpu()), "
+                                   f"got {type(d).__name__}")
         self.module = rt_mod["vm_load_executable"]()
         init = []
         for d in devices:
@@ -104,7 +106,7 @@ class VirtualMachine:
         return rec()
 
     def set_instrument(self, instrument):
-        raise NotImplementedError("VirtualMachine.set_instrument is not supported")
+        raise OpNotImplemented("VirtualMachine.set_instrument is not supported")
 
     def time_evaluator(self, func_name, dev, number=10, repeat=1, min_repeat_ms=0, cooldown_interval_ms=0,
                        repeats_to_cooldown=1, f_preproc=""):
@@ -115,7 +117,7 @@ class VirtualMachine:
         for key, value, default in (("cooldown_interval_ms", cooldown_interval_ms, 0),
                                     ("repeats_to_cooldown", repeats_to_cooldown, 1), ("f_preproc", f_preproc, "")):
             if value != default:
-                raise NotImplementedError(f"time_evaluator({key}={value!r}) is not supported; "
+                raise OpNotImplemented(f"time_evaluator({key}={value!r}) is not supported; "
                                           f"leave it at its default {default!r}")
         timer = get_global_func("runtime.TimeEvaluate")
         func = self.module[func_name]
@@ -142,15 +144,15 @@ class VirtualMachine:
         out = list(args) + [None] * (arity - len(args))
         for key, value in kwargs.items():
             if key not in names:
-                raise TypeError(f"{func_name}() got an unexpected keyword argument '{key}' "
-                                f"(parameters: {', '.join(names)})")
+                raise TVMTypeError(f"{func_name}() got an unexpected keyword argument '{key}' "
+                                   f"(parameters: {', '.join(names)})")
             i = names.index(key)
             if i < len(args):
-                raise TypeError(f"{func_name}() got multiple values for argument '{key}'")
+                raise TVMTypeError(f"{func_name}() got multiple values for argument '{key}'")
             out[i] = value
         missing = [names[i] for i in range(len(args), arity) if names[i] not in kwargs]
         if missing:
-            raise TypeError(f"{func_name}() missing {len(missing)} argument(s): {', '.join(missing)}")
+            raise TVMTypeError(f"{func_name}() missing {len(missing)} argument(s): {', '.join(missing)}")
         return out
 
 

@@ -10,6 +10,7 @@ import inspect
 import numbers
 import sys
 import types
+from ..error import TVMOSError, TVMTypeError
 
 _NAMESPACE_TAG = "__tessera_ns__:"
 _UNSUPPORTED_TAG = "__tessera_unsupported__:"
@@ -148,8 +149,8 @@ def _source_of(obj, what):
         lines, first_line = inspect.getsourcelines(obj)
         filename = inspect.getsourcefile(obj) or inspect.getfile(obj)
     except (OSError, TypeError) as err:
-        raise OSError(f"cannot read the source of {what} {obj.__qualname__!r}; TVMScript must be defined in a "
-                      f"file (use tvm.script.from_source for text)") from err
+        raise TVMOSError(f"cannot read the source of {what} {obj.__qualname__!r}; TVMScript must be defined in a "
+                         f"file (use tvm.script.from_source for text)") from err
     return "".join(lines), filename, max(first_line - 1, 0)
 
 
@@ -196,6 +197,6 @@ def from_source(source, extra_vars=None):
     ``tvm`` are always known.
     """
     if not isinstance(source, str):
-        raise TypeError(f"from_source expects a str, got {type(source).__name__}")
+        raise TVMTypeError(f"from_source expects a str, got {type(source).__name__}")
     resolver = make_resolver(dict(extra_vars)) if extra_vars else None
     return _parse_tir(source, "<string>", 0, resolver)

@@ -2,6 +2,7 @@
 defines a decorated function: parameter annotations such as
 ``T.Buffer((128,), "float32")`` or ``R.Tensor((1, "m"), "float32")`` run at
 definition time, before the parser sees the source."""
+from ..error import TVMTypeError
 
 
 class Placeholder:
@@ -30,8 +31,8 @@ class Placeholder:
     def __iter__(self):
         # Without this, Python would iterate through __getitem__ forever (a
         # placeholder returned by a host function the parser calls).
-        raise TypeError(f"TVMScript name {self._path} is only meaningful inside a TVMScript function; "
-                        "Python code cannot use its value")
+        raise TVMTypeError(f"TVMScript name {self._path} is only meaningful inside a TVMScript function; "
+                           "Python code cannot use its value")
 
     def __repr__(self):
         return f"<TVMScript {self._path}>"

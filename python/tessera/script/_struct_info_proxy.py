@@ -13,7 +13,8 @@ class StructInfoProxy:
     StructInfo; string dimensions ("n") are only allowed while parsing."""
 
     def as_struct_info(self, dict_globals=None):
-        raise NotImplementedError
+        from ..error import OpNotImplemented  # pylint: disable=import-outside-toplevel
+        raise OpNotImplemented(f"{type(self).__name__}.as_struct_info")
 
     def get_symbolic_vars(self):
         """Names of the symbolic dimensions written as strings."""

@@ -8,6 +8,7 @@ import inspect
 
 from . import _parser
 from ._placeholder import namespace_getattr
+from ..error import TVMTypeError
 
 
 def ir_module(cls=None, check_well_formed=True):
@@ -16,7 +17,7 @@ def ir_module(cls=None, check_well_formed=True):
 
     def decorate(c):
         if not inspect.isclass(c):
-            raise TypeError(f"@I.ir_module expects a class, got {type(c).__name__}")
+            raise TVMTypeError(f"@I.ir_module expects a class, got {type(c).__name__}")
         return _parser.parse_class(c, frame_locals, frame_globals)
 
     if cls is None:

@@ -13,6 +13,7 @@ import inspect
 
 from . import _parser
 from ._placeholder import namespace_getattr
+from ..error import TVMTypeError
 
 
 def function(func=None, pure=True, private=False, check_well_formed=True, global_var=None):
@@ -29,7 +30,7 @@ def function(func=None, pure=True, private=False, check_well_formed=True, global
 
     def decorate(f):
         if not inspect.isfunction(f):
-            raise TypeError(f"@R.function expects a function, got {type(f).__name__}")
+            raise TVMTypeError(f"@R.function expects a function, got {type(f).__name__}")
         if _parser.defined_in_class(f):
             return f  # the @I.ir_module decorator parses it
         return _parser.parse_function(f, frame_locals, frame_globals)

@@ -9,6 +9,7 @@ import inspect
 
 from . import _parser
 from ._placeholder import Placeholder, namespace_getattr
+from ..error import TVMTypeError
 
 
 def prim_func(func=None, private=False, check_well_formed=True, global_var=None):
@@ -25,7 +26,7 @@ def prim_func(func=None, private=False, check_well_formed=True, global_var=None)
 
     def decorate(f):
         if not inspect.isfunction(f):
-            raise TypeError(f"@T.prim_func expects a function, got {type(f).__name__}")
+            raise TVMTypeError(f"@T.prim_func expects a function, got {type(f).__name__}")
         if _parser.defined_in_class(f):
             return f
         result = _parser.parse_function(f, frame_locals, frame_globals)

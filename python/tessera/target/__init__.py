@@ -5,6 +5,7 @@ ill-typed values and CPUs or features LLVM does not know raise ValueError."""
 from .._ffi.registry import register_object, get_global_func
 from ..ir.base import Node
 from . import codegen
+from ..error import TVMValueError
 
 
 @register_object("target.Target")
@@ -30,8 +31,8 @@ class Target(Node):
         if host is not None:
             host = host if isinstance(host, Target) else Target(host)
             if "cpu" in list(self.keys) and host.str != self.str:
-                raise ValueError(f"target host {host.str!r} differs from the CPU target {self.str!r}: "
-                                 "for CPU targets the host is the target itself")
+                raise TVMValueError(f"target host {host.str!r} differs from the CPU target {self.str!r}: "
+                                    "for CPU targets the host is the target itself")
             self.__dict__["_host"] = host
 
     @property
@@ -71,7 +72,7 @@ class Target(Node):
         if _CURRENT:
             return _CURRENT[-1]
         if not allow_none:
-            raise ValueError("no current target: use `with tvm.target.Target(...):`")
+            raise TVMValueError("no current target: use `with tvm.target.Target(...):`")
         return None
 
 

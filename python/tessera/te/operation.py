@@ -3,7 +3,7 @@
 ``te.create_prim_func`` (lowering to a TensorIR PrimFunc)."""
 import inspect
 
-from ..error import TVMTypeError, TVMValueError
+from ..error import OpNotImplemented, TVMTypeError, TVMValueError
 from ..ir.expr import PrimExpr, Range
 from ..tir import op as _tir_op
 from ..tir.expr import IterVar, Var, SizeVar
@@ -81,7 +81,7 @@ def compute(shape, fcompute, name="compute", tag="", attrs=None, varargs_names=N
     body = fcompute(*[iv.var for iv in axis])
     if isinstance(body, (list, tuple)):
         if len(body) != 1:
-            raise NotImplementedError(f"compute {name}: fcompute returned {len(body)} values; multi-output "
+            raise OpNotImplemented(f"compute {name}: fcompute returned {len(body)} values; multi-output "
                                       "computes are not supported")
         body = body[0]
     if isinstance(body, Tensor):

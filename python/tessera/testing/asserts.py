@@ -1,6 +1,7 @@
 """Value assertions of ``tvm.testing``: array closeness (NumPy's, with TVM's
 tighter default tolerances) and equality of integer expressions."""
 import numpy as np
+from ..error import TVMValueError
 
 
 def assert_allclose(actual, desired, rtol=1e-7, atol=1e-7):
@@ -20,7 +21,7 @@ def assert_prim_expr_equal(lhs, rhs):
     analyzer = arith.Analyzer()
     diff = analyzer.simplify(tir.Sub(_as_expr(lhs, rhs), _as_expr(rhs, lhs)))
     if not (isinstance(diff, tir.IntImm) and diff.value == 0):
-        raise ValueError(f"{lhs} and {rhs} are not equal (difference simplifies to {diff})")
+        raise TVMValueError(f"{lhs} and {rhs} are not equal (difference simplifies to {diff})")
 
 
 def _as_expr(value, other):

@@ -6,6 +6,7 @@ import inspect
 import textwrap
 
 import pytest
+from ..error import TVMTypeError, TVMValueError
 
 
 def _is_fixture(obj):
@@ -68,7 +69,7 @@ def _transform_fixture(cls, transform):
                 return module_pass(obj)
             if isinstance(obj, tir.PrimFunc):
                 return module_pass(ir.IRModule({"main": obj}))["main"]
-            raise TypeError(f"CompareBeforeAfter: expected an IRModule or a PrimFunc, got {type(obj).__name__}")
+            raise TVMTypeError(f"CompareBeforeAfter: expected an IRModule or a PrimFunc, got {type(obj).__name__}")
         return run
 
     if _is_fixture(transform):
@@ -83,8 +84,8 @@ def _transform_fixture(cls, transform):
         def make(self):
             return applying(transform(self))
     else:
-        raise TypeError(f"{cls.__name__}.transform must be a tvm.ir.transform.Pass or a method returning one, "
-                        f"got {type(transform).__name__}")
+        raise TVMTypeError(f"{cls.__name__}.transform must be a tvm.ir.transform.Pass or a method returning one, "
+                           f"got {type(transform).__name__}")
     return pytest.fixture(make)
 
 
@@ -98,7 +99,7 @@ class CompareBeforeAfter:
         for names, attr in ((("before", "Before"), "before"), (("expected", "Expected"), "expected")):
             given = [n for n in names if n in vars(cls)]
             if len(given) > 1:
-                raise TypeError(f"{cls.__name__} defines both {given[0]} and {given[1]}")
+                raise TVMTypeError(f"{cls.__name__} defines both {given[0]} and {given[1]}")
             if given:
                 value = vars(cls)[given[0]]
                 if _is_fixture(value):
@@ -125,8 +126,8 @@ class CompareBeforeAfter:
             try:
                 ir.assert_structural_equal(after, expected)
             except ValueError as err:
-                raise ValueError("TIR after the transform differs from the expected TIR:\n"
-                                 f"{before.script()}\n{after.script()}\n{expected.script()}") from err
+                raise TVMValueError("TIR after the transform differs from the expected TIR:\n"
+                                    f"{before.script()}\n{after.script()}\n{expected.script()}") from err
         else:
-            raise TypeError("CompareBeforeAfter: `expected` must give a PrimFunc, an IRModule or an Exception "
-                            f"class, got {type(expected).__name__}")
+            raise TVMTypeError("CompareBeforeAfter: `expected` must give a PrimFunc, an IRModule or an Exception "
+                               f"class, got {type(expected).__name__}")

@@ -9,6 +9,7 @@ import itertools
 import sys
 
 import pytest
+from ..error import TVMValueError
 
 _group_counter = itertools.count()
 
@@ -18,10 +19,10 @@ def parameter(*values, ids=None, by_dict=None):
     ``values`` in turn; ``by_dict`` maps test ids to values instead."""
     if by_dict is not None:
         if values or ids:
-            raise ValueError("parameter(): give either values (with ids) or by_dict, not both")
+            raise TVMValueError("parameter(): give either values (with ids) or by_dict, not both")
         ids, values = list(by_dict.keys()), list(by_dict.values())
     if not values:
-        raise ValueError("parameter() needs at least one value")
+        raise TVMValueError("parameter() needs at least one value")
 
     @pytest.fixture(params=list(values), ids=ids)
     def as_fixture(*_cls, request):
@@ -35,10 +36,10 @@ def parameters(*value_sets, ids=None):
     together (not their cross product): ``a, b = parameters((1, 2), (3, 4))``
     runs each test with (a, b) = (1, 2) then (3, 4)."""
     if not value_sets:
-        raise ValueError("parameters() needs at least one value set")
+        raise TVMValueError("parameters() needs at least one value set")
     width = len(value_sets[0])
     if any(len(v) != width for v in value_sets):
-        raise ValueError(f"parameters(): every value set needs {width} values, got {[len(v) for v in value_sets]}")
+        raise TVMValueError(f"parameters(): every value set needs {width} values, got {[len(v) for v in value_sets]}")
     # A hidden fixture holding the whole set; it must be visible to pytest in
     # the caller's namespace (module or class body).
     group_name = f"_tessera_parameters_{next(_group_counter)}"

@@ -4,6 +4,7 @@ from .._ffi.registry import register_object
 from ..ir.base import Node
 from . import _ffi_api
 from .expr import BufferLoad, Var
+from ..error import OpNotImplemented, TVMTypeError
 
 
 @register_object("tir.Buffer")
@@ -19,21 +20,21 @@ class Buffer(Node):
         if not isinstance(indices, tuple):
             indices = (indices,)
         if any(isinstance(i, slice) for i in indices):
-            raise TypeError("slicing a Buffer is only meaningful inside TVMScript (T.reads/T.writes)")
+            raise TVMTypeError("slicing a Buffer is only meaningful inside TVMScript (T.reads/T.writes)")
         return BufferLoad(self, list(indices))
 
     def access_ptr(self, access_mask, ptr_type="handle", content_lanes=1, offset=0, extent=None):
         """A pointer to this buffer's data for external calls ("r", "w" or "rw");
         ``ptr_type`` must be "handle" and ``content_lanes`` 1."""
         if ptr_type != "handle" or content_lanes != 1:
-            raise NotImplementedError(f"access_ptr(ptr_type={ptr_type!r}, content_lanes={content_lanes!r}) is not "
+            raise OpNotImplemented(f"access_ptr(ptr_type={ptr_type!r}, content_lanes={content_lanes!r}) is not "
                                       "supported; only ptr_type=\"handle\", content_lanes=1")
         return _ffi_api.BufferAccessPtr(self, access_mask, offset, extent)
 
     def vload(self, begin, dtype=None):
         """The element at ``begin`` (scalar loads only: ``dtype`` must be the buffer's)."""
         if dtype is not None and str(dtype) != str(self.dtype):
-            raise NotImplementedError(f"vload(dtype={dtype!r}) of a {self.dtype} buffer is not supported "
+            raise OpNotImplemented(f"vload(dtype={dtype!r}) of a {self.dtype} buffer is not supported "
                                       "(no vector loads)")
         return self[tuple(begin)]
 
@@ -49,9 +50,9 @@ def decl_buffer(shape, dtype="float32", name="buffer", data=None, strides=None, 
     """Declares a Buffer (TVM's ``tvm.tir.decl_buffer``); ``buffer_type``
     "auto_broadcast" and ``axis_separators`` are refused (``span`` is not kept)."""
     if buffer_type not in ("", "default"):
-        raise NotImplementedError(f"decl_buffer(buffer_type={buffer_type!r}) is not supported")
+        raise OpNotImplemented(f"decl_buffer(buffer_type={buffer_type!r}) is not supported")
     if axis_separators:
-        raise NotImplementedError("decl_buffer(axis_separators=...) is not supported")
+        raise OpNotImplemented("decl_buffer(axis_separators=...) is not supported")
     if isinstance(shape, int) or not isinstance(shape, (list, tuple)):
         shape = [shape]
     if data is None:

@@ -4,6 +4,7 @@ from ..ir.function import BaseFunc
 from . import _ffi_api
 from .buffer import Buffer
 from .expr import Var
+from ..error import OpNotImplemented
 
 
 @register_object("tir.PrimFunc")
@@ -16,7 +17,7 @@ class PrimFunc(BaseFunc):
     def __init__(self, params, body, ret_type=None, buffer_map=None, attrs=None, span=None):
         # pylint: disable=unused-argument
         if ret_type is not None:
-            raise NotImplementedError("PrimFunc(ret_type=...) is not supported: PrimFuncs return nothing")
+            raise OpNotImplemented("PrimFunc(ret_type=...) is not supported: PrimFuncs return nothing")
         buffer_map = dict(buffer_map or {})
         param_vars = []
         for p in params:

@@ -8,6 +8,7 @@ from .._ffi.registry import register_object
 from ..ir.base import Node
 from . import _ffi_api
 from .expr import Var
+from ..error import TVMValueError
 
 
 @register_object("tir.IndexMap")
@@ -34,8 +35,8 @@ class IndexMap(Node):
         index_map, separators = IndexMap.from_func_with_separators(
             mapping_function, ndim, inverse_index_map, index_dtype=index_dtype)
         if separators:
-            raise ValueError("IndexMap.from_func: the mapping function returns IndexMap.AXIS_SEPARATOR; "
-                             "use IndexMap.from_func_with_separators")
+            raise TVMValueError("IndexMap.from_func: the mapping function returns IndexMap.AXIS_SEPARATOR; "
+                                "use IndexMap.from_func_with_separators")
         return index_map
 
     @staticmethod
@@ -47,23 +48,23 @@ class IndexMap(Node):
         kwonly = [p.name for p in params if p.kind == inspect.Parameter.KEYWORD_ONLY]
         if any(p.kind == inspect.Parameter.VAR_POSITIONAL for p in params):
             if ndim is None:
-                raise ValueError("IndexMap.from_func needs ndim for a function taking *args")
+                raise TVMValueError("IndexMap.from_func needs ndim for a function taking *args")
             # As TVM: named positional indices first, *args takes the middle
             # ones, keyword-only parameters the last (lambda *rest, k: ...).
             lead = [p.name for p in params
                     if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)]
             n_var = ndim - len(lead) - len(kwonly)
             if n_var < 0:
-                raise ValueError(f"IndexMap.from_func: the function takes at least {len(lead) + len(kwonly)} "
-                                 f"indices, ndim is {ndim}")
+                raise TVMValueError(f"IndexMap.from_func: the function takes at least {len(lead) + len(kwonly)} "
+                                    f"indices, ndim is {ndim}")
             names = lead + [f"i{k}" for k in range(len(lead), len(lead) + n_var)] + kwonly
         else:
             names = [p.name for p in params]
             if ndim is not None and ndim != len(names):
-                raise ValueError(f"IndexMap.from_func: the function takes {len(names)} indices, ndim is {ndim}")
+                raise TVMValueError(f"IndexMap.from_func: the function takes {len(names)} indices, ndim is {ndim}")
         dtypes = index_dtype if isinstance(index_dtype, (list, tuple)) else [index_dtype] * len(names)
         if len(dtypes) != len(names):
-            raise ValueError(f"IndexMap.from_func: {len(dtypes)} index dtypes for {len(names)} indices")
+            raise TVMValueError(f"IndexMap.from_func: {len(dtypes)} index dtypes for {len(names)} indices")
         initial = [Var(n, d) for n, d in zip(names, dtypes)]
         n_pos = len(initial) - len(kwonly)  # keyword-only parameters come last in `names`
         final = mapping_function(*initial[:n_pos], **dict(zip(kwonly, initial[n_pos:])))
@@ -73,14 +74,14 @@ class IndexMap(Node):
         for item in final:
             if isinstance(item, str) and item == IndexMap.AXIS_SEPARATOR:
                 if not indices or (separators and separators[-1] == len(indices)):
-                    raise ValueError("IndexMap.from_func_with_separators: an AXIS_SEPARATOR must follow an index "
-                                     f"(got {list(final)!r})")
+                    raise TVMValueError("IndexMap.from_func_with_separators: an AXIS_SEPARATOR must follow an index "
+                                        f"(got {list(final)!r})")
                 separators.append(len(indices))
             else:
                 indices.append(item)
         if separators and separators[-1] == len(indices):
-            raise ValueError("IndexMap.from_func_with_separators: an AXIS_SEPARATOR must precede an index "
-                             f"(got {list(final)!r})")
+            raise TVMValueError("IndexMap.from_func_with_separators: an AXIS_SEPARATOR must precede an index "
+                                f"(got {list(final)!r})")
         return IndexMap(initial, indices, inverse_index_map), separators
 
     def map_indices(self, indices):

@@ -2,6 +2,7 @@
 from .. import _core
 from . import _ffi_api
 from .expr import PrimExprWithOp, StringImm
+from ..error import TVMValueError
 
 
 def const(value, dtype=None, span=None):  # pylint: disable=unused-argument
@@ -118,7 +119,7 @@ def if_then_else(cond, t, f, span=None):  # pylint: disable=unused-argument
 def all(*args, span=None):  # pylint: disable=redefined-builtin,unused-argument
     """Logical and of all arguments."""
     if not args:
-        raise ValueError("tir.all needs at least one argument")
+        raise TVMValueError("tir.all needs at least one argument")
     out = args[0]
     for a in args[1:]:
         out = _ffi_api._OpAnd(out, a)
@@ -128,7 +129,7 @@ def all(*args, span=None):  # pylint: disable=redefined-builtin,unused-argument
 def any(*args, span=None):  # pylint: disable=redefined-builtin,unused-argument
     """Logical or of all arguments."""
     if not args:
-        raise ValueError("tir.any needs at least one argument")
+        raise TVMValueError("tir.any needs at least one argument")
     out = args[0]
     for a in args[1:]:
         out = _ffi_api._OpOr(out, a)

@@ -4,6 +4,7 @@ import enum
 from .._ffi.registry import register_object
 from ..ir.base import Node
 from . import _ffi_api
+from ..error import OpNotImplemented
 
 
 class ForKind(enum.IntEnum):
@@ -27,7 +28,7 @@ class BufferStore(Stmt):
 
     def __init__(self, buffer, value, indices, predicate=None, span=None):  # pylint: disable=unused-argument
         if predicate is not None:
-            raise NotImplementedError("BufferStore(predicate=...) is not supported (no predicated vector stores)")
+            raise OpNotImplemented("BufferStore(predicate=...) is not supported (no predicated vector stores)")
         self.__init_handle_by_constructor__(_ffi_api.BufferStore, buffer, value, list(indices))
 
 
@@ -86,7 +87,7 @@ class Allocate(Stmt):
     def __init__(self, buffer_var, dtype, extents, condition, body, annotations=None, span=None):
         # pylint: disable=unused-argument
         if annotations:
-            raise NotImplementedError("Allocate(annotations=...) is not supported")
+            raise OpNotImplemented("Allocate(annotations=...) is not supported")
         self.__init_handle_by_constructor__(_ffi_api.Allocate, buffer_var, str(dtype), list(extents), condition, body)
 
 

@@ -1,7 +1,7 @@
 """Layout transforms written in TE: ``topi.transpose``, ``reshape``,
 ``expand_dims``, ``squeeze``, ``broadcast_to``, ``concatenate``, ``take``,
 ``split`` and ``strided_slice``."""
-from ..error import TVMTypeError, TVMValueError
+from ..error import OpNotImplemented, TVMTypeError, TVMValueError
 from .. import te
 
 
@@ -34,7 +34,7 @@ def _static_shape(name, x):
     dims = []
     for d in x.shape:
         if not isinstance(d, IntImm):
-            raise NotImplementedError(f"topi.{name}: symbolic shapes are not supported yet ({x.name} has {d})")
+            raise OpNotImplemented(f"topi.{name}: symbolic shapes are not supported yet ({x.name} has {d})")
         dims.append(d.value)
     return dims
 
@@ -138,7 +138,7 @@ def squeeze(a, axis=None):
     ndim = len(src)
     if axis is None:
         if not all(isinstance(d, int) for d in src):
-            raise NotImplementedError(f"topi.squeeze: axis=None needs the static shape of {a.name} (it has "
+            raise OpNotImplemented(f"topi.squeeze: axis=None needs the static shape of {a.name} (it has "
                                       f"{list(a.shape)}); give the axes")
         axes = [k for k, d in enumerate(src) if d == 1]
     else:
@@ -276,7 +276,7 @@ def split(ary, indices_or_sections, axis=0):
     axis = axis + ndim if axis < 0 else axis
     n = src[axis]
     if not isinstance(n, int):
-        raise NotImplementedError(f"topi.split: dimension {axis} of {ary.name} is symbolic ({n})")
+        raise OpNotImplemented(f"topi.split: dimension {axis} of {ary.name} is symbolic ({n})")
     if isinstance(indices_or_sections, int) and not isinstance(indices_or_sections, bool):
         sections = indices_or_sections
         if sections <= 0 or n % sections:
@@ -330,7 +330,7 @@ def strided_slice(a, begin, end, strides=None, axes=None, slice_mode="end", assu
             raise TVMValueError("topi.strided_slice: a stride is zero")
         from ..tir.expr import IntImm  # pylint: disable=import-outside-toplevel
         if not isinstance(src[ax], IntImm):
-            raise NotImplementedError(f"topi.strided_slice: dimension {ax} of {a.name} is symbolic ({src[ax]})")
+            raise OpNotImplemented(f"topi.strided_slice: dimension {ax} of {a.name} is symbolic ({src[ax]})")
         n = src[ax].value
         out_shape[ax] = _slice_length(n, b, e, st)
         # A step matters only between two taken elements (then |st| < n): a

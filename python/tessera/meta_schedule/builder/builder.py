@@ -1,6 +1,7 @@
 """The builder interface (``tvm.meta_schedule.builder.Builder``): BuilderInput (a scheduled
 module and its target), BuilderResult (a library path or an error) and the build step
 that every builder runs in its worker (LocalBuilder: a process; RayBuilder: a Ray task)."""
+from ...error import OpNotImplemented, TVMTypeError
 
 
 class BuilderInput:
@@ -8,7 +9,7 @@ class BuilderInput:
 
     def __init__(self, mod, target, params=None):
         if params is not None:
-            raise NotImplementedError("BuilderInput(params=...) is not supported (no Relax params in TIR builds)")
+            raise OpNotImplemented("BuilderInput(params=...) is not supported (no Relax params in TIR builds)")
         self.mod = mod
         self.target = str(target)
 
@@ -28,7 +29,7 @@ class Builder:
     """The builder interface: ``build(list[BuilderInput]) -> list[BuilderResult]``."""
 
     def build(self, build_inputs):
-        raise NotImplementedError
+        raise OpNotImplemented
 
     def _init_artifact_dir(self, artifact_dir):
         """Where built libraries go: ``artifact_dir``, or a temporary directory
@@ -50,7 +51,7 @@ class Builder:
 def check_inputs(build_inputs, who):
     for inp in build_inputs:
         if not isinstance(inp, BuilderInput):
-            raise TypeError(f"{who}.build expects BuilderInput items, got {type(inp).__name__}")
+            raise TVMTypeError(f"{who}.build expects BuilderInput items, got {type(inp).__name__}")
 
 
 def build_to_file(mod_json, target, out_path):

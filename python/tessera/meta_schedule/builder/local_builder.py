@@ -6,6 +6,7 @@ import os
 from ... import ir as _ir
 from ..worker_pool import WorkerFailure, WorkerPool
 from .builder import Builder, BuilderResult, check_inputs
+from ...error import TVMValueError
 
 
 def _build_in_worker(mod_json, target, out_path):
@@ -23,7 +24,7 @@ class LocalBuilder(Builder):
         if max_workers is None:
             max_workers = max(1, os.cpu_count() or 1)
         if timeout_sec is not None and timeout_sec <= 0:
-            raise ValueError(f"LocalBuilder(timeout_sec={timeout_sec}) must be positive")
+            raise TVMValueError(f"LocalBuilder(timeout_sec={timeout_sec}) must be positive")
         self.timeout_sec = timeout_sec
         self._pool = WorkerPool(int(max_workers))
         self._init_artifact_dir(artifact_dir)

@@ -9,6 +9,7 @@ from ... import ir as _ir
 from ..ray_cluster import cluster_cpus, ensure_ray, ray_map
 from ..worker_pool import WorkerFailure
 from .builder import Builder, BuilderResult, check_inputs
+from ...error import TVMValueError
 
 
 def _build_bytes(mod_json, target):
@@ -28,9 +29,9 @@ class RayBuilder(Builder):
 
     def __init__(self, address=None, num_cpus=None, timeout_sec=60.0, artifact_dir=None, max_in_flight=None):
         if timeout_sec is not None and timeout_sec <= 0:
-            raise ValueError(f"RayBuilder(timeout_sec={timeout_sec}) must be positive")
+            raise TVMValueError(f"RayBuilder(timeout_sec={timeout_sec}) must be positive")
         if max_in_flight is not None and int(max_in_flight) < 1:
-            raise ValueError(f"RayBuilder(max_in_flight={max_in_flight}) must be at least 1")
+            raise TVMValueError(f"RayBuilder(max_in_flight={max_in_flight}) must be at least 1")
         ensure_ray(address, num_cpus)
         self.timeout_sec = timeout_sec
         self.max_in_flight = int(max_in_flight) if max_in_flight else cluster_cpus()

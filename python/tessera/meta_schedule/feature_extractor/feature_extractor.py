@@ -1,6 +1,7 @@
 """FeatureExtractor: the interface of MetaSchedule feature extractors (TVM's), ``extract_from(
 context, candidates) -> list of NDArray`` (one 2-D array of rows per candidate), and
 PyFeatureExtractor, the base for extractors written in Python."""
+from ...error import OpNotImplemented, TVMTypeError, TVMValueError
 
 
 def candidate_module(cand):
@@ -11,8 +12,8 @@ def candidate_module(cand):
     sch = getattr(cand, "sch", cand)
     mod = getattr(sch, "mod", sch)
     if not isinstance(mod, ir.IRModule):
-        raise TypeError(f"extract_from: a candidate must be a MeasureCandidate (with .sch), a Schedule or an "
-                        f"IRModule, got {type(cand).__name__}")
+        raise TVMTypeError(f"extract_from: a candidate must be a MeasureCandidate (with .sch), a Schedule or an "
+                           f"IRModule, got {type(cand).__name__}")
     return mod
 
 
@@ -20,7 +21,7 @@ class FeatureExtractor:
     """Extracts features of measure candidates."""
 
     def extract_from(self, context, candidates):
-        raise NotImplementedError
+        raise OpNotImplemented
 
     @staticmethod
     def create(kind, *args, **kwargs):
@@ -29,7 +30,7 @@ class FeatureExtractor:
 
         kinds = {"per-store-feature": PerStoreFeature, "random": RandomFeatureExtractor}
         if kind not in kinds:
-            raise ValueError(f"FeatureExtractor.create: unknown kind {kind!r}; expected one of {sorted(kinds)}")
+            raise TVMValueError(f"FeatureExtractor.create: unknown kind {kind!r}; expected one of {sorted(kinds)}")
         return kinds[kind](*args, **kwargs)
 
 

@@ -7,11 +7,12 @@ buffer gives one row: arithmetic counts and loop kinds (57), buffer accesses (18
 ``extract_workload``, 8 workload flags: 164 values by default, log2(1 + x)-scaled."""
 from ..._ffi.registry import get_global_func
 from .feature_extractor import FeatureExtractor, candidate_module
+from ...error import TVMTypeError, TVMValueError
 
 
 def _int_arg(name, value):
     if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"PerStoreFeature: {name} must be an int, got {type(value).__name__}")
+        raise TVMTypeError(f"PerStoreFeature: {name} must be an int, got {type(value).__name__}")
     return value
 
 
@@ -23,7 +24,8 @@ class PerStoreFeature(FeatureExtractor):
                                                           arith_intensity_curve_num_samples)
         self.cache_line_bytes = _int_arg("cache_line_bytes", cache_line_bytes)
         if not isinstance(extract_workload, bool):
-            raise TypeError(f"PerStoreFeature: extract_workload must be a bool, got {type(extract_workload).__name__}")
+            raise TVMTypeError("PerStoreFeature: extract_workload must be a bool, got "
+                               f"{type(extract_workload).__name__}")
         self.extract_workload = extract_workload
         # Validates the configuration (ValueError naming the parameter).
         self.feature_vector_length = int(get_global_func("meta_schedule.PerStoreFeatureLength")(
@@ -49,13 +51,14 @@ class PerStoreFeature(FeatureExtractor):
         if self.extract_workload:
             workload = getattr(context, "mod", None) if context is not None else None
             if workload is None:
-                raise ValueError("PerStoreFeature(extract_workload=True): the TuneContext has no mod")
+                raise TVMValueError("PerStoreFeature(extract_workload=True): the TuneContext has no mod")
         return list(self._extract(mods, *self._config(target), workload, False))
 
     def extract_module(self, mod, target=None):
         """Rows of one module (numpy, float64); raises what lowering raises (strict)."""
         if self.extract_workload:
-            raise ValueError("PerStoreFeature.extract_module: extract_workload needs a TuneContext; use extract_from")
+            raise TVMValueError("PerStoreFeature.extract_module: extract_workload needs a TuneContext; use "
+                                "extract_from")
         return self._extract([candidate_module(mod)], *self._config(target), None, True)[0].numpy()
 
     def __repr__(self):

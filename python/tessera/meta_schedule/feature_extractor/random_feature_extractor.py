@@ -2,6 +2,7 @@
 import numpy as np
 
 from .feature_extractor import PyFeatureExtractor, candidate_module
+from ...error import TVMValueError
 
 
 class RandomFeatureExtractor(PyFeatureExtractor):
@@ -10,7 +11,7 @@ class RandomFeatureExtractor(PyFeatureExtractor):
 
     def __init__(self, *, feature_size=30, max_block_num=5, seed=0):
         if int(feature_size) < 1 or int(max_block_num) < 1:
-            raise ValueError("RandomFeatureExtractor: feature_size and max_block_num must be >= 1")
+            raise TVMValueError("RandomFeatureExtractor: feature_size and max_block_num must be >= 1")
         self.feature_size = int(feature_size)
         self.max_block_num = int(max_block_num)
         self.random_state = np.random.default_rng(seed)

@@ -4,6 +4,7 @@ default table {mutator: probability} for a target kind."""
 from ..._ffi.registry import get_global_func, register_object
 from ...ir.base import Node
 from ...tir.schedule import Trace
+from ...error import OpNotImplemented, TVMTypeError, TVMValueError
 
 
 def _f(name):
@@ -21,12 +22,12 @@ class Mutator(Node):
 
     def _initialize_with_tune_context(self, context):
         if context.mod is None:
-            raise ValueError(f"{type(self).__name__}: the TuneContext has no module")
+            raise TVMValueError(f"{type(self).__name__}: the TuneContext has no module")
         _f("MutatorInitializeWithTuneContext")(self, context.mod, _num_cores(context))
 
     def apply(self, trace, rand_state=-1):
         if not isinstance(trace, Trace):
-            raise TypeError(f"{type(self).__name__}.apply expects a tir.schedule.Trace, got {type(trace).__name__}")
+            raise TVMTypeError(f"{type(self).__name__}.apply expects a tir.schedule.Trace, got {type(trace).__name__}")
         return _f("MutatorApply")(self, trace, int(rand_state))
 
     def apply_with_state(self, trace, state):
@@ -64,7 +65,7 @@ class MutateParallel(Mutator):
 
     def __init__(self, max_jobs_per_core):
         if isinstance(max_jobs_per_core, bool) or not isinstance(max_jobs_per_core, int):
-            raise TypeError(f"MutateParallel(max_jobs_per_core=...) expects an int, got {max_jobs_per_core!r}")
+            raise TVMTypeError(f"MutateParallel(max_jobs_per_core=...) expects an int, got {max_jobs_per_core!r}")
         self.__init_handle_by_constructor__(_f("MutatorMutateParallel"), max_jobs_per_core)
 
 
@@ -88,7 +89,7 @@ def default_probs(kind="llvm"):
     """TVM v0.18's default mutator probabilities for ``kind`` ("llvm" only here: the
     GPU kinds have mutators Tessera lacks, e.g. MutateThreadBinding)."""
     if kind != "llvm":
-        raise NotImplementedError(f"Mutator.create({kind!r}): only 'llvm' has a default mutator table in Tessera")
+        raise OpNotImplemented(f"Mutator.create({kind!r}): only 'llvm' has a default mutator table in Tessera")
     return {
         MutateTileSize(): 0.9,
         MutateComputeLocation(): 0.05,

@@ -2,6 +2,7 @@
 from ..._ffi.registry import get_global_func
 from ...tir.schedule import Schedule
 from .postproc import PyPostproc
+from ...error import TVMTypeError
 
 
 class DisallowDynamicLoop(PyPostproc):
@@ -13,7 +14,7 @@ class DisallowDynamicLoop(PyPostproc):
 
     def apply(self, sch):
         if not isinstance(sch, Schedule):
-            raise TypeError(f"DisallowDynamicLoop.apply expects a tir.Schedule, got {type(sch).__name__}")
+            raise TVMTypeError(f"DisallowDynamicLoop.apply expects a tir.Schedule, got {type(sch).__name__}")
         ok, why = get_global_func("meta_schedule.PostprocDisallowDynamicLoopCheck")(sch.mod)
         self.last_error = str(why)
         return bool(ok)

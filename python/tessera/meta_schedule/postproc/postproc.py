@@ -8,6 +8,7 @@ from ...runtime import Object
 from ..._ffi.registry import register_object
 from .. import _ffi_api
 from ..schedule_rule.schedule_rule import _target_of
+from ...error import OpNotImplemented, TVMValueError
 
 
 @register_object("meta_schedule.Postproc")
@@ -34,7 +35,7 @@ class Postproc(Object):
             return [DisallowDynamicLoop()] + list(_ffi_api.PostprocDefaultLLVM())
         if kind == "cuda":
             return [DisallowDynamicLoop(), VerifyGPUCode()]
-        raise ValueError(f"Unsupported kind {kind} for postproc creation (Tessera has: ['cuda', 'llvm'])")
+        raise TVMValueError(f"Unsupported kind {kind} for postproc creation (Tessera has: ['cuda', 'llvm'])")
 
 
 create = Postproc.create
@@ -47,7 +48,7 @@ class PyPostproc:
         pass
 
     def apply(self, sch):
-        raise NotImplementedError(f"{type(self).__name__}.apply is not implemented")
+        raise OpNotImplemented(f"{type(self).__name__}.apply is not implemented")
 
     def clone(self):
         return copy.copy(self)

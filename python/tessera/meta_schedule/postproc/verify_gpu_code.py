@@ -3,6 +3,7 @@
 from ..._ffi.registry import get_global_func
 from ...tir.schedule import Schedule
 from .postproc import PyPostproc
+from ...error import TVMTypeError, TVMValueError
 
 
 class VerifyGPUCode(PyPostproc):
@@ -19,14 +20,14 @@ class VerifyGPUCode(PyPostproc):
         if isinstance(target, str):
             target = _target.Target(target)
         if target is None or "gpu" not in list(target.keys):
-            raise ValueError(f"VerifyGPUCode needs a GPU target (keys include 'gpu'), got {target}")
+            raise TVMValueError(f"VerifyGPUCode needs a GPU target (keys include 'gpu'), got {target}")
         self.target = target
 
     def apply(self, sch):
         if not isinstance(sch, Schedule):
-            raise TypeError(f"VerifyGPUCode.apply expects a tir.Schedule, got {type(sch).__name__}")
+            raise TVMTypeError(f"VerifyGPUCode.apply expects a tir.Schedule, got {type(sch).__name__}")
         if self.target is None:
-            raise ValueError("VerifyGPUCode: call _initialize_with_tune_context(context) with a GPU target first")
+            raise TVMValueError("VerifyGPUCode: call _initialize_with_tune_context(context) with a GPU target first")
         ok, why = get_global_func("meta_schedule.PostprocVerifyGPUCodeCheck")(sch.mod, self.target)
         self.last_error = str(why)
         return bool(ok)

@@ -3,6 +3,7 @@ one at a time in a separate worker process with a time limit (worker_pool), so a
 candidate that crashes or hangs is a failed trial."""
 from ..worker_pool import WorkerFailure, WorkerPool
 from .runner import Reference, Runner, check_inputs, to_runner_results
+from ...error import TVMError, TVMValueError
 
 
 def _reference_in_worker(mod_json, target, args_info_json, seed, path):
@@ -46,9 +47,9 @@ class LocalRunner(Runner):
     def __init__(self, timeout_sec=30.0, number=3, repeat=1, min_repeat_ms=20, enable_cpu_cache_flush=False):
         for name, value in (("number", number), ("repeat", repeat)):
             if int(value) < 1:
-                raise ValueError(f"LocalRunner({name}={value}) must be at least 1")
+                raise TVMValueError(f"LocalRunner({name}={value}) must be at least 1")
         if timeout_sec is not None and timeout_sec <= 0:
-            raise ValueError(f"LocalRunner(timeout_sec={timeout_sec}) must be positive")
+            raise TVMValueError(f"LocalRunner(timeout_sec={timeout_sec}) must be positive")
         self.timeout_sec = timeout_sec
         self.number = int(number)
         self.repeat = int(repeat)
@@ -64,7 +65,7 @@ class LocalRunner(Runner):
                              [(_ir.save_json(mod), str(target), [a.as_json() for a in args_info], seed, path)],
                              None if self.timeout_sec is None else self.timeout_sec * 10)[0]
         if isinstance(res, WorkerFailure):
-            raise RuntimeError(f"running the unscheduled program to get reference results failed: {res}")
+            raise TVMError(f"running the unscheduled program to get reference results failed: {res}")
         return Reference(res)
 
     def run(self, runner_inputs):

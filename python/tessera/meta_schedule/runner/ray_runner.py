@@ -11,6 +11,7 @@ from ... import ir as _ir
 from ..ray_cluster import cluster_nodes, ensure_ray, import_ray, ray_map
 from ..worker_pool import WorkerFailure
 from .runner import Reference, Runner, check_inputs, to_runner_results
+from ...error import TVMError, TVMValueError
 
 
 def _reference_bytes(mod_json, target, args_info_json, seed):
@@ -47,11 +48,11 @@ class RayRunner(Runner):
                  enable_cpu_cache_flush=False, max_in_flight=None):
         for name, value in (("number", number), ("repeat", repeat)):
             if int(value) < 1:
-                raise ValueError(f"RayRunner({name}={value}) must be at least 1")
+                raise TVMValueError(f"RayRunner({name}={value}) must be at least 1")
         if timeout_sec is not None and timeout_sec <= 0:
-            raise ValueError(f"RayRunner(timeout_sec={timeout_sec}) must be positive")
+            raise TVMValueError(f"RayRunner(timeout_sec={timeout_sec}) must be positive")
         if max_in_flight is not None and int(max_in_flight) < 1:
-            raise ValueError(f"RayRunner(max_in_flight={max_in_flight}) must be at least 1")
+            raise TVMValueError(f"RayRunner(max_in_flight={max_in_flight}) must be at least 1")
         ensure_ray(address, num_cpus)
         self.timeout_sec = timeout_sec
         self.number = int(number)
@@ -67,7 +68,7 @@ class RayRunner(Runner):
         res = ray_map(__name__, "_reference_bytes",
                       [(_ir.save_json(mod), str(target), [a.as_json() for a in args_info], seed)], timeout)[0]
         if isinstance(res, WorkerFailure):
-            raise RuntimeError(f"running the unscheduled program to get reference results failed: {res}")
+            raise TVMError(f"running the unscheduled program to get reference results failed: {res}")
         with open(path, "wb") as f:
             f.write(res)
         return Reference(path)

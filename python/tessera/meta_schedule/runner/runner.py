@@ -3,6 +3,7 @@ Reference, and the two steps every runner performs in its worker: computing the
 reference (the unscheduled program's results on random inputs) and checking a candidate
 against it before timing it -- a mismatch is an error, so a wrong candidate is never chosen."""
 import numpy as np
+from ...error import OpNotImplemented, TVMTypeError, TVMValueError
 
 
 class RunnerInput:
@@ -11,7 +12,7 @@ class RunnerInput:
 
     def __init__(self, artifact_path, device_type, args_info, reference=None):
         if device_type not in ("cpu", "llvm"):
-            raise ValueError(f"RunnerInput(device_type={device_type!r}): only 'cpu' is supported")
+            raise TVMValueError(f"RunnerInput(device_type={device_type!r}): only 'cpu' is supported")
         self.artifact_path = artifact_path
         self.device_type = "cpu"
         self.args_info = list(args_info)
@@ -44,10 +45,10 @@ class Runner:
     ``make_reference(mod, target, args_info, path, seed) -> Reference``."""
 
     def run(self, runner_inputs):
-        raise NotImplementedError
+        raise OpNotImplemented
 
     def make_reference(self, mod, target, args_info, path, seed=0):
-        raise NotImplementedError
+        raise OpNotImplemented
 
     def close(self):
         pass
@@ -64,7 +65,7 @@ def to_runner_results(results):
 def check_inputs(runner_inputs, who):
     for inp in runner_inputs:
         if not isinstance(inp, RunnerInput):
-            raise TypeError(f"{who}.run expects RunnerInput items, got {type(inp).__name__}")
+            raise TVMTypeError(f"{who}.run expects RunnerInput items, got {type(inp).__name__}")
 
 
 def random_inputs(args_info, seed):
@@ -79,7 +80,7 @@ def random_inputs(args_info, seed):
         elif dt.kind == "b":
             arrays.append(rng.integers(0, 2, size=info.shape).astype(dt))
         else:
-            raise ValueError(f"cannot make random inputs of dtype {info.dtype}")
+            raise TVMValueError(f"cannot make random inputs of dtype {info.dtype}")
     return arrays
 
 
@@ -124,9 +125,9 @@ def check_and_time(lib, args_info, reference, rtol, atol, number, repeat, min_re
             scale = float(np.max(np.abs(want))) if want.size else 0.0
             if not np.allclose(got, want, rtol=rtol, atol=atol * max(1.0, scale)):
                 bad = int(np.sum(~np.isclose(got, want, rtol=rtol, atol=atol * max(1.0, scale))))
-                raise ValueError(f"wrong result: argument {i} differs from the unscheduled program's "
-                                 f"in {bad} of {want.size} elements (max abs diff "
-                                 f"{float(np.max(np.abs(got.astype('float64') - want))):.3g})")
+                raise TVMValueError(f"wrong result: argument {i} differs from the unscheduled program's "
+                                    f"in {bad} of {want.size} elements (max abs diff "
+                                    f"{float(np.max(np.abs(got.astype('float64') - want))):.3g})")
     else:
         arrays = [nd.array(a) for a in random_inputs(args_info, 0)]
     evaluator = lib.time_evaluator("main", cpu(), number=number, repeat=1, min_repeat_ms=min_repeat_ms)

@@ -3,6 +3,7 @@ its consumers, or a spatial block into its single producer, under TVM's conditio
 from ..._ffi.registry import register_object
 from .. import _ffi_api
 from .schedule_rule import ScheduleRule
+from ...error import TVMTypeError
 
 
 @register_object("meta_schedule.AutoInline")
@@ -14,7 +15,7 @@ class AutoInline(ScheduleRule):
     def __init__(self, into_producer, into_consumer, inline_const_tensor, disallow_if_then_else,
                  require_injective, require_ordered, disallow_op=None):
         if disallow_op is not None and (isinstance(disallow_op, str) or not isinstance(disallow_op, (list, tuple))):
-            raise TypeError(f"AutoInline(disallow_op=...) must be a list of op names, got {disallow_op!r}")
+            raise TVMTypeError(f"AutoInline(disallow_op=...) must be a list of op names, got {disallow_op!r}")
         self.__init_handle_by_constructor__(
             _ffi_api.ScheduleRuleAutoInline, bool(into_producer), bool(into_consumer), bool(inline_const_tensor),
             bool(disallow_if_then_else), bool(require_injective), bool(require_ordered),

@@ -6,6 +6,7 @@ from typing import NamedTuple
 from ..._ffi.registry import register_object
 from .. import _ffi_api
 from .schedule_rule import ScheduleRule
+from ...error import TVMTypeError
 
 
 class ReuseType(NamedTuple):
@@ -27,7 +28,7 @@ def _reuse(value, name):
         return value.as_dict()
     if isinstance(value, dict):
         return dict(value)
-    raise TypeError(f"MultiLevelTiling({name}=...) must be a ReuseType or a dict, got {type(value).__name__}")
+    raise TVMTypeError(f"MultiLevelTiling({name}=...) must be a ReuseType or a dict, got {type(value).__name__}")
 
 
 @register_object("meta_schedule.MultiLevelTiling")

@@ -5,6 +5,7 @@ branches the design space). PyScheduleRule is the base of rules written in Pytho
 from ...runtime import Object
 from ..._ffi.registry import register_object
 from .. import _ffi_api
+from ...error import OpNotImplemented, TVMValueError
 
 
 def _target_of(context):
@@ -35,8 +36,8 @@ class ScheduleRule(Object):
         """The default rules for ``kind`` ("llvm"; the GPU kinds are not supported)."""
         funcs = {"llvm": _ffi_api.ScheduleRuleDefaultLLVM}
         if kind not in funcs:
-            raise ValueError(f"Unsupported kind {kind} for schedule rule creation "
-                             f"(Tessera has the CPU rules only: {sorted(funcs)})")
+            raise TVMValueError(f"Unsupported kind {kind} for schedule rule creation "
+                                f"(Tessera has the CPU rules only: {sorted(funcs)})")
         return list(funcs[kind]())
 
 
@@ -51,7 +52,7 @@ class PyScheduleRule:
         pass
 
     def apply(self, sch, block):
-        raise NotImplementedError(f"{type(self).__name__}.apply is not implemented")
+        raise OpNotImplemented(f"{type(self).__name__}.apply is not implemented")
 
     def clone(self):
         import copy

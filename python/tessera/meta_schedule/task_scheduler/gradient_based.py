@@ -10,15 +10,16 @@ import os
 import numpy as np
 
 from .task_scheduler import TaskScheduler
+from ...error import TVMValueError
 
 
 class GradientBased(TaskScheduler):
     def __init__(self, *, alpha=0.2, window_size=3, seed=-1):
         super().__init__()
         if not 0.0 <= float(alpha) <= 1.0:
-            raise ValueError(f"GradientBased(alpha={alpha}) must lie in [0, 1]")
+            raise TVMValueError(f"GradientBased(alpha={alpha}) must lie in [0, 1]")
         if int(window_size) < 1:
-            raise ValueError(f"GradientBased(window_size={window_size}) must be at least 1")
+            raise TVMValueError(f"GradientBased(window_size={window_size}) must be at least 1")
         self.alpha = float(alpha)
         self.window_size = int(window_size)
         if seed is None or seed == -1:
@@ -34,7 +35,7 @@ class GradientBased(TaskScheduler):
         """The weighted gradient of a task with best-latency ``history`` (ms per round)."""
         n = len(history)
         if n == 0:
-            raise ValueError("GradientBased.gradient: the task has no best-latency history yet")
+            raise TVMValueError("GradientBased.gradient: the task has no best-latency history yet")
         best = history[-1]
         w = self.window_size
         backward = (history[n - 1 - w] - best) / w if n >= 1 + w else 0.0

@@ -7,6 +7,7 @@ import os
 import time
 
 from ..tune import TaskState, fmt_time, summary_table, _print, make_cost_model
+from ...error import OpNotImplemented, TVMValueError
 
 
 class TaskScheduler:
@@ -17,7 +18,7 @@ class TaskScheduler:
         self.states = []
 
     def next_task_id(self):
-        raise NotImplementedError
+        raise OpNotImplemented
 
     def _alive(self):
         return [i for i, st in enumerate(self.states) if not st.terminated]
@@ -28,10 +29,10 @@ class TaskScheduler:
         own cost model made from ``cost_model`` ("xgb" or "random", seeded with the task's
         seed). Trials already in ``database`` count towards both budgets."""
         if len(tasks) != len(task_weights):
-            raise ValueError(f"TaskScheduler.tune: {len(tasks)} tasks but {len(task_weights)} task_weights")
+            raise TVMValueError(f"TaskScheduler.tune: {len(tasks)} tasks but {len(task_weights)} task_weights")
         if cost_model not in ("xgb", "random"):
-            raise ValueError(f"TaskScheduler.tune(cost_model={cost_model!r}): expected 'xgb' or 'random' (each "
-                             "task gets its own model; a shared CostModel object is not supported)")
+            raise TVMValueError(f"TaskScheduler.tune(cost_model={cost_model!r}): expected 'xgb' or 'random' (each "
+                                "task gets its own model; a shared CostModel object is not supported)")
         max_trials_global, num_trials_per_iter = int(max_trials_global), int(num_trials_per_iter)
         os.makedirs(work_dir, exist_ok=True)
         self.states = [TaskState(ctx, database, builder, runner, make_cost_model(cost_model, ctx.rand_state, "tune"),
@@ -83,7 +84,7 @@ def create(kind="gradient", seed=None):
         return GradientBased(seed=-1 if seed is None else seed)
     if kind == "round-robin":
         return RoundRobin()
-    raise ValueError(f"task_scheduler={kind!r}: expected 'gradient', 'round-robin' or a TaskScheduler")
+    raise TVMValueError(f"task_scheduler={kind!r}: expected 'gradient', 'round-robin' or a TaskScheduler")
 
 
 TaskScheduler.create = staticmethod(create)

@@ -4,6 +4,7 @@ import logging
 from ...ir.module import IRModule
 from ..expr import Function
 from . import _ffi_api
+from ...error import TVMTypeError
 
 _LOG = logging.getLogger("tvm.relax.analysis")
 
@@ -13,7 +14,7 @@ def well_formed_errors(obj, check_struct_info=True):
     one message per violation naming the function and the binding (Tessera
     extension; :func:`well_formed` logs them)."""
     if not isinstance(obj, (IRModule, Function)):
-        raise TypeError(f"well_formed: expected an IRModule or a relax Function, got {type(obj).__name__}")
+        raise TVMTypeError(f"well_formed: expected an IRModule or a relax Function, got {type(obj).__name__}")
     return [str(e) for e in _ffi_api.WellFormedErrors(obj, bool(check_struct_info))]
 
 

@@ -12,6 +12,7 @@ from ...ir.op import Op
 from ...runtime.data_type import DataType
 from ..expr import Function, ShapeExpr
 from ..expr_functor import PyExprVisitor, visitor
+from ...error import TVMTypeError
 
 
 class _Usage:
@@ -79,7 +80,7 @@ def _analyze(mod):
     if isinstance(mod, Function):
         mod = IRModule({GlobalVar("main"): mod})
     if not isinstance(mod, IRModule):
-        raise TypeError(f"estimate_memory_usage expects an IRModule or a relax.Function, got {type(mod).__name__}")
+        raise TVMTypeError(f"estimate_memory_usage expects an IRModule or a relax.Function, got {type(mod).__name__}")
     ops = {"builtin": Op.get("relax.builtin.alloc_tensor"), "tensor": Op.get("relax.memory.alloc_tensor"),
            "storage": Op.get("relax.memory.alloc_storage")}
     out = {}

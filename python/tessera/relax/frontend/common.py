@@ -4,6 +4,7 @@ importer run with ``keep_params_as_input=True``) out of each function of a
 module, as TVM's ``relax.frontend.detach_params``."""
 from ...ir.module import IRModule
 from ...runtime.ndarray import NDArray
+from ...error import TVMTypeError, TVMValueError
 
 
 def detach_params(mod):
@@ -12,7 +13,7 @@ def detach_params(mod):
     each function that had one to its list of NDArrays (in the order of the
     function's weight parameters, which follow its ``num_input`` inputs)."""
     if not isinstance(mod, IRModule):
-        raise TypeError(f"detach_params: expected an IRModule, got {type(mod).__name__}")
+        raise TVMTypeError(f"detach_params: expected an IRModule, got {type(mod).__name__}")
     detached = IRModule(attrs=mod.attrs)
     params = {}
     for gvar, func in mod.functions_items():
@@ -20,8 +21,8 @@ def detach_params(mod):
             values = list(func.attrs["params"])
             for i, value in enumerate(values):
                 if not isinstance(value, NDArray):
-                    raise ValueError(f"detach_params: function {gvar.name_hint!r}: its \"params\" attribute must "
-                                     f"be a list of NDArrays, element {i} is a {type(value).__name__}")
+                    raise TVMValueError(f"detach_params: function {gvar.name_hint!r}: its \"params\" attribute must "
+                                        f"be a list of NDArrays, element {i} is a {type(value).__name__}")
             params[gvar.name_hint] = values
             func = func.without_attr("params")
         detached[gvar] = func

@@ -16,10 +16,11 @@ from .comparison import equal, not_equal, less, less_equal, greater, greater_equ
 from .search import where, argmax, argmin
 from .statistical import sum, mean, max, min, prod  # pylint: disable=redefined-builtin
 from .base import call_tir, call_dps_packed, call_pure_packed, shape_of, null_value, print  # pylint: disable=redefined-builtin
+from ...error import OpNotImplemented
 
 
 def __getattr__(name):
     if name.startswith("__"):
         raise AttributeError(name)
-    raise NotImplementedError(f"tessera.relax.op.{name} is not implemented yet (Relax tensor operators come with "
+    raise OpNotImplemented(f"tessera.relax.op.{name} is not implemented yet (Relax tensor operators come with "
                               "the frontends issue [E])")

@@ -6,6 +6,7 @@ structurally equal; ``attr_ints``/``attr_int`` read them back in
 legalizations. Op attribute signatures live with the C++ registrations
 (src/relax/op/op_attrs.cc)."""
 from ...ir.expr import PrimExpr
+from ...error import TVMTypeError
 
 
 def _value(v, what):
@@ -48,7 +49,7 @@ def check_expr(op_name, operand, v):
     """TypeError naming the op and operand unless ``v`` is a relax Expr."""
     from ..expr import Expr  # pylint: disable=import-outside-toplevel
     if not isinstance(v, Expr):
-        raise TypeError(f"{op_name}: operand {operand!r} must be a relax Expr, got {type(v).__name__}")
+        raise TVMTypeError(f"{op_name}: operand {operand!r} must be a relax Expr, got {type(v).__name__}")
     return v
 
 
@@ -57,13 +58,13 @@ def check_axis_list(op_name, name, v, allow_none=True):
     if v is None:
         if allow_none:
             return None
-        raise TypeError(f"{op_name}: attribute {name!r} is required")
+        raise TVMTypeError(f"{op_name}: attribute {name!r} is required")
     if isinstance(v, bool) or not isinstance(v, (int, list, tuple, PrimExpr)) and not hasattr(v, "__index__"):
-        raise TypeError(f"{op_name}: attribute {name!r} must be an int or a list of ints, got {type(v).__name__}")
+        raise TVMTypeError(f"{op_name}: attribute {name!r} must be an int or a list of ints, got {type(v).__name__}")
     if isinstance(v, (list, tuple)):
         for x in v:
             if isinstance(x, bool) or not (isinstance(x, (int, PrimExpr)) or hasattr(x, "__index__")):
-                raise TypeError(f"{op_name}: attribute {name!r} must be a list of ints, got an element "
-                                f"{type(x).__name__}")
+                raise TVMTypeError(f"{op_name}: attribute {name!r} must be a list of ints, got an element "
+                                   f"{type(x).__name__}")
         return list(v)
     return [v]

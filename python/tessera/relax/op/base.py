@@ -5,6 +5,7 @@ from ...ir.expr import GlobalVar
 from ...ir.op import Op
 from ..expr import Call, Expr, ExternFunc, ShapeExpr, StringImm, Tuple
 from ..struct_info import StructInfo, TupleStructInfo, as_struct_info
+from ...error import TVMTypeError, TVMValueError
 
 
 def _args_tuple(args, op):
@@ -18,7 +19,7 @@ def _args_tuple(args, op):
         return Tuple(list(args))
     if isinstance(args, Tuple):
         return args
-    raise TypeError(f"{op}: args must be a relax Expr or a list of them, got {type(args).__name__}")
+    raise TVMTypeError(f"{op}: args must be a relax Expr or a list of them, got {type(args).__name__}")
 
 
 def _out_sinfo(out_sinfo, op):
@@ -26,14 +27,14 @@ def _out_sinfo(out_sinfo, op):
     if isinstance(out_sinfo, (list, tuple)):
         out_sinfo = [as_struct_info(s) for s in out_sinfo]
         if not out_sinfo:
-            raise ValueError(f"{op}: out_sinfo is empty")
+            raise TVMValueError(f"{op}: out_sinfo is empty")
         for i, s in enumerate(out_sinfo):
             if not isinstance(s, StructInfo):
-                raise TypeError(f"{op}: out_sinfo[{i}] must be a TensorStructInfo, got {type(s).__name__}")
+                raise TVMTypeError(f"{op}: out_sinfo[{i}] must be a TensorStructInfo, got {type(s).__name__}")
         return out_sinfo[0] if len(out_sinfo) == 1 else TupleStructInfo(list(out_sinfo))
     if not isinstance(out_sinfo, StructInfo):
-        raise TypeError(f"{op}: out_sinfo must be a TensorStructInfo or a list of them, got "
-                        f"{type(out_sinfo).__name__}")
+        raise TVMTypeError(f"{op}: out_sinfo must be a TensorStructInfo or a list of them, got "
+                           f"{type(out_sinfo).__name__}")
     return out_sinfo
 
 
@@ -41,7 +42,7 @@ def call_tir(gvar, args, out_sinfo, tir_vars=None):
     """Calls PrimFunc ``gvar`` in destination-passing style; the output(s) of
     struct info ``out_sinfo`` are allocated by the caller."""
     if not isinstance(gvar, GlobalVar):
-        raise TypeError(f"relax.call_tir: gvar must be a GlobalVar, got {type(gvar).__name__}")
+        raise TVMTypeError(f"relax.call_tir: gvar must be a GlobalVar, got {type(gvar).__name__}")
     call_args = [gvar, _args_tuple(args, "relax.call_tir")]
     if tir_vars is not None:
         call_args.append(tir_vars if isinstance(tir_vars, Expr) else ShapeExpr(list(tir_vars)))
@@ -53,7 +54,7 @@ def _extern(func, op):
         return ExternFunc(func)
     if isinstance(func, (ExternFunc, StringImm)):
         return func
-    raise TypeError(f"{op}: func must be a str or an ExternFunc, got {type(func).__name__}")
+    raise TVMTypeError(f"{op}: func must be a str or an ExternFunc, got {type(func).__name__}")
 
 
 def call_dps_packed(func, args, out_sinfo):

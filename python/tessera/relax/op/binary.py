@@ -4,6 +4,7 @@ their legalization to TOPI ("FLegalize"), one place per op."""
 from ...ir.op import Op
 from ..expr import Call, Expr
 from ._legalize_registry import register_legalize
+from ...error import TVMTypeError
 
 
 def _make(name, topi_name):
@@ -12,7 +13,7 @@ def _make(name, topi_name):
     def ctor(x1, x2):
         for operand, v in (("x1", x1), ("x2", x2)):
             if not isinstance(v, Expr):
-                raise TypeError(f"{op_name}: operand {operand!r} must be a relax Expr, got {type(v).__name__}")
+                raise TVMTypeError(f"{op_name}: operand {operand!r} must be a relax Expr, got {type(v).__name__}")
         return Call(Op.get(op_name), [x1, x2])
 
     ctor.__name__ = name

@@ -4,13 +4,14 @@ from ...ir.op import Op
 from ..expr import Call
 from ._legalize_registry import register_legalize
 from ._op_attrs import check_expr, make_attrs
+from ...error import TVMTypeError
 
 
 def astype(x, dtype):
     """x cast elementwise to ``dtype``."""
     check_expr("relax.astype", "x", x)
     if dtype is None:
-        raise TypeError("relax.astype: attribute 'dtype' is required")
+        raise TVMTypeError("relax.astype: attribute 'dtype' is required")
     return Call(Op.get("relax.astype"), [x], make_attrs("relax.astype", dtype=str(dtype)))
 
 

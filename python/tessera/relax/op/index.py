@@ -5,6 +5,7 @@ from ...ir.op import Op
 from ..expr import Call
 from ._legalize_registry import register_legalize
 from ._op_attrs import attr_int, attr_ints, check_axis_list, check_expr, make_attrs
+from ...error import TVMTypeError, TVMValueError
 
 
 def take(x, indices, axis=None, mode="fast"):
@@ -15,9 +16,9 @@ def take(x, indices, axis=None, mode="fast"):
     check_expr("relax.take", "x", x)
     check_expr("relax.take", "indices", indices)
     if axis is not None and (isinstance(axis, bool) or not isinstance(axis, int)):
-        raise TypeError(f"relax.take: attribute 'axis' must be an int or None, got {type(axis).__name__}")
+        raise TVMTypeError(f"relax.take: attribute 'axis' must be an int or None, got {type(axis).__name__}")
     if mode not in ("fast", "clip", "wrap"):
-        raise ValueError(f"relax.take: attribute 'mode' must be 'fast', 'clip' or 'wrap', got {mode!r}")
+        raise TVMValueError(f"relax.take: attribute 'mode' must be 'fast', 'clip' or 'wrap', got {mode!r}")
     return Call(Op.get("relax.take"), [x, indices], make_attrs("relax.take", axis=axis, mode=mode))
 
 

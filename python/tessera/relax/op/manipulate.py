@@ -9,6 +9,7 @@ from ..expr import Call, Expr, ShapeExpr, Tuple
 from ..struct_info import TupleStructInfo
 from ._legalize_registry import register_legalize
 from ._op_attrs import attr_int, attr_ints, check_axis_list, check_expr, make_attrs
+from ...error import OpNotImplemented, TVMTypeError
 
 
 def _shape_arg(op_name, shape):
@@ -17,8 +18,8 @@ def _shape_arg(op_name, shape):
     if isinstance(shape, (int, PrimExpr)):
         shape = [shape]
     if not isinstance(shape, (list, tuple)):
-        raise TypeError(f"{op_name}: operand 'shape' must be a list of dims, a ShapeExpr or a shape var, got "
-                        f"{type(shape).__name__}")
+        raise TVMTypeError(f"{op_name}: operand 'shape' must be a list of dims, a ShapeExpr or a shape var, got "
+                           f"{type(shape).__name__}")
     return ShapeExpr(list(shape))
 
 
@@ -81,7 +82,7 @@ def concat(tensors, axis=0):
         tensors = Tuple(list(tensors))
     check_expr("relax.concat", "tensors", tensors)
     if isinstance(axis, bool) or not isinstance(axis, int):
-        raise TypeError(f"relax.concat: attribute 'axis' must be an int, got {type(axis).__name__}")
+        raise TVMTypeError(f"relax.concat: attribute 'axis' must be an int, got {type(axis).__name__}")
     return Call(Op.get("relax.concat"), [tensors], make_attrs("relax.concat", axis=axis))
 
 
@@ -90,10 +91,10 @@ def split(x, indices_or_sections, axis=0):
     sections (an int) or the split points (a list of ints)."""
     check_expr("relax.split", "x", x)
     if isinstance(indices_or_sections, bool) or not isinstance(indices_or_sections, (int, list, tuple)):
-        raise TypeError("relax.split: attribute 'indices_or_sections' must be an int or a list of ints, got "
-                        f"{type(indices_or_sections).__name__}")
+        raise TVMTypeError("relax.split: attribute 'indices_or_sections' must be an int or a list of ints, got "
+                           f"{type(indices_or_sections).__name__}")
     if isinstance(axis, bool) or not isinstance(axis, int):
-        raise TypeError(f"relax.split: attribute 'axis' must be an int, got {type(axis).__name__}")
+        raise TVMTypeError(f"relax.split: attribute 'axis' must be an int, got {type(axis).__name__}")
     ios = list(indices_or_sections) if isinstance(indices_or_sections, (list, tuple)) else indices_or_sections
     return Call(Op.get("relax.split"), [x], make_attrs("relax.split", indices_or_sections=ios, axis=axis))
 
@@ -152,7 +153,7 @@ def _legalize_concat(bb, call):
     tensors = call.args[0]
     if not isinstance(tensors, Tuple):
         # LegalizeOps rewrites one binding at a time and cannot bind the tuple's items first.
-        raise NotImplementedError("relax.concat of a tuple-valued variable is not legalized; pass the tensors "
+        raise OpNotImplemented("relax.concat of a tuple-valued variable is not legalized; pass the tensors "
                                   "as a tuple expression, R.concat((x, y))")
     fields = list(tensors.fields)
     return bb.call_te(topi.concatenate, fields, attr_int(call.attrs["axis"]) if call.attrs else 0,

@@ -5,6 +5,7 @@ from ...ir.op import Op
 from ..expr import Call
 from ._legalize_registry import register_legalize
 from ._op_attrs import attr_int, check_expr, make_attrs
+from ...error import TVMTypeError
 
 
 def where(condition, x1, x2):
@@ -20,7 +21,7 @@ def _arg(name):
     def ctor(x, axis=None, keepdims=False):
         check_expr(op_name, "x", x)
         if axis is not None and (isinstance(axis, bool) or not isinstance(axis, int)):
-            raise TypeError(f"{op_name}: attribute 'axis' must be an int or None, got {type(axis).__name__}")
+            raise TVMTypeError(f"{op_name}: attribute 'axis' must be an int or None, got {type(axis).__name__}")
         return Call(Op.get(op_name), [x], make_attrs(op_name, axis=axis, keepdims=bool(keepdims)))
 
     def legalize(bb, call):

@@ -1,10 +1,15 @@
 """Reduction Relax ops (``relax.op.sum``, ``mean``, ``max``, ``min``,
 ``prod`` with axis and keepdims): constructors of calls of the ops registered
-in src/relax/op/statistical.cc and their legalization to TOPI."""
+in src/relax/op/statistical.cc and their legalization to TOPI (sum and mean of
+float16/bfloat16 accumulate in float32)."""
 from ...ir.op import Op
 from ..expr import Call
 from ._legalize_registry import register_legalize
 from ._op_attrs import attr_ints, check_axis_list, check_expr, make_attrs
+
+
+_ACCUMULATE_WIDER = ("sum", "mean")  # reductions that add their elements
+_NARROW_FLOATS = ("float16", "bfloat16")
 
 
 def _make(name):
@@ -19,7 +24,18 @@ def _make(name):
         from ... import topi  # pylint: disable=import-outside-toplevel
         axis = attr_ints(call.attrs["axis"]) if call.attrs else None
         keepdims = bool(call.attrs["keepdims"]) if call.attrs else False
-        return bb.call_te(getattr(topi, name), call.args[0], axis, keepdims, primfunc_name_hint=name)
+        reduce = getattr(topi, name)
+        dtype = str(call.args[0].struct_info.dtype)
+        if name in _ACCUMULATE_WIDER and dtype in _NARROW_FLOATS:
+            # A half-precision sum loses every addend once the total passes 2**11 (4,096
+            # ones sum to 2,048): accumulate in float32 and round the result once.
+            def reduce(x, axis, keepdims, _reduce=reduce, _dtype=dtype):  # pylint: disable=function-redefined
+                from ... import te  # pylint: disable=import-outside-toplevel
+                wide = te.compute(x.shape, lambda *i: x(*i).astype("float32"), name="T_widen", tag="elemwise")
+                total = _reduce(wide, axis, keepdims)
+                return te.compute(total.shape, lambda *i: total(*i).astype(_dtype), name="T_narrow",
+                                  tag="elemwise")
+        return bb.call_te(reduce, call.args[0], axis, keepdims, primfunc_name_hint=name)
 
     register_legalize(op_name)(legalize)
     ctor.__name__ = name

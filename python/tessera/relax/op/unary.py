@@ -4,6 +4,7 @@ their legalization to TOPI ("FLegalize"), one place per op."""
 from ...ir.op import Op
 from ..expr import Call, Expr
 from ._legalize_registry import register_legalize
+from ...error import TVMTypeError
 
 
 def _make(name):
@@ -11,7 +12,7 @@ def _make(name):
 
     def ctor(x):
         if not isinstance(x, Expr):
-            raise TypeError(f"{op_name}: operand 'x' must be a relax Expr, got {type(x).__name__}")
+            raise TVMTypeError(f"{op_name}: operand 'x' must be a relax Expr, got {type(x).__name__}")
         return Call(Op.get(op_name), [x])
 
     def legalize(bb, call):

@@ -5,6 +5,7 @@ import numpy as _np
 from ...runtime.ndarray import NDArray, array
 from ..expr import Var
 from . import _ffi_api
+from ...error import TVMTypeError
 
 
 def Normalize():
@@ -21,21 +22,21 @@ def BindParams(func_name, params):
     substituted. An unknown name or a shape that does not fit raises
     ValueError naming it; a dtype mismatch TypeError."""
     if not isinstance(func_name, str):
-        raise TypeError(f"BindParams: func_name must be a str, got {type(func_name).__name__}")
+        raise TVMTypeError(f"BindParams: func_name must be a str, got {type(func_name).__name__}")
     if not isinstance(params, dict):
-        raise TypeError(f"BindParams: params must be a dict, got {type(params).__name__}")
+        raise TVMTypeError(f"BindParams: params must be a dict, got {type(params).__name__}")
     converted = {}
     for key, value in params.items():
         if not isinstance(key, (str, Var)):
-            raise TypeError(f"BindParams: keys must be parameter names or relax Vars, got {type(key).__name__}")
+            raise TVMTypeError(f"BindParams: keys must be parameter names or relax Vars, got {type(key).__name__}")
         label = key if isinstance(key, str) else key.name_hint
         if isinstance(value, NDArray):
             converted[key] = value
         elif isinstance(value, (_np.ndarray, _np.generic)):
             converted[key] = array(_np.ascontiguousarray(value))
         else:
-            raise TypeError(f"BindParams: the value for parameter '{label}' must be a tvm.nd.NDArray or a NumPy "
-                            f"array, got {type(value).__name__}")
+            raise TVMTypeError(f"BindParams: the value for parameter '{label}' must be a tvm.nd.NDArray or a NumPy "
+                               f"array, got {type(value).__name__}")
     return _ffi_api.BindParams(func_name, converted)
 
 

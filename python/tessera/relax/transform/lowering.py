@@ -2,6 +2,7 @@
 VM code generation (``relax.get_pipeline("default_build")``), in pipeline
 order. Each returns a registered C++ pass (src/relax/transform/)."""
 from ..._ffi.registry import get_global_func
+from ...error import TVMTypeError
 
 
 def _ctor(name):
@@ -52,7 +53,7 @@ def VMShapeLower(*, emit_err_ctx=True):
     (error contexts name the function and parameter unless ``emit_err_ctx`` is
     False), derived dims are computed by a generated TIR ``shape_func``."""
     if not isinstance(emit_err_ctx, bool):
-        raise TypeError(f"VMShapeLower: emit_err_ctx must be a bool, got {type(emit_err_ctx).__name__}")
+        raise TVMTypeError(f"VMShapeLower: emit_err_ctx must be a bool, got {type(emit_err_ctx).__name__}")
     return get_global_func("relax.transform.VMShapeLowerWith")(emit_err_ctx)
 
 
@@ -68,7 +69,7 @@ def DeadCodeElimination(entry_functions=None):
     if entry_functions is None:
         entry_functions = []
     if isinstance(entry_functions, str) or not all(isinstance(n, str) for n in entry_functions):
-        raise TypeError("DeadCodeElimination: entry_functions must be a list of function names")
+        raise TVMTypeError("DeadCodeElimination: entry_functions must be a list of function names")
     return get_global_func("relax.transform.DeadCodeEliminationWith")(list(entry_functions))
 
 

@@ -6,20 +6,21 @@ into work_dir and return the module unchanged. All need ``with tvm.target.Target
 import warnings
 
 from ...ir import transform as _ir_transform
+from ...error import OpNotImplemented, TVMTypeError, TVMValueError
 
 
 def _current_target(who):
     from ...target import Target  # pylint: disable=import-outside-toplevel
     target = Target.current()
     if target is None:
-        raise ValueError(f"{who} needs a target: run it inside `with tvm.target.Target(...):`")
+        raise TVMValueError(f"{who} needs a target: run it inside `with tvm.target.Target(...):`")
     return target
 
 
 def _check_module(mod, who):
     from ...ir import IRModule  # pylint: disable=import-outside-toplevel
     if not isinstance(mod, IRModule):
-        raise TypeError(f"{who} expects an IRModule, got {type(mod).__name__}")
+        raise TVMTypeError(f"{who} expects an IRModule, got {type(mod).__name__}")
 
 
 @_ir_transform.module_pass(opt_level=0, name="MetaScheduleApplyDatabase")
@@ -32,7 +33,7 @@ class MetaScheduleApplyDatabase:
 
     def __init__(self, work_dir=None, enable_warning=False):
         if work_dir is not None and not isinstance(work_dir, str):
-            raise TypeError(f"MetaScheduleApplyDatabase(work_dir=...) must be a str, got {type(work_dir).__name__}")
+            raise TVMTypeError(f"MetaScheduleApplyDatabase(work_dir=...) must be a str, got {type(work_dir).__name__}")
         self.work_dir = work_dir
         self.enable_warning = bool(enable_warning)
 
@@ -42,8 +43,8 @@ class MetaScheduleApplyDatabase:
             return JSONDatabase(work_dir=self.work_dir)
         database = Database.current()
         if database is None:
-            raise ValueError("MetaScheduleApplyDatabase needs a database: give work_dir=... or run it inside "
-                             "`with database:`")
+            raise TVMValueError("MetaScheduleApplyDatabase needs a database: give work_dir=... or run it inside "
+                                "`with database:`")
         return database
 
     def transform_module(self, mod, ctx):  # pylint: disable=unused-argument
@@ -113,7 +114,7 @@ class MetaScheduleTuneIRMod:
     def __init__(self, params, work_dir, max_trials_global, max_trials_per_task=None, op_names=None):
         from ...meta_schedule.tune import check_trials  # pylint: disable=import-outside-toplevel
         if op_names is not None:
-            raise NotImplementedError("MetaScheduleTuneIRMod(op_names=...) is not supported; every task is tuned")
+            raise OpNotImplemented("MetaScheduleTuneIRMod(op_names=...) is not supported; every task is tuned")
         check_trials(max_trials_global, 1, work_dir, "MetaScheduleTuneIRMod")
         self.params = params or {}
         self.work_dir = work_dir

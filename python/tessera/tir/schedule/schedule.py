@@ -7,7 +7,7 @@ import functools
 import inspect
 
 from ..._ffi.registry import register_object
-from ...error import ScheduleError  # noqa: F401  (tvm.tir.schedule.schedule.ScheduleError, as in TVM)
+from ...error import OpNotImplemented, ScheduleError, TVMIndexError, TVMTypeError, TVMValueError
 from ...ir.base import Node
 from ...ir.module import IRModule
 from ..function import PrimFunc
@@ -42,7 +42,7 @@ _SCOPE_RANKS = ("global", "shared", "warp", "local", "wmma", "metal", "texture",
 
 def _check_storage_scope(primitive, scope):
     if not isinstance(scope, str):
-        raise TypeError(f"{primitive}: storage_scope must be a str, got {type(scope).__name__}")
+        raise TVMTypeError(f"{primitive}: storage_scope must be a str, got {type(scope).__name__}")
     rank = scope.split(".", 1)[0]
     if rank not in _SCOPE_RANKS or (rank in ("wmma", "metal", "mma", "m") and "." not in scope):
         raise tvm_schedule_error(f"{primitive}: \"{scope}\" is not a storage scope "
@@ -72,8 +72,8 @@ def _pad_value_index_map(buffer, pad_value, ndim, index_dtype):
     elif isinstance(pad_value, PrimExpr):
         value = pad_value
     else:
-        raise TypeError(f"transform_layout: pad_value must be a number, a PrimExpr, an IndexMap or a function, "
-                        f"got {type(pad_value).__name__}")
+        raise TVMTypeError(f"transform_layout: pad_value must be a number, a PrimExpr, an IndexMap or a function, "
+                           f"got {type(pad_value).__name__}")
     return IndexMap.from_func(lambda *indices: value, ndim=ndim, index_dtype=index_dtype)
 
 
@@ -140,22 +140,23 @@ class Schedule(Node):
         # keeps no sref tree apart from that index.
         if isinstance(debug_mask, str):
             if debug_mask not in ("all", "none"):
-                raise ValueError(f"Schedule(debug_mask=...) must be \"all\", \"none\" or an int, got {debug_mask!r}")
+                raise TVMValueError(f"Schedule(debug_mask=...) must be \"all\", \"none\" or an int, got {debug_mask!r}")
         elif not isinstance(debug_mask, int) or isinstance(debug_mask, bool) or not -1 <= debug_mask <= 3:
-            raise ValueError(f"Schedule(debug_mask=...) must be \"all\", \"none\" or an int in [-1, 3], got {debug_mask!r}")
+            raise TVMValueError("Schedule(debug_mask=...) must be \"all\", \"none\" or an int in [-1, 3], got "
+                                f"{debug_mask!r}")
         if error_render_level not in ("detail", "fast", "none"):
-            raise ValueError(f"Schedule(error_render_level=...) must be \"detail\", \"fast\" or \"none\", "
-                             f"got {error_render_level!r}")
+            raise TVMValueError(f"Schedule(error_render_level=...) must be \"detail\", \"fast\" or \"none\", "
+                                f"got {error_render_level!r}")
         if error_render_level != "detail":
-            raise NotImplementedError(f"Schedule(error_render_level={error_render_level!r}) is not supported: "
+            raise OpNotImplemented(f"Schedule(error_render_level={error_render_level!r}) is not supported: "
                                       "Tessera always renders schedule errors in detail")
         if enable_check is not True:
-            raise NotImplementedError("Schedule(enable_check=False) is not supported: Tessera's primitives always "
+            raise OpNotImplemented("Schedule(enable_check=False) is not supported: Tessera's primitives always "
                                       "check their preconditions")
         if isinstance(mod, PrimFunc):
             mod = IRModule({"main": mod})
         if not isinstance(mod, IRModule):
-            raise TypeError(f"Schedule expects an IRModule or a PrimFunc, got {type(mod).__name__}")
+            raise TVMTypeError(f"Schedule expects an IRModule or a PrimFunc, got {type(mod).__name__}")
         self.__init_handle_by_constructor__(_ffi_api.Schedule, mod, -1 if seed is None else int(seed))
         mask = {"all": 3, "none": 0}.get(debug_mask, debug_mask)
         _ffi_api.ScheduleSetDebugMask(self, 3 if mask == -1 else int(mask))
@@ -201,7 +202,7 @@ class Schedule(Node):
             return _ffi_api.ScheduleGet(self, rv)
         except ScheduleError as err:
             if "does not belong to this schedule" in str(err):
-                raise IndexError(str(err)) from err
+                raise TVMIndexError(str(err)) from err
             raise
 
     def remove_rv(self, rv):
@@ -226,11 +227,11 @@ class Schedule(Node):
                 return StmtSRef(self, self.get(rv_or_stmt))
             except ScheduleError as err:  # TVM: IndexError for a handle this schedule does not know
                 if "does not belong to this schedule" in str(err):
-                    raise IndexError(str(err)) from err
+                    raise TVMIndexError(str(err)) from err
                 raise
         if isinstance(rv_or_stmt, (Block, For)):
             return StmtSRef(self, rv_or_stmt)
-        raise TypeError(f"get_sref expects a BlockRV, a LoopRV, a Block or a For, got {type(rv_or_stmt).__name__}")
+        raise TVMTypeError(f"get_sref expects a BlockRV, a LoopRV, a Block or a For, got {type(rv_or_stmt).__name__}")
 
     def show(self, *args, **kwargs):
         self.mod.show(*args, **kwargs)
@@ -420,8 +421,8 @@ class Schedule(Node):
             block = self.get_block(block)
         read_buffer_index = self._buffer_index(block, read_buffer_index, "reads", "cache_inplace")
         if not isinstance(read_buffer_index, int) or isinstance(read_buffer_index, bool):
-            raise TypeError("cache_inplace: read_buffer_index must be an int, a buffer name or a Buffer, "
-                            f"got {read_buffer_index!r}")
+            raise TVMTypeError("cache_inplace: read_buffer_index must be an int, a buffer name or a Buffer, "
+                               f"got {read_buffer_index!r}")
         return list(_ffi_api.CacheInplace(self, block, int(read_buffer_index), storage_scope))
 
     def cache_index(self, block, storage_scope, cse_thresh=0):
@@ -433,7 +434,7 @@ class Schedule(Node):
         if isinstance(block, str):
             block = self.get_block(block)
         if not isinstance(cse_thresh, int) or isinstance(cse_thresh, bool) or cse_thresh < 0:
-            raise ValueError(f"cache_index: cse_thresh must be a non-negative int, got {cse_thresh!r}")
+            raise TVMValueError(f"cache_index: cse_thresh must be a non-negative int, got {cse_thresh!r}")
         return list(_ffi_api.CacheIndex(self, block, storage_scope, int(cse_thresh)))
 
     def storage_align(self, block, buffer_index, axis, factor, offset):
@@ -454,7 +455,7 @@ class Schedule(Node):
         # assume_injective_transform skips the padding analysis (the padded
         # buffer is used but its padding is not written), as TVM.
         if not isinstance(assume_injective_transform, bool):
-            raise TypeError("transform_layout: assume_injective_transform must be a bool")
+            raise TVMTypeError("transform_layout: assume_injective_transform must be a bool")
         if isinstance(block, str):
             block = self.get_block(block)
         node = self.get(block)
@@ -466,7 +467,7 @@ class Schedule(Node):
             raise tvm_schedule_error(f"block {node.name_hint} has no {kind} buffer {index}")
         if not isinstance(index_map, IndexMap):
             if not callable(index_map):
-                raise TypeError(f"index_map must be an IndexMap or a function, got {type(index_map).__name__}")
+                raise TVMTypeError(f"index_map must be an IndexMap or a function, got {type(index_map).__name__}")
             # The indices take the dtypes of the buffer's shape (an arity
             # mismatch is reported by the primitive, naming the buffer).
             import inspect  # pylint: disable=import-outside-toplevel
@@ -502,7 +503,7 @@ class Schedule(Node):
         "<name>_o" over tiles; returns it. Without ``preserve_unit_iters``,
         loops of extent 1 are bound as 0 in both blocks' bindings."""
         if isinstance(loop, (list, tuple)):
-            raise NotImplementedError("blockize of a list of blocks (TVM v0.18's second form) is not supported yet; "
+            raise OpNotImplemented("blockize of a list of blocks (TVM v0.18's second form) is not supported yet; "
                                       "blockize the loop above them")
         return _ffi_api.Blockize(self, loop, bool(preserve_unit_iters))
 
@@ -544,8 +545,8 @@ class Schedule(Node):
 
         if not isinstance(index_map, IndexMap):
             if not callable(index_map):
-                raise TypeError("transform_block_layout: index_map must be an IndexMap or a function, "
-                                f"got {type(index_map).__name__}")
+                raise TVMTypeError("transform_block_layout: index_map must be an IndexMap or a function, "
+                                   f"got {type(index_map).__name__}")
             iters = self.get(block).iter_vars
             params = inspect.signature(index_map).parameters.values()
             if any(p.kind == inspect.Parameter.VAR_POSITIONAL for p in params):
@@ -564,7 +565,7 @@ class Schedule(Node):
         computes into a padded output, and a block after it copies the valid
         part back."""
         if isinstance(padding, int) or not all(isinstance(p, int) or hasattr(p, "value") for p in padding):
-            raise TypeError(f"pad_einsum: padding must be a list of ints, got {padding!r}")
+            raise TVMTypeError(f"pad_einsum: padding must be a list of ints, got {padding!r}")
         _ffi_api.PadEinsum(self, block, [int(p) for p in padding])
 
     def merge(self, *loops):
@@ -593,7 +594,7 @@ class Schedule(Node):
         Without ``preserve_unit_iters``, ranges of one iteration bind the
         constant in the copied body."""
         if not isinstance(factors, (list, tuple)):
-            raise TypeError(f"loop_partition: factors must be a list, got {type(factors).__name__}")
+            raise TVMTypeError(f"loop_partition: factors must be a list, got {type(factors).__name__}")
         return list(_ffi_api.LoopPartition(self, loop, list(factors), bool(preserve_unit_iters)))
 
     def set_axis_separator(self, block, buffer, axis_separators):
@@ -608,7 +609,7 @@ class Schedule(Node):
             f"set_axis_separator: block {self.get(block).name_hint} has {len(regions)} {kind} buffers, "
             f"index {index} is out of range")
         if isinstance(axis_separators, int) or not isinstance(axis_separators, (list, tuple)):
-            raise TypeError(f"set_axis_separator: axis_separators must be a list of ints, got {axis_separators!r}")
+            raise TVMTypeError(f"set_axis_separator: axis_separators must be a list of ints, got {axis_separators!r}")
         _ffi_api.SetAxisSeparator(self, block, index, 0 if kind == "read" else 1,
                                   [int(k) for k in axis_separators])
 
@@ -631,8 +632,8 @@ class Schedule(Node):
         if isinstance(index_map, IndexMap):
             return index_map
         if not callable(index_map):
-            raise TypeError(f"{primitive}: index_map must be an IndexMap or a function, "
-                            f"got {type(index_map).__name__}")
+            raise TVMTypeError(f"{primitive}: index_map must be an IndexMap or a function, "
+                               f"got {type(index_map).__name__}")
         iters = self.get(block).iter_vars
         params = inspect.signature(index_map).parameters.values()
         if any(p.kind == inspect.Parameter.VAR_POSITIONAL for p in params):
@@ -648,7 +649,7 @@ class Schedule(Node):
         buffer's producers. Returns the copy block."""
         _check_storage_scope("reindex_cache_read", storage_scope)
         if not isinstance(read_buffer_index, int):
-            raise TypeError(f"reindex_cache_read: read_buffer_index must be an int, got {read_buffer_index!r}")
+            raise TVMTypeError(f"reindex_cache_read: read_buffer_index must be an int, got {read_buffer_index!r}")
         index_map = self._block_index_map(block, index_map, "reindex_cache_read")
         return _ffi_api.ReindexCacheRead(self, block, read_buffer_index, storage_scope, index_map)
 
@@ -659,7 +660,7 @@ class Schedule(Node):
         Returns the copy block."""
         _check_storage_scope("reindex_cache_write", storage_scope)
         if not isinstance(write_buffer_index, int):
-            raise TypeError(f"reindex_cache_write: write_buffer_index must be an int, got {write_buffer_index!r}")
+            raise TVMTypeError(f"reindex_cache_write: write_buffer_index must be an int, got {write_buffer_index!r}")
         index_map = self._block_index_map(block, index_map, "reindex_cache_write")
         return _ffi_api.ReindexCacheWrite(self, block, write_buffer_index, storage_scope, index_map)
 
@@ -671,7 +672,7 @@ class Schedule(Node):
         accesses become ``index % extent`` and the block's predicate skips the
         overlap the previous iteration computed (TVM's rolling_buffer)."""
         if isinstance(write_buffer_index, bool) or not isinstance(write_buffer_index, int):
-            raise TypeError(f"rolling_buffer: write_buffer_index must be an int, got {write_buffer_index!r}")
+            raise TVMTypeError(f"rolling_buffer: write_buffer_index must be an int, got {write_buffer_index!r}")
         _ffi_api.RollingBuffer(self, block, write_buffer_index)
 
 
@@ -684,7 +685,7 @@ def _buffer_arg(sch, block, buffer, primitive):
     node = sch.get(block)
     if isinstance(buffer, (tuple, list)):
         if len(buffer) != 2 or buffer[0] not in ("read", "write") or not isinstance(buffer[1], int):
-            raise ValueError(f"{primitive}: buffer must be (\"read\"|\"write\", index), got {buffer!r}")
+            raise TVMValueError(f"{primitive}: buffer must be (\"read\"|\"write\", index), got {buffer!r}")
         return buffer[0], int(buffer[1])
     if isinstance(buffer, (str, Buffer)):
         found = {}
@@ -698,8 +699,8 @@ def _buffer_arg(sch, block, buffer, primitive):
         if len(found) > 1:
             raise tvm_schedule_error(f"{primitive}: block {node.name_hint} accesses several buffers named {name}")
         return next(iter(found.values()))
-    raise TypeError(f"{primitive}: buffer must be (\"read\"|\"write\", index), a name or a Buffer, "
-                    f"got {type(buffer).__name__}")
+    raise TVMTypeError(f"{primitive}: buffer must be (\"read\"|\"write\", index), a name or a Buffer, "
+                       f"got {type(buffer).__name__}")
 
 
 def _refuse_none_arguments(method):

@@ -10,6 +10,7 @@ from ...ir.base import Node
 from ...ir.module import IRModule
 from ..function import PrimFunc
 from . import _ffi_api
+from ...error import OpNotImplemented, TVMTypeError, TVMValueError
 
 
 @register_object("tir.StmtSRef")
@@ -47,11 +48,12 @@ class ScheduleDebugMask(IntEnum):
 def _debug_mask(debug_mask):
     if isinstance(debug_mask, str):
         if debug_mask not in ("all", "none"):
-            raise ValueError(f"ScheduleState(debug_mask=...) must be \"all\", \"none\" or an int, got {debug_mask!r}")
+            raise TVMValueError("ScheduleState(debug_mask=...) must be \"all\", \"none\" or an int, got "
+                                f"{debug_mask!r}")
         return 3 if debug_mask == "all" else 0
     if not isinstance(debug_mask, int) or isinstance(debug_mask, bool) or not -1 <= debug_mask <= 3:
-        raise ValueError(f"ScheduleState(debug_mask=...) must be \"all\", \"none\" or an int in [-1, 3], "
-                         f"got {debug_mask!r}")
+        raise TVMValueError(f"ScheduleState(debug_mask=...) must be \"all\", \"none\" or an int in [-1, 3], "
+                            f"got {debug_mask!r}")
     return 3 if debug_mask == -1 else int(debug_mask)
 
 
@@ -67,9 +69,9 @@ class ScheduleState(Node):
         if isinstance(mod, PrimFunc):
             mod = IRModule({"main": mod})
         if not isinstance(mod, IRModule):
-            raise TypeError(f"ScheduleState expects an IRModule or a PrimFunc, got {type(mod).__name__}")
+            raise TVMTypeError(f"ScheduleState expects an IRModule or a PrimFunc, got {type(mod).__name__}")
         if enable_check is not True:
-            raise NotImplementedError("ScheduleState(enable_check=False) is not supported")
+            raise OpNotImplemented("ScheduleState(enable_check=False) is not supported")
         self.__init_handle_by_constructor__(_ffi_api.ScheduleState, mod, _debug_mask(debug_mask))
 
     @property
@@ -81,7 +83,7 @@ class ScheduleState(Node):
         from ..stmt import Block, For  # pylint: disable=import-outside-toplevel
 
         if not isinstance(stmt, (Block, For)):
-            raise TypeError(f"get_sref expects a Block or a For, got {type(stmt).__name__}")
+            raise TVMTypeError(f"get_sref expects a Block or a For, got {type(stmt).__name__}")
         return _ffi_api.ScheduleStateGetSRef(self, stmt)
 
     def replace(self, src_sref, tgt_stmt, block_sref_reuse=None):
@@ -89,5 +91,5 @@ class ScheduleState(Node):
         by a For or a BlockRealize, a block by a Block); ``block_sref_reuse``
         maps old blocks to the new blocks that keep their srefs."""
         if not isinstance(src_sref, StmtSRef):
-            raise TypeError(f"replace expects a StmtSRef, got {type(src_sref).__name__}")
+            raise TVMTypeError(f"replace expects a StmtSRef, got {type(src_sref).__name__}")
         _ffi_api.ScheduleStateReplace(self, src_sref, tgt_stmt, dict(block_sref_reuse or {}))

@@ -5,6 +5,7 @@ from ...ir import IRModule, assert_structural_equal
 from ..function import PrimFunc
 from .schedule import Schedule
 from .trace import Trace
+from ...error import TVMTypeError, TVMValueError
 
 
 def assert_structural_equal_ignore_global_symbol(func1, func2, *args, **kwargs):
@@ -35,7 +36,7 @@ def verify_trace_roundtrip(sch, mod, *, debug_mask="all", text_format=("python",
     ``apply_json_to_schedule``), asserts the result equals ``sch.mod`` and that
     the replayed trace prints the same; returns the last new schedule."""
     if not isinstance(mod, (PrimFunc, IRModule)):
-        raise TypeError(f"verify_trace_roundtrip: mod must be a PrimFunc or an IRModule, got {type(mod).__name__}")
+        raise TVMTypeError(f"verify_trace_roundtrip: mod must be a PrimFunc or an IRModule, got {type(mod).__name__}")
     formats = [text_format] if isinstance(text_format, str) else list(text_format)
     new_sch = None
     for fmt in formats:
@@ -54,7 +55,7 @@ def verify_trace_roundtrip(sch, mod, *, debug_mask="all", text_format=("python",
             namespace["sch"] = new_sch
             exec("\n".join(trace.as_python()), namespace)  # pylint: disable=exec-used
         else:
-            raise ValueError(f"verify_trace_roundtrip: unknown text_format {fmt!r} (\"python\" or \"json\")")
+            raise TVMValueError(f"verify_trace_roundtrip: unknown text_format {fmt!r} (\"python\" or \"json\")")
         assert_structural_equal(new_sch.mod, sch.mod)
         assert "\n".join(trace.as_python()) == "\n".join(new_sch.trace.as_python()), \
             f"the trace replayed from {fmt} prints differently"

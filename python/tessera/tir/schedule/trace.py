@@ -6,6 +6,7 @@ from ..._ffi.registry import register_object
 from ...ir.base import Node
 from . import _ffi_api
 from .instruction import Instruction
+from ...error import OpNotImplemented, TVMTypeError, TVMValueError
 
 
 @register_object("tir.Trace")
@@ -16,7 +17,7 @@ class Trace(Node):
         decisions = dict(decisions or {})
         for inst in decisions:
             if inst not in list(insts):
-                raise ValueError(f"Trace: the decision for {inst} names an instruction not in insts")
+                raise TVMValueError(f"Trace: the decision for {inst} names an instruction not in insts")
         self.__init_handle_by_constructor__(_ffi_api.Trace, list(insts), decisions)
 
     def __str__(self):
@@ -25,7 +26,7 @@ class Trace(Node):
     def append(self, inst, decision=None):
         """Adds ``inst`` (with its ``decision``) at the end, in place."""
         if not isinstance(inst, Instruction):
-            raise TypeError(f"Trace.append expects an Instruction, got {type(inst).__name__}")
+            raise TVMTypeError(f"Trace.append expects an Instruction, got {type(inst).__name__}")
         _ffi_api.TraceAppend(self, inst, decision)
 
     def pop(self):
@@ -86,7 +87,7 @@ class Trace(Node):
         """Prints the trace as Python (no syntax highlighting or black
         formatting: ``style`` and ``black_format`` are refused)."""
         if style is not None or black_format:
-            raise NotImplementedError("Trace.show(style=..., black_format=True) is not supported; "
+            raise OpNotImplemented("Trace.show(style=..., black_format=True) is not supported; "
                                       "call Trace.show() or print(str(trace))")
         print(str(self))
 

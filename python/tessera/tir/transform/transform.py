@@ -2,6 +2,7 @@
 the order of the default pipeline (``tvm.tir.get_default_tir_pipeline()``).
 Each returns a registered C++ pass (src/tir/transform/)."""
 from . import _ffi_api
+from ...error import TVMTypeError, TVMValueError
 
 
 def LowerInitBlock():
@@ -38,7 +39,7 @@ def VectorizeLoop(enable_vectorize=True):
     """``T.vectorized`` loops become vector statements (serial loops when
     ``enable_vectorize`` is False or config ``tir.disable_vectorize`` is set)."""
     if not isinstance(enable_vectorize, bool):
-        raise TypeError(f"VectorizeLoop: enable_vectorize must be a bool, got {type(enable_vectorize).__name__}")
+        raise TVMTypeError(f"VectorizeLoop: enable_vectorize must be a bool, got {type(enable_vectorize).__name__}")
     return _ffi_api.VectorizeLoopWith(enable_vectorize)
 
 
@@ -87,7 +88,7 @@ def DefaultCPUSchedule(target=None):
 
     target = target if isinstance(target, Target) else Target(target)
     if "cpu" not in [str(k) for k in target.keys]:
-        raise ValueError(f"DefaultCPUSchedule: target {target.str!r} is not a CPU target")
+        raise TVMValueError(f"DefaultCPUSchedule: target {target.str!r} is not a CPU target")
     return _ffi_api.DefaultCPUScheduleFor(target)
 
 

@@ -1,7 +1,7 @@
 """2-D convolution in NCHW/OIHW written in TE: ``topi.nn.conv2d`` (layout
 NCHW only), ``conv2d_nchw`` and ``group_conv2d_nchw`` with stride, padding
 (int, (h, w) or (top, left, bottom, right)) and dilation."""
-from ...error import TVMTypeError, TVMValueError
+from ...error import OpNotImplemented, TVMTypeError, TVMValueError
 from ... import te
 from .pad import pad
 
@@ -71,7 +71,7 @@ def conv2d(input, filter, strides, padding, dilation, data_layout="NCHW", kernel
            out_dtype=None):
     """2-D convolution; only data_layout="NCHW" (kernel OIHW) is supported."""
     if data_layout != "NCHW" or kernel_layout not in ("", "OIHW"):
-        raise NotImplementedError(f"topi.nn.conv2d: layout {data_layout}/{kernel_layout or 'default'} is not "
+        raise OpNotImplemented(f"topi.nn.conv2d: layout {data_layout}/{kernel_layout or 'default'} is not "
                                   "supported (only NCHW/OIHW)")
     return conv2d_nchw(input, filter, strides, padding, dilation, out_dtype)
 

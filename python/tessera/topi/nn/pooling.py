@@ -2,7 +2,7 @@
 or "avg", with padding, dilation, ceil_mode, count_include_pad; output sizes
 and divisors as PyTorch's), the ``max_pool2d`` / ``avg_pool2d`` shorthands and
 ``adaptive_pool`` (window i covers [floor(i*H/oh), ceil((i+1)*H/oh)))."""
-from ...error import TVMValueError
+from ...error import OpNotImplemented, TVMValueError
 from ...tir import op as _tir_op
 from ... import te
 from .conv2d import _pair, get_pad_tuple
@@ -12,7 +12,7 @@ from .pad import pad
 def pool2d(data, kernel, stride, dilation, padding, pool_type, ceil_mode=False, layout="NCHW",
            count_include_pad=True):
     if layout != "NCHW":
-        raise NotImplementedError(f"topi.nn.pool2d: layout {layout} is not supported (only NCHW)")
+        raise OpNotImplemented(f"topi.nn.pool2d: layout {layout} is not supported (only NCHW)")
     if pool_type not in ("max", "avg"):
         raise TVMValueError(f"topi.nn.pool2d: pool_type must be 'max' or 'avg', got {pool_type!r}")
     if not isinstance(data, te.Tensor) or len(data.shape) != 4:
@@ -88,7 +88,7 @@ def adaptive_pool(data, output_size, pool_type, layout="NCHW"):
     """Adaptive pooling of NCHW ``data`` to ``output_size`` (oh, ow): output (y, x) pools rows
     [floor(y*H/oh), ceil((y+1)*H/oh)) and the matching columns (max or average)."""
     if layout != "NCHW":
-        raise NotImplementedError(f"topi.nn.adaptive_pool: layout {layout} is not supported (only NCHW)")
+        raise OpNotImplemented(f"topi.nn.adaptive_pool: layout {layout} is not supported (only NCHW)")
     if pool_type not in ("max", "avg"):
         raise TVMValueError(f"topi.nn.adaptive_pool: pool_type must be 'max' or 'avg', got {pool_type!r}")
     if not isinstance(data, te.Tensor) or len(data.shape) != 4:

@@ -7,11 +7,12 @@ import inspect
 
 import numpy as np
 
-from .... import error
 from ....runtime.ndarray import array as _nd_array
 from ...block_builder import BlockBuilder
 from ...expr import Expr, Tuple as RelaxTuple, const
 from ...struct_info import TensorStructInfo
+from .aliasing import AliasTracker
+from ....error import OpNotImplemented, TVMIndexError, TVMTypeError, TVMValueError
 
 
 class OpEntry:
@@ -40,7 +41,7 @@ class OpTable:
         """Decorator adding converter ``name``; a spelling given twice is an error."""
         def deco(fn):
             if name in self.entries:
-                raise ValueError(f"torch converter {name!r} is registered twice")
+                raise TVMValueError(f"torch converter {name!r} is registered twice")
             entry = OpEntry(name, fn, dict(modules or {}))
             spellings = []
             for table, keys in ((self.by_function, functions), (self.by_method, methods),
@@ -49,8 +50,8 @@ class OpTable:
                     if key is None or any(t is table and k == key for t, k in spellings):
                         continue  # absent in this torch build / an alias given twice (F.conv2d is torch.conv2d)
                     if key in table:
-                        raise ValueError(f"torch converter {name!r}: {key!r} is already converted by "
-                                         f"{table[key].name!r}")
+                        raise TVMValueError(f"torch converter {name!r}: {key!r} is already converted by "
+                                            f"{table[key].name!r}")
                     spellings.append((table, key))
             # Checked first, then inserted: a refused registration leaves the table unchanged.
             self.entries[name] = entry
@@ -85,7 +86,7 @@ def torch_dtype_to_str(dtype):
              torch.int8: "int8", torch.uint8: "uint8", torch.bool: "bool"}
     if isinstance(dtype, torch.dtype):
         if dtype not in table:
-            raise TypeError(f"torch dtype {dtype} has no Relax equivalent")
+            raise TVMTypeError(f"torch dtype {dtype} has no Relax equivalent")
         return table[dtype]
     if isinstance(dtype, str):
         name = dtype.lower().replace("torch.", "")
@@ -93,7 +94,7 @@ def torch_dtype_to_str(dtype):
                 "int": "int32"}.get(name, name)
         if name in table.values():
             return name
-    raise TypeError(f"unsupported dtype {dtype!r} (expected a torch.dtype or a name such as 'float32')")
+    raise TVMTypeError(f"unsupported dtype {dtype!r} (expected a torch.dtype or a name such as 'float32')")
 
 
 class BaseTranslator:
@@ -107,7 +108,9 @@ class BaseTranslator:
         self.env = {}
         self.node = None            # the node being converted (named in errors)
         self._weights = {}          # id(torch tensor) -> Relax Var / Constant
-        self.last_inplace = False   # the last converted call wrote its first operand
+        self.last_inplace = False   # the last converted call had inplace=True
+        self.last_entry = None      # the OpEntry of the last converted call
+        self.aliases = AliasTracker(self)  # views and in-place writes (aliasing.py)
 
     # -- errors ---------------------------------------------------------------------------
     def node_desc(self, node=None):
@@ -129,7 +132,7 @@ class BaseTranslator:
 
     def unsupported(self, what):
         """OpNotImplemented naming ``what`` and the current node."""
-        return error.OpNotImplemented(f"{what} is not supported by the PyTorch importer ({self.node_desc()})")
+        return OpNotImplemented(f"{what} is not supported by the PyTorch importer ({self.node_desc()})")
 
     # -- values ---------------------------------------------------------------------------
     def retrieve(self, value):
@@ -137,7 +140,8 @@ class BaseTranslator:
         torch = _torch()
         if isinstance(value, torch.fx.Node):
             if value not in self.env:
-                raise ValueError(f"{self.node_desc()}: its argument '{value.name}' has not been converted")
+                raise TVMValueError(f"{self.node_desc()}: its argument '{value.name}' has not been converted")
+            self.aliases.refresh(value)
             result = self.env[value]
             if isinstance(result, NotComputed):
                 raise self.unsupported(f"using {result.what} (output of {self.node_desc(result.node)})")
@@ -169,7 +173,7 @@ class BaseTranslator:
         data = tensor.detach().cpu()
         dtype = torch_dtype_to_str(data.dtype)
         if dtype == "bfloat16":
-            raise TypeError("bfloat16 weights cannot be imported as constants (NumPy has no bfloat16)")
+            raise TVMTypeError("bfloat16 weights cannot be imported as constants (NumPy has no bfloat16)")
         return const(data.numpy(), dtype)
 
     @staticmethod
@@ -181,14 +185,14 @@ class BaseTranslator:
 
     def sinfo(self, x, what="operand"):
         if not isinstance(x, Expr):
-            raise TypeError(f"{self.node_desc()}: {what} must be a tensor, got {type(x).__name__}")
+            raise TVMTypeError(f"{self.node_desc()}: {what} must be a tensor, got {type(x).__name__}")
         return x.struct_info
 
     def shape(self, x, what="operand"):
         """The static shape of tensor ``x`` as Python ints."""
         sinfo = self.sinfo(x, what)
         if not isinstance(sinfo, TensorStructInfo) or sinfo.shape is None:
-            raise TypeError(f"{self.node_desc()}: {what} must be a tensor of known shape, got {sinfo}")
+            raise TVMTypeError(f"{self.node_desc()}: {what} must be a tensor of known shape, got {sinfo}")
         dims = []
         for dim in sinfo.shape.values:
             if not hasattr(dim, "value"):
@@ -202,26 +206,15 @@ class BaseTranslator:
     def dtype(self, x, what="operand"):
         sinfo = self.sinfo(x, what)
         if not isinstance(sinfo, TensorStructInfo):
-            raise TypeError(f"{self.node_desc()}: {what} must be a tensor, got {sinfo}")
+            raise TVMTypeError(f"{self.node_desc()}: {what} must be a tensor, got {sinfo}")
         return str(sinfo.dtype)
 
     def normalize_axis(self, axis, ndim, what="dim"):
         if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
-            raise TypeError(f"{self.node_desc()}: {what} must be an int, got {axis!r}")
+            raise TVMTypeError(f"{self.node_desc()}: {what} must be an int, got {axis!r}")
         if not -ndim <= axis < max(ndim, 1):
-            raise IndexError(f"{self.node_desc()}: {what}={axis} is out of range for a tensor of rank {ndim}")
+            raise TVMIndexError(f"{self.node_desc()}: {what}={axis} is out of range for a tensor of rank {ndim}")
         return int(axis) % max(ndim, 1)
-
-    def as_tensor(self, value, like):
-        """``value`` as a Relax tensor: Python numbers become constants of ``like``'s dtype."""
-        if isinstance(value, Expr):
-            return value
-        if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
-            raise TypeError(f"{self.node_desc()}: expected a tensor or a number, got {type(value).__name__}")
-        dtype = self.dtype(like)
-        if isinstance(value, float) and not dtype.startswith(("float", "bfloat")):
-            raise self.unsupported(f"mixing the float {value} with a {dtype} tensor (type promotion)")
-        return const(value, dtype)
 
     # -- dispatch -------------------------------------------------------------------------
     def call_entry(self, entry, args, kwargs, extra_kwargs=None):
@@ -235,12 +228,13 @@ class BaseTranslator:
         try:
             bound = entry.signature.bind(self, *args, **kwargs)
         except TypeError as err:
-            raise TypeError(f"{self.node_desc()}: arguments do not fit torch op '{entry.name}': {err}") from None
+            raise TVMTypeError(f"{self.node_desc()}: arguments do not fit torch op '{entry.name}': {err}") from None
         # In-place forms (inplace=True, Tensor methods ending in '_') write their first operand.
         self.last_inplace = bool(bound.arguments.get("inplace", False))
+        self.last_entry = entry
         try:
             return entry.fn(*bound.args, **bound.kwargs)
-        except error.OpNotImplemented:
+        except OpNotImplemented:
             raise
         except Exception as err:  # pylint: disable=broad-except
             if hasattr(err, "add_note"):
@@ -273,20 +267,26 @@ class BaseTranslator:
         extra = entry.modules[type(module)](self, module)
         return self.call_entry(entry, self.retrieve(node.args), self.retrieve(node.kwargs), extra)
 
-    def update_written_operand(self, node):
-        """After an in-place call (Tensor.add_, aten.relu_, F.relu(inplace=True)...), later
-        uses of its first operand see the result."""
+    def track_aliases(self, node, module=None):
+        """After converting call ``node``: an in-place call (Tensor.add_, torch.relu_,
+        F.relu(inplace=True), aten.add_, x += y) writes its first operand, and through it
+        the tensor it is a view of; a view op records what it aliases (aliasing.py).
+        ``module`` is the nn.Module of a call_module node."""
         torch = _torch()
-        if not node.op.startswith("call_") or not node.args or not isinstance(node.args[0], torch.fx.Node):
+        if not node.op.startswith("call_"):
             return
-        if node.op == "call_method":
-            name = node.target
-        elif type(node.target).__name__ == "OpOverload":
-            name = node.target.__name__.split(".")[0]
-        else:
-            name = ""
-        if self.last_inplace or (name.endswith("_") and not name.endswith("__")):
-            self.env[node.args[0]] = self.env[node]
+
+        def replay(to_meta):
+            args = torch.fx.node.map_arg(node.args, to_meta)
+            kwargs = torch.fx.node.map_arg(node.kwargs, to_meta)
+            if node.op == "call_method":
+                return getattr(args[0], node.target)(*args[1:], **kwargs)
+            if node.op == "call_module":
+                return module(*args, **kwargs)
+            return node.target(*args, **kwargs)
+
+        entry_name = self.last_entry.name if self.last_entry is not None else None
+        self.aliases.after_call(node, entry_name, self.last_inplace, replay)
 
     # -- outputs --------------------------------------------------------------------------
     def emit_outputs(self, result, unwrap_unit_return_tuple, no_bind_return_tuple):
@@ -296,15 +296,15 @@ class BaseTranslator:
         if isinstance(result, (tuple, list)):
             for i, item in enumerate(result):
                 if not isinstance(item, Expr):
-                    raise TypeError(f"the model's output {i} is a {type(item).__name__}, not a tensor; only "
-                                    "tensors (or tuples of tensors) can be returned")
+                    raise TVMTypeError(f"the model's output {i} is a {type(item).__name__}, not a tensor; only "
+                                       "tensors (or tuples of tensors) can be returned")
             if unwrap_unit_return_tuple and len(result) == 1:
                 return self.bb.emit_output(result[0])
             if no_bind_return_tuple:
                 return RelaxTuple([self.bb.emit_output(item) for item in result])
             return self.bb.emit_output(RelaxTuple(list(result)))
         if not isinstance(result, Expr):
-            raise TypeError(f"the model's output is a {type(result).__name__}, not a tensor")
+            raise TVMTypeError(f"the model's output is a {type(result).__name__}, not a tensor")
         return self.bb.emit_output(result)
 
 

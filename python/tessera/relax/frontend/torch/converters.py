@@ -6,13 +6,16 @@ BlockBuilder. Adding an operator is one entry here (see docs/frontend.md)."""
 # pylint: disable=redefined-builtin,unused-argument,too-many-arguments
 import operator
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
 
 from ... import op as _op
-from ...expr import Expr, TupleGetItem, const
+from ....error import OpNotImplemented, TVMIndexError, TVMTypeError, TVMValueError
+from ...expr import Constant, Expr, TupleGetItem, const
 from ...struct_info import TupleStructInfo
+from .aliasing import scatter_positions
 from .base_translator import OPS, NotComputed, torch_dtype_to_str
 
 
@@ -28,7 +31,7 @@ def _pair(value, what, tr):
     if len(value) == 1:
         return [int(value[0])] * 2
     if len(value) != 2:
-        raise ValueError(f"{tr.node_desc()}: {what} must be an int or a pair, got {value}")
+        raise TVMValueError(f"{tr.node_desc()}: {what} must be an int or a pair, got {value}")
     return [int(v) for v in value]
 
 
@@ -41,21 +44,52 @@ def _is_int_dtype(dtype):
 
 
 # --------------------------------------------------------------------------------------
-# elementwise arithmetic (Python numbers on both sides are computed in Python: sizes)
+# elementwise arithmetic with torch's type promotion (Python numbers on both sides are
+# computed in Python: sizes)
 # --------------------------------------------------------------------------------------
-def _binary(tr, relax_op, lhs, rhs, py_op):
+def _result_dtype(tr, lhs, rhs):
+    """torch's result dtype of a binary op on ``lhs`` and ``rhs`` (tensors and numbers):
+    asked of torch itself on meta tensors of the operands' dtypes and ranks."""
+    def probe(value):
+        if isinstance(value, Expr):
+            return torch.empty([1] * tr.ndim(value), dtype=getattr(torch, tr.dtype(value)), device="meta")
+        if isinstance(value, (bool, int, float, np.number)):
+            return value.item() if isinstance(value, np.number) else value
+        raise TVMTypeError(f"{tr.node_desc()}: expected a tensor or a number, got {type(value).__name__}")
+    return torch_dtype_to_str(torch.result_type(probe(lhs), probe(rhs)))
+
+
+def _cast_to(tr, value, dtype):
+    if isinstance(value, Expr):
+        return value if tr.dtype(value) == dtype else tr.emit(_relax().astype(value, dtype))
+    return const(value, dtype)
+
+
+def _promoted(tr, lhs, rhs, what):
+    """Both operands cast to their torch result dtype, and that dtype."""
+    dtype = _result_dtype(tr, lhs, rhs)
+    return _cast_to(tr, lhs, dtype), _cast_to(tr, rhs, dtype), dtype
+
+
+def _arith(tr, name, lhs, rhs, py_op, alpha=1):
+    """``lhs <name> alpha * rhs`` with torch's semantics: type promotion, and on bool
+    results add is logical or, mul logical and, sub an error (as in torch)."""
     if not isinstance(lhs, Expr) and not isinstance(rhs, Expr):
-        return py_op(lhs, rhs)
-    like = lhs if isinstance(lhs, Expr) else rhs
-    return tr.emit(relax_op(tr.as_tensor(lhs, like), tr.as_tensor(rhs, like)))
-
-
-def _scaled(tr, value, alpha, like):
-    if alpha == 1:
-        return value
-    if not isinstance(value, Expr):
-        return value * alpha
-    return tr.emit(_relax().multiply(value, tr.as_tensor(alpha, like)))
+        return py_op(lhs, rhs * alpha if alpha != 1 else rhs)
+    lhs, rhs, dtype = _promoted(tr, lhs, rhs, name)
+    if alpha != 1:
+        if isinstance(alpha, float) and not dtype.startswith(("float", "bfloat")):
+            raise TVMTypeError(f"{tr.node_desc()}: for {dtype} operands alpha must not be a float "
+                               f"(got alpha={alpha}), as in torch")
+        rhs = tr.emit(_relax().multiply(rhs, const(alpha, dtype)))
+    if dtype == "bool":
+        if name == "add":  # logical or
+            return tr.emit(_relax().where(lhs, const(True, "bool"), rhs))
+        if name == "multiply":  # logical and
+            return tr.emit(_relax().where(lhs, rhs, const(False, "bool")))
+        raise TVMTypeError(f"{tr.node_desc()}: {name} of bool tensors is not supported by torch (use logical ops "
+                           "or ~ on masks)")
+    return tr.emit(getattr(_relax(), name)(lhs, rhs))
 
 
 @OPS.register("add", functions=[operator.add, operator.iadd, torch.add], methods=["add", "add_"],
@@ -63,8 +97,7 @@ def _scaled(tr, value, alpha, like):
 def _add(tr, input, other, *, alpha=1, out=None):
     if out is not None:
         raise tr.unsupported("the out= argument")
-    like = input if isinstance(input, Expr) else other
-    return _binary(tr, _relax().add, input, _scaled(tr, other, alpha, like), operator.add)
+    return _arith(tr, "add", input, other, operator.add, alpha)
 
 
 @OPS.register("sub", functions=[operator.sub, operator.isub, torch.sub], methods=["sub", "sub_"],
@@ -72,13 +105,14 @@ def _add(tr, input, other, *, alpha=1, out=None):
 def _sub(tr, input, other, *, alpha=1, out=None):
     if out is not None:
         raise tr.unsupported("the out= argument")
-    like = input if isinstance(input, Expr) else other
-    return _binary(tr, _relax().subtract, input, _scaled(tr, other, alpha, like), operator.sub)
+    return _arith(tr, "subtract", input, other, operator.sub, alpha)
 
 
 @OPS.register("rsub", aten=["rsub.Scalar", "rsub.Tensor"])
 def _rsub(tr, input, other, alpha=1):
-    return _binary(tr, _relax().subtract, other, _scaled(tr, input, alpha, input), operator.sub)
+    if alpha != 1:
+        input = _arith(tr, "multiply", input, alpha, operator.mul)
+    return _arith(tr, "subtract", other, input, operator.sub)
 
 
 @OPS.register("mul", functions=[operator.mul, operator.imul, torch.mul], methods=["mul", "mul_"],
@@ -86,7 +120,7 @@ def _rsub(tr, input, other, alpha=1):
 def _mul(tr, input, other, *, out=None):
     if out is not None:
         raise tr.unsupported("the out= argument")
-    return _binary(tr, _relax().multiply, input, other, operator.mul)
+    return _arith(tr, "multiply", input, other, operator.mul)
 
 
 @OPS.register("div", functions=[operator.truediv, operator.itruediv, torch.div, torch.true_divide],
@@ -100,26 +134,37 @@ def _div(tr, input, other, *, rounding_mode=None, out=None):
         if rounding_mode == "trunc":
             return int(input / other)
         return input / other
-    like = input if isinstance(input, Expr) else other
     if rounding_mode is None:
-        if _is_int_dtype(tr.dtype(like)):
-            raise tr.unsupported(f"true division of {tr.dtype(like)} tensors (type promotion to float)")
-        return _binary(tr, _relax().divide, input, other, operator.truediv)
+        # True division: integer and bool operands give torch's default float dtype.
+        dtype = _result_dtype(tr, input, other)
+        if not dtype.startswith(("float", "bfloat")):
+            dtype = torch_dtype_to_str(torch.get_default_dtype())
+        return tr.emit(_relax().divide(_cast_to(tr, input, dtype), _cast_to(tr, other, dtype)))
     if rounding_mode == "floor":
-        return _binary(tr, _relax().floor_divide, input, other, operator.floordiv)
+        return _floordiv(tr, input, other)
     raise tr.unsupported(f"rounding_mode={rounding_mode!r}")
 
 
 @OPS.register("floordiv", functions=[operator.floordiv, torch.floor_divide], methods=["floor_divide"],
               aten=["floor_divide.default", "floor_divide.Scalar"])
 def _floordiv(tr, input, other):
-    return _binary(tr, _relax().floor_divide, input, other, operator.floordiv)
+    if not isinstance(input, Expr) and not isinstance(other, Expr):
+        return input // other
+    lhs, rhs, dtype = _promoted(tr, input, other, "floor_divide")
+    if dtype == "bool":
+        raise TVMTypeError(f"{tr.node_desc()}: floor_divide of bool tensors is not supported by torch")
+    return tr.emit(_relax().floor_divide(lhs, rhs))
 
 
 @OPS.register("pow", functions=[operator.pow, torch.pow], methods=["pow"],
               aten=["pow.Tensor_Scalar", "pow.Tensor_Tensor", "pow.Scalar"])
 def _pow(tr, input, exponent):
-    return _binary(tr, _relax().power, input, exponent, operator.pow)
+    if not isinstance(input, Expr) and not isinstance(exponent, Expr):
+        return input ** exponent
+    base, exponent, dtype = _promoted(tr, input, exponent, "pow")
+    if dtype == "bool":
+        raise tr.unsupported("pow of bool tensors")
+    return tr.emit(_relax().power(base, exponent))
 
 
 @OPS.register("neg", functions=[operator.neg, torch.neg, torch.negative], methods=["neg", "negative"],
@@ -127,6 +172,9 @@ def _pow(tr, input, exponent):
 def _neg(tr, input):
     if not isinstance(input, Expr):
         return -input
+    if tr.dtype(input) == "bool":
+        raise TVMTypeError(f"{tr.node_desc()}: negation of a bool tensor is not supported by torch (use ~ or "
+                           "logical_not)")
     return tr.emit(_relax().negative(input))
 
 
@@ -163,7 +211,7 @@ def _gelu(tr, input, approximate="none"):
         return tr.emit(_relax().nn.gelu(input))
     if approximate == "tanh":
         return tr.emit(_relax().nn.gelu_tanh(input))
-    raise ValueError(f"{tr.node_desc()}: gelu approximate must be 'none' or 'tanh', got {approximate!r}")
+    raise TVMValueError(f"{tr.node_desc()}: gelu approximate must be 'none' or 'tanh', got {approximate!r}")
 
 
 @OPS.register("silu", functions=[F.silu], modules={nn.SiLU: lambda tr, m: {"inplace": m.inplace}},
@@ -227,10 +275,14 @@ def _matmul(tr, input, other, *, out=None):
 
 @OPS.register("addmm", functions=[torch.addmm], methods=["addmm"], aten=["addmm.default"])
 def _addmm(tr, input, mat1, mat2, *, beta=1, alpha=1):
-    product = _scaled(tr, tr.emit(_relax().matmul(mat1, mat2)), alpha, mat1)
+    product = tr.emit(_relax().matmul(mat1, mat2))
+    if alpha != 1:
+        product = _arith(tr, "multiply", product, alpha, operator.mul)
     if beta == 0:
         return product
-    return _binary(tr, _relax().add, _scaled(tr, input, beta, mat1), product, operator.add)
+    if beta != 1:
+        input = _arith(tr, "multiply", input, beta, operator.mul)
+    return _arith(tr, "add", input, product, operator.add)
 
 
 # --------------------------------------------------------------------------------------
@@ -249,7 +301,7 @@ def _conv2d_impl(tr, input, weight, bias, stride, padding, dilation, groups):
             totals = [d * (k - 1) for d, k in zip(dilation, kernel)]
             padding = [totals[0] // 2, totals[1] // 2, totals[0] - totals[0] // 2, totals[1] - totals[1] // 2]
         else:
-            raise ValueError(f"{tr.node_desc()}: padding must be 'valid', 'same' or ints, got {padding!r}")
+            raise TVMValueError(f"{tr.node_desc()}: padding must be 'valid', 'same' or ints, got {padding!r}")
     else:
         padding = _pair(padding, "padding", tr)
     out = tr.emit(_relax().nn.conv2d(input, weight, strides=stride, padding=padding, dilation=dilation,
@@ -330,8 +382,8 @@ def _layer_norm_impl(tr, input, normalized_shape, weight, bias, eps):
     normalized_shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
     count = len(normalized_shape)
     if count == 0 or count > len(shape) or list(shape[len(shape) - count:]) != [int(d) for d in normalized_shape]:
-        raise ValueError(f"{tr.node_desc()}: normalized_shape {normalized_shape} does not match the trailing "
-                         f"dims of the input shape {shape}")
+        raise TVMValueError(f"{tr.node_desc()}: normalized_shape {normalized_shape} does not match the trailing "
+                            f"dims of the input shape {shape}")
     dtype = tr.dtype(input)
     gamma = weight if weight is not None else const(torch.ones(normalized_shape).numpy(), dtype)
     beta = bias if bias is not None else const(torch.zeros(normalized_shape).numpy(), dtype)
@@ -413,7 +465,7 @@ def _adaptive_avg_pool2d(tr, input, output_size):
     shape = tr.shape(input, "input")
     sizes = [output_size, output_size] if isinstance(output_size, int) or output_size is None else list(output_size)
     if len(sizes) != 2:
-        raise ValueError(f"{tr.node_desc()}: output_size must be an int or a pair, got {output_size!r}")
+        raise TVMValueError(f"{tr.node_desc()}: output_size must be an int or a pair, got {output_size!r}")
     sizes = [shape[2 + i] if s is None else int(s) for i, s in enumerate(sizes)]
     return tr.emit(_relax().nn.adaptive_avg_pool2d(input, output_size=sizes))
 
@@ -440,7 +492,7 @@ def _dropout(tr, input, p=0.5, training=True, inplace=False, train=None):
               aten=["clone.default", "alias.default", "detach.default", "contiguous.default", "lift_fresh_copy.default"])
 def _identity(tr, input, *args, memory_format=None, **kwargs):
     if args or kwargs:
-        raise TypeError(f"{tr.node_desc()}: unexpected arguments {args or ''}{kwargs or ''}")
+        raise TVMTypeError(f"{tr.node_desc()}: unexpected arguments {args or ''}{kwargs or ''}")
     return input
 
 
@@ -463,17 +515,17 @@ def _reshape_to(tr, input, new_shape):
     for dim in new_shape:
         if dim != -1:
             if dim < 0:
-                raise ValueError(f"{tr.node_desc()}: invalid dimension {dim} in shape {new_shape}")
+                raise TVMValueError(f"{tr.node_desc()}: invalid dimension {dim} in shape {new_shape}")
             known *= dim
     if len(unknown) > 1:
-        raise ValueError(f"{tr.node_desc()}: only one dimension can be -1 in shape {new_shape}")
+        raise TVMValueError(f"{tr.node_desc()}: only one dimension can be -1 in shape {new_shape}")
     if unknown:
         if known == 0 or total % known:
-            raise ValueError(f"{tr.node_desc()}: shape {new_shape} is invalid for an input of shape {shape}")
+            raise TVMValueError(f"{tr.node_desc()}: shape {new_shape} is invalid for an input of shape {shape}")
         new_shape = list(new_shape)
         new_shape[unknown[0]] = total // known
     elif known != total:
-        raise ValueError(f"{tr.node_desc()}: shape {new_shape} is invalid for an input of shape {shape}")
+        raise TVMValueError(f"{tr.node_desc()}: shape {new_shape} is invalid for an input of shape {shape}")
     if list(new_shape) == shape:
         return input
     return tr.emit(_relax().reshape(input, list(new_shape)))
@@ -494,7 +546,7 @@ def _flatten_impl(tr, input, start_dim, end_dim):
     start = tr.normalize_axis(start_dim, len(shape), "start_dim")
     end = tr.normalize_axis(end_dim, len(shape), "end_dim")
     if start > end:
-        raise ValueError(f"{tr.node_desc()}: flatten start_dim {start_dim} comes after end_dim {end_dim}")
+        raise TVMValueError(f"{tr.node_desc()}: flatten start_dim {start_dim} comes after end_dim {end_dim}")
     middle = 1
     for dim in shape[start:end + 1]:
         middle *= dim
@@ -513,7 +565,7 @@ def _permute(tr, input, *dims):
     ndim = tr.ndim(input, "input")
     axes = [tr.normalize_axis(d, ndim, "dims") for d in _shape_arg(dims)]
     if sorted(axes) != list(range(ndim)):
-        raise ValueError(f"{tr.node_desc()}: dims {list(dims)} are not a permutation of the {ndim} axes")
+        raise TVMValueError(f"{tr.node_desc()}: dims {list(dims)} are not a permutation of the {ndim} axes")
     return tr.emit(_relax().permute_dims(input, axes))
 
 
@@ -531,7 +583,7 @@ def _transpose(tr, input, dim0, dim1):
 def _t(tr, input):
     ndim = tr.ndim(input, "input")
     if ndim > 2:
-        raise ValueError(f"{tr.node_desc()}: t() expects a tensor of rank <= 2, got rank {ndim}")
+        raise TVMValueError(f"{tr.node_desc()}: t() expects a tensor of rank <= 2, got rank {ndim}")
     return input if ndim < 2 else tr.emit(_relax().permute_dims(input, [1, 0]))
 
 
@@ -564,7 +616,7 @@ def _cat(tr, tensors, dim=0, *, axis=None, out=None):
         dim = axis
     tensors = list(tensors)
     if not tensors:
-        raise ValueError(f"{tr.node_desc()}: cat of an empty list")
+        raise TVMValueError(f"{tr.node_desc()}: cat of an empty list")
     axis = tr.normalize_axis(dim, tr.ndim(tensors[0], "tensors[0]"), "dim")
     return tr.emit(_relax().concat(tensors, axis=axis))
 
@@ -575,7 +627,7 @@ def _expand(tr, input, *sizes, implicit=False):
     sizes = _shape_arg(sizes)
     lead = len(sizes) - len(shape)
     if lead < 0:
-        raise ValueError(f"{tr.node_desc()}: expand to {sizes} has fewer dims than the input shape {shape}")
+        raise TVMValueError(f"{tr.node_desc()}: expand to {sizes} has fewer dims than the input shape {shape}")
     target = [shape[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(sizes)]
     if target == shape:
         return input
@@ -585,14 +637,39 @@ def _expand(tr, input, *sizes, implicit=False):
 # --------------------------------------------------------------------------------------
 # indexing and slicing
 # --------------------------------------------------------------------------------------
+def _take_indices(tr, input, indices, axis):
+    """``input`` indexed along ``axis`` by an integer tensor with torch's semantics: a
+    negative index counts from the end (once); an index outside [-n, n) is an error
+    (refused here for constant indices, at run time by relax.take's checked default
+    mode otherwise), never clipped or wrapped."""
+    dtype = tr.dtype(indices, "index")
+    if dtype in ("bool", "uint8"):
+        raise tr.unsupported("indexing with a boolean mask (its result shape depends on the data)")
+    if not _is_int_dtype(dtype):
+        raise TVMTypeError(f"{tr.node_desc()}: tensors used as indices must be integer or bool, got {dtype}")
+    size = tr.shape(input, "input")[axis]
+    if isinstance(indices, Constant):
+        values = indices.data.numpy()
+        bad = values[(values < -size) | (values >= size)]
+        if bad.size:
+            raise TVMIndexError(f"{tr.node_desc()}: index {int(bad.reshape(-1)[0])} is out of bounds for dimension "
+                                f"{axis} with size {size}")
+    if dtype != "int64":
+        indices = tr.emit(_relax().astype(indices, "int64"))
+    wrapped = tr.emit(_relax().add(indices, const(size, "int64")))
+    negative = tr.emit(_relax().less(indices, const(0, "int64")))
+    indices = tr.emit(_relax().where(negative, wrapped, indices))
+    return tr.emit(_relax().take(input, indices, axis=axis))
+
+
 def _slice_tensor(tr, input, index):
     shape = tr.shape(input, "input")
     index = list(index) if isinstance(index, tuple) else [index]
     if sum(1 for i in index if i is Ellipsis) > 1:
-        raise ValueError(f"{tr.node_desc()}: an index can only have one Ellipsis")
+        raise TVMValueError(f"{tr.node_desc()}: an index can only have one Ellipsis")
     consumed = sum(1 for i in index if i is not None and i is not Ellipsis)
     if consumed > len(shape):
-        raise IndexError(f"{tr.node_desc()}: too many indices ({consumed}) for a tensor of rank {len(shape)}")
+        raise TVMIndexError(f"{tr.node_desc()}: too many indices ({consumed}) for a tensor of rank {len(shape)}")
     if Ellipsis in index:
         pos = index.index(Ellipsis)
         index = index[:pos] + [slice(None)] * (len(shape) - consumed) + index[pos + 1:]
@@ -605,7 +682,7 @@ def _slice_tensor(tr, input, index):
         axis = next(k for k, i in enumerate(index) if isinstance(i, Expr))
         if any(i != slice(None) for i in index if not isinstance(i, Expr)):
             raise tr.unsupported("advanced indexing combined with slices")
-        return tr.emit(_relax().take(input, index[axis], axis=axis))
+        return _take_indices(tr, input, index[axis], axis)
     axes, begin, end, strides, out_shape = [], [], [], [], []
     dim = 0
     for item in index:
@@ -617,12 +694,12 @@ def _slice_tensor(tr, input, index):
             raise tr.unsupported(f"indexing with {type(item).__name__}")
         if isinstance(item, int):
             if not -size <= item < size:
-                raise IndexError(f"{tr.node_desc()}: index {item} is out of range for dim {dim} of size {size}")
+                raise TVMIndexError(f"{tr.node_desc()}: index {item} is out of range for dim {dim} of size {size}")
             start = item % size
             axes.append(dim), begin.append(start), end.append(start + 1), strides.append(1)
         else:
             if item.step is not None and item.step <= 0:
-                raise ValueError(f"{tr.node_desc()}: slice step must be positive, got {item.step}")
+                raise TVMValueError(f"{tr.node_desc()}: slice step must be positive, got {item.step}")
             start, stop, step = item.indices(size)
             length = len(range(start, stop, step))
             if (start, stop, step) != (0, size, 1):
@@ -643,7 +720,7 @@ def _getitem(tr, input, index):
         return input[index]
     if isinstance(input, Expr) and isinstance(input.struct_info, TupleStructInfo):
         if not isinstance(index, int):
-            raise TypeError(f"{tr.node_desc()}: a tuple index must be an int, got {type(index).__name__}")
+            raise TVMTypeError(f"{tr.node_desc()}: a tuple index must be an int, got {type(index).__name__}")
         return tr.emit(TupleGetItem(input, index))
     return _slice_tensor(tr, input, index)
 
@@ -660,6 +737,82 @@ def _select(tr, input, dim, index):
     idx = [slice(None)] * tr.ndim(input, "input")
     idx[tr.normalize_axis(dim, len(idx), "dim")] = int(index)
     return _slice_tensor(tr, input, tuple(idx))
+
+
+def _static_positions(tr, input, what):
+    """Flat position of each element of ``input`` (a NumPy array of its shape)."""
+    shape = tr.shape(input, what)
+    return np.arange(int(np.prod(shape, dtype=np.int64)), dtype=np.int64).reshape(shape)
+
+
+@OPS.register("slice_scatter", functions=[torch.slice_scatter], aten=["slice_scatter.default"])
+def _slice_scatter(tr, input, src, dim=0, start=None, end=None, step=1):
+    """``input`` with its slice ``start:end:step`` along ``dim`` replaced by ``src`` (the
+    functional form of a write through a slice, as in functionalized programs)."""
+    positions = _static_positions(tr, input, "input")
+    index = [slice(None)] * positions.ndim
+    if step is not None and step <= 0:
+        raise TVMValueError(f"{tr.node_desc()}: slice step must be positive, got {step}")
+    index[tr.normalize_axis(dim, positions.ndim, "dim")] = slice(start, end, step)
+    return _scatter_into(tr, input, src, positions[tuple(index)])
+
+
+@OPS.register("select_scatter", functions=[torch.select_scatter], aten=["select_scatter.default"])
+def _select_scatter(tr, input, src, dim, index):
+    positions = _static_positions(tr, input, "input")
+    axis = tr.normalize_axis(dim, positions.ndim, "dim")
+    size = positions.shape[axis]
+    if not -size <= index < size:
+        raise TVMIndexError(f"{tr.node_desc()}: index {index} is out of range for dim {axis} of size {size}")
+    return _scatter_into(tr, input, src, np.take(positions, index % size, axis=axis))
+
+
+def _scatter_into(tr, input, src, positions):
+    if list(positions.shape) != tr.shape(src, "src"):
+        raise TVMValueError(f"{tr.node_desc()}: src has shape {tr.shape(src)}, the slice it replaces has shape "
+                            f"{list(positions.shape)}")
+    return scatter_positions(tr, input, tr.shape(input), positions, _cast_to(tr, src, tr.dtype(input)))
+
+
+@OPS.register("arange", functions=[torch.arange], aten=["arange.default", "arange.start", "arange.start_step"])
+def _arange(tr, *args, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False, out=None):
+    """A constant: torch computes it (its dtype rules: int64 for integers, else the
+    default float dtype)."""
+    if out is not None:
+        raise tr.unsupported("the out= argument")
+    if any(isinstance(a, Expr) for a in args):
+        raise tr.unsupported("arange with tensor bounds")
+    return const(torch.arange(*args, dtype=dtype).numpy(), torch_dtype_to_str(torch.arange(*args, dtype=dtype).dtype))
+
+
+def _register_compare(name, relax_name, py_op):
+    def convert(tr, input, other):
+        if not isinstance(input, Expr) and not isinstance(other, Expr):
+            return py_op(input, other)
+        lhs, rhs, _ = _promoted(tr, input, other, name)
+        return tr.emit(getattr(_relax(), relax_name)(lhs, rhs))
+    convert.__name__ = f"_{name}"
+    OPS.register(name, functions=[py_op, getattr(torch, name)], methods=[name],
+                 aten=[f"{name}.Tensor", f"{name}.Scalar"])(convert)
+
+
+for _name, _relax_name, _py_op in (("eq", "equal", operator.eq), ("ne", "not_equal", operator.ne),
+                                   ("lt", "less", operator.lt), ("le", "less_equal", operator.le),
+                                   ("gt", "greater", operator.gt), ("ge", "greater_equal", operator.ge)):
+    _register_compare(_name, _relax_name, _py_op)
+
+
+@OPS.register("where", functions=[torch.where], methods=["where"], aten=["where.self", "where.ScalarOther",
+                                                                            "where.ScalarSelf", "where.Scalar"])
+def _where(tr, condition, input, other):
+    if tr.dtype(condition, "condition") != "bool":
+        raise TVMTypeError(f"{tr.node_desc()}: where expects a bool condition, got {tr.dtype(condition)}")
+    if not isinstance(input, Expr) and not isinstance(other, Expr):
+        dtype = torch_dtype_to_str(torch.result_type(input, other))
+        input, other = const(input, dtype), const(other, dtype)
+    else:
+        input, other, _ = _promoted(tr, input, other, "where")
+    return tr.emit(_relax().where(condition, input, other))
 
 
 # --------------------------------------------------------------------------------------
@@ -683,6 +836,10 @@ def _mean(tr, input, dim=None, keepdim=False, *, dtype=None, out=None):
         raise tr.unsupported("the out= argument")
     if isinstance(dim, torch.dtype):  # torch.mean(x, torch.float32)
         dim, dtype = None, dim
+    result = torch_dtype_to_str(dtype) if dtype is not None else tr.dtype(input, "input")
+    if not result.startswith(("float", "bfloat")):
+        raise TVMTypeError(f"{tr.node_desc()}: mean of a {result} tensor; torch needs a floating-point input or "
+                           "dtype= (it cannot infer the output dtype)")
     return _reduce(tr, _relax().mean, input, dim, keepdim, dtype)
 
 
@@ -692,6 +849,8 @@ def _sum(tr, input, dim=None, keepdim=False, *, dtype=None, out=None):
         raise tr.unsupported("the out= argument")
     if isinstance(dim, torch.dtype):
         dim, dtype = None, dim
+    if dtype is None and _is_int_dtype(tr.dtype(input, "input")):
+        dtype = torch.int64  # torch sums integer and bool tensors in int64
     return _reduce(tr, _relax().sum, input, dim, keepdim, dtype)
 
 
@@ -735,10 +894,11 @@ def _astype(tr, input, dtype):
 def _assert_tensor_metadata(tr, input, size=None, stride=None, dtype=None, *, device=None, layout=None):
     """torch.export's run-time metadata check, done here at import time (no value)."""
     if dtype is not None and tr.dtype(input) != torch_dtype_to_str(dtype):
-        raise TypeError(f"{tr.node_desc()}: the tensor is {tr.dtype(input)}, the program expects "
-                        f"{torch_dtype_to_str(dtype)}")
+        raise TVMTypeError(f"{tr.node_desc()}: the tensor is {tr.dtype(input)}, the program expects "
+                           f"{torch_dtype_to_str(dtype)}")
     if size is not None and list(size) != tr.shape(input):
-        raise ValueError(f"{tr.node_desc()}: the tensor has shape {tr.shape(input)}, the program expects {list(size)}")
+        raise TVMValueError(f"{tr.node_desc()}: the tensor has shape {tr.shape(input)}, the program expects "
+                            f"{list(size)}")
     return None
 
 
@@ -760,7 +920,7 @@ def _to(tr, input, *args, **kwargs):
     for key in ("device", "non_blocking", "copy", "memory_format", "layout", "pin_memory"):
         kwargs.pop(key, None)
     if kwargs:
-        raise TypeError(f"{tr.node_desc()}: unexpected keyword arguments {sorted(kwargs)}")
+        raise TVMTypeError(f"{tr.node_desc()}: unexpected keyword arguments {sorted(kwargs)}")
     for arg in args:
         if isinstance(arg, torch.dtype):
             dtype = arg
@@ -769,7 +929,7 @@ def _to(tr, input, *args, **kwargs):
         elif isinstance(arg, str) and arg.replace("torch.", "") in ("float32", "float16", "int32", "int64"):
             dtype = arg
         elif not isinstance(arg, (str, torch.device, bool)):
-            raise TypeError(f"{tr.node_desc()}: unexpected argument {arg!r} to to()")
+            raise TVMTypeError(f"{tr.node_desc()}: unexpected argument {arg!r} to to()")
     return input if dtype is None else _astype(tr, input, dtype)
 
 

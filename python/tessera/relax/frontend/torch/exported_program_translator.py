@@ -6,6 +6,7 @@ from ...expr import Var
 from ...struct_info import TensorStructInfo
 from .base_translator import BaseTranslator, torch_dtype_to_str
 from . import converters  # noqa: F401  pylint: disable=unused-import  (fills the table)
+from ....error import OpNotImplemented, TVMTypeError, TVMValueError
 
 
 class ExportedProgramTranslator(BaseTranslator):
@@ -27,16 +28,25 @@ class ExportedProgramTranslator(BaseTranslator):
         import torch  # pylint: disable=import-outside-toplevel
         from torch.export.graph_signature import InputKind, OutputKind  # pylint: disable=import-outside-toplevel
         if not isinstance(program, torch.export.ExportedProgram):
-            raise TypeError(f"from_exported_program: expected a torch.export.ExportedProgram "
-                            f"(torch.export.export(model, args)), got {type(program).__name__}")
+            raise TVMTypeError(f"from_exported_program: expected a torch.export.ExportedProgram "
+                               f"(torch.export.export(model, args)), got {type(program).__name__}")
         signature = program.graph_signature
-        for spec in signature.output_specs:
-            if spec.kind != OutputKind.USER_OUTPUT:
-                raise NotImplementedError(f"from_exported_program: the program writes '{spec.target}' "
-                                          f"({spec.kind.name}); export the model in eval mode (model.eval())")
+        # A functionalized program returns its writes to inputs first: the caller's input
+        # arrays are not written (the Relax function is pure, its results are right); a
+        # write to a buffer or parameter is state kept between calls, which is refused.
+        user_outputs = []
+        for i, spec in enumerate(signature.output_specs):
+            if spec.kind == OutputKind.USER_OUTPUT:
+                user_outputs.append(i)
+            elif spec.kind != OutputKind.USER_INPUT_MUTATION:
+                raise OpNotImplemented(
+                    f"from_exported_program: the program writes '{spec.target}' ({spec.kind.name}); the imported "
+                    "Relax function keeps no state between calls (export the model in eval mode, model.eval(), "
+                    "and without in-place updates of its buffers)")
         placeholders = {n.name: n for n in program.graph.nodes if n.op == "placeholder"}
         inputs, weight_vars, params = [], [], []
         by_name = {}
+        stateful = {}  # placeholder name -> what it holds (written in place: refused)
         for spec in signature.input_specs:
             name = spec.arg.name
             node = placeholders[name]
@@ -46,6 +56,7 @@ class ExportedProgramTranslator(BaseTranslator):
                 inputs.append(var)
                 by_name[name] = var
                 continue
+            stateful[name] = f"the model's {spec.kind.name.lower().replace('_', ' ')} '{spec.target}'"
             if spec.kind == InputKind.PARAMETER:
                 tensor = program.state_dict[spec.target]
             elif spec.kind == InputKind.BUFFER:
@@ -72,6 +83,8 @@ class ExportedProgramTranslator(BaseTranslator):
                     if node.op == "placeholder":
                         if node.name in by_name:
                             self.env[node] = by_name[node.name]
+                            if node.name in stateful:
+                                self.aliases.mark_stateful(node, stateful[node.name])
                     elif node.op == "get_attr":
                         value = getattr(program.graph_module, node.target)
                         if not isinstance(value, torch.Tensor):
@@ -83,17 +96,20 @@ class ExportedProgramTranslator(BaseTranslator):
                             self.env[node] = self.convert_aten(node)
                         else:
                             self.env[node] = self.convert_function(node)
-                        self.update_written_operand(node)
+                        self.track_aliases(node)
                     elif node.op == "output":
                         result = self.retrieve(node.args[0])
+                        if isinstance(result, (tuple, list)) and len(result) == len(signature.output_specs):
+                            result = [result[i] for i in user_outputs]
                         output = self.emit_outputs(tuple(result) if isinstance(result, list) else result,
                                                    unwrap_unit_return_tuple, no_bind_return_tuple)
                         break
                     else:
                         raise self.unsupported(f"fx node kind '{node.op}'")
             self.node = None
+            self.aliases.check_state_writes()
             if output is None:
-                raise ValueError("from_exported_program: the graph has no output node")
+                raise TVMValueError("from_exported_program: the graph has no output node")
             self.bb.emit_func_output(output)
 
         mod = self.bb.get()
@@ -116,7 +132,7 @@ def from_exported_program(exported_program, *, keep_params_as_input=False, unwra
 
     Both the program of torch.export.export and its run_decompositions() (core aten)
     are accepted. An operator the importer does not know raises
-    tvm.error.OpNotImplemented naming it and its fx node."""
+    tvm.OpNotImplemented naming it and its fx node."""
     return ExportedProgramTranslator().from_exported_program(exported_program, keep_params_as_input,
                                                              unwrap_unit_return_tuple, no_bind_return_tuple)
 

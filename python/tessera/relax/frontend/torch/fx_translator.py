@@ -7,19 +7,22 @@ from ...expr import Var
 from ...struct_info import TensorStructInfo
 from .base_translator import BaseTranslator, torch_dtype_to_str
 from . import converters  # noqa: F401  pylint: disable=unused-import  (fills the table)
+from ....error import TVMAttributeError, TVMTypeError, TVMValueError
 
 
 def _check_input_info(input_info):
     if not isinstance(input_info, (list, tuple)):
-        raise TypeError(f"from_fx: input_info must be a list of (shape, dtype) pairs, got {type(input_info).__name__}")
+        raise TVMTypeError("from_fx: input_info must be a list of (shape, dtype) pairs, got "
+                           f"{type(input_info).__name__}")
     checked = []
     for i, item in enumerate(input_info):
         if not isinstance(item, (list, tuple)) or len(item) != 2:
-            raise TypeError(f"from_fx: input_info[{i}] must be a (shape, dtype) pair, got {item!r}")
+            raise TVMTypeError(f"from_fx: input_info[{i}] must be a (shape, dtype) pair, got {item!r}")
         shape, dtype = item
         if not isinstance(shape, (list, tuple)) or not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0
                                                           for d in shape):
-            raise TypeError(f"from_fx: input_info[{i}]: the shape must be a list of non-negative ints, got {shape!r}")
+            raise TVMTypeError(f"from_fx: input_info[{i}]: the shape must be a list of non-negative ints, got "
+                               f"{shape!r}")
         checked.append(([int(d) for d in shape], torch_dtype_to_str(dtype)))
     return checked
 
@@ -31,22 +34,33 @@ class FXTranslator(BaseTranslator):
         value = model
         for i, atom in enumerate(target.split(".")):
             if not hasattr(value, atom):
-                raise AttributeError(f"{self.node_desc()}: the model has no attribute "
-                                     f"'{'.'.join(target.split('.')[:i + 1])}'")
+                raise TVMAttributeError(f"{self.node_desc()}: the model has no attribute "
+                                        f"'{'.'.join(target.split('.')[:i + 1])}'")
             value = getattr(value, atom)
         return value
+
+    def _note_attribute_read(self, node, value):
+        """A tensor attribute is the model's state; two reads of one attribute are one tensor."""
+        import torch  # pylint: disable=import-outside-toplevel
+        if not isinstance(value, torch.Tensor):
+            return
+        earlier = self._attribute_nodes.setdefault(id(value), node)
+        if earlier is node:
+            self.aliases.mark_stateful(node, f"the model attribute '{node.target}'")
+        else:
+            self.aliases.same_tensor(node, earlier)
 
     def from_fx(self, model, input_info, keep_params_as_input, unwrap_unit_return_tuple, no_bind_return_tuple):
         import torch  # pylint: disable=import-outside-toplevel
         if not isinstance(model, torch.fx.GraphModule):
-            raise TypeError(f"from_fx: expected a torch.fx.GraphModule (torch.fx.symbolic_trace(model)), got "
-                            f"{type(model).__name__}")
+            raise TVMTypeError(f"from_fx: expected a torch.fx.GraphModule (torch.fx.symbolic_trace(model)), got "
+                               f"{type(model).__name__}")
         input_info = _check_input_info(input_info)
         placeholders = [n for n in model.graph.nodes if n.op == "placeholder"]
         if len(placeholders) != len(input_info):
-            raise ValueError(f"from_fx: the graph has {len(placeholders)} inputs "
-                             f"({', '.join(n.name for n in placeholders)}) but input_info describes "
-                             f"{len(input_info)}")
+            raise TVMValueError(f"from_fx: the graph has {len(placeholders)} inputs "
+                                f"({', '.join(n.name for n in placeholders)}) but input_info describes "
+                                f"{len(input_info)}")
         inputs = [Var(f"inp_{i}", TensorStructInfo(shape, dtype)) for i, (shape, dtype) in enumerate(input_info)]
         func_params = list(inputs)
         attrs = None
@@ -59,6 +73,7 @@ class FXTranslator(BaseTranslator):
                 func_params.append(var)
                 params.append(self.tensor_ndarray(param))
         named_modules = dict(model.named_modules())
+        self._attribute_nodes = {}  # id(attribute tensor) -> its first get_attr node
 
         with self.bb.function("main", params=func_params, attrs=attrs):
             output = None
@@ -74,6 +89,7 @@ class FXTranslator(BaseTranslator):
                             raise self.unsupported(f"reading the attribute '{node.target}' of type "
                                                    f"{type(value).__name__}")
                         self.env[node] = self.retrieve(value)
+                        self._note_attribute_read(node, value)
                     elif node.op == "call_module":
                         self.env[node] = self.convert_module(node, named_modules[node.target])
                     elif node.op == "call_function":
@@ -86,10 +102,11 @@ class FXTranslator(BaseTranslator):
                         break
                     else:
                         raise self.unsupported(f"fx node kind '{node.op}'")
-                    self.update_written_operand(node)
+                    self.track_aliases(node, named_modules.get(node.target) if node.op == "call_module" else None)
             self.node = None
+            self.aliases.check_state_writes()
             if output is None:
-                raise ValueError("from_fx: the graph has no output node")
+                raise TVMValueError("from_fx: the graph has no output node")
             self.bb.emit_func_output(output)
 
         mod = self.bb.get()

@@ -4,6 +4,7 @@ attributes, and reading a call's attribute map (ints come back as IntImm,
 floats as FloatImm, bools as bool IntImm) as plain Python values."""
 from ...expr import Call, Expr
 from ....ir.op import Op
+from ....error import TVMTypeError, TVMValueError
 
 
 def make_call(op_name, args, attrs):
@@ -12,7 +13,7 @@ def make_call(op_name, args, attrs):
     from .._op_attrs import make_attrs  # pylint: disable=import-outside-toplevel
     for name, v in args:
         if not isinstance(v, Expr):
-            raise TypeError(f"{op_name}: operand {name!r} must be a relax Expr, got {type(v).__name__}")
+            raise TVMTypeError(f"{op_name}: operand {name!r} must be a relax Expr, got {type(v).__name__}")
     return Call(Op.get(op_name), [v for _, v in args], None if attrs is None else make_attrs(op_name, **attrs))
 
 
@@ -22,7 +23,7 @@ def _is_int(v):
 
 def int_attr(op_name, name, v):
     if not _is_int(v):
-        raise TypeError(f"{op_name}: {name} must be an int, got {v!r}")
+        raise TVMTypeError(f"{op_name}: {name} must be an int, got {v!r}")
     return v
 
 
@@ -30,9 +31,9 @@ def int_list(op_name, name, v, lengths):
     """A list of ints of one of ``lengths`` (an int is one element)."""
     vals = [v] if _is_int(v) else v
     if not isinstance(vals, (list, tuple)) or not all(_is_int(x) for x in vals):
-        raise TypeError(f"{op_name}: {name} must be an int or a list of ints, got {v!r}")
+        raise TVMTypeError(f"{op_name}: {name} must be an int or a list of ints, got {v!r}")
     if len(vals) not in lengths:
-        raise ValueError(f"{op_name}: {name} must have {' or '.join(map(str, lengths))} elements, got {len(vals)}")
+        raise TVMValueError(f"{op_name}: {name} must have {' or '.join(map(str, lengths))} elements, got {len(vals)}")
     return list(vals)
 
 
@@ -57,19 +58,19 @@ def float_attr(op_name, name, v):
     if isinstance(v, FloatImm):
         v = v.value
     if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise TypeError(f"{op_name}: {name} must be a float, got {v!r}")
+        raise TVMTypeError(f"{op_name}: {name} must be a float, got {v!r}")
     return float(v)
 
 
 def bool_attr(op_name, name, v):
     if not isinstance(v, bool):
-        raise TypeError(f"{op_name}: {name} must be a bool, got {v!r}")
+        raise TVMTypeError(f"{op_name}: {name} must be a bool, got {v!r}")
     return v
 
 
 def str_attr(op_name, name, v):
     if not isinstance(v, str):
-        raise TypeError(f"{op_name}: {name} must be a string, got {v!r}")
+        raise TVMTypeError(f"{op_name}: {name} must be a string, got {v!r}")
     return v
 
 

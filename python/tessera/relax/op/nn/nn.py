@@ -5,6 +5,7 @@ src/relax/op/nn/nn.cc; each op's legalization to TOPI ("FLegalize") is
 registered here next to its constructor."""
 from .._legalize_registry import register_legalize
 from ._common import make_call, int_attr, int_list, float_attr, bool_attr, attrs_of
+from ....error import TVMValueError
 
 
 def _topi():
@@ -49,7 +50,7 @@ def layer_norm(data, gamma, beta, axes, epsilon=1e-5, center=True, scale=True):
     name = "relax.nn.layer_norm"
     axes = [axes] if isinstance(axes, int) and not isinstance(axes, bool) else axes
     if not isinstance(axes, (list, tuple)) or not axes:
-        raise ValueError(f"{name}: axes must be an int or a non-empty list of ints, got {axes!r}")
+        raise TVMValueError(f"{name}: axes must be an int or a non-empty list of ints, got {axes!r}")
     attrs = {"axes": int_list(name, "axes", axes, (len(axes),)), "epsilon": float_attr(name, "epsilon", epsilon),
              "center": bool_attr(name, "center", center), "scale": bool_attr(name, "scale", scale)}
     return make_call(name, [("data", data), ("gamma", gamma), ("beta", beta)], attrs)
