@@ -41,3 +41,11 @@ def struct_info_lca(lhs, rhs):
 
 
 __all__ = ["well_formed", "well_formed_errors", "struct_info_base_check", "struct_info_lca"]
+
+
+def get_var2val(func):
+    """Each var bound in ``func`` (a relax Function or expression) -> its bound value."""
+    from ..expr import Expr  # pylint: disable=import-outside-toplevel
+    if not isinstance(func, Expr):
+        raise TypeError(f"get_var2val: expected a relax Function, got {type(func).__name__}")
+    return _ffi_api.get_var2val(func)
