@@ -8,6 +8,7 @@
 
 #include "runtime/reflection.h"
 #include "runtime/registry.h"
+#include "runtime/stack_guard.h"
 
 namespace tessera {
 namespace relax {
@@ -143,6 +144,7 @@ using C = const char*;
 }();
 
 void Render(std::ostream& os, const DFPattern& p) {
+  CheckStack("dataflow pattern printer");
   auto list = [&os](const Array<DFPattern>& ps) {
     for (size_t i = 0; i < ps.size(); ++i) Render(os << (i ? ", " : ""), ps[i]);
   };

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <optional>
 
+#include "runtime/stack_guard.h"
+
 namespace tessera {
 namespace relax {
 namespace dpl {
@@ -15,6 +17,7 @@ namespace {
 
 // The ops a match of `p` must call at its root; nullopt when not known.
 std::optional<std::vector<const Object*>> RootOps(const DFPattern& p) {
+  CheckStack("dataflow pattern root-op index");
   if (const auto* c = p.as<CallPatternNode>()) {
     if (const auto* e = c->op.as<ExprPatternNode>(); e && e->expr.as<OpNode>()) {
       return std::vector<const Object*>{e->expr.get()};
