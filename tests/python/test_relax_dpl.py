@@ -278,8 +278,7 @@ def test_rewrite_relu_relu_to_relu():
     @R.function
     def expected(x: R.Tensor((4, 4), "float32")) -> R.Tensor((4, 4), "float32"):
         with R.dataflow():
-            a = R.nn.relu(x)
-            c = a  # c is an output var, a a dataflow var: the binding stays (as in TVM)
+            c = R.nn.relu(x)  # c = a folded: the output var c takes the dataflow var a's value
             R.output(c)
         return c
 
@@ -322,7 +321,7 @@ def test_rewrite_repeats_to_fixed_point():
     tvm.ir.assert_structural_equal(after, expected)
 
 
-def test_rewrite_to_a_var_folds_the_binding_unless_a_dataflow_var_would_escape():
+def test_rewrite_to_a_var_folds_the_binding_and_output_aliases():
     @R.function(private=True)
     def before(x: R.Tensor((16,), "float32")):
         with R.dataflow():
@@ -335,8 +334,7 @@ def test_rewrite_to_a_var_folds_the_binding_unless_a_dataflow_var_would_escape()
     @R.function(private=True)
     def expected(x: R.Tensor((16,), "float32")):
         with R.dataflow():
-            a = R.add(x, x)
-            c = a  # b folded into a; c (an output var) cannot become the dataflow var a
+            c = R.add(x, x)  # b folded into a, then the output var c takes a's value
             R.output(c)
         return c
 

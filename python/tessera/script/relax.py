@@ -10,7 +10,7 @@ where they are harmless placeholders.
 import inspect
 
 from . import _parser
-from ._placeholder import Placeholder, namespace_getattr
+from ._placeholder import Placeholder
 
 
 def function(func=None, pure=True, private=False, check_well_formed=True, global_var=None):
@@ -39,11 +39,66 @@ def function(func=None, pure=True, private=False, check_well_formed=True, global
 
 function.__tessera_script_path__ = "R.function"
 
-Tensor = Placeholder("R.Tensor")
-Shape = Placeholder("R.Shape")
-Tuple = Placeholder("R.Tuple")
-Object = Placeholder("R.Object")
-Prim = Placeholder("R.Prim")
+def _tensor(shape=None, dtype=None, vdevice=None, ndim=-1):
+    from ..relax import TensorStructInfo  # pylint: disable=import-outside-toplevel
+    if isinstance(shape, str) and dtype is None:
+        shape, dtype = None, shape
+    if shape is not None and any(isinstance(d, str) for d in shape):
+        raise TypeError("symbolic dims named by strings need the TVMScript parser")
+    return TensorStructInfo(shape, "void" if dtype is None else dtype, vdevice, ndim)
+
+
+def _eager(path):
+    """What ``R.<path>(...)`` computes when Python calls it outside a TVMScript
+    function (as TVM evaluates R.Tensor, R.const and the ops eagerly), or None."""
+    from .. import relax  # pylint: disable=import-outside-toplevel
+    builders = {"Tensor": _tensor, "Tuple": lambda *fields: relax.TupleStructInfo(list(fields)),
+                "Object": relax.ObjectStructInfo, "Shape": relax.ShapeStructInfo, "Prim": relax.PrimStructInfo,
+                "const": relax.const}
+    if path in builders:
+        return builders[path]
+    value = relax.op
+    try:
+        for part in path.split("."):
+            value = getattr(value, part)
+    except (AttributeError, NotImplementedError):
+        return None
+    return value if callable(value) else None
+
+
+class _EagerPlaceholder(Placeholder):
+    """``R.<name>``: a placeholder for the parser; called from Python (outside
+    a TVMScript function) it builds the struct info, constant or op call as TVM
+    does (``R.Tensor((2, 3), "float32")``, ``R.multiply(x, y)``). Calls that
+    only the parser can evaluate (symbolic dims by name...) stay placeholders."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name):
+        if name.startswith("_") or name in Placeholder._NOT_SCRIPT_NAMES:
+            raise AttributeError(name)
+        return _EagerPlaceholder(f"{self._path}.{name}")
+
+    def __call__(self, *args, **kwargs):
+        from ..error import TVMError  # pylint: disable=import-outside-toplevel
+        fn = _eager(self._path[2:])
+        if fn is not None:
+            try:
+                return fn(*args, **kwargs)
+            except (TypeError, ValueError, TVMError, NotImplementedError):
+                pass
+        return Placeholder(f"{self._path}(...)")
+
+
+Tensor = _EagerPlaceholder("R.Tensor")
+Shape = _EagerPlaceholder("R.Shape")
+Tuple = _EagerPlaceholder("R.Tuple")
+Object = _EagerPlaceholder("R.Object")
+Prim = _EagerPlaceholder("R.Prim")
 Callable = Placeholder("R.Callable")
 
-__getattr__ = namespace_getattr("R")
+
+def __getattr__(name):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    return _EagerPlaceholder(f"R.{name}")

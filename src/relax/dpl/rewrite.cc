@@ -76,6 +76,50 @@ class CallRewriteMutator : public ExprMutator {
 
 constexpr int kMaxRounds = 1000;
 
+// `out = dv` where dv is a dataflow var of the same block used only there: dv's binding binds `out`
+// instead (TVM's CanonicalizeBindings rule for the trivial bindings a rewrite leaves at block outputs).
+Function FoldOutputAliases(const Function& func) {
+  const auto* seq = func->body.as<SeqExprNode>();
+  if (!seq) return func;
+  std::unordered_map<const Object*, int> uses;
+  PostOrderVisit(func->body, [&](const RelaxExpr& e) {
+    if (e.as<VarNode>()) ++uses[e.get()];
+  });
+  Array<BindingBlock> blocks;
+  bool changed = false;
+  for (const BindingBlock& block : seq->blocks) {
+    std::unordered_map<const Object*, Var> rename;  // dataflow var -> the output var taking its place
+    for (const Binding& b : block->bindings) {
+      const auto* vb = b.as<VarBindingNode>();
+      const auto* dv = vb ? vb->value.as<DataflowVarNode>() : nullptr;
+      if (dv && !b->var.as<DataflowVarNode>() && uses[dv] == 1) rename[dv] = b->var;
+    }
+    if (rename.empty() || !block.as<DataflowBlockNode>()) {
+      blocks.push_back(block);
+      continue;
+    }
+    Array<Binding> out;
+    for (const Binding& b : block->bindings) {
+      const auto* vb = b.as<VarBindingNode>();
+      if (vb && vb->value.as<DataflowVarNode>() && rename.count(vb->value.get())) continue;
+      auto it = rename.find(b->var.get());
+      if (it != rename.end() && vb && StructuralEqual(GetStructInfo(it->second), GetStructInfo(b->var))) {
+        out.push_back(VarBinding(it->second, vb->value, b->span));
+      } else if (it != rename.end()) {
+        out.push_back(b);
+        out.push_back(VarBinding(it->second, b->var, b->span));
+      } else {
+        out.push_back(b);
+      }
+    }
+    changed = true;
+    blocks.push_back(DataflowBlock(out, block->span));
+  }
+  if (!changed) return func;
+  return Function(func->params, SeqExpr(blocks, seq->body, seq->span), func->ret_struct_info, func->is_pure,
+                  func->attrs, func->span);
+}
+
 }  // namespace
 
 Function RewriteCall(const std::vector<DFPattern>& patterns, const CallRewriter& rewriter, const Function& func) {
@@ -83,7 +127,7 @@ Function RewriteCall(const std::vector<DFPattern>& patterns, const CallRewriter&
   for (int round = 0; round < kMaxRounds; ++round) {
     CallRewriteMutator mutator(patterns, rewriter);
     Function next = Downcast<Function>(mutator.VisitExpr(current));
-    if (!mutator.changed) return current;
+    if (!mutator.changed) return round == 0 ? func : FoldOutputAliases(current);
     current = RemoveAllUnused(next);
   }
   TESSERA_THROW(ValueError) << "rewrite_call: no fixed point after " << kMaxRounds << " rounds of rewriting with "
