@@ -135,6 +135,9 @@ def test_constants_bound_or_passed():
     passed = FuseOpsByPattern([("add_relu", pattern)], bind_constants=False)(WithConst)
     assert len(bound["fused_relax_add_relax_nn_relu"].params) == 1
     assert len(passed["fused_relax_add_relax_nn_relu"].params) == 2
+    inner_add = passed["fused_relax_add_relax_nn_relu"].body.blocks[0].bindings[0].value
+    assert inner_add.args[1].same_as(passed["fused_relax_add_relax_nn_relu"].params[1])
+    assert isinstance(passed["main"].body.blocks[0].bindings[0].value.args[1], rx.Constant)
     x = np.array([-5, -1, 0.5, 1], "float32")
     for mod in (bound, passed):
         np.testing.assert_allclose(run(mod, x), np.maximum(x + np.arange(4), 0))

@@ -30,16 +30,17 @@ struct FusionPattern {
 
 namespace {
 
-// Replaces vars by their new counterparts (values are in A-normal form).
+// Replaces vars (and constants passed as parameters) by their new counterparts.
 class VarSubstitutor : public ExprMutatorBase {
  public:
   explicit VarSubstitutor(const std::unordered_map<const Object*, RelaxExpr>& map) : map_(map) {}
   using ExprMutatorBase::VisitExpr_;
   RelaxExpr VisitExpr_(const VarNode* v) override { return Lookup(v); }
   RelaxExpr VisitExpr_(const DataflowVarNode* v) override { return Lookup(v); }
+  RelaxExpr VisitExpr_(const ConstantNode* c) override { return Lookup(c); }
 
  private:
-  RelaxExpr Lookup(const VarNode* v) {
+  RelaxExpr Lookup(const RelaxExprNode* v) {
     auto it = map_.find(v);
     return it == map_.end() ? GetRef<RelaxExpr>(v) : it->second;
   }
