@@ -103,21 +103,70 @@ def test_two_groups_get_unique_names():
     np.testing.assert_allclose(run(Twice, x, w1, w2), want, rtol=1e-5, atol=1e-5)
 
 
-def test_intermediate_used_outside_is_not_fused():
+def test_intermediate_used_outside_becomes_a_tuple_output():
     @I.ir_module
     class Escapes:
         @R.function
         def main(x: R.Tensor((4, 8), "float32"), w: R.Tensor((8, 16), "float32"), b: R.Tensor((16,), "float32")):
             with R.dataflow():
                 lv0 = R.matmul(x, w)
+                e = R.exp(lv0)  # uses lv0 before the root: moves after the fused call
                 lv1 = R.add(lv0, b)
                 lv2 = R.nn.relu(lv1)
-                lv3 = R.add(lv2, lv0)
+                lv3 = R.add(lv2, e)
+                R.output(lv3)
+            return lv3
+
+    @I.ir_module
+    class Expected:
+        @R.function(private=True)
+        def fused_relax_matmul_relax_add_relax_nn_relu(
+                x: R.Tensor((4, 8), "float32"), w: R.Tensor((8, 16), "float32"), b: R.Tensor((16,), "float32")
+        ) -> R.Tuple(R.Tensor((4, 16), "float32"), R.Tensor((4, 16), "float32")):
+            R.func_attr({"Composite": "dense_bias_relu", "Primitive": 1})
+            with R.dataflow():
+                gv = R.matmul(x, w)
+                lv1 = R.add(gv, b)
+                gv1 = R.nn.relu(lv1)
+                R.output(gv, gv1)
+            return (gv1, gv)
+
+        @R.function
+        def main(x: R.Tensor((4, 8), "float32"), w: R.Tensor((8, 16), "float32"),
+                 b: R.Tensor((16,), "float32")) -> R.Tensor((4, 16), "float32"):
+            cls = Expected
+            with R.dataflow():
+                lv = cls.fused_relax_matmul_relax_add_relax_nn_relu(x, w, b)
+                lv0 = lv[1]
+                lv2 = lv[0]
+                e = R.exp(lv0)
+                lv3 = R.add(lv2, e)
                 R.output(lv3)
             return lv3
 
     after = FuseOpsByPattern([("dense_bias_relu", DENSE_BIAS_RELU)])(Escapes)
-    tvm.ir.assert_structural_equal(after, Escapes)
+    tvm.ir.assert_structural_equal(after, Expected)
+    x, w, b = inputs()
+    np.testing.assert_allclose(run(after, x, w, b), np.maximum(x @ w + b, 0) + np.exp(x @ w), rtol=1e-5)
+
+
+def test_cyclic_dependency_is_refused_naming_the_pattern():
+    @I.ir_module
+    class Branch:
+        @R.function
+        def main(x: R.Tensor((4, 4), "float32"), w: R.Tensor((4, 4), "float32")):
+            with R.dataflow():
+                mm = R.matmul(x, w)
+                r = R.nn.relu(mm)
+                g = R.exp(mm)
+                out = R.add(r, g)  # the group {mm, r, out} would need g, computed from mm
+                R.output(out)
+            return out
+
+    pattern = is_op("relax.add")(is_op("relax.nn.relu")(is_op("relax.matmul")(wildcard(), wildcard())), wildcard())
+    with pytest.raises(tvm.error.TVMError, match="cyclic dependency.*'mm_relu_add'.*'out'") as info:
+        FuseOpsByPattern([("mm_relu_add", pattern)])(Branch)
+    assert isinstance(info.value, ValueError)
 
 
 def test_constants_bound_or_passed():

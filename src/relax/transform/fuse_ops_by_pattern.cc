@@ -50,6 +50,8 @@ class VarSubstitutor : public ExprMutatorBase {
 struct Group {
   const FusionPattern* pattern;
   std::vector<size_t> members;  // binding positions in the block, ascending; the root is the last
+  std::vector<size_t> outputs;  // the root, then the members also used outside the group (ascending)
+  std::vector<size_t> delayed;  // bindings between the members that use an output: moved after the call
 };
 
 bool IsStructural(const DFPattern& p) {
@@ -103,7 +105,7 @@ class PatternFuser {
       position[block->bindings[i]->var.get()] = i;
       if (const auto* vb = block->bindings[i].as<VarBindingNode>()) candidates[i] = index_.Candidates(vb->value);
     }
-    std::vector<int> group_of(n, -1);
+    std::vector<int> group_of(n, -1), delayed_by(n, -1);
     std::vector<Group> groups;
     auto lookup = [this](const Var& v) -> std::optional<RelaxExpr> {
       auto it = values_.find(v.get());
@@ -124,38 +126,69 @@ class PatternFuser {
         }
         std::sort(members.begin(), members.end());
         members.erase(std::unique(members.begin(), members.end()), members.end());
-        if (!Fusable(block, members, group_of, i) || !Checked(patterns_[p], matcher, root)) continue;
+        Group group{&patterns_[p], members, {}, {}};
+        if (!Fusable(block, &group, group_of) || !Checked(patterns_[p], matcher, root)) continue;
         for (size_t m : members) group_of[m] = static_cast<int>(groups.size());
-        groups.push_back(Group{&patterns_[p], members});
+        for (size_t d : group.delayed) delayed_by[d] = static_cast<int>(groups.size());
+        groups.push_back(std::move(group));
       }
     }
     if (groups.empty()) return block;
     Array<Binding> out;
     for (size_t i = 0; i < n; ++i) {
       int g = group_of[i];
-      if (g < 0) {
+      if (g < 0 && delayed_by[i] < 0) {
         out.push_back(block->bindings[i]);
-      } else if (groups[g].members.back() == i) {
-        out.push_back(MakeGroupCall(block, groups[g]));
+      } else if (g >= 0 && groups[g].members.back() == i) {
+        for (const Binding& b : MakeGroupCall(block, groups[g])) out.push_back(b);
+        for (size_t d : groups[g].delayed) out.push_back(block->bindings[d]);
       }
     }
     return DataflowBlock(out, block->span);
   }
 
-  // Members ungrouped, the root the last one, and no intermediate used outside the group.
-  bool Fusable(const DataflowBlock& block, const std::vector<size_t>& members, const std::vector<int>& group_of,
-               size_t root) {
-    if (members.back() != root) return false;
+  // Members ungrouped and the root the last one. Members used outside the group become outputs;
+  // bindings between the members that use an output move after the call, and one that a member
+  // also uses (directly or not) makes a cycle: ValueError naming it.
+  bool Fusable(const DataflowBlock& block, Group* group, const std::vector<int>& group_of) {
+    const std::vector<size_t>& members = group->members;
+    size_t root = members.back();
     std::unordered_map<const Object*, int> inner_uses;
+    std::unordered_set<const Object*> member_vars;
     for (size_t m : members) {
-      if (group_of[m] >= 0) return false;
+      if (group_of[m] >= 0 || !block->bindings[m].as<VarBindingNode>()) return false;
+      member_vars.insert(block->bindings[m]->var.get());
       PostOrderVisit(Downcast<VarBinding>(block->bindings[m])->value, [&](const RelaxExpr& e) {
         if (e.as<VarNode>()) ++inner_uses[e.get()];
       });
     }
+    group->outputs = {root};
     for (size_t m : members) {
-      const Var& v = block->bindings[m]->var;
-      if (m != root && (!block->bindings[m].as<VarBindingNode>() || inner_uses[v.get()] != uses_[v.get()])) return false;
+      const Object* v = block->bindings[m]->var.get();
+      if (m != root && inner_uses[v] != uses_[v]) group->outputs.push_back(m);
+    }
+    std::unordered_set<const Object*> tainted(member_vars);
+    for (size_t i = members.front() + 1; i <= root; ++i) {
+      const Binding& b = block->bindings[i];
+      if (member_vars.count(b->var.get())) {
+        bool cyclic = false;
+        PostOrderVisit(Downcast<VarBinding>(b)->value, [&](const RelaxExpr& e) {
+          cyclic |= e.as<VarNode>() && !member_vars.count(e.get()) && tainted.count(e.get());
+        });
+        TESSERA_CHECK_OR_THROW(!cyclic, ValueError)
+            << "FuseOpsByPattern: A cyclic dependency detected: fusing the bindings matched by pattern '"
+            << group->pattern->name << "' (root '" << block->bindings[root]->var->name_hint
+            << "') would make the group use a value computed from its own outputs";
+        continue;
+      }
+      bool uses_output = false;
+      PostOrderVisit(b.as<VarBindingNode>() ? b.as<VarBindingNode>()->value : b.as<MatchCastNode>()->value,
+                     [&](const RelaxExpr& e) { uses_output |= e.as<VarNode>() && tainted.count(e.get()); });
+      if (uses_output) {
+        if (group_of[i] >= 0) return false;  // another group would have to move
+        tainted.insert(b->var.get());
+        group->delayed.push_back(i);
+      }
     }
     return true;
   }
@@ -173,8 +206,9 @@ class PatternFuser {
     return r.raw_int() != 0;
   }
 
-  // The fused function for `group`, added to the module; the call of it that replaces the root binding.
-  Binding MakeGroupCall(const DataflowBlock& block, const Group& group) {
+  // The fused function for `group`, added to the module; the bindings replacing the root's: the call
+  // (then, for several outputs, each output var bound to its tuple field).
+  std::vector<Binding> MakeGroupCall(const DataflowBlock& block, const Group& group) {
     std::unordered_set<const Object*> defined;
     for (size_t m : group.members) defined.insert(block->bindings[m]->var.get());
     Array<RelaxExpr> args;
@@ -211,26 +245,41 @@ class PatternFuser {
     GlobalVar gv = builder_->AddFunction(callee, name);
     const Binding& root = block->bindings[group.members.back()];
     Call call(gv, args);
-    call->struct_info_ = GetStructInfo(root->var);
-    return VarBinding(root->var, call, root->span);
+    call->struct_info_ = composite->ret_struct_info;
+    if (group.outputs.size() == 1) return {VarBinding(root->var, call, root->span)};
+    DataflowVar result("lv", composite->ret_struct_info);
+    std::vector<Binding> out{VarBinding(result, call, root->span)};
+    std::vector<size_t> in_order = group.outputs;
+    std::sort(in_order.begin(), in_order.end());
+    for (size_t m : in_order) {
+      int field = static_cast<int>(std::find(group.outputs.begin(), group.outputs.end(), m) - group.outputs.begin());
+      TupleGetItem item(result, field);
+      item->struct_info_ = GetStructInfo(block->bindings[m]->var);
+      out.push_back(VarBinding(block->bindings[m]->var, item, block->bindings[m]->span));
+    }
+    return out;
   }
 
   Function Outline(const DataflowBlock& block, const Group& group, const Array<Var>& params,
                    std::unordered_map<const Object*, RelaxExpr> remap, Attrs attrs) {
     Array<Binding> inner;
-    Var result;
     for (size_t m : group.members) {
       const Binding& b = block->bindings[m];
-      bool last = m == group.members.back();
-      Var v = last ? Var(b->var->name_hint, GetStructInfo(b->var)) : Var(DataflowVar(b->var->name_hint, GetStructInfo(b->var)));
+      bool output = std::find(group.outputs.begin(), group.outputs.end(), m) != group.outputs.end();
+      Var v = output ? Var(b->var->name_hint, GetStructInfo(b->var))
+                     : Var(DataflowVar(b->var->name_hint, GetStructInfo(b->var)));
       inner.push_back(VarBinding(v, VarSubstitutor(remap).VisitExpr(Downcast<VarBinding>(b)->value), b->span));
       remap[b->var.get()] = v;
-      result = v;
+    }
+    RelaxExpr result = remap[block->bindings[group.outputs[0]]->var.get()];
+    if (group.outputs.size() > 1) {
+      Array<RelaxExpr> fields;
+      for (size_t m : group.outputs) fields.push_back(remap[block->bindings[m]->var.get()]);
+      result = Tuple(fields);
     }
     SeqExpr body({DataflowBlock(inner)}, result);
     body->struct_info_ = GetStructInfo(result);
-    Function f(params, body, GetStructInfo(result), true, attrs);
-    return f;
+    return Function(params, body, GetStructInfo(result), true, attrs);
   }
 
   // fn(params') { composite = <composite>; out = composite(params'); return out } with {"Codegen", "global_symbol"}.
