@@ -82,6 +82,15 @@ void Ctor(const char* name, F fill) {
 using A = const PackedArgs&;
 using C = const char*;
 
+// And/Or: two pattern operands, left and right.
+template <typename N>
+void BinaryCtor(const char* name) {
+  Ctor<N>(name, [](N* n, A a, C c) {
+    n->left = Need(a, 0, c, "left");
+    n->right = Need(a, 1, c, "right");
+  });
+}
+
 [[maybe_unused]] const bool registered = [] {
   Ctor<ExprPatternNode>("ExprPattern", [](ExprPatternNode* n, A a, C c) { n->expr = Need<RelaxExpr>(a, 0, c, "expr"); });
   Ctor<VarPatternNode>("VarPattern", [](VarPatternNode* n, A a, C c) { n->name = Need<std::string>(a, 0, c, "name_hint"); });
@@ -113,14 +122,8 @@ using C = const char*;
     TESSERA_CHECK_OR_THROW(n->index >= -1, IndexError)
         << "relax.dpl.TupleGetItemPattern: index must be >= 0 (or None for any), got " << n->index;
   });
-  Ctor<AndPatternNode>("AndPattern", [](AndPatternNode* n, A a, C c) {
-    n->left = Need(a, 0, c, "left");
-    n->right = Need(a, 1, c, "right");
-  });
-  Ctor<OrPatternNode>("OrPattern", [](OrPatternNode* n, A a, C c) {
-    n->left = Need(a, 0, c, "left");
-    n->right = Need(a, 1, c, "right");
-  });
+  BinaryCtor<AndPatternNode>("AndPattern");
+  BinaryCtor<OrPatternNode>("OrPattern");
   Ctor<NotPatternNode>("NotPattern", [](NotPatternNode* n, A a, C c) { n->reject = Need(a, 0, c, "reject"); });
   Ctor<AttrPatternNode>("AttrPattern", [](AttrPatternNode* n, A a, C c) {
     n->pattern = Need(a, 0, c, "pattern");
