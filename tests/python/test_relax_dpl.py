@@ -604,3 +604,29 @@ def test_rewriter_that_never_settles_is_refused():
 
     with pytest.raises(tvm.error.TVMError, match="no fixed point.*relax.add"):
         rewrite_call(pattern, flip, add_twice)
+
+
+@pytest.mark.parametrize("shape_a, shape_b, same", [
+    ((64, 8), (64, 8), True), (("n", 8), ("n", 8), True), ((64, 8), (1, 8), False), (("n", 8), ("m", 8), False)])
+def test_same_shape_as(shape_a, shape_b, same):
+    sym = {}
+
+    def sinfo(shape):
+        return rx.TensorStructInfo([sym.setdefault(d, tir.Var(d, "int64")) if isinstance(d, str) else d
+                                    for d in shape], "float32")
+
+    a, b = rx.Var("a", sinfo(shape_a)), rx.Var("b", sinfo(shape_b))
+    bb = rx.BlockBuilder()
+    with bb.function("main", [a, b]):
+        with bb.dataflow():
+            c = bb.emit(rx.op.multiply(a, rx.const(2.0, "float32")))
+            d = bb.emit_output(rx.op.add(b, c))
+        bb.emit_func_output(d)
+    block = bb.get()["main"].body.blocks[0]
+    with PatternContext() as ctx:
+        lhs, rhs = wildcard(), wildcard()
+        is_op("relax.add")(lhs, rhs)
+        lhs.same_shape_as(rhs)
+    assert (ctx.match_dfb(block) is not None) is same
+    with pytest.raises(ValueError, match="inside `with PatternContext"):
+        wildcard().same_shape_as(wildcard())

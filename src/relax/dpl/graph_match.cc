@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "arith/analyzer.h"
 #include "ir/structural_equal.h"
 #include "relax/dpl/rewrite.h"
 #include "relax/expr_functor.h"
@@ -52,9 +53,10 @@ struct BlockGraph {
 
 class Solver {
  public:
-  Solver(const std::vector<DFPattern>& nodes, const std::vector<UseEdge>& edges, const BlockGraph& g)
-      : nodes_(nodes), edges_(edges), g_(g), assign_(nodes.size(), -1), used_(g.vars.size(), false) {
-    for (size_t i = 0; i < nodes.size(); ++i) id_[nodes[i].get()] = static_cast<int>(i);
+  Solver(const GraphPattern& graph, const BlockGraph& g)
+      : nodes_(graph.nodes), edges_(graph.edges), same_shape_(graph.same_shape), g_(g),
+        assign_(graph.nodes.size(), -1), used_(g.vars.size(), false) {
+    for (size_t i = 0; i < nodes_.size(); ++i) id_[nodes_[i].get()] = static_cast<int>(i);
     lookup_ = LookupIn(g.var2val);
   }
 
@@ -72,7 +74,7 @@ class Solver {
       if (used_[c] || !PatternMatcher(lookup_).Match(nodes_[k], g_.vars[c])) continue;
       assign_[k] = static_cast<int>(c);
       used_[c] = true;
-      if (EdgesHold(k) && Assign(k + 1)) return true;
+      if (EdgesHold(k) && ShapesAgree() && Assign(k + 1)) return true;
       used_[c] = false;
       assign_[k] = -1;
     }
@@ -106,8 +108,33 @@ class Solver {
     return true;
   }
 
+  // Every same_shape group whose vars are all assigned has provably equal shapes.
+  bool ShapesAgree() const {
+    for (const auto& group : same_shape_) {
+      std::optional<Array<PrimExpr>> first;
+      for (const DFPattern& p : group) {
+        const Object* v = VarOf(p);
+        if (!v) break;
+        const auto* t = GetStructInfo(GetRef<Var>(static_cast<const VarNode*>(v))).as<TensorStructInfoNode>();
+        auto dims = t ? t->GetShape() : std::nullopt;
+        if (!dims) return false;
+        if (!first) {
+          first = dims;
+          continue;
+        }
+        if (first->size() != dims->size()) return false;
+        arith::Analyzer ana;
+        for (size_t i = 0; i < dims->size(); ++i) {
+          if (!ana.CanProveEqual((*first)[i], (*dims)[i])) return false;
+        }
+      }
+    }
+    return true;
+  }
+
   const std::vector<DFPattern>& nodes_;
   const std::vector<UseEdge>& edges_;
+  const std::vector<std::vector<DFPattern>>& same_shape_;
   const BlockGraph& g_;
   std::unordered_map<const Object*, int> id_;
   std::vector<int> assign_;
@@ -172,14 +199,12 @@ constexpr int kMaxRounds = 1000;
 
 }  // namespace
 
-std::optional<Map<DFPattern, Var>> MatchDataflowBlock(const std::vector<DFPattern>& nodes,
-                                                      const std::vector<UseEdge>& edges, const DataflowBlock& block) {
+std::optional<Map<DFPattern, Var>> MatchDataflowBlock(const GraphPattern& graph, const DataflowBlock& block) {
   BlockGraph g(block);
-  return Solver(nodes, edges, g).Solve();
+  return Solver(graph, g).Solve();
 }
 
-Function RewriteBindings(const std::vector<DFPattern>& nodes, const std::vector<UseEdge>& edges,
-                         const BindingsRewriter& rewriter, const Function& func) {
+Function RewriteBindings(const GraphPattern& graph, const BindingsRewriter& rewriter, const Function& func) {
   const auto* seq = func->body.as<SeqExprNode>();
   if (!seq) return func;
   Array<BindingBlock> blocks;
@@ -196,7 +221,7 @@ Function RewriteBindings(const std::vector<DFPattern>& nodes, const std::vector<
           << "rewrite_bindings: no fixed point after " << kMaxRounds << " rounds (the rewriter keeps producing "
           << "new matches)";
       BlockGraph g(current);
-      auto matched = Solver(nodes, edges, g).Solve();
+      auto matched = Solver(graph, g).Solve();
       if (!matched) break;
       auto next = Rebuild(current, g, rewriter(*matched, g.var2val), func->params);
       if (!next) break;
@@ -213,32 +238,31 @@ Function RewriteBindings(const std::vector<DFPattern>& nodes, const std::vector<
 
 namespace {
 
-void ReadContext(const Array<DFPattern>& nodes, const Array<Array<Any>>& edges, std::vector<DFPattern>* n,
-                 std::vector<UseEdge>* e) {
-  n->assign(nodes.begin(), nodes.end());
+GraphPattern ReadContext(const Array<DFPattern>& nodes, const Array<Array<Any>>& edges,
+                         const Array<Array<DFPattern>>& same_shape) {
+  GraphPattern graph;
+  graph.nodes.assign(nodes.begin(), nodes.end());
   for (const Array<Any>& edge : edges) {
-    e->push_back(UseEdge{edge[0].cast<DFPattern>(), edge[1].cast<DFPattern>(), static_cast<int>(edge[2].cast<int64_t>()),
-                         edge[3].cast<bool>()});
+    graph.edges.push_back(UseEdge{edge[0].cast<DFPattern>(), edge[1].cast<DFPattern>(),
+                                  static_cast<int>(edge[2].cast<int64_t>()), edge[3].cast<bool>()});
   }
+  for (const Array<DFPattern>& group : same_shape) graph.same_shape.emplace_back(group.begin(), group.end());
+  return graph;
 }
 
 }  // namespace
 
 TESSERA_REGISTER_GLOBAL("relax.dpl.match_dfb")
-    .set_body_typed([](Array<DFPattern> nodes, Array<Array<Any>> edges, DataflowBlock block) -> Any {
-      std::vector<DFPattern> n;
-      std::vector<UseEdge> e;
-      ReadContext(nodes, edges, &n, &e);
-      auto m = MatchDataflowBlock(n, e, block);
+    .set_body_typed([](Array<DFPattern> nodes, Array<Array<Any>> edges, Array<Array<DFPattern>> same_shape,
+                       DataflowBlock block) -> Any {
+      auto m = MatchDataflowBlock(ReadContext(nodes, edges, same_shape), block);
       if (!m) return Any();
       return *m;
     });
 
 TESSERA_REGISTER_GLOBAL("relax.dpl.rewrite_bindings")
-    .set_body_typed([](Array<DFPattern> nodes, Array<Array<Any>> edges, PackedFunc f, Function func) {
-      std::vector<DFPattern> n;
-      std::vector<UseEdge> e;
-      ReadContext(nodes, edges, &n, &e);
+    .set_body_typed([](Array<DFPattern> nodes, Array<Array<Any>> edges, Array<Array<DFPattern>> same_shape,
+                       PackedFunc f, Function func) {
       BindingsRewriter rewriter = [f](const Map<DFPattern, Var>& matches, const Map<Var, RelaxExpr>& var2val) {
         Any r = f(matches, var2val);
         auto out = r.is_none() ? std::optional<Map<Var, RelaxExpr>>(Map<Var, RelaxExpr>())
@@ -247,7 +271,7 @@ TESSERA_REGISTER_GLOBAL("relax.dpl.rewrite_bindings")
             << "rewrite_bindings: the rewriter must return a dict of relax Var -> Expr, got " << r.type_name();
         return *out;
       };
-      return RewriteBindings(n, e, rewriter, func);
+      return RewriteBindings(ReadContext(nodes, edges, same_shape), rewriter, func);
     });
 
 }  // namespace dpl

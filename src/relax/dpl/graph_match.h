@@ -21,14 +21,20 @@ struct UseEdge {
   bool only = false;
 };
 
-std::optional<Map<DFPattern, Var>> MatchDataflowBlock(const std::vector<DFPattern>& nodes,
-                                                      const std::vector<UseEdge>& edges, const DataflowBlock& block);
+// The constraints of a context: its patterns (in order), use edges, and groups of
+// patterns whose vars must have provably equal shapes (same_shape_as).
+struct GraphPattern {
+  std::vector<DFPattern> nodes;
+  std::vector<UseEdge> edges;
+  std::vector<std::vector<DFPattern>> same_shape;
+};
+
+std::optional<Map<DFPattern, Var>> MatchDataflowBlock(const GraphPattern& graph, const DataflowBlock& block);
 
 // New values for some of the matched bound vars, given the matches and the block's var2val.
 using BindingsRewriter = std::function<Map<Var, RelaxExpr>(const Map<DFPattern, Var>&, const Map<Var, RelaxExpr>&)>;
 
-Function RewriteBindings(const std::vector<DFPattern>& nodes, const std::vector<UseEdge>& edges,
-                         const BindingsRewriter& rewriter, const Function& func);
+Function RewriteBindings(const GraphPattern& graph, const BindingsRewriter& rewriter, const Function& func);
 
 }  // namespace dpl
 }  // namespace relax

@@ -1,6 +1,6 @@
 """``PatternContext``: a scope collecting graph constraints (``used_by`` /
-``only_used_by`` edges, and those call patterns add between a call and its
-argument patterns) over several bindings of a dataflow block; ``match_dfb``
+``only_used_by`` edges, those call patterns add between a call and its
+argument patterns, and ``same_shape_as`` groups) over several bindings of a dataflow block; ``match_dfb``
 solves them in C++ (src/relax/dpl/graph_match.h)."""
 from typing import Dict, List, Optional
 
@@ -19,11 +19,13 @@ class PatternContext:
     def __init__(self, incremental=False):
         self._nodes: List[DFPattern] = []
         self._edges: List[list] = []
+        self._same_shape: List[list] = []
         if incremental:
             if not _STACK:
                 raise TVMValueError("PatternContext(incremental=True) must be made inside another PatternContext")
             self._nodes = list(_STACK[-1]._nodes)
             self._edges = [list(e) for e in _STACK[-1]._edges]
+            self._same_shape = [list(g) for g in _STACK[-1]._same_shape]
 
     def __enter__(self):
         _STACK.append(self)
@@ -50,6 +52,14 @@ class PatternContext:
         self._node(dst)
         self._edges.append([src, dst, int(index), bool(only)])
 
+    def add_same_shape(self, patterns):
+        """The vars matched by ``patterns`` must have provably equal shapes."""
+        for p in patterns:
+            if not isinstance(p, DFPattern):
+                raise TVMTypeError(f"same_shape_as: arguments must be DFPatterns, got {type(p).__name__}")
+            self._node(p)
+        self._same_shape.append(list(patterns))
+
     def copy_constraints(self, originals, copies):
         """Repeats the constraints among ``originals`` for their ``copies`` (PatternSeq.dup)."""
         pairs = list(zip(originals, copies))
@@ -70,7 +80,7 @@ class PatternContext:
         """Each constrained pattern -> the var of ``dfb`` it matched (distinct vars), or None."""
         if not isinstance(dfb, DataflowBlock):
             raise TVMTypeError(f"match_dfb: dfb must be a relax DataflowBlock, got {type(dfb).__name__}")
-        return _ffi.match_dfb(self._nodes, self._edges, dfb)
+        return _ffi.match_dfb(self._nodes, self._edges, self._same_shape, dfb)
 
     def _solve_args(self):
-        return self._nodes, self._edges
+        return self._nodes, self._edges, self._same_shape

@@ -74,6 +74,14 @@ class DFPattern(Node):
         """A copy of this pattern node (a different node for graph matching)."""
         return _ffi.dup(self)
 
+    def same_shape_as(self, *args) -> None:
+        """Under a PatternContext: the vars this pattern and ``args`` match have provably equal shapes."""
+        from .context import PatternContext  # pylint: disable=import-outside-toplevel
+        ctx = PatternContext.current()
+        if ctx is None:
+            raise TVMValueError("same_shape_as is a graph constraint: use it inside `with PatternContext():`")
+        ctx.add_same_shape([self] + [_pattern(a, f"same_shape_as: args[{i}]") for i, a in enumerate(args)])
+
     def fork_to(self, *args) -> None:
         for arg in args:
             self.used_by(arg)

@@ -39,5 +39,5 @@ def rewrite_bindings(ctx: PatternContext, rewriter: Callable[[Dict[DFPattern, Va
         raise TVMTypeError(f"rewrite_bindings: ctx must be a PatternContext, got {type(ctx).__name__}")
     if not callable(rewriter):
         raise TVMTypeError(f"rewrite_bindings: rewriter must be callable, got {type(rewriter).__name__}")
-    nodes, edges = ctx._solve_args()  # pylint: disable=protected-access
-    return _ffi.rewrite_bindings(nodes, edges, rewriter, _check_func(func, "rewrite_bindings"))
+    nodes, edges, same_shape = ctx._solve_args()  # pylint: disable=protected-access
+    return _ffi.rewrite_bindings(nodes, edges, same_shape, rewriter, _check_func(func, "rewrite_bindings"))
