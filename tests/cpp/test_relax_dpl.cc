@@ -58,7 +58,7 @@ TEST(RelaxDpl, SamePatternTwiceMatchesSameExpression) {
 TEST(RelaxDpl, OrRollsBackFailedAlternative) {
   Var x("x", Tensor4()), y("y", Tensor4());
   DFPattern w = Wildcard();
-  DFPattern is_x = Make<VarPatternNode>([](VarPatternNode* n) { n->name = "x"; });
+  DFPattern is_x = Make<ExprPatternNode>([&](ExprPatternNode* n) { n->expr = x; });
   DFPattern left = IsCall("relax.subtract", {w, is_x});   // binds w to x, then fails
   DFPattern right = IsCall("relax.subtract", {is_x, w});  // needs w unbound
   DFPattern either = Make<OrPatternNode>([&](OrPatternNode* n) {
