@@ -7,6 +7,9 @@ because they build their input with tvm.te (te.create_prim_func, issue [E])
 are counted apart.
 
     python tests/compat/run_tvm_tests.py /path/to/tvm/tests/python/tir-schedule [-v] [-k split_fuse]
+
+A path to one test file runs that file alone (e.g. TVM's
+tests/python/relax/test_dataflow_pattern.py for relax.dpl).
 """
 import argparse
 import json
@@ -101,11 +104,13 @@ def main():
                              "from loading; the tests using it are counted apart (column 'parse')")
     args = parser.parse_args()
     keys = args.only or FILES
+    if args.test_dir.endswith(".py"):
+        args.test_dir, keys = os.path.dirname(args.test_dir), [os.path.basename(args.test_dir)]
     total = Counter()
     everything = {}
     print(f"{'file':<40}{'pass':>6}{'fail':>6}{'error':>6}{'skip':>6}{'te[E]':>7}{'parse':>7}  status")
     for key in keys:
-        path = os.path.join(args.test_dir, f"test_tir_schedule_{key}.py")
+        path = os.path.join(args.test_dir, key if key.endswith(".py") else f"test_tir_schedule_{key}.py")
         if not os.path.exists(path):
             print(f"{key:<40} missing: {path}")
             continue
