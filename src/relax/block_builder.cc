@@ -25,10 +25,10 @@ BlockBuilder BlockBuilder::Create(std::optional<IRModule> mod) {
   return BlockBuilder(ObjectPtr<Object>(std::move(n)));
 }
 
-std::string BlockBuilderNode::GetUniqueName(const std::string& prefix) {
+std::string BlockBuilderNode::GetUniqueName(const std::string& prefix, bool replace_dots) {
   std::string name = prefix;
   for (char& c : name) {
-    if (c == '.') c = '_';
+    if (c == '.' && replace_dots) c = '_';
   }
   auto it = name_counts_.find(name);
   if (it == name_counts_.end()) {
@@ -49,7 +49,10 @@ GlobalVar BlockBuilderNode::AddFunction(const BaseFunc& func, const std::string&
   if (it != func_to_gv_.end()) return it->second;
   BaseFunc f = func;
   if (f.as<FunctionNode>() && !f->struct_info_.defined()) f = Downcast<BaseFunc>(Normalize(f));
-  GlobalVar gv(GetUniqueName(name_hint));
+  // A function keeps the name asked for, dots included ("f.x" and "f_x" are
+  // two functions; TVM turns the first into "f_x" too): the executable exports
+  // each under its GlobalVar's name (AttachGlobalSymbol).
+  GlobalVar gv(GetUniqueName(name_hint, /*replace_dots=*/false));
   if (f->struct_info_.defined()) gv->struct_info_ = f->struct_info_;
   context_mod_.CopyOnWrite()->Add(gv, f);  // a module the caller still holds is not changed (as TVM)
   func_to_gv_[f.get()] = gv;

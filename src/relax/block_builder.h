@@ -32,8 +32,9 @@ class BlockBuilderNode : public Object {
   // function object added twice yields the same GlobalVar.
   GlobalVar AddFunction(const BaseFunc& func, const std::string& name_hint);
   void UpdateFunction(const GlobalVar& gv, const BaseFunc& func);
-  // A name not yet used for a var or function ("lv", "lv1", ...).
-  std::string GetUniqueName(const std::string& prefix);
+  // A name not given out before: `prefix`, or prefix + a number; dots become
+  // underscores unless `replace_dots` is false (function names keep them).
+  std::string GetUniqueName(const std::string& prefix, bool replace_dots = true);
 
   // ---- scopes (symbolic vars defined by parameters and match_cast). Outside
   // any scope every symbolic var counts as defined (nothing is erased).

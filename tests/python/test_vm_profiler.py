@@ -15,6 +15,12 @@ import tessera as tvm
 from tessera import relax, te
 
 
+def _build_unfused(mod):
+    """relax.build without operator fusion, so each op is its own kernel."""
+    with tvm.transform.PassContext(disabled_pass=["FuseOps"]):
+        return relax.build(mod, "llvm")
+
+
 def _mlp(m=8, k=16, n=32):
     bb = relax.BlockBuilder()
     x = relax.Var("x", relax.TensorStructInfo([m, k], "float32"))
@@ -30,7 +36,7 @@ def _mlp(m=8, k=16, n=32):
 
 def test_profile_rows_name_every_kernel_with_counts_shapes_and_flops():
     mod, w = _mlp()
-    ex = relax.build(mod, "llvm")
+    ex = _build_unfused(mod)
     vm = relax.VirtualMachine(ex, tvm.cpu(), profile=True)
     x = np.random.default_rng(1).standard_normal((8, 16)).astype("float32")
     report = vm.profile("main", tvm.nd.array(x))
@@ -60,13 +66,22 @@ def test_profile_counts_repeated_calls_of_one_kernel_per_shape():
             c = bb.emit(relax.op.exp(y))
             o = bb.emit_output(relax.Tuple([b, c]))
         bb.emit_func_output(o)
-    ex = relax.build(bb.get(), "llvm")
+    ex = _build_unfused(bb.get())
     vm = relax.VirtualMachine(ex, tvm.cpu(), profile=True)
     xs = [tvm.nd.array(np.ones((4, 4), "float32")), tvm.nd.array(np.ones((2, 4), "float32"))]
     report = vm.profile("main", *xs)
     exp_rows = [r for r in report.calls if r["Name"].startswith("exp")]
     by_shape = {r["Shapes"]: r["Count"] for r in exp_rows}
     assert by_shape == {"float32[4, 4], float32[4, 4]": 2, "float32[2, 4], float32[2, 4]": 1}, by_shape
+
+
+def test_profile_of_a_fused_model_names_the_fused_kernel():
+    mod, w = _mlp()
+    vm = relax.VirtualMachine(relax.build(mod, "llvm"), tvm.cpu(), profile=True)
+    report = vm.profile("main", tvm.nd.array(np.ones((8, 16), "float32")))
+    kernels = [r for r in report.calls if not r["Name"].startswith("vm.builtin.")]
+    assert len(kernels) == 1 and kernels[0]["Name"].startswith("fused_matmul"), [r["Name"] for r in kernels]
+    assert kernels[0]["FLOP"] >= 2 * 8 * 16 * 32
 
 
 def test_report_table_csv_and_json_agree():
@@ -102,7 +117,7 @@ def test_profile_needs_profile_true_and_a_known_function():
 def test_profile_of_loaded_executable_has_no_flops(tmp_path):
     mod, _ = _mlp()
     path = str(tmp_path / "mlp.so")
-    relax.build(mod, "llvm").export_library(path)
+    _build_unfused(mod).export_library(path)
     vm = relax.VirtualMachine(tvm.runtime.load_module(path), tvm.cpu(), profile=True)
     report = vm.profile("main", tvm.nd.array(np.zeros((8, 16), "float32")))
     row = next(r for r in report.calls if r["Name"] == "matmul")

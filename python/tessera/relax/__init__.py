@@ -4,7 +4,7 @@ BlockBuilder with its normalizer, the lowering passes and pipeline, and the
 virtual machine (``build``, ``VirtualMachine``, ``ExecBuilder``,
 ``Executable``). Names not delivered yet raise NotImplementedError naming
 what is missing."""
-from . import op, analysis, transform, frontend
+from . import op, analysis, transform, frontend, dpl
 from .expr import (Expr, ExprWithOp, Var, DataflowVar, Constant, Tuple, TupleGetItem, Call, ShapeExpr, PrimValue,
                    StringImm, DataTypeImm, ExternFunc, extern, Binding, VarBinding, MatchCast, BindingBlock,
                    DataflowBlock, SeqExpr, If, Function, const, GlobalVar)

@@ -29,8 +29,23 @@ def _expr_struct_info(self):
 RelaxExpr.struct_info = property(_expr_struct_info)
 
 
+def _binary(op_name, reflected=False):
+    def apply(self, other):
+        from . import op  # pylint: disable=import-outside-toplevel
+        if not isinstance(other, RelaxExpr):
+            return NotImplemented
+        return getattr(op, op_name)(other, self) if reflected else getattr(op, op_name)(self, other)
+    return apply
+
+
 class ExprWithOp(RelaxExpr):
-    """Relax expressions usable as tuples (``x[0]``)."""
+    """Relax expressions usable as tuples (``x[0]``) and with arithmetic
+    operators (``x * c + y``: relax.op.multiply/add calls, as in TVM)."""
+
+    __add__, __radd__ = _binary("add"), _binary("add", True)
+    __sub__, __rsub__ = _binary("subtract"), _binary("subtract", True)
+    __mul__, __rmul__ = _binary("multiply"), _binary("multiply", True)
+    __truediv__, __rtruediv__ = _binary("divide"), _binary("divide", True)
 
     def __getitem__(self, index):
         if not isinstance(index, int):

@@ -25,6 +25,7 @@ from .expr import (Binding, BindingBlock, Call, Constant, DataflowBlock, Dataflo
                    Function, GlobalVar, If, MatchCast, PrimValue, SeqExpr, ShapeExpr, StringImm, Tuple,
                    TupleGetItem, Var, VarBinding)
 from . import _ffi_api
+from ..error import OpNotImplemented, TVMTypeError
 
 # The overridable hooks, in the order src/relax/py_expr_functor.cc reads them.
 _HOOKS = (
@@ -62,33 +63,33 @@ class ExprFunctor:
         for cls, name in self._DISPATCH:
             if isinstance(expr, cls):
                 return getattr(self, name)(expr)
-        raise TypeError(f"ExprFunctor.visit_expr: not a relax expression: {type(expr).__name__}")
+        raise TVMTypeError(f"ExprFunctor.visit_expr: not a relax expression: {type(expr).__name__}")
 
     def visit_binding(self, binding):
         if isinstance(binding, MatchCast):
             return self.visit_match_cast_(binding)
         if isinstance(binding, VarBinding):
             return self.visit_var_binding_(binding)
-        raise TypeError(f"ExprFunctor.visit_binding: not a relax binding: {type(binding).__name__}")
+        raise TVMTypeError(f"ExprFunctor.visit_binding: not a relax binding: {type(binding).__name__}")
 
     def visit_binding_block(self, block):
         if isinstance(block, DataflowBlock):
             return self.visit_dataflow_block_(block)
         if isinstance(block, BindingBlock):
             return self.visit_binding_block_(block)
-        raise TypeError(f"ExprFunctor.visit_binding_block: not a relax binding block: {type(block).__name__}")
+        raise TVMTypeError(f"ExprFunctor.visit_binding_block: not a relax binding block: {type(block).__name__}")
 
     def visit_var_def(self, var):
         if isinstance(var, DataflowVar):
             return self.visit_dataflow_var_def_(var)
         if isinstance(var, Var):
             return self.visit_var_def_(var)
-        raise TypeError(f"ExprFunctor.visit_var_def: not a relax Var: {type(var).__name__}")
+        raise TVMTypeError(f"ExprFunctor.visit_var_def: not a relax Var: {type(var).__name__}")
 
 
 def _not_implemented(name):
     def method(self, node):
-        raise NotImplementedError(f"{type(self).__name__}.{name} is not implemented")
+        raise OpNotImplemented(f"{type(self).__name__}.{name} is not implemented")
     method.__name__ = name
     return method
 
@@ -246,7 +247,7 @@ class PyExprMutator(_PyFunctorBase):
 
     def visit_span(self, span):
         """Spans are not rewritten: as TVM, this hook is not implemented for mutators."""
-        raise NotImplementedError("PyExprMutator.visit_span is not implemented")
+        raise OpNotImplemented("PyExprMutator.visit_span is not implemented")
 
     def visit_expr_post_order(self, expr):
         """``expr`` with its children rewritten (hooks apply to them, not to
@@ -304,7 +305,7 @@ for _name in _HOOKS:
 
 def _check_subclass(cls, base, decorator):
     if not isinstance(cls, type) or not issubclass(cls, base):
-        raise TypeError(f"@relax.expr_functor.{decorator} expects a subclass of relax.{base.__name__}, "
+        raise TVMTypeError(f"@relax.expr_functor.{decorator} expects a subclass of relax.{base.__name__}, "
                         f"got {cls!r}")
     cls._overridden_hooks()
     return cls

@@ -12,7 +12,7 @@ parameter annotations, where they are harmless placeholders.
 import inspect
 
 from . import _parser
-from ._placeholder import namespace_getattr
+from ._placeholder import Placeholder
 from ..error import TVMTypeError
 
 
@@ -46,4 +46,47 @@ function.__tessera_script_path__ = "R.function"
 from ._struct_info_proxy import (Tensor, Shape, Tuple, Object, Prim, Callable, StructInfoProxy,  # noqa: E402
                                  TensorProxy, ShapeProxy, TupleProxy, ObjectProxy, PrimProxy, CallableProxy)
 
-__getattr__ = namespace_getattr("R")
+
+def _eager(path):
+    """What ``R.<path>(...)`` computes when Python calls it outside a TVMScript
+    function (as TVM evaluates R.const and the ops eagerly), or None."""
+    from .. import relax  # pylint: disable=import-outside-toplevel
+    if path == "const":
+        return relax.const
+    value = relax.op
+    try:
+        for part in path.split("."):
+            value = getattr(value, part)
+    except (AttributeError, NotImplementedError):
+        return None
+    return value if callable(value) else None
+
+
+class _EagerPlaceholder(Placeholder):
+    """``R.<name>`` other than the struct info proxies: a placeholder for the
+    parser; called from Python (outside a TVMScript function) it builds the
+    constant or op call as TVM does (``R.const(1.0)``, ``R.multiply(x, y)``).
+    Calls that only the parser can evaluate stay placeholders."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name):
+        if name.startswith("_") or name in Placeholder._NOT_SCRIPT_NAMES:
+            raise AttributeError(name)
+        return _EagerPlaceholder(f"{self._path}.{name}")
+
+    def __call__(self, *args, **kwargs):
+        from ..error import TVMError  # pylint: disable=import-outside-toplevel
+        fn = _eager(self._path[2:])
+        if fn is not None:
+            try:
+                return fn(*args, **kwargs)
+            except (TypeError, ValueError, TVMError, NotImplementedError):
+                pass
+        return Placeholder(f"{self._path}(...)")
+
+
+def __getattr__(name):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    return _EagerPlaceholder(f"R.{name}")

@@ -1,6 +1,7 @@
-// AttachGlobalSymbol: every PrimFunc and Relax function of the module without
-// a "global_symbol" attribute gets one naming it (its GlobalVar's name), which is
-// the symbol the executable exports and R.call_dps_packed("name") finds.
+// AttachGlobalSymbol: every PrimFunc and Relax function of the module gets the
+// "global_symbol" of its GlobalVar's name (as TVM: an older symbol is replaced,
+// so IRModule({"main": f}) exports f as "main"), the symbol the executable
+// exports and R.call_dps_packed("name") finds.
 // Last pass of relax.build's pipeline. A module "system_lib_prefix"
 // attribute (renaming PrimFuncs) is refused: it is not supported yet.
 #include "relax/expr.h"
@@ -23,9 +24,10 @@ Pass AttachGlobalSymbol() {
         IRModule result = mod.ShallowCopy();
         for (const auto& [gv, func] : mod->functions.items()) {
           if (!func->IsInstance<tir::PrimFuncNode>() && !func->IsInstance<FunctionNode>()) continue;
-          // A symbol the function already has is kept (as TVM): its GlobalVar's
-          // name may differ (the BlockBuilder turns "f.x" into "f_x").
-          if (auto old = func->attrs.Get("global_symbol"); old && old->as<StringObj>() != nullptr) continue;
+          if (auto old = func->attrs.Get("global_symbol"); old && old->as<StringObj>() != nullptr &&
+                                                           old->as<StringObj>()->data == gv->name_hint) {
+            continue;
+          }
           result.mutable_node()->Update(gv, WithAttr(func, "global_symbol", Any(String(gv->name_hint))));
         }
         return result;

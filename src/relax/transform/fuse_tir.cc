@@ -581,7 +581,73 @@ class CallRewriter : public ExprMutator {
   const std::unordered_map<const Object*, FusedFunc>& fused_;
 };
 
-IRModule RunFuseTIR(const IRModule& mod) {
+// Constants written inside a primitive function (FuseOpsByPattern with
+// bind_constants=True) become trailing parameters, and every call of the
+// function passes them: the fused PrimFunc then reads them as buffers.
+class ConstantsToParams : public ExprMutatorBase {
+ public:
+  std::vector<std::pair<const ConstantNode*, Var>> lifted;
+  RelaxExpr VisitExpr_(const ConstantNode* op) override {
+    for (const auto& [c, v] : lifted) {
+      if (c == op) return v;
+    }
+    Var v("const" + std::to_string(lifted.size()), GetStructInfo(GetRef<RelaxExpr>(op)));
+    lifted.emplace_back(op, v);
+    return v;
+  }
+};
+
+class AppendConstantArgs : public ExprMutatorBase {
+ public:
+  explicit AppendConstantArgs(const std::unordered_map<const Object*, Array<RelaxExpr>>& extra) : extra_(extra) {}
+  RelaxExpr VisitExpr_(const CallNode* op) override {
+    RelaxExpr e = ExprMutatorBase::VisitExpr_(op);
+    const auto* call = e.as<CallNode>();
+    auto it = call ? extra_.find(call->op.get()) : extra_.end();
+    if (it == extra_.end()) return e;
+    Array<RelaxExpr> args = call->args;
+    for (const RelaxExpr& c : it->second) args.push_back(c);
+    Call updated(call->op, args, call->attrs, call->sinfo_args, call->span);
+    updated->struct_info_ = call->struct_info_;  // the call's result is unchanged
+    return updated;
+  }
+
+ private:
+  const std::unordered_map<const Object*, Array<RelaxExpr>>& extra_;
+};
+
+IRModule LiftConstantsOfPrimitives(const IRModule& mod) {
+  IRModule out = mod;
+  std::unordered_map<const Object*, Array<RelaxExpr>> extra;  // primitive's GlobalVar -> its constants
+  for (const GlobalVar& gv : mod->GetGlobalVars()) {
+    const auto* fn = mod->Lookup(gv).as<FunctionNode>();
+    if (fn == nullptr || !IsPrimitive(fn) || fn->attrs.Get("Codegen")) continue;
+    ConstantsToParams lift;
+    RelaxExpr body = lift.VisitExpr(fn->body);
+    if (lift.lifted.empty()) continue;
+    Array<Var> params = fn->params;
+    Array<RelaxExpr> constants;
+    for (const auto& [c, v] : lift.lifted) {
+      params.push_back(v);
+      constants.push_back(GetRef<RelaxExpr>(c));
+    }
+    if (out.same_as(mod)) out = mod.ShallowCopy();
+    out.mutable_node()->Update(gv, Function(params, body, fn->ret_struct_info, fn->is_pure, fn->attrs, fn->span));
+    extra[gv.get()] = constants;
+  }
+  if (extra.empty()) return mod;
+  for (const GlobalVar& gv : out->GetGlobalVars()) {
+    const auto* fn = out->Lookup(gv).as<FunctionNode>();
+    if (fn == nullptr || extra.count(gv.get())) continue;
+    AppendConstantArgs append(extra);
+    RelaxExpr updated = append.VisitExpr(GetRef<Function>(fn));
+    if (!updated.same_as(GetRef<Function>(fn))) out.mutable_node()->Update(gv, Downcast<Function>(updated));
+  }
+  return out;
+}
+
+IRModule RunFuseTIR(const IRModule& input) {
+  const IRModule mod = LiftConstantsOfPrimitives(input);
   IRModule out = mod.ShallowCopy();
   std::unordered_map<const Object*, FusedFunc> fused;  // keyed by the primitive function's GlobalVar
   std::vector<std::pair<tir::PrimFunc, GlobalVar>> made;

@@ -74,12 +74,27 @@ relax.build(mod, target="llvm")
                    "more than once")
 
 
-def test_clashing_executable_names_are_refused():
-    expect_error(PRELUDE + """
+def test_functions_are_exported_under_their_global_var_names():
+    """As TVM's AttachGlobalSymbol: a function's old "global_symbol" is replaced by
+    its GlobalVar's name, so two functions given the same symbol cannot clash and
+    IRModule({"main": f}) runs as "main" whatever f's symbol said."""
+    run("""
 bb = relax.BlockBuilder()
-for name in ("a", "b"):
+for k, name in enumerate(("a", "b")):
     x = relax.Var("x", t(3))
     with bb.function(name, [x], attrs={"global_symbol": "same"}, private=True):
-        bb.emit_func_output(x)
-relax.build(bb.get(), target="llvm")
-""", "ValueError", "relax.build: functions 'a' and 'b' both have the name 'same' in the executable")
+        bb.emit_func_output(bb.emit(relax.op.add(x, relax.const(np.full(3, k, "float32")))))
+vm = relax.VirtualMachine(relax.build(bb.get(), target="llvm"), tvm.cpu())
+a = np.arange(3, dtype="float32")
+np.testing.assert_array_equal(vm["a"](tvm.nd.array(a)).numpy(), a)
+np.testing.assert_array_equal(vm["b"](tvm.nd.array(a)).numpy(), a + 1)
+try:
+    vm["same"]
+    raise SystemExit("an old symbol is still exported")
+except AttributeError:
+    pass
+f = bb.get()["a"]
+vm = relax.VirtualMachine(relax.build(tvm.IRModule({"main": f}), target="llvm"), tvm.cpu())
+np.testing.assert_array_equal(vm["main"](tvm.nd.array(a)).numpy(), a)
+print("OK")
+""")

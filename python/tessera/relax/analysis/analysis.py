@@ -42,3 +42,4 @@ def struct_info_lca(lhs, rhs):
 
 
 __all__ = ["well_formed", "well_formed_errors", "struct_info_base_check", "struct_info_lca"]
+

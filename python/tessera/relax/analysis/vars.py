@@ -3,11 +3,12 @@
 order of first appearance, as TVM's functions of those names."""
 from ...ir.expr import RelaxExpr
 from . import _ffi_api
+from ...error import TVMTypeError
 
 
 def _check(expr, what):
     if not isinstance(expr, RelaxExpr):
-        raise TypeError(f"relax.analysis.{what} expects a relax expression, got {type(expr).__name__}")
+        raise TVMTypeError(f"relax.analysis.{what} expects a relax expression, got {type(expr).__name__}")
     return expr
 
 

@@ -6,6 +6,7 @@ from ..expr import Call
 from ._legalize_registry import register_legalize
 from ._op_attrs import attr_int, attr_ints, check_axis_list, check_expr, make_attrs
 from ...error import TVMTypeError, TVMValueError
+from ...error import TVMValueError
 
 
 def take(x, indices, axis=None, mode="fast"):
@@ -60,12 +61,12 @@ def _check_take_indices(call, axis):
             count *= int(d.value)
     if n == 0 and count != 0:
         what = f"{count} element(s)" if count is not None else "elements"
-        raise ValueError(f"relax.take: cannot take {what} from axis {axis} of extent 0 (mode {mode!r})")
+        raise TVMValueError(f"relax.take: cannot take {what} from axis {axis} of extent 0 (mode {mode!r})")
     if mode == "fast" and isinstance(indices, Constant):
         values = indices.data.numpy().reshape(-1)
         bad = values[(values < 0) | (values >= n)]
         if bad.size:
-            raise ValueError(f"relax.take: index {int(bad[0])} is out of range for axis {axis} of extent {n} "
+            raise TVMValueError(f"relax.take: index {int(bad[0])} is out of range for axis {axis} of extent {n} "
                              "(constant indices must lie in [0, extent) in the default mode)")
 
 

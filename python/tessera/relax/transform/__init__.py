@@ -6,9 +6,10 @@ from .function_pass import FunctionPass, DataflowBlockPass, function_pass, dataf
 from .core import Normalize, BindParams
 from .legalize_ops import LegalizeOps
 from .fusion import AnnotateTIROpPattern, FuseOps, FuseTIR
+from .fuse_ops_by_pattern import FuseOpsByPattern, FusionPattern, PatternCheckContext
 from .meta_schedule import MetaScheduleApplyDatabase, MetaScheduleTuneIRMod, MetaScheduleTuneTIR
 from .lowering import *  # noqa: F401,F403
 from .lowering import __all__ as _lowering_all
 
-__all__ = ["LegalizeOps", "AnnotateTIROpPattern", "FuseOps", "FuseTIR", "MetaScheduleApplyDatabase", "MetaScheduleTuneIRMod", "MetaScheduleTuneTIR", "FunctionPass", "DataflowBlockPass", "function_pass", "dataflow_block_pass", "Normalize",
+__all__ = ["LegalizeOps", "AnnotateTIROpPattern", "FuseOps", "FuseTIR", "FuseOpsByPattern", "FusionPattern", "PatternCheckContext", "MetaScheduleApplyDatabase", "MetaScheduleTuneIRMod", "MetaScheduleTuneTIR", "FunctionPass", "DataflowBlockPass", "function_pass", "dataflow_block_pass", "Normalize",
            "BindParams"] + list(_lowering_all)

@@ -2,6 +2,7 @@
 signatures): AnnotateTIROpPattern, FuseOps, FuseTIR. C++:
 src/relax/transform/{annotate_tir_op_pattern,fuse_ops,fuse_tir}.cc."""
 from ..._ffi.registry import get_global_func
+from ...error import TVMTypeError
 
 
 def AnnotateTIROpPattern():
@@ -17,7 +18,7 @@ def FuseOps(fuse_opt_level=-1):
     with ``{"Primitive": 1}``. ``fuse_opt_level``: -1 uses the PassContext's
     opt_level; 0 fuses nothing."""
     if isinstance(fuse_opt_level, bool) or not isinstance(fuse_opt_level, int):
-        raise TypeError(f"FuseOps: fuse_opt_level must be an int, got {type(fuse_opt_level).__name__}")
+        raise TVMTypeError(f"FuseOps: fuse_opt_level must be an int, got {type(fuse_opt_level).__name__}")
     return get_global_func("relax.transform.FuseOpsWith")(fuse_opt_level)
 
 

@@ -435,6 +435,7 @@ const std::unordered_map<std::string, Handler>& Table() {
       {"print", Print},
       {"const", Const},
       {"shape", ShapeValue},
+      {"ShapeExpr", ShapeValue},  // TVM's R.ShapeExpr([...]) spelling of R.shape
       {"prim_value", PrimValue},
       {"str", Str},
       {"dtype", DType},
