@@ -12,8 +12,8 @@ import re
 from . import _core
 
 __all__ = [
-    "TVMError", "InternalError", "TVMValueError", "TVMTypeError", "TVMIndexError", "TVMOverflowError", "TVMMemoryError",
-    "TVMKeyError", "TVMAttributeError", "OpNotImplemented", "DiagnosticError",
+    "TVMError", "InternalError", "TVMValueError", "TVMTypeError", "TVMIndexError", "TVMOverflowError",
+    "TVMZeroDivisionError", "TVMMemoryError", "TVMKeyError", "TVMAttributeError", "OpNotImplemented", "DiagnosticError",
     "ParseError", "ScheduleError", "TVMRecursionError", "register_error",
 ]
 
@@ -54,6 +54,10 @@ class TVMAttributeError(TVMError, builtins.AttributeError):
 
 class TVMOverflowError(TVMError, builtins.OverflowError):
     """A value does not fit its type (e.g. 2**40 passed to an int32 parameter)."""
+
+
+class TVMZeroDivisionError(TVMError, builtins.ZeroDivisionError):
+    """An integer division or modulo by zero in a compiled kernel."""
 
 
 class TVMMemoryError(TVMError, builtins.MemoryError):
@@ -112,6 +116,7 @@ _KINDS = {
     "AttributeError": TVMAttributeError,
     "NotImplementedError": OpNotImplemented,
     "OverflowError": TVMOverflowError,
+    "ZeroDivisionError": TVMZeroDivisionError,
     "MemoryError": TVMMemoryError,
     # A kernel stopped by Ctrl-C (runtime/interrupt.h): Python's own class.
     "KeyboardInterrupt": builtins.KeyboardInterrupt,

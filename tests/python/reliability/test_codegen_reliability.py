@@ -258,14 +258,15 @@ for arr, d in bad:
 """)
 
 
+@pytest.mark.parametrize("target", ["llvm -bound-check", "llvm"])  # checked with or without the flag
 @pytest.mark.parametrize("lanes", [4, 8])
-def test_bound_check_vector_division_by_zero_in_any_lane(lanes):
+def test_bound_check_vector_division_by_zero_in_any_lane(lanes, target):
     run_ok(f"""
 @T.prim_func
 def f(A: T.Buffer(({lanes},), "int32"), D: T.Buffer(({lanes},), "int32"), B: T.Buffer(({lanes},), "int32")):
     for i in T.vectorized({lanes}):
         B[i] = A[i] // D[i]
-m = tvm.build(f, target="llvm -bound-check")
+m = tvm.build(f, target="{target}")
 a = np.arange(1, {lanes} + 1, dtype="int32") * 10
 d = np.arange(1, {lanes} + 1, dtype="int32")
 b = tvm.nd.array(np.zeros({lanes}, "int32"))
