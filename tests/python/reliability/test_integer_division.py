@@ -7,7 +7,7 @@ import itertools
 
 import pytest
 
-from .test_codegen_reliability import run_ok
+from .test_codegen_reliability import int_div_prelude, run_ok
 
 EXPRS = {"floordiv": "A[i] // D[i]", "floormod": "A[i] % D[i]", "truncdiv": "T.truncdiv(A[i], D[i])",
          "truncmod": "T.truncmod(A[i], D[i])"}
@@ -25,12 +25,7 @@ def f(A: T.Buffer((8,), "{dtype}"), D: T.Buffer((8,), "{dtype}"), B: T.Buffer((8
     for i in range(8):
         B[i] = {EXPRS[op]}
 m = tvm.build(f, target="llvm")
-def tdiv(x, y):
-    q = abs(x) // abs(y)
-    return q if (x < 0) == (y < 0) else -q
-info = np.iinfo("{dtype}")
-a = np.array([info.min + 1, -7, -1, 0, 1, 7, 100, info.max] if {signed} else [0, 1, 7, 9, 100, 1000, 5, info.max],
-             dtype="{dtype}")
+{int_div_prelude(dtype)}
 d = np.array([3, -3, 2, -1, 5, 7, 1, info.max] if {signed} else [3, 2, 1, 7, 9, 11, 13, info.max], dtype="{dtype}")
 b = tvm.nd.array(np.zeros(8, "{dtype}"))
 m(tvm.nd.array(a), tvm.nd.array(d), b)
