@@ -12,9 +12,9 @@ import re
 from . import _core
 
 __all__ = [
-    "TVMError", "InternalError", "TVMValueError", "TVMTypeError", "TVMIndexError", "TVMOverflowError", "TVMMemoryError",
-    "TVMKeyError", "TVMAttributeError", "TVMFileNotFoundError", "TVMOSError", "TVMImportError",
-    "OpNotImplemented", "DiagnosticError",
+    "TVMError", "InternalError", "TVMValueError", "TVMTypeError", "TVMIndexError", "TVMOverflowError",
+    "TVMZeroDivisionError", "TVMMemoryError", "TVMKeyError", "TVMAttributeError", "TVMFileNotFoundError", "TVMOSError",
+    "TVMImportError", "OpNotImplemented", "DiagnosticError",
     "ParseError", "ScheduleError", "TVMRecursionError", "register_error",
 ]
 
@@ -67,6 +67,10 @@ class TVMImportError(TVMError, builtins.ImportError):
 
 class TVMOverflowError(TVMError, builtins.OverflowError):
     """A value does not fit its type (e.g. 2**40 passed to an int32 parameter)."""
+
+
+class TVMZeroDivisionError(TVMError, builtins.ZeroDivisionError):
+    """An integer division or modulo by zero in a compiled kernel."""
 
 
 class TVMMemoryError(TVMError, builtins.MemoryError):
@@ -125,6 +129,7 @@ _KINDS = {
     "AttributeError": TVMAttributeError,
     "NotImplementedError": OpNotImplemented,
     "OverflowError": TVMOverflowError,
+    "ZeroDivisionError": TVMZeroDivisionError,
     "MemoryError": TVMMemoryError,
     # A kernel stopped by Ctrl-C (runtime/interrupt.h): Python's own class.
     "KeyboardInterrupt": builtins.KeyboardInterrupt,

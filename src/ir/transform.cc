@@ -354,7 +354,7 @@ Array<String> NameList(const Any& v, const char* what) {
 
 int OptLevel(const Any& v, const char* what) {
   TESSERA_CHECK_OR_THROW(v.kind() == Any::Kind::kInt, TypeError) << what << " must be an int, got " << v.type_name();
-  return static_cast<int>(v.raw_int());
+  return v.cast<int>();  // range-checked: OverflowError beyond int
 }
 
 }  // namespace

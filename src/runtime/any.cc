@@ -75,4 +75,15 @@ void ThrowAnyCastError(const Any& value, const char* expected) {
   TESSERA_THROW(TypeError) << "expected " << expected << " but got " << value.type_name();
 }
 
+void ThrowAnyRangeError(int64_t value, int bits, bool is_signed) {
+  const std::string type = (is_signed ? "int" : "uint") + std::to_string(bits);
+  std::string range;
+  if (is_signed) {
+    range = "[" + std::to_string(-(int64_t{1} << (bits - 1))) + ", " + std::to_string((int64_t{1} << (bits - 1)) - 1) + "]";
+  } else {
+    range = "[0, " + std::to_string(bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1) + "]";
+  }
+  TESSERA_THROW(OverflowError) << "integer " << value << " does not fit in " << type << " (range " << range << ")";
+}
+
 }  // namespace tessera

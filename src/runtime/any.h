@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "runtime/data_type.h"
 #include "runtime/device.h"
@@ -99,13 +100,21 @@ class Any {
 };
 
 [[noreturn]] void ThrowAnyCastError(const Any& value, const char* expected);
+// Raises OverflowError: `value` does not fit the C++ integer type of `bits`
+// bits (signed or not) that a parameter expects.
+[[noreturn]] void ThrowAnyRangeError(int64_t value, int bits, bool is_signed);
 
+// Integers are range-checked: a value that does not fit T (2**32 + 1 for an
+// int parameter, -1 for an unsigned one) raises OverflowError instead of
+// being narrowed silently.
 template <typename T>
 struct AnyConverter<T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>>> {
   static bool Check(const Any& v) { return v.kind() == Any::Kind::kInt || v.kind() == Any::Kind::kBool; }
   static T Convert(const Any& v) {
     if (!Check(v)) ThrowAnyCastError(v, "int");
-    return static_cast<T>(v.raw_int());
+    const int64_t x = v.raw_int();
+    if (!std::in_range<T>(x)) ThrowAnyRangeError(x, static_cast<int>(sizeof(T) * 8), std::is_signed_v<T>);
+    return static_cast<T>(x);
   }
 };
 template <>

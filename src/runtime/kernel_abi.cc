@@ -263,9 +263,11 @@ PackedFunc MakeKernelFunction(const FunctionInfo& info, KernelFn fn, ObjectRef k
         if (interrupted) ThrowErrorOfKind("KeyboardInterrupt", info.name + " was interrupted (SIGINT)");
         if (rc != 0) {
           // A kernel may choose the error class with a "<Kind>: " prefix.
-          static const std::string kMemory = "MemoryError: ";
-          if (last_error.rfind(kMemory, 0) == 0) {
-            ThrowErrorOfKind("MemoryError", info.name + " failed: " + last_error.substr(kMemory.size()));
+          for (const char* kind : {"MemoryError", "ZeroDivisionError", "OverflowError"}) {
+            const std::string prefix = std::string(kind) + ": ";
+            if (last_error.rfind(prefix, 0) == 0) {
+              ThrowErrorOfKind(kind, info.name + " failed: " + last_error.substr(prefix.size()));
+            }
           }
           TESSERA_THROW(RuntimeError) << info.name << " failed: " << (last_error.empty() ? "unknown error" : last_error);
         }

@@ -118,12 +118,61 @@ void Validate(const std::string& path, const std::vector<char>& bytes) {
   }
 }
 
+// What a file that is not a regular file is, for messages.
+const char* FileTypeName(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  return "of an unknown file type";
+}
+
+// The bytes of `path`, which must be a regular file. Opened without blocking
+// (a FIFO would otherwise wait forever for a writer) and checked with stat
+// before anything is read (reading a directory fails inside libstdc++).
+std::vector<char> ReadRegularFile(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {  // before open: a socket cannot be opened
+    Bad(path, std::string("it is ") + FileTypeName(st.st_mode) +
+                  ", not a regular file (a shared library written by export_library)");
+  }
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) Bad(path, std::string("cannot open it (") + std::strerror(errno) + ")");
+  std::string problem;  // checked again on the open file: the path may have changed in between
+  if (::fstat(fd, &st) != 0) {
+    problem = std::string("cannot stat it (") + std::strerror(errno) + ")";
+  } else if (!S_ISREG(st.st_mode)) {
+    problem = std::string("it is ") + FileTypeName(st.st_mode) +
+              ", not a regular file (a shared library written by export_library)";
+  }
+  if (!problem.empty()) {
+    ::close(fd);
+    Bad(path, problem);
+  }
+  std::vector<char> bytes(static_cast<size_t>(st.st_size));
+  size_t done = 0;
+  while (true) {
+    if (done == bytes.size()) bytes.resize(bytes.size() + 4096);  // the file may have grown
+    ssize_t r = ::read(fd, bytes.data() + done, bytes.size() - done);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) {
+      const int err = errno;
+      ::close(fd);
+      Bad(path, std::string("reading it failed (") + std::strerror(err) + ")");
+    }
+    if (r == 0) break;
+    done += static_cast<size_t>(r);
+  }
+  ::close(fd);
+  bytes.resize(done);
+  return bytes;
+}
+
 }  // namespace
 
 std::string ValidatedPrivateCopy(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) Bad(path, std::string("cannot open it (") + std::strerror(errno) + ")");
-  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<char> bytes = ReadRegularFile(path);
   if (bytes.size() >= 4 && std::memcmp(bytes.data(), ELFMAG, SELFMAG) != 0) {
     Bad(path, "not an ELF shared library (bad magic number)");
   }

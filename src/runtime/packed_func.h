@@ -107,6 +107,9 @@ struct TypedCaller<std::function<R(A...)>> {
       } catch (const TypeError& e) {
         TESSERA_THROW(TypeError) << (name.empty() ? std::string("function") : name)
                                  << ": argument " << i << ": " << e.what();
+      } catch (const OverflowError& e) {
+        TESSERA_THROW(OverflowError) << (name.empty() ? std::string("function") : name)
+                                     << ": argument " << i << ": " << e.what();
       }
     }
   }

@@ -186,6 +186,31 @@ PrimExpr neg(PrimExpr a, Span span) {
   return sub(MakeConst(a.dtype().element_of(), 0), a, span);
 }
 
+PrimExpr abs(PrimExpr a, Span span) {
+  CheckDefined(a, "abs");
+  DataType t = a.dtype();
+  if (t.is_float() || t.is_bfloat16()) return CallIntrin(t, "tir.fabs", {a}, span);
+  if (t.is_uint() || t.is_bool()) return a;
+  if (const int64_t* v = AsConstInt(a)) return *v < 0 ? neg(a, span) : a;
+  return Select(greater_equal(a, MakeConst(t.element_of(), 0)), a, neg(a), span);
+}
+
+std::vector<PrimExpr> SplitConjuncts(const PrimExpr& pred) {
+  std::vector<PrimExpr> out;
+  std::vector<PrimExpr> stack{pred};
+  while (!stack.empty()) {
+    PrimExpr e = stack.back();
+    stack.pop_back();
+    if (const auto* a = e.as<AndNode>()) {
+      stack.push_back(a->b);  // a is visited first
+      stack.push_back(a->a);
+    } else {
+      out.push_back(e);
+    }
+  }
+  return out;
+}
+
 PrimExpr truncdiv(PrimExpr a, PrimExpr b, Span span) {
   BinaryOpMatchTypes(a, b, "truncdiv");
   CheckNonZeroDivisor(a, b, "truncdiv");
@@ -433,6 +458,7 @@ TESSERA_REGISTER_GLOBAL("tir._OpAnd").set_body_typed([](PrimExpr a, PrimExpr b) 
 TESSERA_REGISTER_GLOBAL("tir._OpOr").set_body_typed([](PrimExpr a, PrimExpr b) { return logical_or(a, b); });
 TESSERA_REGISTER_GLOBAL("tir._OpNot").set_body_typed([](PrimExpr a) { return logical_not(a); });
 TESSERA_REGISTER_GLOBAL("tir._OpNeg").set_body_typed([](PrimExpr a) { return neg(a); });
+TESSERA_REGISTER_GLOBAL("tir._OpAbs").set_body_typed([](PrimExpr a) { return abs(a); });
 TESSERA_REGISTER_GLOBAL("tir._OpBitwiseAnd").set_body_typed([](PrimExpr a, PrimExpr b) { return bitwise_and(a, b); });
 TESSERA_REGISTER_GLOBAL("tir._OpBitwiseOr").set_body_typed([](PrimExpr a, PrimExpr b) { return bitwise_or(a, b); });
 TESSERA_REGISTER_GLOBAL("tir._OpBitwiseXor").set_body_typed([](PrimExpr a, PrimExpr b) { return bitwise_xor(a, b); });

@@ -5,6 +5,8 @@
 // operators and the TVMScript parser build expressions through these.
 #pragma once
 
+#include <vector>
+
 #include "tir/expr.h"
 
 namespace tessera {
@@ -18,6 +20,9 @@ PrimExpr add(PrimExpr a, PrimExpr b, Span span = Span());
 PrimExpr sub(PrimExpr a, PrimExpr b, Span span = Span());
 PrimExpr mul(PrimExpr a, PrimExpr b, Span span = Span());
 PrimExpr neg(PrimExpr a, Span span = Span());
+// |a|: fabs for floats, the identity for unsigned integers and bool, a >= 0 ? a : -a
+// (wrapping: abs(INT_MIN) == INT_MIN, as in NumPy) for signed integers.
+PrimExpr abs(PrimExpr a, Span span = Span());
 // `/`: float division for floats; truncating division for integers (TVM's div).
 PrimExpr div(PrimExpr a, PrimExpr b, Span span = Span());
 PrimExpr truncdiv(PrimExpr a, PrimExpr b, Span span = Span());
@@ -48,6 +53,10 @@ PrimExpr if_then_else(PrimExpr cond, PrimExpr t, PrimExpr f, Span span = Span())
 PrimExpr CallIntrin(DataType dtype, const std::string& op_name, Array<PrimExpr> args, Span span = Span());
 // Unary float intrinsic (exp, log, sqrt, ...) on `x` (ints are cast to float32 first).
 PrimExpr UnaryMath(const std::string& name, PrimExpr x, Span span = Span());
+
+// The conjuncts of a predicate `a && b && ...`, left to right (iterative: a
+// chain of any depth).
+std::vector<PrimExpr> SplitConjuncts(const PrimExpr& pred);
 
 PrimExpr max_value(DataType t);
 PrimExpr min_value(DataType t);

@@ -58,11 +58,9 @@ def fabs(x, span=None):  # pylint: disable=unused-argument
 
 
 def abs(x, span=None):  # pylint: disable=redefined-builtin,unused-argument
-    """|x|: fabs for floats, max(x, -x) for integers."""
-    x = _to_expr(x)
-    if x.dtype.startswith("float") or x.dtype.startswith("bfloat"):
-        return _ffi_api._UnaryMath("fabs", x)
-    return _ffi_api._OpMax(x, _ffi_api._OpNeg(x))
+    """|x|: fabs for floats, the identity for unsigned integers, x >= 0 ? x : -x
+    for signed integers (src/tir/op.cc)."""
+    return _ffi_api._OpAbs(_to_expr(x))
 
 
 def pow(x, y, span=None):  # pylint: disable=redefined-builtin,unused-argument

@@ -4,6 +4,7 @@ end) with ``keepdims``, and ``argmax``/``argmin`` (int64 index of the first
 extremum along one axis, None = of the flattened tensor)."""
 from ..error import TVMTypeError, TVMValueError
 from ..tir import op as _tir_op
+from ..tir import Select
 from ..tir import _ffi_api as _tir_ffi
 from .. import te
 
@@ -26,11 +27,23 @@ def _axes(name, x, axis):
     return sorted(out)
 
 
-def _reduce(name, reducer):
+def _check_nonempty(name, data, axes):
+    """max, min, argmax and argmin have no identity: reducing over an axis of
+    static extent 0 is an error, as in NumPy (sum and prod give 0 and 1)."""
+    for a in axes:
+        ext = data.shape[a]
+        if isinstance(ext, int) and ext == 0 or getattr(ext, "value", None) == 0:
+            raise TVMValueError(f"topi.{name}: cannot reduce over axis {a} of {data.name}, whose extent is 0 "
+                                f"(the {name} of an empty sequence is undefined, as in NumPy)")
+
+
+def _reduce(name, reducer, needs_nonempty=False):
     def op(data, axis=None, keepdims=False):
         if not isinstance(data, te.Tensor):
             raise TVMTypeError(f"topi.{name}: expected a te.Tensor, got {type(data).__name__}")
         axes = _axes(name, data, axis)
+        if needs_nonempty:
+            _check_nonempty(name, data, axes)
         rvs = [te.reduce_axis((0, data.shape[a]), name=f"k{a}") for a in axes]
         out_shape = []
         for d, ext in enumerate(data.shape):
@@ -60,8 +73,8 @@ def _reduce(name, reducer):
 
 
 sum = _reduce("sum", te.sum)  # pylint: disable=redefined-builtin
-max = _reduce("max", te.max)  # pylint: disable=redefined-builtin
-min = _reduce("min", te.min)  # pylint: disable=redefined-builtin
+max = _reduce("max", te.max, True)  # pylint: disable=redefined-builtin
+min = _reduce("min", te.min, True)  # pylint: disable=redefined-builtin
 _prod_reducer = te.comm_reducer(lambda a, b: a * b, lambda t: _tir_op.const(1, t), name="prod")
 prod = _reduce("prod", _prod_reducer)
 
@@ -91,13 +104,18 @@ def _arg_reduce(name, is_max):
             axis = axis[0]
         ndim = len(data.shape)
         if axis is None:
+            _check_nonempty(name, data, range(ndim))
             flat = _flat(data)
             out = op(flat, 0, False)
             if keepdims:
                 return te.compute([1] * ndim, lambda *i: out(), name=f"T_{name}_keepdims", tag="injective")
             return out
         ax = _axes(name, data, axis)[0]
-        extreme = (max if is_max else min)(data, ax, True)
+        _check_nonempty(name, data, [ax])
+        is_float = str(data.dtype).startswith(("float", "bfloat"))
+        # NumPy and PyTorch answer the index of the first NaN: the extreme
+        # propagates NaN, and a NaN element is a hit.
+        extreme = (_nan_reduce(name, is_max) if is_float else (max if is_max else min))(data, ax, True)
         n = data.shape[ax]
         k = te.reduce_axis((0, n), name="k")
         out_shape = [d for j, d in enumerate(data.shape) if j != ax or keepdims]
@@ -111,6 +129,8 @@ def _arg_reduce(name, is_max):
             idx = list(base)
             idx[ax] = k.var
             hit = _tir_ffi._OpEQ(data(*idx), extreme(*ext_idx))
+            if is_float:
+                hit = _tir_ffi._OpOr(hit, _tir_op.isnan(data(*idx)))
             kk = k.var.astype("int64")
             return te.min(_tir_op.if_then_else(hit, kk, _tir_op.const(2**62, "int64")), axis=[k])
 
@@ -119,6 +139,17 @@ def _arg_reduce(name, is_max):
     op.__name__ = name
     op.__doc__ = f"topi.{name}(data, axis=None, keepdims=False): int64 index of the first {name[3:]}imum."
     return op
+
+
+def _nan_reduce(name, is_max):
+    """max (or min) that is NaN as soon as one element is NaN (np.max's rule)."""
+
+    def combine(x, y):
+        best = _tir_ffi._OpMax(x, y) if is_max else _tir_ffi._OpMin(x, y)
+        return Select(_tir_op.isnan(x), x, Select(_tir_op.isnan(y), y, best))
+
+    ident = _tir_op.min_value if is_max else _tir_op.max_value
+    return _reduce(name + "_nan", te.comm_reducer(combine, ident, name=("nanmax" if is_max else "nanmin")), True)
 
 
 def _flat(data):

@@ -7,6 +7,7 @@
 #include <limits>
 #include <sstream>
 
+#include "arith/analyzer.h"
 #include "arith/expr_string.h"
 #include "ir/op.h"
 #include "runtime/registry.h"
@@ -193,23 +194,32 @@ void CodeGenLLVM::CheckVectorBounds(const Buffer& buffer, const PrimExpr& index,
 }
 
 void CodeGenLLVM::CheckDivisor(const PrimExpr& expr, llvm::Value* a, llvm::Value* b) {
+  // Always on (not only under -bound-check): a zero divisor or MIN / -1
+  // would otherwise kill the process with SIGFPE. Divisors whose bounds
+  // exclude 0 (and -1, or a dividend that excludes MIN) cost nothing.
   DataType t = expr.dtype();
-  if (!bound_check_ || IsFloat(t)) return;
-  const int64_t* cb = nullptr;
-  if (const auto* bc = expr.as<BinaryOpNode>()) cb = AsConstInt(bc->b);
-  const bool maybe_zero = cb == nullptr || *cb == 0;
-  const bool maybe_overflow = IsSigned(t) && (cb == nullptr || *cb == -1);
-  if (!maybe_zero && !maybe_overflow) return;  // a constant divisor other than 0 and -1: nothing to check
+  const auto* bin = expr.as<BinaryOpNode>();
+  if (IsFloat(t) || bin == nullptr) return;
+  arith::Analyzer ana;
+  const arith::BoundEntry db = ana.const_int_bound.Eval(bin->b);
+  const bool maybe_zero = db.min_value <= 0 && db.max_value >= 0;
+  bool maybe_overflow = IsSigned(t) && db.min_value <= -1 && db.max_value >= -1;
+  if (maybe_overflow) {
+    const arith::BoundEntry ab = ana.const_int_bound.Eval(bin->a);
+    maybe_overflow = ab.min_value <= arith::TypeBound(t.element_of()).min_value;
+  }
+  if (!maybe_zero && !maybe_overflow) return;
   std::string where = " in `" + arith::ExprToString(expr) + "` of function " + func_name_;
   if (maybe_zero) {
-    RaiseIf(builder_->CreateICmpEQ(b, llvm::Constant::getNullValue(b->getType())), "integer division by zero" + where);
+    RaiseIf(builder_->CreateICmpEQ(b, llvm::Constant::getNullValue(b->getType())),
+            "ZeroDivisionError: integer division by zero" + where);
   }
   if (maybe_overflow) {
     llvm::Type* st = b->getType()->getScalarType();
     llvm::Value* minus_one = llvm::ConstantInt::getSigned(b->getType(), -1);
     llvm::Value* min = llvm::ConstantInt::get(b->getType(), llvm::APInt::getSignedMinValue(st->getIntegerBitWidth()));
     RaiseIf(builder_->CreateAnd(builder_->CreateICmpEQ(b, minus_one), builder_->CreateICmpEQ(a, min)),
-            "integer overflow (the type's minimum divided by -1)" + where);
+            "OverflowError: integer overflow (the type's minimum divided by -1)" + where);
   }
 }
 

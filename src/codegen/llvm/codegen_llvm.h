@@ -120,8 +120,10 @@ class CodeGenLLVM : public tir::ExprFunctor<llvm::Value*(const PrimExpr&)>,
   // checks its first and last lanes (`base` is its emitted base), any other
   // vector index (`lanes`, emitted) every lane.
   void CheckVectorBounds(const tir::Buffer& buffer, const PrimExpr& index, llvm::Value* base, llvm::Value* lanes);
-  // Under -bound-check: an integer division or modulo `expr` by zero, or of
-  // the type's minimum by -1, raises naming `expr` instead of trapping.
+  // Always (with or without -bound-check): an integer division or modulo
+  // `expr` by zero raises ZeroDivisionError, and of the type's minimum by -1
+  // OverflowError, naming `expr`, instead of trapping (SIGFPE). Divisors whose
+  // constant bounds exclude 0 (and -1) emit no check.
   void CheckDivisor(const PrimExpr& expr, llvm::Value* a, llvm::Value* b);
   // Refuses a buffer (parameter or allocation) whose element dtype no
   // access could load: handles, vectors (float32x4), void.

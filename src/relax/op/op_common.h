@@ -91,8 +91,9 @@ DataType SameDType(const Call& call, const std::vector<const TensorStructInfoNod
 
 // Struct info of a reduction of operand 'x' (argument 0) over attribute "axis" (None: all; a list,
 // or one int when axis_is_single) with attribute "keepdims"; dtype out_dtype (Void: x's). statistical.cc;
-// also used by argmax/argmin (search.cc).
-StructInfo InferReduction(const Call& call, DataType out_dtype, bool axis_is_single);
+// also used by argmax/argmin (search.cc). A reduction without an identity (max, min, argmax, argmin:
+// `needs_nonempty`) over an axis of static extent 0 raises ValueError naming the op and the axis.
+StructInfo InferReduction(const Call& call, DataType out_dtype, bool axis_is_single, bool needs_nonempty);
 
 // ---- Call attributes: a Map<String, Any> keyed by TVM's attrs field names (op_attrs.cc) ----
 

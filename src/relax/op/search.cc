@@ -28,7 +28,7 @@ static auto& reg_where = SetRelaxOp(OpRegEntry::RegisterOrGet("relax.where")
                                     InferWhere, true);
 
 StructInfo InferArgReduce(const Call& call, const BlockBuilder&) {
-  return InferReduction(call, DataType::Int(64), true);
+  return InferReduction(call, DataType::Int(64), true, true);
 }
 
 static auto& reg_argmax = SetAttrSignature(

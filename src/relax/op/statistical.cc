@@ -6,7 +6,7 @@
 namespace tessera {
 namespace relax {
 
-StructInfo InferReduction(const Call& call, DataType out_dtype, bool axis_is_single) {
+StructInfo InferReduction(const Call& call, DataType out_dtype, bool axis_is_single, bool needs_nonempty) {
   CheckNumArgs(call, 1, 1);
   const auto* x = ArgSInfoAs<TensorStructInfoNode>(call, 0, "x", "a tensor");
   std::optional<std::vector<int64_t>> axes;
@@ -29,6 +29,12 @@ StructInfo InferReduction(const Call& call, DataType out_dtype, bool axis_is_sin
   for (int i = 0; i < x->ndim; ++i) out_ndim += (keepdims || !reduced[i]) ? 1 : 0;
   auto shape = x->GetShape();
   if (!shape) return TensorStructInfo(dtype, out_ndim);
+  for (int i = 0; needs_nonempty && i < x->ndim; ++i) {
+    if (reduced[i] && ConstDim((*shape)[i]) == 0) {
+      TESSERA_THROW(ValueError) << OpName(call) << ": cannot reduce over axis " << i << " of x, whose extent is 0 (the "
+                                << OpName(call).substr(6) << " of an empty sequence is undefined, as in NumPy)";
+    }
+  }
   Array<PrimExpr> out;
   for (int i = 0; i < x->ndim; ++i) {
     if (!reduced[i]) {
@@ -43,20 +49,22 @@ StructInfo InferReduction(const Call& call, DataType out_dtype, bool axis_is_sin
 namespace {
 
 StructInfo InferStatistical(const Call& call, const BlockBuilder&) {
-  return InferReduction(call, DataType::Void(), false);
+  return InferReduction(call, DataType::Void(), false, false);
+}
+StructInfo InferExtremum(const Call& call, const BlockBuilder&) {  // max, min: no identity
+  return InferReduction(call, DataType::Void(), false, true);
 }
 
-#define TESSERA_RELAX_STAT_OP(NAME, DESC)                                                                      \
-  static auto& reg_stat_##NAME = SetAttrSignature(                                                             \
-      SetRelaxOp(OpRegEntry::RegisterOrGet("relax." #NAME).set_num_inputs(1).describe(DESC), InferStatistical, \
-                 true),                                                                                        \
+#define TESSERA_RELAX_STAT_OP(NAME, INFER, DESC)                                                      \
+  static auto& reg_stat_##NAME = SetAttrSignature(                                                    \
+      SetRelaxOp(OpRegEntry::RegisterOrGet("relax." #NAME).set_num_inputs(1).describe(DESC), INFER, true), \
       {{"axis", Any()}, {"keepdims", AttrDefaultBool(false)}})
 
-TESSERA_RELAX_STAT_OP(sum, "Sum of x over axis (None: all).");
-TESSERA_RELAX_STAT_OP(mean, "Mean of x over axis (None: all).");
-TESSERA_RELAX_STAT_OP(max, "Maximum of x over axis (None: all).");
-TESSERA_RELAX_STAT_OP(min, "Minimum of x over axis (None: all).");
-TESSERA_RELAX_STAT_OP(prod, "Product of x over axis (None: all).");
+TESSERA_RELAX_STAT_OP(sum, InferStatistical, "Sum of x over axis (None: all); 0 over an empty axis.");
+TESSERA_RELAX_STAT_OP(mean, InferStatistical, "Mean of x over axis (None: all).");
+TESSERA_RELAX_STAT_OP(max, InferExtremum, "Maximum of x over axis (None: all).");
+TESSERA_RELAX_STAT_OP(min, InferExtremum, "Minimum of x over axis (None: all).");
+TESSERA_RELAX_STAT_OP(prod, InferStatistical, "Product of x over axis (None: all); 1 over an empty axis.");
 
 }  // namespace
 

@@ -232,21 +232,5 @@ void ThrowScheduleError(const std::string& primitive, const std::string& message
   ThrowScheduleError(primitive, message, func, {});
 }
 
-std::vector<PrimExpr> SplitConjuncts(const PrimExpr& pred) {
-  std::vector<PrimExpr> out;
-  std::vector<PrimExpr> stack{pred};
-  while (!stack.empty()) {
-    PrimExpr e = stack.back();
-    stack.pop_back();
-    if (const auto* a = e.as<AndNode>()) {
-      stack.push_back(a->b);  // a is visited first
-      stack.push_back(a->a);
-    } else {
-      out.push_back(e);
-    }
-  }
-  return out;
-}
-
 }  // namespace tir
 }  // namespace tessera

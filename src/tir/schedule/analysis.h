@@ -50,9 +50,7 @@ PrimFunc ReplaceInFunc(const PrimFunc& func, const Object* target, const Stmt& r
 // Whether `e` mentions variable `v`.
 bool UsesVar(const PrimExpr& e, const VarNode* v);
 bool UsesVar(const Stmt& s, const VarNode* v);
-// The conjuncts of a predicate `a && b && ...`, left to right (iterative: a
-// chain of any depth).
-std::vector<PrimExpr> SplitConjuncts(const PrimExpr& pred);
+// SplitConjuncts: tir/op.h.
 
 // Raises the "ScheduleError" kind (tvm.tir.ScheduleError in Python), naming
 // the primitive, the message, and appending the function's script with

@@ -15,28 +15,43 @@ namespace tir {
 namespace {
 
 // Replaces `if` statements (without else) whose condition provably holds
-// under the analyzer's facts by their body; counts them.
+// under the analyzer's facts by their body; counts them. A condition is
+// proven conjunct by conjunct, stopping at the first that fails (proving a
+// split predicate of d clauses whole costs far more than d small proofs).
+// With `stop_at_failure`, the walk stops at the first unproven `if` (enough
+// to know that not all hold).
 class ProvenIfRemover : public StmtExprMutator {
  public:
-  explicit ProvenIfRemover(arith::Analyzer* ana) : ana_(ana) {}
+  explicit ProvenIfRemover(arith::Analyzer* ana, bool stop_at_failure = false)
+      : ana_(ana), stop_at_failure_(stop_at_failure) {}
   using StmtExprMutator::VisitStmt_;
+  Stmt VisitStmt(const Stmt& s) override { return failed_ && stop_at_failure_ ? s : StmtExprMutator::VisitStmt(s); }
   Stmt VisitStmt_(const ForNode* op) override {
     ana_->Bind(op->loop_var, Range::FromMinExtent(op->min, op->extent), true);
     return StmtExprMutator::VisitStmt_(op);
   }
   Stmt VisitStmt_(const IfThenElseNode* op) override {
     ++total;
-    if (!op->else_case && ana_->CanProve(op->condition)) {
+    if (!op->else_case && Proven(op->condition)) {
       ++removed;
       return VisitStmt(op->then_case);
     }
+    failed_ = true;
     return StmtExprMutator::VisitStmt_(op);
   }
   PrimExpr VisitExpr(const PrimExpr& e) override { return e; }
   int total = 0, removed = 0;
 
  private:
+  bool Proven(const PrimExpr& cond) {
+    for (const PrimExpr& c : SplitConjuncts(cond)) {
+      if (!ana_->CanProve(c)) return false;
+    }
+    return true;
+  }
   arith::Analyzer* ana_;
+  bool stop_at_failure_;
+  bool failed_ = false;
 };
 
 // Gives every loop defined in a statement a fresh loop variable (and maps
@@ -135,29 +150,37 @@ class Partitioner : public StmtExprMutator {
   }
 
   // The largest k > 0 such that every `if` in the loop holds for the first k
-  // iterations, or nullopt.
+  // iterations, or nullopt. Each proof walks the loop's body and proves its
+  // conditions, so the pass bounds the number of proofs per function
+  // (kProofBudget): a nest of hundreds of split loops (each with the whole
+  // predicate below it) costs a bounded amount, the loops beyond the budget
+  // keeping their checks. Unit loops have nothing to partition and cost
+  // nothing; a loop whose first iteration is not proven stops after one proof.
   std::optional<int64_t> ProvenPrefix(const ForNode* loop) {
     if (loop->kind == ForKind::kThreadBinding || loop->kind == ForKind::kVectorized) return std::nullopt;
     const int64_t* extent = AsConstInt(loop->extent);
-    if (extent == nullptr || *extent < 1 || !if_finder_.HasIf(loop->body)) return std::nullopt;
+    if (extent == nullptr || *extent <= 1 || proofs_left_ <= 0 || !if_finder_.HasIf(loop->body)) return std::nullopt;
     auto all_proven = [&](int64_t k) {
+      --proofs_left_;
       arith::Analyzer local;
       for (const auto& [var, range] : outer_) local.Bind(var, range, true);
       local.Bind(loop->loop_var, Range::FromMinExtent(loop->min, IntImm(loop->extent.dtype(), k)), true);
-      ProvenIfRemover remover(&local);
+      ProvenIfRemover remover(&local, /*stop_at_failure=*/true);
       remover.VisitStmt(loop->body);
       return remover.total > 0 && remover.removed == remover.total;
     };
     if (all_proven(*extent)) return *extent;
-    int64_t lo = 0, hi = *extent;  // all_proven(lo) (or lo == 0), !all_proven(hi)
-    while (lo + 1 < hi) {
+    if (!all_proven(1)) return std::nullopt;
+    int64_t lo = 1, hi = *extent;  // all_proven(lo), !all_proven(hi)
+    while (lo + 1 < hi && proofs_left_ > 0) {
       int64_t mid = lo + (hi - lo) / 2;
       if (all_proven(mid)) lo = mid; else hi = mid;
     }
-    if (lo == 0) return std::nullopt;
     return lo;
   }
 
+  static constexpr int kProofBudget = 256;
+  int proofs_left_ = kProofBudget;
   std::vector<std::pair<Var, Range>> outer_;  // enclosing loops while visiting
   IfFinder if_finder_;
 };

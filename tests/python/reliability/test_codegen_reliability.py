@@ -214,6 +214,18 @@ for bad in (32, 33, 10**7, -1, -2**31):
 
 # ---- 6. integer division by zero and MIN // -1 ------------------------------
 
+def int_div_prelude(dtype):
+    """Code defining tdiv (C-style truncating division on Python ints), info
+    (np.iinfo of dtype) and a (8 dividends of dtype, extremes included)."""
+    signed = not dtype.startswith("u")
+    return f"""def tdiv(x, y):
+    q = abs(x) // abs(y)
+    return q if (x < 0) == (y < 0) else -q
+info = np.iinfo("{dtype}")
+a = np.array([info.min + 1, -7, -1, 0, 1, 7, 100, info.max] if {signed} else [0, 1, 7, 9, 100, 1000, 5, info.max],
+             dtype="{dtype}")"""
+
+
 DIV_OPS = {"floordiv": "A[i] // d", "floormod": "A[i] % d", "truncdiv": "T.truncdiv(A[i], d)",
            "truncmod": "T.truncmod(A[i], d)"}
 
@@ -233,12 +245,7 @@ def f(A: T.Buffer((8,), "{dtype}"), B: T.Buffer((8,), "{dtype}"), d: T.{dtype}):
     for i in range(8):
         B[i] = {expr}
 m = tvm.build(f, target="llvm -bound-check")
-def tdiv(x, y):
-    q = abs(x) // abs(y)
-    return q if (x < 0) == (y < 0) else -q
-info = np.iinfo("{dtype}")
-a = np.array([info.min + 1, -7, -1, 0, 1, 7, 100, info.max] if {signed} else [0, 1, 7, 9, 100, 1000, 5, info.max],
-             dtype="{dtype}")
+{int_div_prelude(dtype)}
 for d in ([3, -3, 2, -1, info.max] if {signed} else [3, 2, 1, info.max]):
     d = np.array(d, "{dtype}")
     b = tvm.nd.array(np.zeros(8, "{dtype}"))
@@ -258,14 +265,15 @@ for arr, d in bad:
 """)
 
 
+@pytest.mark.parametrize("target", ["llvm -bound-check", "llvm"])  # checked with or without the flag
 @pytest.mark.parametrize("lanes", [4, 8])
-def test_bound_check_vector_division_by_zero_in_any_lane(lanes):
+def test_bound_check_vector_division_by_zero_in_any_lane(lanes, target):
     run_ok(f"""
 @T.prim_func
 def f(A: T.Buffer(({lanes},), "int32"), D: T.Buffer(({lanes},), "int32"), B: T.Buffer(({lanes},), "int32")):
     for i in T.vectorized({lanes}):
         B[i] = A[i] // D[i]
-m = tvm.build(f, target="llvm -bound-check")
+m = tvm.build(f, target="{target}")
 a = np.arange(1, {lanes} + 1, dtype="int32") * 10
 d = np.arange(1, {lanes} + 1, dtype="int32")
 b = tvm.nd.array(np.zeros({lanes}, "int32"))

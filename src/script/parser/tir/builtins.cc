@@ -456,13 +456,7 @@ Any Binary(TIRBuilder& b, CallArgs& c) {
 
 Any Abs(TIRBuilder& b, CallArgs& c) {
   auto x = Exprs(b, c, 1);
-  return b.Guard(c.node->pos, [&]() -> PrimExpr {
-    DataType t = x[0].dtype();
-    if (t.is_float() || t.is_bfloat16()) return CallIntrin(t, "tir.fabs", {x[0]});
-    if (t.is_uint() || t.is_bool()) return x[0];
-    if (const int64_t* v = AsConstInt(x[0])) return IntImm(t, *v < 0 ? -*v : *v);
-    return Select(greater_equal(x[0], IntImm(t, 0)), x[0], neg(x[0]));
-  });
+  return b.Guard(c.node->pos, [&] { return tir::abs(x[0]); });
 }
 
 Any SelectExpr(TIRBuilder& b, CallArgs& c) {

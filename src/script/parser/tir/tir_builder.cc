@@ -229,6 +229,22 @@ Any TIRBuilder::SubscriptNamespace(const std::string& path, const ast::Expr& e, 
   return CallBuiltin(call);
 }
 
+PrimExpr TIRBuilder::ToIndex(const ast::Expr& item, const Buffer& buffer, size_t dim) {
+  PrimExpr idx = ToPrimExpr(ev_.Eval(item), item.pos, "an index");
+  if (!idx.dtype().is_int() && !idx.dtype().is_uint()) {
+    Error(item.pos, "buffer indices must be integers, got dtype " + idx.dtype().str());
+  }
+  const DataType index_type = buffer->shape[dim].dtype();
+  if (const int64_t* v = AsConstInt(idx); v != nullptr && index_type.is_int() && index_type.bits() < 64) {
+    const int64_t hi = (int64_t{1} << (index_type.bits() - 1)) - 1;
+    if (*v > hi || *v < -hi - 1) {
+      Error(item.pos, "index " + std::to_string(*v) + " of buffer '" + buffer->name + "' (dimension " +
+                          std::to_string(dim) + ") does not fit its index dtype " + index_type.str());
+    }
+  }
+  return idx;
+}
+
 Any TIRBuilder::Subscript(const Any& base, const ast::Expr& e) {
   if (const auto* b = base.as<BufferNode>()) {
     Buffer buffer = GetRef<Buffer>(b);
@@ -256,10 +272,7 @@ Any TIRBuilder::Subscript(const Any& base, const ast::Expr& e) {
         slice->extents.push_back(Guard(item.pos, [&] { return SimplifiedDifference(stop, start); }));
         slice->steps.push_back(step);
       } else {
-        PrimExpr idx = ToPrimExpr(ev_.Eval(item), item.pos, "an index");
-        if (!idx.dtype().is_int() && !idx.dtype().is_uint()) {
-          Error(item.pos, "buffer indices must be integers, got dtype " + idx.dtype().str());
-        }
+        PrimExpr idx = ToIndex(item, buffer, d);
         slice->starts.push_back(idx);
         slice->extents.push_back(PrimExpr());
         slice->steps.push_back(1);
@@ -532,11 +545,11 @@ Stmt TIRBuilder::MakeStore(const ast::Expr& target, const Any& buffer_value, con
       int64_t count = (*n + step - 1) / step;
       if (count > 65535) Error(item.pos, "vector store is too wide");
       idx = count == 1 ? start : Guard(item.pos, [&] { return PrimExpr(Ramp(start, IntImm(start.dtype(), step), static_cast<int>(count))); });
+      if (!idx.dtype().is_int() && !idx.dtype().is_uint()) {
+        Error(item.pos, "buffer indices must be integers, got dtype " + idx.dtype().str());
+      }
     } else {
-      idx = ToPrimExpr(ev_.Eval(item), item.pos, "an index");
-    }
-    if (!idx.dtype().is_int() && !idx.dtype().is_uint()) {
-      Error(item.pos, "buffer indices must be integers, got dtype " + idx.dtype().str());
+      idx = ToIndex(item, buffer, d);
     }
     lanes = std::max(lanes, idx.dtype().lanes());
     indices.push_back(idx);

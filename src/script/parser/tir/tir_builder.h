@@ -52,6 +52,10 @@ class TIRBuilder : public DialectState, public BodyFrame {
 
   // ---- conversions (used by the builtins) -----------------------------------------
   PrimExpr ToPrimExpr(const Any& v, const Pos& pos, const std::string& what = "an expression");
+  // The index `item` of dimension `dim` of `buffer`: an integer expression; a
+  // constant must fit the dtype of that dimension's extent (t[4294967297] of
+  // an int32-shaped buffer is an error at the literal, never a wrap).
+  PrimExpr ToIndex(const ast::Expr& item, const tir::Buffer& buffer, size_t dim);
   int64_t ToInt(const Any& v, const Pos& pos, const std::string& what) { return ev_.ToInt(v, pos, what); }
   std::string ToStr(const Any& v, const Pos& pos, const std::string& what) {
     if (const auto* s = v.as<tir::StringImmNode>()) return s->value;

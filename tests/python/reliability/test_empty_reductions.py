@@ -1,0 +1,115 @@
+"""Reductions over an empty axis (issue K2 item 2). The init of a reduction
+block used to run only at the first reduction iteration, so a zero-extent
+reduction left the output uninitialised. Now sum/prod over an empty axis give
+NumPy's identities 0 / 1 (static and symbolic extents, scheduled or not), and
+max/min/argmax/argmin over an axis of static extent 0 are errors naming the op
+and axis, as in NumPy. Outputs are pre-filled with garbage so a skipped init
+is seen."""
+import pytest
+
+from .test_codegen_reliability import expect_error, run_ok
+
+
+@pytest.mark.parametrize("name,identity", [("sum", 0), ("prod", 1)])
+@pytest.mark.parametrize("dtype", ["float32", "int32"])
+@pytest.mark.parametrize("symbolic", [False, True])
+def test_topi_sum_prod_over_empty_axis_give_identity(name, identity, dtype, symbolic):
+    run_ok(f"""
+from tessera import te, topi
+n = te.var("n") if {symbolic} else 0
+A = te.placeholder((3, n, 4), "{dtype}", name="A")
+for axis, keepdims in [(1, False), ((1, 2), True), (None, False)]:
+    B = topi.{name}(A, axis=axis, keepdims=keepdims)
+    m = tvm.build(te.create_prim_func([A, B]), target="llvm")
+    a = np.zeros((3, 0, 4), "{dtype}")
+    want = np.{name}(a, axis=axis, keepdims=keepdims, dtype="{dtype}")
+    b = tvm.nd.array(np.full(want.shape, 77, "{dtype}"))
+    m(tvm.nd.array(a), b)
+    np.testing.assert_array_equal(b.numpy(), want)
+    assert (want == {identity}).all()
+    if {symbolic}:  # the same kernel on a non-empty axis still reduces
+        a = np.arange(3 * 2 * 4).reshape(3, 2, 4).astype("{dtype}") % 5 + 1
+        want = np.{name}(a, axis=axis, keepdims=keepdims, dtype="{dtype}")
+        b = tvm.nd.array(np.full(want.shape, 77, "{dtype}"))
+        m(tvm.nd.array(a), b)
+        np.testing.assert_allclose(b.numpy(), want, rtol=1e-6)
+""")
+
+
+@pytest.mark.parametrize("schedule", ["none", "split", "split_reorder", "parallel"])
+def test_scheduled_symbolic_sum_over_empty_axis(schedule):
+    run_ok(f"""
+from tessera import te, topi
+n = te.var("n")
+A = te.placeholder((6, n), "float32", name="A")
+B = topi.sum(A, axis=1)
+sch = tvm.tir.Schedule(te.create_prim_func([A, B]))
+blk = sch.get_block("T_sum")
+i, k = sch.get_loops(blk)
+if "{schedule}" == "split":
+    sch.split(k, factors=[None, 4])
+elif "{schedule}" == "split_reorder":
+    io, ii = sch.split(i, factors=[None, 4])
+    ko, ki = sch.split(k, factors=[None, 3])
+    sch.reorder(io, ko, ii, ki)
+elif "{schedule}" == "parallel":
+    sch.parallel(i)
+m = tvm.build(sch.mod, target="llvm")
+for cols in [0, 1, 5, 9]:
+    a = np.random.default_rng(cols).standard_normal((6, cols)).astype("float32")
+    b = tvm.nd.array(np.full(6, 77, "float32"))
+    m(tvm.nd.array(a), b)
+    np.testing.assert_allclose(b.numpy(), a.sum(axis=1), rtol=1e-5, atol=1e-6)
+""")
+
+
+@pytest.mark.parametrize("name,identity", [("sum", 0), ("prod", 1)])
+def test_relax_sum_prod_over_empty_axis(name, identity):
+    run_ok(f"""
+from tessera import relax
+for shape in [(3, 0), (3, tvm.tir.Var("n", "int64"))]:
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo(shape, "float32"))
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            out = bb.emit_output(relax.op.{name}(x, axis=[1]))
+        bb.emit_func_output(out)
+    vm = relax.VirtualMachine(relax.build(relax.transform.LegalizeOps()(bb.get()), "llvm"), tvm.cpu())
+    res = vm["main"](tvm.nd.array(np.zeros((3, 0), "float32"))).numpy()
+    np.testing.assert_array_equal(res, np.full(3, {identity}, "float32"))
+""")
+
+
+@pytest.mark.parametrize("name", ["max", "min", "argmax", "argmin"])
+def test_relax_extremum_over_static_empty_axis_is_an_error(name):
+    expect_error(f"""
+from tessera import relax
+bb = relax.BlockBuilder()
+x = relax.Var("x", relax.TensorStructInfo((3, 0), "float32"))
+with bb.function("main", [x]):
+    bb.emit_func_output(bb.emit(relax.op.{name}(x, axis=1)))
+""", "ValueError", f"relax.{name}: cannot reduce over axis 1")
+
+
+@pytest.mark.parametrize("name", ["max", "min", "argmax", "argmin"])
+@pytest.mark.parametrize("axis", [0, None])
+def test_topi_extremum_over_static_empty_axis_is_an_error(name, axis):
+    expect_error(f"""
+from tessera import te, topi
+A = te.placeholder((0, 3), "float32", name="A")
+topi.{name}(A, axis={axis})
+""", "ValueError", f"topi.{name}: cannot reduce over axis 0")
+
+
+def test_symbolic_max_over_empty_axis_is_defined():
+    # max over a symbolic axis that is empty at run time gives the identity (the dtype's lowest value), not garbage.
+    run_ok("""
+from tessera import te, topi
+n = te.var("n")
+A = te.placeholder((3, n), "int32", name="A")
+B = topi.max(A, axis=1)
+m = tvm.build(te.create_prim_func([A, B]), target="llvm")
+b = tvm.nd.array(np.full(3, 77, "int32"))
+m(tvm.nd.array(np.zeros((3, 0), "int32")), b)
+np.testing.assert_array_equal(b.numpy(), np.full(3, np.iinfo("int32").min))
+""")
