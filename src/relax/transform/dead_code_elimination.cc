@@ -16,10 +16,9 @@
 
 namespace tessera {
 namespace relax {
-namespace {
-
-// Whether evaluating `value` may have an effect besides its result (calls
-// inside local functions only count when those are called).
+// HasSideEffect (utils.h): an impure op, packed call, PrimFunc call or call of an
+// impure function anywhere in `value` (calls inside local functions only count
+// when those are called).
 bool HasSideEffect(const RelaxExpr& value) {
   class Finder : public ExprVisitor {
    public:
@@ -42,6 +41,8 @@ bool HasSideEffect(const RelaxExpr& value) {
   f.VisitExpr(value);
   return f.found;
 }
+
+namespace {
 
 void CollectUsedVars(const RelaxExpr& e, std::unordered_set<const Object*>* used) {
   PostOrderVisit(e, [used](const RelaxExpr& n) {

@@ -26,6 +26,10 @@ inline IRModule UpdateRelaxFunctions(const IRModule& mod,
   return result;
 }
 
+// Whether evaluating `value` may have an effect besides its result (defined
+// in dead_code_elimination.cc; also read by EliminateCommonSubexpr).
+bool HasSideEffect(const RelaxExpr& value);
+
 // An ExprMutator that records the name of the variable each visited binding
 // defines, so that a pass's errors can say "bound to 'lv1'".
 class BindingNamingMutator : public ExprMutator {
