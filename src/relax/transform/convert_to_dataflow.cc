@@ -134,18 +134,21 @@ class DataflowConverter : public ExprMutator {
     std::unordered_map<const Object*, Var> remap;
     Array<Binding> bindings;
     auto rename = [&](const RelaxExpr& e) { return remap.empty() ? e : Substitute(e, remap); };
-    for (size_t k = begin; k < end; ++k) {
-      if (items[k].dataflow) {
-        for (const Binding& b : (*items[k].dataflow)->bindings) bindings.push_back(Rebind(b, b->var, rename));
-        continue;
-      }
-      const Binding& b = *items[k].binding;
+    auto add = [&](const Binding& b) {
       Var var = b->var;
       if (!outputs.count(var.get()) && !var->IsInstance<DataflowVarNode>()) {
         var = DataflowVar(var->name_hint, GetStructInfo(var), var->span);
         remap[b->var.get()] = var;
       }
       bindings.push_back(Rebind(b, var, rename));
+    };
+    for (size_t k = begin; k < end; ++k) {
+      if (items[k].dataflow) {
+        // An output of a merged block that nothing after the new block reads becomes a DataflowVar too.
+        for (const Binding& b : (*items[k].dataflow)->bindings) add(b);
+      } else {
+        add(*items[k].binding);
+      }
     }
     return DataflowBlock(bindings);
   }

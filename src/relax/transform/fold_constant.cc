@@ -198,8 +198,10 @@ class ConstantFolder : public BindingNamingMutator {
     const auto* gv = call->args[0].as<GlobalVarNode>();
     const auto* in = call->args[1].as<TupleNode>();
     if (gv == nullptr || in == nullptr) return std::nullopt;
-    auto callee = mod->functions.Get(GetRef<GlobalVar>(gv));
-    if (!callee || !(*callee)->IsInstance<tir::PrimFuncNode>()) return std::nullopt;
+    auto callee_gv = mod->FindGlobalVar(gv->name_hint);  // by name: the call may hold another module's GlobalVar
+    if (!callee_gv) return std::nullopt;
+    BaseFunc callee = mod->Lookup(*callee_gv);
+    if (!callee->IsInstance<tir::PrimFuncNode>()) return std::nullopt;
     std::vector<Any> values;
     for (const RelaxExpr& arg : in->fields) {
       const ConstantNode* c = arg.as<ConstantNode>();
@@ -229,7 +231,7 @@ class ConstantFolder : public BindingNamingMutator {
     for (const NDArray& r : results) values.emplace_back(r);
 
     const std::string what = "FoldConstant: PrimFunc '" + gv->name_hint + "' (call_tir bound to '" + bound_to_ + "')";
-    PackedFunc kernel = Compile(GetRef<GlobalVar>(gv), Downcast<tir::PrimFunc>(*callee), what);
+    PackedFunc kernel = Compile(GetRef<GlobalVar>(gv), Downcast<tir::PrimFunc>(callee), what);
     try {
       kernel.CallPacked(PackedArgs(values.data(), static_cast<int>(values.size())));
     } catch (const Error& e) {
@@ -247,13 +249,13 @@ class ConstantFolder : public BindingNamingMutator {
     if (it != compiled_.end()) return it->second;
     std::string symbol = "__fold_" + gv->name_hint;
     tir::PrimFunc named = WithAttr(func, "global_symbol", String(symbol));
-    Module built;
+    PackedFunc kernel;
     try {
-      built = codegen::Build(IRModule(Map<GlobalVar, BaseFunc>{{GlobalVar(symbol), named}}), Target("llvm"));
+      Module built = codegen::Build(IRModule(Map<GlobalVar, BaseFunc>{{GlobalVar(symbol), named}}), Target("llvm"));
+      kernel = built.GetFunctionOrThrow(symbol);  // the JIT links here
     } catch (const Error& e) {
       ThrowErrorOfKind(e.kind(), what + " cannot be built for llvm to fold it: " + e.what());
     }
-    PackedFunc kernel = built.GetFunctionOrThrow(symbol);
     compiled_.emplace(func, kernel);
     return kernel;
   }

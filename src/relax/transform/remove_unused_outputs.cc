@@ -69,6 +69,14 @@ class IndexUpdater : public ExprMutator {
       : ExprMutator(mod), results_(results), new_index_(new_index) {}
   using ExprMutator::VisitExpr_;
 
+  RelaxExpr VisitExpr_(const CallNode* op) override {
+    RelaxExpr visited = ExprMutator::VisitExpr_(op);
+    const auto* call = visited.as<CallNode>();
+    if (call == nullptr || !new_index_.count(call->op.get())) return visited;
+    // A fresh node, so that its struct info is inferred from the callee's new signature.
+    return Call(call->op, call->args, call->attrs, call->sinfo_args, call->span);
+  }
+
   RelaxExpr VisitExpr_(const TupleGetItemNode* item) override {
     auto callee = results_.find(item->tuple.get());
     auto remap = callee == results_.end() ? new_index_.end() : new_index_.find(callee->second);
