@@ -5,7 +5,8 @@
 // one-call module) and its PrimFunc run the same way; shape_to_tensor /
 // tensor_to_shape convert between known shapes and constants. A var bound to
 // a result is replaced by it in every use and its binding dropped.
-// Limits: a result over kMaxFoldedElements elements (all outputs together)
+// Kernels are built with -bound-check, so a bad access on the constants
+// raises instead of crashing. Limits: a result over kMaxFoldedElements elements (all outputs together)
 // is not folded, nor a creation op (no tensor input) over kMaxCreatedElements.
 #include <unordered_map>
 
@@ -251,7 +252,10 @@ class ConstantFolder : public BindingNamingMutator {
     tir::PrimFunc named = WithAttr(func, "global_symbol", String(symbol));
     PackedFunc kernel;
     try {
-      Module built = codegen::Build(IRModule(Map<GlobalVar, BaseFunc>{{GlobalVar(symbol), named}}), Target("llvm"));
+      // -bound-check: an out-of-bounds access or a division by zero on the constants raises
+      // (naming the buffer or expression) instead of taking the compiler down.
+      Module built = codegen::Build(IRModule(Map<GlobalVar, BaseFunc>{{GlobalVar(symbol), named}}),
+                                    Target("llvm -bound-check"));
       kernel = built.GetFunctionOrThrow(symbol);  // the JIT links here
     } catch (const Error& e) {
       ThrowErrorOfKind(e.kind(), what + " cannot be built for llvm to fold it: " + e.what());

@@ -41,3 +41,47 @@ tvm.ir.assert_structural_equal(after, mod)
 raise ValueError("unchanged")
 """
     expect_error(code, "ValueError", "unchanged")
+
+
+DIV_SOURCE = '''
+@I.ir_module
+class Div:
+    @T.prim_func
+    def div(A: T.Buffer((4,), "int32"), B: T.Buffer((4,), "int32"), C: T.Buffer((4,), "int32")):
+        for i in range(4):
+            with T.block("b"):
+                vi = T.axis.remap("S", [i])
+                C[vi] = T.floordiv(A[vi], B[vi])
+
+    @R.function
+    def main(a: R.Tensor((4,), "int32"), b: R.Tensor((4,), "int32")):
+        cls = Div
+        lv_div = R.call_tir(cls.div, (a, b), out_sinfo=R.Tensor((4,), "int32"))
+        return lv_div
+'''
+
+
+def test_division_by_zero_in_a_folded_kernel_raises_instead_of_sigfpe():
+    # Before folding ran kernels with -bound-check, this killed the compiling process (SIGFPE).
+    code = f"""
+import numpy as np
+from tessera import relax
+mod = tvm.script.from_source({DIV_SOURCE!r})
+mod = relax.transform.BindParams("main", {{"a": np.ones(4, "int32"), "b": np.zeros(4, "int32")}})(mod)
+relax.transform.FoldConstant()(mod)
+"""
+    expect_error(code, "tvm.error.TVMError", "PrimFunc 'div' (call_tir bound to 'lv_div') failed while evaluated")
+
+
+def test_same_kernel_on_valid_constants_is_folded():
+    code = f"""
+import numpy as np
+from tessera import relax
+mod = tvm.script.from_source({DIV_SOURCE!r})
+a, b = np.array([7, -7, 9, 4], "int32"), np.array([2, 2, -4, 5], "int32")
+mod = relax.transform.BindParams("main", {{"a": a, "b": b}})(mod)
+out = relax.transform.FoldConstant()(mod)["main"].body.body
+np.testing.assert_array_equal(out.data.numpy(), np.floor_divide(a, b))
+raise ValueError("folded")
+"""
+    expect_error(code, "ValueError", "folded")
