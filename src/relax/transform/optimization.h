@@ -47,6 +47,10 @@ Pass RemoveUnusedParameters();
 // elements (through var[i]) return only those; callers' indices follow.
 Pass RemoveUnusedOutputs();
 
+// Private functions called only directly take each tuple parameter as one
+// parameter per element (nested tuples flattened); call sites follow.
+Pass ExpandTupleArguments();
+
 }  // namespace transform
 }  // namespace relax
 }  // namespace tessera

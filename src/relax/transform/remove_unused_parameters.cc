@@ -13,10 +13,9 @@
 
 namespace tessera {
 namespace relax {
-namespace {
 
-// The GlobalVars some Relax function of `mod` uses other than as a callee.
-std::unordered_set<const Object*> UsedAsValue(const IRModule& mod) {
+// GlobalVarsUsedAsValue (utils.h).
+std::unordered_set<const Object*> GlobalVarsUsedAsValue(const IRModule& mod) {
   class Finder : public ExprVisitor {
    public:
     using ExprVisitor::VisitExpr_;
@@ -33,6 +32,8 @@ std::unordered_set<const Object*> UsedAsValue(const IRModule& mod) {
   }
   return finder.found;
 }
+
+namespace {
 
 // The indices of `func`'s parameters to keep (all when nothing can go).
 std::vector<size_t> KeptParams(const Function& func) {
@@ -96,7 +97,7 @@ namespace transform {
 Pass RemoveUnusedParameters() {
   return tessera::transform::CreateModulePass(
       [](IRModule mod, tessera::transform::PassContext) {
-        std::unordered_set<const Object*> used_as_value = UsedAsValue(mod);
+        std::unordered_set<const Object*> used_as_value = GlobalVarsUsedAsValue(mod);
         std::unordered_map<const Object*, std::vector<size_t>> kept;
         IRModule result = mod.ShallowCopy();
         for (const auto& [gv, base] : mod->functions.items()) {

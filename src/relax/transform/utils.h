@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <unordered_set>
 
 #include "relax/expr.h"
 #include "relax/expr_functor.h"
@@ -29,6 +30,11 @@ inline IRModule UpdateRelaxFunctions(const IRModule& mod,
 // Whether evaluating `value` may have an effect besides its result (defined
 // in dead_code_elimination.cc; also read by EliminateCommonSubexpr).
 bool HasSideEffect(const RelaxExpr& value);
+
+// The GlobalVars that some Relax function of `mod` uses other than as the
+// callee of a call (passed or bound as a value): their signatures must stay.
+// Defined in remove_unused_parameters.cc.
+std::unordered_set<const Object*> GlobalVarsUsedAsValue(const IRModule& mod);
 
 // An ExprMutator that records the name of the variable each visited binding
 // defines, so that a pass's errors can say "bound to 'lv1'".

@@ -1,7 +1,7 @@
 """Relax graph rewrites outside relax.build's lowering pipeline, with TVM
 v0.18's names and signatures: ``EliminateCommonSubexpr``, ``FoldConstant``,
 ``CanonicalizeBindings``, ``ConvertToDataflow``, ``RemoveUnusedParameters``,
-``RemoveUnusedOutputs``. Each returns a registered C++ pass
+``RemoveUnusedOutputs``, ``ExpandTupleArguments``. Each returns a registered C++ pass
 (src/relax/transform/, declared in optimization.h)."""
 from ..._ffi.registry import get_global_func, register_func
 from .legalize_ops import LegalizeOps
@@ -64,6 +64,13 @@ def RemoveUnusedOutputs():
     return get_global_func("relax.transform.RemoveUnusedOutputs")()
 
 
+def ExpandTupleArguments():
+    """Private Relax functions that are only called directly take each tuple
+    parameter as one parameter per element (nested tuples flattened); the
+    body rebuilds the tuple first and call sites pass the elements."""
+    return get_global_func("relax.transform.ExpandTupleArguments")()
+
+
 # FoldConstant legalizes high-level ops through the registered
 # "relax.transform.LegalizeOps" constructor; provide it while LegalizeOps is
 # a Python pass.
@@ -72,4 +79,4 @@ if get_global_func("relax.transform.LegalizeOps", allow_missing=True) is None:
 
 
 __all__ = ["EliminateCommonSubexpr", "CanonicalizeBindings", "FoldConstant", "ConvertToDataflow",
-           "RemoveUnusedParameters", "RemoveUnusedOutputs"]
+           "RemoveUnusedParameters", "RemoveUnusedOutputs", "ExpandTupleArguments"]
