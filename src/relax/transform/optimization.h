@@ -51,6 +51,11 @@ Pass RemoveUnusedOutputs();
 // parameter per element (nested tuples flattened); call sites follow.
 Pass ExpandTupleArguments();
 
+// Local functions become private module functions `<outer>_<name>`; captured
+// vars become trailing parameters passed at every call (NotImplementedError
+// for a capturing function used as a value: closures are not supported).
+Pass LambdaLift();
+
 }  // namespace transform
 }  // namespace relax
 }  // namespace tessera

@@ -1,7 +1,7 @@
 """Relax graph rewrites outside relax.build's lowering pipeline, with TVM
 v0.18's names and signatures: ``EliminateCommonSubexpr``, ``FoldConstant``,
 ``CanonicalizeBindings``, ``ConvertToDataflow``, ``RemoveUnusedParameters``,
-``RemoveUnusedOutputs``, ``ExpandTupleArguments``. Each returns a registered C++ pass
+``RemoveUnusedOutputs``, ``ExpandTupleArguments``, ``LambdaLift``. Each returns a registered C++ pass
 (src/relax/transform/, declared in optimization.h)."""
 from ..._ffi.registry import get_global_func, register_func
 from .legalize_ops import LegalizeOps
@@ -71,6 +71,15 @@ def ExpandTupleArguments():
     return get_global_func("relax.transform.ExpandTupleArguments")()
 
 
+def LambdaLift():
+    """Every local function becomes a private module function named
+    ``<outer>_<name>`` (made unique) and its calls call it directly. Vars it
+    captures become trailing parameters passed at each call, where TVM builds
+    a closure; a capturing local function used other than as a callee raises
+    NotImplementedError naming it."""
+    return get_global_func("relax.transform.LambdaLift")()
+
+
 # FoldConstant legalizes high-level ops through the registered
 # "relax.transform.LegalizeOps" constructor; provide it while LegalizeOps is
 # a Python pass.
@@ -79,4 +88,5 @@ if get_global_func("relax.transform.LegalizeOps", allow_missing=True) is None:
 
 
 __all__ = ["EliminateCommonSubexpr", "CanonicalizeBindings", "FoldConstant", "ConvertToDataflow",
-           "RemoveUnusedParameters", "RemoveUnusedOutputs", "ExpandTupleArguments"]
+           "RemoveUnusedParameters", "RemoveUnusedOutputs", "ExpandTupleArguments",
+           "LambdaLift"]
