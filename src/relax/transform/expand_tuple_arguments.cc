@@ -10,6 +10,7 @@
 #include "relax/transform/optimization.h"
 #include "relax/transform/utils.h"
 #include "runtime/registry.h"
+#include "runtime/stack_guard.h"
 
 namespace tessera {
 namespace relax {
@@ -18,6 +19,7 @@ namespace {
 // The element params standing for `param` (appended to `params`), and the
 // expression rebuilding `param`'s value from them.
 RelaxExpr Expand(const std::string& name, const StructInfo& sinfo, Array<Var>* params) {
+  CheckStack("tuple parameter (ExpandTupleArguments)");
   const auto* tuple = sinfo.as<TupleStructInfoNode>();
   if (tuple == nullptr) {
     Var p(name, sinfo);
@@ -51,6 +53,7 @@ class CallSiteExpander : public ExprMutator {
   // `arg` (of struct info `sinfo`) as the arguments of Expand's element params: the
   // fields of a tuple literal (or of a var bound to one), else `arg[i]`.
   void Flatten(const RelaxExpr& arg, const StructInfo& sinfo, Array<RelaxExpr>* out) {
+    CheckStack("tuple argument (ExpandTupleArguments)");
     const auto* tuple = sinfo.as<TupleStructInfoNode>();
     if (tuple == nullptr) {
       out->push_back(arg);

@@ -18,6 +18,7 @@
 #include "relax/transform/utils.h"
 #include "runtime/module.h"
 #include "runtime/registry.h"
+#include "runtime/stack_guard.h"
 #include "target/target.h"
 #include "tir/function.h"
 
@@ -146,6 +147,7 @@ class ConstantFolder : public BindingNamingMutator {
     std::unordered_map<const Object*, Constant> param_value;
     bool ok = true;
     std::function<RelaxExpr(const RelaxExpr&)> lift = [&](const RelaxExpr& arg) -> RelaxExpr {
+      CheckStack("call argument (FoldConstant)");
       if (const auto* c = arg.as<ConstantNode>()) {
         Var p("c" + std::to_string(params.size()), GetStructInfo(arg));
         params.push_back(p);
