@@ -72,8 +72,9 @@ std::vector<size_t> KeptParams(const Function& func) {
 // Calls of the rewritten functions pass only the kept arguments.
 class CallSiteUpdater : public ExprMutator {
  public:
-  CallSiteUpdater(IRModule mod, const std::unordered_map<const Object*, std::vector<size_t>>& kept)
-      : ExprMutator(mod), kept_(kept) {}
+  CallSiteUpdater(IRModule mod, const std::unordered_map<const Object*, std::vector<size_t>>& kept,
+                  const std::unordered_map<const Object*, size_t>& arity)
+      : ExprMutator(mod), kept_(kept), arity_(arity) {}
   using ExprMutator::VisitExpr_;
 
   RelaxExpr VisitExpr_(const CallNode* op) override {
@@ -81,6 +82,10 @@ class CallSiteUpdater : public ExprMutator {
     const auto* call = visited.as<CallNode>();
     auto it = call == nullptr ? kept_.end() : kept_.find(call->op.get());
     if (it == kept_.end()) return visited;
+    auto arity = arity_.find(call->op.get());
+    TESSERA_CHECK_OR_THROW(call->args.size() == arity->second, ValueError)
+        << "RemoveUnusedParameters: a call of '" << Downcast<GlobalVar>(call->op)->name_hint << "' passes "
+        << call->args.size() << " arguments; the function takes " << arity->second;
     Array<RelaxExpr> args;
     for (size_t i : it->second) args.push_back(call->args[i]);
     return Call(call->op, args, call->attrs, call->sinfo_args, call->span);
@@ -88,6 +93,7 @@ class CallSiteUpdater : public ExprMutator {
 
  private:
   const std::unordered_map<const Object*, std::vector<size_t>>& kept_;
+  const std::unordered_map<const Object*, size_t>& arity_;  // parameter count before the pass
 };
 
 }  // namespace
@@ -99,6 +105,7 @@ Pass RemoveUnusedParameters() {
       [](IRModule mod, tessera::transform::PassContext) {
         std::unordered_set<const Object*> used_as_value = GlobalVarsUsedAsValue(mod);
         std::unordered_map<const Object*, std::vector<size_t>> kept;
+        std::unordered_map<const Object*, size_t> arity;
         IRModule result = mod.ShallowCopy();
         for (const auto& [gv, base] : mod->functions.items()) {
           const auto* func = base.as<FunctionNode>();
@@ -111,10 +118,11 @@ Pass RemoveUnusedParameters() {
           Function updated(params, func->body, func->ret_struct_info, func->is_pure, func->attrs, func->span);
           result.mutable_node()->Update(gv, Downcast<Function>(BlockBuilder::Create(result)->Normalize(updated)));
           kept[gv.get()] = std::move(keep);
+          arity[gv.get()] = func->params.size();
         }
         if (kept.empty()) return mod;
         return UpdateRelaxFunctions(result, [&](const GlobalVar&, const Function& f) {
-          return Downcast<Function>(CallSiteUpdater(result, kept).VisitExpr(f));
+          return Downcast<Function>(CallSiteUpdater(result, kept, arity).VisitExpr(f));
         });
       },
       0, "RemoveUnusedParameters");
