@@ -4,6 +4,7 @@
 // and DeadCodeElimination then remove the copy). Scopes follow visibility:
 // dataflow vars die with their block, If branches see what precedes the If
 // but not each other, local functions start afresh.
+#include <functional>
 #include <unordered_map>
 #include <vector>
 
@@ -49,54 +50,35 @@ class CommonSubexprEliminator : public ExprMutator {
 
   RelaxExpr VisitExpr_(const FunctionNode* op) override {
     // A local function shares nothing with its enclosing function.
-    std::vector<Scope> saved;
-    saved.swap(scopes_);
-    RelaxExpr out;
-    try {
-      out = ExprMutator::VisitExpr_(op);
-    } catch (...) {
-      scopes_.swap(saved);
-      throw;
-    }
-    scopes_.swap(saved);
-    return out;
+    std::vector<Scope> enclosing;
+    enclosing.swap(scopes_);
+    ScopeFrame restore([&] { scopes_.swap(enclosing); });
+    return ExprMutator::VisitExpr_(op);
   }
 
   RelaxExpr VisitExpr_(const SeqExprNode* op) override {
     // A function body or an If branch: what it binds is invisible after it.
     scopes_.emplace_back();
-    RelaxExpr out;
-    try {
-      out = ExprMutator::VisitExpr_(op);
-    } catch (...) {
-      scopes_.pop_back();
-      throw;
-    }
-    scopes_.pop_back();
-    return out;
+    ScopeFrame pop([&] { scopes_.pop_back(); });
+    return ExprMutator::VisitExpr_(op);
   }
 
   BindingBlock VisitBindingBlock_(const DataflowBlockNode* block) override {
     scopes_.emplace_back();
     scopes_.back().dataflow = true;
-    BindingBlock out;
-    try {
-      out = ExprMutator::VisitBindingBlock_(block);
-    } catch (...) {
-      scopes_.pop_back();
-      throw;
-    }
-    Scope inner = std::move(scopes_.back());
-    scopes_.pop_back();
+    ScopeFrame pop([&] { scopes_.pop_back(); });
+    BindingBlock out = ExprMutator::VisitBindingBlock_(block);
+    Scope& inner = scopes_.back();
     // Uses after the block cannot read the block's dataflow vars.
     for (const Object* v : inner.local_remaps) var_remap_.erase(v);
     // The block's values stay reusable after it through its output vars.
-    if (!scopes_.empty()) {
+    if (scopes_.size() > 1) {
+      Scope& outer = scopes_[scopes_.size() - 2];
       for (auto& [key, var] : inner.values) {
         if (!var->IsInstance<DataflowVarNode>()) {
-          scopes_.back().values.emplace(key, var);
+          outer.values.emplace(key, var);
         } else if (auto it = inner.output_aliases.find(key); it != inner.output_aliases.end()) {
-          scopes_.back().values.emplace(key, it->second);
+          outer.values.emplace(key, it->second);
         }
       }
     }
@@ -133,6 +115,13 @@ class CommonSubexprEliminator : public ExprMutator {
   }
 
  private:
+  // Runs `leave` when the visit of a scope ends, normally or by an exception.
+  struct ScopeFrame {
+    explicit ScopeFrame(std::function<void()> leave) : leave(std::move(leave)) {}
+    ~ScopeFrame() { leave(); }
+    std::function<void()> leave;
+  };
+
   struct Scope {
     bool dataflow = false;
     std::unordered_map<ObjectRef, Var, KeyHash, KeyEqual> values;

@@ -79,15 +79,12 @@ namespace transform {
 Pass ExpandTupleArguments() {
   return tessera::transform::CreateModulePass(
       [](IRModule mod, tessera::transform::PassContext) {
-        std::unordered_set<const Object*> used_as_value = GlobalVarsUsedAsValue(mod);
         std::unordered_map<const Object*, Array<StructInfo>> old_params;  // expanded function -> its old params
-        IRModule result = mod.ShallowCopy();
-        for (const auto& [gv, base] : mod->functions.items()) {
-          const auto* func = base.as<FunctionNode>();
-          if (func == nullptr || func->attrs.Get("global_symbol") || used_as_value.count(gv.get())) continue;
+        IRModule result = RewritePrivateFunctions(mod, [&](const GlobalVar& gv, const Function& func)
+                                                           -> std::optional<Function> {
           bool has_tuple = false;
           for (const Var& p : func->params) has_tuple |= GetStructInfo(p)->IsInstance<TupleStructInfoNode>();
-          if (!has_tuple) continue;
+          if (!has_tuple) return std::nullopt;
           Array<Var> params;
           Array<Binding> rebuild;
           Array<StructInfo> sinfos;
@@ -114,11 +111,9 @@ Pass ExpandTupleArguments() {
           } else {
             blocks.insert_at(0, BindingBlock(rebuild));
           }
-          Function updated(params, SeqExpr(blocks, body), func->ret_struct_info, func->is_pure, func->attrs,
-                           func->span);
-          result.mutable_node()->Update(gv, Downcast<Function>(BlockBuilder::Create(result)->Normalize(updated)));
           old_params[gv.get()] = sinfos;
-        }
+          return Function(params, SeqExpr(blocks, body), func->ret_struct_info, func->is_pure, func->attrs, func->span);
+        });
         if (old_params.empty()) return mod;
         return UpdateRelaxFunctions(result, [&](const GlobalVar&, const Function& f) {
           return Downcast<Function>(CallSiteExpander(result, old_params).VisitExpr(f));

@@ -102,17 +102,15 @@ Pass RemoveUnusedOutputs() {
         for (const auto& [gv, func] : mod->functions.items()) {
           if (func->IsInstance<FunctionNode>()) finder.VisitExpr(Downcast<Function>(func));
         }
-        IRModule result = mod.ShallowCopy();
         std::unordered_map<const Object*, std::map<int, int>> new_index;
-        for (const auto& [gv, base] : mod->functions.items()) {
-          const auto* func = base.as<FunctionNode>();
-          if (func == nullptr || func->attrs.Get("global_symbol") || finder.whole_.count(gv.get())) continue;
+        IRModule result = RewritePrivateFunctions(mod, [&](const GlobalVar& gv, const Function& func)
+                                                           -> std::optional<Function> {
           auto used = finder.used_.find(gv.get());
           const auto* seq = func->body.as<SeqExprNode>();
           const auto* tuple = seq == nullptr ? nullptr : seq->body.as<TupleNode>();
-          if (used == finder.used_.end() || used->second.empty() || tuple == nullptr ||
-              used->second.size() == tuple->fields.size()) {
-            continue;
+          if (finder.whole_.count(gv.get()) || used == finder.used_.end() || used->second.empty() ||
+              tuple == nullptr || used->second.size() == tuple->fields.size()) {
+            return std::nullopt;
           }
           std::map<int, int> positions;
           Array<RelaxExpr> fields;
@@ -120,13 +118,13 @@ Pass RemoveUnusedOutputs() {
             positions[i] = static_cast<int>(fields.size());
             fields.push_back(tuple->fields[i]);
           }
+          new_index[gv.get()] = std::move(positions);
           RelaxExpr body = fields.size() == 1 ? fields[0] : RelaxExpr(Tuple(fields, tuple->span));
           Function updated(func->params, SeqExpr(seq->blocks, body, seq->span), std::nullopt, func->is_pure,
                            func->attrs, func->span);
-          updated = RemoveAllUnused(Downcast<Function>(BlockBuilder::Create(result)->Normalize(updated)));
-          result.mutable_node()->Update(gv, updated);
-          new_index[gv.get()] = std::move(positions);
-        }
+          // The bindings that fed only the dropped elements go.
+          return RemoveAllUnused(Downcast<Function>(BlockBuilder::Create(mod)->Normalize(updated)));
+        });
         if (new_index.empty()) return mod;
         return UpdateRelaxFunctions(result, [&](const GlobalVar&, const Function& f) {
           return Downcast<Function>(IndexUpdater(result, finder.results_, new_index).VisitExpr(f));

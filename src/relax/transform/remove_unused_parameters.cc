@@ -103,23 +103,18 @@ namespace transform {
 Pass RemoveUnusedParameters() {
   return tessera::transform::CreateModulePass(
       [](IRModule mod, tessera::transform::PassContext) {
-        std::unordered_set<const Object*> used_as_value = GlobalVarsUsedAsValue(mod);
         std::unordered_map<const Object*, std::vector<size_t>> kept;
         std::unordered_map<const Object*, size_t> arity;
-        IRModule result = mod.ShallowCopy();
-        for (const auto& [gv, base] : mod->functions.items()) {
-          const auto* func = base.as<FunctionNode>();
-          if (func == nullptr || func->attrs.Get("global_symbol")) continue;
-          if (used_as_value.count(gv.get())) continue;  // a call we cannot see may pass every argument
-          std::vector<size_t> keep = KeptParams(GetRef<Function>(func));
-          if (keep.size() == func->params.size()) continue;
+        IRModule result = RewritePrivateFunctions(mod, [&](const GlobalVar& gv, const Function& func)
+                                                           -> std::optional<Function> {
+          std::vector<size_t> keep = KeptParams(func);
+          if (keep.size() == func->params.size()) return std::nullopt;
           Array<Var> params;
           for (size_t i : keep) params.push_back(func->params[i]);
-          Function updated(params, func->body, func->ret_struct_info, func->is_pure, func->attrs, func->span);
-          result.mutable_node()->Update(gv, Downcast<Function>(BlockBuilder::Create(result)->Normalize(updated)));
           kept[gv.get()] = std::move(keep);
           arity[gv.get()] = func->params.size();
-        }
+          return Function(params, func->body, func->ret_struct_info, func->is_pure, func->attrs, func->span);
+        });
         if (kept.empty()) return mod;
         return UpdateRelaxFunctions(result, [&](const GlobalVar&, const Function& f) {
           return Downcast<Function>(CallSiteUpdater(result, kept, arity).VisitExpr(f));

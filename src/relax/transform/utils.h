@@ -36,6 +36,25 @@ bool HasSideEffect(const RelaxExpr& value);
 // Defined in remove_unused_parameters.cc.
 std::unordered_set<const Object*> GlobalVarsUsedAsValue(const IRModule& mod);
 
+// Rewrites the signatures of the private Relax functions of `mod` (no
+// "global_symbol") that no function uses as a value, so that every call of
+// them is visible: `rewrite(gv, func)` returns the new function, or nullopt
+// to keep it. Returns a copy of `mod` holding the new functions (normalized,
+// their GlobalVars' signatures updated); the caller then updates the calls.
+inline IRModule RewritePrivateFunctions(
+    const IRModule& mod, const std::function<std::optional<Function>(const GlobalVar&, const Function&)>& rewrite) {
+  std::unordered_set<const Object*> used_as_value = GlobalVarsUsedAsValue(mod);
+  IRModule result = mod.ShallowCopy();
+  for (const auto& [gv, base] : mod->functions.items()) {
+    const auto* func = base.as<FunctionNode>();
+    if (func == nullptr || func->attrs.Get("global_symbol") || used_as_value.count(gv.get())) continue;
+    if (auto updated = rewrite(gv, GetRef<Function>(func))) {
+      result.mutable_node()->Update(gv, Downcast<Function>(BlockBuilder::Create(result)->Normalize(*updated)));
+    }
+  }
+  return result;
+}
+
 // An ExprMutator that records the name of the variable each visited binding
 // defines, so that a pass's errors can say "bound to 'lv1'".
 class BindingNamingMutator : public ExprMutator {
