@@ -8,8 +8,6 @@
 #include <unordered_map>
 #include <vector>
 
-#include "ir/structural_equal.h"
-#include "ir/structural_hash.h"
 #include "relax/expr_functor.h"
 #include "relax/transform/function_pass.h"
 #include "relax/transform/optimization.h"
@@ -19,13 +17,6 @@
 namespace tessera {
 namespace relax {
 namespace {
-
-struct KeyHash {
-  size_t operator()(const ObjectRef& key) const { return static_cast<size_t>(StructuralHash(Any(key))); }
-};
-struct KeyEqual {
-  bool operator()(const ObjectRef& a, const ObjectRef& b) const { return StructuralEqual(Any(a), Any(b)); }
-};
 
 // Ops that are pure but whose every call must produce a distinct object.
 bool IsAllocation(const RelaxExpr& value) {
@@ -124,9 +115,9 @@ class CommonSubexprEliminator : public ExprMutator {
 
   struct Scope {
     bool dataflow = false;
-    std::unordered_map<ObjectRef, Var, KeyHash, KeyEqual> values;
+    std::unordered_map<ObjectRef, Var, StructuralKeyHash, StructuralKeyEqual> values;
     // For a value first bound to a dataflow var: the first output var bound to it.
-    std::unordered_map<ObjectRef, Var, KeyHash, KeyEqual> output_aliases;
+    std::unordered_map<ObjectRef, Var, StructuralKeyHash, StructuralKeyEqual> output_aliases;
     std::vector<const Object*> local_remaps;  // remaps to dataflow vars, undone at block end
   };
 

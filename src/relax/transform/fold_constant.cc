@@ -11,8 +11,6 @@
 #include <unordered_map>
 
 #include "codegen/build_module.h"
-#include "ir/structural_equal.h"
-#include "ir/structural_hash.h"
 #include "relax/transform/function_pass.h"
 #include "relax/transform/optimization.h"
 #include "relax/transform/utils.h"
@@ -52,13 +50,6 @@ int64_t NumElements(const std::vector<int64_t>& shape) {
   }
   return n;
 }
-
-struct StructKeyHash {
-  size_t operator()(const ObjectRef& k) const { return static_cast<size_t>(StructuralHash(Any(k))); }
-};
-struct StructKeyEqual {
-  bool operator()(const ObjectRef& a, const ObjectRef& b) const { return StructuralEqual(Any(a), Any(b)); }
-};
 
 class ConstantFolder : public BindingNamingMutator {
  public:
@@ -268,7 +259,7 @@ class ConstantFolder : public BindingNamingMutator {
 
   IRModule mod_;
   std::unordered_map<const Object*, RelaxExpr> known_;  // var -> the constant or shape it is bound to
-  std::unordered_map<ObjectRef, PackedFunc, StructKeyHash, StructKeyEqual> compiled_;
+  std::unordered_map<ObjectRef, PackedFunc, StructuralKeyHash, StructuralKeyEqual> compiled_;
 };
 
 }  // namespace

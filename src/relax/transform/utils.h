@@ -6,6 +6,8 @@
 #include <functional>
 #include <unordered_set>
 
+#include "ir/structural_equal.h"
+#include "ir/structural_hash.h"
 #include "relax/expr.h"
 #include "relax/expr_functor.h"
 
@@ -26,6 +28,15 @@ inline IRModule UpdateRelaxFunctions(const IRModule& mod,
   }
   return result;
 }
+
+// Hash and equality of IR by structure (StructuralHash / StructuralEqual),
+// for maps keyed by expressions, struct infos or functions.
+struct StructuralKeyHash {
+  size_t operator()(const ObjectRef& key) const { return static_cast<size_t>(StructuralHash(Any(key))); }
+};
+struct StructuralKeyEqual {
+  bool operator()(const ObjectRef& a, const ObjectRef& b) const { return StructuralEqual(Any(a), Any(b)); }
+};
 
 // Whether evaluating `value` may have an effect besides its result (defined
 // in dead_code_elimination.cc; also read by EliminateCommonSubexpr).
