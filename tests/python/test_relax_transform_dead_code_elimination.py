@@ -112,3 +112,11 @@ def test_dead_code_elimination_keeps_the_numbers():
     assert [gv.name_hint for gv in after.get_global_vars()] == ["main"]
     assert [b.var.name_hint for blk in after["main"].body.blocks for b in blk.bindings] == ["live"]
     assert_same_numbers(Before, after)
+
+
+def test_extern_functions_are_kept():
+    bb = relax.BlockBuilder()
+    bb.add_func(relax.extern("my_extern"), "my_extern")
+    before = bb.get()
+    after = relax.transform.DeadCodeElimination()(before)
+    assert [gv.name_hint for gv in after.get_global_vars()] == ["my_extern"]
