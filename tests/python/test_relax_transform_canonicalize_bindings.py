@@ -239,3 +239,49 @@ def test_nothing_to_do_keeps_the_module_functions():
 
     after = _canon(Before)
     assert after["main"].same_as(Before["main"])
+
+
+def test_output_nothing_reads_after_the_block_becomes_dataflow_var():
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor((4,), "float32")):
+            with R.dataflow():
+                y = R.exp(x)
+                z = R.add(y, x)
+                R.output(y, z)
+            return z
+
+    @I.ir_module
+    class Expected:
+        @R.function
+        def main(x: R.Tensor((4,), "float32")):
+            with R.dataflow():
+                y = R.exp(x)
+                z = R.add(y, x)
+                R.output(z)
+            return z
+
+    after = _canon(Before)
+    tvm.ir.assert_structural_equal(after, Expected)
+    assert isinstance(after["main"].body.blocks[0].bindings[0].var, relax.DataflowVar)
+    assert_same_numbers(Before, after)
+
+
+def test_return_struct_info_follows_a_more_precise_body():
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(a: R.Tensor(("n", 4), "float32"), b: R.Tensor((6, 4), "float32")):
+            with R.dataflow():
+                c = b
+                d: R.Tuple(R.Tensor(dtype="float32", ndim=2), R.Tensor((6, 4), "float32")) = (a, c)
+                e = d
+                R.output(e)
+            return e
+
+    after = _canon(Before)
+    n = after["main"].params[0].struct_info.shape[0]
+    tvm.ir.assert_structural_equal(
+        after["main"].ret_struct_info,
+        relax.TupleStructInfo([relax.TensorStructInfo((n, 4), "float32"), relax.TensorStructInfo((6, 4), "float32")]))

@@ -1,8 +1,10 @@
 // CanonicalizeBindings (relax.transform.CanonicalizeBindings): removes
 // bindings that only rename a value (`y = x`, a match_cast to the struct info
 // the value already has, `w = t[i]` of a tuple literal `t`) and renames their
-// uses; an output var bound to a dataflow var takes over that var's binding.
-// First an analysis collects the renamings, then one mutation applies them.
+// uses; an output var bound to a dataflow var takes over that var's binding;
+// outputs nothing reads after their block become DataflowVars; the return
+// struct info follows a body that became more precise. First an analysis
+// collects the renamings, then one mutation applies them.
 #include <unordered_map>
 #include <unordered_set>
 
@@ -10,6 +12,7 @@
 #include "relax/expr_functor.h"
 #include "relax/transform/function_pass.h"
 #include "relax/transform/optimization.h"
+#include "relax/transform/utils.h"
 #include "runtime/registry.h"
 
 namespace tessera {
@@ -24,6 +27,8 @@ class CopyFinder : public ExprVisitor {
   void VisitBinding_(const VarBindingNode* binding) override {
     ExprVisitor::VisitBinding_(binding);
     if (const auto* tuple = binding->value.as<TupleNode>()) tuples_[binding->var.get()] = tuple;
+    // (A copy annotated with looser struct info, `z: R.Object = x`, goes too, as in TVM:
+    // re-emitting it would refine `z` to `x`'s struct info anyway.)
     if (auto source = CopiedVar(binding->value)) Alias(binding->var, *source);
   }
 
@@ -33,6 +38,7 @@ class CopyFinder : public ExprVisitor {
     if (value == nullptr) return;
     Var source = Resolve(GetRef<Var>(value));
     StructInfo have = GetStructInfo(source);
+    // A cast to what the value already is, or to a supertype that defines no symbolic dim.
     bool trivial = StructuralEqual(Any(binding->struct_info), Any(have)) ||
                    (TIRVarsInStructInfo(binding->struct_info).empty() && IsBaseOf(binding->struct_info, have));
     if (trivial) Alias(binding->var, source);
@@ -113,6 +119,64 @@ class CopyRemover : public ExprMutator {
   const CopyFinder& found_;
 };
 
+// Outputs of a dataflow block that nothing after the block reads become
+// DataflowVars (they only served the block, or a copy that was removed).
+class OutputDemoter : public ExprMutator {
+ public:
+  using ExprMutator::ExprMutator;
+  using ExprMutator::VisitExpr_;
+
+  RelaxExpr VisitExpr_(const SeqExprNode* op) override {
+    RelaxExpr visited = ExprMutator::VisitExpr_(op);
+    const auto* seq = visited.as<SeqExprNode>();
+    if (seq == nullptr) return visited;
+    std::unordered_set<const Object*> used_after;
+    auto collect = [&](const RelaxExpr& e) {
+      PostOrderVisit(e, [&](const RelaxExpr& n) {
+        if (n->IsInstance<VarNode>()) used_after.insert(n.get());
+      });
+    };
+    collect(seq->body);
+    Array<BindingBlock> blocks = seq->blocks;
+    bool changed = false;
+    for (size_t i = blocks.size(); i-- > 0;) {
+      const BindingBlock block = blocks[i];
+      if (block->IsInstance<DataflowBlockNode>()) {
+        bool demote = false;
+        for (const Binding& b : block->bindings) {
+          demote |= !b->var->IsInstance<DataflowVarNode>() && !used_after.count(b->var.get());
+        }
+        if (demote) {
+          blocks.Set(i, AsDataflowBlock(block->bindings, used_after));
+          changed = true;
+        }
+      }
+      for (const Binding& b : block->bindings) {
+        if (const auto* vb = b.as<VarBindingNode>()) collect(vb->value);
+        if (const auto* mc = b.as<MatchCastNode>()) collect(mc->value);
+      }
+    }
+    if (!changed) return visited;
+    return SeqExpr(blocks, seq->body, seq->span);
+  }
+};
+
+// When removing copies made the body's struct info more precise (a copy had
+// a looser annotation), the function's return struct info follows, provided
+// every symbolic dim in it is defined by the parameters.
+Function RefineReturn(const Function& func) {
+  StructInfo body = GetStructInfo(func->body);
+  if (StructuralEqual(Any(body), Any(func->ret_struct_info)) || !IsBaseOf(func->ret_struct_info, body)) return func;
+  std::unordered_set<const Object*> defined;
+  for (const Var& p : func->params) {
+    for (const tir::Var& v : TIRVarsInStructInfo(GetStructInfo(p))) defined.insert(v.get());
+  }
+  for (const tir::Var& v : TIRVarsInStructInfo(body)) {
+    if (!defined.count(v.get())) return func;
+  }
+  return Function(func->params, func->body, body, func->is_pure, func->attrs, func->span);
+}
+
 }  // namespace
 
 namespace transform {
@@ -122,8 +186,10 @@ Pass CanonicalizeBindings() {
       [](Function func, IRModule mod, PassContext) {
         CopyFinder finder;
         finder.VisitExpr(func);
-        if (finder.dropped_.empty()) return func;
-        return Downcast<Function>(CopyRemover(mod, finder).VisitExpr(func));
+        Function out = func;
+        if (!finder.dropped_.empty()) out = Downcast<Function>(CopyRemover(mod, finder).VisitExpr(func));
+        out = Downcast<Function>(OutputDemoter(mod).VisitExpr(out));
+        return out.same_as(func) ? out : RefineReturn(out);
       },
       1, "CanonicalizeBindings");
 }

@@ -14,6 +14,38 @@
 
 namespace tessera {
 namespace relax {
+
+// AsDataflowBlock (utils.h).
+DataflowBlock AsDataflowBlock(const Array<Binding>& bindings, const std::unordered_set<const Object*>& outputs) {
+  class Renamer : public ExprMutator {
+   public:
+    using ExprMutator::ExprMutator;
+    std::unordered_map<const Object*, Var>& remap() { return var_remap_; }
+  };
+  Renamer renamer;
+  Array<Binding> out;
+  for (const Binding& b : bindings) {
+    Var var = b->var;
+    if (!outputs.count(var.get()) && !var->IsInstance<DataflowVarNode>()) {
+      var = DataflowVar(var->name_hint, GetStructInfo(var), var->span);
+    }
+    // Same struct info for every renamed var, so the values need no re-inference.
+    const auto* vb = b.as<VarBindingNode>();
+    RelaxExpr value = vb != nullptr ? vb->value : b.as<MatchCastNode>()->value;
+    RelaxExpr renamed = renamer.remap().empty() ? value : renamer.VisitExpr(value);
+    if (!var.same_as(b->var)) renamer.remap()[b->var.get()] = var;
+    if (var.same_as(b->var) && renamed.same_as(value)) {
+      out.push_back(b);
+    } else if (vb != nullptr) {
+      out.push_back(VarBinding(var, renamed, vb->span));
+    } else {
+      const auto* mc = b.as<MatchCastNode>();
+      out.push_back(MatchCast(var, renamed, mc->struct_info, mc->span));
+    }
+  }
+  return DataflowBlock(out);
+}
+
 namespace {
 
 class DataflowConverter : public ExprMutator {
@@ -127,54 +159,20 @@ class DataflowConverter : public ExprMutator {
     return !HasSideEffect(item.binding->template as<MatchCastNode>()->value);
   }
 
-  // One dataflow block of items [begin, end); new vars not in `outputs` become DataflowVars.
+  // One dataflow block of items [begin, end); vars not in `outputs` become DataflowVars.
   template <typename ItemT>
-  BindingBlock MakeDataflow(const std::vector<ItemT>& items, size_t begin, size_t end,
-                            const std::unordered_set<const Object*>& outputs) {
-    std::unordered_map<const Object*, Var> remap;
+  static BindingBlock MakeDataflow(const std::vector<ItemT>& items, size_t begin, size_t end,
+                                   const std::unordered_set<const Object*>& outputs) {
     Array<Binding> bindings;
-    auto rename = [&](const RelaxExpr& e) { return remap.empty() ? e : Substitute(e, remap); };
-    auto add = [&](const Binding& b) {
-      Var var = b->var;
-      if (!outputs.count(var.get()) && !var->IsInstance<DataflowVarNode>()) {
-        var = DataflowVar(var->name_hint, GetStructInfo(var), var->span);
-        remap[b->var.get()] = var;
-      }
-      bindings.push_back(Rebind(b, var, rename));
-    };
     for (size_t k = begin; k < end; ++k) {
       if (items[k].dataflow) {
         // An output of a merged block that nothing after the new block reads becomes a DataflowVar too.
-        for (const Binding& b : (*items[k].dataflow)->bindings) add(b);
+        for (const Binding& b : (*items[k].dataflow)->bindings) bindings.push_back(b);
       } else {
-        add(*items[k].binding);
+        bindings.push_back(*items[k].binding);
       }
     }
-    return DataflowBlock(bindings);
-  }
-
-  template <typename F>
-  static Binding Rebind(const Binding& b, const Var& var, F rename) {
-    if (const auto* vb = b.as<VarBindingNode>()) {
-      RelaxExpr value = rename(vb->value);
-      if (var.same_as(vb->var) && value.same_as(vb->value)) return b;
-      return VarBinding(var, value, vb->span);
-    }
-    const auto* mc = b.as<MatchCastNode>();
-    RelaxExpr value = rename(mc->value);
-    if (var.same_as(mc->var) && value.same_as(mc->value)) return b;
-    return MatchCast(var, value, mc->struct_info, mc->span);
-  }
-
-  // `e` with the vars of `remap` replaced (same struct info, so nothing to re-infer).
-  static RelaxExpr Substitute(const RelaxExpr& e, const std::unordered_map<const Object*, Var>& remap) {
-    class Renamer : public ExprMutator {
-     public:
-      explicit Renamer(const std::unordered_map<const Object*, Var>& m) {
-        for (const auto& [k, v] : m) var_remap_[k] = v;
-      }
-    };
-    return Renamer(remap).VisitExpr(e);
+    return AsDataflowBlock(bindings, outputs);
   }
 
   int min_size_;

@@ -66,6 +66,12 @@ inline IRModule RewritePrivateFunctions(
   return result;
 }
 
+// `bindings` as one dataflow block in which every var not in `outputs`
+// becomes a DataflowVar of the same name and struct info (later uses in the
+// block follow). Defined in convert_to_dataflow.cc; CanonicalizeBindings
+// uses it to turn outputs nothing reads after their block into DataflowVars.
+DataflowBlock AsDataflowBlock(const Array<Binding>& bindings, const std::unordered_set<const Object*>& outputs);
+
 // An ExprMutator that records the name of the variable each visited binding
 // defines, so that a pass's errors can say "bound to 'lv1'".
 class BindingNamingMutator : public ExprMutator {
