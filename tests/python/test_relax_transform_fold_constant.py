@@ -213,3 +213,28 @@ def test_input_module_is_unchanged():
     text = before.script()
     _fold(before)
     assert before.script() == text
+
+
+def test_shape_of_a_static_shape_is_folded():
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor((2, 3), "float32"), y: R.Tensor((3, 2), "float32")):
+            with R.dataflow():
+                s = R.shape_of(x)
+                z = R.reshape(y, s)
+                R.output(z)
+            return z
+
+    @I.ir_module
+    class Expected:
+        @R.function
+        def main(x: R.Tensor((2, 3), "float32"), y: R.Tensor((3, 2), "float32")):
+            with R.dataflow():
+                z = R.reshape(y, R.shape([2, 3]))
+                R.output(z)
+            return z
+
+    after = _fold(Before)
+    tvm.ir.assert_structural_equal(after, Expected)
+    assert_same_numbers(Before, after)

@@ -2,8 +2,9 @@
 // calls whose inputs are all known. call_tir of a PrimFunc with constant
 // arguments is built for llvm and run; in dataflow blocks, a high-level op
 // with constant inputs is legalized (relax.transform.LegalizeOps on a
-// one-call module) and its PrimFunc run the same way; shape_to_tensor /
-// tensor_to_shape convert between known shapes and constants. A var bound to
+// one-call module) and its PrimFunc run the same way; shape_of a tensor of
+// static shape becomes that shape, and shape_to_tensor / tensor_to_shape
+// convert between known shapes and constants. A var bound to
 // a result is replaced by it in every use and its binding dropped.
 // Kernels are built with -bound-check, so a bad access on the constants
 // raises instead of crashing. Limits: a result over kMaxFoldedElements elements (all outputs together)
@@ -89,11 +90,23 @@ class ConstantFolder : public BindingNamingMutator {
     static const Op& call_tir = Op::Get("relax.call_tir");
     if (call->op.same_as(call_tir)) return FoldCallTIR(call, mod_, {});
     const auto* op = call->op.as<OpNode>();
+    if (op != nullptr && op->name == "relax.shape_of") return ShapeOf(call);
     // High-level ops are folded in dataflow blocks only (as TVM's pass).
     if (op == nullptr || !builder_->CurrentBlockIsDataFlow() || HasSideEffect(call)) return std::nullopt;
     if (op->name == "relax.tensor_to_shape") return TensorToShape(call);
     if (op->name == "relax.shape_to_tensor") return ShapeToTensor(call);
     return FoldByLegalization(call);
+  }
+
+  // shape_of a tensor whose shape is known statically: that shape.
+  static std::optional<RelaxExpr> ShapeOf(const Call& call) {
+    if (call->args.size() != 1) return std::nullopt;
+    const auto* t = GetStructInfo(call->args[0]).as<TensorStructInfoNode>();
+    auto shape = t == nullptr ? std::nullopt : t->GetShape();
+    if (!shape) return std::nullopt;
+    ShapeExpr known(*shape);
+    if (!IsKnownShape(known)) return std::nullopt;
+    return known;
   }
 
   // tensor_to_shape of a 1-D integer constant: the shape it holds.

@@ -30,8 +30,8 @@ Pass CanonicalizeBindings();
 // Evaluates at compile time every call_tir whose arguments are all constants
 // (building the PrimFunc for llvm) and, in dataflow blocks, every high-level
 // op call whose inputs are constants (through the op's legalization);
-// tensor_to_shape of a constant becomes a shape. Results over a size limit
-// are left unfolded (see fold_constant.cc).
+// tensor_to_shape of a constant and shape_of a tensor of static shape become
+// shapes. Results over a size limit are left unfolded (see fold_constant.cc).
 Pass FoldConstant();
 
 // Maximal runs of side-effect-free bindings outside dataflow blocks with at
