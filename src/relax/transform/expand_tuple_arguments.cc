@@ -35,18 +35,22 @@ RelaxExpr Expand(const std::string& name, const StructInfo& sinfo, Array<Var>* p
 
 class CallSiteExpander : public ExprMutator {
  public:
-  CallSiteExpander(IRModule mod, const std::unordered_map<const Object*, Array<StructInfo>>& old_params)
-      : ExprMutator(mod), old_params_(old_params) {}
+  CallSiteExpander(IRModule mod, const std::unordered_map<const Object*, Array<StructInfo>>& old_params,
+                   const std::unordered_map<const Object*, GlobalVar>& renamed)
+      : ExprMutator(mod), old_params_(old_params), renamed_(renamed) {}
   using ExprMutator::VisitExpr_;
 
   RelaxExpr VisitExpr_(const CallNode* op) override {
     RelaxExpr visited = ExprMutator::VisitExpr_(op);
     const auto* call = visited.as<CallNode>();
     auto it = call == nullptr ? old_params_.end() : old_params_.find(call->op.get());
-    if (it == old_params_.end() || call->args.size() != it->second.size()) return visited;
+    if (it == old_params_.end()) return visited;
+    TESSERA_CHECK_OR_THROW(call->args.size() == it->second.size(), ValueError)
+        << "ExpandTupleArguments: a call of '" << Downcast<GlobalVar>(call->op)->name_hint << "' passes "
+        << call->args.size() << " arguments; the function takes " << it->second.size();
     Array<RelaxExpr> args;
     for (size_t i = 0; i < call->args.size(); ++i) Flatten(call->args[i], it->second[i], &args);
-    return Call(call->op, args, call->attrs, call->sinfo_args, call->span);
+    return Call(renamed_.at(call->op.get()), args, call->attrs, call->sinfo_args, call->span);
   }
 
  private:
@@ -70,6 +74,7 @@ class CallSiteExpander : public ExprMutator {
   }
 
   const std::unordered_map<const Object*, Array<StructInfo>>& old_params_;
+  const std::unordered_map<const Object*, GlobalVar>& renamed_;
 };
 
 }  // namespace
@@ -80,6 +85,7 @@ Pass ExpandTupleArguments() {
   return tessera::transform::CreateModulePass(
       [](IRModule mod, tessera::transform::PassContext) {
         std::unordered_map<const Object*, Array<StructInfo>> old_params;  // expanded function -> its old params
+        std::unordered_map<const Object*, GlobalVar> renamed;
         IRModule result = RewritePrivateFunctions(mod, [&](const GlobalVar& gv, const Function& func)
                                                            -> std::optional<Function> {
           bool has_tuple = false;
@@ -113,10 +119,10 @@ Pass ExpandTupleArguments() {
           }
           old_params[gv.get()] = sinfos;
           return Function(params, SeqExpr(blocks, body), func->ret_struct_info, func->is_pure, func->attrs, func->span);
-        });
+        }, &renamed);
         if (old_params.empty()) return mod;
         return UpdateRelaxFunctions(result, [&](const GlobalVar&, const Function& f) {
-          return Downcast<Function>(CallSiteExpander(result, old_params).VisitExpr(f));
+          return Downcast<Function>(CallSiteExpander(result, old_params, renamed).VisitExpr(f));
         });
       },
       0, "ExpandTupleArguments");

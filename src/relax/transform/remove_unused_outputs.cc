@@ -65,16 +65,17 @@ class OutputUseFinder : public ExprVisitor {
 class IndexUpdater : public ExprMutator {
  public:
   IndexUpdater(IRModule mod, const std::unordered_map<const Object*, const Object*>& results,
-               const std::unordered_map<const Object*, std::map<int, int>>& new_index)
-      : ExprMutator(mod), results_(results), new_index_(new_index) {}
+               const std::unordered_map<const Object*, std::map<int, int>>& new_index,
+               const std::unordered_map<const Object*, GlobalVar>& renamed)
+      : ExprMutator(mod), results_(results), new_index_(new_index), renamed_(renamed) {}
   using ExprMutator::VisitExpr_;
 
   RelaxExpr VisitExpr_(const CallNode* op) override {
     RelaxExpr visited = ExprMutator::VisitExpr_(op);
     const auto* call = visited.as<CallNode>();
     if (call == nullptr || !new_index_.count(call->op.get())) return visited;
-    // A fresh node, so that its struct info is inferred from the callee's new signature.
-    return Call(call->op, call->args, call->attrs, call->sinfo_args, call->span);
+    // A call of the new GlobalVar: its struct info is inferred from the new signature.
+    return Call(renamed_.at(call->op.get()), call->args, call->attrs, call->sinfo_args, call->span);
   }
 
   RelaxExpr VisitExpr_(const TupleGetItemNode* item) override {
@@ -89,6 +90,7 @@ class IndexUpdater : public ExprMutator {
  private:
   const std::unordered_map<const Object*, const Object*>& results_;
   const std::unordered_map<const Object*, std::map<int, int>>& new_index_;
+  const std::unordered_map<const Object*, GlobalVar>& renamed_;
 };
 
 }  // namespace
@@ -103,6 +105,7 @@ Pass RemoveUnusedOutputs() {
           if (func->IsInstance<FunctionNode>()) finder.VisitExpr(Downcast<Function>(func));
         }
         std::unordered_map<const Object*, std::map<int, int>> new_index;
+        std::unordered_map<const Object*, GlobalVar> renamed;
         IRModule result = RewritePrivateFunctions(mod, [&](const GlobalVar& gv, const Function& func)
                                                            -> std::optional<Function> {
           auto used = finder.used_.find(gv.get());
@@ -124,10 +127,10 @@ Pass RemoveUnusedOutputs() {
                            func->attrs, func->span);
           // The bindings that fed only the dropped elements go.
           return RemoveAllUnused(Downcast<Function>(BlockBuilder::Create(mod)->Normalize(updated)));
-        });
+        }, &renamed);
         if (new_index.empty()) return mod;
         return UpdateRelaxFunctions(result, [&](const GlobalVar&, const Function& f) {
-          return Downcast<Function>(IndexUpdater(result, finder.results_, new_index).VisitExpr(f));
+          return Downcast<Function>(IndexUpdater(result, finder.results_, new_index, renamed).VisitExpr(f));
         });
       },
       0, "RemoveUnusedOutputs");

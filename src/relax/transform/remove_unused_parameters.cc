@@ -73,8 +73,9 @@ std::vector<size_t> KeptParams(const Function& func) {
 class CallSiteUpdater : public ExprMutator {
  public:
   CallSiteUpdater(IRModule mod, const std::unordered_map<const Object*, std::vector<size_t>>& kept,
-                  const std::unordered_map<const Object*, size_t>& arity)
-      : ExprMutator(mod), kept_(kept), arity_(arity) {}
+                  const std::unordered_map<const Object*, size_t>& arity,
+                  const std::unordered_map<const Object*, GlobalVar>& renamed)
+      : ExprMutator(mod), kept_(kept), arity_(arity), renamed_(renamed) {}
   using ExprMutator::VisitExpr_;
 
   RelaxExpr VisitExpr_(const CallNode* op) override {
@@ -88,11 +89,12 @@ class CallSiteUpdater : public ExprMutator {
         << call->args.size() << " arguments; the function takes " << arity->second;
     Array<RelaxExpr> args;
     for (size_t i : it->second) args.push_back(call->args[i]);
-    return Call(call->op, args, call->attrs, call->sinfo_args, call->span);
+    return Call(renamed_.at(call->op.get()), args, call->attrs, call->sinfo_args, call->span);
   }
 
  private:
   const std::unordered_map<const Object*, std::vector<size_t>>& kept_;
+  const std::unordered_map<const Object*, GlobalVar>& renamed_;
   const std::unordered_map<const Object*, size_t>& arity_;  // parameter count before the pass
 };
 
@@ -105,6 +107,7 @@ Pass RemoveUnusedParameters() {
       [](IRModule mod, tessera::transform::PassContext) {
         std::unordered_map<const Object*, std::vector<size_t>> kept;
         std::unordered_map<const Object*, size_t> arity;
+        std::unordered_map<const Object*, GlobalVar> renamed;
         IRModule result = RewritePrivateFunctions(mod, [&](const GlobalVar& gv, const Function& func)
                                                            -> std::optional<Function> {
           std::vector<size_t> keep = KeptParams(func);
@@ -114,10 +117,10 @@ Pass RemoveUnusedParameters() {
           kept[gv.get()] = std::move(keep);
           arity[gv.get()] = func->params.size();
           return Function(params, func->body, func->ret_struct_info, func->is_pure, func->attrs, func->span);
-        });
+        }, &renamed);
         if (kept.empty()) return mod;
         return UpdateRelaxFunctions(result, [&](const GlobalVar&, const Function& f) {
-          return Downcast<Function>(CallSiteUpdater(result, kept, arity).VisitExpr(f));
+          return Downcast<Function>(CallSiteUpdater(result, kept, arity, renamed).VisitExpr(f));
         });
       },
       0, "RemoveUnusedParameters");

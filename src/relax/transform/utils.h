@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "ir/structural_equal.h"
@@ -50,17 +51,23 @@ std::unordered_set<const Object*> GlobalVarsUsedAsValue(const IRModule& mod);
 // Rewrites the signatures of the private Relax functions of `mod` (no
 // "global_symbol") that no function uses as a value, so that every call of
 // them is visible: `rewrite(gv, func)` returns the new function, or nullopt
-// to keep it. Returns a copy of `mod` holding the new functions (normalized,
-// their GlobalVars' signatures updated); the caller then updates the calls.
+// to keep it. Returns a copy of `mod` in which each new function (normalized)
+// is bound to a new GlobalVar of the same name, recorded in `renamed` (the
+// input module's GlobalVars, whose struct info is the old signature, are left
+// alone); the caller then points the calls at the new GlobalVars.
 inline IRModule RewritePrivateFunctions(
-    const IRModule& mod, const std::function<std::optional<Function>(const GlobalVar&, const Function&)>& rewrite) {
+    const IRModule& mod, const std::function<std::optional<Function>(const GlobalVar&, const Function&)>& rewrite,
+    std::unordered_map<const Object*, GlobalVar>* renamed) {
   std::unordered_set<const Object*> used_as_value = GlobalVarsUsedAsValue(mod);
   IRModule result = mod.ShallowCopy();
   for (const auto& [gv, base] : mod->functions.items()) {
     const auto* func = base.as<FunctionNode>();
     if (func == nullptr || func->attrs.Get("global_symbol") || used_as_value.count(gv.get())) continue;
     if (auto updated = rewrite(gv, GetRef<Function>(func))) {
-      result.mutable_node()->Update(gv, Downcast<Function>(BlockBuilder::Create(result)->Normalize(*updated)));
+      GlobalVar fresh(gv->name_hint, gv->span);
+      result.mutable_node()->Remove(gv);
+      result.mutable_node()->Add(fresh, Downcast<Function>(BlockBuilder::Create(result)->Normalize(*updated)));
+      (*renamed)[gv.get()] = fresh;
     }
   }
   return result;
