@@ -4,7 +4,6 @@ v0.18's names and signatures: ``EliminateCommonSubexpr``, ``FoldConstant``,
 ``RemoveUnusedOutputs``, ``ExpandTupleArguments``, ``LambdaLift``. Each returns a registered C++ pass
 (src/relax/transform/, declared in optimization.h)."""
 from ..._ffi.registry import get_global_func, register_func
-from .legalize_ops import LegalizeOps
 
 
 def EliminateCommonSubexpr(call_only=False):
@@ -82,9 +81,11 @@ def LambdaLift():
 
 # FoldConstant legalizes high-level ops through the registered
 # "relax.transform.LegalizeOps" constructor; provide it while LegalizeOps is
-# a Python pass.
+# a Python pass (a C++ LegalizeOps registers it itself).
 if get_global_func("relax.transform.LegalizeOps", allow_missing=True) is None:
-    register_func("relax.transform.LegalizeOps", LegalizeOps)
+    from .legalize_ops import LegalizeOps as _LegalizeOps  # pylint: disable=import-outside-toplevel
+
+    register_func("relax.transform.LegalizeOps", _LegalizeOps)
 
 
 __all__ = ["EliminateCommonSubexpr", "CanonicalizeBindings", "FoldConstant", "ConvertToDataflow",
