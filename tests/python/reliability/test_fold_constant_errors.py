@@ -85,3 +85,34 @@ np.testing.assert_array_equal(out.data.numpy(), np.floor_divide(a, b))
 raise ValueError("folded")
 """
     expect_error(code, "ValueError", "folded")
+
+
+MISMATCH_SOURCE = '''
+@I.ir_module
+class M:
+    @T.prim_func
+    def addone(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32")):
+        for i in range(4):
+            with T.block("b"):
+                vi = T.axis.remap("S", [i])
+                B[vi] = A[vi] + T.float32(1)
+
+    @R.function
+    def main(c0: R.Tensor((4,), "float32"), c1: R.Tensor((8,), "float32")):
+        cls = M
+        lv_args = R.call_tir(cls.addone, ARGS, out_sinfo=R.Tensor((4,), "float32"))
+        return lv_args
+'''
+
+
+def test_call_tir_whose_arguments_do_not_fit_the_primfunc_raises():
+    for args, message in [("(c0, c1)", "expects 2 arguments"), ("(c1,)", "A.shape[0] is 8 but expected 4")]:
+        code = f"""
+import numpy as np
+from tessera import relax
+mod = tvm.script.from_source({MISMATCH_SOURCE.replace("ARGS", args)!r})
+mod = relax.transform.BindParams("main", {{"c0": np.ones(4, "float32"), "c1": np.ones(8, "float32")}})(mod)
+relax.transform.FoldConstant()(mod)
+"""
+        expect_error(code, "tvm.error.TVMError", message)
+        expect_error(code, "tvm.error.TVMError", "PrimFunc 'addone' (call_tir bound to 'lv_args')")
