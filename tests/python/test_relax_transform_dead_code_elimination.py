@@ -85,3 +85,38 @@ def test_entry_functions_keep_private_functions():
         relax.transform.DeadCodeElimination(["nonesuch"])(_module(with_dead=True))
     with pytest.raises(TypeError):
         relax.transform.DeadCodeElimination("main")
+
+
+def test_dead_code_elimination_keeps_the_numbers():
+    from tessera.script import ir as I, relax as R
+    from _relax_numeric import assert_same_numbers
+
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor((4,), "float32")):
+            cls = Before
+            with R.dataflow():
+                dead = R.exp(x)
+                live = R.log(x)
+                R.output(live)
+            unused_call = cls.helper(x)
+            return live
+
+        @R.function(private=True)
+        def helper(x: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):
+            y = R.add(x, x)
+            return y
+
+    after = relax.transform.DeadCodeElimination()(Before)
+    assert [gv.name_hint for gv in after.get_global_vars()] == ["main"]
+    assert [b.var.name_hint for blk in after["main"].body.blocks for b in blk.bindings] == ["live"]
+    assert_same_numbers(Before, after)
+
+
+def test_extern_functions_are_kept():
+    bb = relax.BlockBuilder()
+    bb.add_func(relax.extern("my_extern"), "my_extern")
+    before = bb.get()
+    after = relax.transform.DeadCodeElimination()(before)
+    assert [gv.name_hint for gv in after.get_global_vars()] == ["my_extern"]

@@ -4,7 +4,7 @@
 // call or call of an impure function), in nested SeqExprs too; match_casts
 // that define symbolic dims are kept. DeadCodeElimination(entry_functions)
 // does that to every Relax function, then removes the functions not reachable
-// from the entries (those with a "global_symbol", plus `entry_functions`).
+// from the entries (those with a "global_symbol", ExternFuncs, plus `entry_functions`).
 #include <unordered_set>
 
 #include "relax/expr_functor.h"
@@ -16,10 +16,9 @@
 
 namespace tessera {
 namespace relax {
-namespace {
-
-// Whether evaluating `value` may have an effect besides its result (calls
-// inside local functions only count when those are called).
+// HasSideEffect (utils.h): an impure op, packed call, PrimFunc call or call of an
+// impure function anywhere in `value` (calls inside local functions only count
+// when those are called).
 bool HasSideEffect(const RelaxExpr& value) {
   class Finder : public ExprVisitor {
    public:
@@ -42,6 +41,8 @@ bool HasSideEffect(const RelaxExpr& value) {
   f.VisitExpr(value);
   return f.found;
 }
+
+namespace {
 
 void CollectUsedVars(const RelaxExpr& e, std::unordered_set<const Object*>* used) {
   PostOrderVisit(e, [used](const RelaxExpr& n) {
@@ -143,7 +144,8 @@ Pass DeadCodeElimination(Array<String> entry_functions) {
           work.push_back(*gv);
         }
         for (const auto& [gv, func] : mod->functions.items()) {
-          if (func->attrs.Get("global_symbol")) work.push_back(gv);
+          // Externally visible functions and external (ExternFunc) declarations are kept, as in TVM.
+          if (func->attrs.Get("global_symbol") || func->IsInstance<ExternFuncNode>()) work.push_back(gv);
         }
         IRModule result =
             UpdateRelaxFunctions(mod, [](const GlobalVar&, const Function& f) { return RemoveAllUnused(f); });

@@ -4,7 +4,11 @@
 #pragma once
 
 #include <functional>
+#include <unordered_map>
+#include <unordered_set>
 
+#include "ir/structural_equal.h"
+#include "ir/structural_hash.h"
 #include "relax/expr.h"
 #include "relax/expr_functor.h"
 
@@ -25,6 +29,55 @@ inline IRModule UpdateRelaxFunctions(const IRModule& mod,
   }
   return result;
 }
+
+// Hash and equality of IR by structure (StructuralHash / StructuralEqual),
+// for maps keyed by expressions, struct infos or functions.
+struct StructuralKeyHash {
+  size_t operator()(const ObjectRef& key) const { return static_cast<size_t>(StructuralHash(Any(key))); }
+};
+struct StructuralKeyEqual {
+  bool operator()(const ObjectRef& a, const ObjectRef& b) const { return StructuralEqual(Any(a), Any(b)); }
+};
+
+// Whether evaluating `value` may have an effect besides its result (defined
+// in dead_code_elimination.cc; also read by EliminateCommonSubexpr).
+bool HasSideEffect(const RelaxExpr& value);
+
+// The GlobalVars that some Relax function of `mod` uses other than as the
+// callee of a call (passed or bound as a value): their signatures must stay.
+// Defined in remove_unused_parameters.cc.
+std::unordered_set<const Object*> GlobalVarsUsedAsValue(const IRModule& mod);
+
+// Rewrites the signatures of the private Relax functions of `mod` (no
+// "global_symbol") that no function uses as a value, so that every call of
+// them is visible: `rewrite(gv, func)` returns the new function, or nullopt
+// to keep it. Returns a copy of `mod` in which each new function (normalized)
+// is bound to a new GlobalVar of the same name, recorded in `renamed` (the
+// input module's GlobalVars, whose struct info is the old signature, are left
+// alone); the caller then points the calls at the new GlobalVars.
+inline IRModule RewritePrivateFunctions(
+    const IRModule& mod, const std::function<std::optional<Function>(const GlobalVar&, const Function&)>& rewrite,
+    std::unordered_map<const Object*, GlobalVar>* renamed) {
+  std::unordered_set<const Object*> used_as_value = GlobalVarsUsedAsValue(mod);
+  IRModule result = mod.ShallowCopy();
+  for (const auto& [gv, base] : mod->functions.items()) {
+    const auto* func = base.as<FunctionNode>();
+    if (func == nullptr || func->attrs.Get("global_symbol") || used_as_value.count(gv.get())) continue;
+    if (auto updated = rewrite(gv, GetRef<Function>(func))) {
+      GlobalVar fresh(gv->name_hint, gv->span);
+      result.mutable_node()->Remove(gv);
+      result.mutable_node()->Add(fresh, Downcast<Function>(BlockBuilder::Create(result)->Normalize(*updated)));
+      (*renamed)[gv.get()] = fresh;
+    }
+  }
+  return result;
+}
+
+// `bindings` as one dataflow block in which every var not in `outputs`
+// becomes a DataflowVar of the same name and struct info (later uses in the
+// block follow). Defined in convert_to_dataflow.cc; CanonicalizeBindings
+// uses it to turn outputs nothing reads after their block into DataflowVars.
+DataflowBlock AsDataflowBlock(const Array<Binding>& bindings, const std::unordered_set<const Object*>& outputs);
 
 // An ExprMutator that records the name of the variable each visited binding
 // defines, so that a pass's errors can say "bound to 'lv1'".
