@@ -23,7 +23,6 @@ CONFORMANCE_ch4 := test_ch4_autotune.py
 CONFORMANCE_ch5 := test_ch5_frameworks.py
 # The CUDA tuning test is excluded by name (no CUDA code generation yet).
 CONFORMANCE_ch6 := test_ch6_gpu_tensorize.py -k "not tunes_matmul_for_cuda"
-# EliminateCommonSubexpr and the ONNX frontend belong to later issues.
 # The ONNX frontend belongs to a later issue.
 CONFORMANCE_seed004 := test_seed004_relay_concepts.py -k "not onnx"
 # All of chapter 7: the Relax AST walk, PyExprMutator rewrites, remove_all_unused, FuseOps/FuseTIR
