@@ -238,8 +238,9 @@ def test_visitor_counts_every_hook():
         "call": 3, "relax.add": 2, "relax.multiply": 1, "constant": 1, "tuple": 1, "getitem": 1, "shape": 2,
         "prim": 1, "str": 1, "dtype": 1, "if": 1,
     }
-    assert v.defs == ["x", "c", "df:lv0", "df:lv1", "df:lv2", "gv", "s", "p", "t", "d", "y", "gv1", "r"]
-    assert v.uses == ["x", "df:lv0", "x", "df:lv1", "df:lv2", "x", "gv", "c", "y", "x", "gv1", "y", "r"]
+    # The true branch binds its add to a var of its own (gv) and yields it; the If binds `r`.
+    assert v.defs == ["x", "c", "df:lv0", "df:lv1", "df:lv2", "gv", "s", "p", "t", "d", "y", "gv", "r"]
+    assert v.uses == ["x", "df:lv0", "x", "df:lv1", "df:lv2", "x", "gv", "c", "y", "x", "gv", "y", "r"]
 
 
 def test_visitor_generic_hooks_and_span():

@@ -533,6 +533,7 @@ Any RelaxBuilder::CallBuiltin(CallArgs& call) {
   if (NamespaceRoot(call.func) != "R") {  // an unknown namespace inside an R.function
     Error(callee_pos, "unknown TVMScript function '" + call.func + "'");
   }
+  if (call.func.size() <= 2) Error(callee_pos, "the namespace '" + call.func + "' cannot be called; call one of its functions (R.<name>(...))");
   std::string name = call.func.substr(2);
   auto it = Table().find(name);
   if (it != Table().end()) return it->second(*this, call);

@@ -663,8 +663,18 @@ relax::Expr RelaxBuilder::BuildBranch(const std::vector<ast::StmtPtr>& body, con
   Array<relax::Binding> rest;
   for (size_t i = 0; i + 1 < tail->bindings.size(); ++i) rest.push_back(tail->bindings[i]);
   blocks.pop_back();
+  // A computed value (`y = R.add(x, x)`) stays bound in the branch, to a var
+  // of its own that the branch yields, as the printer writes it
+  // (gv = R.add(x, x); y = gv): print -> parse is a fixed point. A leaf
+  // (`y = x`) is the branch's value itself.
+  relax::Expr result = vb->value;
+  if (!relax::IsLeafOrTuple(vb->value)) {
+    relax::Var inner("gv", relax::GetStructInfo(vb->var));
+    rest.push_back(relax::VarBinding(inner, vb->value));
+    result = inner;
+  }
   if (!rest.empty()) blocks.push_back(relax::BindingBlock(rest));
-  return relax::SeqExpr(Array<relax::BindingBlock>(blocks.begin(), blocks.end()), vb->value);
+  return relax::SeqExpr(Array<relax::BindingBlock>(blocks.begin(), blocks.end()), result);
 }
 
 void RelaxBuilder::If(Evaluator& ev, const ast::Stmt& s, const Any& cond) {
@@ -696,7 +706,14 @@ void RelaxBuilder::Return(Evaluator& ev, const ast::Stmt& s) {
   if (func_->if_depth > 0) Error(s.pos, "'return' inside an 'if' is not supported; assign the result in both branches");
   if (!s.value) Error(s.pos, "a Relax function must return a value");
   Any v = ev.Eval(*s.value);
-  func_->ret = ToExpr(v, s.value->pos, "the returned value");
+  relax::Expr ret = ToExpr(v, s.value->pos, "the returned value");
+  // A computed result (`return R.add(x, y)`) is bound first, as the printer
+  // writes it (gv = R.add(x, y); return gv): print -> parse is a fixed point.
+  if (!relax::IsLeafOrTuple(ret)) {
+    ast::Expr placeholder(ExprKind::kName, s.pos);
+    ret = Emit("gv", Any(ret), std::nullopt, placeholder, s.value->pos);
+  }
+  func_->ret = ret;
 }
 
 }  // namespace script
