@@ -54,7 +54,7 @@ test-cpp:
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 test-python:
-	$(PYTHON) -m pytest tests/python -q
+	$(PYTHON) -m pytest tests/python -q --durations=15
 
 test-conformance:
 ifneq ($(strip $(CONFORMANCE_TESTS)),)

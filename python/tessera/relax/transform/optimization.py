@@ -4,6 +4,7 @@ v0.18's names and signatures: ``EliminateCommonSubexpr``, ``FoldConstant``,
 ``RemoveUnusedOutputs``, ``ExpandTupleArguments``, ``LambdaLift``. Each returns a registered C++ pass
 (src/relax/transform/, declared in optimization.h)."""
 from ..._ffi.registry import get_global_func, register_func
+from ...error import TVMTypeError, TVMValueError
 
 
 def EliminateCommonSubexpr(call_only=False):
@@ -14,7 +15,7 @@ def EliminateCommonSubexpr(call_only=False):
     each other; impure calls and allocations are never merged. With
     ``call_only``, only calls are merged."""
     if not isinstance(call_only, bool):
-        raise TypeError(f"EliminateCommonSubexpr: call_only must be a bool, got {type(call_only).__name__}")
+        raise TVMTypeError(f"EliminateCommonSubexpr: call_only must be a bool, got {type(call_only).__name__}")
     return get_global_func("relax.transform.EliminateCommonSubexprWith")(call_only)
 
 
@@ -42,9 +43,9 @@ def ConvertToDataflow(min_size=2):
     becomes (or joins) a dataflow block; vars not used after the block become
     DataflowVars. Impure calls and ``if`` end a run."""
     if isinstance(min_size, bool) or not isinstance(min_size, int):
-        raise TypeError(f"ConvertToDataflow: min_size must be an int, got {type(min_size).__name__}")
+        raise TVMTypeError(f"ConvertToDataflow: min_size must be an int, got {type(min_size).__name__}")
     if min_size < 1:
-        raise ValueError(f"ConvertToDataflow: min_size must be at least 1, got {min_size}")
+        raise TVMValueError(f"ConvertToDataflow: min_size must be at least 1, got {min_size}")
     return get_global_func("relax.transform.ConvertToDataflowWith")(min_size)
 
 
