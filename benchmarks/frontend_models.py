@@ -2,8 +2,10 @@
 (relax.build's default CPU schedules, tir.transform.DefaultCPUSchedule) vs
 PyTorch eager and ONNX Runtime, at batch 1 and 16, measured in the same run
 (interleaved rounds, median per engine); prints times and peer/Tessera ratios
-(> 1: Tessera is faster). Also Tessera with the default schedules disabled
-(PassContext(disabled_pass=["DefaultCPUSchedule"])), the "before" figure.
+(> 1: Tessera is faster), the kernels launched per inference (vm.profile)
+and the slowest kernels. Also Tessera without operator fusion
+(disabled_pass=["FuseOps"]) and with the default schedules disabled
+(disabled_pass=["DefaultCPUSchedule"]), the "before" figures.
 
   - SmallCNN: conv3x3(3->16)/bn/relu/maxpool, conv3x3(16->32)/bn/relu/maxpool,
     flatten, linear(2048->10) on 3x32x32 images;
@@ -197,8 +199,8 @@ def tessera_module(tvm, torch, name, model, batch, shape, log):
     return builder(tvm, model, batch), "emit_te"
 
 
-def tessera_engine(tvm, mod, nd_x, scheduled):
-    ctx = {} if scheduled else {"disabled_pass": ["DefaultCPUSchedule"]}
+def tessera_engine(tvm, mod, nd_x, disabled):
+    ctx = {"disabled_pass": list(disabled)} if disabled else {}
     t0 = time.perf_counter()
     with tvm.transform.PassContext(**ctx):
         ex = tvm.relax.build(mod, target="llvm")
@@ -277,8 +279,9 @@ def run(batches=(1, 16), threads=None, repeat=7, log=print, models=("SmallCNN", 
             mod, how = tessera_module(tvm, torch, name, model, batch, shape, log)
             nd_x = tvm.nd.array(x)
             engines, build_times, profiles = {}, {}, {}
-            for label, scheduled in (("Tessera (default schedules)", True), ("Tessera (unscheduled)", False)):
-                fn, build_times[label], profiles[label] = tessera_engine(tvm, mod, nd_x, scheduled)
+            for label, disabled in (("Tessera (default schedules)", ()), ("Tessera (no fusion)", ("FuseOps",)),
+                                    ("Tessera (unscheduled)", ("DefaultCPUSchedule",))):
+                fn, build_times[label], profiles[label] = tessera_engine(tvm, mod, nd_x, disabled)
                 np.testing.assert_allclose(fn().numpy(), expected, rtol=1e-3, atol=1e-3)
                 engines[label] = fn
             tx = torch.from_numpy(x)
@@ -294,6 +297,11 @@ def run(batches=(1, 16), threads=None, repeat=7, log=print, models=("SmallCNN", 
             for label, t in lat.items():
                 ratio = "" if label == "Tessera (default schedules)" else f"   x{t / base:7.2f}"
                 log(f"    {label:30s} {t * 1e3:10.3f} ms{ratio}")
+            launches = {}
+            for label, prof in profiles.items():
+                rep = prof()
+                launches[label] = sum(c["Count"] for c in rep.calls if not c["Name"].startswith("vm.builtin."))
+            log("    kernel launches per inference: " + ", ".join(f"{k}: {v}" for k, v in launches.items()))
             if top:
                 report = profiles["Tessera (default schedules)"]()
                 log(f"    top {top} callees of Tessera (default schedules), vm.profile of one call:")
