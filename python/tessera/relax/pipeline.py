@@ -5,8 +5,10 @@ from ..error import OpNotImplemented, TVMTypeError, TVMValueError
 
 
 def default_build_pipeline(target=None):
-    """The Sequential ``relax.build_pipeline``: LegalizeOps, the operator fusion
-    AnnotateTIROpPattern, FuseOps, FuseTIR (matmul/conv with their elementwise
+    """The Sequential ``relax.build_pipeline``: LegalizeOps, AnnotateTIROpPattern,
+    FoldConstant (kernels whose inputs are all constants, such as the weight
+    transposes BindParams exposes, run at build time), the operator fusion
+    FuseOps, FuseTIR (matmul/conv with their elementwise
     epilogues, injective chains: one PrimFunc each), DefaultCPUSchedule
     (``tvm.tir.transform.DefaultCPUSchedule(target)``: untuned PrimFuncs get
     parallel and vectorized loops; not in TVM, see docs/pipeline.md; leave it out
@@ -19,8 +21,10 @@ def default_build_pipeline(target=None):
     from ..tir.transform import DefaultCPUSchedule  # pylint: disable=import-outside-toplevel
     from .transform.legalize_ops import LegalizeOps  # pylint: disable=import-outside-toplevel
     from .transform.fusion import AnnotateTIROpPattern, FuseOps, FuseTIR  # pylint: disable=import-outside-toplevel
+    from .transform.optimization import FoldConstant  # pylint: disable=import-outside-toplevel
     lowering = get_global_func("relax.transform.DefaultBuildPipeline")()
-    return Sequential([LegalizeOps(), AnnotateTIROpPattern(), FuseOps(), FuseTIR(), DefaultCPUSchedule(target)]
+    return Sequential([LegalizeOps(), AnnotateTIROpPattern(), FoldConstant(), FuseOps(), FuseTIR(),
+                       DefaultCPUSchedule(target)]
                       + list(lowering.passes), name="relax.build_pipeline")
 
 
