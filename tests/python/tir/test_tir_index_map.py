@@ -52,7 +52,7 @@ def test_printing_and_structural_equality():
 
 
 def test_transform_layout_accepts_an_index_map_and_records_it():
-    from test_schedule_instruction_kinds import AddThenScale  # pylint: disable=import-outside-toplevel
+    from schedule.test_schedule_instruction_kinds import AddThenScale  # pylint: disable=import-outside-toplevel
 
     m = tir.IndexMap.from_func(lambda i, j: (j, i), index_dtype="int32")
     sch = tvm.tir.Schedule(AddThenScale)

@@ -20,7 +20,7 @@ T = relax.TensorStructInfo((4,), "float32")
 
 def run_isolated(code, timeout=300):
     """Runs ``code`` in a fresh interpreter; returns (returncode, stdout+stderr)."""
-    python_dir = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "python"))
+    python_dir = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "python"))
     proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
                           timeout=timeout, env={**os.environ, "PYTHONPATH": python_dir})
     return proc.returncode, proc.stdout + proc.stderr

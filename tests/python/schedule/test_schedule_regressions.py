@@ -486,7 +486,7 @@ def test_cache_read_copy_runs_only_where_its_writer_writes():
     copy stage of cache_read, placed under those loops, copies the region B
     writes in that iteration, so it takes B's predicate on the outer loops
     (it copied channels 2 and 3, out of bounds)."""
-    from test_schedule_random import window_chain  # pylint: disable=import-outside-toplevel
+    from .test_schedule_random import window_chain  # pylint: disable=import-outside-toplevel
 
     f, _, _, ref = window_chain()
     sch = tvm.tir.Schedule(f)

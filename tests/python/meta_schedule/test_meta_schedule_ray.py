@@ -79,7 +79,7 @@ def test_ray_task_failures_are_failed_items():
 
 
 def test_tune_relax_on_ray(tmp_path):
-    from test_meta_schedule_relax import mlp_module, mlp_numpy, mlp_params
+    from .test_meta_schedule_relax import mlp_module, mlp_numpy, mlp_params
     mod, params = mlp_module(), mlp_params()
     nd_params = {k: tvm.nd.array(v) for k, v in params.items()}
     db = ms.relax_integration.tune_relax(mod, nd_params, TARGET, str(tmp_path), 4, num_trials_per_iter=2, seed=0,

@@ -120,7 +120,7 @@ def test_hash_is_the_same_in_every_run():
     fresh interpreters (allocating differently) agree with this one."""
     test_dir = os.path.dirname(os.path.abspath(__file__))
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([os.path.join(test_dir, "..", "..", "python"), env.get("PYTHONPATH", "")])
+    env["PYTHONPATH"] = os.pathsep.join([os.path.join(test_dir, "..", "..", "..", "python"), env.get("PYTHONPATH", "")])
     results = []
     for junk in (0, 3):
         out = subprocess.run([sys.executable, "-c", _HASH_SCRIPT.format(test_dir=test_dir, junk=junk)],

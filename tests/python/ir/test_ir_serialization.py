@@ -14,7 +14,7 @@ import pytest
 import tessera as tvm
 from tessera.script import tir as T
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tests/python
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 
 
@@ -30,8 +30,8 @@ def scaled_copy(a: T.handle, b: T.handle, n: T.int32):
 
 
 def test_parsed_modules_of_the_tir_tests_round_trip():
-    files = ["test_parser_tir.py", "test_printer_tir.py", "test_schedule_primitives.py", "test_structural_equal.py",
-             "test_codegen_llvm.py", "test_relax_script.py"]
+    files = ["tir/test_parser_tir.py", "tir/test_printer_tir.py", "schedule/test_schedule_primitives.py",
+             "ir/test_structural_equal.py", "codegen/test_codegen_llvm.py", "relax/test_relax_script.py"]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.join(ROOT, "python"), HERE]))
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "json_roundtrip_plugin",
                            *[os.path.join(HERE, f) for f in files]],

@@ -14,7 +14,7 @@ from tessera.script import tir as T, ir as I, relax as R
 import tessera.script
 
 # The course's conformance files live in ../shared beside the repository.
-CONFORMANCE = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "conformance"))
+CONFORMANCE = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "shared", "conformance"))
 
 
 def assert_same(a, b):

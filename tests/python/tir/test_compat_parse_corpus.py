@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-RUNNER = os.path.join(os.path.dirname(__file__), "..", "compat", "parse_corpus.py")
+RUNNER = os.path.join(os.path.dirname(__file__), "..", "..", "compat", "parse_corpus.py")
 
 GOOD = '''
 import tvm
@@ -70,7 +70,7 @@ def corpus(tmp_path_factory):
     (root / "tvmscript" / "test_b.py").write_text(textwrap.dedent(MODULE))
     (root / "tir-transform" / "not_a_test.py").write_text(textwrap.dedent(GOOD))
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.path.join(os.path.dirname(__file__), "..", "..", "python")
+    env["PYTHONPATH"] = os.path.join(os.path.dirname(__file__), "..", "..", "..", "python")
     proc = subprocess.run([sys.executable, RUNNER, str(root), "--nested", "--list-failures", "10"], capture_output=True,
                           text=True, env=env, timeout=300, check=False)
     assert proc.returncode == 0, proc.stderr

@@ -65,7 +65,7 @@ def test_rejected_forms():
 
 
 def test_against_brute_force():
-    from test_arith_analyzer import evaluate  # pylint: disable=import-outside-toplevel
+    from .test_arith_analyzer import evaluate  # pylint: disable=import-outside-toplevel
 
     i, j = tir.Var("i", "int32"), tir.Var("j", "int32")
     found = 0

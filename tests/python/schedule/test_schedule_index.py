@@ -7,7 +7,7 @@ import random
 import pytest
 
 import tessera as tvm
-from test_schedule_instruction_kinds import MatmulRelu, AddThenScale
+from .test_schedule_instruction_kinds import MatmulRelu, AddThenScale
 
 index_check = tvm.get_global_func("tir.schedule.ScheduleIndexCheck")
 

@@ -26,7 +26,7 @@ def test_unknown_and_missing_pipelines():
 
 
 def test_pipeline_lowers_call_tir_module_to_vm_builtins():
-    from test_relax_transform_static_plan_block_memory import _mlp_ch5  # pylint: disable=import-outside-toplevel
+    from .test_relax_transform_static_plan_block_memory import _mlp_ch5  # pylint: disable=import-outside-toplevel
 
     with tvm.transform.PassContext(disabled_pass=["FuseOps"]):  # the five kernels unfused: four intermediates
         lowered = relax.get_pipeline()(_mlp_ch5())

@@ -10,7 +10,7 @@ from tessera.meta_schedule.postproc import Postproc, PyPostproc, RewriteParallel
 from tessera.script import tir as T
 
 from _ms_rule_util import assert_func_equal
-from test_meta_schedule_schedule_rule_multi_level_tiling import matmul, matmul_ssrsrs
+from .test_meta_schedule_schedule_rule_multi_level_tiling import matmul, matmul_ssrsrs
 
 
 @T.prim_func

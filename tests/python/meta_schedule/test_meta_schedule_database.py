@@ -17,7 +17,7 @@ from tessera.meta_schedule.database import TuningRecord
 
 from ms_helpers import matmul_module, stochastic_schedule_mm
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tests/python
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 
 

@@ -5,8 +5,8 @@ import pytest
 
 from tessera import relax
 
-from test_relax_transform_static_plan_block_memory import _mlp_ch3, _mlp_ch5
-from test_relax_vm_shape_checks import _shared_n_module
+from .test_relax_transform_static_plan_block_memory import _mlp_ch3, _mlp_ch5
+from .test_relax_vm_shape_checks import _shared_n_module
 
 T = relax.transform
 STAGES = [T.ToNonDataflow, T.RemovePurityChecking, T.CallTIRRewrite, T.StaticPlanBlockMemory, T.LowerAllocTensor,

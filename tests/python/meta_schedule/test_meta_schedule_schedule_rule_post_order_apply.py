@@ -12,7 +12,7 @@ from tessera.meta_schedule.schedule_rule import (AddRFactor, AutoInline, MultiLe
                                                  ScheduleRule)
 from tessera.script import tir as T
 
-from test_meta_schedule_schedule_rule_multi_level_tiling import matmul
+from .test_meta_schedule_schedule_rule_multi_level_tiling import matmul
 
 TARGET = "llvm --num-cores=1"
 

@@ -297,7 +297,7 @@ def test_decompose_reduction_refuses_overlapping_tiles():
 
 # ---- regressions found by the random schedule test (window_chain program) ----------------
 def _window_chain_run(sch):
-    from test_schedule_random import window_chain  # pylint: disable=import-outside-toplevel
+    from .test_schedule_random import window_chain  # pylint: disable=import-outside-toplevel
 
     _, _, _, ref = window_chain()
     a = np.random.default_rng(0).standard_normal((2, 20)).astype("float32")
@@ -307,7 +307,7 @@ def _window_chain_run(sch):
 
 
 def _window_chain_schedule():
-    from test_schedule_random import window_chain  # pylint: disable=import-outside-toplevel
+    from .test_schedule_random import window_chain  # pylint: disable=import-outside-toplevel
 
     return tvm.tir.Schedule(window_chain()[0])
 

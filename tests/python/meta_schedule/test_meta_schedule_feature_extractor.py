@@ -413,7 +413,7 @@ def test_bad_modules_in_a_subprocess():
     import os
     env = dict(os.environ)
     here = os.path.dirname(os.path.abspath(__file__))
-    env["PYTHONPATH"] = os.pathsep.join([here, env.get("PYTHONPATH", "")])
+    env["PYTHONPATH"] = os.pathsep.join([here, os.path.dirname(here), env.get("PYTHONPATH", "")])
     proc = subprocess.run([sys.executable, "-c", _BAD_INPUT_SCRIPT], capture_output=True, text=True, env=env,
                           timeout=120)
     assert proc.returncode == 0 and proc.stdout.strip().endswith("ok"), proc.stdout + proc.stderr
