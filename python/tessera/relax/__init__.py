@@ -13,7 +13,7 @@ from .struct_info import (StructInfo, ObjectStructInfo, PrimStructInfo, ShapeStr
 from .block_builder import BlockBuilder
 from . import expr_functor
 from .expr_functor import ExprFunctor, PyExprVisitor, PyExprMutator
-from .pipeline import get_pipeline
+from .pipeline import get_pipeline, register_pipeline
 from . import exec_builder, vm_build
 from .exec_builder import ExecBuilder
 from .vm_build import Executable, build

@@ -1,52 +1,72 @@
-"""Relax pipelines (``tvm.relax.get_pipeline``): the named Sequential of passes
-that ``relax.build`` runs on a module before VM code generation."""
+"""Relax pipelines (``tvm.relax.get_pipeline``): named Sequentials of passes.
+The built-in ones, "default_build" (what ``relax.build`` runs before VM code
+generation) and "zero", are defined once in C++ (src/relax/transform/
+pipeline.cc); ``register_pipeline`` adds Python ones, as in TVM."""
 from .._ffi.registry import get_global_func
-from ..error import OpNotImplemented, TVMTypeError, TVMValueError
+from ..error import TVMTypeError, TVMValueError
+
+_REGISTERED = {}
 
 
 def default_build_pipeline(target=None):
-    """The Sequential ``relax.build_pipeline``: LegalizeOps, AnnotateTIROpPattern,
-    FoldConstant (kernels whose inputs are all constants, such as the weight
-    transposes BindParams exposes, run at build time), the operator fusion
-    FuseOps, FuseTIR (matmul/conv with their elementwise
-    epilogues, injective chains: one PrimFunc each), DefaultCPUSchedule
-    (``tvm.tir.transform.DefaultCPUSchedule(target)``: untuned PrimFuncs get
-    parallel and vectorized loops; not in TVM, see docs/pipeline.md; leave it out
-    with ``PassContext(disabled_pass=["DefaultCPUSchedule"])``), then the lowering
-    passes Normalize, ToNonDataflow, RemovePurityChecking, CallTIRRewrite,
-    StaticPlanBlockMemory, LowerAllocTensor, VMBuiltinLower, VMShapeLower,
-    AttachGlobalSymbol. ``target``: the CPU target the schedules are made for
-    (relax.build passes its own; None: the host)."""
-    from ..ir.transform import Sequential  # pylint: disable=import-outside-toplevel
-    from ..tir.transform import DefaultCPUSchedule  # pylint: disable=import-outside-toplevel
-    from .transform.legalize_ops import LegalizeOps  # pylint: disable=import-outside-toplevel
-    from .transform.fusion import AnnotateTIROpPattern, FuseOps, FuseTIR  # pylint: disable=import-outside-toplevel
-    from .transform.optimization import FoldConstant  # pylint: disable=import-outside-toplevel
-    lowering = get_global_func("relax.transform.DefaultBuildPipeline")()
-    return Sequential([LegalizeOps(), AnnotateTIROpPattern(), FoldConstant(), FuseOps(), FuseTIR(),
-                       DefaultCPUSchedule(target)]
-                      + list(lowering.passes), name="relax.build_pipeline")
+    """The Sequential "relax.build_pipeline": LegalizeOps, AnnotateTIROpPattern,
+    FoldConstant, FuseOps, FuseTIR, DefaultCPUSchedule (untuned PrimFuncs get
+    parallel and vectorized loops for ``target``; not in TVM, see
+    docs/pipeline.md), DeadCodeElimination, then the lowering passes Normalize,
+    ToNonDataflow, RemovePurityChecking, CallTIRRewrite, StaticPlanBlockMemory,
+    LowerAllocTensor, VMBuiltinLower, VMShapeLower, AttachGlobalSymbol.
+    ``target``: the CPU target the schedules are made for (relax.build passes
+    its own; None: each function's, else the host). Any step is left out with
+    ``PassContext(disabled_pass=[name])``."""
+    if target is not None:
+        from ..target import Target  # pylint: disable=import-outside-toplevel
+
+        target = target if isinstance(target, Target) else Target(target)
+    return get_global_func("relax.GetPipeline")("default_build", target)
 
 
-_PIPELINES = {"default_build": default_build_pipeline}
-# TVM's other pipelines need passes Tessera does not have yet.
-_MISSING = {"zero": "AnnotateTIROpPattern, FoldConstant, FuseOps and FuseTIR (LegalizeOps it has)"}
+def zero_pipeline(*, enable_warning=False):
+    """TVM's "zero" pipeline: LegalizeOps, AnnotateTIROpPattern, FoldConstant,
+    FuseOps, FuseTIR. ``enable_warning`` is accepted for TVM compatibility
+    (LegalizeOps leaves ops without a legalization unchanged either way)."""
+    if not isinstance(enable_warning, bool):
+        raise TVMTypeError(f"zero_pipeline: enable_warning must be a bool, got {type(enable_warning).__name__}")
+    return get_global_func("relax.GetPipeline")("zero", None)
+
+
+def register_pipeline(name):
+    """Decorator registering ``func(**kwargs) -> Pass`` as the pipeline ``name``
+    of ``get_pipeline``; a name already taken raises ValueError."""
+    if not isinstance(name, str):
+        raise TVMTypeError(f"register_pipeline: name must be a str, got {type(name).__name__}")
+    if name in _OPTIONS or name in _REGISTERED:
+        raise TVMValueError(f"relax pipeline {name!r} is already registered")
+
+    def register(func):
+        _REGISTERED[name] = func
+        return func
+
+    return register
+
+
+_OPTIONS = {"default_build": ({"target"}, default_build_pipeline), "zero": ({"enable_warning"}, zero_pipeline)}
 
 
 def get_pipeline(name="default_build", **kwargs):
-    """The pipeline ``name`` (``"default_build"``, the default here: TVM's default
-    ``"zero"`` needs passes not implemented yet); keyword arguments go to the
-    pipeline's function, as TVM's (``default_build`` takes ``target``)."""
+    """The pipeline ``name`` ("default_build", the default here, which is what
+    relax.build runs; TVM's default is "zero"); keyword arguments go to the
+    pipeline's function, as TVM's (``default_build`` takes ``target``,
+    ``zero`` ``enable_warning``)."""
     if not isinstance(name, str):
         raise TVMTypeError(f"get_pipeline: name must be a str, got {type(name).__name__}")
-    if kwargs and (name != "default_build" or set(kwargs) != {"target"}):
-        raise TVMTypeError(f"get_pipeline({name!r}) takes no options other than default_build's target, "
-                           f"got {sorted(kwargs)}")
-    if name in _MISSING:
-        raise OpNotImplemented(f"relax pipeline {name!r} needs {_MISSING[name]}, not implemented yet")
-    if name not in _PIPELINES:
-        raise TVMValueError(f"unknown relax pipeline {name!r}; known: {sorted(_PIPELINES)}")
-    return _PIPELINES[name](**kwargs)
+    if name in _REGISTERED:
+        return _REGISTERED[name](**kwargs)
+    if name not in _OPTIONS:
+        raise TVMValueError(f"unknown relax pipeline {name!r}; known: {sorted(set(_OPTIONS) | set(_REGISTERED))}")
+    allowed, func = _OPTIONS[name]
+    if set(kwargs) - allowed:
+        raise TVMTypeError(f"get_pipeline({name!r}) takes only {sorted(allowed)}, got {sorted(kwargs)}")
+    return func(**kwargs)
 
 
-__all__ = ["get_pipeline", "default_build_pipeline"]
+__all__ = ["get_pipeline", "register_pipeline", "default_build_pipeline", "zero_pipeline"]

@@ -4,7 +4,8 @@
 // call or call of an impure function), in nested SeqExprs too; match_casts
 // that define symbolic dims are kept. DeadCodeElimination(entry_functions)
 // does that to every Relax function, then removes the functions not reachable
-// from the entries (those with a "global_symbol", ExternFuncs, plus `entry_functions`).
+// from the entries (those with a "global_symbol", ExternFuncs, plus `entry_functions`;
+// every Relax function when none has a "global_symbol"). In relax.build's pipeline.
 #include <unordered_set>
 
 #include "relax/expr_functor.h"
@@ -143,9 +144,18 @@ Pass DeadCodeElimination(Array<String> entry_functions) {
               << "DeadCodeElimination: entry function '" << std::string(name) << "' is not in the module";
           work.push_back(*gv);
         }
+        // Externally visible functions and external (ExternFunc) declarations are kept, as in TVM.
+        // A module where no Relax function is marked visible (hand-built functions: relax.build
+        // exports them all through AttachGlobalSymbol) keeps every Relax function.
+        bool any_visible = false;
         for (const auto& [gv, func] : mod->functions.items()) {
-          // Externally visible functions and external (ExternFunc) declarations are kept, as in TVM.
-          if (func->attrs.Get("global_symbol") || func->IsInstance<ExternFuncNode>()) work.push_back(gv);
+          any_visible |= func->IsInstance<FunctionNode>() && func->attrs.Get("global_symbol").has_value();
+        }
+        for (const auto& [gv, func] : mod->functions.items()) {
+          if (func->attrs.Get("global_symbol") || func->IsInstance<ExternFuncNode>() ||
+              (!any_visible && func->IsInstance<FunctionNode>())) {
+            work.push_back(gv);
+          }
         }
         IRModule result =
             UpdateRelaxFunctions(mod, [](const GlobalVar&, const Function& f) { return RemoveAllUnused(f); });

@@ -4,7 +4,11 @@
 // src/relax/transform/) and a Python constructor relax.transform.<Name>().
 #pragma once
 
+#include <optional>
+#include <vector>
+
 #include "ir/transform.h"
+#include "target/target.h"
 
 namespace tessera {
 namespace relax {
@@ -46,11 +50,19 @@ Pass AttachGlobalSymbol();
 
 // Removes unused bindings without side effects from every Relax function,
 // then the functions unreachable from the entries (functions with a
-// "global_symbol" plus `entry_functions`). Not part of the build pipeline.
+// "global_symbol", ExternFuncs, plus `entry_functions`; in a module where no
+// Relax function has a "global_symbol", every Relax function is an entry).
+// In the build pipeline after DefaultCPUSchedule (dead_code_elimination.cc).
 Pass DeadCodeElimination(Array<String> entry_functions = {});
 
-// The Sequential "relax.build_pipeline" of the passes above, after Normalize.
-tessera::transform::Sequential DefaultBuildPipeline();
+// TVM's "zero" pipeline: LegalizeOps, AnnotateTIROpPattern, FoldConstant,
+// FuseOps, FuseTIR (pipeline.cc).
+std::vector<Pass> ZeroPipelinePasses();
+// The Sequential "relax.build_pipeline" (relax.get_pipeline("default_build")):
+// the zero passes, DefaultCPUSchedule for `target` (a CPU target; none: each
+// function's own, else the host), DeadCodeElimination, Normalize and the
+// lowering passes above in order (pipeline.cc).
+tessera::transform::Sequential DefaultBuildPipeline(std::optional<Target> target = std::nullopt);
 
 }  // namespace transform
 }  // namespace relax

@@ -1,32 +1,68 @@
-// relax.build's lowering pipeline: the Sequential "relax.build_pipeline"
-// (relax.get_pipeline("default_build")) of Normalize and the lowering
-// passes of lowering.h, in order. VM code generation (src/relax/backend/vm)
-// runs on its result.
+// relax.build's pipelines, defined once here: ZeroPipelinePasses (TVM's "zero":
+// legalization and fusion) and DefaultBuildPipeline (relax.get_pipeline
+// ("default_build"), the Sequential "relax.build_pipeline" that relax.build
+// runs: the zero passes, DefaultCPUSchedule, DeadCodeElimination, then the
+// lowering passes of lowering.h). Adding a pass to a pipeline is one line in
+// one of the two lists below. VM code generation (src/relax/backend/vm) runs
+// on the result. Python's relax.get_pipeline reads them via relax.GetPipeline.
+#include "relax/transform/fusion.h"
 #include "relax/transform/lowering.h"
+#include "relax/transform/optimization.h"
 #include "runtime/registry.h"
+#include "tir/transform/default_cpu_schedule.h"
 
 namespace tessera {
 namespace relax {
 namespace transform {
 
-tessera::transform::Sequential DefaultBuildPipeline() {
-  return tessera::transform::Sequential(
-      {
-          tessera::transform::GetPass("relax.transform.Normalize"),
-          ToNonDataflow(),
-          RemovePurityChecking(),
-          CallTIRRewrite(),
-          StaticPlanBlockMemory(),
-          LowerAllocTensor(),
-          VMBuiltinLower(),
-          VMShapeLower(),
-          AttachGlobalSymbol(),
-      },
-      "relax.build_pipeline");
+std::vector<Pass> ZeroPipelinePasses() {
+  return {
+      LegalizeOps(),
+      AnnotateTIROpPattern(),
+      FoldConstant(),
+      FuseOps(),
+      FuseTIR(),
+  };
 }
 
-TESSERA_REGISTER_GLOBAL("relax.transform.DefaultBuildPipeline").set_body_typed([]() {
-  return DefaultBuildPipeline();
+tessera::transform::Sequential DefaultBuildPipeline(std::optional<Target> target) {
+  TESSERA_CHECK_OR_THROW(!target || tir::IsCPUTarget(*target), ValueError)
+      << "relax.get_pipeline(\"default_build\"): target " << (*target)->str << " is not a CPU target";
+  std::vector<Pass> passes = ZeroPipelinePasses();
+  std::vector<Pass> rest = {
+      tir::transform::DefaultCPUSchedule(target),
+      DeadCodeElimination(),
+      tessera::transform::GetPass("relax.transform.Normalize"),
+      ToNonDataflow(),
+      RemovePurityChecking(),
+      CallTIRRewrite(),
+      StaticPlanBlockMemory(),
+      LowerAllocTensor(),
+      VMBuiltinLower(),
+      VMShapeLower(),
+      AttachGlobalSymbol(),
+  };
+  passes.insert(passes.end(), rest.begin(), rest.end());
+  return tessera::transform::Sequential(Array<Pass>(passes), "relax.build_pipeline");
+}
+
+namespace {
+
+// The named pipelines of relax.get_pipeline; `target` is for default_build only.
+tessera::transform::Sequential GetPipeline(const std::string& name, std::optional<Target> target) {
+  if (name == "default_build") return DefaultBuildPipeline(target);
+  TESSERA_CHECK_OR_THROW(!target, TypeError) << "relax.get_pipeline(" << name << ") takes no target";
+  if (name == "zero") return tessera::transform::Sequential(Array<Pass>(ZeroPipelinePasses()), "relax.zero_pipeline");
+  TESSERA_THROW(ValueError) << "unknown relax pipeline '" << name << "'; known: default_build, zero";
+}
+
+}  // namespace
+
+TESSERA_REGISTER_GLOBAL("relax.GetPipeline").set_body_typed([](std::string name, std::optional<Target> target) {
+  return GetPipeline(name, target);
+});
+TESSERA_REGISTER_GLOBAL("relax.transform.DefaultBuildPipeline").set_body_typed([](std::optional<Target> target) {
+  return DefaultBuildPipeline(target);
 });
 
 }  // namespace transform

@@ -450,14 +450,14 @@ bool IsUntouched(const PrimFunc& func) {
   return serial;
 }
 
-bool IsCPU(const Target& target) {
+}  // namespace
+
+bool IsCPUTarget(const Target& target) {
   for (const std::string& k : target->keys) {
     if (k == "cpu") return true;
   }
   return false;
 }
-
-}  // namespace
 
 DefaultCPUScheduleOptions DefaultCPUScheduleOptionsFor(const Target& target) {
   DefaultCPUScheduleOptions opt;
@@ -489,7 +489,7 @@ tessera::transform::Pass DefaultCPUSchedule(std::optional<Target> target) {
             if (auto bound = attr->try_cast<Target>()) t = *bound;
           }
         }
-        if (!IsCPU(t)) return f;
+        if (!IsCPUTarget(t)) return f;
         return tir::DefaultCPUSchedule(f, DefaultCPUScheduleOptionsFor(t));
       },
       0, "DefaultCPUSchedule");

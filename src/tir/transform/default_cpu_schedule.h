@@ -30,6 +30,9 @@ PrimFunc DefaultCPUSchedule(PrimFunc func, const DefaultCPUScheduleOptions& opti
 // ("target.llvm_get_vector_width") and its -num-cores, else the host's cores.
 DefaultCPUScheduleOptions DefaultCPUScheduleOptionsFor(const Target& target);
 
+// Whether `target` has the "cpu" key (llvm, c).
+bool IsCPUTarget(const Target& target);
+
 namespace transform {
 // tir.transform.DefaultCPUSchedule(target): the pass form; without a target,
 // each function's "target" attribute, else the host ("llvm"). Functions for

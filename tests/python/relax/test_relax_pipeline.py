@@ -5,7 +5,9 @@ import pytest
 import tessera as tvm
 from tessera import relax
 
-EXPECTED = ["LegalizeOps", "AnnotateTIROpPattern", "FoldConstant", "FuseOps", "FuseTIR", "DefaultCPUSchedule", "Normalize", "ToNonDataflow", "RemovePurityChecking", "CallTIRRewrite", "StaticPlanBlockMemory",
+ZERO = ["LegalizeOps", "AnnotateTIROpPattern", "FoldConstant", "FuseOps", "FuseTIR"]
+OPTIONAL = ZERO[1:] + ["DefaultCPUSchedule", "DeadCodeElimination"]
+EXPECTED = ZERO + ["DefaultCPUSchedule", "DeadCodeElimination", "Normalize", "ToNonDataflow", "RemovePurityChecking", "CallTIRRewrite", "StaticPlanBlockMemory",
             "LowerAllocTensor", "VMBuiltinLower", "VMShapeLower", "AttachGlobalSymbol"]
 
 
@@ -16,13 +18,62 @@ def test_default_pipeline_is_the_named_sequential():
         assert [p.info.name for p in seq.passes] == EXPECTED
 
 
-def test_unknown_and_missing_pipelines():
+def test_pipelines_are_the_cpp_sequentials():
+    """The Python API returns the Sequentials defined once in C++ (pipeline.cc)."""
+    cpp = tvm.get_global_func("relax.transform.DefaultBuildPipeline")(None)
+    assert [p.info.name for p in cpp.passes] == EXPECTED
+    zero = relax.get_pipeline("zero")
+    assert [p.info.name for p in zero.passes] == ZERO
+    assert [p.info.name for p in relax.pipeline.zero_pipeline(enable_warning=True).passes] == ZERO
+
+
+def test_unknown_and_registered_pipelines():
     with pytest.raises(ValueError, match="nonesuch"):
         relax.get_pipeline("nonesuch")
-    with pytest.raises(NotImplementedError, match="LegalizeOps"):
-        relax.get_pipeline("zero")
     with pytest.raises(TypeError):
         relax.get_pipeline(3)
+    with pytest.raises(TypeError, match="enable_warning"):
+        relax.get_pipeline("zero", target="llvm")
+    with pytest.raises(ValueError, match="already registered"):
+        relax.register_pipeline("default_build")
+
+    @relax.register_pipeline("test_only_legalize")
+    def _only_legalize():
+        return tvm.transform.Sequential([relax.transform.LegalizeOps()], name="only_legalize")
+
+    assert relax.get_pipeline("test_only_legalize").info.name == "only_legalize"
+
+
+def _call_tir_count(mod):
+    return sum(1 for _, f in mod.functions.items() if isinstance(f, relax.Function)
+               for block in f.body.blocks for b in block.bindings
+               if isinstance(b.value, relax.Call) and b.value.op == tvm.ir.Op.get("relax.call_tir"))
+
+
+@pytest.mark.parametrize("step", EXPECTED)
+def test_each_step_can_be_disabled(step):
+    """PassContext(disabled_pass=[step]) leaves exactly that step out of the pipeline."""
+    runs = []
+
+    @tvm.instrument.pass_instrument
+    class Record:  # pylint: disable=too-few-public-methods
+        def run_before_pass(self, _mod, info):
+            runs.append(info.name)
+
+    with tvm.transform.PassContext(disabled_pass=[step], instruments=[Record()]):
+        if step in OPTIONAL:
+            ex = relax.build(_linear_relu_module(), target="llvm")
+        else:
+            try:
+                relax.get_pipeline()(_linear_relu_module())
+            except tvm.error.TVMError:
+                pass  # a later lowering step may need the one left out
+    top = [n for n in runs if n in EXPECTED]
+    assert step not in top
+    assert top == [n for n in EXPECTED if n != step][:len(top)]
+    if step in OPTIONAL:  # the optimizations are optional: the result is still right
+        assert len(top) == len(EXPECTED) - 1
+        _check_linear_relu(ex)
 
 
 def test_pipeline_lowers_call_tir_module_to_vm_builtins():
@@ -75,16 +126,19 @@ def _prim_names(mod):
 
 
 def test_pipeline_fuses_and_each_fusion_pass_can_be_left_out():
-    import numpy as np  # pylint: disable=import-outside-toplevel
-
     assert _prim_names(relax.get_pipeline()(_linear_relu_module())) == ["fused_matmul_add_relu"]
     for skipped in ("AnnotateTIROpPattern", "FuseOps"):
         with tvm.transform.PassContext(disabled_pass=[skipped]):
             assert _prim_names(relax.get_pipeline()(_linear_relu_module())) == ["add", "matmul", "relu"]
-    rng = np.random.default_rng(0)
-    x, w, b = (rng.standard_normal(s).astype("float32") for s in [(2, 8), (8, 4), (4,)])
     for disabled in ([], ["FuseOps"]):
         with tvm.transform.PassContext(disabled_pass=disabled):
-            ex = relax.build(_linear_relu_module(), target="llvm")
-        out = relax.VirtualMachine(ex, tvm.cpu())["main"](tvm.nd.array(x), tvm.nd.array(w), tvm.nd.array(b))
-        np.testing.assert_allclose(out.numpy(), np.maximum(x @ w + b, 0), rtol=1e-5, atol=1e-5)
+            _check_linear_relu(relax.build(_linear_relu_module(), target="llvm"))
+
+
+def _check_linear_relu(ex):
+    import numpy as np  # pylint: disable=import-outside-toplevel
+
+    rng = np.random.default_rng(0)
+    x, w, b = (rng.standard_normal(s).astype("float32") for s in [(2, 8), (8, 4), (4,)])
+    out = relax.VirtualMachine(ex, tvm.cpu())["main"](tvm.nd.array(x), tvm.nd.array(w), tvm.nd.array(b))
+    np.testing.assert_allclose(out.numpy(), np.maximum(x @ w + b, 0), rtol=1e-5, atol=1e-5)
