@@ -120,3 +120,80 @@ def test_extern_functions_are_kept():
     before = bb.get()
     after = relax.transform.DeadCodeElimination()(before)
     assert [gv.name_hint for gv in after.get_global_vars()] == ["my_extern"]
+
+
+def _unmarked_module(with_dead):
+    """Hand-built functions without "global_symbol" (IRModule({...})): a caller
+    "main", a callee "twice", and (dead) a PrimFunc nothing calls."""
+    x = relax.Var("x", _t())
+    twice = relax.Function([x], relax.op.add(x, x), _t())
+    funcs = {"twice": twice}
+    if with_dead:
+        funcs["unused_kernel"] = tir.PrimFunc([], tir.Evaluate(0))
+    mod = tvm.IRModule(funcs)
+    y = relax.Var("y", _t())
+    z = relax.Var("z", _t())
+    body = relax.SeqExpr([relax.BindingBlock([relax.VarBinding(z, relax.Call(mod.get_global_var("twice"), [y]))])], z)
+    mod["main"] = relax.Function([y], body, _t())
+    return relax.transform.Normalize()(mod)
+
+
+def test_module_without_visible_functions_keeps_its_relax_functions():
+    """No Relax function has a "global_symbol" (relax.build exports them all):
+    every Relax function is an entry; the unreachable PrimFunc still goes."""
+    after = relax.transform.DeadCodeElimination()(_unmarked_module(with_dead=True))
+    assert sorted(gv.name_hint for gv in after.get_global_vars()) == ["main", "twice"]
+    tvm.ir.assert_structural_equal(after, _unmarked_module(with_dead=False))
+    import numpy as np  # pylint: disable=import-outside-toplevel
+
+    x = np.random.default_rng(0).standard_normal(4).astype("float32")
+    vm = relax.VirtualMachine(relax.build(after, target="llvm"), tvm.cpu())
+    np.testing.assert_allclose(vm["main"](tvm.nd.array(x)).numpy(), 2 * x, rtol=1e-6)
+    np.testing.assert_allclose(vm["twice"](tvm.nd.array(x)).numpy(), 2 * x, rtol=1e-6)
+
+
+def _pipeline_module():
+    from tessera.script import ir as I, relax as R, tir as T  # pylint: disable=import-outside-toplevel
+
+    @I.ir_module
+    class Mod:
+        @T.prim_func(private=True)
+        def never_called(a: T.Buffer((4,), "float32")):
+            for i in range(4):
+                with T.block("b"):
+                    vi = T.axis.spatial(4, i)
+                    a[vi] = T.float32(0)
+
+        @R.function(private=True)
+        def unused_helper(x: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):
+            y = R.multiply(x, x)
+            return y
+
+        @R.function
+        def main(x: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):
+            with R.dataflow():
+                dead = R.exp(x)
+                live = R.add(x, x)
+                R.output(live)
+            return live
+
+    return Mod
+
+
+def test_build_pipeline_removes_unreachable_functions():
+    """relax.build's DeadCodeElimination step drops the private function and the
+    PrimFunc nobody calls (and the dead exp kernel); disabled, they stay."""
+    import numpy as np  # pylint: disable=import-outside-toplevel
+
+    def names(mod):
+        return sorted(gv.name_hint for gv in mod.get_global_vars())
+
+    lowered = relax.get_pipeline()(_pipeline_module())
+    assert "unused_helper" not in names(lowered) and "never_called" not in names(lowered)
+    assert not [n for n in names(lowered) if "exp" in n]
+    with tvm.transform.PassContext(disabled_pass=["DeadCodeElimination"]):
+        kept = relax.get_pipeline()(_pipeline_module())
+    assert {"unused_helper", "never_called"} <= set(names(kept))
+    x = np.random.default_rng(1).standard_normal(4).astype("float32")
+    vm = relax.VirtualMachine(relax.build(_pipeline_module(), target="llvm"), tvm.cpu())
+    np.testing.assert_allclose(vm["main"](tvm.nd.array(x)).numpy(), x + x, rtol=1e-6)
