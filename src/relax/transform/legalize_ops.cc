@@ -3,14 +3,18 @@
 // constructor in python/tessera/relax/op/ and called here through its
 // PackedFunc as fn(bb, call)) by what it returns: call_tir of a TOPI PrimFunc
 // added through this pass's BlockBuilder (BlockBuilder.call_te shares
-// identical PrimFuncs). Calls of ops without one are left unchanged. An
+// identical PrimFuncs). A customize_legalize_map entry (op name -> function)
+// replaces the op's own legalization, as TVM's. Calls of ops without one are
+// left unchanged (with enable_warning, named once per op on stderr). An
 // ExprMutator, so nesting (If in If, ...) is bounded by the stack guard, not by
 // Python's recursion limit. First pass of relax.build's default pipeline.
+#include <iostream>
 #include <unordered_set>
 
 #include "ir/op.h"
 #include "relax/expr_functor.h"
 #include "relax/transform/lowering.h"
+#include "runtime/registry.h"
 
 namespace tessera {
 namespace relax {
@@ -18,8 +22,11 @@ namespace {
 
 class Legalizer : public ExprMutator {
  public:
-  explicit Legalizer(const IRModule& mod)
-      : ExprMutator(mod.ShallowCopy()), flegalize_(Op::GetAttrMap<PackedFunc>("FLegalize")) {}
+  Legalizer(const IRModule& mod, Map<String, PackedFunc> custom, bool enable_warning)
+      : ExprMutator(mod.ShallowCopy()),
+        flegalize_(Op::GetAttrMap<PackedFunc>("FLegalize")),
+        custom_(std::move(custom)),
+        enable_warning_(enable_warning) {}
   using ExprMutator::VisitExpr_;
 
   // Legalizes every Relax function of `mod`; the result also holds the PrimFuncs added.
@@ -40,8 +47,17 @@ class Legalizer : public ExprMutator {
     const auto* callee = call != nullptr ? call->op.as<OpNode>() : nullptr;
     if (callee == nullptr) return expr;
     Op o = GetRef<Op>(callee);
-    if (!flegalize_.count(o)) return expr;
-    Any result = flegalize_[o](builder_, expr);
+    std::optional<PackedFunc> legalize = custom_.Get(callee->name);
+    if (!legalize && flegalize_.count(o)) legalize = flegalize_[o];
+    if (!legalize) {
+      static const std::unordered_set<std::string> kLowLevel = {"relax.call_tir", "relax.call_dps_packed",
+                                                                 "relax.call_pure_packed"};
+      if (enable_warning_ && !kLowLevel.count(callee->name) && warned_.insert(callee->name).second) {
+        std::cerr << "LegalizeOps: no legalization is registered for " << callee->name << "; its calls are left\n";
+      }
+      return expr;
+    }
+    Any result = (*legalize)(builder_, expr);
     std::optional<RelaxExpr> legal = result.try_cast<RelaxExpr>();
     TESSERA_CHECK_OR_THROW(legal.has_value() && legal->defined(), TypeError)
         << "the legalization of " << callee->name << " returned " << result.type_name()
@@ -67,17 +83,27 @@ class Legalizer : public ExprMutator {
 
  private:
   OpAttrMap<PackedFunc> flegalize_;
+  Map<String, PackedFunc> custom_;
+  bool enable_warning_;
+  std::unordered_set<std::string> warned_;
 };
 
 }  // namespace
 
 namespace transform {
 
-Pass LegalizeOps() {
+Pass LegalizeOps(Map<String, PackedFunc> customize_legalize_map, bool enable_warning) {
   return tessera::transform::CreateModulePass(
-      [](IRModule mod, tessera::transform::PassContext) { return Legalizer(mod).Run(mod); }, 0, "LegalizeOps");
+      [customize_legalize_map, enable_warning](IRModule mod, tessera::transform::PassContext) {
+        return Legalizer(mod, customize_legalize_map, enable_warning).Run(mod);
+      },
+      0, "LegalizeOps");
 }
-TESSERA_REGISTER_PASS("relax.transform.LegalizeOps", LegalizeOps);
+TESSERA_REGISTER_PASS("relax.transform.LegalizeOps", [] { return LegalizeOps(); });
+TESSERA_REGISTER_GLOBAL("relax.transform.LegalizeOpsWith")
+    .set_body_typed([](Map<String, PackedFunc> customize_legalize_map, bool enable_warning) {
+      return LegalizeOps(customize_legalize_map, enable_warning);
+    });
 
 }  // namespace transform
 }  // namespace relax

@@ -21,10 +21,12 @@ namespace transform {
 
 using tessera::transform::Pass;
 
-// Calls of ops with a legalization ("FLegalize") become what it returns
-// (call_tir of TOPI PrimFuncs, added to the module). First pass of the
-// default build pipeline (legalize_ops.cc).
-Pass LegalizeOps();
+// Calls of ops with a legalization ("FLegalize", or an entry of
+// `customize_legalize_map` by op name, which wins) become what it returns
+// (call_tir of TOPI PrimFuncs, added to the module); others are left, named on
+// stderr with `enable_warning`. First pass of the default build pipeline
+// (legalize_ops.cc).
+Pass LegalizeOps(Map<String, PackedFunc> customize_legalize_map = {}, bool enable_warning = false);
 // Dataflow blocks become ordinary binding blocks; DataflowVars become Vars.
 Pass ToNonDataflow();
 // Pure functions get "relax.force_pure"; call_pure_packed becomes a plain

@@ -127,3 +127,81 @@ def test_call_te_gives_each_primfunc_its_own_symbolic_vars():
     assert tvm.ir.structural_equal(out, ns[1] - 1)
     ret = mod["main"].ret_struct_info.shape.values[0]
     assert isinstance(ret, tvm.tir.Sub) and ret.a.same_as(n)
+
+
+def _add_exp_module():
+    @I.ir_module
+    class Mod:
+        @R.function
+        def main(x: R.Tensor((4,), "float32"), y: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):
+            with R.dataflow():
+                a = R.add(x, y)
+                gv = R.exp(a)
+                R.output(gv)
+            return gv
+
+    return Mod
+
+
+def test_customize_legalize_map_replaces_the_registered_legalization():
+    """TVM's LegalizeOps(customize_legalize_map): the given function is used for
+    its op (here add as x - y, to tell it apart); other ops keep theirs."""
+    seen = []
+
+    def add_as_subtract(bb, call):
+        seen.append(call.op.name)
+        return bb.call_te(topi.subtract, call.args[0], call.args[1])
+
+    out = relax.transform.LegalizeOps({"relax.add": add_as_subtract})(_add_exp_module())
+    assert seen == ["relax.add"]
+    names = sorted(gv.name_hint for gv, f in out.functions.items() if isinstance(f, tvm.tir.PrimFunc))
+    assert names == ["exp", "subtract"]
+    rng = np.random.default_rng(0)
+    x, y = rng.standard_normal(4).astype("float32"), rng.standard_normal(4).astype("float32")
+    np.testing.assert_allclose(_run(out, x, y), np.exp(x - y), rtol=1e-6)
+    # An Op object works as a key too; the module given is unchanged.
+    out2 = relax.transform.LegalizeOps({tvm.ir.Op.get("relax.add"): add_as_subtract})(_add_exp_module())
+    tvm.ir.assert_structural_equal(out2, out)
+
+
+def test_customize_legalize_map_for_an_op_without_legalization():
+    """An op with no registered legalization (shape_of) is legalized by the map's function."""
+    @I.ir_module
+    class Mod:
+        @R.function
+        def main(x: R.Tensor((4,), "float32")) -> R.Shape([4]):
+            gv = R.shape_of(x)
+            return gv
+
+    out = relax.transform.LegalizeOps({"relax.shape_of": lambda bb, call: relax.ShapeExpr([4])})(Mod)
+    assert isinstance(out["main"].body.blocks[0].bindings[0].value, relax.ShapeExpr)
+
+
+def test_customize_legalize_map_errors():
+    with pytest.raises(TypeError, match="dict"):
+        relax.transform.LegalizeOps([("relax.add", None)])
+    with pytest.raises(TypeError, match="callable"):
+        relax.transform.LegalizeOps({"relax.add": 3})
+    with pytest.raises(ValueError, match="relax.nonesuch"):
+        relax.transform.LegalizeOps({"relax.nonesuch": lambda bb, call: call})
+    with pytest.raises(TypeError, match="enable_warning"):
+        relax.transform.LegalizeOps(enable_warning="yes")
+    bad = relax.transform.LegalizeOps({"relax.add": lambda bb, call: 3})
+    with pytest.raises(TypeError, match="relax.add"):
+        bad(_add_exp_module())
+
+
+def test_enable_warning_names_ops_left_unlegalized(capfd):
+    @I.ir_module
+    class Mod:
+        @R.function
+        def main(x: R.Tensor((4,), "float32")) -> R.Shape([4]):
+            a = R.shape_of(x)
+            gv = R.shape_of(x)
+            return gv
+
+    relax.transform.LegalizeOps(enable_warning=True)(Mod)
+    err = capfd.readouterr().err
+    assert err.count("relax.shape_of") == 1, err
+    relax.transform.LegalizeOps()(Mod)
+    assert "relax.shape_of" not in capfd.readouterr().err

@@ -1,15 +1,40 @@
-"""``relax.transform.LegalizeOps()``: replaces each call of a high-level Relax op that has a
-legalization ("FLegalize", relax/op/_legalize_registry.py) by call_tir of a TOPI-generated
-PrimFunc added through a BlockBuilder (identical PrimFuncs are shared). Calls of ops with no
-legalization are left unchanged. The pass is C++ (src/relax/transform/legalize_ops.cc, an
-ExprMutator calling each op's Python legalization); first pass of relax.get_pipeline()'s
-default build pipeline."""
+"""``relax.transform.LegalizeOps(customize_legalize_map=None, enable_warning=False)``:
+replaces each call of a high-level Relax op that has a legalization ("FLegalize",
+relax/op/_legalize_registry.py, or an entry of ``customize_legalize_map``) by
+call_tir of a TOPI-generated PrimFunc added through a BlockBuilder (identical
+PrimFuncs are shared). Calls of ops with no legalization are left unchanged. The
+pass is C++ (src/relax/transform/legalize_ops.cc, an ExprMutator calling each op's
+Python legalization); first pass of relax.get_pipeline()'s default build pipeline."""
 from ..._ffi.registry import get_global_func
+from ...error import TVMTypeError
 
 
-def LegalizeOps():  # pylint: disable=invalid-name
-    """Legalizes the high-level Relax ops of every Relax function to call_tir of TOPI PrimFuncs."""
-    return get_global_func("relax.transform.LegalizeOps")()
+def LegalizeOps(customize_legalize_map=None, enable_warning=False):  # pylint: disable=invalid-name
+    """Legalizes the high-level Relax ops of every Relax function to call_tir of
+    TOPI PrimFuncs. ``customize_legalize_map``: {op name: fn(bb, call) -> Expr}
+    used instead of the ops' registered legalizations (as TVM's);
+    ``enable_warning``: name on stderr each op left without a legalization."""
+    from ...ir.op import Op  # pylint: disable=import-outside-toplevel
+
+    if not isinstance(enable_warning, bool):
+        raise TVMTypeError(f"LegalizeOps: enable_warning must be a bool, got {type(enable_warning).__name__}")
+    custom = {}
+    if customize_legalize_map is not None:
+        if not isinstance(customize_legalize_map, dict):
+            raise TVMTypeError("LegalizeOps: customize_legalize_map must be a dict {op name: function}, got "
+                               f"{type(customize_legalize_map).__name__}")
+        for name, func in customize_legalize_map.items():
+            key = name.name if isinstance(name, Op) else name
+            if not isinstance(key, str):
+                raise TVMTypeError(f"LegalizeOps: customize_legalize_map keys must be op names, got {key!r}")
+            Op.get(key)  # an unknown op name raises naming it
+            if not callable(func):
+                raise TVMTypeError(f"LegalizeOps: the customized legalization of {key} must be callable, got "
+                                   f"{type(func).__name__}")
+            custom[key] = func
+    if not custom and not enable_warning:
+        return get_global_func("relax.transform.LegalizeOps")()
+    return get_global_func("relax.transform.LegalizeOpsWith")(custom, enable_warning)
 
 
 __all__ = ["LegalizeOps"]
