@@ -1,8 +1,10 @@
 // Attributes of Relax operator calls: the per-op attribute signature (names in
-// TVM's Python signature order, with defaults) that the TVMScript parser uses
-// for positional attributes, and typed readers of a call's attrs Map for the
-// struct-info inference of op/*.cc. Relax IR layer.
+// TVM's Python signature order, with defaults), the one constructor of a call's
+// attrs Map from it (MakeOpAttrs: the TVMScript parser, the Python op
+// constructors and C++ rewrites all build attrs with it), and typed readers of
+// a call's attrs Map for the struct-info inference of op/*.cc. Relax IR layer.
 #include "relax/op/op_common.h"
+#include "runtime/registry.h"
 
 namespace tessera {
 namespace relax {
@@ -22,23 +24,74 @@ OpRegEntry& SetAttrSignature(OpRegEntry& entry, const std::vector<AttrParam>& pa
   return entry;
 }
 
-namespace {
-
-// The signature default of `name`: nullopt when the op has no such attribute or it is required.
-std::optional<Any> SignatureDefault(const Call& call, const std::string& name, bool* known) {
+std::optional<std::vector<AttrParam>> AttrSignature(const Op& op) {
   static const OpAttrMap<Array<Any>> sigs = Op::GetAttrMap<Array<Any>>("TScriptAttrSignature");
-  *known = false;
-  const auto* op = call->op.as<OpNode>();
-  if (op == nullptr || !sigs.count(GetRef<Op>(op))) return std::nullopt;
-  for (const Any& item : sigs[GetRef<Op>(op)]) {
+  if (!sigs.count(op)) return std::nullopt;
+  std::vector<AttrParam> out;
+  for (const Any& item : sigs[op]) {
     Array<Any> pair = item.cast<Array<Any>>();
-    if (pair[0].cast<std::string>() != name) continue;
-    *known = true;
-    if (pair.size() > 1) return pair[1];
-    return std::nullopt;
+    out.push_back({pair[0].cast<std::string>(), pair.size() > 1 ? std::optional<Any>(pair[1]) : std::nullopt});
+  }
+  return out;
+}
+
+std::optional<Any> SignatureDefault(const Call& call, const std::string& name) {
+  const auto* op = call->op.as<OpNode>();
+  if (op == nullptr) return std::nullopt;
+  std::optional<std::vector<AttrParam>> sig = AttrSignature(GetRef<Op>(op));
+  if (!sig) return std::nullopt;
+  for (const AttrParam& p : *sig) {
+    if (p.name == name) return p.default_value;
   }
   return std::nullopt;
 }
+
+Any NormalizeAttrValue(const Any& v) {
+  switch (v.kind()) {
+    case Any::Kind::kBool: return Any(PrimExpr(IntImm(DataType::Bool(), v.raw_int() != 0)));
+    case Any::Kind::kInt: return Any(PrimExpr(v.raw_int()));
+    case Any::Kind::kFloat: return Any(PrimExpr(v.raw_float()));
+    default: break;
+  }
+  if (const auto* arr = v.as<ArrayObj>()) {
+    Array<Any> out;
+    for (const Any& x : arr->data) out.push_back(NormalizeAttrValue(x));
+    return Any(out);
+  }
+  return v;
+}
+
+Map<String, Any> MakeOpAttrs(const Op& op, const Map<String, Any>& given) {
+  std::optional<std::vector<AttrParam>> sig = AttrSignature(op);
+  Map<String, Any> out;
+  if (sig) {
+    for (const auto& [key, value] : given.items()) {
+      bool known = false;
+      for (const AttrParam& p : *sig) known |= p.name == std::string(key);
+      if (!known) {
+        std::string names;
+        for (const AttrParam& p : *sig) names += (names.empty() ? "" : ", ") + p.name;
+        TESSERA_THROW(TypeError) << op->name << " has no attribute '" << std::string(key)
+                                 << "' (attributes: " << (names.empty() ? std::string("none") : names) << ")";
+      }
+    }
+    for (const AttrParam& p : *sig) {
+      std::optional<Any> v = given.Get(String(p.name));
+      if (!v) v = p.default_value;
+      TESSERA_CHECK_OR_THROW(v.has_value(), ValueError) << op->name << " needs its attribute '" << p.name << "'";
+      out.Set(String(p.name), NormalizeAttrValue(*v));
+    }
+    return out;
+  }
+  for (const auto& [key, value] : given.items()) out.Set(key, NormalizeAttrValue(value));
+  return out;
+}
+
+TESSERA_REGISTER_GLOBAL("relax.op.MakeAttrs").set_body_typed([](std::string op_name, Map<String, Any> given) {
+  return MakeOpAttrs(Op::Get(op_name), given);
+});
+
+namespace {
 
 [[noreturn]] void BadAttr(const Call& call, const std::string& name, const char* expected, const Any& v) {
   TESSERA_THROW(TypeError) << OpName(call) << ": attribute '" << name << "' must be " << expected << ", got "
@@ -59,8 +112,7 @@ Any CallAttr(const Call& call, const std::string& name) {
       if (const Any* v = map->Find(Any(String(name)))) return *v;
     }
   }
-  bool known = false;
-  std::optional<Any> def = SignatureDefault(call, name, &known);
+  std::optional<Any> def = SignatureDefault(call, name);
   if (def) return *def;
   TESSERA_THROW(ValueError) << OpName(call) << ": attribute '" << name << "' is required but missing";
 }

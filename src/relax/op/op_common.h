@@ -110,6 +110,20 @@ Any AttrDefaultBool(bool v);
 // parser reads positional arguments beyond the op's num_inputs as these attributes, fills in the
 // defaults and refuses unknown keywords; inference reads a missing attribute as its default.
 OpRegEntry& SetAttrSignature(OpRegEntry& entry, const std::vector<AttrParam>& params);
+// The op's attribute signature; nullopt when it has none.
+std::optional<std::vector<AttrParam>> AttrSignature(const Op& op);
+// The signature default of attribute `name` of the call's op; nullopt when it has none (required,
+// unknown, or no signature).
+std::optional<Any> SignatureDefault(const Call& call, const std::string& name);
+// An attribute value in canonical form, as the TVMScript parser writes it: ints as IntImm (int32,
+// int64 when out of range), bools as bool IntImm, floats as FloatImm, lists element by element.
+Any NormalizeAttrValue(const Any& v);
+// THE constructor of a call's attrs Map ("relax.op.MakeAttrs"; used by the TVMScript parser, the
+// Python op constructors and C++ rewrites): for an op with a signature, every signature attribute
+// in order, the given value else its default, each normalized; an unknown name is a TypeError and a
+// missing required one a ValueError, both naming op and attribute. Without a signature, `given`
+// normalized.
+Map<String, Any> MakeOpAttrs(const Op& op, const Map<String, Any>& given);
 // The call's attribute `name`, else its signature default; ValueError naming op and attribute
 // when it is required and absent.
 Any CallAttr(const Call& call, const std::string& name);

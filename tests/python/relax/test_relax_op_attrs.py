@@ -139,3 +139,85 @@ def test_unknown_python_op_in_tvmscript_is_refused():
         def f(x: R.Tensor((3,), "float32")):
             gv = relax.op.cumsum(x)
             return gv
+
+
+# ---- one constructor of attrs (relax.op.MakeAttrs, src/relax/op/op_attrs.cc) ----
+
+def _make_attrs(op_name, given):
+    return tvm.get_global_func("relax.op.MakeAttrs")(op_name, given)
+
+
+def test_make_attrs_fills_defaults_and_normalizes():
+    attrs = _make_attrs("relax.nn.dropout", {})
+    assert list(attrs.keys()) == ["rate"] and float(attrs["rate"].value) == 0.5
+    got = _make_attrs("relax.nn.conv2d", {"groups": 2, "strides": [2, 2]})
+    assert list(got.keys()) == ["strides", "padding", "dilation", "groups", "data_layout", "kernel_layout",
+                                "out_layout", "out_dtype"]
+    assert isinstance(got["groups"], tvm.tir.IntImm) and str(got["groups"].dtype) == "int32"
+    assert [int(v) for v in got["padding"]] == [0, 0, 0, 0]
+    flag = _make_attrs("relax.sum", {"axis": [1], "keepdims": True})["keepdims"]
+    assert str(flag.dtype) == "bool" and int(flag.value) == 1
+
+
+def test_make_attrs_refuses_unknown_and_missing_required_naming_them():
+    with pytest.raises(TypeError, match=r"relax.nn.dropout has no attribute 'p' \(attributes: rate\)"):
+        _make_attrs("relax.nn.dropout", {"p": 0.1})
+    with pytest.raises(ValueError, match=r"relax.nn.batch_norm needs its attribute 'axis'"):
+        _make_attrs("relax.nn.batch_norm", {})
+    from tessera.relax.op._op_attrs import make_attrs  # pylint: disable=import-outside-toplevel
+
+    with pytest.raises(TypeError, match=r"relax.nn.dropout has no attribute 'p'"):
+        make_attrs("relax.nn.dropout", p=0.1)
+
+
+def test_parser_python_constructor_and_signature_agree_on_defaults():
+    """dropout's rate and batch_norm's epsilon are written once (the C++
+    signature): the Python constructor's defaults, the parser's filled-in
+    attrs and the struct-info inference all read it."""
+    import inspect  # pylint: disable=import-outside-toplevel
+
+    @R.function
+    def f(x: R.Tensor((2, 3), "float32")):
+        gv = R.nn.dropout(x)
+        return gv
+
+    x = f.params[0]
+    tvm.ir.assert_structural_equal(_first_call(f).attrs, relax.op.nn.dropout(x).attrs)
+    assert inspect.signature(relax.op.nn.dropout).parameters["rate"].default == 0.5
+    bn = inspect.signature(relax.op.nn.batch_norm).parameters
+    assert bn["axis"].default is inspect.Parameter.empty and bn["epsilon"].default == pytest.approx(1e-5)
+
+
+def test_every_python_constructor_default_matches_the_signature():
+    """For each op with an attribute signature and a relax.op constructor, the
+    constructor's parameters named as attributes default to the signature's
+    value (or are required where it is); guards against a second copy."""
+    import inspect  # pylint: disable=import-outside-toplevel
+    from tessera.relax.op._op_attrs import _REQUIRED, attr_signature  # pylint: disable=import-outside-toplevel
+
+    namespaces = {"relax.": relax.op, "relax.nn.": relax.op.nn}
+    checked = 0
+    # API-level defaults that TVM's signatures give in another spelling of the same value.
+    same = [(None, "void"), ((1, 1), [1, 1]), ((0, 0), [0, 0, 0, 0]), (None, "NCHW")]
+    for prefix, ns in namespaces.items():
+        for name in dir(ns):
+            func = getattr(ns, name)
+            if not inspect.isfunction(func):
+                continue
+            op_name = prefix + name
+            try:
+                sig = attr_signature(op_name)
+            except Exception:  # pylint: disable=broad-except
+                continue
+            params = inspect.signature(func).parameters
+            for attr, default in sig:
+                if attr not in params:
+                    continue
+                got = params[attr].default
+                if default is _REQUIRED:
+                    continue  # TVM gives some required attributes a Python default (axis=None)
+                ok = got == default or (got, default) in same or (
+                    isinstance(got, tuple) and list(got) == default)
+                assert ok, f"{op_name}: parameter {attr!r} defaults to {got!r}, its signature to {default!r}"
+                checked += 1
+    assert checked > 20

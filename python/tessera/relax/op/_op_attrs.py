@@ -1,10 +1,12 @@
 """Attributes of Relax operator calls from Python: ``make_attrs`` builds a
-call's attrs map with values in the form the TVMScript parser gives them
-(ints as int32 IntImm, bools as bool IntImm, lists as lists), so a call made
-by ``relax.op.<name>`` and the same call parsed from TVMScript are
-structurally equal; ``attr_ints``/``attr_int`` read them back in
-legalizations. Op attribute signatures live with the C++ registrations
-(src/relax/op/op_attrs.cc)."""
+call's attrs map through the one C++ constructor (``relax.op.MakeAttrs``,
+src/relax/op/op_attrs.cc: signature defaults filled in, values in the form the
+TVMScript parser gives them: ints as int32 IntImm, bools as bool IntImm), so a
+call made by ``relax.op.<name>`` and the same call parsed from TVMScript are
+structurally equal; ``signature_defaults`` gives a constructor's attribute
+parameters the defaults of that signature, ``call_attrs`` reads a call's
+attributes with them (legalizations); ``attr_ints``/``attr_int`` read values
+back. Op attribute signatures live with the C++ registrations only."""
 from ...ir.expr import PrimExpr
 from ...error import TVMTypeError
 
@@ -27,8 +29,68 @@ def _value(v, what):
 
 
 def make_attrs(op_name, **fields):
-    """The attrs map of a call of ``op_name`` (every field, as TVM's Attrs)."""
-    return {k: _value(v, f"{op_name}: attribute {k!r}") for k, v in fields.items()}
+    """The attrs map of a call of ``op_name`` (every attribute of its signature, as
+    TVM's Attrs: ``fields`` else the signature's defaults), made by the C++ constructor."""
+    from ..._ffi.registry import get_global_func  # pylint: disable=import-outside-toplevel
+    given = {k: _value(v, f"{op_name}: attribute {k!r}") for k, v in fields.items()}
+    return get_global_func("relax.op.MakeAttrs")(op_name, given)
+
+
+def plain(v):
+    """An attribute value as Python: IntImm -> int (bool for T.bool), FloatImm -> float, lists recursively."""
+    from ...tir.expr import IntImm, FloatImm  # pylint: disable=import-outside-toplevel
+    if isinstance(v, IntImm):
+        return bool(v.value) if str(v.dtype) == "bool" else int(v.value)
+    if isinstance(v, FloatImm):
+        return float(v.value)
+    if isinstance(v, (list, tuple)) or type(v).__name__ == "Array":
+        return [plain(x) for x in v]
+    if type(v).__name__ == "String":
+        return str(v)
+    return v
+
+
+_REQUIRED = object()
+
+
+def attr_signature(op_name):
+    """The op's attribute signature from C++ as [(name, plain default or _REQUIRED)]; [] without one."""
+    from ...ir.op import Op  # pylint: disable=import-outside-toplevel
+    sig = Op.get(op_name).get_attr("TScriptAttrSignature")
+    return [(str(item[0]), plain(item[1]) if len(item) > 1 else _REQUIRED) for item in (sig or [])]
+
+
+def signature_defaults(op_name):
+    """Decorator: the constructor's attribute parameters (named as the op's
+    attributes) get the defaults of the op's C++ signature, the one place they
+    are written; ``help()`` shows them."""
+    import inspect  # pylint: disable=import-outside-toplevel
+
+    def decorate(func):
+        defaults = dict(attr_signature(op_name))
+        params = list(inspect.signature(func).parameters.values())
+        trailing = []
+        for p in reversed(params):
+            if defaults.get(p.name, _REQUIRED) is _REQUIRED:
+                break
+            trailing.append(defaults[p.name])
+        func.__defaults__ = tuple(reversed(trailing)) or None
+        return func
+
+    return decorate
+
+
+def call_attrs(call):
+    """The call's attributes as plain Python values, with its op's signature
+    defaults for the missing ones and those given as None."""
+    out = {k: v for k, v in attr_signature(call.op.name) if v is not _REQUIRED}
+    attrs = call.attrs
+    items = [] if attrs is None else (attrs.items() if hasattr(attrs, "items")
+                                      else [(k, attrs[k]) for k in attrs.keys()])
+    for k, v in items:
+        if v is not None:
+            out[str(k)] = plain(v)
+    return out
 
 
 def attr_int(v):

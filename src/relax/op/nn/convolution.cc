@@ -22,7 +22,7 @@ void CheckLayout(const Call& call, const char* attr, const std::string& value, c
 
 // (top, left, bottom, right) from 1, 2 or 4 values.
 std::vector<int64_t> Padding4(const Call& call) {
-  std::vector<int64_t> p = nn_attrs::Ints(call, "padding", {1, 2, 4}, {0, 0, 0, 0});
+  std::vector<int64_t> p = nn_attrs::Ints(call, "padding", {1, 2, 4});
   if (p.size() == 1) p = {p[0], p[0], p[0], p[0]};
   if (p.size() == 2) p = {p[0], p[1], p[0], p[1]};
   for (int64_t v : p) {
@@ -36,14 +36,14 @@ StructInfo InferConv2D(const Call& call, const BlockBuilder&) {
   CheckNumArgs(call, 2, 2);
   const auto* data = ArgSInfoAs<TensorStructInfoNode>(call, 0, "data", "a tensor");
   const auto* weight = ArgSInfoAs<TensorStructInfoNode>(call, 1, "weight", "a tensor");
-  std::string data_layout = nn_attrs::Str(call, "data_layout", "NCHW");
+  std::string data_layout = nn_attrs::Str(call, "data_layout");
   CheckLayout(call, "data_layout", data_layout, "NCHW");
-  CheckLayout(call, "kernel_layout", nn_attrs::Str(call, "kernel_layout", "OIHW"), "OIHW");
-  CheckLayout(call, "out_layout", nn_attrs::Str(call, "out_layout", data_layout), "NCHW");
-  std::vector<int64_t> strides = nn_attrs::PositivePair(call, "strides", 1);
-  std::vector<int64_t> dilation = nn_attrs::PositivePair(call, "dilation", 1);
+  CheckLayout(call, "kernel_layout", nn_attrs::Str(call, "kernel_layout"), "OIHW");
+  CheckLayout(call, "out_layout", nn_attrs::Str(call, "out_layout"), "NCHW");
+  std::vector<int64_t> strides = nn_attrs::PositivePair(call, "strides");
+  std::vector<int64_t> dilation = nn_attrs::PositivePair(call, "dilation");
   std::vector<int64_t> pad = Padding4(call);
-  int64_t groups = nn_attrs::Int(call, "groups", 1);
+  int64_t groups = nn_attrs::Int(call, "groups");
   if (groups < 1) TESSERA_THROW(ValueError) << OpName(call) << ": attribute 'groups' must be >= 1, got " << groups;
   for (auto [t, name] : {std::pair{data, "data"}, std::pair{weight, "weight"}}) {
     if (!t->IsUnknownNdim() && t->ndim != 4) {
@@ -51,7 +51,7 @@ StructInfo InferConv2D(const Call& call, const BlockBuilder&) {
                                 << (t == data ? "NCHW" : "OIHW") << "), got " << t->ndim << " dimensions";
     }
   }
-  std::string out_dtype_str = nn_attrs::Str(call, "out_dtype", "");
+  std::string out_dtype_str = nn_attrs::Str(call, "out_dtype");
   DataType out_dtype;
   if (!out_dtype_str.empty() && out_dtype_str != "void") {
     out_dtype = DataType(out_dtype_str);

@@ -68,7 +68,7 @@ StructInfo InferSoftmax(const Call& call, const BlockBuilder&) {
   const auto* x = Tensor(call, 0, "data");
   CheckFloat(call, x, "data");
   if (x->ndim == 0) TESSERA_THROW(ValueError) << OpName(call) << ": operand 'data' must have at least one dimension";
-  NormalizeAxis(call, "axis", nn_attrs::Int(call, "axis", -1), x->ndim);
+  NormalizeAxis(call, "axis", nn_attrs::Int(call, "axis"), x->ndim);
   return SameAs(x);
 }
 
@@ -80,10 +80,7 @@ StructInfo InferLayerNorm(const Call& call, const BlockBuilder&) {
   const TensorStructInfoNode* params[2] = {Tensor(call, 1, "gamma"), Tensor(call, 2, "beta")};
   const char* names[2] = {"gamma", "beta"};
   CheckFloat(call, data, "data");
-  std::vector<int64_t> axes = nn_attrs::Ints(call, "axes", {}, {});
-  if (nn_attrs::Find(call, "axes") == nullptr) {
-    TESSERA_THROW(ValueError) << OpName(call) << ": attribute 'axes' is required";
-  }
+  std::vector<int64_t> axes = nn_attrs::Ints(call, "axes", {});  // required: no signature default
   if (axes.empty()) TESSERA_THROW(ValueError) << OpName(call) << ": attribute 'axes' must not be empty";
   for (int64_t& a : axes) a = NormalizeAxis(call, "axes", a, data->ndim);
   for (size_t i = 0; i < axes.size(); ++i) {
@@ -120,9 +117,8 @@ StructInfo InferBatchNorm(const Call& call, const BlockBuilder&) {
   const auto* data = Tensor(call, 0, "data");
   CheckFloat(call, data, "data");
   if (data->ndim == 0) TESSERA_THROW(ValueError) << OpName(call) << ": operand 'data' must have at least one dimension";
-  if (nn_attrs::Find(call, "axis") == nullptr) TESSERA_THROW(ValueError) << OpName(call) << ": attribute 'axis' is required";
-  int64_t axis = NormalizeAxis(call, "axis", nn_attrs::Int(call, "axis", 1), data->ndim);
-  double eps = nn_attrs::Float(call, "epsilon", 1e-5);
+  int64_t axis = NormalizeAxis(call, "axis", nn_attrs::Int(call, "axis"), data->ndim);  // required: no default
+  double eps = nn_attrs::Float(call, "epsilon");
   if (!(eps >= 0)) TESSERA_THROW(ValueError) << OpName(call) << ": attribute 'epsilon' must be >= 0, got " << eps;
   const char* names[4] = {"gamma", "beta", "moving_mean", "moving_var"};
   auto dshape = data->GetShape();
@@ -156,7 +152,7 @@ StructInfo InferDropout(const Call& call, const BlockBuilder&) {
   CheckNumArgs(call, 1, 1);
   const auto* x = Tensor(call, 0, "data");
   CheckFloat(call, x, "data");
-  double rate = nn_attrs::Float(call, "rate", 0.5);
+  double rate = nn_attrs::Float(call, "rate");
   if (!(rate >= 0 && rate < 1)) {
     TESSERA_THROW(ValueError) << OpName(call) << ": attribute 'rate' must be in [0, 1), got " << rate;
   }

@@ -1,5 +1,6 @@
 // Reading the attributes of Relax nn operator calls (a Map<String, Any> on the
-// Call keyed by TVM's attrs field names) with explicit defaults and errors
+// Call keyed by TVM's attrs field names; a missing one is its signature
+// default, the only place defaults are written) with errors
 // naming the op and the attribute (floats and length-checked int lists, which
 // op_attrs.cc's readers lack), and the signature defaults of the nn ops;
 // shared by op/nn/{nn,convolution,pooling}.cc. Relax IR layer.
@@ -18,20 +19,29 @@ namespace tessera {
 namespace relax {
 namespace nn_attrs {
 
-// The value of attribute `key`, or nullptr when the call has no such attribute (or None).
-inline const Any* Find(const Call& call, const char* key) {
-  if (!call->attrs.defined()) return nullptr;
-  const auto* map = call->attrs.as<MapObj>();
-  if (map == nullptr) {
-    TESSERA_THROW(TypeError) << OpName(call) << ": attributes must be a map of names to values, got "
-                             << call->attrs->GetTypeKey();
-  }
-  for (const auto& kv : map->data) {
-    if (const auto* s = kv.first.as<StringObj>(); s && s->data == key) {
-      return kv.second.is_none() ? nullptr : &kv.second;
+// The value of attribute `key`: the call's (unless None), else the op's signature
+// default (unless None); nullopt when neither is given.
+inline std::optional<Any> Find(const Call& call, const char* key) {
+  if (call->attrs.defined()) {
+    const auto* map = call->attrs.as<MapObj>();
+    if (map == nullptr) {
+      TESSERA_THROW(TypeError) << OpName(call) << ": attributes must be a map of names to values, got "
+                               << call->attrs->GetTypeKey();
+    }
+    for (const auto& kv : map->data) {
+      if (const auto* s = kv.first.as<StringObj>(); s && s->data == key && !kv.second.is_none()) return kv.second;
     }
   }
-  return nullptr;
+  std::optional<Any> def = SignatureDefault(call, key);
+  if (def && !def->is_none()) return def;
+  return std::nullopt;
+}
+
+// The value of attribute `key` (Find); ValueError naming op and attribute when there is none.
+inline Any Get(const Call& call, const char* key) {
+  std::optional<Any> v = Find(call, key);
+  if (!v) TESSERA_THROW(ValueError) << OpName(call) << ": attribute '" << key << "' is required";
+  return *v;
 }
 
 inline std::string Describe(const Any& v) {
@@ -43,39 +53,39 @@ inline std::string Describe(const Any& v) {
   }
 }
 
-inline int64_t Int(const Call& call, const char* key, int64_t dflt) {
-  const Any* v = Find(call, key);
-  if (v == nullptr) return dflt;
-  std::optional<int64_t> i = IntValue(*v);
-  if (!i) TESSERA_THROW(TypeError) << OpName(call) << ": attribute '" << key << "' must be an int, got " << Describe(*v);
+// Typed readers of attribute `key` (Find: the call's value, else the signature default; none of
+// either is a ValueError); TypeError naming op and attribute for a value of another kind.
+inline int64_t Int(const Call& call, const char* key) {
+  Any v = Get(call, key);
+  std::optional<int64_t> i = IntValue(v);
+  if (!i) TESSERA_THROW(TypeError) << OpName(call) << ": attribute '" << key << "' must be an int, got " << Describe(v);
   return *i;
 }
 
-inline bool Bool(const Call& call, const char* key, bool dflt) { return Int(call, key, dflt ? 1 : 0) != 0; }
+inline bool Bool(const Call& call, const char* key) { return Int(call, key) != 0; }
 
-inline double Float(const Call& call, const char* key, double dflt) {
-  const Any* v = Find(call, key);
-  if (v == nullptr) return dflt;
-  if (v->kind() == Any::Kind::kFloat) return v->raw_float();
-  if (const auto* f = v->as<FloatImmNode>()) return f->value;
-  if (std::optional<int64_t> i = IntValue(*v)) return static_cast<double>(*i);
-  TESSERA_THROW(TypeError) << OpName(call) << ": attribute '" << key << "' must be a float, got " << Describe(*v);
+inline double Float(const Call& call, const char* key) {
+  Any v = Get(call, key);
+  if (v.kind() == Any::Kind::kFloat) return v.raw_float();
+  if (const auto* f = v.as<FloatImmNode>()) return f->value;
+  if (std::optional<int64_t> i = IntValue(v)) return static_cast<double>(*i);
+  TESSERA_THROW(TypeError) << OpName(call) << ": attribute '" << key << "' must be a float, got " << Describe(v);
 }
 
-inline std::string Str(const Call& call, const char* key, const std::string& dflt) {
-  const Any* v = Find(call, key);
-  if (v == nullptr) return dflt;
+// A string attribute; "" when neither the call nor the signature gives one (out_dtype None).
+inline std::string Str(const Call& call, const char* key) {
+  std::optional<Any> v = Find(call, key);
+  if (!v) return "";
   if (const auto* s = v->as<StringObj>()) return s->data;
   if (v->kind() == Any::Kind::kDataType) return v->raw_dtype().str();
   TESSERA_THROW(TypeError) << OpName(call) << ": attribute '" << key << "' must be a string, got " << Describe(*v);
 }
 
 // A list of ints whose length is one of `lengths` (any length when empty; an int
-// is a 1-element list); `dflt` when absent.
-inline std::vector<int64_t> Ints(const Call& call, const char* key, const std::vector<size_t>& lengths,
-                                 const std::vector<int64_t>& dflt) {
-  const Any* v = Find(call, key);
-  if (v == nullptr) return dflt;
+// is a 1-element list).
+inline std::vector<int64_t> Ints(const Call& call, const char* key, const std::vector<size_t>& lengths) {
+  Any value = Get(call, key);
+  const Any* v = &value;
   std::vector<int64_t> out;
   if (std::optional<int64_t> i = IntValue(*v)) {
     out.push_back(*i);
@@ -107,8 +117,8 @@ inline std::vector<int64_t> Ints(const Call& call, const char* key, const std::v
 
 // An (h, w) pair of positive ints given as 1 or 2 values (strides, dilation,
 // pool_size, output_size); errors name the op and the attribute.
-inline std::vector<int64_t> PositivePair(const Call& call, const char* attr, int64_t dflt) {
-  std::vector<int64_t> v = Ints(call, attr, {1, 2}, {dflt, dflt});
+inline std::vector<int64_t> PositivePair(const Call& call, const char* attr) {
+  std::vector<int64_t> v = Ints(call, attr, {1, 2});
   if (v.size() == 1) v.push_back(v[0]);
   for (int64_t x : v) {
     if (x < 1) TESSERA_THROW(ValueError) << OpName(call) << ": attribute '" << attr << "' must be >= 1, got " << x;

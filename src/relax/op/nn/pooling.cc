@@ -20,8 +20,8 @@ const TensorStructInfoNode* Data4D(const Call& call) {
     TESSERA_THROW(ValueError) << OpName(call) << ": operand 'data' must be 4-D (NCHW), got " << data->ndim
                               << " dimensions";
   }
-  std::string layout = nn_attrs::Str(call, "layout", "NCHW");
-  for (auto [attr, value] : {std::pair{"layout", layout}, std::pair{"out_layout", nn_attrs::Str(call, "out_layout", layout)}}) {
+  std::string layout = nn_attrs::Str(call, "layout");
+  for (auto [attr, value] : {std::pair{"layout", layout}, std::pair{"out_layout", nn_attrs::Str(call, "out_layout")}}) {
     if (value != "NCHW") {
       TESSERA_THROW(ValueError) << OpName(call) << ": attribute '" << attr << "' = \"" << value
                                 << "\" is not supported (only NCHW)";
@@ -33,17 +33,17 @@ const TensorStructInfoNode* Data4D(const Call& call) {
 StructInfo InferPool2D(const Call& call, const BlockBuilder&) {
   using namespace tir;  // NOLINT: PrimExpr arithmetic
   const auto* data = Data4D(call);
-  std::vector<int64_t> pool = nn_attrs::PositivePair(call, "pool_size", 1);
-  std::vector<int64_t> strides = nn_attrs::PositivePair(call, "strides", 1);
-  std::vector<int64_t> dilation = nn_attrs::PositivePair(call, "dilation", 1);
-  std::vector<int64_t> pad = nn_attrs::Ints(call, "padding", {1, 2, 4}, {0, 0, 0, 0});
+  std::vector<int64_t> pool = nn_attrs::PositivePair(call, "pool_size");
+  std::vector<int64_t> strides = nn_attrs::PositivePair(call, "strides");
+  std::vector<int64_t> dilation = nn_attrs::PositivePair(call, "dilation");
+  std::vector<int64_t> pad = nn_attrs::Ints(call, "padding", {1, 2, 4});
   if (pad.size() == 1) pad = {pad[0], pad[0], pad[0], pad[0]};
   if (pad.size() == 2) pad = {pad[0], pad[1], pad[0], pad[1]};
   for (int64_t v : pad) {
     if (v < 0) TESSERA_THROW(ValueError) << OpName(call) << ": attribute 'padding' must be >= 0, got " << v;
   }
-  bool ceil_mode = nn_attrs::Bool(call, "ceil_mode", false);
-  nn_attrs::Bool(call, "count_include_pad", false);  // type-checked; used by the avg legalization
+  bool ceil_mode = nn_attrs::Bool(call, "ceil_mode");
+  nn_attrs::Bool(call, "count_include_pad");  // type-checked; used by the avg legalization
   auto ds = data->GetShape();
   if (!ds) return TensorStructInfo(data->dtype, 4);
   const Array<PrimExpr>& d = *ds;
@@ -77,9 +77,9 @@ StructInfo InferAdaptivePool2D(const Call& call, const BlockBuilder&) {
   if (!data->IsUnknownDtype() && !data->dtype.is_float()) {
     TESSERA_THROW(TypeError) << OpName(call) << ": operand 'data' must have a float dtype, got " << data->dtype;
   }
-  bool has_size = nn_attrs::Find(call, "output_size") != nullptr;
+  bool has_size = nn_attrs::Find(call, "output_size").has_value();
   std::vector<int64_t> size;
-  if (has_size) size = nn_attrs::PositivePair(call, "output_size", 1);
+  if (has_size) size = nn_attrs::PositivePair(call, "output_size");
   auto ds = data->GetShape();
   if (!ds) return TensorStructInfo(data->dtype, 4);
   const Array<PrimExpr>& d = *ds;

@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "ir/op.h"
+#include "relax/op/op_common.h"
 #include "script/parser/core/arg_binder.h"
 #include "script/parser/ir/module_builder.h"
 #include "script/parser/relax/relax_builder.h"
@@ -400,17 +401,15 @@ Any GenericOp(RelaxBuilder& b, CallArgs& c, const std::string& op_name) {
     attrs.Set(String(key), to_attr(c.kwargs[k].second, c.kwarg_pos[k]));
     has_attrs = true;
   }
-  if (sig) {
-    for (const Any& item : *sig) {
-      Array<Any> pair = item.cast<Array<Any>>();
-      String key(pair[0].cast<std::string>());
-      if (attrs.count(key)) continue;
-      if (pair.size() < 2) {
-        b.Error(c.node->pos, "R." + op_name.substr(6) + " needs its attribute '" + std::string(key) + "'");
-      }
-      attrs.Set(key, pair[1]);
-      has_attrs = true;
+  if (sig) {  // defaults and canonical values: the one attrs constructor (src/relax/op/op_attrs.cc)
+    try {
+      attrs = relax::MakeOpAttrs(op, attrs);
+    } catch (const Error& e) {
+      std::string msg = e.what();
+      if (msg.rfind(op_name, 0) == 0) msg = "R." + op_name.substr(6) + msg.substr(op_name.size());
+      b.Error(c.node->pos, msg);
     }
+    has_attrs = has_attrs || !attrs.empty();
   }
   return relax::Expr(relax::Call(op, args, has_attrs ? ObjectRef(attrs) : ObjectRef(), sinfo_args));
 }

@@ -1,10 +1,12 @@
 """Helpers of the Relax nn operator constructors and legalizations
 (relax/op/nn/*.py): operand checks, TVM's normalization of int/pair/padding
-attributes, and reading a call's attribute map (ints come back as IntImm,
-floats as FloatImm, bools as bool IntImm) as plain Python values."""
+attributes; reading a call's attributes (``call_attrs``, with the signature
+defaults) and constructor defaults (``signature_defaults``) come from
+relax/op/_op_attrs.py."""
 from ...expr import Call, Expr
 from ....ir.op import Op
 from ....error import TVMTypeError, TVMValueError
+from .._op_attrs import call_attrs, plain, signature_defaults  # pylint: disable=unused-import
 
 
 def make_call(op_name, args, attrs):
@@ -72,30 +74,6 @@ def str_attr(op_name, name, v):
     if not isinstance(v, str):
         raise TVMTypeError(f"{op_name}: {name} must be a string, got {v!r}")
     return v
-
-
-def plain(v):
-    """An attribute value as Python: IntImm -> int (bool for T.bool), FloatImm -> float, lists recursively."""
-    from ....tir.expr import IntImm, FloatImm  # pylint: disable=import-outside-toplevel
-    if isinstance(v, IntImm):
-        return bool(v.value) if str(v.dtype) == "bool" else int(v.value)
-    if isinstance(v, FloatImm):
-        return float(v.value)
-    if isinstance(v, (list, tuple)):
-        return [plain(x) for x in v]
-    return v
-
-
-def attrs_of(call, defaults):
-    """The call's attributes as plain Python values, ``defaults`` for missing ones."""
-    out = dict(defaults)
-    attrs = call.attrs
-    items = [] if attrs is None else (attrs.items() if hasattr(attrs, "items")
-                                      else [(k, attrs[k]) for k in attrs.keys()])
-    for k, v in items:
-        if v is not None:
-            out[str(k)] = plain(v)
-    return out
 
 
 def expand_pair(v):

@@ -3,15 +3,17 @@ strides, padding in 1/2/4-value forms, dilation, groups). Struct-info
 inference is in src/relax/op/nn/convolution.cc; the legalization to
 topi.nn.conv2d is registered here."""
 from .._legalize_registry import register_legalize
-from ._common import make_call, int_attr, pair, padding4, str_attr, attrs_of, expand_pair, expand_padding
+from ._common import make_call, int_attr, pair, padding4, str_attr, call_attrs, expand_pair, expand_padding, signature_defaults
 
 
-def conv2d(data, weight, strides=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1, data_layout="NCHW",
-           kernel_layout="OIHW", out_layout=None, out_dtype=None):
+@signature_defaults("relax.nn.conv2d")
+def conv2d(data, weight, strides, padding, dilation, groups, data_layout, kernel_layout, out_layout, out_dtype):
     """2-D convolution. ``padding`` is one value, (h, w) or (top, left, bottom, right);
-    ``out_dtype=None`` keeps the input dtype. Layouts other than NCHW/OIHW are refused."""
+    ``out_layout=None`` is ``data_layout``; ``out_dtype`` None or "void" keeps the input
+    dtype. Layouts other than NCHW/OIHW are refused. Defaults: the op's signature
+    (src/relax/op/nn/convolution.cc)."""
     name = "relax.nn.conv2d"
-    out_dtype = "void" if out_dtype is None else str(out_dtype)
+    out_dtype = "void" if out_dtype is None else str(out_dtype)  # TVM's None
     attrs = {"strides": pair(name, "strides", strides), "padding": padding4(name, padding),
              "dilation": pair(name, "dilation", dilation), "groups": int_attr(name, "groups", groups),
              "data_layout": str_attr(name, "data_layout", data_layout),
@@ -24,8 +26,7 @@ def conv2d(data, weight, strides=(1, 1), padding=(0, 0), dilation=(1, 1), groups
 @register_legalize("relax.nn.conv2d")
 def _legalize_conv2d(bb, call):
     from .... import topi  # pylint: disable=import-outside-toplevel
-    a = attrs_of(call, {"strides": [1, 1], "padding": [0, 0, 0, 0], "dilation": [1, 1], "groups": 1,
-                        "out_dtype": "void"})
+    a = call_attrs(call)
     out_dtype = None if a["out_dtype"] in ("", "void") else a["out_dtype"]
     return bb.call_te(topi.nn.group_conv2d_nchw, call.args[0], call.args[1], expand_pair(a["strides"]),
                       expand_padding(a["padding"]), expand_pair(a["dilation"]), a["groups"],

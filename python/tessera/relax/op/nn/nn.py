@@ -1,10 +1,11 @@
 """Relax nn operators other than convolution and pooling, with TVM v0.18's
 signatures: ``relax.op.nn.relu / gelu / gelu_tanh / silu / softmax /
-log_softmax / layer_norm / batch_norm / dropout``. Struct-info inference is in
-src/relax/op/nn/nn.cc; each op's legalization to TOPI ("FLegalize") is
-registered here next to its constructor."""
+log_softmax / layer_norm / batch_norm / dropout``. Struct-info inference and
+the attribute signatures (the defaults, which ``signature_defaults`` gives
+the constructors) are in src/relax/op/nn/nn.cc; each op's legalization to TOPI
+("FLegalize") is registered here next to its constructor."""
 from .._legalize_registry import register_legalize
-from ._common import make_call, int_attr, int_list, float_attr, bool_attr, attrs_of
+from ._common import make_call, int_attr, int_list, float_attr, bool_attr, call_attrs, signature_defaults
 from ....error import TVMValueError
 
 
@@ -33,18 +34,21 @@ def silu(data):
     return make_call("relax.nn.silu", [("data", data)], None)
 
 
-def softmax(data, axis=-1):
+@signature_defaults("relax.nn.softmax")
+def softmax(data, axis):
     """Softmax of ``data`` along ``axis``."""
     return make_call("relax.nn.softmax", [("data", data)], {"axis": int_attr("relax.nn.softmax", "axis", axis)})
 
 
-def log_softmax(data, axis=-1):
+@signature_defaults("relax.nn.log_softmax")
+def log_softmax(data, axis):
     """Log-softmax of ``data`` along ``axis``."""
     return make_call("relax.nn.log_softmax", [("data", data)],
                      {"axis": int_attr("relax.nn.log_softmax", "axis", axis)})
 
 
-def layer_norm(data, gamma, beta, axes, epsilon=1e-5, center=True, scale=True):
+@signature_defaults("relax.nn.layer_norm")
+def layer_norm(data, gamma, beta, axes, epsilon, center, scale):
     """(data - mean) / sqrt(var + epsilon) * gamma + beta over ``axes``
     (gamma is not applied when ``scale`` is False, beta not when ``center`` is False)."""
     name = "relax.nn.layer_norm"
@@ -56,8 +60,8 @@ def layer_norm(data, gamma, beta, axes, epsilon=1e-5, center=True, scale=True):
     return make_call(name, [("data", data), ("gamma", gamma), ("beta", beta)], attrs)
 
 
-def batch_norm(data, gamma, beta, moving_mean, moving_var, axis, epsilon=1e-5, center=True, scale=True,
-               momentum=0.1):
+@signature_defaults("relax.nn.batch_norm")
+def batch_norm(data, gamma, beta, moving_mean, moving_var, axis, epsilon, center, scale, momentum):
     """Batch normalization with the moving statistics (inference); the call's value is the tuple
     (out, moving_mean, moving_var) as in TVM. ``momentum`` only matters for training, which is not supported."""
     name = "relax.nn.batch_norm"
@@ -68,7 +72,8 @@ def batch_norm(data, gamma, beta, moving_mean, moving_var, axis, epsilon=1e-5, c
                             ("moving_var", moving_var)], attrs)
 
 
-def dropout(data, rate=0.5):
+@signature_defaults("relax.nn.dropout")
+def dropout(data, rate):
     """Dropout for inference: the tuple (data, mask) whose first field equals ``data``
     (no element is dropped) and whose mask is all ones."""
     return make_call("relax.nn.dropout", [("data", data)], {"rate": float_attr("relax.nn.dropout", "rate", rate)})
@@ -88,19 +93,19 @@ _unary("silu", lambda: _topi().nn.silu)
 
 @register_legalize("relax.nn.softmax")
 def _legalize_softmax(bb, call):
-    a = attrs_of(call, {"axis": -1})
+    a = call_attrs(call)
     return bb.call_te(_topi().nn.softmax, call.args[0], axis=a["axis"], primfunc_name_hint="softmax")
 
 
 @register_legalize("relax.nn.log_softmax")
 def _legalize_log_softmax(bb, call):
-    a = attrs_of(call, {"axis": -1})
+    a = call_attrs(call)
     return bb.call_te(_topi().nn.log_softmax, call.args[0], axis=a["axis"], primfunc_name_hint="log_softmax")
 
 
 @register_legalize("relax.nn.layer_norm")
 def _legalize_layer_norm(bb, call):
-    a = attrs_of(call, {"epsilon": 1e-5, "center": True, "scale": True})
+    a = call_attrs(call)
     data, gamma, beta = call.args
     return bb.call_te(_topi().nn.layer_norm, data, gamma if a["scale"] else None, beta if a["center"] else None,
                       axis=a["axes"], epsilon=a["epsilon"], primfunc_name_hint="layer_norm")
@@ -108,7 +113,7 @@ def _legalize_layer_norm(bb, call):
 
 @register_legalize("relax.nn.batch_norm")
 def _legalize_batch_norm(bb, call):
-    a = attrs_of(call, {"epsilon": 1e-5, "center": True, "scale": True})
+    a = call_attrs(call)
     data, gamma, beta, mean, var = call.args
     return bb.call_te(_topi().nn.batch_norm, data, gamma, beta, mean, var, axis=a["axis"], epsilon=a["epsilon"],
                       center=a["center"], scale=a["scale"], primfunc_name_hint="batch_norm")

@@ -1,9 +1,10 @@
 """2-D pooling Relax ops with TVM v0.18's signatures: ``relax.op.nn.max_pool2d``,
 ``avg_pool2d`` and ``adaptive_avg_pool2d`` (NCHW). Struct-info inference is in
 src/relax/op/nn/pooling.cc; the legalizations to topi.nn.pool2d /
-adaptive_pool are registered here."""
+adaptive_pool are registered here. Defaults: the ops' signatures
+(pooling.cc; ``out_layout=None`` is ``layout``)."""
 from .._legalize_registry import register_legalize
-from ._common import make_call, pair, padding4, bool_attr, str_attr, attrs_of, expand_pair, expand_padding
+from ._common import make_call, pair, padding4, bool_attr, str_attr, call_attrs, expand_pair, expand_padding, signature_defaults
 
 
 def _pool(name, data, pool_size, strides, padding, dilation, ceil_mode, count_include_pad, layout, out_layout):
@@ -16,21 +17,22 @@ def _pool(name, data, pool_size, strides, padding, dilation, ceil_mode, count_in
     return make_call(name, [("data", data)], attrs)
 
 
-def max_pool2d(data, pool_size=(1, 1), strides=(1, 1), padding=(0, 0), dilation=(1, 1), ceil_mode=False,
-               count_include_pad=False, layout="NCHW", out_layout=None):
+@signature_defaults("relax.nn.max_pool2d")
+def max_pool2d(data, pool_size, strides, padding, dilation, ceil_mode, count_include_pad, layout, out_layout):
     """2-D max pooling; padded positions never win (they are -inf)."""
     return _pool("relax.nn.max_pool2d", data, pool_size, strides, padding, dilation, ceil_mode, count_include_pad,
                  layout, out_layout)
 
 
-def avg_pool2d(data, pool_size=(1, 1), strides=(1, 1), padding=(0, 0), dilation=(1, 1), ceil_mode=False,
-               count_include_pad=False, layout="NCHW", out_layout=None):
+@signature_defaults("relax.nn.avg_pool2d")
+def avg_pool2d(data, pool_size, strides, padding, dilation, ceil_mode, count_include_pad, layout, out_layout):
     """2-D average pooling; ``count_include_pad`` counts the declared padding in the divisor."""
     return _pool("relax.nn.avg_pool2d", data, pool_size, strides, padding, dilation, ceil_mode, count_include_pad,
                  layout, out_layout)
 
 
-def adaptive_avg_pool2d(data, output_size=None, layout="NCHW", out_layout=None):
+@signature_defaults("relax.nn.adaptive_avg_pool2d")
+def adaptive_avg_pool2d(data, output_size, layout, out_layout):
     """Average pooling to ``output_size`` (int or (h, w); None keeps the input size); window i
     covers [floor(i*H/oh), ceil((i+1)*H/oh)) as in PyTorch."""
     name = "relax.nn.adaptive_avg_pool2d"
@@ -43,8 +45,7 @@ def adaptive_avg_pool2d(data, output_size=None, layout="NCHW", out_layout=None):
 def _legalize_pool(kind):
     def legalize(bb, call):
         from .... import topi  # pylint: disable=import-outside-toplevel
-        a = attrs_of(call, {"pool_size": [1, 1], "strides": [1, 1], "padding": [0, 0, 0, 0], "dilation": [1, 1],
-                            "ceil_mode": False, "count_include_pad": False})
+        a = call_attrs(call)
         return bb.call_te(topi.nn.pool2d, call.args[0], expand_pair(a["pool_size"]), expand_pair(a["strides"]),
                           expand_pair(a["dilation"]), expand_padding(a["padding"]), kind,
                           ceil_mode=bool(a["ceil_mode"]), count_include_pad=bool(a["count_include_pad"]),
@@ -59,7 +60,7 @@ _legalize_pool("avg")
 @register_legalize("relax.nn.adaptive_avg_pool2d")
 def _legalize_adaptive_avg_pool2d(bb, call):
     from .... import topi  # pylint: disable=import-outside-toplevel
-    a = attrs_of(call, {"output_size": None})
+    a = call_attrs(call)
     size = a["output_size"]
     if size is None:
         size = [int(d) for d in call.args[0].struct_info.shape.values[2:]]
