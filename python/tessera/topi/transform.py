@@ -243,7 +243,9 @@ def take(a, indices, axis=None, mode="clip"):
 
     def fcompute(*i):
         j = indices(*i[axis:axis + ni])
-        j = j.astype(n.dtype) if j.dtype != n.dtype else j
+        if mode.startswith("raise"):  # checked in int64: no narrowing before the check
+            j = j.astype("int64") if j.dtype != "int64" else j
+        j = j.astype(n.dtype) if j.dtype != n.dtype and not mode.startswith("raise") else j
         # A symbolic extent may be 0 at run time: the index stays computable
         # (no division by zero) and the read is skipped (no element to read).
         symbolic = not isinstance(n, IntImm)
@@ -254,7 +256,6 @@ def take(a, indices, axis=None, mode="clip"):
         elif mode.startswith("raise"):
             from ..tir import expr as _tir_expr  # pylint: disable=import-outside-toplevel
             # The kernel checks each index (an empty axis refuses every one).
-            j = j.astype("int64") if j.dtype != "int64" else j
             j = _tir_op.call_intrin("int64", "tir.checked_index", j, n.astype("int64") if n.dtype != "int64" else n,
                                     _tir_expr.StringImm(f"take along axis {axis}"),
                                     _tir_op.const(int(mode == "raise"), "int32"))

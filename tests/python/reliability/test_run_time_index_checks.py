@@ -92,6 +92,20 @@ relax.build(bb.get(), target="llvm")
 """, "IndexError", "relax.take: index 5 is out of bounds for axis 0 of extent 5")
 
 
+def test_topi_take_checks_wide_indices_before_narrowing():
+    # A TE tensor's int32 extent must not narrow an int64 index (2**32 would read row 0).
+    expect_error(PRELUDE + """
+from tessera import te, topi
+a = te.placeholder((5, 3), name="a")
+i = te.placeholder((2,), "int64", name="i")
+f = tvm.build(te.create_prim_func([a, i, topi.take(a, i, axis=0, mode="raise")]), target="llvm")
+out = tvm.nd.empty((2, 3), "float32")
+f(tvm.nd.array(np.ones((5, 3), "float32")), tvm.nd.array(np.array([-5, 4], "int64")), out)
+assert (out.numpy() == 1).all()
+f(tvm.nd.array(np.ones((5, 3), "float32")), tvm.nd.array(np.array([0, 2**32], "int64")), out)
+""", "IndexError", "index 4294967296 is out of bounds for size 5")
+
+
 def test_unknown_mode_is_refused_naming_the_choices():
     expect_error(PRELUDE + """
 build_take((5, 3), (2,), mode="nan")
