@@ -263,7 +263,7 @@ PackedFunc MakeKernelFunction(const FunctionInfo& info, KernelFn fn, ObjectRef k
         if (interrupted) ThrowErrorOfKind("KeyboardInterrupt", info.name + " was interrupted (SIGINT)");
         if (rc != 0) {
           // A kernel may choose the error class with a "<Kind>: " prefix.
-          for (const char* kind : {"MemoryError", "ZeroDivisionError", "OverflowError"}) {
+          for (const char* kind : {"MemoryError", "ZeroDivisionError", "OverflowError", "IndexError", "ValueError"}) {
             const std::string prefix = std::string(kind) + ": ";
             if (last_error.rfind(prefix, 0) == 0) {
               ThrowErrorOfKind(kind, info.name + " failed: " + last_error.substr(prefix.size()));
@@ -281,6 +281,11 @@ PackedFunc MakeKernelFunction(const FunctionInfo& info, KernelFn fn, ObjectRef k
 extern "C" {
 
 void TesseraSetLastError(const char* msg) { tessera::last_error = msg ? msg : ""; }
+
+void TesseraSetIndexError(const char* what, int64_t index, int64_t extent) {
+  tessera::last_error = std::string("IndexError: ") + (what ? what : "index") + ": index " + std::to_string(index) +
+                        " is out of bounds for size " + std::to_string(extent);
+}
 
 int32_t TesseraParallelFor(int32_t (*task)(int32_t, void*), void* data, int32_t num_tasks) {
   int32_t status = 0;

@@ -64,6 +64,9 @@ PackedFunc MakeKernelFunction(const FunctionInfo& info, KernelFn fn, ObjectRef k
 extern "C" {
 // Called by kernels to report an error before returning nonzero.
 void TesseraSetLastError(const char* msg);
+// Called by kernels for an index outside its axis (tir.checked_index): records
+// "IndexError: <what>: index <index> is out of bounds for size <extent>".
+void TesseraSetIndexError(const char* what, int64_t index, int64_t extent);
 // Runs task(i, data) for i in [0, num_tasks) in parallel; returns 0 on success.
 int32_t TesseraParallelFor(int32_t (*task)(int32_t i, void* data), void* data, int32_t num_tasks);
 // Workspace allocation for large intermediate buffers (64-byte aligned).

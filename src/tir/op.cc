@@ -419,6 +419,12 @@ TESSERA_REGISTER_OP("tir.fmod").set_num_inputs(2).describe("floating remainder")
 TESSERA_REGISTER_OP("tir.atan2").set_num_inputs(2).describe("atan2(a, b)");
 TESSERA_REGISTER_OP("tir.if_then_else").set_num_inputs(3).describe("cond ? a : b, evaluating one branch");
 TESSERA_REGISTER_OP("tir.likely").set_num_inputs(1).describe("branch hint: cond is likely true");
+TESSERA_REGISTER_OP("tir.checked_value").set_num_inputs(3)
+    .describe("(cond, value, message): value where cond holds, else the kernel raises message (a \"<Kind>: \" prefix "
+              "such as \"ValueError: \" picks the error class)");
+TESSERA_REGISTER_OP("tir.checked_index").set_num_inputs(4)
+    .describe("(index, extent, what, negative_from_end): the index, checked against [0, extent) (negative_from_end: "
+              "[-extent, extent), a negative index plus extent); outside, the kernel raises IndexError");
 TESSERA_REGISTER_OP("tir.bitwise_and").set_num_inputs(2);
 TESSERA_REGISTER_OP("tir.bitwise_or").set_num_inputs(2);
 TESSERA_REGISTER_OP("tir.bitwise_xor").set_num_inputs(2);

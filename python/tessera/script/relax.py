@@ -62,11 +62,24 @@ def _eager(path):
     return value if callable(value) else None
 
 
+def _holds_placeholder(value, depth=0):
+    """Whether ``value`` is (or a list/tuple/dict of it holds) a TVMScript placeholder."""
+    if isinstance(value, Placeholder):
+        return True
+    if depth < 32 and isinstance(value, (list, tuple)):
+        return any(_holds_placeholder(v, depth + 1) for v in value)
+    if depth < 32 and isinstance(value, dict):
+        return any(_holds_placeholder(v, depth + 1) for v in value.values())
+    return False
+
+
 class _EagerPlaceholder(Placeholder):
     """``R.<name>`` other than the struct info proxies: a placeholder for the
     parser; called from Python (outside a TVMScript function) it builds the
-    constant or op call as TVM does (``R.const(1.0)``, ``R.multiply(x, y)``).
-    Calls that only the parser can evaluate stay placeholders."""
+    constant or op call as TVM does (``R.const(1.0)``, ``R.multiply(x, y)``),
+    and raises the op's error for arguments it refuses (a Python TypeError
+    of the call itself becomes a TVMTypeError naming ``R.<name>``). Names
+    with no eager meaning, and calls given placeholders, stay placeholders."""
 
     __slots__ = ()
 
@@ -78,12 +91,14 @@ class _EagerPlaceholder(Placeholder):
     def __call__(self, *args, **kwargs):
         from ..error import TVMError  # pylint: disable=import-outside-toplevel
         fn = _eager(self._path[2:])
-        if fn is not None:
-            try:
-                return fn(*args, **kwargs)
-            except (TypeError, ValueError, TVMError, NotImplementedError):
-                pass
-        return Placeholder(f"{self._path}(...)")
+        if fn is None or _holds_placeholder(args) or _holds_placeholder(kwargs):
+            return Placeholder(f"{self._path}(...)")
+        try:
+            return fn(*args, **kwargs)
+        except TypeError as err:
+            if isinstance(err, TVMError):
+                raise
+            raise TVMTypeError(f"{self._path}: {err}") from err
 
 
 def __getattr__(name):

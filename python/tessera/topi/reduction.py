@@ -37,13 +37,34 @@ def _check_nonempty(name, data, axes):
                                 f"(the {name} of an empty sequence is undefined, as in NumPy)")
 
 
-def _reduce(name, reducer, needs_nonempty=False):
-    def op(data, axis=None, keepdims=False):
+def _nonempty_init(name, data, axes, identity):
+    """The init of a reduction with no identity (max, min) over ``axes``: the
+    ``identity`` placeholder value, checked by the kernel that every symbolic
+    extent is positive (an empty one raises ValueError naming ``name``). None
+    when every extent is static (already checked at construction)."""
+    from ..tir.expr import StringImm  # pylint: disable=import-outside-toplevel
+    symbolic = [a for a in axes if not isinstance(data.shape[a], int) and getattr(data.shape[a], "value", None) is None]
+    if not symbolic:
+        return None
+    cond = _tir_op.all(*[data.shape[a] > 0 for a in symbolic])
+    what = "axis " + ", ".join(str(a) for a in symbolic) if len(symbolic) < 2 else \
+        "axes " + ", ".join(str(a) for a in symbolic)
+    message = (f"ValueError: {name}: cannot reduce over {what} of {data.name}, which is empty at run time "
+               f"(the {name} of an empty sequence is undefined, as in NumPy)")
+    return _tir_op.call_intrin(data.dtype, "tir.checked_value", cond, identity(data.dtype), StringImm(message))
+
+
+def _reduce(name, reducer, identity=None):
+    """topi.<name>; ``identity`` (max/min, which have none): the init value
+    when the axes may be empty at run time, then checked by the kernel."""
+    def op(data, axis=None, keepdims=False, _what=None):
         if not isinstance(data, te.Tensor):
             raise TVMTypeError(f"topi.{name}: expected a te.Tensor, got {type(data).__name__}")
         axes = _axes(name, data, axis)
-        if needs_nonempty:
-            _check_nonempty(name, data, axes)
+        init = None
+        if identity is not None:
+            _check_nonempty(_what or name, data, axes)
+            init = _nonempty_init(_what or name, data, axes, identity)
         rvs = [te.reduce_axis((0, data.shape[a]), name=f"k{a}") for a in axes]
         out_shape = []
         for d, ext in enumerate(data.shape):
@@ -63,7 +84,7 @@ def _reduce(name, reducer, needs_nonempty=False):
                     idx.append(next(it))
             if not rvs:  # nothing to reduce over (a 0-d tensor): the value itself, as NumPy
                 return data(*idx)
-            return reducer(data(*idx), axis=rvs)
+            return reducer(data(*idx), axis=rvs, init=init)
 
         return te.compute(out_shape, fcompute, name="T_" + name, tag="comm_reduce")
 
@@ -73,8 +94,8 @@ def _reduce(name, reducer, needs_nonempty=False):
 
 
 sum = _reduce("sum", te.sum)  # pylint: disable=redefined-builtin
-max = _reduce("max", te.max, True)  # pylint: disable=redefined-builtin
-min = _reduce("min", te.min, True)  # pylint: disable=redefined-builtin
+max = _reduce("max", te.max, _tir_op.min_value)  # pylint: disable=redefined-builtin
+min = _reduce("min", te.min, _tir_op.max_value)  # pylint: disable=redefined-builtin
 _prod_reducer = te.comm_reducer(lambda a, b: a * b, lambda t: _tir_op.const(1, t), name="prod")
 prod = _reduce("prod", _prod_reducer)
 
@@ -115,7 +136,7 @@ def _arg_reduce(name, is_max):
         is_float = str(data.dtype).startswith(("float", "bfloat"))
         # NumPy and PyTorch answer the index of the first NaN: the extreme
         # propagates NaN, and a NaN element is a hit.
-        extreme = (_nan_reduce(name, is_max) if is_float else (max if is_max else min))(data, ax, True)
+        extreme = (_nan_reduce(name, is_max) if is_float else (max if is_max else min))(data, ax, True, _what=name)
         n = data.shape[ax]
         k = te.reduce_axis((0, n), name="k")
         out_shape = [d for j, d in enumerate(data.shape) if j != ax or keepdims]
@@ -149,7 +170,7 @@ def _nan_reduce(name, is_max):
         return Select(_tir_op.isnan(x), x, Select(_tir_op.isnan(y), y, best))
 
     ident = _tir_op.min_value if is_max else _tir_op.max_value
-    return _reduce(name + "_nan", te.comm_reducer(combine, ident, name=("nanmax" if is_max else "nanmin")), True)
+    return _reduce(name + "_nan", te.comm_reducer(combine, ident, name=("nanmax" if is_max else "nanmin")), ident)
 
 
 def _flat(data):

@@ -210,15 +210,19 @@ def concatenate(a_tuple, axis=0):
 
 def take(a, indices, axis=None, mode="clip"):
     """Elements of ``a`` at integer ``indices`` (a tensor) along ``axis``
-    (None: of the flattened ``a``). mode: "clip" (default), "wrap" or "fast"
-    (indices assumed in range)."""
+    (None: of the flattened ``a``). mode: "clip" (default), "wrap", "fast"
+    (indices assumed in range), or the Tessera extensions "raise" (NumPy's
+    mode="raise": a negative index counts from the end once; one outside
+    [-n, n) makes the kernel raise IndexError naming the index and n) and
+    "raise_nonnegative" (likewise for an index outside [0, n))."""
     from ..tir import op as _tir_op  # pylint: disable=import-outside-toplevel
     if not isinstance(a, te.Tensor) or not isinstance(indices, te.Tensor):
         raise TVMTypeError("topi.take: a and indices must be te.Tensor")
     if not str(indices.dtype).startswith(("int", "uint")):
         raise TVMTypeError(f"topi.take: indices must be integers, got {indices.dtype}")
-    if mode not in ("clip", "wrap", "fast"):
-        raise TVMValueError(f"topi.take: mode must be 'clip', 'wrap' or 'fast', got {mode!r}")
+    if mode not in ("clip", "wrap", "fast", "raise", "raise_nonnegative"):
+        raise TVMValueError(f"topi.take: mode must be 'clip', 'wrap', 'fast', 'raise' or 'raise_nonnegative', "
+                            f"got {mode!r}")
     if axis is None:
         a = reshape(a, (-1,))
         axis = 0
@@ -239,7 +243,9 @@ def take(a, indices, axis=None, mode="clip"):
 
     def fcompute(*i):
         j = indices(*i[axis:axis + ni])
-        j = j.astype(n.dtype) if j.dtype != n.dtype else j
+        if mode.startswith("raise"):  # checked in int64: no narrowing before the check
+            j = j.astype("int64") if j.dtype != "int64" else j
+        j = j.astype(n.dtype) if j.dtype != n.dtype and not mode.startswith("raise") else j
         # A symbolic extent may be 0 at run time: the index stays computable
         # (no division by zero) and the read is skipped (no element to read).
         symbolic = not isinstance(n, IntImm)
@@ -247,8 +253,14 @@ def take(a, indices, axis=None, mode="clip"):
             j = _tir_op.min(_tir_op.max(j, 0), _tir_op.max(n - 1, 0) if symbolic else n - 1)
         elif mode == "wrap":
             j = _tir_op.floormod(j, _tir_op.max(n, 1) if symbolic else n)
+        elif mode.startswith("raise"):
+            from ..tir import expr as _tir_expr  # pylint: disable=import-outside-toplevel
+            # The kernel checks each index (an empty axis refuses every one).
+            j = _tir_op.call_intrin("int64", "tir.checked_index", j, n.astype("int64") if n.dtype != "int64" else n,
+                                    _tir_expr.StringImm(f"take along axis {axis}"),
+                                    _tir_op.const(int(mode == "raise"), "int32"))
         value = a(*(list(i[:axis]) + [j] + list(i[axis + ni:])))
-        if mode != "fast" and symbolic:
+        if mode in ("clip", "wrap") and symbolic:
             value = _tir_op.if_then_else(n > 0, value, _tir_op.const(0, a.dtype))
         return value
 

@@ -263,5 +263,14 @@ void CodeGenCPU::EmitRaise(const std::string& message) {
   builder_->CreateRet(builder_->getInt32(-1));
 }
 
+void CodeGenCPU::EmitRaiseIndex(const std::string& what, llvm::Value* index, llvm::Value* extent) {
+  llvm::Type* i64 = builder_->getInt64Ty();
+  llvm::FunctionCallee set_error = module_->getOrInsertFunction(
+      "TesseraSetIndexError", llvm::FunctionType::get(builder_->getVoidTy(), {builder_->getInt8PtrTy(), i64, i64}, false));
+  builder_->CreateCall(set_error, {builder_->CreateGlobalStringPtr(what), index, extent});
+  FreeLiveWorkspaces();
+  builder_->CreateRet(builder_->getInt32(-1));
+}
+
 }  // namespace codegen
 }  // namespace tessera

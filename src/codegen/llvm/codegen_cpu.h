@@ -29,6 +29,7 @@ class CodeGenCPU : public CodeGenLLVM {
   llvm::Value* EmitWorkspaceAlloc(llvm::Value* bytes) override;
   void EmitWorkspaceFree(llvm::Value* ptr) override;
   void EmitRaise(const std::string& message) override;
+  void EmitRaiseIndex(const std::string& what, llvm::Value* index, llvm::Value* extent) override;
   // Polls TesseraInterruptRequested (runtime/interrupt.h): Ctrl-C stops the loop.
   void EmitWhileBackEdgeCheck() override;
 

@@ -59,6 +59,9 @@ void CodeGenLLVM::EmitWorkspaceFree(llvm::Value*) {
 void CodeGenLLVM::EmitRaise(const std::string& message) {
   Unsupported("runtime errors (" + message + ") on target '" + target_kind_ + "'");
 }
+void CodeGenLLVM::EmitRaiseIndex(const std::string& what, llvm::Value*, llvm::Value*) {
+  Unsupported("runtime index checks (" + what + ") on target '" + target_kind_ + "'");
+}
 
 
 void CodeGenLLVM::Unsupported(const std::string& what) {
@@ -221,6 +224,50 @@ void CodeGenLLVM::CheckDivisor(const PrimExpr& expr, llvm::Value* a, llvm::Value
     RaiseIf(builder_->CreateAnd(builder_->CreateICmpEQ(b, minus_one), builder_->CreateICmpEQ(a, min)),
             "OverflowError: integer overflow (the type's minimum divided by -1)" + where);
   }
+}
+
+llvm::Value* CodeGenLLVM::EmitCheckedIndex(const CallNode* op) {
+  const auto* what = op->args.size() == 4 ? op->args[2].as<StringImmNode>() : nullptr;
+  const auto* from_end = op->args.size() == 4 ? op->args[3].as<IntImmNode>() : nullptr;
+  if (what == nullptr || from_end == nullptr || !op->dtype.is_int() || op->args[0].dtype() != op->dtype) {
+    Unsupported("tir.checked_index needs (index, extent, what: a string, negative_from_end: an int) with a signed "
+                "integer index");
+  }
+  llvm::Value* index = VisitExpr(op->args[0]);
+  llvm::Type* type = index->getType();
+  llvm::Value* extent = VisitExpr(op->args[1]);
+  if (extent->getType()->isVectorTy() != type->isVectorTy()) {
+    extent = builder_->CreateVectorSplat(llvm::cast<llvm::FixedVectorType>(type)->getNumElements(), extent);
+  }
+  extent = builder_->CreateIntCast(extent, type, true);
+  llvm::Value* fixed = index;
+  if (from_end->value != 0) {
+    llvm::Value* negative = builder_->CreateICmpSLT(index, llvm::Constant::getNullValue(type));
+    fixed = builder_->CreateSelect(negative, builder_->CreateAdd(index, extent), index);
+  }
+  // One unsigned compare covers both ends: a still-negative index is huge.
+  llvm::Value* bad = builder_->CreateICmpUGE(fixed, extent);
+  llvm::Value* any_bad = type->isVectorTy() ? builder_->CreateOrReduce(bad) : bad;
+  llvm::BasicBlock* fail = llvm::BasicBlock::Create(*ctx_, "index_out_of_range", function_);
+  llvm::BasicBlock* cont = llvm::BasicBlock::Create(*ctx_, "index_ok", function_);
+  builder_->CreateCondBr(any_bad, fail, cont);
+  builder_->SetInsertPoint(fail);
+  llvm::Value* shown = index;
+  llvm::Value* shown_extent = extent;
+  if (type->isVectorTy()) {
+    // Report the first offending lane.
+    int lanes = static_cast<int>(llvm::cast<llvm::FixedVectorType>(type)->getNumElements());
+    shown = builder_->CreateExtractElement(index, builder_->getInt32(lanes - 1));
+    shown_extent = builder_->CreateExtractElement(extent, builder_->getInt32(0));
+    for (int k = lanes - 2; k >= 0; --k) {
+      llvm::Value* lane_bad = builder_->CreateExtractElement(bad, builder_->getInt32(k));
+      shown = builder_->CreateSelect(lane_bad, builder_->CreateExtractElement(index, builder_->getInt32(k)), shown);
+    }
+  }
+  EmitRaiseIndex(what->value, builder_->CreateIntCast(shown, builder_->getInt64Ty(), true),
+                 builder_->CreateIntCast(shown_extent, builder_->getInt64Ty(), true));
+  builder_->SetInsertPoint(cont);
+  return fixed;
 }
 
 void CodeGenLLVM::CheckBufferDtype(const std::string& buffer, DataType t) {
@@ -450,11 +497,20 @@ llvm::Value* CodeGenLLVM::EmitBuiltin(const CallNode* op) {
     const Object* call_extern = Op::Get("tir.call_extern").get();
     const Object* call_pure_extern = Op::Get("tir.call_pure_extern").get();
     const Object* call_llvm_pure_intrin = Op::Get("tir.call_llvm_pure_intrin").get();
+    const Object* checked_index = Op::Get("tir.checked_index").get();
+    const Object* checked_value = Op::Get("tir.checked_value").get();
   };
   static const Builtins b;
   const Object* o = op->op.get();
   auto arg = [&](size_t i) { return VisitExpr(op->args[i]); };
   if (o == b.likely) return arg(0);
+  if (o == b.checked_index) return EmitCheckedIndex(op);
+  if (o == b.checked_value) {
+    const auto* message = op->args.size() == 3 ? op->args[2].as<StringImmNode>() : nullptr;
+    if (message == nullptr) Unsupported("tir.checked_value needs (cond, value, message: a string)");
+    RaiseIf(builder_->CreateNot(arg(0)), message->value);
+    return arg(1);
+  }
   if (o == b.bitwise_and) return builder_->CreateAnd(arg(0), arg(1));
   if (o == b.bitwise_or) return builder_->CreateOr(arg(0), arg(1));
   if (o == b.bitwise_xor) return builder_->CreateXor(arg(0), arg(1));

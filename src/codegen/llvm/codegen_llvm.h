@@ -100,6 +100,9 @@ class CodeGenLLVM : public tir::ExprFunctor<llvm::Value*(const PrimExpr&)>,
   // Ends the current function with a user-facing error (failed bound check);
   // leaves the builder in a block the caller may abandon.
   virtual void EmitRaise(const std::string& message);
+  // Like EmitRaise, for an index outside its axis: the message (an
+  // IndexError) names `what`, the index value and the extent (i64 values).
+  virtual void EmitRaiseIndex(const std::string& what, llvm::Value* index, llvm::Value* extent);
 
   // ---- helpers for backends ------------------------------------------------
   llvm::Type* ValueType(DataType t);    // register type (bool: i1, bfloat16: float)
@@ -125,6 +128,11 @@ class CodeGenLLVM : public tir::ExprFunctor<llvm::Value*(const PrimExpr&)>,
   // OverflowError, naming `expr`, instead of trapping (SIGFPE). Divisors whose
   // constant bounds exclude 0 (and -1) emit no check.
   void CheckDivisor(const PrimExpr& expr, llvm::Value* a, llvm::Value* b);
+  // tir.checked_index(index, extent, what, negative_from_end): the index (if
+  // negative_from_end, a negative one plus the extent, once, as NumPy); outside
+  // [0, extent) (or [-extent, extent)) the kernel raises IndexError naming
+  // `what`, the index and the extent.
+  llvm::Value* EmitCheckedIndex(const tir::CallNode* op);
   // Refuses a buffer (parameter or allocation) whose element dtype no
   // access could load: handles, vectors (float32x4), void.
   void CheckBufferDtype(const std::string& buffer, DataType t);

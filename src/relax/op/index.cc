@@ -28,9 +28,9 @@ StructInfo InferTake(const Call& call, const BlockBuilder&) {
   }
   auto axis_attr = AttrOptInt(call, "axis");
   std::string mode = AttrStr(call, "mode");
-  if (mode != "fast" && mode != "clip" && mode != "wrap") {
-    TESSERA_THROW(ValueError) << OpName(call) << ": attribute 'mode' must be \"fast\", \"clip\" or \"wrap\", got \""
-                              << mode << "\"";
+  if (mode != "fast" && mode != "clip" && mode != "wrap" && mode != "raise" && mode != "raise_nonnegative") {
+    TESSERA_THROW(ValueError) << OpName(call) << ": attribute 'mode' must be \"fast\", \"clip\", \"wrap\", \"raise\" or "
+                              << "\"raise_nonnegative\", got \"" << mode << "\"";
   }
   if (!axis_attr && !x->IsUnknownNdim() && x->ndim != 1) {
     TESSERA_THROW(ValueError) << OpName(call) << ": operand 'x' " << StructInfoText(ArgSInfo(call, 0))

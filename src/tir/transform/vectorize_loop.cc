@@ -114,7 +114,12 @@ class BodyVectorizer : public StmtExprMutator {
       if (IsVector(args[0])) throw CannotVectorize();
       return Call(op->dtype.with_lanes(lanes_), op->op, {args[0], Widen(args[1]), Widen(args[2])});
     }
-    for (PrimExpr a : args) wide.push_back(Widen(a));
+    // Names (and checked_index's negative_from_end flag) stay scalar.
+    const bool flags_scalar = callee->name == "tir.checked_index";
+    for (size_t k = 0; k < args.size(); ++k) {
+      const PrimExpr& a = args[k];
+      wide.push_back(a.as<StringImmNode>() || (flags_scalar && k == 3) ? a : Widen(a));
+    }
     return Call(op->dtype.with_lanes(lanes_), op->op, Array<PrimExpr>(wide));
   }
   PrimExpr VisitExpr_(const BufferLoadNode* op) override {

@@ -101,15 +101,88 @@ topi.{name}(A, axis={axis})
 """, "ValueError", f"topi.{name}: cannot reduce over axis 0")
 
 
-def test_symbolic_max_over_empty_axis_is_defined():
-    # max over a symbolic axis that is empty at run time gives the identity (the dtype's lowest value), not garbage.
-    run_ok("""
+@pytest.mark.parametrize("name", ["max", "min", "argmax", "argmin"])
+@pytest.mark.parametrize("dtype", ["int32", "float32"])
+@pytest.mark.parametrize("schedule", ["none", "split", "parallel"])
+def test_topi_extremum_over_symbolic_axis_empty_at_run_time_raises(name, dtype, schedule):
+    # The kernel checks the symbolic extent (in the reduction's init): ValueError naming
+    # the op, never the identity or garbage; the same kernel on a non-empty axis still
+    # matches NumPy.
+    run_ok(f"""
 from tessera import te, topi
 n = te.var("n")
-A = te.placeholder((3, n), "int32", name="A")
-B = topi.max(A, axis=1)
-m = tvm.build(te.create_prim_func([A, B]), target="llvm")
-b = tvm.nd.array(np.full(3, 77, "int32"))
-m(tvm.nd.array(np.zeros((3, 0), "int32")), b)
-np.testing.assert_array_equal(b.numpy(), np.full(3, np.iinfo("int32").min))
+A = te.placeholder((6, n), "{dtype}", name="A")
+B = topi.{name}(A, axis=1)
+sch = tvm.tir.Schedule(te.create_prim_func([A, B]))
+blk = sch.get_block(B.op.name)
+i, k = sch.get_loops(blk)
+if "{schedule}" == "split":
+    sch.split(k, factors=[None, 4])
+elif "{schedule}" == "parallel":
+    sch.parallel(i)
+m = tvm.build(sch.mod, target="llvm")
+for cols in [1, 5, 9]:
+    a = (np.random.default_rng(cols).integers(-50, 50, (6, cols))).astype("{dtype}")
+    b = tvm.nd.array(np.full(6, 77, B.dtype))
+    m(tvm.nd.array(a), b)
+    np.testing.assert_array_equal(b.numpy(), np.{name}(a, axis=1))
+b = tvm.nd.array(np.full(6, 77, B.dtype))
+try:
+    m(tvm.nd.array(np.zeros((6, 0), "{dtype}")), b)
+except ValueError as err:
+    assert isinstance(err, tvm.error.TVMError), type(err)
+    assert "{name}: cannot reduce over axis 1 of A, which is empty at run time" in str(err), str(err)
+else:
+    raise AssertionError("no ValueError; got " + repr(b.numpy()))
+try:
+    getattr(np, "{name}")(np.zeros((6, 0)), axis=1)
+except ValueError:
+    pass
+else:
+    raise AssertionError("NumPy accepts it")
+""")
+
+
+@pytest.mark.parametrize("name", ["max", "min", "argmax", "argmin"])
+def test_relax_extremum_over_symbolic_axis_empty_at_run_time_raises(name):
+    run_ok(f"""
+from tessera import relax
+n = tvm.tir.Var("n", "int64")
+bb = relax.BlockBuilder()
+x = relax.Var("x", relax.TensorStructInfo((3, n), "float32"))
+with bb.function("main", [x]):
+    with bb.dataflow():
+        out = bb.emit_output(relax.op.{name}(x, axis={'1' if name.startswith('arg') else '[1]'}))
+    bb.emit_func_output(out)
+vm = relax.VirtualMachine(relax.build(bb.get(), "llvm"), tvm.cpu())
+a = np.random.default_rng(0).standard_normal((3, 7)).astype("float32")
+np.testing.assert_array_equal(vm["main"](tvm.nd.array(a)).numpy(), np.{name}(a, axis=1))
+try:
+    vm["main"](tvm.nd.array(np.zeros((3, 0), "float32")))
+except ValueError as err:
+    assert "{name}: cannot reduce over axis 1" in str(err) and "empty at run time" in str(err), str(err)
+else:
+    raise AssertionError("no ValueError")
+""")
+
+
+@pytest.mark.parametrize("name", ["sum", "mean", "prod"])
+def test_relax_sum_mean_prod_over_symbolic_empty_axis_keep_their_results(name):
+    run_ok(f"""
+import warnings
+from tessera import relax
+n = tvm.tir.Var("n", "int64")
+bb = relax.BlockBuilder()
+x = relax.Var("x", relax.TensorStructInfo((3, n), "float32"))
+with bb.function("main", [x]):
+    with bb.dataflow():
+        out = bb.emit_output(relax.op.{name}(x, axis=[1]))
+    bb.emit_func_output(out)
+vm = relax.VirtualMachine(relax.build(bb.get(), "llvm"), tvm.cpu())
+for cols in (0, 4):
+    a = np.random.default_rng(cols).standard_normal((3, cols)).astype("float32")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # NumPy warns for the mean of an empty slice (nan)
+        want = np.{name}(a, axis=1)
+    np.testing.assert_allclose(vm["main"](tvm.nd.array(a)).numpy(), want, rtol=1e-5)
 """)

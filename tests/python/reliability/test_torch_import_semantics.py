@@ -299,8 +299,6 @@ refused(lambda: from_fx(torch.fx.symbolic_trace(M()), [([4, 5], "float32")]), In
 """)
 
 
-@pytest.mark.xfail(strict=False, reason="needs relax.take's checked default mode (changed on a parallel branch); "
-                   "on this branch an out-of-range run-time index is not detected")
 def test_run_time_index_out_of_range_raises():
     _run("""
 class M(nn.Module):
@@ -316,5 +314,6 @@ for bad in ([0, 4], [-5, 1], [2**40, 0]):
     except IndexError as err:
         with_torch = err
     assert with_torch is not None, bad
-    refused(lambda: run(mod, x, np.array(bad, dtype="int64")), Exception)
+    shown = [v for v in bad if not -4 <= v < 4][0]
+    refused(lambda: run(mod, x, np.array(bad, dtype="int64")), IndexError, f"index {shown} is out of bounds for size 4")
 """)

@@ -5,21 +5,28 @@ from ...ir.op import Op
 from ..expr import Call
 from ._legalize_registry import register_legalize
 from ._op_attrs import attr_int, attr_ints, check_axis_list, check_expr, make_attrs
-from ...error import TVMTypeError, TVMValueError
-from ...error import TVMValueError
+from ...error import TVMIndexError, TVMTypeError, TVMValueError
+
+
+_MODES = ("fast", "clip", "wrap", "raise", "raise_nonnegative")
 
 
 def take(x, indices, axis=None, mode="fast"):
     """Elements of x at the integer tensor ``indices`` along ``axis`` (None: x
     must be 1-D). ``mode``: "fast" (the default: constant indices must be in
     range, checked when built; run-time indices are clamped as "clip" does, so
-    none reads outside x), "clip" or "wrap"."""
+    none reads outside x), "clip", "wrap", or the Tessera extensions "raise"
+    (NumPy's mode="raise": a negative index counts from the end once; one
+    outside [-n, n) is an IndexError, at build for constant indices, else
+    raised by the kernel naming the index and n) and "raise_nonnegative"
+    (likewise for an index outside [0, n), as torch.index_select)."""
     check_expr("relax.take", "x", x)
     check_expr("relax.take", "indices", indices)
     if axis is not None and (isinstance(axis, bool) or not isinstance(axis, int)):
         raise TVMTypeError(f"relax.take: attribute 'axis' must be an int or None, got {type(axis).__name__}")
-    if mode not in ("fast", "clip", "wrap"):
-        raise TVMValueError(f"relax.take: attribute 'mode' must be 'fast', 'clip' or 'wrap', got {mode!r}")
+    if mode not in _MODES:
+        raise TVMValueError(f"relax.take: attribute 'mode' must be one of {', '.join(map(repr, _MODES))}, "
+                            f"got {mode!r}")
     return Call(Op.get("relax.take"), [x, indices], make_attrs("relax.take", axis=axis, mode=mode))
 
 
@@ -46,7 +53,7 @@ def _static_extent(expr, axis):
 
 def _check_take_indices(call, axis):
     """Refuses what no mode can read: indices to take from an empty axis, and
-    (in the default "fast" mode) constant indices outside the axis."""
+    (in the "fast" and "raise" modes) constant indices outside the axis."""
     from ..expr import Constant  # pylint: disable=import-outside-toplevel
     x, indices = call.args
     n = _static_extent(x, axis)
@@ -68,6 +75,12 @@ def _check_take_indices(call, axis):
         if bad.size:
             raise TVMValueError(f"relax.take: index {int(bad[0])} is out of range for axis {axis} of extent {n} "
                              "(constant indices must lie in [0, extent) in the default mode)")
+    if mode.startswith("raise") and isinstance(indices, Constant):
+        values = indices.data.numpy().reshape(-1)
+        bad = values[(values < (-n if mode == "raise" else 0)) | (values >= n)]
+        if bad.size:
+            raise TVMIndexError(f"relax.take: index {int(bad[0])} is out of bounds for axis {axis} of extent {n} "
+                                f"(mode {mode!r})")
 
 
 @register_legalize("relax.take")

@@ -637,11 +637,13 @@ def _expand(tr, input, *sizes, implicit=False):
 # --------------------------------------------------------------------------------------
 # indexing and slicing
 # --------------------------------------------------------------------------------------
-def _take_indices(tr, input, indices, axis):
+def _take_indices(tr, input, indices, axis, negative_from_end=True):
     """``input`` indexed along ``axis`` by an integer tensor with torch's semantics: a
-    negative index counts from the end (once); an index outside [-n, n) is an error
-    (refused here for constant indices, at run time by relax.take's checked default
-    mode otherwise), never clipped or wrapped."""
+    negative index counts from the end (once; ``negative_from_end=False``, as
+    index_select and embedding: an error); an index outside the axis is an IndexError
+    naming the index and the size, never clipped or wrapped: refused here for
+    constant indices, else raised at run time by the kernel (relax.take's checked
+    modes "raise" / "raise_nonnegative")."""
     dtype = tr.dtype(indices, "index")
     if dtype in ("bool", "uint8"):
         raise tr.unsupported("indexing with a boolean mask (its result shape depends on the data)")
@@ -650,16 +652,14 @@ def _take_indices(tr, input, indices, axis):
     size = tr.shape(input, "input")[axis]
     if isinstance(indices, Constant):
         values = indices.data.numpy()
-        bad = values[(values < -size) | (values >= size)]
+        bad = values[(values < (-size if negative_from_end else 0)) | (values >= size)]
         if bad.size:
             raise TVMIndexError(f"{tr.node_desc()}: index {int(bad.reshape(-1)[0])} is out of bounds for dimension "
                                 f"{axis} with size {size}")
     if dtype != "int64":
         indices = tr.emit(_relax().astype(indices, "int64"))
-    wrapped = tr.emit(_relax().add(indices, const(size, "int64")))
-    negative = tr.emit(_relax().less(indices, const(0, "int64")))
-    indices = tr.emit(_relax().where(negative, wrapped, indices))
-    return tr.emit(_relax().take(input, indices, axis=axis))
+    mode = "raise" if negative_from_end else "raise_nonnegative"
+    return tr.emit(_relax().take(input, indices, axis=axis, mode=mode))
 
 
 def _slice_tensor(tr, input, index):
@@ -723,6 +723,67 @@ def _getitem(tr, input, index):
             raise TVMTypeError(f"{tr.node_desc()}: a tuple index must be an int, got {type(index).__name__}")
         return tr.emit(TupleGetItem(input, index))
     return _slice_tensor(tr, input, index)
+
+
+@OPS.register("index", aten=["index.Tensor"])
+def _aten_index(tr, input, indices):
+    """aten.index (``x[idx]`` in an exported program): one tensor index, after Nones."""
+    indices = list(indices)
+    tensors = [k for k, i in enumerate(indices) if i is not None]
+    if len(tensors) != 1:
+        raise tr.unsupported("aten.index with more than one tensor index")
+    return _take_indices(tr, input, indices[tensors[0]], tensors[0])
+
+
+@OPS.register("index_select", functions=[torch.index_select], methods=["index_select"],
+              aten=["index_select.default"])
+def _index_select(tr, input, dim, index, *, out=None):
+    if out is not None:
+        raise tr.unsupported("the out= argument")
+    if tr.ndim(index, "index") > 1:
+        raise TVMValueError(f"{tr.node_desc()}: index_select's index must be 0-D or 1-D, got {tr.ndim(index)}-D")
+    axis = tr.normalize_axis(dim, tr.ndim(input, "input"), "dim")
+    result = _take_indices(tr, input, index, axis, negative_from_end=False)
+    if tr.ndim(index) == 0:  # torch keeps the axis (of length 1)
+        shape = tr.shape(input)
+        result = tr.emit(_relax().reshape(result, shape[:axis] + [1] + shape[axis + 1:]))
+    return result
+
+
+@OPS.register("embedding", functions=[F.embedding],
+              modules={nn.Embedding: lambda tr, m: {"weight": tr.weight(m.weight), "padding_idx": m.padding_idx,
+                                                    "max_norm": m.max_norm}})
+def _embedding(tr, input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+               sparse=False):
+    if max_norm is not None:
+        raise tr.unsupported("embedding with max_norm (it renormalizes the weight in place)")
+    return _take_indices(tr, weight, input, 0, negative_from_end=False)
+
+
+@OPS.register("aten_embedding", aten=["embedding.default"])
+def _aten_embedding(tr, weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    return _take_indices(tr, weight, indices, 0, negative_from_end=False)
+
+
+@OPS.register("gather", functions=[torch.gather], methods=["gather"], aten=["gather.default"])
+def _gather(tr, input, dim, index, *, sparse_grad=False, out=None):
+    """out[..., i_dim, ...] = input[..., index[...], ...]: each index is checked against
+    the size of ``dim`` (a checked take from 0..size-1), then one flat gather."""
+    if out is not None:
+        raise tr.unsupported("the out= argument")
+    shape, ishape = tr.shape(input, "input"), tr.shape(index, "index")
+    axis = tr.normalize_axis(dim, len(shape), "dim")
+    if len(ishape) != len(shape) or any(ishape[d] > shape[d] for d in range(len(shape)) if d != axis):
+        raise TVMValueError(f"{tr.node_desc()}: gather's index {ishape} must have the rank of input {shape} and no "
+                            f"larger size outside dim {axis}")
+    checked = _take_indices(tr, const(np.arange(shape[axis], dtype="int64")), index, 0, negative_from_end=False)
+    strides = np.cumprod([1] + shape[::-1][:-1], dtype=np.int64)[::-1]
+    grid = np.indices(ishape, dtype=np.int64)
+    base = sum(grid[d] * strides[d] for d in range(len(shape)) if d != axis) + np.zeros(ishape, dtype=np.int64)
+    flat = tr.emit(_relax().add(tr.emit(_relax().multiply(checked, const(np.int64(strides[axis])))), const(base)))
+    values = tr.emit(_relax().take(tr.emit(_relax().reshape(input, [-1])), tr.emit(_relax().reshape(flat, [-1])),
+                                   axis=0))
+    return tr.emit(_relax().reshape(values, ishape))
 
 
 @OPS.register("slice", aten=["slice.Tensor"])
