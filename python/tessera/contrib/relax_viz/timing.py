@@ -1,0 +1,41 @@
+"""Kernel times for relax_viz: total microseconds per kernel name from a
+``vm.profile`` report (tvm.runtime.profiling.Report), and the colour of a
+time on a white-yellow-red scale relative to the slowest kernel."""
+from ...error import TVMTypeError
+
+# ColorBrewer's YlOrRd, light to dark.
+_SCALE = ["#ffffcc", "#ffeda0", "#fed976", "#feb24c", "#fd8d3c", "#fc4e2a", "#e31a1c", "#bd0026"]
+
+
+def kernel_times(report):
+    """{kernel name: total us} summed over the report's rows (None -> {})."""
+    if report is None:
+        return {}
+    calls = getattr(report, "calls", None)
+    if calls is None:
+        raise TVMTypeError(f"profile must be a vm.profile report (tvm.runtime.profiling.Report), got "
+                           f"{type(report).__name__}")
+    times = {}
+    for row in calls:
+        times[row["Name"]] = times.get(row["Name"], 0.0) + float(row["Duration (us)"])
+    return times
+
+
+def colour(us, slowest_us):
+    """The scale's colour for ``us`` out of ``slowest_us``."""
+    if slowest_us <= 0:
+        return _SCALE[0]
+    return _SCALE[min(len(_SCALE) - 1, int(us / slowest_us * (len(_SCALE) - 1) + 0.5))]
+
+
+def font_colour(fill):
+    """White on the two darkest colours of the scale, black elsewhere."""
+    return "white" if fill in _SCALE[-2:] else "black"
+
+
+def time_text(us, total_us):
+    share = f" ({100.0 * us / total_us:.0f}%)" if total_us > 0 else ""
+    return f"{us / 1e3:.2f} ms{share}" if us >= 1000 else f"{us:.1f} us{share}"
+
+
+__all__ = ["kernel_times", "colour", "font_colour", "time_text"]
