@@ -31,6 +31,11 @@ class VMGraphExecutor:
         self._names = [self.vm._get_function_param_name("main", i) for i in range(arity)]
         self._inputs = {}
         self._outputs = None
+        if num_outputs is None:
+            from .model_signature import read  # pylint: disable=import-outside-toplevel
+
+            signature = read(executable)
+            num_outputs = len(signature["outputs"]) if signature is not None else None
         self._num_outputs = num_outputs
 
     def __getitem__(self, name):
@@ -99,8 +104,8 @@ class VMGraphExecutor:
 
     def get_num_outputs(self):
         if self._num_outputs is None:
-            raise TVMError("get_num_outputs: the number of outputs of a loaded library is known after the first "
-                           "run(); call run() first")
+            raise TVMError("get_num_outputs: this library does not record its outputs (it was not exported "
+                           "by relay.build); their number is known after the first run(): call run() first")
         return self._num_outputs
 
     def get_output(self, index, out=None):

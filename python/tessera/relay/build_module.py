@@ -42,6 +42,7 @@ def build(ir_mod, target=None, target_host=None, executor=None, runtime=None, wo
     from .. import relax  # pylint: disable=import-outside-toplevel
     from ..runtime.ndarray import NDArray, array as nd_array  # pylint: disable=import-outside-toplevel
     from .executor_factory import GraphExecutorFactoryModule  # pylint: disable=import-outside-toplevel
+    from ..contrib import model_signature  # pylint: disable=import-outside-toplevel
 
     for name, value in (("executor", executor), ("runtime", runtime),
                         ("workspace_memory_pools", workspace_memory_pools),
@@ -63,7 +64,9 @@ def build(ir_mod, target=None, target_host=None, executor=None, runtime=None, wo
     for key, value in (params or {}).items():
         if key in names:
             bound[key] = value if isinstance(value, NDArray) else nd_array(np.ascontiguousarray(value))
-    executable = relax.build(ir_mod, target=tgt, params=bound or None)
+    mod = relax.transform.BindParams("main", bound)(ir_mod) if bound else ir_mod
+    # The signature of "main" travels in the executable: an exported library knows its outputs.
+    executable = relax.build(model_signature.attach(mod), target=tgt)
     num_outputs = _count_leaves(ir_mod["main"].ret_struct_info)
     return GraphExecutorFactoryModule(executable, ir_mod, tgt, mod_name, num_outputs)
 

@@ -83,10 +83,15 @@ def test_factory_and_executor_names(lib):
         graph_executor.create("{}", lib.get_lib(), tvm.cpu())
 
 
-def test_loaded_library_knows_outputs_after_first_run(lib, tmp_path):
-    path = tmp_path / "m.so"
-    lib.export_library(path)
-    m = graph_executor.GraphModule(tvm.runtime.load_module(str(path))["default"](tvm.cpu()))
+def test_loaded_library_output_count(lib, tmp_path):
+    """relay.build's library records its outputs; one exported by relax.build
+    knows them after the first run (before, asking raises)."""
+    lib.export_library(tmp_path / "m.so")
+    m = graph_executor.GraphModule(tvm.runtime.load_module(str(tmp_path / "m.so"))["default"](tvm.cpu()))
+    assert m.get_num_outputs() == 1
+    mod, params = relay.testing.mlp.get_workload(batch_size=2)
+    tvm.relax.build(mod, params=params).export_library(tmp_path / "r.so")
+    m = graph_executor.GraphModule(tvm.runtime.load_module(str(tmp_path / "r.so"))["default"](tvm.cpu()))
     with pytest.raises(tvm.TVMError, match="run"):
         m.get_num_outputs()
     m.run(data=np.zeros((2, 1, 28, 28), "float32"))
