@@ -6,7 +6,7 @@ times each kernel is filled on a yellow-red scale and labelled with its time."""
 import os
 
 from ...error import TVMError, TVMValueError
-from .timing import colour, font_colour, time_text
+from .timing import colour, font_colour, slowest_in, time_text
 
 FORMATS = ("pdf", "png", "svg")
 
@@ -63,7 +63,7 @@ class DotPlotter:
 
     @staticmethod
     def _draw(dot, graph, times, prefix):
-        slowest = max(times.values(), default=0.0)
+        slowest = slowest_in(graph, times)
         total = sum(times.values())
         clustered = {nid for ids in graph.clusters.values() for nid in ids}
         by_id = {n.id: n for n in graph.nodes}

@@ -53,7 +53,8 @@ def describe_sinfo(sinfo):
             hasattr(shape, "values") else f"ndim={sinfo.ndim}"
         return f"{dims} {sinfo.dtype}"
     if isinstance(sinfo, relax.TupleStructInfo):
-        first = f": {describe_sinfo(sinfo.fields[0])}, ..." if len(sinfo.fields) > 1 else ""
+        first = f": {describe_sinfo(sinfo.fields[0])}" + (", ..." if len(sinfo.fields) > 1 else "") \
+            if sinfo.fields else ""
         return f"tuple of {len(sinfo.fields)}{first}"
     return type(sinfo).__name__.replace("StructInfo", "").lower()
 

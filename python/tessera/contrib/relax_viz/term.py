@@ -1,7 +1,7 @@
 """TermPlotter: a VizGraph as text for a terminal, one line per node in
 definition order (``%id = op(inputs)  shape dtype``), fused functions as
 indented groups, and with kernel times a time column and a bar."""
-from .timing import time_text
+from .timing import slowest_in, time_text
 
 _BAR = 20
 
@@ -18,7 +18,7 @@ class TermPlotter:
 
     @staticmethod
     def _lines(graph, times):
-        slowest = max(times.values(), default=0.0)
+        slowest = slowest_in(graph, times)
         total = sum(times.values())
 
         def timing(kernel):

@@ -21,6 +21,13 @@ def kernel_times(report):
     return times
 
 
+def slowest_in(graph, times):
+    """The longest time among the kernels drawn in ``graph`` (the top of the
+    colour scale; VM builtins in the report do not count)."""
+    kernels = {n.kernel for n in graph.nodes if n.kernel} | set(graph.clusters)
+    return max((times[k] for k in kernels if k in times), default=0.0)
+
+
 def colour(us, slowest_us):
     """The scale's colour for ``us`` out of ``slowest_us``."""
     if slowest_us <= 0:
@@ -38,4 +45,4 @@ def time_text(us, total_us):
     return f"{us / 1e3:.2f} ms{share}" if us >= 1000 else f"{us:.1f} us{share}"
 
 
-__all__ = ["kernel_times", "colour", "font_colour", "time_text"]
+__all__ = ["kernel_times", "slowest_in", "colour", "font_colour", "time_text"]
