@@ -7,6 +7,7 @@ import time
 import numpy as np
 
 from .common import CLIError, check_file
+from ..contrib.graph_executor import flatten_outputs
 from .library import Library
 
 HELP = "time a compiled model, against ONNX Runtime when given the .onnx"
@@ -43,12 +44,6 @@ def _onnxruntime(path, names, arrays, number, repeat):
     return np.array(times), outputs
 
 
-def _flatten(value):
-    if isinstance(value, (tuple, list)):
-        return [leaf for item in value for leaf in _flatten(item)]
-    return [value]
-
-
 def run(args):
     from ..runtime.device import cpu  # pylint: disable=import-outside-toplevel
 
@@ -59,7 +54,7 @@ def run(args):
     lib = Library(args.library)
     inputs = lib.inputs(args.input, onnx_path=args.onnx, random=True)
     vm = lib.vm()
-    outputs = [o.numpy() for o in _flatten(vm["main"](*inputs))]
+    outputs = [o.numpy() for o in flatten_outputs(vm["main"](*inputs))]
     vm.set_input("main", *inputs)
     result = vm.time_evaluator("main", cpu(), number=args.number, repeat=args.repeat)()
     tess = np.array(result.results)

@@ -4,6 +4,7 @@ entries (``--print-top K``); ``--output out.npy`` saves the output (several
 outputs go to one .npz)."""
 import numpy as np
 
+from ..contrib.graph_executor import flatten_outputs
 from .library import Library
 
 HELP = "run a compiled model on inputs from .npy files"
@@ -18,12 +19,6 @@ def add_arguments(parser):
     parser.add_argument("--output", metavar="FILE", help="save the output (.npy; several outputs: .npz)")
 
 
-def _flatten(value):
-    if isinstance(value, (tuple, list)):
-        return [leaf for item in value for leaf in _flatten(item)]
-    return [value]
-
-
 def describe_output(i, value, top):
     lines = [f"output {i}: shape {'x'.join(map(str, value.shape)) or 'scalar'} {value.dtype}"]
     scores = value.reshape(-1)
@@ -36,7 +31,7 @@ def describe_output(i, value, top):
 def run(args):
     lib = Library(args.library)
     args_in = lib.inputs(args.input)
-    outputs = [o.numpy() for o in _flatten(lib.vm()["main"](*args_in))]
+    outputs = [o.numpy() for o in flatten_outputs(lib.vm()["main"](*args_in))]
     for i, value in enumerate(outputs):
         print("\n".join(describe_output(i, value, args.print_top)))
     if args.output:

@@ -10,9 +10,10 @@ from ..runtime.ndarray import NDArray, array as nd_array
 from ..runtime.relax_vm import VirtualMachine
 
 
-def _flatten(value):
+def flatten_outputs(value):
+    """The tensors of a VM result, nested tuples flattened in order."""
     if isinstance(value, (tuple, list)):
-        return [leaf for item in value for leaf in _flatten(item)]
+        return [leaf for item in value for leaf in flatten_outputs(item)]
     return [value]
 
 
@@ -99,7 +100,7 @@ class VMGraphExecutor:
             self.set_input(**input_dict)
         self.vm.set_input("main", *self._ordered_inputs())
         self.vm.invoke_stateful("main")
-        self._outputs = _flatten(self.vm.get_outputs("main"))
+        self._outputs = flatten_outputs(self.vm.get_outputs("main"))
         self._num_outputs = len(self._outputs)
 
     def get_num_outputs(self):
@@ -203,4 +204,4 @@ def create(graph_json_str, libmod, device):
                            "graph_executor.GraphModule(lib[\"default\"](dev))")
 
 
-__all__ = ["GraphModule", "VMGraphExecutor", "create"]
+__all__ = ["GraphModule", "VMGraphExecutor", "create", "flatten_outputs"]

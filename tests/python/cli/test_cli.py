@@ -14,6 +14,8 @@ import tessera as tvm
 from tessera import relay
 import tessera.relay.testing  # noqa: F401
 
+from relay_helpers import mlp_oracle
+
 _PYTHON_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "python"))
 COMMANDS = ["compile", "run", "tune", "show", "bench", "profile"]
 
@@ -35,15 +37,6 @@ def assert_user_error(res, *words):
         assert word in lines[0], (word, lines[0])
 
 
-def _mlp_oracle(x, p):
-    h = x.reshape(x.shape[0], -1)
-    h = np.maximum(h @ p["fc1_weight"].T + p["fc1_bias"], 0)
-    h = np.maximum(h @ p["fc2_weight"].T + p["fc2_bias"], 0)
-    h = h @ p["fc3_weight"].T + p["fc3_bias"]
-    e = np.exp(h - h.max(1, keepdims=True))
-    return e / e.sum(1, keepdims=True)
-
-
 @pytest.fixture(scope="module")
 def mlp(tmp_path_factory):
     """A library exported by relay.build, an input file and the expected output."""
@@ -52,7 +45,7 @@ def mlp(tmp_path_factory):
     relay.build(mod, target="llvm", params=params).export_library(d / "mlp.so")
     x = np.random.default_rng(0).standard_normal((1, 1, 28, 28)).astype("float32")
     np.save(d / "x.npy", x)
-    return d, _mlp_oracle(x, {k: v.numpy() for k, v in params.items()})
+    return d, mlp_oracle(x, {k: v.numpy() for k, v in params.items()})
 
 
 @pytest.mark.parametrize("command", [None] + COMMANDS)

@@ -12,15 +12,7 @@ import tessera as tvm
 from tessera import relax, relay
 from tessera.contrib import graph_executor
 import tessera.relay.testing  # noqa: F401
-
-
-def _mlp_oracle(x, p):
-    h = x.reshape(x.shape[0], -1)
-    h = np.maximum(h @ p["fc1_weight"].T + p["fc1_bias"], 0)
-    h = np.maximum(h @ p["fc2_weight"].T + p["fc2_bias"], 0)
-    h = h @ p["fc3_weight"].T + p["fc3_bias"]
-    e = np.exp(h - h.max(1, keepdims=True))
-    return e / e.sum(1, keepdims=True)
+from relay_helpers import mlp_oracle
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +21,7 @@ def mlp():
     with tvm.transform.PassContext(opt_level=3):
         lib = relay.build(mod, target="llvm", params=params)
     x = np.random.default_rng(0).standard_normal((2, 1, 28, 28)).astype("float32")
-    return mod, params, lib, x, _mlp_oracle(x, {k: v.numpy() for k, v in params.items()})
+    return mod, params, lib, x, mlp_oracle(x, {k: v.numpy() for k, v in params.items()})
 
 
 def test_mlp_build_run_matches_numpy(mlp):
