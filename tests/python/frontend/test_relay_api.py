@@ -185,6 +185,18 @@ def test_relay_from_onnx_splits_params(monkeypatch):
     np.testing.assert_allclose(m.get_output(0).numpy(), x @ params["fc.weight"].numpy().T, rtol=1e-5)
 
 
+def test_relay_from_onnx_refuses_weights_without_values(monkeypatch):
+    """An importer that keeps weights as inputs without their values is an error, not params={}."""
+    def from_onnx(model, **kwargs):
+        mod = _stand_in_onnx_importer([])(model, **kwargs)
+        return tvm.IRModule({"main": mod["main"].without_attr("params")})
+    fake = types.ModuleType("tessera.relax.frontend.onnx")
+    fake.from_onnx = from_onnx
+    monkeypatch.setitem(sys.modules, "tessera.relax.frontend.onnx", fake)
+    with pytest.raises(ValueError, match="1 weight"):
+        relay.frontend.from_onnx("model.onnx", {"input": (2, 4)})
+
+
 def test_relay_op_namespace_is_not_faked():
     with pytest.raises(NotImplementedError, match="Relax"):
         relay.nn  # noqa: B018

@@ -2,7 +2,7 @@
 the weights kept as inputs of "main", then split off into ``params`` (name ->
 NDArray) as Relay returns them, for ``relay.build(mod, params=params)`` or
 ``GraphModule.set_input(**params)``."""
-from ...error import OpNotImplemented
+from ...error import OpNotImplemented, TVMValueError
 
 
 def _relax_from_onnx():
@@ -31,7 +31,13 @@ def from_onnx(model, shape=None, dtype="float32", opset=None, freeze_params=True
     mod = _relax_from_onnx()(model, shape_dict=shape, dtype_dict=dtype, opset=opset, keep_params_in_input=True)
     mod, detached = detach_params(mod)
     values = detached.get("main", [])
-    weights = list(mod["main"].params)[len(mod["main"].params) - len(values):]
+    main_params = list(mod["main"].params)
+    num_input = mod["main"].attrs["num_input"] if "num_input" in mod["main"].attrs else None
+    if num_input is not None and len(main_params) - int(num_input) != len(values):
+        raise TVMValueError(f"relay.frontend.from_onnx: the ONNX importer kept {len(main_params) - int(num_input)} "
+                            f"weight(s) as inputs of \"main\" but gave {len(values)} value(s) in its \"params\" "
+                            "attribute")
+    weights = main_params[len(main_params) - len(values):]
     return mod, {var.name_hint: value for var, value in zip(weights, values)}
 
 
