@@ -53,10 +53,12 @@ def test_profile_colours_fused_kernels(mlp):
                       ("vm.builtin.alloc_storage", 10000)])  # a VM builtin: in the total, not in the scale
     plotter = relax_viz.DotPlotter()
     graph, times = _graph(mod, params, profile=report)
-    assert set(graph.clusters) == {"fused_matmul_add_relu", "fused_matmul1_add1_relu1", "fused_matmul2_add2"}
-    assert [graph.nodes[int(i[1:])].label for i in graph.clusters["fused_matmul2_add2"]] == ["matmul2", "add2"]
-    assert times == {"fused_matmul_add_relu": 8.0, "softmax": 1.0, "fused_matmul2_add2": 1.0,
-                     "vm.builtin.alloc_storage": 10.0}
+    assert sorted(graph.cluster_kernel.values()) == ["fused_matmul1_add1_relu1", "fused_matmul2_add2",
+                                                     "fused_matmul_add_relu"]
+    (last,) = [c for c, k in graph.cluster_kernel.items() if k == "fused_matmul2_add2"]
+    assert [graph.nodes[int(i[1:])].label for i in graph.clusters[last]] == ["matmul2", "add2"]
+    assert times == {"fused_matmul_add_relu": (8.0, 1), "softmax": (1.0, 1), "fused_matmul2_add2": (1.0, 1),
+                     "vm.builtin.alloc_storage": (10.0, 1)}
     relax_viz.RelaxVisualizer(mod, relax_param=params, plotter=plotter, profile=report)
     src = plotter.source()
     assert "subgraph cluster_fused_matmul_add_relu" in src
@@ -73,9 +75,34 @@ def test_profile_of_a_real_run_matches_kernel_names(mlp):
     vm = relax.VirtualMachine(relax.build(mod, params=params), tvm.cpu(), profile=True)
     report = vm.profile("main", tvm.nd.array(np.zeros((2, 1, 28, 28), "float32")))
     graph, times = _graph(mod, params, profile=report)
-    kernels = set(graph.clusters) | {n.kernel for n in graph.nodes if n.kernel}
+    kernels = set(graph.cluster_kernel.values()) | {n.kernel for n in graph.nodes if n.kernel}
     assert kernels == {r["Name"] for r in report.calls if not r["Name"].startswith("vm.")}
     assert kernels <= set(times)
+
+
+def test_fused_function_called_twice_is_two_clusters():
+    """FuseOps reuses one fused function for identical subgraphs: each call is
+    its own cluster, timed per call (the report sums the calls)."""
+    x = relax.Var("x", relax.TensorStructInfo((4, 8), "float32"))
+    w = relax.const(np.ones((8, 8), "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            y = bb.emit(relax.op.nn.relu(relax.op.matmul(x, w)))
+            y = bb.emit(relax.op.nn.relu(relax.op.matmul(y, w)))
+            out = bb.emit_output(relax.op.nn.softmax(y))
+        bb.emit_func_output(out)
+    report = Report([("fused_matmul_relu", "", 2, 8000), ("softmax", "", 1, 2000)], 10000)
+    graph, _ = _graph(bb.get(), profile=report)
+    assert list(graph.cluster_kernel.values()) == ["fused_matmul_relu", "fused_matmul_relu"]
+    assert [len(ids) for ids in graph.clusters.values()] == [2, 2]
+    plotter = relax_viz.DotPlotter()
+    relax_viz.RelaxVisualizer(bb.get(), plotter=plotter, profile=report)
+    src = plotter.source()
+    assert src.count("subgraph cluster_") == 2 and src.count("4.0 us x 2 (80%)") == 2
+    text = relax_viz.TermPlotter()
+    relax_viz.RelaxVisualizer(bb.get(), plotter=text, profile=report)
+    assert text.text().count("[fused_matmul_relu]  4.0 us x 2 (80%) " + "#" * 20) == 2
 
 
 @pytest.mark.parametrize("fmt,magic", [("png", b"\x89PNG"), ("svg", b"<?xml"), ("pdf", b"%PDF-")])

@@ -6,7 +6,7 @@ times each kernel is filled on a yellow-red scale and labelled with its time."""
 import os
 
 from ...error import TVMError, TVMValueError
-from .timing import colour, font_colour, slowest_in, time_text
+from .timing import colour, font_colour, per_call, slowest_in, time_text, total_of
 
 FORMATS = ("pdf", "png", "svg")
 
@@ -64,7 +64,7 @@ class DotPlotter:
     @staticmethod
     def _draw(dot, graph, times, prefix):
         slowest = slowest_in(graph, times)
-        total = sum(times.values())
+        total = total_of(times)
         clustered = {nid for ids in graph.clusters.values() for nid in ids}
         by_id = {n.id: n for n in graph.nodes}
 
@@ -84,18 +84,19 @@ class DotPlotter:
             else:
                 attrs.update(shape="box", fillcolor="#f0f0f0", style="filled,rounded")
             if node.kernel in times:
-                attrs["fillcolor"] = colour(times[node.kernel], slowest)
+                attrs["fillcolor"] = colour(per_call(times, node.kernel), slowest)
                 attrs["fontcolor"] = font_colour(attrs["fillcolor"])
-                attrs["label"] += _escape("\n" + time_text(times[node.kernel], total))
+                attrs["label"] += _escape("\n" + time_text(times, node.kernel, total))
             return attrs
 
         for node in graph.nodes:
             if node.id not in clustered:
                 dot.node(prefix + node.id, **node_attrs(node))
-        for name, ids in graph.clusters.items():
-            with dot.subgraph(name=f"cluster_{prefix}{name}") as sub:
-                label = name + ("\n" + time_text(times[name], total) if name in times else "")
-                fill = colour(times[name], slowest) if name in times else "#fafafa"
+        for instance, ids in graph.clusters.items():
+            name = graph.cluster_kernel[instance]
+            with dot.subgraph(name=f"cluster_{prefix}{instance.replace('#', '_')}") as sub:
+                label = name + ("\n" + time_text(times, name, total) if name in times else "")
+                fill = colour(per_call(times, name), slowest) if name in times else "#fafafa"
                 sub.attr(label=_escape(label), style="filled,rounded", fontname="Helvetica", fontsize="10",
                          fillcolor=fill, fontcolor=font_colour(fill))
                 for nid in ids:

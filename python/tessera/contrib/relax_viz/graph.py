@@ -33,12 +33,15 @@ class VizEdge:
 
 @dataclass
 class VizGraph:
-    """The nodes (in definition order), edges and clusters (fused function
-    name -> its node ids) of one Relax function."""
+    """The nodes (in definition order), edges and clusters of one Relax
+    function: ``clusters`` maps each call of a fused function (an id such as
+    "fused_relu#2": a fused function may be called several times) to its node
+    ids, ``cluster_kernel`` that id to the function's (kernel's) name."""
     name: str
     nodes: List[VizNode] = field(default_factory=list)
     edges: List[VizEdge] = field(default_factory=list)
     clusters: dict = field(default_factory=dict)
+    cluster_kernel: dict = field(default_factory=dict)
 
 
 def _dim(d):
@@ -152,7 +155,9 @@ class VizParser:
                 isinstance(self._mod[op], relax.Function):
             callee = self._mod[op]
             inner = {p: self._resolve(a, env) for p, a in zip(callee.params, args)}
-            return self._walk(callee.body, inner, op.name_hint)
+            instance = f"{op.name_hint}#{len(self._graph.cluster_kernel)}"
+            self._graph.cluster_kernel[instance] = op.name_hint
+            return self._walk(callee.body, inner, instance)
         if isinstance(op, Op):
             label = op.name[len("relax."):] if op.name.startswith("relax.") else op.name
         elif isinstance(op, GlobalVar):

@@ -1,7 +1,7 @@
 """TermPlotter: a VizGraph as text for a terminal, one line per node in
 definition order (``%id = op(inputs)  shape dtype``), fused functions as
 indented groups, and with kernel times a time column and a bar."""
-from .timing import slowest_in, time_text
+from .timing import per_call, slowest_in, time_text, total_of
 
 _BAR = 20
 
@@ -19,12 +19,13 @@ class TermPlotter:
     @staticmethod
     def _lines(graph, times):
         slowest = slowest_in(graph, times)
-        total = sum(times.values())
+        total = total_of(times)
 
         def timing(kernel):
             if kernel not in times:
                 return ""
-            return f"  {time_text(times[kernel], total)} " + "#" * max(1, round(_BAR * times[kernel] / slowest))
+            bar = "#" * max(1, round(_BAR * per_call(times, kernel) / slowest))
+            return f"  {time_text(times, kernel, total)} {bar}"
 
         names = {}
         lines = [f"fn {graph.name}"]
@@ -36,7 +37,8 @@ class TermPlotter:
             if node.cluster != current:
                 current = node.cluster
                 if current is not None:
-                    lines.append(f"  [{current}]{timing(current)}")
+                    kernel = graph.cluster_kernel[current]
+                    lines.append(f"  [{kernel}]{timing(kernel)}")
             indent = "    " if node.cluster else "  "
             names[node.id] = node.label if node.kind == "input" else f"%{node.id[1:]}"
             args = [names.get(s, s) for s in incoming.get(node.id, [])] + [f"+{c.split(' ')[0]}"

@@ -8,7 +8,7 @@ _SCALE = ["#ffffcc", "#ffeda0", "#fed976", "#feb24c", "#fd8d3c", "#fc4e2a", "#e3
 
 
 def kernel_times(report):
-    """{kernel name: total us} summed over the report's rows (None -> {})."""
+    """{kernel name: (total us, calls)} summed over the report's rows (None -> {})."""
     if report is None:
         return {}
     calls = getattr(report, "calls", None)
@@ -17,15 +17,26 @@ def kernel_times(report):
                            f"{type(report).__name__}")
     times = {}
     for row in calls:
-        times[row["Name"]] = times.get(row["Name"], 0.0) + float(row["Duration (us)"])
+        total, count = times.get(row["Name"], (0.0, 0))
+        times[row["Name"]] = (total + float(row["Duration (us)"]), count + int(row["Count"]))
     return times
 
 
+def per_call(times, kernel):
+    """The mean time of one call of ``kernel``."""
+    total, count = times[kernel]
+    return total / max(1, count)
+
+
 def slowest_in(graph, times):
-    """The longest time among the kernels drawn in ``graph`` (the top of the
-    colour scale; VM builtins in the report do not count)."""
-    kernels = {n.kernel for n in graph.nodes if n.kernel} | set(graph.clusters)
-    return max((times[k] for k in kernels if k in times), default=0.0)
+    """The longest time of one call among the kernels drawn in ``graph`` (the
+    top of the colour scale; VM builtins in the report do not count)."""
+    kernels = {n.kernel for n in graph.nodes if n.kernel} | set(graph.cluster_kernel.values())
+    return max((per_call(times, k) for k in kernels if k in times), default=0.0)
+
+
+def total_of(times):
+    return sum(total for total, _ in times.values())
 
 
 def colour(us, slowest_us):
@@ -40,9 +51,15 @@ def font_colour(fill):
     return "white" if fill in _SCALE[-2:] else "black"
 
 
-def time_text(us, total_us):
-    share = f" ({100.0 * us / total_us:.0f}%)" if total_us > 0 else ""
-    return f"{us / 1e3:.2f} ms{share}" if us >= 1000 else f"{us:.1f} us{share}"
+def time_text(times, kernel, total_us):
+    """"31.9 us x 3 (12%)": one call's time, the number of calls when more than
+    one, and the share of all calls in the profiled run."""
+    all_us, count = times[kernel]
+    us = all_us / max(1, count)
+    text = f"{us / 1e3:.2f} ms" if us >= 1000 else f"{us:.1f} us"
+    if count > 1:
+        text += f" x {count}"
+    return text + (f" ({100.0 * all_us / total_us:.0f}%)" if total_us > 0 else "")
 
 
-__all__ = ["kernel_times", "slowest_in", "colour", "font_colour", "time_text"]
+__all__ = ["kernel_times", "per_call", "slowest_in", "total_of", "colour", "font_colour", "time_text"]
