@@ -2,7 +2,7 @@
 over the Relax VM. ``lib["default"](dev)`` (lib from ``relay.build`` or
 ``tvm.runtime.load_module`` of its exported library) gives a
 ``VMGraphExecutor``; ``GraphModule`` wraps it with set_input / run /
-get_output. Every run is one ``invoke_stateful`` of the VM's "main"."""
+get_output. Every run is one call of the VM's "main"."""
 import numpy as np
 
 from ..error import OpNotImplemented, TVMError, TVMIndexError, TVMTypeError, TVMValueError
@@ -27,6 +27,7 @@ class VMGraphExecutor:
 
     def __init__(self, executable, device, num_outputs=None):
         self.vm = VirtualMachine(executable, device)
+        self._main = self.vm["main"]
         self.device = device
         arity = self.vm._get_function_arity("main")
         self._names = [self.vm._get_function_param_name("main", i) for i in range(arity)]
@@ -98,9 +99,7 @@ class VMGraphExecutor:
         """Runs "main" on the stored inputs (after storing ``input_dict``)."""
         if input_dict:
             self.set_input(**input_dict)
-        self.vm.set_input("main", *self._ordered_inputs())
-        self.vm.invoke_stateful("main")
-        self._outputs = flatten_outputs(self.vm.get_outputs("main"))
+        self._outputs = flatten_outputs(self._main(*self._ordered_inputs()))
         self._num_outputs = len(self._outputs)
 
     def get_num_outputs(self):
