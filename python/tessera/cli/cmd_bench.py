@@ -31,10 +31,18 @@ def _onnxruntime(path, names, arrays, number, repeat):
     except Exception as err:  # pylint: disable=broad-except  # ORT raises its own exception types
         raise CLIError(f"ONNX Runtime cannot load {path}: {err}") from err
     ort_names = [i.name for i in sess.get_inputs()]
-    if sorted(ort_names) != sorted(names):
+    if sorted(ort_names) == sorted(names):
+        feed = dict(zip(names, arrays))
+    elif len(ort_names) == len(names):  # e.g. a .pt2's argument names beside the .onnx export's
+        print(f"note: input names differ; matched by position: "
+              f"{', '.join(f'{a} -> {b}' for a, b in zip(names, ort_names))}")
+        feed = dict(zip(ort_names, arrays))
+    else:
         raise CLIError(f"{path} has inputs {', '.join(ort_names)}, the library {', '.join(names)}")
-    feed = dict(zip(names, arrays))
-    outputs = sess.run(None, feed)
+    try:
+        outputs = sess.run(None, feed)
+    except Exception as err:  # pylint: disable=broad-except  # ORT raises its own exception types
+        raise CLIError(f"ONNX Runtime cannot run {path} on these inputs: {err}") from err
     times = []
     for _ in range(repeat):
         start = time.perf_counter()

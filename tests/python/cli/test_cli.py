@@ -89,6 +89,35 @@ def test_bench_and_profile(mlp, tmp_path):
     assert (tmp_path / "p.csv").read_text().startswith("Name,Shapes,Count")
 
 
+def test_bench_against_onnxruntime(mlp, tmp_path):
+    """The same MLP written with onnx.helper (its input named differently, so
+    inputs are matched by position): both engines timed, outputs agree."""
+    onnx = pytest.importorskip("onnx")
+    pytest.importorskip("onnxruntime")
+    from onnx import TensorProto, helper, numpy_helper
+
+    d, _ = mlp
+    _, params = relay.testing.mlp.get_workload(batch_size=1)
+    p = {k: v.numpy() for k, v in params.items()}
+    nodes = [helper.make_node("Reshape", ["image", "shape"], ["h0"])]
+    for i in (1, 2, 3):
+        nodes.append(helper.make_node("Gemm", [f"h{i - 1}" if i == 1 else f"r{i - 1}", f"fc{i}_weight", f"fc{i}_bias"],
+                                      [f"g{i}"], transB=1))
+        nodes.append(helper.make_node("Relu" if i < 3 else "Softmax", [f"g{i}"], [f"r{i}"]))
+    inits = [numpy_helper.from_array(v, k) for k, v in p.items()]
+    inits.append(numpy_helper.from_array(np.array([1, 784], "int64"), "shape"))
+    graph = helper.make_graph(nodes, "mlp", [helper.make_tensor_value_info("image", TensorProto.FLOAT, [1, 1, 28, 28])],
+                              [helper.make_tensor_value_info("r3", TensorProto.FLOAT, [1, 10])], inits)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), str(tmp_path / "mlp.onnx"))
+    res = tessera("bench", d / "mlp.so", "--onnx", tmp_path / "mlp.onnx", "--number", "2", "--repeat", "2")
+    assert res.returncode == 0, res.stderr
+    lines = res.stdout.splitlines()
+    assert lines[0] == "note: input names differ; matched by position: data -> image"
+    assert [line.split()[0] for line in lines[2:4]] == ["tessera", "onnxruntime"]
+    assert lines[4].startswith("tessera / onnxruntime (median): ")
+    assert float(lines[5].split(": ")[1]) < 1e-5
+
+
 @pytest.mark.parametrize("case", ["missing library", "not a library", "unknown input", "missing npy",
                                   "bad npy", "wrong shape", "missing input", "wrong dtype kind"])
 def test_run_user_errors(mlp, tmp_path, case):
