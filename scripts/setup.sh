@@ -9,12 +9,14 @@ DEB_PKGS=(
   llvm-dev libclang-rt-14-dev
   libgtest-dev libdlpack-dev nlohmann-json3-dev
   dataset-fashion-mnist
+  graphviz   # tvm.contrib.relax_viz / `tessera show --png`: the dot program
 )
 PY_PKGS=(
   "numpy" "torch==2.13.0" "onnx" "onnxruntime" "pytest" "pytest-timeout"
   "nanobind" "scikit-build-core" "atheris" "xgboost"
   "ray==2.60.0"   # meta_schedule's RayBuilder / RayRunner (tests start a local cluster)
   "tqdm" "pillow"   # make demo: progress bars, the PNG of predictions
+  "graphviz"        # tvm.contrib.relax_viz: model pictures (drives Debian's graphviz)
 )
 
 SUDO=""

@@ -29,11 +29,11 @@ __version__ = "0.1.0"
 
 
 def __getattr__(name):
-    # tvm.testing is loaded on first use (it imports pytest), as `import tvm.testing` would.
-    if name == "testing":
+    # tvm.testing, tvm.relay and tvm.contrib are loaded on first use.
+    if name in ("testing", "relay", "contrib"):
         import importlib  # pylint: disable=import-outside-toplevel
 
-        return importlib.import_module(__name__ + ".testing")
+        return importlib.import_module(__name__ + "." + name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["error", "TVMError", "register_func", "get_global_func", "register_object", "runtime", "Object",

@@ -40,6 +40,11 @@ class Module(Object):
     def get_function(self, name, query_imports=False):
         """The function ``name``; raises AttributeError when absent (as TVM)."""
         f = get_global_func("runtime.ModuleGetFunction")(self, name, query_imports)
+        if f is None and name == "default" and self.type_key == "relax.Executable":
+            # A library exported from relay.build: "default" makes its graph executor.
+            from ..contrib.graph_executor import VMGraphExecutor  # pylint: disable=import-outside-toplevel
+
+            return lambda device: VMGraphExecutor(self, device)
         if f is None:
             names = ", ".join(get_global_func("runtime.ModuleListFunctions")(self)) or "nothing"
             raise TVMAttributeError(f"Module has no function '{name}' (it has: {names})")

@@ -1,0 +1,13 @@
+"""``tvm.contrib``: optional helpers beside the compiler proper --
+``graph_executor`` (the Relay-style executor API over the Relax VM) and the
+model pictures ``relax_viz`` / ``relay_viz``. Each submodule is imported on
+first use."""
+import importlib as _importlib
+
+_SUBMODULES = ("graph_executor", "relax_viz", "relay_viz")
+
+
+def __getattr__(name):
+    if name in _SUBMODULES:
+        return _importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
