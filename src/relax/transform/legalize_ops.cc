@@ -5,7 +5,8 @@
 // added through this pass's BlockBuilder (BlockBuilder.call_te shares
 // identical PrimFuncs). A customize_legalize_map entry (op name -> function)
 // replaces the op's own legalization, as TVM's. Calls of ops without one are
-// left unchanged (with enable_warning, named once per op on stderr). An
+// left unchanged (with enable_warning, named once per op on stderr). A result
+// that is itself a call of a high-level op is legalized again, as TVM. An
 // ExprMutator, so nesting (If in If, ...) is bounded by the stack guard, not by
 // Python's recursion limit. First pass of relax.build's default pipeline.
 #include <iostream>
@@ -62,7 +63,19 @@ class Legalizer : public ExprMutator {
     TESSERA_CHECK_OR_THROW(legal.has_value() && legal->defined(), TypeError)
         << "the legalization of " << callee->name << " returned " << result.type_name()
         << ", not a Relax expression";
-    return builder_->Normalize(*legal);
+    if (legal->same_as(expr)) return expr;
+    // A legalization may give other high-level ops (a custom op as matmul + add): legalize them
+    // too, as TVM; a chain of legalizations deeper than kMaxDepth is a legalization that never ends.
+    constexpr int kMaxDepth = 64;
+    TESSERA_CHECK_OR_THROW(depth_ < kMaxDepth, ValueError)
+        << "the legalization of " << callee->name << " gives calls to legalize again more than " << kMaxDepth
+        << " times (a legalization returning a call of its own op?)";
+    ++depth_;
+    struct Restore {
+      int* d;
+      ~Restore() { --*d; }
+    } restore{&depth_};
+    return builder_->Normalize(VisitExpr(*legal));
   }
 
   // An error of a legalization names the op and the binding (e.g. a tensor of
@@ -86,6 +99,7 @@ class Legalizer : public ExprMutator {
   Map<String, PackedFunc> custom_;
   bool enable_warning_;
   std::unordered_set<std::string> warned_;
+  int depth_ = 0;  // nested re-legalizations of a legalization's result
 };
 
 }  // namespace

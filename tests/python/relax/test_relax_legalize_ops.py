@@ -203,3 +203,55 @@ def test_enable_warning_names_ops_left_unlegalized(capfd):
     assert err.count("relax.shape_of") == 1, err
     relax.transform.LegalizeOps()(Mod)
     assert "relax.shape_of" not in capfd.readouterr().err
+
+
+_registered = set()
+
+
+def _custom_op(name, infer, legalize):
+    """The op ``name`` registered from Python (once per process: op attributes
+    cannot be removed) with struct-info inference and legalization."""
+    if name not in _registered:
+        for key, value in {"FInferStructInfo": infer, "FLegalize": legalize, "FPurity": True}.items():
+            tvm.ir.register_op_attr(name, key, value)
+        _registered.add(name)
+    return tvm.ir.Op.get(name)
+
+
+def test_legalization_giving_high_level_ops_is_legalized_again():
+    """As TVM's test_recursive_legalization: the custom op legalizes to matmul +
+    add, which are legalized in the same pass."""
+    def infer(call, ctx):
+        a, w, _ = call.args
+        return relax.TensorStructInfo([a.struct_info.shape[0], w.struct_info.shape[1]], "float32")
+
+    op = _custom_op("test_legalize_ops.matmul_bias_add", infer,
+                    lambda bb, call: relax.op.add(relax.op.matmul(call.args[0], call.args[1]), call.args[2]))
+    bb = relax.BlockBuilder()
+    a = relax.Var("a", relax.TensorStructInfo((2, 3), "float32"))
+    w = relax.Var("w", relax.TensorStructInfo((3, 4), "float32"))
+    b = relax.Var("b", relax.TensorStructInfo((2, 4), "float32"))
+    with bb.function("main", [a, w, b]):
+        gv = bb.emit(relax.Call(op, [a, w, b]))
+        bb.emit_func_output(gv)
+    first = relax.transform.LegalizeOps()(bb.get())
+    ops = {bd.value.op.name for blk in first["main"].body.blocks for bd in blk.bindings}
+    assert ops == {"relax.call_tir"}, ops
+    tvm.ir.assert_structural_equal(relax.transform.LegalizeOps()(first), first)
+    rng = np.random.default_rng(0)
+    av, wv, bv = (rng.standard_normal(s).astype("float32") for s in [(2, 3), (3, 4), (2, 4)])
+    np.testing.assert_allclose(_run(first, av, wv, bv), av @ wv + bv, rtol=1e-5, atol=1e-5)
+
+
+def test_legalization_that_never_ends_is_refused():
+    """A legalization returning a new call of its own op is an error naming the op, not a hang."""
+    name = "test_legalize_ops.forever"
+    op = _custom_op(name, lambda call, ctx: call.args[0].struct_info,
+                    lambda bb, call: relax.Call(call.op, list(call.args)))
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo((2,), "float32"))
+    with bb.function("main", [x]):
+        gv = bb.emit(relax.Call(op, [x]))
+        bb.emit_func_output(gv)
+    with pytest.raises(ValueError, match=name):
+        relax.transform.LegalizeOps()(bb.get())

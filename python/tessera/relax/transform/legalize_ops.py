@@ -5,6 +5,9 @@ call_tir of a TOPI-generated PrimFunc added through a BlockBuilder (identical
 PrimFuncs are shared). Calls of ops with no legalization are left unchanged. The
 pass is C++ (src/relax/transform/legalize_ops.cc, an ExprMutator calling each op's
 Python legalization); first pass of relax.get_pipeline()'s default build pipeline."""
+import sys
+import types
+
 from ..._ffi.registry import get_global_func
 from ...error import TVMTypeError
 
@@ -36,5 +39,24 @@ def LegalizeOps(customize_legalize_map=None, enable_warning=False):  # pylint: d
         return get_global_func("relax.transform.LegalizeOps")()
     return get_global_func("relax.transform.LegalizeOpsWith")(custom, enable_warning)
 
+
+def _register_legalize(op_name, legal_func=None, level=10):
+    """TVM's ``legalize_ops.common.register_legalize(op_name, legal_func)``: sets
+    the op's "FLegalize" (a decorator when ``legal_func`` is None)."""
+    from ...ir.op import register_op_attr  # pylint: disable=import-outside-toplevel
+
+    def register(func):
+        register_op_attr(op_name, "FLegalize", func, level=level)
+        return func
+
+    return register if legal_func is None else register(legal_func)
+
+
+# TVM's legalize_ops is a package whose ``common`` module holds register_legalize;
+# this module stands for both (tvm.relax.transform.legalize_ops.common imports).
+__path__ = []  # pylint: disable=invalid-name
+common = types.ModuleType(__name__ + ".common", "TVM's legalize_ops.common: register_legalize.")
+common.register_legalize = _register_legalize
+sys.modules[common.__name__] = common
 
 __all__ = ["LegalizeOps"]
