@@ -19,6 +19,8 @@ struct DefaultCPUScheduleOptions {
   int num_cores = 1;       // parallel loops only when > 1
   // A block whose loop nest runs fewer iterations than this stays serial.
   int64_t min_parallel_work = int64_t(1) << 15;
+  // Matmul-like blocks get the packed-panel schedule (default_schedule_matmul.h).
+  bool packed_matmul = true;
 };
 
 // Schedules `func` (unless it has "tir.is_scheduled" or a loop that is not
