@@ -160,8 +160,11 @@ std::vector<arith::IntSet> AccessedRegion(const std::vector<Access>& accesses, s
 // one dimension whose accessed interval moves by a constant stride c per
 // iteration and is never wider than |c|. A reduction's accumulator, accessed
 // at the same element in every step of the reduction loop, is not: its
-// allocation must stay above that loop.
-bool IterationsDisjoint(const std::vector<Access>& accesses, size_t ndim, size_t m) {
+// allocation must stay above that loop. Also shown, for a buffer of constant
+// shape, by the row-major flattened interval (a fused loop's v // c, v % c
+// indices move the flattened start by a constant stride).
+bool IterationsDisjoint(const std::vector<Access>& accesses, const Array<PrimExpr>& shape, size_t m) {
+  size_t ndim = shape.size();
   arith::Analyzer ana;
   std::vector<arith::IntSet> dims = AccessedRegion(accesses, ndim, m + 1, &ana);
   if (dims.empty()) return false;
@@ -180,7 +183,24 @@ bool IterationsDisjoint(const std::vector<Access>& accesses, size_t ndim, size_t
     auto width = ana.const_int_bound(ana.Simplify(add(sub(set.max(), set.min()), IntImm(set.min().dtype(), 1))));
     if (width->max_value <= (*stride < 0 ? -*stride : *stride)) return true;
   }
-  return false;
+  if (ndim == 0 || !dims[0].HasLowerBound()) return false;
+  DataType t = dims[0].min().dtype();  // the indices' type (a cast would hide v // c * c + v % c = v)
+  PrimExpr flat_min = IntImm(t, 0), flat_width = IntImm(t, 1);
+  for (size_t d = 0; d < ndim; ++d) {
+    std::optional<int64_t> extent = ConstIntValue(shape[d]);
+    if (!extent || !dims[d].HasLowerBound() || !dims[d].HasUpperBound()) return false;
+    PrimExpr lo = cast(t, dims[d].min()), hi = cast(t, dims[d].max());
+    flat_min = add(mul(flat_min, IntImm(t, *extent)), lo);
+    flat_width = add(mul(sub(flat_width, IntImm(t, 1)), IntImm(t, *extent)), add(sub(hi, lo), IntImm(t, 1)));
+  }
+  PrimExpr next = Substitute(flat_min, [&](const Var& x) -> std::optional<PrimExpr> {
+    if (x.same_as(v)) return add(v, IntImm(v.dtype(), 1));
+    return std::nullopt;
+  });
+  std::optional<int64_t> flat_stride = ConstIntValue(ana.Simplify(sub(next, flat_min)));
+  if (!flat_stride || *flat_stride == 0) return false;
+  auto flat = ana.const_int_bound(ana.Simplify(flat_width));
+  return flat->max_value <= (*flat_stride < 0 ? -*flat_stride : *flat_stride);
 }
 
 }  // namespace
@@ -207,7 +227,7 @@ PrimFunc CompactBufferAllocation(PrimFunc func) {
     // loop between it and the declaration touch disjoint elements in their
     // iterations (values never flow from one iteration to the next).
     size_t level = depth;
-    while (level < common && IterationsDisjoint(accesses, ndim, level)) ++level;
+    while (level < common && IterationsDisjoint(accesses, buffer->shape, level)) ++level;
     arith::Analyzer ana;
     std::vector<arith::IntSet> dims = AccessedRegion(accesses, ndim, level, &ana);
     if (dims.empty()) continue;

@@ -5,6 +5,7 @@
 #include "tir/transform/default_cpu_schedule.h"
 
 #include "tir/transform/default_schedule_matmul.h"
+#include "tir/transform/default_schedule_rows.h"
 
 #include <thread>
 #include <unordered_set>
@@ -136,6 +137,7 @@ class Scheduler {
 
   PrimFunc Run() {
     Inline();
+    if (opt_.row_kernels && ScheduleRowKernel(&sch_, opt_)) return Func();
     std::vector<std::string> names;
     for (const BlockLocation& loc : CollectBlocks(Func())) names.push_back(loc.block->name_hint);
     for (const std::string& name : names) {
@@ -495,11 +497,13 @@ tessera::transform::Pass DefaultCPUSchedule(std::optional<Target> target) {
         if (!IsCPU(t)) return f;
         DefaultCPUScheduleOptions opt = DefaultCPUScheduleOptionsFor(t);
         opt.packed_matmul = PassContext::Current()->GetConfig<bool>(kPackedMatmulOption, true);
+        opt.row_kernels = PassContext::Current()->GetConfig<bool>(kRowKernelOption, true);
         return tir::DefaultCPUSchedule(f, opt);
       },
       0, "DefaultCPUSchedule");
 }
 TESSERA_REGISTER_PASS_CONFIG_OPTION(kPackedMatmulOption, bool);
+TESSERA_REGISTER_PASS_CONFIG_OPTION(kRowKernelOption, bool);
 TESSERA_REGISTER_PASS("tir.transform.DefaultCPUSchedule", [] { return DefaultCPUSchedule(); });
 TESSERA_REGISTER_GLOBAL("tir.transform.DefaultCPUScheduleFor").set_body_typed([](Target target) {
   return DefaultCPUSchedule(target);
