@@ -90,6 +90,9 @@ class Rewriter : public StmtExprMutator {
     return DeclBuffer(it->second.new_buffer, body);
   }
   Stmt VisitStmt_(const ForNode* op) override {
+    // The loop's range lets the shifted indices simplify (a fused loop's
+    // v // c is 0 and v % c is v when v < c).
+    analyzer_.Bind(op->loop_var, Range::FromMinExtent(op->min, op->extent), true);
     Stmt s = StmtExprMutator::VisitStmt_(op);
     auto it = by_loop_.find(op);
     if (it == by_loop_.end()) return s;
@@ -122,7 +125,7 @@ class Rewriter : public StmtExprMutator {
   Array<PrimExpr> Shift(const Array<PrimExpr>& idx, const Plan& p) {
     std::vector<PrimExpr> out;
     for (size_t d = 0; d < idx.size(); ++d) {
-      out.push_back(IsConstInt(p.mins[d], 0) ? idx[d] : analyzer_.Simplify(sub(idx[d], p.mins[d])));
+      out.push_back(analyzer_.Simplify(IsConstInt(p.mins[d], 0) ? idx[d] : sub(idx[d], p.mins[d])));
     }
     return Array<PrimExpr>(out);
   }
@@ -165,10 +168,11 @@ std::vector<arith::IntSet> AccessedRegion(const std::vector<Access>& accesses, s
 // indices move the flattened start by a constant stride).
 bool IterationsDisjoint(const std::vector<Access>& accesses, const Array<PrimExpr>& shape, size_t m) {
   size_t ndim = shape.size();
+  const ForNode* loop = accesses[0].loops[m];
+  if (std::optional<int64_t> extent = ConstIntValue(loop->extent); extent && *extent == 1) return true;  // one iteration
   arith::Analyzer ana;
   std::vector<arith::IntSet> dims = AccessedRegion(accesses, ndim, m + 1, &ana);
   if (dims.empty()) return false;
-  const ForNode* loop = accesses[0].loops[m];
   Var v = loop->loop_var;
   for (const arith::IntSet& set : dims) {
     if (!set.HasLowerBound() || !set.HasUpperBound()) continue;

@@ -126,3 +126,16 @@ def test_relax_build_symbolic_batch_and_constant_weight():
         xs = _rand((batch, 40, 64), batch)
         ref = torch.nn.functional.gelu(torch.from_numpy(xs) @ torch.from_numpy(w) + torch.from_numpy(bias)).numpy()
         np.testing.assert_allclose(vm["main"](tvm.nd.array(xs)).numpy(), ref, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("target", ["llvm -mcpu=skylake-avx512 -num-cores=1", AVX512])
+def test_accumulator_tile_is_compact_with_constant_indices(target):
+    """x (1, M, K) @ W as the importers give it (a unit batch loop, or the batch fused into
+    the parallel loop): the R x J accumulators lower to a compact per-tile buffer indexed by
+    constants (registers for LLVM), not a full-size buffer indexed by the parallel loop."""
+    X, W = te.placeholder((1, 128, 256), name="X"), te.placeholder((256, 512), name="W")
+    sched = _schedule(te.create_prim_func([X, W, topi.matmul(X, W)]), target)
+    lowered = tvm.lower(tvm.IRModule({"main": sched}))["main"].script()
+    assert "T.allocate([T.int64(256)]" in lowered, lowered  # 8 x 32
+    update = [line for line in lowered.splitlines() if "T_matmul_local_1[" in line and "* W_global" in line]
+    assert update and all("//" not in line and "%" not in line for line in update), lowered
