@@ -157,6 +157,42 @@ std::vector<arith::IntSet> AccessedRegion(const std::vector<Access>& accesses, s
   return dims;
 }
 
+// For a loop of at most kMaxEnumerated iterations whose accessed box is
+// constant once `v` is fixed (a fused loop's v // c, v % c indices): whether
+// the boxes of every two iterations are disjoint in some dimension.
+constexpr int64_t kMaxEnumerated = 256;
+bool BoxesDisjoint(const std::vector<arith::IntSet>& dims, const Var& v, const PrimExpr& extent, arith::Analyzer* ana) {
+  std::optional<int64_t> n = ConstIntValue(extent);
+  if (!n || *n < 2 || *n > kMaxEnumerated) return false;
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> boxes;
+  for (int64_t i = 0; i < *n; ++i) {
+    std::vector<std::pair<int64_t, int64_t>> box;
+    auto at = [&](const PrimExpr& e) {
+      return ConstIntValue(ana->Simplify(Substitute(e, [&](const Var& x) -> std::optional<PrimExpr> {
+        if (x.same_as(v)) return IntImm(v.dtype(), i);
+        return std::nullopt;
+      })));
+    };
+    for (const arith::IntSet& d : dims) {
+      if (!d.HasLowerBound() || !d.HasUpperBound()) return false;
+      std::optional<int64_t> lo = at(d.min()), hi = at(d.max());
+      if (!lo || !hi) return false;
+      box.emplace_back(*lo, *hi);
+    }
+    boxes.push_back(std::move(box));
+  }
+  for (size_t a = 0; a < boxes.size(); ++a) {
+    for (size_t b = a + 1; b < boxes.size(); ++b) {
+      bool apart = false;
+      for (size_t d = 0; d < dims.size() && !apart; ++d) {
+        apart = boxes[a][d].second < boxes[b][d].first || boxes[b][d].second < boxes[a][d].first;
+      }
+      if (!apart) return false;
+    }
+  }
+  return true;
+}
+
 // Whether no element of the buffer is accessed in two different iterations of
 // the common loop at position `m` (so that nothing written in one iteration is
 // read in another, and the buffer may be allocated afresh in each). Shown by
@@ -188,6 +224,7 @@ bool IterationsDisjoint(const std::vector<Access>& accesses, const Array<PrimExp
     if (width->max_value <= (*stride < 0 ? -*stride : *stride)) return true;
   }
   if (ndim == 0 || !dims[0].HasLowerBound()) return false;
+  if (BoxesDisjoint(dims, v, loop->extent, &ana)) return true;
   DataType t = dims[0].min().dtype();  // the indices' type (a cast would hide v // c * c + v % c = v)
   PrimExpr flat_min = IntImm(t, 0), flat_width = IntImm(t, 1);
   for (size_t d = 0; d < ndim; ++d) {

@@ -129,13 +129,17 @@ def test_relax_build_symbolic_batch_and_constant_weight():
 
 
 @pytest.mark.parametrize("target", ["llvm -mcpu=skylake-avx512 -num-cores=1", AVX512])
-def test_accumulator_tile_is_compact_with_constant_indices(target):
+@pytest.mark.parametrize("xs,ws", [((1, 128, 256), (256, 512)), ((1, 4, 128, 64), (1, 4, 64, 128))])
+def test_accumulator_tile_is_compact_with_constant_indices(target, xs, ws):
     """x (1, M, K) @ W as the importers give it (a unit batch loop, or the batch fused into
-    the parallel loop): the R x J accumulators lower to a compact per-tile buffer indexed by
-    constants (registers for LLVM), not a full-size buffer indexed by the parallel loop."""
-    X, W = te.placeholder((1, 128, 256), name="X"), te.placeholder((256, 512), name="W")
+    the parallel loop) and attention's (1, H, M, K) @ (1, H, K, N) (heads and column panels
+    fused): the R x J accumulators lower to a compact per-tile buffer indexed by constants
+    (registers for LLVM), B's panel to a compact K x J buffer, not full-size buffers
+    indexed by the parallel loop."""
+    X, W = te.placeholder(xs, name="X"), te.placeholder(ws, name="W")
     sched = _schedule(te.create_prim_func([X, W, topi.matmul(X, W)]), target)
     lowered = tvm.lower(tvm.IRModule({"main": sched}))["main"].script()
     assert "T.allocate([T.int64(256)]" in lowered, lowered  # 8 x 32
+    assert f"T.allocate([T.int64({ws[-2] * 32})]" in lowered, lowered  # K x 32
     update = [line for line in lowered.splitlines() if "T_matmul_local_1[" in line and "* W_global" in line]
-    assert update and all("//" not in line and "%" not in line for line in update), lowered
+    assert update and all("//" not in line.split("] = ")[0] for line in update), lowered
