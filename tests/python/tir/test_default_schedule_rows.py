@@ -9,12 +9,10 @@ import pytest
 import tessera as tvm
 from tessera import relax, te, tir, topi
 
+from .test_default_schedule_matmul import _rand, _run
+
 TARGET = "llvm -mcpu=skylake-avx512 -num-cores=4"
 ROWS = "tir.default_schedule.row_kernels"
-
-
-def _rand(shape, seed=0, scale=1.0):
-    return ((np.random.default_rng(seed).random(shape) - 0.5) * scale).astype("float32")
 
 
 def _schedule(func, enabled=True):
@@ -24,26 +22,11 @@ def _schedule(func, enabled=True):
 
 def _top_loops(func):
     """The outermost loops of the function (the nests at the root)."""
-    loops = []
-
-    def visit(node):
-        if isinstance(node, tir.For):
-            loops.append(node)
-    tir.stmt_functor.post_order_visit(func.body, visit)
-    inner = set()
-    for l in loops:
-        tir.stmt_functor.post_order_visit(l.body, lambda n: inner.add(n.same_as) if False else None)
-    nested = []
-    for l in loops:
-        tir.stmt_functor.post_order_visit(l.body, lambda n, nested=nested: nested.append(n) if isinstance(n, tir.For) else None)
+    loops, nested = [], []
+    tir.stmt_functor.post_order_visit(func.body, lambda n: loops.append(n) if isinstance(n, tir.For) else None)
+    for loop in loops:
+        tir.stmt_functor.post_order_visit(loop.body, lambda n: nested.append(n) if isinstance(n, tir.For) else None)
     return [l for l in loops if not any(l.same_as(n) for n in nested)]
-
-
-def _run(func, arrays, out_shape):
-    lib = tvm.build(tvm.IRModule({"main": func}), target="llvm")
-    out = tvm.nd.array(np.zeros(out_shape, "float32"))
-    lib["main"](*[tvm.nd.array(a) for a in arrays], out)
-    return out.numpy()
 
 
 def _softmax(a):
@@ -60,7 +43,7 @@ def _layer_norm(a, g, b, eps=1e-5):
 @pytest.mark.parametrize("shape", [(4, 128, 128), (3, 100), (2, 5, 48), (64, 1024)])
 def test_softmax_and_log_softmax(shape):
     A = te.placeholder(shape, name="A")
-    a = _rand(shape, scale=16)
+    a = _rand(shape) * 16
     for op, ref in ((topi.nn.softmax, _softmax(a)), (topi.nn.log_softmax, np.log(_softmax(a)))):
         sched = _schedule(te.create_prim_func([A, op(A)]))
         np.testing.assert_allclose(_run(sched, [a], shape), ref, rtol=1e-5, atol=1e-5)
@@ -69,7 +52,7 @@ def test_softmax_and_log_softmax(shape):
 @pytest.mark.parametrize("rows,d", [(128, 768), (7, 96), (33, 50)])
 def test_layer_norm(rows, d):
     X, G, Bt = te.placeholder((rows, d), name="X"), te.placeholder((d,), name="G"), te.placeholder((d,), name="Bt")
-    x, g, b = _rand((rows, d), scale=4), _rand((d,), 1), _rand((d,), 2)
+    x, g, b = _rand((rows, d)) * 4, _rand((d,), 1), _rand((d,), 2)
     sched = _schedule(te.create_prim_func([X, G, Bt, topi.nn.layer_norm(X, G, Bt, axis=[-1])]))
     np.testing.assert_allclose(_run(sched, [x, g, b], (rows, d)), _layer_norm(x, g, b), rtol=1e-4, atol=1e-4)
 
@@ -119,7 +102,7 @@ def test_relax_softmax_layer_norm_symbolic_rows_vs_torch():
         bb.emit_func_output(out)
     vm = relax.VirtualMachine(relax.build(bb.get(), target="llvm"), tvm.cpu())
     for rows in (1, 37, 600):
-        xs = _rand((rows, 64), rows, scale=8)
+        xs = _rand((rows, 64), rows) * 8
         t = torch.nn.functional.layer_norm(torch.from_numpy(xs), (64,), torch.from_numpy(g), torch.from_numpy(b))
         ref = torch.softmax(t, dim=-1).numpy()
         np.testing.assert_allclose(vm["main"](tvm.nd.array(xs)).numpy(), ref, rtol=1e-4, atol=1e-6)
