@@ -129,6 +129,8 @@ bool ScheduleMatmulPacked(Schedule* sch_ptr, const BlockRV& block, const Default
   for (int64_t cand : opt.vector_bits >= 512 ? std::vector<int64_t>{8, 6, 4} : std::vector<int64_t>{4, 3, 2}) {
     if (rows == 0 && shape->m % cand == 0) rows = cand;
   }
+  // No tile height divides M (33, 197): the last row tile is predicated.
+  if (rows == 0 && shape->m >= 16) rows = opt.vector_bits >= 512 ? 8 : 4;
   if (cols == 0 || rows == 0) return false;
   Schedule backup = sch.Copy();
   try {
@@ -138,7 +140,7 @@ bool ScheduleMatmulPacked(Schedule* sch_ptr, const BlockRV& block, const Default
     Array<LoopRV> js = sch.Split(loops[n - 2], Array<Any>({Any(), Any(cols)}), true);
     // Row chunks beside the batch and column panels when those are too few
     // for the cores (each chunk packs its own panel).
-    int64_t row_tiles = shape->m / rows, chunks = 1;
+    int64_t row_tiles = (shape->m + rows - 1) / rows, chunks = 1;
     while (shape->batch * (shape->n / cols) * chunks < kChunksPerCore * opt.num_cores && row_tiles % (chunks * 2) == 0) {
       chunks *= 2;
     }

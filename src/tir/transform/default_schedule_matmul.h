@@ -23,9 +23,10 @@ inline constexpr const char* kPackedMatmulOption = "tir.default_schedule.packed_
 //     [i / R] [k] [R rows: unrolled] [J columns: vectorized]
 //     [write-back of the R x J accumulators, then the elementwise consumers
 //      of the result on that tile: vectorized]
-// with J two vectors and R rows (8 with 32 vector registers, else 4), and
-// returns true. Otherwise (another shape, a size the tiles do not divide)
-// leaves `sch` as it was and returns false.
+// with J two vectors and R rows (8 with 32 vector registers, else 4; when
+// no tile height divides M >= 16 the last row tile is predicated), and
+// returns true. Otherwise (another shape, N not a multiple of the vector
+// width, M < 16 not divisible) leaves `sch` as it was and returns false.
 bool ScheduleMatmulPacked(Schedule* sch, const BlockRV& block, const DefaultCPUScheduleOptions& opt);
 
 }  // namespace tir

@@ -48,7 +48,8 @@ def _check(tensors, arrays, expected, packed_expected=True, target=AVX512):
 
 
 @pytest.mark.parametrize("m,k,n,packed", [(128, 256, 128, True), (64, 96, 48, True), (24, 1000, 64, True),
-                                          (8, 7, 32, True), (33, 70, 50, False), (1, 256, 512, False)])
+                                          (8, 7, 32, True), (33, 64, 96, True), (197, 128, 64, True),
+                                          (33, 70, 50, False), (1, 256, 512, False), (13, 32, 64, False)])
 def test_matmul_matches_numpy(m, k, n, packed):
     A, B = te.placeholder((m, k), name="A"), te.placeholder((k, n), name="B")
     a, b = _rand((m, k)), _rand((k, n), 1)
