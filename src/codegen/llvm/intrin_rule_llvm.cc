@@ -6,6 +6,7 @@
 // without the attribute is refused by the code generator naming op and target.
 #include <cmath>
 
+#include "codegen/llvm/fast_math.h"
 #include "ir/op.h"
 #include "runtime/registry.h"
 #include "tir/op.h"
@@ -72,9 +73,9 @@ TESSERA_REGISTER_OP("tir.call_llvm_pure_intrin")
     .set_num_inputs(-1)
     .describe("call a pure LLVM intrinsic: (\"llvm.<name>\", args...)");
 
-TESSERA_REGISTER_OP("tir.exp").set_attr(kAttr, LLVMPureIntrin("llvm.exp"));
+TESSERA_REGISTER_OP("tir.exp").set_attr(kAttr, FastMathOr("exp", LLVMPureIntrin("llvm.exp")));
 TESSERA_REGISTER_OP("tir.exp2").set_attr(kAttr, LLVMPureIntrin("llvm.exp2"));
-TESSERA_REGISTER_OP("tir.log").set_attr(kAttr, LLVMPureIntrin("llvm.log"));
+TESSERA_REGISTER_OP("tir.log").set_attr(kAttr, FastMathOr("log", LLVMPureIntrin("llvm.log")));
 TESSERA_REGISTER_OP("tir.log2").set_attr(kAttr, LLVMPureIntrin("llvm.log2"));
 TESSERA_REGISTER_OP("tir.log10").set_attr(kAttr, LLVMPureIntrin("llvm.log10"));
 TESSERA_REGISTER_OP("tir.sqrt").set_attr(kAttr, LLVMPureIntrin("llvm.sqrt"));
@@ -89,8 +90,8 @@ TESSERA_REGISTER_OP("tir.cos").set_attr(kAttr, LLVMPureIntrin("llvm.cos"));
 TESSERA_REGISTER_OP("tir.pow").set_attr(kAttr, LLVMPureIntrin("llvm.pow"));
 TESSERA_REGISTER_OP("tir.popcount").set_attr(kAttr, LLVMPureIntrin("llvm.ctpop"));
 
-TESSERA_REGISTER_OP("tir.tanh").set_attr(kAttr, Libm("tanh"));
-TESSERA_REGISTER_OP("tir.erf").set_attr(kAttr, Libm("erf"));
+TESSERA_REGISTER_OP("tir.tanh").set_attr(kAttr, FastMathOr("tanh", Libm("tanh")));
+TESSERA_REGISTER_OP("tir.erf").set_attr(kAttr, FastMathOr("erf", Libm("erf")));
 TESSERA_REGISTER_OP("tir.tan").set_attr(kAttr, Libm("tan"));
 TESSERA_REGISTER_OP("tir.asin").set_attr(kAttr, Libm("asin"));
 TESSERA_REGISTER_OP("tir.acos").set_attr(kAttr, Libm("acos"));
@@ -111,10 +112,10 @@ TESSERA_REGISTER_OP("tir.assume").set_attr(kAttr, Rule([](const CallNode*) -> Pr
 TESSERA_REGISTER_OP("tir.fmod").set_attr(kAttr, Rule([](const CallNode* c) {
   return tir::truncmod(c->args[0], c->args[1]);
 }));
-TESSERA_REGISTER_OP("tir.sigmoid").set_attr(kAttr, Rule([](const CallNode* c) {
+TESSERA_REGISTER_OP("tir.sigmoid").set_attr(kAttr, FastMathOr("sigmoid", Rule([](const CallNode* c) {
   PrimExpr one = ElemConst(c->dtype, 1.0);
   return tir::div(one, tir::add(one, Intrin(c->dtype, "tir.exp", {tir::neg(c->args[0])})));
-}));
+})));
 TESSERA_REGISTER_OP("tir.rsqrt").set_attr(kAttr, Rule([](const CallNode* c) {
   return tir::div(ElemConst(c->dtype, 1.0), Intrin(c->dtype, "tir.sqrt", {c->args[0]}));
 }));

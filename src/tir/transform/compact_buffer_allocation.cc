@@ -90,6 +90,9 @@ class Rewriter : public StmtExprMutator {
     return DeclBuffer(it->second.new_buffer, body);
   }
   Stmt VisitStmt_(const ForNode* op) override {
+    // The loop's range lets the shifted indices simplify (a fused loop's
+    // v // c is 0 and v % c is v when v < c).
+    analyzer_.Bind(op->loop_var, Range::FromMinExtent(op->min, op->extent), true);
     Stmt s = StmtExprMutator::VisitStmt_(op);
     auto it = by_loop_.find(op);
     if (it == by_loop_.end()) return s;
@@ -122,7 +125,7 @@ class Rewriter : public StmtExprMutator {
   Array<PrimExpr> Shift(const Array<PrimExpr>& idx, const Plan& p) {
     std::vector<PrimExpr> out;
     for (size_t d = 0; d < idx.size(); ++d) {
-      out.push_back(IsConstInt(p.mins[d], 0) ? idx[d] : analyzer_.Simplify(sub(idx[d], p.mins[d])));
+      out.push_back(analyzer_.Simplify(IsConstInt(p.mins[d], 0) ? idx[d] : sub(idx[d], p.mins[d])));
     }
     return Array<PrimExpr>(out);
   }
@@ -154,18 +157,58 @@ std::vector<arith::IntSet> AccessedRegion(const std::vector<Access>& accesses, s
   return dims;
 }
 
+// For a loop of at most kMaxEnumerated iterations whose accessed box is
+// constant once `v` is fixed (a fused loop's v // c, v % c indices): whether
+// the boxes of every two iterations are disjoint in some dimension.
+constexpr int64_t kMaxEnumerated = 256;
+bool BoxesDisjoint(const std::vector<arith::IntSet>& dims, const Var& v, const PrimExpr& extent, arith::Analyzer* ana) {
+  std::optional<int64_t> n = ConstIntValue(extent);
+  if (!n || *n < 2 || *n > kMaxEnumerated) return false;
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> boxes;
+  for (int64_t i = 0; i < *n; ++i) {
+    std::vector<std::pair<int64_t, int64_t>> box;
+    auto at = [&](const PrimExpr& e) {
+      return ConstIntValue(ana->Simplify(Substitute(e, [&](const Var& x) -> std::optional<PrimExpr> {
+        if (x.same_as(v)) return IntImm(v.dtype(), i);
+        return std::nullopt;
+      })));
+    };
+    for (const arith::IntSet& d : dims) {
+      if (!d.HasLowerBound() || !d.HasUpperBound()) return false;
+      std::optional<int64_t> lo = at(d.min()), hi = at(d.max());
+      if (!lo || !hi) return false;
+      box.emplace_back(*lo, *hi);
+    }
+    boxes.push_back(std::move(box));
+  }
+  for (size_t a = 0; a < boxes.size(); ++a) {
+    for (size_t b = a + 1; b < boxes.size(); ++b) {
+      bool apart = false;
+      for (size_t d = 0; d < dims.size() && !apart; ++d) {
+        apart = boxes[a][d].second < boxes[b][d].first || boxes[b][d].second < boxes[a][d].first;
+      }
+      if (!apart) return false;
+    }
+  }
+  return true;
+}
+
 // Whether no element of the buffer is accessed in two different iterations of
 // the common loop at position `m` (so that nothing written in one iteration is
 // read in another, and the buffer may be allocated afresh in each). Shown by
 // one dimension whose accessed interval moves by a constant stride c per
 // iteration and is never wider than |c|. A reduction's accumulator, accessed
 // at the same element in every step of the reduction loop, is not: its
-// allocation must stay above that loop.
-bool IterationsDisjoint(const std::vector<Access>& accesses, size_t ndim, size_t m) {
+// allocation must stay above that loop. Also shown, for a buffer of constant
+// shape, by the row-major flattened interval (a fused loop's v // c, v % c
+// indices move the flattened start by a constant stride).
+bool IterationsDisjoint(const std::vector<Access>& accesses, const Array<PrimExpr>& shape, size_t m) {
+  size_t ndim = shape.size();
+  const ForNode* loop = accesses[0].loops[m];
+  if (std::optional<int64_t> extent = ConstIntValue(loop->extent); extent && *extent == 1) return true;  // one iteration
   arith::Analyzer ana;
   std::vector<arith::IntSet> dims = AccessedRegion(accesses, ndim, m + 1, &ana);
   if (dims.empty()) return false;
-  const ForNode* loop = accesses[0].loops[m];
   Var v = loop->loop_var;
   for (const arith::IntSet& set : dims) {
     if (!set.HasLowerBound() || !set.HasUpperBound()) continue;
@@ -180,7 +223,25 @@ bool IterationsDisjoint(const std::vector<Access>& accesses, size_t ndim, size_t
     auto width = ana.const_int_bound(ana.Simplify(add(sub(set.max(), set.min()), IntImm(set.min().dtype(), 1))));
     if (width->max_value <= (*stride < 0 ? -*stride : *stride)) return true;
   }
-  return false;
+  if (ndim == 0 || !dims[0].HasLowerBound()) return false;
+  if (BoxesDisjoint(dims, v, loop->extent, &ana)) return true;
+  DataType t = dims[0].min().dtype();  // the indices' type (a cast would hide v // c * c + v % c = v)
+  PrimExpr flat_min = IntImm(t, 0), flat_width = IntImm(t, 1);
+  for (size_t d = 0; d < ndim; ++d) {
+    std::optional<int64_t> extent = ConstIntValue(shape[d]);
+    if (!extent || !dims[d].HasLowerBound() || !dims[d].HasUpperBound()) return false;
+    PrimExpr lo = cast(t, dims[d].min()), hi = cast(t, dims[d].max());
+    flat_min = add(mul(flat_min, IntImm(t, *extent)), lo);
+    flat_width = add(mul(sub(flat_width, IntImm(t, 1)), IntImm(t, *extent)), add(sub(hi, lo), IntImm(t, 1)));
+  }
+  PrimExpr next = Substitute(flat_min, [&](const Var& x) -> std::optional<PrimExpr> {
+    if (x.same_as(v)) return add(v, IntImm(v.dtype(), 1));
+    return std::nullopt;
+  });
+  std::optional<int64_t> flat_stride = ConstIntValue(ana.Simplify(sub(next, flat_min)));
+  if (!flat_stride || *flat_stride == 0) return false;
+  auto flat = ana.const_int_bound(ana.Simplify(flat_width));
+  return flat->max_value <= (*flat_stride < 0 ? -*flat_stride : *flat_stride);
 }
 
 }  // namespace
@@ -207,7 +268,7 @@ PrimFunc CompactBufferAllocation(PrimFunc func) {
     // loop between it and the declaration touch disjoint elements in their
     // iterations (values never flow from one iteration to the next).
     size_t level = depth;
-    while (level < common && IterationsDisjoint(accesses, ndim, level)) ++level;
+    while (level < common && IterationsDisjoint(accesses, buffer->shape, level)) ++level;
     arith::Analyzer ana;
     std::vector<arith::IntSet> dims = AccessedRegion(accesses, ndim, level, &ana);
     if (dims.empty()) continue;

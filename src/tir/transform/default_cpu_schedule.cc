@@ -4,6 +4,9 @@
 // schedule as it was), so any block still computes what it computed before.
 #include "tir/transform/default_cpu_schedule.h"
 
+#include "tir/transform/default_schedule_matmul.h"
+#include "tir/transform/default_schedule_rows.h"
+
 #include <thread>
 #include <unordered_set>
 
@@ -134,6 +137,7 @@ class Scheduler {
 
   PrimFunc Run() {
     Inline();
+    if (opt_.row_kernels && ScheduleRowKernel(&sch_, opt_)) return Func();
     std::vector<std::string> names;
     for (const BlockLocation& loc : CollectBlocks(Func())) names.push_back(loc.block->name_hint);
     for (const std::string& name : names) {
@@ -145,6 +149,7 @@ class Scheduler {
       for (int k : nest->kinds) (k == kCommReduce ? has_reduce : has_spatial) = true;
       if (!has_spatial) continue;  // a full reduction to one value stays serial
       if (has_reduce) {
+        if (opt_.packed_matmul && ScheduleMatmulPacked(&sch_, block, opt_)) continue;
         ScheduleReduction(block, *nest);
       } else {
         ScheduleSpatial(block, *nest);
@@ -172,8 +177,8 @@ class Scheduler {
     std::vector<std::string> names;
     for (const BlockLocation& loc : CollectBlocks(Func())) names.push_back(loc.block->name_hint);
     for (auto it = names.rbegin(); it != names.rend(); ++it) {
-      auto loc = FindBlock(Func(), *it);
-      if (!loc) continue;
+      std::optional<BlockLocation> loc;  // none when several blocks share the name
+      if (!TryStep([&] { loc = FindBlock(Func(), *it); }) || !loc) continue;
       const BlockNode* b = loc->block;
       bool spatial = !b->iter_vars.empty() && !b->init;
       for (const IterVar& iv : b->iter_vars) spatial = spatial && iv->iter_type == kDataPar;
@@ -490,10 +495,15 @@ tessera::transform::Pass DefaultCPUSchedule(std::optional<Target> target) {
           }
         }
         if (!IsCPUTarget(t)) return f;
-        return tir::DefaultCPUSchedule(f, DefaultCPUScheduleOptionsFor(t));
+        DefaultCPUScheduleOptions opt = DefaultCPUScheduleOptionsFor(t);
+        opt.packed_matmul = PassContext::Current()->GetConfig<bool>(kPackedMatmulOption, true);
+        opt.row_kernels = PassContext::Current()->GetConfig<bool>(kRowKernelOption, true);
+        return tir::DefaultCPUSchedule(f, opt);
       },
       0, "DefaultCPUSchedule");
 }
+TESSERA_REGISTER_PASS_CONFIG_OPTION(kPackedMatmulOption, bool);
+TESSERA_REGISTER_PASS_CONFIG_OPTION(kRowKernelOption, bool);
 TESSERA_REGISTER_PASS("tir.transform.DefaultCPUSchedule", [] { return DefaultCPUSchedule(); });
 TESSERA_REGISTER_GLOBAL("tir.transform.DefaultCPUScheduleFor").set_body_typed([](Target target) {
   return DefaultCPUSchedule(target);

@@ -19,6 +19,10 @@ struct DefaultCPUScheduleOptions {
   int num_cores = 1;       // parallel loops only when > 1
   // A block whose loop nest runs fewer iterations than this stays serial.
   int64_t min_parallel_work = int64_t(1) << 15;
+  // Matmul-like blocks get the packed-panel schedule (default_schedule_matmul.h).
+  bool packed_matmul = true;
+  // Softmax / layer_norm style functions: one parallel row loop (default_schedule_rows.h).
+  bool row_kernels = true;
 };
 
 // Schedules `func` (unless it has "tir.is_scheduled" or a loop that is not

@@ -146,3 +146,63 @@ def test_accumulator_of_scheduled_matmul_keeps_partial_sums():
     b = np.random.rand(8, 12).astype("float32")
     (_, _, c) = run(sch.mod["main"], a, b, np.zeros((16, 12), "float32"))
     np.testing.assert_allclose(c, a @ b, rtol=1e-5)
+
+
+@T.prim_func
+def fused_rows(A: T.Buffer((4, 8, 16), "float32"), C: T.Buffer((4, 8, 16), "float32")):
+    T.func_attr({"tir.noalias": True})
+    B = T.alloc_buffer((4, 8, 16), "float32")
+    for f in range(32):
+        for j in range(16):
+            with T.block("b"):
+                vi = T.axis.spatial(4, f // 8)
+                vr = T.axis.spatial(8, f % 8)
+                vj = T.axis.spatial(16, j)
+                B[vi, vr, vj] = A[vi, vr, vj] * T.float32(2)
+        for j in range(16):
+            with T.block("c"):
+                vi = T.axis.spatial(4, f // 8)
+                vr = T.axis.spatial(8, f % 8)
+                vj = T.axis.spatial(16, j)
+                C[vi, vr, vj] = B[vi, vr, vj] + T.float32(1)
+
+
+def test_row_buffer_of_a_fused_loop_moves_into_it():
+    """Rows indexed [f // 8, f % 8, :] by a fused loop f are disjoint per iteration
+    (the flattened start moves by 16): the buffer becomes one row inside the loop."""
+    after = run_pass(tvm.tir.transform.CompactBufferAllocation(), _lowered(fused_rows))
+    (alloc,) = find_nodes(after, tvm.tir.Allocate)
+    assert [int(e) for e in alloc.extents] == [1, 1, 16]
+    assert isinstance(after.body, tvm.tir.For) and after.body.loop_var.name_hint == "f"
+    a = np.random.rand(4, 8, 16).astype("float32")
+    (_, c) = run(after, a, np.zeros((4, 8, 16), "float32"))
+    np.testing.assert_allclose(c, a * 2 + 1, rtol=1e-6)
+
+
+@T.prim_func
+def fused_heads_and_panels(A: T.Buffer((2, 64), "float32"), C: T.Buffer((2, 64), "float32")):
+    T.func_attr({"tir.noalias": True})
+    B = T.alloc_buffer((2, 64), "float32")
+    for f in range(8):
+        for j in range(16):
+            with T.block("b"):
+                vh = T.axis.spatial(2, f // 4)
+                vj = T.axis.spatial(64, f % 4 * 16 + j)
+                B[vh, vj] = A[vh, vj] * T.float32(2)
+        for j in range(16):
+            with T.block("c"):
+                vh = T.axis.spatial(2, f // 4)
+                vj = T.axis.spatial(64, f % 4 * 16 + j)
+                C[vh, vj] = B[vh, vj] + T.float32(1)
+
+
+def test_panel_of_a_fused_loop_over_two_dimensions_moves_into_it():
+    """f // 4 picks the row, f % 4 the 16-wide panel: the flattened start does not move
+    by a constant stride, but the 8 iterations' boxes are pairwise disjoint."""
+    after = run_pass(tvm.tir.transform.CompactBufferAllocation(), _lowered(fused_heads_and_panels))
+    (alloc,) = find_nodes(after, tvm.tir.Allocate)
+    assert [int(e) for e in alloc.extents] == [1, 16]
+    assert isinstance(after.body, tvm.tir.For) and after.body.loop_var.name_hint == "f"
+    a = np.random.rand(2, 64).astype("float32")
+    (_, c) = run(after, a, np.zeros((2, 64), "float32"))
+    np.testing.assert_allclose(c, a * 2 + 1, rtol=1e-6)
