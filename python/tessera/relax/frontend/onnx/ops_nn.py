@@ -109,7 +109,7 @@ def _conv_transpose(ctx, inputs, attrs):
         out_spatial = [int(v) for v in attrs["output_shape"]][-rank:] if "output_shape" in attrs \
             else [i * s for i, s in zip(in_spatial, strides)]
         totals = [f - o for f, o in zip(full, out_spatial)]
-        begins = [t - t // 2 if auto_pad == "SAME_LOWER" else t // 2 for t in totals]
+        begins = [t // 2 if auto_pad == "SAME_UPPER" else t - t // 2 for t in totals]
     else:
         begins, ends = spatial_pads(ctx, attrs, in_spatial, kernel, strides, dilations)
         out_spatial = [f - b - e for f, b, e in zip(full, begins, ends)]
