@@ -404,3 +404,48 @@ def test_topk(axis, largest, k):
 def test_cumsum(exclusive, reverse, axis):
     check("CumSum", {"x": f32(3, 4)}, {"exclusive": exclusive, "reverse": reverse}, initializers={"a": i64(axis)},
           rtol=1e-5, atol=1e-5)
+
+
+# -- shape computations --------------------------------------------------------------------
+def _shape_chain_model():
+    """Reshape(x, Concat(Unsqueeze(Gather(Shape(x), 0)), [-1])) and Expand /
+    ConstantOfShape / Range on shape values, over a symbolic batch N."""
+    nodes = [helper.make_node("Shape", ["x"], ["s"]),
+             helper.make_node("Gather", ["s", "zero"], ["n"], axis=0),
+             helper.make_node("Unsqueeze", ["n", "zero1"], ["n1"]),
+             helper.make_node("Concat", ["n1", "minus1"], ["target"], axis=0),
+             helper.make_node("Reshape", ["x", "target"], ["flat"]),
+             helper.make_node("Range", ["zero", "n", "one"], ["r"]),
+             helper.make_node("Concat", ["n1", "three"], ["s2"], axis=0),
+             helper.make_node("ConstantOfShape", ["s2"], ["ones"], value=helper.make_tensor("v", 1, [1], [1.0])),
+             helper.make_node("Add", ["ones", "bias"], ["ob"]),
+             helper.make_node("Shape", ["flat"], ["fs"]),
+             helper.make_node("Expand", ["bias", "s2"], ["eb"])]
+    inits = {"zero": i64(0), "one": i64(1), "zero1": i64([0]), "minus1": i64([-1]), "three": i64([3]),
+             "bias": f32(3)}
+    return make_model(nodes, {"x": (1, ["N", 3, 4])}, ["flat", "r", "ob", "fs", "eb"], inits)
+
+
+def test_shape_chain_symbolic_batch():
+    from .onnx_helpers import run_ort, run_tessera, from_onnx
+    model = _shape_chain_model()
+    mod = from_onnx(model)
+    assert str(mod["main"].params[0].struct_info.shape.values[0]) == "N"
+    out_sinfo = mod["main"].ret_struct_info.fields[0]
+    assert str(out_sinfo.shape.values[0]) == "N" and int(out_sinfo.shape.values[1]) == 12
+    for n in (1, 4):
+        x = f32(n, 3, 4)
+        for g, e in zip(run_tessera(model, {"x": x}), run_ort(model, {"x": x})):
+            np.testing.assert_allclose(g, e, rtol=1e-6)
+
+
+def test_shape_chain_folds_with_static_shape():
+    """With shape_dict giving N, the chain folds: no shape ops remain in main."""
+    from .onnx_helpers import run_ort, run_tessera, from_onnx
+    model = _shape_chain_model()
+    mod = from_onnx(model, shape_dict={"x": (2, 3, 4)})
+    text = mod["main"].script()
+    assert "shape_of" not in text and "R.reshape(x, R.shape([2, 12]))" in text
+    x = f32(2, 3, 4)
+    for g, e in zip(run_tessera(model, {"x": x}, shape_dict={"x": (2, 3, 4)}), run_ort(model, {"x": x})):
+        np.testing.assert_allclose(g, e, rtol=1e-6)

@@ -172,6 +172,7 @@ class OnnxImporter(GraphEmitter):
         self.node = None
         self.node_index = -1
         self.sym_vars = {}
+        self.input_params = []
 
     def node_desc(self, node=None):
         if self.node is None:
@@ -193,11 +194,27 @@ class OnnxImporter(GraphEmitter):
         if isinstance(value, Expr):
             return value
         if isinstance(value, Known):
+            if value.symbolic and value.array.ndim <= 1:
+                return self.shape_tensor(value)
             if value.symbolic:
                 raise self.unsupported(f"using the shape value {value.tolist()} (it holds a symbolic dimension) "
                                        f"as tensor data ({what})")
             return const(value.numeric(), value.dtype)
         raise TVMTypeError(f"{self.node_desc()}: {what} is missing or not a tensor ({value!r})")
+
+    def shape_tensor(self, value):
+        """A 0-d or 1-d shape value with symbolic elements as a run-time int tensor."""
+        from .... import tir  # pylint: disable=import-outside-toplevel
+        elems = [tir.const(v, "int64") if not isinstance(v, PrimExpr) else tir.Cast("int64", v)
+                 for v in value.array.reshape(-1)]
+
+        def pick(*args):
+            idx, vals = (args[0], args[1:]) if value.array.ndim else (0, args)
+            result = vals[-1]
+            for k in range(len(vals) - 2, -1, -1):
+                result = tir.if_then_else(idx == k, vals[k], result)
+            return tir.Cast(value.dtype, result)
+        return self.emit_generated(list(value.array.shape), pick, "shape_tensor", elems)
 
     def vdims(self, value, what="operand"):
         if isinstance(value, Known):
@@ -211,6 +228,35 @@ class OnnxImporter(GraphEmitter):
 
     def vndim(self, value, what="operand"):
         return len(self.vdims(value, what))
+
+    def emit_generated(self, shape, fn, name, values=()):
+        """A tensor of ``shape`` (ints or symbolic PrimExprs) whose element at ``idx`` is
+        ``fn(*idx, *values)``, as a TE kernel (``values``: PrimExprs it uses). Symbolic dims
+        come from the graph inputs' shapes; the inputs that hold them are passed along
+        (unused) so the kernel can name them."""
+        from .... import te  # pylint: disable=import-outside-toplevel
+        from ....tir import stmt_functor  # pylint: disable=import-outside-toplevel
+        used = []
+        for dim in list(shape) + list(values):
+            if isinstance(dim, PrimExpr):
+                stmt_functor.post_order_visit(dim, lambda n: used.append(n) if isinstance(n, TIRVar) else None)
+        carriers = []
+        for var in used:
+            if any(var.same_as(v) for c in carriers for v in self._tir_vars(c)):
+                continue
+            carrier = next((p for p in self.input_params if any(var.same_as(v) for v in self._tir_vars(p))), None)
+            if carrier is None:
+                raise self.unsupported(f"the symbolic dimension {var} (not a graph input's dimension)")
+            carriers.append(carrier)
+
+        def compute(*args):
+            dims, vals = args[-2], args[-1]
+            return te.compute(list(dims), lambda *idx: fn(*idx, *vals), name=name)
+        return self.bb.emit_te(compute, *carriers, list(shape), list(values), primfunc_name_hint=name)
+
+    @staticmethod
+    def _tir_vars(param):
+        return [d for d in param.struct_info.shape.values if isinstance(d, TIRVar)]
 
     # -- graph -----------------------------------------------------------------------------
     def input_var(self, inp, shape_dict, dtype_dict, sanitize):
@@ -265,6 +311,7 @@ class OnnxImporter(GraphEmitter):
             var = self.input_var(inp, shape_dict, dtype_dict, sanitize)
             self.env[inp.name] = var
             params.append(var)
+        self.input_params = list(params)
         used = {name for node in graph.node for name in node.input} | {o.name for o in graph.output}
         weight_vars, weight_values = [], []
         for tensor in graph.initializer:

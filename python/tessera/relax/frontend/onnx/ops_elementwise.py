@@ -15,7 +15,12 @@ from .values import Known, simplify
 
 def _elementwise(fn, *arrays):
     """``fn`` applied elementwise over broadcast arrays of Python ints / PrimExprs."""
-    return np.frompyfunc(lambda *v: simplify(fn(*v)), len(arrays), 1)(*arrays)
+    result = np.frompyfunc(lambda *v: simplify(fn(*v)), len(arrays), 1)(*arrays)
+    if not isinstance(result, np.ndarray):  # a 0-d result comes back as the element
+        boxed = np.empty((), dtype=object)
+        boxed[()] = result
+        return boxed
+    return result
 
 
 def _trunc_div(a, b):

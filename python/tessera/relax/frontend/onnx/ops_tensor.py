@@ -66,16 +66,43 @@ def reshape_target(ctx, dims, target, allowzero=0):
     if len(unknown) > 1:
         raise ctx.unsupported(f"shape {target} with more than one -1")
     if unknown:
-        total, known = 1, 1
-        for d in dims:
-            total = total * d
-        for i, t in enumerate(out):
-            if i != unknown[0]:
-                known = known * t
-        inferred = simplify(tir.floordiv(total, known) if isinstance(total, PrimExpr) or isinstance(known, PrimExpr)
-                            else (total // known if known else 0))
-        out[unknown[0]] = inferred
+        out[unknown[0]] = _quotient(ctx, list(dims), [t for i, t in enumerate(out) if i != unknown[0]], target)
     return out
+
+
+def _quotient(ctx, numer, denom, target):
+    """prod(numer) // prod(denom), cancelling equal symbolic factors first, so that
+    (batch, seq, 16) reshaped to (batch, seq, 2, -1) infers 8, not an expression."""
+    from ....ir import structural_equal  # pylint: disable=import-outside-toplevel
+    numer_sym = [d for d in numer if isinstance(d, PrimExpr)]
+    denom_rest = []
+    for d in denom:
+        if isinstance(d, PrimExpr):
+            match = next((k for k, n in enumerate(numer_sym) if structural_equal(n, d)), None)
+            if match is not None:
+                numer_sym.pop(match)
+                continue
+        denom_rest.append(d)
+    numer_int = int(np.prod([d for d in numer if not isinstance(d, PrimExpr)], dtype=np.int64))
+    denom_int = int(np.prod([d for d in denom_rest if not isinstance(d, PrimExpr)], dtype=np.int64))
+    denom_sym = [d for d in denom_rest if isinstance(d, PrimExpr)]
+    if not denom_sym and denom_int and numer_int % denom_int == 0:
+        result = numer_int // denom_int
+        for d in numer_sym:
+            result = result * d
+        return simplify(result)
+    if not denom_int:
+        raise ctx.unsupported(f"shape {target}: -1 with a 0 elsewhere in the shape")
+    total, known = numer_int, denom_int
+    for d in numer_sym:
+        total = total * d
+    for d in denom_sym:
+        known = known * d
+    if isinstance(total, int) and isinstance(known, int):
+        if total % known:
+            raise ctx.unsupported(f"shape {target} for an input of {total} elements")
+        return total // known
+    return simplify(tir.floordiv(total, known))
 
 
 def reshape(ctx, x, shape):
@@ -329,7 +356,8 @@ def _constant_of_shape(ctx, inputs, attrs):
     shape = [_as_int(simplify(s)) for s in ctx.known_ints(inputs[0], "shape")]
     if not any(isinstance(s, PrimExpr) for s in shape):
         return Known(np.full(shape, value[0], dtype=value.dtype), dtype)
-    return ctx.emit(_op.broadcast_to(const(value[0], dtype), shape))
+    fill = tir.const(value[0].item(), dtype)
+    return ctx.emit_generated(shape, lambda *idx: fill, "constant_of_shape")
 
 
 @register("Range")
@@ -338,10 +366,15 @@ def _range(ctx, inputs, attrs):
                            (ctx.known(v).numeric().reshape(-1).tolist() if ctx.known(v) else
                             ctx.known_ints(v, n)) for v, n in zip(inputs, ("start", "limit", "delta")))
     start, limit, delta = start[0], limit[0], delta[0]
-    if any(isinstance(v, PrimExpr) for v in (start, limit, delta)):
-        raise ctx.unsupported("Range over a symbolic bound")
     dtype = ctx.vdtype(inputs[0])
-    return Known(np.arange(start, limit, delta).astype(dtype), dtype)
+    if not any(isinstance(v, PrimExpr) for v in (start, limit, delta)):
+        return Known(np.arange(start, limit, delta).astype(dtype), dtype)
+    if isinstance(start, PrimExpr) or isinstance(delta, PrimExpr) or not dtype.startswith("int") or delta == 0:
+        raise ctx.unsupported("Range over a symbolic start or step (a symbolic limit is supported)")
+    # a symbolic limit is a size here (limit >= start is assumed, as exporters emit it)
+    length = simplify(limit - start if delta == 1 else tir.floordiv(limit - start + (delta - 1 if delta > 0 else
+                                                                                     delta + 1), delta))
+    return ctx.emit_generated([length], lambda i: tir.Cast(dtype, i * delta + start), "range")
 
 
 def _pad_te(data, begins, ends, mode, value):
