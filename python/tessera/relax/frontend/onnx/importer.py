@@ -104,13 +104,14 @@ def validate(model, opset):
     unsupported = {}
     problems = []
     defined = {i.name for i in graph.input} | {t.name for t in graph.initializer}
+    domain_opsets = {e.domain: int(e.version) for e in model.opset_import if e.domain not in ("", "ai.onnx")}
     for index, node in enumerate(graph.node):
         desc = node_desc(node, index)
         domain = node.domain or "ai.onnx"
         entry = lookup(node.domain, node.op_type)
         version = op_version(node, opset) if node.domain in ("", "ai.onnx") else None
         if entry is None or (version is not None and version > MAX_OPSET):
-            key = (domain, node.op_type, version if version is not None else opset)
+            key = (domain, node.op_type, version if version is not None else domain_opsets.get(node.domain, opset))
             unsupported.setdefault(key, desc)
         else:
             attrs = attribute_values(node)

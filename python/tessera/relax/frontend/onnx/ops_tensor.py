@@ -7,6 +7,7 @@ Reshape chains fold, keeping symbolic dimensions as tir expressions."""
 import numpy as np
 
 from .... import te, tir
+from ....error import TVMIndexError
 from ....ir import PrimExpr
 from ... import op as _op
 from ...expr import const
@@ -235,7 +236,8 @@ def _gather(ctx, inputs, attrs):
         if isinstance(size, int):
             bad = idx[(idx < -size) | (idx >= size)]
             if bad.size:
-                raise ctx.unsupported(f"index {int(bad.reshape(-1)[0])} out of range for axis {axis} of size {size}")
+                raise TVMIndexError(f"{ctx.node_desc()}: index {int(bad.reshape(-1)[0])} out of range for axis "
+                                    f"{axis} of size {size}")
             idx = np.where(idx < 0, idx + size, idx)
         elif (idx < 0).any():
             raise ctx.unsupported(f"negative indices into the symbolic dimension {size}")
