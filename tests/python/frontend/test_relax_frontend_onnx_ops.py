@@ -449,3 +449,23 @@ def test_shape_chain_folds_with_static_shape():
     x = f32(2, 3, 4)
     for g, e in zip(run_tessera(model, {"x": x}, shape_dict={"x": (2, 3, 4)}), run_ort(model, {"x": x})):
         np.testing.assert_allclose(g, e, rtol=1e-6)
+
+
+def test_onnx_importer_does_not_import_torch():
+    """Importing and running the ONNX frontend leaves PyTorch unloaded (the helpers it
+    shares with the PyTorch importer live in frontend/common.py)."""
+    import os
+    import subprocess
+    import sys
+    code = ("import sys, numpy as np\n"
+            "from onnx import helper\n"
+            "from tessera.relax.frontend.onnx import from_onnx\n"
+            "g = helper.make_graph([helper.make_node('Conv', ['x', 'w'], ['y'])], 'g',\n"
+            "    [helper.make_tensor_value_info('x', 1, [1, 1, 4, 4]), helper.make_tensor_value_info('w', 1, [1, 1, 3, 3])],\n"
+            "    [helper.make_empty_tensor_value_info('y')])\n"
+            "from_onnx(helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)]))\n"
+            "print('torch' in sys.modules)\n")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.path.join(os.path.dirname(__file__), "..", "..", "..", "python")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.strip() == "False"

@@ -11,7 +11,6 @@ import numpy as np
 from ....error import OpNotImplemented, TVMFileNotFoundError, TVMTypeError, TVMValueError, TVMImportError
 from ....ir import PrimExpr
 from ....runtime.ndarray import array as _nd_array
-from ... import op as _op
 from ...expr import Expr, Tuple as RelaxTuple, Var, const
 from ...struct_info import TensorStructInfo
 from ....tir import Var as TIRVar

@@ -15,6 +15,7 @@ from ... import op as _op
 from ....error import OpNotImplemented, TVMIndexError, TVMTypeError, TVMValueError
 from ...expr import Constant, Expr, TupleGetItem, const
 from ...struct_info import TupleStructInfo
+from ..common import emit_batch_norm, emit_conv2d, emit_layer_norm, emit_softmax
 from .aliasing import scatter_positions
 from .base_translator import OPS, NotComputed, torch_dtype_to_str
 
@@ -225,8 +226,8 @@ def _softmax_impl(tr, relax_name, input, dim, dtype):
         raise tr.unsupported("softmax without dim (torch's implicit dim choice)")
     if dtype is not None:
         input = tr.emit(_relax().astype(input, torch_dtype_to_str(dtype)))
-    axis = tr.normalize_axis(dim, tr.ndim(input), "dim")
-    return tr.emit(getattr(_relax().nn, relax_name)(input, axis=axis))
+    tr.normalize_axis(dim, tr.ndim(input), "dim")
+    return emit_softmax(tr, input, dim, log=relax_name == "log_softmax")
 
 
 @OPS.register("softmax", functions=[F.softmax, torch.softmax], methods=["softmax"],
@@ -304,13 +305,7 @@ def _conv2d_impl(tr, input, weight, bias, stride, padding, dilation, groups):
             raise TVMValueError(f"{tr.node_desc()}: padding must be 'valid', 'same' or ints, got {padding!r}")
     else:
         padding = _pair(padding, "padding", tr)
-    out = tr.emit(_relax().nn.conv2d(input, weight, strides=stride, padding=padding, dilation=dilation,
-                                     groups=int(groups)))
-    if bias is None:
-        return out
-    channels = tr.shape(bias, "bias")[0]
-    bias = tr.emit(_relax().reshape(bias, [1, channels, 1, 1]))
-    return tr.emit(_relax().add(out, bias))
+    return emit_conv2d(tr, input, weight, bias, stride, padding, dilation, groups)
 
 
 def _conv2d_module(tr, module):
@@ -340,13 +335,7 @@ def _batch_norm_impl(tr, input, weight, bias, running_mean, running_var, trainin
         raise tr.unsupported("batch_norm in training mode (call model.eval() before importing)")
     if running_mean is None or running_var is None:
         raise tr.unsupported("batch_norm without running statistics")
-    dtype = tr.dtype(input)
-    channels = tr.shape(input, "input")[1]
-    gamma = weight if weight is not None else const(torch.ones(channels).numpy(), dtype)
-    beta = bias if bias is not None else const(torch.zeros(channels).numpy(), dtype)
-    result = tr.emit(_relax().nn.batch_norm(input, gamma, beta, running_mean, running_var, axis=1,
-                                            epsilon=float(eps)))
-    return tr.emit(TupleGetItem(result, 0))
+    return emit_batch_norm(tr, input, weight, bias, running_mean, running_var, eps, axis=1)
 
 
 def _batch_norm_module(tr, module):
@@ -384,11 +373,7 @@ def _layer_norm_impl(tr, input, normalized_shape, weight, bias, eps):
     if count == 0 or count > len(shape) or list(shape[len(shape) - count:]) != [int(d) for d in normalized_shape]:
         raise TVMValueError(f"{tr.node_desc()}: normalized_shape {normalized_shape} does not match the trailing "
                             f"dims of the input shape {shape}")
-    dtype = tr.dtype(input)
-    gamma = weight if weight is not None else const(torch.ones(normalized_shape).numpy(), dtype)
-    beta = bias if bias is not None else const(torch.zeros(normalized_shape).numpy(), dtype)
-    axes = list(range(len(shape) - count, len(shape)))
-    return tr.emit(_relax().nn.layer_norm(input, gamma, beta, axes=axes, epsilon=float(eps)))
+    return emit_layer_norm(tr, input, weight, bias, len(shape) - count, eps)
 
 
 @OPS.register("layer_norm", functions=[F.layer_norm],
