@@ -6,6 +6,7 @@ both importers emit the same way (conv2d + bias, inference batch-norm, layer-nor
 softmax). Nothing here imports PyTorch or onnx."""
 import numpy as np
 
+from ... import te, tir
 from ...ir.module import IRModule
 from ...runtime.ndarray import NDArray
 from ...error import OpNotImplemented, TVMIndexError, TVMTypeError, TVMValueError
@@ -137,4 +138,168 @@ def emit_softmax(em, data, axis, log=False):
     return em.emit((_op.nn.log_softmax if log else _op.nn.softmax)(data, axis=axis))
 
 
-__all__ = ["detach_params", "GraphEmitter", "emit_conv2d", "emit_batch_norm", "emit_layer_norm", "emit_softmax"]
+def emit_conv(em, data, weight, bias, strides, begins, ends, dilation, groups):
+    """NCL or NCHW convolution (a 1-d one runs as 2-d over a unit width); ``begins`` /
+    ``ends`` pad each spatial axis."""
+    rank = em.ndim(data, "input") - 2
+    if rank == 2:
+        return emit_conv2d(em, data, weight, bias, strides, list(begins) + list(ends), dilation, groups)
+    if rank != 1:
+        raise em.unsupported(f"a {rank}-d convolution (1-d and 2-d are)")
+    data, weight = em.emit(_op.expand_dims(data, 3)), em.emit(_op.expand_dims(weight, 3))
+    out = emit_conv2d(em, data, weight, bias, list(strides) + [1], [begins[0], 0, ends[0], 0],
+                      list(dilation) + [1], groups)
+    return em.emit(_op.squeeze(out, [3]))
+
+
+def _scalar(value, dtype):
+    return const(np.asarray(value, dtype=dtype), dtype)
+
+
+def emit_clamp(em, x, lo, hi):
+    """``x`` clamped to [lo, hi]; a bound is a Relax Expr, a number or None."""
+    dtype = em.dtype(x)
+    if lo is not None:
+        x = em.emit(_op.maximum(x, lo if isinstance(lo, Expr) else _scalar(lo, dtype)))
+    if hi is not None:
+        x = em.emit(_op.minimum(x, hi if isinstance(hi, Expr) else _scalar(hi, dtype)))
+    return x
+
+
+def emit_leaky_relu(em, x, slope):
+    """``x`` where x >= 0, else ``x * slope`` (a number, or a tensor broadcasting against x: PReLU)."""
+    dtype = em.dtype(x)
+    scaled = em.emit(_op.multiply(x, slope if isinstance(slope, Expr) else _scalar(slope, dtype)))
+    return em.emit(_op.where(em.emit(_op.less(x, _scalar(0, dtype))), scaled, x))
+
+
+def emit_hard_sigmoid(em, x, alpha=1.0 / 6, beta=0.5):
+    """clamp(alpha * x + beta, 0, 1)."""
+    dtype = em.dtype(x)
+    y = em.emit(_op.add(em.emit(_op.multiply(x, _scalar(alpha, dtype))), _scalar(beta, dtype)))
+    return emit_clamp(em, y, 0, 1)
+
+
+def emit_hard_swish(em, x):
+    return em.emit(_op.multiply(x, emit_hard_sigmoid(em, x)))
+
+
+# ----------------------------------------------------------------------------------------
+# TE kernels for ops Relax has no operator for (emitted with bb.emit_te)
+# ----------------------------------------------------------------------------------------
+def conv_transpose_te(data, weight, strides, dilations, begins, out_spatial, groups):
+    """N-d transposed convolution, NC<spatial>; ``weight`` is (C_in, C_out / groups, k...),
+    ``begins`` the padding removed before each spatial axis."""
+    cout_g = int(weight.shape[1])
+    cin_g = int(weight.shape[0]) // groups
+    kernel = [int(k) for k in weight.shape[2:]]
+    in_spatial = list(data.shape[2:])
+    ric = te.reduce_axis((0, cin_g), name="ric")
+    ks = [te.reduce_axis((0, k), name=f"k{i}") for i, k in enumerate(kernel)]
+
+    def compute(n, oc, *pos):
+        ic = tir.floordiv(oc, cout_g) * cin_g + ric.var
+        conds, idx = [], []
+        for p, k, s, d, b, size in zip(pos, ks, strides, dilations, begins, in_spatial):
+            num = p + b - k.var * d
+            conds += [num >= 0, tir.floormod(num, s) == 0, tir.floordiv(num, s) < size]
+            idx.append(tir.max(tir.min(tir.floordiv(num, s), size - 1), 0))
+        value = data[(n, ic, *idx)] * weight[(ic, tir.floormod(oc, cout_g), *[k.var for k in ks])]
+        return te.sum(tir.if_then_else(tir.all(*conds), value, tir.const(0, data.dtype)), axis=[ric] + ks)
+
+    return te.compute([data.shape[0], cout_g * groups] + list(out_spatial), compute, name="conv_transpose")
+
+
+def emit_conv_transpose(em, data, weight, bias, strides, dilations, begins, out_spatial, groups):
+    out = em.bb.emit_te(conv_transpose_te, data, weight, list(strides), list(dilations), list(begins),
+                        list(out_spatial), int(groups), primfunc_name_hint="conv_transpose")
+    if bias is None:
+        return out
+    rank = len(out_spatial)
+    return em.emit(_op.add(out, em.emit(_op.reshape(bias, [em.shape(bias)[0]] + [1] * rank))))
+
+
+def cumsum_te(data, axis, exclusive, reverse):
+    """Inclusive / exclusive, forward / reverse running sum along ``axis``."""
+    n = data.shape[axis]
+    j = te.reduce_axis((0, n), name="j")
+
+    def compute(*idx):
+        i = idx[axis]
+        if reverse:
+            keep = (j.var > i) if exclusive else (j.var >= i)
+        else:
+            keep = (j.var < i) if exclusive else (j.var <= i)
+        src = tuple(j.var if d == axis else v for d, v in enumerate(idx))
+        return te.sum(tir.if_then_else(keep, data[src], tir.const(0, data.dtype)), axis=j)
+    return te.compute(data.shape, compute, name="cumsum")
+
+
+def _source_coord(x_out, in_size, out_size, scale, mode):
+    """The input coordinate (float32) of output index ``x_out`` under ONNX's
+    coordinate_transformation_mode ``mode``; ``scale`` = output / input size."""
+    xf = tir.Cast("float32", x_out)
+    if mode == "asymmetric":
+        return xf / tir.const(scale, "float32")
+    if mode == "align_corners":
+        if out_size == 1:
+            return tir.const(0.0, "float32")
+        return xf * tir.const((in_size - 1) / (out_size - 1), "float32")
+    if mode == "pytorch_half_pixel" and out_size == 1:
+        return tir.const(0.0, "float32")
+    return (xf + tir.const(0.5, "float32")) / tir.const(scale, "float32") - tir.const(0.5, "float32")
+
+
+def resize_te(data, out_shape, scales, mode, coord_mode, nearest_mode):
+    """Nearest (ONNX's nearest modes) or N-linear resize of the axes whose size or scale
+    changes."""
+    in_shape = [int(d) for d in data.shape]
+    resized = [a for a in range(len(in_shape)) if in_shape[a] != out_shape[a] or scales[a] != 1.0]
+
+    def clampi(v, size):
+        return tir.max(tir.min(v, size - 1), 0)
+
+    def nearest(idx):
+        src = list(idx)
+        for a in resized:
+            x = _source_coord(idx[a], in_shape[a], out_shape[a], scales[a], coord_mode)
+            if nearest_mode == "floor":
+                r = tir.floor(x)
+            elif nearest_mode == "ceil":
+                r = tir.ceil(x)
+            elif nearest_mode == "round_prefer_ceil":
+                r = tir.floor(x + tir.const(0.5, "float32"))
+            else:
+                r = tir.ceil(x - tir.const(0.5, "float32"))
+            src[a] = clampi(tir.Cast("int64", r), in_shape[a])
+        return data[tuple(src)]
+
+    def linear(idx):  # a weighted sum over the 2^k corners of the resized axes
+        lows, fracs = {}, {}
+        for a in resized:
+            x = tir.max(_source_coord(idx[a], in_shape[a], out_shape[a], scales[a], coord_mode),
+                        tir.const(0.0, "float32"))
+            low = tir.Cast("int64", tir.floor(x))
+            lows[a] = clampi(low, in_shape[a])
+            fracs[a] = x - tir.Cast("float32", low)
+        total = None
+        for corner in range(1 << len(resized)):
+            src, weight = list(idx), tir.const(1.0, "float32")
+            for bit, a in enumerate(resized):
+                if corner >> bit & 1:
+                    src[a] = clampi(lows[a] + 1, in_shape[a])
+                    weight = weight * fracs[a]
+                else:
+                    src[a] = lows[a]
+                    weight = weight * (tir.const(1.0, "float32") - fracs[a])
+            term = tir.Cast("float32", data[tuple(src)]) * weight
+            total = term if total is None else total + term
+        return tir.Cast(data.dtype, total)
+
+    return te.compute(out_shape, lambda *idx: nearest(idx) if mode == "nearest" else linear(idx),
+                      name=f"resize_{mode}")
+
+
+__all__ = ["detach_params", "GraphEmitter", "emit_conv2d", "emit_conv", "emit_batch_norm", "emit_layer_norm",
+           "emit_softmax", "emit_clamp", "emit_leaky_relu", "emit_hard_sigmoid", "emit_hard_swish",
+           "emit_conv_transpose", "conv_transpose_te", "cumsum_te", "resize_te"]

@@ -9,6 +9,7 @@ from .... import te, tir
 from ....ir import PrimExpr
 from ... import op as _op
 from ...expr import const
+from ..common import emit_clamp, emit_hard_sigmoid, emit_hard_swish, emit_leaky_relu
 from .registry import register
 from .values import Known, simplify
 
@@ -182,10 +183,7 @@ def _reciprocal(ctx, inputs, attrs):
 
 @register("LeakyRelu")
 def _leaky_relu(ctx, inputs, attrs):
-    x = ctx.expr(inputs[0])
-    dtype = ctx.dtype(x)
-    scaled = ctx.emit(_op.multiply(x, _scalar(ctx, attrs.get("alpha", 0.01), dtype)))
-    return ctx.emit(_op.where(ctx.emit(_op.less(x, _scalar(ctx, 0, dtype))), scaled, x))
+    return emit_leaky_relu(ctx, ctx.expr(inputs[0]), attrs.get("alpha", 0.01))
 
 
 @register("PRelu")
@@ -195,45 +193,27 @@ def _prelu(ctx, inputs, attrs):
     if sr == 1 and xr >= 2 and ctx.dims(slope)[0] not in (1, ctx.dims(x)[-1]):
         # opset < 9 style per-channel slope: align it with axis 1
         slope = ctx.emit(_op.reshape(slope, [ctx.dims(slope)[0]] + [1] * (xr - 2)))
-    scaled = ctx.emit(_op.multiply(x, slope))
-    return ctx.emit(_op.where(ctx.emit(_op.less(x, _scalar(ctx, 0, ctx.dtype(x)))), scaled, x))
-
-
-def _clamp(ctx, x, lo, hi):
-    if lo is not None:
-        x = ctx.emit(_op.maximum(x, lo))
-    if hi is not None:
-        x = ctx.emit(_op.minimum(x, hi))
-    return x
+    return emit_leaky_relu(ctx, x, slope)
 
 
 @register("HardSigmoid")
 def _hard_sigmoid(ctx, inputs, attrs):
-    x = ctx.expr(inputs[0])
-    dtype = ctx.dtype(x)
-    y = ctx.emit(_op.add(ctx.emit(_op.multiply(x, _scalar(ctx, attrs.get("alpha", 0.2), dtype))),
-                         _scalar(ctx, attrs.get("beta", 0.5), dtype)))
-    return _clamp(ctx, y, _scalar(ctx, 0, dtype), _scalar(ctx, 1, dtype))
+    return emit_hard_sigmoid(ctx, ctx.expr(inputs[0]), attrs.get("alpha", 0.2), attrs.get("beta", 0.5))
 
 
 @register("HardSwish")
 def _hard_swish(ctx, inputs, attrs):
-    x = ctx.expr(inputs[0])
-    gate = _hard_sigmoid(ctx, [x], {"alpha": 1.0 / 6, "beta": 0.5})
-    return ctx.emit(_op.multiply(x, gate))
+    return emit_hard_swish(ctx, ctx.expr(inputs[0]))
 
 
 @register("Clip")
 def _clip(ctx, inputs, attrs):
     x = ctx.expr(inputs[0])
-    dtype = ctx.dtype(x)
     if ctx.opset < 11:
-        lo = _scalar(ctx, attrs["min"], dtype) if "min" in attrs else None
-        hi = _scalar(ctx, attrs["max"], dtype) if "max" in attrs else None
-    else:
-        lo = ctx.expr(inputs[1], "min") if len(inputs) > 1 and inputs[1] is not None else None
-        hi = ctx.expr(inputs[2], "max") if len(inputs) > 2 and inputs[2] is not None else None
-    return _clamp(ctx, x, lo, hi)
+        return emit_clamp(ctx, x, attrs.get("min"), attrs.get("max"))
+    lo = ctx.expr(inputs[1], "min") if len(inputs) > 1 and inputs[1] is not None else None
+    hi = ctx.expr(inputs[2], "max") if len(inputs) > 2 and inputs[2] is not None else None
+    return emit_clamp(ctx, x, lo, hi)
 
 
 @register("Gelu", attr_values={"approximate": ("none", "tanh")})

@@ -6,10 +6,10 @@ PyTorch importer (frontend/common.py)."""
 # pylint: disable=unused-argument
 import numpy as np
 
-from .... import te, tir
+from .... import te
 from ... import op as _op
 from ...expr import const
-from ..common import emit_batch_norm, emit_conv2d, emit_layer_norm, emit_softmax
+from ..common import emit_batch_norm, emit_conv, emit_conv_transpose, emit_layer_norm, emit_softmax
 from .registry import register
 
 _AUTO_PAD = ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID")
@@ -58,37 +58,7 @@ def _conv(ctx, inputs, attrs):
     strides = _ints(attrs, "strides", [1] * rank)
     dilations = _ints(attrs, "dilations", [1] * rank)
     begins, ends = spatial_pads(ctx, attrs, ctx.dims(x)[2:], kernel, strides, dilations)
-    if rank == 1:
-        x, w = _lift_1d(ctx, x, "X"), _lift_1d(ctx, w, "W")
-        strides, dilations, begins, ends = strides + [1], dilations + [1], begins + [0], ends + [0]
-    out = emit_conv2d(ctx, x, w, bias, strides, begins + ends, dilations, attrs.get("group", 1))
-    return ctx.emit(_op.squeeze(out, [3])) if rank == 1 else out
-
-
-def _conv_transpose_te(data, weight, strides, dilations, begins, out_spatial, groups):
-    rank = len(strides)
-    cin, cout_g = int(weight.shape[0]), int(weight.shape[1])
-    cin_g = cin // groups
-    kernel = [int(k) for k in weight.shape[2:]]
-    in_spatial = list(data.shape[2:])
-    ric = te.reduce_axis((0, cin_g), name="ric")
-    ks = [te.reduce_axis((0, k), name=f"k{i}") for i, k in enumerate(kernel)]
-
-    def compute(n, oc, *pos):
-        group = tir.floordiv(oc, cout_g)
-        ic = group * cin_g + ric.var
-        conds, idx = [], []
-        for p, k, s, d, b, size in zip(pos, ks, strides, dilations, begins, in_spatial):
-            num = p + b - k.var * d
-            conds += [num >= 0, tir.floormod(num, s) == 0, tir.floordiv(num, s) < size]
-            i = tir.floordiv(num, s)
-            idx.append(tir.max(tir.min(i, size - 1), 0))
-        value = data[(n, ic, *idx)] * weight[(ic, tir.floormod(oc, cout_g), *[k.var for k in ks])]
-        return te.sum(tir.if_then_else(tir.all(*conds), value, tir.const(0, data.dtype)), axis=[ric] + ks)
-
-    shape = [data.shape[0], cout_g * groups] + list(out_spatial)
-    del rank
-    return te.compute(shape, compute, name="conv_transpose")
+    return emit_conv(ctx, x, w, bias, strides, begins, ends, dilations, attrs.get("group", 1))
 
 
 @register("ConvTranspose", attr_values={"auto_pad": _AUTO_PAD})
@@ -115,11 +85,7 @@ def _conv_transpose(ctx, inputs, attrs):
         out_spatial = [f - b - e for f, b, e in zip(full, begins, ends)]
     if any(o <= 0 for o in out_spatial):
         raise ctx.unsupported(f"ConvTranspose with an empty output {out_spatial}")
-    out = ctx.bb.emit_te(_conv_transpose_te, x, w, strides, dilations, begins, out_spatial, groups,
-                         primfunc_name_hint="conv_transpose")
-    if bias is None:
-        return out
-    return ctx.emit(_op.add(out, ctx.emit(_op.reshape(bias, [ctx.shape(bias)[0]] + [1] * rank))))
+    return emit_conv_transpose(ctx, x, w, bias, strides, dilations, begins, out_spatial, groups)
 
 
 @register("BatchNormalization", attr_values={"training_mode": (0,), "spatial": (1,)})

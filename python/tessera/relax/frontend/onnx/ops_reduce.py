@@ -7,6 +7,7 @@ import numpy as np
 
 from .... import te, tir
 from ... import op as _op
+from ..common import cumsum_te
 from .registry import register
 from .values import Known, simplify
 
@@ -96,26 +97,11 @@ def _topk(ctx, inputs, attrs):
     return [ctx.emit(out[0]), ctx.emit(out[1])]
 
 
-def _cumsum_te(data, axis, exclusive, reverse):
-    n = data.shape[axis]
-    j = te.reduce_axis((0, n), name="j")
-
-    def compute(*idx):
-        i = idx[axis]
-        if reverse:
-            keep = (j.var > i) if exclusive else (j.var >= i)
-        else:
-            keep = (j.var < i) if exclusive else (j.var <= i)
-        src = tuple(j.var if d == axis else v for d, v in enumerate(idx))
-        return te.sum(tir.if_then_else(keep, data[src], tir.const(0, data.dtype)), axis=j)
-    return te.compute(data.shape, compute, name="cumsum")
-
-
 @register("CumSum")
 def _cumsum(ctx, inputs, attrs):
     x = ctx.expr(inputs[0], "x")
     axis = ctx.normalize_axis(int(ctx.known_ints(inputs[1], "axis")[0]), ctx.ndim(x), "axis")
-    return ctx.bb.emit_te(_cumsum_te, x, axis, bool(attrs.get("exclusive", 0)), bool(attrs.get("reverse", 0)),
+    return ctx.bb.emit_te(cumsum_te, x, axis, bool(attrs.get("exclusive", 0)), bool(attrs.get("reverse", 0)),
                           primfunc_name_hint="cumsum")
 
 

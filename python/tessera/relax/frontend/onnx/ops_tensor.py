@@ -11,6 +11,7 @@ from ....error import TVMIndexError
 from ....ir import PrimExpr
 from ... import op as _op
 from ...expr import const
+from ..common import resize_te
 from .registry import register
 from .values import Known, simplify
 
@@ -439,66 +440,6 @@ _COORD_MODES = ("half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel
 _NEAREST_MODES = ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil")
 
 
-def _source_coord(x_out, in_size, out_size, scale, mode):
-    """The input coordinate (a float tir expr) of output index ``x_out``."""
-    xf = tir.Cast("float32", x_out)
-    if mode == "asymmetric":
-        return xf / tir.const(scale, "float32")
-    if mode == "align_corners":
-        if out_size == 1:
-            return tir.const(0.0, "float32")
-        return xf * tir.const((in_size - 1) / (out_size - 1), "float32")
-    if mode == "pytorch_half_pixel" and out_size == 1:
-        return tir.const(0.0, "float32")
-    return (xf + tir.const(0.5, "float32")) / tir.const(scale, "float32") - tir.const(0.5, "float32")
-
-
-def _resize_te(data, out_shape, scales, mode, coord_mode, nearest_mode):
-    in_shape = [int(d) for d in data.shape]
-    resized = [a for a in range(len(in_shape)) if in_shape[a] != out_shape[a] or scales[a] != 1.0]
-
-    def clampi(v, size):
-        return tir.max(tir.min(v, size - 1), 0)
-
-    def compute(*idx):
-        if mode == "nearest":
-            src = list(idx)
-            for a in resized:
-                x = _source_coord(idx[a], in_shape[a], out_shape[a], scales[a], coord_mode)
-                if nearest_mode == "floor":
-                    r = tir.floor(x)
-                elif nearest_mode == "ceil":
-                    r = tir.ceil(x)
-                elif nearest_mode == "round_prefer_ceil":
-                    r = tir.floor(x + tir.const(0.5, "float32"))
-                else:
-                    r = tir.ceil(x - tir.const(0.5, "float32"))
-                src[a] = clampi(tir.Cast("int64", r), in_shape[a])
-            return data[tuple(src)]
-        # linear: a weighted sum over the 2^k corners of the resized axes
-        lows, fracs = {}, {}
-        for a in resized:
-            x = _source_coord(idx[a], in_shape[a], out_shape[a], scales[a], coord_mode)
-            x = tir.max(x, tir.const(0.0, "float32"))
-            low = tir.Cast("int64", tir.floor(x))
-            lows[a] = clampi(low, in_shape[a])
-            fracs[a] = x - tir.Cast("float32", low)
-        total = None
-        for corner in range(1 << len(resized)):
-            src, weight = list(idx), tir.const(1.0, "float32")
-            for bit, a in enumerate(resized):
-                if corner >> bit & 1:
-                    src[a] = clampi(lows[a] + 1, in_shape[a])
-                    weight = weight * fracs[a]
-                else:
-                    src[a] = lows[a]
-                    weight = weight * (tir.const(1.0, "float32") - fracs[a])
-            term = tir.Cast("float32", data[tuple(src)]) * weight
-            total = term if total is None else total + term
-        return tir.Cast(data.dtype, total)
-    return te.compute(out_shape, compute, name=f"resize_{mode}")
-
-
 @register("Resize", attr_values={"mode": ("nearest", "linear"), "coordinate_transformation_mode": _COORD_MODES,
                                  "nearest_mode": _NEAREST_MODES, "exclude_outside": (0,),
                                  "antialias": (0,), "keep_aspect_ratio_policy": ("stretch",)})
@@ -525,7 +466,7 @@ def _resize(ctx, inputs, attrs):
         raise ctx.unsupported(f"Resize to {out_shape} for a rank-{len(in_shape)} input")
     coord = attrs.get("coordinate_transformation_mode", "half_pixel" if ctx.opset >= 11 else "asymmetric")
     nearest_mode = attrs.get("nearest_mode", "round_prefer_floor")
-    return ctx.bb.emit_te(_resize_te, x, out_shape, [float(s) for s in scales], attrs.get("mode", "nearest"),
+    return ctx.bb.emit_te(resize_te, x, out_shape, [float(s) for s in scales], attrs.get("mode", "nearest"),
                           coord, nearest_mode, primfunc_name_hint="resize")
 
 
