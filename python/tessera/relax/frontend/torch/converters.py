@@ -1115,7 +1115,7 @@ def _single(value, what, tr):
 
 
 @OPS.register("conv1d", functions=[F.conv1d, torch.conv1d], modules={nn.Conv1d: _conv1d_module},
-              aten=["conv1d.default"])
+              aten=["conv1d.default", "conv1d.padding"])
 def _conv1d(tr, input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     if tr.ndim(input, "input") != 3:
         raise tr.unsupported(f"conv1d on a rank-{tr.ndim(input)} input (only batched NCL, rank 3)")
@@ -1173,6 +1173,12 @@ def _group_norm_impl(tr, input, num_groups, weight, bias, eps):
     return normed
 
 
+@OPS.register("native_group_norm", aten=["native_group_norm.default"])
+def _native_group_norm(tr, input, weight, bias, N, C, HxW, group, eps):
+    out = _group_norm_impl(tr, input, group, weight, bias, eps)
+    return (out, NotComputed("the saved mean", tr.node), NotComputed("the saved rstd", tr.node))
+
+
 @OPS.register("group_norm", functions=[F.group_norm],
               modules={nn.GroupNorm: lambda tr, m: {"num_groups": m.num_groups, "weight": _weight_or_none(tr, m.weight),
                                                     "bias": _weight_or_none(tr, m.bias), "eps": m.eps}},
@@ -1222,6 +1228,78 @@ def _upsample_nearest(tr, input, output_size, scale_factors):
 @OPS.register("upsample_bilinear", aten=["upsample_bilinear2d.vec"])
 def _upsample_bilinear(tr, input, output_size, align_corners, scale_factors):
     return _interpolate_impl(tr, input, output_size, scale_factors, "bilinear", align_corners)
+
+
+# --------------------------------------------------------------------------------------
+# logic on bool tensors, constants the decompositions create
+# --------------------------------------------------------------------------------------
+@OPS.register("logical_not", functions=[torch.logical_not, operator.invert], methods=["logical_not"],
+              aten=["logical_not.default", "bitwise_not.default"])
+def _logical_not(tr, input):
+    if tr.dtype(input) != "bool":
+        raise tr.unsupported(f"logical/bitwise not of a {tr.dtype(input)} tensor (bool tensors are)")
+    return tr.emit(_relax().equal(input, const(False, "bool")))
+
+
+def _bool_binary(tr, input, other, name):
+    for v in (input, other):
+        if not isinstance(v, Expr) or tr.dtype(v) != "bool":
+            raise tr.unsupported(f"{name} of non-bool operands (bool tensors are)")
+    if name == "and":
+        return tr.emit(_relax().where(input, other, const(False, "bool")))
+    if name == "or":
+        return tr.emit(_relax().where(input, const(True, "bool"), other))
+    return tr.emit(_relax().not_equal(input, other))
+
+
+@OPS.register("logical_and", functions=[torch.logical_and, operator.and_], methods=["logical_and"],
+              aten=["logical_and.default", "bitwise_and.Tensor", "__and__.Tensor"])
+def _logical_and(tr, input, other):
+    return _bool_binary(tr, input, other, "and")
+
+
+@OPS.register("logical_or", functions=[torch.logical_or, operator.or_], methods=["logical_or"],
+              aten=["logical_or.default", "bitwise_or.Tensor", "__or__.Tensor"])
+def _logical_or(tr, input, other):
+    return _bool_binary(tr, input, other, "or")
+
+
+def _any_all(tr, input, dim, keepdim, is_any):
+    as_int = tr.emit(_relax().astype(input, "int32"))
+    reduced = _reduce(tr, _relax().max if is_any else _relax().min, as_int, dim, keepdim, None)
+    return tr.emit(_relax().greater(reduced, const(np.asarray(0, "int32"), "int32")))
+
+
+@OPS.register("any", functions=[torch.any], methods=["any"], aten=["any.dim", "any.default", "any.dims"])
+def _any(tr, input, dim=None, keepdim=False, *, out=None):
+    return _any_all(tr, input, dim, keepdim, True)
+
+
+@OPS.register("all", functions=[torch.all], methods=["all"], aten=["all.dim", "all.default", "all.dims"])
+def _all(tr, input, dim=None, keepdim=False, *, out=None):
+    return _any_all(tr, input, dim, keepdim, False)
+
+
+@OPS.register("scalar_tensor", aten=["scalar_tensor.default"])
+def _scalar_tensor(tr, s, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return const(torch.scalar_tensor(s, dtype=dtype).numpy(), torch_dtype_to_str(dtype or torch.get_default_dtype()))
+
+
+@OPS.register("full", functions=[torch.full], aten=["full.default"])
+def _full(tr, size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    value = torch.full(list(size), fill_value, dtype=dtype)
+    return const(value.numpy(), torch_dtype_to_str(value.dtype))
+
+
+@OPS.register("full_like", functions=[torch.zeros_like, torch.ones_like, torch.full_like],
+              aten=["zeros_like.default", "ones_like.default", "full_like.default"])
+def _full_like(tr, input, fill_value=None, *, dtype=None, layout=None, device=None, pin_memory=None,
+               memory_format=None, requires_grad=False):
+    if fill_value is None:  # zeros_like / ones_like: which one is the node's target
+        fill_value = 1 if "ones" in str(getattr(tr.node.target, "__name__", tr.node.target)) else 0
+    dtype = torch_dtype_to_str(dtype) if dtype is not None else tr.dtype(input)
+    value = np.full(tr.shape(input, "input"), fill_value, dtype="bool" if dtype == "bool" else dtype)
+    return const(value, dtype)
 
 
 __all__ = []
