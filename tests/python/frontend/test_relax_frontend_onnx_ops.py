@@ -19,10 +19,31 @@ def i64(values):
 
 
 # -- elementwise --------------------------------------------------------------------------
-@pytest.mark.parametrize("op", ["Relu", "Sigmoid", "Tanh", "Exp", "Neg", "Abs", "Erf", "Floor", "Ceil",
-                                "Softplus"])
+@pytest.mark.parametrize("op", ["Relu", "Sigmoid", "Tanh", "Exp", "Neg", "Abs", "Erf", "Floor", "Ceil", "Round",
+                                "Softplus", "Sin", "Cos", "Tan", "Sinh", "Cosh", "Atan", "Asinh", "Sign", "Softsign",
+                                "Elu", "Selu", "Celu", "Mish", "ThresholdedRelu", "Shrink", "IsNaN"])
 def test_unary(op):
-    check(op, {"x": f32(2, 3, 4)})
+    check(op, {"x": f32(2, 3, 4)}, opset=13 if op != "Mish" else 18, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("op", ["Asin", "Acos", "Atanh"])
+def test_unary_unit_interval(op):
+    check(op, {"x": (R.random((3, 4)) * 1.8 - 0.9).astype("float32")}, rtol=1e-5, atol=1e-5)
+
+
+def test_unary_attrs_and_isinf():
+    check("Acosh", {"x": f32(3, 4, lo=1.0)})
+    check("Elu", {"x": f32(3, 4)}, {"alpha": 0.5})
+    check("Shrink", {"x": f32(3, 4)}, {"lambd": 0.3, "bias": 0.1})
+    x = np.array([[1.0, np.inf, -np.inf, np.nan]], "float32")
+    for attrs in ({}, {"detect_negative": 0}, {"detect_positive": 0}):
+        check("IsInf", {"x": x}, attrs, opset=13)
+
+
+@pytest.mark.parametrize("mode", ["DCR", "CRD"])
+def test_depth_space(mode):
+    check("DepthToSpace", {"x": f32(1, 8, 2, 3)}, {"blocksize": 2, "mode": mode}, opset=13)
+    check("SpaceToDepth", {"x": f32(1, 2, 4, 6)}, {"blocksize": 2})
 
 
 @pytest.mark.parametrize("op", ["Sqrt", "Log", "Reciprocal"])
@@ -373,7 +394,8 @@ def test_trilu(upper, k):
 
 
 # -- reductions ----------------------------------------------------------------------------
-@pytest.mark.parametrize("op", ["ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd"])
+@pytest.mark.parametrize("op", ["ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceSumSquare",
+                                "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp"])
 @pytest.mark.parametrize("axes,keepdims", [([1], 1), ([0, -1], 0), (None, 1)])
 @pytest.mark.parametrize("opset", [13, 18])
 def test_reduce(op, axes, keepdims, opset):

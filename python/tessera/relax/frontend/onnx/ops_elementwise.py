@@ -162,8 +162,20 @@ def emit_te_unary(ctx, x, fn, name):
     return ctx.bb.emit_te(compute, ctx.expr(x), primfunc_name_hint=name)
 
 
+def _one(x):
+    return tir.const(1.0, x.dtype)
+
+
 _TE_UNARY = {"Erf": te.erf, "Floor": te.floor, "Ceil": te.ceil, "Round": te.nearbyint, "Sin": te.sin,
-             "Cos": te.cos}
+             "Cos": te.cos, "Tan": tir.tan, "Sinh": tir.sinh, "Cosh": tir.cosh, "Asin": tir.asin, "Acos": tir.acos,
+             "Atan": tir.atan,
+             "Asinh": lambda x: te.log(x + te.sqrt(x * x + _one(x))),
+             "Acosh": lambda x: te.log(x + te.sqrt(x * x - _one(x))),
+             "Atanh": lambda x: tir.const(0.5, x.dtype) * te.log((_one(x) + x) / (_one(x) - x)),
+             "Sign": lambda x: tir.Select(x > tir.const(0, x.dtype), tir.const(1, x.dtype),
+                                          tir.Select(x < tir.const(0, x.dtype), tir.const(-1, x.dtype),
+                                                     tir.const(0, x.dtype))),
+             "Softsign": lambda x: x / (_one(x) + te.abs(x))}
 
 
 @register(*_TE_UNARY)
@@ -173,6 +185,56 @@ def _te_unary(ctx, inputs, attrs):
 
 def _scalar(ctx, value, dtype):
     return const(np.asarray(value, dtype=dtype), dtype)
+
+
+def _attr_unary(op_type, x, attrs):
+    """Elementwise ops with float attributes, as TE expressions of one element."""
+    dtype = x.dtype
+    c = lambda v: tir.const(float(v), dtype)  # noqa: E731
+    zero = c(0)
+    if op_type == "Elu":
+        return tir.Select(x < zero, c(attrs.get("alpha", 1.0)) * (te.exp(x) - c(1)), x)
+    if op_type == "Selu":
+        alpha, gamma = c(attrs.get("alpha", 1.67326319217681884765625)), c(attrs.get("gamma", 1.05070102214813232421875))
+        return gamma * tir.Select(x <= zero, alpha * te.exp(x) - alpha, x)
+    if op_type == "Celu":
+        alpha = c(attrs.get("alpha", 1.0))
+        return tir.max(x, zero) + tir.min(zero, alpha * (te.exp(x / alpha) - c(1)))
+    if op_type == "ThresholdedRelu":
+        return tir.Select(x > c(attrs.get("alpha", 1.0)), x, zero)
+    if op_type == "Shrink":
+        lambd, bias = c(attrs.get("lambd", 0.5)), c(attrs.get("bias", 0.0))
+        return tir.Select(x < -lambd, x + bias, tir.Select(x > lambd, x - bias, zero))
+    # Mish: x * tanh(softplus(x))
+    return x * te.tanh(te.log(c(1) + te.exp(x)))
+
+
+@register("Elu", "Selu", "Celu", "ThresholdedRelu", "Shrink", "Mish")
+def _te_attr_unary(ctx, inputs, attrs):
+    op_type = ctx.node.op_type
+    return emit_te_unary(ctx, inputs[0], lambda v: _attr_unary(op_type, v, attrs), op_type.lower())
+
+
+@register("IsNaN")
+def _isnan(ctx, inputs, attrs):
+    x = ctx.expr(inputs[0])
+    return ctx.emit(_op.not_equal(x, x))
+
+
+@register("IsInf", attr_values={"detect_negative": (0, 1), "detect_positive": (0, 1)})
+def _isinf(ctx, inputs, attrs):
+    x = ctx.expr(inputs[0])
+    dtype = ctx.dtype(x)
+    pos = ctx.emit(_op.equal(x, _scalar(ctx, np.inf, dtype)))
+    neg = ctx.emit(_op.equal(x, _scalar(ctx, -np.inf, dtype)))
+    want_pos, want_neg = attrs.get("detect_positive", 1), attrs.get("detect_negative", 1)
+    if want_pos and want_neg:
+        return ctx.emit(_op.where(pos, const(True, "bool"), neg))
+    if want_pos:
+        return pos
+    if want_neg:
+        return neg
+    return ctx.emit(_op.not_equal(pos, pos))  # neither sign asked for: all False
 
 
 @register("Reciprocal")

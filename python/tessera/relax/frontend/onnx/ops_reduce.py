@@ -15,7 +15,23 @@ _REDUCE = {"ReduceMean": (_op.mean, np.mean), "ReduceSum": (_op.sum, np.sum), "R
            "ReduceMin": (_op.min, np.min), "ReduceProd": (_op.prod, np.prod)}
 
 
-@register(*_REDUCE)
+def _pre_post(ctx, op_type, x):
+    """The elementwise step before, and the one after, the sum of the composite reductions."""
+    if op_type == "ReduceSumSquare":
+        return ctx.emit(_op.multiply(x, x)), None
+    if op_type == "ReduceL1":
+        return ctx.emit(_op.abs(x)), None
+    if op_type == "ReduceL2":
+        return ctx.emit(_op.multiply(x, x)), _op.sqrt
+    if op_type == "ReduceLogSum":
+        return x, _op.log
+    return ctx.emit(_op.exp(x)), _op.log  # ReduceLogSumExp (see the max-shifted form below)
+
+
+_COMPOSITE = ("ReduceSumSquare", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp")
+
+
+@register(*_REDUCE, *_COMPOSITE)
 def _reduce(ctx, inputs, attrs):
     x = inputs[0]
     ndim = ctx.vndim(x, "data")
@@ -31,7 +47,20 @@ def _reduce(ctx, inputs, attrs):
             return x
         axes = list(range(ndim))
     axes = sorted({ctx.normalize_axis(a, ndim, "axes") for a in axes})
-    relax_fn, np_fn = _REDUCE[ctx.node.op_type]
+    op_type = ctx.node.op_type
+    if op_type in _COMPOSITE:
+        x = ctx.expr(x, "data")
+        if op_type == "ReduceLogSumExp":  # log(sum(exp(x - max))) + max, stable
+            peak = ctx.emit(_op.max(x, axis=axes, keepdims=True))
+            shifted = ctx.emit(_op.exp(ctx.emit(_op.subtract(x, peak))))
+            total = ctx.emit(_op.log(ctx.emit(_op.sum(shifted, axis=axes, keepdims=keepdims))))
+            if not keepdims:
+                peak = ctx.emit(_op.squeeze(peak, axes))
+            return ctx.emit(_op.add(total, peak))
+        pre, post = _pre_post(ctx, op_type, x)
+        total = ctx.emit(_op.sum(pre, axis=axes, keepdims=keepdims))
+        return ctx.emit(post(total)) if post is not None else total
+    relax_fn, np_fn = _REDUCE[op_type]
     if isinstance(x, Known):
         if not x.symbolic:
             return Known(np.asarray(np_fn(x.numeric(), axis=tuple(axes), keepdims=keepdims)).astype(x.dtype), x.dtype)

@@ -485,4 +485,32 @@ def _trilu(ctx, inputs, attrs):
     return ctx.bb.emit_te(_trilu_te, x, k, bool(attrs.get("upper", 1)), primfunc_name_hint="trilu")
 
 
+@register("DepthToSpace", attr_values={"mode": ("DCR", "CRD")})
+def _depth_to_space(ctx, inputs, attrs):
+    x = ctx.expr(inputs[0], "input")
+    n, c, h, w = ctx.shape(x, "input")
+    b = int(attrs["blocksize"])
+    if c % (b * b):
+        raise ctx.unsupported(f"blocksize {b} for {c} channels")
+    if attrs.get("mode", "DCR") == "DCR":
+        y = ctx.emit(_op.reshape(x, [n, b, b, c // (b * b), h, w]))
+        y = ctx.emit(_op.permute_dims(y, [0, 3, 4, 1, 5, 2]))
+    else:
+        y = ctx.emit(_op.reshape(x, [n, c // (b * b), b, b, h, w]))
+        y = ctx.emit(_op.permute_dims(y, [0, 1, 4, 2, 5, 3]))
+    return ctx.emit(_op.reshape(y, [n, c // (b * b), h * b, w * b]))
+
+
+@register("SpaceToDepth")
+def _space_to_depth(ctx, inputs, attrs):
+    x = ctx.expr(inputs[0], "input")
+    n, c, h, w = ctx.shape(x, "input")
+    b = int(attrs["blocksize"])
+    if h % b or w % b:
+        raise ctx.unsupported(f"blocksize {b} for a {h}x{w} input")
+    y = ctx.emit(_op.reshape(x, [n, c, h // b, b, w // b, b]))
+    y = ctx.emit(_op.permute_dims(y, [0, 3, 5, 1, 2, 4]))
+    return ctx.emit(_op.reshape(y, [n, c * b * b, h // b, w // b]))
+
+
 __all__ = ["reshape", "reshape_target", "broadcast_dims"]
