@@ -13,7 +13,7 @@ from tessera import relax  # noqa: E402
 from tessera.relax.frontend.onnx import from_onnx  # noqa: E402
 
 
-def make_model(nodes, inputs, outputs, initializers=None, opset=13):
+def make_model(nodes, inputs, outputs, initializers=None, opset=13, domains=()):
     """``inputs``: name -> NumPy array (graph inputs, shapes and dtypes from it) or
     name -> (elem_type, shape) for symbolic shapes; ``initializers``: name -> array."""
     ins = []
@@ -26,7 +26,8 @@ def make_model(nodes, inputs, outputs, initializers=None, opset=13):
     outs = [helper.make_empty_tensor_value_info(o) for o in outputs]
     inits = [numpy_helper.from_array(np.asarray(v), k) for k, v in (initializers or {}).items()]
     graph = helper.make_graph(nodes, "test", ins, outs, inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)] +
+                              [helper.make_opsetid(d, 1) for d in domains])
     model.ir_version = 8
     return model
 
@@ -56,10 +57,11 @@ def check_model(model, feeds, rtol=1e-5, atol=1e-5, **kwargs):
     return got
 
 
-def check(op_type, inputs, attrs=None, initializers=None, opset=13, n_out=1, rtol=1e-5, atol=1e-5, input_names=None):
+def check(op_type, inputs, attrs=None, initializers=None, opset=13, n_out=1, rtol=1e-5, atol=1e-5, input_names=None,
+          domain=""):
     """One node of ``op_type`` over graph ``inputs`` (fed) and ``initializers``."""
     names = input_names if input_names is not None else list(inputs) + list(initializers or {})
     outputs = [f"out{i}" for i in range(n_out)]
-    node = helper.make_node(op_type, names, outputs, **(attrs or {}))
-    model = make_model([node], inputs, outputs, initializers, opset)
+    node = helper.make_node(op_type, names, outputs, domain=domain, **(attrs or {}))
+    model = make_model([node], inputs, outputs, initializers, opset, domains=[domain] if domain else [])
     return check_model(model, dict(inputs), rtol=rtol, atol=atol)

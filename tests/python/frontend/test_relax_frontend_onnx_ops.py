@@ -491,3 +491,47 @@ def test_onnx_importer_does_not_import_torch():
     env["PYTHONPATH"] = os.path.join(os.path.dirname(__file__), "..", "..", "..", "python")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     assert out.stdout.strip() == "False"
+
+
+# -- more normalizations, scatter, one-hot, com.microsoft fusions ---------------------------
+def test_instance_mvn_lp_pool():
+    check("InstanceNormalization", {"x": f32(2, 3, 4, 5)}, {"epsilon": 1e-4},
+          initializers={"s": f32(3), "b": f32(3)}, rtol=1e-4, atol=1e-5)
+    check("MeanVarianceNormalization", {"x": f32(2, 3, 4, 5)}, rtol=1e-4, atol=1e-5)
+    check("MeanVarianceNormalization", {"x": f32(2, 3, 4)}, {"axes": [1, 2]}, rtol=1e-4, atol=1e-5)
+    check("GlobalLpPool", {"x": f32(2, 3, 4, 5)}, {"p": 3}, rtol=1e-4, atol=1e-5)
+    check("GlobalLpPool", {"x": f32(2, 3, 4, 5)}, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("axis", [-1, 0, 1])
+def test_one_hot(axis):
+    check("OneHot", {"i": i64([[1, 9], [2, -1]])}, {"axis": axis},
+          initializers={"depth": i64(10), "values": np.asarray([3, 1], "float32")})
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+@pytest.mark.parametrize("reduction", ["none", "add"])
+def test_scatter_elements(axis, reduction):
+    idx = R.integers(-4, 4, (2, 3, 3)).astype("int64")
+    attrs = {"axis": axis} if reduction == "none" else {"axis": axis, "reduction": reduction}
+    check("ScatterElements", {"x": f32(4, 4, 4), "i": idx, "u": f32(2, 3, 3)}, attrs, opset=16)
+
+
+@pytest.mark.parametrize("reduction", ["none", "add"])
+@pytest.mark.parametrize("ishape,ushape", [((2, 1), (2, 4, 5)), ((3, 2), (3, 5)), ((2, 2, 3), (2, 2))])
+def test_scatter_nd(reduction, ishape, ushape):
+    # distinct targets (ONNX leaves the order of duplicates undefined), negative ones included
+    k, count = ishape[-1], int(np.prod(ishape[:-1]))
+    positions = np.array(list(np.ndindex(*(3, 4, 5)[:k])), "int64")
+    idx = positions[np.random.default_rng(1).permutation(len(positions))[:count]].reshape(ishape)
+    idx[..., 0] -= 3 * (idx[..., 0] % 2)  # odd first coordinates counted from the end
+    attrs = {} if reduction == "none" else {"reduction": reduction}
+    check("ScatterND", {"x": f32(3, 4, 5), "i": idx, "u": f32(*ushape)}, attrs, opset=16)
+
+
+def test_microsoft_fusions():
+    check("Gelu", {"x": f32(3, 8)}, domain="com.microsoft", rtol=1e-5, atol=1e-5)
+    check("BiasGelu", {"x": f32(3, 8)}, initializers={"b": f32(8)}, domain="com.microsoft", rtol=1e-5, atol=1e-5)
+    check("SkipLayerNormalization", {"x": f32(2, 3, 8), "skip": f32(2, 3, 8)},
+          {"epsilon": 1e-5}, initializers={"g": f32(8), "b": f32(8), "bias": f32(8)}, domain="com.microsoft",
+          rtol=1e-4, atol=1e-5)

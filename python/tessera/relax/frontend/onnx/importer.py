@@ -378,7 +378,7 @@ def from_onnx(model, shape_dict=None, dtype_dict="float32", opset=None, keep_par
     attributes as TVM's importer does). ``shape_dict`` overrides input shapes (a str dim
     is symbolic), ``dtype_dict`` input dtypes (a str is used where the model gives none),
     ``opset`` the model's opset."""
-    from . import ops_elementwise, ops_nn, ops_tensor, ops_reduce  # noqa: F401  pylint: disable=import-outside-toplevel,unused-import
+    from . import ops_elementwise, ops_nn, ops_tensor, ops_reduce, ops_more  # noqa: F401  pylint: disable=import-outside-toplevel,unused-import
     proto = load_model(model)
     opset = model_opset(proto, opset)
     validate(proto, opset)
