@@ -535,3 +535,18 @@ def test_microsoft_fusions():
     check("SkipLayerNormalization", {"x": f32(2, 3, 8), "skip": f32(2, 3, 8)},
           {"epsilon": 1e-5}, initializers={"g": f32(8), "b": f32(8), "bias": f32(8)}, domain="com.microsoft",
           rtol=1e-4, atol=1e-5)
+
+
+def test_pad_runtime_constant_value():
+    check("Pad", {"x": f32(2, 3), "v": np.asarray(2.5, "float32")}, initializers={"p": i64([1, 0, 0, 2])},
+          input_names=["x", "p", "v"], opset=13)
+
+
+def test_input_names_sanitized_and_unknown_dims_distinct():
+    from .onnx_helpers import from_onnx
+    nodes = [helper.make_node("Add", [".", "_"], ["s"]), helper.make_node("Add", ["s", "1x"], ["out"])]
+    model = make_model(nodes, {".": (1, [2, 3]), "_": (1, [2, 3]), "1x": (1, ["?", "?"])}, ["out"])
+    params = from_onnx(model)["main"].params
+    assert [p.name_hint for p in params] == ["_", "__1", "input_1x"]
+    dims = [str(d) for d in params[2].struct_info.shape.values]
+    assert dims[0] != dims[1]  # each "?" is a dimension of its own

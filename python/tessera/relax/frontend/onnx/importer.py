@@ -173,6 +173,7 @@ class OnnxImporter(GraphEmitter):
         self.node_index = -1
         self.sym_vars = {}
         self.input_params = []
+        self.param_names = set()
 
     def node_desc(self, node=None):
         if self.node is None:
@@ -288,11 +289,22 @@ class OnnxImporter(GraphEmitter):
             for i, dim in enumerate(ttype.shape.dim):
                 if dim.HasField("dim_value"):
                     shape.append(int(dim.dim_value))
-                else:
-                    name = dim.dim_param or f"{_sanitize(inp.name)}_dim{i}"
-                    shape.append(self.sym_vars.setdefault(name, TIRVar(name, "int64")))
-        name = _sanitize(inp.name) if sanitize else inp.name
-        return Var(name, TensorStructInfo(shape, dtype))
+                elif dim.dim_param and dim.dim_param != "?":  # a named dim: one var per name
+                    shape.append(self.sym_vars.setdefault(dim.dim_param, TIRVar(dim.dim_param, "int64")))
+                else:  # unknown ("?" or unset): a dim of its own
+                    shape.append(TIRVar(f"{_sanitize(inp.name)}_dim{i}", "int64"))
+        return Var(self.param_name(inp.name, sanitize), TensorStructInfo(shape, dtype))
+
+    def param_name(self, name, sanitize):
+        """``name`` made a valid identifier (with ``sanitize``) and distinct from the
+        parameter names given before (a repeat gets ``_1``, ``_2``, ...)."""
+        name = _sanitize(name) if sanitize else name
+        base, k = name, 0
+        while name in self.param_names:
+            k += 1
+            name = f"{base}_{k}"
+        self.param_names.add(name)
+        return name
 
     def convert(self, shape_dict, dtype_dict, keep_params_in_input, sanitize):
         onnx = _onnx()
@@ -321,8 +333,7 @@ class OnnxImporter(GraphEmitter):
                 raise TVMValueError(f"from_onnx: initializer {tensor.name!r} cannot be read ({err})") from None
             dtype = "bool" if array.dtype == np.bool_ else str(array.dtype)
             if keep_params_in_input and tensor.name in used and dtype.startswith("float"):
-                var = Var(_sanitize(tensor.name) if sanitize else tensor.name, TensorStructInfo(list(array.shape),
-                                                                                                 dtype))
+                var = Var(self.param_name(tensor.name, sanitize), TensorStructInfo(list(array.shape), dtype))
                 weight_vars.append(var)
                 weight_values.append(_nd_array(array))
                 self.env[tensor.name] = var

@@ -398,7 +398,9 @@ def _pad_te(data, begins, ends, mode, value):
                 src.append(tir.max(tir.min(j, d - 1), 0))
         load = data[tuple(src)]
         if mode == "constant" and conds:
-            return tir.if_then_else(tir.all(*conds), load, tir.const(value, data.dtype))
+            fill = tir.const(value, data.dtype) if not isinstance(value, te.Tensor) else \
+                value[tuple(0 for _ in value.shape)]
+            return tir.if_then_else(tir.all(*conds), load, fill)
         return load
     return te.compute(shape, compute, name=f"pad_{mode}")
 
@@ -415,9 +417,12 @@ def _pad(ctx, inputs, attrs):
         pads = [int(p) for p in ctx.known_ints(inputs[1], "pads")]
         value = 0
         if len(inputs) > 2 and inputs[2] is not None:
-            value = ctx.known(inputs[2]).numeric().reshape(-1)[0].item() if ctx.known(inputs[2]) is not None else None
-            if value is None:
-                raise ctx.unsupported("a constant_value computed at run time")
+            if ctx.known(inputs[2]) is not None:
+                value = ctx.known(inputs[2]).numeric().reshape(-1)[0].item()
+            else:  # a run-time scalar tensor: the kernel reads it
+                value = ctx.expr(inputs[2], "constant_value")
+                if ctx.dims(value) not in ([], [1]):
+                    raise ctx.unsupported(f"a constant_value of shape {ctx.dims(value)}")
         axes = [ctx.normalize_axis(a, ndim, "axes") for a in ctx.known_ints(inputs[3], "axes")] \
             if len(inputs) > 3 and inputs[3] is not None else list(range(ndim))
     if len(pads) != 2 * len(axes):
