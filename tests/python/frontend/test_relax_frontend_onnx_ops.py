@@ -550,3 +550,21 @@ def test_input_names_sanitized_and_unknown_dims_distinct():
     assert [p.name_hint for p in params] == ["_", "__1", "input_1x"]
     dims = [str(d) for d in params[2].struct_info.shape.values]
     assert dims[0] != dims[1]  # each "?" is a dimension of its own
+
+
+@pytest.mark.parametrize("attrs", [{}, {"pads": [1, 0, 1, 1, 2, 0], "strides": [2, 1, 2], "group": 2},
+                                   {"dilations": [2, 1, 1]}, {"auto_pad": "SAME_UPPER", "strides": [1, 2, 2]}])
+def test_conv3d(attrs):
+    check("Conv", {"x": f32(1, 4, 6, 5, 7)}, attrs, initializers={"w": f32(6, 4 // attrs.get("group", 1), 3, 2, 3),
+                                                                  "b": f32(6)}, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("op", ["MaxPool", "AveragePool"])
+@pytest.mark.parametrize("attrs", [{"kernel_shape": [2, 2, 2]},
+                                   {"kernel_shape": [3, 2, 3], "strides": [2, 1, 2], "pads": [1, 0, 1, 1, 1, 0]},
+                                   {"kernel_shape": [3, 3, 2], "strides": [2, 2, 2], "ceil_mode": 1},
+                                   {"kernel_shape": [3, 3, 3], "pads": [1, 1, 1, 1, 1, 1], "count_include_pad": 1}])
+def test_pool3d(op, attrs):
+    if op == "MaxPool" and "count_include_pad" in attrs:
+        attrs = {k: v for k, v in attrs.items() if k != "count_include_pad"}
+    check(op, {"x": f32(1, 2, 6, 5, 7)}, attrs, opset=12)

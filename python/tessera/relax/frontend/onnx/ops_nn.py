@@ -6,7 +6,7 @@ PyTorch importer (frontend/common.py)."""
 # pylint: disable=unused-argument
 import numpy as np
 
-from .... import te
+from .... import te, tir
 from ... import op as _op
 from ...expr import const
 from ..common import emit_batch_norm, emit_conv, emit_conv_transpose, emit_layer_norm, emit_softmax
@@ -47,17 +47,94 @@ def _lift_1d(ctx, x, what):
     return ctx.emit(_op.expand_dims(x, 3))
 
 
+def _conv_nd_te(data, weight, strides, dilations, begins, out_spatial, groups):
+    """N-d grouped convolution, NC<spatial> (what Relax has no operator for: 3-d)."""
+    cout, cin_g = int(weight.shape[0]), int(weight.shape[1])
+    cout_g = cout // groups
+    kernel = [int(k) for k in weight.shape[2:]]
+    in_spatial = [int(d) for d in data.shape[2:]]
+    ric = te.reduce_axis((0, cin_g), name="ric")
+    ks = [te.reduce_axis((0, k), name=f"k{i}") for i, k in enumerate(kernel)]
+
+    def compute(n, oc, *pos):
+        ic = tir.floordiv(oc, cout_g) * cin_g + ric.var
+        conds, idx = [], []
+        for p, k, s, d, b, size in zip(pos, ks, strides, dilations, begins, in_spatial):
+            i = p * s + k.var * d - b
+            conds += [i >= 0, i < size]
+            idx.append(tir.max(tir.min(i, size - 1), 0))
+        value = data[(n, ic, *idx)] * weight[(oc, ric.var, *[k.var for k in ks])]
+        return te.sum(tir.if_then_else(tir.all(*conds), value, tir.const(0, data.dtype)), axis=[ric] + ks)
+
+    return te.compute([data.shape[0], cout] + list(out_spatial), compute, name="conv_nd")
+
+
+def _pool_nd_te(data, kind, kernel, strides, dilations, begins, ends, out_spatial, count_include_pad):
+    """N-d max / average pool (average divides by the window's in-bounds size unless
+    count_include_pad)."""
+    in_spatial = [int(d) for d in data.shape[2:]]
+    ks = [te.reduce_axis((0, k), name=f"k{i}") for i, k in enumerate(kernel)]
+
+    def window(pos):
+        conds, idx = [], []
+        for p, k, s, d, b, size in zip(pos, ks, strides, dilations, begins, in_spatial):
+            i = p * s + k.var * d - b
+            conds += [i >= 0, i < size]
+            idx.append(tir.max(tir.min(i, size - 1), 0))
+        return tir.all(*conds), idx
+
+    if kind == "max":
+        def compute(n, c, *pos):
+            inside, idx = window(pos)
+            return te.max(tir.if_then_else(inside, data[(n, c, *idx)], tir.min_value(data.dtype)), axis=ks)
+        return te.compute([data.shape[0], data.shape[1]] + list(out_spatial), compute, name="max_pool_nd")
+
+    def total(n, c, *pos):
+        inside, idx = window(pos)
+        return te.sum(tir.if_then_else(inside, data[(n, c, *idx)], tir.const(0, data.dtype)), axis=ks)
+    sums = te.compute([data.shape[0], data.shape[1]] + list(out_spatial), total, name="sum_pool_nd")
+
+    def average(n, c, *pos):
+        count = tir.const(1, "int64")
+        for p, k, s, d, b, e, size in zip(pos, kernel, strides, dilations, begins, ends, in_spatial):
+            lo = p * s - b
+            hi = lo + (k - 1) * d + 1
+            if count_include_pad:  # the window within the padded input
+                count = count * tir.Cast("int64", tir.floordiv(tir.min(hi, size + e) - lo + d - 1, d))
+            else:  # taps inside the input
+                first = tir.max(lo, 0)
+                last = tir.min(hi, size)
+                taps = tir.floordiv(last - lo + d - 1, d) - tir.floordiv(first - lo + d - 1, d)
+                count = count * tir.max(tir.Cast("int64", taps), 1)
+        return sums[(n, c, *pos)] / tir.Cast(data.dtype, count)
+    return te.compute([data.shape[0], data.shape[1]] + list(out_spatial), average, name="avg_pool_nd")
+
+
+def _out_size(size, k, s, d, b, e, ceil_mode=False):
+    span = size + b + e - ((k - 1) * d + 1)
+    out = (-(-span // s) if ceil_mode else span // s) + 1
+    if ceil_mode and (out - 1) * s >= size + b:  # the last window must start inside the input or left pad
+        out -= 1
+    return out
+
+
 @register("Conv", attr_values={"auto_pad": _AUTO_PAD})
 def _conv(ctx, inputs, attrs):
     x, w = ctx.expr(inputs[0], "X"), ctx.expr(inputs[1], "W")
     bias = ctx.expr(inputs[2], "B") if len(inputs) > 2 and inputs[2] is not None else None
     rank = ctx.ndim(x, "X") - 2
-    if rank not in (1, 2):
-        raise ctx.unsupported(f"a {rank}-d convolution (1-d and 2-d are)")
     kernel = ctx.shape(w, "W")[2:]
     strides = _ints(attrs, "strides", [1] * rank)
     dilations = _ints(attrs, "dilations", [1] * rank)
     begins, ends = spatial_pads(ctx, attrs, ctx.dims(x)[2:], kernel, strides, dilations)
+    if rank > 2:
+        out = [_out_size(i, k, s, d, b, e) for i, k, s, d, b, e in zip(ctx.shape(x)[2:], kernel, strides, dilations,
+                                                                         begins, ends)]
+        y = ctx.bb.emit_te(_conv_nd_te, x, w, strides, dilations, begins, out, int(attrs.get("group", 1)),
+                           primfunc_name_hint="conv_nd")
+        if bias is None:
+            return y
+        return ctx.emit(_op.add(y, ctx.emit(_op.reshape(bias, [ctx.shape(bias)[0]] + [1] * rank))))
     return emit_conv(ctx, x, w, bias, strides, begins, ends, dilations, attrs.get("group", 1))
 
 
@@ -138,14 +215,18 @@ def _prod(dims):
 def _pool(ctx, inputs, attrs, kind):
     x = ctx.expr(inputs[0], "X")
     rank = ctx.ndim(x, "X") - 2
-    if rank not in (1, 2):
-        raise ctx.unsupported(f"a {rank}-d {ctx.node.op_type} (1-d and 2-d are)")
     kernel = _ints(attrs, "kernel_shape", [])
     if len(kernel) != rank:
         raise ctx.unsupported(f"kernel_shape={kernel} for a rank-{rank + 2} input")
     strides = _ints(attrs, "strides", [1] * rank)
     dilations = _ints(attrs, "dilations", [1] * rank)
     begins, ends = spatial_pads(ctx, attrs, ctx.dims(x)[2:], kernel, strides, dilations)
+    if rank > 2:
+        ceil_mode = bool(attrs.get("ceil_mode", 0))
+        out = [_out_size(i, k, s, d, b, e, ceil_mode) for i, k, s, d, b, e in zip(ctx.shape(x)[2:], kernel, strides,
+                                                                                   dilations, begins, ends)]
+        return ctx.bb.emit_te(_pool_nd_te, x, kind, kernel, strides, dilations, begins, ends, out,
+                              bool(attrs.get("count_include_pad", 0)), primfunc_name_hint=f"{kind}_pool_nd")
     if rank == 1:
         x = _lift_1d(ctx, x, "X")
         kernel, strides, dilations, begins, ends = kernel + [1], strides + [1], dilations + [1], begins + [0], \
