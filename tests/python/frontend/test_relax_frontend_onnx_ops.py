@@ -510,14 +510,14 @@ def test_one_hot(axis):
 
 
 @pytest.mark.parametrize("axis", [0, 1, -1])
-@pytest.mark.parametrize("reduction", ["none", "add"])
+@pytest.mark.parametrize("reduction", ["none", "add", "mul", "max", "min"])
 def test_scatter_elements(axis, reduction):
     idx = R.integers(-4, 4, (2, 3, 3)).astype("int64")
     attrs = {"axis": axis} if reduction == "none" else {"axis": axis, "reduction": reduction}
-    check("ScatterElements", {"x": f32(4, 4, 4), "i": idx, "u": f32(2, 3, 3)}, attrs, opset=16)
+    check("ScatterElements", {"x": f32(4, 4, 4), "i": idx, "u": f32(2, 3, 3)}, attrs, opset=18)
 
 
-@pytest.mark.parametrize("reduction", ["none", "add"])
+@pytest.mark.parametrize("reduction", ["none", "add", "mul", "max", "min"])
 @pytest.mark.parametrize("ishape,ushape", [((2, 1), (2, 4, 5)), ((3, 2), (3, 5)), ((2, 2, 3), (2, 2))])
 def test_scatter_nd(reduction, ishape, ushape):
     # distinct targets (ONNX leaves the order of duplicates undefined), negative ones included
@@ -526,7 +526,7 @@ def test_scatter_nd(reduction, ishape, ushape):
     idx = positions[np.random.default_rng(1).permutation(len(positions))[:count]].reshape(ishape)
     idx[..., 0] -= 3 * (idx[..., 0] % 2)  # odd first coordinates counted from the end
     attrs = {} if reduction == "none" else {"reduction": reduction}
-    check("ScatterND", {"x": f32(3, 4, 5), "i": idx, "u": f32(*ushape)}, attrs, opset=16)
+    check("ScatterND", {"x": f32(3, 4, 5), "i": idx, "u": f32(*ushape)}, attrs, opset=18)
 
 
 def test_microsoft_fusions():

@@ -121,11 +121,9 @@ def validate(model, opset):
                     if not ok:
                         hint = "" if callable(allowed) else f" (supported: {', '.join(map(repr, allowed))})"
                         problems.append(f"{desc}: attribute {name}={value!r} is not supported{hint}")
-            used = [o for o in node.output if o]
             if len(node.output) > entry.max_outputs and any(node.output[entry.max_outputs:]):
                 problems.append(f"{desc}: outputs {list(node.output[entry.max_outputs:])} are not computed by the "
                                 f"importer (it computes {entry.max_outputs} of {node.op_type}'s outputs)")
-            del used
         for name in node.input:
             if name and name not in defined:
                 raise TVMValueError(f"from_onnx: {desc} uses {name!r}, which no graph input, initializer or earlier "

@@ -1,6 +1,6 @@
 """More ONNX operators: normalizations beyond batch / layer norm (InstanceNormalization,
 MeanVarianceNormalization), GlobalLpPool, OneHot, ScatterElements and ScatterND (TE
-kernels: the last update to a position wins, or add / mul reductions), and the
+kernels: the last update to a position wins, or add / mul / max / min reductions), and the
 com.microsoft fusions exporters of transformers emit (Gelu, BiasGelu,
 SkipLayerNormalization)."""
 # pylint: disable=unused-argument
@@ -53,8 +53,6 @@ def _global_lp_pool(ctx, inputs, attrs):
 
 
 def _one_hot_te(indices, values, depth, axis):
-    ndim = len(indices.shape) + 1
-
     def compute(*idx):
         pos = idx[axis]
         src = tuple(v for d, v in enumerate(idx) if d != axis)
@@ -63,7 +61,6 @@ def _one_hot_te(indices, values, depth, axis):
         return tir.if_then_else(tir.Cast("int64", i) == pos, values[1], values[0])
     shape = list(indices.shape)
     shape.insert(axis, depth)
-    del ndim
     return te.compute(shape, compute, name="one_hot")
 
 
@@ -80,23 +77,51 @@ def _one_hot(ctx, inputs, attrs):
     return ctx.bb.emit_te(_one_hot_te, indices, values, depth, axis, primfunc_name_hint="one_hot")
 
 
-def _combine(reduction, old, new):
+_REDUCTIONS = ("none", "add", "mul", "max", "min")
+
+
+def _reduce_hits(reduction, hit, value, axis):
+    """The updates that hit one position, folded by ``reduction`` (its identity where none hit)."""
+    dtype = value.dtype
     if reduction == "add":
-        return old + new
-    if reduction == "mul":
-        return old * new
+        return te.sum(tir.if_then_else(hit, value, tir.const(0, dtype)), axis=axis)
     if reduction == "max":
-        return tir.max(old, new)
+        return te.max(tir.if_then_else(hit, value, tir.min_value(dtype)), axis=axis)
     if reduction == "min":
-        return tir.min(old, new)
-    return new
+        return te.min(tir.if_then_else(hit, value, tir.max_value(dtype)), axis=axis)
+    product = te.comm_reducer(lambda a, b: a * b, lambda t: tir.const(1, t), name="product")
+    return product(tir.if_then_else(hit, value, tir.const(1, dtype)), axis=axis)
+
+
+def _hits(mode, hit, r, value):
+    """Over reduce axis ``r``: the last hitting index ("none"), the number of hits
+    ("count"), or the hitting ``value``s folded by the reduction ``mode``."""
+    if mode == "none":
+        return te.max(tir.if_then_else(hit, r.var, tir.const(-1, "int64")), axis=r)
+    if mode == "count":
+        return te.sum(tir.if_then_else(hit, tir.const(1, "int64"), tir.const(0, "int64")), axis=r)
+    return _reduce_hits(mode, hit, value, r)
+
+
+def _apply(reduction, data, folded, count):
+    """``data`` combined with the folded updates where ``count`` > 0 hit it."""
+    def compute(*idx):
+        old, new = data[idx], folded[idx]
+        combined = {"add": old + new, "mul": old * new, "max": tir.max(old, new), "min": tir.min(old, new)}[reduction]
+        return tir.if_then_else(count[idx] > 0, combined, old)
+    return te.compute(data.shape, compute, name="scatter_apply")
 
 
 def _scatter_elements_te(data, indices, updates, axis, reduction):
     dshape, ushape = list(data.shape), [int(d) for d in indices.shape]
     size = dshape[axis]
 
-    def compute(*idx):
+    def fold(mode):
+        """The updates hitting each position: the last one's index ("none"), how many
+        ("count"), or folded by the reduction."""
+        return lambda *idx: _fold_elements(idx, mode)
+
+    def _fold_elements(idx, mode):
         inside = [idx[d] < ushape[d] for d in range(len(dshape)) if d != axis]
         clamp = [tir.min(v, ushape[d] - 1) if d != axis else v for d, v in enumerate(idx)]
         r = te.reduce_axis((0, ushape[axis]), name="r")
@@ -104,14 +129,11 @@ def _scatter_elements_te(data, indices, updates, axis, reduction):
         target = indices[at]
         target = tir.if_then_else(target < 0, target + size, target)
         hit = tir.all(*(inside + [target == idx[axis]])) if inside else target == idx[axis]
-        if reduction == "none":
-            return te.max(tir.if_then_else(hit, r.var, tir.const(-1, "int64")), axis=r)
-        if reduction == "add":
-            return te.sum(tir.if_then_else(hit, updates[at], tir.const(0, data.dtype)), axis=r)
-        raise ValueError(reduction)
-    found = te.compute(dshape, compute, name="scatter_find")
-    if reduction == "add":
-        return te.compute(dshape, lambda *idx: data[idx] + found[idx], name="scatter_elements")
+        return _hits(mode, hit, r, updates[at])
+    if reduction != "none":
+        return _apply(reduction, data, te.compute(dshape, fold(reduction), name="scatter_fold"),
+                      te.compute(dshape, fold("count"), name="scatter_count"))
+    found = te.compute(dshape, fold("none"), name="scatter_find")
 
     def pick(*idx):
         last = found[idx]
@@ -120,7 +142,7 @@ def _scatter_elements_te(data, indices, updates, axis, reduction):
     return te.compute(dshape, pick, name="scatter_elements")
 
 
-@register("ScatterElements", "Scatter", attr_values={"reduction": ("none", "add")})
+@register("ScatterElements", "Scatter", attr_values={"reduction": _REDUCTIONS})
 def _scatter_elements(ctx, inputs, attrs):
     data, indices, updates = (ctx.expr(v, n) for v, n in zip(inputs, ("data", "indices", "updates")))
     axis = ctx.normalize_axis(int(attrs.get("axis", 0)), ctx.ndim(data), "axis")
@@ -141,7 +163,10 @@ def _scatter_nd_te(data, indices, updates, reduction):
     def unflatten(q):
         return [tir.floormod(tir.floordiv(q, s), n) for s, n in zip(strides, qshape)]
 
-    def compute(*idx):
+    def fold(mode):
+        return lambda *idx: _fold_nd(idx, mode)
+
+    def _fold_nd(idx, mode):
         r = te.reduce_axis((0, total), name="q")
         qs = unflatten(r.var)
         conds = []
@@ -149,16 +174,11 @@ def _scatter_nd_te(data, indices, updates, reduction):
             t = indices[tuple(qs + [m])]
             t = tir.if_then_else(t < 0, t + dshape[m], t)
             conds.append(t == idx[m])
-        hit = tir.all(*conds)
-        if reduction == "none":
-            return te.max(tir.if_then_else(hit, r.var, tir.const(-1, "int64")), axis=r)
-        load = updates[tuple(qs + list(idx[k:]))]
-        if reduction == "add":
-            return te.sum(tir.if_then_else(hit, load, tir.const(0, data.dtype)), axis=r)
-        raise ValueError(reduction)
-    found = te.compute(dshape, compute, name="scatter_nd_find")
-    if reduction == "add":
-        return te.compute(dshape, lambda *idx: data[idx] + found[idx], name="scatter_nd")
+        return _hits(mode, tir.all(*conds), r, updates[tuple(qs + list(idx[k:]))])
+    if reduction != "none":
+        return _apply(reduction, data, te.compute(dshape, fold(reduction), name="scatter_nd_fold"),
+                      te.compute(dshape, fold("count"), name="scatter_nd_count"))
+    found = te.compute(dshape, fold("none"), name="scatter_nd_find")
 
     def pick(*idx):
         last = found[idx]
@@ -167,7 +187,7 @@ def _scatter_nd_te(data, indices, updates, reduction):
     return te.compute(dshape, pick, name="scatter_nd")
 
 
-@register("ScatterND", attr_values={"reduction": ("none", "add")})
+@register("ScatterND", attr_values={"reduction": _REDUCTIONS})
 def _scatter_nd(ctx, inputs, attrs):
     data, indices, updates = (ctx.expr(v, n) for v, n in zip(inputs, ("data", "indices", "updates")))
     if ctx.dtype(indices) != "int64":
