@@ -102,10 +102,7 @@ def emit_conv2d(em, data, weight, bias, strides, padding, dilation, groups):
     """NCHW conv2d (``padding`` as [top, left, bottom, right]) plus a per-channel bias."""
     out = em.emit(_op.nn.conv2d(data, weight, strides=list(strides), padding=list(padding),
                                 dilation=list(dilation), groups=int(groups)))
-    if bias is None:
-        return out
-    channels = em.shape(bias, "bias")[0]
-    return em.emit(_op.add(out, em.emit(_op.reshape(bias, [1, channels, 1, 1]))))
+    return add_channel_bias(em, out, bias)
 
 
 def emit_batch_norm(em, data, gamma, beta, mean, var, epsilon, axis=1):
@@ -138,14 +135,27 @@ def emit_softmax(em, data, axis, log=False):
     return em.emit((_op.nn.log_softmax if log else _op.nn.softmax)(data, axis=axis))
 
 
+def add_channel_bias(em, out, bias):
+    """``out`` (N, C, spatial...) plus a per-channel ``bias`` (None: ``out`` itself)."""
+    if bias is None:
+        return out
+    rank = em.ndim(out) - 2
+    return em.emit(_op.add(out, em.emit(_op.reshape(bias, [1, em.shape(bias, "bias")[0]] + [1] * rank))))
+
+
 def emit_conv(em, data, weight, bias, strides, begins, ends, dilation, groups):
-    """NCL or NCHW convolution (a 1-d one runs as 2-d over a unit width); ``begins`` /
-    ``ends`` pad each spatial axis."""
+    """N-d convolution, NC<spatial>: 2-d through R.nn.conv2d, 1-d as 2-d over a unit
+    width, higher ranks as a TE kernel; ``begins`` / ``ends`` pad each spatial axis."""
     rank = em.ndim(data, "input") - 2
     if rank == 2:
         return emit_conv2d(em, data, weight, bias, strides, list(begins) + list(ends), dilation, groups)
-    if rank != 1:
-        raise em.unsupported(f"a {rank}-d convolution (1-d and 2-d are)")
+    if rank > 2:
+        kernel = em.shape(weight, "weight")[2:]
+        out = [(i + b + e - (k - 1) * d - 1) // s + 1
+               for i, k, s, d, b, e in zip(em.shape(data, "input")[2:], kernel, strides, dilation, begins, ends)]
+        y = em.bb.emit_te(conv_nd_te, data, weight, list(strides), list(dilation), list(begins), out, int(groups),
+                          primfunc_name_hint="conv_nd")
+        return add_channel_bias(em, y, bias)
     data, weight = em.emit(_op.expand_dims(data, 3)), em.emit(_op.expand_dims(weight, 3))
     out = emit_conv2d(em, data, weight, bias, list(strides) + [1], [begins[0], 0, ends[0], 0],
                       list(dilation) + [1], groups)
@@ -187,15 +197,40 @@ def emit_hard_swish(em, x):
 # ----------------------------------------------------------------------------------------
 # TE kernels for ops Relax has no operator for (emitted with bb.emit_te)
 # ----------------------------------------------------------------------------------------
+def _window_axes(weight, cin_g):
+    """The reduce axes of a grouped convolution: input channel within the group, then
+    one per kernel dim."""
+    return (te.reduce_axis((0, cin_g), name="ric"),
+            [te.reduce_axis((0, int(k)), name=f"k{i}") for i, k in enumerate(weight.shape[2:])])
+
+
+def conv_nd_te(data, weight, strides, dilations, begins, out_spatial, groups):
+    """N-d grouped convolution, NC<spatial> (for ranks R.nn has no operator for)."""
+    cout, cin_g = int(weight.shape[0]), int(weight.shape[1])
+    cout_g = cout // groups
+    in_spatial = [int(d) for d in data.shape[2:]]
+    ric, ks = _window_axes(weight, cin_g)
+
+    def compute(n, oc, *pos):
+        ic = tir.floordiv(oc, cout_g) * cin_g + ric.var
+        conds, idx = [], []
+        for p, k, s, d, b, size in zip(pos, ks, strides, dilations, begins, in_spatial):
+            i = p * s + k.var * d - b
+            conds += [i >= 0, i < size]
+            idx.append(tir.max(tir.min(i, size - 1), 0))
+        value = data[(n, ic, *idx)] * weight[(oc, ric.var, *[k.var for k in ks])]
+        return te.sum(tir.if_then_else(tir.all(*conds), value, tir.const(0, data.dtype)), axis=[ric] + ks)
+
+    return te.compute([data.shape[0], cout] + list(out_spatial), compute, name="conv_nd")
+
+
 def conv_transpose_te(data, weight, strides, dilations, begins, out_spatial, groups):
     """N-d transposed convolution, NC<spatial>; ``weight`` is (C_in, C_out / groups, k...),
     ``begins`` the padding removed before each spatial axis."""
     cout_g = int(weight.shape[1])
     cin_g = int(weight.shape[0]) // groups
-    kernel = [int(k) for k in weight.shape[2:]]
     in_spatial = list(data.shape[2:])
-    ric = te.reduce_axis((0, cin_g), name="ric")
-    ks = [te.reduce_axis((0, k), name=f"k{i}") for i, k in enumerate(kernel)]
+    ric, ks = _window_axes(weight, cin_g)
 
     def compute(n, oc, *pos):
         ic = tir.floordiv(oc, cout_g) * cin_g + ric.var
@@ -213,10 +248,7 @@ def conv_transpose_te(data, weight, strides, dilations, begins, out_spatial, gro
 def emit_conv_transpose(em, data, weight, bias, strides, dilations, begins, out_spatial, groups):
     out = em.bb.emit_te(conv_transpose_te, data, weight, list(strides), list(dilations), list(begins),
                         list(out_spatial), int(groups), primfunc_name_hint="conv_transpose")
-    if bias is None:
-        return out
-    rank = len(out_spatial)
-    return em.emit(_op.add(out, em.emit(_op.reshape(bias, [em.shape(bias)[0]] + [1] * rank))))
+    return add_channel_bias(em, out, bias)
 
 
 def cumsum_te(data, axis, exclusive, reverse):
@@ -300,6 +332,6 @@ def resize_te(data, out_shape, scales, mode, coord_mode, nearest_mode):
                       name=f"resize_{mode}")
 
 
-__all__ = ["detach_params", "GraphEmitter", "emit_conv2d", "emit_conv", "emit_batch_norm", "emit_layer_norm",
+__all__ = ["detach_params", "GraphEmitter", "emit_conv2d", "emit_conv", "add_channel_bias", "conv_nd_te", "emit_batch_norm", "emit_layer_norm",
            "emit_softmax", "emit_clamp", "emit_leaky_relu", "emit_hard_sigmoid", "emit_hard_swish",
            "emit_conv_transpose", "conv_transpose_te", "cumsum_te", "resize_te"]

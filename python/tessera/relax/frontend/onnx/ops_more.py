@@ -103,6 +103,20 @@ def _hits(mode, hit, r, value):
     return _reduce_hits(mode, hit, value, r)
 
 
+def _scatter(data, fold, reduction, update_at, name):
+    """The scatter's result: with a reduction, data folded with the hitting updates;
+    without, the last hitting update (``update_at(idx, last)`` loads it) or data."""
+    if reduction != "none":
+        return _apply(reduction, data, te.compute(data.shape, fold(reduction), name=f"{name}_fold"),
+                      te.compute(data.shape, fold("count"), name=f"{name}_count"))
+    found = te.compute(data.shape, fold("none"), name=f"{name}_find")
+
+    def pick(*idx):
+        last = found[idx]
+        return tir.if_then_else(last >= 0, update_at(idx, last), data[idx])
+    return te.compute(data.shape, pick, name=name)
+
+
 def _apply(reduction, data, folded, count):
     """``data`` combined with the folded updates where ``count`` > 0 hit it."""
     def compute(*idx):
@@ -130,16 +144,10 @@ def _scatter_elements_te(data, indices, updates, axis, reduction):
         target = tir.if_then_else(target < 0, target + size, target)
         hit = tir.all(*(inside + [target == idx[axis]])) if inside else target == idx[axis]
         return _hits(mode, hit, r, updates[at])
-    if reduction != "none":
-        return _apply(reduction, data, te.compute(dshape, fold(reduction), name="scatter_fold"),
-                      te.compute(dshape, fold("count"), name="scatter_count"))
-    found = te.compute(dshape, fold("none"), name="scatter_find")
 
-    def pick(*idx):
-        last = found[idx]
-        at = tuple(tir.max(last, 0) if d == axis else tir.min(v, ushape[d] - 1) for d, v in enumerate(idx))
-        return tir.if_then_else(last >= 0, updates[at], data[idx])
-    return te.compute(dshape, pick, name="scatter_elements")
+    def update_at(idx, last):
+        return updates[tuple(tir.max(last, 0) if d == axis else tir.min(v, ushape[d] - 1) for d, v in enumerate(idx))]
+    return _scatter(data, fold, reduction, update_at, "scatter_elements")
 
 
 @register("ScatterElements", "Scatter", attr_values={"reduction": _REDUCTIONS})
@@ -175,16 +183,10 @@ def _scatter_nd_te(data, indices, updates, reduction):
             t = tir.if_then_else(t < 0, t + dshape[m], t)
             conds.append(t == idx[m])
         return _hits(mode, tir.all(*conds), r, updates[tuple(qs + list(idx[k:]))])
-    if reduction != "none":
-        return _apply(reduction, data, te.compute(dshape, fold(reduction), name="scatter_nd_fold"),
-                      te.compute(dshape, fold("count"), name="scatter_nd_count"))
-    found = te.compute(dshape, fold("none"), name="scatter_nd_find")
 
-    def pick(*idx):
-        last = found[idx]
-        qs = unflatten(tir.max(last, 0))
-        return tir.if_then_else(last >= 0, updates[tuple(qs + list(idx[k:]))], data[idx])
-    return te.compute(dshape, pick, name="scatter_nd")
+    def update_at(idx, last):
+        return updates[tuple(unflatten(tir.max(last, 0)) + list(idx[k:]))]
+    return _scatter(data, fold, reduction, update_at, "scatter_nd")
 
 
 @register("ScatterND", attr_values={"reduction": _REDUCTIONS})

@@ -47,28 +47,6 @@ def _lift_1d(ctx, x, what):
     return ctx.emit(_op.expand_dims(x, 3))
 
 
-def _conv_nd_te(data, weight, strides, dilations, begins, out_spatial, groups):
-    """N-d grouped convolution, NC<spatial> (what Relax has no operator for: 3-d)."""
-    cout, cin_g = int(weight.shape[0]), int(weight.shape[1])
-    cout_g = cout // groups
-    kernel = [int(k) for k in weight.shape[2:]]
-    in_spatial = [int(d) for d in data.shape[2:]]
-    ric = te.reduce_axis((0, cin_g), name="ric")
-    ks = [te.reduce_axis((0, k), name=f"k{i}") for i, k in enumerate(kernel)]
-
-    def compute(n, oc, *pos):
-        ic = tir.floordiv(oc, cout_g) * cin_g + ric.var
-        conds, idx = [], []
-        for p, k, s, d, b, size in zip(pos, ks, strides, dilations, begins, in_spatial):
-            i = p * s + k.var * d - b
-            conds += [i >= 0, i < size]
-            idx.append(tir.max(tir.min(i, size - 1), 0))
-        value = data[(n, ic, *idx)] * weight[(oc, ric.var, *[k.var for k in ks])]
-        return te.sum(tir.if_then_else(tir.all(*conds), value, tir.const(0, data.dtype)), axis=[ric] + ks)
-
-    return te.compute([data.shape[0], cout] + list(out_spatial), compute, name="conv_nd")
-
-
 def _pool_nd_te(data, kind, kernel, strides, dilations, begins, ends, out_spatial, count_include_pad):
     """N-d max / average pool (average divides by the window's in-bounds size unless
     count_include_pad)."""
@@ -118,35 +96,26 @@ def _out_size(size, k, s, d, b, e, ceil_mode=False):
     return out
 
 
-@register("Conv", attr_values={"auto_pad": _AUTO_PAD})
-def _conv(ctx, inputs, attrs):
+def _conv_args(ctx, inputs, attrs):
+    """X, W, B (or None), the spatial rank, kernel, strides and dilations of a Conv / ConvTranspose."""
     x, w = ctx.expr(inputs[0], "X"), ctx.expr(inputs[1], "W")
     bias = ctx.expr(inputs[2], "B") if len(inputs) > 2 and inputs[2] is not None else None
     rank = ctx.ndim(x, "X") - 2
-    kernel = ctx.shape(w, "W")[2:]
-    strides = _ints(attrs, "strides", [1] * rank)
-    dilations = _ints(attrs, "dilations", [1] * rank)
+    return (x, w, bias, rank, ctx.shape(w, "W")[2:], _ints(attrs, "strides", [1] * rank),
+            _ints(attrs, "dilations", [1] * rank))
+
+
+@register("Conv", attr_values={"auto_pad": _AUTO_PAD})
+def _conv(ctx, inputs, attrs):
+    x, w, bias, _, kernel, strides, dilations = _conv_args(ctx, inputs, attrs)
     begins, ends = spatial_pads(ctx, attrs, ctx.dims(x)[2:], kernel, strides, dilations)
-    if rank > 2:
-        out = [_out_size(i, k, s, d, b, e) for i, k, s, d, b, e in zip(ctx.shape(x)[2:], kernel, strides, dilations,
-                                                                         begins, ends)]
-        y = ctx.bb.emit_te(_conv_nd_te, x, w, strides, dilations, begins, out, int(attrs.get("group", 1)),
-                           primfunc_name_hint="conv_nd")
-        if bias is None:
-            return y
-        return ctx.emit(_op.add(y, ctx.emit(_op.reshape(bias, [ctx.shape(bias)[0]] + [1] * rank))))
     return emit_conv(ctx, x, w, bias, strides, begins, ends, dilations, attrs.get("group", 1))
 
 
 @register("ConvTranspose", attr_values={"auto_pad": _AUTO_PAD})
 def _conv_transpose(ctx, inputs, attrs):
-    x, w = ctx.expr(inputs[0], "X"), ctx.expr(inputs[1], "W")
-    bias = ctx.expr(inputs[2], "B") if len(inputs) > 2 and inputs[2] is not None else None
-    rank = ctx.ndim(x, "X") - 2
+    x, w, bias, rank, kernel, strides, dilations = _conv_args(ctx, inputs, attrs)
     in_spatial = ctx.shape(x, "X")[2:]
-    kernel = ctx.shape(w, "W")[2:]
-    strides = _ints(attrs, "strides", [1] * rank)
-    dilations = _ints(attrs, "dilations", [1] * rank)
     out_pad = _ints(attrs, "output_padding", [0] * rank)
     groups = int(attrs.get("group", 1))
     full = [s * (i - 1) + op + (k - 1) * d + 1 for s, i, op, k, d in zip(strides, in_spatial, out_pad, kernel,
