@@ -47,6 +47,8 @@ SUITES = {
                    "test_transform_static_plan_block_memory.py", "test_transform_dead_code_elimination.py",
                    "test_transform_normalize.py", "test_vm_execbuilder.py", "test_vm_codegen_only.py",
                    "test_e2e_op_dynamic.py"],
+    # [I] the model importers (the ONNX file reads onnx.mapping: onnx_mapping_shim.py provides it)
+    "frontends": ["test_frontend_onnx.py", "test_frontend_from_fx.py", "test_frontend_from_exported_program.py"],
 }
 
 

@@ -135,3 +135,8 @@ def pytest_collectreport(report):
     if report.failed:
         _write({"nodeid": report.nodeid, "when": "collect", "outcome": "error",
                 "reason": _reason(report), "text": _full_text(report)})
+
+
+# TVM v0.18's ONNX tests import onnx.mapping, which onnx 1.15+ dropped.
+from onnx_mapping_shim import install as _install_onnx_mapping  # noqa: E402  pylint: disable=wrong-import-position
+_install_onnx_mapping()

@@ -137,6 +137,10 @@ class VirtualMachine:
         return evaluator
 
     def _convert_func_args(self, func_name, args, kwargs):
+        """Positional arguments, keyword ones placed by parameter name; NumPy arrays
+        (also inside tuples / lists) become NDArrays, as TVM's VirtualMachine._convert."""
+        args = [_from_numpy(a) for a in args]
+        kwargs = {k: _from_numpy(v) for k, v in kwargs.items()}
         if not kwargs:
             return list(args)
         arity = self._get_function_arity(func_name)
@@ -154,6 +158,16 @@ class VirtualMachine:
         if missing:
             raise TVMTypeError(f"{func_name}() missing {len(missing)} argument(s): {', '.join(missing)}")
         return out
+
+
+def _from_numpy(value):
+    import numpy as np  # pylint: disable=import-outside-toplevel
+    if isinstance(value, (np.ndarray, np.generic)) and not isinstance(value, np.bool_):
+        from .ndarray import array  # pylint: disable=import-outside-toplevel
+        return array(np.asarray(value))
+    if isinstance(value, (tuple, list)):
+        return type(value)(_from_numpy(v) for v in value)
+    return value
 
 
 __all__ = ["VirtualMachine"]

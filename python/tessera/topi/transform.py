@@ -162,11 +162,13 @@ def broadcast_to(a, shape):
     from .broadcast import broadcast_shape, _broadcast_index  # pylint: disable=import-outside-toplevel
     if not isinstance(a, te.Tensor):
         raise TVMTypeError(f"topi.broadcast_to: expected a te.Tensor, got {type(a).__name__}")
-    target = [int(d) for d in shape]
+    from .broadcast import _const, _same_dim  # pylint: disable=import-outside-toplevel
+    # static dims as ints, symbolic ones (tir vars / expressions) kept
+    target = [_const(d) if _const(d) is not None else d for d in shape]
     out = broadcast_shape(a.shape, target, "broadcast_to")
-    if [int(d) for d in out] != target:
+    if len(out) != len(target) or not all(_same_dim(o, t) for o, t in zip(out, target)):
         raise TVMValueError(f"topi.broadcast_to: cannot broadcast {a.name} of shape "
-                            f"{[int(d) for d in a.shape]} to {target}")
+                            f"{list(a.shape)} to {target}")
     return te.compute(target, lambda *i: a(*_broadcast_index(a, len(target), i)), name="T_broadcast_to",
                       tag="broadcast")
 

@@ -5,14 +5,11 @@ the BlockBuilder and the node -> Relax value environment, converts one fx node t
 the table and turns weights into constants or parameters. The converters are in converters.py."""
 import inspect
 
-import numpy as np
-
 from ....runtime.ndarray import array as _nd_array
-from ...block_builder import BlockBuilder
 from ...expr import Expr, Tuple as RelaxTuple, const
-from ...struct_info import TensorStructInfo
+from ..common import GraphEmitter
 from .aliasing import AliasTracker
-from ....error import OpNotImplemented, TVMIndexError, TVMTypeError, TVMValueError
+from ....error import OpNotImplemented, TVMTypeError, TVMValueError
 
 
 class OpEntry:
@@ -97,14 +94,17 @@ def torch_dtype_to_str(dtype):
     raise TVMTypeError(f"unsupported dtype {dtype!r} (expected a torch.dtype or a name such as 'float32')")
 
 
-class BaseTranslator:
-    """State and helpers shared by the fx and exported-program translators.
+class BaseTranslator(GraphEmitter):
+    """State and helpers shared by the fx and exported-program translators (the
+    BlockBuilder and the shape / dtype / axis queries come from frontend/common.py).
 
     Subclasses set ``self.env`` (fx node -> value: a Relax Expr, a Python number, or a
     tuple/list of those) and call ``convert_call`` for each call node."""
 
+    importer_name = "the PyTorch importer"
+
     def __init__(self):
-        self.bb = BlockBuilder()
+        super().__init__()
         self.env = {}
         self.node = None            # the node being converted (named in errors)
         self._weights = {}          # id(torch tensor) -> Relax Var / Constant
@@ -129,10 +129,6 @@ class BaseTranslator:
         if type(target).__name__ == "OpOverload":
             return f"aten.{target.__name__}" if str(target).startswith("aten.") else str(target)
         return f"{mod}.{name}" if mod and mod != "builtins" else name
-
-    def unsupported(self, what):
-        """OpNotImplemented naming ``what`` and the current node."""
-        return OpNotImplemented(f"{what} is not supported by the PyTorch importer ({self.node_desc()})")
 
     # -- values ---------------------------------------------------------------------------
     def retrieve(self, value):
@@ -179,42 +175,6 @@ class BaseTranslator:
     @staticmethod
     def tensor_ndarray(tensor):
         return _nd_array(tensor.detach().cpu().numpy())
-
-    def emit(self, expr):
-        return self.bb.emit(expr)
-
-    def sinfo(self, x, what="operand"):
-        if not isinstance(x, Expr):
-            raise TVMTypeError(f"{self.node_desc()}: {what} must be a tensor, got {type(x).__name__}")
-        return x.struct_info
-
-    def shape(self, x, what="operand"):
-        """The static shape of tensor ``x`` as Python ints."""
-        sinfo = self.sinfo(x, what)
-        if not isinstance(sinfo, TensorStructInfo) or sinfo.shape is None:
-            raise TVMTypeError(f"{self.node_desc()}: {what} must be a tensor of known shape, got {sinfo}")
-        dims = []
-        for dim in sinfo.shape.values:
-            if not hasattr(dim, "value"):
-                raise self.unsupported(f"the symbolic dimension {dim} of {what}")
-            dims.append(int(dim.value))
-        return dims
-
-    def ndim(self, x, what="operand"):
-        return len(self.shape(x, what))
-
-    def dtype(self, x, what="operand"):
-        sinfo = self.sinfo(x, what)
-        if not isinstance(sinfo, TensorStructInfo):
-            raise TVMTypeError(f"{self.node_desc()}: {what} must be a tensor, got {sinfo}")
-        return str(sinfo.dtype)
-
-    def normalize_axis(self, axis, ndim, what="dim"):
-        if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
-            raise TVMTypeError(f"{self.node_desc()}: {what} must be an int, got {axis!r}")
-        if not -ndim <= axis < max(ndim, 1):
-            raise TVMIndexError(f"{self.node_desc()}: {what}={axis} is out of range for a tensor of rank {ndim}")
-        return int(axis) % max(ndim, 1)
 
     # -- dispatch -------------------------------------------------------------------------
     def call_entry(self, entry, args, kwargs, extra_kwargs=None):

@@ -15,6 +15,8 @@ from ... import op as _op
 from ....error import OpNotImplemented, TVMIndexError, TVMTypeError, TVMValueError
 from ...expr import Constant, Expr, TupleGetItem, const
 from ...struct_info import TupleStructInfo
+from ..common import (cumsum_te, emit_batch_norm, emit_clamp, emit_conv, emit_conv2d, emit_conv_transpose,
+                      emit_hard_sigmoid, emit_hard_swish, emit_layer_norm, emit_leaky_relu, emit_softmax, resize_te)
 from .aliasing import scatter_positions
 from .base_translator import OPS, NotComputed, torch_dtype_to_str
 
@@ -225,8 +227,8 @@ def _softmax_impl(tr, relax_name, input, dim, dtype):
         raise tr.unsupported("softmax without dim (torch's implicit dim choice)")
     if dtype is not None:
         input = tr.emit(_relax().astype(input, torch_dtype_to_str(dtype)))
-    axis = tr.normalize_axis(dim, tr.ndim(input), "dim")
-    return tr.emit(getattr(_relax().nn, relax_name)(input, axis=axis))
+    tr.normalize_axis(dim, tr.ndim(input), "dim")
+    return emit_softmax(tr, input, dim, log=relax_name == "log_softmax")
 
 
 @OPS.register("softmax", functions=[F.softmax, torch.softmax], methods=["softmax"],
@@ -304,13 +306,7 @@ def _conv2d_impl(tr, input, weight, bias, stride, padding, dilation, groups):
             raise TVMValueError(f"{tr.node_desc()}: padding must be 'valid', 'same' or ints, got {padding!r}")
     else:
         padding = _pair(padding, "padding", tr)
-    out = tr.emit(_relax().nn.conv2d(input, weight, strides=stride, padding=padding, dilation=dilation,
-                                     groups=int(groups)))
-    if bias is None:
-        return out
-    channels = tr.shape(bias, "bias")[0]
-    bias = tr.emit(_relax().reshape(bias, [1, channels, 1, 1]))
-    return tr.emit(_relax().add(out, bias))
+    return emit_conv2d(tr, input, weight, bias, stride, padding, dilation, groups)
 
 
 def _conv2d_module(tr, module):
@@ -329,9 +325,11 @@ def _conv2d(tr, input, weight, bias=None, stride=1, padding=0, dilation=1, group
 @OPS.register("convolution", aten=["convolution.default"])
 def _convolution(tr, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
     if transposed:
-        raise tr.unsupported("transposed convolution")
+        return _conv_transpose_impl(tr, input, weight, bias, stride, padding, output_padding, groups, dilation)
+    if tr.ndim(weight, "weight") == 3:
+        return _conv1d(tr, input, weight, bias, stride, padding, dilation, groups)
     if tr.ndim(weight, "weight") != 4:
-        raise tr.unsupported(f"a {tr.ndim(weight) - 2}-d convolution (only conv2d)")
+        raise tr.unsupported(f"a {tr.ndim(weight) - 2}-d convolution (1-d and 2-d are)")
     return _conv2d_impl(tr, input, weight, bias, stride, padding, dilation, groups)
 
 
@@ -340,13 +338,7 @@ def _batch_norm_impl(tr, input, weight, bias, running_mean, running_var, trainin
         raise tr.unsupported("batch_norm in training mode (call model.eval() before importing)")
     if running_mean is None or running_var is None:
         raise tr.unsupported("batch_norm without running statistics")
-    dtype = tr.dtype(input)
-    channels = tr.shape(input, "input")[1]
-    gamma = weight if weight is not None else const(torch.ones(channels).numpy(), dtype)
-    beta = bias if bias is not None else const(torch.zeros(channels).numpy(), dtype)
-    result = tr.emit(_relax().nn.batch_norm(input, gamma, beta, running_mean, running_var, axis=1,
-                                            epsilon=float(eps)))
-    return tr.emit(TupleGetItem(result, 0))
+    return emit_batch_norm(tr, input, weight, bias, running_mean, running_var, eps, axis=1)
 
 
 def _batch_norm_module(tr, module):
@@ -384,11 +376,7 @@ def _layer_norm_impl(tr, input, normalized_shape, weight, bias, eps):
     if count == 0 or count > len(shape) or list(shape[len(shape) - count:]) != [int(d) for d in normalized_shape]:
         raise TVMValueError(f"{tr.node_desc()}: normalized_shape {normalized_shape} does not match the trailing "
                             f"dims of the input shape {shape}")
-    dtype = tr.dtype(input)
-    gamma = weight if weight is not None else const(torch.ones(normalized_shape).numpy(), dtype)
-    beta = bias if bias is not None else const(torch.zeros(normalized_shape).numpy(), dtype)
-    axes = list(range(len(shape) - count, len(shape)))
-    return tr.emit(_relax().nn.layer_norm(input, gamma, beta, axes=axes, epsilon=float(eps)))
+    return emit_layer_norm(tr, input, weight, bias, len(shape) - count, eps)
 
 
 @OPS.register("layer_norm", functions=[F.layer_norm],
@@ -992,6 +980,387 @@ def _to(tr, input, *args, **kwargs):
         elif not isinstance(arg, (str, torch.device, bool)):
             raise TVMTypeError(f"{tr.node_desc()}: unexpected argument {arg!r} to to()")
     return input if dtype is None else _astype(tr, input, dtype)
+
+
+# --------------------------------------------------------------------------------------
+# splitting: chunk, split, unbind
+# --------------------------------------------------------------------------------------
+def _split_sizes(tr, input, sizes, dim):
+    """``input`` cut along ``dim`` into pieces of ``sizes`` (a tuple of tensors)."""
+    shape = tr.shape(input, "input")
+    axis = tr.normalize_axis(dim, len(shape), "dim")
+    if sum(sizes) != shape[axis] or any(s < 0 for s in sizes):
+        raise TVMValueError(f"{tr.node_desc()}: split sizes {sizes} do not sum to dim {dim}'s size {shape[axis]}")
+    if len(sizes) == 1:
+        return (input,)
+    parts = tr.emit(_relax().split(input, [int(b) for b in np.cumsum(sizes)[:-1]], axis=axis))
+    return tuple(tr.emit(TupleGetItem(parts, i)) for i in range(len(sizes)))
+
+
+@OPS.register("chunk", functions=[torch.chunk], methods=["chunk"], aten=["chunk.default"])
+def _chunk(tr, input, chunks, dim=0):
+    size = tr.shape(input, "input")[tr.normalize_axis(dim, tr.ndim(input), "dim")]
+    if chunks <= 0:
+        raise TVMValueError(f"{tr.node_desc()}: chunk expects a positive number of chunks, got {chunks}")
+    step = -(-size // chunks) if size else 1
+    sizes = [min(step, size - i) for i in range(0, size, step)] or [0]
+    return _split_sizes(tr, input, sizes, dim)
+
+
+@OPS.register("split", functions=[torch.split], methods=["split"],
+              aten=["split.Tensor", "split_with_sizes.default", "split.sizes"])
+def _split(tr, input, split_size_or_sections=None, dim=0, split_size=None, split_sizes=None):
+    arg = next(a for a in (split_size_or_sections, split_size, split_sizes) if a is not None)
+    if isinstance(arg, int):
+        size = tr.shape(input, "input")[tr.normalize_axis(dim, tr.ndim(input), "dim")]
+        if arg <= 0:
+            raise TVMValueError(f"{tr.node_desc()}: split_size must be positive, got {arg}")
+        sizes = [min(arg, size - i) for i in range(0, size, arg)] or [0]
+    else:
+        sizes = [int(s) for s in arg]
+    return _split_sizes(tr, input, sizes, dim)
+
+
+@OPS.register("unbind", functions=[torch.unbind], methods=["unbind"], aten=["unbind.int"])
+def _unbind(tr, input, dim=0):
+    axis = tr.normalize_axis(dim, tr.ndim(input, "input"), "dim")
+    pieces = _split_sizes(tr, input, [1] * tr.shape(input)[axis], axis)
+    return tuple(tr.emit(_relax().squeeze(p, [axis])) for p in pieces)
+
+
+# --------------------------------------------------------------------------------------
+# embedding, masked_fill, cumsum
+# --------------------------------------------------------------------------------------
+@OPS.register("embedding", functions=[F.embedding],
+              modules={nn.Embedding: lambda tr, m: {"weight": tr.weight(m.weight), "max_norm": m.max_norm}})
+def _embedding(tr, input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+               sparse=False):
+    if max_norm is not None:
+        raise tr.unsupported("embedding with max_norm (it renormalizes the weight in place)")
+    return _take_indices(tr, weight, input, 0)
+
+
+@OPS.register("aten_embedding", aten=["embedding.default"])
+def _aten_embedding(tr, weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    return _take_indices(tr, weight, indices, 0)
+
+
+@OPS.register("masked_fill", methods=["masked_fill", "masked_fill_"],
+              aten=["masked_fill.Scalar", "masked_fill.Tensor", "masked_fill_.Scalar"])
+def _masked_fill(tr, input, mask, value):
+    if tr.dtype(mask, "mask") != "bool":
+        raise TVMTypeError(f"{tr.node_desc()}: masked_fill expects a bool mask, got {tr.dtype(mask)}")
+    return tr.emit(_relax().where(mask, _cast_to(tr, value, tr.dtype(input)), input))
+
+
+@OPS.register("cumsum", functions=[torch.cumsum], methods=["cumsum"], aten=["cumsum.default"])
+def _cumsum(tr, input, dim, *, dtype=None, out=None):
+    if out is not None:
+        raise tr.unsupported("the out= argument")
+    if dtype is not None:
+        input = _astype(tr, input, dtype)
+    elif _is_int_dtype(tr.dtype(input)):
+        input = _astype(tr, input, "int64")  # torch accumulates integers and bools in int64
+    axis = tr.normalize_axis(dim, tr.ndim(input, "input"), "dim")
+    return tr.bb.emit_te(cumsum_te, input, axis, False, False, primfunc_name_hint="cumsum")
+
+
+# --------------------------------------------------------------------------------------
+# more activations: clamp, hardtanh / relu6, hardswish, hardsigmoid, leaky_relu, prelu
+# --------------------------------------------------------------------------------------
+@OPS.register("clamp", functions=[torch.clamp, torch.clip], methods=["clamp", "clip", "clamp_", "clip_"],
+              aten=["clamp.default", "clamp.Tensor", "clip.default", "clamp_.default"])
+def _clamp(tr, input, min=None, max=None, *, out=None):
+    if out is not None:
+        raise tr.unsupported("the out= argument")
+    if min is None and max is None:
+        raise TVMValueError(f"{tr.node_desc()}: clamp needs min or max")
+    dtype = tr.dtype(input)
+    bounds = [_cast_to(tr, b, dtype) if isinstance(b, Expr) else b for b in (min, max)]
+    if _is_int_dtype(dtype) and any(isinstance(b, float) for b in bounds):
+        raise tr.unsupported("clamp of an integer tensor with a float bound (torch promotes it to float)")
+    return emit_clamp(tr, input, *bounds)
+
+
+@OPS.register("hardtanh", functions=[F.hardtanh],
+              modules={nn.Hardtanh: lambda tr, m: {"min_val": m.min_val, "max_val": m.max_val}},
+              aten=["hardtanh.default", "hardtanh_.default"])
+def _hardtanh(tr, input, min_val=-1.0, max_val=1.0, inplace=False):
+    return emit_clamp(tr, input, min_val, max_val)
+
+
+@OPS.register("relu6", functions=[F.relu6], modules={nn.ReLU6: lambda tr, m: {}}, aten=["relu6.default"])
+def _relu6(tr, input, inplace=False):
+    return emit_clamp(tr, input, 0.0, 6.0)
+
+
+@OPS.register("hardswish", functions=[F.hardswish], modules={nn.Hardswish: lambda tr, m: {}},
+              aten=["hardswish.default", "hardswish_.default"])
+def _hardswish(tr, input, inplace=False):
+    return emit_hard_swish(tr, input)
+
+
+@OPS.register("hardsigmoid", functions=[F.hardsigmoid], modules={nn.Hardsigmoid: lambda tr, m: {}},
+              aten=["hardsigmoid.default", "hardsigmoid_.default"])
+def _hardsigmoid(tr, input, inplace=False):
+    return emit_hard_sigmoid(tr, input)
+
+
+@OPS.register("leaky_relu", functions=[F.leaky_relu],
+              modules={nn.LeakyReLU: lambda tr, m: {"negative_slope": m.negative_slope, "inplace": m.inplace}},
+              aten=["leaky_relu.default", "leaky_relu_.default"])
+def _leaky_relu(tr, input, negative_slope=0.01, inplace=False):
+    return emit_leaky_relu(tr, input, negative_slope)
+
+
+@OPS.register("prelu", functions=[F.prelu, torch.prelu], modules={nn.PReLU: lambda tr, m: {"weight": tr.weight(m.weight)}},
+              aten=["prelu.default", "_prelu_kernel.default"])
+def _prelu(tr, input, weight):
+    ndim = tr.ndim(input, "input")
+    channels = tr.shape(weight, "weight")[0]
+    if channels != 1 and ndim >= 2:
+        weight = tr.emit(_relax().reshape(weight, [channels] + [1] * (ndim - 2)))
+    return emit_leaky_relu(tr, input, weight)
+
+
+# --------------------------------------------------------------------------------------
+# batched linear algebra, attention
+# --------------------------------------------------------------------------------------
+@OPS.register("baddbmm", functions=[torch.baddbmm], methods=["baddbmm"], aten=["baddbmm.default"])
+def _baddbmm(tr, input, batch1, batch2, *, beta=1, alpha=1):
+    return _addmm(tr, input, batch1, batch2, beta=beta, alpha=alpha)
+
+
+@OPS.register("sdpa", functions=[F.scaled_dot_product_attention], aten=["scaled_dot_product_attention.default"])
+def _sdpa(tr, query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False):
+    if dropout_p:
+        raise tr.unsupported("scaled_dot_product_attention with dropout_p > 0")
+    if enable_gqa:
+        raise tr.unsupported("scaled_dot_product_attention with enable_gqa=True")
+    q_shape, k_shape = tr.shape(query, "query"), tr.shape(key, "key")
+    dtype = tr.dtype(query)
+    scale = 1.0 / float(np.sqrt(q_shape[-1])) if scale is None else float(scale)
+    axes = list(range(len(k_shape)))
+    axes[-1], axes[-2] = axes[-2], axes[-1]
+    scores = tr.emit(_relax().matmul(query, tr.emit(_relax().permute_dims(key, axes))))
+    scores = tr.emit(_relax().multiply(scores, const(np.asarray(scale, dtype), dtype)))
+    neg_inf = const(np.asarray(-np.inf, dtype), dtype)
+    if is_causal:
+        length, kv = q_shape[-2], k_shape[-2]
+        causal = np.tril(np.ones((length, kv), dtype=bool))
+        scores = tr.emit(_relax().where(const(causal, "bool"), scores, neg_inf))
+    if attn_mask is not None:
+        if tr.dtype(attn_mask, "attn_mask") == "bool":
+            scores = tr.emit(_relax().where(attn_mask, scores, neg_inf))
+        else:
+            scores = tr.emit(_relax().add(scores, attn_mask))
+    weights = emit_softmax(tr, scores, -1)
+    return tr.emit(_relax().matmul(weights, value))
+
+
+# --------------------------------------------------------------------------------------
+# conv1d, conv_transpose2d, group_norm, interpolate
+# --------------------------------------------------------------------------------------
+def _conv1d_module(tr, module):
+    if module.padding_mode != "zeros":
+        raise tr.unsupported(f"Conv1d padding_mode={module.padding_mode!r}")
+    return {"weight": tr.weight(module.weight), "bias": _weight_or_none(tr, module.bias), "stride": module.stride,
+            "padding": module.padding, "dilation": module.dilation, "groups": module.groups}
+
+
+def _single(value, what, tr):
+    value = [value] if isinstance(value, int) else list(value)
+    if len(value) != 1:
+        raise TVMValueError(f"{tr.node_desc()}: {what} must be an int or a 1-tuple, got {value}")
+    return [int(value[0])]
+
+
+@OPS.register("conv1d", functions=[F.conv1d, torch.conv1d], modules={nn.Conv1d: _conv1d_module},
+              aten=["conv1d.default", "conv1d.padding"])
+def _conv1d(tr, input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    if tr.ndim(input, "input") != 3:
+        raise tr.unsupported(f"conv1d on a rank-{tr.ndim(input)} input (only batched NCL, rank 3)")
+    stride, dilation = _single(stride, "stride", tr), _single(dilation, "dilation", tr)
+    if isinstance(padding, str):
+        if padding not in ("valid", "same"):
+            raise TVMValueError(f"{tr.node_desc()}: padding must be 'valid', 'same' or ints, got {padding!r}")
+        total = dilation[0] * (tr.shape(weight, "weight")[2] - 1) if padding == "same" else 0
+        begins, ends = [total // 2], [total - total // 2]
+    else:
+        begins = ends = _single(padding, "padding", tr)
+    return emit_conv(tr, input, weight, bias, stride, begins, ends, dilation, groups)
+
+
+def _conv_transpose_impl(tr, input, weight, bias, stride, padding, output_padding, groups, dilation):
+    rank = tr.ndim(input, "input") - 2
+    if rank not in (1, 2):
+        raise tr.unsupported(f"a {rank}-d transposed convolution (1-d and 2-d are)")
+    expand = _single if rank == 1 else _pair
+    stride, padding = expand(stride, "stride", tr), expand(padding, "padding", tr)
+    output_padding, dilation = expand(output_padding, "output_padding", tr), expand(dilation, "dilation", tr)
+    in_spatial, kernel = tr.shape(input)[2:], tr.shape(weight, "weight")[2:]
+    out = [(i - 1) * s - 2 * p + d * (k - 1) + op + 1
+           for i, s, p, d, k, op in zip(in_spatial, stride, padding, dilation, kernel, output_padding)]
+    return emit_conv_transpose(tr, input, weight, bias, stride, dilation, padding, out, groups)
+
+
+def _conv_transpose_module(tr, module):
+    if module.padding_mode != "zeros":
+        raise tr.unsupported(f"{type(module).__name__} padding_mode={module.padding_mode!r}")
+    return {"weight": tr.weight(module.weight), "bias": _weight_or_none(tr, module.bias), "stride": module.stride,
+            "padding": module.padding, "output_padding": module.output_padding, "groups": module.groups,
+            "dilation": module.dilation}
+
+
+@OPS.register("conv_transpose", functions=[F.conv_transpose2d, F.conv_transpose1d],
+              modules={nn.ConvTranspose2d: _conv_transpose_module, nn.ConvTranspose1d: _conv_transpose_module},
+              aten=["conv_transpose2d.input", "conv_transpose1d.default"])
+def _conv_transpose(tr, input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return _conv_transpose_impl(tr, input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+def _group_norm_impl(tr, input, num_groups, weight, bias, eps):
+    shape = tr.shape(input, "input")
+    channels = shape[1]
+    if channels % num_groups:
+        raise TVMValueError(f"{tr.node_desc()}: {channels} channels do not split into {num_groups} groups")
+    grouped = tr.emit(_relax().reshape(input, [shape[0], num_groups, -1]))
+    normed = tr.emit(_relax().reshape(emit_layer_norm(tr, grouped, None, None, 2, eps), shape))
+    affine = [1, channels] + [1] * (len(shape) - 2)
+    if weight is not None:
+        normed = tr.emit(_relax().multiply(normed, tr.emit(_relax().reshape(weight, affine))))
+    if bias is not None:
+        normed = tr.emit(_relax().add(normed, tr.emit(_relax().reshape(bias, affine))))
+    return normed
+
+
+@OPS.register("native_group_norm", aten=["native_group_norm.default"])
+def _native_group_norm(tr, input, weight, bias, N, C, HxW, group, eps):
+    out = _group_norm_impl(tr, input, group, weight, bias, eps)
+    return (out, NotComputed("the saved mean", tr.node), NotComputed("the saved rstd", tr.node))
+
+
+@OPS.register("group_norm", functions=[F.group_norm],
+              modules={nn.GroupNorm: lambda tr, m: {"num_groups": m.num_groups, "weight": _weight_or_none(tr, m.weight),
+                                                    "bias": _weight_or_none(tr, m.bias), "eps": m.eps}},
+              aten=["group_norm.default"])
+def _group_norm(tr, input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enabled=True):
+    return _group_norm_impl(tr, input, num_groups, weight, bias, eps)
+
+
+def _interpolate_impl(tr, input, size, scale_factor, mode, align_corners):
+    shape = tr.shape(input, "input")
+    spatial = len(shape) - 2
+    if mode not in ("nearest", "bilinear", "linear"):
+        raise tr.unsupported(f"interpolate mode={mode!r} (nearest, linear and bilinear are)")
+    if size is not None:
+        out = [int(v) for v in ([size] * spatial if isinstance(size, int) else size)]
+        scales = [o / i for o, i in zip(out, shape[2:])]
+    elif scale_factor is not None:
+        factors = [float(scale_factor)] * spatial if isinstance(scale_factor, (int, float)) else list(scale_factor)
+        out = [int(np.floor(i * f)) for i, f in zip(shape[2:], factors)]
+        scales = [float(f) for f in factors]
+    else:
+        raise TVMValueError(f"{tr.node_desc()}: interpolate needs size or scale_factor")
+    coord = "asymmetric" if mode == "nearest" else ("align_corners" if align_corners else "half_pixel")
+    return tr.bb.emit_te(resize_te, input, shape[:2] + out, [1.0, 1.0] + scales,
+                         "nearest" if mode == "nearest" else "linear", coord, "floor", primfunc_name_hint="resize")
+
+
+@OPS.register("interpolate", functions=[F.interpolate],
+              modules={nn.Upsample: lambda tr, m: {"size": m.size, "scale_factor": m.scale_factor, "mode": m.mode,
+                                                   "align_corners": m.align_corners}})
+def _interpolate(tr, input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                 recompute_scale_factor=None, antialias=False):
+    if antialias:
+        raise tr.unsupported("interpolate with antialias=True")
+    if recompute_scale_factor and scale_factor is not None:
+        size, scale_factor = [int(np.floor(i * f)) for i, f in zip(
+            tr.shape(input)[2:], [scale_factor] * (tr.ndim(input) - 2) if isinstance(scale_factor, (int, float))
+            else scale_factor)], None
+    return _interpolate_impl(tr, input, size, scale_factor, mode, align_corners)
+
+
+@OPS.register("upsample_nearest", aten=["upsample_nearest2d.vec", "upsample_nearest1d.vec"])
+def _upsample_nearest(tr, input, output_size, scale_factors):
+    return _interpolate_impl(tr, input, output_size, scale_factors, "nearest", None)
+
+
+@OPS.register("upsample_bilinear", aten=["upsample_bilinear2d.vec"])
+def _upsample_bilinear(tr, input, output_size, align_corners, scale_factors):
+    return _interpolate_impl(tr, input, output_size, scale_factors, "bilinear", align_corners)
+
+
+# --------------------------------------------------------------------------------------
+# logic on bool tensors, constants the decompositions create
+# --------------------------------------------------------------------------------------
+@OPS.register("logical_not", functions=[torch.logical_not, operator.invert], methods=["logical_not"],
+              aten=["logical_not.default", "bitwise_not.default"])
+def _logical_not(tr, input):
+    if tr.dtype(input) != "bool":
+        raise tr.unsupported(f"logical/bitwise not of a {tr.dtype(input)} tensor (bool tensors are)")
+    return tr.emit(_relax().equal(input, const(False, "bool")))
+
+
+def _bool_binary(tr, input, other, name):
+    for v in (input, other):
+        if not isinstance(v, Expr) or tr.dtype(v) != "bool":
+            raise tr.unsupported(f"{name} of non-bool operands (bool tensors are)")
+    if name == "and":
+        return tr.emit(_relax().where(input, other, const(False, "bool")))
+    if name == "or":
+        return tr.emit(_relax().where(input, const(True, "bool"), other))
+    return tr.emit(_relax().not_equal(input, other))
+
+
+@OPS.register("logical_and", functions=[torch.logical_and, operator.and_], methods=["logical_and"],
+              aten=["logical_and.default", "bitwise_and.Tensor", "__and__.Tensor"])
+def _logical_and(tr, input, other):
+    return _bool_binary(tr, input, other, "and")
+
+
+@OPS.register("logical_or", functions=[torch.logical_or, operator.or_], methods=["logical_or"],
+              aten=["logical_or.default", "bitwise_or.Tensor", "__or__.Tensor"])
+def _logical_or(tr, input, other):
+    return _bool_binary(tr, input, other, "or")
+
+
+def _any_all(tr, input, dim, keepdim, is_any):
+    as_int = tr.emit(_relax().astype(input, "int32"))
+    reduced = _reduce(tr, _relax().max if is_any else _relax().min, as_int, dim, keepdim, None)
+    return tr.emit(_relax().greater(reduced, const(np.asarray(0, "int32"), "int32")))
+
+
+@OPS.register("any", functions=[torch.any], methods=["any"], aten=["any.dim", "any.default", "any.dims"])
+def _any(tr, input, dim=None, keepdim=False, *, out=None):
+    return _any_all(tr, input, dim, keepdim, True)
+
+
+@OPS.register("all", functions=[torch.all], methods=["all"], aten=["all.dim", "all.default", "all.dims"])
+def _all(tr, input, dim=None, keepdim=False, *, out=None):
+    return _any_all(tr, input, dim, keepdim, False)
+
+
+@OPS.register("scalar_tensor", aten=["scalar_tensor.default"])
+def _scalar_tensor(tr, s, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return const(torch.scalar_tensor(s, dtype=dtype).numpy(), torch_dtype_to_str(dtype or torch.get_default_dtype()))
+
+
+@OPS.register("full", functions=[torch.full], aten=["full.default"])
+def _full(tr, size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    value = torch.full(list(size), fill_value, dtype=dtype)
+    return const(value.numpy(), torch_dtype_to_str(value.dtype))
+
+
+@OPS.register("full_like", functions=[torch.zeros_like, torch.ones_like, torch.full_like],
+              aten=["zeros_like.default", "ones_like.default", "full_like.default"])
+def _full_like(tr, input, fill_value=None, *, dtype=None, layout=None, device=None, pin_memory=None,
+               memory_format=None, requires_grad=False):
+    if fill_value is None:  # zeros_like / ones_like: which one is the node's target
+        fill_value = 1 if "ones" in str(getattr(tr.node.target, "__name__", tr.node.target)) else 0
+    dtype = torch_dtype_to_str(dtype) if dtype is not None else tr.dtype(input)
+    value = np.full(tr.shape(input, "input"), fill_value, dtype="bool" if dtype == "bool" else dtype)
+    return const(value, dtype)
 
 
 __all__ = []
