@@ -1029,22 +1029,8 @@ def _unbind(tr, input, dim=0):
 
 
 # --------------------------------------------------------------------------------------
-# embedding, masked_fill, cumsum
+# masked_fill, cumsum (embedding is with the other indexing ops above)
 # --------------------------------------------------------------------------------------
-@OPS.register("embedding", functions=[F.embedding],
-              modules={nn.Embedding: lambda tr, m: {"weight": tr.weight(m.weight), "max_norm": m.max_norm}})
-def _embedding(tr, input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
-               sparse=False):
-    if max_norm is not None:
-        raise tr.unsupported("embedding with max_norm (it renormalizes the weight in place)")
-    return _take_indices(tr, weight, input, 0)
-
-
-@OPS.register("aten_embedding", aten=["embedding.default"])
-def _aten_embedding(tr, weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
-    return _take_indices(tr, weight, indices, 0)
-
-
 @OPS.register("masked_fill", methods=["masked_fill", "masked_fill_"],
               aten=["masked_fill.Scalar", "masked_fill.Tensor", "masked_fill_.Scalar"])
 def _masked_fill(tr, input, mask, value):
