@@ -102,6 +102,9 @@ class RelaxBuilder : public DialectState, public BodyFrame {
   void With(Evaluator& ev, const ast::Stmt& s) override;
   void If(Evaluator& ev, const ast::Stmt& s, const Any& cond) override;
   void Return(Evaluator& ev, const ast::Stmt& s) override;
+  // A nested `@R.function def f(...)`: a local function (a closure over the
+  // enclosing function's variables) bound to the variable `f`.
+  void Definition(Evaluator& ev, const ast::Stmt& s) override;
 
  private:
   struct FuncFrame {
