@@ -196,3 +196,45 @@ def test_if_branches_are_seq_exprs():
 def test_tuple_get_item_tuple_value():
     t = relax.Tuple([relax.Var("a", _f32(2))])
     assert relax.TupleGetItem(t, 0).tuple_value.same_as(t)
+
+
+def test_tuple_annotation_takes_a_list():
+    @R.function
+    def main(t: R.Tuple([R.Tensor((2,), "float32"), R.Tensor((3,), "float32")])):
+        return t
+
+    tvm.ir.assert_structural_equal(main.params[0].struct_info, relax.TupleStructInfo([_f32(2), _f32(3)]))
+
+
+def test_dataflow_block_inside_a_branch():
+    @R.function
+    def main(c: R.Tensor((), "bool"), x: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):
+        if c:
+            with R.dataflow():
+                w = R.add(x, x)
+                R.output(w)
+            q = w
+        else:
+            q = x
+        return q
+
+    then = main.body.blocks[0].bindings[0].value.true_branch
+    assert isinstance(then.blocks[0], relax.DataflowBlock)
+    tvm.ir.assert_structural_equal(then.blocks[0].bindings[0].value, relax.op.add(main.params[1], main.params[1]))
+
+
+def test_output_of_a_nested_function_in_a_dataflow_block():
+    @R.function
+    def main(x: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):
+        with R.dataflow():
+            @R.function
+            def inner(a: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):
+                return a
+
+            R.output(inner)
+        y = inner(x)
+        return y
+
+    binding = main.body.blocks[0].bindings[0]
+    assert isinstance(binding.value, relax.Function)
+    assert not isinstance(binding.var, relax.DataflowVar)  # R.output made it visible after the block

@@ -119,6 +119,8 @@ Any Shape(RelaxBuilder& b, CallArgs& c) {
 
 Any TupleSInfo(RelaxBuilder& b, CallArgs& c) {
   if (!c.kwargs.empty()) b.Error(c.kwarg_pos[0], "R.Tuple takes its fields as positional arguments");
+  // R.Tuple(a, b) or, as TVM also takes, R.Tuple([a, b]).
+  if (c.args.size() == 1 && c.args[0].as<ArrayObj>()) return relax::StructInfo(b.ToStructInfo(c.args[0], c.arg_pos[0]));
   Array<relax::StructInfo> fields;
   for (size_t i = 0; i < c.args.size(); ++i) fields.push_back(b.ToStructInfo(c.args[i], c.arg_pos[i]));
   return relax::StructInfo(relax::TupleStructInfo(fields));

@@ -573,11 +573,11 @@ void RelaxBuilder::With(Evaluator& ev, const ast::Stmt& s) {
   }
   if (item.target) Error(item.target->pos, "`with R.dataflow()` binds no variable");
   if (func_->in_dataflow) Error(s.pos, "dataflow blocks cannot be nested");
-  if (func_->if_depth > 0) Error(s.pos, "a dataflow block cannot be inside an 'if'");
 
   // Which assignments define the block's outputs: R.output(...) must be the
   // last statement; the last assignment to each name it lists is an output.
   std::unordered_set<const ast::Expr*> outputs;
+  std::unordered_set<const ast::Stmt*> output_defs;
   const ast::Stmt* output_stmt = nullptr;
   for (size_t i = 0; i < s.body.size(); ++i) {
     const ast::Stmt& st = *s.body[i];
@@ -589,6 +589,7 @@ void RelaxBuilder::With(Evaluator& ev, const ast::Stmt& s) {
     for (const ast::ExprPtr& arg : st.value->items) {
       if (arg->kind != ExprKind::kName) Error(arg->pos, "R.output takes the names of variables of the block");
       const ast::Expr* last = nullptr;
+      const ast::Stmt* last_def = nullptr;  // a nested `def` the output names
       for (size_t j = 0; j < i; ++j) {
         const ast::Stmt& a = *s.body[j];
         std::vector<const ast::Expr*> targets;
@@ -603,11 +604,15 @@ void RelaxBuilder::With(Evaluator& ev, const ast::Stmt& s) {
           targets.push_back(a.target.get());
         }
         for (const ast::Expr* t : targets) {
-          if (t->kind == ExprKind::kName && t->str == arg->str) last = t;
+          if (t->kind == ExprKind::kName && t->str == arg->str) last = t, last_def = nullptr;
         }
+        if (a.kind == StmtKind::kFunctionDef && a.name == arg->str) last = nullptr, last_def = &a;
       }
-      if (last == nullptr) Error(arg->pos, "R.output: '" + arg->str + "' is not bound in this dataflow block");
-      outputs.insert(last);
+      if (last == nullptr && last_def == nullptr) {
+        Error(arg->pos, "R.output: '" + arg->str + "' is not bound in this dataflow block");
+      }
+      if (last != nullptr) outputs.insert(last);
+      if (last_def != nullptr) output_defs.insert(last_def);
     }
   }
 
@@ -615,6 +620,7 @@ void RelaxBuilder::With(Evaluator& ev, const ast::Stmt& s) {
   func_->bb->BeginDataflowBlock();
   func_->in_dataflow = true;
   func_->output_targets = std::move(outputs);
+  func_->output_defs = std::move(output_defs);
   func_->output_stmt = output_stmt;
   func_->block_vars.clear();
   std::vector<relax::Var> escaping;
@@ -631,6 +637,7 @@ void RelaxBuilder::With(Evaluator& ev, const ast::Stmt& s) {
   FinishBlock();
   func_->in_dataflow = false;
   func_->output_targets.clear();
+  func_->output_defs.clear();
   func_->output_stmt = nullptr;
   func_->block_vars.clear();
   func_->bb->BeginBindingBlock();
@@ -746,10 +753,13 @@ void RelaxBuilder::Definition(Evaluator& ev, const ast::Stmt& s) {
   if (dec.path != "R.function") {
     Error(dec.pos, "a function defined in an R.function body must be an @R.function, not @" + dec.path);
   }
+  FuncFrame* outer = func_;
   relax::Function inner = BuildFunction(s, dec);
   ast::Expr target(ExprKind::kName, s.pos);
   target.str = s.name;
+  if (outer->output_defs.count(&s)) outer->output_targets.insert(&target);
   Emit(s.name, Any(relax::Expr(inner)), std::nullopt, target, s.pos);
+  outer->output_targets.erase(&target);
 }
 
 void RelaxBuilder::Return(Evaluator& ev, const ast::Stmt& s) {
