@@ -120,3 +120,36 @@ def test_extern_functions_are_kept():
     before = bb.get()
     after = relax.transform.DeadCodeElimination()(before)
     assert [gv.name_hint for gv in after.get_global_vars()] == ["my_extern"]
+
+
+def test_intermediate_dataflow_var_of_an_output_is_elided():
+    # `lv = f(x); gv = lv` with lv used nowhere else: `gv = f(x)` (as TVM).
+    x = relax.Var("x", _t())
+    call = relax.op.call_pure_packed("f", x, sinfo_args=_t())
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            lv = bb.emit(call)
+            gv = bb.emit_output(lv)
+        bb.emit_func_output(gv)
+    after = relax.transform.DeadCodeElimination()(bb.get())
+
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            gv = bb.emit_output(call)
+        bb.emit_func_output(gv)
+    tvm.ir.assert_structural_equal(after, bb.get())
+
+
+def test_intermediate_used_twice_stays():
+    x = relax.Var("x", _t())
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            lv = bb.emit(relax.op.call_pure_packed("f", x, sinfo_args=_t()))
+            gv = bb.emit_output(lv)
+            gv2 = bb.emit_output(relax.op.add(lv, gv))
+        bb.emit_func_output(gv2)
+    before = bb.get()
+    tvm.ir.assert_structural_equal(relax.transform.DeadCodeElimination()(before), before)
