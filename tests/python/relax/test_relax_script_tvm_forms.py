@@ -238,3 +238,21 @@ def test_output_of_a_nested_function_in_a_dataflow_block():
     binding = main.body.blocks[0].bindings[0]
     assert isinstance(binding.value, relax.Function)
     assert not isinstance(binding.var, relax.DataflowVar)  # R.output made it visible after the block
+
+
+def test_zero_argument_call_of_the_module_by_its_class_name():
+    # `y = Module.f()` at the top of a body looks like a `n = T.int64()`
+    # declaration; the class name is only bound once the functions are built.
+    @I.ir_module
+    class Module:
+        @R.function(private=True)
+        def f() -> R.Tensor((), "int32"):
+            return R.const(1, "int32")
+
+        @R.function
+        def main() -> R.Tensor((), "int32"):
+            y = Module.f()
+            return y
+
+    call = Module["main"].body.blocks[0].bindings[0].value
+    assert call.op.same_as(Module.get_global_var("f")) and len(call.args) == 0

@@ -245,8 +245,17 @@ void RelaxBuilder::DefinePreludeVars(const ast::Stmt& def) {
     bool all_decls = true;
     for (size_t i = 0; i < names.size() && all_decls; ++i) {
       const ast::Expr& v = *values[i];
-      all_decls = names[i]->kind == ExprKind::kName && v.kind == ExprKind::kCall && v.items.empty() &&
-                  v.kwargs.empty() && NamespaceRoot(CalleePath(ev_, v)) == "T";
+      if (!(names[i]->kind == ExprKind::kName && v.kind == ExprKind::kCall && v.items.empty() && v.kwargs.empty())) {
+        all_decls = false;
+        break;
+      }
+      // The callee may name what is only bound once the functions are
+      // built (`Module.f()`, a call of another function): not a declaration.
+      try {
+        all_decls = NamespaceRoot(CalleePath(ev_, v)) == "T";
+      } catch (const ::tessera::Error&) {
+        all_decls = false;
+      }
     }
     if (!all_decls) continue;
     for (size_t i = 0; i < names.size(); ++i) {
