@@ -90,38 +90,29 @@ def test_nested_definition_must_be_a_relax_function():
             return x
 
 
+_ADDONE = """
+@I.ir_module
+class Module:
+    @T.prim_func
+    def addone(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32")):
+        for i in range(4):
+            with T.block("b"):
+                vi = T.axis.remap("S", [i])
+                B[vi] = A[vi] + T.float32(1)
+
+    @R.function
+    def main(x: R.Tensor((4,), "float32")):
+        cls = Module
+        y = {ns}.call_tir(cls.addone, (x,), R.Tensor((4,), dtype="float32"))
+        return y
+"""
+
+
 def test_relax_call_tir_is_r_call_tir():
-    @I.ir_module
-    class WithRelax:
-        @T.prim_func
-        def addone(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32")):
-            for i in range(4):
-                with T.block("b"):
-                    vi = T.axis.remap("S", [i])
-                    B[vi] = A[vi] + T.float32(1)
-
-        @R.function
-        def main(x: R.Tensor((4,), "float32")):
-            cls = WithRelax
-            y = relax.call_tir(cls.addone, (x,), R.Tensor((4,), dtype="float32"))
-            return y
-
-    @I.ir_module
-    class WithR:
-        @T.prim_func
-        def addone(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32")):
-            for i in range(4):
-                with T.block("b"):
-                    vi = T.axis.remap("S", [i])
-                    B[vi] = A[vi] + T.float32(1)
-
-        @R.function
-        def main(x: R.Tensor((4,), "float32")):
-            cls = WithR
-            y = R.call_tir(cls.addone, (x,), R.Tensor((4,), dtype="float32"))
-            return y
-
-    tvm.ir.assert_structural_equal(WithRelax, WithR)
+    with_relax = tvm.script.from_source(_ADDONE.format(ns="relax"), {"relax": relax})
+    with_r = tvm.script.from_source(_ADDONE.format(ns="R"))
+    tvm.ir.assert_structural_equal(with_relax, with_r)
+    assert with_r["main"].body.blocks[0].bindings[0].value.op.name == "relax.call_tir"
 
 
 def test_tuple_get_item_and_python_tuple_annotation():
