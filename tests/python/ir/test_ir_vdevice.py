@@ -1,4 +1,4 @@
-"""tvm.ir.VDevice (python/tessera/ir/vdevice.py): a value with target,
+"""tvm.ir.VDevice (python/tessera/ir/vdevice.py) and tvm.ir.DummyGlobalInfo: a value with target,
 vdevice_id and memory_scope, equal by those; bad arguments are errors naming
 the parameter; a tensor placed on a virtual device is refused (not
 supported yet) rather than silently dropped."""
@@ -30,3 +30,10 @@ def test_bad_arguments():
 def test_tensor_on_a_virtual_device_is_refused():
     with pytest.raises(NotImplementedError, match="vdevice"):
         relax.Var("x", R.Tensor((2, 3), "float32", tvm.ir.VDevice("llvm")))
+
+
+def test_dummy_global_info_values():
+    # tvm.ir.DummyGlobalInfo (python/tessera/ir/global_info.py): fieldless, so all equal.
+    a, b = tvm.ir.DummyGlobalInfo(), tvm.ir.DummyGlobalInfo()
+    assert a == b and hash(a) == hash(b) and isinstance(a, tvm.ir.GlobalInfo)
+    assert a != tvm.ir.VDevice("llvm")
