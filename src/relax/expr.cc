@@ -4,6 +4,7 @@
 
 #include <unordered_set>
 
+#include "ir/structural_equal.h"
 #include "runtime/reflection.h"
 #include "runtime/registry.h"
 
@@ -211,10 +212,16 @@ If::If(RelaxExpr cond, RelaxExpr true_branch, RelaxExpr false_branch, Span span)
   TESSERA_CHECK_OR_THROW(cond.defined(), TypeError) << "relax.If: cond is None";
   TESSERA_CHECK_OR_THROW(true_branch.defined(), TypeError) << "relax.If: true_branch is None";
   TESSERA_CHECK_OR_THROW(false_branch.defined(), TypeError) << "relax.If: false_branch is None";
+  // As TVM: each branch is a SeqExpr (a plain expression becomes one with no
+  // bindings), so every branch is a scope the normalizer and passes treat alike.
+  auto as_seq = [](RelaxExpr e) -> RelaxExpr {
+    if (e.as<SeqExprNode>()) return e;
+    return SeqExpr(Array<BindingBlock>(), e, e->span);
+  };
   auto n = make_object<IfNode>();
   n->cond = std::move(cond);
-  n->true_branch = std::move(true_branch);
-  n->false_branch = std::move(false_branch);
+  n->true_branch = as_seq(std::move(true_branch));
+  n->false_branch = as_seq(std::move(false_branch));
   n->span = std::move(span);
   data_ = std::move(n);
 }
@@ -231,16 +238,28 @@ Function::Function(Array<Var> params, RelaxExpr body, std::optional<StructInfo> 
   TESSERA_CHECK_OR_THROW(body.defined(), TypeError) << "relax.Function: body is None";
   auto n = make_object<FunctionNode>();
   n->params = std::move(params);
-  if (ret_struct_info && ret_struct_info->defined()) {
-    n->ret_struct_info = *ret_struct_info;
-  } else if (body->struct_info_.defined()) {
-    // What the body's struct info says in terms of the parameters' symbolic vars.
+  // What the body's struct info says in terms of the parameters' symbolic vars.
+  auto body_ret = [&]() {
     std::unordered_set<const Object*> param_vars;
     for (const StructInfo& s : param_sinfo) {
       for (const tir::Var& v : TIRVarsInStructInfo(s)) param_vars.insert(v.get());
     }
-    n->ret_struct_info = EraseToWellDefined(Downcast<StructInfo>(body->struct_info_),
-                                            [&](const tir::Var& v) { return param_vars.count(v.get()) > 0; });
+    return EraseToWellDefined(Downcast<StructInfo>(body->struct_info_),
+                              [&](const tir::Var& v) { return param_vars.count(v.get()) > 0; });
+  };
+  if (ret_struct_info && ret_struct_info->defined()) {
+    n->ret_struct_info = *ret_struct_info;
+    // As TVM: a body more precise than the annotation refines the return
+    // (`-> R.Tensor(ndim=2)` over a body of R.Tensor((m, n))).
+    if (body->struct_info_.defined()) {
+      StructInfo refined = body_ret();
+      if (!StructuralEqual(Any(refined), Any(n->ret_struct_info)) &&
+          StructInfoBaseCheck(n->ret_struct_info, refined) == BaseCheckResult::kPass) {
+        n->ret_struct_info = refined;
+      }
+    }
+  } else if (body->struct_info_.defined()) {
+    n->ret_struct_info = body_ret();
   }
   if (n->ret_struct_info.defined()) n->struct_info_ = FuncStructInfo(param_sinfo, n->ret_struct_info, is_pure);
   n->body = std::move(body);

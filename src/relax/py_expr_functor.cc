@@ -216,7 +216,14 @@ class PyExprMutatorNode : public Object, public ExprMutator {
   TESSERA_PY_MUTATE(ConstantNode, kConstant)
   TESSERA_PY_MUTATE(TupleNode, kTuple)
   TESSERA_PY_MUTATE(VarNode, kVar)
-  TESSERA_PY_MUTATE(DataflowVarNode, kDataflowVar)
+  // As TVM: a DataflowVar use is not also visited as a Var use (visit_var_).
+  RelaxExpr VisitExpr_(const DataflowVarNode* op) override {
+    if (hooks_.Has(kDataflowVar)) {
+      return hooks_.CallExpecting<RelaxExpr>(kDataflowVar, GetRef<RelaxExpr>(op), "relax.Expr");
+    }
+    return VisitBase_(op);
+  }
+  RelaxExpr VisitBase_(const DataflowVarNode* op) { return ExprMutator::VisitExpr_(static_cast<const VarNode*>(op)); }
   TESSERA_PY_MUTATE(ShapeExprNode, kShapeExpr)
   TESSERA_PY_MUTATE(ExternFuncNode, kExternFunc)
   TESSERA_PY_MUTATE(GlobalVarNode, kGlobalVar)

@@ -6,6 +6,8 @@ from .op import Op, register_op_attr
 from .type import PrimType, PointerType
 from .function import BaseFunc
 from .module import IRModule
+from .vdevice import VDevice
+from .global_info import GlobalInfo, DummyGlobalInfo
 from . import module
 from . import transform, instrument
 from .transform import PassContext
@@ -13,4 +15,5 @@ from .structural import structural_equal, structural_hash, assert_structural_equ
 
 __all__ = ["Node", "Span", "save_json", "load_json", "BaseExpr", "PrimExpr", "RelaxExpr", "RelayExpr", "GlobalVar", "Range",
            "Op", "BaseFunc", "IRModule", "module", "structural_equal", "structural_hash", "assert_structural_equal",
-           "get_first_structural_mismatch", "transform", "instrument", "PassContext", "PrimType", "PointerType"]
+           "get_first_structural_mismatch", "transform", "instrument", "PassContext", "PrimType", "PointerType",
+           "VDevice", "GlobalInfo", "DummyGlobalInfo"]

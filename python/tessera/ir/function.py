@@ -20,12 +20,29 @@ class BaseFunc(RelaxExpr):
             func = _ffi_api.BaseFuncWithAttr(func, key, value)
         return func
 
+    def with_attrs(self, attr_map):
+        """A copy of this function with every attribute of the dict ``attr_map`` set."""
+        return self.with_attr(_attr_dict("BaseFunc.with_attrs", attr_map))
+
     def without_attr(self, attr_key):
         """A copy of this function without attribute ``attr_key`` (unchanged when absent)."""
         if not isinstance(attr_key, str):
             from ..error import TVMTypeError  # pylint: disable=import-outside-toplevel
             raise TVMTypeError(f"without_attr expects an attribute name (str), got {type(attr_key).__name__}")
         return _ffi_api.BaseFuncWithoutAttr(self, attr_key)
+
+
+def _attr_dict(where, attr_map):
+    """``attr_map`` as a dict of attribute names (TypeError naming ``where`` otherwise)."""
+    from ..error import TVMTypeError  # pylint: disable=import-outside-toplevel
+    items = getattr(attr_map, "items", None)
+    if items is None:
+        raise TVMTypeError(f"{where} expects a dict of attributes, got {type(attr_map).__name__}")
+    out = dict(items())
+    for key in out:
+        if not isinstance(key, str):
+            raise TVMTypeError(f"{where}: attribute names must be str, got {type(key).__name__}")
+    return out
 
 
 class _DictAttrs(dict):

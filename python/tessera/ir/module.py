@@ -94,6 +94,14 @@ class IRModule(Node):
         """A copy of this module with a module attribute set."""
         return _ffi_api.Module_WithAttr(self, attr_key, attr_value)
 
+    def with_attrs(self, attr_map):
+        """A copy of this module with every attribute of the dict ``attr_map`` set."""
+        from .function import _attr_dict  # pylint: disable=import-outside-toplevel
+        mod = self
+        for key, value in _attr_dict("IRModule.with_attrs", attr_map).items():
+            mod = mod.with_attr(key, value)
+        return mod
+
     def copy(self):
         return _ffi_api.Module_ShallowCopy(self)
 

@@ -155,6 +155,11 @@ class TupleGetItem(ExprWithOp):
             raise TVMTypeError(f"TupleGetItem: index must be an int, got {type(index).__name__}")
         self.__init_handle_by_constructor__(_ffi_api.TupleGetItem, tuple_value, index)
 
+    @property
+    def tuple_value(self):
+        """The tuple indexed (TVM's name for the field ``tuple``)."""
+        return self.tuple
+
 
 @register_object("relax.expr.Call")
 class Call(ExprWithOp):

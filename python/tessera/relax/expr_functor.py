@@ -306,18 +306,33 @@ for _name in _HOOKS:
 def _check_subclass(cls, base, decorator):
     if not isinstance(cls, type) or not issubclass(cls, base):
         raise TVMTypeError(f"@relax.expr_functor.{decorator} expects a subclass of relax.{base.__name__}, "
-                        f"got {cls!r}")
+                           f"got {cls!r}")
+    for parent in cls.__mro__[1:]:
+        if "_cls" in parent.__dict__:
+            # As TVM: a decorated class is a wrapper; subclass the class it wraps.
+            raise TVMTypeError(f"Inheritance from a decorated object `{cls.__name__}` is not allowed. Please "
+                               f"inherit from `{cls.__name__}._cls`. (`{parent.__name__}` is decorated with "
+                               f"@relax.expr_functor.{decorator}: derive from `{parent.__name__}._cls`)")
     cls._overridden_hooks()
-    return cls
+    # The decorated class, as in TVM, is a wrapper whose `_cls` is the class
+    # as written: subclasses derive from `_cls` (see the check above).
+    wrapper = type(cls)(cls.__name__, (cls,), {"_cls": cls, "__module__": cls.__module__,
+                                               "__qualname__": cls.__qualname__, "__doc__": cls.__doc__})
+    wrapper._overridden_hooks()
+    return wrapper
 
 
 def visitor(visitor_cls):
-    """Class decorator for a PyExprVisitor subclass (finds its overridden hooks once)."""
+    """Class decorator for a PyExprVisitor subclass (finds its overridden hooks
+    once). Returns a wrapper class; ``Wrapper._cls`` is the class as written,
+    the one to derive further visitors from."""
     return _check_subclass(visitor_cls, PyExprVisitor, "visitor")
 
 
 def mutator(mutator_cls):
-    """Class decorator for a PyExprMutator subclass (finds its overridden hooks once)."""
+    """Class decorator for a PyExprMutator subclass (finds its overridden hooks
+    once). Returns a wrapper class; ``Wrapper._cls`` is the class as written,
+    the one to derive further mutators from."""
     return _check_subclass(mutator_cls, PyExprMutator, "mutator")
 
 

@@ -7,7 +7,8 @@ the decorated source to the C++ parser; ``from_source`` parses text such as
 ``mod.script()`` prints.
 """
 from . import tir, ir, relax
+from . import parser  # tvm.script.parser.relax.entry.StructInfoProxy, as TVM's tests reach it
 from ._parser import from_source
 from .ir import ir_module
 
-__all__ = ["tir", "ir", "relax", "from_source", "ir_module"]
+__all__ = ["tir", "ir", "relax", "parser", "from_source", "ir_module"]

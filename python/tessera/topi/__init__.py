@@ -1,12 +1,12 @@
 """`tvm.topi`: tensor operators written in tensor expressions (tvm.te), one
 file per operator family. Delivered so far: broadcast arithmetic (with power,
-floor_divide) and comparisons, where, unary math, clip, cast,
+floor_divide, left/right shifts) and comparisons, where, unary math, clip, cast,
 sum/max/min/prod/mean, argmax/argmin, transpose, reshape, expand_dims,
 squeeze, broadcast_to, concatenate, take, split, strided_slice, matmul (NumPy
 broadcasting), nn.relu, nn.dense, nn.matmul; the rest of TVM's TOPI is not
 implemented yet."""
 from .broadcast import (add, subtract, multiply, divide, maximum, minimum, power, floor_divide, equal, not_equal,
-                        less, less_equal, greater, greater_equal, where)
+                        less, less_equal, greater, greater_equal, where, left_shift, right_shift)
 from .elemwise import exp, log, sqrt, rsqrt, tanh, sigmoid, erf, abs, negative, clip, cast
 from .reduction import sum, max, min, prod, mean, argmax, argmin
 from .transform import transpose, reshape, expand_dims, squeeze, broadcast_to, concatenate, take, split, strided_slice

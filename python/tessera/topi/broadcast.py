@@ -100,6 +100,18 @@ def _floor_divide(a, b):
         return _tir_op.floordiv(a, b)
     return _tir_op.floor(_tir_op.div(a, b))
 
+def _shift(name, fop):
+    def shift(a, b):
+        if not str(a.dtype).startswith(("int", "uint")):
+            raise TVMTypeError(f"topi.{name}: needs integer operands, got {a.dtype}")
+        return fop(a, b)
+    return shift
+
+
+# Bit shifts of integers (TVM's topi.left_shift / right_shift).
+left_shift = _binary("left_shift", _shift("left_shift", _tir_op.shift_left))
+right_shift = _binary("right_shift", _shift("right_shift", _tir_op.shift_right))
+
 # Comparisons give bool tensors.
 equal = _binary("equal", lambda a, b: _tir_op_eq(a, b))
 not_equal = _binary("not_equal", lambda a, b: _tir_op_ne(a, b))
@@ -136,5 +148,6 @@ def where(condition, x, y):
     return te.compute(shape, fcompute, name="T_where", tag="broadcast")
 
 
-__all__ = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "power", "floor_divide", "broadcast_shape", "equal", "not_equal",
+__all__ = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "power", "floor_divide", "left_shift",
+           "right_shift", "broadcast_shape", "equal", "not_equal",
            "less", "less_equal", "greater", "greater_equal", "where"]

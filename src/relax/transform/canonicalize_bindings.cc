@@ -1,6 +1,7 @@
 // CanonicalizeBindings (relax.transform.CanonicalizeBindings): removes
 // bindings that only rename a value (`y = x`, a match_cast to the struct info
-// the value already has, `w = t[i]` of a tuple literal `t`) and renames their
+// the value already has, `w = t[i]` of a tuple literal `t`, a tuple rebuilt
+// from every field of a tuple var in order) and renames their
 // uses; an output var bound to a dataflow var takes over that var's binding;
 // outputs nothing reads after their block become DataflowVars; the return
 // struct info follows a body that became more precise. First an analysis
@@ -27,6 +28,14 @@ class CopyFinder : public ExprVisitor {
   void VisitBinding_(const VarBindingNode* binding) override {
     ExprVisitor::VisitBinding_(binding);
     if (const auto* tuple = binding->value.as<TupleNode>()) tuples_[binding->var.get()] = tuple;
+    if (const auto* item = binding->value.as<TupleGetItemNode>()) {
+      if (const auto* tv = item->tuple.as<VarNode>()) items_[binding->var.get()] = {Resolve(GetRef<Var>(tv)), item->index};
+    }
+    // `(t[0], t[1], ..., t[k-1])` over every field of a tuple var `t`, in order, is `t` itself.
+    if (auto source = RebuiltTuple(binding->value)) {
+      Alias(binding->var, *source);
+      return;
+    }
     // (A copy annotated with looser struct info, `z: R.Object = x`, goes too, as in TVM:
     // re-emitting it would refine `z` to `x`'s struct info anyway.)
     if (auto source = CopiedVar(binding->value)) Alias(binding->var, *source);
@@ -69,6 +78,23 @@ class CopyFinder : public ExprVisitor {
     return std::nullopt;
   }
 
+  std::optional<Var> RebuiltTuple(const RelaxExpr& value) const {
+    const auto* tuple = value.as<TupleNode>();
+    if (tuple == nullptr || tuple->fields.empty()) return std::nullopt;
+    std::optional<Var> source;
+    for (size_t i = 0; i < tuple->fields.size(); ++i) {
+      const auto* field = tuple->fields[i].as<VarNode>();
+      if (field == nullptr) return std::nullopt;
+      auto it = items_.find(Resolve(GetRef<Var>(field)).get());
+      if (it == items_.end() || it->second.second != static_cast<int>(i)) return std::nullopt;
+      if (source && !source->same_as(it->second.first)) return std::nullopt;
+      source = it->second.first;
+    }
+    const auto* sinfo = GetStructInfo(*source).as<TupleStructInfoNode>();
+    if (sinfo == nullptr || sinfo->fields.size() != tuple->fields.size()) return std::nullopt;
+    return source;
+  }
+
   void Alias(const Var& var, const Var& source) {
     dropped_.insert(var.get());
     if (!var->IsInstance<DataflowVarNode>() && source->IsInstance<DataflowVarNode>()) {
@@ -81,6 +107,7 @@ class CopyFinder : public ExprVisitor {
   }
 
   std::unordered_map<const Object*, const TupleNode*> tuples_;
+  std::unordered_map<const Object*, std::pair<Var, int>> items_;  // var bound to t[i] -> (t, i)
 };
 
 class CopyRemover : public ExprMutator {

@@ -3,11 +3,14 @@
 // used and whose value has no side effect (no impure op, packed call, PrimFunc
 // call or call of an impure function), in nested SeqExprs too; match_casts
 // that define symbolic dims are kept. DeadCodeElimination(entry_functions)
-// does that to every Relax function, then removes the functions not reachable
-// from the entries (those with a "global_symbol", ExternFuncs, plus `entry_functions`;
-// every Relax function when none has a "global_symbol"). In relax.build's pipeline.
+// does that to every Relax function (and turns `lv = v; gv = lv` into
+// `gv = v` when nothing else uses the dataflow var lv, as TVM), then removes the
+// functions not reachable from the entries (those with a "global_symbol",
+// ExternFuncs, plus `entry_functions`; every Relax function when none has a
+// "global_symbol"). In relax.build's pipeline.
 #include <unordered_set>
 
+#include "ir/structural_equal.h"
 #include "relax/expr_functor.h"
 #include "relax/transform/lowering.h"
 #include "relax/transform/utils.h"
@@ -124,9 +127,65 @@ RelaxExpr CleanValue(const RelaxExpr& value) {
   return value;
 }
 
+// `lv = value; gv = lv` in a dataflow block, where the dataflow var `lv` is
+// used nowhere else, becomes `gv = value` (at gv's place), as TVM's dead
+// code elimination leaves it. Only top-level blocks of the function body.
+Function ElideIntermediates(const Function& func) {
+  const auto* seq = func->body.as<SeqExprNode>();
+  if (seq == nullptr) return func;
+  std::unordered_map<const Object*, int> uses;
+  PostOrderVisit(func->body, [&](const RelaxExpr& e) {
+    if (e.as<VarNode>()) ++uses[e.get()];
+  });
+  bool changed = false;
+  Array<BindingBlock> blocks;
+  for (const BindingBlock& block : seq->blocks) {
+    if (!block->IsInstance<DataflowBlockNode>()) {
+      blocks.push_back(block);
+      continue;
+    }
+    std::unordered_map<const Object*, RelaxExpr> value_of;  // dataflow var -> its value (VarBindings)
+    std::unordered_set<const Object*> elided;
+    for (const Binding& b : block->bindings) {
+      const auto* vb = b.as<VarBindingNode>();
+      if (vb == nullptr) continue;
+      if (vb->var->IsInstance<DataflowVarNode>()) value_of[vb->var.get()] = vb->value;
+      const auto* src = vb->value.as<DataflowVarNode>();
+      if (!vb->var->IsInstance<DataflowVarNode>() && src != nullptr && value_of.count(src) && uses[src] == 1 &&
+          StructuralEqual(Any(vb->var->struct_info_), Any(src->struct_info_))) {
+        elided.insert(src);
+      }
+    }
+    if (elided.empty()) {
+      blocks.push_back(block);
+      continue;
+    }
+    changed = true;
+    Array<Binding> bindings;
+    for (const Binding& b : block->bindings) {
+      if (elided.count(b->var.get())) continue;
+      const auto* vb = b.as<VarBindingNode>();
+      const auto* src = vb ? vb->value.as<DataflowVarNode>() : nullptr;
+      if (src != nullptr && elided.count(src)) {
+        bindings.push_back(VarBinding(vb->var, value_of.at(src), vb->span));
+      } else {
+        bindings.push_back(b);
+      }
+    }
+    blocks.push_back(DataflowBlock(bindings, block->span));
+  }
+  if (!changed) return func;
+  SeqExpr body(blocks, seq->body, seq->span);
+  body->struct_info_ = seq->struct_info_;
+  Function out(func->params, body, func->ret_struct_info, func->is_pure, func->attrs, func->span);
+  out->struct_info_ = func->struct_info_;
+  return out;
+}
+
 }  // namespace
 
 Function RemoveAllUnused(const Function& func) { return Downcast<Function>(CleanValue(func)); }
+Function RemoveUnusedAndIntermediates(const Function& func) { return ElideIntermediates(RemoveAllUnused(func)); }
 
 TESSERA_REGISTER_GLOBAL("relax.analysis.remove_all_unused").set_body_typed([](Function func) {
   return RemoveAllUnused(func);
@@ -158,7 +217,7 @@ Pass DeadCodeElimination(Array<String> entry_functions) {
           }
         }
         IRModule result =
-            UpdateRelaxFunctions(mod, [](const GlobalVar&, const Function& f) { return RemoveAllUnused(f); });
+            UpdateRelaxFunctions(mod, [](const GlobalVar&, const Function& f) { return RemoveUnusedAndIntermediates(f); });
         // Functions reachable from the entries.
         std::unordered_set<std::string> reachable;
         while (!work.empty()) {

@@ -19,6 +19,9 @@
 #include "ir/structural_equal.h"
 #include "relax/expr_functor.h"
 #include "relax/transform/fusion.h"
+#include "relax/transform/lowering.h"
+#include "relax/transform/optimization.h"
+#include "relax/transform/utils.h"
 #include "runtime/registry.h"
 #include "tir/functor.h"
 
@@ -312,6 +315,12 @@ class FusedPrimFuncBuilder {
   }
 
   const BufferTree& Lookup(const RelaxExpr& e, const VarBindingNode* vb) {
+    if (const auto* tuple = e.as<TupleNode>(); tuple != nullptr && !values_.count(e.get())) {
+      // A tuple literal used in place (a nested field, or a call_tir's argument tuple).
+      BufferTree tree;
+      for (const RelaxExpr& f : tuple->fields) tree.fields.push_back(Lookup(f, vb));
+      values_[e.get()] = tree;
+    }
     auto it = values_.find(e.get());
     TESSERA_CHECK_OR_THROW(it != values_.end(), ValueError)
         << Where() << ": binding '" << vb->var->name_hint << "' uses " << ExprKindName(e)
@@ -699,9 +708,18 @@ IRModule RunFuseTIR(const IRModule& input) {
 
 namespace transform {
 
+// As TVM: tuple parameters of the fused functions are expanded and unused
+// parameters dropped first; unused bindings go after (functions stay: the
+// fused ones are already replaced).
 Pass FuseTIR() {
-  return tessera::transform::CreateModulePass(
-      [](IRModule mod, tessera::transform::PassContext) { return RunFuseTIR(mod); }, 0, "FuseTIR");
+  Pass inner = tessera::transform::CreateModulePass(
+      [](IRModule mod, tessera::transform::PassContext) {
+        return UpdateRelaxFunctions(RunFuseTIR(mod), [](const GlobalVar&, const Function& f) {
+          return RemoveUnusedAndIntermediates(f);
+        });
+      },
+      0, "FuseTIRInner");
+  return tessera::transform::Sequential({ExpandTupleArguments(), RemoveUnusedParameters(), inner}, "FuseTIR");
 }
 TESSERA_REGISTER_PASS("relax.transform.FuseTIR", FuseTIR);
 

@@ -16,6 +16,9 @@ class Function;
 // `func` without the bindings whose var is unused and whose value has no
 // side effect (relax.analysis.remove_all_unused).
 Function RemoveAllUnused(const Function& func);
+// RemoveAllUnused, then `lv = v; gv = lv` in a dataflow block becomes
+// `gv = v` when nothing else uses lv (what DeadCodeElimination does to each function).
+Function RemoveUnusedAndIntermediates(const Function& func);
 
 namespace transform {
 

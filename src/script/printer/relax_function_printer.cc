@@ -6,7 +6,8 @@
 // R.func_attr (without a global_symbol equal to the name), `cls = Module`
 // when a module function is referenced, `with R.dataflow():` blocks ending
 // in R.output(...), annotated bindings, R.match_cast, `if` with both
-// branches assigning the If's variable, and `return`. Registers the
+// branches assigning the If's variable, nested `@R.function` definitions
+// (local functions), and `return`. Registers the
 // printers of relax.expr.Function and of other Relax nodes (fragments).
 #include "ir/structural_equal.h"
 #include "runtime/registry.h"
@@ -116,9 +117,17 @@ void RelaxPrinter::PrintBinding(const relax::Binding& binding) {
     }
     return;
   }
-  if (value.as<relax::FunctionNode>()) {
-    TESSERA_THROW(NotImplementedError) << "a Relax function bound to a variable ('" << var->name_hint
-                                       << "') has no TVMScript form in Tessera yet";
+  if (const auto* fn = value.as<relax::FunctionNode>()) {
+    // A local function: a nested `@R.function def name(...)`, printed by a
+    // printer of its own in a name scope inside this one (it may use this
+    // function's variables and symbolic variables by name).
+    std::string lhs = DefineVar(var);
+    std::optional<std::string> module_name = ctx_->global_var_name;
+    ctx_->global_var_name.reset();
+    RelaxPrinter nested(ctx_);
+    nested.PrintFunction(GetRef<relax::Function>(fn), lhs, indent_, out_);
+    ctx_->global_var_name = module_name;
+    return;
   }
   std::string rhs = PrintExpr(value);
   if (value.as<relax::CallNode>() && IsVoid(var->struct_info_) && IsVoid(value->struct_info_)) {

@@ -557,3 +557,51 @@ def test_builder_of_a_module_leaves_that_module_unchanged():
     assert [b.value.op.name for b in AddChain["main"].body.blocks[0].bindings][0] == "relax.add"
     assert sorted(g.name_hint for g in out.get_global_vars()) == ["main", "relu_main"] and out[gv] is not None
     assert out["main"].body.blocks[0].bindings[0].value.op.name == "relax.multiply"
+
+
+def test_decorated_class_is_a_wrapper_with_cls():
+    # As TVM: the decorator returns a wrapper; `Wrapper._cls` is the class as
+    # written, the one further functors derive from.
+    @relax.expr_functor.visitor
+    class Counter(relax.PyExprVisitor):
+        def __init__(self):
+            super().__init__()
+            self.calls = 0
+
+        def visit_call_(self, op):
+            self.calls += 1
+            super().visit_call_(op)
+
+    @relax.expr_functor.visitor
+    class Doubler(Counter._cls):
+        def visit_call_(self, op):
+            self.calls += 1
+            super().visit_call_(op)
+
+    call = _main(AddChain).body.blocks[0].bindings[0].value
+    counter, doubler = Counter(), Doubler()
+    counter.visit_expr(call)
+    doubler.visit_expr(call)
+    assert (counter.calls, doubler.calls) == (1, 2)
+    with pytest.raises(TypeError, match="Inheritance from a decorated object `Leaf`.*`Counter` is decorated"):
+        @relax.expr_functor.visitor
+        class Leaf(Counter):
+            pass
+
+
+def test_dataflow_var_hook_of_a_mutator_does_not_recurse():
+    lv = relax.DataflowVar("lv", relax.TensorStructInfo((2,), "float32"))
+    seen = []
+
+    @relax.expr_functor.mutator
+    class Logger(relax.PyExprMutator):
+        def visit_var_(self, op):
+            seen.append("Var")
+            return self.visit_expr_post_order(op)
+
+        def visit_dataflow_var_(self, op):
+            seen.append("DataflowVar")
+            return self.visit_expr_post_order(op)
+
+    assert Logger().visit_expr(lv).same_as(lv)
+    assert seen == ["DataflowVar"]

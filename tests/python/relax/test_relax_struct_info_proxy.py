@@ -90,3 +90,19 @@ def test_tvm_script_parser_module_paths():
     from tessera.script import ir as I, tir as T
     assert R2 is R and T2 is T and I2 is I
     assert isinstance(R.Tensor((2,), "float32"), entry.StructInfoProxy)
+
+
+def test_parser_module_path_is_reachable_as_an_attribute():
+    # TVM's tests write `tvm.script.parser.relax.entry.StructInfoProxy` after
+    # a bare `import tvm`: the attribute path works without importing the
+    # submodule (fresh interpreter, so no other test imported it first).
+    import os
+    import subprocess
+    import sys
+
+    code = ("import tessera, sys; from tessera.script import relax as R; "
+            "P = tessera.script.parser.relax.entry.StructInfoProxy; "
+            "sys.exit(0 if isinstance(R.Tensor((2,), 'float32'), P) else 3)")
+    env = dict(os.environ)
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]

@@ -285,3 +285,49 @@ def test_return_struct_info_follows_a_more_precise_body():
     tvm.ir.assert_structural_equal(
         after["main"].ret_struct_info,
         relax.TupleStructInfo([relax.TensorStructInfo((n, 4), "float32"), relax.TensorStructInfo((6, 4), "float32")]))
+
+
+def test_tuple_rebuilt_from_all_its_fields_is_the_tuple():
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(t: R.Tuple(R.Tensor((2,), "float32"), R.Tensor((3,), "float32"))):
+            with R.dataflow():
+                a = t[0]
+                b = t[1]
+                out = (a, b)
+                R.output(out)
+            return out
+
+    @I.ir_module
+    class Expected:
+        @R.function
+        def main(t: R.Tuple(R.Tensor((2,), "float32"), R.Tensor((3,), "float32"))):
+            with R.dataflow():
+                a = t[0]
+                b = t[1]
+                R.output()
+            return t
+
+    tvm.ir.assert_structural_equal(_canon(Before), Expected)
+
+
+def test_tuple_of_some_fields_or_out_of_order_stays():
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(t: R.Tuple(R.Tensor((2,), "float32"), R.Tensor((2,), "float32"), R.Tensor((2,), "float32"))):
+            with R.dataflow():
+                a = t[0]
+                b = t[1]
+                part = (a, b)
+                swapped = (b, a, t[2])
+                out = (part, swapped)
+                R.output(out)
+            return out
+
+    after = _canon(Before)
+    bindings = after["main"].body.blocks[0].bindings
+    names = [b.var.name_hint for b in bindings]
+    assert {"part", "swapped", "out"} <= set(names)
+    assert after["main"].body.body.same_as(bindings[-1].var)

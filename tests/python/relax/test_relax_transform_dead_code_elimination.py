@@ -197,3 +197,35 @@ def test_build_pipeline_removes_unreachable_functions():
     x = np.random.default_rng(1).standard_normal(4).astype("float32")
     vm = relax.VirtualMachine(relax.build(_pipeline_module(), target="llvm"), tvm.cpu())
     np.testing.assert_allclose(vm["main"](tvm.nd.array(x)).numpy(), x + x, rtol=1e-6)
+
+def test_intermediate_dataflow_var_of_an_output_is_elided():
+    # `lv = f(x); gv = lv` with lv used nowhere else: `gv = f(x)` (as TVM).
+    x = relax.Var("x", _t())
+    call = relax.op.call_pure_packed("f", x, sinfo_args=_t())
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            lv = bb.emit(call)
+            gv = bb.emit_output(lv)
+        bb.emit_func_output(gv)
+    after = relax.transform.DeadCodeElimination()(bb.get())
+
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            gv = bb.emit_output(call)
+        bb.emit_func_output(gv)
+    tvm.ir.assert_structural_equal(after, bb.get())
+
+
+def test_intermediate_used_twice_stays():
+    x = relax.Var("x", _t())
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            lv = bb.emit(relax.op.call_pure_packed("f", x, sinfo_args=_t()))
+            gv = bb.emit_output(lv)
+            gv2 = bb.emit_output(relax.op.add(lv, gv))
+        bb.emit_func_output(gv2)
+    before = bb.get()
+    tvm.ir.assert_structural_equal(relax.transform.DeadCodeElimination()(before), before)

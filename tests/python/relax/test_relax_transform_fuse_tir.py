@@ -411,3 +411,47 @@ def test_course_mlp_with_hand_made_primitive_functions():
     a = rng.standard_normal((1, 32)).astype("float32")
     expected = np.maximum(a @ w0.T + b0, 0) @ w1.T + b1
     np.testing.assert_allclose(_run(final, a), expected, rtol=1e-4, atol=1e-4)
+
+
+def test_call_bound_to_an_intermediate_then_output_becomes_one_binding():
+    # main: `lv = fused(x); gv = lv` -> `gv = call_tir(fused, (x,))` (as TVM, whose
+    # FuseTIR ends with dead-code elimination).
+    bb = relax.BlockBuilder()
+    fused = _primitive(bb, "fused_exp_exp", [relax.Var("a", _t((4, 5)))],
+                       lambda a: bb.emit_output(bb.call_te(topi.exp, bb.emit_te(topi.exp, a))))
+    x = relax.Var("x", _t((4, 5)))
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            lv = bb.emit(relax.Call(fused, [x]))
+            gv = bb.emit_output(lv)
+        bb.emit_func_output(gv)
+    def fused_exp_exp(a):
+        return topi.exp(topi.exp(a))
+
+    _check(bb.get(), _te_main(fused_exp_exp, [_t((4, 5))]))
+
+
+def test_nested_tuple_parameter_is_expanded_and_fused():
+    # A nested tuple parameter: expanded (ExpandTupleArguments) before fusion;
+    # the tuple literals the fused body then rebuilds are read field by field.
+    sinfo = relax.TupleStructInfo([_t((6,)), relax.TupleStructInfo([_t((6,)), _t((6,))])])
+    bb = relax.BlockBuilder()
+
+    def body(t):
+        a = bb.emit(relax.TupleGetItem(t, 0))
+        inner = bb.emit(relax.TupleGetItem(t, 1))
+        b = bb.emit(relax.TupleGetItem(inner, 0))
+        c = bb.emit(relax.TupleGetItem(inner, 1))
+        return bb.emit_output(bb.call_te(topi.add, bb.emit_te(topi.multiply, a, b), c))
+
+    fused = _primitive(bb, "fused_multiply_add", [relax.Var("t", sinfo)], body)
+    params = [relax.Var(f"p{i}", _t((6,))) for i in range(3)]
+    with bb.function("main", params):
+        with bb.dataflow():
+            arg = relax.Tuple([params[0], relax.Tuple([params[1], params[2]])])
+            gv = bb.emit_output(relax.Call(fused, [arg]))
+        bb.emit_func_output(gv)
+    after = relax.transform.FuseTIR()(bb.get())
+    assert [gv.name_hint for gv in after.functions if isinstance(after[gv], tir.PrimFunc)] == ["fused_multiply_add"]
+    data = [np.random.rand(6).astype("float32") for _ in range(3)]
+    np.testing.assert_allclose(_run(after, *data), data[0] * data[1] + data[2], rtol=1e-6)

@@ -455,3 +455,31 @@ def f(args: T.handle):
     assert text.index('a_data: T.handle("float32") = T.tvm_struct_get("handle", args, 0, 1)') < \
         text.index("A = T.Buffer((16,), data=a_data)")
     roundtrip(f)
+
+
+def test_one_name_over_a_grid_binds_the_tuple_of_loop_vars():
+    packed = parse('''
+@T.prim_func
+def f(A: T.Buffer((4, 8), "float32"), B: T.Buffer((4, 8), "float32")):
+    for iters in T.grid(4, 8):
+        with T.block("b"):
+            i, j = T.axis.remap("SS", iters)
+            B[i, j] = A[i, j] * T.float32(2)
+''')
+    named = parse('''
+@T.prim_func
+def f(A: T.Buffer((4, 8), "float32"), B: T.Buffer((4, 8), "float32")):
+    for a, b in T.grid(4, 8):
+        with T.block("b"):
+            i, j = T.axis.remap("SS", [a, b])
+            B[i, j] = A[i, j] * T.float32(2)
+''')
+    tvm.ir.assert_structural_equal(packed, named)
+    assert packed.body.block.body.loop_var.name == "iters_0"
+    with pytest.raises(tvm.error.ParseError, match="iterates over 2 ranges but names 3 variables"):
+        parse('''
+@T.prim_func
+def g(A: T.Buffer((4, 8), "float32")):
+    for a, b, c in T.grid(4, 8):
+        A[a, b] = T.float32(0)
+''')

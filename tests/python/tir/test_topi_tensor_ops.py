@@ -190,3 +190,42 @@ def test_squeeze_concat_split_with_symbolic_dims():
         topi.squeeze(A)
     with pytest.raises(NotImplementedError, match=r"topi.split: dimension 0 of B is symbolic"):
         topi.split(B, 2, 0)
+
+
+# ---- broadcast.py: left_shift / right_shift ----
+def test_shifts_against_numpy():
+    a = np.arange(12, dtype="int32").reshape(3, 4)
+    b = np.array([0, 1, 2, 3], dtype="int32")
+    A, B = te.placeholder((3, 4), "int32", "A"), te.placeholder((4,), "int32", "B")
+    left, right = _build_run([A, B], [topi.left_shift(A, B), topi.right_shift(A, B)], [a, b])
+    np.testing.assert_array_equal(left, np.left_shift(a, b))
+    np.testing.assert_array_equal(right, np.right_shift(a, b))
+    with pytest.raises(TypeError, match="topi.left_shift: needs integer operands, got float32"):
+        F = te.placeholder((4,), "float32", "F")
+        topi.left_shift(F, F)
+
+
+# ---- nn/upsampling.py ----
+@pytest.mark.parametrize("layout,scale", [("NCHW", (2.0, 2.0)), ("NHWC", (2, 3)), ("NCHW", (1.5, 0.5))])
+def test_upsampling_nearest_against_numpy(layout, scale):
+    shape = (1, 2, 4, 6) if layout == "NCHW" else (1, 4, 6, 2)
+    h_axis, w_axis = (2, 3) if layout == "NCHW" else (1, 2)
+    data = _rand(shape, "float32", 3)
+    D = te.placeholder(shape, "float32", "D")
+    (out,) = _build_run([D], topi.nn.upsampling(D, scale[0], scale[1], layout=layout), [data])
+    h, w = shape[h_axis], shape[w_axis]
+    oh, ow = int(round(h * scale[0])), int(round(w * scale[1]))
+    rows = (np.arange(oh) * h) // oh
+    cols = (np.arange(ow) * w) // ow
+    expected = np.take(np.take(data, rows, axis=h_axis), cols, axis=w_axis)
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_upsampling_bad_inputs():
+    D = te.placeholder((1, 2, 4, 4), "float32", "D")
+    with pytest.raises(ValueError, match="scale_h must be a positive number"):
+        topi.nn.upsampling(D, 0, 2)
+    with pytest.raises(NotImplementedError, match="only method='nearest_neighbor'"):
+        topi.nn.upsampling(D, 2, 2, method="bilinear")
+    with pytest.raises(ValueError, match="layout must be NCHW or NHWC"):
+        topi.nn.upsampling(D, 2, 2, layout="NCWH")

@@ -11,6 +11,7 @@ from .linear_algebra import matmul, linear
 from .manipulate import permute_dims, reshape, expand_dims, squeeze, concat, split, flatten, broadcast_to
 from .index import take, strided_slice
 from .datatype import astype
+from .create import zeros, ones
 from .ternary import ewise_fma
 from .comparison import equal, not_equal, less, less_equal, greater, greater_equal
 from .search import where, argmax, argmin

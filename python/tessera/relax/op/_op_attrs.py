@@ -13,6 +13,10 @@ from ...error import TVMTypeError
 
 def _value(v, what):
     from ...tir.expr import FloatImm, IntImm  # pylint: disable=import-outside-toplevel
+    if isinstance(v, IntImm) and v.dtype.startswith("int"):
+        # A constant such as a static dim of a struct info (int64): the same
+        # value as a Python int, so the same attribute.
+        return _value(int(v.value), what)
     if v is None or isinstance(v, (str, PrimExpr)):
         return v
     if isinstance(v, bool):

@@ -1,6 +1,6 @@
 """`tvm.topi.nn`: neural-network operators written in TE (relu, silu, gelu, softmax,
 log_softmax, dense, matmul, batch_matmul, layer_norm, flatten, pad, conv2d
-(NCHW), group_conv2d_nchw, pool2d, adaptive_pool, batch_norm so far;
+(NCHW), group_conv2d_nchw, pool2d, adaptive_pool, batch_norm, upsampling (nearest) so far;
 other names raise NotImplementedError)."""
 from .elemwise import relu, silu, gelu, gelu_tanh
 from .softmax import softmax, log_softmax
@@ -11,6 +11,7 @@ from .pad import pad
 from .conv2d import conv2d, conv2d_nchw, group_conv2d_nchw
 from .pooling import pool2d, max_pool2d, avg_pool2d, adaptive_pool
 from .batch_norm import batch_norm
+from .upsampling import upsampling
 from ..._unavailable import missing_attribute
 
 __getattr__ = missing_attribute("topi.nn")

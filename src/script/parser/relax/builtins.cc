@@ -120,6 +120,8 @@ Any Shape(RelaxBuilder& b, CallArgs& c) {
 
 Any TupleSInfo(RelaxBuilder& b, CallArgs& c) {
   if (!c.kwargs.empty()) b.Error(c.kwarg_pos[0], "R.Tuple takes its fields as positional arguments");
+  // R.Tuple(a, b) or, as TVM also takes, R.Tuple([a, b]).
+  if (c.args.size() == 1 && c.args[0].as<ArrayObj>()) return relax::StructInfo(b.ToStructInfo(c.args[0], c.arg_pos[0]));
   Array<relax::StructInfo> fields;
   for (size_t i = 0; i < c.args.size(); ++i) fields.push_back(b.ToStructInfo(c.args[i], c.arg_pos[i]));
   return relax::StructInfo(relax::TupleStructInfo(fields));
@@ -335,6 +337,13 @@ Any ExternFuncValue(RelaxBuilder& b, CallArgs& c) {
   return relax::Expr(relax::ExternFunc(b.ToStr(a.get("global_symbol"), a.pos("global_symbol"), "the function name")));
 }
 
+Any TupleGetItemValue(RelaxBuilder& b, CallArgs& c) {
+  Args a(b, c, {"tuple_value", "index"}, 2);
+  relax::Expr tuple = b.ToExpr(a.get("tuple_value"), a.pos("tuple_value"), "the tuple");
+  int64_t index = b.ev().ToInt(a.get("index"), a.pos("index"), "the index");
+  return b.Guard(a.pos("index"), [&] { return relax::Expr(relax::TupleGetItem(tuple, static_cast<int>(index))); });
+}
+
 // Any registered operator relax.<name>: positional arguments, attributes as
 // keywords, sinfo_args= for operators that take struct info. An op with an
 // attribute signature ("TScriptAttrSignature", src/relax/op/op_attrs.cc) also
@@ -440,6 +449,7 @@ const std::unordered_map<std::string, Handler>& Table() {
       {"dtype", DType},
       {"tuple", TupleValue},
       {"ExternFunc", ExternFuncValue},
+      {"TupleGetItem", TupleGetItemValue},  // R.TupleGetItem(t, i): t[i]
   };
   return table;
 }
@@ -528,6 +538,12 @@ Any RelaxBuilder::CallBuiltin(CallArgs& call) {
   if (call.func.rfind(kPyOps, 0) == 0 && Op::Exists("relax." + call.func.substr(kPyOps.size()))) {
     if (!InFunction()) Error(callee_pos, call.func + "() can only be used in an R.function body");
     return GenericOp(*this, call, "relax." + call.func.substr(kPyOps.size()));
+  }
+  // The Python helpers relax.<name>(...) that build what R.<name> builds
+  // (TVM's scripts write relax.call_tir(...) as well as R.call_tir(...)).
+  static const std::string kPy = "relax.";
+  if (call.func.rfind(kPy, 0) == 0 && Table().count(call.func.substr(kPy.size()))) {
+    return Table().at(call.func.substr(kPy.size()))(*this, call);
   }
   if (NamespaceRoot(call.func) != "R") {  // an unknown namespace inside an R.function
     Error(callee_pos, "unknown TVMScript function '" + call.func + "'");

@@ -167,6 +167,11 @@ PrimExpr RelaxBuilder::ToPrimExpr(const Any& v, const Pos& pos, const std::strin
 
 relax::StructInfo RelaxBuilder::ToStructInfo(const Any& v, const Pos& pos) {
   if (const auto* s = v.as<relax::StructInfoNode>()) return GetRef<relax::StructInfo>(s);
+  if (const auto* arr = v.as<ArrayObj>()) {  // as TVM: a Python tuple of annotations is R.Tuple(...)
+    Array<relax::StructInfo> fields;
+    for (const Any& x : arr->data) fields.push_back(ToStructInfo(x, pos));
+    return relax::TupleStructInfo(fields);
+  }
   if (const auto* ns = v.as<NamespaceObj>()) {
     if (ns->path == "R.Tensor") return relax::TensorStructInfo(DataType::Void(), relax::StructInfoNode::kUnknownNDim);
     if (ns->path == "R.Object") return relax::ObjectStructInfo::Make();
@@ -240,8 +245,17 @@ void RelaxBuilder::DefinePreludeVars(const ast::Stmt& def) {
     bool all_decls = true;
     for (size_t i = 0; i < names.size() && all_decls; ++i) {
       const ast::Expr& v = *values[i];
-      all_decls = names[i]->kind == ExprKind::kName && v.kind == ExprKind::kCall && v.items.empty() &&
-                  v.kwargs.empty() && NamespaceRoot(CalleePath(ev_, v)) == "T";
+      if (!(names[i]->kind == ExprKind::kName && v.kind == ExprKind::kCall && v.items.empty() && v.kwargs.empty())) {
+        all_decls = false;
+        break;
+      }
+      // The callee may name what is only bound once the functions are
+      // built (`Module.f()`, a call of another function): not a declaration.
+      try {
+        all_decls = NamespaceRoot(CalleePath(ev_, v)) == "T";
+      } catch (const ::tessera::Error&) {
+        all_decls = false;
+      }
     }
     if (!all_decls) continue;
     for (size_t i = 0; i < names.size(); ++i) {
@@ -293,13 +307,24 @@ void RelaxBuilder::RunBody(const std::vector<ast::StmtPtr>& body) {
 }
 
 relax::Function RelaxBuilder::BuildFunction(const ast::Stmt& def, const Decorator& dec) {
-  if (func_ != nullptr) Error(def.pos, "nested Relax functions are not supported by the TVMScript parser yet");
   if (def.kind != StmtKind::kFunctionDef) Error(def.pos, "@R.function decorates a function definition");
+  // A nested function sees the enclosing function's symbolic variables (a
+  // "n" in its signature is the outer n) and gets no global symbol.
+  const bool nested = func_ != nullptr;
   FunctionOptions opts = ReadOptions(*this, dec);
   FuncFrame f;
   f.name = dec.global_name.empty() ? def.name : dec.global_name;
   Evaluator::ScopeGuard scope(&ev_);
-  sym_vars_.clear();
+  std::unordered_map<std::string, tir::Var> outer_sym_vars = sym_vars_;
+  struct RestoreSymVars {
+    RelaxBuilder* b;
+    std::unordered_map<std::string, tir::Var>* saved;
+    bool active;
+    ~RestoreSymVars() {
+      if (active) b->sym_vars_.swap(*saved);
+    }
+  } restore_sym{this, &outer_sym_vars, nested};
+  if (!nested) sym_vars_.clear();
 
   // Signature: symbolic variables first (prelude, then strings in annotations).
   in_signature_ = true;
@@ -347,15 +372,30 @@ relax::Function RelaxBuilder::BuildFunction(const ast::Stmt& def, const Decorato
   f.bb->EndScope();
 
   Map<String, Any> attrs = f.attrs;
-  if (!opts.is_private && !attrs.count("global_symbol")) attrs.Set("global_symbol", String(f.name));
+  if (!nested && !opts.is_private && !attrs.count("global_symbol")) attrs.Set("global_symbol", String(f.name));
   relax::Function func = Guard(def.pos, [&] {
-    relax::Function fn(params, relax::SeqExpr(f.blocks, *f.ret), ret_sinfo, opts.pure, attrs);
-    return Downcast<relax::Function>(relax::BlockBuilder::Create(std::nullopt)->Normalize(fn));
+    relax::Function fn(params, relax::SeqExpr(f.blocks, *f.ret), std::nullopt, opts.pure, attrs);
+    fn = Downcast<relax::Function>(relax::BlockBuilder::Create(std::nullopt)->Normalize(fn));
+    if (!ret_sinfo) return fn;
+    // As TVM: the annotated return is the function's (refined by a more
+    // precise body), even when the body's struct info does not fit it.
+    const relax::StructInfo body_sinfo = relax::GetStructInfo(fn->body);
+    if (relax::StructInfoBaseCheck(*ret_sinfo, body_sinfo) != relax::BaseCheckResult::kFailL0) {
+      return relax::Function(fn->params, fn->body, ret_sinfo, opts.pure, attrs, fn->span);
+    }
+    relax::FunctionNode* n = fn.CopyOnWrite();
+    n->ret_struct_info = *ret_sinfo;
+    Array<relax::StructInfo> param_sinfo;
+    for (const relax::Var& p : n->params) param_sinfo.push_back(relax::GetStructInfo(p));
+    n->struct_info_ = relax::FuncStructInfo(param_sinfo, *ret_sinfo, opts.pure);
+    return fn;
   });
   // relax.analysis.well_formed (Relax core) raises, or returns False, naming
-  // the culprit; the check runs once the core registers it.
+  // the culprit; the check runs once the core registers it. A nested
+  // function uses the enclosing one's variables: the check of the
+  // enclosing function covers it.
   std::optional<PackedFunc> well_formed = Registry::Get("relax.analysis.well_formed");
-  if (opts.check_well_formed && well_formed.has_value()) {
+  if (!nested && opts.check_well_formed && well_formed.has_value()) {
     Any ok = Guard(def.pos, [&] { return (*well_formed)(func); });
     if (ok.kind() == Any::Kind::kBool && !ok.raw_int()) {
       Error(def.pos, "Relax function '" + def.name + "' is not well formed");
@@ -542,11 +582,11 @@ void RelaxBuilder::With(Evaluator& ev, const ast::Stmt& s) {
   }
   if (item.target) Error(item.target->pos, "`with R.dataflow()` binds no variable");
   if (func_->in_dataflow) Error(s.pos, "dataflow blocks cannot be nested");
-  if (func_->if_depth > 0) Error(s.pos, "a dataflow block cannot be inside an 'if'");
 
   // Which assignments define the block's outputs: R.output(...) must be the
   // last statement; the last assignment to each name it lists is an output.
   std::unordered_set<const ast::Expr*> outputs;
+  std::unordered_set<const ast::Stmt*> output_defs;
   const ast::Stmt* output_stmt = nullptr;
   for (size_t i = 0; i < s.body.size(); ++i) {
     const ast::Stmt& st = *s.body[i];
@@ -558,6 +598,7 @@ void RelaxBuilder::With(Evaluator& ev, const ast::Stmt& s) {
     for (const ast::ExprPtr& arg : st.value->items) {
       if (arg->kind != ExprKind::kName) Error(arg->pos, "R.output takes the names of variables of the block");
       const ast::Expr* last = nullptr;
+      const ast::Stmt* last_def = nullptr;  // a nested `def` the output names
       for (size_t j = 0; j < i; ++j) {
         const ast::Stmt& a = *s.body[j];
         std::vector<const ast::Expr*> targets;
@@ -572,11 +613,15 @@ void RelaxBuilder::With(Evaluator& ev, const ast::Stmt& s) {
           targets.push_back(a.target.get());
         }
         for (const ast::Expr* t : targets) {
-          if (t->kind == ExprKind::kName && t->str == arg->str) last = t;
+          if (t->kind == ExprKind::kName && t->str == arg->str) last = t, last_def = nullptr;
         }
+        if (a.kind == StmtKind::kFunctionDef && a.name == arg->str) last = nullptr, last_def = &a;
       }
-      if (last == nullptr) Error(arg->pos, "R.output: '" + arg->str + "' is not bound in this dataflow block");
-      outputs.insert(last);
+      if (last == nullptr && last_def == nullptr) {
+        Error(arg->pos, "R.output: '" + arg->str + "' is not bound in this dataflow block");
+      }
+      if (last != nullptr) outputs.insert(last);
+      if (last_def != nullptr) output_defs.insert(last_def);
     }
   }
 
@@ -584,6 +629,7 @@ void RelaxBuilder::With(Evaluator& ev, const ast::Stmt& s) {
   func_->bb->BeginDataflowBlock();
   func_->in_dataflow = true;
   func_->output_targets = std::move(outputs);
+  func_->output_defs = std::move(output_defs);
   func_->output_stmt = output_stmt;
   func_->block_vars.clear();
   std::vector<relax::Var> escaping;
@@ -600,6 +646,7 @@ void RelaxBuilder::With(Evaluator& ev, const ast::Stmt& s) {
   FinishBlock();
   func_->in_dataflow = false;
   func_->output_targets.clear();
+  func_->output_defs.clear();
   func_->output_stmt = nullptr;
   func_->block_vars.clear();
   func_->bb->BeginBindingBlock();
@@ -679,12 +726,20 @@ relax::Expr RelaxBuilder::BuildBranch(const std::vector<ast::StmtPtr>& body, con
 
 void RelaxBuilder::If(Evaluator& ev, const ast::Stmt& s, const Any& cond) {
   if (func_->in_dataflow) Error(s.pos, "'if' is not allowed in a dataflow block");
-  if (!IsRelaxExpr(cond)) {
-    Error(s.value->pos, "the condition of an 'if' in an R.function must be a Relax value (a bool tensor), got a " +
-                            TypeName(cond));
+  const auto* prim_cond = cond.as<PrimExprNode>();
+  if (prim_cond != nullptr && !prim_cond->dtype.is_bool()) {
+    Error(s.value->pos, "the condition of an 'if' in an R.function must be a boolean, got a PrimExpr of type " +
+                            prim_cond->dtype.str());
+  }
+  if (!IsRelaxExpr(cond) && prim_cond == nullptr) {
+    Error(s.value->pos, "the condition of an 'if' in an R.function must be a Relax value (a bool tensor) or a "
+                        "boolean PrimExpr over symbolic variables, got a " + TypeName(cond));
   }
   if (s.orelse.empty()) Error(s.pos, "an 'if' in an R.function needs an 'else' branch");
-  relax::Expr c = Normalize(GetRef<relax::Expr>(cond.as<RelaxExprNode>()), s.value->pos);
+  // A PrimExpr condition (`if n == 16:`) is the R.prim_value of it, as in TVM.
+  relax::Expr c = Normalize(prim_cond ? relax::Expr(relax::PrimValue(GetRef<PrimExpr>(prim_cond)))
+                                      : GetRef<relax::Expr>(cond.as<RelaxExprNode>()),
+                            s.value->pos);
   ++func_->if_depth;
   std::string then_name, else_name;
   std::optional<relax::StructInfo> then_ann, else_ann;
@@ -699,6 +754,21 @@ void RelaxBuilder::If(Evaluator& ev, const ast::Stmt& s, const Any& cond) {
   std::optional<relax::StructInfo> ann;
   if (then_ann && else_ann && StructuralEqual(Any(*then_ann), Any(*else_ann))) ann = then_ann;
   Emit(then_name, Any(relax::Expr(relax::If(c, then_branch, else_branch))), ann, placeholder, s.pos);
+}
+
+void RelaxBuilder::Definition(Evaluator& ev, const ast::Stmt& s) {
+  if (s.kind != StmtKind::kFunctionDef || s.decorators.size() != 1) BodyFrame::Definition(ev, s);
+  Decorator dec = ev.EvalDecorator(*s.decorators[0]);
+  if (dec.path != "R.function") {
+    Error(dec.pos, "a function defined in an R.function body must be an @R.function, not @" + dec.path);
+  }
+  FuncFrame* outer = func_;
+  relax::Function inner = BuildFunction(s, dec);
+  ast::Expr target(ExprKind::kName, s.pos);
+  target.str = s.name;
+  if (outer->output_defs.count(&s)) outer->output_targets.insert(&target);
+  Emit(s.name, Any(relax::Expr(inner)), std::nullopt, target, s.pos);
+  outer->output_targets.erase(&target);
 }
 
 void RelaxBuilder::Return(Evaluator& ev, const ast::Stmt& s) {

@@ -102,6 +102,9 @@ class RelaxBuilder : public DialectState, public BodyFrame {
   void With(Evaluator& ev, const ast::Stmt& s) override;
   void If(Evaluator& ev, const ast::Stmt& s, const Any& cond) override;
   void Return(Evaluator& ev, const ast::Stmt& s) override;
+  // A nested `@R.function def f(...)`: a local function (a closure over the
+  // enclosing function's variables) bound to the variable `f`.
+  void Definition(Evaluator& ev, const ast::Stmt& s) override;
 
  private:
   struct FuncFrame {
@@ -113,6 +116,7 @@ class RelaxBuilder : public DialectState, public BodyFrame {
     bool in_dataflow = false;
     // Assignment targets whose variable leaves the dataflow block (R.output).
     std::unordered_set<const ast::Expr*> output_targets;
+    std::unordered_set<const ast::Stmt*> output_defs;  // nested `def`s whose function R.output names
     std::vector<relax::Var> block_vars;  // variables bound in the current dataflow block
     const ast::Stmt* output_stmt = nullptr;
     int if_depth = 0;

@@ -589,7 +589,10 @@ void TIRBuilder::For(Evaluator&, const ast::Stmt& s, const Any& iter) {
   for (const ast::Expr* t : targets) {
     if (t->kind != ExprKind::kName) Error(t->pos, "loop variables must be plain names");
   }
-  if (targets.size() != spec->extents.size()) {
+  // `for iters in T.grid(m, n)`: one name for several ranges binds the tuple
+  // of the loop variables (named iters_0, iters_1, ... as TVM names them).
+  const bool packed = targets.size() == 1 && spec->extents.size() > 1 && s.target->kind == ExprKind::kName;
+  if (targets.size() != spec->extents.size() && !packed) {
     Error(s.target->pos, "the loop iterates over " + std::to_string(spec->extents.size()) + " range" +
                              (spec->extents.size() == 1 ? "" : "s") + " but names " + std::to_string(targets.size()) +
                              " variable" + (targets.size() == 1 ? "" : "s"));
@@ -597,17 +600,22 @@ void TIRBuilder::For(Evaluator&, const ast::Stmt& s, const Any& iter) {
   Evaluator::ScopeGuard scope(&ev_);
   FrameGuard frame(this, FrameKind::kLoop);
   std::vector<Var> vars;
-  for (size_t i = 0; i < targets.size(); ++i) {
+  for (size_t i = 0; i < spec->extents.size(); ++i) {
     DataType t = spec->extents[i].dtype();
     DataType m = spec->mins[i].dtype();
     DataType dtype = DataType(m.code(), std::max(m.bits(), t.bits()), 1);
     if (!(dtype.is_int() || dtype.is_uint()) || !t.is_scalar()) {
       Error(s.value->pos, "loop bounds must be integers, got dtype " + t.str());
     }
-    Var v(targets[i]->str, dtype);
+    Var v(packed ? targets[0]->str + "_" + std::to_string(i) : targets[i]->str, dtype);
     vars.push_back(v);
-    ev_.Bind(targets[i]->str, v);
+    if (!packed) ev_.Bind(targets[i]->str, v);
     loop_doms_[v.get()] = Range::FromMinExtent(spec->mins[i], spec->extents[i]);
+  }
+  if (packed) {
+    Array<Any> items;
+    for (const Var& v : vars) items.push_back(Any(v));
+    ev_.Bind(targets[0]->str, Any(items));
   }
   Stmt body = VisitBody(s.body);
   for (const Var& v : vars) loop_doms_.erase(v.get());

@@ -1,0 +1,47 @@
+// Tensor-creation Relax operators (TVM's relax/op/tensor/create.cc): zeros
+// and ones, R.zeros(shape, dtype), whose operand is the shape (a ShapeExpr or
+// a shape var; TVMScript also takes a tuple of dims) and whose attribute is
+// the dtype. Relax IR layer; legalization (a constant te.compute) in
+// python/tessera/relax/op/create.py.
+#include "relax/op/op_common.h"
+
+namespace tessera {
+namespace relax {
+
+namespace {
+
+StructInfo InferFilled(const Call& call, const BlockBuilder&) {
+  CheckNumArgs(call, 1, 1);
+  const auto* shape = ArgSInfoAs<ShapeStructInfoNode>(call, 0, "shape", "a shape (R.shape or a shape var)");
+  DataType dtype = AttrDType(call, "dtype");
+  if (dtype.is_void()) TESSERA_THROW(ValueError) << OpName(call) << ": attribute 'dtype' must name a dtype";
+  if (const auto* se = call->args[0].as<ShapeExprNode>()) {
+    for (const PrimExpr& d : se->values) {
+      const auto* imm = d.as<IntImmNode>();
+      if (imm != nullptr && imm->value < 0) {
+        TESSERA_THROW(ValueError) << OpName(call) << ": operand 'shape' has the negative dimension " << imm->value;
+      }
+    }
+    return TensorStructInfo(call->args[0], dtype);
+  }
+  if (shape->values) return TensorStructInfo(ShapeExpr(*shape->values), dtype);
+  if (shape->ndim != StructInfoNode::kUnknownNDim) return TensorStructInfo(call->args[0], dtype);
+  return TensorStructInfo(dtype, StructInfoNode::kUnknownNDim);
+}
+
+#define TESSERA_RELAX_CREATE_OP(NAME, DESC)                                                                          \
+  static auto& reg_create_##NAME##_shape =                                                                          \
+      OpRegEntry::RegisterOrGet("relax." #NAME).set_attr("TScriptShapeOperands", Any(Array<Any>{Any(int64_t{0})})); \
+  static auto& reg_create_##NAME = SetAttrSignature(                                                                \
+      SetRelaxOp(OpRegEntry::RegisterOrGet("relax." #NAME).set_num_inputs(1).describe(DESC), InferFilled, true),   \
+      {{"dtype", {}}})
+
+TESSERA_RELAX_CREATE_OP(zeros, "A tensor of the given shape and dtype filled with 0.");
+TESSERA_RELAX_CREATE_OP(ones, "A tensor of the given shape and dtype filled with 1.");
+
+#undef TESSERA_RELAX_CREATE_OP
+
+}  // namespace
+
+}  // namespace relax
+}  // namespace tessera
