@@ -5,7 +5,8 @@ from ..error import OpNotImplemented, TVMTypeError, TVMValueError
 
 
 def default_build_pipeline(target=None):
-    """The Sequential ``relax.build_pipeline``: LegalizeOps, AnnotateTIROpPattern,
+    """The Sequential ``relax.build_pipeline``: FoldBatchnormToConv2d (inference
+    batch_norm after a constant-weight conv2d folded into it), LegalizeOps, AnnotateTIROpPattern,
     FoldConstant (kernels whose inputs are all constants, such as the weight
     transposes BindParams exposes, run at build time), the operator fusion
     FuseOps, FuseTIR (matmul/conv with their elementwise
@@ -21,9 +22,9 @@ def default_build_pipeline(target=None):
     from ..tir.transform import DefaultCPUSchedule  # pylint: disable=import-outside-toplevel
     from .transform.legalize_ops import LegalizeOps  # pylint: disable=import-outside-toplevel
     from .transform.fusion import AnnotateTIROpPattern, FuseOps, FuseTIR  # pylint: disable=import-outside-toplevel
-    from .transform.optimization import FoldConstant  # pylint: disable=import-outside-toplevel
+    from .transform.optimization import FoldBatchnormToConv2d, FoldConstant  # pylint: disable=import-outside-toplevel
     lowering = get_global_func("relax.transform.DefaultBuildPipeline")()
-    return Sequential([LegalizeOps(), AnnotateTIROpPattern(), FoldConstant(), FuseOps(), FuseTIR(),
+    return Sequential([FoldBatchnormToConv2d(), LegalizeOps(), AnnotateTIROpPattern(), FoldConstant(), FuseOps(), FuseTIR(),
                        DefaultCPUSchedule(target)]
                       + list(lowering.passes), name="relax.build_pipeline")
 

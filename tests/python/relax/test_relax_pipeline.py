@@ -5,7 +5,7 @@ import pytest
 import tessera as tvm
 from tessera import relax
 
-EXPECTED = ["LegalizeOps", "AnnotateTIROpPattern", "FoldConstant", "FuseOps", "FuseTIR", "DefaultCPUSchedule", "Normalize", "ToNonDataflow", "RemovePurityChecking", "CallTIRRewrite", "StaticPlanBlockMemory",
+EXPECTED = ["FoldBatchnormToConv2d", "LegalizeOps", "AnnotateTIROpPattern", "FoldConstant", "FuseOps", "FuseTIR", "DefaultCPUSchedule", "Normalize", "ToNonDataflow", "RemovePurityChecking", "CallTIRRewrite", "StaticPlanBlockMemory",
             "LowerAllocTensor", "VMBuiltinLower", "VMShapeLower", "AttachGlobalSymbol"]
 
 
