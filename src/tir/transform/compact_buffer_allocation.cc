@@ -154,6 +154,34 @@ std::vector<arith::IntSet> AccessedRegion(const std::vector<Access>& accesses, s
   return dims;
 }
 
+// The same over the row-major offset of the region's first element, for a
+// loop fused from several (its indices are `f // c`, `f % c` expressions,
+// none moving by a constant stride alone): disjoint when that offset moves by
+// a constant stride at least the region's row-major span. Constant shapes only.
+bool FlatIterationsDisjoint(const std::vector<arith::IntSet>& dims, const Array<PrimExpr>& shape, const Var& v,
+                            arith::Analyzer* ana) {
+  DataType t = v.dtype();
+  PrimExpr first = IntImm(t, 0);
+  int64_t stride = 1, span = 1;
+  for (size_t d = dims.size(); d-- > 0;) {
+    std::optional<int64_t> extent = ConstIntValue(shape[d]);
+    if (!extent || !dims[d].HasLowerBound() || !dims[d].HasUpperBound()) return false;
+    PrimExpr lo = cast(t, dims[d].min());
+    first = add(first, mul(lo, IntImm(t, stride)));
+    auto width = ana->const_int_bound(ana->Simplify(sub(cast(t, dims[d].max()), lo)));
+    if (width->max_value < 0 || width->max_value >= *extent) return false;
+    span += width->max_value * stride;
+    stride *= *extent;
+  }
+  first = ana->Simplify(first);
+  PrimExpr next = Substitute(first, [&](const Var& x) -> std::optional<PrimExpr> {
+    if (x.same_as(v)) return add(v, IntImm(t, 1));
+    return std::nullopt;
+  });
+  std::optional<int64_t> step = ConstIntValue(ana->Simplify(sub(next, first)));
+  return step && *step != 0 && (*step < 0 ? -*step : *step) >= span;
+}
+
 // Whether no element of the buffer is accessed in two different iterations of
 // the common loop at position `m` (so that nothing written in one iteration is
 // read in another, and the buffer may be allocated afresh in each). Shown by
@@ -161,12 +189,14 @@ std::vector<arith::IntSet> AccessedRegion(const std::vector<Access>& accesses, s
 // iteration and is never wider than |c|. A reduction's accumulator, accessed
 // at the same element in every step of the reduction loop, is not: its
 // allocation must stay above that loop.
-bool IterationsDisjoint(const std::vector<Access>& accesses, size_t ndim, size_t m) {
+bool IterationsDisjoint(const std::vector<Access>& accesses, const Array<PrimExpr>& shape, size_t m) {
+  const size_t ndim = shape.size();
   arith::Analyzer ana;
   std::vector<arith::IntSet> dims = AccessedRegion(accesses, ndim, m + 1, &ana);
   if (dims.empty()) return false;
   const ForNode* loop = accesses[0].loops[m];
   Var v = loop->loop_var;
+  if (FlatIterationsDisjoint(dims, shape, v, &ana)) return true;
   for (const arith::IntSet& set : dims) {
     if (!set.HasLowerBound() || !set.HasUpperBound()) continue;
     PrimExpr mn = set.min();
@@ -207,7 +237,7 @@ PrimFunc CompactBufferAllocation(PrimFunc func) {
     // loop between it and the declaration touch disjoint elements in their
     // iterations (values never flow from one iteration to the next).
     size_t level = depth;
-    while (level < common && IterationsDisjoint(accesses, ndim, level)) ++level;
+    while (level < common && IterationsDisjoint(accesses, buffer->shape, level)) ++level;
     arith::Analyzer ana;
     std::vector<arith::IntSet> dims = AccessedRegion(accesses, ndim, level, &ana);
     if (dims.empty()) continue;
