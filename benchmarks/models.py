@@ -150,7 +150,7 @@ def check(name, got, expected, rtol=1e-4):
     return err
 
 
-def bench_model(tvm, torch, name, batch, threads, repeat, top, log):
+def bench_model(tvm, torch, name, batch, threads, repeat, top, log, clock=time.perf_counter):
     from tessera.relax.frontend.torch import from_exported_program  # pylint: disable=import-outside-toplevel
 
     model, shape = build_model(torch, name, batch)
@@ -180,7 +180,7 @@ def bench_model(tvm, torch, name, batch, threads, repeat, top, log):
 
     engines = {"Tessera": lambda: f(nd_x), "ONNX Runtime": lambda: sess.run(None, {"x": x}),
                "PyTorch eager": lambda: model(tx)}
-    lat = timed(engines, repeat=repeat)
+    lat = timed(engines, repeat=repeat, clock=clock)
     log(f"  {name} batch {batch}: import {import_s:.1f} s, Tessera build {build_s:.1f} s, "
         f"max error vs PyTorch {err:.1e}")
     for label, t in lat.items():
@@ -194,7 +194,7 @@ def bench_model(tvm, torch, name, batch, threads, repeat, top, log):
     return {"latency": lat, "build_s": build_s, "memory_mb": mem}
 
 
-def run(models=MODELS, batches=(1, 8), threads=2, repeat=5, top=8, log=print):
+def run(models=MODELS, batches=(1, 8), threads=2, repeat=5, top=8, log=print, cpu_time=False):
     os.environ.setdefault("OMP_NUM_THREADS", str(threads))
     os.environ.setdefault("TVM_NUM_THREADS", str(threads))
     import torch  # pylint: disable=import-outside-toplevel
@@ -202,11 +202,13 @@ def run(models=MODELS, batches=(1, 8), threads=2, repeat=5, top=8, log=print):
 
     torch.set_num_threads(threads)
     torch.set_grad_enabled(False)
-    log(f"Untuned Tessera vs ONNX Runtime vs PyTorch eager, {threads} thread(s) each, interleaved medians")
+    log(f"Untuned Tessera vs ONNX Runtime vs PyTorch eager, {threads} thread(s) each, interleaved medians of "
+        f"{'CPU' if cpu_time else 'wall'} time; load average {os.getloadavg()[0]:.1f} at the start")
     results = {}
     for name in models:
         for batch in batches:
-            results[(name, batch)] = bench_model(tvm, torch, name, batch, threads, repeat, top, log)
+            results[(name, batch)] = bench_model(tvm, torch, name, batch, threads, repeat, top, log,
+                                                 time.process_time if cpu_time else time.perf_counter)
     log("\n| model | batch | Tessera ms | ORT ms | PyTorch ms | ORT/Tessera | build s |")
     log("| --- | --- | --- | --- | --- | --- | --- |")
     for (name, batch), r in results.items():
@@ -224,7 +226,9 @@ if __name__ == "__main__":
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--top", type=int, default=8, help="kernels of vm.profile to print; 0: none")
     parser.add_argument("--quick", action="store_true", help="ResNet-18 at batch 1 only")
+    parser.add_argument("--cpu-time", action="store_true",
+                        help="time with the process's CPU time (with --threads 1: latency on a busy machine)")
     args = parser.parse_args()
     run(models=tuple(args.models or (("resnet18",) if args.quick else MODELS)),
         batches=tuple(args.batch or ((1,) if args.quick else (1, 8))), threads=args.threads,
-        repeat=args.repeat, top=args.top)
+        repeat=args.repeat, top=args.top, cpu_time=args.cpu_time)
