@@ -123,3 +123,35 @@ def test_opt_out_keeps_plain_kernel():
         ex = relax.build(mod, target=TARGET)
     got = relax.VirtualMachine(ex, tvm.cpu())["main"](tvm.nd.array(x)).numpy()
     np.testing.assert_allclose(got, _expected(x, w, 1, 1, 1, 1), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("kind,shape,kernel,stride,padding", [
+    ("max", (1, 8, 112, 112), 3, 2, 1), ("avg", (2, 5, 13, 17), 3, 2, 1), ("max", (1, 3, 9, 7), 2, 1, 0)])
+def test_pooling_matches_pytorch_and_is_tiled(kind, shape, kernel, stride, padding):
+    """pool2d's window reduction (default_schedule_pool.cc): vector width dividing the
+    output width where one does, rows unrolled, a parallel outer loop; PyTorch oracle."""
+    x = np.random.default_rng(0).standard_normal(shape).astype("float32")
+    bb = relax.BlockBuilder()
+    xv = relax.Var("x", relax.TensorStructInfo(shape, "float32"))
+    pool = relax.op.nn.max_pool2d if kind == "max" else relax.op.nn.avg_pool2d
+    with bb.function("main", [xv]):
+        with bb.dataflow():
+            out = bb.emit_output(pool(xv, kernel, stride, padding))
+        bb.emit_func_output(out)
+    mod = bb.get()
+    ex = relax.build(mod, target=TARGET)
+    got = relax.VirtualMachine(ex, tvm.cpu())["main"](tvm.nd.array(x)).numpy()
+    tx = torch.from_numpy(x)
+    if kind == "max":
+        expected = torch.nn.functional.max_pool2d(tx, kernel, stride, padding).numpy()
+    else:  # Relax's avg_pool2d defaults to count_include_pad=False
+        expected = torch.nn.functional.avg_pool2d(tx, kernel, stride, padding, count_include_pad=False).numpy()
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+    if shape[2] == 112:  # output 56 x 56: 8 lanes (56 % 16 != 0), 4 rows
+        passes = list(relax.get_pipeline(target=tvm.target.Target(TARGET)).passes)
+        upto = [p.info.name for p in passes].index("DefaultCPUSchedule") + 1
+        scheduled = tvm.transform.Sequential(passes[:upto])(mod)
+        (func,) = [scheduled[gv] for gv in scheduled.functions if isinstance(scheduled[gv], tir.PrimFunc)]
+        kinds = [(l.kind, int(l.extent)) for l in _loops(func)]
+        assert (tir.ForKind.VECTORIZED, 8) in kinds and (tir.ForKind.UNROLLED, 4) in kinds
+        assert any(k == tir.ForKind.PARALLEL for k, _ in kinds)
