@@ -1,7 +1,9 @@
 // SchedulePool2d (see default_schedule_pool.h). The block
 //   out[n, c, y, x] = max/sum over (r, s) of pad[n, c, y*sh + r, x*sw + s]
+// (or a depthwise conv2d's sum of pad[...] * W[c, 0, r, s], with its fused
+// epilogue computed per tile)
 // becomes
-//   [n, c, y / R, x / V: fused, parallel]
+//   [n, c, y / R: fused, parallel] [x / V]
 //     [init] [r, s] [R rows: unrolled] [V columns: vectorized] [write-back]
 // with V the widest of 16/8/4 lanes (as the target allows) dividing the
 // output width (the widest, with a guarded tail, when none does) and R 4 or
@@ -16,19 +18,21 @@ bool SchedulePool2d(Schedule* sch_ptr, const BlockRV& block, const DefaultCPUSch
   Schedule& sch = *sch_ptr;
   Block b = sch.Get(block).cast<Block>();
   const std::string& name = b->name_hint;
-  if ((name.rfind("pool_max", 0) != 0 && name.rfind("pool_sum", 0) != 0) || b->iter_vars.size() != 6 || !b->init) {
-    return false;
-  }
+  bool pool = name.rfind("pool_max", 0) == 0 || name.rfind("pool_sum", 0) == 0;
+  bool depthwise = name.rfind("group_conv2d_nchw", 0) == 0;  // one input channel per group: checked below
+  size_t nloops = pool ? 6 : 7;
+  if ((!pool && !depthwise) || b->iter_vars.size() != nloops || !b->init) return false;
   Array<LoopRV> loops = sch.GetLoops(block);
-  if (loops.size() != 6) return false;
+  if (loops.size() != nloops) return false;
   std::vector<int64_t> extent;
   for (const LoopRV& l : loops) {
     const int64_t* c = AsConstInt(sch.Get(l).cast<For>()->extent);
     extent.push_back(c != nullptr ? *c : -1);
   }
-  for (size_t i = 1; i < 6; ++i) {
+  for (size_t i = 1; i < nloops; ++i) {
     if (extent[i] < 1) return false;
   }
+  if (depthwise && extent[4] != 1) return false;
   int64_t max_lanes = std::max(1, opt.vector_bits / std::max(1, b->writes[0]->buffer->dtype.bits()));
   int64_t lanes = 0;
   for (int64_t v = max_lanes; v >= 4 && lanes == 0; v /= 2) {
@@ -41,9 +45,25 @@ bool SchedulePool2d(Schedule* sch_ptr, const BlockRV& block, const DefaultCPUSch
   try {
     Array<LoopRV> ys = sch.Split(loops[2], Array<Any>({Any(), Any(rows)}), true);
     Array<LoopRV> xs = sch.Split(loops[3], Array<Any>({Any(), Any(lanes)}), true);
-    sch.Reorder({loops[0], loops[1], ys[0], xs[0], loops[4], loops[5], ys[1], xs[1]});
+    Array<LoopRV> order = {loops[0], loops[1], ys[0], xs[0]};
+    for (size_t i = 4; i < nloops; ++i) order.push_back(loops[i]);
+    order.push_back(ys[1]);
+    order.push_back(xs[1]);
+    sch.Reorder(order);
     BlockRV write_back = sch.CacheWrite(block, 0, "local");
     sch.ReverseComputeAt(write_back, xs[0], true, -1);
+    // A fused epilogue (bias, activation) follows per tile.
+    Array<BlockRV> consumers = sch.GetConsumers(write_back);
+    if (consumers.size() == 1) {
+      Schedule before = sch.Copy();
+      try {
+        sch.ReverseComputeAt(consumers[0], xs[0], true, -1);
+        Array<LoopRV> inner = sch.GetLoops(consumers[0]);
+        sch.Vectorize(inner[inner.size() - 1]);
+      } catch (const Error&) {
+        sch = before;
+      }
+    }
     BlockRV init = sch.DecomposeReduction(block, loops[4]);
     sch.Vectorize(xs[1]);
     sch.Unroll(ys[1]);
@@ -51,8 +71,12 @@ bool SchedulePool2d(Schedule* sch_ptr, const BlockRV& block, const DefaultCPUSch
     sch.Vectorize(init_loops[init_loops.size() - 1]);
     Array<LoopRV> wb_loops = sch.GetLoops(write_back);
     sch.Vectorize(wb_loops[wb_loops.size() - 1]);
-    int64_t work = std::max<int64_t>(1, extent[0]) * extent[1] * extent[2] * extent[3] * extent[4] * extent[5];
-    if (opt.num_cores > 1 && work >= opt.min_parallel_work) sch.Parallel(sch.Fuse({loops[0], loops[1], ys[0], xs[0]}, true));
+    int64_t work = std::max<int64_t>(1, extent[0]);
+    for (size_t i = 1; i < nloops; ++i) work *= extent[i];
+    // The column-tile loop stays out of the fused parallel loop: with it, the
+    // rows x lanes tile would not be contiguous along the fused iterations and
+    // CompactBufferAllocation could not keep it per iteration (in registers).
+    if (opt.num_cores > 1 && work >= opt.min_parallel_work) sch.Parallel(sch.Fuse({loops[0], loops[1], ys[0]}, true));
   } catch (const Error&) {
     sch = backup;
     return false;

@@ -1,7 +1,8 @@
-// The pooling rule of DefaultCPUSchedule (default_cpu_schedule.cc calls it
-// for every block before its generic rules): the window reductions of
-// topi.nn.pool2d ("pool_max", "pool_sum") get a register tile of rows x
-// vector accumulators, the vector width a divisor of the output width.
+// The window-reduction rule of DefaultCPUSchedule (default_cpu_schedule.cc
+// calls it for every block before its generic rules): pooling
+// (topi.nn.pool2d's "pool_max", "pool_sum") and depthwise convolution
+// ("group_conv2d_nchw" with one input channel per group) get a register tile
+// of rows x vector accumulators, the vector width a divisor of the output width.
 #pragma once
 
 #include "tir/schedule/schedule.h"
@@ -10,7 +11,7 @@
 namespace tessera {
 namespace tir {
 
-// Schedules `block` when it is a pool2d window reduction and returns true;
+// Schedules `block` when it is a pooling or depthwise window reduction and returns true;
 // else leaves the schedule alone and returns false.
 bool SchedulePool2d(Schedule* sch, const BlockRV& block, const DefaultCPUScheduleOptions& opt);
 

@@ -155,3 +155,21 @@ def test_pooling_matches_pytorch_and_is_tiled(kind, shape, kernel, stride, paddi
         kinds = [(l.kind, int(l.extent)) for l in _loops(func)]
         assert (tir.ForKind.VECTORIZED, 8) in kinds and (tir.ForKind.UNROLLED, 4) in kinds
         assert any(k == tir.ForKind.PARALLEL for k, _ in kinds)
+
+
+def test_depthwise_gets_the_window_rule():
+    """Depthwise conv2d (one input channel per group) is tiled as a window reduction:
+    8 lanes (dividing the 56-wide output), 4 rows unrolled, the relu epilogue per tile,
+    a parallel outer loop; the per-tile accumulators are compacted to registers."""
+    x_shape, k_shape = (1, 16, 56, 56), (16, 3, 3)
+    x, w = _weights(x_shape, k_shape, 16)
+    mod = _module(x_shape, w, 1, 1, 1, 16)
+    conv = _scheduled_conv(mod)
+    kinds = [(l.kind, int(l.extent)) for l in _loops(conv)]
+    assert (tir.ForKind.VECTORIZED, 8) in kinds and (tir.ForKind.UNROLLED, 4) in kinds
+    assert any(k == tir.ForKind.PARALLEL for k, _ in kinds)
+    lowered = tvm.lower(tvm.IRModule({"main": conv.with_attr("global_symbol", "main")})).script()
+    assert "T.allocate([T.int64(32)]" in lowered  # the 4 x 8 accumulator tile
+    got = relax.VirtualMachine(relax.build(mod, target=TARGET), tvm.cpu())["main"](tvm.nd.array(x)).numpy()
+    expected = _expected(x, w, 1, 1, 1, 16)
+    np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4 * np.abs(expected).max())
