@@ -29,6 +29,26 @@ int64_t TileWidth(int64_t width) {
 
 }  // namespace
 
+BlockRV CacheWriteTile(Schedule* sch_ptr, const BlockRV& block, const LoopRV& tile, bool vectorize_consumer) {
+  Schedule& sch = *sch_ptr;
+  BlockRV write_back = sch.CacheWrite(block, 0, "local");
+  sch.ReverseComputeAt(write_back, tile, true, -1);
+  Array<BlockRV> consumers = sch.GetConsumers(write_back);
+  if (consumers.size() == 1) {
+    Schedule before = sch.Copy();
+    try {
+      sch.ReverseComputeAt(consumers[0], tile, true, -1);
+      if (vectorize_consumer) {
+        Array<LoopRV> inner = sch.GetLoops(consumers[0]);
+        sch.Vectorize(inner[inner.size() - 1]);
+      }
+    } catch (const Error&) {
+      sch = before;
+    }
+  }
+  return write_back;
+}
+
 bool ScheduleConv2dPacked(Schedule* sch_ptr, const BlockRV& block, const DefaultCPUScheduleOptions& opt) {
   Schedule& sch = *sch_ptr;
   Block b = sch.Get(block).cast<Block>();
@@ -54,17 +74,7 @@ bool ScheduleConv2dPacked(Schedule* sch_ptr, const BlockRV& block, const Default
     // Accumulators in a per-tile "local" buffer (kept in registers), written
     // back once per tile, followed there by the consumer (the NCHW
     // write-back with the epilogue), so the packed tile never reaches memory.
-    BlockRV write_back = sch.CacheWrite(block, 0, "local");
-    sch.ReverseComputeAt(write_back, xs[0], true, -1);
-    Array<BlockRV> consumers = sch.GetConsumers(write_back);
-    if (consumers.size() == 1) {
-      Schedule before = sch.Copy();
-      try {
-        sch.ReverseComputeAt(consumers[0], xs[0], true, -1);
-      } catch (const Error&) {
-        sch = before;
-      }
-    }
+    BlockRV write_back = CacheWriteTile(&sch, block, xs[0], false);
     BlockRV init = sch.DecomposeReduction(block, loops[5]);
     sch.Vectorize(fi);
     sch.Unroll(xs[1]);

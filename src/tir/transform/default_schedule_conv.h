@@ -15,5 +15,12 @@ namespace tir {
 // NCHW write-back with the fused epilogue) is computed per tile.
 bool ScheduleConv2dPacked(Schedule* sch, const BlockRV& block, const DefaultCPUScheduleOptions& opt);
 
+// Shared by the window rule (default_schedule_pool.cc): the block's output
+// cached in a "local" tile written back under `tile`, and the block's single
+// consumer (the fused epilogue) computed there too, its innermost loop
+// vectorized when `vectorize_consumer` (a consumer step refused is skipped).
+// Returns the write-back block.
+BlockRV CacheWriteTile(Schedule* sch, const BlockRV& block, const LoopRV& tile, bool vectorize_consumer);
+
 }  // namespace tir
 }  // namespace tessera

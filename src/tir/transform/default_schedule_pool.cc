@@ -11,6 +11,8 @@
 // loop (inlined, its select per read measured slower). A refused step restores the schedule and the generic rules take over.
 #include "tir/transform/default_schedule_pool.h"
 
+#include "tir/transform/default_schedule_conv.h"
+
 namespace tessera {
 namespace tir {
 
@@ -50,20 +52,8 @@ bool SchedulePool2d(Schedule* sch_ptr, const BlockRV& block, const DefaultCPUSch
     order.push_back(ys[1]);
     order.push_back(xs[1]);
     sch.Reorder(order);
-    BlockRV write_back = sch.CacheWrite(block, 0, "local");
-    sch.ReverseComputeAt(write_back, xs[0], true, -1);
     // A fused epilogue (bias, activation) follows per tile.
-    Array<BlockRV> consumers = sch.GetConsumers(write_back);
-    if (consumers.size() == 1) {
-      Schedule before = sch.Copy();
-      try {
-        sch.ReverseComputeAt(consumers[0], xs[0], true, -1);
-        Array<LoopRV> inner = sch.GetLoops(consumers[0]);
-        sch.Vectorize(inner[inner.size() - 1]);
-      } catch (const Error&) {
-        sch = before;
-      }
-    }
+    BlockRV write_back = CacheWriteTile(&sch, block, xs[0], true);
     BlockRV init = sch.DecomposeReduction(block, loops[4]);
     sch.Vectorize(xs[1]);
     sch.Unroll(ys[1]);
