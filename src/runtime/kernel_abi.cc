@@ -2,17 +2,17 @@
 // and the C entry points kernels call back into (see kernel_abi.h).
 #include "runtime/kernel_abi.h"
 
-#include <omp.h>
-
 #include <cmath>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include <cstring>
+#include <mutex>
 #include <sstream>
 
 #include "runtime/interrupt.h"
 #include "runtime/ndarray.h"
+#include "runtime/thread_pool.h"
 
 namespace tessera {
 namespace {
@@ -30,7 +30,9 @@ nlohmann::json InfoToJSON(const FunctionInfo& info) {
     if (p.alignment > 0) param["align"] = p.alignment;
     params.push_back(std::move(param));
   }
-  return {{"name", info.name}, {"params", params}, {"sym_vars", info.sym_vars}};
+  nlohmann::json out = {{"name", info.name}, {"params", params}, {"sym_vars", info.sym_vars}};
+  if (info.num_threads > 0) out["threads"] = info.num_threads;
+  return out;
 }
 
 FunctionInfo InfoFromJSON(const nlohmann::json& j) {
@@ -50,6 +52,7 @@ FunctionInfo InfoFromJSON(const nlohmann::json& j) {
     info.params.push_back(std::move(pi));
   }
   info.sym_vars = j.at("sym_vars").get<std::vector<std::string>>();
+  if (j.contains("threads")) info.num_threads = j.at("threads").get<int>();  // absent in older libraries
   return info;
 }
 
@@ -61,18 +64,6 @@ std::string ShapeStr(const std::vector<int64_t>& s) {
   return os.str();
 }
 
-// TESSERA_NUM_THREADS (or TVM's TVM_NUM_THREADS) sets the default number of
-// threads of parallel loops when the runtime loads.
-[[maybe_unused]] const bool kNumThreadsFromEnv = [] {
-  for (const char* name : {"TESSERA_NUM_THREADS", "TVM_NUM_THREADS"}) {
-    if (const char* v = std::getenv(name)) {
-      int n = std::atoi(v);
-      if (n > 0) omp_set_num_threads(n);
-      return true;
-    }
-  }
-  return false;
-}();
 
 }  // namespace
 
@@ -250,8 +241,8 @@ PackedFunc MakeKernelFunction(const FunctionInfo& info, KernelFn fn, ObjectRef k
           slots[np + k] = &sym_values[k];
         }
         last_error.clear();
-        int saved_threads = omp_get_max_threads();
-        if (num_threads > 0) omp_set_num_threads(num_threads);
+        // The target's -num-cores (recorded in the library for exported ones) caps the threads.
+        runtime::ThreadCapScope cap(num_threads > 0 ? num_threads : info.num_threads);
         int32_t rc = 0;
         bool interrupted = false;
         {
@@ -259,7 +250,6 @@ PackedFunc MakeKernelFunction(const FunctionInfo& info, KernelFn fn, ObjectRef k
           rc = fn(slots.data());
           interrupted = InterruptScope::Requested();
         }
-        if (num_threads > 0) omp_set_num_threads(saved_threads);
         if (interrupted) ThrowErrorOfKind("KeyboardInterrupt", info.name + " was interrupted (SIGINT)");
         if (rc != 0) {
           // A kernel may choose the error class with a "<Kind>: " prefix.
@@ -288,16 +278,26 @@ void TesseraSetIndexError(const char* what, int64_t index, int64_t extent) {
 }
 
 int32_t TesseraParallelFor(int32_t (*task)(int32_t, void*), void* data, int32_t num_tasks) {
-  int32_t status = 0;
-#pragma omp parallel for schedule(static)
-  for (int32_t i = 0; i < num_tasks; ++i) {
-    int32_t rc = task(i, data);
+  // A failing iteration's message is recorded on the thread that ran it:
+  // the first one is carried back to the caller's thread.
+  struct Loop {
+    int32_t (*task)(int32_t, void*);
+    void* data;
+    std::mutex mu;
+    std::string error;
+  } loop{task, data, {}, {}};
+  auto run = [](int32_t i, void* p) -> int32_t {
+    auto* l = static_cast<Loop*>(p);
+    int32_t rc = l->task(i, l->data);
     if (rc != 0) {
-#pragma omp atomic write
-      status = rc;
+      std::lock_guard<std::mutex> lock(l->mu);
+      if (l->error.empty()) l->error = tessera::last_error;
     }
-  }
-  return status;
+    return rc;
+  };
+  int32_t rc = tessera::runtime::ParallelFor(run, &loop, num_tasks, 0);
+  if (rc != 0) tessera::last_error = loop.error;
+  return rc;
 }
 
 void* TesseraWorkspaceAlloc(int64_t nbytes) {

@@ -40,6 +40,7 @@ struct FunctionInfo {
   std::string name;
   std::vector<ParamInfo> params;
   std::vector<std::string> sym_vars;  // symbolic shape variables bound from arguments
+  int num_threads = 0;                // the target's -num-cores: caps its parallel loops (0: no cap)
   std::string ToJSON() const;
   static FunctionInfo FromJSON(const std::string& json);
   static std::vector<FunctionInfo> ListFromJSON(const std::string& json);
@@ -55,8 +56,9 @@ inline std::string KernelSymbol(const std::string& name) { return "tessera_kerne
 // expected vs got. An array whose data is not aligned to its parameter's
 // `alignment` (a zero-copy DLPack view at an odd offset) is staged through
 // an aligned temporary, copied back after the call. `keep_alive` is held by the function (e.g. the module).
-// `num_threads` > 0 caps the threads its parallel loops use (the target's
-// --num-cores); 0 uses the runtime default (all cores, or TESSERA_NUM_THREADS).
+// `num_threads` > 0 sets the threads its parallel loops use (the target's
+// --num-cores); 0 uses info.num_threads, else the runtime default (the CPUs
+// available, or TESSERA_NUM_THREADS; runtime/thread_pool.h).
 PackedFunc MakeKernelFunction(const FunctionInfo& info, KernelFn fn, ObjectRef keep_alive, int num_threads = 0);
 
 }  // namespace tessera

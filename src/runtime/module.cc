@@ -4,13 +4,13 @@
 
 #include <dlfcn.h>
 #include <unistd.h>
-#include <omp.h>
 
 #include <algorithm>
 
 #include "runtime/kernel_abi.h"
 #include "runtime/library_file.h"
 #include "runtime/registry.h"
+#include "runtime/thread_pool.h"
 
 namespace tessera {
 
@@ -113,9 +113,11 @@ TESSERA_REGISTER_OBJECT_TYPE(ModuleNode);
 // The default number of threads of parallel loops (TVM_NUM_THREADS-like).
 TESSERA_REGISTER_GLOBAL("runtime.SetNumThreads").set_body_typed([](int n) {
   TESSERA_CHECK_OR_THROW(n > 0, ValueError) << "the number of threads must be positive, got " << n;
-  omp_set_num_threads(n);
+  runtime::SetDefaultNumThreads(n);
 });
-TESSERA_REGISTER_GLOBAL("runtime.GetNumThreads").set_body_typed([]() { return static_cast<int64_t>(omp_get_max_threads()); });
+TESSERA_REGISTER_GLOBAL("runtime.GetNumThreads").set_body_typed([]() {
+  return static_cast<int64_t>(runtime::DefaultNumThreads());
+});
 
 TESSERA_REGISTER_GLOBAL("runtime.ModuleGetFunction").set_body_typed([](Module m, std::string name, bool query_imports) -> Any {
   if (auto f = m->GetFunction(name)) return *f;

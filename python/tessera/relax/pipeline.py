@@ -9,7 +9,8 @@ _REGISTERED = {}
 
 
 def default_build_pipeline(target=None):
-    """The Sequential "relax.build_pipeline": LegalizeOps, AnnotateTIROpPattern,
+    """The Sequential "relax.build_pipeline": FoldBatchnormToConv2d (inference
+    batch_norm after a constant-weight conv2d folded into it), LegalizeOps, AnnotateTIROpPattern,
     FoldConstant, FuseOps, FuseTIR, DefaultCPUSchedule (untuned PrimFuncs get
     parallel and vectorized loops for ``target``; not in TVM, see
     docs/pipeline.md), DeadCodeElimination, then the lowering passes Normalize,
@@ -22,16 +23,16 @@ def default_build_pipeline(target=None):
         from ..target import Target  # pylint: disable=import-outside-toplevel
 
         target = target if isinstance(target, Target) else Target(target)
-    return get_global_func("relax.GetPipeline")("default_build", target)
+    return get_global_func("relax.GetPipeline")("default_build", target, None)
 
 
 def zero_pipeline(*, enable_warning=False):
     """TVM's "zero" pipeline: LegalizeOps, AnnotateTIROpPattern, FoldConstant,
-    FuseOps, FuseTIR. ``enable_warning`` is accepted for TVM compatibility
-    (LegalizeOps leaves ops without a legalization unchanged either way)."""
+    FuseOps, FuseTIR. ``enable_warning``: its LegalizeOps names on stderr each
+    op left without a legalization (such ops stay unchanged either way)."""
     if not isinstance(enable_warning, bool):
         raise TVMTypeError(f"zero_pipeline: enable_warning must be a bool, got {type(enable_warning).__name__}")
-    return get_global_func("relax.GetPipeline")("zero", None)
+    return get_global_func("relax.GetPipeline")("zero", None, enable_warning)
 
 
 def register_pipeline(name):

@@ -82,7 +82,11 @@ std::string RuntimeLibraryDir() {
 class LLVMModuleNode final : public ModuleNode {
  public:
   LLVMModuleNode(std::unique_ptr<llvm::orc::LLJIT> jit, std::vector<FunctionInfo> infos, std::string ir, Target target)
-      : jit_(std::move(jit)), infos_(std::move(infos)), ir_(std::move(ir)), target_(std::move(target)) {}
+      : jit_(std::move(jit)), infos_(std::move(infos)), ir_(std::move(ir)), target_(std::move(target)) {
+    // -num-cores travels with each function, into exported libraries too.
+    int cores = static_cast<int>(target_.GetInt("num-cores").value_or(0));
+    for (FunctionInfo& info : infos_) info.num_threads = cores;
+  }
 
   std::string type_key() const override { return "llvm"; }
 
@@ -96,7 +100,7 @@ class LLVMModuleNode final : public ModuleNode {
         TESSERA_THROW(RuntimeError) << "JIT lookup of " << name << " failed: " << msg;
       }
       auto fn = reinterpret_cast<KernelFn>(sym->getAddress());
-      return MakeKernelFunction(info, fn, GetRef<ObjectRef>(this), static_cast<int>(target_.GetInt("num-cores").value_or(0)));
+      return MakeKernelFunction(info, fn, GetRef<ObjectRef>(this));
     }
     return std::nullopt;
   }

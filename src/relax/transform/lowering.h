@@ -62,7 +62,7 @@ Pass DeadCodeElimination(Array<String> entry_functions = {});
 
 // TVM's "zero" pipeline: LegalizeOps, AnnotateTIROpPattern, FoldConstant,
 // FuseOps, FuseTIR (pipeline.cc).
-std::vector<Pass> ZeroPipelinePasses();
+std::vector<Pass> ZeroPipelinePasses(bool enable_warning = false);
 // The Sequential "relax.build_pipeline" (relax.get_pipeline("default_build")):
 // the zero passes, DefaultCPUSchedule for `target` (a CPU target; none: each
 // function's own, else the host), DeadCodeElimination, Normalize and the

@@ -56,6 +56,12 @@ Pass ExpandTupleArguments();
 // for a capturing function used as a value: closures are not supported).
 Pass LambdaLift();
 
+// Inference batch_norm(conv2d(x, W) [+ b], gamma, beta, mean, var)[0] with
+// every parameter a float constant (NCHW/OIHW, channel axis 1) becomes
+// conv2d(x, W * s) + ((b - mean) * s + beta), s = gamma / sqrt(var + eps),
+// the constants computed by the pass; other batch_norms are left alone.
+Pass FoldBatchnormToConv2d();
+
 }  // namespace transform
 }  // namespace relax
 }  // namespace tessera

@@ -1,7 +1,7 @@
 // relax.build's pipelines, defined once here: ZeroPipelinePasses (TVM's "zero":
 // legalization and fusion) and DefaultBuildPipeline (relax.get_pipeline
 // ("default_build"), the Sequential "relax.build_pipeline" that relax.build
-// runs: the zero passes, DefaultCPUSchedule, DeadCodeElimination, then the
+// runs: FoldBatchnormToConv2d, the zero passes, DefaultCPUSchedule, DeadCodeElimination, then the
 // lowering passes of lowering.h). Adding a pass to a pipeline is one line in
 // one of the two lists below. VM code generation (src/relax/backend/vm) runs
 // on the result. Python's relax.get_pipeline reads them via relax.GetPipeline.
@@ -15,9 +15,9 @@ namespace tessera {
 namespace relax {
 namespace transform {
 
-std::vector<Pass> ZeroPipelinePasses() {
+std::vector<Pass> ZeroPipelinePasses(bool enable_warning) {
   return {
-      LegalizeOps(),
+      LegalizeOps({}, enable_warning),
       AnnotateTIROpPattern(),
       FoldConstant(),
       FuseOps(),
@@ -28,7 +28,9 @@ std::vector<Pass> ZeroPipelinePasses() {
 tessera::transform::Sequential DefaultBuildPipeline(std::optional<Target> target) {
   TESSERA_CHECK_OR_THROW(!target || tir::IsCPUTarget(*target), ValueError)
       << "relax.get_pipeline(\"default_build\"): target " << (*target)->str << " is not a CPU target";
-  std::vector<Pass> passes = ZeroPipelinePasses();
+  std::vector<Pass> passes = {FoldBatchnormToConv2d()};
+  std::vector<Pass> zero = ZeroPipelinePasses();
+  passes.insert(passes.end(), zero.begin(), zero.end());
   std::vector<Pass> rest = {
       tir::transform::DefaultCPUSchedule(target),
       DeadCodeElimination(),
@@ -49,18 +51,23 @@ tessera::transform::Sequential DefaultBuildPipeline(std::optional<Target> target
 namespace {
 
 // The named pipelines of relax.get_pipeline; `target` is for default_build only.
-tessera::transform::Sequential GetPipeline(const std::string& name, std::optional<Target> target) {
+// `enable_warning` is for zero only (its LegalizeOps names ops left without a legalization).
+tessera::transform::Sequential GetPipeline(const std::string& name, std::optional<Target> target,
+                                           bool enable_warning) {
   if (name == "default_build") return DefaultBuildPipeline(target);
   TESSERA_CHECK_OR_THROW(!target, TypeError) << "relax.get_pipeline(" << name << ") takes no target";
-  if (name == "zero") return tessera::transform::Sequential(Array<Pass>(ZeroPipelinePasses()), "relax.zero_pipeline");
+  if (name == "zero") {
+    return tessera::transform::Sequential(Array<Pass>(ZeroPipelinePasses(enable_warning)), "relax.zero_pipeline");
+  }
   TESSERA_THROW(ValueError) << "unknown relax pipeline '" << name << "'; known: default_build, zero";
 }
 
 }  // namespace
 
-TESSERA_REGISTER_GLOBAL("relax.GetPipeline").set_body_typed([](std::string name, std::optional<Target> target) {
-  return GetPipeline(name, target);
-});
+TESSERA_REGISTER_GLOBAL("relax.GetPipeline")
+    .set_body_typed([](std::string name, std::optional<Target> target, std::optional<bool> enable_warning) {
+      return GetPipeline(name, target, enable_warning.value_or(false));
+    });
 TESSERA_REGISTER_GLOBAL("relax.transform.DefaultBuildPipeline").set_body_typed([](std::optional<Target> target) {
   return DefaultBuildPipeline(target);
 });

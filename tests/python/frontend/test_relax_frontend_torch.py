@@ -429,3 +429,15 @@ def test_shape_ops_match_torch(kind):
     assert len(res) == len(expected) == 6
     for got, want in zip(res, expected):
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=RTOL, atol=ATOL)
+
+
+@pytest.mark.parametrize("module", [torch.nn.ReLU6(), torch.nn.Hardtanh(-0.5, 0.7)])
+def test_hardtanh_and_relu6_match_pytorch(module):
+    """ReLU6 / Hardtanh (MobileNetV2's activation) through both importers."""
+    x = torch.randn(2, 3, 4, 5) * 4
+    mods = [from_exported_program(torch.export.export(module, (x,)), unwrap_unit_return_tuple=True),
+            from_fx(torch.fx.symbolic_trace(module), [((2, 3, 4, 5), "float32")])]
+    for mod in mods:
+        out = tvm.relax.VirtualMachine(tvm.relax.build(mod, "llvm"), tvm.cpu())["main"](tvm.nd.array(x.numpy()))
+        out = out if hasattr(out, "numpy") else out[0]
+        np.testing.assert_allclose(out.numpy(), module(x).numpy())

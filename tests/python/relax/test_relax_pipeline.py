@@ -6,8 +6,8 @@ import tessera as tvm
 from tessera import relax
 
 ZERO = ["LegalizeOps", "AnnotateTIROpPattern", "FoldConstant", "FuseOps", "FuseTIR"]
-OPTIONAL = ZERO[1:] + ["DefaultCPUSchedule", "DeadCodeElimination"]
-EXPECTED = ZERO + ["DefaultCPUSchedule", "DeadCodeElimination", "Normalize", "ToNonDataflow", "RemovePurityChecking", "CallTIRRewrite", "StaticPlanBlockMemory",
+OPTIONAL = ["FoldBatchnormToConv2d"] + ZERO[1:] + ["DefaultCPUSchedule", "DeadCodeElimination"]
+EXPECTED = ["FoldBatchnormToConv2d"] + ZERO + ["DefaultCPUSchedule", "DeadCodeElimination", "Normalize", "ToNonDataflow", "RemovePurityChecking", "CallTIRRewrite", "StaticPlanBlockMemory",
             "LowerAllocTensor", "VMBuiltinLower", "VMShapeLower", "AttachGlobalSymbol"]
 
 

@@ -205,4 +205,36 @@ def test_panel_of_a_fused_loop_over_two_dimensions_moves_into_it():
     assert isinstance(after.body, tvm.tir.For) and after.body.loop_var.name_hint == "f"
     a = np.random.rand(2, 64).astype("float32")
     (_, c) = run(after, a, np.zeros((2, 64), "float32"))
+
+def fused_tiles(A: T.Buffer((4, 6, 8), "float32"), C: T.Buffer((4, 6, 8), "float32")):
+    T.func_attr({"tir.noalias": True})
+    B = T.alloc_buffer((4, 6, 8), "float32")
+    for f in range(12):  # (i, j // 2) fused: each iteration owns a 1 x 2 x 8 tile
+        for jj in range(2):
+            for k in range(8):
+                with T.block("b"):
+                    vi = T.axis.spatial(4, f // 3)
+                    vj = T.axis.spatial(6, f % 3 * 2 + jj)
+                    vk = T.axis.spatial(8, k)
+                    B[vi, vj, vk] = A[vi, vj, vk] * T.float32(2)
+        for jj in range(2):
+            for k in range(8):
+                with T.block("c"):
+                    vi = T.axis.spatial(4, f // 3)
+                    vj = T.axis.spatial(6, f % 3 * 2 + jj)
+                    vk = T.axis.spatial(8, k)
+                    C[vi, vj, vk] = B[vi, vj, vk] + T.float32(1)
+
+
+def test_tile_of_fused_loop_moves_into_it():
+    """A loop fused from several (indices f // 3, f % 3 * 2): no dimension moves by
+    a constant stride, the tile's row-major offset does (16 per iteration, span 16),
+    so the buffer becomes a per-iteration tile (a cache_write under fused parallel
+    loops stays in registers)."""
+    after = run_pass(tvm.tir.transform.CompactBufferAllocation(), _lowered(fused_tiles))
+    (alloc,) = find_nodes(after, tvm.tir.Allocate)
+    assert [int(e) for e in alloc.extents] == [1, 2, 8]
+    assert isinstance(after.body, tvm.tir.For) and after.body.loop_var.name_hint == "f"
+    a = np.random.default_rng(0).standard_normal((4, 6, 8)).astype("float32")
+    (_, c) = run(after, a, np.zeros((4, 6, 8), "float32"))
     np.testing.assert_allclose(c, a * 2 + 1, rtol=1e-6)

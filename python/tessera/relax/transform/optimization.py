@@ -37,6 +37,17 @@ def FoldConstant():
     return get_global_func("relax.transform.FoldConstant")()
 
 
+def FoldBatchnormToConv2d():
+    """Folds inference ``batch_norm`` into the ``conv2d`` before it (an
+    optional constant per-channel bias between them included) when the
+    weight, bias and every batch_norm parameter are float constants: the
+    result is ``conv2d(x, W * s) + ((b - mean) * s + beta)`` with
+    ``s = gamma / sqrt(var + eps)`` computed at compile time. In
+    ``relax.build``'s default pipeline before LegalizeOps (leave it out with
+    ``PassContext(disabled_pass=["FoldBatchnormToConv2d"])``)."""
+    return get_global_func("relax.transform.FoldBatchnormToConv2d")()
+
+
 def ConvertToDataflow(min_size=2):
     """Each maximal run of side-effect-free bindings outside dataflow blocks
     with at least ``min_size`` bindings, or adjacent to a dataflow block,
@@ -89,6 +100,6 @@ if get_global_func("relax.transform.LegalizeOps", allow_missing=True) is None:
     register_func("relax.transform.LegalizeOps", _LegalizeOps)
 
 
-__all__ = ["EliminateCommonSubexpr", "CanonicalizeBindings", "FoldConstant", "ConvertToDataflow",
+__all__ = ["EliminateCommonSubexpr", "CanonicalizeBindings", "FoldConstant", "FoldBatchnormToConv2d", "ConvertToDataflow",
            "RemoveUnusedParameters", "RemoveUnusedOutputs", "ExpandTupleArguments",
            "LambdaLift"]

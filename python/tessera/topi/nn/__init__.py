@@ -9,6 +9,7 @@ from .batch_matmul import batch_matmul
 from .layer_norm import layer_norm, flatten
 from .pad import pad
 from .conv2d import conv2d, conv2d_nchw, group_conv2d_nchw
+from .conv2d_packed import conv2d_channel_block, conv2d_pack_weight, conv2d_nchw_packed
 from .pooling import pool2d, max_pool2d, avg_pool2d, adaptive_pool
 from .batch_norm import batch_norm
 from .upsampling import upsampling

@@ -23,11 +23,39 @@ def conv2d(data, weight, strides, padding, dilation, groups, data_layout, kernel
     return make_call(name, [("data", data), ("weight", weight)], attrs)
 
 
+def _packed_block(call, a):
+    """The output-channel block of the packed-weight kernel (topi.nn.conv2d_nchw_packed)
+    for this call, or None: groups 1, float32, static shapes, channels a multiple of 8;
+    PassContext config "relax.conv2d_packed": False turns it off."""
+    from .... import topi  # pylint: disable=import-outside-toplevel
+    from ....ir.transform import PassContext  # pylint: disable=import-outside-toplevel
+    if not PassContext.current().config.get("relax.conv2d_packed", True) or a["groups"] != 1:
+        return None
+    sinfos = [arg.struct_info for arg in call.args]
+    if any(getattr(s, "dtype", None) != "float32" or getattr(s, "shape", None) is None for s in sinfos):
+        return None
+    try:
+        k = int(sinfos[1].shape[0])
+        [int(d) for d in list(sinfos[0].shape)[1:]]  # noqa: expression-not-assigned
+    except (TypeError, ValueError):
+        return None
+    return topi.nn.conv2d_channel_block(k)
+
+
 @register_legalize("relax.nn.conv2d")
 def _legalize_conv2d(bb, call):
     from .... import topi  # pylint: disable=import-outside-toplevel
     a = call_attrs(call)
     out_dtype = None if a["out_dtype"] in ("", "void") else a["out_dtype"]
+    packed = _packed_block(call, a)
+    if packed:
+        # The weight packed by blocks of output channels (its own kernel: a
+        # constant weight is packed at build time by FoldConstant).
+        weight = bb.emit(bb.call_te(topi.nn.conv2d_pack_weight, call.args[1], packed,
+                                    primfunc_name_hint="conv2d_weight_pack"))
+        return bb.call_te(topi.nn.conv2d_nchw_packed, call.args[0], weight, expand_pair(a["strides"]),
+                          expand_padding(a["padding"]), expand_pair(a["dilation"]), out_dtype=out_dtype,
+                          primfunc_name_hint="conv2d")
     return bb.call_te(topi.nn.group_conv2d_nchw, call.args[0], call.args[1], expand_pair(a["strides"]),
                       expand_padding(a["padding"]), expand_pair(a["dilation"]), a["groups"],
                       out_dtype=out_dtype, primfunc_name_hint="conv2d")

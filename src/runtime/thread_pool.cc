@@ -1,0 +1,187 @@
+// The parallel-loop thread pool (see thread_pool.h).
+#include "runtime/thread_pool.h"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define TESSERA_PAUSE() _mm_pause()
+#else
+#define TESSERA_PAUSE() std::this_thread::yield()
+#endif
+
+namespace tessera {
+namespace runtime {
+namespace {
+
+// How long an idle worker polls for the next loop before sleeping
+// (TESSERA_SPIN_US overrides; 0: sleep at once).
+int64_t SpinMicros() {
+  static const int64_t us = [] {
+    const char* v = std::getenv("TESSERA_SPIN_US");
+    return v != nullptr ? std::max<int64_t>(0, std::atoll(v)) : int64_t(20);
+  }();
+  return us;
+}
+
+int CpusAvailable() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+int ThreadsFromEnv() {
+  for (const char* name : {"TESSERA_NUM_THREADS", "TVM_NUM_THREADS"}) {
+    if (const char* v = std::getenv(name)) {
+      int n = std::atoi(v);
+      if (n > 0) return n;
+    }
+  }
+  return 0;
+}
+
+std::atomic<int> default_threads{0};
+thread_local int thread_cap = 0;
+thread_local bool in_parallel = false;
+
+class Pool {
+ public:
+  int32_t Run(ParallelTask task, void* data, int32_t n, int threads) {
+    std::unique_lock<std::mutex> running(run_mu_, std::try_to_lock);
+    if (!running.owns_lock()) return Serial(task, data, 0, n);  // another thread's loop is running
+    EnsureWorkers(threads - 1);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      task_ = task;
+      data_ = data;
+      n_ = n;
+      // Chunks of about a quarter of a thread's share: late threads find work left.
+      chunk_ = std::max<int32_t>(1, n / (threads * 4));
+      next_.store(0, std::memory_order_relaxed);
+      status_.store(0, std::memory_order_relaxed);
+      participants_ = threads - 1;
+      open_ = true;
+      generation_.fetch_add(1, std::memory_order_release);
+    }
+    wake_.notify_all();
+    Work(task, data, n, chunk_);
+    std::unique_lock<std::mutex> lock(mu_);
+    open_ = false;  // workers that have not joined yet stay out
+    done_.wait(lock, [&] { return active_ == 0; });
+    return status_.load(std::memory_order_relaxed);
+  }
+
+ private:
+  static int32_t Serial(ParallelTask task, void* data, int32_t begin, int32_t end) {
+    for (int32_t i = begin; i < end; ++i) {
+      if (int32_t rc = task(i, data); rc != 0) return rc;
+    }
+    return 0;
+  }
+
+  void Work(ParallelTask task, void* data, int32_t n, int32_t chunk) {
+    bool saved = in_parallel;
+    in_parallel = true;
+    for (int32_t i = next_.fetch_add(chunk, std::memory_order_relaxed); i < n;
+         i = next_.fetch_add(chunk, std::memory_order_relaxed)) {
+      if (int32_t rc = Serial(task, data, i, std::min(n, i + chunk)); rc != 0) {
+        int32_t zero = 0;
+        status_.compare_exchange_strong(zero, rc);
+      }
+    }
+    in_parallel = saved;
+  }
+
+  void EnsureWorkers(int count) {
+    while (static_cast<int>(workers_) < count) {
+      int id = static_cast<int>(workers_++);
+      std::thread([this, id] { WorkerLoop(id); }).detach();
+    }
+  }
+
+  void WorkerLoop(int id) {
+    uint64_t seen = generation_.load(std::memory_order_acquire);
+    for (;;) {
+      auto start = std::chrono::steady_clock::now();
+      const auto budget = std::chrono::microseconds(SpinMicros());
+      for (int k = 0; generation_.load(std::memory_order_acquire) == seen; ++k) {
+        if ((k & 63) == 0 && std::chrono::steady_clock::now() - start >= budget) break;
+        TESSERA_PAUSE();
+      }
+      std::unique_lock<std::mutex> lock(mu_);
+      wake_.wait(lock, [&] { return generation_.load(std::memory_order_relaxed) != seen; });
+      seen = generation_.load(std::memory_order_relaxed);
+      if (!open_ || id >= participants_) continue;
+      ++active_;
+      ParallelTask task = task_;
+      void* data = data_;
+      int32_t n = n_, chunk = chunk_;
+      lock.unlock();
+      Work(task, data, n, chunk);
+      lock.lock();
+      if (--active_ == 0) done_.notify_all();
+    }
+  }
+
+  std::mutex run_mu_;  // one loop at a time
+  std::mutex mu_;
+  std::condition_variable wake_, done_;
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<int32_t> next_{0}, status_{0};
+  ParallelTask task_ = nullptr;
+  void* data_ = nullptr;
+  int32_t n_ = 0, chunk_ = 1;
+  int participants_ = 0, active_ = 0;
+  bool open_ = false;
+  size_t workers_ = 0;
+};
+
+Pool& GlobalPool() {
+  static Pool* pool = new Pool();  // never destroyed: its detached workers outlive static destructors
+  return *pool;
+}
+
+}  // namespace
+
+int DefaultNumThreads() {
+  int n = default_threads.load(std::memory_order_relaxed);
+  if (n > 0) return n;
+  n = ThreadsFromEnv();
+  if (n <= 0) n = CpusAvailable();
+  default_threads.store(n, std::memory_order_relaxed);
+  return n;
+}
+
+void SetDefaultNumThreads(int n) { default_threads.store(std::max(1, n), std::memory_order_relaxed); }
+
+ThreadCapScope::ThreadCapScope(int max_threads) : saved_(thread_cap) {
+  if (max_threads > 0) thread_cap = max_threads;
+}
+ThreadCapScope::~ThreadCapScope() { thread_cap = saved_; }
+int CurrentThreadCap() { return thread_cap; }
+
+int32_t ParallelFor(ParallelTask task, void* data, int32_t num_tasks, int max_threads) {
+  if (num_tasks <= 0) return 0;
+  int threads = max_threads > 0 ? max_threads : DefaultNumThreads();
+  if (max_threads <= 0 && thread_cap > 0) threads = thread_cap;  // the kernel's -num-cores
+  threads = std::min<int>(threads, num_tasks);
+  if (threads <= 1 || in_parallel) {
+    for (int32_t i = 0; i < num_tasks; ++i) {
+      if (int32_t rc = task(i, data); rc != 0) return rc;
+    }
+    return 0;
+  }
+  return GlobalPool().Run(task, data, num_tasks, threads);
+}
+
+}  // namespace runtime
+}  // namespace tessera

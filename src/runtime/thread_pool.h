@@ -1,0 +1,41 @@
+// The runtime's thread pool for the parallel loops of compiled kernels
+// (TesseraParallelFor, kernel_abi.cc): workers spin briefly after each loop,
+// then sleep on a condition variable, so a busy machine is not slowed by idle
+// spinning; iterations are claimed in chunks from a shared counter, so a
+// descheduled worker delays nobody; a loop started inside another, or while
+// another thread runs one, runs serially on its caller. Runtime layer.
+#pragma once
+
+#include <cstdint>
+
+namespace tessera {
+namespace runtime {
+
+using ParallelTask = int32_t (*)(int32_t, void*);
+
+// Runs task(i, data) for i in [0, num_tasks) on at most `max_threads` threads
+// (the caller included; <= 0: the pool's default); the first nonzero return
+// value is returned (0 when every task succeeded).
+int32_t ParallelFor(ParallelTask task, void* data, int32_t num_tasks, int max_threads);
+
+// The default number of threads of parallel loops: TESSERA_NUM_THREADS or
+// TVM_NUM_THREADS when set, else the CPUs this process may run on.
+int DefaultNumThreads();
+void SetDefaultNumThreads(int n);
+
+// The cap of the kernel call running on this thread (a target's -num-cores;
+// 0: none), set by the kernel wrapper around each call.
+class ThreadCapScope {
+ public:
+  explicit ThreadCapScope(int max_threads);
+  ~ThreadCapScope();
+  ThreadCapScope(const ThreadCapScope&) = delete;
+  ThreadCapScope& operator=(const ThreadCapScope&) = delete;
+
+ private:
+  int saved_;
+};
+int CurrentThreadCap();
+
+}  // namespace runtime
+}  // namespace tessera

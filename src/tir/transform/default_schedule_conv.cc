@@ -1,0 +1,103 @@
+// ScheduleConv2dPacked (see default_schedule_conv.h). The block
+//   tile[n, fo, y, x, fi] += pad[n, c, y*sh + r, x*sw + s] * W[fo, c, r, s, fi]
+// becomes
+//   [n, fo, y, x / X: fused, parallel]
+//     [init: X x fi accumulators, vectorized over fi]
+//     [c, r, s] [X: unrolled] [fi: vectorized]      (one weight vector, X broadcasts)
+//     [the NCHW write-back of the X x fi tile with the fused epilogue]
+// with X the largest divisor of the width in [4, 14] (the width itself when
+// smaller, else 8 with a guarded tail). Every step is checked: a refused
+// step restores the schedule and the generic rules take the block.
+#include "tir/transform/default_schedule_conv.h"
+
+#include "ir/transform.h"
+
+namespace tessera {
+namespace tir {
+namespace {
+
+constexpr const char* kBlockPrefix = "conv2d_nchw_packed";
+constexpr int64_t kMaxTileWidth = 14;  // accumulators of one vector each, plus weight and broadcast
+
+int64_t TileWidth(int64_t width) {
+  if (width <= kMaxTileWidth) return width;
+  for (int64_t x = kMaxTileWidth; x >= 4; --x) {
+    if (width % x == 0) return x;
+  }
+  return 8;
+}
+
+}  // namespace
+
+BlockRV CacheWriteTile(Schedule* sch_ptr, const BlockRV& block, const LoopRV& tile, bool vectorize_consumer) {
+  Schedule& sch = *sch_ptr;
+  BlockRV write_back = sch.CacheWrite(block, 0, "local");
+  sch.ReverseComputeAt(write_back, tile, true, -1);
+  Array<BlockRV> consumers = sch.GetConsumers(write_back);
+  if (consumers.size() == 1) {
+    Schedule before = sch.Copy();
+    try {
+      sch.ReverseComputeAt(consumers[0], tile, true, -1);
+      if (vectorize_consumer) {
+        Array<LoopRV> inner = sch.GetLoops(consumers[0]);
+        sch.Vectorize(inner[inner.size() - 1]);
+      }
+    } catch (const Error&) {
+      sch = before;
+    }
+  }
+  return write_back;
+}
+
+bool ScheduleConv2dPacked(Schedule* sch_ptr, const BlockRV& block, const DefaultCPUScheduleOptions& opt) {
+  Schedule& sch = *sch_ptr;
+  Block b = sch.Get(block).cast<Block>();
+  if (b->name_hint.rfind(kBlockPrefix, 0) != 0 || b->iter_vars.size() != 8 || !b->init) return false;
+  Array<LoopRV> loops = sch.GetLoops(block);
+  if (loops.size() != 8) return false;
+  std::vector<int64_t> extent;
+  for (const LoopRV& l : loops) {
+    For f = sch.Get(l).cast<For>();
+    const int64_t* c = AsConstInt(f->extent);
+    extent.push_back(c != nullptr ? *c : -1);
+  }
+  // n may be symbolic; the others are static by construction.
+  for (size_t i = 1; i < 8; ++i) {
+    if (extent[i] < 1) return false;
+  }
+  Schedule backup = sch.Copy();
+  try {
+    const LoopRV &n = loops[0], &fo = loops[1], &y = loops[2], &x = loops[3], &fi = loops[4];
+    int64_t width = TileWidth(extent[3]);
+    Array<LoopRV> xs = sch.Split(x, Array<Any>({Any(), Any(width)}), true);
+    sch.Reorder({n, fo, y, xs[0], loops[5], loops[6], loops[7], xs[1], fi});
+    // Accumulators in a per-tile "local" buffer (kept in registers), written
+    // back once per tile, followed there by the consumer (the NCHW
+    // write-back with the epilogue), so the packed tile never reaches memory.
+    BlockRV write_back = CacheWriteTile(&sch, block, xs[0], false);
+    BlockRV init = sch.DecomposeReduction(block, loops[5]);
+    sch.Vectorize(fi);
+    sch.Unroll(xs[1]);
+    Array<LoopRV> init_loops = sch.GetLoops(init);
+    sch.Vectorize(init_loops[init_loops.size() - 1]);
+    Array<LoopRV> wb_loops = sch.GetLoops(write_back);
+    sch.Vectorize(wb_loops[wb_loops.size() - 1]);
+    if (opt.num_cores > 1) {
+      int64_t outer = extent[1] * extent[2] * ((extent[3] + width - 1) / width);
+      if (outer * extent[4] * width * extent[5] * extent[6] * extent[7] >= opt.min_parallel_work) {
+        sch.Parallel(sch.Fuse({n, fo, y, xs[0]}, true));
+      }
+    }
+  } catch (const Error&) {
+    sch = backup;
+    return false;
+  }
+  return true;
+}
+
+// Legalization switch (python/tessera/relax/op/nn/convolution.py): False
+// keeps relax.nn.conv2d on the plain NCHW kernel.
+TESSERA_REGISTER_PASS_CONFIG_OPTION("relax.conv2d_packed", bool);
+
+}  // namespace tir
+}  // namespace tessera

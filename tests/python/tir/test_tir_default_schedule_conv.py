@@ -1,0 +1,175 @@
+"""conv2d's default CPU path: relax.nn.conv2d legalized to the packed-weight
+kernel (topi.nn.conv2d_nchw_packed) and scheduled by DefaultCPUSchedule's conv
+rule (src/tir/transform/default_schedule_conv.cc) matches PyTorch over strided,
+padded, dilated, 1x1, odd-sized and symbolic-batch convolutions (grouped and
+depthwise ones, and channels not a multiple of 8, take the plain kernel); the
+scheduled loops have the promised structure; the opt-out keeps the plain kernel."""
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import tessera as tvm  # noqa: E402
+from tessera import relax, tir  # noqa: E402
+
+TARGET = "llvm -num-cores=4"
+
+
+def _module(x_shape, w, stride, padding, dilation, groups, batch=None):
+    shape = list(x_shape)
+    if batch is not None:
+        shape[0] = tir.Var(batch, "int64")
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo(shape, "float32"))
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            y = bb.emit(relax.op.nn.conv2d(x, relax.const(w), strides=stride, padding=padding, dilation=dilation,
+                                           groups=groups))
+            out = bb.emit_output(relax.op.nn.relu(y))
+        bb.emit_func_output(out)
+    return bb.get()
+
+
+CASES = [  # (N, C, H, W), (K, kh, kw), stride, padding, dilation, groups
+    ((1, 16, 14, 14), (32, 3, 3), 1, 1, 1, 1),
+    ((2, 8, 17, 19), (16, 3, 3), 2, 1, 1, 1),     # strided, odd sizes (width tail)
+    ((1, 32, 9, 9), (64, 1, 1), 1, 0, 1, 1),      # 1x1: a GEMM
+    ((1, 24, 15, 15), (48, 1, 1), 2, 0, 1, 1),    # strided 1x1
+    ((1, 3, 31, 29), (16, 7, 7), 2, 3, 1, 1),     # stem-like
+    ((1, 8, 12, 12), (8, 3, 3), 1, 2, 2, 1),      # dilated
+    ((1, 5, 6, 40), (24, 2, 3), (1, 2), (0, 1), 1, 1),  # 8-channel block, wide rows
+    ((1, 16, 10, 10), (12, 3, 3), 1, 1, 1, 1),    # 12 channels: plain kernel
+    ((1, 16, 10, 10), (32, 3, 3), 1, 1, 1, 4),    # grouped: plain kernel
+    ((1, 32, 11, 11), (32, 3, 3), 2, 1, 1, 32),   # depthwise: plain kernel
+]
+
+
+def _weights(x_shape, k_shape, groups):
+    rng = np.random.default_rng(0)
+    k, kh, kw = k_shape
+    x = rng.standard_normal(x_shape).astype("float32")
+    w = rng.standard_normal((k, x_shape[1] // groups, kh, kw)).astype("float32")
+    return x, w
+
+
+def _expected(x, w, stride, padding, dilation, groups):
+    out = torch.nn.functional.conv2d(torch.from_numpy(x), torch.from_numpy(w), stride=stride, padding=padding,
+                                     dilation=dilation, groups=groups)
+    return torch.relu(out).numpy()
+
+
+@pytest.mark.parametrize("x_shape,k_shape,stride,padding,dilation,groups", CASES)
+def test_matches_pytorch(x_shape, k_shape, stride, padding, dilation, groups):
+    x, w = _weights(x_shape, k_shape, groups)
+    mod = _module(x_shape, w, stride, padding, dilation, groups)
+    ex = relax.build(mod, target=TARGET)
+    got = relax.VirtualMachine(ex, tvm.cpu())["main"](tvm.nd.array(x)).numpy()
+    expected = _expected(x, w, stride, padding, dilation, groups)
+    np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4 * np.abs(expected).max())
+
+
+def test_symbolic_batch():
+    x_shape, k_shape = (3, 16, 13, 13), (32, 3, 3)
+    x, w = _weights(x_shape, k_shape, 1)
+    ex = relax.build(_module(x_shape, w, 1, 1, 1, 1, batch="n"), target=TARGET)
+    vm = relax.VirtualMachine(ex, tvm.cpu())
+    for n in (1, 3):
+        got = vm["main"](tvm.nd.array(x[:n])).numpy()
+        expected = _expected(x[:n], w, 1, 1, 1, 1)
+        np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4 * np.abs(expected).max())
+
+
+def _scheduled_conv(mod, config=None):
+    passes = list(relax.get_pipeline(target=tvm.target.Target(TARGET)).passes)
+    upto = [p.info.name for p in passes].index("DefaultCPUSchedule") + 1
+    with tvm.transform.PassContext(config=config or {}):
+        mod = tvm.transform.Sequential(passes[:upto])(mod)
+    convs = [mod[gv] for gv in mod.functions if "conv2d" in gv.name_hint and "pack" not in gv.name_hint
+             and isinstance(mod[gv], tir.PrimFunc)]
+    assert len(convs) == 1
+    return convs[0]
+
+
+def _loops(func):
+    found = []
+    tir.stmt_functor.post_order_visit(func.body, lambda n: found.append(n) if isinstance(n, tir.For) else None)
+    return found
+
+
+def test_loop_structure():
+    x_shape, k_shape = (1, 16, 28, 28), (32, 3, 3)
+    _, w = _weights(x_shape, k_shape, 1)
+    conv = _scheduled_conv(_module(x_shape, w, 1, 1, 1, 1))
+    # The weight arrives packed by 16 output channels (folded at build time).
+    assert [int(d) for d in conv.buffer_map[conv.params[1]].shape] == [2, 16, 3, 3, 16]
+    loops = _loops(conv)
+    kinds = [(l.kind, int(l.extent)) for l in loops]
+    # A parallel outer loop over (batch, channel block, row, width tile): 1 * 2 * 28 * 2.
+    assert (tir.ForKind.PARALLEL, 112) in kinds
+    # The 14 x 16 register tile: width unrolled, output-channel block vectorized.
+    assert (tir.ForKind.UNROLLED, 14) in kinds
+    assert (tir.ForKind.VECTORIZED, 16) in kinds
+    text = conv.script()
+    assert 'scope="local"' in text
+
+
+def test_opt_out_keeps_plain_kernel():
+    x_shape, k_shape = (1, 16, 14, 14), (32, 3, 3)
+    x, w = _weights(x_shape, k_shape, 1)
+    mod = _module(x_shape, w, 1, 1, 1, 1)
+    conv = _scheduled_conv(mod, {"relax.conv2d_packed": False})
+    assert len(conv.buffer_map[conv.params[1]].shape) == 4
+    with tvm.transform.PassContext(config={"relax.conv2d_packed": False}):
+        ex = relax.build(mod, target=TARGET)
+    got = relax.VirtualMachine(ex, tvm.cpu())["main"](tvm.nd.array(x)).numpy()
+    np.testing.assert_allclose(got, _expected(x, w, 1, 1, 1, 1), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("kind,shape,kernel,stride,padding", [
+    ("max", (1, 8, 112, 112), 3, 2, 1), ("avg", (2, 5, 13, 17), 3, 2, 1), ("max", (1, 3, 9, 7), 2, 1, 0)])
+def test_pooling_matches_pytorch_and_is_tiled(kind, shape, kernel, stride, padding):
+    """pool2d's window reduction (default_schedule_pool.cc): vector width dividing the
+    output width where one does, rows unrolled, a parallel outer loop; PyTorch oracle."""
+    x = np.random.default_rng(0).standard_normal(shape).astype("float32")
+    bb = relax.BlockBuilder()
+    xv = relax.Var("x", relax.TensorStructInfo(shape, "float32"))
+    pool = relax.op.nn.max_pool2d if kind == "max" else relax.op.nn.avg_pool2d
+    with bb.function("main", [xv]):
+        with bb.dataflow():
+            out = bb.emit_output(pool(xv, kernel, stride, padding))
+        bb.emit_func_output(out)
+    mod = bb.get()
+    ex = relax.build(mod, target=TARGET)
+    got = relax.VirtualMachine(ex, tvm.cpu())["main"](tvm.nd.array(x)).numpy()
+    tx = torch.from_numpy(x)
+    if kind == "max":
+        expected = torch.nn.functional.max_pool2d(tx, kernel, stride, padding).numpy()
+    else:  # Relax's avg_pool2d defaults to count_include_pad=False
+        expected = torch.nn.functional.avg_pool2d(tx, kernel, stride, padding, count_include_pad=False).numpy()
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+    if shape[2] == 112:  # output 56 x 56: 8 lanes (56 % 16 != 0), 4 rows
+        passes = list(relax.get_pipeline(target=tvm.target.Target(TARGET)).passes)
+        upto = [p.info.name for p in passes].index("DefaultCPUSchedule") + 1
+        scheduled = tvm.transform.Sequential(passes[:upto])(mod)
+        (func,) = [scheduled[gv] for gv in scheduled.functions if isinstance(scheduled[gv], tir.PrimFunc)]
+        kinds = [(l.kind, int(l.extent)) for l in _loops(func)]
+        assert (tir.ForKind.VECTORIZED, 8) in kinds and (tir.ForKind.UNROLLED, 4) in kinds
+        assert any(k == tir.ForKind.PARALLEL for k, _ in kinds)
+
+
+def test_depthwise_gets_the_window_rule():
+    """Depthwise conv2d (one input channel per group) is tiled as a window reduction:
+    8 lanes (dividing the 56-wide output), 4 rows unrolled, the relu epilogue per tile,
+    a parallel outer loop; the per-tile accumulators are compacted to registers."""
+    x_shape, k_shape = (1, 16, 56, 56), (16, 3, 3)
+    x, w = _weights(x_shape, k_shape, 16)
+    mod = _module(x_shape, w, 1, 1, 1, 16)
+    conv = _scheduled_conv(mod)
+    kinds = [(l.kind, int(l.extent)) for l in _loops(conv)]
+    assert (tir.ForKind.VECTORIZED, 8) in kinds and (tir.ForKind.UNROLLED, 4) in kinds
+    assert any(k == tir.ForKind.PARALLEL for k, _ in kinds)
+    lowered = tvm.lower(tvm.IRModule({"main": conv.with_attr("global_symbol", "main")})).script()
+    assert "T.allocate([T.int64(32)]" in lowered  # the 4 x 8 accumulator tile
+    got = relax.VirtualMachine(relax.build(mod, target=TARGET), tvm.cpu())["main"](tvm.nd.array(x)).numpy()
+    expected = _expected(x, w, 1, 1, 1, 16)
+    np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4 * np.abs(expected).max())
