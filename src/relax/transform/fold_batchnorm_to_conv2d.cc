@@ -184,8 +184,8 @@ class Folder : public ExprMutator {
     const ConstantNode* w = FloatConstant(m.conv->args[1]);
     if (w == nullptr || w->data.ndim() != 4) return;
     Call conv = GetRef<Call>(m.conv);
-    if (nn_attrs::Str(conv, "data_layout", "NCHW") != "NCHW" || nn_attrs::Str(conv, "kernel_layout", "OIHW") != "OIHW" ||
-        nn_attrs::Str(conv, "out_layout", "NCHW") != "NCHW" || nn_attrs::Int(GetRef<Call>(m.bn), "axis", 1) != 1) {
+    if (nn_attrs::Str(conv, "data_layout") != "NCHW" || nn_attrs::Str(conv, "kernel_layout") != "OIHW" ||
+        nn_attrs::Str(conv, "out_layout") != "NCHW" || nn_attrs::Int(GetRef<Call>(m.bn), "axis") != 1) {
       return;
     }
     const auto* out = GetStructInfo(GetRef<Call>(m.conv)).as<TensorStructInfoNode>();
@@ -206,9 +206,9 @@ class Folder : public ExprMutator {
     const NDArray& w = m.conv->args[1].as<ConstantNode>()->data;
     auto param = [&](size_t i) { return m.bn->args[i].as<ConstantNode>()->data; };
     NDArray gamma = param(1), beta = param(2), mean = param(3), var = param(4);
-    double eps = nn_attrs::Float(GetRef<Call>(m.bn), "epsilon", 1e-5);
-    bool center = nn_attrs::Bool(GetRef<Call>(m.bn), "center", true);
-    bool scale = nn_attrs::Bool(GetRef<Call>(m.bn), "scale", true);
+    double eps = nn_attrs::Float(GetRef<Call>(m.bn), "epsilon");
+    bool center = nn_attrs::Bool(GetRef<Call>(m.bn), "center");
+    bool scale = nn_attrs::Bool(GetRef<Call>(m.bn), "scale");
     int64_t k = w.Shape()[0], per = w.NumElements() / k;
     NDArray nw = NDArray::Empty(w.Shape(), w.dtype(), w.device());
     NDArray nb = NDArray::Empty({1, k, 1, 1}, w.dtype(), w.device());
