@@ -206,17 +206,6 @@ def _relu(tr, input, inplace=False):
     return tr.emit(_relax().nn.relu(input))
 
 
-@OPS.register("hardtanh", functions=[F.hardtanh, F.relu6], modules={
-    nn.Hardtanh: lambda tr, m: {"min_val": m.min_val, "max_val": m.max_val, "inplace": m.inplace},
-    nn.ReLU6: lambda tr, m: {"min_val": 0.0, "max_val": 6.0, "inplace": m.inplace}},
-    aten=["hardtanh.default", "hardtanh_.default"])
-def _hardtanh(tr, input, min_val=-1.0, max_val=1.0, inplace=False):
-    """min(max(x, min_val), max_val) (ReLU6: 0 and 6)."""
-    dtype = tr.dtype(input)
-    low = tr.emit(_relax().maximum(input, const(np.array(min_val, dtype=dtype), dtype)))
-    return tr.emit(_relax().minimum(low, const(np.array(max_val, dtype=dtype), dtype)))
-
-
 @OPS.register("gelu", functions=[F.gelu],
               modules={nn.GELU: lambda tr, m: {"approximate": m.approximate}}, aten=["gelu.default"])
 def _gelu(tr, input, approximate="none"):
