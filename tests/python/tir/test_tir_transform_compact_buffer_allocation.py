@@ -205,7 +205,10 @@ def test_panel_of_a_fused_loop_over_two_dimensions_moves_into_it():
     assert isinstance(after.body, tvm.tir.For) and after.body.loop_var.name_hint == "f"
     a = np.random.rand(2, 64).astype("float32")
     (_, c) = run(after, a, np.zeros((2, 64), "float32"))
+    np.testing.assert_allclose(c, a * 2 + 1, rtol=1e-6)
 
+
+@T.prim_func
 def fused_tiles(A: T.Buffer((4, 6, 8), "float32"), C: T.Buffer((4, 6, 8), "float32")):
     T.func_attr({"tir.noalias": True})
     B = T.alloc_buffer((4, 6, 8), "float32")
