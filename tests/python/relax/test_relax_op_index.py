@@ -86,7 +86,7 @@ def test_errors(make, err, pattern):
 
 def test_constructor_errors():
     with pytest.raises(ValueError, match=r"relax.take: attribute 'mode'"):
-        relax.op.take(tensor((4,)), tensor((2,), "int64", "i"), 0, mode="raise")
+        relax.op.take(tensor((4,)), tensor((2,), "int64", "i"), 0, mode="bogus")
     with pytest.raises(TypeError, match=r"relax.strided_slice: attribute 'begin' is required"):
         relax.op.strided_slice(tensor((4,)), [0], None, [1])
 
