@@ -23,13 +23,17 @@ void SplitConjuncts(const PrimExpr& e, std::vector<PrimExpr>* out) {
 }
 
 // The deepest loop (index into the nest) whose variable `clause` reads, -1 for
-// none; -2 when the clause may not move (it loads from a buffer or calls
-// something, whose value the loops below could change).
+// none; -2 when the clause may not move: it loads from a buffer or calls
+// something (whose value the loops below could change), or divides by a
+// non-constant (it could raise where, guarded by an empty loop, it never ran).
 int ClauseLevel(const PrimExpr& clause, const std::unordered_map<const VarNode*, int>& level_of) {
   int level = -1;
   bool movable = true;
   PostOrderVisit(clause, [&](const ObjectRef& node) {
     if (node.as<BufferLoadNode>() || node.as<CallNode>()) movable = false;
+    if (node.as<DivNode>() || node.as<ModNode>() || node.as<FloorDivNode>() || node.as<FloorModNode>()) {
+      movable = movable && AsConstInt(static_cast<const BinaryOpNode*>(node.get())->b) != nullptr;
+    }
     if (const auto* v = node.as<VarNode>()) {
       auto it = level_of.find(v);
       if (it != level_of.end()) level = std::max(level, it->second);
