@@ -249,7 +249,7 @@ TEST(PassRegistry, DefaultPipelineIsTheNamedSequentialInOrder) {
   std::vector<std::string> names;
   for (const Pass& p : pipeline->passes) names.push_back(p->Info()->name);
   EXPECT_EQ(names, (std::vector<std::string>{"LowerInitBlock", "ConvertBlocksToOpaque", "LowerOpaqueBlock",
-                                             "CompactBufferAllocation", "LoopPartition", "FlattenBuffer",
+                                             "CompactBufferAllocation", "HoistNestPredicates", "LoopPartition", "FlattenBuffer",
                                              "VectorizeLoop", "UnrollLoop", "MakePackedAPI"}));
   for (const auto& [name, reason] : tir::transform::PassesRequiredForCodegen()) {
     EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;

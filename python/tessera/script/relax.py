@@ -94,11 +94,33 @@ class _EagerPlaceholder(Placeholder):
         if fn is None or _holds_placeholder(args) or _holds_placeholder(kwargs):
             return Placeholder(f"{self._path}(...)")
         try:
-            return fn(*args, **kwargs)
+            result = fn(*args, **kwargs)
         except TypeError as err:
             if isinstance(err, TVMError):
                 raise
-            raise TVMTypeError(f"{self._path}: {err}") from err
+            raise TVMTypeError(f"{self._path}: wrong arguments ({err})") from err
+        return _checked_call(result)
+
+
+def _is_typed_leaf(expr):
+    from .. import relax  # pylint: disable=import-outside-toplevel
+    if isinstance(expr, relax.Tuple):
+        return all(_is_typed_leaf(f) for f in expr.fields)
+    return (isinstance(expr, (relax.Var, relax.Constant, relax.ShapeExpr, relax.PrimValue, relax.StringImm,
+                              relax.DataTypeImm))
+            and getattr(expr, "struct_info_", None) is not None)
+
+
+def _checked_call(result):
+    """An eager op call whose operands all carry struct info (vars, constants...):
+    its struct info is inferred now, so operands the op refuses raise here,
+    naming the op (TVM defers this to the first BlockBuilder that sees the call).
+    Calls of calls are returned as built (only a builder with an open block can
+    bind their inner calls)."""
+    from .. import relax  # pylint: disable=import-outside-toplevel
+    if isinstance(result, relax.Call) and all(_is_typed_leaf(a) for a in result.args):
+        return relax.BlockBuilder().normalize(result)
+    return result
 
 
 def __getattr__(name):

@@ -246,6 +246,8 @@ def take(a, indices, axis=None, mode="clip"):
     def fcompute(*i):
         j = indices(*i[axis:axis + ni])
         if mode.startswith("raise"):  # checked in int64: no narrowing before the check
+            if str(j.dtype) == "uint64":  # past INT64_MAX: still out of range, not negative
+                j = _tir_op.min(j, _tir_op.const(2**63 - 1, "uint64"))
             j = j.astype("int64") if j.dtype != "int64" else j
         j = j.astype(n.dtype) if j.dtype != n.dtype and not mode.startswith("raise") else j
         # A symbolic extent may be 0 at run time: the index stays computable

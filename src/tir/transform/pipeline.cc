@@ -5,6 +5,7 @@
 #include "tir/transform/compact_buffer_allocation.h"
 #include "tir/transform/convert_blocks_to_opaque.h"
 #include "tir/transform/flatten_buffer.h"
+#include "tir/transform/hoist_nest_predicates.h"
 #include "tir/transform/loop_partition.h"
 #include "tir/transform/make_packed_api.h"
 #include "tir/transform/lower_init_block.h"
@@ -23,6 +24,7 @@ tessera::transform::Sequential DefaultTIRPipeline() {
           ConvertBlocksToOpaque(),
           LowerOpaqueBlock(),
           CompactBufferAllocation(),
+          HoistNestPredicates(),
           LoopPartition(),
           FlattenBuffer(),
           VectorizeLoop(),

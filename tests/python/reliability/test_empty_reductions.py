@@ -143,22 +143,31 @@ else:
 """)
 
 
+_SYMBOLIC_RELAX = """
+from tessera import relax
+def build_over_symbolic_axis(make):
+    # main(x: (3, n)) = make(x) over axis 1, built for llvm and run on the VM
+    n = tvm.tir.Var("n", "int64")
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo((3, n), "float32"))
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            out = bb.emit_output(make(x))
+        bb.emit_func_output(out)
+    vm = relax.VirtualMachine(relax.build(bb.get(), "llvm"), tvm.cpu())
+    return lambda a: vm["main"](tvm.nd.array(a)).numpy()
+"""
+
+
 @pytest.mark.parametrize("name", ["max", "min", "argmax", "argmin"])
 def test_relax_extremum_over_symbolic_axis_empty_at_run_time_raises(name):
-    run_ok(f"""
-from tessera import relax
-n = tvm.tir.Var("n", "int64")
-bb = relax.BlockBuilder()
-x = relax.Var("x", relax.TensorStructInfo((3, n), "float32"))
-with bb.function("main", [x]):
-    with bb.dataflow():
-        out = bb.emit_output(relax.op.{name}(x, axis={'1' if name.startswith('arg') else '[1]'}))
-    bb.emit_func_output(out)
-vm = relax.VirtualMachine(relax.build(bb.get(), "llvm"), tvm.cpu())
+    axis = "1" if name.startswith("arg") else "[1]"
+    run_ok(_SYMBOLIC_RELAX + f"""
+run = build_over_symbolic_axis(lambda x: relax.op.{name}(x, axis={axis}))
 a = np.random.default_rng(0).standard_normal((3, 7)).astype("float32")
-np.testing.assert_array_equal(vm["main"](tvm.nd.array(a)).numpy(), np.{name}(a, axis=1))
+np.testing.assert_array_equal(run(a), np.{name}(a, axis=1))
 try:
-    vm["main"](tvm.nd.array(np.zeros((3, 0), "float32")))
+    run(np.zeros((3, 0), "float32"))
 except ValueError as err:
     assert "{name}: cannot reduce over axis 1" in str(err) and "empty at run time" in str(err), str(err)
 else:
@@ -168,21 +177,13 @@ else:
 
 @pytest.mark.parametrize("name", ["sum", "mean", "prod"])
 def test_relax_sum_mean_prod_over_symbolic_empty_axis_keep_their_results(name):
-    run_ok(f"""
+    run_ok(_SYMBOLIC_RELAX + f"""
 import warnings
-from tessera import relax
-n = tvm.tir.Var("n", "int64")
-bb = relax.BlockBuilder()
-x = relax.Var("x", relax.TensorStructInfo((3, n), "float32"))
-with bb.function("main", [x]):
-    with bb.dataflow():
-        out = bb.emit_output(relax.op.{name}(x, axis=[1]))
-    bb.emit_func_output(out)
-vm = relax.VirtualMachine(relax.build(bb.get(), "llvm"), tvm.cpu())
+run = build_over_symbolic_axis(lambda x: relax.op.{name}(x, axis=[1]))
 for cols in (0, 4):
     a = np.random.default_rng(cols).standard_normal((3, cols)).astype("float32")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # NumPy warns for the mean of an empty slice (nan)
         want = np.{name}(a, axis=1)
-    np.testing.assert_allclose(vm["main"](tvm.nd.array(a)).numpy(), want, rtol=1e-5)
+    np.testing.assert_allclose(run(a), want, rtol=1e-5)
 """)

@@ -106,6 +106,15 @@ f(tvm.nd.array(np.ones((5, 3), "float32")), tvm.nd.array(np.array([0, 2**32], "i
 """, "IndexError", "index 4294967296 is out of bounds for size 5")
 
 
+def test_raise_mode_uint64_index_past_int64_is_out_of_range():
+    # 2**64 - 1 must not turn into -1 (the last row) on its way to int64.
+    expect_error(PRELUDE + """
+take = build_take((5, 3), (2,), axis=0, idtype="uint64")
+np.testing.assert_array_equal(take(np.eye(5, 3, dtype="float32"), [4, 0]), np.eye(5, 3)[[4, 0]])
+take(np.zeros((5, 3), "float32"), [0, 2**64 - 1])
+""", "IndexError", "index 9223372036854775807 is out of bounds for size 5")
+
+
 def test_unknown_mode_is_refused_naming_the_choices():
     expect_error(PRELUDE + """
 build_take((5, 3), (2,), mode="nan")

@@ -43,6 +43,12 @@ def VectorizeLoop(enable_vectorize=True):
     return _ffi_api.VectorizeLoopWith(enable_vectorize)
 
 
+def HoistNestPredicates():
+    """Tessera pass: in a perfect loop nest guarded by one predicate, each clause
+    moves to the innermost loop whose variable it reads (see the C++ header)."""
+    return _ffi_api.HoistNestPredicates()
+
+
 def UnrollLoop():
     """``T.unroll`` loops of constant extent (<= 256) are replicated."""
     return _ffi_api.UnrollLoop()
@@ -92,5 +98,6 @@ def DefaultCPUSchedule(target=None):
     return _ffi_api.DefaultCPUScheduleFor(target)
 
 
-__all__ = ["DefaultCPUSchedule", "LowerInitBlock", "ConvertBlocksToOpaque", "LowerOpaqueBlock", "CompactBufferAllocation", "LoopPartition",
+__all__ = ["DefaultCPUSchedule", "LowerInitBlock", "ConvertBlocksToOpaque", "LowerOpaqueBlock", "CompactBufferAllocation",
+           "HoistNestPredicates", "LoopPartition",
            "FlattenBuffer", "VectorizeLoop", "UnrollLoop", "MakePackedAPI", "BindTarget", "SplitHostDevice"]
