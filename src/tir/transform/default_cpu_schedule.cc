@@ -10,6 +10,7 @@
 #include "arith/analyzer.h"
 #include "ir/op.h"
 #include "runtime/registry.h"
+#include "target/target_kind.h"
 #include "tir/functor.h"
 #include "tir/op.h"
 #include "tir/schedule/schedule.h"
@@ -450,25 +451,12 @@ bool IsUntouched(const PrimFunc& func) {
   return serial;
 }
 
-bool IsCPU(const Target& target) {
-  for (const std::string& k : target->keys) {
-    if (k == "cpu") return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 DefaultCPUScheduleOptions DefaultCPUScheduleOptionsFor(const Target& target) {
   DefaultCPUScheduleOptions opt;
-  if (auto width = Registry::Get("target.llvm_get_vector_width"); width && target->kind == "llvm") {
-    opt.vector_bits = static_cast<int>((*width)(target).cast<int64_t>());
-  }
-  if (auto cores = target.GetInt("num-cores")) {
-    opt.num_cores = static_cast<int>(*cores);
-  } else {
-    opt.num_cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  }
+  opt.vector_bits = TargetVectorBits(target);
+  opt.num_cores = TargetNumCores(target);
   return opt;
 }
 
@@ -483,17 +471,22 @@ namespace transform {
 tessera::transform::Pass DefaultCPUSchedule(std::optional<Target> target) {
   return CreatePrimFuncPass(
       [target](PrimFunc f, IRModule, PassContext) {
-        Target t = target ? *target : Target("llvm");
+        Target t = target ? *target : DefaultHostTarget();
         if (!target) {
           if (auto attr = f.GetAttr("target")) {
             if (auto bound = attr->try_cast<Target>()) t = *bound;
           }
         }
-        if (!IsCPU(t)) return f;
-        return tir::DefaultCPUSchedule(f, DefaultCPUScheduleOptionsFor(t));
+        // The kind's default schedule (target_kind.h); kinds without one keep f.
+        auto rule = GetTargetKindAttr(t->kind, kTargetKindAttrDefaultSchedule);
+        if (!rule) return f;
+        return Registry::GetOrThrow(rule->cast<std::string>())(f, t).cast<PrimFunc>();
       },
       0, "DefaultCPUSchedule");
 }
+TESSERA_REGISTER_GLOBAL("tir.DefaultCPUScheduleFunc").set_body_typed([](PrimFunc f, Target target) {
+  return tir::DefaultCPUSchedule(f, DefaultCPUScheduleOptionsFor(target));
+});
 TESSERA_REGISTER_PASS("tir.transform.DefaultCPUSchedule", [] { return DefaultCPUSchedule(); });
 TESSERA_REGISTER_GLOBAL("tir.transform.DefaultCPUScheduleFor").set_body_typed([](Target target) {
   return DefaultCPUSchedule(target);
