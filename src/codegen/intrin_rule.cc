@@ -26,6 +26,13 @@ PrimExpr Intrin(DataType t, const char* op, Array<PrimExpr> args) { return tir::
 
 }  // namespace
 
+// The LLVM intrinsic call itself: (StringImm "llvm.<name>", args...), typed
+// by the call's dtype. Emitted by CodeGenLLVM; registered here, with every
+// backend, so that other generators (and builds without LLVM) refuse it by name.
+TESSERA_REGISTER_OP("tir.call_llvm_pure_intrin")
+    .set_num_inputs(-1)
+    .describe("call a pure LLVM intrinsic: (\"llvm.<name>\", args...)");
+
 PackedFunc LibmRule(std::string name) {
   return PackedFunc::FromTyped([name](PrimExpr e) -> PrimExpr {
     const CallNode* call = AsCall(e);

@@ -40,12 +40,6 @@ constexpr const char* kAttr = "llvm.FLowerIntrinsic";
 
 }  // namespace
 
-// The LLVM intrinsic call itself: (StringImm "llvm.<name>", args...), typed
-// by the call's dtype. Emitted by CodeGenLLVM.
-TESSERA_REGISTER_OP("tir.call_llvm_pure_intrin")
-    .set_num_inputs(-1)
-    .describe("call a pure LLVM intrinsic: (\"llvm.<name>\", args...)");
-
 TESSERA_REGISTER_OP("tir.exp").set_attr(kAttr, LLVMPureIntrin("llvm.exp"));
 TESSERA_REGISTER_OP("tir.exp2").set_attr(kAttr, LLVMPureIntrin("llvm.exp2"));
 TESSERA_REGISTER_OP("tir.log").set_attr(kAttr, LLVMPureIntrin("llvm.log"));
