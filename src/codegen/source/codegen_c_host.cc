@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "tir/analysis/undefined_vars.h"
+#include "codegen/parallel_task.h"
 #include "tir/transform/make_packed_api.h"
 
 namespace tessera {
@@ -77,27 +77,8 @@ FunctionInfo CodeGenCHost::AddFunction(const std::string& name, const PrimFunc& 
 void CodeGenCHost::EmitParallelFor(const ForNode* op) {
   // The loop body becomes `static int32_t task(int32_t index, void* closure)`
   // reading the values it uses from a closure struct the caller fills.
-  std::vector<const VarNode*> captured;
-  for (const Var& v : UndefinedVars(op->body, {op->min})) {
-    if (v.get() != op->loop_var.get()) captured.push_back(v.get());
-  }
-  if (bound_check_) {
-    // Bound checks compare indices with buffer sizes: capture the symbolic
-    // sizes (`n` of a buffer of n * 12 elements) the body does not name.
-    PostOrderVisit(op->body, [&](const ObjectRef& node) {
-      Buffer buffer;
-      if (const auto* load = node.as<BufferLoadNode>()) buffer = load->buffer;
-      if (const auto* store = node.as<BufferStoreNode>()) buffer = store->buffer;
-      if (!buffer.defined()) return;
-      for (const PrimExpr& dim : buffer->shape) {
-        for (const Var& v : UndefinedVars(Evaluate(PrimExpr(0)), {dim})) {
-          if (var_names_.count(v.get()) && std::find(captured.begin(), captured.end(), v.get()) == captured.end()) {
-            captured.push_back(v.get());
-          }
-        }
-      }
-    });
-  }
+  std::vector<const VarNode*> captured =
+      ParallelTaskCaptures(op, bound_check_, [&](const VarNode* v) { return var_names_.count(v) > 0; });
   const std::string task = c_name_ + "_parallel_" + std::to_string(task_counter_++);
   std::string fields;    // struct members
   std::string values;    // the initializer
