@@ -13,18 +13,18 @@ namespace {
 using tir::Call;
 using tir::CallNode;
 
-const CallNode* AsCall(const PrimExpr& e) {
-  const auto* call = e.as<CallNode>();
-  TESSERA_ICHECK(call != nullptr) << "an intrinsic lowering rule was given a non-call expression";
-  return call;
-}
-
 // A scalar constant of `t`'s element type (the checked builders broadcast it).
 PrimExpr ElemConst(DataType t, double v) { return FloatImm(t.element_of(), v); }
 
 PrimExpr Intrin(DataType t, const char* op, Array<PrimExpr> args) { return tir::CallIntrin(t, op, std::move(args)); }
 
 }  // namespace
+
+const CallNode* AsIntrinsicCall(const PrimExpr& e) {
+  const auto* call = e.as<CallNode>();
+  TESSERA_ICHECK(call != nullptr) << "an intrinsic lowering rule was given a non-call expression";
+  return call;
+}
 
 // The LLVM intrinsic call itself: (StringImm "llvm.<name>", args...), typed
 // by the call's dtype. Emitted by CodeGenLLVM; registered here, with every
@@ -35,7 +35,7 @@ TESSERA_REGISTER_OP("tir.call_llvm_pure_intrin")
 
 PackedFunc LibmRule(std::string name) {
   return PackedFunc::FromTyped([name](PrimExpr e) -> PrimExpr {
-    const CallNode* call = AsCall(e);
+    const CallNode* call = AsIntrinsicCall(e);
     DataType t = call->dtype;
     bool is_double = t.is_float() && t.bits() == 64;
     DataType ct = is_double ? DataType::Float(64, t.lanes()) : DataType::Float(32, t.lanes());
@@ -47,7 +47,7 @@ PackedFunc LibmRule(std::string name) {
 }
 
 PackedFunc ExprRule(std::function<PrimExpr(const CallNode*)> f) {
-  return PackedFunc::FromTyped([f](PrimExpr e) -> PrimExpr { return f(AsCall(e)); });
+  return PackedFunc::FromTyped([f](PrimExpr e) -> PrimExpr { return f(AsIntrinsicCall(e)); });
 }
 
 void RegisterCommonIntrinsicRules(const std::string& attr) {

@@ -15,6 +15,8 @@
 namespace tessera {
 namespace codegen {
 
+// The call a rule is given (InternalError for anything else).
+const tir::CallNode* AsIntrinsicCall(const PrimExpr& e);
 // tir.X(args) -> call_pure_extern("x" / "xf", args): the C math library, in
 // double for float64 and in float otherwise (half and bfloat16 widened);
 // vector calls are scalarized by the code generators.

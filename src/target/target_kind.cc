@@ -111,14 +111,27 @@ std::vector<std::string> ListTargetKinds() {
   return names;
 }
 
+namespace {
+// What every CPU kind shares: kDLCPU, key "cpu", the CPU default schedule,
+// the tuner's "cpu" family and running the VM.
+TargetKindRegEntry& RegisterCPUKind(const std::string& name) {
+  return TargetKindRegEntry::RegisterOrGet(name)
+      .set_device_type(kDLCPU)
+      .set_default_keys({"cpu"})
+      .set_attr(kTargetKindAttrDefaultSchedule, String("tir.DefaultCPUScheduleFunc"))
+      .set_attr(kTargetKindAttrScheduleRules, String("cpu"))
+      .set_attr(kTargetKindAttrPostprocs, String("cpu"))
+      .set_attr(kTargetKindAttrMutatorProbs, String("cpu"))
+      .set_attr(kTargetKindAttrVMHost, true);
+}
+}  // namespace
+
 // CPU code through LLVM. -mtriple/-mcpu/-mattr select the machine (checked
 // against LLVM by codegen/llvm/llvm_target.cc), -opt-level the LLVM
 // optimization level (0-3, default 3), -fast-math* the floating-point
 // relaxations of the generated IR, -num-cores the threads of parallel loops,
 // -bound-check the checking of every buffer access.
-TESSERA_REGISTER_TARGET_KIND("llvm")
-    .set_device_type(kDLCPU)
-    .set_default_keys({"cpu"})
+[[maybe_unused]] static TargetKindRegEntry& kLLVMKind = RegisterCPUKind("llvm")
     .add_attr_option("mtriple", TargetOptionType::kString)
     .add_attr_option("mcpu", TargetOptionType::kString)
     .add_attr_option("mattr", TargetOptionType::kString)
@@ -131,26 +144,14 @@ TESSERA_REGISTER_TARGET_KIND("llvm")
     .add_attr_option("fast-math-arcp", TargetOptionType::kBool)
     .add_attr_option("fast-math-contract", TargetOptionType::kBool)
     .add_attr_option("fast-math-reassoc", TargetOptionType::kBool)
-    .add_attr_option("bound-check", TargetOptionType::kBool)
-    .set_attr(kTargetKindAttrDefaultSchedule, String("tir.DefaultCPUScheduleFunc"))
-    .set_attr(kTargetKindAttrScheduleRules, String("cpu"))
-    .set_attr(kTargetKindAttrPostprocs, String("cpu"))
-    .set_attr(kTargetKindAttrMutatorProbs, String("cpu"))
-    .set_attr(kTargetKindAttrVMHost, true);
+    .add_attr_option("bound-check", TargetOptionType::kBool);
 
 // CPU code as C source compiled by the system C compiler (codegen/source/):
 // -num-cores and -bound-check as for llvm; the CPU default schedule and tuner
 // rules (TVM's "c" kind shares llvm's).
-TESSERA_REGISTER_TARGET_KIND("c")
-    .set_device_type(kDLCPU)
-    .set_default_keys({"cpu"})
+[[maybe_unused]] static TargetKindRegEntry& kCKind = RegisterCPUKind("c")
     .add_attr_option("num-cores", TargetOptionType::kInt)
-    .add_attr_option("bound-check", TargetOptionType::kBool)
-    .set_attr(kTargetKindAttrDefaultSchedule, String("tir.DefaultCPUScheduleFunc"))
-    .set_attr(kTargetKindAttrScheduleRules, String("cpu"))
-    .set_attr(kTargetKindAttrPostprocs, String("cpu"))
-    .set_attr(kTargetKindAttrMutatorProbs, String("cpu"))
-    .set_attr(kTargetKindAttrVMHost, true);
+    .add_attr_option("bound-check", TargetOptionType::kBool);
 
 // NVIDIA GPUs: no backend yet; the limits are read by the tuner.
 TESSERA_REGISTER_TARGET_KIND("cuda")

@@ -18,17 +18,11 @@ namespace {
 using tir::Call;
 using tir::CallNode;
 
-const CallNode* AsCall(const PrimExpr& e) {
-  const auto* call = e.as<CallNode>();
-  TESSERA_ICHECK(call != nullptr) << "an intrinsic lowering rule was given a non-call expression";
-  return call;
-}
-
 // tir.X(args) -> call_llvm_pure_intrin("llvm.x", args): one LLVM intrinsic
 // overloaded on the call's type.
 PackedFunc LLVMPureIntrin(std::string intrin) {
   return PackedFunc::FromTyped([intrin](PrimExpr e) -> PrimExpr {
-    const CallNode* call = AsCall(e);
+    const CallNode* call = AsIntrinsicCall(e);
     Array<PrimExpr> args;
     args.push_back(tir::StringImm(intrin));
     for (const PrimExpr& a : call->args) args.push_back(a);
