@@ -2,7 +2,7 @@
 ``tvm.lower``: the module after the TIR lowering pipeline."""
 from ._ffi.registry import get_global_func
 from .ir.module import IRModule
-from .target import Target
+from .target import Target, default_host
 from .tir.function import PrimFunc
 from .error import OpNotImplemented, TVMTypeError
 
@@ -38,7 +38,7 @@ def lower(inp, args=None, name="main", binds=None, simple_mode=False):
 
 def build(inputs, target=None, target_host=None, name=None, **kwargs):
     """Compiles ``inputs`` (an IRModule or a PrimFunc) for ``target``
-    ("llvm" by default) and returns a runtime Module. The backend is chosen
+    (the host target, "llvm" by default) and returns a runtime Module. The backend is chosen
     by the target's kind ("target.build.<kind>"). For CPU targets the host is
     the target itself, so ``target_host`` must be absent or the same target
     (ValueError otherwise); TVM's ``args``, ``runtime`` and ``binds`` are
@@ -52,7 +52,7 @@ def build(inputs, target=None, target_host=None, name=None, **kwargs):
     if isinstance(inputs, dict):
         raise OpNotImplemented("building a {target: module} dict is not supported; build each module separately")
     mod = _as_module(inputs, name, "tvm.build")
-    target = Target(target if target is not None else "llvm", host=target_host)
+    target = Target(target if target is not None else default_host(), host=target_host)
     return get_global_func("codegen.Build")(mod, target)
 
 

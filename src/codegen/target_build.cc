@@ -21,5 +21,13 @@ Module BuildForTarget(const IRModule& lowered, const Target& target) {
   return (*backend)(lowered, target).cast<Module>();
 }
 
+// codegen.ExportDataLibrary(path, symbol, bytes): a library holding only
+// `bytes` (a VM executable without kernels), written by the host backend.
+TESSERA_REGISTER_GLOBAL("codegen.ExportDataLibrary")
+    .set_body_typed([](std::string path, std::string symbol, std::string bytes) {
+      Module empty = BuildForTarget(IRModule::Empty(), DefaultHostTarget());
+      empty->ExportLibraryWithData(path, {{symbol, bytes}});
+    });
+
 }  // namespace codegen
 }  // namespace tessera

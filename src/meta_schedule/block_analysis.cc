@@ -145,17 +145,5 @@ BlockLocation Locate(const Schedule& sch, const BlockRV& block) { return sch.Loc
 
 bool IsRootBlock(const Schedule& sch, const BlockRV& block) { return Locate(sch, block).scope == nullptr; }
 
-int TargetNumCores(const Target& target) {
-  if (auto cores = target.GetInt("num-cores")) return static_cast<int>(*cores);
-  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
-
-int TargetVectorBits(const Target& target) {
-  if (auto width = Registry::Get("target.llvm_get_vector_width"); width && target->kind == "llvm") {
-    return static_cast<int>((*width)(target).cast<int64_t>());
-  }
-  return 128;
-}
-
 }  // namespace meta_schedule
 }  // namespace tessera

@@ -11,6 +11,7 @@
 
 #include "runtime/reflection.h"
 #include "target/target.h"
+#include "target/target_kind.h"  // TargetNumCores, TargetVectorBits
 #include "tir/schedule/schedule.h"
 
 namespace tessera {
@@ -53,10 +54,6 @@ bool NeedsRFactor(const tir::Schedule& sch, const tir::BlockLocation& loc, int64
 // Where a handle's block is (ScheduleError if it is gone).
 tir::BlockLocation Locate(const tir::Schedule& sch, const tir::BlockRV& block);
 bool IsRootBlock(const tir::Schedule& sch, const tir::BlockRV& block);
-
-// Target facts: -num-cores (else the host's cores) and the vector register width in bits.
-int TargetNumCores(const Target& target);
-int TargetVectorBits(const Target& target);
 
 }  // namespace meta_schedule
 }  // namespace tessera

@@ -1,9 +1,33 @@
 // Device naming (see device.h).
 #include "runtime/device.h"
 
+#include <map>
+#include <mutex>
+
 #include "runtime/error.h"
 
 namespace tessera {
+namespace {
+
+struct DeviceNames {
+  std::mutex mu;
+  std::map<std::string, DLDeviceType> names{{"cpu", kDLCPU},       {"stackvm", kDLCPU}, {"cuda", kDLCUDA},
+                                            {"gpu", kDLCUDA},      {"cuda_host", kDLCUDAHost},
+                                            {"opencl", kDLOpenCL}, {"cl", kDLOpenCL}, {"vulkan", kDLVulkan},
+                                            {"metal", kDLMetal},   {"rocm", kDLROCM}};
+  static DeviceNames* Global() {
+    static DeviceNames* d = new DeviceNames();
+    return d;
+  }
+};
+
+}  // namespace
+
+void RegisterDeviceName(const std::string& name, DLDeviceType type) {
+  DeviceNames* d = DeviceNames::Global();
+  std::lock_guard<std::mutex> lock(d->mu);
+  d->names[name] = type;
+}
 
 std::string DeviceTypeName(DLDeviceType type) {
   switch (type) {
@@ -19,13 +43,12 @@ std::string DeviceTypeName(DLDeviceType type) {
 }
 
 DLDeviceType ParseDeviceType(const std::string& name) {
-  if (name == "cpu" || name == "llvm" || name == "c" || name == "stackvm") return kDLCPU;
-  if (name == "cuda" || name == "gpu" || name == "nvptx") return kDLCUDA;
-  if (name == "cuda_host") return kDLCUDAHost;
-  if (name == "opencl" || name == "cl") return kDLOpenCL;
-  if (name == "vulkan") return kDLVulkan;
-  if (name == "metal") return kDLMetal;
-  if (name == "rocm") return kDLROCM;
+  DeviceNames* d = DeviceNames::Global();
+  {
+    std::lock_guard<std::mutex> lock(d->mu);
+    auto it = d->names.find(name);
+    if (it != d->names.end()) return it->second;
+  }
   TESSERA_THROW(ValueError) << "unknown device name '" << name
                             << "' (expected 'cpu', 'llvm', 'cuda' or 'gpu')";
 }

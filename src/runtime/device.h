@@ -1,5 +1,5 @@
 // Device: where a tensor lives or a kernel runs (kind + ordinal), with TVM's
-// names ("cpu", "cuda", "gpu", "llvm"). Runtime layer; layout is DLPack's
+// names ("cpu", "cuda", "gpu"; target kinds such as "llvm" add theirs). Runtime layer; layout is DLPack's
 // DLDevice so arrays cross DLPack without translation.
 #pragma once
 
@@ -31,5 +31,8 @@ inline Device CUDA(int id = 0) { return Device{kDLCUDA, id}; }
 std::string DeviceTypeName(DLDeviceType type);
 // Parses a device or target name; raises ValueError for unknown names.
 DLDeviceType ParseDeviceType(const std::string& name);
+// Makes `name` (a target kind: "llvm", "c", "nvptx") a name of `type`;
+// target kinds register theirs with their device type (target_kind.h).
+void RegisterDeviceName(const std::string& name, DLDeviceType type);
 
 }  // namespace tessera

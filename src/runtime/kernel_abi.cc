@@ -32,6 +32,7 @@ nlohmann::json InfoToJSON(const FunctionInfo& info) {
   }
   nlohmann::json out = {{"name", info.name}, {"params", params}, {"sym_vars", info.sym_vars}};
   if (info.num_threads > 0) out["threads"] = info.num_threads;
+  if (info.device_type != kDLCPU) out["device_type"] = info.device_type;
   return out;
 }
 
@@ -53,6 +54,7 @@ FunctionInfo InfoFromJSON(const nlohmann::json& j) {
   }
   info.sym_vars = j.at("sym_vars").get<std::vector<std::string>>();
   if (j.contains("threads")) info.num_threads = j.at("threads").get<int>();  // absent in older libraries
+  if (j.contains("device_type")) info.device_type = j.at("device_type").get<int>();
   return info;
 }
 
@@ -189,9 +191,10 @@ PackedFunc MakeKernelFunction(const FunctionInfo& info, KernelFn fn, ObjectRef k
             TESSERA_THROW(TypeError) << info.name << ": argument " << p.name << " must be an NDArray, got "
                                      << a.type_name();
           }
-          if (arr->device().device_type != kDLCPU) {
+          if (arr->device().device_type != info.device_type) {
             TESSERA_THROW(ValueError) << info.name << ": argument " << p.name << " is on " << arr->device().str()
-                                      << " but this function runs on the CPU";
+                                      << " but this function runs on "
+                                      << DeviceTypeName(static_cast<DLDeviceType>(info.device_type));
           }
           if (arr->dtype() != p.dtype) {
             TESSERA_THROW(TypeError) << info.name << ": argument " << p.name << " has dtype " << arr->dtype()

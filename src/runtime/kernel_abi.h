@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "runtime/data_type.h"
+#include "runtime/device.h"
 #include "runtime/packed_func.h"
 
 namespace tessera {
@@ -38,6 +39,9 @@ struct ParamInfo {
 
 struct FunctionInfo {
   std::string name;
+  // Where the kernel's buffer arguments must live (DLDeviceType; the target
+  // kind's device type): arrays elsewhere are refused naming the parameter.
+  int device_type = kDLCPU;
   std::vector<ParamInfo> params;
   std::vector<std::string> sym_vars;  // symbolic shape variables bound from arguments
   int num_threads = 0;                // the target's -num-cores: caps its parallel loops (0: no cap)

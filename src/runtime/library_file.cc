@@ -1,6 +1,7 @@
 // Validation and private copies of shared library files (see library_file.h).
 #include "runtime/library_file.h"
 
+#include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "runtime/error.h"
+#include "runtime/kernel_abi.h"
 
 namespace tessera {
 
@@ -216,6 +218,17 @@ void SealLibraryFile(const std::string& path) {
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   out.write(seal, kSealSize);
   if (!out) TESSERA_THROW(RuntimeError) << "cannot seal " << path << ": writing failed";
+}
+
+std::vector<std::string> RuntimeLinkArgs() {
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void*>(&TesseraParallelFor), &info) == 0 || info.dli_fname == nullptr) {
+    TESSERA_THROW(RuntimeError) << "cannot locate libtessera_runtime";
+  }
+  std::string path = info.dli_fname;
+  size_t slash = path.rfind('/');
+  std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
+  return {"-L" + dir, "-ltessera_runtime", "-Wl,-rpath," + dir, "-lm"};
 }
 
 }  // namespace tessera

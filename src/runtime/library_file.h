@@ -9,6 +9,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace tessera {
 
@@ -25,5 +26,10 @@ std::string ValidatedPrivateCopy(const std::string& path);
 // Appends the seal to the library just written at `path` (export_library
 // calls it last). Sealing a sealed file replaces its seal.
 void SealLibraryFile(const std::string& path);
+
+// The linker arguments a library of kernels needs to find the runtime's
+// entry points (TesseraParallelFor, ...) when loaded: -L and -rpath of the
+// directory of libtessera_runtime, -ltessera_runtime, -lm.
+std::vector<std::string> RuntimeLinkArgs();
 
 }  // namespace tessera

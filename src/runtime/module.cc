@@ -22,6 +22,12 @@ void ModuleNode::ExportLibrary(const std::string& path) const {
   TESSERA_THROW(NotImplementedError) << "a " << type_key() << " module cannot be exported (to " << path << ")";
 }
 
+void ModuleNode::ExportLibraryWithData(const std::string& path,
+                                       const std::vector<std::pair<std::string, std::string>>&) const {
+  TESSERA_THROW(NotImplementedError) << "a " << type_key() << " module cannot be exported with data (to " << path
+                                     << "); only modules built in this process (llvm, c) can";
+}
+
 PackedFunc Module::GetFunctionOrThrow(const std::string& name) const {
   const ModuleNode* n = get();
   if (auto f = n->GetFunction(name)) return *f;

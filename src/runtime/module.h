@@ -27,6 +27,12 @@ class ModuleNode : public Object {
   virtual std::string GetSource(const std::string& format) const;
   // Writes a shared library loadable by LoadModule (runtime only).
   virtual void ExportLibrary(const std::string& path) const;
+  // ExportLibrary plus read-only byte arrays: each (symbol, bytes) becomes
+  // `const char symbol[]` and `const uint64_t symbol_size` in the library
+  // (how a VM executable travels with its kernels). Modules that compile
+  // (LLVM, C source) implement it; others raise NotImplementedError.
+  virtual void ExportLibraryWithData(const std::string& path,
+                                     const std::vector<std::pair<std::string, std::string>>& data) const;
 
   std::vector<Module> imports;
   TESSERA_DECLARE_OBJECT_INFO(ModuleNode, Object, "runtime.Module");

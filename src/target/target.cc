@@ -107,9 +107,12 @@ Target::Target(const std::string& spec) {
     TESSERA_CHECK_OR_THROW(cores->cast<int64_t>() > 0, ValueError)
         << "target option --num-cores must be a positive integer";
   }
+  for (const auto& [key, value] : kind->option_defaults) {
+    if (!n->attrs.count(key)) n->attrs.Set(key, value);
+  }
   n->str = canonical;
+  if (kind->parser) kind->parser(n.get());
   data_ = std::move(n);
-  if (kind->parser) kind->parser(*this);
 }
 
 std::optional<std::string> Target::GetStr(const std::string& key) const {
@@ -130,6 +133,10 @@ bool Target::GetBool(const std::string& key) const {
   return v->try_cast<bool>().value_or(false);
 }
 
+Target DefaultHostTarget() {
+  return Target(Registry::Get("target.build.llvm").has_value() ? "llvm" : "c");
+}
+
 TESSERA_REGISTER_OBJECT_TYPE(TargetNode);
 TESSERA_REGISTER_NODE(TargetNode)
     .field("kind_name", &TargetNode::kind)
@@ -137,6 +144,7 @@ TESSERA_REGISTER_NODE(TargetNode)
     .getter("keys", [](const TargetNode* n) { return Array<String>(n->keys.begin(), n->keys.end()); })
     .field("str", &TargetNode::str)
     .field("host", &TargetNode::host);
+TESSERA_REGISTER_GLOBAL("target.DefaultHost").set_body_typed([]() { return DefaultHostTarget(); });
 TESSERA_REGISTER_GLOBAL("target.Target").set_body_typed([](std::string spec) { return Target(spec); });
 // A target with its host (TVMScript's T.target("cuda", host="llvm")); for a
 // CPU target the host must be the target itself, as Python's Target checks.

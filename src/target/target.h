@@ -29,4 +29,8 @@ class Target : public ObjectRef {
   bool GetBool(const std::string& key) const;
 };
 
+// The host target: "llvm" when Tessera is built with LLVM (its backend is
+// registered), else "c" (the C source backend).
+Target DefaultHostTarget();
+
 }  // namespace tessera

@@ -144,7 +144,7 @@ def tune_relax(mod, params, target, work_dir, max_trials_global, *, max_trials_p
     if max_trials_per_task is None:
         max_trials_per_task = max_trials_global
     target = _as_target(target, "tune_relax")
-    if target.kind.name != "llvm":
+    if target.kind.get_attr("meta_schedule.default_rules") is None:
         raise TVMValueError(f"tune_relax: target {target} is not supported; only CPU (llvm) targets are tuned")
     scheduler = _task_scheduler.create(task_scheduler, seed)
     tasks = extract_tasks(mod, target, params)
@@ -193,7 +193,7 @@ def tune_tasks(*, tasks, task_weights, work_dir, max_trials_global, max_trials_p
     for ctx in tasks:
         if not isinstance(ctx, TuneContext):
             raise TVMTypeError(f"tune_tasks: tasks must be TuneContexts, got {type(ctx).__name__}")
-        if ctx.target is None or ctx.target.kind.name != "llvm":
+        if ctx.target is None or ctx.target.kind.get_attr("meta_schedule.default_rules") is None:
             raise TVMValueError(f"tune_tasks: task {ctx.task_name} has target {ctx.target}; only CPU (llvm) "
                                 "targets are tuned")
     scheduler = _task_scheduler.create(task_scheduler)

@@ -269,7 +269,7 @@ def tune_tir(mod, target, work_dir, max_trials_global, *, num_trials_per_iter=64
     check_num_tuning_cores(num_tuning_cores, "tune_tir")
     os.makedirs(work_dir, exist_ok=True)
     ctx = TuneContext(mod, target, space, strategy, task_name, -1 if seed is None else seed, num_tuning_cores)
-    if ctx.target.kind.name != "llvm":
+    if ctx.target.kind.get_attr("meta_schedule.default_rules") is None:
         raise TVMValueError(f"tune_tir: target {ctx.target} is not supported; only CPU (llvm) targets are tuned")
     database = make_database(database, work_dir, "tune_tir")
     cost_model = make_cost_model(cost_model, ctx.rand_state, "tune_tir")

@@ -48,7 +48,7 @@ class TuneContext:
         try:
             self.space_generator._initialize_with_tune_context(self)
         except ValueError:
-            if self.target is None or self.target.kind.name == "llvm":
+            if self.target is None or self.target.kind.get_attr("meta_schedule.default_rules") is not None:
                 raise
         self.search_strategy = search_strategy
         self.task_name = task_name
@@ -74,10 +74,12 @@ class TuneContext:
 
     @property
     def mutator_probs(self):
-        """The space generator's {Mutator: probability} table ("from-target": TVM's for llvm)."""
+        """The space generator's {Mutator: probability} table ("from-target": the target kind's)."""
         from .mutator import default_probs
         probs = self.space_generator.mutator_probs
-        return default_probs("llvm") if isinstance(probs, str) else probs
+        if not isinstance(probs, str):
+            return probs
+        return default_probs(self.target.kind.name if self.target is not None else "llvm")
 
     @property
     def postprocs(self):

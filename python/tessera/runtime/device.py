@@ -23,7 +23,10 @@ Device.compute_version = _attr("compute_version")
 Device.device_name = _attr("name")
 Device.multi_processor_count = _attr("multi_processor_count")
 Device.max_shared_memory_per_block = _attr("max_shared_memory_per_block")
-Device.STR2MASK = {"cpu": kDLCPU, "llvm": kDLCPU, "c": kDLCPU, "cuda": kDLCUDA, "gpu": kDLCUDA, "nvptx": kDLCUDA}
+# Device names and, through their registered device types, the target kinds' names.
+Device.STR2MASK = {"cpu": kDLCPU, "cuda": kDLCUDA, "gpu": kDLCUDA}
+Device.STR2MASK.update({str(kind): int(_core._device_type_from_name(str(kind)))
+                        for kind in _core._get_global_func("target.ListTargetKinds")()})
 
 
 def device(dev_type, dev_id=0):

@@ -89,12 +89,48 @@ class _TargetKind:
         opts = get_global_func("target.ListTargetKindOptions")(self.name)
         return {str(k): str(v) for k, v in opts.items()}
 
+    @property
+    def device_type(self):
+        """The DLPack device type the kind's kernels run on (1: CPU, 2: CUDA)."""
+        return int(get_global_func("target.TargetKindDeviceType")(self.name))
+
+    def get_attr(self, name, default=None):
+        """The kind's attribute ``name`` (src/target/target_kind.h lists them), or ``default``:
+        what the tuner, the default schedule and relax.build read instead of the kind's name."""
+        value = get_global_func("target.TargetKindGetAttr")(self.name, name)
+        return default if value is None else value
+
+    def __eq__(self, other):
+        return isinstance(other, _TargetKind) and other.name == self.name
+
+    def __hash__(self):
+        return hash(self.name)
+
     def __repr__(self):
         return self.name
+
+
+def kind_attr(target, name, default=None):
+    """The attribute ``name`` of ``target``'s kind (a Target, target string or kind name)."""
+    kind = target.kind.name if isinstance(target, Target) else str(target).split()[0]
+    return _TargetKind(kind).get_attr(name, default)
+
+
+def kind_family(kind, attr):
+    """(the value of the kind attribute ``attr`` of the kind named ``kind``, or None for
+    an unknown kind or one without it; the sorted kinds that have it), for messages."""
+    kinds = Target.list_kinds()
+    have = sorted(k for k in kinds if _TargetKind(k).get_attr(attr) is not None)
+    return (_TargetKind(kind).get_attr(attr) if kind in kinds else None), have
+
+
+def default_host():
+    """The host target: "llvm" when Tessera is built with LLVM, else "c"."""
+    return get_global_func("target.DefaultHost")()
 
 
 def create(target):
     return Target(target)
 
 
-__all__ = ["Target", "create", "codegen"]
+__all__ = ["Target", "create", "codegen", "kind_attr", "kind_family", "default_host"]

@@ -7,7 +7,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include "tir/transform/make_packed_api.h"
-#include "tir/analysis/undefined_vars.h"
+#include "codegen/parallel_task.h"
 
 namespace tessera {
 namespace codegen {
@@ -123,28 +123,8 @@ void CodeGenCPU::EmitPackedEntry(const std::string& name, const FunctionInfo& in
 }
 
 void CodeGenCPU::EmitParallelFor(const ForNode* op) {
-  std::vector<const VarNode*> captured;
-  for (const Var& v : UndefinedVars(op->body, {op->min})) {
-    if (v.get() == op->loop_var.get()) continue;
-    captured.push_back(v.get());
-  }
-  if (bound_check_) {
-    // Bound checks compare indices with buffer sizes: capture the symbolic
-    // sizes (`n` of a buffer of n * 12 elements) the body does not name.
-    PostOrderVisit(op->body, [&](const ObjectRef& node) {
-      Buffer buffer;
-      if (const auto* load = node.as<BufferLoadNode>()) buffer = load->buffer;
-      if (const auto* store = node.as<BufferStoreNode>()) buffer = store->buffer;
-      if (!buffer.defined()) return;
-      for (const PrimExpr& dim : buffer->shape) {
-        for (const Var& v : UndefinedVars(Evaluate(PrimExpr(0)), {dim})) {
-          if (var_map_.count(v.get()) && std::find(captured.begin(), captured.end(), v.get()) == captured.end()) {
-            captured.push_back(v.get());
-          }
-        }
-      }
-    });
-  }
+  std::vector<const VarNode*> captured =
+      ParallelTaskCaptures(op, bound_check_, [&](const VarNode* v) { return var_map_.count(v) > 0; });
   // Closure: captured scalar values and buffer pointers.
   std::vector<llvm::Type*> field_types;
   std::vector<llvm::Value*> field_values;

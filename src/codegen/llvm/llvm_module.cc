@@ -69,16 +69,6 @@ std::string EmitToString(llvm::Module* module, llvm::TargetMachine* tm, llvm::Co
   return std::string(buffer.begin(), buffer.end());
 }
 
-std::string RuntimeLibraryDir() {
-  Dl_info info;
-  if (dladdr(reinterpret_cast<void*>(&TesseraParallelFor), &info) == 0 || info.dli_fname == nullptr) {
-    TESSERA_THROW(RuntimeError) << "cannot locate libtessera_runtime";
-  }
-  std::string path = info.dli_fname;
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? "." : path.substr(0, slash);
-}
-
 class LLVMModuleNode final : public ModuleNode {
  public:
   LLVMModuleNode(std::unique_ptr<llvm::orc::LLJIT> jit, std::vector<FunctionInfo> infos, std::string ir, Target target)
@@ -124,10 +114,8 @@ class LLVMModuleNode final : public ModuleNode {
 
   void ExportLibrary(const std::string& path) const override { ExportLibraryWithData(path, {}); }
 
-  // ExportLibrary plus read-only byte arrays: each (symbol, bytes) becomes
-  // `const char symbol[]` and `const uint64_t symbol_size` in the library
-  // (how a VM executable travels with its kernels).
-  void ExportLibraryWithData(const std::string& path, const std::vector<std::pair<std::string, std::string>>& data) const {
+  void ExportLibraryWithData(const std::string& path,
+                             const std::vector<std::pair<std::string, std::string>>& data) const override {
     llvm::LLVMContext ctx;
     auto module = Reparse(&ctx);
     for (const auto& [symbol, bytes] : data) {
@@ -157,16 +145,12 @@ class LLVMModuleNode final : public ModuleNode {
       if (!out) TESSERA_THROW(ValueError) << "export_library: cannot write " << obj_path;
       out.write(obj.data(), static_cast<std::streamsize>(obj.size()));
     }
-    std::string rt_dir = RuntimeLibraryDir();
     const char* cc_env = std::getenv("CXX");
     std::vector<std::string> argv = SplitCommandWords(cc_env && *cc_env ? cc_env : "c++", "the CXX environment variable");
     for (const char* a : {"-shared", "-o"}) argv.emplace_back(a);
     argv.push_back(out_path);
     argv.push_back(obj_path);
-    argv.push_back("-L" + rt_dir);
-    argv.emplace_back("-ltessera_runtime");
-    argv.push_back("-Wl,-rpath," + rt_dir);
-    argv.emplace_back("-lm");
+    for (std::string& a : RuntimeLinkArgs()) argv.push_back(std::move(a));
     ProcessResult linked;
     try {
       linked = RunProcess(argv);
@@ -199,26 +183,6 @@ class LLVMModuleNode final : public ModuleNode {
 };
 
 }  // namespace
-
-// codegen.LLVMModuleExportLibraryWithData(module, path, symbol, bytes):
-// `module` is an LLVM module, or None for a library of the data alone.
-TESSERA_REGISTER_GLOBAL("codegen.LLVMModuleExportLibraryWithData")
-    .set_body_typed([](std::optional<Module> m, std::string path, std::string symbol, std::string bytes) {
-      Module lib;
-      if (m.has_value() && m->defined()) {
-        lib = *m;
-      } else {
-        Target target("llvm");
-        auto ctx = std::make_unique<llvm::LLVMContext>();
-        auto module = std::make_unique<llvm::Module>("tessera_data", *ctx);
-        ConfigureLLVMModule(module.get(), target);
-        lib = CreateLLVMModule(std::move(ctx), std::move(module), {}, target);
-      }
-      const auto* node = dynamic_cast<const LLVMModuleNode*>(lib.get());
-      TESSERA_CHECK_OR_THROW(node != nullptr, TypeError)
-          << "export with data needs an LLVM module, got a " << lib->type_key() << " module";
-      node->ExportLibraryWithData(path, {{symbol, bytes}});
-    });
 
 void ConfigureLLVMModule(llvm::Module* module, const Target& target) {
   auto tm = MakeTargetMachine(target);

@@ -115,7 +115,8 @@ void ParseLLVMTarget(const Target& target) {
 
 }  // namespace
 
-TESSERA_REGISTER_TARGET_KIND("llvm").set_target_parser(ParseLLVMTarget);
+TESSERA_REGISTER_TARGET_KIND("llvm")
+    .set_target_parser([](TargetNode* node) { ParseLLVMTarget(GetRef<Target>(node)); });
 
 // What -mcpu=native and the default -mtriple resolve to (TVM's names).
 TESSERA_REGISTER_GLOBAL("target.llvm_get_system_cpu").set_body_typed([]() {
@@ -140,6 +141,10 @@ TESSERA_REGISTER_GLOBAL("target.llvm_get_vector_width").set_body_typed([](Target
   if (info->checkFeatures("+avx")) return 256;
   return 128;
 });
+
+// The default schedule and the tuner read the width through the kind.
+TESSERA_REGISTER_TARGET_KIND("llvm").set_attr(kTargetKindAttrVectorWidth,
+                                              Registry::GetOrThrow("target.llvm_get_vector_width"));
 
 }  // namespace codegen
 }  // namespace tessera

@@ -560,17 +560,16 @@ TESSERA_REGISTER_GLOBAL("relax.ExecutableExportLibrary").set_body_typed([](Modul
   ExecutableNode* exec = AsExec(m, "export_library");
   TESSERA_CHECK_OR_THROW(exec->imports.size() <= 1, NotImplementedError)
       << "export_library: an executable with " << exec->imports.size() << " imported modules cannot be exported";
-  std::optional<Module> lib;
+  std::vector<std::pair<std::string, std::string>> data = {{std::string(kExecutableSymbol), exec->SaveToBytes()}};
   if (!exec->imports.empty()) {
-    lib = exec->imports[0];
-    TESSERA_CHECK_OR_THROW((*lib)->type_key() == "llvm", NotImplementedError)
-        << "export_library: the executable's library is a " << (*lib)->type_key()
-        << " module; only executables built in this process (LLVM modules) can be exported";
+    exec->imports[0]->ExportLibraryWithData(path, data);  // the backend that built the kernels writes the library
+    return;
   }
-  auto writer = Registry::Get("codegen.LLVMModuleExportLibraryWithData");
+  // No kernels: the host backend writes a library of the data alone.
+  auto writer = Registry::Get("codegen.ExportDataLibrary");
   TESSERA_CHECK_OR_THROW(writer.has_value(), RuntimeError)
       << "export_library needs the Tessera compiler (libtessera), which is not loaded";
-  (*writer)(lib, path, std::string(kExecutableSymbol), String(exec->SaveToBytes()));
+  (*writer)(path, std::string(kExecutableSymbol), String(data[0].second));
 });
 // A copy of the executable whose packed calls resolve first in `lib` (the
 // compiled TIR functions; VMLink).

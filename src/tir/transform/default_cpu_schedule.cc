@@ -13,6 +13,7 @@
 #include "arith/analyzer.h"
 #include "ir/op.h"
 #include "runtime/registry.h"
+#include "target/target_kind.h"
 #include "tir/functor.h"
 #include "tir/op.h"
 #include "tir/schedule/schedule.h"
@@ -469,14 +470,8 @@ bool IsCPUTarget(const Target& target) {
 
 DefaultCPUScheduleOptions DefaultCPUScheduleOptionsFor(const Target& target) {
   DefaultCPUScheduleOptions opt;
-  if (auto width = Registry::Get("target.llvm_get_vector_width"); width && target->kind == "llvm") {
-    opt.vector_bits = static_cast<int>((*width)(target).cast<int64_t>());
-  }
-  if (auto cores = target.GetInt("num-cores")) {
-    opt.num_cores = static_cast<int>(*cores);
-  } else {
-    opt.num_cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  }
+  opt.vector_bits = TargetVectorBits(target);
+  opt.num_cores = TargetNumCores(target);
   return opt;
 }
 
@@ -491,20 +486,25 @@ namespace transform {
 tessera::transform::Pass DefaultCPUSchedule(std::optional<Target> target) {
   return CreatePrimFuncPass(
       [target](PrimFunc f, IRModule, PassContext) {
-        Target t = target ? *target : Target("llvm");
+        Target t = target ? *target : DefaultHostTarget();
         if (!target) {
           if (auto attr = f.GetAttr("target")) {
             if (auto bound = attr->try_cast<Target>()) t = *bound;
           }
         }
-        if (!IsCPUTarget(t)) return f;
-        DefaultCPUScheduleOptions opt = DefaultCPUScheduleOptionsFor(t);
-        opt.packed_matmul = PassContext::Current()->GetConfig<bool>(kPackedMatmulOption, true);
-        opt.row_kernels = PassContext::Current()->GetConfig<bool>(kRowKernelOption, true);
-        return tir::DefaultCPUSchedule(f, opt);
+        // The kind's default schedule (target_kind.h); kinds without one keep f.
+        auto rule = GetTargetKindAttr(t->kind, kTargetKindAttrDefaultSchedule);
+        if (!rule) return f;
+        return Registry::GetOrThrow(rule->cast<std::string>())(f, t).cast<PrimFunc>();
       },
       0, "DefaultCPUSchedule");
 }
+TESSERA_REGISTER_GLOBAL("tir.DefaultCPUScheduleFunc").set_body_typed([](PrimFunc f, Target target) {
+  DefaultCPUScheduleOptions opt = DefaultCPUScheduleOptionsFor(target);
+  opt.packed_matmul = PassContext::Current()->GetConfig<bool>(kPackedMatmulOption, true);
+  opt.row_kernels = PassContext::Current()->GetConfig<bool>(kRowKernelOption, true);
+  return tir::DefaultCPUSchedule(f, opt);
+});
 TESSERA_REGISTER_PASS_CONFIG_OPTION(kPackedMatmulOption, bool);
 TESSERA_REGISTER_PASS_CONFIG_OPTION(kRowKernelOption, bool);
 TESSERA_REGISTER_PASS("tir.transform.DefaultCPUSchedule", [] { return DefaultCPUSchedule(); });

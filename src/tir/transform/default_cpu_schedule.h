@@ -30,8 +30,8 @@ struct DefaultCPUScheduleOptions {
 // block is skipped; the function always computes what it computed before.
 PrimFunc DefaultCPUSchedule(PrimFunc func, const DefaultCPUScheduleOptions& options);
 
-// The options for `target` (a CPU target): its vector width
-// ("target.llvm_get_vector_width") and its -num-cores, else the host's cores.
+// The options for `target` (a CPU target): its vector width and its
+// -num-cores, else the host's cores (TargetVectorBits / TargetNumCores).
 DefaultCPUScheduleOptions DefaultCPUScheduleOptionsFor(const Target& target);
 
 // Whether `target` has the "cpu" key (llvm, c).
@@ -39,8 +39,10 @@ bool IsCPUTarget(const Target& target);
 
 namespace transform {
 // tir.transform.DefaultCPUSchedule(target): the pass form; without a target,
-// each function's "target" attribute, else the host ("llvm"). Functions for
-// a non-CPU target are left alone. opt_level 0.
+// each function's "target" attribute, else the host (DefaultHostTarget).
+// Each function gets its target kind's default schedule (the kind attribute
+// "tir.default_schedule"; the CPU kinds: DefaultCPUSchedule above); kinds
+// without one leave it alone. opt_level 0.
 tessera::transform::Pass DefaultCPUSchedule(std::optional<Target> target = std::nullopt);
 }  // namespace transform
 

@@ -1,13 +1,32 @@
-"""CPU code generation through LLVM: every TIR construct compiled and run
-against NumPy (elementwise, broadcast, reductions, matmul, conv2d, symbolic
-shapes, predicates, control flow, casts, integer division, vectorization,
-parallel loops, intrinsics, dtypes), plus argument checking and export."""
+"""CPU code generation, through LLVM and through the C source backend (every
+test runs with target "llvm" and with target "c"): every TIR construct
+compiled and run against NumPy (elementwise, broadcast, reductions, matmul,
+conv2d, symbolic shapes, predicates, control flow, casts, integer division,
+vectorization, parallel loops, intrinsics, dtypes), plus argument checking
+and export."""
 import numpy as np
 import pytest
 
 import tessera as tvm
 from tessera import tir
-from tir_build_helpers import buf, loops, func, build, block
+from tir_build_helpers import buf, loops, func, block
+
+# The CPU kinds this build has a backend for (llvm only when built with LLVM).
+CPU_TARGETS = [k for k in ("llvm", "c") if tvm.get_global_func(f"target.build.{k}", allow_missing=True)]
+_KIND = [CPU_TARGETS[0]]  # the kind of the running test's parameter
+
+
+@pytest.fixture(autouse=True, params=CPU_TARGETS)
+def cpu_kind(request):
+    """Runs every test of this file (and of the files importing it) once per CPU backend."""
+    _KIND[0] = request.param
+    yield request.param
+    _KIND[0] = CPU_TARGETS[0]
+
+
+def build(f, options=""):
+    """tvm.build for the running test's CPU kind, with target ``options`` ("-bound-check")."""
+    return tvm.build(f, target=f"{_KIND[0]} {options}".strip())
 
 RNG = np.random.default_rng(0)
 INT_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
@@ -216,9 +235,12 @@ def test_vectorized_loops_with_tails(extent):
     lib = build(f)
     c = tvm.nd.empty((3, extent), "float32")
     lib["main"](tvm.nd.array(a), tvm.nd.array(b), c)
-    np.testing.assert_allclose(c.numpy(), a * b + 2, rtol=1e-6)
+    np.testing.assert_allclose(c.numpy(), a * b + 2, rtol=1e-6, atol=1e-6)  # FMA contraction: 1 ulp of a*b
     lanes = extent if extent <= 16 else 16
-    assert f"<{lanes} x float>" in lib.get_source("ll")
+    if _KIND[0] == "llvm":
+        assert f"<{lanes} x float>" in lib.get_source("ll")
+    else:  # a loop over the lanes, which the C compiler vectorizes
+        assert f"< {lanes}; ++" in lib.get_source()
 
 
 def test_vectorized_gather_and_unvectorizable_body_stay_correct():
@@ -376,8 +398,11 @@ def test_time_evaluator_and_sources():
     assert len(res.results) == 4 and all(r > 0 for r in res.results)
     assert res.mean == pytest.approx(np.mean(res.results))
     np.testing.assert_allclose(b.numpy(), a.numpy() + 1)
-    assert "tessera_kernel_inc" in lib.get_source("asm")
-    assert "define" in lib.get_source("ll")
+    if _KIND[0] == "llvm":
+        assert "tessera_kernel_inc" in lib.get_source("asm")
+        assert "define" in lib.get_source("ll")
+    else:
+        assert "int32_t tessera_kernel_inc(void** args)" in lib.get_source()
 
 
 def test_num_cores_target_and_thread_setting():
@@ -385,9 +410,9 @@ def test_num_cores_target_and_thread_setting():
     f = func([A, B], loops([64, 8], lambda i, j: tir.BufferStore(B, A[i, j] + 1.0, [i, j]),
                            kinds=[tir.ForKind.PARALLEL, tir.ForKind.SERIAL]))
     a = rand((64, 8), "float32")
-    for target in ("llvm --num-cores=1", "llvm -mcpu=native --num-cores=2"):
+    for options in ("--num-cores=1", "-mcpu=native --num-cores=2" if _KIND[0] == "llvm" else "--num-cores=2"):
         b = tvm.nd.empty((64, 8), "float32")
-        tvm.build(f, target=target)["main"](tvm.nd.array(a), b)
+        build(f, options)["main"](tvm.nd.array(a), b)
         np.testing.assert_allclose(b.numpy(), a + 1)
     get, set_ = tvm.get_global_func("runtime.GetNumThreads"), tvm.get_global_func("runtime.SetNumThreads")
     before = get()
@@ -424,8 +449,8 @@ def test_bound_check_turns_out_of_bounds_accesses_into_errors():
     f = func([A, B], loops([8], lambda i: tir.BufferStore(B, A[i + 1], [i])), name="shifted")  # reads A[8]
     a, b = tvm.nd.array(rand((8,), "float32")), tvm.nd.empty((8,), "float32")
     with pytest.raises(RuntimeError, match="index out of bounds in buffer A"):
-        tvm.build(f, target="llvm -bound-check")["shifted"](a, b)
+        build(f, "-bound-check")["shifted"](a, b)
     # In-bounds programs are unaffected.
     g = func([A, B], loops([8], lambda i: tir.BufferStore(B, A[i] * 2.0, [i]), kinds=[tir.ForKind.PARALLEL]))
-    tvm.build(g, target="llvm -bound-check")["main"](a, b)
+    build(g, "-bound-check")["main"](a, b)
     np.testing.assert_allclose(b.numpy(), a.numpy() * 2)

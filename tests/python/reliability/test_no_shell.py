@@ -25,7 +25,7 @@ HOSTILE_NAMES = [
 ]
 
 
-def _kernel_case(directory, name):
+def _kernel_case(directory, name, kind="llvm"):
     return f"""
 import os, numpy as np
 import tessera as tvm
@@ -37,7 +37,7 @@ add_one = te.create_prim_func([A, B]).with_attr("global_symbol", "add_one")
 
 os.chdir({directory!r})
 name = {name!r}
-tvm.build(add_one, target="llvm").export_library(name)
+tvm.build(add_one, target={kind!r}).export_library(name)
 assert os.path.isfile(os.path.join({directory!r}, name)), sorted(os.listdir("."))
 m = tvm.runtime.load_module(os.path.join({directory!r}, name))
 a = np.arange(8, dtype="float32"); b = tvm.nd.empty((8,), "float32")
@@ -47,11 +47,12 @@ print("OK")
 """
 
 
+@pytest.mark.parametrize("kind", ["llvm", "c"])  # the system linker / the system C compiler
 @pytest.mark.parametrize("template", HOSTILE_NAMES)
-def test_kernel_export_library_runs_no_shell(tmp_path, template):
+def test_kernel_export_library_runs_no_shell(tmp_path, template, kind):
     marker = tmp_path / "INJECTED"
     name = template.format(marker=marker.name)
-    res = run_case(_kernel_case(str(tmp_path), name), timeout=120)
+    res = run_case(_kernel_case(str(tmp_path), name, kind), timeout=120)
     assert not marker.exists(), "a shell ran part of the file name"
     assert res.returncode == 0 and "OK" in res.stdout, res.describe()
     assert not any(p.name.endswith(".tessera.o") for p in tmp_path.iterdir()), "object file left behind"

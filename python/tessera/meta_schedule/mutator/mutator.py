@@ -86,13 +86,18 @@ class MutateComputeLocation(Mutator):
 
 
 def default_probs(kind="llvm"):
-    """TVM v0.18's default mutator probabilities for ``kind`` ("llvm" only here: the
-    GPU kinds have mutators Tessera lacks, e.g. MutateThreadBinding)."""
-    if kind != "llvm":
-        raise OpNotImplemented(f"Mutator.create({kind!r}): only 'llvm' has a default mutator table in Tessera")
+    """TVM v0.18's default mutator probabilities for the target kind ``kind``: the
+    table its kind attribute "meta_schedule.mutator_probs" names ("cpu" for llvm and c;
+    the GPU kinds have mutators Tessera lacks, e.g. MutateThreadBinding)."""
+    from ...target import kind_family  # pylint: disable=import-outside-toplevel
+    family, known = kind_family(kind, "meta_schedule.mutator_probs")
+    if family != "cpu":
+        raise OpNotImplemented(f"Mutator.create({kind!r}): only the CPU kinds ({', '.join(known)}) have a "
+                               "default mutator table in Tessera")
     return {
         MutateTileSize(): 0.9,
         MutateComputeLocation(): 0.05,
         MutateUnroll(): 0.03,
         MutateParallel(max_jobs_per_core=16): 0.02,
     }
+

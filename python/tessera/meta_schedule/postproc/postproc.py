@@ -26,16 +26,20 @@ class Postproc(Object):
 
     @staticmethod
     def create(kind):
-        """The default postprocessors for ``kind``: "llvm" (TVM's order: DisallowDynamicLoop,
-        RewriteParallelVectorizeUnroll, RewriteReductionBlock) or "cuda" (the checks
-        DisallowDynamicLoop and VerifyGPUCode; Tessera has no GPU rewriting postprocessors)."""
+        """The default postprocessors for the target kind ``kind``, by its family (the kind
+        attribute "meta_schedule.default_postprocs"): "cpu" for llvm and c (TVM's order:
+        DisallowDynamicLoop, RewriteParallelVectorizeUnroll, RewriteReductionBlock), "gpu"
+        for cuda (the checks DisallowDynamicLoop and VerifyGPUCode; Tessera has no GPU
+        rewriting postprocessors)."""
         from .disallow_dynamic_loop import DisallowDynamicLoop
         from .verify_gpu_code import VerifyGPUCode
-        if kind == "llvm":
-            return [DisallowDynamicLoop()] + list(_ffi_api.PostprocDefaultLLVM())
-        if kind == "cuda":
-            return [DisallowDynamicLoop(), VerifyGPUCode()]
-        raise TVMValueError(f"Unsupported kind {kind} for postproc creation (Tessera has: ['cuda', 'llvm'])")
+        from ...target import kind_family  # pylint: disable=import-outside-toplevel
+        families = {"cpu": lambda: [DisallowDynamicLoop()] + list(_ffi_api.PostprocDefaultLLVM()),
+                    "gpu": lambda: [DisallowDynamicLoop(), VerifyGPUCode()]}
+        family, known = kind_family(kind, "meta_schedule.default_postprocs")
+        if family not in families:
+            raise TVMValueError(f"Unsupported kind {kind} for postproc creation (Tessera has: {known})")
+        return families[family]()
 
 
 create = Postproc.create

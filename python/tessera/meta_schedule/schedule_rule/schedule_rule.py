@@ -13,7 +13,7 @@ def _target_of(context):
     from ... import target as _target
     tgt = getattr(context, "target", None) if context is not None else None
     if tgt is None:
-        return _target.Target("llvm")
+        return _target.default_host()
     return _target.Target(tgt) if isinstance(tgt, str) else tgt
 
 
@@ -33,12 +33,15 @@ class ScheduleRule(Object):
 
     @staticmethod
     def create(kind):
-        """The default rules for ``kind`` ("llvm"; the GPU kinds are not supported)."""
-        funcs = {"llvm": _ffi_api.ScheduleRuleDefaultLLVM}
-        if kind not in funcs:
+        """The default rules for the target kind ``kind``, by its family (the kind attribute
+        "meta_schedule.default_rules"): "cpu" for llvm and c; the GPU kinds have none."""
+        from ...target import kind_family  # pylint: disable=import-outside-toplevel
+        funcs = {"cpu": _ffi_api.ScheduleRuleDefaultLLVM}
+        family, known = kind_family(kind, "meta_schedule.default_rules")
+        if family not in funcs:
             raise TVMValueError(f"Unsupported kind {kind} for schedule rule creation "
-                                f"(Tessera has the CPU rules only: {sorted(funcs)})")
-        return list(funcs[kind]())
+                                f"(Tessera has the CPU rules only: {known})")
+        return list(funcs[family]())
 
 
 create = ScheduleRule.create
