@@ -1,5 +1,6 @@
 """Unary elementwise operators written in TE: math functions (exp, log,
-sqrt, rsqrt, tanh, sigmoid, erf, abs), negative, clip and cast."""
+sqrt, rsqrt, tanh, sigmoid, erf, abs, the trigonometric and hyperbolic
+functions), negative, clip and cast."""
 from ..error import TVMTypeError, TVMValueError
 from ..ir.expr import PrimExpr
 from ..tir import op as _tir_op
@@ -32,6 +33,24 @@ sigmoid = _unary("sigmoid", _tir_op.sigmoid)
 erf = _unary("erf", _tir_op.erf)
 abs = _unary("abs", _tir_op.abs, float_only=False)  # pylint: disable=redefined-builtin
 negative = _unary("negative", lambda v: -v, float_only=False)
+sin = _unary("sin", _tir_op.sin)
+cos = _unary("cos", _tir_op.cos)
+tan = _unary("tan", _tir_op.tan)
+asin = _unary("asin", _tir_op.asin)
+acos = _unary("acos", _tir_op.acos)
+atan = _unary("atan", _tir_op.atan)
+sinh = _unary("sinh", _tir_op.sinh)
+cosh = _unary("cosh", _tir_op.cosh)
+
+
+def _one(v):
+    return _tir_op.const(1, v.dtype)
+
+
+# The inverse hyperbolic functions by their logarithmic forms.
+asinh = _unary("asinh", lambda v: _tir_op.log(v + _tir_op.sqrt(v * v + _one(v))))
+acosh = _unary("acosh", lambda v: _tir_op.log(v + _tir_op.sqrt(v * v - _one(v))))
+atanh = _unary("atanh", lambda v: _tir_op.log((_one(v) + v) / (_one(v) - v)) * _tir_op.const(0.5, v.dtype))
 
 
 def clip(x, a_min, a_max):
@@ -53,4 +72,5 @@ def cast(x, dtype):
     return te.compute(x.shape, lambda *i: x(*i).astype(str(dtype)), name="T_cast", tag="elemwise")
 
 
-__all__ = ["exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "erf", "abs", "negative", "clip", "cast"]
+__all__ = ["exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "erf", "abs", "negative", "clip", "cast",
+           "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh"]

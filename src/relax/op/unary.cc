@@ -1,6 +1,6 @@
 // Elementwise unary Relax operators (TVM's relax/op/tensor/unary.cc subset):
-// exp, log, sqrt, rsqrt, tanh, sigmoid, negative, abs, ...; the result has the
-// operand's struct info. Relax IR layer; legalization to TOPI is registered
+// exp, log, sqrt, rsqrt, tanh, sigmoid, negative, abs, the trigonometric and
+// hyperbolic functions, and clip(x, min, max); the result has the operand's struct info. Relax IR layer; legalization to TOPI is registered
 // next to the Python constructors (python/tessera/relax/op/unary.py).
 #include "relax/op/op_common.h"
 
@@ -9,11 +9,15 @@ namespace relax {
 
 namespace {
 
-StructInfo InferUnary(const Call& call, const BlockBuilder&) {
-  CheckNumArgs(call, 1, 1);
+StructInfo SameAsOperand(const Call& call) {
   const auto* x = ArgSInfoAs<TensorStructInfoNode>(call, 0, "x", "a tensor");
   if (x->shape) return TensorStructInfo(*x->shape, x->dtype);
   return TensorStructInfo(x->dtype, x->ndim);
+}
+
+StructInfo InferUnary(const Call& call, const BlockBuilder&) {
+  CheckNumArgs(call, 1, 1);
+  return SameAsOperand(call);
 }
 
 // Float-only ops refuse integer tensors (TVM's FloatUnary check).
@@ -24,6 +28,15 @@ StructInfo InferFloatUnary(const Call& call, const BlockBuilder& ctx) {
     TESSERA_THROW(TypeError) << OpName(call) << ": operand 'x' must have a float dtype, got " << x->dtype;
   }
   return s;
+}
+
+// clip(x, min, max): min and max are scalar PrimValues (TVM v0.18's form).
+StructInfo InferClip(const Call& call, const BlockBuilder&) {
+  CheckNumArgs(call, 3, 3);
+  StructInfo out = SameAsOperand(call);
+  ArgSInfoAs<PrimStructInfoNode>(call, 1, "min", "a scalar (PrimValue)");
+  ArgSInfoAs<PrimStructInfoNode>(call, 2, "max", "a scalar (PrimValue)");
+  return out;
 }
 
 #define TESSERA_RELAX_UNARY_OP(NAME, INFER, DESC)                                                         \
@@ -38,6 +51,20 @@ TESSERA_RELAX_UNARY_OP(tanh, InferFloatUnary, "Elementwise hyperbolic tangent.")
 TESSERA_RELAX_UNARY_OP(sigmoid, InferFloatUnary, "Elementwise 1 / (1 + exp(-x)).");
 TESSERA_RELAX_UNARY_OP(negative, InferUnary, "Elementwise -x.");
 TESSERA_RELAX_UNARY_OP(abs, InferUnary, "Elementwise |x|.");
+TESSERA_RELAX_UNARY_OP(sin, InferFloatUnary, "Elementwise sine.");
+TESSERA_RELAX_UNARY_OP(cos, InferFloatUnary, "Elementwise cosine.");
+TESSERA_RELAX_UNARY_OP(tan, InferFloatUnary, "Elementwise tangent.");
+TESSERA_RELAX_UNARY_OP(asin, InferFloatUnary, "Elementwise arcsine.");
+TESSERA_RELAX_UNARY_OP(acos, InferFloatUnary, "Elementwise arccosine.");
+TESSERA_RELAX_UNARY_OP(atan, InferFloatUnary, "Elementwise arctangent.");
+TESSERA_RELAX_UNARY_OP(sinh, InferFloatUnary, "Elementwise hyperbolic sine.");
+TESSERA_RELAX_UNARY_OP(cosh, InferFloatUnary, "Elementwise hyperbolic cosine.");
+TESSERA_RELAX_UNARY_OP(asinh, InferFloatUnary, "Elementwise inverse hyperbolic sine.");
+TESSERA_RELAX_UNARY_OP(acosh, InferFloatUnary, "Elementwise inverse hyperbolic cosine.");
+TESSERA_RELAX_UNARY_OP(atanh, InferFloatUnary, "Elementwise inverse hyperbolic tangent.");
+static auto& reg_unary_clip = SetRelaxOp(
+    OpRegEntry::RegisterOrGet("relax.clip").set_num_inputs(3).describe("Elementwise min(max(x, min), max)."),
+    InferClip, true);
 
 }  // namespace
 

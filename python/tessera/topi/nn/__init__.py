@@ -2,7 +2,7 @@
 log_softmax, dense, matmul, batch_matmul, layer_norm, flatten, pad, conv2d
 (NCHW), group_conv2d_nchw, pool2d, adaptive_pool, batch_norm so far;
 other names raise NotImplementedError)."""
-from .elemwise import relu, silu, gelu, gelu_tanh
+from .elemwise import relu, leaky_relu, silu, gelu, gelu_tanh
 from .softmax import softmax, log_softmax
 from .dense import dense, matmul
 from .batch_matmul import batch_matmul

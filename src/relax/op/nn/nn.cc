@@ -1,5 +1,5 @@
 // Relax neural-network operators other than convolution and pooling
-// (TVM's relax/op/nn/nn.cc): relax.nn.relu, gelu, gelu_tanh, silu, softmax,
+// (TVM's relax/op/nn/nn.cc): relax.nn.relu, leakyrelu, gelu, gelu_tanh, silu, softmax,
 // log_softmax, layer_norm, batch_norm (inference) and dropout (inference),
 // with their struct-info inference. Relax IR layer; the legalization to TOPI
 // is registered next to the Python constructors (python/tessera/relax/op/nn/nn.py).
@@ -168,6 +168,8 @@ StructInfo InferFloatActivation(const Call& c, const BlockBuilder& b) { return I
 StructInfo InferAnyActivation(const Call& c, const BlockBuilder& b) { return InferActivation(c, b, false); }
 
 TESSERA_RELAX_NN_OP(relu, "relu", 1, InferAnyActivation, "Elementwise max(data, 0).");
+TESSERA_RELAX_NN_OP(leakyrelu, "leakyrelu", 1, InferFloatActivation, "Elementwise data if data > 0 else alpha * data.",
+                    {"alpha", nn_attrs::DefaultFloat(0.01)});
 TESSERA_RELAX_NN_OP(gelu, "gelu", 1, InferFloatActivation, "Elementwise GELU, erf form: 0.5 x (1 + erf(x / sqrt(2))).");
 TESSERA_RELAX_NN_OP(gelu_tanh, "gelu_tanh", 1, InferFloatActivation, "Elementwise GELU, tanh approximation.");
 TESSERA_RELAX_NN_OP(silu, "silu", 1, InferFloatActivation, "Elementwise x * sigmoid(x).");

@@ -1,5 +1,5 @@
 """Relax nn operators other than convolution and pooling, with TVM v0.18's
-signatures: ``relax.op.nn.relu / gelu / gelu_tanh / silu / softmax /
+signatures: ``relax.op.nn.relu / leakyrelu / gelu / gelu_tanh / silu / softmax /
 log_softmax / layer_norm / batch_norm / dropout``. Struct-info inference and
 the attribute signatures (the defaults, which ``signature_defaults`` gives
 the constructors) are in src/relax/op/nn/nn.cc; each op's legalization to TOPI
@@ -17,6 +17,13 @@ def _topi():
 def relu(data):
     """max(data, 0) elementwise."""
     return make_call("relax.nn.relu", [("data", data)], None)
+
+
+@signature_defaults("relax.nn.leakyrelu")
+def leakyrelu(data, alpha):
+    """data if data > 0 else alpha * data, elementwise."""
+    return make_call("relax.nn.leakyrelu", [("data", data)],
+                     {"alpha": float_attr("relax.nn.leakyrelu", "alpha", alpha)})
 
 
 def gelu(data):
@@ -91,6 +98,11 @@ _unary("gelu_tanh", lambda: _topi().nn.gelu_tanh)
 _unary("silu", lambda: _topi().nn.silu)
 
 
+@register_legalize("relax.nn.leakyrelu")
+def _legalize_leakyrelu(bb, call):
+    return bb.call_te(_topi().nn.leaky_relu, call.args[0], call_attrs(call)["alpha"], primfunc_name_hint="leakyrelu")
+
+
 @register_legalize("relax.nn.softmax")
 def _legalize_softmax(bb, call):
     a = call_attrs(call)
@@ -132,4 +144,4 @@ def _legalize_dropout(bb, call):
     return bb.call_te(_dropout_inference, call.args[0], primfunc_name_hint="dropout")
 
 
-__all__ = ["relu", "gelu", "gelu_tanh", "silu", "softmax", "log_softmax", "layer_norm", "batch_norm", "dropout"]
+__all__ = ["relu", "leakyrelu", "gelu", "gelu_tanh", "silu", "softmax", "log_softmax", "layer_norm", "batch_norm", "dropout"]
