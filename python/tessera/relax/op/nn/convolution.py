@@ -1,9 +1,9 @@
-"""``relax.op.nn.conv2d`` with TVM v0.18's signature (NCHW data, OIHW weight;
+"""``relax.op.nn.conv1d``, ``conv2d_transpose`` and ``conv2d`` with TVM v0.18's signatures (NCHW data, OIHW weight;
 strides, padding in 1/2/4-value forms, dilation, groups). Struct-info
 inference is in src/relax/op/nn/convolution.cc; the legalization to
 topi.nn.conv2d is registered here."""
 from .._legalize_registry import register_legalize
-from ._common import make_call, int_attr, pair, padding4, str_attr, call_attrs, expand_pair, expand_padding, signature_defaults
+from ._common import make_call, int_attr, int_list, pair, padding4, str_attr, call_attrs, expand_pair, expand_padding, signature_defaults
 
 
 @signature_defaults("relax.nn.conv2d")
@@ -23,6 +23,59 @@ def conv2d(data, weight, strides, padding, dilation, groups, data_layout, kernel
     return make_call(name, [("data", data), ("weight", weight)], attrs)
 
 
+@signature_defaults("relax.nn.conv1d")
+def conv1d(data, weight, strides, padding, dilation, groups, data_layout, kernel_layout, out_layout, out_dtype):
+    """1-D convolution (NCW data, OIW weight). ``padding`` is one value or (left, right);
+    ``out_layout=None`` is ``data_layout``; ``out_dtype`` None keeps the input dtype."""
+    name = "relax.nn.conv1d"
+    padding = int_list(name, "padding", padding, (1, 2))
+    attrs = {"strides": int_list(name, "strides", strides, (1,)), "padding": padding * 2 if len(padding) == 1 else padding,
+             "dilation": int_list(name, "dilation", dilation, (1,)), "groups": int_attr(name, "groups", groups),
+             "data_layout": str_attr(name, "data_layout", data_layout),
+             "kernel_layout": str_attr(name, "kernel_layout", kernel_layout),
+             "out_layout": str_attr(name, "out_layout", data_layout if out_layout is None else out_layout),
+             "out_dtype": "void" if out_dtype is None else str(out_dtype)}
+    return make_call(name, [("data", data), ("weight", weight)], attrs)
+
+
+@signature_defaults("relax.nn.conv2d_transpose")
+def conv2d_transpose(data, weight, strides, padding, output_padding, dilation, groups, data_layout, kernel_layout,
+                     out_layout, out_dtype):
+    """2-D transposed convolution (NCHW data, IOHW weight)."""
+    name = "relax.nn.conv2d_transpose"
+    attrs = {"strides": pair(name, "strides", strides), "padding": padding4(name, padding),
+             "output_padding": pair(name, "output_padding", output_padding),
+             "dilation": pair(name, "dilation", dilation), "groups": int_attr(name, "groups", groups),
+             "data_layout": str_attr(name, "data_layout", data_layout),
+             "kernel_layout": str_attr(name, "kernel_layout", kernel_layout),
+             "out_layout": str_attr(name, "out_layout", data_layout if out_layout is None else out_layout),
+             "out_dtype": "void" if out_dtype is None else str(out_dtype)}
+    return make_call(name, [("data", data), ("weight", weight)], attrs)
+
+
+def _out_dtype(a):
+    return None if a["out_dtype"] in ("", "void") else a["out_dtype"]
+
+
+@register_legalize("relax.nn.conv1d")
+def _legalize_conv1d(bb, call):
+    from .... import topi  # pylint: disable=import-outside-toplevel
+    a = call_attrs(call)
+    pad = [a["padding"]] if isinstance(a["padding"], int) else list(a["padding"])
+    return bb.call_te(topi.nn.group_conv1d_ncw, call.args[0], call.args[1], a["strides"], pad * 2 if len(pad) == 1 else pad,
+                      a["dilation"], a["groups"], out_dtype=_out_dtype(a), primfunc_name_hint="conv1d")
+
+
+@register_legalize("relax.nn.conv2d_transpose")
+def _legalize_conv2d_transpose(bb, call):
+    from .... import topi  # pylint: disable=import-outside-toplevel
+    a = call_attrs(call)
+    return bb.call_te(topi.nn.group_conv2d_transpose_nchw, call.args[0], call.args[1], expand_pair(a["strides"]),
+                      expand_padding(a["padding"]), out_dtype=_out_dtype(a),
+                      output_padding=expand_pair(a["output_padding"]), groups=a["groups"],
+                      dilation=expand_pair(a["dilation"]), primfunc_name_hint="conv2d_transpose")
+
+
 @register_legalize("relax.nn.conv2d")
 def _legalize_conv2d(bb, call):
     from .... import topi  # pylint: disable=import-outside-toplevel
@@ -33,4 +86,4 @@ def _legalize_conv2d(bb, call):
                       out_dtype=out_dtype, primfunc_name_hint="conv2d")
 
 
-__all__ = ["conv2d"]
+__all__ = ["conv1d", "conv2d", "conv2d_transpose"]
