@@ -8,6 +8,8 @@ implemented yet."""
 from .broadcast import (add, subtract, multiply, divide, maximum, minimum, power, floor_divide, equal, not_equal,
                         less, less_equal, greater, greater_equal, where)
 from .elemwise import exp, log, sqrt, rsqrt, tanh, sigmoid, erf, abs, negative, clip, cast
+from .scan import cumsum, cumprod
+from .trilu import trilu
 from .elemwise import sin, cos, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh
 from .reduction import sum, max, min, prod, mean, argmax, argmin
 from .transform import transpose, reshape, expand_dims, squeeze, broadcast_to, concatenate, take, split, strided_slice

@@ -568,3 +568,38 @@ def test_conv1d_conv2d_transpose_script_round_trip():
     text = Mod.script()
     assert "R.nn.conv1d(" in text and "R.nn.conv2d_transpose(" in text
     tvm.ir.assert_structural_equal(tvm.script.from_source(text), Mod)
+
+
+# ---------------------------------------------------------------- group_norm
+
+@pytest.mark.parametrize("shape,groups,center,scale", [((2, 6, 4, 5), 3, True, True), ((1, 8, 7), 2, False, True),
+                                                       ((2, 4, 3, 3), 4, True, False)])
+def test_group_norm(shape, groups, center, scale):
+    x, g, b = _rand(shape), _rand((shape[1],)), _rand((shape[1],))
+    axes = list(range(2, len(shape)))
+    out = _run(lambda a, gg, bb: nn.group_norm(a, gg, bb, groups, 1, axes, center=center, scale=scale), x, g, b)
+    ref = _torch(lambda a, gg, bb: F.group_norm(a, groups, gg if scale else None, bb if center else None), x, g, b)
+    np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-4)
+
+
+def test_group_norm_struct_info_errors_and_round_trip():
+    n = tir.Var("n", "int64")
+    _eq(_infer(nn.group_norm(_var("x", (n, 6, 4)), _var("g", (6,)), _var("b", (6,)), 2, 1, [2])), (n, 6, 4))
+    with pytest.raises(ValueError, match=r"relax.nn.group_norm: the 6 channels of operand 'data' are not divisible "
+                                         r"by num_groups=4"):
+        _infer(nn.group_norm(_var("x", (1, 6, 4)), _var("g", (6,)), _var("b", (6,)), 4, 1, [2]))
+    with pytest.raises(ValueError, match=r"relax.nn.group_norm: the length of operand 'beta' must equal"):
+        _infer(nn.group_norm(_var("x", (1, 6, 4)), _var("g", (6,)), _var("b", (3,)), 2, 1, [2]))
+    with pytest.raises(ValueError, match=r"relax.nn.group_norm: attribute 'channel_axis' = 3 is out of range"):
+        _infer(nn.group_norm(_var("x", (1, 6, 4)), _var("g", (6,)), _var("b", (6,)), 2, 3, [2]))
+
+    @I.ir_module
+    class Mod:
+        @R.function
+        def main(x: R.Tensor((1, 4, 3), "float32"), g: R.Tensor((4,), "float32"), b: R.Tensor((4,), "float32")):
+            y = R.nn.group_norm(x, g, b, num_groups=2, channel_axis=1, axes=[2])
+            return y
+
+    text = Mod.script()
+    assert "R.nn.group_norm(x, g, b, num_groups=2, channel_axis=1, axes=[2]" in text
+    tvm.ir.assert_structural_equal(tvm.script.from_source(text), Mod)

@@ -13,6 +13,7 @@ from .conv1d import conv1d_ncw, group_conv1d_ncw
 from .conv2d_transpose import conv2d_transpose_nchw, group_conv2d_transpose_nchw
 from .pooling import pool2d, max_pool2d, avg_pool2d, adaptive_pool
 from .batch_norm import batch_norm
+from .group_norm import group_norm
 from ..._unavailable import missing_attribute
 
 __getattr__ = missing_attribute("topi.nn")

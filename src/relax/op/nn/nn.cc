@@ -1,6 +1,6 @@
 // Relax neural-network operators other than convolution and pooling
 // (TVM's relax/op/nn/nn.cc): relax.nn.relu, leakyrelu, gelu, gelu_tanh, silu, softmax,
-// log_softmax, layer_norm, batch_norm (inference) and dropout (inference),
+// log_softmax, layer_norm, group_norm, batch_norm (inference) and dropout (inference),
 // with their struct-info inference. Relax IR layer; the legalization to TOPI
 // is registered next to the Python constructors (python/tessera/relax/op/nn/nn.py).
 #include "arith/analyzer.h"
@@ -110,6 +110,44 @@ StructInfo InferLayerNorm(const Call& call, const BlockBuilder&) {
   return SameAs(data);
 }
 
+// group_norm(data, gamma, beta; num_groups, channel_axis, axes, epsilon, center,
+// scale): gamma and beta are 1-D of data's channel count, which num_groups divides.
+StructInfo InferGroupNorm(const Call& call, const BlockBuilder&) {
+  CheckNumArgs(call, 3, 3);
+  const auto* data = Tensor(call, 0, "data");
+  CheckFloat(call, data, "data");
+  int64_t groups = nn_attrs::Int(call, "num_groups");
+  if (groups < 1) TESSERA_THROW(ValueError) << OpName(call) << ": attribute 'num_groups' must be >= 1, got " << groups;
+  int64_t channel_axis = NormalizeAxis(call, "channel_axis", nn_attrs::Int(call, "channel_axis"), data->ndim);
+  for (int64_t a : nn_attrs::Ints(call, "axes", {})) {
+    if (NormalizeAxis(call, "axes", a, data->ndim) == channel_axis && data->ndim != StructInfoNode::kUnknownNDim) {
+      TESSERA_THROW(ValueError) << OpName(call) << ": attribute 'axes' must not contain the channel axis " << channel_axis;
+    }
+  }
+  auto dshape = data->GetShape();
+  if (dshape) {
+    if (const auto* c = (*dshape)[channel_axis].as<IntImmNode>(); c && c->value % groups != 0) {
+      TESSERA_THROW(ValueError) << OpName(call) << ": the " << c->value << " channels of operand 'data' are not "
+                                << "divisible by num_groups=" << groups;
+    }
+  }
+  const char* names[2] = {"gamma", "beta"};
+  for (int k = 0; k < 2; ++k) {
+    const auto* p = Tensor(call, k + 1, names[k]);
+    CheckSameDtype(call, data, p, names[k]);
+    if (!p->IsUnknownNdim() && p->ndim != 1) {
+      TESSERA_THROW(ValueError) << OpName(call) << ": operand '" << names[k] << "' must be 1-D, got " << p->ndim
+                                << " dimensions";
+    }
+    auto pshape = p->GetShape();
+    if (dshape && pshape) {
+      CheckDimEqual(call, (*pshape)[0], (*dshape)[channel_axis],
+                    std::string("the length of operand '") + names[k] + "' must equal the channel count of 'data'");
+    }
+  }
+  return SameAs(data);
+}
+
 // batch_norm(data, gamma, beta, moving_mean, moving_var; axis, epsilon, center,
 // scale, momentum) -> (out, moving_mean, moving_var) as TVM's.
 StructInfo InferBatchNorm(const Call& call, const BlockBuilder&) {
@@ -179,6 +217,11 @@ TESSERA_RELAX_NN_OP(log_softmax, "log_softmax", 1, InferSoftmax, "Log-softmax al
 TESSERA_RELAX_NN_OP(layer_norm, "layer_norm", 3, InferLayerNorm, "Layer normalization over attribute 'axes'.",
                     {"axes", std::nullopt}, {"epsilon", nn_attrs::DefaultFloat(1e-5)},
                     {"center", AttrDefaultBool(true)}, {"scale", AttrDefaultBool(true)});
+TESSERA_RELAX_NN_OP(group_norm, "group_norm", 3, InferGroupNorm,
+                    "Group normalization: channels in num_groups groups, normalized over each group and 'axes'.",
+                    {"num_groups", std::nullopt}, {"channel_axis", std::nullopt}, {"axes", std::nullopt},
+                    {"epsilon", nn_attrs::DefaultFloat(1e-5)}, {"center", AttrDefaultBool(true)},
+                    {"scale", AttrDefaultBool(true)});
 TESSERA_RELAX_NN_OP(batch_norm, "batch_norm", 5, InferBatchNorm,
                     "Batch normalization with the moving statistics (inference): (out, moving_mean, moving_var).",
                     {"axis", std::nullopt}, {"epsilon", nn_attrs::DefaultFloat(1e-5)},
