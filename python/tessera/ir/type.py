@@ -22,3 +22,22 @@ class PointerType(Node):
 
 
 __all__ = ["PrimType", "PointerType"]
+
+
+@register_object("TupleType")
+class TupleType(Node):
+    """The type of a tuple of ``fields`` (types)."""
+
+    def __init__(self, fields):
+        self.__init_handle_by_constructor__(get_global_func("ir.TupleType"), list(fields))
+
+
+@register_object("FuncType")
+class FuncType(Node):
+    """The type of a function from ``arg_types`` to ``ret_type``."""
+
+    def __init__(self, arg_types, ret_type):
+        self.__init_handle_by_constructor__(get_global_func("ir.FuncType"), list(arg_types), ret_type)
+
+
+__all__ += ["TupleType", "FuncType"]

@@ -19,6 +19,18 @@ class StructInfo(Node):
     def __repr__(self):
         return _ffi_api.StructInfoText(self)
 
+    # As TVM's: struct infos compare (and hash) structurally, not by identity.
+    def __eq__(self, other):
+        from ..ir.structural import structural_equal  # pylint: disable=import-outside-toplevel
+        return isinstance(other, StructInfo) and bool(structural_equal(self, other))
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __hash__(self):
+        from ..ir.structural import structural_hash  # pylint: disable=import-outside-toplevel
+        return int(structural_hash(self))
+
 
 def as_struct_info(value):
     """``value`` as a StructInfo when it is a struct info proxy (``R.Tensor((2, 3),

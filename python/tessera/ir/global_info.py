@@ -1,0 +1,22 @@
+"""``tvm.ir.VDevice``: a virtual device (target, vdevice_id, memory_scope) as
+TVM's module global_infos list them; an IR object (src/ir/global_info.cc)
+compared structurally. TensorStructInfo does not carry one yet."""
+from .._ffi.registry import register_object, get_global_func
+from ..error import TVMTypeError
+from .base import Node
+
+
+@register_object("VDevice")
+class VDevice(Node):
+    """VDevice(target=None, vdevice_id=0, memory_scope="global"); a target may be given as a string."""
+
+    def __init__(self, target=None, vdevice_id=0, memory_scope="global"):
+        if isinstance(target, (str, dict)):
+            from ..target import Target  # pylint: disable=import-outside-toplevel
+            target = Target(target)
+        if isinstance(vdevice_id, bool) or not isinstance(vdevice_id, int):
+            raise TVMTypeError(f"VDevice: vdevice_id must be an int, got {vdevice_id!r}")
+        self.__init_handle_by_constructor__(get_global_func("ir.VDevice"), target, vdevice_id, str(memory_scope))
+
+
+__all__ = ["VDevice"]
