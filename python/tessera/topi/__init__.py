@@ -10,6 +10,8 @@ from .broadcast import (add, subtract, multiply, divide, maximum, minimum, power
 from .elemwise import exp, log, sqrt, rsqrt, tanh, sigmoid, erf, abs, negative, clip, cast
 from .scan import cumsum, cumprod
 from .trilu import trilu
+from .elemwise import (ceil, floor, round, trunc, sign, square, isnan, isinf, isfinite,  # pylint: disable=redefined-builtin
+                       bitwise_not, logical_not)
 from .elemwise import sin, cos, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh
 from .reduction import sum, max, min, prod, mean, argmax, argmin
 from .transform import transpose, reshape, expand_dims, squeeze, broadcast_to, concatenate, take, split, strided_slice

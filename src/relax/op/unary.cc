@@ -1,6 +1,8 @@
 // Elementwise unary Relax operators (TVM's relax/op/tensor/unary.cc subset):
 // exp, log, sqrt, rsqrt, tanh, sigmoid, negative, abs, the trigonometric and
-// hyperbolic functions, and clip(x, min, max); the result has the operand's struct info. Relax IR layer; legalization to TOPI is registered
+// hyperbolic functions, rounding (ceil, floor, round, trunc),
+// sign, square, erf, the predicates isnan/isinf/isfinite (bool result),
+// bitwise_not, logical_not, and clip(x, min, max); the result has the operand's struct info. Relax IR layer; legalization to TOPI is registered
 // next to the Python constructors (python/tessera/relax/op/unary.py).
 #include "relax/op/op_common.h"
 
@@ -26,6 +28,32 @@ StructInfo InferFloatUnary(const Call& call, const BlockBuilder& ctx) {
   const auto* x = s.as<TensorStructInfoNode>();
   if (!x->IsUnknownDtype() && !x->dtype.is_float()) {
     TESSERA_THROW(TypeError) << OpName(call) << ": operand 'x' must have a float dtype, got " << x->dtype;
+  }
+  return s;
+}
+
+// Predicates (isnan, isinf, isfinite): a bool tensor of the operand's shape.
+StructInfo InferPredicate(const Call& call, const BlockBuilder& ctx) {
+  StructInfo s = InferUnary(call, ctx);
+  const auto* x = s.as<TensorStructInfoNode>();
+  if (x->shape) return TensorStructInfo(*x->shape, DataType::Bool());
+  return TensorStructInfo(DataType::Bool(), x->ndim);
+}
+
+// bitwise_not takes integers (bool included), logical_not booleans.
+StructInfo InferIntUnary(const Call& call, const BlockBuilder& ctx) {
+  StructInfo s = InferUnary(call, ctx);
+  const auto* x = s.as<TensorStructInfoNode>();
+  if (!x->IsUnknownDtype() && !x->dtype.is_int() && !x->dtype.is_uint() && !x->dtype.is_bool()) {
+    TESSERA_THROW(TypeError) << OpName(call) << ": operand 'x' must have an integer dtype, got " << x->dtype;
+  }
+  return s;
+}
+StructInfo InferBoolUnary(const Call& call, const BlockBuilder& ctx) {
+  StructInfo s = InferUnary(call, ctx);
+  const auto* x = s.as<TensorStructInfoNode>();
+  if (!x->IsUnknownDtype() && !x->dtype.is_bool()) {
+    TESSERA_THROW(TypeError) << OpName(call) << ": operand 'x' must have dtype bool, got " << x->dtype;
   }
   return s;
 }
@@ -62,6 +90,18 @@ TESSERA_RELAX_UNARY_OP(cosh, InferFloatUnary, "Elementwise hyperbolic cosine.");
 TESSERA_RELAX_UNARY_OP(asinh, InferFloatUnary, "Elementwise inverse hyperbolic sine.");
 TESSERA_RELAX_UNARY_OP(acosh, InferFloatUnary, "Elementwise inverse hyperbolic cosine.");
 TESSERA_RELAX_UNARY_OP(atanh, InferFloatUnary, "Elementwise inverse hyperbolic tangent.");
+TESSERA_RELAX_UNARY_OP(ceil, InferUnary, "Elementwise ceiling (integers unchanged).");
+TESSERA_RELAX_UNARY_OP(floor, InferUnary, "Elementwise floor (integers unchanged).");
+TESSERA_RELAX_UNARY_OP(round, InferUnary, "Elementwise rounding to the nearest integer, halves to even.");
+TESSERA_RELAX_UNARY_OP(trunc, InferUnary, "Elementwise truncation toward zero (integers unchanged).");
+TESSERA_RELAX_UNARY_OP(sign, InferUnary, "Elementwise sign: -1, 0 or 1.");
+TESSERA_RELAX_UNARY_OP(square, InferUnary, "Elementwise x * x.");
+TESSERA_RELAX_UNARY_OP(erf, InferFloatUnary, "Elementwise error function.");
+TESSERA_RELAX_UNARY_OP(isnan, InferPredicate, "Elementwise x is NaN (bool).");
+TESSERA_RELAX_UNARY_OP(isinf, InferPredicate, "Elementwise x is infinite (bool).");
+TESSERA_RELAX_UNARY_OP(isfinite, InferPredicate, "Elementwise x is finite (bool).");
+TESSERA_RELAX_UNARY_OP(bitwise_not, InferIntUnary, "Elementwise bitwise complement of an integer tensor.");
+TESSERA_RELAX_UNARY_OP(logical_not, InferBoolUnary, "Elementwise logical negation of a bool tensor.");
 static auto& reg_unary_clip = SetRelaxOp(
     OpRegEntry::RegisterOrGet("relax.clip").set_num_inputs(3).describe("Elementwise min(max(x, min), max)."),
     InferClip, true);

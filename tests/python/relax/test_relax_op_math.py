@@ -83,3 +83,49 @@ def test_script_round_trip():
 
     text = roundtrip(Mod)
     assert "R.sin(x)" in text and "R.atanh(a)" in text and "R.clip(" in text and "R.nn.leakyrelu(" in text
+
+
+# name -> (NumPy reference, dtypes it takes)
+ROUNDING = {
+    "ceil": np.ceil, "floor": np.floor, "round": np.round, "trunc": np.trunc, "sign": np.sign,
+    "square": np.square,
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROUNDING))
+@pytest.mark.parametrize("dtype", ["float32", "int32"])
+def test_rounding_sign_square_against_numpy(name, dtype):
+    x = rand((4, 5), dtype, low=-3, high=3)
+    if dtype == "float32":
+        x[0, :4] = [0.5, 1.5, -2.5, 0.0]  # halves round to even as NumPy's
+    got = run(getattr(relax.op, name), x)
+    assert got.dtype == x.dtype
+    np.testing.assert_allclose(got, ROUNDING[name](x), rtol=1e-6)
+
+
+def test_erf_and_predicates_against_numpy():
+    from math import erf  # pylint: disable=import-outside-toplevel
+    x = rand((6,), low=-2, high=2)
+    np.testing.assert_allclose(run(relax.op.erf, x), np.vectorize(erf)(x).astype("float32"), rtol=1e-5, atol=1e-6)
+    y = np.array([1.0, np.nan, np.inf, -np.inf, 0.0], "float32")
+    for name, ref in (("isnan", np.isnan), ("isinf", np.isinf), ("isfinite", np.isfinite)):
+        got = run(getattr(relax.op, name), y)
+        assert got.dtype == np.bool_
+        np.testing.assert_array_equal(got, ref(y))
+    xi = np.array([1, -2, 0], "int32")
+    np.testing.assert_array_equal(run(relax.op.isfinite, xi), [True] * 3)
+    np.testing.assert_array_equal(run(relax.op.bitwise_not, xi), np.bitwise_not(xi))
+    b = np.array([True, False, True])
+    np.testing.assert_array_equal(run(relax.op.logical_not, b), np.logical_not(b))
+
+
+def test_unary_dtype_rules():
+    n = tir.Var("n", "int64")
+    tvm.ir.assert_structural_equal(infer(relax.op.isnan(tensor((n, 2)))), relax.TensorStructInfo((n, 2), "bool"))
+    tvm.ir.assert_structural_equal(infer(relax.op.floor(tensor((2,), "int8"))), relax.TensorStructInfo((2,), "int8"))
+    with pytest.raises(TypeError, match=r"relax.erf: operand 'x' must have a float dtype"):
+        infer(relax.op.erf(tensor((2,), "int32")))
+    with pytest.raises(TypeError, match=r"relax.bitwise_not: operand 'x' must have an integer dtype"):
+        infer(relax.op.bitwise_not(tensor((2,))))
+    with pytest.raises(TypeError, match=r"relax.logical_not: operand 'x' must have dtype bool"):
+        infer(relax.op.logical_not(tensor((2,), "int32")))

@@ -8,6 +8,8 @@ from . import nn
 from .binary import add, subtract, multiply, divide, maximum, minimum, floor_divide, power
 from .unary import exp, log, sqrt, rsqrt, tanh, sigmoid, negative, abs  # pylint: disable=redefined-builtin
 from .unary import sin, cos, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, clip
+from .unary import (ceil, floor, round, trunc, sign, square, erf, isnan, isinf, isfinite,  # pylint: disable=redefined-builtin
+                    bitwise_not, logical_not)
 from .linear_algebra import matmul, linear
 from .manipulate import permute_dims, reshape, expand_dims, squeeze, concat, split, flatten, broadcast_to
 from .index import take, strided_slice

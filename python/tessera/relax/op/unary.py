@@ -45,6 +45,18 @@ cosh = _make("cosh")
 asinh = _make("asinh")
 acosh = _make("acosh")
 atanh = _make("atanh")
+ceil = _make("ceil")
+floor = _make("floor")
+round = _make("round")  # pylint: disable=redefined-builtin
+trunc = _make("trunc")
+sign = _make("sign")
+square = _make("square")
+erf = _make("erf")
+isnan = _make("isnan")
+isinf = _make("isinf")
+isfinite = _make("isfinite")
+bitwise_not = _make("bitwise_not")
+logical_not = _make("logical_not")
 
 
 def clip(x, min, max):  # pylint: disable=redefined-builtin
@@ -71,4 +83,5 @@ def _legalize_clip(bb, call):
     return bb.call_te(topi.clip, call.args[0], lo, hi, primfunc_name_hint="clip")
 
 __all__ = ["exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "negative", "abs", "sin", "cos", "tan", "asin",
-           "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "clip"]
+           "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "clip", "ceil", "floor", "round", "trunc", "sign",
+           "square", "erf", "isnan", "isinf", "isfinite", "bitwise_not", "logical_not"]
