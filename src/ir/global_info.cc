@@ -27,7 +27,6 @@ TESSERA_REGISTER_NODE(VDeviceNode)
 TESSERA_REGISTER_GLOBAL("ir.VDevice").set_body_typed([](std::optional<ObjectRef> target, int vdevice_id,
                                                         std::string memory_scope) {
   TESSERA_CHECK_OR_THROW(vdevice_id >= 0, ValueError) << "VDevice: vdevice_id must be >= 0, got " << vdevice_id;
-  TESSERA_CHECK_OR_THROW(!memory_scope.empty(), ValueError) << "VDevice: memory_scope must not be empty";
   auto n = make_object<VDeviceNode>();
   n->target = target.value_or(ObjectRef());
   n->vdevice_id = vdevice_id;

@@ -5,6 +5,7 @@
 // defined by the map's vars, then substitutes them). Relax analysis layer.
 #include <unordered_set>
 
+#include "arith/analyzer.h"
 #include "relax/expr.h"
 #include "relax/struct_info.h"
 #include "runtime/registry.h"
@@ -43,6 +44,38 @@ void CollectDefinable(const StructInfo& s, Array<tir::Var>* out, std::unordered_
   }
 }
 
+// `s` with each dimension and value simplified (after a substitution: n + 1 with n = 2 is 3).
+StructInfo Simplify(const StructInfo& s, arith::Analyzer* an) {
+  auto simp = [&](const Array<PrimExpr>& v) {
+    Array<PrimExpr> out;
+    for (const PrimExpr& e : v) out.push_back(an->Simplify(e));
+    return out;
+  };
+  if (!s.defined()) return s;
+  if (const auto* p = s.as<PrimStructInfoNode>()) {
+    return p->value.defined() ? StructInfo(PrimStructInfo::FromValue(an->Simplify(p->value), p->span)) : s;
+  }
+  if (const auto* sh = s.as<ShapeStructInfoNode>()) {
+    return sh->values ? StructInfo(ShapeStructInfo(simp(*sh->values), sh->span)) : s;
+  }
+  if (const auto* t = s.as<TensorStructInfoNode>()) {
+    const auto* se = t->shape ? t->shape->as<ShapeExprNode>() : nullptr;
+    return se ? StructInfo(TensorStructInfo(ShapeExpr(simp(se->values)), t->dtype, t->span)) : s;
+  }
+  if (const auto* tu = s.as<TupleStructInfoNode>()) {
+    Array<StructInfo> fields;
+    for (const StructInfo& f : tu->fields) fields.push_back(Simplify(f, an));
+    return TupleStructInfo(fields, tu->span);
+  }
+  if (const auto* f = s.as<FuncStructInfoNode>()) {
+    if (!f->params) return FuncStructInfo::OpaqueFunc(Simplify(f->ret, an), f->purity, f->span);
+    Array<StructInfo> params;
+    for (const StructInfo& p : *f->params) params.push_back(Simplify(p, an));
+    return FuncStructInfo(params, Simplify(f->ret, an), f->purity, f->span);
+  }
+  return s;
+}
+
 }  // namespace
 
 TESSERA_REGISTER_GLOBAL("relax.analysis.tir_vars_in_struct_info").set_body_typed([](StructInfo s) {
@@ -61,7 +94,11 @@ TESSERA_REGISTER_GLOBAL("relax.analysis.erase_to_well_defined")
     .set_body_typed([](StructInfo s, std::optional<Map<tir::Var, PrimExpr>> shape_var_map) {
       Map<tir::Var, PrimExpr> vmap = shape_var_map.value_or(Map<tir::Var, PrimExpr>());
       StructInfo kept = EraseToWellDefined(s, [&](const tir::Var& v) { return vmap.count(v) > 0; });
-      return SubstituteStructInfo(kept, [&](const tir::Var& v) -> std::optional<PrimExpr> { return vmap.Get(v); });
+      if (vmap.empty()) return kept;
+      arith::Analyzer analyzer;
+      return Simplify(
+          SubstituteStructInfo(kept, [&](const tir::Var& v) -> std::optional<PrimExpr> { return vmap.Get(v); }),
+          &analyzer);
     });
 
 }  // namespace relax

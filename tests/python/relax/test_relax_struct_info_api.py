@@ -84,3 +84,39 @@ def test_struct_info_equality_is_structural():
     assert rx.TensorStructInfo((n, 2), "float32") == rx.TensorStructInfo((n, 2), "float32")
     assert rx.TensorStructInfo((3, 2), "float32") != rx.TensorStructInfo((3, 2), "int32")
     assert rx.ShapeStructInfo([1, 2]) == rx.ShapeStructInfo([1, 2])
+
+
+def test_erase_to_well_defined_simplifies_and_var_map():
+    n, m = tir.Var("n", "int64"), tir.Var("m", "int64")
+    s = rx.ShapeStructInfo([1, n + 1, m])
+    tvm.ir.assert_structural_equal(rx.analysis.erase_to_well_defined(s, {n: 2, m: m + 1}),
+                                   rx.ShapeStructInfo([1, 3, m + 1]))
+    shape = rx.Var("shape", rx.ShapeStructInfo(ndim=2))
+    t = rx.TensorStructInfo(shape, "float32")
+    tvm.ir.assert_structural_equal(rx.analysis.erase_to_well_defined(t), rx.TensorStructInfo(ndim=2, dtype="float32"))
+    tvm.ir.assert_structural_equal(rx.analysis.erase_to_well_defined(t, None, {shape: rx.ShapeExpr([1, 2])}),
+                                   rx.TensorStructInfo((1, 2), "float32"))
+
+
+def test_collect_non_negative_expressions_and_base_check_result():
+    n, m = tir.Var("n", "int64"), tir.Var("m", "int64")
+    f = rx.FuncStructInfo([rx.TensorStructInfo((4, n, m - 2), "float32"), rx.ShapeStructInfo([n, m]),
+                           rx.PrimStructInfo(value=m)], rx.ObjectStructInfo())
+    got = rx.analysis.collect_non_negative_expressions(f)
+    tvm.ir.assert_structural_equal(got, [n, m - 2, m])
+    assert rx.analysis.collect_non_negative_expressions(rx.PrimStructInfo(value=n)) == []
+    BR = rx.analysis.BaseCheckResult
+    assert rx.analysis.struct_info_base_check(rx.ObjectStructInfo(), rx.PrimStructInfo("int32")) == BR.PASS
+    assert rx.analysis.struct_info_base_check(rx.PrimStructInfo("int32"), rx.PrimStructInfo("float32")) == BR.FAIL_L0
+
+
+def test_defined_and_free_symbolic_vars():
+    n, m, k = tir.Var("n", "int64"), tir.Var("m", "int64"), tir.Var("k", "int64")
+    bb = rx.BlockBuilder()
+    x = rx.Var("x", rx.TensorStructInfo([m, m + n], "float32"))
+    with bb.function("main", [x]):
+        bb.match_cast(x, rx.TensorStructInfo([m, k], "float32"))
+        bb.emit_func_output(rx.const(1))
+    func = bb.get()["main"]
+    assert {v.name for v in rx.analysis.defined_symbolic_vars(func)} == {"m", "k"}
+    assert {v.name for v in rx.analysis.free_symbolic_vars(func)} == {"n"}
