@@ -6,7 +6,8 @@ squeeze, broadcast_to, concatenate, take, split, strided_slice, matmul (NumPy
 broadcasting), nn.relu, nn.dense, nn.matmul; the rest of TVM's TOPI is not
 implemented yet."""
 from .broadcast import (add, subtract, multiply, divide, maximum, minimum, power, floor_divide, equal, not_equal,
-                        less, less_equal, greater, greater_equal, where)
+                        less, less_equal, greater, greater_equal, where, bitwise_and, bitwise_or, bitwise_xor,
+                        logical_and, logical_or, logical_xor)
 from .elemwise import exp, log, sqrt, rsqrt, tanh, sigmoid, erf, abs, negative, clip, cast
 from .scan import cumsum, cumprod
 from .trilu import trilu

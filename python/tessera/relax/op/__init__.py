@@ -6,6 +6,7 @@ NotImplementedError until they are registered."""
 from . import builtin, memory, vm
 from . import nn
 from .binary import add, subtract, multiply, divide, maximum, minimum, floor_divide, power
+from .binary import bitwise_and, bitwise_or, bitwise_xor, logical_and, logical_or, logical_xor
 from .unary import exp, log, sqrt, rsqrt, tanh, sigmoid, negative, abs  # pylint: disable=redefined-builtin
 from .unary import sin, cos, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, clip
 from .unary import (ceil, floor, round, trunc, sign, square, erf, isnan, isinf, isfinite,  # pylint: disable=redefined-builtin
