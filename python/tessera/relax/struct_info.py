@@ -97,7 +97,7 @@ class TensorStructInfo(StructInfo):
         if vdevice is not None:
             raise OpNotImplemented("TensorStructInfo(vdevice=...) is not supported")
         self.__init_handle_by_constructor__(_ffi_api.TensorStructInfo, _as_shape(shape),
-                                            "void" if dtype is None else str(dtype), int(ndim))
+                                            "void" if dtype in (None, "") else str(dtype), int(ndim))
 
     @property
     def dtype(self):

@@ -22,14 +22,27 @@ StructInfo InferUnary(const Call& call, const BlockBuilder&) {
   return SameAsOperand(call);
 }
 
-// Float-only ops refuse integer tensors (TVM's FloatUnary check).
-StructInfo InferFloatUnary(const Call& call, const BlockBuilder& ctx) {
+// The unary result, refusing an operand whose (known) dtype fails `ok`; `expected` says what it must have.
+StructInfo InferUnaryOfKind(const Call& call, const BlockBuilder& ctx, bool (*ok)(DataType), const char* expected) {
   StructInfo s = InferUnary(call, ctx);
   const auto* x = s.as<TensorStructInfoNode>();
-  if (!x->IsUnknownDtype() && !x->dtype.is_float()) {
-    TESSERA_THROW(TypeError) << OpName(call) << ": operand 'x' must have a float dtype, got " << x->dtype;
+  if (!x->IsUnknownDtype() && !ok(x->dtype)) {
+    TESSERA_THROW(TypeError) << OpName(call) << ": operand 'x' must have " << expected << ", got " << x->dtype;
   }
   return s;
+}
+
+// Float-only ops refuse integer tensors (TVM's FloatUnary check); bitwise_not takes
+// integers (bool included), logical_not booleans.
+StructInfo InferFloatUnary(const Call& call, const BlockBuilder& ctx) {
+  return InferUnaryOfKind(call, ctx, [](DataType t) { return t.is_float(); }, "a float dtype");
+}
+StructInfo InferIntUnary(const Call& call, const BlockBuilder& ctx) {
+  return InferUnaryOfKind(call, ctx, [](DataType t) { return t.is_int() || t.is_uint() || t.is_bool(); },
+                          "an integer dtype");
+}
+StructInfo InferBoolUnary(const Call& call, const BlockBuilder& ctx) {
+  return InferUnaryOfKind(call, ctx, [](DataType t) { return t.is_bool(); }, "dtype bool");
 }
 
 // Predicates (isnan, isinf, isfinite): a bool tensor of the operand's shape.
@@ -38,24 +51,6 @@ StructInfo InferPredicate(const Call& call, const BlockBuilder& ctx) {
   const auto* x = s.as<TensorStructInfoNode>();
   if (x->shape) return TensorStructInfo(*x->shape, DataType::Bool());
   return TensorStructInfo(DataType::Bool(), x->ndim);
-}
-
-// bitwise_not takes integers (bool included), logical_not booleans.
-StructInfo InferIntUnary(const Call& call, const BlockBuilder& ctx) {
-  StructInfo s = InferUnary(call, ctx);
-  const auto* x = s.as<TensorStructInfoNode>();
-  if (!x->IsUnknownDtype() && !x->dtype.is_int() && !x->dtype.is_uint() && !x->dtype.is_bool()) {
-    TESSERA_THROW(TypeError) << OpName(call) << ": operand 'x' must have an integer dtype, got " << x->dtype;
-  }
-  return s;
-}
-StructInfo InferBoolUnary(const Call& call, const BlockBuilder& ctx) {
-  StructInfo s = InferUnary(call, ctx);
-  const auto* x = s.as<TensorStructInfoNode>();
-  if (!x->IsUnknownDtype() && !x->dtype.is_bool()) {
-    TESSERA_THROW(TypeError) << OpName(call) << ": operand 'x' must have dtype bool, got " << x->dtype;
-  }
-  return s;
 }
 
 // clip(x, min, max): min and max are scalar PrimValues (TVM v0.18's form).

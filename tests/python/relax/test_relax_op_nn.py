@@ -603,3 +603,14 @@ def test_group_norm_struct_info_errors_and_round_trip():
     text = Mod.script()
     assert "R.nn.group_norm(x, g, b, num_groups=2, channel_axis=1, axes=[2]" in text
     tvm.ir.assert_structural_equal(tvm.script.from_source(text), Mod)
+
+
+def test_conv_groups_checked_at_construction_and_symbolically():
+    x, w = _var("x", (2, 128, 28, 28)), _var("w", (48, 16, 3, 3))
+    for make in (nn.conv2d, nn.conv2d_transpose):
+        with pytest.raises(ValueError, match=rf"{make.__name__}: attribute 'groups' must be >= 1, got -2"):
+            make(x, w, groups=-2)
+    oc, ic = tir.Var("oc", "int64"), tir.Var("c", "int64")
+    with pytest.raises(ValueError, match=r"relax.nn.conv2d: operand 'weight' has oc \* 6 \+ 4 output channels, "
+                                         r"not divisible by groups=6"):
+        _infer(nn.conv2d(_var("x", (1, ic * 6, 8, 8)), _var("w", (oc * 6 + 4, ic, 3, 3)), groups=6))

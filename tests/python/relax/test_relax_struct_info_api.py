@@ -120,3 +120,10 @@ def test_defined_and_free_symbolic_vars():
     func = bb.get()["main"]
     assert {v.name for v in rx.analysis.defined_symbolic_vars(func)} == {"m", "k"}
     assert {v.name for v in rx.analysis.free_symbolic_vars(func)} == {"n"}
+
+
+def test_empty_dtype_is_unknown():
+    n = tir.Var("n", "int64")
+    s = rx.TensorStructInfo((n, 2), dtype="")
+    assert s.dtype == "" and s.ndim == 2
+    tvm.ir.assert_structural_equal(s, rx.TensorStructInfo((n, 2), dtype=None))

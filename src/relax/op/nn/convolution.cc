@@ -111,8 +111,8 @@ StructInfo InferConv(const Call& call, int nd, bool transpose) {
       TESSERA_THROW(ValueError) << OpName(call) << ": operand 'weight' has " << nn_attrs::DimText(w[0])
                                 << " input channels, but operand 'data' has " << nn_attrs::DimText(d[1]);
     }
-    if (const auto* c = d[1].as<IntImmNode>(); c && c->value % groups != 0) {
-      TESSERA_THROW(ValueError) << OpName(call) << ": operand 'data' has " << c->value
+    if (analyzer.CanProve(not_equal(floormod(d[1], Dim(groups)), Dim(0)))) {
+      TESSERA_THROW(ValueError) << OpName(call) << ": operand 'data' has " << nn_attrs::DimText(d[1])
                                 << " channels, not divisible by groups=" << groups;
     }
     out_channels = analyzer.Simplify(w[1] * Dim(groups));
@@ -124,8 +124,8 @@ StructInfo InferConv(const Call& call, int nd, bool transpose) {
                                 << nn_attrs::DimText(in_channels) << " channels, but operand 'data' has "
                                 << nn_attrs::DimText(d[1]);
     }
-    if (const auto* o = w[0].as<IntImmNode>(); o && o->value % groups != 0) {
-      TESSERA_THROW(ValueError) << OpName(call) << ": operand 'weight' has " << o->value
+    if (analyzer.CanProve(not_equal(floormod(w[0], Dim(groups)), Dim(0)))) {
+      TESSERA_THROW(ValueError) << OpName(call) << ": operand 'weight' has " << nn_attrs::DimText(w[0])
                                 << " output channels, not divisible by groups=" << groups;
     }
     out_channels = w[0];

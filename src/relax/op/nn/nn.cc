@@ -55,6 +55,25 @@ void CheckDimEqual(const Call& call, const PrimExpr& a, const PrimExpr& b, const
   }
 }
 
+// A per-channel parameter (gamma, beta, moving statistics): data's dtype, 1-D, of the
+// length of data's dimension `axis` (`what` names that dimension in the message).
+const TensorStructInfoNode* CheckChannelParam(const Call& call, const TensorStructInfoNode* data, size_t arg,
+                                              const char* name, int64_t axis, const std::string& what) {
+  const auto* p = Tensor(call, arg, name);
+  CheckSameDtype(call, data, p, name);
+  if (!p->IsUnknownNdim() && p->ndim != 1) {
+    TESSERA_THROW(ValueError) << OpName(call) << ": operand '" << name << "' must be 1-D, got " << p->ndim
+                              << " dimensions";
+  }
+  auto dshape = data->GetShape();
+  auto pshape = p->GetShape();
+  if (dshape && pshape) {
+    CheckDimEqual(call, (*pshape)[0], (*dshape)[axis],
+                  std::string("the length of operand '") + name + "' must equal " + what);
+  }
+  return p;
+}
+
 // Elementwise activations: relu accepts any numeric dtype, the others only floats.
 StructInfo InferActivation(const Call& call, const BlockBuilder&, bool float_only) {
   CheckNumArgs(call, 1, 1);
@@ -131,20 +150,8 @@ StructInfo InferGroupNorm(const Call& call, const BlockBuilder&) {
                                 << "divisible by num_groups=" << groups;
     }
   }
-  const char* names[2] = {"gamma", "beta"};
-  for (int k = 0; k < 2; ++k) {
-    const auto* p = Tensor(call, k + 1, names[k]);
-    CheckSameDtype(call, data, p, names[k]);
-    if (!p->IsUnknownNdim() && p->ndim != 1) {
-      TESSERA_THROW(ValueError) << OpName(call) << ": operand '" << names[k] << "' must be 1-D, got " << p->ndim
-                                << " dimensions";
-    }
-    auto pshape = p->GetShape();
-    if (dshape && pshape) {
-      CheckDimEqual(call, (*pshape)[0], (*dshape)[channel_axis],
-                    std::string("the length of operand '") + names[k] + "' must equal the channel count of 'data'");
-    }
-  }
+  CheckChannelParam(call, data, 1, "gamma", channel_axis, "the channel count of 'data'");
+  CheckChannelParam(call, data, 2, "beta", channel_axis, "the channel count of 'data'");
   return SameAs(data);
 }
 
@@ -162,18 +169,8 @@ StructInfo InferBatchNorm(const Call& call, const BlockBuilder&) {
   auto dshape = data->GetShape();
   Array<StructInfo> fields{SameAs(data)};
   for (int k = 0; k < 4; ++k) {
-    const auto* p = Tensor(call, k + 1, names[k]);
-    CheckSameDtype(call, data, p, names[k]);
-    if (!p->IsUnknownNdim() && p->ndim != 1) {
-      TESSERA_THROW(ValueError) << OpName(call) << ": operand '" << names[k] << "' must be 1-D, got " << p->ndim
-                                << " dimensions";
-    }
-    auto pshape = p->GetShape();
-    if (dshape && pshape) {
-      CheckDimEqual(call, (*pshape)[0], (*dshape)[axis],
-                    std::string("the length of operand '") + names[k] + "' must equal dimension " +
-                        std::to_string(axis) + " (the channel axis) of 'data'");
-    }
+    const auto* p = CheckChannelParam(call, data, k + 1, names[k], axis,
+                                      "dimension " + std::to_string(axis) + " (the channel axis) of 'data'");
     if (k >= 2) {
       if (dshape) {
         fields.push_back(TensorStructInfo(ShapeExpr(Array<PrimExpr>{(*dshape)[axis]}), data->dtype));

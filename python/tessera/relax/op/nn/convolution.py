@@ -3,6 +3,7 @@ strides, padding in 1/2/4-value forms, dilation, groups). Struct-info
 inference is in src/relax/op/nn/convolution.cc; the legalization to
 topi.nn.conv2d is registered here."""
 from .._legalize_registry import register_legalize
+from ....error import TVMValueError
 from ._common import make_call, int_attr, int_list, pair, padding4, str_attr, call_attrs, expand_pair, expand_padding, signature_defaults
 
 
@@ -15,7 +16,7 @@ def conv2d(data, weight, strides, padding, dilation, groups, data_layout, kernel
     name = "relax.nn.conv2d"
     out_dtype = "void" if out_dtype is None else str(out_dtype)  # TVM's None
     attrs = {"strides": pair(name, "strides", strides), "padding": padding4(name, padding),
-             "dilation": pair(name, "dilation", dilation), "groups": int_attr(name, "groups", groups),
+             "dilation": pair(name, "dilation", dilation), "groups": _groups(name, groups),
              "data_layout": str_attr(name, "data_layout", data_layout),
              "kernel_layout": str_attr(name, "kernel_layout", kernel_layout),
              "out_layout": str_attr(name, "out_layout", data_layout if out_layout is None else out_layout),
@@ -30,7 +31,7 @@ def conv1d(data, weight, strides, padding, dilation, groups, data_layout, kernel
     name = "relax.nn.conv1d"
     padding = int_list(name, "padding", padding, (1, 2))
     attrs = {"strides": int_list(name, "strides", strides, (1,)), "padding": padding * 2 if len(padding) == 1 else padding,
-             "dilation": int_list(name, "dilation", dilation, (1,)), "groups": int_attr(name, "groups", groups),
+             "dilation": int_list(name, "dilation", dilation, (1,)), "groups": _groups(name, groups),
              "data_layout": str_attr(name, "data_layout", data_layout),
              "kernel_layout": str_attr(name, "kernel_layout", kernel_layout),
              "out_layout": str_attr(name, "out_layout", data_layout if out_layout is None else out_layout),
@@ -45,12 +46,19 @@ def conv2d_transpose(data, weight, strides, padding, output_padding, dilation, g
     name = "relax.nn.conv2d_transpose"
     attrs = {"strides": pair(name, "strides", strides), "padding": padding4(name, padding),
              "output_padding": pair(name, "output_padding", output_padding),
-             "dilation": pair(name, "dilation", dilation), "groups": int_attr(name, "groups", groups),
+             "dilation": pair(name, "dilation", dilation), "groups": _groups(name, groups),
              "data_layout": str_attr(name, "data_layout", data_layout),
              "kernel_layout": str_attr(name, "kernel_layout", kernel_layout),
              "out_layout": str_attr(name, "out_layout", data_layout if out_layout is None else out_layout),
              "out_dtype": "void" if out_dtype is None else str(out_dtype)}
     return make_call(name, [("data", data), ("weight", weight)], attrs)
+
+
+def _groups(name, groups):
+    groups = int_attr(name, "groups", groups)
+    if groups < 1:
+        raise TVMValueError(f"{name}: attribute 'groups' must be >= 1, got {groups}")
+    return groups
 
 
 def _out_dtype(a):
