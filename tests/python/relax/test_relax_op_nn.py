@@ -614,3 +614,20 @@ def test_conv_groups_checked_at_construction_and_symbolically():
     with pytest.raises(ValueError, match=r"relax.nn.conv2d: operand 'weight' has oc \* 6 \+ 4 output channels, "
                                          r"not divisible by groups=6"):
         _infer(nn.conv2d(_var("x", (1, ic * 6, 8, 8)), _var("w", (oc * 6 + 4, ic, 3, 3)), groups=6))
+
+
+@pytest.mark.parametrize("dshape,wshape,strides,padding,output_padding,dilation,groups", [
+    ((2, 3, 7), (3, 4, 3), 1, 0, 0, 1, 1),
+    ((1, 4, 6), (4, 3, 3), 2, (1, 2), 1, 2, 2),
+])
+def test_conv1d_transpose(dshape, wshape, strides, padding, output_padding, dilation, groups):
+    x, w = _rand(dshape), _rand(wshape)
+    out = _run(lambda a, b: nn.conv1d_transpose(a, b, strides, padding, output_padding, dilation, groups), x, w)
+    p = [padding] * 2 if isinstance(padding, int) else list(padding)
+    full = _torch(lambda a, b: F.conv_transpose1d(a, b, stride=strides, output_padding=output_padding, groups=groups,
+                                                  dilation=dilation), x, w)
+    ref = full[:, :, p[0]:full.shape[2] - p[1]]  # asymmetric padding crops each side on its own
+    assert out.shape == ref.shape
+    np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-4)
+    _eq(_infer(nn.conv1d_transpose(_var("x", dshape), _var("w", wshape), strides, padding, output_padding, dilation,
+                                   groups)), ref.shape)

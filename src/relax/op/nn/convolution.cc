@@ -1,4 +1,4 @@
-// relax.nn.conv1d, conv2d and conv2d_transpose (TVM's relax/op/nn/convolution.cc):
+// relax.nn.conv1d, conv2d, conv1d_transpose and conv2d_transpose (TVM's relax/op/nn/convolution.cc):
 // struct-info inference for NCW/NCHW data and OIW/OIHW (transposed: IOHW) weights
 // with strides, padding, dilation, output_padding and groups (depthwise included);
 // other layouts are refused. Relax
@@ -153,6 +153,7 @@ StructInfo InferConv(const Call& call, int nd, bool transpose) {
 
 StructInfo InferConv1D(const Call& call, const BlockBuilder&) { return InferConv(call, 1, false); }
 StructInfo InferConv2D(const Call& call, const BlockBuilder&) { return InferConv(call, 2, false); }
+StructInfo InferConv1DTranspose(const Call& call, const BlockBuilder&) { return InferConv(call, 1, true); }
 StructInfo InferConv2DTranspose(const Call& call, const BlockBuilder&) { return InferConv(call, 2, true); }
 
 static auto& reg_conv1d = SetAttrSignature(
@@ -166,6 +167,21 @@ static auto& reg_conv1d = SetAttrSignature(
      {"groups", AttrDefaultInt(1)},
      {"data_layout", nn_attrs::DefaultStr("NCW")},
      {"kernel_layout", nn_attrs::DefaultStr("OIW")},
+     {"out_layout", nn_attrs::DefaultStr("NCW")},
+     {"out_dtype", nn_attrs::DefaultStr("void")}});
+
+static auto& reg_conv1d_transpose = SetAttrSignature(
+    SetRelaxOp(OpRegEntry::RegisterOrGet("relax.nn.conv1d_transpose")
+                   .set_num_inputs(2)
+                   .describe("1-D transposed convolution (NCW data, IOW weight)."),
+               InferConv1DTranspose, true),
+    {{"strides", nn_attrs::DefaultInts({1})},
+     {"padding", nn_attrs::DefaultInts({0, 0})},
+     {"output_padding", nn_attrs::DefaultInts({0})},
+     {"dilation", nn_attrs::DefaultInts({1})},
+     {"groups", AttrDefaultInt(1)},
+     {"data_layout", nn_attrs::DefaultStr("NCW")},
+     {"kernel_layout", nn_attrs::DefaultStr("IOW")},
      {"out_layout", nn_attrs::DefaultStr("NCW")},
      {"out_dtype", nn_attrs::DefaultStr("void")}});
 

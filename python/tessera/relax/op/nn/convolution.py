@@ -1,4 +1,4 @@
-"""``relax.op.nn.conv1d``, ``conv2d_transpose`` and ``conv2d`` with TVM v0.18's signatures (NCHW data, OIHW weight;
+"""``relax.op.nn.conv1d``, ``conv1d_transpose``, ``conv2d_transpose`` and ``conv2d`` with TVM v0.18's signatures (NCHW data, OIHW weight;
 strides, padding in 1/2/4-value forms, dilation, groups). Struct-info
 inference is in src/relax/op/nn/convolution.cc; the legalization to
 topi.nn.conv2d is registered here."""
@@ -29,8 +29,27 @@ def conv1d(data, weight, strides, padding, dilation, groups, data_layout, kernel
     """1-D convolution (NCW data, OIW weight). ``padding`` is one value or (left, right);
     ``out_layout=None`` is ``data_layout``; ``out_dtype`` None keeps the input dtype."""
     name = "relax.nn.conv1d"
+    attrs = {"strides": int_list(name, "strides", strides, (1,)), "padding": _pad2(name, padding),
+             "dilation": int_list(name, "dilation", dilation, (1,)), "groups": _groups(name, groups),
+             "data_layout": str_attr(name, "data_layout", data_layout),
+             "kernel_layout": str_attr(name, "kernel_layout", kernel_layout),
+             "out_layout": str_attr(name, "out_layout", data_layout if out_layout is None else out_layout),
+             "out_dtype": "void" if out_dtype is None else str(out_dtype)}
+    return make_call(name, [("data", data), ("weight", weight)], attrs)
+
+
+def _pad2(name, padding):
     padding = int_list(name, "padding", padding, (1, 2))
-    attrs = {"strides": int_list(name, "strides", strides, (1,)), "padding": padding * 2 if len(padding) == 1 else padding,
+    return padding * 2 if len(padding) == 1 else padding
+
+
+@signature_defaults("relax.nn.conv1d_transpose")
+def conv1d_transpose(data, weight, strides, padding, output_padding, dilation, groups, data_layout, kernel_layout,
+                     out_layout, out_dtype):
+    """1-D transposed convolution (NCW data, IOW weight)."""
+    name = "relax.nn.conv1d_transpose"
+    attrs = {"strides": int_list(name, "strides", strides, (1,)), "padding": _pad2(name, padding),
+             "output_padding": int_list(name, "output_padding", output_padding, (1,)),
              "dilation": int_list(name, "dilation", dilation, (1,)), "groups": _groups(name, groups),
              "data_layout": str_attr(name, "data_layout", data_layout),
              "kernel_layout": str_attr(name, "kernel_layout", kernel_layout),
@@ -74,6 +93,28 @@ def _legalize_conv1d(bb, call):
                       a["dilation"], a["groups"], out_dtype=_out_dtype(a), primfunc_name_hint="conv1d")
 
 
+def _conv1d_transpose_te(data, weight, strides, padding, output_padding, dilation, groups, out_dtype):
+    """conv1d_transpose as conv2d_transpose of height-1 images."""
+    from .... import te, topi  # pylint: disable=import-outside-toplevel
+    d4 = te.compute((data.shape[0], data.shape[1], 1, data.shape[2]), lambda b, c, _, x: data[b, c, x], name="data_2d")
+    w4 = te.compute((weight.shape[0], weight.shape[1], 1, weight.shape[2]), lambda i, o, _, x: weight[i, o, x],
+                    name="weight_2d")
+    out = topi.nn.group_conv2d_transpose_nchw(d4, w4, (1, strides[0]), (0, padding[0], 0, padding[1]), out_dtype,
+                                              (0, output_padding[0]), groups, (1, dilation[0]))
+    return te.compute((out.shape[0], out.shape[1], out.shape[3]), lambda b, f, x: out[b, f, 0, x],
+                      name="conv1d_transpose")
+
+
+@register_legalize("relax.nn.conv1d_transpose")
+def _legalize_conv1d_transpose(bb, call):
+    a = call_attrs(call)
+    one = lambda v: [v] if isinstance(v, int) else list(v)  # noqa: E731
+    pad = one(a["padding"])
+    return bb.call_te(_conv1d_transpose_te, call.args[0], call.args[1], one(a["strides"]),
+                      pad * 2 if len(pad) == 1 else pad, one(a["output_padding"]), one(a["dilation"]), a["groups"],
+                      _out_dtype(a), primfunc_name_hint="conv1d_transpose")
+
+
 @register_legalize("relax.nn.conv2d_transpose")
 def _legalize_conv2d_transpose(bb, call):
     from .... import topi  # pylint: disable=import-outside-toplevel
@@ -94,4 +135,4 @@ def _legalize_conv2d(bb, call):
                       out_dtype=out_dtype, primfunc_name_hint="conv2d")
 
 
-__all__ = ["conv1d", "conv2d", "conv2d_transpose"]
+__all__ = ["conv1d", "conv2d", "conv1d_transpose", "conv2d_transpose"]
