@@ -7,34 +7,21 @@ from ....error import TVMValueError
 from ._common import make_call, int_attr, int_list, pair, padding4, str_attr, call_attrs, expand_pair, expand_padding, signature_defaults
 
 
-@signature_defaults("relax.nn.conv2d")
-def conv2d(data, weight, strides, padding, dilation, groups, data_layout, kernel_layout, out_layout, out_dtype):
-    """2-D convolution. ``padding`` is one value, (h, w) or (top, left, bottom, right);
-    ``out_layout=None`` is ``data_layout``; ``out_dtype`` None or "void" keeps the input
-    dtype. Layouts other than NCHW/OIHW are refused. Defaults: the op's signature
-    (src/relax/op/nn/convolution.cc)."""
-    name = "relax.nn.conv2d"
-    out_dtype = "void" if out_dtype is None else str(out_dtype)  # TVM's None
-    attrs = {"strides": pair(name, "strides", strides), "padding": padding4(name, padding),
-             "dilation": pair(name, "dilation", dilation), "groups": _groups(name, groups),
-             "data_layout": str_attr(name, "data_layout", data_layout),
-             "kernel_layout": str_attr(name, "kernel_layout", kernel_layout),
-             "out_layout": str_attr(name, "out_layout", data_layout if out_layout is None else out_layout),
-             "out_dtype": out_dtype}
-    return make_call(name, [("data", data), ("weight", weight)], attrs)
-
-
-@signature_defaults("relax.nn.conv1d")
-def conv1d(data, weight, strides, padding, dilation, groups, data_layout, kernel_layout, out_layout, out_dtype):
-    """1-D convolution (NCW data, OIW weight). ``padding`` is one value or (left, right);
-    ``out_layout=None`` is ``data_layout``; ``out_dtype`` None keeps the input dtype."""
-    name = "relax.nn.conv1d"
-    attrs = {"strides": int_list(name, "strides", strides, (1,)), "padding": _pad2(name, padding),
-             "dilation": int_list(name, "dilation", dilation, (1,)), "groups": _groups(name, groups),
-             "data_layout": str_attr(name, "data_layout", data_layout),
-             "kernel_layout": str_attr(name, "kernel_layout", kernel_layout),
-             "out_layout": str_attr(name, "out_layout", data_layout if out_layout is None else out_layout),
-             "out_dtype": "void" if out_dtype is None else str(out_dtype)}
+def _conv_call(name, nd, data, weight, strides, padding, dilation, groups, data_layout, kernel_layout, out_layout,
+               out_dtype, output_padding=None):
+    """The call of convolution op ``name`` over ``nd`` spatial dims, its attributes in the stored form:
+    per-dim lists (1 value or nd), padding before/after each dim, ``out_layout=None`` as
+    ``data_layout`` and ``out_dtype=None`` as "void" (TVM's None)."""
+    per_dim = (lambda what, v: pair(name, what, v)) if nd == 2 else (lambda what, v: int_list(name, what, v, (1,)))
+    attrs = {"strides": per_dim("strides", strides),
+             "padding": padding4(name, padding) if nd == 2 else _pad2(name, padding)}
+    if output_padding is not None:
+        attrs["output_padding"] = per_dim("output_padding", output_padding)
+    attrs.update({"dilation": per_dim("dilation", dilation), "groups": _groups(name, groups),
+                  "data_layout": str_attr(name, "data_layout", data_layout),
+                  "kernel_layout": str_attr(name, "kernel_layout", kernel_layout),
+                  "out_layout": str_attr(name, "out_layout", data_layout if out_layout is None else out_layout),
+                  "out_dtype": "void" if out_dtype is None else str(out_dtype)})
     return make_call(name, [("data", data), ("weight", weight)], attrs)
 
 
@@ -43,34 +30,38 @@ def _pad2(name, padding):
     return padding * 2 if len(padding) == 1 else padding
 
 
+@signature_defaults("relax.nn.conv2d")
+def conv2d(data, weight, strides, padding, dilation, groups, data_layout, kernel_layout, out_layout, out_dtype):
+    """2-D convolution. ``padding`` is one value, (h, w) or (top, left, bottom, right);
+    ``out_layout=None`` is ``data_layout``; ``out_dtype`` None or "void" keeps the input
+    dtype. Layouts other than NCHW/OIHW are refused. Defaults: the op's signature
+    (src/relax/op/nn/convolution.cc)."""
+    return _conv_call("relax.nn.conv2d", 2, data, weight, strides, padding, dilation, groups, data_layout,
+                      kernel_layout, out_layout, out_dtype)
+
+
+@signature_defaults("relax.nn.conv1d")
+def conv1d(data, weight, strides, padding, dilation, groups, data_layout, kernel_layout, out_layout, out_dtype):
+    """1-D convolution (NCW data, OIW weight). ``padding`` is one value or (left, right);
+    ``out_layout=None`` is ``data_layout``; ``out_dtype`` None keeps the input dtype."""
+    return _conv_call("relax.nn.conv1d", 1, data, weight, strides, padding, dilation, groups, data_layout,
+                      kernel_layout, out_layout, out_dtype)
+
+
 @signature_defaults("relax.nn.conv1d_transpose")
 def conv1d_transpose(data, weight, strides, padding, output_padding, dilation, groups, data_layout, kernel_layout,
                      out_layout, out_dtype):
     """1-D transposed convolution (NCW data, IOW weight)."""
-    name = "relax.nn.conv1d_transpose"
-    attrs = {"strides": int_list(name, "strides", strides, (1,)), "padding": _pad2(name, padding),
-             "output_padding": int_list(name, "output_padding", output_padding, (1,)),
-             "dilation": int_list(name, "dilation", dilation, (1,)), "groups": _groups(name, groups),
-             "data_layout": str_attr(name, "data_layout", data_layout),
-             "kernel_layout": str_attr(name, "kernel_layout", kernel_layout),
-             "out_layout": str_attr(name, "out_layout", data_layout if out_layout is None else out_layout),
-             "out_dtype": "void" if out_dtype is None else str(out_dtype)}
-    return make_call(name, [("data", data), ("weight", weight)], attrs)
+    return _conv_call("relax.nn.conv1d_transpose", 1, data, weight, strides, padding, dilation, groups, data_layout,
+                      kernel_layout, out_layout, out_dtype, output_padding)
 
 
 @signature_defaults("relax.nn.conv2d_transpose")
 def conv2d_transpose(data, weight, strides, padding, output_padding, dilation, groups, data_layout, kernel_layout,
                      out_layout, out_dtype):
     """2-D transposed convolution (NCHW data, IOHW weight)."""
-    name = "relax.nn.conv2d_transpose"
-    attrs = {"strides": pair(name, "strides", strides), "padding": padding4(name, padding),
-             "output_padding": pair(name, "output_padding", output_padding),
-             "dilation": pair(name, "dilation", dilation), "groups": _groups(name, groups),
-             "data_layout": str_attr(name, "data_layout", data_layout),
-             "kernel_layout": str_attr(name, "kernel_layout", kernel_layout),
-             "out_layout": str_attr(name, "out_layout", data_layout if out_layout is None else out_layout),
-             "out_dtype": "void" if out_dtype is None else str(out_dtype)}
-    return make_call(name, [("data", data), ("weight", weight)], attrs)
+    return _conv_call("relax.nn.conv2d_transpose", 2, data, weight, strides, padding, dilation, groups, data_layout,
+                      kernel_layout, out_layout, out_dtype, output_padding)
 
 
 def _groups(name, groups):
