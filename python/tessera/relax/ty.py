@@ -4,12 +4,11 @@ TupleType / FuncType): the static view of a struct info that
 ``relax.analysis.get_static_type`` and ``Expr.checked_type`` give
 (src/relax/type.cc)."""
 from .._ffi.registry import register_object, get_global_func
-from ..ir.base import Node
-from ..ir.type import TupleType, FuncType
+from ..ir.type import Type, TupleType, FuncType
 
 
 @register_object("relax.ObjectType")
-class ObjectType(Node):
+class ObjectType(Type):
     """Any runtime object."""
 
     def __init__(self, span=None):  # pylint: disable=unused-argument
@@ -17,7 +16,7 @@ class ObjectType(Node):
 
 
 @register_object("relax.PackedFuncType")
-class PackedFuncType(Node):
+class PackedFuncType(Type):
     """An opaque (packed) function."""
 
     def __init__(self, span=None):  # pylint: disable=unused-argument
@@ -25,7 +24,7 @@ class PackedFuncType(Node):
 
 
 @register_object("relax.ShapeType")
-class ShapeType(Node):
+class ShapeType(Type):
     """A shape of ``ndim`` dimensions (-1: unknown)."""
 
     def __init__(self, ndim=-1, span=None):  # pylint: disable=unused-argument
@@ -33,7 +32,7 @@ class ShapeType(Node):
 
 
 @register_object("relax.DynTensorType")
-class DynTensorType(Node):
+class DynTensorType(Type):
     """A tensor of ``ndim`` dimensions (-1: unknown) and ``dtype`` ("" / None: unknown)."""
 
     def __init__(self, ndim=-1, dtype="float32", span=None):  # pylint: disable=unused-argument

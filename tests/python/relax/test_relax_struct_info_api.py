@@ -127,3 +127,9 @@ def test_empty_dtype_is_unknown():
     s = rx.TensorStructInfo((n, 2), dtype="")
     assert s.dtype == "" and s.ndim == 2
     tvm.ir.assert_structural_equal(s, rx.TensorStructInfo((n, 2), dtype=None))
+
+
+def test_types_compare_structurally_with_eq():
+    assert rx.ShapeType() == rx.ShapeType() and rx.ShapeType(2) != rx.ShapeType(3)
+    assert rx.DynTensorType(3, "int32") == rx.DynTensorType(3, "int32")
+    assert len({rx.ObjectType(), rx.ObjectType()}) == 1
