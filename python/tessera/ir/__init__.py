@@ -3,11 +3,10 @@ IRModule, operators and structural comparison."""
 from .base import Node, Span, save_json, load_json
 from .expr import BaseExpr, PrimExpr, RelaxExpr, RelayExpr, GlobalVar, Range
 from .op import Op, register_op_attr
-from .type import PrimType, PointerType
+from .type import PrimType, PointerType, TupleType, FuncType
+from .global_info import VDevice, GlobalInfo, DummyGlobalInfo
 from .function import BaseFunc
 from .module import IRModule
-from .vdevice import VDevice
-from .global_info import GlobalInfo, DummyGlobalInfo
 from . import module
 from . import transform, instrument
 from .transform import PassContext
@@ -16,4 +15,4 @@ from .structural import structural_equal, structural_hash, assert_structural_equ
 __all__ = ["Node", "Span", "save_json", "load_json", "BaseExpr", "PrimExpr", "RelaxExpr", "RelayExpr", "GlobalVar", "Range",
            "Op", "BaseFunc", "IRModule", "module", "structural_equal", "structural_hash", "assert_structural_equal",
            "get_first_structural_mismatch", "transform", "instrument", "PassContext", "PrimType", "PointerType",
-           "VDevice", "GlobalInfo", "DummyGlobalInfo"]
+           "VDevice", "GlobalInfo", "DummyGlobalInfo", "TupleType", "FuncType"]

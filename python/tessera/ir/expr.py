@@ -21,6 +21,17 @@ class RelaxExpr(BaseExpr):
     functions. ``struct_info_`` is their structure information (None until
     inferred)."""
 
+    @property
+    def checked_type(self):
+        """The static type of the expression's struct info (relax.analysis.get_static_type)."""
+        from .._ffi.registry import get_global_func  # pylint: disable=import-outside-toplevel
+        from ..error import TVMValueError  # pylint: disable=import-outside-toplevel
+        sinfo = self.struct_info_
+        if sinfo is None:
+            raise TVMValueError(f"{type(self).__name__}.checked_type: the expression has no struct info yet "
+                                "(normalize it with a BlockBuilder)")
+        return get_global_func("relax.analysis.get_static_type")(sinfo)
+
 
 RelayExpr = RelaxExpr  # TVM's older name of the same base
 

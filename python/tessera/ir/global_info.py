@@ -1,9 +1,28 @@
-"""``tvm.ir.GlobalInfo`` / ``tvm.ir.DummyGlobalInfo``: module-level global
-infos as Python values. Tessera's IRModule does not store global infos yet
-(``I.module_global_infos`` and ``IRModule.update_global_info`` are not
-implemented); the values exist so code naming them imports and compares
-them (every DummyGlobalInfo equals every other, as TVM's structural
+"""Module-level global infos: ``tvm.ir.VDevice``, a virtual device (target,
+vdevice_id, memory_scope) as TVM's module global_infos list them, an IR
+object (src/ir/global_info.cc) compared structurally (TensorStructInfo does
+not carry one yet); and ``tvm.ir.GlobalInfo`` / ``tvm.ir.DummyGlobalInfo`` as
+Python values (Tessera's IRModule does not store global infos yet:
+``I.module_global_infos`` and ``IRModule.update_global_info`` are not
+implemented; every DummyGlobalInfo equals every other, as TVM's structural
 equality of the fieldless node)."""
+from .._ffi.registry import register_object, get_global_func
+from ..error import TVMTypeError
+from .base import Node
+
+
+@register_object("VDevice")
+class VDevice(Node):
+    """VDevice(target=None, vdevice_id=0, memory_scope="global"); a target may be given as a string."""
+
+    def __init__(self, target=None, vdevice_id=0, memory_scope="global"):
+        if isinstance(target, (str, dict)):
+            from ..target import Target  # pylint: disable=import-outside-toplevel
+            target = Target(target)
+        if isinstance(vdevice_id, bool) or not isinstance(vdevice_id, int):
+            raise TVMTypeError(f"VDevice: vdevice_id must be an int, got {vdevice_id!r}")
+        self.__init_handle_by_constructor__(get_global_func("ir.VDevice"), target, vdevice_id, str(memory_scope))
+
 
 
 class GlobalInfo:
@@ -23,4 +42,4 @@ class DummyGlobalInfo(GlobalInfo):
         return "DummyGlobalInfo()"
 
 
-__all__ = ["GlobalInfo", "DummyGlobalInfo"]
+__all__ = ["VDevice", "GlobalInfo", "DummyGlobalInfo"]

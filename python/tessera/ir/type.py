@@ -22,3 +22,38 @@ class PointerType(Node):
 
 
 __all__ = ["PrimType", "PointerType"]
+
+
+class Type(Node):
+    """Base of the types that compare (and hash) structurally, as TVM's ``ir.Type``:
+    TupleType, FuncType and the relax types (relax/ty.py)."""
+
+    def __eq__(self, other):
+        from .structural import structural_equal  # pylint: disable=import-outside-toplevel
+        return isinstance(other, Node) and bool(structural_equal(self, other))
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __hash__(self):
+        from .structural import structural_hash  # pylint: disable=import-outside-toplevel
+        return int(structural_hash(self))
+
+
+@register_object("TupleType")
+class TupleType(Type):
+    """The type of a tuple of ``fields`` (types)."""
+
+    def __init__(self, fields):
+        self.__init_handle_by_constructor__(get_global_func("ir.TupleType"), list(fields))
+
+
+@register_object("FuncType")
+class FuncType(Type):
+    """The type of a function from ``arg_types`` to ``ret_type``."""
+
+    def __init__(self, arg_types, ret_type):
+        self.__init_handle_by_constructor__(get_global_func("ir.FuncType"), list(arg_types), ret_type)
+
+
+__all__ += ["Type", "TupleType", "FuncType"]

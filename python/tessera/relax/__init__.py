@@ -11,6 +11,8 @@ from .expr import (Expr, ExprWithOp, Var, DataflowVar, Constant, Tuple, TupleGet
 from .struct_info import (StructInfo, ObjectStructInfo, PrimStructInfo, ShapeStructInfo, TensorStructInfo,
                           TupleStructInfo, FuncStructInfo)
 from .block_builder import BlockBuilder
+from .ty import ObjectType, PackedFuncType, ShapeType, DynTensorType, TensorType, TupleType, FuncType
+from .expr import get_shape_of
 from . import expr_functor
 from .expr_functor import ExprFunctor, PyExprVisitor, PyExprMutator
 from .pipeline import get_pipeline, register_pipeline

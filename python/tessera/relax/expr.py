@@ -367,3 +367,14 @@ def const(value, dtype=None):
 __all__ = ["Expr", "ExprWithOp", "Var", "DataflowVar", "Constant", "Tuple", "TupleGetItem", "Call", "ShapeExpr",
            "PrimValue", "StringImm", "DataTypeImm", "ExternFunc", "extern", "Binding", "VarBinding", "MatchCast",
            "BindingBlock", "DataflowBlock", "SeqExpr", "If", "Function", "const", "GlobalVar", "Op"]
+
+
+def get_shape_of(expr):
+    """The shape of tensor ``expr``: its struct info's shape when known, else ``R.shape_of(expr)``."""
+    from .struct_info import TensorStructInfo  # pylint: disable=import-outside-toplevel
+    from .op.base import shape_of  # pylint: disable=import-outside-toplevel
+    sinfo = expr.struct_info_ if isinstance(expr, Expr) else None
+    if not isinstance(sinfo, TensorStructInfo):
+        raise TVMTypeError(f"get_shape_of: expected a tensor expression with struct info, got "
+                           f"{type(expr).__name__} of {sinfo!r}")
+    return sinfo.shape if sinfo.shape is not None else shape_of(expr)

@@ -19,6 +19,18 @@ class StructInfo(Node):
     def __repr__(self):
         return _ffi_api.StructInfoText(self)
 
+    # As TVM's: struct infos compare (and hash) structurally, not by identity.
+    def __eq__(self, other):
+        from ..ir.structural import structural_equal  # pylint: disable=import-outside-toplevel
+        return isinstance(other, StructInfo) and bool(structural_equal(self, other))
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __hash__(self):
+        from ..ir.structural import structural_hash  # pylint: disable=import-outside-toplevel
+        return int(structural_hash(self))
+
 
 def as_struct_info(value):
     """``value`` as a StructInfo when it is a struct info proxy (``R.Tensor((2, 3),
@@ -85,7 +97,7 @@ class TensorStructInfo(StructInfo):
         if vdevice is not None:
             raise OpNotImplemented("TensorStructInfo(vdevice=...) is not supported")
         self.__init_handle_by_constructor__(_ffi_api.TensorStructInfo, _as_shape(shape),
-                                            "void" if dtype is None else str(dtype), int(ndim))
+                                            "void" if dtype in (None, "") else str(dtype), int(ndim))
 
     @property
     def dtype(self):

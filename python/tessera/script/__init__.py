@@ -7,7 +7,7 @@ the decorated source to the C++ parser; ``from_source`` parses text such as
 ``mod.script()`` prints.
 """
 from . import tir, ir, relax
-from . import parser  # tvm.script.parser.relax.entry.StructInfoProxy, as TVM's tests reach it
+from . import parser  # tvm.script.parser.{ir,relax,tir}, as TVM imports it with tvm.script
 from ._parser import from_source
 from .ir import ir_module
 

@@ -5,6 +5,7 @@ from ..error import TVMTypeError, TVMValueError
 from ..ir.expr import PrimExpr
 from ..tir import op as _tir_op
 from ..tir.expr import IntImm
+from ..tir import expr as _tir_expr
 from ..tir import _ffi_api as _tir_ffi
 from .. import te
 
@@ -87,6 +88,12 @@ minimum = _binary("minimum", _tir_op.min)
 # Integers: repeated multiplication is not needed; power is defined for floats (as TVM's T.pow).
 power = _binary("power", lambda a, b: _pow(a, b))
 floor_divide = _binary("floor_divide", lambda a, b: _floor_divide(a, b))
+bitwise_and = _binary("bitwise_and", _tir_op.bitwise_and)
+bitwise_or = _binary("bitwise_or", _tir_op.bitwise_or)
+bitwise_xor = _binary("bitwise_xor", _tir_op.bitwise_xor)
+logical_and = _binary("logical_and", lambda a, b: _tir_expr.And(a, b))
+logical_or = _binary("logical_or", lambda a, b: _tir_expr.Or(a, b))
+logical_xor = _binary("logical_xor", lambda a, b: _tir_expr.NE(a, b))
 
 
 def _pow(a, b):
@@ -149,5 +156,6 @@ def where(condition, x, y):
 
 
 __all__ = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "power", "floor_divide", "left_shift",
-           "right_shift", "broadcast_shape", "equal", "not_equal",
+           "right_shift", "bitwise_and", "bitwise_or", "bitwise_xor", "logical_and", "logical_or", "logical_xor",
+           "broadcast_shape", "equal", "not_equal",
            "less", "less_equal", "greater", "greater_equal", "where"]

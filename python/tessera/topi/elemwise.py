@@ -1,8 +1,11 @@
 """Unary elementwise operators written in TE: math functions (exp, log,
-sqrt, rsqrt, tanh, sigmoid, erf, abs), negative, clip and cast."""
+sqrt, rsqrt, tanh, sigmoid, erf, abs, the trigonometric and hyperbolic
+functions, rounding, sign, square, the NaN/inf predicates, bitwise_not,
+logical_not), negative, clip and cast."""
 from ..error import TVMTypeError, TVMValueError
 from ..ir.expr import PrimExpr
 from ..tir import op as _tir_op
+from ..tir import expr as _tir_expr
 from .. import te
 
 
@@ -32,6 +35,56 @@ sigmoid = _unary("sigmoid", _tir_op.sigmoid)
 erf = _unary("erf", _tir_op.erf)
 abs = _unary("abs", _tir_op.abs, float_only=False)  # pylint: disable=redefined-builtin
 negative = _unary("negative", lambda v: -v, float_only=False)
+sin = _unary("sin", _tir_op.sin)
+cos = _unary("cos", _tir_op.cos)
+tan = _unary("tan", _tir_op.tan)
+asin = _unary("asin", _tir_op.asin)
+acos = _unary("acos", _tir_op.acos)
+atan = _unary("atan", _tir_op.atan)
+sinh = _unary("sinh", _tir_op.sinh)
+cosh = _unary("cosh", _tir_op.cosh)
+
+
+def _one(v):
+    return _tir_op.const(1, v.dtype)
+
+
+# The inverse hyperbolic functions by their logarithmic forms.
+asinh = _unary("asinh", lambda v: _tir_op.log(v + _tir_op.sqrt(v * v + _one(v))))
+acosh = _unary("acosh", lambda v: _tir_op.log(v + _tir_op.sqrt(v * v - _one(v))))
+atanh = _unary("atanh", lambda v: _tir_op.log((_one(v) + v) / (_one(v) - v)) * _tir_op.const(0.5, v.dtype))
+
+
+def _is_float(v):
+    return str(v.dtype).startswith(("float", "bfloat"))
+
+
+def _float_or_same(fn):
+    """fn on floats; integers are already integral and stay as they are."""
+    return lambda v: fn(v) if _is_float(v) else v
+
+
+def _sign(v):
+    zero, one = _tir_op.const(0, v.dtype), _tir_op.const(1, v.dtype)
+    return _tir_expr.Select(v > zero, one, _tir_expr.Select(v < zero, -one, zero))
+
+
+def _predicate(fn, int_value):
+    """fn on floats; integers are never NaN or infinite (int_value)."""
+    return lambda v: fn(v) if _is_float(v) else _tir_op.const(int_value, "bool")
+
+
+ceil = _unary("ceil", _float_or_same(_tir_op.ceil), float_only=False)
+floor = _unary("floor", _float_or_same(_tir_op.floor), float_only=False)
+round = _unary("round", _float_or_same(_tir_op.nearbyint), float_only=False)  # pylint: disable=redefined-builtin
+trunc = _unary("trunc", _float_or_same(_tir_op.trunc), float_only=False)
+sign = _unary("sign", _sign, float_only=False)
+square = _unary("square", lambda v: v * v, float_only=False)
+isnan = _unary("isnan", _predicate(_tir_op.isnan, False), float_only=False)
+isinf = _unary("isinf", _predicate(_tir_op.isinf, False), float_only=False)
+isfinite = _unary("isfinite", _predicate(_tir_op.isfinite, True), float_only=False)
+bitwise_not = _unary("bitwise_not", _tir_op.bitwise_not, float_only=False)
+logical_not = _unary("logical_not", _tir_expr.Not, float_only=False)
 
 
 def clip(x, a_min, a_max):
@@ -53,4 +106,7 @@ def cast(x, dtype):
     return te.compute(x.shape, lambda *i: x(*i).astype(str(dtype)), name="T_cast", tag="elemwise")
 
 
-__all__ = ["exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "erf", "abs", "negative", "clip", "cast"]
+__all__ = ["exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "erf", "abs", "negative", "clip", "cast",
+           "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
+           "ceil", "floor", "round", "trunc", "sign", "square", "isnan", "isinf", "isfinite", "bitwise_not",
+           "logical_not"]

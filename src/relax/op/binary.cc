@@ -20,6 +20,33 @@ StructInfo InferBinaryBroadcast(const Call& call, const BlockBuilder&) {
   return TensorSInfo(shape, dtype, ndim);
 }
 
+// bitwise_* take integer (or bool) operands, logical_* bool ones; broadcast as the others.
+StructInfo InferBinaryOfKind(const Call& call, const BlockBuilder& ctx, bool bool_only) {
+  StructInfo s = InferBinaryBroadcast(call, ctx);
+  const auto* t = s.as<TensorStructInfoNode>();
+  if (t && !t->IsUnknownDtype()) {
+    bool ok = bool_only ? t->dtype.is_bool() : (t->dtype.is_int() || t->dtype.is_uint() || t->dtype.is_bool());
+    if (!ok) {
+      TESSERA_THROW(TypeError) << OpName(call) << ": operands 'x1' and 'x2' must have "
+                               << (bool_only ? "dtype bool" : "an integer dtype") << ", got " << t->dtype;
+    }
+  }
+  return s;
+}
+StructInfo InferBitwise(const Call& c, const BlockBuilder& b) { return InferBinaryOfKind(c, b, false); }
+StructInfo InferLogical(const Call& c, const BlockBuilder& b) { return InferBinaryOfKind(c, b, true); }
+
+#define TESSERA_RELAX_BINARY_KIND_OP(NAME, INFER, DESC)                                                     \
+  static auto& reg_binary_##NAME =                                                                         \
+      SetRelaxOp(OpRegEntry::RegisterOrGet("relax." #NAME).set_num_inputs(2).describe(DESC), INFER, true)
+
+TESSERA_RELAX_BINARY_KIND_OP(bitwise_and, InferBitwise, "Elementwise x1 & x2 of integers, with broadcasting.");
+TESSERA_RELAX_BINARY_KIND_OP(bitwise_or, InferBitwise, "Elementwise x1 | x2 of integers, with broadcasting.");
+TESSERA_RELAX_BINARY_KIND_OP(bitwise_xor, InferBitwise, "Elementwise x1 ^ x2 of integers, with broadcasting.");
+TESSERA_RELAX_BINARY_KIND_OP(logical_and, InferLogical, "Elementwise x1 and x2 of bools, with broadcasting.");
+TESSERA_RELAX_BINARY_KIND_OP(logical_or, InferLogical, "Elementwise x1 or x2 of bools, with broadcasting.");
+TESSERA_RELAX_BINARY_KIND_OP(logical_xor, InferLogical, "Elementwise x1 != x2 of bools, with broadcasting.");
+
 #define TESSERA_RELAX_BINARY_OP(NAME, DESC)                                                                  \
   static auto& reg_binary_##NAME = SetRelaxOp(                                                              \
       OpRegEntry::RegisterOrGet("relax." #NAME).set_num_inputs(2).describe(DESC), InferBinaryBroadcast, true)

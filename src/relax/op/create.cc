@@ -1,7 +1,9 @@
-// Tensor-creation Relax operators (TVM's relax/op/tensor/create.cc): zeros
-// and ones, R.zeros(shape, dtype), whose operand is the shape (a ShapeExpr or
-// a shape var; TVMScript also takes a tuple of dims) and whose attribute is
-// the dtype. Relax IR layer; legalization (a constant te.compute) in
+// Tensor-creation Relax operators (TVM's relax/op/tensor/create.cc subset):
+// zeros and ones, R.zeros(shape, dtype), whose operand is the shape (a
+// ShapeExpr or a shape var; TVMScript also takes a tuple of dims) and whose
+// attribute is the dtype; tril and triu(x, k), which keep the lower/upper
+// triangle of the last two dimensions (k: the diagonal offset, a PrimValue).
+// Relax IR layer; the legalizations (a constant te.compute; TOPI trilu) are in
 // python/tessera/relax/op/create.py.
 #include "relax/op/op_common.h"
 
@@ -28,6 +30,27 @@ StructInfo InferFilled(const Call& call, const BlockBuilder&) {
   if (shape->ndim != StructInfoNode::kUnknownNDim) return TensorStructInfo(call->args[0], dtype);
   return TensorStructInfo(dtype, StructInfoNode::kUnknownNDim);
 }
+
+StructInfo InferTrilu(const Call& call, const BlockBuilder&) {
+  CheckNumArgs(call, 2, 2);
+  const auto* x = ArgSInfoAs<TensorStructInfoNode>(call, 0, "x", "a tensor");
+  const auto* k = ArgSInfoAs<PrimStructInfoNode>(call, 1, "k", "an integer scalar (PrimValue)");
+  if (!k->dtype.is_void() && !k->dtype.is_int() && !k->dtype.is_uint()) {
+    TESSERA_THROW(TypeError) << OpName(call) << ": operand 'k' must be an integer, got " << k->dtype;
+  }
+  if (!x->IsUnknownNdim() && x->ndim < 2) {
+    TESSERA_THROW(ValueError) << OpName(call) << ": operand 'x' must have at least 2 dimensions, got " << x->ndim;
+  }
+  if (auto shape = x->GetShape()) return TensorStructInfo(ShapeExpr(*shape), x->dtype);
+  return TensorStructInfo(x->dtype, x->ndim);
+}
+
+static auto& reg_tril = SetRelaxOp(OpRegEntry::RegisterOrGet("relax.tril").set_num_inputs(2).describe(
+                                       "x with the elements above diagonal k of the last two dims set to 0."),
+                                   InferTrilu, true);
+static auto& reg_triu = SetRelaxOp(OpRegEntry::RegisterOrGet("relax.triu").set_num_inputs(2).describe(
+                                       "x with the elements below diagonal k of the last two dims set to 0."),
+                                   InferTrilu, true);
 
 #define TESSERA_RELAX_CREATE_OP(NAME, DESC)                                                                          \
   static auto& reg_create_##NAME##_shape =                                                                          \

@@ -1,5 +1,6 @@
 // Reductions over axes (TVM's relax/op/tensor/statistical.cc): sum, mean,
-// max, min, prod with axis (None: all) and keepdims. Relax IR layer;
+// max, min, prod with axis (None: all) and keepdims; the scans cumsum and
+// cumprod (axis, dtype, exclusive). Relax IR layer;
 // legalization to TOPI in python/tessera/relax/op/statistical.py.
 #include "relax/op/op_common.h"
 
@@ -59,6 +60,31 @@ StructInfo InferExtremum(const Call& call, const BlockBuilder&) {  // max, min: 
   static auto& reg_stat_##NAME = SetAttrSignature(                                                    \
       SetRelaxOp(OpRegEntry::RegisterOrGet("relax." #NAME).set_num_inputs(1).describe(DESC), INFER, true), \
       {{"axis", Any()}, {"keepdims", AttrDefaultBool(false)}})
+
+// cumsum / cumprod(data; axis, dtype, exclusive): the shape of data, or 1-D of its
+// size when axis is None (the flattened scan); dtype None keeps data's.
+StructInfo InferScan(const Call& call, const BlockBuilder&) {
+  CheckNumArgs(call, 1, 1);
+  const auto* x = ArgSInfoAs<TensorStructInfoNode>(call, 0, "data", "a tensor");
+  DataType dtype = AttrDType(call, "dtype");
+  if (dtype.is_void()) dtype = x->dtype;
+  std::optional<int64_t> axis = AttrOptInt(call, "axis");
+  if (!axis) {
+    if (auto shape = x->GetShape()) return TensorStructInfo(ShapeExpr(Array<PrimExpr>{ShapeProduct(*shape)}), dtype);
+    return TensorStructInfo(dtype, 1);
+  }
+  if (!x->IsUnknownNdim()) NormalizeAxis(call, *axis, x->ndim, "axis", "data");
+  if (auto shape = x->GetShape()) return TensorStructInfo(ShapeExpr(*shape), dtype);
+  return TensorStructInfo(dtype, x->ndim);
+}
+
+#define TESSERA_RELAX_SCAN_OP(NAME, DESC)                                                             \
+  static auto& reg_scan_##NAME = SetAttrSignature(                                                    \
+      SetRelaxOp(OpRegEntry::RegisterOrGet("relax." #NAME).set_num_inputs(1).describe(DESC), InferScan, true), \
+      {{"axis", Any()}, {"dtype", Any()}, {"exclusive", AttrDefaultBool(false)}})
+
+TESSERA_RELAX_SCAN_OP(cumsum, "Cumulative sum of data along axis (None: of the flattened data).");
+TESSERA_RELAX_SCAN_OP(cumprod, "Cumulative product of data along axis (None: of the flattened data).");
 
 TESSERA_RELAX_STAT_OP(sum, InferStatistical, "Sum of x over axis (None: all); 0 over an empty axis.");
 TESSERA_RELAX_STAT_OP(mean, InferStatistical, "Mean of x over axis (None: all).");

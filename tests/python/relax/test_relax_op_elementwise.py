@@ -1,10 +1,13 @@
 """Struct-info inference of the elementwise Relax ops (src/relax/op/binary.cc,
 unary.cc): broadcasting with symbolic dims, dtype/shape errors naming the op
 and operand, and the TVMScript round trip of R.add / R.log."""
+import numpy as np
 import pytest
 import tessera as tvm
 from tessera import relax, tir
 from tessera.script import relax as R, ir as I
+
+from relax_op_helpers import rand, run
 
 
 def _t(shape, dtype="float32"):
@@ -67,3 +70,24 @@ def test_script_round_trip():
     text = Mod.script()
     assert "R.log(x)" in text and "R.add(lv, y)" in text
     tvm.ir.assert_structural_equal(tvm.script.from_source(text), Mod)
+
+
+@pytest.mark.parametrize("name,ref", [("bitwise_and", np.bitwise_and), ("bitwise_or", np.bitwise_or),
+                                      ("bitwise_xor", np.bitwise_xor)])
+def test_bitwise_against_numpy(name, ref):
+    a, b = rand((3, 4), "int32", low=-50, high=50), rand((4,), "int32", low=-50, high=50, seed=1)
+    np.testing.assert_array_equal(run(getattr(relax.op, name), a, b), ref(a, b))
+
+
+@pytest.mark.parametrize("name,ref", [("logical_and", np.logical_and), ("logical_or", np.logical_or),
+                                      ("logical_xor", np.logical_xor)])
+def test_logical_against_numpy(name, ref):
+    a, b = rand((3, 4), "bool"), rand((3, 1), "bool", seed=1)
+    np.testing.assert_array_equal(run(getattr(relax.op, name), a, b), ref(a, b))
+
+
+def test_bitwise_logical_dtype_errors():
+    with pytest.raises(TypeError, match=r"relax.bitwise_and: operands 'x1' and 'x2' must have an integer dtype"):
+        _infer(relax.op.bitwise_and(_t((2,)), _t((2,))))
+    with pytest.raises(TypeError, match=r"relax.logical_or: operands 'x1' and 'x2' must have dtype bool"):
+        _infer(relax.op.logical_or(_t((2,), "int32"), _t((2,), "int32")))

@@ -499,3 +499,135 @@ def main(x: R.Tensor((2, 3), "float32"), g: R.Tensor((3,), "float32")):
 '''
     with pytest.raises(tvm.error.ParseError, match=r"R.nn.layer_norm needs its attribute 'axes'"):
         tvm.script.from_source(src)
+
+
+# ---------------------------------------------------------------- conv1d, conv2d_transpose
+
+CONV1D_CASES = [  # dshape, wshape, strides, padding, dilation, groups
+    ((2, 3, 10), (4, 3, 3), 1, 0, 1, 1),
+    ((1, 4, 11), (6, 2, 3), 2, (1, 2), 2, 2),
+    ((1, 6, 9), (6, 1, 5), 1, 2, 1, 6),  # depthwise
+]
+
+
+@pytest.mark.parametrize("dshape,wshape,strides,padding,dilation,groups", CONV1D_CASES)
+def test_conv1d(dshape, wshape, strides, padding, dilation, groups):
+    x, w = _rand(dshape), _rand(wshape)
+    out = _run(lambda a, b: nn.conv1d(a, b, strides, padding, dilation, groups), x, w)
+    p = [padding] * 2 if isinstance(padding, int) else list(padding)
+    ref = _torch(lambda a, b: F.conv1d(F.pad(a, tuple(p)), b, stride=strides, dilation=dilation, groups=groups), x, w)
+    np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-4)
+
+
+CONVT_CASES = [  # dshape, wshape, strides, padding, output_padding, dilation, groups
+    ((2, 3, 5, 5), (3, 4, 3, 3), 1, 0, 0, 1, 1),
+    ((1, 4, 4, 6), (4, 2, 3, 2), 2, 1, 1, 1, 1),
+    ((1, 4, 5, 4), (4, 3, 3, 3), (2, 3), (1, 0), (1, 2), (1, 2), 2),
+]
+
+
+@pytest.mark.parametrize("dshape,wshape,strides,padding,output_padding,dilation,groups", CONVT_CASES)
+def test_conv2d_transpose(dshape, wshape, strides, padding, output_padding, dilation, groups):
+    x, w = _rand(dshape), _rand(wshape)
+    out = _run(lambda a, b: nn.conv2d_transpose(a, b, strides, padding, output_padding, dilation, groups), x, w)
+    ref = _torch(lambda a, b: F.conv_transpose2d(a, b, stride=strides, padding=padding, output_padding=output_padding,
+                                                 groups=groups, dilation=dilation), x, w)
+    assert out.shape == ref.shape
+    np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-4)
+
+
+def test_conv1d_conv2d_transpose_struct_info_and_errors():
+    n = tir.Var("n", "int64")
+    _eq(_infer(nn.conv1d(_var("x", (n, 3, 10)), _var("w", (4, 3, 3)), padding=1)), (n, 4, 10))
+    _eq(_infer(nn.conv2d_transpose(_var("x", (n, 4, 5, 5)), _var("w", (4, 3, 3, 3)), strides=2, groups=2)),
+        (n, 6, 11, 11))
+    with pytest.raises(ValueError, match=r"relax.nn.conv1d: operand 'data' must be 3-D \(NCW\)"):
+        _infer(nn.conv1d(_var("x", (1, 3, 8, 8)), _var("w", (4, 3, 3))))
+    with pytest.raises(ValueError, match=r"relax.nn.conv1d: operand 'weight' has 2 input channels per group"):
+        _infer(nn.conv1d(_var("x", (1, 3, 8)), _var("w", (4, 2, 3))))
+    with pytest.raises(ValueError, match=r"relax.nn.conv2d_transpose: operand 'weight' has 3 input channels, "
+                                         r"but operand 'data' has 4"):
+        _infer(nn.conv2d_transpose(_var("x", (1, 4, 5, 5)), _var("w", (3, 4, 3, 3))))
+    with pytest.raises(ValueError, match=r"relax.nn.conv2d_transpose: attribute 'output_padding' \(2\) must be "
+                                         r"smaller than the stride"):
+        _infer(nn.conv2d_transpose(_var("x", (1, 4, 5, 5)), _var("w", (4, 3, 3, 3)), strides=2, output_padding=2))
+    with pytest.raises(ValueError, match=r"relax.nn.conv2d_transpose: attribute 'kernel_layout' = \"OIHW\""):
+        _infer(nn.conv2d_transpose(_var("x", (1, 4, 5, 5)), _var("w", (4, 3, 3, 3)), kernel_layout="OIHW"))
+
+
+def test_conv1d_conv2d_transpose_script_round_trip():
+    @I.ir_module
+    class Mod:
+        @R.function
+        def main(x: R.Tensor((1, 4, 8), "float32"), w: R.Tensor((4, 4, 3), "float32"),
+                 y: R.Tensor((1, 4, 5, 5), "float32"), v: R.Tensor((4, 2, 3, 3), "float32")):
+            a = R.nn.conv1d(x, w, strides=2, padding=1)
+            b = R.nn.conv2d_transpose(y, v, strides=2, output_padding=1)
+            return (a, b)
+
+    text = Mod.script()
+    assert "R.nn.conv1d(" in text and "R.nn.conv2d_transpose(" in text
+    tvm.ir.assert_structural_equal(tvm.script.from_source(text), Mod)
+
+
+# ---------------------------------------------------------------- group_norm
+
+@pytest.mark.parametrize("shape,groups,center,scale", [((2, 6, 4, 5), 3, True, True), ((1, 8, 7), 2, False, True),
+                                                       ((2, 4, 3, 3), 4, True, False)])
+def test_group_norm(shape, groups, center, scale):
+    x, g, b = _rand(shape), _rand((shape[1],)), _rand((shape[1],))
+    axes = list(range(2, len(shape)))
+    out = _run(lambda a, gg, bb: nn.group_norm(a, gg, bb, groups, 1, axes, center=center, scale=scale), x, g, b)
+    ref = _torch(lambda a, gg, bb: F.group_norm(a, groups, gg if scale else None, bb if center else None), x, g, b)
+    np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-4)
+
+
+def test_group_norm_struct_info_errors_and_round_trip():
+    n = tir.Var("n", "int64")
+    _eq(_infer(nn.group_norm(_var("x", (n, 6, 4)), _var("g", (6,)), _var("b", (6,)), 2, 1, [2])), (n, 6, 4))
+    with pytest.raises(ValueError, match=r"relax.nn.group_norm: the 6 channels of operand 'data' are not divisible "
+                                         r"by num_groups=4"):
+        _infer(nn.group_norm(_var("x", (1, 6, 4)), _var("g", (6,)), _var("b", (6,)), 4, 1, [2]))
+    with pytest.raises(ValueError, match=r"relax.nn.group_norm: the length of operand 'beta' must equal"):
+        _infer(nn.group_norm(_var("x", (1, 6, 4)), _var("g", (6,)), _var("b", (3,)), 2, 1, [2]))
+    with pytest.raises(ValueError, match=r"relax.nn.group_norm: attribute 'channel_axis' = 3 is out of range"):
+        _infer(nn.group_norm(_var("x", (1, 6, 4)), _var("g", (6,)), _var("b", (6,)), 2, 3, [2]))
+
+    @I.ir_module
+    class Mod:
+        @R.function
+        def main(x: R.Tensor((1, 4, 3), "float32"), g: R.Tensor((4,), "float32"), b: R.Tensor((4,), "float32")):
+            y = R.nn.group_norm(x, g, b, num_groups=2, channel_axis=1, axes=[2])
+            return y
+
+    text = Mod.script()
+    assert "R.nn.group_norm(x, g, b, num_groups=2, channel_axis=1, axes=[2]" in text
+    tvm.ir.assert_structural_equal(tvm.script.from_source(text), Mod)
+
+
+def test_conv_groups_checked_at_construction_and_symbolically():
+    x, w = _var("x", (2, 128, 28, 28)), _var("w", (48, 16, 3, 3))
+    for make in (nn.conv2d, nn.conv2d_transpose):
+        with pytest.raises(ValueError, match=rf"{make.__name__}: attribute 'groups' must be >= 1, got -2"):
+            make(x, w, groups=-2)
+    oc, ic = tir.Var("oc", "int64"), tir.Var("c", "int64")
+    with pytest.raises(ValueError, match=r"relax.nn.conv2d: operand 'weight' has oc \* 6 \+ 4 output channels, "
+                                         r"not divisible by groups=6"):
+        _infer(nn.conv2d(_var("x", (1, ic * 6, 8, 8)), _var("w", (oc * 6 + 4, ic, 3, 3)), groups=6))
+
+
+@pytest.mark.parametrize("dshape,wshape,strides,padding,output_padding,dilation,groups", [
+    ((2, 3, 7), (3, 4, 3), 1, 0, 0, 1, 1),
+    ((1, 4, 6), (4, 3, 3), 2, (1, 2), 1, 2, 2),
+])
+def test_conv1d_transpose(dshape, wshape, strides, padding, output_padding, dilation, groups):
+    x, w = _rand(dshape), _rand(wshape)
+    out = _run(lambda a, b: nn.conv1d_transpose(a, b, strides, padding, output_padding, dilation, groups), x, w)
+    p = [padding] * 2 if isinstance(padding, int) else list(padding)
+    full = _torch(lambda a, b: F.conv_transpose1d(a, b, stride=strides, output_padding=output_padding, groups=groups,
+                                                  dilation=dilation), x, w)
+    ref = full[:, :, p[0]:full.shape[2] - p[1]]  # asymmetric padding crops each side on its own
+    assert out.shape == ref.shape
+    np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-4)
+    _eq(_infer(nn.conv1d_transpose(_var("x", dshape), _var("w", wshape), strides, padding, output_padding, dilation,
+                                   groups)), ref.shape)

@@ -84,3 +84,54 @@ def test_legalizing_unknown_shape_names_op_and_binding():
         bb.emit_func_output(gv)
     with pytest.raises(TypeError, match=r"LegalizeOps: cannot legalize relax.sum bound to 's': .*known shape"):
         relax.transform.LegalizeOps()(bb.get())
+
+
+# ---------------------------------------------------------------- cumsum, cumprod
+
+def _np_scan(name, x, axis, dtype, exclusive):
+    fn = np.cumsum if name == "cumsum" else np.cumprod
+    if axis is None:
+        x, axis = x.reshape(-1), 0
+    out = fn(x.astype(dtype or x.dtype), axis=axis)
+    if exclusive:
+        ident = 0 if name == "cumsum" else 1
+        out = np.concatenate([np.full_like(np.take(out, [0], axis=axis), ident),
+                              np.take(out, range(x.shape[axis] - 1), axis=axis)], axis=axis)
+    return out
+
+
+@pytest.mark.parametrize("name", ["cumsum", "cumprod"])
+@pytest.mark.parametrize("axis,dtype,exclusive", [(1, None, False), (-1, None, True), (None, None, False),
+                                                  (0, "float64", False)])
+def test_scan_against_numpy(name, axis, dtype, exclusive):
+    x = rand((3, 4, 5), low=0.5, high=1.5)
+    got = run(lambda v: getattr(relax.op, name)(v, axis=axis, dtype=dtype, exclusive=exclusive), x)
+    ref = _np_scan(name, x, axis, dtype, exclusive)
+    assert got.dtype == ref.dtype and got.shape == ref.shape
+    np.testing.assert_allclose(got, ref, rtol=1e-5)
+
+
+def test_scan_int_and_struct_info():
+    xi = rand((2, 6), "int32", low=-3, high=3)
+    np.testing.assert_array_equal(run(lambda v: relax.op.cumsum(v, axis=1), xi), np.cumsum(xi, axis=1))
+    n = tir.Var("n", "int64")
+    tvm.ir.assert_structural_equal(infer(relax.op.cumsum(tensor((n, 3)), axis=0, dtype="int64")),
+                                   relax.TensorStructInfo((n, 3), "int64"))
+    tvm.ir.assert_structural_equal(infer(relax.op.cumprod(tensor((n, 3)))), relax.TensorStructInfo((n * 3,), "float32"))
+    with pytest.raises(ValueError, match=r"relax.cumsum: .*axis.*out of range"):
+        infer(relax.op.cumsum(tensor((2, 3)), axis=2))
+    with pytest.raises(TypeError, match=r"relax.cumprod: operand 'data'"):
+        infer(relax.op.cumprod(relax.ShapeExpr([2])))
+
+
+def test_scan_script_round_trip():
+    @I.ir_module
+    class Mod:
+        @R.function
+        def main(x: R.Tensor((3, 4), "float32")) -> R.Tensor((3, 4), "float32"):
+            a = R.cumsum(x, axis=1, exclusive=True)
+            b = R.cumprod(a, axis=0, dtype="float32")
+            return b
+
+    text = roundtrip(Mod)
+    assert "R.cumsum(x, axis=1" in text and "R.cumprod(" in text

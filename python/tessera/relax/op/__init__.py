@@ -6,7 +6,11 @@ NotImplementedError until they are registered."""
 from . import builtin, memory, vm
 from . import nn
 from .binary import add, subtract, multiply, divide, maximum, minimum, floor_divide, power
+from .binary import bitwise_and, bitwise_or, bitwise_xor, logical_and, logical_or, logical_xor
 from .unary import exp, log, sqrt, rsqrt, tanh, sigmoid, negative, abs  # pylint: disable=redefined-builtin
+from .unary import sin, cos, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, clip
+from .unary import (ceil, floor, round, trunc, sign, square, erf, isnan, isinf, isfinite,  # pylint: disable=redefined-builtin
+                    bitwise_not, logical_not)
 from .linear_algebra import matmul, linear
 from .manipulate import permute_dims, reshape, expand_dims, squeeze, concat, split, flatten, broadcast_to
 from .index import take, strided_slice
@@ -15,7 +19,8 @@ from .create import zeros, ones
 from .ternary import ewise_fma
 from .comparison import equal, not_equal, less, less_equal, greater, greater_equal
 from .search import where, argmax, argmin
-from .statistical import sum, mean, max, min, prod  # pylint: disable=redefined-builtin
+from .statistical import sum, mean, max, min, prod, cumsum, cumprod  # pylint: disable=redefined-builtin
+from .create import tril, triu
 from .base import call_tir, call_dps_packed, call_pure_packed, shape_of, null_value, print  # pylint: disable=redefined-builtin
 from ...error import OpNotImplemented
 

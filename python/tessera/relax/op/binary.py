@@ -34,5 +34,12 @@ maximum = _make("maximum", "maximum")
 minimum = _make("minimum", "minimum")
 floor_divide = _make("floor_divide", "floor_divide")
 power = _make("power", "power")
+bitwise_and = _make("bitwise_and", "bitwise_and")
+bitwise_or = _make("bitwise_or", "bitwise_or")
+bitwise_xor = _make("bitwise_xor", "bitwise_xor")
+logical_and = _make("logical_and", "logical_and")
+logical_or = _make("logical_or", "logical_or")
+logical_xor = _make("logical_xor", "logical_xor")
 
-__all__ = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "floor_divide", "power"]
+__all__ = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "floor_divide", "power", "bitwise_and",
+           "bitwise_or", "bitwise_xor", "logical_and", "logical_or", "logical_xor"]

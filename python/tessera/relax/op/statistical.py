@@ -1,11 +1,12 @@
 """Reduction Relax ops (``relax.op.sum``, ``mean``, ``max``, ``min``,
-``prod`` with axis and keepdims): constructors of calls of the ops registered
+``prod`` with axis and keepdims; the scans ``cumsum``, ``cumprod``): constructors of calls of the ops registered
 in src/relax/op/statistical.cc and their legalization to TOPI (sum and mean of
 float16/bfloat16 accumulate in float32)."""
 from ...ir.op import Op
 from ..expr import Call
 from ._legalize_registry import register_legalize
-from ._op_attrs import attr_ints, check_axis_list, check_expr, make_attrs
+from ._op_attrs import attr_ints, call_attrs, check_axis_list, check_expr, make_attrs
+from ...error import TVMTypeError
 
 
 _ACCUMULATE_WIDER = ("sum", "mean")  # reductions that add their elements
@@ -43,10 +44,34 @@ def _make(name):
     return ctor
 
 
+def _make_scan(name):
+    op_name = "relax." + name
+
+    def ctor(data, axis=None, dtype=None, exclusive=False):
+        check_expr(op_name, "data", data)
+        if axis is not None and (isinstance(axis, bool) or not isinstance(axis, int)):
+            raise TVMTypeError(f"{op_name}: axis must be an int or None, got {axis!r}")
+        return Call(Op.get(op_name), [data], make_attrs(op_name, axis=axis, dtype=None if dtype is None else str(dtype),
+                                                        exclusive=bool(exclusive)))
+
+    def legalize(bb, call):
+        from ... import topi  # pylint: disable=import-outside-toplevel
+        a = call_attrs(call)
+        return bb.call_te(getattr(topi, name), call.args[0], a["axis"], a["dtype"], a["exclusive"],
+                          primfunc_name_hint=name)
+
+    register_legalize(op_name)(legalize)
+    ctor.__name__ = name
+    ctor.__doc__ = f"The {name} of data along axis (None: of the flattened data); exclusive leaves out each element."
+    return ctor
+
+
+cumsum = _make_scan("cumsum")
+cumprod = _make_scan("cumprod")
 sum = _make("sum")  # pylint: disable=redefined-builtin
 mean = _make("mean")
 max = _make("max")  # pylint: disable=redefined-builtin
 min = _make("min")  # pylint: disable=redefined-builtin
 prod = _make("prod")
 
-__all__ = ["sum", "mean", "max", "min", "prod"]
+__all__ = ["sum", "mean", "max", "min", "prod", "cumsum", "cumprod"]

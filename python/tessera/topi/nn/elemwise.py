@@ -1,7 +1,8 @@
-"""Elementwise neural-network activations written in TE: ``topi.nn.relu``,
+"""Elementwise neural-network activations written in TE: ``topi.nn.relu``, ``leaky_relu``,
 ``silu``, ``gelu`` (erf form, or tanh with approximate="tanh") and ``gelu_tanh``."""
 from ...error import TVMTypeError, TVMValueError
 from ...tir import op as _tir_op
+from ...tir import expr as _tir_expr
 from ... import te
 
 
@@ -10,6 +11,17 @@ def relu(x):
     if not isinstance(x, te.Tensor):
         raise TVMTypeError(f"topi.nn.relu: expected a te.Tensor, got {type(x).__name__}")
     return te.compute(x.shape, lambda *i: te.max(x(*i), _tir_op.const(0, x.dtype)), tag="elemwise")
+
+
+def leaky_relu(x, alpha):
+    """x if x > 0 else alpha * x, elementwise."""
+    if not isinstance(x, te.Tensor):
+        raise TVMTypeError(f"topi.nn.leaky_relu: expected a te.Tensor, got {type(x).__name__}")
+
+    def f(*i):
+        v = x(*i)
+        return _tir_expr.Select(v > _tir_op.const(0, x.dtype), v, v * _tir_op.const(alpha, x.dtype))
+    return te.compute(x.shape, f, name="T_leaky_relu", tag="elemwise")
 
 
 def silu(x):

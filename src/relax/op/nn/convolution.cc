@@ -1,7 +1,8 @@
-// relax.nn.conv2d (TVM's relax/op/nn/convolution.cc): struct-info inference
-// for NCHW data and OIHW weights with strides, padding (1, 2 or 4 values),
-// dilation and groups (depthwise included); other layouts are refused. Relax
-// IR layer; legalization to topi.nn.conv2d is registered next to the Python
+// relax.nn.conv1d, conv2d, conv1d_transpose and conv2d_transpose (TVM's relax/op/nn/convolution.cc):
+// struct-info inference for NCW/NCHW data and OIW/OIHW (transposed: IOHW) weights
+// with strides, padding, dilation, output_padding and groups (depthwise included);
+// other layouts are refused. Relax
+// IR layer; legalization to TOPI is registered next to the Python
 // constructor (python/tessera/relax/op/nn/convolution.py).
 #include "arith/analyzer.h"
 #include "relax/op/nn/nn_attrs.h"
@@ -12,43 +13,78 @@ namespace relax {
 
 namespace {
 
-void CheckLayout(const Call& call, const char* attr, const std::string& value, const char* expected) {
+// The layouts of an `nd`-D convolution (1: NCW/OIW, 2: NCHW/OIHW; a transposed
+// convolution's weight is IOW/IOHW).
+struct ConvLayouts {
+  std::string data, kernel;
+};
+ConvLayouts LayoutsOf(int nd, bool transpose) {
+  std::string sp = nd == 1 ? "W" : "HW";
+  return {"NC" + sp, (transpose ? "IO" : "OI") + sp};
+}
+
+void CheckLayout(const Call& call, const char* attr, const std::string& value, const std::string& expected,
+                 const ConvLayouts& l) {
   if (value != expected) {
     TESSERA_THROW(ValueError) << OpName(call) << ": attribute '" << attr << "' = \"" << value
-                              << "\" is not supported (only data_layout=\"NCHW\", kernel_layout=\"OIHW\", "
-                                 "out_layout=\"NCHW\")";
+                              << "\" is not supported (only data_layout=\"" << l.data << "\", kernel_layout=\""
+                              << l.kernel << "\", out_layout=\"" << l.data << "\")";
   }
 }
 
-// (top, left, bottom, right) from 1, 2 or 4 values.
-std::vector<int64_t> Padding4(const Call& call) {
-  std::vector<int64_t> p = nn_attrs::Ints(call, "padding", {1, 2, 4});
-  if (p.size() == 1) p = {p[0], p[0], p[0], p[0]};
-  if (p.size() == 2) p = {p[0], p[1], p[0], p[1]};
+// `nd` ints given as 1 or nd values, each >= `lo`; errors name op and attribute.
+std::vector<int64_t> PerDim(const Call& call, const char* attr, int nd, int64_t lo) {
+  std::vector<int64_t> v = nn_attrs::Ints(call, attr, {1, static_cast<size_t>(nd)});
+  if (v.size() == 1) v.assign(nd, v[0]);
+  for (int64_t x : v) {
+    if (x < lo) TESSERA_THROW(ValueError) << OpName(call) << ": attribute '" << attr << "' must be >= " << lo << ", got " << x;
+  }
+  return v;
+}
+
+// Padding before and after each spatial dim: (before..., after...), from 1, nd or 2*nd values.
+std::vector<int64_t> Padding(const Call& call, int nd) {
+  std::vector<int64_t> p = nn_attrs::Ints(call, "padding", nd == 1 ? std::vector<size_t>{1, 2} : std::vector<size_t>{1, 2, 4});
+  if (p.size() == 1) p.assign(2 * nd, p[0]);
+  if (static_cast<int>(p.size()) == nd) p.insert(p.end(), p.begin(), p.end());
   for (int64_t v : p) {
     if (v < 0) TESSERA_THROW(ValueError) << OpName(call) << ": attribute 'padding' must be >= 0, got " << v;
   }
   return p;
 }
 
-StructInfo InferConv2D(const Call& call, const BlockBuilder&) {
+// Struct info of conv1d/conv2d (transpose=false) and conv2d_transpose (true): data NC<sp>,
+// weight OI<sp> (transposed: IO<sp>, O per group), output NC<sp>.
+StructInfo InferConv(const Call& call, int nd, bool transpose) {
   using namespace tir;  // NOLINT: PrimExpr arithmetic
   CheckNumArgs(call, 2, 2);
   const auto* data = ArgSInfoAs<TensorStructInfoNode>(call, 0, "data", "a tensor");
   const auto* weight = ArgSInfoAs<TensorStructInfoNode>(call, 1, "weight", "a tensor");
-  std::string data_layout = nn_attrs::Str(call, "data_layout");
-  CheckLayout(call, "data_layout", data_layout, "NCHW");
-  CheckLayout(call, "kernel_layout", nn_attrs::Str(call, "kernel_layout"), "OIHW");
-  CheckLayout(call, "out_layout", nn_attrs::Str(call, "out_layout"), "NCHW");
-  std::vector<int64_t> strides = nn_attrs::PositivePair(call, "strides");
-  std::vector<int64_t> dilation = nn_attrs::PositivePair(call, "dilation");
-  std::vector<int64_t> pad = Padding4(call);
+  ConvLayouts l = LayoutsOf(nd, transpose);
+  CheckLayout(call, "data_layout", nn_attrs::Str(call, "data_layout"), l.data, l);
+  CheckLayout(call, "kernel_layout", nn_attrs::Str(call, "kernel_layout"), l.kernel, l);
+  CheckLayout(call, "out_layout", nn_attrs::Str(call, "out_layout"), l.data, l);
+  std::vector<int64_t> strides = PerDim(call, "strides", nd, 1);
+  std::vector<int64_t> dilation = PerDim(call, "dilation", nd, 1);
+  std::vector<int64_t> pad = Padding(call, nd);
+  std::vector<int64_t> out_pad(nd, 0);
+  if (transpose) {
+    out_pad = PerDim(call, "output_padding", nd, 0);
+    for (int k = 0; k < nd; ++k) {
+      if (out_pad[k] >= strides[k] && out_pad[k] >= dilation[k]) {
+        TESSERA_THROW(ValueError) << OpName(call) << ": attribute 'output_padding' (" << out_pad[k]
+                                  << ") must be smaller than the stride (" << strides[k] << ") or the dilation ("
+                                  << dilation[k] << ")";
+      }
+    }
+  }
   int64_t groups = nn_attrs::Int(call, "groups");
   if (groups < 1) TESSERA_THROW(ValueError) << OpName(call) << ": attribute 'groups' must be >= 1, got " << groups;
+  const int rank = nd + 2;
   for (auto [t, name] : {std::pair{data, "data"}, std::pair{weight, "weight"}}) {
-    if (!t->IsUnknownNdim() && t->ndim != 4) {
-      TESSERA_THROW(ValueError) << OpName(call) << ": operand '" << name << "' must be 4-D ("
-                                << (t == data ? "NCHW" : "OIHW") << "), got " << t->ndim << " dimensions";
+    if (!t->IsUnknownNdim() && t->ndim != rank) {
+      TESSERA_THROW(ValueError) << OpName(call) << ": operand '" << name << "' must be " << rank << "-D ("
+                                << (t == data ? l.data : l.kernel) << "), got " << t->ndim << " dimensions";
     }
   }
   std::string out_dtype_str = nn_attrs::Str(call, "out_dtype");
@@ -65,33 +101,104 @@ StructInfo InferConv2D(const Call& call, const BlockBuilder&) {
   }
   auto ds = data->GetShape();
   auto ws = weight->GetShape();
-  if (!ds || !ws) return TensorStructInfo(out_dtype, 4);
+  if (!ds || !ws) return TensorStructInfo(out_dtype, rank);
   const Array<PrimExpr>& d = *ds;
   const Array<PrimExpr>& w = *ws;
   arith::Analyzer analyzer;
-  PrimExpr in_channels = analyzer.Simplify(w[1] * Dim(groups));
-  if (analyzer.CanProve(not_equal(in_channels, d[1]))) {
-    TESSERA_THROW(ValueError) << OpName(call) << ": operand 'weight' has " << nn_attrs::DimText(w[1])
-                              << " input channels per group; with groups=" << groups << " that is "
-                              << nn_attrs::DimText(in_channels) << " channels, but operand 'data' has "
-                              << nn_attrs::DimText(d[1]);
-  }
-  if (const auto* o = w[0].as<IntImmNode>(); o && o->value % groups != 0) {
-    TESSERA_THROW(ValueError) << OpName(call) << ": operand 'weight' has " << o->value
-                              << " output channels, not divisible by groups=" << groups;
-  }
-  PrimExpr out_hw[2];
-  for (int k = 0; k < 2; ++k) {
-    PrimExpr span = d[2 + k] + Dim(pad[k] + pad[k + 2]) - (w[2 + k] - Dim(1)) * Dim(dilation[k]) - Dim(1);
-    out_hw[k] = analyzer.Simplify(floordiv(span, Dim(strides[k])) + Dim(1));
-    if (const auto* v = out_hw[k].as<IntImmNode>(); v && v->value < 1) {
-      TESSERA_THROW(ValueError) << OpName(call) << ": the dilated kernel of operand 'weight' (" << nn_attrs::DimText(w[2 + k])
-                                << " taps, dilation " << dilation[k] << ") is larger than the padded input "
-                                << (k == 0 ? "height" : "width") << " of operand 'data'";
+  PrimExpr out_channels;
+  if (transpose) {
+    if (analyzer.CanProve(not_equal(w[0], d[1]))) {
+      TESSERA_THROW(ValueError) << OpName(call) << ": operand 'weight' has " << nn_attrs::DimText(w[0])
+                                << " input channels, but operand 'data' has " << nn_attrs::DimText(d[1]);
     }
+    if (analyzer.CanProve(not_equal(floormod(d[1], Dim(groups)), Dim(0)))) {
+      TESSERA_THROW(ValueError) << OpName(call) << ": operand 'data' has " << nn_attrs::DimText(d[1])
+                                << " channels, not divisible by groups=" << groups;
+    }
+    out_channels = analyzer.Simplify(w[1] * Dim(groups));
+  } else {
+    PrimExpr in_channels = analyzer.Simplify(w[1] * Dim(groups));
+    if (analyzer.CanProve(not_equal(in_channels, d[1]))) {
+      TESSERA_THROW(ValueError) << OpName(call) << ": operand 'weight' has " << nn_attrs::DimText(w[1])
+                                << " input channels per group; with groups=" << groups << " that is "
+                                << nn_attrs::DimText(in_channels) << " channels, but operand 'data' has "
+                                << nn_attrs::DimText(d[1]);
+    }
+    if (analyzer.CanProve(not_equal(floormod(w[0], Dim(groups)), Dim(0)))) {
+      TESSERA_THROW(ValueError) << OpName(call) << ": operand 'weight' has " << nn_attrs::DimText(w[0])
+                                << " output channels, not divisible by groups=" << groups;
+    }
+    out_channels = w[0];
   }
-  return TensorStructInfo(ShapeExpr(Array<PrimExpr>{d[0], w[0], out_hw[0], out_hw[1]}), out_dtype);
+  Array<PrimExpr> out{d[0], out_channels};
+  for (int k = 0; k < nd; ++k) {
+    PrimExpr dilated_kernel = (w[2 + k] - Dim(1)) * Dim(dilation[k]) + Dim(1);
+    PrimExpr e;
+    if (transpose) {
+      e = (d[2 + k] - Dim(1)) * Dim(strides[k]) - Dim(pad[k] + pad[k + nd]) + dilated_kernel + Dim(out_pad[k]);
+    } else {
+      e = floordiv(d[2 + k] + Dim(pad[k] + pad[k + nd]) - dilated_kernel, Dim(strides[k])) + Dim(1);
+    }
+    e = analyzer.Simplify(e);
+    if (const auto* v = e.as<IntImmNode>(); v && v->value < 1) {
+      TESSERA_THROW(ValueError) << OpName(call) << ": the dilated kernel of operand 'weight' ("
+                                << nn_attrs::DimText(w[2 + k]) << " taps, dilation " << dilation[k]
+                                << ") and operand 'data' (" << nn_attrs::DimText(d[2 + k])
+                                << ") give spatial output dimension " << k << " the extent " << v->value;
+    }
+    out.push_back(e);
+  }
+  return TensorStructInfo(ShapeExpr(out), out_dtype);
 }
+
+StructInfo InferConv1D(const Call& call, const BlockBuilder&) { return InferConv(call, 1, false); }
+StructInfo InferConv2D(const Call& call, const BlockBuilder&) { return InferConv(call, 2, false); }
+StructInfo InferConv1DTranspose(const Call& call, const BlockBuilder&) { return InferConv(call, 1, true); }
+StructInfo InferConv2DTranspose(const Call& call, const BlockBuilder&) { return InferConv(call, 2, true); }
+
+static auto& reg_conv1d = SetAttrSignature(
+    SetRelaxOp(OpRegEntry::RegisterOrGet("relax.nn.conv1d")
+                   .set_num_inputs(2)
+                   .describe("1-D convolution (NCW data, OIW weight)."),
+               InferConv1D, true),
+    {{"strides", nn_attrs::DefaultInts({1})},
+     {"padding", nn_attrs::DefaultInts({0, 0})},
+     {"dilation", nn_attrs::DefaultInts({1})},
+     {"groups", AttrDefaultInt(1)},
+     {"data_layout", nn_attrs::DefaultStr("NCW")},
+     {"kernel_layout", nn_attrs::DefaultStr("OIW")},
+     {"out_layout", nn_attrs::DefaultStr("NCW")},
+     {"out_dtype", nn_attrs::DefaultStr("void")}});
+
+static auto& reg_conv1d_transpose = SetAttrSignature(
+    SetRelaxOp(OpRegEntry::RegisterOrGet("relax.nn.conv1d_transpose")
+                   .set_num_inputs(2)
+                   .describe("1-D transposed convolution (NCW data, IOW weight)."),
+               InferConv1DTranspose, true),
+    {{"strides", nn_attrs::DefaultInts({1})},
+     {"padding", nn_attrs::DefaultInts({0, 0})},
+     {"output_padding", nn_attrs::DefaultInts({0})},
+     {"dilation", nn_attrs::DefaultInts({1})},
+     {"groups", AttrDefaultInt(1)},
+     {"data_layout", nn_attrs::DefaultStr("NCW")},
+     {"kernel_layout", nn_attrs::DefaultStr("IOW")},
+     {"out_layout", nn_attrs::DefaultStr("NCW")},
+     {"out_dtype", nn_attrs::DefaultStr("void")}});
+
+static auto& reg_conv2d_transpose = SetAttrSignature(
+    SetRelaxOp(OpRegEntry::RegisterOrGet("relax.nn.conv2d_transpose")
+                   .set_num_inputs(2)
+                   .describe("2-D transposed convolution (NCHW data, IOHW weight)."),
+               InferConv2DTranspose, true),
+    {{"strides", nn_attrs::DefaultInts({1, 1})},
+     {"padding", nn_attrs::DefaultInts({0, 0, 0, 0})},
+     {"output_padding", nn_attrs::DefaultInts({0, 0})},
+     {"dilation", nn_attrs::DefaultInts({1, 1})},
+     {"groups", AttrDefaultInt(1)},
+     {"data_layout", nn_attrs::DefaultStr("NCHW")},
+     {"kernel_layout", nn_attrs::DefaultStr("IOHW")},
+     {"out_layout", nn_attrs::DefaultStr("NCHW")},
+     {"out_dtype", nn_attrs::DefaultStr("void")}});
 
 static auto& reg_conv2d = SetAttrSignature(
     SetRelaxOp(OpRegEntry::RegisterOrGet("relax.nn.conv2d")

@@ -1,6 +1,6 @@
 // Relax neural-network operators other than convolution and pooling
-// (TVM's relax/op/nn/nn.cc): relax.nn.relu, gelu, gelu_tanh, silu, softmax,
-// log_softmax, layer_norm, batch_norm (inference) and dropout (inference),
+// (TVM's relax/op/nn/nn.cc): relax.nn.relu, leakyrelu, gelu, gelu_tanh, silu, softmax,
+// log_softmax, layer_norm, group_norm, batch_norm (inference) and dropout (inference),
 // with their struct-info inference. Relax IR layer; the legalization to TOPI
 // is registered next to the Python constructors (python/tessera/relax/op/nn/nn.py).
 #include "arith/analyzer.h"
@@ -53,6 +53,25 @@ void CheckDimEqual(const Call& call, const PrimExpr& a, const PrimExpr& b, const
   if ((ia && ib && ia->value != ib->value) || analyzer.CanProve(tir::not_equal(a, b))) {
     TESSERA_THROW(ValueError) << OpName(call) << ": " << what << " (" << nn_attrs::DimText(a) << " vs " << nn_attrs::DimText(b) << ")";
   }
+}
+
+// A per-channel parameter (gamma, beta, moving statistics): data's dtype, 1-D, of the
+// length of data's dimension `axis` (`what` names that dimension in the message).
+const TensorStructInfoNode* CheckChannelParam(const Call& call, const TensorStructInfoNode* data, size_t arg,
+                                              const char* name, int64_t axis, const std::string& what) {
+  const auto* p = Tensor(call, arg, name);
+  CheckSameDtype(call, data, p, name);
+  if (!p->IsUnknownNdim() && p->ndim != 1) {
+    TESSERA_THROW(ValueError) << OpName(call) << ": operand '" << name << "' must be 1-D, got " << p->ndim
+                              << " dimensions";
+  }
+  auto dshape = data->GetShape();
+  auto pshape = p->GetShape();
+  if (dshape && pshape) {
+    CheckDimEqual(call, (*pshape)[0], (*dshape)[axis],
+                  std::string("the length of operand '") + name + "' must equal " + what);
+  }
+  return p;
 }
 
 // Elementwise activations: relu accepts any numeric dtype, the others only floats.
@@ -110,6 +129,32 @@ StructInfo InferLayerNorm(const Call& call, const BlockBuilder&) {
   return SameAs(data);
 }
 
+// group_norm(data, gamma, beta; num_groups, channel_axis, axes, epsilon, center,
+// scale): gamma and beta are 1-D of data's channel count, which num_groups divides.
+StructInfo InferGroupNorm(const Call& call, const BlockBuilder&) {
+  CheckNumArgs(call, 3, 3);
+  const auto* data = Tensor(call, 0, "data");
+  CheckFloat(call, data, "data");
+  int64_t groups = nn_attrs::Int(call, "num_groups");
+  if (groups < 1) TESSERA_THROW(ValueError) << OpName(call) << ": attribute 'num_groups' must be >= 1, got " << groups;
+  int64_t channel_axis = NormalizeAxis(call, "channel_axis", nn_attrs::Int(call, "channel_axis"), data->ndim);
+  for (int64_t a : nn_attrs::Ints(call, "axes", {})) {
+    if (NormalizeAxis(call, "axes", a, data->ndim) == channel_axis && data->ndim != StructInfoNode::kUnknownNDim) {
+      TESSERA_THROW(ValueError) << OpName(call) << ": attribute 'axes' must not contain the channel axis " << channel_axis;
+    }
+  }
+  auto dshape = data->GetShape();
+  if (dshape) {
+    if (const auto* c = (*dshape)[channel_axis].as<IntImmNode>(); c && c->value % groups != 0) {
+      TESSERA_THROW(ValueError) << OpName(call) << ": the " << c->value << " channels of operand 'data' are not "
+                                << "divisible by num_groups=" << groups;
+    }
+  }
+  CheckChannelParam(call, data, 1, "gamma", channel_axis, "the channel count of 'data'");
+  CheckChannelParam(call, data, 2, "beta", channel_axis, "the channel count of 'data'");
+  return SameAs(data);
+}
+
 // batch_norm(data, gamma, beta, moving_mean, moving_var; axis, epsilon, center,
 // scale, momentum) -> (out, moving_mean, moving_var) as TVM's.
 StructInfo InferBatchNorm(const Call& call, const BlockBuilder&) {
@@ -124,18 +169,8 @@ StructInfo InferBatchNorm(const Call& call, const BlockBuilder&) {
   auto dshape = data->GetShape();
   Array<StructInfo> fields{SameAs(data)};
   for (int k = 0; k < 4; ++k) {
-    const auto* p = Tensor(call, k + 1, names[k]);
-    CheckSameDtype(call, data, p, names[k]);
-    if (!p->IsUnknownNdim() && p->ndim != 1) {
-      TESSERA_THROW(ValueError) << OpName(call) << ": operand '" << names[k] << "' must be 1-D, got " << p->ndim
-                                << " dimensions";
-    }
-    auto pshape = p->GetShape();
-    if (dshape && pshape) {
-      CheckDimEqual(call, (*pshape)[0], (*dshape)[axis],
-                    std::string("the length of operand '") + names[k] + "' must equal dimension " +
-                        std::to_string(axis) + " (the channel axis) of 'data'");
-    }
+    const auto* p = CheckChannelParam(call, data, k + 1, names[k], axis,
+                                      "dimension " + std::to_string(axis) + " (the channel axis) of 'data'");
     if (k >= 2) {
       if (dshape) {
         fields.push_back(TensorStructInfo(ShapeExpr(Array<PrimExpr>{(*dshape)[axis]}), data->dtype));
@@ -168,6 +203,8 @@ StructInfo InferFloatActivation(const Call& c, const BlockBuilder& b) { return I
 StructInfo InferAnyActivation(const Call& c, const BlockBuilder& b) { return InferActivation(c, b, false); }
 
 TESSERA_RELAX_NN_OP(relu, "relu", 1, InferAnyActivation, "Elementwise max(data, 0).");
+TESSERA_RELAX_NN_OP(leakyrelu, "leakyrelu", 1, InferFloatActivation, "Elementwise data if data > 0 else alpha * data.",
+                    {"alpha", nn_attrs::DefaultFloat(0.01)});
 TESSERA_RELAX_NN_OP(gelu, "gelu", 1, InferFloatActivation, "Elementwise GELU, erf form: 0.5 x (1 + erf(x / sqrt(2))).");
 TESSERA_RELAX_NN_OP(gelu_tanh, "gelu_tanh", 1, InferFloatActivation, "Elementwise GELU, tanh approximation.");
 TESSERA_RELAX_NN_OP(silu, "silu", 1, InferFloatActivation, "Elementwise x * sigmoid(x).");
@@ -177,6 +214,11 @@ TESSERA_RELAX_NN_OP(log_softmax, "log_softmax", 1, InferSoftmax, "Log-softmax al
 TESSERA_RELAX_NN_OP(layer_norm, "layer_norm", 3, InferLayerNorm, "Layer normalization over attribute 'axes'.",
                     {"axes", std::nullopt}, {"epsilon", nn_attrs::DefaultFloat(1e-5)},
                     {"center", AttrDefaultBool(true)}, {"scale", AttrDefaultBool(true)});
+TESSERA_RELAX_NN_OP(group_norm, "group_norm", 3, InferGroupNorm,
+                    "Group normalization: channels in num_groups groups, normalized over each group and 'axes'.",
+                    {"num_groups", std::nullopt}, {"channel_axis", std::nullopt}, {"axes", std::nullopt},
+                    {"epsilon", nn_attrs::DefaultFloat(1e-5)}, {"center", AttrDefaultBool(true)},
+                    {"scale", AttrDefaultBool(true)});
 TESSERA_RELAX_NN_OP(batch_norm, "batch_norm", 5, InferBatchNorm,
                     "Batch normalization with the moving statistics (inference): (out, moving_mean, moving_var).",
                     {"axis", std::nullopt}, {"epsilon", nn_attrs::DefaultFloat(1e-5)},

@@ -1,9 +1,33 @@
-"""``relax.op.nn.conv2d`` with TVM v0.18's signature (NCHW data, OIHW weight;
+"""``relax.op.nn.conv1d``, ``conv1d_transpose``, ``conv2d_transpose`` and ``conv2d`` with TVM v0.18's signatures (NCHW data, OIHW weight;
 strides, padding in 1/2/4-value forms, dilation, groups). Struct-info
 inference is in src/relax/op/nn/convolution.cc; the legalization to
 topi.nn.conv2d is registered here."""
 from .._legalize_registry import register_legalize
-from ._common import make_call, int_attr, pair, padding4, str_attr, call_attrs, expand_pair, expand_padding, signature_defaults
+from ....error import TVMValueError
+from ._common import make_call, int_attr, int_list, pair, padding4, str_attr, call_attrs, expand_pair, expand_padding, signature_defaults
+
+
+def _conv_call(name, nd, data, weight, strides, padding, dilation, groups, data_layout, kernel_layout, out_layout,
+               out_dtype, output_padding=None):
+    """The call of convolution op ``name`` over ``nd`` spatial dims, its attributes in the stored form:
+    per-dim lists (1 value or nd), padding before/after each dim, ``out_layout=None`` as
+    ``data_layout`` and ``out_dtype=None`` as "void" (TVM's None)."""
+    per_dim = (lambda what, v: pair(name, what, v)) if nd == 2 else (lambda what, v: int_list(name, what, v, (1,)))
+    attrs = {"strides": per_dim("strides", strides),
+             "padding": padding4(name, padding) if nd == 2 else _pad2(name, padding)}
+    if output_padding is not None:
+        attrs["output_padding"] = per_dim("output_padding", output_padding)
+    attrs.update({"dilation": per_dim("dilation", dilation), "groups": _groups(name, groups),
+                  "data_layout": str_attr(name, "data_layout", data_layout),
+                  "kernel_layout": str_attr(name, "kernel_layout", kernel_layout),
+                  "out_layout": str_attr(name, "out_layout", data_layout if out_layout is None else out_layout),
+                  "out_dtype": "void" if out_dtype is None else str(out_dtype)})
+    return make_call(name, [("data", data), ("weight", weight)], attrs)
+
+
+def _pad2(name, padding):
+    padding = int_list(name, "padding", padding, (1, 2))
+    return padding * 2 if len(padding) == 1 else padding
 
 
 @signature_defaults("relax.nn.conv2d")
@@ -12,15 +36,84 @@ def conv2d(data, weight, strides, padding, dilation, groups, data_layout, kernel
     ``out_layout=None`` is ``data_layout``; ``out_dtype`` None or "void" keeps the input
     dtype. Layouts other than NCHW/OIHW are refused. Defaults: the op's signature
     (src/relax/op/nn/convolution.cc)."""
-    name = "relax.nn.conv2d"
-    out_dtype = "void" if out_dtype is None else str(out_dtype)  # TVM's None
-    attrs = {"strides": pair(name, "strides", strides), "padding": padding4(name, padding),
-             "dilation": pair(name, "dilation", dilation), "groups": int_attr(name, "groups", groups),
-             "data_layout": str_attr(name, "data_layout", data_layout),
-             "kernel_layout": str_attr(name, "kernel_layout", kernel_layout),
-             "out_layout": str_attr(name, "out_layout", data_layout if out_layout is None else out_layout),
-             "out_dtype": out_dtype}
-    return make_call(name, [("data", data), ("weight", weight)], attrs)
+    return _conv_call("relax.nn.conv2d", 2, data, weight, strides, padding, dilation, groups, data_layout,
+                      kernel_layout, out_layout, out_dtype)
+
+
+@signature_defaults("relax.nn.conv1d")
+def conv1d(data, weight, strides, padding, dilation, groups, data_layout, kernel_layout, out_layout, out_dtype):
+    """1-D convolution (NCW data, OIW weight). ``padding`` is one value or (left, right);
+    ``out_layout=None`` is ``data_layout``; ``out_dtype`` None keeps the input dtype."""
+    return _conv_call("relax.nn.conv1d", 1, data, weight, strides, padding, dilation, groups, data_layout,
+                      kernel_layout, out_layout, out_dtype)
+
+
+@signature_defaults("relax.nn.conv1d_transpose")
+def conv1d_transpose(data, weight, strides, padding, output_padding, dilation, groups, data_layout, kernel_layout,
+                     out_layout, out_dtype):
+    """1-D transposed convolution (NCW data, IOW weight)."""
+    return _conv_call("relax.nn.conv1d_transpose", 1, data, weight, strides, padding, dilation, groups, data_layout,
+                      kernel_layout, out_layout, out_dtype, output_padding)
+
+
+@signature_defaults("relax.nn.conv2d_transpose")
+def conv2d_transpose(data, weight, strides, padding, output_padding, dilation, groups, data_layout, kernel_layout,
+                     out_layout, out_dtype):
+    """2-D transposed convolution (NCHW data, IOHW weight)."""
+    return _conv_call("relax.nn.conv2d_transpose", 2, data, weight, strides, padding, dilation, groups, data_layout,
+                      kernel_layout, out_layout, out_dtype, output_padding)
+
+
+def _groups(name, groups):
+    groups = int_attr(name, "groups", groups)
+    if groups < 1:
+        raise TVMValueError(f"{name}: attribute 'groups' must be >= 1, got {groups}")
+    return groups
+
+
+def _out_dtype(a):
+    return None if a["out_dtype"] in ("", "void") else a["out_dtype"]
+
+
+@register_legalize("relax.nn.conv1d")
+def _legalize_conv1d(bb, call):
+    from .... import topi  # pylint: disable=import-outside-toplevel
+    a = call_attrs(call)
+    pad = [a["padding"]] if isinstance(a["padding"], int) else list(a["padding"])
+    return bb.call_te(topi.nn.group_conv1d_ncw, call.args[0], call.args[1], a["strides"], pad * 2 if len(pad) == 1 else pad,
+                      a["dilation"], a["groups"], out_dtype=_out_dtype(a), primfunc_name_hint="conv1d")
+
+
+def _conv1d_transpose_te(data, weight, strides, padding, output_padding, dilation, groups, out_dtype):
+    """conv1d_transpose as conv2d_transpose of height-1 images."""
+    from .... import te, topi  # pylint: disable=import-outside-toplevel
+    d4 = te.compute((data.shape[0], data.shape[1], 1, data.shape[2]), lambda b, c, _, x: data[b, c, x], name="data_2d")
+    w4 = te.compute((weight.shape[0], weight.shape[1], 1, weight.shape[2]), lambda i, o, _, x: weight[i, o, x],
+                    name="weight_2d")
+    out = topi.nn.group_conv2d_transpose_nchw(d4, w4, (1, strides[0]), (0, padding[0], 0, padding[1]), out_dtype,
+                                              (0, output_padding[0]), groups, (1, dilation[0]))
+    return te.compute((out.shape[0], out.shape[1], out.shape[3]), lambda b, f, x: out[b, f, 0, x],
+                      name="conv1d_transpose")
+
+
+@register_legalize("relax.nn.conv1d_transpose")
+def _legalize_conv1d_transpose(bb, call):
+    a = call_attrs(call)
+    one = lambda v: [v] if isinstance(v, int) else list(v)  # noqa: E731
+    pad = one(a["padding"])
+    return bb.call_te(_conv1d_transpose_te, call.args[0], call.args[1], one(a["strides"]),
+                      pad * 2 if len(pad) == 1 else pad, one(a["output_padding"]), one(a["dilation"]), a["groups"],
+                      _out_dtype(a), primfunc_name_hint="conv1d_transpose")
+
+
+@register_legalize("relax.nn.conv2d_transpose")
+def _legalize_conv2d_transpose(bb, call):
+    from .... import topi  # pylint: disable=import-outside-toplevel
+    a = call_attrs(call)
+    return bb.call_te(topi.nn.group_conv2d_transpose_nchw, call.args[0], call.args[1], expand_pair(a["strides"]),
+                      expand_padding(a["padding"]), out_dtype=_out_dtype(a),
+                      output_padding=expand_pair(a["output_padding"]), groups=a["groups"],
+                      dilation=expand_pair(a["dilation"]), primfunc_name_hint="conv2d_transpose")
 
 
 def _packed_block(call, a):
@@ -61,4 +154,4 @@ def _legalize_conv2d(bb, call):
                       out_dtype=out_dtype, primfunc_name_hint="conv2d")
 
 
-__all__ = ["conv2d"]
+__all__ = ["conv1d", "conv2d", "conv1d_transpose", "conv2d_transpose"]

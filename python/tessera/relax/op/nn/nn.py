@@ -1,6 +1,6 @@
 """Relax nn operators other than convolution and pooling, with TVM v0.18's
-signatures: ``relax.op.nn.relu / gelu / gelu_tanh / silu / softmax /
-log_softmax / layer_norm / batch_norm / dropout``. Struct-info inference and
+signatures: ``relax.op.nn.relu / leakyrelu / gelu / gelu_tanh / silu / softmax /
+log_softmax / layer_norm / group_norm / batch_norm / dropout``. Struct-info inference and
 the attribute signatures (the defaults, which ``signature_defaults`` gives
 the constructors) are in src/relax/op/nn/nn.cc; each op's legalization to TOPI
 ("FLegalize") is registered here next to its constructor."""
@@ -17,6 +17,13 @@ def _topi():
 def relu(data):
     """max(data, 0) elementwise."""
     return make_call("relax.nn.relu", [("data", data)], None)
+
+
+@signature_defaults("relax.nn.leakyrelu")
+def leakyrelu(data, alpha):
+    """data if data > 0 else alpha * data, elementwise."""
+    return make_call("relax.nn.leakyrelu", [("data", data)],
+                     {"alpha": float_attr("relax.nn.leakyrelu", "alpha", alpha)})
 
 
 def gelu(data):
@@ -60,6 +67,21 @@ def layer_norm(data, gamma, beta, axes, epsilon, center, scale):
     return make_call(name, [("data", data), ("gamma", gamma), ("beta", beta)], attrs)
 
 
+@signature_defaults("relax.nn.group_norm")
+def group_norm(data, gamma, beta, num_groups, channel_axis, axes, epsilon, center, scale):
+    """Group normalization: the channels along ``channel_axis`` in ``num_groups`` groups,
+    each normalized over its channels and ``axes``, then * gamma + beta per channel."""
+    name = "relax.nn.group_norm"
+    axes = [axes] if isinstance(axes, int) and not isinstance(axes, bool) else axes
+    if not isinstance(axes, (list, tuple)):
+        raise TVMValueError(f"{name}: axes must be an int or a list of ints, got {axes!r}")
+    attrs = {"num_groups": int_attr(name, "num_groups", num_groups),
+             "channel_axis": int_attr(name, "channel_axis", channel_axis),
+             "axes": int_list(name, "axes", axes, (len(axes),)), "epsilon": float_attr(name, "epsilon", epsilon),
+             "center": bool_attr(name, "center", center), "scale": bool_attr(name, "scale", scale)}
+    return make_call(name, [("data", data), ("gamma", gamma), ("beta", beta)], attrs)
+
+
 @signature_defaults("relax.nn.batch_norm")
 def batch_norm(data, gamma, beta, moving_mean, moving_var, axis, epsilon, center, scale, momentum):
     """Batch normalization with the moving statistics (inference); the call's value is the tuple
@@ -91,6 +113,11 @@ _unary("gelu_tanh", lambda: _topi().nn.gelu_tanh)
 _unary("silu", lambda: _topi().nn.silu)
 
 
+@register_legalize("relax.nn.leakyrelu")
+def _legalize_leakyrelu(bb, call):
+    return bb.call_te(_topi().nn.leaky_relu, call.args[0], call_attrs(call)["alpha"], primfunc_name_hint="leakyrelu")
+
+
 @register_legalize("relax.nn.softmax")
 def _legalize_softmax(bb, call):
     a = call_attrs(call)
@@ -109,6 +136,15 @@ def _legalize_layer_norm(bb, call):
     data, gamma, beta = call.args
     return bb.call_te(_topi().nn.layer_norm, data, gamma if a["scale"] else None, beta if a["center"] else None,
                       axis=a["axes"], epsilon=a["epsilon"], primfunc_name_hint="layer_norm")
+
+
+@register_legalize("relax.nn.group_norm")
+def _legalize_group_norm(bb, call):
+    a = call_attrs(call)
+    data, gamma, beta = call.args
+    return bb.call_te(_topi().nn.group_norm, data, gamma if a["scale"] else None, beta if a["center"] else None,
+                      a["num_groups"], a["channel_axis"], a["axes"], epsilon=a["epsilon"],
+                      primfunc_name_hint="group_norm")
 
 
 @register_legalize("relax.nn.batch_norm")
@@ -132,4 +168,4 @@ def _legalize_dropout(bb, call):
     return bb.call_te(_dropout_inference, call.args[0], primfunc_name_hint="dropout")
 
 
-__all__ = ["relu", "gelu", "gelu_tanh", "silu", "softmax", "log_softmax", "layer_norm", "batch_norm", "dropout"]
+__all__ = ["relu", "leakyrelu", "gelu", "gelu_tanh", "silu", "softmax", "log_softmax", "layer_norm", "group_norm", "batch_norm", "dropout"]
