@@ -1,4 +1,4 @@
-"""tvm.ir.VDevice (python/tessera/ir/vdevice.py) and tvm.ir.DummyGlobalInfo: a value with target,
+"""tvm.ir.VDevice (python/tessera/ir/global_info.py, an IR object) and tvm.ir.DummyGlobalInfo: a value with target,
 vdevice_id and memory_scope, equal by those; bad arguments are errors naming
 the parameter; a tensor placed on a virtual device is refused (not
 supported yet) rather than silently dropped."""

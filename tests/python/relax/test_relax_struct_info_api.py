@@ -14,7 +14,7 @@ def test_vdevice_fields_and_structural_equality():
     assert a.vdevice_id == 0 and a.memory_scope == "global" and str(a.target.kind.name) == "llvm"
     tvm.ir.assert_structural_equal(a, tvm.ir.VDevice("llvm", 0, "global"))
     assert not tvm.ir.structural_equal(a, tvm.ir.VDevice("llvm", 1, "global"))
-    with pytest.raises(ValueError, match=r"VDevice: vdevice_id must be >= 0"):
+    with pytest.raises(ValueError, match=r"VDevice: vdevice_id must be a non-negative int, got -1"):
         tvm.ir.VDevice("llvm", -1)
     with pytest.raises(tvm.error.OpNotImplemented, match=r"vdevice"):
         rx.TensorStructInfo((2,), "float32", a)
