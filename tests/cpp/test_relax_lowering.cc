@@ -103,7 +103,7 @@ TEST(RelaxLowering, PipelineListsItsPasses) {
   auto seq = transform::DefaultBuildPipeline();
   std::vector<std::string> names;
   for (const auto& p : seq->passes) names.push_back(p->Info()->name);
-  std::vector<std::string> expected = {"LegalizeOps", "AnnotateTIROpPattern", "FoldConstant", "FuseOps", "FuseTIR",
+  std::vector<std::string> expected = {"FoldBatchnormToConv2d", "LegalizeOps", "AnnotateTIROpPattern", "FoldConstant", "FuseOps", "FuseTIR",
                                        "DefaultCPUSchedule", "DeadCodeElimination", "Normalize",         "ToNonDataflow",    "RemovePurityChecking",
                                        "CallTIRRewrite",    "StaticPlanBlockMemory", "LowerAllocTensor",
                                        "VMBuiltinLower",    "VMShapeLower",     "AttachGlobalSymbol"};
