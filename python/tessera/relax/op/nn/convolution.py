@@ -144,7 +144,7 @@ def _packed_weight(bb, weight, block):
         w = weight.data.numpy()
         k, c, kh, kw = w.shape
         packed = w.reshape(k // block, block, c, kh, kw).transpose(0, 2, 3, 4, 1)
-        return relax.const(packed.copy(), str(w.dtype))
+        return relax.const(packed, str(w.dtype))  # const copies into a contiguous array
     return bb.emit(bb.call_te(topi.nn.conv2d_pack_weight, weight, block, primfunc_name_hint="conv2d_weight_pack"))
 
 
