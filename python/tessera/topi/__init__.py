@@ -17,6 +17,7 @@ from .elemwise import sin, cos, tan, asin, acos, atan, sinh, cosh, asinh, acosh,
 from .reduction import sum, max, min, prod, mean, argmax, argmin
 from .transform import transpose, reshape, expand_dims, squeeze, broadcast_to, concatenate, take, split, strided_slice
 from .matmul import matmul
+from .matmul_packed import matmul_panel_width, matmul_pack_weight, matmul_packed
 from . import nn
 from .._unavailable import missing_attribute
 

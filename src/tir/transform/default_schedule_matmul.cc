@@ -21,6 +21,7 @@ struct MatmulShape {
   int b_read = -1;     // index of B among the block's reads
   int64_t m = 0, n = 0, k = 1;  // k: 1 when symbolic
   int64_t batch = 1;   // product of the constant batch extents
+  bool b_is_panel = false;  // B is [..., k, j] with j its whole last dim
 };
 
 bool UsesIn(const BufferRegion& r, const VarNode* v) {
@@ -83,6 +84,13 @@ std::optional<MatmulShape> MatchMatmul(const Schedule& sch, const BlockRV& block
   for (size_t l = 0; l + 3 < n; ++l) {
     if (const int64_t* c = AsConstInt(loc.loops[l]->extent)) shape.batch *= std::max<int64_t>(1, *c);
   }
+  // A weight packed at build time (topi.matmul_packed: [N/c, K, c]) or any B
+  // whose last dim is exactly J's extent: its K x J panel is rows of J
+  // already, read in place instead of copied on every call when J is narrow.
+  const BufferRegion& bread = b->reads[shape.b_read];
+  const PrimExpr last_dim = bread->buffer->shape[bread->buffer->shape.size() - 1];
+  const int64_t* last = AsConstInt(last_dim);
+  shape.b_is_panel = last != nullptr && *last == shape.n && IsVarAt(bread, 1, vk);
   return shape;
 }
 
@@ -156,8 +164,13 @@ bool ScheduleMatmulPacked(Schedule* sch_ptr, const BlockRV& block, const Default
     Array<LoopRV> order = outer;
     for (const LoopRV& l : {i0, loops[n - 1], is[1], js[1]}) order.push_back(l);
     sch.Reorder(order);
-    BlockRV panel = sch.CacheRead(block, shape->b_read, "global");
-    sch.ComputeAt(panel, js[0], true, -1);
+    std::optional<BlockRV> panel;
+    // In place only when the rows are at most two vectors wide (a wider B is
+    // strided across its panels and is copied).
+    if (!shape->b_is_panel || shape->n > 2 * lanes) {
+      panel = sch.CacheRead(block, shape->b_read, "global");
+      sch.ComputeAt(*panel, js[0], true, -1);
+    }
     BlockRV acc = sch.CacheWrite(block, 0, "local");
     sch.ReverseComputeAt(acc, i0, true, -1);
     BlockRV init = sch.DecomposeReduction(block, loops[n - 1]);
@@ -165,7 +178,7 @@ bool ScheduleMatmulPacked(Schedule* sch_ptr, const BlockRV& block, const Default
     sch.Unroll(is[1]);
     VectorizeInnermost(sch, init);
     VectorizeInnermost(sch, acc);
-    VectorizeInnermost(sch, panel);
+    if (panel) VectorizeInnermost(sch, *panel);
     // The elementwise epilogue (bias, activation, residual) runs on each
     // tile while it is in cache; a consumer that cannot move stays where it is.
     for (const BlockRV& c : ConsumerChain(sch, acc)) {
@@ -188,6 +201,10 @@ bool ScheduleMatmulPacked(Schedule* sch_ptr, const BlockRV& block, const Default
   }
   return true;
 }
+
+// Legalization switch (python/tessera/relax/op/linear_algebra.py): False keeps
+// relax.matmul with a constant weight on the plain kernel (panel copied per call).
+TESSERA_REGISTER_PASS_CONFIG_OPTION("relax.matmul_packed", bool);
 
 }  // namespace tir
 }  // namespace tessera

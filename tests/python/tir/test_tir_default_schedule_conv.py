@@ -100,7 +100,7 @@ def test_loop_structure():
     x_shape, k_shape = (1, 16, 28, 28), (32, 3, 3)
     _, w = _weights(x_shape, k_shape, 1)
     conv = _scheduled_conv(_module(x_shape, w, 1, 1, 1, 1))
-    # The weight arrives packed by 16 output channels (folded at build time).
+    # The weight arrives packed by 16 output channels (packed at build time).
     assert [int(d) for d in conv.buffer_map[conv.params[1]].shape] == [2, 16, 3, 3, 16]
     loops = _loops(conv)
     kinds = [(l.kind, int(l.extent)) for l in loops]
@@ -122,6 +122,39 @@ def test_opt_out_keeps_plain_kernel():
     with tvm.transform.PassContext(config={"relax.conv2d_packed": False}):
         ex = relax.build(mod, target=TARGET)
     got = relax.VirtualMachine(ex, tvm.cpu())["main"](tvm.nd.array(x)).numpy()
+    np.testing.assert_allclose(got, _expected(x, w, 1, 1, 1, 1), rtol=1e-4, atol=1e-4)
+
+
+def test_constant_weight_packed_without_a_kernel():
+    # A constant weight is packed while legalizing (NumPy), so no packing
+    # PrimFunc is built per conv shape; the packed constant is OIHW -> O/16 I H W 16.
+    x_shape, k_shape = (1, 16, 14, 14), (32, 3, 3)
+    _, w = _weights(x_shape, k_shape, 1)
+    mod = relax.transform.LegalizeOps()(_module(x_shape, w, 1, 1, 1, 1))
+    assert not [gv for gv in mod.get_global_vars() if "weight_pack" in gv.name_hint]
+    consts = []
+    relax.analysis.post_order_visit(mod["main"], lambda e: consts.append(e) if isinstance(e, relax.Constant) else None)
+    packed = [c.data.numpy() for c in consts if len(c.data.shape) == 5]
+    assert len(packed) == 1
+    np.testing.assert_array_equal(packed[0], w.reshape(2, 16, 16, 3, 3).transpose(0, 2, 3, 4, 1))
+
+
+def test_weight_parameter_packed_by_its_kernel():
+    # A weight that is a parameter keeps its packing kernel (run on every call).
+    x_shape, k_shape = (1, 8, 9, 9), (16, 3, 3)
+    x, w = _weights(x_shape, k_shape, 1)
+    bb = relax.BlockBuilder()
+    xv = relax.Var("x", relax.TensorStructInfo(x_shape, "float32"))
+    wv = relax.Var("w", relax.TensorStructInfo(w.shape, "float32"))
+    with bb.function("main", [xv, wv]):
+        with bb.dataflow():
+            y = bb.emit(relax.op.nn.conv2d(xv, wv, padding=1))
+            out = bb.emit_output(relax.op.nn.relu(y))
+        bb.emit_func_output(out)
+    mod = bb.get()
+    assert [gv for gv in relax.transform.LegalizeOps()(mod).get_global_vars() if "weight_pack" in gv.name_hint]
+    ex = relax.build(mod, target=TARGET)
+    got = relax.VirtualMachine(ex, tvm.cpu())["main"](tvm.nd.array(x), tvm.nd.array(w)).numpy()
     np.testing.assert_allclose(got, _expected(x, w, 1, 1, 1, 1), rtol=1e-4, atol=1e-4)
 
 

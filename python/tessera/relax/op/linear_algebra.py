@@ -25,11 +25,67 @@ def linear(data, weight, bias=None, out_dtype=None):
     return out if bias is None else add(out, check_expr("relax.linear", "bias", bias))
 
 
+def _from_constants(bb, expr, depth=4):
+    """Whether ``expr`` is a constant or a var bound (within ``depth`` bindings)
+    to a call of constants only, i.e. FoldConstant will make it one."""
+    from ..expr import Constant, Var, Tuple, ShapeExpr  # pylint: disable=import-outside-toplevel
+    if isinstance(expr, Constant):
+        return True
+    if isinstance(expr, Tuple):
+        return all(_from_constants(bb, f, depth) for f in expr.fields)
+    if depth == 0 or not isinstance(expr, Var):
+        return False
+    value = bb.lookup_binding(expr)
+    if not isinstance(value, Call):
+        return False
+    args = [a for a in value.args if not isinstance(a, ShapeExpr) and getattr(a, "struct_info", None) is not None
+            and not _is_callee(a)]
+    return bool(args) and all(_from_constants(bb, a, depth - 1) for a in args)
+
+
+def _is_callee(expr):
+    from ...ir.expr import GlobalVar  # pylint: disable=import-outside-toplevel
+    from ..expr import ExternFunc  # pylint: disable=import-outside-toplevel
+    return isinstance(expr, (GlobalVar, ExternFunc))
+
+
+def _panel_width(bb, call, out_dtype):
+    """The panel width of the packed-weight kernel (topi.matmul_packed) for this
+    call, or None: float32, a static 2-D weight computed from constants with
+    columns a multiple of 16, a static K; PassContext config
+    "relax.matmul_packed": False turns it off."""
+    from ... import topi  # pylint: disable=import-outside-toplevel
+    from ...ir.transform import PassContext  # pylint: disable=import-outside-toplevel
+    if not PassContext.current().config.get("relax.matmul_packed", True) or out_dtype not in (None, "float32"):
+        return None
+    a, b = [arg.struct_info for arg in call.args]
+    if getattr(a, "dtype", None) != "float32" or getattr(b, "dtype", None) != "float32" or \
+            getattr(a, "shape", None) is None or getattr(b, "shape", None) is None:
+        return None
+    if a.ndim < 2 or b.ndim != 2:
+        return None
+    try:
+        k, n = [int(d) for d in b.shape]
+        int(a.shape[-1])
+    except (TypeError, ValueError):
+        return None
+    if k == 0 or not _from_constants(bb, call.args[1]):
+        return None
+    return topi.matmul_panel_width(n)
+
+
 @register_legalize("relax.matmul")
 def _legalize_matmul(bb, call):
     from ... import topi  # pylint: disable=import-outside-toplevel
     out_dtype = str(call.attrs["out_dtype"]) if call.attrs is not None else "void"
     out_dtype = None if out_dtype in ("", "void") else out_dtype
+    width = _panel_width(bb, call, out_dtype)
+    if width:
+        # The weight packed in column panels by its own kernel, which
+        # FoldConstant evaluates at build time: no panel copy per call.
+        packed = bb.emit(bb.call_te(topi.matmul_pack_weight, call.args[1], width,
+                                    primfunc_name_hint="matmul_weight_pack"))
+        return bb.call_te(topi.matmul_packed, call.args[0], packed, out_dtype=out_dtype, primfunc_name_hint="matmul")
     return bb.call_te(topi.matmul, call.args[0], call.args[1], out_dtype=out_dtype, primfunc_name_hint="matmul")
 
 

@@ -1,7 +1,7 @@
 """conv2d (NCHW data, groups 1) over a weight packed by blocks of output
 channels, the form relax.nn.conv2d legalizes to for the default CPU schedule:
-``conv2d_pack_weight`` turns OIHW into OIHW[b]o (a separate kernel, folded into
-a constant by FoldConstant when the weight is one) and ``conv2d_nchw_packed``
+``conv2d_pack_weight`` turns OIHW into OIHW[b]o (a separate kernel for a
+weight that is not a constant; a constant is packed with NumPy by the legalizer) and ``conv2d_nchw_packed``
 computes a [b output channels x width] tile per step (block
 "conv2d_nchw_packed", scheduled by src/tir/transform/default_schedule_conv.cc)
 and writes NCHW back (block "conv2d_nchw_unpack")."""

@@ -135,6 +135,19 @@ def _packed_block(call, a):
     return topi.nn.conv2d_channel_block(k)
 
 
+def _packed_weight(bb, weight, block):
+    """The weight packed by blocks of output channels (OIHW -> O/b I H W b): a
+    constant is packed here with NumPy (no kernel to compile per conv shape),
+    any other weight by its own kernel (topi.nn.conv2d_pack_weight)."""
+    from .... import relax, topi  # pylint: disable=import-outside-toplevel
+    if isinstance(weight, relax.Constant):
+        w = weight.data.numpy()
+        k, c, kh, kw = w.shape
+        packed = w.reshape(k // block, block, c, kh, kw).transpose(0, 2, 3, 4, 1)
+        return relax.const(packed, str(w.dtype))  # const copies into a contiguous array
+    return bb.emit(bb.call_te(topi.nn.conv2d_pack_weight, weight, block, primfunc_name_hint="conv2d_weight_pack"))
+
+
 @register_legalize("relax.nn.conv2d")
 def _legalize_conv2d(bb, call):
     from .... import topi  # pylint: disable=import-outside-toplevel
@@ -142,10 +155,7 @@ def _legalize_conv2d(bb, call):
     out_dtype = None if a["out_dtype"] in ("", "void") else a["out_dtype"]
     packed = _packed_block(call, a)
     if packed:
-        # The weight packed by blocks of output channels (its own kernel: a
-        # constant weight is packed at build time by FoldConstant).
-        weight = bb.emit(bb.call_te(topi.nn.conv2d_pack_weight, call.args[1], packed,
-                                    primfunc_name_hint="conv2d_weight_pack"))
+        weight = _packed_weight(bb, call.args[1], packed)
         return bb.call_te(topi.nn.conv2d_nchw_packed, call.args[0], weight, expand_pair(a["strides"]),
                           expand_padding(a["padding"]), expand_pair(a["dilation"]), out_dtype=out_dtype,
                           primfunc_name_hint="conv2d")
