@@ -210,6 +210,11 @@ def tessera_engine(tvm, mod, nd_x, disabled):
     return (lambda: f(nd_x)), build_s, (lambda: vm.profile("main", nd_x))
 
 
+def kernel_launches(report):
+    """Kernels (not VM builtins) launched in one call, from a vm.profile report."""
+    return sum(c["Count"] for c in report.calls if not c["Name"].startswith("vm.builtin."))
+
+
 # ---- peers ---------------------------------------------------------------------------
 
 def onnx_session(torch, model, x, path, threads):
@@ -298,10 +303,7 @@ def run(batches=(1, 16), threads=None, repeat=7, log=print, models=("SmallCNN", 
             for label, t in lat.items():
                 ratio = "" if label == "Tessera (default schedules)" else f"   x{t / base:7.2f}"
                 log(f"    {label:30s} {t * 1e3:10.3f} ms{ratio}")
-            launches = {}
-            for label, prof in profiles.items():
-                rep = prof()
-                launches[label] = sum(c["Count"] for c in rep.calls if not c["Name"].startswith("vm.builtin."))
+            launches = {label: kernel_launches(prof()) for label, prof in profiles.items()}
             log("    kernel launches per inference: " + ", ".join(f"{k}: {v}" for k, v in launches.items()))
             if top:
                 report = profiles["Tessera (default schedules)"]()

@@ -8,7 +8,8 @@ against PyTorch first (1e-4 relative to the output's largest magnitude). Prints
 per model and batch: latency, ORT/Tessera (>= 0.8 is the target of issue 25),
 build time, resident memory each engine added, and the top kernels of
 vm.profile. `python benchmarks/models.py --quick` runs ResNet-18 batch 1 only;
---models/--batch pick rows.
+--models/--batch pick rows; --unfused adds Tessera without operator fusion
+(disabled_pass FuseOps) as an engine and both engines' kernel launches.
 """
 import argparse
 import os
@@ -19,7 +20,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from frontend_models import onnx_session, randomize_batchnorm, timed  # noqa: E402
+from frontend_models import kernel_launches, onnx_session, randomize_batchnorm, tessera_engine, timed  # noqa: E402
 
 MODELS = ("resnet18", "resnet50", "mobilenet_v2", "bert_layer")
 
@@ -150,7 +151,7 @@ def check(name, got, expected, rtol=1e-4):
     return err
 
 
-def bench_model(tvm, torch, name, batch, threads, repeat, top, log, clock=time.perf_counter):
+def bench_model(tvm, torch, name, batch, threads, repeat, top, log, clock=time.perf_counter, unfused=False):
     from tessera.relax.frontend.torch import from_exported_program  # pylint: disable=import-outside-toplevel
 
     model, shape = build_model(torch, name, batch)
@@ -180,6 +181,10 @@ def bench_model(tvm, torch, name, batch, threads, repeat, top, log, clock=time.p
 
     engines = {"Tessera": lambda: f(nd_x), "ONNX Runtime": lambda: sess.run(None, {"x": x}),
                "PyTorch eager": lambda: model(tx)}
+    if unfused:
+        engines["Tessera no fusion"], _, unfused_profile = tessera_engine(tvm, mod, nd_x, ["FuseOps"])
+        check("Tessera no fusion", engines["Tessera no fusion"]().numpy(), expected)
+        mem["Tessera no fusion"] = 0.0
     lat = timed(engines, repeat=repeat, clock=clock)
     log(f"  {name} batch {batch}: import {import_s:.1f} s, Tessera build {build_s:.1f} s, "
         f"max error vs PyTorch {err:.1e}")
@@ -187,6 +192,10 @@ def bench_model(tvm, torch, name, batch, threads, repeat, top, log, clock=time.p
         log(f"    {label:16s} {t * 1e3:9.2f} ms   resident +{mem[label]:7.1f} MB")
     log(f"    ORT/Tessera {lat['ONNX Runtime'] / lat['Tessera']:.2f}   "
         f"PyTorch/Tessera {lat['PyTorch eager'] / lat['Tessera']:.2f}")
+    if unfused:
+        log(f"    fused/unfused latency {lat['Tessera'] / lat['Tessera no fusion']:.2f}; kernel launches per "
+            f"inference: fused {kernel_launches(vm.profile('main', nd_x))}, "
+            f"unfused {kernel_launches(unfused_profile())}")
     if top:
         report = vm.profile("main", nd_x)
         log(f"    top {top} kernels (vm.profile, one call):")
@@ -194,7 +203,7 @@ def bench_model(tvm, torch, name, batch, threads, repeat, top, log, clock=time.p
     return {"latency": lat, "build_s": build_s, "memory_mb": mem}
 
 
-def run(models=MODELS, batches=(1, 8), threads=2, repeat=5, top=8, log=print, cpu_time=False):
+def run(models=MODELS, batches=(1, 8), threads=2, repeat=5, top=8, log=print, cpu_time=False, unfused=False):
     os.environ.setdefault("OMP_NUM_THREADS", str(threads))
     os.environ.setdefault("TVM_NUM_THREADS", str(threads))
     import torch  # pylint: disable=import-outside-toplevel
@@ -208,7 +217,7 @@ def run(models=MODELS, batches=(1, 8), threads=2, repeat=5, top=8, log=print, cp
     for name in models:
         for batch in batches:
             results[(name, batch)] = bench_model(tvm, torch, name, batch, threads, repeat, top, log,
-                                                 time.process_time if cpu_time else time.perf_counter)
+                                                 time.process_time if cpu_time else time.perf_counter, unfused)
     log("\n| model | batch | Tessera ms | ORT ms | PyTorch ms | ORT/Tessera | build s |")
     log("| --- | --- | --- | --- | --- | --- | --- |")
     for (name, batch), r in results.items():
@@ -228,7 +237,9 @@ if __name__ == "__main__":
     parser.add_argument("--quick", action="store_true", help="ResNet-18 at batch 1 only")
     parser.add_argument("--cpu-time", action="store_true",
                         help="time with the process's CPU time (with --threads 1: latency on a busy machine)")
+    parser.add_argument("--unfused", action="store_true",
+                        help="also time Tessera without operator fusion and count kernel launches")
     args = parser.parse_args()
     run(models=tuple(args.models or (("resnet18",) if args.quick else MODELS)),
         batches=tuple(args.batch or ((1,) if args.quick else (1, 8))), threads=args.threads,
-        repeat=args.repeat, top=args.top, cpu_time=args.cpu_time)
+        repeat=args.repeat, top=args.top, cpu_time=args.cpu_time, unfused=args.unfused)
