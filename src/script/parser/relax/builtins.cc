@@ -344,6 +344,51 @@ Any TupleGetItemValue(RelaxBuilder& b, CallArgs& c) {
   return b.Guard(a.pos("index"), [&] { return relax::Expr(relax::TupleGetItem(tuple, static_cast<int>(index))); });
 }
 
+// An operator with an operand signature ("TScriptOperandSignature", SetOperandSignature in
+// src/relax/op/op_attrs.cc): its operands bound by position or keyword, missing ones from their
+// defaults, plain Python values converted by each operand's kind.
+Any OperandSignatureOp(RelaxBuilder& b, CallArgs& c, const Op& op, const Array<Any>& sig) {
+  const std::string fname = "R." + op->name.substr(6);
+  const size_t n = sig.size();
+  std::vector<std::string> names, kinds;
+  for (const Any& item : sig) {
+    Array<Any> it = item.cast<Array<Any>>();
+    names.push_back(it[0].cast<std::string>());
+    kinds.push_back(it[1].cast<std::string>());
+  }
+  if (c.args.size() > n) {
+    b.Error(c.arg_pos[n], fname + " takes at most " + std::to_string(n) + " arguments, got " +
+                              std::to_string(c.args.size()));
+  }
+  std::vector<std::optional<std::pair<Any, Pos>>> given(n);
+  for (size_t i = 0; i < c.args.size(); ++i) given[i] = std::make_pair(c.args[i], c.arg_pos[i]);
+  for (size_t k = 0; k < c.kwargs.size(); ++k) {
+    auto at = std::find(names.begin(), names.end(), c.kwargs[k].first);
+    if (at == names.end()) {
+      b.Error(c.kwarg_pos[k], fname + "() got an unexpected keyword argument '" + c.kwargs[k].first + "'");
+    }
+    size_t i = static_cast<size_t>(at - names.begin());
+    if (given[i]) b.Error(c.kwarg_pos[k], fname + "() got multiple values for argument '" + names[i] + "'");
+    given[i] = std::make_pair(c.kwargs[k].second, c.kwarg_pos[k]);
+  }
+  Array<relax::Expr> args;
+  for (size_t i = 0; i < n; ++i) {
+    Array<Any> it = sig[i].cast<Array<Any>>();
+    if (!given[i] && it.size() < 3) b.Error(c.node->pos, fname + "() missing required argument '" + names[i] + "'");
+    const Any v = given[i] ? given[i]->first : it[2];
+    const Pos pos = given[i] ? given[i]->second : c.node->pos;
+    const std::string what = "argument '" + names[i] + "' of " + fname;
+    if (kinds[i] == "prim" && v.kind() == Any::Kind::kInt) {
+      args.push_back(relax::PrimValue(IntImm(DataType::Int(64), v.raw_int())));
+    } else if (kinds[i] == "dtype" && v.as<StringObj>()) {
+      args.push_back(b.Guard(pos, [&] { return relax::Expr(relax::DataTypeImm(DataType(v.cast<std::string>()))); }));
+    } else {
+      args.push_back(b.ToExpr(v, pos, what));
+    }
+  }
+  return relax::Expr(relax::Call(op, args, ObjectRef(), {}));
+}
+
 // Any registered operator relax.<name>: positional arguments, attributes as
 // keywords, sinfo_args= for operators that take struct info. An op with an
 // attribute signature ("TScriptAttrSignature", src/relax/op/op_attrs.cc) also
@@ -352,6 +397,8 @@ Any TupleGetItemValue(RelaxBuilder& b, CallArgs& c) {
 // defaults and unknown keywords are refused.
 Any GenericOp(RelaxBuilder& b, CallArgs& c, const std::string& op_name) {
   Op op = Op::Get(op_name);
+  static const OpAttrMap<Array<Any>> operand_sigs = Op::GetAttrMap<Array<Any>>("TScriptOperandSignature");
+  if (operand_sigs.count(op)) return OperandSignatureOp(b, c, op, operand_sigs[op]);
   static const OpAttrMap<Array<Any>> sigs = Op::GetAttrMap<Array<Any>>("TScriptAttrSignature");
   std::optional<Array<Any>> sig;
   if (sigs.count(op)) sig = sigs[op];
