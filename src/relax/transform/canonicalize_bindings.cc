@@ -4,7 +4,8 @@
 // from every field of a tuple var in order) and renames their
 // uses; an output var bound to a dataflow var takes over that var's binding;
 // outputs nothing reads after their block become DataflowVars; the return
-// struct info follows a body that became more precise. First an analysis
+// struct info follows a body that became more precise; uses of a var bound to
+// a constant read the constant. First an analysis
 // collects the renamings, then one mutation applies them.
 #include <unordered_map>
 #include <unordered_set>
@@ -188,6 +189,49 @@ class OutputDemoter : public ExprMutator {
   }
 };
 
+// Uses of a var bound to a constant read the constant itself: `n = R.const(1)`, or `x = t[i]` of a
+// tuple literal `t` whose field i is one, as bound in the input (a var that takes over a copied
+// constant's binding, `y = R.const(1); n = y`, keeps its uses, as in TVM). The bindings stay
+// (dead-code elimination removes them), as do the output marks: which outputs are read after
+// their block is decided before (OutputDemoter), as TVM decides it on the input.
+class ConstantBindingFinder : public ExprVisitor {
+ public:
+  using ExprVisitor::VisitBinding_;
+  void VisitBinding_(const VarBindingNode* binding) override {
+    ExprVisitor::VisitBinding_(binding);
+    if (const auto* tuple = binding->value.as<TupleNode>()) tuples_[binding->var.get()] = tuple;
+    RelaxExpr value = binding->value;
+    if (const auto* item = value.as<TupleGetItemNode>()) {
+      auto it = tuples_.find(item->tuple.get());
+      if (it != tuples_.end() && item->index >= 0 && item->index < static_cast<int>(it->second->fields.size())) {
+        value = it->second->fields[item->index];
+      }
+    }
+    if (value->IsInstance<ConstantNode>()) constants_[binding->var.get()] = value;
+  }
+  std::unordered_map<const Object*, RelaxExpr> constants_;  // var -> the constant it is bound to
+
+ private:
+  std::unordered_map<const Object*, const TupleNode*> tuples_;
+};
+
+class ConstantUseInliner : public ExprMutator {
+ public:
+  ConstantUseInliner(IRModule mod, std::unordered_map<const Object*, RelaxExpr> constants)
+      : ExprMutator(mod), constants_(std::move(constants)) {}
+  using ExprMutator::VisitExpr_;
+
+  RelaxExpr VisitExpr_(const VarNode* op) override { return Inline(op, ExprMutator::VisitExpr_(op)); }
+  RelaxExpr VisitExpr_(const DataflowVarNode* op) override { return Inline(op, ExprMutator::VisitExpr_(op)); }
+
+ private:
+  RelaxExpr Inline(const Object* var, const RelaxExpr& e) const {
+    auto it = constants_.find(var);
+    return it == constants_.end() ? e : it->second;
+  }
+  std::unordered_map<const Object*, RelaxExpr> constants_;
+};
+
 // When removing copies made the body's struct info more precise (a copy had
 // a looser annotation), the function's return struct info follows, provided
 // every symbolic dim in it is defined by the parameters.
@@ -213,9 +257,16 @@ Pass CanonicalizeBindings() {
       [](Function func, IRModule mod, PassContext) {
         CopyFinder finder;
         finder.VisitExpr(func);
+        ConstantBindingFinder constant_bindings;
+        constant_bindings.VisitExpr(func);
         Function out = func;
         if (!finder.dropped_.empty()) out = Downcast<Function>(CopyRemover(mod, finder).VisitExpr(func));
         out = Downcast<Function>(OutputDemoter(mod).VisitExpr(out));
+        for (const Object* dropped : finder.dropped_) constant_bindings.constants_.erase(dropped);
+        for (const auto& [source, var] : finder.take_over_) constant_bindings.constants_.erase(var.get());
+        if (!constant_bindings.constants_.empty()) {
+          out = Downcast<Function>(ConstantUseInliner(mod, constant_bindings.constants_).VisitExpr(out));
+        }
         return out.same_as(func) ? out : RefineReturn(out);
       },
       1, "CanonicalizeBindings");
