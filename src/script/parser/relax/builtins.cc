@@ -284,6 +284,28 @@ Any Print(RelaxBuilder& b, CallArgs& c) {
   return OpCall("relax.print", args);
 }
 
+// R.assert_op(condition, format_args=None, format=""): the call's operands are the condition, the
+// format string, then the format arguments (one expression or a list of them).
+Any AssertOp(RelaxBuilder& b, CallArgs& c) {
+  Args a(b, c, {"condition", "format_args", "format"}, 1);
+  Array<relax::Expr> args = {b.ToExpr(a.get("condition"), a.pos("condition"), "the condition"),
+                             relax::StringImm("")};
+  if (a.has("format")) {
+    const Any& f = a.get("format");
+    args.Set(1, f.as<relax::StringImmNode>() ? GetRef<relax::Expr>(f.as<RelaxExprNode>())
+                                              : relax::Expr(relax::StringImm(b.ToStr(f, a.pos("format"), "the format"))));
+  }
+  if (a.has("format_args") && !a.get("format_args").is_none()) {
+    const Any& v = a.get("format_args");
+    if (const auto* arr = v.as<ArrayObj>()) {
+      for (const Any& x : arr->data) args.push_back(b.ToExpr(x, a.pos("format_args"), "a format argument"));
+    } else {
+      args.push_back(b.ToExpr(v, a.pos("format_args"), "a format argument"));
+    }
+  }
+  return OpCall("relax.assert_op", args);
+}
+
 Any MatchCast(RelaxBuilder& b, CallArgs& c) {
   Args a(b, c, {"value", "struct_info"}, 2);
   auto m = make_object<MatchCastValueObj>();
@@ -488,6 +510,7 @@ const std::unordered_map<std::string, Handler>& Table() {
       {"call_packed", CallPacked},
       {"match_cast", MatchCast},
       {"print", Print},
+      {"assert_op", AssertOp},
       {"const", Const},
       {"shape", ShapeValue},
       {"ShapeExpr", ShapeValue},  // TVM's R.ShapeExpr([...]) spelling of R.shape
