@@ -32,6 +32,7 @@ class CopyFinder : public ExprVisitor {
     if (const auto* item = binding->value.as<TupleGetItemNode>()) {
       if (const auto* tv = item->tuple.as<VarNode>()) items_[binding->var.get()] = {Resolve(GetRef<Var>(tv)), item->index};
     }
+    if (auto constant = BoundConstant(binding->value)) constants_[binding->var.get()] = *constant;
     // `(t[0], t[1], ..., t[k-1])` over every field of a tuple var `t`, in order, is `t` itself.
     if (auto source = RebuiltTuple(binding->value)) {
       Alias(binding->var, *source);
@@ -63,8 +64,22 @@ class CopyFinder : public ExprVisitor {
   std::unordered_map<const Object*, Var> alias_;            // var -> the var it copies
   std::unordered_map<const Object*, Var> take_over_;        // dataflow var -> output var defined in its place
   std::unordered_set<const Object*> dropped_;               // vars whose binding disappears
+  std::unordered_map<const Object*, RelaxExpr> constants_;  // var -> the constant it is bound to (as input)
 
  private:
+  // A Constant, or `t[i]` of a tuple literal `t` whose field i is one (ConstantUseInliner).
+  std::optional<RelaxExpr> BoundConstant(const RelaxExpr& value) const {
+    RelaxExpr v = value;
+    if (const auto* item = value.as<TupleGetItemNode>()) {
+      auto it = tuples_.find(item->tuple.get());
+      if (it == tuples_.end() || item->index < 0 || item->index >= static_cast<int>(it->second->fields.size())) {
+        return std::nullopt;
+      }
+      v = it->second->fields[item->index];
+    }
+    return v->IsInstance<ConstantNode>() ? std::optional<RelaxExpr>(v) : std::nullopt;
+  }
+
   std::optional<Var> CopiedVar(const RelaxExpr& value) const {
     if (const auto* v = value.as<VarNode>()) return Resolve(GetRef<Var>(v));
     if (const auto* item = value.as<TupleGetItemNode>()) {
@@ -194,27 +209,6 @@ class OutputDemoter : public ExprMutator {
 // constant's binding, `y = R.const(1); n = y`, keeps its uses, as in TVM). The bindings stay
 // (dead-code elimination removes them), as do the output marks: which outputs are read after
 // their block is decided before (OutputDemoter), as TVM decides it on the input.
-class ConstantBindingFinder : public ExprVisitor {
- public:
-  using ExprVisitor::VisitBinding_;
-  void VisitBinding_(const VarBindingNode* binding) override {
-    ExprVisitor::VisitBinding_(binding);
-    if (const auto* tuple = binding->value.as<TupleNode>()) tuples_[binding->var.get()] = tuple;
-    RelaxExpr value = binding->value;
-    if (const auto* item = value.as<TupleGetItemNode>()) {
-      auto it = tuples_.find(item->tuple.get());
-      if (it != tuples_.end() && item->index >= 0 && item->index < static_cast<int>(it->second->fields.size())) {
-        value = it->second->fields[item->index];
-      }
-    }
-    if (value->IsInstance<ConstantNode>()) constants_[binding->var.get()] = value;
-  }
-  std::unordered_map<const Object*, RelaxExpr> constants_;  // var -> the constant it is bound to
-
- private:
-  std::unordered_map<const Object*, const TupleNode*> tuples_;
-};
-
 class ConstantUseInliner : public ExprMutator {
  public:
   ConstantUseInliner(IRModule mod, std::unordered_map<const Object*, RelaxExpr> constants)
@@ -257,16 +251,13 @@ Pass CanonicalizeBindings() {
       [](Function func, IRModule mod, PassContext) {
         CopyFinder finder;
         finder.VisitExpr(func);
-        ConstantBindingFinder constant_bindings;
-        constant_bindings.VisitExpr(func);
         Function out = func;
         if (!finder.dropped_.empty()) out = Downcast<Function>(CopyRemover(mod, finder).VisitExpr(func));
         out = Downcast<Function>(OutputDemoter(mod).VisitExpr(out));
-        for (const Object* dropped : finder.dropped_) constant_bindings.constants_.erase(dropped);
-        for (const auto& [source, var] : finder.take_over_) constant_bindings.constants_.erase(var.get());
-        if (!constant_bindings.constants_.empty()) {
-          out = Downcast<Function>(ConstantUseInliner(mod, constant_bindings.constants_).VisitExpr(out));
-        }
+        std::unordered_map<const Object*, RelaxExpr> constants = finder.constants_;
+        for (const Object* dropped : finder.dropped_) constants.erase(dropped);
+        for (const auto& [source, var] : finder.take_over_) constants.erase(var.get());
+        if (!constants.empty()) out = Downcast<Function>(ConstantUseInliner(mod, constants).VisitExpr(out));
         return out.same_as(func) ? out : RefineReturn(out);
       },
       1, "CanonicalizeBindings");
