@@ -3,6 +3,7 @@
 #include "ir/op.h"
 
 #include <algorithm>
+#include <limits>
 #include <mutex>
 #include <unordered_map>
 
@@ -55,9 +56,21 @@ OpRegEntry& OpRegEntry::set_num_inputs(int n) {
   return *this;
 }
 
+namespace {
+// The plevel that set_attr reads as "remove the value" (TVM's Op.reset_attr, ir.OpResetAttr below):
+// the slot reads as unset and any plevel may set it again. The old value stays in the slot until
+// then, so a reader holding it is not left dangling.
+constexpr int kResetPlevel = std::numeric_limits<int>::min();
+}  // namespace
+
 void OpAttrColumn::Set(int32_t index, Any value, int plevel) {
   TESSERA_ICHECK(index >= 0 && index < kMaxOps) << "op index " << index << " out of range";
   Slot& s = slots_[index];
+  if (plevel == kResetPlevel) {
+    s.plevel = 0;
+    s.set.store(false, std::memory_order_release);
+    return;
+  }
   if (s.set.load(std::memory_order_relaxed) && s.plevel > plevel) return;
   s.value = std::move(value);
   s.plevel = plevel;
@@ -144,6 +157,10 @@ TESSERA_REGISTER_GLOBAL("ir.RegisterOpAttr")
     .set_body_typed([](std::string name, std::string attr, Any value, int plevel) {
       OpRegEntry::RegisterOrGet(name).set_attr(attr, std::move(value), plevel);
     });
+// Removes attribute `attr` of `op`, so that it can be registered anew at any level (TVM's Op.reset_attr).
+TESSERA_REGISTER_GLOBAL("ir.OpResetAttr").set_body_typed([](Op op, std::string attr) {
+  OpRegEntry::RegisterOrGet(op->name).set_attr(attr, Any(), kResetPlevel);
+});
 TESSERA_REGISTER_GLOBAL("ir.OpGetAttr").set_body_typed([](Op op, std::string attr) -> Any {
   auto v = op.GetAttr(attr);
   return v ? *v : Any();

@@ -17,6 +17,11 @@ class Op(RelaxExpr):
         """Attribute ``attr_name`` of this operator, or None."""
         return _ffi_api.OpGetAttr(self, attr_name)
 
+    def reset_attr(self, attr_name):
+        """Removes this operator's attribute ``attr_name``, so that it can be registered anew
+        at any level (as TVM's ``Op.reset_attr``)."""
+        _ffi_api.OpResetAttr(self, attr_name)
+
     @staticmethod
     def list_op_names():
         return _ffi_api.ListOpNames()

@@ -7,6 +7,7 @@
 
 #include "arith/analyzer.h"
 #include "ir/structural_equal.h"
+#include "relax/type.h"
 #include "runtime/reflection.h"
 #include "runtime/registry.h"
 #include "runtime/stack_guard.h"
@@ -262,6 +263,10 @@ bool PatternMatcher::VisitNode(const DFPattern& pattern, const RelaxExpr& expr, 
   if (const auto* p = pattern.as<StructInfoPatternNode>()) {
     auto s = SInfo(expr);
     return Visit(p->pattern, orig) && s && IsBaseOf(p->struct_info, *s);
+  }
+  if (const auto* p = pattern.as<TypePatternNode>()) {
+    auto s = SInfo(expr);
+    return Visit(p->pattern, orig) && s && StructuralEqual(Any(p->type), Any(GetStaticType(*s)));
   }
   if (const auto* p = pattern.as<PrimArrPatternNode>()) {
     const auto* shape = expr.as<ShapeExprNode>();

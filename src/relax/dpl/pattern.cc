@@ -39,6 +39,7 @@ TESSERA_REGISTER_NODE(ShapePatternNode).field("pattern", &ShapePatternNode::patt
 TESSERA_REGISTER_NODE(StructInfoPatternNode)
     .field("pattern", &StructInfoPatternNode::pattern)
     .field("struct_info", &StructInfoPatternNode::struct_info);
+TESSERA_REGISTER_NODE(TypePatternNode).field("pattern", &TypePatternNode::pattern).field("type", &TypePatternNode::type);
 TESSERA_REGISTER_NODE(PrimArrPatternNode).field("fields", &PrimArrPatternNode::fields);
 
 namespace {
@@ -140,6 +141,10 @@ void BinaryCtor(const char* name) {
   Ctor<StructInfoPatternNode>("StructInfoPattern", [](StructInfoPatternNode* n, A a, C c) {
     n->pattern = Need(a, 0, c, "pattern");
     n->struct_info = Need<StructInfo>(a, 1, c, "struct_info");
+  });
+  Ctor<TypePatternNode>("TypePattern", [](TypePatternNode* n, A a, C c) {
+    n->pattern = Need(a, 0, c, "pattern");
+    n->type = Need<ObjectRef>(a, 1, c, "type");
   });
   Ctor<PrimArrPatternNode>("PrimArrPattern",
                            [](PrimArrPatternNode* n, A a, C c) { n->fields = Need<Array<PrimExpr>>(a, 0, c, "shape"); });

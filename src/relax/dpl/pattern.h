@@ -56,6 +56,8 @@ TESSERA_DPL_NODE(AttrPattern, DFPatternNode, DFPattern pattern; Map<String, Any>
 TESSERA_DPL_NODE(DataTypePattern, DFPatternNode, DFPattern pattern; DataType dtype;)
 TESSERA_DPL_NODE(ShapePattern, DFPatternNode, DFPattern pattern; Array<PrimExpr> shape;)
 TESSERA_DPL_NODE(StructInfoPattern, DFPatternNode, DFPattern pattern; StructInfo struct_info;)
+// `pattern`, whose static type (GetStaticType of its struct info) equals `type` (TVM's has_type).
+TESSERA_DPL_NODE(TypePattern, DFPatternNode, DFPattern pattern; ObjectRef type;)
 // A shape value (R.shape([...])) with these dims.
 TESSERA_DPL_NODE(PrimArrPattern, DFPatternNode, Array<PrimExpr> fields;)
 #undef TESSERA_DPL_NODE

@@ -28,6 +28,7 @@ std::optional<std::vector<const Object*>> RootOps(const DFPattern& p) {
   if (const auto* a = p.as<DataTypePatternNode>()) return RootOps(a->pattern);
   if (const auto* a = p.as<ShapePatternNode>()) return RootOps(a->pattern);
   if (const auto* a = p.as<StructInfoPatternNode>()) return RootOps(a->pattern);
+  if (const auto* a = p.as<TypePatternNode>()) return RootOps(a->pattern);
   if (const auto* a = p.as<AndPatternNode>()) {
     auto l = RootOps(a->left);
     return l ? l : RootOps(a->right);

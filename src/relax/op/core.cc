@@ -111,6 +111,22 @@ StructInfo InferPrint(const Call& call, const BlockBuilder&) {
   return VoidStructInfo();
 }
 
+// assert_op(condition, format, *format_args): fails at run time when the condition is false.
+StructInfo InferAssertOp(const Call& call, const BlockBuilder&) {
+  CheckNumArgs(call, 2, static_cast<size_t>(-1));
+  const StructInfo cond = GetStructInfo(call->args[0]);
+  const auto* t = cond.as<TensorStructInfoNode>();
+  const auto* p = cond.as<PrimStructInfoNode>();
+  bool is_bool_scalar = (t && (t->ndim == 0 || t->ndim == -1) && (t->dtype.is_void() || t->dtype.is_bool())) ||
+                        (p && p->dtype.is_bool());
+  if (!is_bool_scalar) {
+    TESSERA_THROW(TypeError) << OpName(call) << ": operand 'condition' (argument 0) must be a boolean scalar, got "
+                             << StructInfoText(cond);
+  }
+  ArgAs<StringImmNode>(call, 1, "format", "a string (R.str)");
+  return VoidStructInfo();
+}
+
 }  // namespace
 
 static auto& reg_call_tir = SetRelaxOp(OpRegEntry::RegisterOrGet("relax.call_tir")
@@ -128,6 +144,11 @@ static auto& reg_shape_of = SetRelaxOp(
     OpRegEntry::RegisterOrGet("relax.shape_of").set_num_inputs(1).describe("The shape of a tensor."), InferShapeOf, true);
 static auto& reg_null = SetRelaxOp(
     OpRegEntry::RegisterOrGet("relax.null_value").set_num_inputs(0).describe("A null object."), InferNullValue, true);
+static auto& reg_assert = SetRelaxOp(
+    OpRegEntry::RegisterOrGet("relax.assert_op")
+        .describe("Fails at run time, with a formatted message, when its boolean scalar condition is false "
+                  "(impure): assert_op(condition, format, *format_args)."),
+    InferAssertOp, false);
 static auto& reg_print = SetRelaxOp(
     OpRegEntry::RegisterOrGet("relax.print").describe("Prints its arguments with a format string (impure)."), InferPrint,
     false);

@@ -5,6 +5,8 @@
 // triangle of the last two dimensions (k: the diagonal offset, a PrimValue).
 // Relax IR layer; the legalizations (a constant te.compute; TOPI trilu) are in
 // python/tessera/relax/op/create.py.
+#include <cmath>
+
 #include "relax/op/op_common.h"
 
 namespace tessera {
@@ -44,6 +46,37 @@ StructInfo InferTrilu(const Call& call, const BlockBuilder&) {
   if (auto shape = x->GetShape()) return TensorStructInfo(ShapeExpr(*shape), x->dtype);
   return TensorStructInfo(x->dtype, x->ndim);
 }
+
+// arange(start, end, step) (PrimValues) with attribute dtype: a 1-d tensor of ceil((end - start) / step)
+// elements; the length is known when the three are constants, else only the rank is.
+StructInfo InferArange(const Call& call, const BlockBuilder&) {
+  CheckNumArgs(call, 3, 3);
+  static const char* const kNames[] = {"start", "end", "step"};
+  double v[3];
+  bool known = true;
+  for (int i = 0; i < 3; ++i) {
+    ArgSInfoAs<PrimStructInfoNode>(call, i, kNames[i], "a scalar (PrimValue)");
+    const auto* pv = call->args[i].as<PrimValueNode>();
+    const auto* ii = pv ? pv->value.as<IntImmNode>() : nullptr;
+    const auto* fi = pv ? pv->value.as<FloatImmNode>() : nullptr;
+    if (ii) v[i] = static_cast<double>(ii->value);
+    else if (fi) v[i] = fi->value;
+    else known = false;
+  }
+  DataType dtype = AttrDType(call, "dtype");
+  if (dtype.is_void()) dtype = GetStructInfo(call->args[0]).as<PrimStructInfoNode>()->dtype;
+  if (!known) return TensorStructInfo(dtype, 1);
+  if (v[2] == 0) TESSERA_THROW(ValueError) << OpName(call) << ": operand 'step' must not be 0";
+  double n = std::ceil((v[1] - v[0]) / v[2]);
+  int64_t len = n > 0 ? static_cast<int64_t>(n) : 0;
+  return TensorStructInfo(ShapeExpr({PrimExpr(IntImm(DataType::Int(64), len))}), dtype);
+}
+
+static auto& reg_arange = SetAttrSignature(
+    SetRelaxOp(OpRegEntry::RegisterOrGet("relax.arange").set_num_inputs(3).describe(
+                   "The 1-d tensor start, start + step, ... below end (PrimValue operands; attribute dtype)."),
+               InferArange, true),
+    {{"dtype", Any()}});
 
 static auto& reg_tril = SetRelaxOp(OpRegEntry::RegisterOrGet("relax.tril").set_num_inputs(2).describe(
                                        "x with the elements above diagonal k of the last two dims set to 0."),

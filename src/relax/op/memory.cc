@@ -68,14 +68,28 @@ static auto& reg_builtin_alloc = SetRelaxOp(
     OpRegEntry::RegisterOrGet("relax.builtin.alloc_tensor")
         .describe("Allocates a tensor: alloc_tensor(shape, dtype, runtime_device_index[, storage_scope])."),
     InferBuiltinAllocTensor, false);
+static auto& sig_builtin_alloc = SetOperandSignature(
+    reg_builtin_alloc, {{"shape", "expr", std::nullopt}, {"dtype", "dtype", std::nullopt},
+                        {"runtime_device_index", "prim", std::nullopt}, {"storage_scope", "str", Any(String("global"))}});
 static auto& reg_mem_storage = SetRelaxOp(
     OpRegEntry::RegisterOrGet("relax.memory.alloc_storage")
         .describe("Allocates storage: alloc_storage(size, virtual_device_index, storage_scope, dtype)."),
     InferMemoryAllocStorage, false);
+static auto& sig_mem_storage =
+    SetOperandSignature(reg_mem_storage, {{"size", "expr", std::nullopt},
+                                          {"virtual_device_index", "prim", std::nullopt},
+                                          {"storage_scope", "str", std::nullopt},
+                                          {"dtype", "dtype", std::nullopt}});
 static auto& reg_mem_tensor = SetRelaxOp(
     OpRegEntry::RegisterOrGet("relax.memory.alloc_tensor")
         .describe("A tensor inside a storage: alloc_tensor(storage, offset, shape, dtype)."),
     InferAllocTensorFromStorage, false);
+// R.memory.alloc_tensor and R.vm.alloc_tensor: (storage, offset, shape, dtype).
+const std::vector<OperandParam> kTensorInStorage = {{"storage", "expr", std::nullopt},
+                                                    {"offset", "prim", std::nullopt},
+                                                    {"shape", "expr", std::nullopt},
+                                                    {"dtype", "dtype", std::nullopt}};
+static auto& sig_mem_tensor = SetOperandSignature(reg_mem_tensor, kTensorInStorage);
 static auto& reg_mem_kill_storage = SetRelaxOp(
     OpRegEntry::RegisterOrGet("relax.memory.kill_storage").set_num_inputs(1).describe("Ends a storage's lifetime."),
     InferKill, false);
@@ -86,10 +100,16 @@ static auto& reg_vm_storage = SetRelaxOp(
     OpRegEntry::RegisterOrGet("relax.vm.alloc_storage")
         .describe("VM storage allocation: alloc_storage(size, runtime_device_index, dtype, storage_scope)."),
     InferVMAllocStorage, false);
+static auto& sig_vm_storage =
+    SetOperandSignature(reg_vm_storage, {{"size", "expr", std::nullopt},
+                                         {"runtime_device_index", "prim", std::nullopt},
+                                         {"dtype", "dtype", std::nullopt},
+                                         {"storage_scope", "str", Any(String("global"))}});
 static auto& reg_vm_tensor = SetRelaxOp(
     OpRegEntry::RegisterOrGet("relax.vm.alloc_tensor")
         .describe("VM tensor in a storage: alloc_tensor(storage, offset, shape, dtype)."),
     InferAllocTensorFromStorage, false);
+static auto& sig_vm_tensor = SetOperandSignature(reg_vm_tensor, kTensorInStorage);
 static auto& reg_vm_kill = SetRelaxOp(
     OpRegEntry::RegisterOrGet("relax.vm.kill_object").set_num_inputs(1).describe("Releases a VM register's object."),
     InferKill, false);

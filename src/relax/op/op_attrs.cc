@@ -24,6 +24,19 @@ OpRegEntry& SetAttrSignature(OpRegEntry& entry, const std::vector<AttrParam>& pa
   return entry;
 }
 
+OpRegEntry& SetOperandSignature(OpRegEntry& entry, const std::vector<OperandParam>& params) {
+  Array<Any> sig;
+  for (const OperandParam& p : params) {
+    Array<Any> item;
+    item.push_back(Any(String(p.name)));
+    item.push_back(Any(String(p.kind)));
+    if (p.default_value) item.push_back(*p.default_value);
+    sig.push_back(Any(item));
+  }
+  entry.set_attr("TScriptOperandSignature", Any(sig));
+  return entry;
+}
+
 std::optional<std::vector<AttrParam>> AttrSignature(const Op& op) {
   static const OpAttrMap<Array<Any>> sigs = Op::GetAttrMap<Array<Any>>("TScriptAttrSignature");
   if (!sigs.count(op)) return std::nullopt;

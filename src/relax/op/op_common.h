@@ -110,6 +110,17 @@ Any AttrDefaultBool(bool v);
 // parser reads positional arguments beyond the op's num_inputs as these attributes, fills in the
 // defaults and refuses unknown keywords; inference reads a missing attribute as its default.
 OpRegEntry& SetAttrSignature(OpRegEntry& entry, const std::vector<AttrParam>& params);
+// An op whose TVMScript form names its expression operands, as TVM's Python constructor does
+// (`R.vm.alloc_storage(R.shape([64]), runtime_device_index=0, dtype="uint8")`): each operand's name,
+// how a plain Python value becomes it ("expr"; "prim": an int as an int64 PrimValue; "dtype": a string
+// as a DataTypeImm; "str": a StringImm) and its default (nullopt: required). The parser binds
+// positional and keyword arguments to the operands by it ("TScriptOperandSignature").
+struct OperandParam {
+  std::string name;
+  std::string kind;
+  std::optional<Any> default_value;
+};
+OpRegEntry& SetOperandSignature(OpRegEntry& entry, const std::vector<OperandParam>& params);
 // The op's attribute signature; nullopt when it has none.
 std::optional<std::vector<AttrParam>> AttrSignature(const Op& op);
 // The signature default of attribute `name` of the call's op; nullopt when it has none (required,

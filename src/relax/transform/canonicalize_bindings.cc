@@ -4,7 +4,8 @@
 // from every field of a tuple var in order) and renames their
 // uses; an output var bound to a dataflow var takes over that var's binding;
 // outputs nothing reads after their block become DataflowVars; the return
-// struct info follows a body that became more precise. First an analysis
+// struct info follows a body that became more precise; uses of a var bound to
+// a constant read the constant. First an analysis
 // collects the renamings, then one mutation applies them.
 #include <unordered_map>
 #include <unordered_set>
@@ -31,6 +32,7 @@ class CopyFinder : public ExprVisitor {
     if (const auto* item = binding->value.as<TupleGetItemNode>()) {
       if (const auto* tv = item->tuple.as<VarNode>()) items_[binding->var.get()] = {Resolve(GetRef<Var>(tv)), item->index};
     }
+    if (auto constant = BoundConstant(binding->value)) constants_[binding->var.get()] = *constant;
     // `(t[0], t[1], ..., t[k-1])` over every field of a tuple var `t`, in order, is `t` itself.
     if (auto source = RebuiltTuple(binding->value)) {
       Alias(binding->var, *source);
@@ -62,8 +64,22 @@ class CopyFinder : public ExprVisitor {
   std::unordered_map<const Object*, Var> alias_;            // var -> the var it copies
   std::unordered_map<const Object*, Var> take_over_;        // dataflow var -> output var defined in its place
   std::unordered_set<const Object*> dropped_;               // vars whose binding disappears
+  std::unordered_map<const Object*, RelaxExpr> constants_;  // var -> the constant it is bound to (as input)
 
  private:
+  // A Constant, or `t[i]` of a tuple literal `t` whose field i is one (ConstantUseInliner).
+  std::optional<RelaxExpr> BoundConstant(const RelaxExpr& value) const {
+    RelaxExpr v = value;
+    if (const auto* item = value.as<TupleGetItemNode>()) {
+      auto it = tuples_.find(item->tuple.get());
+      if (it == tuples_.end() || item->index < 0 || item->index >= static_cast<int>(it->second->fields.size())) {
+        return std::nullopt;
+      }
+      v = it->second->fields[item->index];
+    }
+    return v->IsInstance<ConstantNode>() ? std::optional<RelaxExpr>(v) : std::nullopt;
+  }
+
   std::optional<Var> CopiedVar(const RelaxExpr& value) const {
     if (const auto* v = value.as<VarNode>()) return Resolve(GetRef<Var>(v));
     if (const auto* item = value.as<TupleGetItemNode>()) {
@@ -188,6 +204,28 @@ class OutputDemoter : public ExprMutator {
   }
 };
 
+// Uses of a var bound to a constant read the constant itself: `n = R.const(1)`, or `x = t[i]` of a
+// tuple literal `t` whose field i is one, as bound in the input (a var that takes over a copied
+// constant's binding, `y = R.const(1); n = y`, keeps its uses, as in TVM). The bindings stay
+// (dead-code elimination removes them), as do the output marks: which outputs are read after
+// their block is decided before (OutputDemoter), as TVM decides it on the input.
+class ConstantUseInliner : public ExprMutator {
+ public:
+  ConstantUseInliner(IRModule mod, std::unordered_map<const Object*, RelaxExpr> constants)
+      : ExprMutator(mod), constants_(std::move(constants)) {}
+  using ExprMutator::VisitExpr_;
+
+  RelaxExpr VisitExpr_(const VarNode* op) override { return Inline(op, ExprMutator::VisitExpr_(op)); }
+  RelaxExpr VisitExpr_(const DataflowVarNode* op) override { return Inline(op, ExprMutator::VisitExpr_(op)); }
+
+ private:
+  RelaxExpr Inline(const Object* var, const RelaxExpr& e) const {
+    auto it = constants_.find(var);
+    return it == constants_.end() ? e : it->second;
+  }
+  std::unordered_map<const Object*, RelaxExpr> constants_;
+};
+
 // When removing copies made the body's struct info more precise (a copy had
 // a looser annotation), the function's return struct info follows, provided
 // every symbolic dim in it is defined by the parameters.
@@ -216,6 +254,10 @@ Pass CanonicalizeBindings() {
         Function out = func;
         if (!finder.dropped_.empty()) out = Downcast<Function>(CopyRemover(mod, finder).VisitExpr(func));
         out = Downcast<Function>(OutputDemoter(mod).VisitExpr(out));
+        std::unordered_map<const Object*, RelaxExpr> constants = finder.constants_;
+        for (const Object* dropped : finder.dropped_) constants.erase(dropped);
+        for (const auto& [source, var] : finder.take_over_) constants.erase(var.get());
+        if (!constants.empty()) out = Downcast<Function>(ConstantUseInliner(mod, constants).VisitExpr(out));
         return out.same_as(func) ? out : RefineReturn(out);
       },
       1, "CanonicalizeBindings");

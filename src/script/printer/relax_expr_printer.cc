@@ -307,6 +307,16 @@ std::string RelaxPrinter::PrintCall(const relax::CallNode* call) {
     args.push_back("format=" + PyStringLiteral(call->args[0].as<StringImmNode>()->value));
     return R("print(") + Join(args) + ")";
   }
+  // R.assert_op(condition, [format_args...], format=...): operands condition, format string, format args.
+  if (IsOp(call->op, "relax.assert_op") && call->args.size() >= 2 && call->args[1].as<StringImmNode>() &&
+      !call->attrs.defined()) {
+    std::vector<std::string> args = {PrintExpr(call->args[0])};
+    std::vector<std::string> fmt_args;
+    for (size_t i = 2; i < call->args.size(); ++i) fmt_args.push_back(PrintExpr(call->args[i]));
+    if (!fmt_args.empty()) args.push_back("[" + Join(fmt_args) + "]");
+    args.push_back("format=" + PyStringLiteral(call->args[1].as<StringImmNode>()->value));
+    return R("assert_op(") + Join(args) + ")";
+  }
   std::string head;
   std::vector<std::string> args;
   if (const auto* ext = call->op.as<ExternFuncNode>()) {

@@ -630,3 +630,21 @@ def test_same_shape_as(shape_a, shape_b, same):
     assert (ctx.match_dfb(block) is not None) is same
     with pytest.raises(ValueError, match="inside `with PatternContext"):
         wildcard().same_shape_as(wildcard())
+
+
+def test_has_type_matches_the_static_type_of_the_struct_info():
+    from tessera.relax.dpl import wildcard, is_op, TypePattern
+
+    relax = rx
+    from tessera.script import relax as R
+
+    x = relax.Var("x", R.Tensor((2, 3), "float32"))
+    s = relax.Var("s", R.Shape([2, 3]))
+    assert wildcard().has_type(relax.DynTensorType(2, "float32")).match(x)
+    assert not wildcard().has_type(relax.DynTensorType(3, "float32")).match(x)
+    assert not wildcard().has_type(relax.DynTensorType(2, "int32")).match(x)
+    assert not wildcard().has_type(relax.DynTensorType(2, "float32")).match(s)
+    assert wildcard().has_type(relax.ShapeType(2)).match(s)
+    pat = is_op("relax.add")(wildcard(), wildcard()).has_type(relax.DynTensorType(2, "float32"))
+    assert isinstance(pat, TypePattern)
+    assert pat.match(relax.BlockBuilder().normalize(relax.op.add(x, x)))

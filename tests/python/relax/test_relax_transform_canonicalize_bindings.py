@@ -331,3 +331,75 @@ def test_tuple_of_some_fields_or_out_of_order_stays():
     names = [b.var.name_hint for b in bindings]
     assert {"part", "swapped", "out"} <= set(names)
     assert after["main"].body.body.same_as(bindings[-1].var)
+
+
+def test_uses_of_a_var_bound_to_a_constant_read_the_constant():
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(a: R.Tensor((2,), "int64")):
+            tup = (R.const(0, "int64"), R.const(1, "int64"))
+            x = tup[0]
+            c = R.const([3, 4], "int64")
+            z = R.add(x, c)
+            w = R.add(z, a)
+            return w
+
+    @I.ir_module
+    class Expected:
+        @R.function
+        def main(a: R.Tensor((2,), "int64")):
+            tup = (R.const(0, "int64"), R.const(1, "int64"))
+            x = tup[0]
+            c = R.const([3, 4], "int64")
+            z = R.add(R.const(0, "int64"), R.const([3, 4], "int64"))
+            w = R.add(z, a)
+            return w
+
+    tvm.ir.assert_structural_equal(_canon(Before), Expected)
+    assert_same_numbers(Before, _canon(Before))
+
+
+def test_output_bound_to_a_constant_stays_an_output_and_the_return_reads_the_constant():
+    @I.ir_module
+    class Before:
+        @R.function
+        def main() -> R.Tensor((), "int32"):
+            with R.dataflow():
+                n = R.const(1, "int32")
+                R.output(n)
+            return n
+
+    @I.ir_module
+    class Expected:
+        @R.function
+        def main() -> R.Tensor((), "int32"):
+            with R.dataflow():
+                n = R.const(1, "int32")
+                R.output(n)
+            return R.const(1, "int32")
+
+    tvm.ir.assert_structural_equal(_canon(Before), Expected)
+
+
+def test_a_copy_of_a_constant_var_takes_its_binding_and_keeps_its_uses():
+    @I.ir_module
+    class Before:
+        @R.function
+        def main() -> R.Tensor((), "int32"):
+            with R.dataflow():
+                y = R.const(1, "int32")
+                n = y
+                R.output(n)
+            return n
+
+    @I.ir_module
+    class Expected:
+        @R.function
+        def main() -> R.Tensor((), "int32"):
+            with R.dataflow():
+                n = R.const(1, "int32")
+                R.output(n)
+            return n
+
+    tvm.ir.assert_structural_equal(_canon(Before), Expected)

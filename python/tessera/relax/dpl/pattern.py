@@ -44,6 +44,9 @@ class DFPattern(Node):
     def has_struct_info(self, struct_info) -> "StructInfoPattern":
         return StructInfoPattern(self, struct_info)
 
+    def has_type(self, ty) -> "TypePattern":
+        return TypePattern(self, ty)
+
     def has_dtype(self, dtype: str) -> "DataTypePattern":
         return DataTypePattern(self, dtype)
 
@@ -282,6 +285,14 @@ class StructInfoPattern(DFPattern):
                                             struct_info)
 
 
+@register_object("relax.dpl.TypePattern")
+class TypePattern(DFPattern):
+    """``pattern`` whose static type (that of its struct info) is ``ty``."""
+
+    def __init__(self, pattern, ty):
+        self.__init_handle_by_constructor__(_ffi.TypePattern, _pattern(pattern, "TypePattern: pattern"), ty)
+
+
 @register_object("relax.dpl.DataTypePattern")
 class DataTypePattern(DFPattern):
     """``pattern`` whose value is a tensor (or scalar) of ``dtype``."""
@@ -482,7 +493,7 @@ class PatternSeq:
 __all__ = ["DFPattern", "ExprPattern", "VarPattern", "DataflowVarPattern", "GlobalVarPattern", "ExternFuncPattern",
            "ConstantPattern", "WildcardPattern", "CallPattern", "FunctionPattern", "TuplePattern",
            "UnorderedTuplePattern", "TupleGetItemPattern", "OrPattern", "AndPattern", "NotPattern",
-           "StructInfoPattern", "DataTypePattern", "ShapePattern", "PrimArrPattern", "AttrPattern", "PatternSeq",
+           "StructInfoPattern", "TypePattern", "DataTypePattern", "ShapePattern", "PrimArrPattern", "AttrPattern", "PatternSeq",
            "is_var", "is_gv", "is_dfv", "is_const", "is_expr", "is_op", "is_tuple", "is_tuple_get_item", "wildcard",
            "has_dtype", "has_shape", "is_shape", "has_attr", "reject", "is_call_tir", "is_call_dps_packed",
            "is_call_packed", "make_fused_bias_activation_pattern"]

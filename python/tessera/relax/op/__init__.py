@@ -20,8 +20,8 @@ from .ternary import ewise_fma
 from .comparison import equal, not_equal, less, less_equal, greater, greater_equal
 from .search import where, argmax, argmin
 from .statistical import sum, mean, max, min, prod, cumsum, cumprod  # pylint: disable=redefined-builtin
-from .create import tril, triu
-from .base import call_tir, call_dps_packed, call_pure_packed, shape_of, null_value, print  # pylint: disable=redefined-builtin
+from .create import tril, triu, arange
+from .base import call_tir, call_dps_packed, call_pure_packed, shape_of, null_value, print, assert_op  # pylint: disable=redefined-builtin
 from ...error import OpNotImplemented
 
 

@@ -89,4 +89,15 @@ def print(*values, format=""):  # pylint: disable=redefined-builtin
     return Call(Op.get("relax.print"), [fmt, *values])
 
 
-__all__ = ["call_tir", "call_dps_packed", "call_pure_packed", "shape_of", "null_value", "print"]
+def assert_op(condition, format_args=None, format=""):  # pylint: disable=redefined-builtin
+    """Fails at run time with the formatted message when ``condition`` (a boolean scalar) is
+    false (impure). The call's operands: condition, format string, format arguments."""
+    fmt = format if isinstance(format, StringImm) else StringImm(format)
+    if format_args is None:
+        format_args = []
+    elif isinstance(format_args, Expr):
+        format_args = [format_args]
+    return Call(Op.get("relax.assert_op"), [condition, fmt, *format_args])
+
+
+__all__ = ["call_tir", "call_dps_packed", "call_pure_packed", "shape_of", "null_value", "print", "assert_op"]

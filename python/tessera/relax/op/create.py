@@ -69,4 +69,22 @@ def _make(name, upper):
 tril = _make("tril", False)
 triu = _make("triu", True)
 
-__all__ = ["zeros", "ones", "tril", "triu"]
+def _scalar(v):
+    if isinstance(v, PrimValue):
+        return v
+    if isinstance(v, (bool, int)):
+        from ...tir import IntImm  # pylint: disable=import-outside-toplevel
+        return PrimValue(IntImm("int64", int(v)))
+    return PrimValue(v)
+
+
+def arange(start, end=None, step=1, dtype=None):
+    """The 1-d tensor start, start + step, ... below ``end`` (``arange(n)``: 0 .. n-1), as TVM's
+    relax.op.arange; the length is known when the three are constants (inference in create.cc)."""
+    if end is None:
+        start, end = 0, start
+    attrs = make_attrs("relax.arange", dtype=None if dtype is None else str(dtype))
+    return Call(Op.get("relax.arange"), [_scalar(start), _scalar(end), _scalar(step)], attrs)
+
+
+__all__ = ["zeros", "ones", "tril", "triu", "arange"]

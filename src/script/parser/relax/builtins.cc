@@ -284,6 +284,28 @@ Any Print(RelaxBuilder& b, CallArgs& c) {
   return OpCall("relax.print", args);
 }
 
+// R.assert_op(condition, format_args=None, format=""): the call's operands are the condition, the
+// format string, then the format arguments (one expression or a list of them).
+Any AssertOp(RelaxBuilder& b, CallArgs& c) {
+  Args a(b, c, {"condition", "format_args", "format"}, 1);
+  Array<relax::Expr> args = {b.ToExpr(a.get("condition"), a.pos("condition"), "the condition"),
+                             relax::StringImm("")};
+  if (a.has("format")) {
+    const Any& f = a.get("format");
+    args.Set(1, f.as<relax::StringImmNode>() ? GetRef<relax::Expr>(f.as<RelaxExprNode>())
+                                              : relax::Expr(relax::StringImm(b.ToStr(f, a.pos("format"), "the format"))));
+  }
+  if (a.has("format_args") && !a.get("format_args").is_none()) {
+    const Any& v = a.get("format_args");
+    if (const auto* arr = v.as<ArrayObj>()) {
+      for (const Any& x : arr->data) args.push_back(b.ToExpr(x, a.pos("format_args"), "a format argument"));
+    } else {
+      args.push_back(b.ToExpr(v, a.pos("format_args"), "a format argument"));
+    }
+  }
+  return OpCall("relax.assert_op", args);
+}
+
 Any MatchCast(RelaxBuilder& b, CallArgs& c) {
   Args a(b, c, {"value", "struct_info"}, 2);
   auto m = make_object<MatchCastValueObj>();
@@ -344,6 +366,51 @@ Any TupleGetItemValue(RelaxBuilder& b, CallArgs& c) {
   return b.Guard(a.pos("index"), [&] { return relax::Expr(relax::TupleGetItem(tuple, static_cast<int>(index))); });
 }
 
+// An operator with an operand signature ("TScriptOperandSignature", SetOperandSignature in
+// src/relax/op/op_attrs.cc): its operands bound by position or keyword, missing ones from their
+// defaults, plain Python values converted by each operand's kind.
+Any OperandSignatureOp(RelaxBuilder& b, CallArgs& c, const Op& op, const Array<Any>& sig) {
+  const std::string fname = "R." + op->name.substr(6);
+  const size_t n = sig.size();
+  std::vector<std::string> names, kinds;
+  for (const Any& item : sig) {
+    Array<Any> it = item.cast<Array<Any>>();
+    names.push_back(it[0].cast<std::string>());
+    kinds.push_back(it[1].cast<std::string>());
+  }
+  if (c.args.size() > n) {
+    b.Error(c.arg_pos[n], fname + " takes at most " + std::to_string(n) + " arguments, got " +
+                              std::to_string(c.args.size()));
+  }
+  std::vector<std::optional<std::pair<Any, Pos>>> given(n);
+  for (size_t i = 0; i < c.args.size(); ++i) given[i] = std::make_pair(c.args[i], c.arg_pos[i]);
+  for (size_t k = 0; k < c.kwargs.size(); ++k) {
+    auto at = std::find(names.begin(), names.end(), c.kwargs[k].first);
+    if (at == names.end()) {
+      b.Error(c.kwarg_pos[k], fname + "() got an unexpected keyword argument '" + c.kwargs[k].first + "'");
+    }
+    size_t i = static_cast<size_t>(at - names.begin());
+    if (given[i]) b.Error(c.kwarg_pos[k], fname + "() got multiple values for argument '" + names[i] + "'");
+    given[i] = std::make_pair(c.kwargs[k].second, c.kwarg_pos[k]);
+  }
+  Array<relax::Expr> args;
+  for (size_t i = 0; i < n; ++i) {
+    Array<Any> it = sig[i].cast<Array<Any>>();
+    if (!given[i] && it.size() < 3) b.Error(c.node->pos, fname + "() missing required argument '" + names[i] + "'");
+    const Any v = given[i] ? given[i]->first : it[2];
+    const Pos pos = given[i] ? given[i]->second : c.node->pos;
+    const std::string what = "argument '" + names[i] + "' of " + fname;
+    if (kinds[i] == "prim" && v.kind() == Any::Kind::kInt) {
+      args.push_back(relax::PrimValue(IntImm(DataType::Int(64), v.raw_int())));
+    } else if (kinds[i] == "dtype" && v.as<StringObj>()) {
+      args.push_back(b.Guard(pos, [&] { return relax::Expr(relax::DataTypeImm(DataType(v.cast<std::string>()))); }));
+    } else {
+      args.push_back(b.ToExpr(v, pos, what));
+    }
+  }
+  return relax::Expr(relax::Call(op, args, ObjectRef(), {}));
+}
+
 // Any registered operator relax.<name>: positional arguments, attributes as
 // keywords, sinfo_args= for operators that take struct info. An op with an
 // attribute signature ("TScriptAttrSignature", src/relax/op/op_attrs.cc) also
@@ -352,6 +419,8 @@ Any TupleGetItemValue(RelaxBuilder& b, CallArgs& c) {
 // defaults and unknown keywords are refused.
 Any GenericOp(RelaxBuilder& b, CallArgs& c, const std::string& op_name) {
   Op op = Op::Get(op_name);
+  static const OpAttrMap<Array<Any>> operand_sigs = Op::GetAttrMap<Array<Any>>("TScriptOperandSignature");
+  if (operand_sigs.count(op)) return OperandSignatureOp(b, c, op, operand_sigs[op]);
   static const OpAttrMap<Array<Any>> sigs = Op::GetAttrMap<Array<Any>>("TScriptAttrSignature");
   std::optional<Array<Any>> sig;
   if (sigs.count(op)) sig = sigs[op];
@@ -441,6 +510,7 @@ const std::unordered_map<std::string, Handler>& Table() {
       {"call_packed", CallPacked},
       {"match_cast", MatchCast},
       {"print", Print},
+      {"assert_op", AssertOp},
       {"const", Const},
       {"shape", ShapeValue},
       {"ShapeExpr", ShapeValue},  // TVM's R.ShapeExpr([...]) spelling of R.shape
