@@ -3,6 +3,7 @@
 ``stats``, ``as_text``, ``export_library`` and ``jit``."""
 import os
 
+import contextvars
 from .._ffi.registry import get_global_func
 from ..error import TVMValueError
 from ..runtime.module import Module
@@ -133,6 +134,12 @@ def _check_well_formed(mod):
         raise TVMValueError(f"relax.build: the module is not well formed: {errors[0]}{more}")
 
 
+# True while relax.build runs its pipeline: legalizations that choose a build-only
+# layout (relax.matmul's packed constant weight) do so only then, so a
+# LegalizeOps a user runs gives TVM's one kernel per op.
+IN_RELAX_BUILD = contextvars.ContextVar("tessera_in_relax_build", default=False)
+
+
 def build(mod, target="llvm", params=None, relax_pipeline="default_build", exec_mode="bytecode", *, system_lib=None):
     """Compiles a Relax IRModule (or function) to an Executable for
     ``relax.VirtualMachine``: binds ``params`` into "main" (BindParams), runs
@@ -167,7 +174,11 @@ def build(mod, target="llvm", params=None, relax_pipeline="default_build", exec_
     if relax_pipeline is not None:
         if isinstance(relax_pipeline, str):
             relax_pipeline = _pipeline(relax_pipeline, tgt)
-        mod = relax_pipeline(mod)
+        token = IN_RELAX_BUILD.set(True)
+        try:
+            mod = relax_pipeline(mod)
+        finally:
+            IN_RELAX_BUILD.reset(token)
     builder = ExecBuilder()
     tir_mod = _vmcodegen(builder, mod)
     return _vmlink(builder, tgt, tir_mod)

@@ -56,9 +56,18 @@ def test_symbolic_batch():
 
 
 def _pipeline(mod):
+    # relax.build packs by default; a LegalizeOps run by hand only when asked.
     seq = tvm.transform.Sequential([relax.transform.LegalizeOps(), relax.transform.FoldConstant(),
                                     relax.transform.DeadCodeElimination()])
-    return seq(mod)
+    with tvm.transform.PassContext(config={"relax.matmul_packed": True}):
+        return seq(mod)
+
+
+def test_legalize_ops_by_hand_keeps_one_plain_matmul_kernel():
+    """Outside relax.build, LegalizeOps gives TVM's one kernel per op (no packing kernel)."""
+    mod = relax.transform.LegalizeOps()(_linear_module((1, 16, 64), _rand((96, 64), 1), _rand((96,), 2)))
+    names = [gv.name_hint for gv in mod.get_global_vars()]
+    assert not [nm for nm in names if "pack" in nm], names
 
 
 def test_weight_folded_packed_and_read_in_place():

@@ -52,11 +52,14 @@ def _is_callee(expr):
 def _panel_width(bb, call, out_dtype):
     """The panel width of the packed-weight kernel (topi.matmul_packed) for this
     call, or None: float32, a static 2-D weight computed from constants with
-    columns a multiple of 16, a static K; PassContext config
-    "relax.matmul_packed": False turns it off."""
+    columns a multiple of 16, a static K. On by default inside relax.build's
+    pipeline only (a LegalizeOps run by hand gives TVM's plain matmul kernel);
+    PassContext config "relax.matmul_packed" (True/False) forces it either way."""
     from ... import topi  # pylint: disable=import-outside-toplevel
     from ...ir.transform import PassContext  # pylint: disable=import-outside-toplevel
-    if not PassContext.current().config.get("relax.matmul_packed", True) or out_dtype not in (None, "float32"):
+    from ..vm_build import IN_RELAX_BUILD  # pylint: disable=import-outside-toplevel
+    if not PassContext.current().config.get("relax.matmul_packed", IN_RELAX_BUILD.get()) or \
+            out_dtype not in (None, "float32"):
         return None
     a, b = [arg.struct_info for arg in call.args]
     if getattr(a, "dtype", None) != "float32" or getattr(b, "dtype", None) != "float32" or \
