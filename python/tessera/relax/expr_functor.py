@@ -13,6 +13,8 @@ the base methods (``super().visit_call_(op)``) run the C++ default.
                 return relax.op.multiply(*call.args)
             return call
 """
+import functools
+import threading
 import weakref
 
 from ..error import TVMTypeError, TVMValueError
@@ -151,6 +153,9 @@ def _make_hook(inst_ref, cls, name, expect):
     return hook
 
 
+_LOCK_GUARD = threading.Lock()
+
+
 class _PyFunctorBase:
     """What PyExprVisitor and PyExprMutator share: the C++ handle, made on first use."""
 
@@ -171,6 +176,17 @@ class _PyFunctorBase:
         overridden = set(cls._overridden_hooks())
         ref = weakref.ref(self)
         return [_make_hook(ref, cls, n, expectations.get(n)) if n in overridden else None for n in _HOOKS]
+
+    def _instance_lock(self):
+        """The re-entrant lock that serializes the walks of this object (its C++
+        functor keeps per-walk state, such as the mutator's builder and var remap,
+        so two threads sharing one instance take turns; hooks re-entering the
+        walk on the same thread pass)."""
+        lock = self.__dict__.get("_tessera_lock")
+        if lock is None:
+            with _LOCK_GUARD:
+                lock = self.__dict__.setdefault("_tessera_lock", threading.RLock())
+        return lock
 
     def _outer(self):
         """The C++ functor of this object."""
@@ -320,6 +336,22 @@ def _check_subclass(cls, base, decorator):
                                                "__qualname__": cls.__qualname__, "__doc__": cls.__doc__})
     wrapper._overridden_hooks()
     return wrapper
+
+
+def _serialized(method):
+    @functools.wraps(method)
+    def entry(self, *args):
+        with self._instance_lock():
+            return method(self, *args)
+    return entry
+
+
+# The entry points of a walk: one instance shared by threads walks for one thread at a time.
+for _cls in (PyExprVisitor, PyExprMutator):
+    for _entry in ("visit_expr", "visit_binding", "visit_binding_block", "visit_var_def", "visit_expr_post_order",
+                   "visit_with_new_scope"):
+        if _entry in _cls.__dict__:
+            setattr(_cls, _entry, _serialized(_cls.__dict__[_entry]))
 
 
 def visitor(visitor_cls):
