@@ -71,3 +71,14 @@ def estimate_tir_flops(stmt_or_mod, symbolic_extent=None):
 
 
 __all__ = ["estimate_tir_flops"]
+
+
+def is_scheduled(func):
+    """Whether ``func`` (a PrimFunc) already carries a schedule: the attribute
+    ``"tir.is_scheduled"``, or any loop that is not serial (parallel, vectorized,
+    unrolled, thread-bound). The default schedules skip such functions and
+    FuseOps keeps them unfused (a fused copy would lose the schedule)."""
+    if not isinstance(func, PrimFunc):
+        raise TVMValueError(f"is_scheduled expects a PrimFunc, got {type(func).__name__}")
+    from .._ffi.registry import get_global_func
+    return bool(get_global_func("tir.analysis.is_scheduled")(func))

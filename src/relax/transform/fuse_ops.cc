@@ -3,8 +3,8 @@
 // with {"Primitive": 1}, called where the group's last binding was (FuseTIR
 // then turns each into one PrimFunc). The block is a graph: one node per
 // binding, the pattern of a call_tir its PrimFunc's "op_pattern"
-// (AnnotateTIROpPattern; absent, or the PrimFunc has "tir.is_scheduled":
-// opaque), a TupleGetItem of a call_tir's
+// (AnnotateTIROpPattern; absent, or the PrimFunc is already scheduled,
+// tir::IsScheduled: opaque), a TupleGetItem of a call_tir's
 // tuple injective, anything else (packed calls, impure calls, aliases,
 // match_cast, tuples) opaque. Each node may join the group of its immediate
 // post-dominator when every path between them qualifies: matmul/conv into an
@@ -19,6 +19,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "tir/analysis/is_scheduled.h"
 #include "ir/int_value.h"
 #include "ir/structural_equal.h"
 #include "relax/expr_functor.h"
@@ -70,9 +71,9 @@ class BlockPartitioner {
         auto attr = callee->attrs.Get("op_pattern");
         node.pattern = kOpaque;
         if (auto kind = attr ? IntValue(*attr) : std::nullopt) node.pattern = static_cast<OpPatternKind>(*kind);
-        // A scheduled (tuned) kernel stays as it is.
-        auto scheduled = callee->attrs.Get("tir.is_scheduled");
-        if (scheduled && IntValue(*scheduled).value_or(0) != 0) node.pattern = kOpaque;
+        // A scheduled kernel (tuned, or scheduled by hand) stays as it is: a
+        // fused copy would lose its schedule.
+        if (tir::IsScheduled(GetRef<tir::PrimFunc>(callee))) node.pattern = kOpaque;
         node.is_call_tir = true;
         node.callee = vb->value.as<CallNode>()->args[0].as<GlobalVarNode>()->name_hint;
         add_uses(vb->value.as<CallNode>()->args[1]);

@@ -4,6 +4,8 @@
 // schedule as it was), so any block still computes what it computed before.
 #include "tir/transform/default_cpu_schedule.h"
 
+#include "tir/analysis/is_scheduled.h"
+
 #include "tir/transform/default_schedule_matmul.h"
 #include "tir/transform/default_schedule_rows.h"
 
@@ -445,20 +447,6 @@ class Scheduler {
   std::unordered_set<const Object*> params_;
 };
 
-bool IsUntouched(const PrimFunc& func) {
-  if (auto s = func.GetAttr("tir.is_scheduled")) {
-    if (s->try_cast<bool>().value_or(false) || s->try_cast<int64_t>().value_or(0) != 0) return false;
-  }
-  if (auto h = func.GetAttr("tir.is_host_func")) {
-    if (h->try_cast<bool>().value_or(false) || h->try_cast<int64_t>().value_or(0) != 0) return false;
-  }
-  bool serial = true;
-  PostOrderVisit(func->body, [&](const ObjectRef& n) {
-    if (const auto* loop = n.as<ForNode>(); loop != nullptr && loop->kind != ForKind::kSerial) serial = false;
-  });
-  return serial;
-}
-
 }  // namespace
 
 bool IsCPUTarget(const Target& target) {
@@ -476,7 +464,7 @@ DefaultCPUScheduleOptions DefaultCPUScheduleOptionsFor(const Target& target) {
 }
 
 PrimFunc DefaultCPUSchedule(PrimFunc func, const DefaultCPUScheduleOptions& options) {
-  if (!IsUntouched(func)) return func;
+  if (IsScheduled(func)) return func;
   PrimFunc out = Scheduler(func, options).Run();
   return WithAttr(out, "tir.is_scheduled", true);
 }

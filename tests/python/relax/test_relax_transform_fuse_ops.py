@@ -254,3 +254,23 @@ def test_scheduled_kernels_stay_alone():
     mod["matmul"] = mod["matmul"].with_attr("tir.is_scheduled", True)
     fused = relax.transform.FuseOps()(mod)
     assert _callees(fused["main"]) == ["transpose", "matmul", "fused_add_relu", "transpose1", "fused_matmul1_add1"]
+
+
+def test_kernels_scheduled_by_hand_stay_alone():
+    """A PrimFunc scheduled with tvm.tir.Schedule (a vectorized loop) is not fused into its
+    consumer: a fused copy would drop the schedule (the course's MLP ran 5x slower that way).
+    The same function unscheduled is fused."""
+    mod = relax.transform.AnnotateTIROpPattern()(relax.transform.LegalizeOps()(_mlp()))
+    assert not tvm.tir.analysis.is_scheduled(mod["matmul"])
+    before = _callees(relax.transform.FuseOps()(mod)["main"])
+    assert "matmul" not in before  # fused with its add/relu epilogue
+    sch = tvm.tir.Schedule(mod["matmul"])
+    block = sch.get_child_blocks(sch.get_block("root"))[0]
+    loops = sch.get_loops(block)
+    sch.vectorize(sch.split(loops[-2], [None, 4])[1])
+    assert tvm.tir.analysis.is_scheduled(sch.mod["main"])
+    mod["matmul"] = sch.mod["main"]
+    fused = relax.transform.FuseOps()(mod)
+    assert _callees(fused["main"])[:3] == ["transpose", "matmul", "fused_add_relu"]
+    with pytest.raises(ValueError, match="PrimFunc"):
+        tvm.tir.analysis.is_scheduled(mod)
