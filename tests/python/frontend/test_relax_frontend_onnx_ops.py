@@ -568,3 +568,25 @@ def test_pool3d(op, attrs):
     if op == "MaxPool" and "count_include_pad" in attrs:
         attrs = {k: v for k, v in attrs.items() if k != "count_include_pad"}
     check(op, {"x": f32(1, 2, 6, 5, 7)}, attrs, opset=12)
+
+
+@pytest.mark.parametrize("op,bad", [("Gather", [[1, 10]]), ("Gather", [[-11, 0]]),
+                                    ("GatherElements", None)])
+def test_gather_out_of_range_runtime_index_raises(op, bad):
+    """An index outside [-size, size) fed at run time: ONNX Runtime refuses it, and so does
+    Tessera (IndexError naming the axis), instead of clamping to a wrong element."""
+    import tessera as tvm
+    from .onnx_helpers import run_ort, run_tessera
+    x = f32(10, 4)
+    idx = i64(bad) if bad is not None else i64([[0, 1, 2, 3], [1, 1, 1, 7]])  # column index 7 >= 4
+    attrs = {"axis": 0} if op == "Gather" else {"axis": 1}
+    model = make_model([helper.make_node(op, ["x", "i"], ["out0"], **attrs)], {"x": x, "i": idx}, ["out0"])
+    with pytest.raises(Exception):
+        run_ort(model, {"x": x, "i": idx})
+    with pytest.raises(tvm.error.TVMError) as info:
+        run_tessera(model, {"x": x, "i": idx})
+    assert isinstance(info.value, IndexError) and "out of bounds" in str(info.value), info.value
+    # In range (negative counts from the end): matches ONNX Runtime.
+    ok = np.where(idx >= 10, 9, np.where(idx < -10, -10, idx)) if op == "Gather" else np.minimum(idx, 3)
+    check_model(make_model([helper.make_node(op, ["x", "i"], ["out0"], **attrs)], {"x": x, "i": ok}, ["out0"]),
+                {"x": x, "i": ok})

@@ -246,20 +246,18 @@ def _gather(ctx, inputs, attrs):
     indices = ctx.expr(indices, "indices")
     if ctx.dtype(indices) != "int64":
         indices = ctx.emit(_op.astype(indices, "int64"))
-    if isinstance(size, int):
-        wrapped = ctx.emit(_op.add(indices, const(np.asarray(size, "int64"), "int64")))
-        negative = ctx.emit(_op.less(indices, const(np.asarray(0, "int64"), "int64")))
-        indices = ctx.emit(_op.where(negative, wrapped, indices))
-    return ctx.emit(_op.take(data, indices, axis=axis))
+    # ONNX Runtime refuses an index outside [-size, size); so does the kernel
+    # (take's "raise" mode: negative indices count from the end).
+    return ctx.emit(_op.take(data, indices, axis=axis, mode="raise"))
 
 
 def _gather_elements_te(data, indices, axis):
     size = data.shape[axis]
 
     def compute(*idx):
-        i = indices[idx]
-        i = tir.if_then_else(i < 0, i + size, i)
-        i = tir.max(tir.min(i, size - 1), 0)
+        # Checked at run time as ONNX Runtime does: [-size, size), negative from the end.
+        i = tir.call_intrin("int64", "tir.checked_index", indices[idx], tir.Cast("int64", size),
+                            tir.StringImm(f"GatherElements along axis {axis}"), tir.const(1, "int32"))
         return data[tuple(i if k == axis else v for k, v in enumerate(idx))]
     return te.compute(indices.shape, compute, name="gather_elements")
 
