@@ -173,7 +173,7 @@ def test_relay_from_onnx_splits_params(monkeypatch):
     fake = types.ModuleType("tessera.relax.frontend.onnx")
     fake.from_onnx = _stand_in_onnx_importer(calls)
     monkeypatch.setitem(sys.modules, "tessera.relax.frontend.onnx", fake)
-    mod, params = relay.frontend.from_onnx("model.onnx", {"input": (2, 4)})
+    mod, params = relay.frontend.from_onnx("model.onnx", {"input": (2, 4)}, freeze_params=False)
     assert calls == [("model.onnx", {"input": (2, 4)}, "float32", None, True)]
     assert list(params) == ["fc.weight"]
     assert "params" not in mod["main"].attrs
@@ -194,9 +194,60 @@ def test_relay_from_onnx_refuses_weights_without_values(monkeypatch):
     fake.from_onnx = from_onnx
     monkeypatch.setitem(sys.modules, "tessera.relax.frontend.onnx", fake)
     with pytest.raises(ValueError, match="1 weight"):
-        relay.frontend.from_onnx("model.onnx", {"input": (2, 4)})
+        relay.frontend.from_onnx("model.onnx", {"input": (2, 4)}, freeze_params=False)
 
 
 def test_relay_op_namespace_is_not_faked():
     with pytest.raises(NotImplementedError, match="Relax"):
         relay.nn  # noqa: B018
+
+
+@pytest.mark.parametrize("freeze", [True, False])
+def test_relay_from_onnx_freeze_params(freeze):
+    """freeze_params=True (Relay's default) embeds the weights as constants and returns
+    params={}; False keeps them as inputs of main with their values in params. Both
+    match ONNX Runtime through relay.build and the graph executor."""
+    pytest.importorskip("onnxruntime")
+    from .onnx_helpers import make_model, helper, run_ort
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal((3, 4)).astype("float32")
+    x = rng.standard_normal((2, 4)).astype("float32")
+    model = make_model([helper.make_node("Gemm", ["input", "w"], ["out"], transB=1)], {"input": x}, ["out"],
+                       initializers={"w": w})
+    mod, params = relay.frontend.from_onnx(model, {"input": (2, 4)}, freeze_params=freeze)
+    names = [p.name_hint for p in mod["main"].params]
+    if freeze:
+        assert params == {} and names == ["input"]
+    else:
+        assert list(params) == ["w"] and names == ["input", "w"]
+    lib = relay.build(mod, target="llvm", params=params)
+    m = graph_executor.GraphModule(lib["default"](tvm.cpu()))
+    m.set_input("input", x)
+    m.run()
+    np.testing.assert_allclose(m.get_output(0).numpy(), run_ort(model, {"input": x})[0], rtol=1e-5, atol=1e-5)
+
+
+def test_relay_build_honours_opt_level():
+    """opt_level selects passes as in Relay: 0 turns FuseOps off (one kernel per op),
+    the default fuses the MLP's epilogues; both compute the same (NumPy oracle)."""
+    rng = np.random.default_rng(1)
+    w = rng.standard_normal((8, 16)).astype("float32")
+    x_np = rng.standard_normal((4, 16)).astype("float32")
+    x = relax.Var("x", relax.TensorStructInfo((4, 16), "float32"))
+    wv = relax.Var("w", relax.TensorStructInfo((8, 16), "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x, wv]):
+        with bb.dataflow():
+            y = bb.emit(relax.op.matmul(x, relax.op.permute_dims(wv)))
+            out = bb.emit_output(relax.op.nn.relu(relax.op.add(y, y)))
+        bb.emit_func_output(out)
+    kernels = {}
+    for level in (0, 3):
+        with tvm.transform.PassContext(opt_level=level):
+            lib = relay.build(bb.get(), target="llvm", params={"w": w})
+        m = graph_executor.GraphModule(lib["default"](tvm.cpu()))
+        m.set_input("x", x_np)
+        m.run()
+        np.testing.assert_allclose(m.get_output(0).numpy(), np.maximum(2 * (x_np @ w.T), 0), rtol=1e-5, atol=1e-5)
+        kernels[level] = [n for n in lib.executable.stats().split() if n.strip("[],").startswith("fused")]
+    assert kernels[0] == [] and kernels[3], kernels

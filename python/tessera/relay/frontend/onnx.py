@@ -1,7 +1,8 @@
-"""``relay.frontend.from_onnx(model, shape)``: the Relax ONNX importer run with
-the weights kept as inputs of "main", then split off into ``params`` (name ->
-NDArray) as Relay returns them, for ``relay.build(mod, params=params)`` or
-``GraphModule.set_input(**params)``."""
+"""``relay.frontend.from_onnx(model, shape)``: the Relax ONNX importer. As in
+Relay, ``freeze_params=True`` (the default) embeds the weights as constants
+(``params`` is ``{}``); ``freeze_params=False`` keeps them as inputs of "main"
+and splits their values off into ``params`` (name -> NDArray), for
+``relay.build(mod, params=params)`` or ``GraphModule.set_input(**params)``."""
 from ...error import OpNotImplemented, TVMValueError
 
 
@@ -18,16 +19,18 @@ def from_onnx(model, shape=None, dtype="float32", opset=None, freeze_params=True
               export_node_renamed_model_path=None):
     """``(mod, params)``: the Relax module of the ONNX ``model`` (a ModelProto
     or a path), its "main" taking the graph inputs (``shape``: name -> shape)
-    then the weights, whose values ``params`` holds by name. ``freeze_params``
-    is accepted (weights are always separate params here, to be bound by
-    relay.build)."""
-    del freeze_params
+    then, with ``freeze_params=False``, the weights, whose values ``params``
+    holds by name; with ``freeze_params=True`` the weights are constants of
+    the module and ``params`` is empty."""
     for name, value in (("convert_config", convert_config),
                         ("export_node_renamed_model_path", export_node_renamed_model_path)):
         if value is not None:
             raise OpNotImplemented(f"relay.frontend.from_onnx({name}=...) is not supported")
     from ...relax.frontend import detach_params  # pylint: disable=import-outside-toplevel
 
+    if freeze_params:
+        return _relax_from_onnx()(model, shape_dict=shape, dtype_dict=dtype, opset=opset,
+                                  keep_params_in_input=False), {}
     mod = _relax_from_onnx()(model, shape_dict=shape, dtype_dict=dtype, opset=opset, keep_params_in_input=True)
     mod, detached = detach_params(mod)
     values = detached.get("main", [])
