@@ -206,3 +206,52 @@ def test_depthwise_gets_the_window_rule():
     got = relax.VirtualMachine(relax.build(mod, target=TARGET), tvm.cpu())["main"](tvm.nd.array(x)).numpy()
     expected = _expected(x, w, 1, 1, 1, 16)
     np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4 * np.abs(expected).max())
+
+
+@pytest.mark.parametrize("op,stride,padding", [("depthwise", 2, 1), ("depthwise", 4, 1), ("max", 2, 1),
+                                               ("depthwise", 1, 1), ("depthwise", 3, 1)])
+def test_strided_window_reads_a_deinterleaved_pad(op, stride, padding):
+    """With a column stride S > 1 the padding stage is stored as pad[n, c, h, w % S, w / S]
+    (default_schedule_pool.cc), so the vectorized columns read consecutive elements;
+    stride 1, or a stride not dividing the padded width (3 into 32), keeps the plain 4-D pad
+    and the window tiling. PyTorch oracle."""
+    x_shape = (1, 8, 29, 30)
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(x_shape).astype("float32")
+    bb = relax.BlockBuilder()
+    xv = relax.Var("x", relax.TensorStructInfo(x_shape, "float32"))
+    w = rng.standard_normal((8, 1, 3, 3)).astype("float32")
+    with bb.function("main", [xv]):
+        with bb.dataflow():
+            if op == "max":
+                y = relax.op.nn.max_pool2d(xv, 3, stride, padding)
+            else:
+                y = relax.op.nn.conv2d(xv, relax.const(w), strides=stride, padding=padding, groups=8)
+            out = bb.emit_output(relax.op.nn.relu(y))
+        bb.emit_func_output(out)
+    mod = bb.get()
+    passes = list(relax.get_pipeline(target=tvm.target.Target(TARGET)).passes)
+    upto = [p.info.name for p in passes].index("DefaultCPUSchedule") + 1
+    scheduled = tvm.transform.Sequential(passes[:upto])(mod)
+    pads = []
+    for gv in scheduled.functions:
+        if isinstance(scheduled[gv], tir.PrimFunc):
+            tir.stmt_functor.post_order_visit(
+                scheduled[gv].body,
+                lambda n: pads.extend(b for b in n.alloc_buffers if b.name.startswith("pad_temp"))
+                if isinstance(n, tir.Block) else None)
+    assert len(pads) == 1
+    shape = [int(d) for d in pads[0].shape]
+    assert any(l.kind == tir.ForKind.VECTORIZED for gv in scheduled.functions
+               if isinstance(scheduled[gv], tir.PrimFunc) for l in _loops(scheduled[gv]))
+    if 32 % stride == 0 and stride > 1:
+        assert shape == [1, 8, 31, stride, 32 // stride], shape
+    else:
+        assert shape == [1, 8, 31, 32], shape
+    got = relax.VirtualMachine(relax.build(mod, target=TARGET), tvm.cpu())["main"](tvm.nd.array(x)).numpy()
+    tx = torch.from_numpy(x)
+    if op == "max":
+        ref = torch.nn.functional.max_pool2d(tx, 3, stride, padding)
+    else:
+        ref = torch.nn.functional.conv2d(tx, torch.from_numpy(w), stride=stride, padding=padding, groups=8)
+    np.testing.assert_allclose(got, torch.relu(ref).numpy(), rtol=1e-5, atol=1e-5)
