@@ -35,7 +35,8 @@ struct Summary {
 };
 
 bool Conflict(const Access& a, const Access& b) {
-  if (a.data != b.data || (!a.write && !b.write)) return false;
+  // Read after write and write after read; two writes need no order (as TVM: a race, not a missing barrier).
+  if (a.data != b.data || a.write == b.write) return false;
   // The same element in both: each thread sees its own access (no other thread's).
   if (!a.index.empty() && a.index.size() == b.index.size()) {
     bool same = true;
