@@ -86,6 +86,12 @@ def ThreadSync(storage_scope):
     return _ffi_api.ThreadSync(storage_scope)
 
 
+def VerifyGPUCode(constraints):
+    """A pass raising ValueError (naming the function and the limit) when a GPU kernel exceeds `constraints`
+    (the keys of ``tvm.tir.analysis.verify_gpu_code``)."""
+    return _ffi_api.VerifyGPUCode(dict(constraints))
+
+
 def DefaultCPUSchedule(target=None):
     """A fixed, untuned schedule for CPU PrimFuncs nobody scheduled (the TOPI
     functions LegalizeOps makes; relax.build runs it): elementwise producers
@@ -108,6 +114,6 @@ def DefaultCPUSchedule(target=None):
     return _ffi_api.DefaultCPUScheduleFor(target)
 
 
-__all__ = ["DefaultCPUSchedule", "ThreadSync", "LowerInitBlock", "ConvertBlocksToOpaque", "LowerOpaqueBlock", "CompactBufferAllocation",
+__all__ = ["DefaultCPUSchedule", "ThreadSync", "VerifyGPUCode", "LowerInitBlock", "ConvertBlocksToOpaque", "LowerOpaqueBlock", "CompactBufferAllocation",
            "HoistNestPredicates", "LoopPartition",
            "FlattenBuffer", "VectorizeLoop", "UnrollLoop", "MakePackedAPI", "BindTarget", "SplitHostDevice"]
