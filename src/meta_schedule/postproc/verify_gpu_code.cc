@@ -81,10 +81,14 @@ bool CheckGPUCode(const IRModule& mod, const GPUCodeLimits& limits, std::string*
       visit_body();
       if (opens) current = nullptr;
     };
-    auto add_shared = [&](int64_t bytes, const std::string& name) {
+    auto add_shared = [&](int64_t bytes, const std::string& name, const std::string& scope) {
       if (current == nullptr) return;
-      if (bytes < 0) fail("shared buffer " + name + " has a non-constant size");
-      else current->shared_bytes += bytes;
+      if (bytes >= 0) {
+        current->shared_bytes += bytes;
+      } else if (!(limits.allow_symbolic_extents && scope == "shared.dyn")) {  // sized at launch
+        fail("shared buffer " + name + " has a non-constant size" +
+             (scope == "shared" ? std::string(" (a symbolic size needs scope \"shared.dyn\")") : std::string()));
+      }
     };
     auto add_local = [&](int64_t bytes) {
       if (current != nullptr && bytes > 0) current->local_bytes += bytes;
@@ -127,13 +131,13 @@ bool CheckGPUCode(const IRModule& mod, const GPUCodeLimits& limits, std::string*
       } else if (const auto* realize = s.as<tir::BlockRealizeNode>()) {
         for (size_t i = 0; i < realize->block->alloc_buffers.size(); ++i) {
           tir::Buffer b = realize->block->alloc_buffers[i];
-          if (IsShared(b.scope())) add_shared(AllocBytes(b->dtype, b->shape), b->name);
+          if (IsShared(b.scope())) add_shared(AllocBytes(b->dtype, b->shape), b->name, b.scope());
           if (b.scope() == "local") add_local(AllocBytes(b->dtype, b->shape));
         }
         walk(realize->block->body);
       } else if (const auto* alloc = s.as<tir::AllocateNode>()) {
         std::string scope = tir::ScopeOf(scopes, alloc->buffer_var.get());
-        if (IsShared(scope)) add_shared(AllocBytes(alloc->dtype, alloc->extents), alloc->buffer_var->name_hint);
+        if (IsShared(scope)) add_shared(AllocBytes(alloc->dtype, alloc->extents), alloc->buffer_var->name_hint, scope);
         if (scope == "local") add_local(AllocBytes(alloc->dtype, alloc->extents));
         walk(alloc->body);
       } else if (const auto* let = s.as<tir::LetStmtNode>()) {

@@ -432,3 +432,26 @@ def test_dynamic_shared_memory():
 def test_cubin_for_sm_90():
     src = cuda_source(tvm.IRModule({"main_kernel": window_sum_kernel}))
     assert bytes(nvcc.compile_cuda(src, target_format="cubin", arch="sm_90")[:4]) == b"\x7fELF"
+
+
+@T.prim_func
+def dyn_symbolic_kernel(a: T.handle, n: T.int32):
+    T.func_attr({"global_symbol": "dyn_sym_kernel"})
+    A = T.Buffer((n,), data=a)
+    for bx in T.thread_binding(1, thread="blockIdx.x"):
+        S = T.allocate([n], "float32", "shared.dyn")
+        S_1 = T.Buffer((n,), data=S, scope="shared.dyn")
+        for tx in T.thread_binding(n, thread="threadIdx.x"):
+            S_1[tx] = A[tx]
+            A[tx] = S_1[n - 1 - tx]
+
+
+@requires_nvrtc
+def test_symbolic_dynamic_shared_memory_and_block():
+    launch = tvm.get_global_func("codegen.KernelLaunchExtents")(dyn_symbolic_kernel.body, "dyn_sym_kernel")
+    assert [str(t) for t in launch[0]] == ["blockIdx.x", "threadIdx.x"]
+    mod = tvm.IRModule({"k": dyn_symbolic_kernel})
+    src = cuda_source(tvm.tir.transform.ThreadSync("shared.dyn")(mod))
+    assert "__launch_bounds__" not in src  # threads per block unknown at compile time
+    assert "extern __shared__" in src and "__syncthreads();" in src
+    compile_all(src)
