@@ -4,7 +4,7 @@ model pictures ``relax_viz`` / ``relay_viz``. Each submodule is imported on
 first use."""
 import importlib as _importlib
 
-_SUBMODULES = ("graph_executor", "relax_viz", "relay_viz")
+_SUBMODULES = ("graph_executor", "nvcc", "relax_viz", "relay_viz")
 
 
 def __getattr__(name):
