@@ -7,6 +7,7 @@
 
 #include "ir/structural_equal.h"
 #include "ir/type.h"
+#include "tir/analysis/buffer_scopes.h"
 #include "runtime/registry.h"
 #include "script/printer/script_printer.h"
 #include "tir/functor.h"
@@ -30,7 +31,8 @@ bool IsLaunchTag(const std::string& tag) {
 
 class LaunchCollector : public StmtExprVisitor {
  public:
-  explicit LaunchCollector(std::string func_name) : func_name_(std::move(func_name)) {}
+  LaunchCollector(std::string func_name, const Stmt& region)
+      : func_name_(std::move(func_name)), scopes_(BufferScopes(region)) {}
 
   std::map<std::string, std::vector<PrimExpr>> extents_;
   std::set<const VarNode*> defined_;
@@ -72,27 +74,23 @@ class LaunchCollector : public StmtExprVisitor {
   }
   void VisitStmt_(const AllocateNode* op) override {
     defined_.insert(op->buffer_var.get());
-    const auto* ptr = op->buffer_var->type_annotation.as<PointerTypeNode>();
-    if (ptr && ptr->storage_scope == "shared.dyn") {
-      PrimExpr bytes = IntImm(DataType::Int(64), op->dtype.bytes() * op->dtype.lanes());
-      for (const PrimExpr& e : op->extents) bytes = bytes * cast(DataType::Int(64), e);
-      dyn_shmem_ = dyn_shmem_ + bytes;
-    }
+    if (ScopeOf(scopes_, op->buffer_var.get()) == "shared.dyn") AddDynShmem(op->dtype, op->extents);
     StmtExprVisitor::VisitStmt_(op);
   }
   void VisitStmt_(const BlockNode* op) override {
     for (const IterVar& iv : op->iter_vars) defined_.insert(iv->var.get());
     for (const Buffer& b : op->alloc_buffers) {
-      if (b.scope() != "shared.dyn") continue;
-      PrimExpr bytes = IntImm(DataType::Int(64), b->dtype.bytes() * b->dtype.lanes());
-      for (const PrimExpr& e : b->shape) bytes = bytes * cast(DataType::Int(64), e);
-      dyn_shmem_ = dyn_shmem_ + bytes;
+      if (b.scope() == "shared.dyn") AddDynShmem(b->dtype, b->shape);
     }
     StmtExprVisitor::VisitStmt_(op);
   }
 
  private:
+  void AddDynShmem(DataType dtype, const Array<PrimExpr>& extents) {
+    dyn_shmem_ = dyn_shmem_ + DynShmemBytes(dtype, extents);
+  }
   std::string func_name_;
+  std::unordered_map<const VarNode*, std::string> scopes_;
 };
 
 // The first variable of `e` in `defined`, or nullptr.
@@ -107,7 +105,7 @@ const VarNode* InnerVarOf(const PrimExpr& e, const std::set<const VarNode*>& def
 }  // namespace
 
 LaunchExtents KernelLaunchExtents(const Stmt& region, const std::string& func_name) {
-  LaunchCollector collector(func_name);
+  LaunchCollector collector(func_name, region);
   collector.VisitStmt(region);
   LaunchExtents out;
   for (const char* tag : kLaunchTags) {
@@ -142,6 +140,13 @@ LaunchExtents KernelLaunchExtents(const Stmt& region, const std::string& func_na
   }
   out.dyn_shmem = collector.dyn_shmem_;
   return out;
+}
+
+PrimExpr DynShmemBytes(DataType dtype, const Array<PrimExpr>& extents) {
+  PrimExpr bytes = IntImm(DataType::Int(64), dtype.bytes() * dtype.lanes());
+  for (const PrimExpr& e : extents) bytes = bytes * cast(DataType::Int(64), e);
+  PrimExpr align = IntImm(DataType::Int(64), kDynShmemAlign);
+  return floordiv(bytes + IntImm(DataType::Int(64), kDynShmemAlign - 1), align) * align;
 }
 
 std::optional<PrimExpr> LaunchExtentOf(const LaunchExtents& extents, const std::string& tag) {

@@ -18,7 +18,8 @@ struct LaunchExtents {
   // One per tag: the launch extent (constant: the largest loop bound to the tag; otherwise the loops'
   // common extent), an expression over variables defined outside the region.
   Array<PrimExpr> extents;
-  // Bytes of "shared.dyn" memory allocated in the region (an int64 expression, 0 when none).
+  // Bytes of "shared.dyn" memory allocated in the region (an int64 expression, 0 when none; each allocation
+  // rounded up to kDynShmemAlign bytes).
   PrimExpr dyn_shmem;
 };
 
@@ -26,6 +27,11 @@ struct LaunchExtents {
 // extents, when an extent uses a variable defined inside the region, or for an unknown thread tag.
 // "vthread" loops are not launch dimensions (codegen emits them as serial loops).
 LaunchExtents KernelLaunchExtents(const tir::Stmt& region, const std::string& func_name = "");
+
+// Each "shared.dyn" allocation starts at a multiple of this many bytes of the kernel's dynamic shared memory.
+constexpr int64_t kDynShmemAlign = 16;
+// The bytes an allocation of `extents` x `dtype` takes in dynamic shared memory (rounded up to kDynShmemAlign).
+PrimExpr DynShmemBytes(DataType dtype, const Array<PrimExpr>& extents);
 
 // The extent of `tag` in `extents`, or nullopt when the kernel does not bind it.
 std::optional<PrimExpr> LaunchExtentOf(const LaunchExtents& extents, const std::string& tag);

@@ -23,6 +23,9 @@ struct GPUCodeLimits {
   int64_t max_shared_memory_per_block = 48 * 1024;
   int64_t max_vthread = 8;
   int64_t max_vector_bytes = 16;
+  // Whether a non-constant thread extent is accepted (not counted) rather than refused: code generation accepts
+  // symbolic grids; the tuning postproc wants constant ones.
+  bool allow_symbolic_extents = false;
   static GPUCodeLimits FromTarget(const Target& target);
 };
 // True when every kernel of `mod` stays within `limits`: threads per block,

@@ -83,4 +83,4 @@ def test_dynamic_shared_memory_bytes():
                 A[bx * 32 + tx] = T.float32(0)
 
     _, _, dyn = _launch(f)
-    assert int(tvm.arith.Analyzer().simplify(dyn)) == 32 * 4 + 8 * 2
+    assert int(tvm.arith.Analyzer().simplify(dyn)) == 32 * 4 + 16  # each allocation rounded up to 16 bytes

@@ -76,6 +76,16 @@ def SplitHostDevice():
     return _ffi_api.SplitHostDevice()
 
 
+def ThreadSync(storage_scope):
+    """Inserts ``T.tvm_storage_sync(storage_scope)`` into GPU kernels where threads of a block could see each
+    other's accesses to memory of that scope ("shared", "shared.dyn", "warp") out of order: before a read of
+    data written earlier with no barrier between (and before a write over data read earlier), and at the end of
+    a loop body whose next iteration would race with this one. Never inside a branch on the thread index."""
+    if not isinstance(storage_scope, str):
+        raise TVMTypeError(f"ThreadSync: storage_scope must be a str, got {type(storage_scope).__name__}")
+    return _ffi_api.ThreadSync(storage_scope)
+
+
 def DefaultCPUSchedule(target=None):
     """A fixed, untuned schedule for CPU PrimFuncs nobody scheduled (the TOPI
     functions LegalizeOps makes; relax.build runs it): elementwise producers
@@ -98,6 +108,6 @@ def DefaultCPUSchedule(target=None):
     return _ffi_api.DefaultCPUScheduleFor(target)
 
 
-__all__ = ["DefaultCPUSchedule", "LowerInitBlock", "ConvertBlocksToOpaque", "LowerOpaqueBlock", "CompactBufferAllocation",
+__all__ = ["DefaultCPUSchedule", "ThreadSync", "LowerInitBlock", "ConvertBlocksToOpaque", "LowerOpaqueBlock", "CompactBufferAllocation",
            "HoistNestPredicates", "LoopPartition",
            "FlattenBuffer", "VectorizeLoop", "UnrollLoop", "MakePackedAPI", "BindTarget", "SplitHostDevice"]
