@@ -8,6 +8,7 @@
 #include <set>
 
 #include "codegen/bind_target.h"
+#include "codegen/cuda/codegen_cuda.h"
 #include "codegen/cuda/nvrtc.h"
 #include "codegen/split_host_device.h"
 #include "codegen/target_build.h"
@@ -17,6 +18,7 @@
 #include "target/target_kind.h"
 #include "tir/function.h"
 #include "tir/functor.h"
+#include "tir/transform/thread_sync.h"
 
 namespace tessera {
 namespace codegen {
@@ -109,13 +111,9 @@ CUDAKernelInfo KernelInfoOf(const std::string& name, const PrimFunc& func) {
   return info;
 }
 
-// Barriers for shared memory (cgen's ThreadSync pass), when it is built in.
+// Barriers where threads of a block share memory (tir.transform.ThreadSync).
 IRModule InsertThreadSync(IRModule device) {
-  auto sync = Registry::Get("tir.transform.ThreadSync");
-  if (!sync) return device;
-  for (const char* scope : {"shared", "shared.dyn"}) {
-    device = (*sync)(String(scope)).cast<tessera::transform::Pass>()(device);
-  }
+  for (const char* scope : {"shared", "shared.dyn"}) device = tir::transform::ThreadSync(scope)(device);
   return device;
 }
 
@@ -149,10 +147,7 @@ Module BuildCUDA(const IRModule& lowered, const Target& target) {
   NVRTCResult compiled{"", "ptx", ""};
   if (!kernels.empty()) {
     device = InsertThreadSync(device);
-    auto cgen = Registry::Get("codegen.CodeGenCUDASource");
-    TESSERA_CHECK_OR_THROW(cgen.has_value(), NotImplementedError)
-        << "tvm.build(target=\"cuda\"): this Tessera has no CUDA code generator (codegen.CodeGenCUDASource)";
-    source = (*cgen)(device, target).cast<std::string>();
+    source = CodeGenCUDASource(device, target);
     auto [arch, format] = ArchAndFormat(target);
     compiled = NVRTCCompile(source, arch, format);
   }
