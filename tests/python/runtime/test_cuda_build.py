@@ -89,7 +89,11 @@ def test_launch_without_a_gpu_raises_runtime_error_naming_the_kernel(host):
         assert not tvm.cuda(0).exist
         rt = tvm.build(vecadd_scheduled(), target=tvm.target.Target("cuda", host="{host}"))
         a = fake_cuda_array(1024)
-        for call in (lambda: rt["main"](a, a, a), lambda: rt.imported_modules[0]["main_kernel"](a, a, a, 8, 128)):
+        path = "{{}}/lib.so".format(__import__("tempfile").mkdtemp())
+        rt.export_library(path)
+        loaded = tvm.runtime.load_module(path)
+        for call in (lambda: rt["main"](a, a, a), lambda: rt.imported_modules[0]["main_kernel"](a, a, a, 8, 128),
+                     lambda: loaded["main"](a, a, a)):
             try:
                 call()
             except RuntimeError as e:
@@ -102,7 +106,7 @@ def test_launch_without_a_gpu_raises_runtime_error_naming_the_kernel(host):
         except RuntimeError as e:
             print("OK", e)
         """)
-    assert out.count("OK") == 3, out
+    assert out.count("OK") == 4, out
 
 
 def test_direct_kernel_call_checks_its_arguments():
