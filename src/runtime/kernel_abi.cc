@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "runtime/interrupt.h"
+#include "runtime/module.h"
 #include "runtime/ndarray.h"
 #include "runtime/thread_pool.h"
 
@@ -18,6 +19,25 @@ namespace tessera {
 namespace {
 
 thread_local std::string last_error;
+thread_local KernelLaunchContext launch_context;
+
+// Sets the launch context for one call of a device function, restoring the
+// previous one after (a host function may call another module's function).
+class LaunchContextScope {
+ public:
+  LaunchContextScope(bool active, const ModuleNode* module, Device device) : active_(active), saved_(launch_context) {
+    if (active_) launch_context = KernelLaunchContext{module, device};
+  }
+  ~LaunchContextScope() {
+    if (active_) launch_context = saved_;
+  }
+  LaunchContextScope(const LaunchContextScope&) = delete;
+  LaunchContextScope& operator=(const LaunchContextScope&) = delete;
+
+ private:
+  bool active_;
+  KernelLaunchContext saved_;
+};
 
 nlohmann::json InfoToJSON(const FunctionInfo& info) {
   nlohmann::json params = nlohmann::json::array();
@@ -68,6 +88,8 @@ std::string ShapeStr(const std::vector<int64_t>& s) {
 
 
 }  // namespace
+
+const KernelLaunchContext& CurrentKernelLaunchContext() { return launch_context; }
 
 std::string FunctionInfo::ToJSON() const { return InfoToJSON(*this).dump(); }
 FunctionInfo FunctionInfo::FromJSON(const std::string& json) { return InfoFromJSON(nlohmann::json::parse(json)); }
@@ -167,6 +189,9 @@ PackedFunc MakeKernelFunction(const FunctionInfo& info, KernelFn fn, ObjectRef k
         std::vector<int64_t> scalar_ints(np, 0);
         std::vector<double> scalar_floats(np, 0.0);
         AlignedStaging staging;
+        // A device function's arrays all live on one device: the first one's is where its kernels launch.
+        const bool on_device = info.device_type != kDLCPU;
+        std::optional<Device> array_device;
         for (size_t i = 0; i < np; ++i) {
           const ParamInfo& p = info.params[i];
           const Any& a = args[static_cast<int>(i)];
@@ -196,6 +221,12 @@ PackedFunc MakeKernelFunction(const FunctionInfo& info, KernelFn fn, ObjectRef k
                                       << " but this function runs on "
                                       << DeviceTypeName(static_cast<DLDeviceType>(info.device_type));
           }
+          if (on_device && array_device && arr->device() != *array_device) {
+            TESSERA_THROW(ValueError) << info.name << ": argument " << p.name << " is on " << arr->device().str()
+                                      << " but the earlier arguments are on " << array_device->str()
+                                      << " (the arrays of one call must be on one device)";
+          }
+          if (!array_device) array_device = arr->device();
           if (arr->dtype() != p.dtype) {
             TESSERA_THROW(TypeError) << info.name << ": argument " << p.name << " has dtype " << arr->dtype()
                                      << " but expected " << p.dtype;
@@ -230,7 +261,8 @@ PackedFunc MakeKernelFunction(const FunctionInfo& info, KernelFn fn, ObjectRef k
           if (reinterpret_cast<uintptr_t>(ptr) % align != 0) {
             TESSERA_THROW(ValueError) << info.name << ": argument " << p.name << " is not aligned to its element size";
           }
-          if (p.alignment > 1 && reinterpret_cast<uintptr_t>(ptr) % static_cast<uintptr_t>(p.alignment) != 0) {
+          // (Only CPU kernels dereference their arguments on the host: device arrays are never staged.)
+          if (!on_device && p.alignment > 1 && reinterpret_cast<uintptr_t>(ptr) % static_cast<uintptr_t>(p.alignment) != 0) {
             // The kernel assumes the alignment (llvm.assume): stage a copy.
             size_t nbytes = static_cast<size_t>(std::max(1, p.dtype.bytes()));
             for (int64_t d : shape) nbytes *= static_cast<size_t>(d);
@@ -248,6 +280,8 @@ PackedFunc MakeKernelFunction(const FunctionInfo& info, KernelFn fn, ObjectRef k
         runtime::ThreadCapScope cap(num_threads > 0 ? num_threads : info.num_threads);
         int32_t rc = 0;
         bool interrupted = false;
+        LaunchContextScope launch_scope(on_device, keep_alive.as<ModuleNode>(),
+                                        array_device.value_or(Device{static_cast<DLDeviceType>(info.device_type), 0}));
         {
           InterruptScope interrupt_scope;  // Ctrl-C stops while loops (runtime/interrupt.h)
           rc = fn(slots.data());

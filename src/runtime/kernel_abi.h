@@ -65,6 +65,18 @@ inline std::string KernelSymbol(const std::string& name) { return "tessera_kerne
 // available, or TESSERA_NUM_THREADS; runtime/thread_pool.h).
 PackedFunc MakeKernelFunction(const FunctionInfo& info, KernelFn fn, ObjectRef keep_alive, int num_threads = 0);
 
+class ModuleNode;
+// What a host function running on this thread launches device kernels from
+// (TesseraLaunchKernel): the module whose function it is (its imports hold the
+// device modules) and the device its arrays are on. Set by the function made
+// by MakeKernelFunction for the duration of a call when the function's
+// device_type is not the CPU (`keep_alive` is then its module); empty otherwise.
+struct KernelLaunchContext {
+  const ModuleNode* module = nullptr;
+  Device device{kDLCPU, 0};
+};
+const KernelLaunchContext& CurrentKernelLaunchContext();
+
 }  // namespace tessera
 
 extern "C" {
@@ -78,4 +90,11 @@ int32_t TesseraParallelFor(int32_t (*task)(int32_t i, void* data), void* data, i
 // Workspace allocation for large intermediate buffers (64-byte aligned).
 void* TesseraWorkspaceAlloc(int64_t nbytes);
 void TesseraWorkspaceFree(void* ptr);
+// Launches device kernel `name` of the calling host function's imported device
+// modules (KernelLaunchContext) on grid (gx, gy, gz) and blocks (bx, by, bz)
+// with `dyn_shmem` bytes of dynamic shared memory; args[i] points at the i-th
+// kernel argument's value. Returns 0, or nonzero after TesseraSetLastError.
+// Defined with the CUDA module (runtime/cuda/cuda_module.cc).
+int32_t TesseraLaunchKernel(const char* name, int64_t gx, int64_t gy, int64_t gz, int64_t bx, int64_t by, int64_t bz,
+                            int64_t dyn_shmem, void** args, int32_t nargs);
 }

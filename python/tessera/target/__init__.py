@@ -26,11 +26,17 @@ class Target(Node):
                 return str(v)
             opts = " ".join(f"-{k}={_value(v)}" for k, v in target.items() if k != "kind")
             target = f"{kind} {opts}".strip()
-        self.__init_handle_by_constructor__(get_global_func("target.Target"), str(target))
-        self.__dict__["_host"] = None
+        is_cpu = False
         if host is not None:
             host = host if isinstance(host, Target) else Target(host)
-            if "cpu" in list(self.keys) and host.str != self.str:
+            is_cpu = "cpu" in list(get_global_func("target.Target")(str(target)).keys)
+        if host is not None and not is_cpu:  # the C++ node carries the host too (the GPU build reads it)
+            self.__init_handle_by_constructor__(get_global_func("target.TargetWithHost"), str(target), host.str)
+        else:
+            self.__init_handle_by_constructor__(get_global_func("target.Target"), str(target))
+        self.__dict__["_host"] = None
+        if host is not None:
+            if is_cpu and host.str != self.str:
                 raise TVMValueError(f"target host {host.str!r} differs from the CPU target {self.str!r}: "
                                     "for CPU targets the host is the target itself")
             self.__dict__["_host"] = host

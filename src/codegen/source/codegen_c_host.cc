@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include "codegen/parallel_task.h"
+#include "codegen/split_host_device.h"
 #include "tir/transform/make_packed_api.h"
 
 namespace tessera {
@@ -21,7 +22,9 @@ void CodeGenCHost::PrintPrelude(std::ostream& os) {
      << "extern int32_t TesseraParallelFor(int32_t (*task)(int32_t, void*), void* data, int32_t num_tasks);\n"
      << "extern void* TesseraWorkspaceAlloc(int64_t nbytes);\n"
      << "extern void TesseraWorkspaceFree(void* ptr);\n"
-     << "extern volatile int TesseraInterruptRequested;\n\n";
+     << "extern volatile int TesseraInterruptRequested;\n"
+     << "extern int32_t TesseraLaunchKernel(const char* name, int64_t gx, int64_t gy, int64_t gz, int64_t bx,\n"
+     << "                                   int64_t by, int64_t bz, int64_t dyn_shmem, void** args, int32_t nargs);\n\n";
 }
 
 FunctionInfo CodeGenCHost::AddFunction(const std::string& name, const PrimFunc& func) {
@@ -132,6 +135,44 @@ void CodeGenCHost::EmitParallelFor(const ForNode* op) {
   AddDeclaration("struct " + task + "_closure {\n" + fields + "};\n" + "static int32_t " + task + "(int32_t " + index +
                  ", void* _closure) {\n  struct " + task + "_closure* _c = (struct " + task + "_closure*)_closure;\n" +
                  unpack + task_body.str() + "}\n");
+}
+
+void CodeGenCHost::VisitStmt_(const EvaluateNode* op) {
+  const auto* call = op->value.as<CallNode>();
+  if (call == nullptr || !IsLaunchKernel(call)) return CodeGenC::VisitStmt_(op);
+  // tessera_launch_kernel(name, gx, gy, gz, bx, by, bz, dyn_shmem, args...):
+  // each argument's value in a local whose address the launch takes.
+  LaunchKernelCall launch = ParseLaunchKernel(call, func_name_);
+  Line("{");
+  ++indent_;
+  std::string slots;
+  for (size_t i = 0; i < launch.args.size(); ++i) {
+    const PrimExpr& a = launch.args[i];
+    std::string type;
+    std::string value;
+    if (const auto* v = a.as<VarNode>(); v != nullptr && buffers_.count(v)) {
+      type = "void*";
+      value = "(void*)" + buffers_.at(v).name;
+    } else {
+      type = a.dtype().is_handle() ? "void*" : ValueType(a.dtype());
+      value = VisitExpr(a);
+    }
+    std::string local = FreshName("karg");
+    Line(type + " " + local + " = " + value + ";");
+    slots += (slots.empty() ? "&" : ", &") + local;
+  }
+  std::string args = FreshName("kargs");
+  Line("void* " + args + "[] = {" + (slots.empty() ? "0" : slots) + "};");
+  std::string dims;
+  for (const PrimExpr& e : launch.dims) dims += "(int64_t)(" + VisitExpr(e) + "), ";
+  std::string rc = FreshName("rc");
+  Line("int32_t " + rc + " = TesseraLaunchKernel(" + Quote(launch.kernel) + ", " + dims + args + ", " +
+       std::to_string(launch.args.size()) + ");");
+  std::string frees;
+  for (auto it = live_workspaces_.rbegin(); it != live_workspaces_.rend(); ++it) frees += WorkspaceFree(*it) + " ";
+  Line("if (" + rc + " != 0) { " + frees + "return " + rc + "; }");
+  --indent_;
+  Line("}");
 }
 
 std::string CodeGenCHost::WorkspaceAlloc(const std::string& bytes) { return "TesseraWorkspaceAlloc(" + bytes + ")"; }

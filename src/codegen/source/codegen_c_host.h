@@ -32,6 +32,7 @@ class CodeGenCHost : public CodeGenC {
   std::string WorkspaceFree(const std::string& ptr) override;
   std::string RaiseStmt(const std::string& message) override;
   void EmitWhileBackEdgeCheck() override;
+  void VisitStmt_(const tir::EvaluateNode* op) override;
 
  private:
   int task_counter_ = 0;

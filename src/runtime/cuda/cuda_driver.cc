@@ -52,6 +52,7 @@ Loaded* Load() {
     sym(d.cuModuleGetFunction, "cuModuleGetFunction");
     sym(d.cuModuleUnload, "cuModuleUnload");
     sym(d.cuLaunchKernel, "cuLaunchKernel");
+    sym(d.cuFuncSetAttribute, "cuFuncSetAttribute");
     if (!all) {
       l->why = "the CUDA driver library lacks required entry points";
       return l;

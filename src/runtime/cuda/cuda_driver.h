@@ -27,6 +27,11 @@ constexpr int CU_DEVICE_ATTRIBUTE_WARP_SIZE = 10;
 constexpr int CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
+constexpr int CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X = 2;  // _Y = 3, _Z = 4
+constexpr int CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X = 5;   // _Y = 6, _Z = 7
+constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97;
+// CUfunction_attribute: the dynamic shared memory a launch may request.
+constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
 
 struct Driver {
   CUresult (*cuInit)(unsigned int);
@@ -48,6 +53,7 @@ struct Driver {
   CUresult (*cuModuleUnload)(CUmodule);
   CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
                              unsigned, unsigned, CUstream, void**, void**);
+  CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
 
   // The loaded driver, or nullptr when libcuda is missing or cuInit fails.
   // `why` (optional) receives the reason.

@@ -99,6 +99,8 @@ PackedAPI GetPackedAPI(const std::string& name, const PrimFunc& func) {
   std::vector<Var> sym;
   for (size_t i = np; i < slots->size(); ++i) sym.push_back((*slots)[i]);
   PackedAPI api = BuildPackedAPI(name, func, &sym);
+  // A host function launching device kernels (SplitHostDevice) takes arrays on that device.
+  if (auto dev = func.GetAttr("tessera.device_type")) api.info.device_type = static_cast<int>(dev->cast<int64_t>());
   return api;
 }
 
