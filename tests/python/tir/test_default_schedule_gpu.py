@@ -7,14 +7,13 @@ functions are left alone, and the schedule computes what the function computed:
 checked on the CPU with the thread-bound loops made serial (each block and
 thread in turn), against NumPy. No GPU is needed; the GPU runs are in
 tests/python/relax/test_cuda_default_schedule.py."""
-import re
-
 import numpy as np
 import pytest
 
 import tessera as tvm
 from tessera import te, topi
 from tessera.script import tir as T
+from gpu_schedule_helpers import blocks_all_bound, serial, thread_tags
 
 RNG = np.random.default_rng(0)
 
@@ -26,40 +25,6 @@ def _rand(*shape):
 def gpu_schedule(func, target="cuda"):
     mod = tvm.IRModule({"main": func.with_attr("global_symbol", "main")})
     return tvm.tir.transform.DefaultGPUSchedule(target)(mod)
-
-
-def serial(mod):
-    """`mod` with every thread-bound loop made serial, so that the CPU runs it."""
-    src = re.sub(r'T\.thread_binding\(([^()]*(?:\([^()]*\))?[^()]*?), thread="[^"]*"\)', r"T.serial(\1)", mod.script())
-    return tvm.script.from_source(src)
-
-
-def thread_tags(mod):
-    tags = []
-    tvm.tir.post_order_visit(mod["main"].body, lambda n: tags.append(n.thread_binding.thread_tag)
-                             if isinstance(n, tvm.tir.For) and n.kind == tvm.tir.ForKind.THREAD_BINDING else None)
-    return tags
-
-
-def blocks_all_bound(mod):
-    """Every block (but the root) has a thread-bound loop above it."""
-    unbound = []
-
-    def visit(stmt, bound):
-        if isinstance(stmt, tvm.tir.For):
-            visit(stmt.body, bound or stmt.kind == tvm.tir.ForKind.THREAD_BINDING)
-        elif isinstance(stmt, tvm.tir.SeqStmt):
-            for s in stmt.seq:
-                visit(s, bound)
-        elif isinstance(stmt, tvm.tir.BlockRealize):
-            if stmt.block.name_hint != "root" and not bound:
-                unbound.append(stmt.block.name_hint)
-            visit(stmt.block.body, bound)
-        elif isinstance(stmt, (tvm.tir.IfThenElse,)):
-            visit(stmt.then_case, bound)
-
-    visit(mod["main"].body, False)
-    return unbound
 
 
 def check(func, arrays, expected, *, shared=None, local=None):
