@@ -140,6 +140,27 @@ def _check_well_formed(mod):
 IN_RELAX_BUILD = contextvars.ContextVar("tessera_in_relax_build", default=False)
 
 
+def _vm_target(tgt):
+    """``tgt`` when the VM can call its kernels directly (a CPU kind), or a
+    device target (a kind with a default schedule for untuned kernels, e.g.
+    "cuda") with its host: Target.host, else tvm.target.default_host() ("llvm",
+    or "c" without LLVM); the VM runs on that host and its tensors live on the
+    device the VirtualMachine is given (tvm.cuda(0))."""
+    from ..target import Target, default_host  # pylint: disable=import-outside-toplevel
+
+    if tgt.kind.get_attr("relax.vm_host", False):  # the kinds whose kernels the VM can call
+        return tgt
+    if "cpu" in [str(k) for k in tgt.keys] or tgt.kind.get_attr("tir.default_schedule") is None:
+        raise OpNotImplemented(f"relax.build(target={str(tgt)!r}): the VM runs kernels of CPU targets (\"llvm\", "
+                               "\"c\") or of device targets with a default schedule (\"cuda\") only")
+    host = tgt.__dict__.get("_host")
+    host = host if host is not None else Target(default_host())
+    if not host.kind.get_attr("relax.vm_host", False):
+        raise TVMValueError(f"relax.build(target={str(tgt)!r}): the host target {host.str!r} cannot run the VM; "
+                            "use \"llvm\" or \"c\"")
+    return Target(tgt, host=host)
+
+
 def build(mod, target="llvm", params=None, relax_pipeline="default_build", exec_mode="bytecode", *, system_lib=None):
     """Compiles a Relax IRModule (or function) to an Executable for
     ``relax.VirtualMachine``: binds ``params`` into "main" (BindParams), runs
@@ -156,9 +177,7 @@ def build(mod, target="llvm", params=None, relax_pipeline="default_build", exec_
         raise OpNotImplemented("relax.build(system_lib=True) is not supported")
     if target is None:
         target = "llvm"
-    tgt = target if isinstance(target, Target) else Target(target)
-    if not tgt.kind.get_attr("relax.vm_host", False):  # the kinds whose kernels the VM can call
-        raise OpNotImplemented(f"relax.build(target={str(tgt)!r}): the VM runs on the CPU (target \"llvm\") only")
+    tgt = _vm_target(target if isinstance(target, Target) else Target(target))
     if not isinstance(mod, ir.IRModule):
         mod = ir.IRModule.from_expr(mod)
     _check_well_formed(mod)
@@ -174,7 +193,8 @@ def build(mod, target="llvm", params=None, relax_pipeline="default_build", exec_
     if relax_pipeline is not None:
         if isinstance(relax_pipeline, str):
             relax_pipeline = _pipeline(relax_pipeline, tgt)
-        token = IN_RELAX_BUILD.set(True)
+        # (the packed-weight matmul is a CPU layout: not for device kernels)
+        token = IN_RELAX_BUILD.set("cpu" in [str(k) for k in tgt.keys])
         try:
             mod = relax_pipeline(mod)
         finally:

@@ -114,6 +114,28 @@ def DefaultCPUSchedule(target=None):
     return _ffi_api.DefaultCPUScheduleFor(target)
 
 
-__all__ = ["DefaultCPUSchedule", "ThreadSync", "VerifyGPUCode", "LowerInitBlock", "ConvertBlocksToOpaque", "LowerOpaqueBlock", "CompactBufferAllocation",
+def DefaultGPUSchedule(target=None):
+    """A fixed, untuned schedule for GPU PrimFuncs nobody scheduled, as TVM's
+    dlight rules give (the "cuda" kind's default schedule; relax.build runs
+    it for target "cuda"): elementwise producers inlined; softmax/layer_norm
+    style functions one thread per row; matmul/dense/batch_matmul with tiles
+    dividing their extents shared-memory tiled with a per-thread register
+    tile; everything else one thread per output element (reductions serial in
+    the thread); epilogues computed in their producer's threads. Every block
+    ends bound to blockIdx/threadIdx (ValueError naming the block otherwise).
+    Functions with ``"tir.is_scheduled"`` or any non-serial loop are left
+    alone. ``target`` (a GPU Target or string): its thread limit; None: each
+    function's ``"target"`` attribute, else 256 threads per block."""
+    if target is None:
+        return _ffi_api.DefaultGPUSchedule(None)
+    from ...target import Target  # pylint: disable=import-outside-toplevel
+
+    target = target if isinstance(target, Target) else Target(target)
+    if "gpu" not in [str(k) for k in target.keys]:
+        raise TVMValueError(f"DefaultGPUSchedule: target {target.str!r} is not a GPU target")
+    return _ffi_api.DefaultGPUSchedule(target)
+
+
+__all__ = ["DefaultCPUSchedule", "DefaultGPUSchedule", "ThreadSync", "VerifyGPUCode", "LowerInitBlock", "ConvertBlocksToOpaque", "LowerOpaqueBlock", "CompactBufferAllocation",
            "HoistNestPredicates", "LoopPartition",
            "FlattenBuffer", "VectorizeLoop", "UnrollLoop", "MakePackedAPI", "BindTarget", "SplitHostDevice"]
