@@ -140,7 +140,7 @@ def _check_well_formed(mod):
 IN_RELAX_BUILD = contextvars.ContextVar("tessera_in_relax_build", default=False)
 
 
-def build(mod, target="llvm", params=None, relax_pipeline="default_build", exec_mode="bytecode", *, system_lib=None):
+def build(mod, target=None, params=None, relax_pipeline="default_build", exec_mode="bytecode", *, system_lib=None):
     """Compiles a Relax IRModule (or function) to an Executable for
     ``relax.VirtualMachine``: binds ``params`` into "main" (BindParams), runs
     ``relax_pipeline`` (a name for ``relax.get_pipeline``, a Pass, or None
@@ -155,7 +155,9 @@ def build(mod, target="llvm", params=None, relax_pipeline="default_build", exec_
     if system_lib:
         raise OpNotImplemented("relax.build(system_lib=True) is not supported")
     if target is None:
-        target = "llvm"
+        from ..target import default_host  # pylint: disable=import-outside-toplevel
+
+        target = default_host()  # "llvm", or "c" in a build without LLVM
     tgt = target if isinstance(target, Target) else Target(target)
     if not tgt.kind.get_attr("relax.vm_host", False):  # the kinds whose kernels the VM can call
         raise OpNotImplemented(f"relax.build(target={str(tgt)!r}): the VM runs on the CPU (target \"llvm\") only")
@@ -198,4 +200,4 @@ def compile(mod, target=None, *, relax_pipeline="default_build", tir_pipeline="d
     funcs = [mod] if not isinstance(mod, ir.IRModule) else [f for _, f in mod.functions.items()]
     if any(isinstance(f, Function) for f in funcs):
         return build(mod, target=target, relax_pipeline=relax_pipeline)
-    return tir_build(mod, target=target if target is not None else "llvm")
+    return tir_build(mod, target=target)  # None: tvm.target.default_host()
