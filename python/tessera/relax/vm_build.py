@@ -161,7 +161,7 @@ def _vm_target(tgt):
     return Target(tgt, host=host)
 
 
-def build(mod, target="llvm", params=None, relax_pipeline="default_build", exec_mode="bytecode", *, system_lib=None):
+def build(mod, target=None, params=None, relax_pipeline="default_build", exec_mode="bytecode", *, system_lib=None):
     """Compiles a Relax IRModule (or function) to an Executable for
     ``relax.VirtualMachine``: binds ``params`` into "main" (BindParams), runs
     ``relax_pipeline`` (a name for ``relax.get_pipeline``, a Pass, or None
@@ -176,7 +176,9 @@ def build(mod, target="llvm", params=None, relax_pipeline="default_build", exec_
     if system_lib:
         raise OpNotImplemented("relax.build(system_lib=True) is not supported")
     if target is None:
-        target = "llvm"
+        from ..target import default_host  # pylint: disable=import-outside-toplevel
+
+        target = default_host()  # "llvm", or "c" in a build without LLVM
     tgt = _vm_target(target if isinstance(target, Target) else Target(target))
     if not isinstance(mod, ir.IRModule):
         mod = ir.IRModule.from_expr(mod)
@@ -218,4 +220,4 @@ def compile(mod, target=None, *, relax_pipeline="default_build", tir_pipeline="d
     funcs = [mod] if not isinstance(mod, ir.IRModule) else [f for _, f in mod.functions.items()]
     if any(isinstance(f, Function) for f in funcs):
         return build(mod, target=target, relax_pipeline=relax_pipeline)
-    return tir_build(mod, target=target if target is not None else "llvm")
+    return tir_build(mod, target=target)  # None: tvm.target.default_host()
