@@ -455,3 +455,14 @@ def test_symbolic_dynamic_shared_memory_and_block():
     assert "__launch_bounds__" not in src  # threads per block unknown at compile time
     assert "extern __shared__" in src and "__syncthreads();" in src
     compile_all(src)
+
+
+@requires_nvrtc
+def test_launch_attributes_of_split_host_device_are_used():
+    # SplitHostDevice records the launch; a kernel launched wider than its loop guards the extra threads.
+    f = guarded_kernel.with_attr("tessera.launch_tags", ["blockIdx.x", "threadIdx.x"])
+    f = f.with_attr("tessera.launch_extents", [tvm.tir.IntImm("int32", 2), tvm.tir.IntImm("int32", 256)])
+    src = cuda_source(tvm.IRModule({"guard_kernel": f}))
+    body = src.split("guard_kernel(")[1]
+    assert "__launch_bounds__(256)" in src and "if (tx < 128) {" in body and "if (tx_1 < 32) {" in body
+    compile_all(src)
