@@ -188,6 +188,17 @@ std::string CodeGenCUDA::VisitExpr_(const CallNode* op) {
            "inside a kernel");
   }
   if (op->op.same_as(thread_invariant)) return VisitExpr(op->args[0]);
+  // Warp shuffles (the cross-thread reductions): (mask, value, lane or delta, width, warp_size).
+  static const std::pair<const char*, const char*> shuffles[] = {{"tir.tvm_warp_shuffle", "__shfl_sync"},
+                                                                 {"tir.tvm_warp_shuffle_up", "__shfl_up_sync"},
+                                                                 {"tir.tvm_warp_shuffle_down", "__shfl_down_sync"}};
+  for (const auto& [shuffle, fn] : shuffles) {
+    if (!op->op.same_as(Op::Get(shuffle))) continue;
+    if (op->args.size() != 5) Refuse(std::string(fn) + ": a warp shuffle takes (mask, value, lane, width, warp_size)");
+    return std::string(fn) + "(" + VisitExpr(op->args[0]) + ", " + VisitExpr(op->args[1]) + ", " +
+           VisitExpr(op->args[2]) + ", " + VisitExpr(op->args[3]) + ")";
+  }
+  if (op->op.same_as(Op::Get("tir.tvm_warp_activemask"))) return "__activemask()";
   for (const char* name : {"tir.ptx_mma", "tir.ptx_ldmatrix", "tir.mma_store", "tir.mma_fill"}) {
     if (op->op.same_as(Op::Get(name))) Refuse(std::string(name) + " must be a statement of its own (T.evaluate)");
   }

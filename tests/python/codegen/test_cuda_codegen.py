@@ -466,3 +466,31 @@ def test_launch_attributes_of_split_host_device_are_used():
     body = src.split("guard_kernel(")[1]
     assert "__launch_bounds__(256)" in src and "if (tx < 128) {" in body and "if (tx_1 < 32) {" in body
     compile_all(src)
+
+
+@T.prim_func
+def warp_sum_kernel(a: T.handle, b: T.handle):
+    T.func_attr({"global_symbol": "warp_sum"})
+    A = T.Buffer((32,), data=a)
+    B = T.Buffer((1,), data=b)
+    for tx in T.thread_binding(32, thread="threadIdx.x"):
+        v = T.allocate([1], "float32", "local")
+        v_1 = T.Buffer((1,), data=v, scope="local")
+        mask = T.allocate([1], "uint32", "local")
+        mask_1 = T.Buffer((1,), "uint32", data=mask, scope="local")
+        v_1[0] = A[tx]
+        mask_1[0] = T.tvm_warp_activemask()
+        v_1[0] = v_1[0] + T.tvm_warp_shuffle_down(mask_1[0], v_1[0], 16, 32, 32)
+        v_1[0] = v_1[0] + T.tvm_warp_shuffle_down(mask_1[0], v_1[0], 8, 32, 32)
+        v_1[0] = v_1[0] + T.tvm_warp_shuffle_down(mask_1[0], v_1[0], 4, 32, 32)
+        v_1[0] = v_1[0] + T.tvm_warp_shuffle_down(mask_1[0], v_1[0], 2, 32, 32)
+        v_1[0] = v_1[0] + T.tvm_warp_shuffle_down(mask_1[0], v_1[0], 1, 32, 32)
+        if tx == 0:
+            B[0] = T.tvm_warp_shuffle(mask_1[0], v_1[0], 0, 32, 32)
+
+
+@requires_nvrtc
+def test_warp_shuffles():
+    src = cuda_source(tvm.IRModule({"warp_sum": warp_sum_kernel}))
+    assert "__activemask()" in src and "__shfl_down_sync(" in src and "__shfl_sync(" in src
+    compile_all(src)
