@@ -114,6 +114,24 @@ bool CodeGenCUDA::MaybeZero(const PrimExpr& divisor) {
   return b.min_value <= 0 && b.max_value >= 0;
 }
 
+std::string CodeGenCUDA::VisitExpr_(const CastNode* op) {
+  // cuda_fp16.h's half converts implicitly both ways, so C-style casts involving it are often ambiguous: go
+  // through float (exact for half -> anything) or CUDA's round-to-nearest conversions (anything -> half).
+  DataType from = op->value.dtype().element_of(), to = op->dtype.element_of();
+  auto is_half = [](DataType t) { return t.is_float() && t.bits() == 16; };
+  if (from == to || (!is_half(from) && !is_half(to)) || op->dtype.lanes() != 1) return CodeGenC::VisitExpr_(op);
+  std::string v = VisitExpr(op->value);
+  if (is_half(from)) {
+    std::string f = "__half2float(" + v + ")";
+    return to.is_bool() ? "(" + f + " != 0.0f)" : "((" + ValueType(to) + ")" + f + ")";
+  }
+  if (from.is_float() && from.bits() == 64) return "__double2half(" + v + ")";
+  if (from.is_float() || from.is_bfloat16()) return "__float2half(" + v + ")";
+  if (from.is_bool()) return "__float2half(" + v + " ? 1.0f : 0.0f)";
+  if (from.is_int()) return from.bits() == 64 ? "__ll2half_rn(" + v + ")" : "__int2half_rn((int)(" + v + "))";
+  return from.bits() == 64 ? "__ull2half_rn(" + v + ")" : "__uint2half_rn((unsigned)(" + v + "))";
+}
+
 std::string CodeGenCUDA::VisitExpr_(const DivNode* op) {
   if (IsFloatType(op->dtype)) return CodeGenC::VisitExpr_(op);
   std::string b = VisitExpr(op->b);
@@ -415,6 +433,18 @@ void CodeGenCUDA::AddKernel(const std::string& symbol, const PrimFunc& func) {
     launch_.extents = extents->cast<Array<PrimExpr>>();
     TESSERA_CHECK_OR_THROW(launch_.tags.size() == launch_.extents.size(), ValueError)
         << "kernel " << symbol << ": tessera.launch_tags and tessera.launch_extents differ in length";
+  }
+  // CUDA's own limits per launch dimension (the target's limits are checked by VerifyGPUCode).
+  const std::pair<const char*, int64_t> hw_limits[] = {{"blockIdx.x", 2147483647}, {"blockIdx.y", 65535},
+                                                       {"blockIdx.z", 65535},       {"threadIdx.x", 1024},
+                                                       {"threadIdx.y", 1024},       {"threadIdx.z", 64}};
+  for (const auto& [tag, limit] : hw_limits) {
+    std::optional<PrimExpr> e = LaunchExtentOf(launch_, tag);
+    std::optional<int64_t> c = e ? ConstIntValue(*e) : std::nullopt;
+    if (c && (*c > limit || *c < 1)) {
+      Refuse(std::string("the launch extent of ") + tag + " is " + std::to_string(*c) + "; CUDA allows 1 to " +
+             std::to_string(limit));
+    }
   }
   dyn_shmem_name_.clear();
   bool noalias = true;

@@ -28,6 +28,7 @@ class CodeGenCUDA : public CodeGenC {
   using CodeGenC::VisitExpr_;
   using CodeGenC::VisitStmt_;
   std::string VisitExpr_(const IntImmNode* op) override;
+  std::string VisitExpr_(const tir::CastNode* op) override;
   std::string VisitExpr_(const tir::DivNode* op) override;
   std::string VisitExpr_(const tir::ModNode* op) override;
   std::string VisitExpr_(const tir::FloorDivNode* op) override;

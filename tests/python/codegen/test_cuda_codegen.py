@@ -494,3 +494,49 @@ def test_warp_shuffles():
     src = cuda_source(tvm.IRModule({"warp_sum": warp_sum_kernel}))
     assert "__activemask()" in src and "__shfl_down_sync(" in src and "__shfl_sync(" in src
     compile_all(src)
+
+
+_ALL_DTYPES = ["bool", "int8", "uint8", "int16", "int32", "int64", "uint32", "uint64", "float16", "bfloat16",
+               "float32", "float64"]
+
+
+@requires_nvrtc
+def test_casts_and_arithmetic_between_every_dtype():
+    # half's implicit conversions make C casts ambiguous (half != 0, (half)int64): every pair must compile.
+    bufs = {d: tvm.tir.decl_buffer((32,), d, "B_" + d) for d in _ALL_DTYPES}
+    tx = tvm.tir.Var("tx", "int32")
+    stores = []
+    for dst in _ALL_DTYPES:
+        val = None
+        for src in _ALL_DTYPES:
+            x = tvm.tir.Cast(dst, tvm.tir.BufferLoad(bufs[src], [tx]))
+            val = x if val is None else (tvm.tir.Or(val, x) if dst == "bool" else val + x)
+        stores.append(tvm.tir.BufferStore(bufs[dst], val, [tx]))
+    for d in _ALL_DTYPES[1:]:
+        x = tvm.tir.BufferLoad(bufs[d], [tx])
+        stores.append(tvm.tir.BufferStore(bufs[d], tvm.tir.Select(x < x, tvm.tir.Min(x, x), tvm.tir.Max(x, x * x - x)),
+                                          [tx]))
+    iv = tvm.tir.IterVar(tvm.ir.Range(0, 32), tx, 1, "threadIdx.x")
+    loop = tvm.tir.For(tx, 0, 32, tvm.tir.ForKind.THREAD_BINDING, tvm.tir.SeqStmt(stores), thread_binding=iv)
+    f = tvm.tir.PrimFunc([bufs[d].data for d in _ALL_DTYPES], loop)
+    src = cuda_source(tvm.IRModule({"casts": f}))
+    assert "__ll2half_rn(" in src and "__half2float(" in src and "__float2bfloat16(" in src
+    compile_all(src)
+
+
+@T.prim_func
+def int64_kernel(a: T.handle, n: T.int64):
+    T.func_attr({"global_symbol": "k64"})
+    A = T.Buffer((n,), data=a)
+    for bx in T.thread_binding((n + T.int64(255)) // T.int64(256), thread="blockIdx.x"):
+        for tx in T.thread_binding(T.int64(256), thread="threadIdx.x"):
+            if bx * T.int64(256) + tx < n:
+                A[bx * T.int64(256) + tx] = A[bx * T.int64(256) + tx] + T.float32(1)
+
+
+@requires_nvrtc
+def test_int64_indices_as_the_ir_says():
+    src = cuda_source(tvm.IRModule({"k64": int64_kernel}))
+    assert "int64_t bx = ((int64_t)blockIdx.x);" in src and "int64_t tx = ((int64_t)threadIdx.x);" in src
+    assert "int64_t n" in src
+    compile_all(src)
