@@ -540,3 +540,31 @@ def test_int64_indices_as_the_ir_says():
     assert "int64_t bx = ((int64_t)blockIdx.x);" in src and "int64_t tx = ((int64_t)threadIdx.x);" in src
     assert "int64_t n" in src
     compile_all(src)
+
+
+@T.prim_func
+def half_math(A: T.Buffer((1024,), "float16"), B: T.Buffer((1024,), "float16")):
+    for i in range(1024):
+        with T.block("B"):
+            vi = T.axis.remap("S", [i])
+            B[vi] = (T.exp(A[vi]) + T.sqrt(T.fabs(A[vi])) + T.log(T.fabs(A[vi]) + T.float16(1)) + T.floor(A[vi])
+                     + T.round(A[vi]) + T.tanh(A[vi]) + T.sigmoid(A[vi]) + T.cos(A[vi]) + T.exp2(A[vi]))
+
+
+@requires_nvrtc
+@pytest.mark.parametrize("vectorize", [False, True])
+def test_half_math_scalar_and_vectorized(vectorize):
+    sch = tvm.tir.Schedule(half_math)
+    (i,) = sch.get_loops(sch.get_block("B"))
+    bx, tx, v = sch.split(i, [None, 64, 4])
+    sch.bind(bx, "blockIdx.x")
+    sch.bind(tx, "threadIdx.x")
+    if vectorize:
+        sch.vectorize(v)
+    src = cuda_source(device_kernels(sch.mod))
+    if vectorize:  # lanes scalarized, computed in float
+        assert "half lanes[4];" in src and "expf(" in src
+    else:  # CUDA's half functions where they exist, float for the rest
+        for fn in ("hexp(", "hsqrt(", "__habs(", "hlog(", "hfloor(", "hrint(", "hcos(", "hexp2(", "tanhf("):
+            assert fn in src, fn
+    compile_all(src)
