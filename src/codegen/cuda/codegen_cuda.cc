@@ -9,9 +9,9 @@
 #include "arith/analyzer.h"
 #include "ir/op.h"
 #include "ir/structural_equal.h"
-#include "meta_schedule/postproc/verify_postproc.h"
 #include "runtime/registry.h"
 #include "tir/analysis/buffer_scopes.h"
+#include "tir/analysis/verify_gpu_code.h"
 #include "tir/op.h"
 
 namespace tessera {
@@ -505,12 +505,7 @@ void CodeGenCUDA::AddKernel(const std::string& symbol, const PrimFunc& func) {
 }
 
 std::string CodeGenCUDASource(const IRModule& kernels, const Target& target) {
-  std::string why;
-  meta_schedule::GPUCodeLimits limits = meta_schedule::GPUCodeLimits::FromTarget(target);
-  limits.allow_symbolic_extents = true;
-  if (!meta_schedule::CheckGPUCode(kernels, limits, &why)) {
-    TESSERA_THROW(ValueError) << "the CUDA kernels exceed the limits of target " << target->str << ": " << why;
-  }
+  const GPULimits limits = GPULimits::FromTarget(target);
   CodeGenCUDA cg(target);
   std::set<std::string> names;
   for (const GlobalVar& gv : kernels->GetGlobalVars()) {
@@ -520,6 +515,9 @@ std::string CodeGenCUDASource(const IRModule& kernels, const Target& target) {
     std::string name = gv->name_hint;
     if (auto sym = func.GetAttr("global_symbol")) name = sym->try_cast<std::string>().value_or(name);
     TESSERA_CHECK_OR_THROW(names.insert(name).second, ValueError) << "two kernels are named " << name;
+    std::string why = VerifyGPUCode(func, limits, name);
+    TESSERA_CHECK_OR_THROW(why.empty(), ValueError) << "the CUDA kernels exceed the limits of target " << target->str
+                                                    << ": " << why;
     cg.AddKernel(name, func);
   }
   return cg.Finish();

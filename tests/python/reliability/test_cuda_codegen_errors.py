@@ -93,7 +93,7 @@ def f(a: T.handle, n: T.int32):
         for tx in T.thread_binding(128, thread="threadIdx.x"):
             S_1[tx] = A[tx]
 source(f)
-""", "ValueError", 'shared buffer S has a non-constant size (a symbolic size needs scope "shared.dyn")')
+""", "ValueError", 'shared buffer S of k has a non-constant size (a symbolic size needs scope "shared.dyn")')
 
 
 def test_shared_buffer_passed_into_the_kernel():
