@@ -421,6 +421,13 @@ void CodeGenCUDA::VisitStmt_(const AllocateNode* op) {
 // ---- kernels ------------------------------------------------------------------------------
 void CodeGenCUDA::AddKernel(const std::string& symbol, const PrimFunc& func) {
   BeginFunction(symbol);
+  // Names CUDA C (or this prelude) already gives a meaning: a variable may not shadow them.
+  for (const char* reserved : {"half", "half2", "nv_bfloat16", "threadIdx", "blockIdx", "blockDim", "gridDim",
+                               "warpSize", "min", "max", "asm", "class", "new", "delete", "this",
+                               "template", "typename", "namespace", "operator", "private", "public", "virtual",
+                               "throw", "try", "catch", "using", "nullptr", "friend", "mutable", "explicit"}) {
+    used_names_.insert(reserved);
+  }
   TESSERA_CHECK_OR_THROW(IsCIdentifier(symbol), ValueError)
       << "kernel name \"" << symbol << "\" is not a C identifier (CUDA kernels are looked up by name)";
   scopes_ = BufferScopes(func->body);

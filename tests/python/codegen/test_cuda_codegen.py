@@ -568,3 +568,17 @@ def test_half_math_scalar_and_vectorized(vectorize):
         for fn in ("hexp(", "hsqrt(", "__habs(", "hlog(", "hfloor(", "hrint(", "hcos(", "hexp2(", "tanhf("):
             assert fn in src, fn
     compile_all(src)
+
+
+@requires_nvrtc
+def test_names_that_mean_something_in_cuda_are_renamed():
+    half = tvm.tir.decl_buffer((32,), "float16", "half")
+    tid = tvm.tir.Var("threadIdx", "int32")
+    new = tvm.tir.Var("new", "float16")
+    body = tvm.tir.LetStmt(new, tvm.tir.BufferLoad(half, [tid]),
+                           tvm.tir.BufferStore(half, tvm.tir.Max(new, tvm.tir.const(0, "float16")), [tid]))
+    iv = tvm.tir.IterVar(tvm.ir.Range(0, 32), tid, 1, "threadIdx.x")
+    f = tvm.tir.PrimFunc([half.data], tvm.tir.For(tid, 0, 32, tvm.tir.ForKind.THREAD_BINDING, body, thread_binding=iv))
+    src = cuda_source(tvm.IRModule({"names": f}))
+    assert "half* __restrict__ half_1" in src and "int threadIdx_1 = threadIdx.x;" in src and "half new_1 =" in src
+    compile_all(src)
