@@ -582,3 +582,22 @@ def test_names_that_mean_something_in_cuda_are_renamed():
     src = cuda_source(tvm.IRModule({"names": f}))
     assert "half* __restrict__ half_1" in src and "int threadIdx_1 = threadIdx.x;" in src and "half new_1 =" in src
     compile_all(src)
+
+
+@T.prim_func
+def bits_kernel(a: T.handle, b: T.handle, c: T.handle):
+    T.func_attr({"global_symbol": "bits"})
+    A = T.Buffer((32,), "int8", data=a)
+    B = T.Buffer((32,), "int32", data=b)
+    C = T.Buffer((32,), "int64", data=c)
+    for tx in T.thread_binding(32, thread="threadIdx.x"):
+        B[tx] = T.popcount(A[tx]) + T.clz(A[tx]) + T.popcount(B[tx]) + T.clz(B[tx])
+        C[tx] = T.popcount(C[tx]) + T.clz(C[tx]) + T.shift_right(C[tx], T.int64(3)) + T.bitwise_xor(C[tx], T.int64(5))
+
+
+@requires_nvrtc
+def test_bit_intrinsics():
+    src = cuda_source(tvm.IRModule({"bits": bits_kernel}))
+    for fn in ("__popc(", "__clz(", "__popcll(", "__clzll("):
+        assert fn in src, fn
+    compile_all(src)

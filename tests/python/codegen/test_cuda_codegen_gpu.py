@@ -201,3 +201,23 @@ def test_mma_m16n8k16(in_dtype, ptx_in):
     run(tvm.IRModule({"k": _mma_kernel(in_dtype, ptx_in, "float32", "fp32")}), {"a": a, "b": bt, "c": c})
     expect = a.reshape(16, 16).astype("float32") @ bt.reshape(16, 16).astype("float32").T
     np.testing.assert_allclose(c.reshape(16, 16), expect, rtol=1e-2, atol=1e-2)
+
+
+def test_bit_intrinsics():
+    rng = _rng()
+    a = rng.integers(-128, 128, size=32).astype("int8")
+    b = rng.integers(-2**31, 2**31, size=32).astype("int32")
+    c = rng.integers(-2**63, 2**63, size=32, dtype="int64")
+    b0, c0 = b.copy(), c.copy()
+    run(tvm.IRModule({"bits": cg.bits_kernel}), {"a": a, "b": b, "c": c})
+
+    def pop(x, bits):
+        return bin(int(x) & ((1 << bits) - 1)).count("1")
+
+    def clz(x, bits):
+        v = int(x) & ((1 << bits) - 1)
+        return bits - v.bit_length()
+
+    np.testing.assert_array_equal(b, [pop(x, 8) + clz(x, 8) + pop(y, 32) + clz(y, 32) for x, y in zip(a, b0)])
+    expect = [pop(z, 64) + clz(z, 64) + (int(z) >> 3) + (int(z) ^ 5) for z in c0]
+    np.testing.assert_array_equal(c, np.array([(e + 2**63) % 2**64 - 2**63 for e in expect], dtype="int64"))
