@@ -255,7 +255,7 @@ class Planner {
       bool vthread = tag.rfind("vthread", 0) == 0;
       bool guarded = false;
       if (!vthread) {
-        thread_vars_.insert(loop->loop_var.get());
+        if (tag.rfind("threadIdx", 0) == 0) thread_vars_.insert(loop->loop_var.get());  // blockIdx: uniform in a block
         std::optional<PrimExpr> launch = codegen::LaunchExtentOf(launch_, tag);
         const int64_t* e = AsConstInt(loop->extent);
         const int64_t* l = launch ? AsConstInt(*launch) : nullptr;

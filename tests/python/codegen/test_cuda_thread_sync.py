@@ -185,3 +185,19 @@ def test_data_dependent_branch_and_divergent_loop_get_no_barrier_inside():
     # The uniform loop keeps its barrier (no second one: the next iteration starts with it); the final read
     # still gets one, since the loop may run no iteration.
     assert ev[7:] == ["sync", "W S_1 <- A", "sync", "W B <- S_1"]
+
+
+def test_barrier_inside_a_branch_uniform_in_the_block():
+    @T.prim_func
+    def f(a: T.handle, b: T.handle):
+        A = T.Buffer((64,), data=a)
+        B = T.Buffer((64,), data=b)
+        for bx in T.thread_binding(2, thread="blockIdx.x"):
+            S = T.allocate([32], "float32", "shared")
+            S_1 = T.Buffer((32,), data=S, scope="shared")
+            for tx in T.thread_binding(32, thread="threadIdx.x"):
+                if bx == 1:  # the same for every thread of a block
+                    S_1[tx] = A[bx * 32 + tx]
+                    B[bx * 32 + tx] = S_1[31 - tx]
+
+    assert _events(_sync(f)) == ["if", "W S_1 <- A", "sync", "W B <- S_1", "endif"]
