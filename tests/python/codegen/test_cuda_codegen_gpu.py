@@ -146,6 +146,17 @@ def test_window_sum_shared_cooperative_fetch():
     np.testing.assert_allclose(b, a[:1024] + a[1:1025] + a[2:1026], rtol=1e-5)
 
 
+def test_window_sum_through_the_pipeline():
+    sch = cg._Ch6.schedule_window_sum(tvm.tir.Schedule(cg._Ch6.make_window_sum()), stage=3)
+    kernels = cg.device_kernels(sch.mod)
+    if cg.allocation_outside_kernel(kernels):
+        pytest.skip("the pipeline allocates A_shared on the host (needs the scope-aware compaction of issue [H])")
+    a = _rng().uniform(size=1027).astype("float32")
+    b = np.zeros(1024, "float32")
+    run(kernels, {"A": a, "B": b})
+    np.testing.assert_allclose(b, a[:1024] + a[1:1025] + a[2:1026], rtol=1e-5)
+
+
 def test_matmul_local_blocking():
     sch = cg._Ch6.blocking(tvm.tir.Schedule(cg._Ch6.make_matmul_1024()), 8, 8, 8, 8, 4)
     a, b = _rng().uniform(size=(2, 1024, 1024)).astype("float32")
