@@ -1,15 +1,17 @@
 // CUDA C generation for device kernels (see codegen_cuda.h).
 #include "codegen/cuda/codegen_cuda.h"
 
+#include "codegen/cuda/ptx.h"
+
 #include <algorithm>
 #include <limits>
 
 #include "arith/analyzer.h"
 #include "ir/op.h"
 #include "ir/structural_equal.h"
-#include "meta_schedule/postproc/verify_postproc.h"
 #include "runtime/registry.h"
 #include "tir/analysis/buffer_scopes.h"
+#include "tir/analysis/verify_gpu_code.h"
 #include "tir/op.h"
 
 namespace tessera {
@@ -112,6 +114,24 @@ bool CodeGenCUDA::MaybeZero(const PrimExpr& divisor) {
   return b.min_value <= 0 && b.max_value >= 0;
 }
 
+std::string CodeGenCUDA::VisitExpr_(const CastNode* op) {
+  // cuda_fp16.h's half converts implicitly both ways, so C-style casts involving it are often ambiguous: go
+  // through float (exact for half -> anything) or CUDA's round-to-nearest conversions (anything -> half).
+  DataType from = op->value.dtype().element_of(), to = op->dtype.element_of();
+  auto is_half = [](DataType t) { return t.is_float() && t.bits() == 16; };
+  if (from == to || (!is_half(from) && !is_half(to)) || op->dtype.lanes() != 1) return CodeGenC::VisitExpr_(op);
+  std::string v = VisitExpr(op->value);
+  if (is_half(from)) {
+    std::string f = "__half2float(" + v + ")";
+    return to.is_bool() ? "(" + f + " != 0.0f)" : "((" + ValueType(to) + ")" + f + ")";
+  }
+  if (from.is_float() && from.bits() == 64) return "__double2half(" + v + ")";
+  if (from.is_float() || from.is_bfloat16()) return "__float2half(" + v + ")";
+  if (from.is_bool()) return "__float2half(" + v + " ? 1.0f : 0.0f)";
+  if (from.is_int()) return from.bits() == 64 ? "__ll2half_rn(" + v + ")" : "__int2half_rn((int)(" + v + "))";
+  return from.bits() == 64 ? "__ull2half_rn(" + v + ")" : "__uint2half_rn((unsigned)(" + v + "))";
+}
+
 std::string CodeGenCUDA::VisitExpr_(const DivNode* op) {
   if (IsFloatType(op->dtype)) return CodeGenC::VisitExpr_(op);
   std::string b = VisitExpr(op->b);
@@ -186,6 +206,20 @@ std::string CodeGenCUDA::VisitExpr_(const CallNode* op) {
            "inside a kernel");
   }
   if (op->op.same_as(thread_invariant)) return VisitExpr(op->args[0]);
+  // Warp shuffles (the cross-thread reductions): (mask, value, lane or delta, width, warp_size).
+  static const std::pair<const char*, const char*> shuffles[] = {{"tir.tvm_warp_shuffle", "__shfl_sync"},
+                                                                 {"tir.tvm_warp_shuffle_up", "__shfl_up_sync"},
+                                                                 {"tir.tvm_warp_shuffle_down", "__shfl_down_sync"}};
+  for (const auto& [shuffle, fn] : shuffles) {
+    if (!op->op.same_as(Op::Get(shuffle))) continue;
+    if (op->args.size() != 5) Refuse(std::string(fn) + ": a warp shuffle takes (mask, value, lane, width, warp_size)");
+    return std::string(fn) + "(" + VisitExpr(op->args[0]) + ", " + VisitExpr(op->args[1]) + ", " +
+           VisitExpr(op->args[2]) + ", " + VisitExpr(op->args[3]) + ")";
+  }
+  if (op->op.same_as(Op::Get("tir.tvm_warp_activemask"))) return "__activemask()";
+  for (const char* name : {"tir.ptx_mma", "tir.ptx_ldmatrix", "tir.mma_store", "tir.mma_fill"}) {
+    if (op->op.same_as(Op::Get(name))) Refuse(std::string(name) + " must be a statement of its own (T.evaluate)");
+  }
   if (op->op.same_as(reinterpret) && op->dtype.lanes() == 1) {
     return "tsr_reinterpret<" + ValueType(op->dtype) + ", " + ValueType(op->args[0].dtype().element_of()) + ">(" +
            VisitExpr(op->args[0]) + ")";
@@ -202,8 +236,73 @@ std::string CodeGenCUDA::VisitExpr_(const CallNode* op) {
   return CodeGenC::VisitExpr_(op);
 }
 
+// ---- tensor-core builtins ------------------------------------------------------------------
+std::string CodeGenCUDA::PointerOperand(const PrimExpr& ptr, const PrimExpr& offset) {
+  std::string base;
+  if (const auto* v = ptr.as<VarNode>(); v && buffers_.count(v)) base = buffers_.at(v).name;
+  else base = VisitExpr(ptr);
+  return IsConstInt(offset, 0) ? base : "(" + base + " + " + VisitExpr(offset) + ")";
+}
+
+bool CodeGenCUDA::EmitTensorCoreBuiltin(const CallNode* op) {
+  static const Op& mma = Op::Get("tir.ptx_mma");
+  static const Op& ldmatrix = Op::Get("tir.ptx_ldmatrix");
+  static const Op& store = Op::Get("tir.mma_store");
+  static const Op& fill = Op::Get("tir.mma_fill");
+  auto str = [&](size_t i, const char* what) {
+    const auto* s = op->args[i].as<StringImmNode>();
+    if (s == nullptr) Refuse(std::string(what) + " must be a string constant");
+    return s->value;
+  };
+  auto integer = [&](size_t i, const char* what) {
+    std::optional<int64_t> v = ConstIntValue(op->args[i]);
+    if (!v) Refuse(std::string(what) + " must be an integer constant");
+    return *v;
+  };
+  auto arity = [&](size_t n, const char* name) {
+    if (op->args.size() < n) Refuse(std::string(name) + " takes " + std::to_string(n) + " arguments, got " +
+                                    std::to_string(op->args.size()));
+  };
+  std::string text;
+  if (op->op.same_as(mma)) {
+    arity(13, "ptx_mma");
+    PTXMMAOperands o;
+    o.shape = str(0, "ptx_mma's shape");
+    o.a_layout = str(1, "ptx_mma's A layout");
+    o.b_layout = str(2, "ptx_mma's B layout");
+    o.a_dtype = str(3, "ptx_mma's A dtype");
+    o.b_dtype = str(4, "ptx_mma's B dtype");
+    o.c_dtype = str(5, "ptx_mma's C dtype");
+    o.a = PointerOperand(op->args[6], op->args[7]);
+    o.b = PointerOperand(op->args[8], op->args[9]);
+    o.c = PointerOperand(op->args[10], op->args[11]);
+    o.saturate = integer(12, "ptx_mma's saturate") != 0;
+    text = PTXMMA(o);
+  } else if (op->op.same_as(ldmatrix)) {
+    arity(7, "ptx_ldmatrix");
+    text = PTXLdMatrix(integer(0, "ptx_ldmatrix's trans") != 0, static_cast<int>(integer(1, "ptx_ldmatrix's num")),
+                       str(2, "ptx_ldmatrix's type"), PointerOperand(op->args[3], op->args[4]),
+                       PointerOperand(op->args[5], op->args[6]));
+  } else if (op->op.same_as(store)) {
+    arity(6, "mma_store");
+    text = MMAStore(static_cast<int>(integer(0, "mma_store's m")), static_cast<int>(integer(1, "mma_store's n")),
+                    ValueType(op->dtype), PointerOperand(op->args[2], IntImm(DataType::Int(32), 0)),
+                    PointerOperand(op->args[3], op->args[4]), VisitExpr(op->args[5]));
+  } else if (op->op.same_as(fill)) {
+    arity(3, "mma_fill");
+    text = MMAFill(static_cast<int>(integer(0, "mma_fill's local_size")), ValueType(op->dtype),
+                   PointerOperand(op->args[1], op->args[2]));
+  } else {
+    return false;
+  }
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) Line(line);
+  return true;
+}
+
 // ---- statements -------------------------------------------------------------------------
 void CodeGenCUDA::VisitStmt_(const EvaluateNode* op) {
+  if (const auto* call = op->value.as<CallNode>(); call && EmitTensorCoreBuiltin(call)) return;
   if (const auto* call = op->value.as<CallNode>(); call && call->dtype.is_void()) {
     Line(VisitExpr(op->value) + ";");
     return;
@@ -295,7 +394,9 @@ void CodeGenCUDA::VisitStmt_(const AllocateNode* op) {
              "CUDA's " + std::to_string(kMaxLocalBytesPerThread) + " (compact it to what one thread uses)");
     }
     std::string n = std::to_string(std::max<int64_t>(1, *count));
-    Line(std::string(scope == "shared" ? "__shared__ " : "") + st + " " + name + "[" + n + "];");
+    // Narrow elements are read as 32-bit registers by the tensor-core builtins (ldmatrix wants 16-byte rows).
+    std::string align = t.bytes() < 4 ? " __align__(16)" : "";
+    Line(std::string(scope == "shared" ? "__shared__ " : "") + st + " " + name + "[" + n + "]" + align + ";");
   } else if (scope == "shared.dyn") {
     if (dyn_shmem_name_.empty()) {
       dyn_shmem_name_ = FreshName("dyn_shmem");
@@ -320,14 +421,43 @@ void CodeGenCUDA::VisitStmt_(const AllocateNode* op) {
 // ---- kernels ------------------------------------------------------------------------------
 void CodeGenCUDA::AddKernel(const std::string& symbol, const PrimFunc& func) {
   BeginFunction(symbol);
+  // Names CUDA C (or this prelude) already gives a meaning: a variable may not shadow them.
+  for (const char* reserved : {"half", "half2", "nv_bfloat16", "threadIdx", "blockIdx", "blockDim", "gridDim",
+                               "warpSize", "min", "max", "asm", "class", "new", "delete", "this",
+                               "template", "typename", "namespace", "operator", "private", "public", "virtual",
+                               "throw", "try", "catch", "using", "nullptr", "friend", "mutable", "explicit"}) {
+    used_names_.insert(reserved);
+  }
   TESSERA_CHECK_OR_THROW(IsCIdentifier(symbol), ValueError)
       << "kernel name \"" << symbol << "\" is not a C identifier (CUDA kernels are looked up by name)";
   scopes_ = BufferScopes(func->body);
   launch_ = KernelLaunchExtents(func->body, symbol);
+  // SplitHostDevice's record of the launch (the host launches with it) wins over the recomputed one.
+  auto tags = func.GetAttr("tessera.launch_tags");
+  auto extents = func.GetAttr("tessera.launch_extents");
+  if (tags && extents) {
+    launch_.tags = tags->cast<Array<String>>();
+    launch_.extents = extents->cast<Array<PrimExpr>>();
+    TESSERA_CHECK_OR_THROW(launch_.tags.size() == launch_.extents.size(), ValueError)
+        << "kernel " << symbol << ": tessera.launch_tags and tessera.launch_extents differ in length";
+  }
+  // CUDA's own limits per launch dimension (the target's limits are checked by VerifyGPUCode).
+  const std::pair<const char*, int64_t> hw_limits[] = {{"blockIdx.x", 2147483647}, {"blockIdx.y", 65535},
+                                                       {"blockIdx.z", 65535},       {"threadIdx.x", 1024},
+                                                       {"threadIdx.y", 1024},       {"threadIdx.z", 64}};
+  for (const auto& [tag, limit] : hw_limits) {
+    std::optional<PrimExpr> e = LaunchExtentOf(launch_, tag);
+    std::optional<int64_t> c = e ? ConstIntValue(*e) : std::nullopt;
+    if (c && (*c > limit || *c < 1)) {
+      Refuse(std::string("the launch extent of ") + tag + " is " + std::to_string(*c) + "; CUDA allows 1 to " +
+             std::to_string(limit));
+    }
+  }
   dyn_shmem_name_.clear();
   bool noalias = true;
   if (auto a = func->attrs.Get("tir.noalias")) noalias = a->try_cast<bool>().value_or(true);
-  // The element type of each handle parameter: from the buffers viewing it.
+  // The element type of each handle parameter: from the buffers viewing it (or its access pointers).
+  static const Op& access_ptr = Op::Get("tir.tvm_access_ptr");
   std::unordered_map<const VarNode*, DataType> elem;
   PostOrderVisit(func->body, [&](const ObjectRef& n) {
     auto note = [&](const Buffer& b) {
@@ -338,6 +468,9 @@ void CodeGenCUDA::AddKernel(const std::string& symbol, const PrimFunc& func) {
     };
     if (const auto* s = n.as<BufferStoreNode>()) note(s->buffer);
     else if (const auto* l = n.as<BufferLoadNode>()) note(l->buffer);
+    else if (const auto* c = n.as<CallNode>(); c && c->op.same_as(access_ptr) && c->args.size() > 1) {
+      if (const auto* v = c->args[1].as<VarNode>()) elem.emplace(v, c->args[0].dtype());  // T.type_annotation(dtype)
+    }
   });
   std::string params;
   for (const Var& p : func->params) {
@@ -379,12 +512,7 @@ void CodeGenCUDA::AddKernel(const std::string& symbol, const PrimFunc& func) {
 }
 
 std::string CodeGenCUDASource(const IRModule& kernels, const Target& target) {
-  std::string why;
-  meta_schedule::GPUCodeLimits limits = meta_schedule::GPUCodeLimits::FromTarget(target);
-  limits.allow_symbolic_extents = true;
-  if (!meta_schedule::CheckGPUCode(kernels, limits, &why)) {
-    TESSERA_THROW(ValueError) << "the CUDA kernels exceed the limits of target " << target->str << ": " << why;
-  }
+  const GPULimits limits = GPULimits::FromTarget(target);
   CodeGenCUDA cg(target);
   std::set<std::string> names;
   for (const GlobalVar& gv : kernels->GetGlobalVars()) {
@@ -394,6 +522,9 @@ std::string CodeGenCUDASource(const IRModule& kernels, const Target& target) {
     std::string name = gv->name_hint;
     if (auto sym = func.GetAttr("global_symbol")) name = sym->try_cast<std::string>().value_or(name);
     TESSERA_CHECK_OR_THROW(names.insert(name).second, ValueError) << "two kernels are named " << name;
+    std::string why = VerifyGPUCode(func, limits, name);
+    TESSERA_CHECK_OR_THROW(why.empty(), ValueError) << "the CUDA kernels exceed the limits of target " << target->str
+                                                    << ": " << why;
     cg.AddKernel(name, func);
   }
   return cg.Finish();

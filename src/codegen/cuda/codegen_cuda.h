@@ -28,6 +28,7 @@ class CodeGenCUDA : public CodeGenC {
   using CodeGenC::VisitExpr_;
   using CodeGenC::VisitStmt_;
   std::string VisitExpr_(const IntImmNode* op) override;
+  std::string VisitExpr_(const tir::CastNode* op) override;
   std::string VisitExpr_(const tir::DivNode* op) override;
   std::string VisitExpr_(const tir::ModNode* op) override;
   std::string VisitExpr_(const tir::FloorDivNode* op) override;
@@ -56,6 +57,10 @@ class CodeGenCUDA : public CodeGenC {
   // `body` is emitted inside.
   void EmitThreadIndex(const tir::Var& var, const std::string& tag, const PrimExpr& min, const PrimExpr& extent,
                        const tir::Stmt& body);
+  // The tensor-core builtins (ptx_mma, ptx_ldmatrix, mma_store, mma_fill) as statements; false for other calls.
+  bool EmitTensorCoreBuiltin(const tir::CallNode* op);
+  // A pointer operand: a buffer's data variable (its C array) or any pointer expression, plus an element offset.
+  std::string PointerOperand(const PrimExpr& ptr, const PrimExpr& offset);
   // Whether integer division by `divisor` might divide by zero (then the helper traps).
   bool MaybeZero(const PrimExpr& divisor);
   [[noreturn]] void Refuse(const std::string& what);

@@ -5,12 +5,10 @@
 // the interface is verify_postproc.h. MetaSchedule layer.
 #include <functional>
 #include <map>
-#include <unordered_map>
 
 #include "ir/type.h"
 #include "meta_schedule/postproc/verify_postproc.h"
 #include "runtime/registry.h"
-#include "tir/analysis/buffer_scopes.h"
 #include "tir/function.h"
 #include "tir/functor.h"
 
@@ -34,7 +32,6 @@ namespace {
 struct Kernel {
   std::map<std::string, int64_t> threads;  // thread tag -> extent
   int64_t shared_bytes = 0;
-  int64_t local_bytes = 0;
 };
 
 int64_t ConstExtent(const PrimExpr& e) {
@@ -73,7 +70,7 @@ bool CheckGPUCode(const IRModule& mod, const GPUCodeLimits& limits, std::string*
         current = &kernels.back();
       }
       if (extent < 0) {
-        if (!limits.allow_symbolic_extents) fail("the extent of " + tag + " is not a constant");
+        fail("the extent of " + tag + " is not a constant");
       } else {
         int64_t& slot = current->threads[tag];
         slot = std::max(slot, extent);
@@ -81,20 +78,11 @@ bool CheckGPUCode(const IRModule& mod, const GPUCodeLimits& limits, std::string*
       visit_body();
       if (opens) current = nullptr;
     };
-    auto add_shared = [&](int64_t bytes, const std::string& name, const std::string& scope) {
+    auto add_shared = [&](int64_t bytes, const std::string& name) {
       if (current == nullptr) return;
-      if (bytes >= 0) {
-        current->shared_bytes += bytes;
-      } else if (!(limits.allow_symbolic_extents && scope == "shared.dyn")) {  // sized at launch
-        fail("shared buffer " + name + " has a non-constant size" +
-             (scope == "shared" ? std::string(" (a symbolic size needs scope \"shared.dyn\")") : std::string()));
-      }
+      if (bytes < 0) fail("shared buffer " + name + " has a non-constant size");
+      else current->shared_bytes += bytes;
     };
-    auto add_local = [&](int64_t bytes) {
-      if (current != nullptr && bytes > 0) current->local_bytes += bytes;
-    };
-    // Tessera keeps a buffer's scope on the Buffer; an Allocate's data variable may carry none.
-    const std::unordered_map<const tir::VarNode*, std::string> scopes = tir::BufferScopes(func->body);
     std::function<void(const tir::Stmt&)> walk = [&](const tir::Stmt& s) {
       if (!s.defined()) return;
       if (const auto* loop = s.as<tir::ForNode>()) {
@@ -131,14 +119,12 @@ bool CheckGPUCode(const IRModule& mod, const GPUCodeLimits& limits, std::string*
       } else if (const auto* realize = s.as<tir::BlockRealizeNode>()) {
         for (size_t i = 0; i < realize->block->alloc_buffers.size(); ++i) {
           tir::Buffer b = realize->block->alloc_buffers[i];
-          if (IsShared(b.scope())) add_shared(AllocBytes(b->dtype, b->shape), b->name, b.scope());
-          if (b.scope() == "local") add_local(AllocBytes(b->dtype, b->shape));
+          if (IsShared(b.scope())) add_shared(AllocBytes(b->dtype, b->shape), b->name);
         }
         walk(realize->block->body);
       } else if (const auto* alloc = s.as<tir::AllocateNode>()) {
-        std::string scope = tir::ScopeOf(scopes, alloc->buffer_var.get());
-        if (IsShared(scope)) add_shared(AllocBytes(alloc->dtype, alloc->extents), alloc->buffer_var->name_hint, scope);
-        if (scope == "local") add_local(AllocBytes(alloc->dtype, alloc->extents));
+        const auto* ptr = alloc->buffer_var->type_annotation.as<PointerTypeNode>();
+        if (ptr && IsShared(ptr->storage_scope)) add_shared(AllocBytes(alloc->dtype, alloc->extents), alloc->buffer_var->name_hint);
         walk(alloc->body);
       } else if (const auto* let = s.as<tir::LetStmtNode>()) {
         walk(let->body);
@@ -147,24 +133,7 @@ bool CheckGPUCode(const IRModule& mod, const GPUCodeLimits& limits, std::string*
       }
     };
     walk(func->body);
-    if (static_cast<int64_t>(kernels.size()) > limits.max_kernels) {
-      fail(gv->name_hint + " has " + std::to_string(kernels.size()) + " kernels, more than " +
-           std::to_string(limits.max_kernels));
-    }
     for (const Kernel& k : kernels) {
-      const std::pair<const char*, int64_t> dims[] = {
-          {"threadIdx.x", limits.max_thread_x}, {"threadIdx.y", limits.max_thread_y}, {"threadIdx.z", limits.max_thread_z}};
-      for (const auto& [tag, limit] : dims) {
-        auto it = k.threads.find(tag);
-        if (it != k.threads.end() && it->second > limit) {
-          fail("a kernel of " + gv->name_hint + " binds " + std::to_string(it->second) + " threads to " + tag +
-               ", more than " + std::to_string(limit));
-        }
-      }
-      if (k.local_bytes > limits.max_local_memory_per_block) {
-        fail("a kernel of " + gv->name_hint + " allocates " + std::to_string(k.local_bytes) +
-             " bytes of local memory, more than " + std::to_string(limits.max_local_memory_per_block));
-      }
       int64_t threads = 1;
       for (const char* tag : {"threadIdx.x", "threadIdx.y", "threadIdx.z"}) {
         auto it = k.threads.find(tag);

@@ -5,7 +5,6 @@
 // MetaSchedule layer.
 #pragma once
 
-#include <cstdint>
 #include <string>
 
 #include "ir/module.h"
@@ -24,14 +23,6 @@ struct GPUCodeLimits {
   int64_t max_shared_memory_per_block = 48 * 1024;
   int64_t max_vthread = 8;
   int64_t max_vector_bytes = 16;
-  // Checked only when set (tvm.tir.analysis.verify_gpu_code's constraints): per-dimension thread extents, bytes of
-  // "local" allocations per block, kernels per function.
-  int64_t max_thread_x = INT64_MAX, max_thread_y = INT64_MAX, max_thread_z = INT64_MAX;
-  int64_t max_local_memory_per_block = INT64_MAX;
-  int64_t max_kernels = INT64_MAX;
-  // Whether a non-constant thread extent is accepted (not counted) rather than refused: code generation accepts
-  // symbolic grids; the tuning postproc wants constant ones.
-  bool allow_symbolic_extents = false;
   static GPUCodeLimits FromTarget(const Target& target);
 };
 // True when every kernel of `mod` stays within `limits`: threads per block,

@@ -57,10 +57,13 @@ bool AnyConflict(const std::vector<Access>& a, const std::vector<Access>& b) {
 
 void Append(std::vector<Access>* to, const std::vector<Access>& from) { to->insert(to->end(), from.begin(), from.end()); }
 
-bool UsesAnyVar(const PrimExpr& e, const std::set<const VarNode*>& vars) {
+// Whether `e` may differ between the threads of a block: it uses a thread index (or a variable bound to one) or
+// reads memory (whose contents may differ per thread).
+bool ThreadDependent(const PrimExpr& e, const std::set<const VarNode*>& thread_vars) {
   bool found = false;
   PostOrderVisit(e, [&](const ObjectRef& n) {
-    if (const auto* v = n.as<VarNode>(); v && vars.count(v)) found = true;
+    if (const auto* v = n.as<VarNode>(); v && thread_vars.count(v)) found = true;
+    if (n.as<BufferLoadNode>()) found = true;
   });
   return found;
 }
@@ -85,15 +88,18 @@ class Planner {
       accesses_ = {};
       Collect(w->condition);
       std::vector<Access> cond = accesses_;
-      Stmt body = PlanLoopBody(w->body, &inner, can_sync, cond);
+      // A condition differing between threads makes the body divergent: no barrier inside.
+      Stmt body = PlanLoopBody(w->body, &inner, can_sync && !ThreadDependent(w->condition, thread_vars_), cond);
       Summary cs;
       cs.exposed = cond;
       cs.tail = cond;
       *out = LoopSummary(cs, inner);
+      out->synced = false;  // it may run no iteration
       if (body.same_as(w->body)) return s;
       return While(w->condition, body, w->span);
     }
     if (const auto* let = s.as<LetStmtNode>()) {
+      if (ThreadDependent(let->value, thread_vars_)) thread_vars_.insert(let->var.get());
       Stmt body = Plan(let->body, out, can_sync);
       Prepend(let->value, out);
       return body.same_as(let->body) ? s : LetStmt(let->var, let->value, body, let->span);
@@ -249,7 +255,7 @@ class Planner {
       bool vthread = tag.rfind("vthread", 0) == 0;
       bool guarded = false;
       if (!vthread) {
-        thread_vars_.insert(loop->loop_var.get());
+        if (tag.rfind("threadIdx", 0) == 0) thread_vars_.insert(loop->loop_var.get());  // blockIdx: uniform in a block
         std::optional<PrimExpr> launch = codegen::LaunchExtentOf(launch_, tag);
         const int64_t* e = AsConstInt(loop->extent);
         const int64_t* l = launch ? AsConstInt(*launch) : nullptr;
@@ -262,9 +268,12 @@ class Planner {
       }
     }
     Summary b;
-    Stmt body = PlanLoopBody(loop->body, &b, can_sync, {});
+    bool uniform = !ThreadDependent(loop->min, thread_vars_) && !ThreadDependent(loop->extent, thread_vars_);
+    Stmt body = PlanLoopBody(loop->body, &b, can_sync && uniform, {});
     *out = b;
-    if (const int64_t* e = AsConstInt(loop->extent); e && *e <= 0) *out = Summary();
+    const int64_t* e = AsConstInt(loop->extent);
+    if (e && *e <= 0) *out = Summary();
+    if (!e || *e <= 0) out->synced = false;  // it may run no iteration: what came before passes through
     return body.same_as(loop->body) ? GetRef<Stmt>(loop) : ReplaceBody(loop, body);
   }
 
@@ -274,7 +283,7 @@ class Planner {
   }
 
   Stmt PlanIf(const IfThenElseNode* ite, Summary* out, bool can_sync) {
-    bool on_thread = UsesAnyVar(ite->condition, thread_vars_);
+    bool on_thread = ThreadDependent(ite->condition, thread_vars_);
     bool inner = can_sync && !on_thread;
     Summary t, e;
     Stmt then_case = Plan(ite->then_case, &t, inner);

@@ -455,3 +455,149 @@ def test_symbolic_dynamic_shared_memory_and_block():
     assert "__launch_bounds__" not in src  # threads per block unknown at compile time
     assert "extern __shared__" in src and "__syncthreads();" in src
     compile_all(src)
+
+
+@requires_nvrtc
+def test_launch_attributes_of_split_host_device_are_used():
+    # SplitHostDevice records the launch; a kernel launched wider than its loop guards the extra threads.
+    f = guarded_kernel.with_attr("tessera.launch_tags", ["blockIdx.x", "threadIdx.x"])
+    f = f.with_attr("tessera.launch_extents", [tvm.tir.IntImm("int32", 2), tvm.tir.IntImm("int32", 256)])
+    src = cuda_source(tvm.IRModule({"guard_kernel": f}))
+    body = src.split("guard_kernel(")[1]
+    assert "__launch_bounds__(256)" in src and "if (tx < 128) {" in body and "if (tx_1 < 32) {" in body
+    compile_all(src)
+
+
+@T.prim_func
+def warp_sum_kernel(a: T.handle, b: T.handle):
+    T.func_attr({"global_symbol": "warp_sum"})
+    A = T.Buffer((32,), data=a)
+    B = T.Buffer((1,), data=b)
+    for tx in T.thread_binding(32, thread="threadIdx.x"):
+        v = T.allocate([1], "float32", "local")
+        v_1 = T.Buffer((1,), data=v, scope="local")
+        mask = T.allocate([1], "uint32", "local")
+        mask_1 = T.Buffer((1,), "uint32", data=mask, scope="local")
+        v_1[0] = A[tx]
+        mask_1[0] = T.tvm_warp_activemask()
+        v_1[0] = v_1[0] + T.tvm_warp_shuffle_down(mask_1[0], v_1[0], 16, 32, 32)
+        v_1[0] = v_1[0] + T.tvm_warp_shuffle_down(mask_1[0], v_1[0], 8, 32, 32)
+        v_1[0] = v_1[0] + T.tvm_warp_shuffle_down(mask_1[0], v_1[0], 4, 32, 32)
+        v_1[0] = v_1[0] + T.tvm_warp_shuffle_down(mask_1[0], v_1[0], 2, 32, 32)
+        v_1[0] = v_1[0] + T.tvm_warp_shuffle_down(mask_1[0], v_1[0], 1, 32, 32)
+        if tx == 0:
+            B[0] = T.tvm_warp_shuffle(mask_1[0], v_1[0], 0, 32, 32)
+
+
+@requires_nvrtc
+def test_warp_shuffles():
+    src = cuda_source(tvm.IRModule({"warp_sum": warp_sum_kernel}))
+    assert "__activemask()" in src and "__shfl_down_sync(" in src and "__shfl_sync(" in src
+    compile_all(src)
+
+
+_ALL_DTYPES = ["bool", "int8", "uint8", "int16", "int32", "int64", "uint32", "uint64", "float16", "bfloat16",
+               "float32", "float64"]
+
+
+@requires_nvrtc
+def test_casts_and_arithmetic_between_every_dtype():
+    # half's implicit conversions make C casts ambiguous (half != 0, (half)int64): every pair must compile.
+    bufs = {d: tvm.tir.decl_buffer((32,), d, "B_" + d) for d in _ALL_DTYPES}
+    tx = tvm.tir.Var("tx", "int32")
+    stores = []
+    for dst in _ALL_DTYPES:
+        val = None
+        for src in _ALL_DTYPES:
+            x = tvm.tir.Cast(dst, tvm.tir.BufferLoad(bufs[src], [tx]))
+            val = x if val is None else (tvm.tir.Or(val, x) if dst == "bool" else val + x)
+        stores.append(tvm.tir.BufferStore(bufs[dst], val, [tx]))
+    for d in _ALL_DTYPES[1:]:
+        x = tvm.tir.BufferLoad(bufs[d], [tx])
+        stores.append(tvm.tir.BufferStore(bufs[d], tvm.tir.Select(x < x, tvm.tir.Min(x, x), tvm.tir.Max(x, x * x - x)),
+                                          [tx]))
+    iv = tvm.tir.IterVar(tvm.ir.Range(0, 32), tx, 1, "threadIdx.x")
+    loop = tvm.tir.For(tx, 0, 32, tvm.tir.ForKind.THREAD_BINDING, tvm.tir.SeqStmt(stores), thread_binding=iv)
+    f = tvm.tir.PrimFunc([bufs[d].data for d in _ALL_DTYPES], loop)
+    src = cuda_source(tvm.IRModule({"casts": f}))
+    assert "__ll2half_rn(" in src and "__half2float(" in src and "__float2bfloat16(" in src
+    compile_all(src)
+
+
+@T.prim_func
+def int64_kernel(a: T.handle, n: T.int64):
+    T.func_attr({"global_symbol": "k64"})
+    A = T.Buffer((n,), data=a)
+    for bx in T.thread_binding((n + T.int64(255)) // T.int64(256), thread="blockIdx.x"):
+        for tx in T.thread_binding(T.int64(256), thread="threadIdx.x"):
+            if bx * T.int64(256) + tx < n:
+                A[bx * T.int64(256) + tx] = A[bx * T.int64(256) + tx] + T.float32(1)
+
+
+@requires_nvrtc
+def test_int64_indices_as_the_ir_says():
+    src = cuda_source(tvm.IRModule({"k64": int64_kernel}))
+    assert "int64_t bx = ((int64_t)blockIdx.x);" in src and "int64_t tx = ((int64_t)threadIdx.x);" in src
+    assert "int64_t n" in src
+    compile_all(src)
+
+
+@T.prim_func
+def half_math(A: T.Buffer((1024,), "float16"), B: T.Buffer((1024,), "float16")):
+    for i in range(1024):
+        with T.block("B"):
+            vi = T.axis.remap("S", [i])
+            B[vi] = (T.exp(A[vi]) + T.sqrt(T.fabs(A[vi])) + T.log(T.fabs(A[vi]) + T.float16(1)) + T.floor(A[vi])
+                     + T.round(A[vi]) + T.tanh(A[vi]) + T.sigmoid(A[vi]) + T.cos(A[vi]) + T.exp2(A[vi]))
+
+
+@requires_nvrtc
+@pytest.mark.parametrize("vectorize", [False, True])
+def test_half_math_scalar_and_vectorized(vectorize):
+    sch = tvm.tir.Schedule(half_math)
+    (i,) = sch.get_loops(sch.get_block("B"))
+    bx, tx, v = sch.split(i, [None, 64, 4])
+    sch.bind(bx, "blockIdx.x")
+    sch.bind(tx, "threadIdx.x")
+    if vectorize:
+        sch.vectorize(v)
+    src = cuda_source(device_kernels(sch.mod))
+    if vectorize:  # lanes scalarized, computed in float
+        assert "half lanes[4];" in src and "expf(" in src
+    else:  # CUDA's half functions where they exist, float for the rest
+        for fn in ("hexp(", "hsqrt(", "__habs(", "hlog(", "hfloor(", "hrint(", "hcos(", "hexp2(", "tanhf("):
+            assert fn in src, fn
+    compile_all(src)
+
+
+@requires_nvrtc
+def test_names_that_mean_something_in_cuda_are_renamed():
+    half = tvm.tir.decl_buffer((32,), "float16", "half")
+    tid = tvm.tir.Var("threadIdx", "int32")
+    new = tvm.tir.Var("new", "float16")
+    body = tvm.tir.LetStmt(new, tvm.tir.BufferLoad(half, [tid]),
+                           tvm.tir.BufferStore(half, tvm.tir.Max(new, tvm.tir.const(0, "float16")), [tid]))
+    iv = tvm.tir.IterVar(tvm.ir.Range(0, 32), tid, 1, "threadIdx.x")
+    f = tvm.tir.PrimFunc([half.data], tvm.tir.For(tid, 0, 32, tvm.tir.ForKind.THREAD_BINDING, body, thread_binding=iv))
+    src = cuda_source(tvm.IRModule({"names": f}))
+    assert "half* __restrict__ half_1" in src and "int threadIdx_1 = threadIdx.x;" in src and "half new_1 =" in src
+    compile_all(src)
+
+
+@T.prim_func
+def bits_kernel(a: T.handle, b: T.handle, c: T.handle):
+    T.func_attr({"global_symbol": "bits"})
+    A = T.Buffer((32,), "int8", data=a)
+    B = T.Buffer((32,), "int32", data=b)
+    C = T.Buffer((32,), "int64", data=c)
+    for tx in T.thread_binding(32, thread="threadIdx.x"):
+        B[tx] = T.popcount(A[tx]) + T.clz(A[tx]) + T.popcount(B[tx]) + T.clz(B[tx])
+        C[tx] = T.popcount(C[tx]) + T.clz(C[tx]) + T.shift_right(C[tx], T.int64(3)) + T.bitwise_xor(C[tx], T.int64(5))
+
+
+@requires_nvrtc
+def test_bit_intrinsics():
+    src = cuda_source(tvm.IRModule({"bits": bits_kernel}))
+    for fn in ("__popc(", "__clz(", "__popcll(", "__clzll("):
+        assert fn in src, fn
+    compile_all(src)

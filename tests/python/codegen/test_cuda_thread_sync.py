@@ -157,3 +157,47 @@ def test_bad_scope_arguments():
         tvm.tir.transform.ThreadSync("global")
     with pytest.raises(TypeError, match="storage_scope must be a str"):
         tvm.tir.transform.ThreadSync(3)
+
+
+def test_data_dependent_branch_and_divergent_loop_get_no_barrier_inside():
+    @T.prim_func
+    def f(a: T.handle, b: T.handle, n: T.int32):
+        A = T.Buffer((32,), data=a)
+        B = T.Buffer((32,), data=b)
+        for tx in T.thread_binding(32, thread="threadIdx.x"):
+            S = T.allocate([32], "float32", "shared")
+            S_1 = T.Buffer((32,), data=S, scope="shared")
+            if A[tx] > T.float32(0):  # data differs per thread: divergent
+                S_1[tx] = A[tx]
+                B[tx] = S_1[31 - tx]
+            for k in range(tx):  # a trip count per thread: divergent
+                S_1[tx] = A[k]
+                B[tx] = S_1[31 - tx]
+            for k in range(n):  # uniform but maybe empty: no barrier carried past it
+                T.tvm_storage_sync("shared")
+                S_1[tx] = A[k]
+            B[tx] = S_1[31 - tx]
+
+    ev = _events(_sync(f))
+    assert ev[:4] == ["if", "W S_1 <- A", "W B <- S_1", "endif"]  # nothing inside the data-dependent branch
+    # Between the branch (reads S) and the divergent loop (writes S): at block level; nothing inside the loop.
+    assert ev[4:7] == ["sync", "W S_1 <- A", "W B <- S_1"]
+    # The uniform loop keeps its barrier (no second one: the next iteration starts with it); the final read
+    # still gets one, since the loop may run no iteration.
+    assert ev[7:] == ["sync", "W S_1 <- A", "sync", "W B <- S_1"]
+
+
+def test_barrier_inside_a_branch_uniform_in_the_block():
+    @T.prim_func
+    def f(a: T.handle, b: T.handle):
+        A = T.Buffer((64,), data=a)
+        B = T.Buffer((64,), data=b)
+        for bx in T.thread_binding(2, thread="blockIdx.x"):
+            S = T.allocate([32], "float32", "shared")
+            S_1 = T.Buffer((32,), data=S, scope="shared")
+            for tx in T.thread_binding(32, thread="threadIdx.x"):
+                if bx == 1:  # the same for every thread of a block
+                    S_1[tx] = A[bx * 32 + tx]
+                    B[bx * 32 + tx] = S_1[31 - tx]
+
+    assert _events(_sync(f)) == ["if", "W S_1 <- A", "sync", "W B <- S_1", "endif"]

@@ -1,5 +1,5 @@
-"""tvm.tir.analysis.verify_gpu_code / tvm.tir.transform.VerifyGPUCode (src/tir/analysis/verify_gpu_code.cc, the
-checks of meta_schedule's VerifyGPUCode postproc) and the limits CodeGenCUDASource enforces from the target."""
+"""tvm.tir.analysis.verify_gpu_code / tvm.tir.transform.VerifyGPUCode (src/tir/analysis/verify_gpu_code.cc: lowered
+kernels against explicit limits), which CodeGenCUDASource also runs with the target's limits."""
 import pytest
 
 import tessera as tvm

@@ -26,6 +26,18 @@ source(f)
 """, "ValueError", "a kernel of k uses 2048 threads per block, more than 1024")
 
 
+@pytest.mark.parametrize("tag,extent,limit", [("blockIdx.y", 70000, 65535), ("threadIdx.z", 128, 64)])
+def test_cuda_limit_per_launch_dimension(tag, extent, limit):
+    expect_error(SOURCE + f"""
+@T.prim_func
+def f(a: T.handle):
+    A = T.Buffer((16,), data=a)
+    for b in T.thread_binding({extent}, thread="{tag}"):
+        A[0] = T.float32(0)
+source(f)
+""", "ValueError", f"the launch extent of {tag} is {extent}; CUDA allows 1 to {limit}")
+
+
 def test_target_limit_on_shared_memory():
     expect_error(SOURCE + """
 @T.prim_func
@@ -81,7 +93,7 @@ def f(a: T.handle, n: T.int32):
         for tx in T.thread_binding(128, thread="threadIdx.x"):
             S_1[tx] = A[tx]
 source(f)
-""", "ValueError", 'shared buffer S has a non-constant size (a symbolic size needs scope "shared.dyn")')
+""", "ValueError", 'shared buffer S of k has a non-constant size (a symbolic size needs scope "shared.dyn")')
 
 
 def test_shared_buffer_passed_into_the_kernel():
