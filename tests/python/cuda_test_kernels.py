@@ -30,6 +30,28 @@ def vecadd_scheduled(n=1024, threads=128):
     return sch.mod
 
 
+def double_dynamic_scheduled():
+    """B[i] = A[i] * 2 over a symbolic length n: the grid is ceil(n / 64) blocks, computed by the host."""
+
+    @T.prim_func
+    def main(a: T.handle, b: T.handle):
+        T.func_attr({"global_symbol": "main", "tir.noalias": True})
+        n = T.int64()
+        A = T.match_buffer(a, (n,), "float32")
+        B = T.match_buffer(b, (n,), "float32")
+        for i in range(n):
+            with T.block("B"):
+                vi = T.axis.spatial(n, i)
+                B[vi] = A[vi] * 2.0
+
+    sch = tvm.tir.Schedule(tvm.IRModule({"main": main}))
+    (i,) = sch.get_loops(sch.get_block("B"))
+    i0, i1 = sch.split(i, [None, 64])
+    sch.bind(i0, "blockIdx.x")
+    sch.bind(i1, "threadIdx.x")
+    return sch.mod
+
+
 def scale_add_scheduled():
     """C[i] = A[i] * alpha + B[i] with a float32 scalar parameter alpha."""
 

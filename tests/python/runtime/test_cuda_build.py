@@ -9,7 +9,7 @@ import pytest
 
 import tessera as tvm
 from tessera.contrib import nvcc
-from cuda_test_kernels import scale_add_scheduled, vecadd_scheduled, window_sum_scheduled
+from cuda_test_kernels import double_dynamic_scheduled, scale_add_scheduled, vecadd_scheduled, window_sum_scheduled
 
 _info = nvcc.nvrtc_info()
 pytestmark = pytest.mark.skipif(not _info["available"], reason=f"NVRTC not available: {_info['why']}")
@@ -44,6 +44,14 @@ def test_default_host_and_arch_option():
     if not tvm.cuda(0).exist:
         rt90 = tvm.build(vecadd_scheduled(), target="cuda -arch=sm_90")
         assert ".target sm_90" in rt90.imported_modules[0].get_source("ptx")
+
+
+def test_symbolic_length_launch_extent_is_computed_by_the_host():
+    rt = tvm.build(double_dynamic_scheduled(), target=tvm.target.Target("cuda", host="c"))
+    host_src = rt.get_source()
+    launch = host_src[host_src.index('TesseraLaunchKernel("main_kernel"'):]
+    assert "(n + ((int64_t)63LL))" in launch.split(";")[0]  # gx = ceil(n / 64), from the bound shape variable
+    assert "main_kernel(int64_t n, float* __restrict__ B, float* __restrict__ A)" in rt.imported_modules[0].get_source()
 
 
 def test_shared_memory_kernel_and_scalar_parameter_build():

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import tessera as tvm
-from cuda_test_kernels import (matmul_shared_scheduled, scale_add_scheduled, vecadd_scheduled,
+from cuda_test_kernels import (double_dynamic_scheduled, matmul_shared_scheduled, scale_add_scheduled, vecadd_scheduled,
                                window_sum_scheduled)
 
 pytestmark = pytest.mark.skipif(not tvm.cuda(0).exist, reason="needs a CUDA device")
@@ -47,6 +47,16 @@ def test_scalar_parameter():
     c = _gpu(np.zeros(256, "float32"))
     rt["main"](_gpu(a), _gpu(b), c, 2.5)
     np.testing.assert_allclose(c.numpy(), a * 2.5 + b, rtol=1e-6)
+
+
+@pytest.mark.parametrize("host", HOSTS)
+def test_symbolic_length(host):
+    rt = tvm.build(double_dynamic_scheduled(), target=tvm.target.Target("cuda", host=host))
+    for n in (1, 64, 1000):
+        a = RNG.uniform(size=n).astype("float32")
+        b = _gpu(np.zeros(n, "float32"))
+        rt["main"](_gpu(a), b)
+        np.testing.assert_allclose(b.numpy(), a * 2, rtol=1e-6)
 
 
 def test_window_sum_through_shared_memory():
