@@ -52,6 +52,32 @@ def double_dynamic_scheduled():
     return sch.mod
 
 
+def two_kernels_scheduled():
+    """B = A * 2 then C = B + 1, each bound separately: two kernels sharing the global intermediate B,
+    which the host part allocates (on the device)."""
+
+    @T.prim_func
+    def main(A: T.Buffer((256,), "float32"), C: T.Buffer((256,), "float32")):
+        T.func_attr({"global_symbol": "main", "tir.noalias": True})
+        B = T.alloc_buffer((256,), "float32")
+        for i in range(256):
+            with T.block("B"):
+                vi = T.axis.spatial(256, i)
+                B[vi] = A[vi] * 2.0
+        for i in range(256):
+            with T.block("C"):
+                vi = T.axis.spatial(256, i)
+                C[vi] = B[vi] + 1.0
+
+    sch = tvm.tir.Schedule(tvm.IRModule({"main": main}))
+    for name in ("B", "C"):
+        (i,) = sch.get_loops(sch.get_block(name))
+        i0, i1 = sch.split(i, [None, 64])
+        sch.bind(i0, "blockIdx.x")
+        sch.bind(i1, "threadIdx.x")
+    return sch.mod
+
+
 def scale_add_scheduled():
     """C[i] = A[i] * alpha + B[i] with a float32 scalar parameter alpha."""
 

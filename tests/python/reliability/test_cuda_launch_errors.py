@@ -54,7 +54,7 @@ def test_launch_without_a_gpu_raises_runtime_error_naming_the_kernel(host):
         import sys, tempfile
         sys.path.insert(0, {_TESTS_DIR!r})
         import tessera as tvm
-        from cuda_test_kernels import fake_cuda_array, vecadd_scheduled
+        from cuda_test_kernels import fake_cuda_array, two_kernels_scheduled, vecadd_scheduled
         assert not tvm.cuda(0).exist
         rt = tvm.build(vecadd_scheduled(), target=tvm.target.Target("cuda", host="{host}"))
         a = fake_cuda_array(1024)
@@ -74,5 +74,12 @@ def test_launch_without_a_gpu_raises_runtime_error_naming_the_kernel(host):
             tvm.nd.empty((4,), "float32", tvm.cuda(0))
         except RuntimeError as e:
             print("OK", e)
+        # The buffer two kernels share cannot be allocated on the missing device: MemoryError.
+        rt2 = tvm.build(two_kernels_scheduled(), target=tvm.target.Target("cuda", host="{host}"))
+        try:
+            rt2["main"](fake_cuda_array(256), fake_cuda_array(256))
+        except MemoryError as e:
+            assert "cannot allocate 1024 bytes on cuda(0)" in str(e), e
+            print("OK", e)
         """, timeout=120)
-    assert res.returncode == 0 and res.stdout.count("OK") == 4, res.describe()
+    assert res.returncode == 0 and res.stdout.count("OK") == 5, res.describe()

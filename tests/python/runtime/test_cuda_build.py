@@ -9,7 +9,7 @@ import pytest
 
 import tessera as tvm
 from tessera.contrib import nvcc
-from cuda_test_kernels import double_dynamic_scheduled, scale_add_scheduled, vecadd_scheduled, window_sum_scheduled
+from cuda_test_kernels import double_dynamic_scheduled, scale_add_scheduled, two_kernels_scheduled, vecadd_scheduled, window_sum_scheduled
 
 _info = nvcc.nvrtc_info()
 pytestmark = pytest.mark.skipif(not _info["available"], reason=f"NVRTC not available: {_info['why']}")
@@ -52,6 +52,16 @@ def test_symbolic_length_launch_extent_is_computed_by_the_host():
     launch = host_src[host_src.index('TesseraLaunchKernel("main_kernel"'):]
     assert "(n + ((int64_t)63LL))" in launch.split(";")[0]  # gx = ceil(n / 64), from the bound shape variable
     assert "main_kernel(int64_t n, float* __restrict__ B, float* __restrict__ A)" in rt.imported_modules[0].get_source()
+
+
+@pytest.mark.parametrize("host", _hosts())
+def test_buffer_shared_by_two_kernels_is_allocated_on_the_device(host):
+    rt = tvm.build(two_kernels_scheduled(), target=tvm.target.Target("cuda", host=host))
+    assert rt.imported_modules[0].list_functions() == ["main_kernel", "main_kernel1"]
+    if host == "c":
+        src = rt.get_source()
+        assert "B = TesseraDeviceWorkspaceAlloc(((int64_t)1024LL));" in src and "TesseraDeviceWorkspaceFree(B)" in src
+        assert "float B[256]" not in src  # never host memory
 
 
 def test_shared_memory_kernel_and_scalar_parameter_build():

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import tessera as tvm
-from cuda_test_kernels import (double_dynamic_scheduled, matmul_shared_scheduled, scale_add_scheduled, vecadd_scheduled,
+from cuda_test_kernels import (double_dynamic_scheduled, matmul_shared_scheduled, scale_add_scheduled,
+                               two_kernels_scheduled, vecadd_scheduled,
                                window_sum_scheduled)
 
 pytestmark = pytest.mark.skipif(not tvm.cuda(0).exist, reason="needs a CUDA device")
@@ -57,6 +58,16 @@ def test_symbolic_length(host):
         b = _gpu(np.zeros(n, "float32"))
         rt["main"](_gpu(a), b)
         np.testing.assert_allclose(b.numpy(), a * 2, rtol=1e-6)
+
+
+@pytest.mark.parametrize("host", HOSTS)
+def test_two_kernels_share_a_device_buffer(host):
+    rt = tvm.build(two_kernels_scheduled(), target=tvm.target.Target("cuda", host=host))
+    a = RNG.uniform(size=256).astype("float32")
+    c = _gpu(np.zeros(256, "float32"))
+    for _ in range(3):  # allocated and freed per call
+        rt["main"](_gpu(a), c)
+    np.testing.assert_allclose(c.numpy(), a * 2 + 1, rtol=1e-6)
 
 
 def test_window_sum_through_shared_memory():
