@@ -9,6 +9,17 @@ import tessera as tvm
 from tessera.script import tir as T
 
 
+def bind_blocks(func, blocks, threads):
+    """A Schedule of `func` whose blocks' single loops are split by `threads` and bound to blockIdx.x/threadIdx.x."""
+    sch = tvm.tir.Schedule(tvm.IRModule({"main": func}))
+    for name in blocks:
+        (i,) = sch.get_loops(sch.get_block(name))
+        i0, i1 = sch.split(i, [None, threads])
+        sch.bind(i0, "blockIdx.x")
+        sch.bind(i1, "threadIdx.x")
+    return sch
+
+
 def vecadd_mod(n=1024):
     @T.prim_func
     def main(A: T.Buffer((n,), "float32"), B: T.Buffer((n,), "float32"), C: T.Buffer((n,), "float32")):
@@ -22,12 +33,7 @@ def vecadd_mod(n=1024):
 
 
 def vecadd_scheduled(n=1024, threads=128):
-    sch = tvm.tir.Schedule(vecadd_mod(n))
-    (i,) = sch.get_loops(sch.get_block("C"))
-    i0, i1 = sch.split(i, [None, threads])
-    sch.bind(i0, "blockIdx.x")
-    sch.bind(i1, "threadIdx.x")
-    return sch.mod
+    return bind_blocks(vecadd_mod(n)["main"], ["C"], threads).mod
 
 
 def double_dynamic_scheduled():
@@ -44,12 +50,7 @@ def double_dynamic_scheduled():
                 vi = T.axis.spatial(n, i)
                 B[vi] = A[vi] * 2.0
 
-    sch = tvm.tir.Schedule(tvm.IRModule({"main": main}))
-    (i,) = sch.get_loops(sch.get_block("B"))
-    i0, i1 = sch.split(i, [None, 64])
-    sch.bind(i0, "blockIdx.x")
-    sch.bind(i1, "threadIdx.x")
-    return sch.mod
+    return bind_blocks(main, ["B"], 64).mod
 
 
 def two_kernels_scheduled():
@@ -69,13 +70,7 @@ def two_kernels_scheduled():
                 vi = T.axis.spatial(256, i)
                 C[vi] = B[vi] + 1.0
 
-    sch = tvm.tir.Schedule(tvm.IRModule({"main": main}))
-    for name in ("B", "C"):
-        (i,) = sch.get_loops(sch.get_block(name))
-        i0, i1 = sch.split(i, [None, 64])
-        sch.bind(i0, "blockIdx.x")
-        sch.bind(i1, "threadIdx.x")
-    return sch.mod
+    return bind_blocks(main, ["B", "C"], 64).mod
 
 
 def scale_add_scheduled():
@@ -90,12 +85,7 @@ def scale_add_scheduled():
                 vi = T.axis.spatial(256, i)
                 C[vi] = A[vi] * alpha + B[vi]
 
-    sch = tvm.tir.Schedule(tvm.IRModule({"main": main}))
-    (i,) = sch.get_loops(sch.get_block("C"))
-    i0, i1 = sch.split(i, [None, 64])
-    sch.bind(i0, "blockIdx.x")
-    sch.bind(i1, "threadIdx.x")
-    return sch.mod
+    return bind_blocks(main, ["C"], 64).mod
 
 
 def window_sum_scheduled():
@@ -109,14 +99,10 @@ def window_sum_scheduled():
                 vi = T.axis.spatial(1024, i)
                 B[vi] = A[vi] + A[vi + 1] + A[vi + 2]
 
-    sch = tvm.tir.Schedule(tvm.IRModule({"main": main}))
+    sch = bind_blocks(main, ["C"], 128)
     block_c = sch.get_block("C")
-    (i,) = sch.get_loops(block_c)
-    i0, i1 = sch.split(i, [None, 128])
-    sch.bind(i0, "blockIdx.x")
-    sch.bind(i1, "threadIdx.x")
     a_shared = sch.cache_read(block_c, 0, "shared")
-    sch.compute_at(a_shared, i1)
+    sch.compute_at(a_shared, sch.get_loops(block_c)[-1])
     ax = sch.get_loops(a_shared)[-1]
     _, ax1 = sch.split(ax, [None, 128])
     sch.bind(ax1, "threadIdx.x")
