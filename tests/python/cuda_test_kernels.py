@@ -7,6 +7,7 @@ import ctypes
 
 import tessera as tvm
 from tessera.script import tir as T
+from ms_helpers import matmul_module
 
 
 def bind_blocks(func, blocks, threads):
@@ -109,24 +110,10 @@ def window_sum_scheduled():
     return sch.mod
 
 
-def matmul_mod(n):
-    @T.prim_func
-    def main(A: T.Buffer((n, n), "float32"), B: T.Buffer((n, n), "float32"), C: T.Buffer((n, n), "float32")):
-        T.func_attr({"global_symbol": "main", "tir.noalias": True})
-        for i, j, k in T.grid(n, n, n):
-            with T.block("C"):
-                vi, vj, vk = T.axis.remap("SSR", [i, j, k])
-                with T.init():
-                    C[vi, vj] = 0.0
-                C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
-
-    return tvm.IRModule({"main": main})
-
-
 def matmul_shared_scheduled(n=256, local=4, block=8, tile_k=8):
     """Blocked matmul: a local accumulator per thread, A and B tiles staged in
     shared memory by every thread of the block (as the course's 6.3.2)."""
-    sch = tvm.tir.Schedule(matmul_mod(n))
+    sch = tvm.tir.Schedule(matmul_module(n))
     block_c = sch.get_block("C")
     c_local = sch.cache_write(block_c, 0, "local")
     i, j, k = sch.get_loops(block_c)
