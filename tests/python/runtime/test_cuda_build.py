@@ -9,7 +9,8 @@ import pytest
 
 import tessera as tvm
 from tessera.contrib import nvcc
-from cuda_test_kernels import double_dynamic_scheduled, scale_add_scheduled, two_kernels_scheduled, vecadd_scheduled, window_sum_scheduled
+from cuda_test_kernels import (double_dynamic_scheduled, matmul_shared_scheduled, scale_add_scheduled,
+                               two_kernels_scheduled, vecadd_scheduled, window_sum_scheduled)
 
 _info = nvcc.nvrtc_info()
 pytestmark = pytest.mark.skipif(not _info["available"], reason=f"NVRTC not available: {_info['why']}")
@@ -67,6 +68,8 @@ def test_buffer_shared_by_two_kernels_is_allocated_on_the_device(host):
 def test_shared_memory_kernel_and_scalar_parameter_build():
     src = tvm.build(window_sum_scheduled(), target="cuda").imported_modules[0].get_source()
     assert "__shared__" in src and "__syncthreads()" in src
+    src = tvm.build(matmul_shared_scheduled(), target="cuda").imported_modules[0].get_source()
+    assert src.count("__shared__ float") == 2 and "__launch_bounds__(64)" in src
     src = tvm.build(scale_add_scheduled(), target=tvm.target.Target("cuda", host="c")).imported_modules[0].get_source()
     assert "float alpha" in src
 
