@@ -89,6 +89,22 @@ def scale_add_scheduled():
     return bind_blocks(main, ["C"], 64).mod
 
 
+def mixed_scalars_scheduled():
+    """C[i] = A[i] * h + s8 + (flag ? d : 0) + n: one scalar parameter of each width the kernel ABI passes."""
+
+    @T.prim_func
+    def main(A: T.Buffer((128,), "float32"), C: T.Buffer((128,), "float32"), s8: T.int8, h: T.float16,
+             flag: T.bool, d: T.float64, n: T.int64):
+        T.func_attr({"global_symbol": "main", "tir.noalias": True})
+        for i in range(128):
+            with T.block("C"):
+                vi = T.axis.spatial(128, i)
+                C[vi] = (A[vi] * T.Cast("float32", h) + T.Cast("float32", s8)
+                         + T.Cast("float32", T.Select(flag, d, T.float64(0))) + T.Cast("float32", n))
+
+    return bind_blocks(main, ["C"], 32).mod
+
+
 def window_sum_scheduled():
     """The course's window sum with a shared-memory stage fetched cooperatively."""
 

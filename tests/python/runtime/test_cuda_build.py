@@ -9,7 +9,8 @@ import pytest
 
 import tessera as tvm
 from tessera.contrib import nvcc
-from cuda_test_kernels import (double_dynamic_scheduled, matmul_shared_scheduled, scale_add_scheduled,
+from cuda_test_kernels import (double_dynamic_scheduled, matmul_shared_scheduled, mixed_scalars_scheduled,
+                               scale_add_scheduled,
                                two_kernels_scheduled, vecadd_scheduled, window_sum_scheduled)
 
 _info = nvcc.nvrtc_info()
@@ -63,6 +64,19 @@ def test_buffer_shared_by_two_kernels_is_allocated_on_the_device(host):
         src = rt.get_source()
         assert "B = TesseraDeviceWorkspaceAlloc(((int64_t)1024LL));" in src and "TesseraDeviceWorkspaceFree(B)" in src
         assert "float B[256]" not in src  # never host memory
+
+
+def test_scalar_kernel_arguments_are_passed_as_stored():
+    # cuLaunchKernel copies each argument by the kernel parameter's size: the host's locals must match it.
+    rt = tvm.build(mixed_scalars_scheduled(), target=tvm.target.Target("cuda", host="c"))
+    assert "main_kernel(float* __restrict__ C, float* __restrict__ A, half h, int8_t s8, bool flag, double d, " \
+           "int64_t n)" in rt.imported_modules[0].get_source()
+    host = rt.get_source()
+    for local in ("_Float16 karg_2 = h;", "int8_t karg_3 = s8;", "int8_t karg_4 = ((int8_t)(flag));",
+                  "double karg_5 = d;", "int64_t karg_6 = n;"):
+        assert local in host, local
+    if _HAS_LLVM:
+        tvm.build(mixed_scalars_scheduled(), target=tvm.target.Target("cuda", host="llvm"))
 
 
 def test_shared_memory_kernel_and_scalar_parameter_build():

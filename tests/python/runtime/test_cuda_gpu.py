@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import tessera as tvm
-from cuda_test_kernels import (double_dynamic_scheduled, matmul_shared_scheduled, scale_add_scheduled,
+from cuda_test_kernels import (double_dynamic_scheduled, matmul_shared_scheduled, mixed_scalars_scheduled,
+                               scale_add_scheduled,
                                two_kernels_scheduled, vecadd_scheduled,
                                window_sum_scheduled)
 
@@ -68,6 +69,17 @@ def test_two_kernels_share_a_device_buffer(host):
     for _ in range(3):  # allocated and freed per call
         rt["main"](_gpu(a), c)
     np.testing.assert_allclose(c.numpy(), a * 2 + 1, rtol=1e-6)
+
+
+@pytest.mark.parametrize("host", HOSTS)
+def test_scalar_parameters_of_every_width(host):
+    rt = tvm.build(mixed_scalars_scheduled(), target=tvm.target.Target("cuda", host=host))
+    a = RNG.uniform(size=128).astype("float32")
+    for flag in (True, False):
+        c = _gpu(np.zeros(128, "float32"))
+        rt["main"](_gpu(a), c, -3, 1.5, flag, 0.25, 1 << 20)
+        expected = a * 1.5 - 3 + (0.25 if flag else 0.0) + (1 << 20)
+        np.testing.assert_allclose(c.numpy(), expected.astype("float32"), rtol=1e-6)
 
 
 def test_window_sum_through_shared_memory():
