@@ -10,6 +10,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "runtime/device_api.h"
 #include "runtime/interrupt.h"
 #include "runtime/module.h"
 #include "runtime/ndarray.h"
@@ -90,6 +91,7 @@ std::string ShapeStr(const std::vector<int64_t>& s) {
 }  // namespace
 
 const KernelLaunchContext& CurrentKernelLaunchContext() { return launch_context; }
+const std::string& KernelLastError() { return last_error; }
 
 std::string FunctionInfo::ToJSON() const { return InfoToJSON(*this).dump(); }
 FunctionInfo FunctionInfo::FromJSON(const std::string& json) { return InfoFromJSON(nlohmann::json::parse(json)); }
@@ -344,4 +346,33 @@ void* TesseraWorkspaceAlloc(int64_t nbytes) {
 }
 
 void TesseraWorkspaceFree(void* ptr) { std::free(ptr); }
+
+void* TesseraDeviceWorkspaceAlloc(int64_t nbytes) {
+  const tessera::KernelLaunchContext& ctx = tessera::launch_context;
+  try {
+    if (ctx.module == nullptr) {
+      tessera::last_error = "device memory was requested outside a call of a device function";
+      return nullptr;
+    }
+    if (nbytes < 0) {
+      tessera::last_error = "MemoryError: cannot allocate " + std::to_string(nbytes) + " bytes on " + ctx.device.str();
+      return nullptr;
+    }
+    return tessera::DeviceAPI::Get(ctx.device)
+        ->Alloc(ctx.device, static_cast<size_t>(nbytes == 0 ? 1 : nbytes), tessera::kTensorAlignment);
+  } catch (const std::exception& e) {
+    tessera::last_error = "MemoryError: cannot allocate " + std::to_string(nbytes) + " bytes on " +
+                          ctx.device.str() + ": " + e.what();
+    return nullptr;
+  }
+}
+
+void TesseraDeviceWorkspaceFree(void* ptr) {
+  const tessera::KernelLaunchContext& ctx = tessera::launch_context;
+  if (ptr == nullptr || ctx.module == nullptr) return;
+  try {
+    tessera::DeviceAPI::Get(ctx.device)->Free(ctx.device, ptr);
+  } catch (const std::exception&) {  // nothing to report from a free
+  }
+}
 }

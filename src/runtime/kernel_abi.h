@@ -76,6 +76,8 @@ struct KernelLaunchContext {
   Device device{kDLCPU, 0};
 };
 const KernelLaunchContext& CurrentKernelLaunchContext();
+// The message a kernel or runtime entry recorded on this thread (TesseraSetLastError).
+const std::string& KernelLastError();
 
 }  // namespace tessera
 
@@ -90,6 +92,12 @@ int32_t TesseraParallelFor(int32_t (*task)(int32_t i, void* data), void* data, i
 // Workspace allocation for large intermediate buffers (64-byte aligned).
 void* TesseraWorkspaceAlloc(int64_t nbytes);
 void TesseraWorkspaceFree(void* ptr);
+// Device memory for a buffer the host part of a device function allocates
+// (shared by its kernels), on the device of the running call
+// (KernelLaunchContext). On failure returns null after recording a
+// MemoryError (the next launch, given the null pointer, reports it).
+void* TesseraDeviceWorkspaceAlloc(int64_t nbytes);
+void TesseraDeviceWorkspaceFree(void* ptr);
 // Launches device kernel `name` of the calling host function's imported device
 // modules (KernelLaunchContext) on grid (gx, gy, gz) and blocks (bx, by, bz)
 // with `dyn_shmem` bytes of dynamic shared memory; args[i] points at the i-th

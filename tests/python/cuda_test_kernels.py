@@ -7,6 +7,18 @@ import ctypes
 
 import tessera as tvm
 from tessera.script import tir as T
+from ms_helpers import matmul_module
+
+
+def bind_blocks(func, blocks, threads):
+    """A Schedule of `func` whose blocks' single loops are split by `threads` and bound to blockIdx.x/threadIdx.x."""
+    sch = tvm.tir.Schedule(tvm.IRModule({"main": func}))
+    for name in blocks:
+        (i,) = sch.get_loops(sch.get_block(name))
+        i0, i1 = sch.split(i, [None, threads])
+        sch.bind(i0, "blockIdx.x")
+        sch.bind(i1, "threadIdx.x")
+    return sch
 
 
 def vecadd_mod(n=1024):
@@ -22,12 +34,44 @@ def vecadd_mod(n=1024):
 
 
 def vecadd_scheduled(n=1024, threads=128):
-    sch = tvm.tir.Schedule(vecadd_mod(n))
-    (i,) = sch.get_loops(sch.get_block("C"))
-    i0, i1 = sch.split(i, [None, threads])
-    sch.bind(i0, "blockIdx.x")
-    sch.bind(i1, "threadIdx.x")
-    return sch.mod
+    return bind_blocks(vecadd_mod(n)["main"], ["C"], threads).mod
+
+
+def double_dynamic_scheduled():
+    """B[i] = A[i] * 2 over a symbolic length n: the grid is ceil(n / 64) blocks, computed by the host."""
+
+    @T.prim_func
+    def main(a: T.handle, b: T.handle):
+        T.func_attr({"global_symbol": "main", "tir.noalias": True})
+        n = T.int64()
+        A = T.match_buffer(a, (n,), "float32")
+        B = T.match_buffer(b, (n,), "float32")
+        for i in range(n):
+            with T.block("B"):
+                vi = T.axis.spatial(n, i)
+                B[vi] = A[vi] * 2.0
+
+    return bind_blocks(main, ["B"], 64).mod
+
+
+def two_kernels_scheduled():
+    """B = A * 2 then C = B + 1, each bound separately: two kernels sharing the global intermediate B,
+    which the host part allocates (on the device)."""
+
+    @T.prim_func
+    def main(A: T.Buffer((256,), "float32"), C: T.Buffer((256,), "float32")):
+        T.func_attr({"global_symbol": "main", "tir.noalias": True})
+        B = T.alloc_buffer((256,), "float32")
+        for i in range(256):
+            with T.block("B"):
+                vi = T.axis.spatial(256, i)
+                B[vi] = A[vi] * 2.0
+        for i in range(256):
+            with T.block("C"):
+                vi = T.axis.spatial(256, i)
+                C[vi] = B[vi] + 1.0
+
+    return bind_blocks(main, ["B", "C"], 64).mod
 
 
 def scale_add_scheduled():
@@ -42,12 +86,23 @@ def scale_add_scheduled():
                 vi = T.axis.spatial(256, i)
                 C[vi] = A[vi] * alpha + B[vi]
 
-    sch = tvm.tir.Schedule(tvm.IRModule({"main": main}))
-    (i,) = sch.get_loops(sch.get_block("C"))
-    i0, i1 = sch.split(i, [None, 64])
-    sch.bind(i0, "blockIdx.x")
-    sch.bind(i1, "threadIdx.x")
-    return sch.mod
+    return bind_blocks(main, ["C"], 64).mod
+
+
+def mixed_scalars_scheduled():
+    """C[i] = A[i] * h + s8 + (flag ? d : 0) + n: one scalar parameter of each width the kernel ABI passes."""
+
+    @T.prim_func
+    def main(A: T.Buffer((128,), "float32"), C: T.Buffer((128,), "float32"), s8: T.int8, h: T.float16,
+             flag: T.bool, d: T.float64, n: T.int64):
+        T.func_attr({"global_symbol": "main", "tir.noalias": True})
+        for i in range(128):
+            with T.block("C"):
+                vi = T.axis.spatial(128, i)
+                C[vi] = (A[vi] * T.Cast("float32", h) + T.Cast("float32", s8)
+                         + T.Cast("float32", T.Select(flag, d, T.float64(0))) + T.Cast("float32", n))
+
+    return bind_blocks(main, ["C"], 32).mod
 
 
 def window_sum_scheduled():
@@ -61,38 +116,20 @@ def window_sum_scheduled():
                 vi = T.axis.spatial(1024, i)
                 B[vi] = A[vi] + A[vi + 1] + A[vi + 2]
 
-    sch = tvm.tir.Schedule(tvm.IRModule({"main": main}))
+    sch = bind_blocks(main, ["C"], 128)
     block_c = sch.get_block("C")
-    (i,) = sch.get_loops(block_c)
-    i0, i1 = sch.split(i, [None, 128])
-    sch.bind(i0, "blockIdx.x")
-    sch.bind(i1, "threadIdx.x")
     a_shared = sch.cache_read(block_c, 0, "shared")
-    sch.compute_at(a_shared, i1)
+    sch.compute_at(a_shared, sch.get_loops(block_c)[-1])
     ax = sch.get_loops(a_shared)[-1]
     _, ax1 = sch.split(ax, [None, 128])
     sch.bind(ax1, "threadIdx.x")
     return sch.mod
 
 
-def matmul_mod(n):
-    @T.prim_func
-    def main(A: T.Buffer((n, n), "float32"), B: T.Buffer((n, n), "float32"), C: T.Buffer((n, n), "float32")):
-        T.func_attr({"global_symbol": "main", "tir.noalias": True})
-        for i, j, k in T.grid(n, n, n):
-            with T.block("C"):
-                vi, vj, vk = T.axis.remap("SSR", [i, j, k])
-                with T.init():
-                    C[vi, vj] = 0.0
-                C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
-
-    return tvm.IRModule({"main": main})
-
-
 def matmul_shared_scheduled(n=256, local=4, block=8, tile_k=8):
     """Blocked matmul: a local accumulator per thread, A and B tiles staged in
     shared memory by every thread of the block (as the course's 6.3.2)."""
-    sch = tvm.tir.Schedule(matmul_mod(n))
+    sch = tvm.tir.Schedule(matmul_module(n))
     block_c = sch.get_block("C")
     c_local = sch.cache_write(block_c, 0, "local")
     i, j, k = sch.get_loops(block_c)

@@ -18,6 +18,7 @@
 #include "target/target_kind.h"
 #include "tir/function.h"
 #include "tir/functor.h"
+#include "tir/op.h"
 #include "tir/transform/thread_sync.h"
 
 namespace tessera {
@@ -69,6 +70,24 @@ void CheckHostPart(const std::string& name, const PrimFunc& func, const Target& 
                                "but the buffer lives on the device. Did you forget to bind? (bind the loops to "
                                "blockIdx.x / threadIdx.x with sch.bind)";
 }
+
+// A buffer the host part allocates (one that several kernels share) lives on
+// the device: the Allocate becomes TesseraDeviceWorkspaceAlloc / Free
+// (runtime/kernel_abi.h) around its body, never host stack or heap memory.
+class HostAllocationsOnDevice : public StmtExprMutator {
+ public:
+  using StmtExprMutator::VisitStmt_;
+  Stmt VisitStmt_(const AllocateNode* op) override {
+    Stmt body = VisitStmt(op->body);
+    PrimExpr bytes = IntImm(DataType::Int(64), op->dtype.bytes() * op->dtype.lanes());
+    for (const PrimExpr& e : op->extents) bytes = bytes * cast(DataType::Int(64), e);
+    PrimExpr alloc = Call(DataType::Handle(), Op::Get("tir.call_extern"),
+                          {StringImm("TesseraDeviceWorkspaceAlloc"), bytes});
+    Stmt free = Evaluate(Call(DataType::Void(), Op::Get("tir.call_extern"),
+                              {StringImm("TesseraDeviceWorkspaceFree"), op->buffer_var}));
+    return LetStmt(op->buffer_var, alloc, SeqStmt({body, free}));
+  }
+};
 
 // The architecture and format NVRTC compiles for: the target's -arch, else
 // the GPU's own; a cubin when it is for the GPU present, else PTX (which the
@@ -140,6 +159,7 @@ Module BuildCUDA(const IRModule& lowered, const Target& target) {
       continue;
     }
     CheckHostPart(KernelName(gv, func), func, target);
+    if (func.GetAttr(kAttrDeviceType)) func.CopyOnWrite()->body = HostAllocationsOnDevice().VisitStmt(func->body);
     host.mutable_node()->Add(gv, WithAttr(func, "target", host_target));
   }
   // The device module: CUDA C, compiled by NVRTC (an empty one when no function has kernels).

@@ -219,8 +219,10 @@ void CodeGenCPU::VisitStmt_(const EvaluateNode* op) {
     llvm::Value* value = nullptr;
     if (const auto* v = a.as<VarNode>(); v != nullptr && buffers_.count(v)) {
       value = builder_->CreateBitCast(buffers_.at(v).ptr, i8p);
-    } else {
+    } else if (a.dtype().is_handle()) {
       value = VisitExpr(a);
+    } else {  // the kernel reads the value as it is stored (bfloat16 as 16 bits, bool as a byte)
+      value = ToStorage(VisitExpr(a), a.dtype());
     }
     llvm::Value* cell = EntryAlloca(value->getType(), nullptr, 8);
     builder_->CreateStore(value, cell);

@@ -153,9 +153,12 @@ void CodeGenCHost::VisitStmt_(const EvaluateNode* op) {
     if (const auto* v = a.as<VarNode>(); v != nullptr && buffers_.count(v)) {
       type = "void*";
       value = "(void*)" + buffers_.at(v).name;
-    } else {
-      type = a.dtype().is_handle() ? "void*" : ValueType(a.dtype());
+    } else if (a.dtype().is_handle()) {
+      type = "void*";
       value = VisitExpr(a);
+    } else {  // the kernel reads the value as it is stored (bfloat16 as 16 bits, bool as a byte)
+      type = StorageType(a.dtype());
+      value = ToStorage(VisitExpr(a), a.dtype());
     }
     std::string local = FreshName("karg");
     Line(type + " " + local + " = " + value + ";");

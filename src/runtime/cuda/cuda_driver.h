@@ -17,6 +17,7 @@ using CUcontext = struct CUctx_st*;
 using CUmodule = struct CUmod_st*;
 using CUfunction = struct CUfunc_st*;
 using CUstream = struct CUstream_st*;
+using CUevent = struct CUevent_st*;
 using CUdeviceptr = unsigned long long;  // NOLINT
 
 constexpr CUresult CUDA_SUCCESS = 0;
@@ -54,6 +55,12 @@ struct Driver {
   CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
                              unsigned, unsigned, CUstream, void**, void**);
   CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
+  // Events (time_evaluator); optional: null when the driver lacks them.
+  CUresult (*cuEventCreate)(CUevent*, unsigned int);
+  CUresult (*cuEventRecord)(CUevent, CUstream);
+  CUresult (*cuEventSynchronize)(CUevent);
+  CUresult (*cuEventElapsedTime)(float*, CUevent, CUevent);
+  CUresult (*cuEventDestroy)(CUevent);
 
   // The loaded driver, or nullptr when libcuda is missing or cuInit fails.
   // `why` (optional) receives the reason.

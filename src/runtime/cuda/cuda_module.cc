@@ -352,6 +352,13 @@ int32_t LaunchFromContext(const char* name, const std::array<int64_t, 3>& g, con
       const auto* cu = dynamic_cast<const CUDAModuleNode*>(imp.get());
       if (cu == nullptr) continue;
       if (const CUDAKernelInfo* k = cu->Find(kernel)) {
+        for (size_t i = 0; i < k->params.size() && static_cast<int32_t>(i) < nargs; ++i) {
+          if (k->params[i].is_handle() && *static_cast<void**>(args[i]) == nullptr) {
+            // A failed TesseraDeviceWorkspaceAlloc already said why.
+            if (!KernelLastError().empty()) return -1;
+            TESSERA_THROW(ValueError) << "CUDA kernel " << kernel << ": argument " << i << " is a null pointer";
+          }
+        }
         cu->Launch(*k, ctx.device, g, b, dyn_shmem, args, static_cast<size_t>(std::max(nargs, 0)));
         return 0;
       }

@@ -100,7 +100,13 @@ PackedAPI GetPackedAPI(const std::string& name, const PrimFunc& func) {
   for (size_t i = np; i < slots->size(); ++i) sym.push_back((*slots)[i]);
   PackedAPI api = BuildPackedAPI(name, func, &sym);
   // A host function launching device kernels (SplitHostDevice) takes arrays on that device.
-  if (auto dev = func.GetAttr("tessera.device_type")) api.info.device_type = static_cast<int>(dev->cast<int64_t>());
+  // Its host code never dereferences them, so it assumes no alignment (nothing is staged, kernel_abi.cc).
+  if (auto dev = func.GetAttr("tessera.device_type")) {
+    api.info.device_type = static_cast<int>(dev->cast<int64_t>());
+    if (api.info.device_type != kDLCPU) {
+      for (ParamInfo& p : api.info.params) p.alignment = 0;
+    }
+  }
   return api;
 }
 

@@ -10,7 +10,9 @@ import numpy as np
 import pytest
 
 import tessera as tvm
-from cuda_test_kernels import (matmul_shared_scheduled, scale_add_scheduled, vecadd_scheduled,
+from cuda_test_kernels import (double_dynamic_scheduled, matmul_shared_scheduled, mixed_scalars_scheduled,
+                               scale_add_scheduled,
+                               two_kernels_scheduled, vecadd_scheduled,
                                window_sum_scheduled)
 
 pytestmark = pytest.mark.skipif(not tvm.cuda(0).exist, reason="needs a CUDA device")
@@ -47,6 +49,37 @@ def test_scalar_parameter():
     c = _gpu(np.zeros(256, "float32"))
     rt["main"](_gpu(a), _gpu(b), c, 2.5)
     np.testing.assert_allclose(c.numpy(), a * 2.5 + b, rtol=1e-6)
+
+
+@pytest.mark.parametrize("host", HOSTS)
+def test_symbolic_length(host):
+    rt = tvm.build(double_dynamic_scheduled(), target=tvm.target.Target("cuda", host=host))
+    for n in (1, 64, 1000):
+        a = RNG.uniform(size=n).astype("float32")
+        b = _gpu(np.zeros(n, "float32"))
+        rt["main"](_gpu(a), b)
+        np.testing.assert_allclose(b.numpy(), a * 2, rtol=1e-6)
+
+
+@pytest.mark.parametrize("host", HOSTS)
+def test_two_kernels_share_a_device_buffer(host):
+    rt = tvm.build(two_kernels_scheduled(), target=tvm.target.Target("cuda", host=host))
+    a = RNG.uniform(size=256).astype("float32")
+    c = _gpu(np.zeros(256, "float32"))
+    for _ in range(3):  # allocated and freed per call
+        rt["main"](_gpu(a), c)
+    np.testing.assert_allclose(c.numpy(), a * 2 + 1, rtol=1e-6)
+
+
+@pytest.mark.parametrize("host", HOSTS)
+def test_scalar_parameters_of_every_width(host):
+    rt = tvm.build(mixed_scalars_scheduled(), target=tvm.target.Target("cuda", host=host))
+    a = RNG.uniform(size=128).astype("float32")
+    for flag in (True, False):
+        c = _gpu(np.zeros(128, "float32"))
+        rt["main"](_gpu(a), c, -3, 1.5, flag, 0.25, 1 << 20)
+        expected = a * 1.5 - 3 + (0.25 if flag else 0.0) + (1 << 20)
+        np.testing.assert_allclose(c.numpy(), expected.astype("float32"), rtol=1e-6)
 
 
 def test_window_sum_through_shared_memory():
