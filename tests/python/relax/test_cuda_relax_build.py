@@ -152,11 +152,6 @@ def test_gpu_schedules_compute_what_the_kernels_compute(make):
             np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5, err_msg=name)
 
 
-def test_vm_host_target_is_cpu():
-    with pytest.raises(ValueError, match="cannot run the VM"):
-        relax.build(MLP, target=tvm.target.Target("cuda", host="cuda"))
-
-
 @requires_cuda_backend
 def test_relax_build_cuda_compiles():
     ex = relax.build(MLP, target="cuda")
