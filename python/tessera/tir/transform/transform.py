@@ -98,6 +98,11 @@ def DefaultCPUSchedule(target=None):
     return _ffi_api.DefaultCPUScheduleFor(target)
 
 
+__all__ = ["DefaultCPUSchedule", "LowerInitBlock", "ConvertBlocksToOpaque", "LowerOpaqueBlock", "CompactBufferAllocation",
+           "HoistNestPredicates", "LoopPartition",
+           "FlattenBuffer", "VectorizeLoop", "UnrollLoop", "MakePackedAPI", "BindTarget", "SplitHostDevice"]
+
+
 def DefaultGPUSchedule(target=None):
     """A fixed, untuned schedule for GPU PrimFuncs nobody scheduled, as TVM's
     dlight rules give (the "cuda" kind's default schedule; relax.build runs
@@ -120,6 +125,4 @@ def DefaultGPUSchedule(target=None):
     return _ffi_api.DefaultGPUSchedule(target)
 
 
-__all__ = ["DefaultCPUSchedule", "DefaultGPUSchedule", "LowerInitBlock", "ConvertBlocksToOpaque", "LowerOpaqueBlock", "CompactBufferAllocation",
-           "HoistNestPredicates", "LoopPartition",
-           "FlattenBuffer", "VectorizeLoop", "UnrollLoop", "MakePackedAPI", "BindTarget", "SplitHostDevice"]
+__all__ += ["DefaultGPUSchedule"]
