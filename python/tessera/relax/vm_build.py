@@ -177,7 +177,8 @@ def build(mod, target="llvm", params=None, relax_pipeline="default_build", exec_
         raise OpNotImplemented("relax.build(system_lib=True) is not supported")
     if target is None:
         target = "llvm"
-    tgt = _vm_target(target if isinstance(target, Target) else Target(target))
+    tgt = target if isinstance(target, Target) else Target(target)
+    tgt = _vm_target(tgt)  # a CPU target, or a device target with its host
     if not isinstance(mod, ir.IRModule):
         mod = ir.IRModule.from_expr(mod)
     _check_well_formed(mod)
