@@ -445,6 +445,8 @@ class Scheduler {
   std::unordered_set<const Object*> params_;
 };
 
+}  // namespace
+
 bool IsUntouched(const PrimFunc& func) {
   if (auto s = func.GetAttr("tir.is_scheduled")) {
     if (s->try_cast<bool>().value_or(false) || s->try_cast<int64_t>().value_or(0) != 0) return false;
@@ -458,8 +460,6 @@ bool IsUntouched(const PrimFunc& func) {
   });
   return serial;
 }
-
-}  // namespace
 
 bool IsCPUTarget(const Target& target) {
   for (const std::string& k : target->keys) {

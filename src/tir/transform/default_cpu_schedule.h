@@ -34,6 +34,11 @@ PrimFunc DefaultCPUSchedule(PrimFunc func, const DefaultCPUScheduleOptions& opti
 // -num-cores, else the host's cores (TargetVectorBits / TargetNumCores).
 DefaultCPUScheduleOptions DefaultCPUScheduleOptionsFor(const Target& target);
 
+// Whether a default schedule (CPU or GPU) may schedule `func`: no
+// "tir.is_scheduled" or "tir.is_host_func", every loop serial (a function
+// with parallel, vectorized, unrolled or thread-bound loops was scheduled by hand).
+bool IsUntouched(const PrimFunc& func);
+
 // Whether `target` has the "cpu" key (llvm, c).
 bool IsCPUTarget(const Target& target);
 
