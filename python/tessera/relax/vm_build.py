@@ -103,6 +103,27 @@ def _pipeline(name, target=None):
     return pipeline.get_pipeline(name)
 
 
+def _vm_target(tgt):
+    """``tgt`` when the VM can call its kernels directly (a CPU kind), or a
+    device target (a kind with a default schedule for untuned kernels, e.g.
+    "cuda") with its host: Target.host, else tvm.target.default_host() ("llvm",
+    or "c" without LLVM); the VM runs on that host and its tensors live on the
+    device the VirtualMachine is given (tvm.cuda(0))."""
+    from ..target import Target, default_host  # pylint: disable=import-outside-toplevel
+
+    if tgt.kind.get_attr("relax.vm_host", False):  # the kinds whose kernels the VM can call
+        return tgt
+    if "cpu" in [str(k) for k in tgt.keys] or tgt.kind.get_attr("tir.default_schedule") is None:
+        raise OpNotImplemented(f"relax.build(target={str(tgt)!r}): the VM runs kernels of CPU targets (\"llvm\", "
+                               "\"c\") or of device targets with a default schedule (\"cuda\") only")
+    host = tgt.__dict__.get("_host")
+    host = host if host is not None else Target(default_host())
+    if not host.kind.get_attr("relax.vm_host", False):
+        raise TVMValueError(f"relax.build(target={str(tgt)!r}): the host target {host.str!r} cannot run the VM; "
+                            "use \"llvm\" or \"c\"")
+    return Target(tgt, host=host)
+
+
 def _vmcodegen(builder, mod):
     """Emits the Relax functions of ``mod`` into ``builder``; returns the
     IRModule of the remaining (TIR) functions."""
@@ -138,27 +159,6 @@ def _check_well_formed(mod):
 # layout (relax.matmul's packed constant weight) do so only then, so a
 # LegalizeOps a user runs gives TVM's one kernel per op.
 IN_RELAX_BUILD = contextvars.ContextVar("tessera_in_relax_build", default=False)
-
-
-def _vm_target(tgt):
-    """``tgt`` when the VM can call its kernels directly (a CPU kind), or a
-    device target (a kind with a default schedule for untuned kernels, e.g.
-    "cuda") with its host: Target.host, else tvm.target.default_host() ("llvm",
-    or "c" without LLVM); the VM runs on that host and its tensors live on the
-    device the VirtualMachine is given (tvm.cuda(0))."""
-    from ..target import Target, default_host  # pylint: disable=import-outside-toplevel
-
-    if tgt.kind.get_attr("relax.vm_host", False):  # the kinds whose kernels the VM can call
-        return tgt
-    if "cpu" in [str(k) for k in tgt.keys] or tgt.kind.get_attr("tir.default_schedule") is None:
-        raise OpNotImplemented(f"relax.build(target={str(tgt)!r}): the VM runs kernels of CPU targets (\"llvm\", "
-                               "\"c\") or of device targets with a default schedule (\"cuda\") only")
-    host = tgt.__dict__.get("_host")
-    host = host if host is not None else Target(default_host())
-    if not host.kind.get_attr("relax.vm_host", False):
-        raise TVMValueError(f"relax.build(target={str(tgt)!r}): the host target {host.str!r} cannot run the VM; "
-                            "use \"llvm\" or \"c\"")
-    return Target(tgt, host=host)
 
 
 def build(mod, target=None, params=None, relax_pipeline="default_build", exec_mode="bytecode", *, system_lib=None):

@@ -169,10 +169,21 @@ arith::IntSet NarrowByConditions(arith::IntSet set, const PrimExpr& index, const
     PrimExpr one = IntImm(index.dtype(), slack);
     // index = small + d <= big - slack + d; index = big + d >= small + slack + d.
     PrimExpr d_small = ana->Simplify(sub(index, small));
-    // (Sound for any d: the bound holds pointwise, so its range over `dom` does.)
+    // (Sound for any d: the bound holds pointwise, so its range over `dom`
+    // does.) Taken only where it is provably tighter by a constant, so that
+    // the extent stays what it was or becomes a smaller constant.
     PrimExpr hi = arith::EvalSet(ana->Simplify(add(sub(big, one), sub(index, small))), dom, ana).max();
     PrimExpr lo = arith::EvalSet(ana->Simplify(add(add(small, one), sub(index, big))), dom, ana).min();
-    set = arith::Intersect({set, arith::IntSet::Interval(lo, hi)}, ana);
+    PrimExpr mn = set.min(), mx = set.max();
+    if (set.HasUpperBound() && !arith::IsPosInf(hi)) {
+      std::optional<int64_t> d = ConstIntValue(ana->Simplify(sub(hi, mx)));
+      if (d && *d < 0) mx = hi;
+    }
+    if (set.HasLowerBound() && !arith::IsNegInf(lo)) {
+      std::optional<int64_t> d = ConstIntValue(ana->Simplify(sub(lo, mn)));
+      if (d && *d > 0) mn = lo;
+    }
+    set = arith::IntSet::Interval(mn, mx);
   }
   return set;
 }

@@ -14,6 +14,8 @@
 #include "tir/functor.h"
 #include "tir/op.h"
 #include "tir/schedule/analysis.h"
+#include "tir/analysis/is_scheduled.h"
+#include "tir/transform/default_cpu_schedule.h"
 #include "tir/transform/prim_func_pass.h"
 
 namespace tessera {
@@ -28,21 +30,6 @@ bool Try(F&& step) {
   } catch (const Error&) {
     return false;
   }
-}
-
-// Untouched: not marked scheduled, not a host function, every loop serial
-// (a function with thread-bound, parallel or vectorized loops was scheduled by hand).
-bool IsUntouched(const PrimFunc& func) {
-  for (const char* key : {"tir.is_scheduled", "tir.is_host_func"}) {
-    if (auto s = func.GetAttr(key)) {
-      if (s->try_cast<bool>().value_or(false) || s->try_cast<int64_t>().value_or(0) != 0) return false;
-    }
-  }
-  bool serial = true;
-  PostOrderVisit(func->body, [&](const ObjectRef& n) {
-    if (const auto* loop = n.as<ForNode>(); loop != nullptr && loop->kind != ForKind::kSerial) serial = false;
-  });
-  return serial;
 }
 
 class GPUScheduler {
@@ -104,15 +91,14 @@ class GPUScheduler {
       if (p->writes.size() != 1 || params_.count(p->writes[0]->buffer->data.get())) continue;
       std::optional<LoopRV> loop = InnermostThreadLoop(producer);
       if (!loop || sch_.GetConsumers(producer).size() != 1) continue;
-      Schedule before = sch_.Copy();
-      if (Try([&] {
+      if (ApplyOrRestore(&sch_, [&] {
             // (local first: a global buffer's region would span every thread)
             sch_.SetScope(producer, 0, "local");
             sch_.ReverseComputeAt(block, *loop, true, -1);
+            return true;
           })) {
         return true;
       }
-      sch_ = before;
     }
     return false;
   }
@@ -158,7 +144,7 @@ DefaultGPUScheduleOptions DefaultGPUScheduleOptionsFor(const Target& target) {
 }
 
 PrimFunc DefaultGPUSchedule(PrimFunc func, const DefaultGPUScheduleOptions& options) {
-  if (!IsUntouched(func)) return func;
+  if (IsScheduled(func)) return func;
   PrimFunc out = GPUScheduler(func, options).Run();
   return WithAttr(out, "tir.is_scheduled", true);
 }

@@ -43,6 +43,10 @@ DefaultGPUScheduleOptions DefaultGPUScheduleOptionsFor(const Target& target);
 // spatial loop or a primitive refuses.
 bool ScheduleGPUThreadPerOutput(Schedule* sch, const BlockRV& block, const DefaultGPUScheduleOptions& opt);
 
+// (same file) Splits `loop` by the thread count (its extent when smaller) and
+// binds the parts to blockIdx.x / threadIdx.x; a primitive's refusal propagates.
+void BindOneThreadPerIteration(Schedule* sch, const LoopRV& loop, const DefaultGPUScheduleOptions& opt);
+
 // default_schedule_gpu_rows.cc: softmax / layer_norm / row sums (the CPU row
 // kernels' shape, default_schedule_rows.h): every stage computed under the
 // last block's row loops, rows fused and bound one thread per row, per-row
@@ -59,6 +63,19 @@ bool ScheduleGPUMatmul(Schedule* sch, const BlockRV& block, const DefaultGPUSche
 // thread-bound loop (one thread per output, or a single thread for a scalar
 // block) and checks that none is left (ValueError naming the block).
 void BindRemainingBlocks(Schedule* sch, const DefaultGPUScheduleOptions& opt, const std::string& func_name);
+
+// Runs `steps` (returning whether the rule applied) on *sch; when they return
+// false or a primitive refuses one (an Error), *sch is restored as it was.
+template <typename F>
+bool ApplyOrRestore(Schedule* sch, F&& steps) {
+  Schedule backup = sch->Copy();
+  try {
+    if (steps()) return true;
+  } catch (const Error&) {
+  }
+  *sch = backup;
+  return false;
+}
 
 // loops[begin, end).
 Array<LoopRV> LoopSlice(const Array<LoopRV>& loops, size_t begin, size_t end);

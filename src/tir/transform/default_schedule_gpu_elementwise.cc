@@ -12,10 +12,19 @@
 namespace tessera {
 namespace tir {
 
+void BindOneThreadPerIteration(Schedule* sch, const LoopRV& loop, const DefaultGPUScheduleOptions& opt) {
+  int64_t threads = opt.max_threads;
+  if (const int64_t* c = AsConstInt(sch->Get(loop).cast<For>()->extent); c != nullptr && *c < threads) {
+    threads = std::max<int64_t>(*c, 1);
+  }
+  Array<LoopRV> parts = sch->Split(loop, Array<Any>({Any(), Any(threads)}), true);
+  sch->Bind(parts[0], "blockIdx.x");
+  sch->Bind(parts[1], "threadIdx.x");
+}
+
 bool ScheduleGPUThreadPerOutput(Schedule* sch_ptr, const BlockRV& block, const DefaultGPUScheduleOptions& opt) {
   Schedule& sch = *sch_ptr;
-  Schedule before = sch.Copy();
-  try {
+  return ApplyOrRestore(sch_ptr, [&] {
     Array<LoopRV> loops = sch.GetLoops(block);
     Block b = sch.Get(block).cast<Block>();
     std::optional<BlockLocation> loc = FindBlock(sch.FuncOf(sch->func_name), b->name_hint);
@@ -39,18 +48,9 @@ bool ScheduleGPUThreadPerOutput(Schedule* sch_ptr, const BlockRV& block, const D
       for (const LoopRV& l : reduce) order.push_back(l);
       sch.Reorder(order);
     }
-    LoopRV fused = spatial.size() > 1 ? sch.Fuse(spatial, true) : spatial[0];
-    PrimExpr extent = sch.Get(fused).cast<For>()->extent;
-    int64_t threads = opt.max_threads;
-    if (const int64_t* c = AsConstInt(extent); c != nullptr && *c < threads) threads = std::max<int64_t>(*c, 1);
-    Array<LoopRV> parts = sch.Split(fused, Array<Any>({Any(), Any(threads)}), true);
-    sch.Bind(parts[0], "blockIdx.x");
-    sch.Bind(parts[1], "threadIdx.x");
-  } catch (const Error&) {
-    sch = before;
-    return false;
-  }
-  return true;
+    BindOneThreadPerIteration(&sch, spatial.size() > 1 ? sch.Fuse(spatial, true) : spatial[0], opt);
+    return true;
+  });
 }
 
 }  // namespace tir

@@ -20,17 +20,15 @@ bool Bound(const Schedule& sch, const BlockRV& block) {
 
 void BindSingleThread(Schedule* sch_ptr, const BlockRV& block) {
   Schedule& sch = *sch_ptr;
-  Schedule before = sch.Copy();
-  try {
+  ApplyOrRestore(sch_ptr, [&] {
     // Unit loops above the block's outermost loop (or the block itself).
     Array<LoopRV> loops = sch.GetLoops(block);
     LoopRV thread = loops.empty() ? sch.AddUnitLoop(block) : sch.AddUnitLoop(loops[0]);
     LoopRV grid = sch.AddUnitLoop(thread);
     sch.Bind(grid, "blockIdx.x");
     sch.Bind(thread, "threadIdx.x");
-  } catch (const Error&) {
-    sch = before;
-  }
+    return true;
+  });
 }
 
 const BlockNode* RootBlock(const Schedule& sch) {

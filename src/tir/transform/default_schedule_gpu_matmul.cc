@@ -67,8 +67,7 @@ bool ScheduleGPUMatmul(Schedule* sch_ptr, const BlockRV& block, const DefaultGPU
   const int64_t* kk = AsConstInt(loc->loops[n - 1]->extent);
   if (!m || !nn || !kk || *m % (ty * reg) != 0 || *nn % (tx * reg) != 0 || *kk % kt != 0) return false;
 
-  Schedule backup = sch.Copy();
-  try {
+  return ApplyOrRestore(sch_ptr, [&] {
     // The operand buffers, by name: cache_write adds a read-free block, the
     // read indices of `block` stay.
     BlockRV c_local = sch.CacheWrite(block, 0, "local");
@@ -101,11 +100,8 @@ bool ScheduleGPUMatmul(Schedule* sch_ptr, const BlockRV& block, const DefaultGPU
     }
     sch.DecomposeReduction(block, ks[0]);
     sch.Unroll(ks[1]);
-  } catch (const Error&) {
-    sch = backup;
-    return false;
-  }
-  return true;
+    return true;
+  });
 }
 
 }  // namespace tir

@@ -16,8 +16,7 @@ bool ScheduleGPURows(Schedule* sch_ptr, const DefaultGPUScheduleOptions& opt) {
   Schedule& sch = *sch_ptr;
   std::optional<std::vector<std::string>> stages = RowKernelStages(sch.FuncOf(sch->func_name));
   if (!stages) return false;
-  Schedule backup = sch.Copy();
-  try {
+  return ApplyOrRestore(sch_ptr, [&] {
     BlockRV out = sch.GetBlock(stages->back(), std::nullopt);
     Array<LoopRV> loops = sch.GetLoops(out);
     size_t rows = loops.size() - 1;
@@ -25,20 +24,10 @@ bool ScheduleGPURows(Schedule* sch_ptr, const DefaultGPUScheduleOptions& opt) {
       sch.ComputeAt(sch.GetBlock((*stages)[i], std::nullopt), loops[rows - 1], false, -1);
     }
     Array<LoopRV> row_loops = LoopSlice(loops, 0, rows);
-    LoopRV fused = rows > 1 ? sch.Fuse(row_loops, true) : row_loops[0];
-    int64_t threads = opt.max_threads;
-    if (const int64_t* c = AsConstInt(sch.Get(fused).cast<For>()->extent); c != nullptr && *c < threads) {
-      threads = std::max<int64_t>(*c, 1);
-    }
-    Array<LoopRV> parts = sch.Split(fused, Array<Any>({Any(), Any(threads)}), true);
-    sch.Bind(parts[0], "blockIdx.x");
-    sch.Bind(parts[1], "threadIdx.x");
+    BindOneThreadPerIteration(&sch, rows > 1 ? sch.Fuse(row_loops, true) : row_loops[0], opt);
     for (size_t i = 0; i + 1 < stages->size(); ++i) sch.SetScope(sch.GetBlock((*stages)[i], std::nullopt), 0, "local");
-  } catch (const Error&) {
-    sch = backup;
-    return false;
-  }
-  return true;
+    return true;
+  });
 }
 
 }  // namespace tir

@@ -9,6 +9,8 @@ computes what its unscheduled form computes (run on the CPU with the thread
 loops made serial). relax.build itself is compiled when the CUDA backend is
 registered (target.build.cuda). With a GPU (the lead's H200 run): the MLP, the
 CNN and a ResNet-18 basic block against NumPy / PyTorch."""
+import re
+
 import numpy as np
 import pytest
 
@@ -152,15 +154,110 @@ def test_gpu_schedules_compute_what_the_kernels_compute(make):
             np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5, err_msg=name)
 
 
-def test_vm_host_target_is_cpu():
-    with pytest.raises(ValueError, match="cannot run the VM"):
-        relax.build(MLP, target=tvm.target.Target("cuda", host="cuda"))
+def _resnet18():
+    """ResNet-18 (torchvision's layout, written out: no torchvision needed), random weights."""
+    torch = pytest.importorskip("torch")
+    nn = torch.nn
+
+    class Block(nn.Module):
+        def __init__(self, cin, cout, stride):
+            super().__init__()
+            self.conv1, self.bn1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout)
+            self.conv2, self.bn2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False), nn.BatchNorm2d(cout)
+            self.down = None
+            if stride != 1 or cin != cout:
+                self.down = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+
+        def forward(self, x):
+            y = torch.relu(self.bn1(self.conv1(x)))
+            y = self.bn2(self.conv2(y))
+            return torch.relu(y + (x if self.down is None else self.down(x)))
+
+    class ResNet18(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.stem = nn.Sequential(nn.Conv2d(3, 64, 7, 2, 3, bias=False), nn.BatchNorm2d(64), nn.ReLU(),
+                                      nn.MaxPool2d(3, 2, 1))
+            layers, cin = [], 64
+            for cout, stride in [(64, 1), (128, 2), (256, 2), (512, 2)]:
+                layers += [Block(cin, cout, stride), Block(cout, cout, 1)]
+                cin = cout
+            self.layers = nn.Sequential(*layers)
+            self.fc = nn.Linear(512, 1000)
+
+        def forward(self, x):
+            x = self.layers(self.stem(x))
+            return self.fc(torch.flatten(nn.functional.adaptive_avg_pool2d(x, 1), 1))
+
+    torch.manual_seed(0)
+    model = ResNet18().eval()
+    for m in model.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.running_mean.uniform_(-0.1, 0.1)
+            m.running_var.uniform_(0.5, 1.5)
+    return model, torch.randn(1, 3, 224, 224)
+
+
+def _basic_block():
+    """ResNet-18's second-stage entry block (stride 2, 1x1 downsample), random weights."""
+    torch = pytest.importorskip("torch")
+
+    class BasicBlock(torch.nn.Module):
+        def __init__(self, cin=64, cout=128, stride=2):
+            super().__init__()
+            self.conv1 = torch.nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+            self.bn1 = torch.nn.BatchNorm2d(cout)
+            self.conv2 = torch.nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+            self.bn2 = torch.nn.BatchNorm2d(cout)
+            self.down = torch.nn.Sequential(torch.nn.Conv2d(cin, cout, 1, stride, bias=False),
+                                            torch.nn.BatchNorm2d(cout))
+
+        def forward(self, x):
+            y = torch.relu(self.bn1(self.conv1(x)))
+            y = self.bn2(self.conv2(y))
+            return torch.relu(y + self.down(x))
+
+    torch.manual_seed(0)
+    block = BasicBlock().eval()
+    for bn in (block.bn1, block.bn2, block.down[1]):
+        bn.running_mean.uniform_(-0.1, 0.1)
+        bn.running_var.uniform_(0.5, 1.5)
+    return block, torch.randn(1, 64, 56, 56)
+
+
+def _cuda_source(ex):
+    def find(mod):
+        if mod.type_key == "cuda":
+            return mod
+        for sub in mod.imported_modules:
+            found = find(sub)
+            if found is not None:
+                return found
+        return None
+
+    cuda = find(ex.mod)
+    assert cuda is not None, "the executable imports no CUDA module"
+    return cuda.get_source()
 
 
 @requires_cuda_backend
-def test_relax_build_cuda_compiles():
-    ex = relax.build(MLP, target="cuda")
+@pytest.mark.parametrize("make", [lambda: MLP, lambda: BatchedMLP, _cnn_mod, lambda: _import(*_basic_block())],
+                         ids=["mlp", "batched_mlp", "cnn", "resnet18_block"])
+def test_relax_build_cuda_compiles(make):
+    """The whole relax.build for "cuda" on a machine without a GPU: every kernel
+    is generated and compiled by NVRTC; the host module imports the CUDA module."""
+    ex = relax.build(make(), target="cuda")
+    src = _cuda_source(ex)
+    kernels = re.findall(r'extern "C" __global__ void (?:__launch_bounds__\(\d+\) )?(\w+)\(', src)
+    assert kernels and all(k.endswith("_kernel") or "_kernel" in k for k in kernels), src[:2000]
+    # every kernel the host calls is in the source
     assert "main" in str(ex)
+
+
+@requires_cuda_backend
+def test_batched_mlp_source_uses_shared_memory():
+    src = _cuda_source(relax.build(BatchedMLP, target="cuda"))
+    assert "__shared__" in src and "__syncthreads()" in src
 
 
 # --------------------------------------------------------------------------
@@ -204,16 +301,28 @@ def test_batched_mlp_on_gpu_matches_numpy():
     np.testing.assert_allclose(out.numpy(), np.maximum(x @ w0, 0) @ w1, rtol=1e-4, atol=1e-3)
 
 
-def _run_torch_model_on_gpu(model, example, rtol, atol):
+def _run_torch_model(model, example, rtol, atol, target="cuda", dev=None):
     torch = pytest.importorskip("torch")
     mod = _import(model, example)
-    dev = tvm.cuda(0)
-    vm = relax.VirtualMachine(relax.build(mod, target="cuda"), dev)
+    dev = dev if dev is not None else tvm.cuda(0)
+    vm = relax.VirtualMachine(relax.build(mod, target=target), dev)
     out = vm["main"](tvm.nd.array(example.numpy(), dev))
-    out = out[0] if isinstance(out, (list, tuple)) or hasattr(out, "__getitem__") and not hasattr(out, "numpy") else out
+    if not hasattr(out, "numpy"):  # from_exported_program returns a tuple
+        (out,) = out
+    assert out.device == dev
     with torch.no_grad():
         want = model(example).numpy()
     np.testing.assert_allclose(out.numpy(), want, rtol=rtol, atol=atol)
+
+
+def _run_torch_model_on_gpu(model, example, rtol, atol):
+    _run_torch_model(model, example, rtol, atol)
+
+
+def test_imported_cnn_harness_on_cpu():
+    """The GPU tests' harness itself, on the CPU (the same model through llvm)."""
+    model, example = _cnn()
+    _run_torch_model(model, example, 1e-4, 1e-4, target="llvm", dev=tvm.cpu())
 
 
 @requires_cuda
@@ -223,28 +332,12 @@ def test_imported_cnn_on_gpu_matches_pytorch():
 
 
 @requires_cuda
+def test_imported_resnet18_on_gpu_matches_pytorch():
+    model, example = _resnet18()
+    _run_torch_model_on_gpu(model, example, rtol=1e-3, atol=1e-3)
+
+
+@requires_cuda
 def test_resnet18_basic_block_on_gpu_matches_pytorch():
-    torch = pytest.importorskip("torch")
-
-    class BasicBlock(torch.nn.Module):
-        # ResNet-18's second stage entry: stride 2 with a 1x1 downsample.
-        def __init__(self, cin=64, cout=128, stride=2):
-            super().__init__()
-            self.conv1 = torch.nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
-            self.bn1 = torch.nn.BatchNorm2d(cout)
-            self.conv2 = torch.nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
-            self.bn2 = torch.nn.BatchNorm2d(cout)
-            self.down = torch.nn.Sequential(torch.nn.Conv2d(cin, cout, 1, stride, bias=False),
-                                            torch.nn.BatchNorm2d(cout))
-
-        def forward(self, x):
-            y = torch.relu(self.bn1(self.conv1(x)))
-            y = self.bn2(self.conv2(y))
-            return torch.relu(y + self.down(x))
-
-    torch.manual_seed(0)
-    block = BasicBlock().eval()
-    for bn in (block.bn1, block.bn2, block.down[1]):
-        bn.running_mean.uniform_(-0.1, 0.1)
-        bn.running_var.uniform_(0.5, 1.5)
-    _run_torch_model_on_gpu(block, torch.randn(1, 64, 56, 56), rtol=1e-3, atol=1e-3)
+    block, example = _basic_block()
+    _run_torch_model_on_gpu(block, example, rtol=1e-3, atol=1e-3)

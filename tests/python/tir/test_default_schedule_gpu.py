@@ -182,3 +182,17 @@ def test_cpu_target_refused():
 
 def test_cuda_kind_default_schedule_attr():
     assert tvm.target.Target("cuda").kind.get_attr("tir.default_schedule") == "tir.DefaultGPUScheduleFunc"
+
+
+def test_softmax_rows_not_dividing_the_threads():
+    """300 rows over 256 threads: the row loop is guarded, and after lowering each
+    thread's max and sum are one register each (the guard does not widen them)."""
+    a = _rand(300, 37)
+    A = te.placeholder((300, 37), name="A")
+    e = np.exp(a - a.max(1, keepdims=True))
+    mod = check(te.create_prim_func([A, topi.nn.softmax(A)]), [a, np.zeros((300, 37), "float32")],
+                e / e.sum(1, keepdims=True), local=True)
+    sizes = {}
+    tvm.tir.post_order_visit(tvm.lower(mod)["main"].body, lambda n: sizes.__setitem__(n.buffer.name, int(n.buffer.shape[0]))
+                             if isinstance(n, tvm.tir.BufferStore) and n.buffer.scope() == "local" else None)
+    assert sizes == {"T_softmax_maxelem": 1, "T_softmax_expsum": 1}, sizes

@@ -114,6 +114,11 @@ def DefaultCPUSchedule(target=None):
     return _ffi_api.DefaultCPUScheduleFor(target)
 
 
+__all__ = ["DefaultCPUSchedule", "LowerInitBlock", "ConvertBlocksToOpaque", "LowerOpaqueBlock", "CompactBufferAllocation",
+           "HoistNestPredicates", "LoopPartition",
+           "FlattenBuffer", "VectorizeLoop", "UnrollLoop", "MakePackedAPI", "BindTarget", "SplitHostDevice"]
+
+
 def DefaultGPUSchedule(target=None):
     """A fixed, untuned schedule for GPU PrimFuncs nobody scheduled, as TVM's
     dlight rules give (the "cuda" kind's default schedule; relax.build runs
