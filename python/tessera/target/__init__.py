@@ -1,7 +1,9 @@
 """Compilation targets (``tvm.target.Target``): "llvm", "llvm -mcpu=native
 --num-cores=4", "cuda -arch=sm_80", ... Kinds and their options are
 registered in C++ (src/target/target_kind.cc); unknown kinds, unknown options,
-ill-typed values and CPUs or features LLVM does not know raise ValueError."""
+ill-typed values and CPUs or features LLVM does not know raise ValueError. A tag
+("nvidia/nvidia-a100", src/target/tag.cc) stands for its kind and options;
+``list_tags()`` lists them."""
 from .._ffi.registry import register_object, get_global_func
 from ..ir.base import Node
 from . import codegen
@@ -112,6 +114,8 @@ class _TargetKind:
 
 def kind_attr(target, name, default=None):
     """The attribute ``name`` of ``target``'s kind (a Target, target string or kind name)."""
+    if not isinstance(target, Target) and "/" in str(target).split()[0]:
+        target = Target(str(target))  # a tag
     kind = target.kind.name if isinstance(target, Target) else str(target).split()[0]
     return _TargetKind(kind).get_attr(name, default)
 
@@ -124,6 +128,12 @@ def kind_family(kind, attr):
     return (_TargetKind(kind).get_attr(attr) if kind in kinds else None), have
 
 
+def list_tags():
+    """The registered target tags ({"nvidia/nvidia-a100": Target, ...}), as TVM's."""
+    tags = get_global_func("target.TargetTagListTags")()
+    return {str(k): v for k, v in tags.items()}
+
+
 def default_host():
     """The host target: "llvm" when Tessera is built with LLVM, else "c"."""
     return get_global_func("target.DefaultHost")()
@@ -133,4 +143,4 @@ def create(target):
     return Target(target)
 
 
-__all__ = ["Target", "create", "codegen", "kind_attr", "kind_family", "default_host"]
+__all__ = ["Target", "create", "codegen", "kind_attr", "kind_family", "default_host", "list_tags"]

@@ -88,9 +88,12 @@ class MutateComputeLocation(Mutator):
 def default_probs(kind="llvm"):
     """TVM v0.18's default mutator probabilities for the target kind ``kind``: the
     table its kind attribute "meta_schedule.mutator_probs" names ("cpu" for llvm and c;
-    the GPU kinds have mutators Tessera lacks, e.g. MutateThreadBinding)."""
+    "gpu" for cuda: MutateTileSize 0.9, MutateUnroll 0.08 -- TVM's MutateThreadBinding
+    (0.02) is not in Tessera)."""
     from ...target import kind_family  # pylint: disable=import-outside-toplevel
     family, known = kind_family(kind, "meta_schedule.mutator_probs")
+    if family == "gpu":
+        return {MutateTileSize(): 0.9, MutateUnroll(): 0.08}
     if family != "cpu":
         raise OpNotImplemented(f"Mutator.create({kind!r}): only the CPU kinds ({', '.join(known)}) have a "
                                "default mutator table in Tessera")
