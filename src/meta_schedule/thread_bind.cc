@@ -7,6 +7,11 @@ namespace meta_schedule {
 using namespace tir;
 
 GPUThreadLimits GPUThreadLimits::FromTarget(const Target& target) {
+  bool gpu = false;
+  for (const std::string& key : target->keys) gpu |= key == "gpu";
+  TESSERA_CHECK_OR_THROW(gpu, ValueError) << "the GPU schedule rules and postprocessors (AutoBind, "
+                                             "RewriteUnboundBlock) need a GPU target (keys include \"gpu\"), got "
+                                          << target->str;
   GPUThreadLimits limits;
   if (auto v = target.GetInt("max_threads_per_block")) {
     limits.max_threads_per_block = *v;

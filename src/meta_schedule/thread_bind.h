@@ -15,7 +15,8 @@ namespace tessera {
 namespace meta_schedule {
 
 // What the GPU rules read from a CUDA-like target: max_threads_per_block
-// (else max_num_threads, else 1024) and thread_warp_size (else 32).
+// (else max_num_threads, else 1024) and thread_warp_size (else 32); a target
+// that is not a GPU (keys without "gpu") raises ValueError.
 struct GPUThreadLimits {
   int64_t max_threads_per_block = 1024;
   int64_t thread_warp_size = 32;
