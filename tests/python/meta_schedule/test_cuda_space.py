@@ -140,6 +140,8 @@ def test_sampled_candidates_are_valid_gpu_schedules():
         assert verify.apply(sch), verify.last_error
         blocks = _blocks(func)
         assert "C_init" in blocks and "C_update" in blocks  # RewriteReductionBlock ran
+    for sch in valid[:3]:
+        tvm.lower(sch.mod)  # the TIR pipeline takes the candidates (code generation aside)
     fetch_threads = [l for l in _loops(valid[0].mod["main"]) if l.thread_binding is not None
                      and str(l.thread_binding.thread_tag) == "threadIdx.x"]
     assert len(fetch_threads) == 3  # the kernel's threads, then one per shared stage
@@ -276,7 +278,7 @@ class _FakeRunner(Runner):
 def test_tune_tir_for_cuda_without_measuring_gives_a_valid_schedule(tmp_path):
     mod = matmul(256)
     db = ms.tune_tir(mod, P100, str(tmp_path), 8, num_trials_per_iter=8, builder=_NoBuild(),
-                     runner=_FakeRunner(), seed=3)
+                     runner=_FakeRunner(), strategy="replay-trace", seed=3)
     sch = ms.tir_integration.compile_tir(db, mod, P100)
     assert "threadIdx.x" in _tags(sch.mod["main"])
     assert _verify(P100, sch) == (True, "")
