@@ -12,21 +12,13 @@ from tessera.meta_schedule.builder import Builder, BuilderResult
 from tessera.meta_schedule.runner import Runner, RunnerResult
 from tessera.script import tir as T
 
+from ms_helpers import matmul_module
+
 P100 = "nvidia/tesla-p100"
 
 
 def matmul(n=1024):
-    @T.prim_func
-    def main(A: T.Buffer((n, n), "float32"), B: T.Buffer((n, n), "float32"), C: T.Buffer((n, n), "float32")):
-        T.func_attr({"global_symbol": "main", "tir.noalias": True})
-        for i, j, k in T.grid(n, n, n):
-            with T.block("C"):
-                vi, vj, vk = T.axis.remap("SSR", [i, j, k])
-                with T.init():
-                    C[vi, vj] = 0.0
-                C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
-
-    return tvm.IRModule({"main": main})
+    return matmul_module(n)
 
 
 def add_relu(n):
