@@ -280,3 +280,26 @@ def test_tune_tir_for_cuda_without_measuring_gives_a_valid_schedule(tmp_path):
 def test_tune_tir_for_cuda_without_a_gpu_fails_up_front(tmp_path):
     with pytest.raises(RuntimeError, match="no CUDA device to measure on"):
         ms.tune_tir(matmul(64), P100, str(tmp_path), 8)
+
+
+def test_mutate_thread_binding_repicks_auto_binds_thread_count():
+    rule = ms.schedule_rule.AutoBind(thread_extents=[32, 64, 128, 256])
+    ctx = ms.TuneContext(mod=add_relu(64), target=P100)
+    rule._initialize_with_tune_context(ctx)
+    sch = tir.Schedule(add_relu(64), seed=11)
+    (sch,) = rule.apply(sch, sch.get_block("D"))
+    m = ms.mutator.MutateThreadBinding()
+    m._initialize_with_tune_context(ctx)
+    seen = set()
+    for state in range(8):
+        trace = m.apply(sch.trace, state)
+        assert trace is not None
+        replay = tir.Schedule(add_relu(64))
+        trace.apply_to_schedule(replay, remove_postproc=False)
+        seen.add(int(replay.get(replay.get_loops(replay.get_block("D"))[1]).extent))
+    before = int(sch.get(sch.get_loops(sch.get_block("D"))[1]).extent)
+    assert before not in seen and len(seen) >= 2
+    # nothing to mutate without a sampled thread count
+    assert m.apply(tir.Schedule(add_relu(64)).trace, 0) is None
+    # MutateUnroll leaves the thread count alone
+    assert ms.mutator.MutateUnroll().apply(sch.trace, 0) is None

@@ -206,9 +206,9 @@ def test_default_table_is_tvms_llvm_table():
     table = ms.mutator.Mutator.create("llvm")
     assert sorted((str(m), p) for m, p in table.items()) == [
         ("MutateComputeLocation", 0.05), ("MutateParallel", 0.02), ("MutateTileSize", 0.9), ("MutateUnroll", 0.03)]
-    # cuda: TVM's GPU table without MutateThreadBinding (not in Tessera)
+    # cuda: TVM's GPU table
     assert sorted((str(m), p) for m, p in ms.mutator.Mutator.create("cuda").items()) == [
-        ("MutateTileSize", 0.9), ("MutateUnroll", 0.08)]
+        ("MutateThreadBinding", 0.02), ("MutateTileSize", 0.9), ("MutateUnroll", 0.08)]
     with pytest.raises(NotImplementedError):
         ms.mutator.Mutator.create("nvptx")
 
