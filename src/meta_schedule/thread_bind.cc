@@ -53,7 +53,8 @@ bool BindBlockThreadIdx(const Schedule& sch, const BlockRV& block, int64_t max_t
     if (!e) return false;
     extent *= *e;
   }
-  LoopRV fused = spatial.empty()       ? sch.AddUnitLoop(block)
+  // No leading spatial loop (a reduction to a scalar): a unit loop above all of them.
+  LoopRV fused = spatial.empty()       ? sch.AddUnitLoop(loops.empty() ? ObjectRef(block) : ObjectRef(loops[0]))
                  : spatial.size() == 1 ? spatial[0]
                                        : sch.Fuse(Array<LoopRV>(spatial), true);
   if (extent <= max_threadblocks * max_threads_per_block) {

@@ -303,3 +303,41 @@ def test_mutate_thread_binding_repicks_auto_binds_thread_count():
     assert m.apply(tir.Schedule(add_relu(64)).trace, 0) is None
     # MutateUnroll leaves the thread count alone
     assert ms.mutator.MutateUnroll().apply(sch.trace, 0) is None
+
+
+def test_tune_relax_for_cuda_without_measuring(tmp_path):
+    from .test_meta_schedule_relax import mlp_module
+
+    mod = mlp_module()
+    tasks = ms.relax_integration.extract_tasks(mod, "nvidia/nvidia-h200")
+    db = ms.relax_integration.tune_relax(mod, None, "nvidia/nvidia-h200", str(tmp_path), 2 * len(tasks),
+                                         num_trials_per_iter=2, builder=_NoBuild(), runner=_FakeRunner(),
+                                         strategy="replay-trace", seed=1)
+    records = db.get_all_tuning_records()
+    assert len(records) == 2 * len(tasks) and all(r.is_valid for r in records)
+    for task in tasks:  # every kernel's best schedule is a valid GPU schedule
+        sch = db.query_schedule(task.mod, target=str(tvm.target.Target("nvidia/nvidia-h200")), workload_name="main")
+        assert sch is not None and "threadIdx.x" in _tags(sch.mod["main"])
+        assert _verify("nvidia/nvidia-h200", sch) == (True, "")
+
+
+@T.prim_func
+def _sum_all(A: T.Buffer((32, 64), "float32"), B: T.Buffer((1,), "float32")):
+    T.func_attr({"global_symbol": "main", "tir.noalias": True})
+    for i, k in T.grid(32, 64):
+        with T.block("B"):
+            vi, vk = T.axis.remap("RR", [i, k])
+            with T.init():
+                B[0] = T.float32(0)
+            B[0] = B[0] + A[vi, vk]
+
+
+def test_a_reduction_to_a_scalar_runs_in_one_thread_around_its_loops():
+    post = ms.postproc.RewriteUnboundBlock()
+    post._initialize_with_tune_context(ms.TuneContext(target=P100))
+    sch = tir.Schedule(tvm.IRModule({"main": _sum_all}))
+    assert post.apply(sch)
+    loops = sch.get_loops(sch.get_block("B"))
+    assert [int(sch.get(l).extent) for l in loops] == [1, 1, 32, 64]
+    assert [str(sch.get(l).thread_binding.thread_tag) for l in loops[:2]] == ["blockIdx.x", "threadIdx.x"]
+    tvm.lower(sch.mod)
