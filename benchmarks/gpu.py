@@ -304,7 +304,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size", type=int, default=4096, help="GEMM size N (N^3)")
     parser.add_argument("--trials", type=int, default=16, help="tune_tir trials for the tuned GEMM")
-    parser.add_argument("--target", default="nvidia/nvidia-h200", help="the tuning target (a cuda target or tag)")
+    parser.add_argument("--target", default=None,
+                        help="the tuning target (a cuda target or tag; default: Target.from_device(tvm.cuda(0)))")
     parser.add_argument("--only", default=",".join(ROWS), help=f"rows to run, among {','.join(ROWS)}")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds")
     parser.add_argument("--budget", type=float, default=0.05, help="seconds per engine per round")
@@ -333,9 +334,12 @@ def main():
         for r in rows:
             skipped(names[r], f"PyTorch with CUDA is needed for the comparison ({err})")
         return
+    if args.target is None:
+        args.target = str(tvm.target.Target.from_device(tvm.cuda(0)))
     torch.backends.cuda.matmul.allow_tf32 = False  # fp32 against fp32
     torch.backends.cudnn.allow_tf32 = False
-    log(f"device: {torch.cuda.get_device_name(0)}; torch {torch.__version__}; Tessera/peer ratio > 1: Tessera faster")
+    log(f"device: {torch.cuda.get_device_name(0)}; torch {torch.__version__}; target {args.target}; "
+        "Tessera/peer ratio > 1: Tessera faster")
     todo = {"gemm": [lambda: row_gemm_hand(tvm, torch, args)],
             "tuned": [lambda: row_gemm_tuned(tvm, torch, args)],
             "fp16": [lambda: row_gemm_fp16(tvm, torch, args)],

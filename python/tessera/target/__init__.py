@@ -56,6 +56,30 @@ class Target(Node):
         return f"Target({self.str!r})"
 
     @staticmethod
+    def from_device(device):
+        """The target of ``device`` (a Device or its name, as TVM's): a CPU gives the host
+        target; a CUDA device "cuda -arch=sm_XY" with its thread, warp and shared-memory
+        limits read from the device. ValueError for a device that does not exist here."""
+        from ..runtime.device import Device, device as _device  # pylint: disable=import-outside-toplevel
+        dev = device if isinstance(device, Device) else _device(device)
+        if not dev.exist:
+            raise TVMValueError(f"Target.from_device: device {dev} does not exist on this machine")
+        if dev.device_type == 1:
+            return default_host()
+        if dev.device_type != 2:
+            raise TVMValueError(f"Target.from_device: no target for device {dev}")
+        opts = ["cuda"]
+        version = dev.compute_version
+        if version:
+            opts.append("-arch=sm_" + str(version).replace(".", ""))
+        for opt, value in (("max_threads_per_block", dev.max_threads_per_block),
+                           ("max_shared_memory_per_block", dev.max_shared_memory_per_block),
+                           ("thread_warp_size", dev.warp_size)):
+            if value is not None:
+                opts.append(f"-{opt}={int(value)}")
+        return Target(" ".join(opts))
+
+    @staticmethod
     def list_kinds():
         """The names of the registered target kinds."""
         return [str(k) for k in get_global_func("target.ListTargetKinds")()]

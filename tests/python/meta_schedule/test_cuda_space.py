@@ -341,3 +341,10 @@ def test_a_reduction_to_a_scalar_runs_in_one_thread_around_its_loops():
     assert [int(sch.get(l).extent) for l in loops] == [1, 1, 32, 64]
     assert [str(sch.get(l).thread_binding.thread_tag) for l in loops[:2]] == ["blockIdx.x", "threadIdx.x"]
     tvm.lower(sch.mod)
+
+
+def test_target_from_device():
+    assert str(tvm.target.Target.from_device(tvm.cpu())) == str(tvm.target.default_host())
+    if not tvm.cuda(0).exist:
+        with pytest.raises(ValueError, match="does not exist"):
+            tvm.target.Target.from_device(tvm.cuda(0))

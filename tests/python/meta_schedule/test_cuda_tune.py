@@ -70,3 +70,17 @@ def test_local_runner_checks_and_times_on_the_gpu(tmp_path):
         assert res.run_secs and all(t > 0 for t in res.run_secs)
     finally:
         runner.close()
+
+
+@requires_cuda
+def test_target_from_the_device_and_the_h200_tag():
+    dev = tvm.cuda(0)
+    target = tvm.target.Target.from_device(dev)
+    assert target.kind.name == "cuda"
+    assert target.attrs["arch"] == "sm_" + str(dev.compute_version).replace(".", "")
+    assert target.attrs["max_threads_per_block"] == dev.max_threads_per_block
+    assert target.attrs["thread_warp_size"] == dev.warp_size == 32
+    if "H200" in str(dev.device_name):
+        tag = tvm.target.Target("nvidia/nvidia-h200")
+        assert tag.attrs["arch"] == target.attrs["arch"] == "sm_90"
+        assert tag.attrs["max_threads_per_block"] == dev.max_threads_per_block
