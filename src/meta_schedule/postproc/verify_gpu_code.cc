@@ -159,7 +159,6 @@ bool CheckGPUCode(const IRModule& mod, const GPUCodeLimits& limits, std::string*
       if (opens) {
         kernels.emplace_back();
         current = &kernels.back();
-        outside.emplace();
       }
       if (extent < 0) {
         fail("the extent of " + tag + " is not a constant");
@@ -169,7 +168,9 @@ bool CheckGPUCode(const IRModule& mod, const GPUCodeLimits& limits, std::string*
       }
       visit_body();
       if (opens) {
-        for (const auto& [buf, bytes] : outside->Sizes()) add_shared(bytes, buf->name);
+        if (outside) {
+          for (const auto& [buf, bytes] : outside->Sizes()) add_shared(bytes, buf->name);
+        }
         current = nullptr;
         inside.clear();
         outside.reset();
@@ -217,7 +218,10 @@ bool CheckGPUCode(const IRModule& mod, const GPUCodeLimits& limits, std::string*
           if (IsShared(b.scope()) && current != nullptr) inside.insert(b.get());
           if (IsShared(b.scope())) add_shared(AllocBytes(b->dtype, b->shape), b->name);
         }
-        if (current != nullptr) outside->Note(realize, loops, inside);
+        if (current != nullptr) {
+          if (!outside) outside.emplace();
+          outside->Note(realize, loops, inside);
+        }
         walk(realize->block->body);
       } else if (const auto* alloc = s.as<tir::AllocateNode>()) {
         const auto* ptr = alloc->buffer_var->type_annotation.as<PointerTypeNode>();
