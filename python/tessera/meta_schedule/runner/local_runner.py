@@ -24,7 +24,7 @@ def _load_reference(path):
     return _cache[path]
 
 
-def _run_in_worker(artifact_path, args_info_json, ref, number, repeat, min_repeat_ms, flush):
+def _run_in_worker(artifact_path, args_info_json, ref, number, repeat, min_repeat_ms, flush, device_type="cpu"):
     """Runs in a worker: loads the library, checks it against the reference, times it."""
     from ...runtime import load_module
     from ..arg_info import ArgInfo
@@ -35,7 +35,8 @@ def _run_in_worker(artifact_path, args_info_json, ref, number, repeat, min_repea
     if ref is not None:
         path, rtol, atol = ref
         reference = _load_reference(path)
-    return check_and_time(lib, args_info, reference, rtol, atol, number, repeat, min_repeat_ms, flush)
+    return check_and_time(lib, args_info, reference, rtol, atol, number, repeat, min_repeat_ms, flush,
+                          device_type)
 
 
 class LocalRunner(Runner):
@@ -74,7 +75,7 @@ class LocalRunner(Runner):
         for inp in runner_inputs:
             ref = None if inp.reference is None else (inp.reference.path, inp.reference.rtol, inp.reference.atol)
             args.append((inp.artifact_path, [a.as_json() for a in inp.args_info], ref, self.number,
-                         self.repeat, self.min_repeat_ms, self.enable_cpu_cache_flush))
+                         self.repeat, self.min_repeat_ms, self.enable_cpu_cache_flush, inp.device_type))
         return to_runner_results(self._pool.map(__name__, "_run_in_worker", args, self.timeout_sec))
 
     def close(self):
