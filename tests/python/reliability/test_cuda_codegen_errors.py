@@ -146,3 +146,34 @@ def f(a: T.handle):
         A[tx] = T.call_extern("float32", "no_such_device_function", A[tx])
 nvcc.compile_cuda(source(f), arch="sm_80")
 """, "ValueError", 'identifier "no_such_device_function" is undefined')
+
+
+def test_nvrtc_missing_is_a_runtime_error_naming_the_fix(tmp_path):
+    # A regular package named nvidia shadows PyPI's namespace package: no NVRTC is registered, and none is found
+    # in a CUDA_HOME that does not exist (skipped where a system toolkit provides one anyway).
+    import glob
+
+    if glob.glob("/usr/local/cuda/lib64/libnvrtc.so*"):
+        pytest.skip("a CUDA toolkit's NVRTC is installed in /usr/local/cuda")
+    fake = tmp_path / "nvidia"
+    fake.mkdir()
+    (fake / "__init__.py").write_text("")
+    from .harness import run_case
+
+    code = f"""
+import sys
+sys.path.insert(0, {str(tmp_path)!r})
+import os
+os.environ["CUDA_HOME"] = {str(tmp_path / "no_cuda")!r}
+os.environ.pop("TESSERA_NVRTC_LIBRARY", None)
+import tessera as tvm
+from tessera.contrib import nvcc
+assert not nvcc.have_nvrtc(), nvcc.nvrtc_info()
+try:
+    nvcc.compile_cuda('extern "C" __global__ void k() {{}}', arch="sm_80")
+except RuntimeError as e:
+    assert "NVRTC (libnvrtc.so) was not found" in str(e) and "nvidia-cuda-nvrtc-cu12" in str(e), e
+    print("RAISED-AS-EXPECTED")
+"""
+    res = run_case(code)
+    assert not res.crashed and res.returncode == 0 and "RAISED-AS-EXPECTED" in res.stdout, res.describe()
