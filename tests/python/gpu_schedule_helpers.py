@@ -9,8 +9,17 @@ import tessera as tvm
 
 def serial(mod):
     """`mod` with every thread-bound loop made serial, so that the CPU runs it."""
-    src = re.sub(r'T\.thread_binding\(([^()]*(?:\([^()]*\))?[^()]*?), thread="[^"]*"\)', r"T.serial(\1)", mod.script())
-    return tvm.script.from_source(src)
+    src, out, key = mod.script(), [], "T.thread_binding("
+    pos = 0
+    while (start := src.find(key, pos)) >= 0:
+        depth, end = 1, start + len(key)
+        while depth:  # the matching parenthesis (extents may nest them)
+            depth += {"(": 1, ")": -1}.get(src[end], 0)
+            end += 1
+        args = re.sub(r',\s*thread="[^"]*"\s*\)$', ")", src[start + len(key) - 1:end])
+        out += [src[pos:start], "T.serial", args]
+        pos = end
+    return tvm.script.from_source("".join(out) + src[pos:])
 
 
 def thread_tags(mod):

@@ -54,6 +54,26 @@ class BatchedMLP:
         return out
 
 
+@I.ir_module
+class DynamicBatchMLP:
+    # A symbolic batch: the kernels' extents and the host's grid depend on n.
+    @R.function
+    def main(x: R.Tensor(("n", 784), "float32"), w0: R.Tensor((784, 128), "float32"),
+             w1: R.Tensor((128, 10), "float32")):
+        with R.dataflow():
+            lv0 = R.matmul(x, w0)
+            lv1 = R.nn.relu(lv0)
+            out = R.nn.softmax(R.matmul(lv1, w1))
+            R.output(out)
+        return out
+
+
+def _dynamic_mlp_numpy(x, w0, w1):
+    y = np.maximum(x @ w0, 0) @ w1
+    e = np.exp(y - y.max(1, keepdims=True))
+    return e / e.sum(1, keepdims=True)
+
+
 def _mlp_params(rng):
     return [rng.uniform(-0.1, 0.1, size=s).astype("float32") for s in [(784, 128), (128,), (128, 10), (10,)]]
 
@@ -106,12 +126,15 @@ def _cnn_mod():
     return _import(model, example)
 
 
-@pytest.mark.parametrize("make", [lambda: MLP, lambda: BatchedMLP, _cnn_mod], ids=["mlp", "batched_mlp", "cnn"])
+@pytest.mark.parametrize("make", [lambda: MLP, lambda: BatchedMLP, lambda: DynamicBatchMLP, _cnn_mod],
+                         ids=["mlp", "batched_mlp", "dynamic_batch_mlp", "cnn"])
 def test_pipeline_binds_every_kernel(make):
     lowered = _lowered_for_cuda(make())
     funcs = _prim_funcs(lowered)
     assert funcs
     for name, func in funcs.items():
+        if "tir.is_host_func" in func.attrs:
+            continue  # a VM shape function runs on the host
         assert func.attrs["tir.is_scheduled"], name
         mod = tvm.IRModule({"main": func})
         assert blocks_all_bound(mod) == [], (name, func.script())
@@ -127,29 +150,36 @@ def test_batched_mlp_matmuls_use_shared_memory():
     assert matmuls and all('scope="shared"' in f.script() for f in matmuls.values()), list(funcs)
 
 
-def _random_args(func, rng):
+def _random_args(func, rng, symbolic_value=5):
+    """Random inputs for `func`'s buffers, every symbolic dimension `symbolic_value`."""
     args = []
     for p in func.params:
+        if p not in func.buffer_map:
+            args.append(symbolic_value)  # a scalar shape parameter
+            continue
         buf = func.buffer_map[p]
-        shape = [int(s) for s in buf.shape]
+        shape = [int(s) if isinstance(s, tvm.tir.IntImm) else symbolic_value for s in buf.shape]
         args.append(rng.uniform(-1, 1, size=shape).astype(buf.dtype))
     return args
 
 
-@pytest.mark.parametrize("make", [lambda: MLP, lambda: BatchedMLP, _cnn_mod], ids=["mlp", "batched_mlp", "cnn"])
+@pytest.mark.parametrize("make", [lambda: MLP, lambda: BatchedMLP, lambda: DynamicBatchMLP, _cnn_mod],
+                         ids=["mlp", "batched_mlp", "dynamic_batch_mlp", "cnn"])
 def test_gpu_schedules_compute_what_the_kernels_compute(make):
     """Each kernel, GPU-scheduled and run serially on the CPU, matches its unscheduled form."""
     rng = np.random.default_rng(0)
     plain = _prim_funcs(_lowered_for_cuda(make(), schedule=False))
     for name, func in plain.items():
+        if "tir.is_host_func" in func.attrs:
+            continue  # a VM shape function: host code, no schedule
         func = func.with_attr("global_symbol", "main")
         scheduled = tvm.tir.transform.DefaultGPUSchedule("cuda")(tvm.IRModule({"main": func}))
         args = _random_args(func, rng)
         outs = []
         for mod in (tvm.IRModule({"main": func.with_attr("tir.is_scheduled", True)}), serial(scheduled)):
-            nd = [tvm.nd.array(a) for a in args]
+            nd = [tvm.nd.array(a) if isinstance(a, np.ndarray) else a for a in args]
             tvm.build(mod, target="llvm")["main"](*nd)
-            outs.append([a.numpy() for a in nd])
+            outs.append([a.numpy() for a in nd if not isinstance(a, int)])
         for want, got in zip(*outs):
             np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5, err_msg=name)
 
@@ -241,8 +271,9 @@ def _cuda_source(ex):
 
 
 @requires_cuda_backend
-@pytest.mark.parametrize("make", [lambda: MLP, lambda: BatchedMLP, _cnn_mod, lambda: _import(*_basic_block())],
-                         ids=["mlp", "batched_mlp", "cnn", "resnet18_block"])
+@pytest.mark.parametrize("make", [lambda: MLP, lambda: BatchedMLP, lambda: DynamicBatchMLP, _cnn_mod,
+                                  lambda: _import(*_basic_block())],
+                         ids=["mlp", "batched_mlp", "dynamic_batch_mlp", "cnn", "resnet18_block"])
 def test_relax_build_cuda_compiles(make):
     """The whole relax.build for "cuda" on a machine without a GPU: every kernel
     is generated and compiled by NVRTC; the host module imports the CUDA module."""
@@ -289,6 +320,18 @@ def test_mlp_with_bound_params_uploads_constants_once():
         x = np.random.default_rng(seed).uniform(size=(1, 784)).astype("float32")
         out = vm["main"](tvm.nd.array(x, dev))
         np.testing.assert_allclose(out.numpy(), _mlp_numpy(x, w0, b0, w1, b1), rtol=1e-4, atol=1e-4)
+
+
+@requires_cuda
+def test_dynamic_batch_mlp_on_gpu_matches_numpy():
+    rng = np.random.default_rng(3)
+    w0, w1 = rng.uniform(-0.1, 0.1, size=(784, 128)).astype("float32"), rng.uniform(-1, 1, size=(128, 10)).astype("float32")
+    dev = tvm.cuda(0)
+    vm = relax.VirtualMachine(relax.build(DynamicBatchMLP, target="cuda"), dev)
+    for n in (1, 7, 300):
+        x = rng.uniform(size=(n, 784)).astype("float32")
+        out = vm["main"](tvm.nd.array(x, dev), tvm.nd.array(w0, dev), tvm.nd.array(w1, dev))
+        np.testing.assert_allclose(out.numpy(), _dynamic_mlp_numpy(x, w0, w1), rtol=1e-4, atol=1e-5)
 
 
 @requires_cuda
