@@ -286,6 +286,15 @@ def test_relax_build_cuda_compiles(make):
 
 
 @requires_cuda_backend
+@pytest.mark.parametrize("make", [lambda: MLP, lambda: DynamicBatchMLP], ids=["mlp", "dynamic_batch_mlp"])
+def test_relax_build_cuda_with_c_host(make):
+    """The GPU machine has no LLVM: the VM's host code through target "c"."""
+    ex = relax.build(make(), target=tvm.target.Target("cuda", host="c"))
+    assert ex.mod.imported_modules[0].type_key == "c"
+    assert "__global__" in _cuda_source(ex)
+
+
+@requires_cuda_backend
 def test_batched_mlp_source_uses_shared_memory():
     src = _cuda_source(relax.build(BatchedMLP, target="cuda"))
     assert "__shared__" in src and "__syncthreads()" in src
