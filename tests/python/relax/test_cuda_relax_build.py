@@ -184,75 +184,33 @@ def test_gpu_schedules_compute_what_the_kernels_compute(make):
             np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5, err_msg=name)
 
 
-def _resnet18():
-    """ResNet-18 (torchvision's layout, written out: no torchvision needed), random weights."""
+def _with_bn_statistics(model):
+    """Random running statistics in every BatchNorm (fresh ones are the identity)."""
     torch = pytest.importorskip("torch")
-    nn = torch.nn
-
-    class Block(nn.Module):
-        def __init__(self, cin, cout, stride):
-            super().__init__()
-            self.conv1, self.bn1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout)
-            self.conv2, self.bn2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False), nn.BatchNorm2d(cout)
-            self.down = None
-            if stride != 1 or cin != cout:
-                self.down = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
-
-        def forward(self, x):
-            y = torch.relu(self.bn1(self.conv1(x)))
-            y = self.bn2(self.conv2(y))
-            return torch.relu(y + (x if self.down is None else self.down(x)))
-
-    class ResNet18(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.stem = nn.Sequential(nn.Conv2d(3, 64, 7, 2, 3, bias=False), nn.BatchNorm2d(64), nn.ReLU(),
-                                      nn.MaxPool2d(3, 2, 1))
-            layers, cin = [], 64
-            for cout, stride in [(64, 1), (128, 2), (256, 2), (512, 2)]:
-                layers += [Block(cin, cout, stride), Block(cout, cout, 1)]
-                cin = cout
-            self.layers = nn.Sequential(*layers)
-            self.fc = nn.Linear(512, 1000)
-
-        def forward(self, x):
-            x = self.layers(self.stem(x))
-            return self.fc(torch.flatten(nn.functional.adaptive_avg_pool2d(x, 1), 1))
-
     torch.manual_seed(0)
-    model = ResNet18().eval()
     for m in model.modules():
-        if isinstance(m, nn.BatchNorm2d):
+        if isinstance(m, torch.nn.BatchNorm2d):
             m.running_mean.uniform_(-0.1, 0.1)
             m.running_var.uniform_(0.5, 1.5)
-    return model, torch.randn(1, 3, 224, 224)
+    return model.eval()
+
+
+def _resnet18():
+    """ResNet-18 (tests/python/torch_resnet.py), random weights, one 224x224 image."""
+    torch = pytest.importorskip("torch")
+    from torch_resnet import ResNet18
+
+    torch.manual_seed(0)
+    return _with_bn_statistics(ResNet18(classes=1000)), torch.randn(1, 3, 224, 224)
 
 
 def _basic_block():
     """ResNet-18's second-stage entry block (stride 2, 1x1 downsample), random weights."""
     torch = pytest.importorskip("torch")
-
-    class BasicBlock(torch.nn.Module):
-        def __init__(self, cin=64, cout=128, stride=2):
-            super().__init__()
-            self.conv1 = torch.nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
-            self.bn1 = torch.nn.BatchNorm2d(cout)
-            self.conv2 = torch.nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
-            self.bn2 = torch.nn.BatchNorm2d(cout)
-            self.down = torch.nn.Sequential(torch.nn.Conv2d(cin, cout, 1, stride, bias=False),
-                                            torch.nn.BatchNorm2d(cout))
-
-        def forward(self, x):
-            y = torch.relu(self.bn1(self.conv1(x)))
-            y = self.bn2(self.conv2(y))
-            return torch.relu(y + self.down(x))
+    from torch_resnet import BasicBlock
 
     torch.manual_seed(0)
-    block = BasicBlock().eval()
-    for bn in (block.bn1, block.bn2, block.down[1]):
-        bn.running_mean.uniform_(-0.1, 0.1)
-        bn.running_var.uniform_(0.5, 1.5)
-    return block, torch.randn(1, 64, 56, 56)
+    return _with_bn_statistics(BasicBlock(64, 128, 2)), torch.randn(1, 64, 56, 56)
 
 
 def _cuda_source(ex):
