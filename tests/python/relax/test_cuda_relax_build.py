@@ -54,6 +54,26 @@ class BatchedMLP:
         return out
 
 
+@I.ir_module
+class DynamicBatchMLP:
+    # A symbolic batch: the kernels' extents and the host's grid depend on n.
+    @R.function
+    def main(x: R.Tensor(("n", 784), "float32"), w0: R.Tensor((784, 128), "float32"),
+             w1: R.Tensor((128, 10), "float32")):
+        with R.dataflow():
+            lv0 = R.matmul(x, w0)
+            lv1 = R.nn.relu(lv0)
+            out = R.nn.softmax(R.matmul(lv1, w1))
+            R.output(out)
+        return out
+
+
+def _dynamic_mlp_numpy(x, w0, w1):
+    y = np.maximum(x @ w0, 0) @ w1
+    e = np.exp(y - y.max(1, keepdims=True))
+    return e / e.sum(1, keepdims=True)
+
+
 def _mlp_params(rng):
     return [rng.uniform(-0.1, 0.1, size=s).astype("float32") for s in [(784, 128), (128,), (128, 10), (10,)]]
 
@@ -106,12 +126,15 @@ def _cnn_mod():
     return _import(model, example)
 
 
-@pytest.mark.parametrize("make", [lambda: MLP, lambda: BatchedMLP, _cnn_mod], ids=["mlp", "batched_mlp", "cnn"])
+@pytest.mark.parametrize("make", [lambda: MLP, lambda: BatchedMLP, lambda: DynamicBatchMLP, _cnn_mod],
+                         ids=["mlp", "batched_mlp", "dynamic_batch_mlp", "cnn"])
 def test_pipeline_binds_every_kernel(make):
     lowered = _lowered_for_cuda(make())
     funcs = _prim_funcs(lowered)
     assert funcs
     for name, func in funcs.items():
+        if "tir.is_host_func" in func.attrs:
+            continue  # a VM shape function runs on the host
         assert func.attrs["tir.is_scheduled"], name
         mod = tvm.IRModule({"main": func})
         assert blocks_all_bound(mod) == [], (name, func.script())
@@ -127,102 +150,67 @@ def test_batched_mlp_matmuls_use_shared_memory():
     assert matmuls and all('scope="shared"' in f.script() for f in matmuls.values()), list(funcs)
 
 
-def _random_args(func, rng):
+def _random_args(func, rng, symbolic_value=5):
+    """Random inputs for `func`'s buffers, every symbolic dimension `symbolic_value`."""
     args = []
     for p in func.params:
+        if p not in func.buffer_map:
+            args.append(symbolic_value)  # a scalar shape parameter
+            continue
         buf = func.buffer_map[p]
-        shape = [int(s) for s in buf.shape]
+        shape = [int(s) if isinstance(s, tvm.tir.IntImm) else symbolic_value for s in buf.shape]
         args.append(rng.uniform(-1, 1, size=shape).astype(buf.dtype))
     return args
 
 
-@pytest.mark.parametrize("make", [lambda: MLP, lambda: BatchedMLP, _cnn_mod], ids=["mlp", "batched_mlp", "cnn"])
+@pytest.mark.parametrize("make", [lambda: MLP, lambda: BatchedMLP, lambda: DynamicBatchMLP, _cnn_mod],
+                         ids=["mlp", "batched_mlp", "dynamic_batch_mlp", "cnn"])
 def test_gpu_schedules_compute_what_the_kernels_compute(make):
     """Each kernel, GPU-scheduled and run serially on the CPU, matches its unscheduled form."""
     rng = np.random.default_rng(0)
     plain = _prim_funcs(_lowered_for_cuda(make(), schedule=False))
     for name, func in plain.items():
+        if "tir.is_host_func" in func.attrs:
+            continue  # a VM shape function: host code, no schedule
         func = func.with_attr("global_symbol", "main")
         scheduled = tvm.tir.transform.DefaultGPUSchedule("cuda")(tvm.IRModule({"main": func}))
         args = _random_args(func, rng)
         outs = []
         for mod in (tvm.IRModule({"main": func.with_attr("tir.is_scheduled", True)}), serial(scheduled)):
-            nd = [tvm.nd.array(a) for a in args]
+            nd = [tvm.nd.array(a) if isinstance(a, np.ndarray) else a for a in args]
             tvm.build(mod, target="llvm")["main"](*nd)
-            outs.append([a.numpy() for a in nd])
+            outs.append([a.numpy() for a in nd if not isinstance(a, int)])
         for want, got in zip(*outs):
             np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5, err_msg=name)
 
 
-def _resnet18():
-    """ResNet-18 (torchvision's layout, written out: no torchvision needed), random weights."""
+def _with_bn_statistics(model):
+    """Random running statistics in every BatchNorm (fresh ones are the identity)."""
     torch = pytest.importorskip("torch")
-    nn = torch.nn
-
-    class Block(nn.Module):
-        def __init__(self, cin, cout, stride):
-            super().__init__()
-            self.conv1, self.bn1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout)
-            self.conv2, self.bn2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False), nn.BatchNorm2d(cout)
-            self.down = None
-            if stride != 1 or cin != cout:
-                self.down = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
-
-        def forward(self, x):
-            y = torch.relu(self.bn1(self.conv1(x)))
-            y = self.bn2(self.conv2(y))
-            return torch.relu(y + (x if self.down is None else self.down(x)))
-
-    class ResNet18(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.stem = nn.Sequential(nn.Conv2d(3, 64, 7, 2, 3, bias=False), nn.BatchNorm2d(64), nn.ReLU(),
-                                      nn.MaxPool2d(3, 2, 1))
-            layers, cin = [], 64
-            for cout, stride in [(64, 1), (128, 2), (256, 2), (512, 2)]:
-                layers += [Block(cin, cout, stride), Block(cout, cout, 1)]
-                cin = cout
-            self.layers = nn.Sequential(*layers)
-            self.fc = nn.Linear(512, 1000)
-
-        def forward(self, x):
-            x = self.layers(self.stem(x))
-            return self.fc(torch.flatten(nn.functional.adaptive_avg_pool2d(x, 1), 1))
-
     torch.manual_seed(0)
-    model = ResNet18().eval()
     for m in model.modules():
-        if isinstance(m, nn.BatchNorm2d):
+        if isinstance(m, torch.nn.BatchNorm2d):
             m.running_mean.uniform_(-0.1, 0.1)
             m.running_var.uniform_(0.5, 1.5)
-    return model, torch.randn(1, 3, 224, 224)
+    return model.eval()
+
+
+def _resnet18():
+    """ResNet-18 (tests/python/torch_resnet.py), random weights, one 224x224 image."""
+    torch = pytest.importorskip("torch")
+    from torch_resnet import ResNet18
+
+    torch.manual_seed(0)
+    return _with_bn_statistics(ResNet18(classes=1000)), torch.randn(1, 3, 224, 224)
 
 
 def _basic_block():
     """ResNet-18's second-stage entry block (stride 2, 1x1 downsample), random weights."""
     torch = pytest.importorskip("torch")
-
-    class BasicBlock(torch.nn.Module):
-        def __init__(self, cin=64, cout=128, stride=2):
-            super().__init__()
-            self.conv1 = torch.nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
-            self.bn1 = torch.nn.BatchNorm2d(cout)
-            self.conv2 = torch.nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
-            self.bn2 = torch.nn.BatchNorm2d(cout)
-            self.down = torch.nn.Sequential(torch.nn.Conv2d(cin, cout, 1, stride, bias=False),
-                                            torch.nn.BatchNorm2d(cout))
-
-        def forward(self, x):
-            y = torch.relu(self.bn1(self.conv1(x)))
-            y = self.bn2(self.conv2(y))
-            return torch.relu(y + self.down(x))
+    from torch_resnet import BasicBlock
 
     torch.manual_seed(0)
-    block = BasicBlock().eval()
-    for bn in (block.bn1, block.bn2, block.down[1]):
-        bn.running_mean.uniform_(-0.1, 0.1)
-        bn.running_var.uniform_(0.5, 1.5)
-    return block, torch.randn(1, 64, 56, 56)
+    return _with_bn_statistics(BasicBlock(64, 128, 2)), torch.randn(1, 64, 56, 56)
 
 
 def _cuda_source(ex):
@@ -241,8 +229,9 @@ def _cuda_source(ex):
 
 
 @requires_cuda_backend
-@pytest.mark.parametrize("make", [lambda: MLP, lambda: BatchedMLP, _cnn_mod, lambda: _import(*_basic_block())],
-                         ids=["mlp", "batched_mlp", "cnn", "resnet18_block"])
+@pytest.mark.parametrize("make", [lambda: MLP, lambda: BatchedMLP, lambda: DynamicBatchMLP, _cnn_mod,
+                                  lambda: _import(*_basic_block())],
+                         ids=["mlp", "batched_mlp", "dynamic_batch_mlp", "cnn", "resnet18_block"])
 def test_relax_build_cuda_compiles(make):
     """The whole relax.build for "cuda" on a machine without a GPU: every kernel
     is generated and compiled by NVRTC; the host module imports the CUDA module."""
@@ -252,6 +241,15 @@ def test_relax_build_cuda_compiles(make):
     assert kernels and all(k.endswith("_kernel") or "_kernel" in k for k in kernels), src[:2000]
     # every kernel the host calls is in the source
     assert "main" in str(ex)
+
+
+@requires_cuda_backend
+@pytest.mark.parametrize("make", [lambda: MLP, lambda: DynamicBatchMLP], ids=["mlp", "dynamic_batch_mlp"])
+def test_relax_build_cuda_with_c_host(make):
+    """The GPU machine has no LLVM: the VM's host code through target "c"."""
+    ex = relax.build(make(), target=tvm.target.Target("cuda", host="c"))
+    assert ex.mod.imported_modules[0].type_key == "c"
+    assert "__global__" in _cuda_source(ex)
 
 
 @requires_cuda_backend
@@ -289,6 +287,18 @@ def test_mlp_with_bound_params_uploads_constants_once():
         x = np.random.default_rng(seed).uniform(size=(1, 784)).astype("float32")
         out = vm["main"](tvm.nd.array(x, dev))
         np.testing.assert_allclose(out.numpy(), _mlp_numpy(x, w0, b0, w1, b1), rtol=1e-4, atol=1e-4)
+
+
+@requires_cuda
+def test_dynamic_batch_mlp_on_gpu_matches_numpy():
+    rng = np.random.default_rng(3)
+    w0, w1 = rng.uniform(-0.1, 0.1, size=(784, 128)).astype("float32"), rng.uniform(-1, 1, size=(128, 10)).astype("float32")
+    dev = tvm.cuda(0)
+    vm = relax.VirtualMachine(relax.build(DynamicBatchMLP, target="cuda"), dev)
+    for n in (1, 7, 300):
+        x = rng.uniform(size=(n, 784)).astype("float32")
+        out = vm["main"](tvm.nd.array(x, dev), tvm.nd.array(w0, dev), tvm.nd.array(w1, dev))
+        np.testing.assert_allclose(out.numpy(), _dynamic_mlp_numpy(x, w0, w1), rtol=1e-4, atol=1e-5)
 
 
 @requires_cuda

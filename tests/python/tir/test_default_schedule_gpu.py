@@ -6,14 +6,15 @@ for matmul/dense/batch_matmul, one thread per output otherwise), hand-scheduled
 functions are left alone, and the schedule computes what the function computed:
 checked on the CPU with the thread-bound loops made serial (each block and
 thread in turn), against NumPy. No GPU is needed; the GPU runs are in
-tests/python/relax/test_cuda_default_schedule.py."""
+tests/python/relax/test_cuda_default_schedule.py
+(and compile-only there when the CUDA backend is built in)."""
 import numpy as np
 import pytest
 
 import tessera as tvm
 from tessera import te, topi
 from tessera.script import tir as T
-from gpu_schedule_helpers import blocks_all_bound, serial, thread_tags
+from gpu_schedule_helpers import blocks_all_bound, serial, thread_tags, topi_cases
 
 RNG = np.random.default_rng(0)
 
@@ -196,3 +197,10 @@ def test_softmax_rows_not_dividing_the_threads():
     tvm.tir.post_order_visit(tvm.lower(mod)["main"].body, lambda n: sizes.__setitem__(n.buffer.name, int(n.buffer.shape[0]))
                              if isinstance(n, tvm.tir.BufferStore) and n.buffer.scope() == "local" else None)
     assert sizes == {"T_softmax_maxelem": 1, "T_softmax_expsum": 1}, sizes
+
+
+@pytest.mark.parametrize("case", topi_cases(), ids=[c[0] for c in topi_cases()])
+def test_gpu_test_cases_run_serially(case):
+    """The kernels tests/python/relax/test_cuda_default_schedule.py runs on the GPU, here serially."""
+    _, func, arrays, expected = case
+    check(func, [a.copy() for a in arrays], expected)
