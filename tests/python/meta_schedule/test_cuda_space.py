@@ -348,3 +348,21 @@ def test_target_from_device():
     if not tvm.cuda(0).exist:
         with pytest.raises(ValueError, match="does not exist"):
             tvm.target.Target.from_device(tvm.cuda(0))
+
+
+def test_a_worker_whose_device_is_unusable_restarts():
+    """The GPU runner raises RestartWorker when a candidate left the CUDA context unusable:
+    that candidate fails, the next one runs in a fresh worker (not in the broken one)."""
+    from tessera.meta_schedule.worker_pool import WorkerFailure, WorkerPool
+
+    pool = WorkerPool(1)
+    try:
+        (first,) = pool.map("ms_helpers", "pid_or_restart", [(False,)], 60)
+        (again,) = pool.map("ms_helpers", "pid_or_restart", [(False,)], 60)
+        assert first == again  # a worker serves call after call
+        (res,) = pool.map("ms_helpers", "pid_or_restart", [(True,)], 60)
+        assert isinstance(res, WorkerFailure) and res.kind == "error" and "device is unusable" in res.message
+        (fresh,) = pool.map("ms_helpers", "pid_or_restart", [(False,)], 60)
+        assert isinstance(fresh, int) and fresh != first
+    finally:
+        pool.close()
