@@ -367,3 +367,38 @@ def test_a_worker_whose_device_is_unusable_restarts():
         assert isinstance(fresh, int) and fresh != first
     finally:
         pool.close()
+
+
+def _gpu_benchmark():
+    import importlib.util
+    import os
+
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "..", "benchmarks", "gpu.py")
+    spec = importlib.util.spec_from_file_location("tessera_gpu_benchmark", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module, path
+
+
+def test_the_gpu_benchmarks_hand_written_gemm_is_a_valid_gpu_schedule():
+    """benchmarks/gpu.py's shared-memory GEMM (fp32 and fp16 inputs, 4096^3) passes VerifyGPUCode
+    and the TIR pipeline, so the GPU run does not find it broken."""
+    bench, _ = _gpu_benchmark()
+    for in_dtype in ("float32", "float16"):
+        for vector in (4, 1):
+            sch = bench.schedule_gemm_shared(tir.Schedule(bench.gemm_module(tvm, 4096, in_dtype, "float32")),
+                                             vector=vector)
+            assert _verify("nvidia/nvidia-h200", sch) == (True, "")
+            assert _tags(sch.mod["main"]) == ["blockIdx.x", "threadIdx.x"]
+    tvm.lower(bench.schedule_gemm_shared(tir.Schedule(bench.gemm_module(tvm, 256))).mod)
+
+
+@pytest.mark.skipif(tvm.cuda(0).exist, reason="checks a machine without a GPU")
+def test_the_gpu_benchmark_says_why_it_skips_without_a_gpu():
+    import subprocess
+    import sys
+
+    _, path = _gpu_benchmark()
+    out = subprocess.run([sys.executable, path, "--only", "gemm,models"], capture_output=True, text=True,
+                         timeout=120, check=True).stdout
+    assert out.count("skipped: no CUDA device") == 2, out
