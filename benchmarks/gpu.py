@@ -14,8 +14,9 @@ in the same run, interleaved rounds (median per engine), GFLOP/s and Tessera/pee
 
 A row that cannot run prints "skipped: <reason>". Every Tessera result is checked against
 PyTorch before it is timed. Runs alone on the GPU machine (scripts/gpu_check.sh):
-`python benchmarks/gpu.py [--size 4096] [--trials 16] [--only gemm,tuned,fp16,models]`;
-about two minutes on an H200 with the defaults (--quick: N=2048, 8 trials).
+`python benchmarks/gpu.py [--size 4096] [--trials 8] [--only gemm,tuned,fp16,models]
+[--time-limit 110]`: the rows run in that order, and a row whose usual time no longer fits
+in --time-limit seconds is skipped, saying so (--quick: N=2048, 4 trials).
 """
 import argparse
 import os
@@ -29,6 +30,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
 
 ROWS = ("gemm", "tuned", "fp16", "models")
+# Seconds a row usually takes on an H200 (build, check, timing; the tuning run for "tuned"),
+# to skip what no longer fits in --time-limit.
+ROW_SECONDS = {"gemm": 10, "tuned": 45, "fp16": 15, "models": 50}
 
 
 def log(msg):
@@ -44,26 +48,16 @@ def skipped(row, reason):
 def gemm_module(tvm, n, in_dtype="float32", acc_dtype="float32"):
     from tessera.script import tir as T  # pylint: disable=import-outside-toplevel
 
-    if in_dtype == acc_dtype:
-        @T.prim_func
-        def main(A: T.Buffer((n, n), in_dtype), B: T.Buffer((n, n), in_dtype), C: T.Buffer((n, n), acc_dtype)):
-            T.func_attr({"global_symbol": "main", "tir.noalias": True})
-            for i, j, k in T.grid(n, n, n):
-                with T.block("C"):
-                    vi, vj, vk = T.axis.remap("SSR", [i, j, k])
-                    with T.init():
-                        C[vi, vj] = T.cast(0, acc_dtype)
-                    C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
-    else:
-        @T.prim_func
-        def main(A: T.Buffer((n, n), in_dtype), B: T.Buffer((n, n), in_dtype), C: T.Buffer((n, n), acc_dtype)):
-            T.func_attr({"global_symbol": "main", "tir.noalias": True})
-            for i, j, k in T.grid(n, n, n):
-                with T.block("C"):
-                    vi, vj, vk = T.axis.remap("SSR", [i, j, k])
-                    with T.init():
-                        C[vi, vj] = T.cast(0, acc_dtype)
-                    C[vi, vj] = C[vi, vj] + T.cast(A[vi, vk], acc_dtype) * T.cast(B[vk, vj], acc_dtype)
+    @T.prim_func
+    def main(A: T.Buffer((n, n), in_dtype), B: T.Buffer((n, n), in_dtype), C: T.Buffer((n, n), acc_dtype)):
+        T.func_attr({"global_symbol": "main", "tir.noalias": True})
+        for i, j, k in T.grid(n, n, n):
+            with T.block("C"):
+                vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+                with T.init():
+                    C[vi, vj] = T.cast(0, acc_dtype)
+                # a cast to the operands' own dtype folds away (fp32)
+                C[vi, vj] = C[vi, vj] + T.cast(A[vi, vk], acc_dtype) * T.cast(B[vk, vj], acc_dtype)
 
     return tvm.IRModule({"main": main})
 
@@ -303,16 +297,18 @@ def first_line(err):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size", type=int, default=4096, help="GEMM size N (N^3)")
-    parser.add_argument("--trials", type=int, default=16, help="tune_tir trials for the tuned GEMM")
+    parser.add_argument("--trials", type=int, default=8, help="tune_tir trials for the tuned GEMM")
     parser.add_argument("--target", default=None,
                         help="the tuning target (a cuda target or tag; default: Target.from_device(tvm.cuda(0)))")
     parser.add_argument("--only", default=",".join(ROWS), help=f"rows to run, among {','.join(ROWS)}")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds")
     parser.add_argument("--budget", type=float, default=0.05, help="seconds per engine per round")
-    parser.add_argument("--quick", action="store_true", help="N=2048, 8 trials, 3 rounds")
+    parser.add_argument("--time-limit", type=float, default=110.0,
+                        help="seconds for the whole run: rows that would not fit are skipped")
+    parser.add_argument("--quick", action="store_true", help="N=2048, 4 trials, 3 rounds")
     args = parser.parse_args()
     if args.quick:
-        args.size, args.trials, args.rounds = 2048, 8, 3
+        args.size, args.trials, args.rounds = 2048, 4, 3
     rows = [r.strip() for r in args.only.split(",") if r.strip()]
     unknown = [r for r in rows if r not in ROWS]
     if unknown:
@@ -346,6 +342,11 @@ def main():
             "models": [lambda: row_model(tvm, torch, args, "ResNet-18", resnet18),
                        lambda: row_model(tvm, torch, args, "BERT layer", bert_layer)]}
     for r in rows:
+        left = args.time_limit - (time.time() - t0)
+        if left < ROW_SECONDS[r]:
+            skipped(names[r], f"time limit: {left:.0f} s left of --time-limit {args.time_limit:.0f}, the row "
+                    f"usually takes {ROW_SECONDS[r]} s")
+            continue
         for fn in todo[r]:
             try:
                 fn()

@@ -84,9 +84,9 @@ Target::Target(const std::string& spec) {
       std::vector<std::string> rest;
       std::string w;
       while (is >> w) rest.push_back(w);
-      Target expanded(ExpandTag(*tag, rest));
-      const_cast<TargetNode*>(expanded.get())->tag = tag->name;  // fresh, not shared yet
-      data_ = expanded.data_;
+      // The tag is not kept: the target is its kind and options (its string parses
+      // back to an equal target).
+      data_ = Target(ExpandTag(*tag, rest)).data_;
       return;
     }
   }
@@ -178,7 +178,6 @@ TESSERA_REGISTER_NODE(TargetNode)
     .field("attrs", &TargetNode::attrs)
     .getter("keys", [](const TargetNode* n) { return Array<String>(n->keys.begin(), n->keys.end()); })
     .field("str", &TargetNode::str)
-    .field("tag", &TargetNode::tag)
     .field("host", &TargetNode::host);
 TESSERA_REGISTER_GLOBAL("target.DefaultHost").set_body_typed([]() { return DefaultHostTarget(); });
 TESSERA_REGISTER_GLOBAL("target.Target").set_body_typed([](std::string spec) { return Target(spec); });

@@ -14,8 +14,7 @@ class TargetNode : public Object {
   std::string kind;                 // "llvm", "cuda", "c"
   Map<String, Any> attrs;           // "mcpu", "mattr", "mtriple", "num-cores", "arch", ...
   std::vector<std::string> keys;    // "cpu" or "cuda", "gpu"
-  std::string str;                  // canonical spelling (a tag's expanded into its kind and options)
-  std::string tag;                  // the tag it was made from ("nvidia/nvidia-a100"), else empty
+  std::string str;                  // canonical spelling
   Any host;                         // the host Target of a device target (None: not given)
   TESSERA_DECLARE_FINAL_OBJECT_INFO(TargetNode, Object, "target.Target");
 };

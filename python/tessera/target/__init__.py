@@ -65,7 +65,8 @@ class Target(Node):
     def from_device(device):
         """The target of ``device`` (a Device or its name, as TVM's): a CPU gives the host
         target; a CUDA device "cuda -arch=sm_XY" with its thread, warp and shared-memory
-        limits read from the device. ValueError for a device that does not exist here."""
+        limits read from the device (shared memory at most 48 KiB, what a kernel's static
+        shared arrays may use, as TVM's tags). ValueError for a device that does not exist here."""
         from ..runtime.device import Device, device as _device  # pylint: disable=import-outside-toplevel
         dev = device if isinstance(device, Device) else _device(device)
         if not dev.exist:
@@ -78,8 +79,11 @@ class Target(Node):
         version = dev.compute_version
         if version:
             opts.append("-arch=sm_" + str(version).replace(".", ""))
+        shared = dev.max_shared_memory_per_block
+        if shared is not None:  # static __shared__ arrays stop at 48 KiB (more needs dynamic shared memory)
+            shared = min(int(shared), 49152)
         for opt, value in (("max_threads_per_block", dev.max_threads_per_block),
-                           ("max_shared_memory_per_block", dev.max_shared_memory_per_block),
+                           ("max_shared_memory_per_block", shared),
                            ("thread_warp_size", dev.warp_size)):
             if value is not None:
                 opts.append(f"-{opt}={int(value)}")

@@ -97,3 +97,10 @@ def test_root_shared_buffer_counts_what_one_block_touches(at):
     assert _verify(f"cuda -max_shared_memory_per_block={need}", sch) == (True, "")
     ok, why = _verify(f"cuda -max_shared_memory_per_block={need - 4}", sch)
     assert not ok and f"allocates {need} bytes of shared memory" in why
+
+
+def test_tvms_gpu_rules_tessera_lacks_say_so():
+    with pytest.raises(NotImplementedError, match="cross-thread reductions"):
+        ms.schedule_rule.CrossThreadReduction(thread_extents=[4, 8, 16, 32, 64, 128, 256, 512])
+    with pytest.raises(NotImplementedError, match="tensorize"):
+        ms.schedule_rule.MultiLevelTilingTensorCore(intrin_groups=[], structure="SSSRRSRS")

@@ -24,8 +24,35 @@ def _load_reference(path):
     return _cache[path]
 
 
+def _device_usable(device_type):
+    """Whether the worker's device still takes a copy (a faulting CUDA kernel leaves the
+    process's context unusable)."""
+    if device_type != "cuda":
+        return True
+    import numpy as np
+    from ... import nd, cuda
+    try:
+        nd.array(np.zeros(1, "float32"), cuda(0)).numpy()
+        return True
+    except Exception:  # noqa: BLE001 -- any failure means unusable
+        return False
+
+
 def _run_in_worker(artifact_path, args_info_json, ref, number, repeat, min_repeat_ms, flush, device_type="cpu"):
-    """Runs in a worker: loads the library, checks it against the reference, times it."""
+    """Runs in a worker: loads the library, checks it against the reference, times it. A
+    failure that leaves the GPU unusable in this process restarts the worker."""
+    try:
+        return _check_and_time_in_worker(artifact_path, args_info_json, ref, number, repeat, min_repeat_ms, flush,
+                                         device_type)
+    except Exception as err:
+        if _device_usable(device_type):
+            raise
+        from ..worker_pool import RestartWorker
+        raise RestartWorker(f"{type(err).__name__}: {err} (the {device_type} device is unusable in this worker "
+                            "after it; the next candidate runs in a fresh one)") from err
+
+
+def _check_and_time_in_worker(artifact_path, args_info_json, ref, number, repeat, min_repeat_ms, flush, device_type):
     from ...runtime import load_module
     from ..arg_info import ArgInfo
     from .runner import check_and_time

@@ -4,10 +4,12 @@ the GPU set."""
 from .add_rfactor import AddRFactor
 from .auto_bind import AutoBind
 from .auto_inline import AutoInline
+from .gpu_unsupported import CrossThreadReduction, MultiLevelTilingTensorCore
 from .multi_level_tiling import MultiLevelTiling, MultiLevelTilingPackedPanel, ReuseType
 from .parallel_vectorize_unroll import ParallelizeVectorizeUnroll
 from .random_compute_location import RandomComputeLocation
 from .schedule_rule import PyScheduleRule, ScheduleRule, create
 
-__all__ = ["AddRFactor", "AutoBind", "AutoInline", "MultiLevelTiling", "MultiLevelTilingPackedPanel", "ParallelizeVectorizeUnroll",
+__all__ = ["AddRFactor", "AutoBind", "AutoInline", "CrossThreadReduction", "MultiLevelTiling",
+           "MultiLevelTilingPackedPanel", "MultiLevelTilingTensorCore", "ParallelizeVectorizeUnroll",
            "PyScheduleRule", "RandomComputeLocation", "ReuseType", "ScheduleRule", "create"]
