@@ -2,6 +2,7 @@
 // and the C entry points kernels call back into (see kernel_abi.h).
 #include "runtime/kernel_abi.h"
 
+#include <cstdint>
 #include <cmath>
 #include <cstdlib>
 #include <nlohmann/json.hpp>

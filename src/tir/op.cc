@@ -2,6 +2,7 @@
 // registration of TIR intrinsic ops (see op.h).
 #include "tir/op.h"
 
+#include <cstdint>
 #include <cmath>
 #include <cstdio>
 #include <limits>

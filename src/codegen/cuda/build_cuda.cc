@@ -158,7 +158,7 @@ Module BuildCUDA(const IRModule& lowered, const Target& target) {
       device.mutable_node()->Add(gv, func);
       continue;
     }
-    CheckHostPart(KernelName(gv, func), func, target);
+    if (!func.GetAttr("tir.is_host_func")) CheckHostPart(KernelName(gv, func), func, target);
     if (func.GetAttr(kAttrDeviceType)) func.CopyOnWrite()->body = HostAllocationsOnDevice().VisitStmt(func->body);
     host.mutable_node()->Add(gv, WithAttr(func, "target", host_target));
   }

@@ -3,6 +3,7 @@
 
 #include "tir/transform/prim_func_pass.h"
 
+#include <cstdint>
 #include <limits>
 #include <unordered_map>
 #include <utility>
