@@ -77,12 +77,24 @@ void Load(State& s) {
   if (const char* lib = std::getenv("TESSERA_NVRTC_LIBRARY"); lib && *lib) {
     cands.emplace_back(lib, Dirname(Dirname(lib)) + "/include");
   }
+  // An NVRTC the process already has (PyTorch preloads its PyPI copy with
+  // RTLD_GLOBAL) comes first: a second NVRTC of another minor version would
+  // pick up the first one's libnvrtc-builtins by soname and crash.
+  for (const char* soname : {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2"}) {
+    if (void* h = dlopen(soname, RTLD_NOW | RTLD_NOLOAD); h != nullptr) {
+      std::string inc;
+      if (const char* home = std::getenv("CUDA_HOME"); home && *home) inc = std::string(home) + "/include";
+      if (inc.empty() || !IsFile(inc + "/cuda_fp16.h")) inc = "/usr/local/cuda/include";
+      cands.emplace_back(soname, inc);
+      dlclose(h);
+    }
+  }
   if (const char* home = std::getenv("CUDA_HOME"); home && *home) add_dir(std::string(home) + "/lib64", std::string(home) + "/include");
   add_dir("/usr/local/cuda/lib64", "/usr/local/cuda/include");
   for (const auto& [lib_dir, inc_dir] : s.extra) add_dir(lib_dir, inc_dir);
   std::vector<std::string> tried;
   for (const auto& [file, inc] : cands) {
-    if (!IsFile(file)) continue;
+    if (file.find('/') != std::string::npos && !IsFile(file)) continue;
     void* h = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (h == nullptr) {
       const char* err = dlerror();
