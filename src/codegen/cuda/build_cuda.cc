@@ -5,7 +5,10 @@
 // (NVRTCCompile) into a CUDAModule, and the host functions through the host
 // target's own backend (target.build.llvm or target.build.c); the host module
 // imports the CUDA module and launches its kernels. Codegen layer.
+#include <algorithm>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "codegen/bind_target.h"
 #include "codegen/cuda/codegen_cuda.h"
@@ -89,9 +92,24 @@ class HostAllocationsOnDevice : public StmtExprMutator {
   }
 };
 
+// The number of an "sm_XX" / "compute_XX" architecture (0 when unreadable).
+int ArchNumber(const std::string& arch) {
+  size_t i = arch.find_last_of('_');
+  std::string digits;
+  for (char c : arch.substr(i == std::string::npos ? 0 : i + 1)) {
+    if (c < '0' || c > '9') break;
+    digits.push_back(c);
+  }
+  return digits.empty() ? 0 : std::stoi(digits);
+}
+
 // The architecture and format NVRTC compiles for: the target's -arch, else
 // the GPU's own; a cubin when it is for the GPU present, else PTX (which the
 // driver compiles for newer GPUs too). Without GPU nor -arch: PTX for sm_80.
+// A target -arch older than this NVRTC supports (CUDA 13 starts at sm_75;
+// "nvidia/tesla-p100" says sm_60) is compiled for the GPU present when that
+// GPU is at least as new, else for the oldest architecture NVRTC has above
+// it: the -arch is the least capability the kernel may assume.
 std::pair<std::string, std::string> ArchAndFormat(const Target& target) {
   std::string device_arch;
   DeviceAPI* api = DeviceAPI::Get(kDLCUDA);
@@ -108,7 +126,17 @@ std::pair<std::string, std::string> ArchAndFormat(const Target& target) {
     if (device_arch.empty()) return {"sm_80", "ptx"};
     return {device_arch, "cubin"};
   }
-  return {*arch, *arch == device_arch ? "cubin" : "ptx"};
+  if (*arch == device_arch) return {*arch, "cubin"};
+  std::vector<int> supported = NVRTCSupportedArchs();
+  int want = ArchNumber(*arch);
+  if (!supported.empty() && want > 0 &&
+      std::find(supported.begin(), supported.end(), want) == supported.end()) {
+    if (!device_arch.empty() && ArchNumber(device_arch) >= want) return {device_arch, "cubin"};
+    for (int a : supported) {
+      if (a >= want) return {"sm_" + std::to_string(a), "ptx"};
+    }
+  }
+  return {*arch, "ptx"};
 }
 
 std::string KernelName(const GlobalVar& gv, const PrimFunc& func) {

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <mutex>
-#include <regex>
 #include <sstream>
 
 #include "runtime/array.h"
@@ -146,12 +145,29 @@ void Load(State& s) {
 }
 
 // Normalises `arch` to its number and suffix: "sm_90a" -> ("90", "a").
+bool AllDigits(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// "sm_90a" / "compute_80" / "86" / "8.6" -> {"90", "a"}, {"80", ""}, {"86", ""}.
 std::pair<std::string, std::string> ParseArch(const std::string& arch) {
-  static const std::regex re(R"(^(?:sm_|compute_)?(\d+)([af]?)$)");
-  static const std::regex dotted(R"(^(\d+)\.(\d+)$)");
-  std::smatch m;
-  if (std::regex_match(arch, m, re)) return {m[1].str(), m[2].str()};
-  if (std::regex_match(arch, m, dotted)) return {m[1].str() + m[2].str(), ""};
+  std::string rest = arch;
+  for (const char* prefix : {"sm_", "compute_"}) {
+    if (rest.rfind(prefix, 0) == 0) {
+      rest = rest.substr(std::string(prefix).size());
+      break;
+    }
+  }
+  std::string suffix;
+  if (!rest.empty() && (rest.back() == 'a' || rest.back() == 'f')) {
+    suffix = rest.substr(rest.size() - 1);
+    rest.pop_back();
+  }
+  if (AllDigits(rest)) return {rest, suffix};
+  size_t dot = arch.find('.');
+  if (suffix.empty() && dot != std::string::npos && AllDigits(arch.substr(0, dot)) && AllDigits(arch.substr(dot + 1))) {
+    return {arch.substr(0, dot) + arch.substr(dot + 1), ""};
+  }
   TESSERA_THROW(ValueError) << "NVRTC: unrecognised CUDA architecture \"" << arch
                             << "\" (expected sm_XX, compute_XX, XX or X.Y, e.g. sm_80)";
 }
@@ -160,10 +176,12 @@ std::pair<std::string, std::string> ParseArch(const std::string& arch) {
 std::string CompileErrorMessage(const std::string& source, const std::string& log, const std::string& file) {
   std::ostringstream os;
   os << "NVRTC failed to compile the CUDA source:\n" << log;
-  static const std::regex err_line(R"(\((\d+)\): (?:catastrophic )?error)");
-  std::smatch m;
-  if (std::regex_search(log, m, err_line)) {
-    int line = std::stoi(m[1].str());
+  // NVRTC's "file(LINE): error ..." or "file(LINE): catastrophic error ...".
+  size_t at = log.find("): error");
+  if (at == std::string::npos) at = log.find("): catastrophic error");
+  size_t open = at == std::string::npos ? std::string::npos : log.rfind('(', at);
+  if (open != std::string::npos && AllDigits(log.substr(open + 1, at - open - 1))) {
+    int line = std::stoi(log.substr(open + 1, at - open - 1));
     std::istringstream src(source);
     std::string text;
     for (int i = 1; std::getline(src, text); ++i) {
@@ -210,6 +228,19 @@ std::vector<std::string> NVRTCIncludeDirs() {
   return GetState().include_dirs;
 }
 
+std::vector<int> NVRTCSupportedArchs() {
+  std::vector<int> archs;
+  if (!NVRTCAvailable()) return archs;
+  const NVRTCApi& a = GetState().api;
+  int n = 0;
+  if (a.GetNumSupportedArchs && a.GetSupportedArchs && a.GetNumSupportedArchs(&n) == 0 && n > 0) {
+    archs.resize(static_cast<size_t>(n));
+    if (a.GetSupportedArchs(archs.data()) != 0) archs.clear();
+  }
+  std::sort(archs.begin(), archs.end());
+  return archs;
+}
+
 NVRTCResult NVRTCCompile(const std::string& source, const std::string& arch, const std::string& format,
                          const std::vector<std::string>& options) {
   TESSERA_CHECK_OR_THROW(format == "ptx" || format == "cubin", ValueError)
@@ -221,11 +252,9 @@ NVRTCResult NVRTCCompile(const std::string& source, const std::string& arch, con
   const NVRTCApi& a = s.api;
   TESSERA_CHECK_OR_THROW(format == "ptx" || a.GetCUBIN != nullptr, ValueError)
       << "NVRTC " << s.version << " (" << s.path << ") cannot emit cubin (needs NVRTC 11.1 or newer); use ptx";
-  if (a.GetNumSupportedArchs && a.GetSupportedArchs) {
-    int n = 0;
-    if (a.GetNumSupportedArchs(&n) == 0 && n > 0) {
-      std::vector<int> archs(static_cast<size_t>(n));
-      a.GetSupportedArchs(archs.data());
+  {
+    std::vector<int> archs = NVRTCSupportedArchs();
+    if (!archs.empty()) {
       int want = std::stoi(number);
       if (std::find(archs.begin(), archs.end(), want) == archs.end()) {
         std::ostringstream os;

@@ -30,6 +30,9 @@ bool NVRTCAvailable(std::string* why = nullptr);
 std::string NVRTCLibraryPath();
 std::string NVRTCVersion();
 std::vector<std::string> NVRTCIncludeDirs();
+// The architectures (e.g. 75, 80, 90) this NVRTC compiles for, ascending;
+// empty when NVRTC is missing or cannot list them (NVRTC < 11.2).
+std::vector<int> NVRTCSupportedArchs();
 
 // Registers a fallback library directory and its include directory (searched after the toolkit's); call
 // before the first compile. The Python package registers PyPI's nvidia-cuda-nvrtc-cu12/-runtime-cu12.
