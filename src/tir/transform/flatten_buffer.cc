@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "arith/analyzer.h"
 #include "tir/functor.h"
 #include "tir/op.h"
 
@@ -102,6 +103,17 @@ class BufferFlattener : public StmtExprMutator {
     Array<PrimExpr> idx = VisitExprs(at->indices, &changed);
     PrimExpr flat = FlatIndices(at->buffer, idx)[0];
     return flat.dtype() == op->dtype ? flat : cast(op->dtype, flat);
+  }
+
+  // A matched region's stride (LowerOpaqueBlock: the offset of the next row minus the region's): a constant once
+  // both are flat.
+  PrimExpr VisitExpr_(const SubNode* op) override {
+    static const Op& offset = Op::Get("tir.tessera_region_offset");
+    const auto* a = op->a.as<CallNode>();
+    const auto* b = op->b.as<CallNode>();
+    PrimExpr out = StmtExprMutator::VisitExpr_(op);
+    if (a && b && a->op.same_as(offset) && b->op.same_as(offset)) return arith::Analyzer().Simplify(out);
+    return out;
   }
 
   Stmt VisitStmt_(const BufferStoreNode* op) override {

@@ -146,11 +146,15 @@ SIZES = [
 def test_tensorized_gemm_compiles(m, n, k, out_dtype, tiles):
     src = cuda_gemm_source(m, n, k, out_dtype, **tiles)
     acc = {"float32": "f32", "float16": "f16"}[out_dtype]
-    assert src.count(f"mma.sync.aligned.m16n8k16.row.col.{acc}.f16.f16.{acc}") == 2
-    assert "ldmatrix.sync.aligned.m8n8.x4.shared.b16" in src and "ldmatrix.sync.aligned.m8n8.x4.trans" in src
-    assert "__shared__ half A_shared[" in src and "__syncthreads();" in src
+    wm, wn, bk = tiles.get("warp_m", 64), tiles.get("warp_n", 64), tiles.get("block_k", 32)
+    # fragment loops unrolled: per k step of the block, (wm/16) x (wn/16) fragments, two m16n8k16 each
+    assert src.count(f"mma.sync.aligned.m16n8k16.row.col.{acc}.f16.f16.{acc}") == 2 * (bk // 16) * (wm // 16) * (wn // 16)
+    assert src.count("ldmatrix.sync.aligned.m8n8.x4.shared.b16") == (bk // 16) * (wm // 16)
+    assert src.count("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16") == (bk // 16) * (wn // 16)
+    # shared memory written by all threads, read by ldmatrix: a barrier before the reads and one before the next
+    # k step overwrites it, none between the ldmatrix reads
+    assert "__shared__ half A_shared[" in src and src.count("__syncthreads();") == 2
     # the warp tile's accumulators: (warp_m * warp_n) / 32 registers per thread
-    wm, wn = tiles.get("warp_m", 64), tiles.get("warp_n", 64)
     ctype = {"float32": "float", "float16": "half"}[out_dtype]
     assert f"{ctype} C_warp[{wm * wn // 32}]" in src
     for arch in ARCHS:

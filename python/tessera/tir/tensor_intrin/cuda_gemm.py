@@ -16,6 +16,13 @@ def _tile16(sch, block, intrin):
     c0, c1 = sch.split(c, [None, 16])
     sch.reorder(r0, c0, r1, c1)
     sch.tensorize(r1, intrin)
+    _unroll(sch, r0, c0)
+
+
+def _unroll(sch, *loops):
+    """Fragment loops are unrolled so that every register offset is a constant (fragments stay in registers)."""
+    for loop in loops:
+        sch.unroll(loop)
 
 
 def _fetch(sch, block, at, threads, vec):
@@ -79,9 +86,12 @@ def schedule_fp16_gemm(sch, block="C", block_m=128, block_n=128, block_k=32, war
     _fetch(sch, b_shared, k0, threads, vec)
 
     init = sch.decompose_reduction(b, k0)
-    sch.tensorize(sch.get_loops(init)[-2], getattr(_intrin, f"MMA_fill_16x16_{acc}_INTRIN"))
+    init_loops = sch.get_loops(init)
+    sch.tensorize(init_loops[-2], getattr(_intrin, f"MMA_fill_16x16_{acc}_INTRIN"))
+    _unroll(sch, *init_loops[-4:-2])
     _tile16(sch, a_warp, f"mma_ldmatrix_{src}_a")
     _tile16(sch, b_warp, f"mma_ldmatrix_{src}_b")
     sch.tensorize(i3, mma)
+    _unroll(sch, k1, i2, j2)
     _tile16(sch, c_warp, f"mma_store_16x16_{acc}_global")
     return sch
