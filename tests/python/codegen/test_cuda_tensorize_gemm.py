@@ -178,3 +178,12 @@ def test_warp_buffer_element_access_is_refused():
 
     with pytest.raises(ValueError, match="warp buffer W .*only accessed through the tensor intrinsics"):
         cuda_source(tvm.IRModule({"k": f}))
+
+
+@requires_nvrtc
+def test_tensorized_bf16_gemm_compiles():
+    sch = schedule_fp16_gemm(tvm.tir.Schedule(gemm_module(128, 256, 64, "float32", in_dtype="bfloat16")))
+    src = tvm.build(sch.mod, target="cuda").imported_modules[0].get_source()
+    assert src.count("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32") == 64
+    for arch in ARCHS:
+        assert "mma.sync.aligned.m16n8k16" in nvcc.compile_cuda(src, target_format="ptx", arch=arch).decode()
