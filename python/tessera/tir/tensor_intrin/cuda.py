@@ -22,21 +22,29 @@ def _frag(buf, row_stride):
     return ((off // row_stride) // 16 * (row_stride // 16) + off % row_stride // 16) * _LOCAL
 
 
-def _ldmatrix(dtype, trans):
-    """shared (16, 16) -> warp fragment. A: rows i, cols k (ldmatrix); B: rows k, cols n (ldmatrix.trans gives
-    the "col" operand of mma.sync). Lane t gives the address of row t % 16, column 8 * (t // 16)."""
+def _copy_desc(dtype, src_scope, dst_scope):
+    """dst (16, 16) = src (16, 16): what loads a fragment (shared -> warp) or stores one (warp -> global/shared)."""
 
     @T.prim_func
-    def desc(a: T.handle, w: T.handle) -> None:
-        src = T.match_buffer(a, (16, 16), dtype, align=64, offset_factor=16, scope="shared")
-        dst = T.match_buffer(w, (16, 16), dtype, align=64, offset_factor=16, scope="warp")
+    def desc(s: T.handle, d: T.handle) -> None:
+        src = T.match_buffer(s, (16, 16), dtype, align=64, offset_factor=16, scope=src_scope)
+        dst = T.match_buffer(d, (16, 16), dtype, align=64, offset_factor=16, scope=dst_scope)
         with T.block("root"):
             T.reads(src[0:16, 0:16])
             T.writes(dst[0:16, 0:16])
             for i, j in T.grid(16, 16):
-                with T.block("load"):
+                with T.block("copy"):
                     vi, vj = T.axis.remap("SS", [i, j])
                     dst[vi, vj] = src[vi, vj]
+
+    return desc
+
+
+def _ldmatrix(dtype, trans):
+    """shared (16, 16) -> warp fragment. A: rows i, cols k (ldmatrix); B: rows k, cols n (ldmatrix.trans gives
+    the "col" operand of mma.sync). Lane t gives the address of row t % 16, column 8 * (t // 16)."""
+
+    desc = _copy_desc(dtype, "shared", "warp")
 
     @T.prim_func
     def impl(a: T.handle, w: T.handle) -> None:
@@ -62,32 +70,19 @@ def _mma(in_dtype, acc_dtype):
     # the second n8 tile: B's registers 2-3 (4 values), C's second half (4 values per thread either way)
     half = 4
 
-    if in_dtype == acc_dtype:
-        @T.prim_func
-        def desc(a: T.handle, b: T.handle, c: T.handle) -> None:
-            A = T.match_buffer(a, (16, 16), in_dtype, align=64, offset_factor=16, scope="warp")
-            B = T.match_buffer(b, (16, 16), in_dtype, align=64, offset_factor=16, scope="warp")
-            C = T.match_buffer(c, (16, 16), acc_dtype, align=64, offset_factor=16, scope="warp")
-            with T.block("root"):
-                T.reads(C[0:16, 0:16], A[0:16, 0:16], B[0:16, 0:16])
-                T.writes(C[0:16, 0:16])
-                for i, j, k in T.grid(16, 16, 16):
-                    with T.block("C"):
-                        vi, vj, vk = T.axis.remap("SSR", [i, j, k])
-                        C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
-    else:
-        @T.prim_func
-        def desc(a: T.handle, b: T.handle, c: T.handle) -> None:
-            A = T.match_buffer(a, (16, 16), in_dtype, align=64, offset_factor=16, scope="warp")
-            B = T.match_buffer(b, (16, 16), in_dtype, align=64, offset_factor=16, scope="warp")
-            C = T.match_buffer(c, (16, 16), acc_dtype, align=64, offset_factor=16, scope="warp")
-            with T.block("root"):
-                T.reads(C[0:16, 0:16], A[0:16, 0:16], B[0:16, 0:16])
-                T.writes(C[0:16, 0:16])
-                for i, j, k in T.grid(16, 16, 16):
-                    with T.block("C"):
-                        vi, vj, vk = T.axis.remap("SSR", [i, j, k])
-                        C[vi, vj] = C[vi, vj] + T.cast(A[vi, vk], acc_dtype) * T.cast(B[vk, vj], acc_dtype)
+    # (T.cast to the accumulator's own dtype is no cast: the same description serves fp16 accumulation)
+    @T.prim_func
+    def desc(a: T.handle, b: T.handle, c: T.handle) -> None:
+        A = T.match_buffer(a, (16, 16), in_dtype, align=64, offset_factor=16, scope="warp")
+        B = T.match_buffer(b, (16, 16), in_dtype, align=64, offset_factor=16, scope="warp")
+        C = T.match_buffer(c, (16, 16), acc_dtype, align=64, offset_factor=16, scope="warp")
+        with T.block("root"):
+            T.reads(C[0:16, 0:16], A[0:16, 0:16], B[0:16, 0:16])
+            T.writes(C[0:16, 0:16])
+            for i, j, k in T.grid(16, 16, 16):
+                with T.block("C"):
+                    vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+                    C[vi, vj] = C[vi, vj] + T.cast(A[vi, vk], acc_dtype) * T.cast(B[vk, vj], acc_dtype)
 
     @T.prim_func
     def impl(a: T.handle, b: T.handle, c: T.handle) -> None:
@@ -133,17 +128,7 @@ def _fill(dtype):
 
 
 def _store(dtype, scope):
-    @T.prim_func
-    def desc(c: T.handle, d: T.handle) -> None:
-        C = T.match_buffer(c, (16, 16), dtype, align=64, offset_factor=16, scope="warp")
-        D = T.match_buffer(d, (16, 16), dtype, align=64, offset_factor=16, scope=scope)
-        with T.block("root"):
-            T.reads(C[0:16, 0:16])
-            T.writes(D[0:16, 0:16])
-            for i, j in T.grid(16, 16):
-                with T.block("store"):
-                    vi, vj = T.axis.remap("SS", [i, j])
-                    D[vi, vj] = C[vi, vj]
+    desc = _copy_desc(dtype, "warp", scope)
 
     @T.prim_func
     def impl(c: T.handle, d: T.handle) -> None:
