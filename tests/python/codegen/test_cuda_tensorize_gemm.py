@@ -28,6 +28,21 @@ def gemm_module(m, n, k, out_dtype="float32", in_dtype="float16"):
     return tvm.IRModule({"main": main})
 
 
+def _batched_gemm():
+    @T.prim_func
+    def main(A: T.Buffer((2, 32, 32), "float16"), B: T.Buffer((2, 32, 32), "float16"),
+             C: T.Buffer((2, 32, 32), "float32")):
+        T.func_attr({"global_symbol": "main", "tir.noalias": True})
+        for bb, i, j, k in T.grid(2, 32, 32, 32):
+            with T.block("C"):
+                vb, vi, vj, vk = T.axis.remap("SSSR", [bb, i, j, k])
+                with T.init():
+                    C[vb, vi, vj] = T.float32(0)
+                C[vb, vi, vj] = C[vb, vi, vj] + T.cast(A[vb, vi, vk], "float32") * T.cast(B[vb, vk, vj], "float32")
+
+    return tvm.IRModule({"main": main})
+
+
 def warp_mma_module(in_dtype, acc_dtype, kk):
     """One 16 x 16 x kk multiply-accumulate on "warp" fragments (what mma_* tensorizes)."""
 
@@ -121,6 +136,11 @@ def test_tensorized_gemm_ir():
 def test_schedule_refuses_bad_tiles(tiles):
     with pytest.raises(ValueError, match="schedule_fp16_gemm"):
         schedule_fp16_gemm(tvm.tir.Schedule(gemm_module(128, 128, 128)), **tiles)
+
+
+def test_schedule_refuses_a_block_that_is_not_a_gemm():
+    with pytest.raises(ValueError, match="block C is not a GEMM"):
+        schedule_fp16_gemm(tvm.tir.Schedule(_batched_gemm()))
 
 
 def test_schedule_refuses_fp32_inputs():

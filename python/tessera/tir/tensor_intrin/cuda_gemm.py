@@ -42,7 +42,12 @@ def schedule_fp16_gemm(sch, block="C", block_m=128, block_n=128, block_k=32, war
     C, stepping k by block_k through shared memory; each warp computes warp_m x warp_n. M, N, K must be
     multiples of block_m, block_n, block_k; the tiles multiples of 16 (ValueError otherwise)."""
     b = sch.get_block(block)
-    i, j, k = sch.get_loops(b)
+    loops = sch.get_loops(b)
+    kinds = [int(iv.iter_type) for iv in sch.get(b).iter_vars]
+    if len(loops) != 3 or kinds != [0, 0, 2] or len(sch.get(b).reads) < 2:
+        raise ValueError(f"schedule_fp16_gemm: block {block} is not a GEMM C[i, j] += A[i, k] * B[k, j] under loops "
+                         f"i, j, k (it has {len(loops)} loops, iterators {kinds}; 0 spatial, 2 reduction)")
+    i, j, k = loops
     m, n, kk = (int(sch.get(x).extent) for x in (i, j, k))
     a_buf, b_buf = (r.buffer for r in sch.get(b).reads[-2:])
     c_buf = sch.get(b).writes[0].buffer
