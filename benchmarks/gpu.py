@@ -8,7 +8,8 @@ in the same run, interleaved rounds (median per engine), GFLOP/s and Tessera/pee
   - fp32 GEMM N^3 tuned: a short ms.tune_tir run (--trials) with the CUDA rules, its best
     schedule; vs torch.matmul;
   - fp16 GEMM N^3 with tensor cores: needs the mma intrinsics
-    (tir/tensor_intrin/cuda.py, "mma_sync_16x8x16_f16f16f32"); vs torch.matmul in fp16;
+    (tir/tensor_intrin/cuda.py: ldmatrix + mma.sync m16n8k16, scheduled by its
+    schedule_fp16_gemm: 128x128 block tiles, 64x64 per warp); vs torch.matmul in fp16;
   - ResNet-18 (torchvision) and a BERT-base layer (seq 128, hidden 768, 12 heads) through
     relax.frontend.torch.from_fx and relax.build(target="cuda") vs PyTorch eager.
 

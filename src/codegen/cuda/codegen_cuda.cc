@@ -239,8 +239,17 @@ std::string CodeGenCUDA::VisitExpr_(const CallNode* op) {
 // ---- tensor-core builtins ------------------------------------------------------------------
 std::string CodeGenCUDA::PointerOperand(const PrimExpr& ptr, const PrimExpr& offset) {
   std::string base;
-  if (const auto* v = ptr.as<VarNode>(); v && buffers_.count(v)) base = buffers_.at(v).name;
-  else base = VisitExpr(ptr);
+  static const Op& access_ptr = Op::Get("tir.tvm_access_ptr");
+  const auto* call = ptr.as<CallNode>();
+  if (const auto* v = ptr.as<VarNode>(); v && buffers_.count(v)) {
+    base = buffers_.at(v).name;
+  } else if (call && call->op.same_as(access_ptr) && call->args.size() == 5 && call->args[1].as<VarNode>() &&
+             buffers_.count(call->args[1].as<VarNode>())) {
+    // tvm_access_ptr(type, data, offset, extent, rw): the typed element pointer, so that `offset` adds elements
+    base = "(" + buffers_.at(call->args[1].as<VarNode>()).name + " + " + VisitExpr(call->args[2]) + ")";
+  } else {
+    base = VisitExpr(ptr);
+  }
   return IsConstInt(offset, 0) ? base : "(" + base + " + " + VisitExpr(offset) + ")";
 }
 
@@ -383,6 +392,15 @@ void CodeGenCUDA::VisitStmt_(const AllocateNode* op) {
   std::optional<int64_t> count = ConstIntValue(arith::Analyzer().Simplify(total));
   std::string st = StorageType(t);
   std::string name = FreshName(hint);
+  if (scope == "warp") {
+    // A "warp" buffer holds tensor-core fragments spread over the 32 lanes of a warp (tir/tensor_intrin/cuda.py):
+    // each thread keeps 1/32 of it in registers; the intrinsics address it with per-thread offsets.
+    if (!count || *count % 32 != 0) {
+      Refuse("warp buffer " + hint + " must have a constant number of elements divisible by 32 (the lanes of a warp)");
+    }
+    *count /= 32;
+    scope = "local";
+  }
   if (scope == "shared" || scope == "local") {
     if (!count) {
       Refuse("buffer " + hint + " in \"" + scope + "\" memory has a symbolic size" +
@@ -411,7 +429,7 @@ void CodeGenCUDA::VisitStmt_(const AllocateNode* op) {
     Refuse("buffer " + hint + " is allocated in global memory inside the kernel (allocate it on the host, or give it "
            "scope \"shared\" or \"local\")");
   } else {
-    Refuse("buffer " + hint + " has storage scope \"" + scope + "\" (supported in kernels: shared, shared.dyn, local)");
+    Refuse("buffer " + hint + " has storage scope \"" + scope + "\" (supported in kernels: shared, shared.dyn, local, warp)");
   }
   buffers_[op->buffer_var.get()] = BufferInfo{name, t};
   VisitStmt(op->body);
@@ -461,6 +479,11 @@ void CodeGenCUDA::AddKernel(const std::string& symbol, const PrimFunc& func) {
   std::unordered_map<const VarNode*, DataType> elem;
   PostOrderVisit(func->body, [&](const ObjectRef& n) {
     auto note = [&](const Buffer& b) {
+      if (ScopeOf(scopes_, b->data.get()) == "warp") {
+        Refuse("warp buffer " + b->data->name_hint + " is read or written element by element; a \"warp\" buffer holds "
+               "tensor-core fragments and is only accessed through the tensor intrinsics (ptx_ldmatrix, ptx_mma, "
+               "mma_fill, mma_store)");
+      }
       auto [it, inserted] = elem.emplace(b->data.get(), b->dtype);
       if (!inserted && it->second != b->dtype) {
         Refuse("buffer data " + b->data->name_hint + " is viewed as both " + it->second.str() + " and " + b->dtype.str());

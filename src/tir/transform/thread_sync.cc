@@ -158,6 +158,7 @@ class Planner {
         if (InScope(load->buffer->data.get())) accesses_.push_back({load->buffer->data.get(), load->indices, false});
       } else if (const auto* call = n.as<CallNode>()) {
         for (const PrimExpr& a : call->args) {
+          if (call->op.same_as(Op::Get("tir.tvm_access_ptr"))) break;  // below, by its rw_mask
           if (const auto* v = a.as<VarNode>(); v && InScope(v)) {
             accesses_.push_back({v, {}, false});
             accesses_.push_back({v, {}, true});
@@ -165,8 +166,11 @@ class Planner {
         }
         if (call->op.same_as(Op::Get("tir.tvm_access_ptr")) && call->args.size() > 1) {
           if (const auto* v = call->args[1].as<VarNode>(); v && InScope(v)) {
-            accesses_.push_back({v, {}, false});
-            accesses_.push_back({v, {}, true});
+            // rw_mask (1 read, 2 write), as TVM's access_ptr("r") / ("w"); unknown: both
+            const auto* mask = call->args.size() > 4 ? call->args[4].as<IntImmNode>() : nullptr;
+            int64_t rw = mask ? mask->value : 3;
+            if (rw & 1) accesses_.push_back({v, {}, false});
+            if (rw & 2) accesses_.push_back({v, {}, true});
           }
         }
       }
