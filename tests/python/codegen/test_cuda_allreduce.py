@@ -1,0 +1,137 @@
+"""Cross-thread reductions (LowerCrossThreadReduction + LowerThreadAllreduce), compile-only: reductions whose
+reduction loop is bound to threadIdx are lowered to warp shuffles / shared-memory staging, printed as CUDA C and
+compiled by NVRTC for sm_80 and sm_90; the CPU pipeline is unchanged. No GPU needed (test_cuda_allreduce_gpu.py
+runs these kernels on one)."""
+import pytest
+
+import tessera as tvm
+from tessera import te
+from tessera.contrib import nvcc
+from tessera.script import tir as T
+
+from .test_cuda_codegen import ARCHS, requires_nvrtc
+
+_REDUCERS = {"sum": te.sum, "max": te.max, "min": te.min}
+
+
+def row_reduce(rows, n, op="sum", dtype="float32"):
+    a = te.placeholder((rows, n), dtype, name="A")
+    k = te.reduce_axis((0, n), name="k")
+    b = te.compute((rows,), lambda i: _REDUCERS[op](a[i, k], axis=k), name="B")
+    return te.create_prim_func([a, b])
+
+
+def bound_row_reduce(rows, n, op="sum", threads=None):
+    """One block per row, the reduction loop on threadIdx.x (split by `threads` when given: the outer part
+    serial inside the thread loop, an in-thread reduction first)."""
+    sch = tvm.tir.Schedule(row_reduce(rows, n, op))
+    i, k = sch.get_loops(sch.get_block("B"))
+    sch.bind(i, "blockIdx.x")
+    if threads is None:
+        sch.bind(k, "threadIdx.x")
+    else:
+        ko, ki = sch.split(k, [None, threads])
+        sch.reorder(ki, ko)
+        sch.bind(ki, "threadIdx.x")
+    return sch.mod
+
+
+def device_kernels(mod):
+    """lower + BindTarget + SplitHostDevice + LowerThreadAllreduce + ThreadSync: the kernels (as build_cuda runs)."""
+    target = tvm.target.Target("cuda")
+    mod = tvm.tir.transform.SplitHostDevice()(tvm.tir.transform.BindTarget(target)(tvm.lower(mod)))
+    kernels = tvm.IRModule({gv: f for gv, f in mod.functions.items() if "tir.is_global_func" in (f.attrs or {})})
+    kernels = tvm.tir.transform.LowerThreadAllreduce()(kernels)
+    return tvm.tir.transform.ThreadSync("shared")(kernels)
+
+
+def cuda_source(mod):
+    return tvm.get_global_func("codegen.CodeGenCUDASource")(device_kernels(mod), tvm.target.Target("cuda"))
+
+
+def compile_all(src):
+    for arch in ARCHS:
+        assert f".target {arch}" in nvcc.compile_cuda(src, target_format="ptx", arch=arch).decode()
+
+
+def test_cross_thread_reduction_becomes_allreduce():
+    lowered = tvm.tir.transform.LowerCrossThreadReduction()(bound_row_reduce(4, 64))
+    text = lowered.script()
+    assert "tvm_thread_allreduce" in text and "reduce_scope" in text
+    assert "cross_thread_B" in text and "B_write_back" in text and "in_thread" not in text
+    split = tvm.tir.transform.LowerCrossThreadReduction()(bound_row_reduce(4, 1000, threads=128))
+    assert "in_thread_B" in split.script()
+
+
+@pytest.mark.parametrize("n", [32, 64, 256, 1024])
+def test_whole_warps_use_shuffles(n):
+    src = cuda_source(bound_row_reduce(3, n))
+    assert "__shfl_down_sync" in src and "__shfl_sync" in src  # reduce, then broadcast lane 0
+    assert ("__shared__" in src) == (n > 32)  # one partial per warp across warps
+    assert src.count("__syncthreads()") == (1 if n > 32 else 0)
+    assert "tvm_thread_allreduce" not in src
+
+
+@pytest.mark.parametrize("n", [31, 33, 1000])
+def test_partial_warps_use_a_shared_tree(n):
+    src = cuda_source(bound_row_reduce(3, n))
+    assert "__shfl" not in src and "__shared__ float red_buf0[" + str(n) + "]" in src
+    steps = (n - 1).bit_length()  # log2 of the next power of two
+    assert src.count("__syncthreads()") == steps + 1
+
+
+def test_power_of_two_below_a_warp_and_single_thread():
+    src = cuda_source(bound_row_reduce(5, 16))
+    assert "__shfl_down_sync" in src and ", 16);" in src and "__activemask()" in src  # 16 threads: partial warp
+    one = cuda_source(bound_row_reduce(5, 1))
+    assert "__shfl" not in one and "__shared__" not in one
+
+
+@requires_nvrtc
+@pytest.mark.parametrize("n", [1, 16, 31, 32, 33, 64, 1000, 1024])
+@pytest.mark.parametrize("op", ["sum", "max", "min"])
+def test_allreduce_compiles_with_nvrtc(n, op):
+    compile_all(cuda_source(bound_row_reduce(4, n, op)))
+
+
+@requires_nvrtc
+def test_in_thread_then_cross_thread_compiles():
+    src = cuda_source(bound_row_reduce(2, 4096, threads=256))
+    assert "in_thread_B" in src and "__shfl_down_sync" in src
+    compile_all(src)
+
+
+@T.prim_func
+def max_and_sum(A: T.Buffer((4, 128), "float32"), M: T.Buffer((4,), "float32"), S: T.Buffer((4,), "float32")):
+    for i in T.thread_binding(4, thread="blockIdx.x"):
+        for k in T.thread_binding(128, thread="threadIdx.x"):
+            with T.block("M"):
+                vi, vk = T.axis.remap("SR", [i, k])
+                with T.init():
+                    M[vi] = T.float32(-3.0e38)
+                M[vi] = T.max(M[vi], A[vi, vk])
+        for k in T.thread_binding(128, thread="threadIdx.x"):
+            with T.block("S"):
+                vi, vk = T.axis.remap("SR", [i, k])
+                with T.init():
+                    S[vi] = T.float32(1)
+                S[vi] = S[vi] + A[vi, vk]
+
+
+@requires_nvrtc
+def test_two_reductions_in_one_kernel():
+    src = cuda_source(tvm.IRModule({"main": max_and_sum}))
+    assert src.count("__global__") == 1 and "__shared__ float red_buf0[4]" in src and "red_buf0_1[4]" in src
+    # an init that is not the identity is combined at the write-back: max(-3e38, .), 1 + .
+    assert "S[i] = (((float)1.0) + cross_thread_S[0]);" in src
+    assert "M[i] = tsr_max<float>(((float)-3.0000000000000001e+38), cross_thread_M[0]);" in src
+    compile_all(src)
+
+
+def test_cpu_pipeline_unchanged():
+    mod = tvm.IRModule({"main": row_reduce(8, 100)})
+    without = tvm.transform.Sequential(
+        [p for p in tvm.tir.get_default_tir_pipeline().passes if p.info.name != "LowerCrossThreadReduction"])
+    tvm.ir.assert_structural_equal(tvm.lower(mod), without(mod))
+    assert tvm.tir.transform.LowerCrossThreadReduction()(mod).same_as(mod) or tvm.ir.structural_equal(
+        tvm.tir.transform.LowerCrossThreadReduction()(mod), mod)
