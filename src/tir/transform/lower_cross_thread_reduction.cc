@@ -40,7 +40,46 @@ class CrossThreadReductionLowerer : public StmtExprMutator {
  public:
   using StmtExprMutator::VisitStmt_;
 
+  // A reduction block over an enclosing threadIdx loop that Lower did not take (not a perfect nest from its
+  // reduction loops down) would race: refused.
+  Stmt VisitStmt_(const BlockRealizeNode* op) override {
+    if (op->block->init) {
+      VarSet reduce_vars;
+      for (size_t i = 0; i < op->block->iter_vars.size(); ++i) {
+        if (op->block->iter_vars[i]->iter_type != kCommReduce) continue;
+        PostOrderVisit(op->iter_values[i], [&](const ObjectRef& n) {
+          if (const auto* v = n.as<VarNode>()) reduce_vars.insert(v);
+        });
+      }
+      for (const ForNode* loop : thread_loops_) {
+        if (reduce_vars.count(loop->loop_var.get())) {
+          Refuse(op->block, "its reduction loop " + loop->loop_var->name_hint + " is bound to " +
+                                (*loop->thread_binding)->thread_tag +
+                                " but other statements sit between the reduction loops and the block");
+        }
+      }
+    }
+    std::vector<const ForNode*> outer;
+    outer.swap(thread_loops_);
+    Stmt s = StmtExprMutator::VisitStmt_(op);
+    thread_loops_.swap(outer);
+    return s;
+  }
+
   Stmt VisitStmt_(const ForNode* op) override {
+    if (IsThreadIdxLoop(op)) {
+      thread_loops_.push_back(op);
+      Stmt s = VisitFor(op);
+      thread_loops_.pop_back();
+      return s;
+    }
+    return VisitFor(op);
+  }
+
+ private:
+  std::vector<const ForNode*> thread_loops_;  // enclosing threadIdx loops since the enclosing block
+
+  Stmt VisitFor(const ForNode* op) {
     // The perfect nest from `op` down to a block.
     std::vector<const ForNode*> chain;
     Stmt s = GetRef<Stmt>(op);
@@ -66,7 +105,6 @@ class CrossThreadReductionLowerer : public StmtExprMutator {
     return Lower(chain, realize, reduce_loop_vars, spatial_loop_vars);
   }
 
- private:
   [[noreturn]] static void Refuse(const Block& block, const std::string& why) {
     TESSERA_THROW(NotImplementedError) << "cross-thread reduction of block " << block->name_hint << ": " << why;
   }

@@ -135,3 +135,68 @@ def test_cpu_pipeline_unchanged():
     tvm.ir.assert_structural_equal(tvm.lower(mod), without(mod))
     assert tvm.tir.transform.LowerCrossThreadReduction()(mod).same_as(mod) or tvm.ir.structural_equal(
         tvm.tir.transform.LowerCrossThreadReduction()(mod), mod)
+
+
+# ---- the GPU default schedule: a thread block per long row ----
+
+ROWS, LONG = 8, 1000
+
+
+def _rand(*shape):
+    import numpy as np  # pylint: disable=import-outside-toplevel
+
+    return np.random.default_rng(0).uniform(-1, 1, size=shape).astype("float32")
+
+
+def row_functions(rows=ROWS, n=LONG):
+    """name -> (PrimFunc, inputs, NumPy result) for softmax / layer_norm / sum / mean / max over the last axis."""
+    import numpy as np  # pylint: disable=import-outside-toplevel
+    from tessera import topi  # pylint: disable=import-outside-toplevel
+
+    a, g, b = _rand(rows, n), _rand(n), _rand(n)
+    A, G, Bt = te.placeholder((rows, n), name="A"), te.placeholder((n,), name="G"), te.placeholder((n,), name="B")
+    e = np.exp(a - a.max(1, keepdims=True))
+    norm = (a - a.mean(1, keepdims=True)) / np.sqrt(a.var(1, keepdims=True) + 1e-5) * g + b
+    return {
+        "softmax": (te.create_prim_func([A, topi.nn.softmax(A)]), [a], e / e.sum(1, keepdims=True)),
+        "layer_norm": (te.create_prim_func([A, G, Bt, topi.nn.layer_norm(A, G, Bt, axis=[1], epsilon=1e-5)]),
+                       [a, g, b], norm),
+        "sum": (te.create_prim_func([A, topi.sum(A, axis=1)]), [a], a.sum(1)),
+        "mean": (te.create_prim_func([A, topi.mean(A, axis=1)]), [a], a.mean(1)),
+        "max": (te.create_prim_func([A, topi.max(A, axis=1)]), [a], a.max(1)),
+    }
+
+
+def gpu_schedule(func):
+    return tvm.tir.transform.DefaultGPUSchedule("cuda")(tvm.IRModule({"main": func.with_attr("global_symbol", "main")}))
+
+
+@pytest.mark.parametrize("name", ["softmax", "layer_norm", "sum", "mean", "max"])
+def test_default_schedule_long_rows_use_a_thread_block(name):
+    import numpy as np  # pylint: disable=import-outside-toplevel
+    from gpu_schedule_helpers import serial  # pylint: disable=import-outside-toplevel
+
+    func, inputs, expected = row_functions()[name]
+    mod = gpu_schedule(func)
+    loops = []
+    tvm.tir.post_order_visit(mod["main"].body, lambda n: loops.append(n) if isinstance(n, tvm.tir.For) else None)
+    bound = {(l.thread_binding.thread_tag, int(l.extent)) for l in loops if l.kind == tvm.tir.ForKind.THREAD_BINDING}
+    assert bound == {("blockIdx.x", ROWS), ("threadIdx.x", 256)}, mod.script()  # a block per row, 256 threads
+    src = cuda_source(mod)
+    assert "__shfl_down_sync" in src and src.count("__global__") == 1
+    # the schedule computes what the function computes (thread loops made serial, on the CPU)
+    rt = tvm.build(serial(mod), target="llvm")
+    nd = [tvm.nd.array(x) for x in inputs] + [tvm.nd.array(np.zeros(expected.shape, "float32"))]
+    rt["main"](*nd)
+    np.testing.assert_allclose(nd[-1].numpy(), expected, rtol=1e-4, atol=1e-4)
+    if _nvrtc_ok():
+        compile_all(src)
+
+
+def _nvrtc_ok():
+    return nvcc.have_nvrtc()
+
+
+def test_default_schedule_short_rows_keep_one_thread_per_row():
+    func, _, _ = row_functions(64, 100)["softmax"]
+    assert "__shfl" not in cuda_source(gpu_schedule(func))
