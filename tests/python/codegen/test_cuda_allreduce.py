@@ -200,3 +200,21 @@ def _nvrtc_ok():
 def test_default_schedule_short_rows_keep_one_thread_per_row():
     func, _, _ = row_functions(64, 100)["softmax"]
     assert "__shfl" not in cuda_source(gpu_schedule(func))
+
+
+def test_relax_build_rows_for_cuda_compiles():
+    """relax.build(target="cuda") of softmax / layer_norm / sum / mean / max over 4096: every kernel that reduces
+    along a row does it with warp shuffles (compiled by NVRTC inside the build when present)."""
+    from .test_cuda_allreduce_gpu import Rows  # pylint: disable=import-outside-toplevel
+
+    if tvm.get_global_func("target.build.cuda", allow_missing=True) is None or not _nvrtc_ok():
+        pytest.skip("the CUDA backend or NVRTC is not available")
+    ex = tvm.relax.build(Rows, target="cuda")
+
+    def find(mod):
+        if mod.type_key == "cuda":
+            return mod
+        return next((f for f in (find(m) for m in mod.imported_modules) if f is not None), None)
+
+    src = find(ex.mod).get_source()
+    assert src.count("__shfl_down_sync") >= 5 * 5, src  # 5 functions, at least one 256-thread reduction each
