@@ -218,3 +218,30 @@ def test_relax_build_rows_for_cuda_compiles():
 
     src = find(ex.mod).get_source()
     assert src.count("__shfl_down_sync") >= 5 * 5, src  # 5 functions, at least one 256-thread reduction each
+
+
+def rows_on_threads_y(rows, n, ty, reduce_axis="threadIdx.x", row_axis="threadIdx.y"):
+    """`ty` rows per block on `row_axis`, the row reduced over `reduce_axis` (groups of threads per block)."""
+    sch = tvm.tir.Schedule(row_reduce(rows, n))
+    i, k = sch.get_loops(sch.get_block("B"))
+    bi, ti = sch.split(i, [None, ty])
+    sch.bind(bi, "blockIdx.x")
+    sch.bind(ti, row_axis)
+    sch.bind(k, reduce_axis)
+    return sch.mod
+
+
+@pytest.mark.parametrize("n,ty,shuffles", [(64, 4, True), (8, 4, True), (48, 4, False), (32, 3, True)])
+def test_several_rows_per_block(n, ty, shuffles):
+    src = cuda_source(rows_on_threads_y(12, n, ty))
+    assert ("__shfl_down_sync" in src) == shuffles
+    if _nvrtc_ok():
+        compile_all(src)
+
+
+def test_reduction_over_threadidx_y_uses_the_tree():
+    # the reduction's threads are not consecutive (x varies fastest): shared memory, no shuffles
+    src = cuda_source(rows_on_threads_y(12, 64, 4, reduce_axis="threadIdx.y", row_axis="threadIdx.x"))
+    assert "__shfl" not in src and "red_buf0[256]" in src
+    if _nvrtc_ok():
+        compile_all(src)

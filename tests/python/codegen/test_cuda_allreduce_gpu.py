@@ -87,3 +87,14 @@ def test_relax_rows_on_the_gpu():
     for name, (args, want) in expected.items():
         got = vm[name](*[tvm.nd.array(a, dev) for a in args]).numpy()
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3, err_msg=name)
+
+
+@pytest.mark.parametrize("n,ty,axes", [(64, 4, ("threadIdx.x", "threadIdx.y")), (8, 4, ("threadIdx.x", "threadIdx.y")),
+                                       (48, 4, ("threadIdx.x", "threadIdx.y")), (32, 3, ("threadIdx.x", "threadIdx.y")),
+                                       (64, 4, ("threadIdx.y", "threadIdx.x"))])
+def test_several_rows_per_block(n, ty, axes):
+    from .test_cuda_allreduce import rows_on_threads_y  # pylint: disable=import-outside-toplevel
+
+    a = RNG.uniform(-1, 1, size=(12, n)).astype("float32")
+    (out,) = _run(rows_on_threads_y(12, n, ty, *axes), [a], [(12,)])
+    np.testing.assert_allclose(out, a.sum(1), rtol=1e-4, atol=1e-4)
