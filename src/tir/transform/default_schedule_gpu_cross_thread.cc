@@ -72,7 +72,7 @@ bool ScheduleGPUCrossThreadReduction(Schedule* sch_ptr, const BlockRV& block, co
   if (!loc || b->writes.size() != 1) return false;
   // Loops: spatial ones, then reduction ones (each used by one kind of iteration variable).
   Array<LoopRV> spatial, reduce;
-  int64_t reduce_length = 1;
+  int64_t reduce_length = 1, outputs = 1;  // outputs: -1 when not constant
   for (const LoopRV& l : sch.GetLoops(block)) {
     For loop = sch.Get(l).cast<For>();
     bool s = false, r = false;
@@ -83,32 +83,37 @@ bool ScheduleGPUCrossThreadReduction(Schedule* sch_ptr, const BlockRV& block, co
     if (s == r) return false;  // unused, or both
     if (s && !reduce.empty()) return false;
     const int64_t* ext = AsConstInt(loop->extent);
-    if (r && ext == nullptr) return false;
-    if (r) reduce_length *= *ext;
+    if (ext == nullptr) {
+      if (r) return false;
+      outputs = -1;
+    } else if (r) {
+      reduce_length *= *ext;
+    } else if (outputs >= 0) {
+      outputs *= *ext;
+    }
     (s ? spatial : reduce).push_back(l);
   }
   if (spatial.empty() || reduce.empty() || reduce_length < kCrossThreadMinRow) return false;
+  if (outputs < 0 || outputs > kCrossThreadMaxOutputs) return false;
+  // A sole elementwise consumer of an intermediate result (mean's division) goes in the same thread block (left
+  // to the driver, it would be fused into the reduction's thread loop, which the lowering refuses).
+  Array<BlockRV> consumers = sch.GetConsumers(block);
+  bool epilogue = consumers.size() == 1 && !sch.Get(consumers[0]).cast<Block>()->init;
+  const PrimFunc& f = sch.FuncOf(sch->func_name);
+  for (const Var& p : f->params) {
+    if (auto buf = f->buffer_map.Get(p); buf && Writes(b, (*buf)->data)) epilogue = false;
+  }
   return ApplyOrRestore(sch_ptr, [&] {
     LoopRV row = spatial.size() > 1 ? sch.Fuse(spatial, true) : spatial[0];
     sch.Bind(row, "blockIdx.x");
     const int64_t threads = ThreadsFor(reduce_length, opt);
     SpreadOverThreads(&sch, reduce.size() > 1 ? sch.Fuse(reduce, true) : reduce[0], threads);
-    // A sole elementwise consumer of an intermediate result: in the same block, its loops over the threads.
-    Array<BlockRV> consumers = sch.GetConsumers(block);
-    if (consumers.size() != 1) return true;
-    Block c = sch.Get(consumers[0]).cast<Block>();
-    const PrimFunc& f = sch.FuncOf(sch->func_name);
-    for (const Var& p : f->params) {
-      if (auto buf = f->buffer_map.Get(p); buf && Writes(b, (*buf)->data)) return true;
-    }
-    if (c->init) return true;
-    ApplyOrRestore(sch_ptr, [&] {
+    if (epilogue) {
       sch.SetScope(block, 0, "shared");
       sch.ReverseComputeAt(consumers[0], row, true, -1);
       Array<LoopRV> rest = LoopSlice(sch.GetLoops(consumers[0]), 1, SIZE_MAX);
       if (!rest.empty()) SpreadOverThreads(&sch, rest.size() > 1 ? sch.Fuse(rest, true) : rest[0], threads);
-      return true;
-    });
+    }
     return true;
   });
 }

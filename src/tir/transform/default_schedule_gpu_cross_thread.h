@@ -13,6 +13,8 @@ namespace tir {
 
 // Rows shorter than this stay one thread per row (the rules below return false).
 inline constexpr int64_t kCrossThreadMinRow = 128;
+// A reduction with more outputs than this (conv2d) keeps one thread per output: the GPU is already full.
+inline constexpr int64_t kCrossThreadMaxOutputs = 16384;
 
 // The row kernel `stages` (RowKernelStages' blocks, the last the spatial
 // output): rows fused on blockIdx.x, every stage's row loop over threadIdx.x,
@@ -22,7 +24,8 @@ bool ScheduleGPURowsCrossThread(Schedule* sch, const std::vector<std::string>& s
                                 const DefaultGPUScheduleOptions& opt);
 
 // A reduction block whose reduction loops (after its spatial ones) cover at
-// least kCrossThreadMinRow iterations: spatial loops fused on blockIdx.x, the
+// least kCrossThreadMinRow iterations, with at most kCrossThreadMaxOutputs
+// outputs (constant): spatial loops fused on blockIdx.x, the
 // reduction fused and spread over threadIdx.x; a sole elementwise consumer of
 // an intermediate result (mean's division) computed in the same thread block.
 bool ScheduleGPUCrossThreadReduction(Schedule* sch, const BlockRV& block, const DefaultGPUScheduleOptions& opt);

@@ -245,3 +245,28 @@ def test_reduction_over_threadidx_y_uses_the_tree():
     assert "__shfl" not in src and "red_buf0[256]" in src
     if _nvrtc_ok():
         compile_all(src)
+
+
+def test_default_schedule_gemv_uses_a_thread_block_per_output():
+    """x(1, 784) @ w(784, 128): no matmul tile divides 1, so each output gets a thread block over k (TVM's GEMV
+    style) instead of one thread doing 784 steps."""
+    import numpy as np  # pylint: disable=import-outside-toplevel
+    from tessera import topi  # pylint: disable=import-outside-toplevel
+    from gpu_schedule_helpers import serial  # pylint: disable=import-outside-toplevel
+
+    x, w = _rand(1, 784), _rand(784, 128)
+    X, W = te.placeholder((1, 784), name="X"), te.placeholder((784, 128), name="W")
+    mod = gpu_schedule(te.create_prim_func([X, W, topi.matmul(X, W)]))
+    assert "__shfl_down_sync" in cuda_source(mod)
+    rt = tvm.build(serial(mod), target="llvm")
+    nd = [tvm.nd.array(x), tvm.nd.array(w), tvm.nd.array(np.zeros((1, 128), "float32"))]
+    rt["main"](*nd)
+    np.testing.assert_allclose(nd[-1].numpy(), x @ w, rtol=1e-4, atol=1e-4)
+
+
+def test_default_schedule_many_outputs_keep_one_thread_each():
+    # 20000 row sums of 256: enough outputs to fill the GPU with one thread each (as conv2d)
+    A = te.placeholder((20000, 256), name="A")
+    from tessera import topi  # pylint: disable=import-outside-toplevel
+
+    assert "__shfl" not in cuda_source(gpu_schedule(te.create_prim_func([A, topi.sum(A, axis=1)])))

@@ -98,3 +98,12 @@ def test_several_rows_per_block(n, ty, axes):
     a = RNG.uniform(-1, 1, size=(12, n)).astype("float32")
     (out,) = _run(rows_on_threads_y(12, n, ty, *axes), [a], [(12,)])
     np.testing.assert_allclose(out, a.sum(1), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("name", ["softmax", "layer_norm", "sum", "mean", "max"])
+def test_default_schedule_rows(name):
+    from .test_cuda_allreduce import gpu_schedule, row_functions  # pylint: disable=import-outside-toplevel
+
+    func, inputs, expected = row_functions(8, 1000)[name]
+    (out,) = _run(gpu_schedule(func), inputs, [expected.shape])
+    np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-4)
