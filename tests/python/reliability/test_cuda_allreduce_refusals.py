@@ -29,8 +29,9 @@ def f(A: T.Buffer((4, 64), "float32"), B: T.Buffer((4,), "float32")):
 """, 'tvm.lower(mod)'), "NotImplementedError", "cross-thread reduction of block B")
 
 
-def test_statement_between_thread_loop_and_reduction_is_refused():
-    expect_error(case("""
+# A copy C[i, k] = A[i, k] on threadIdx.x (64 threads), then the row sum B[i] over k: `loop` is "" to put B in C's
+# thread loop, else the header of a loop of its own.
+COPY_THEN_SUM = """
 # from tvm.script import tir as T
 @T.prim_func
 def f(A: T.Buffer((4, 64), "float32"), B: T.Buffer((4,), "float32"), C: T.Buffer((4, 64), "float32")):
@@ -39,29 +40,22 @@ def f(A: T.Buffer((4, 64), "float32"), B: T.Buffer((4,), "float32"), C: T.Buffer
             with T.block("C"):
                 vi, vk = T.axis.remap("SS", [i, k])
                 C[vi, vk] = A[vi, vk]
+{loop}
             with T.block("B"):
                 vi, vk = T.axis.remap("SR", [i, k])
                 with T.init():
                     B[vi] = T.float32(0)
                 B[vi] = B[vi] + A[vi, vk]
-""", 'tvm.lower(mod)'), "NotImplementedError", "block B: its reduction loop k is bound to threadIdx.x")
+"""
+
+
+def test_statement_between_thread_loop_and_reduction_is_refused():
+    expect_error(case(COPY_THEN_SUM.format(loop=""), "tvm.lower(mod)"), "NotImplementedError",
+                 "block B: its reduction loop k is bound to threadIdx.x")
 
 
 def test_reduction_narrower_than_the_launch_is_refused():
-    # threads 32..63 of the launch would skip the barriers of the reduction over 32 threads
-    expect_error(case("""
-# from tvm.script import tir as T
-@T.prim_func
-def f(A: T.Buffer((4, 64), "float32"), B: T.Buffer((4,), "float32"), C: T.Buffer((4, 64), "float32")):
-    for i in T.thread_binding(4, thread="blockIdx.x"):
-        for k in T.thread_binding(64, thread="threadIdx.x"):
-            with T.block("C"):
-                vi, vk = T.axis.remap("SS", [i, k])
-                C[vi, vk] = A[vi, vk]
-        for k in T.thread_binding(48, thread="threadIdx.x"):
-            with T.block("B"):
-                vi, vk = T.axis.remap("SR", [i, k])
-                with T.init():
-                    B[vi] = T.float32(0)
-                B[vi] = B[vi] + A[vi, vk]
-""", 'tvm.build(mod, target="cuda")'), "NotImplementedError", "its threadIdx.x loop is narrower than the launch's threadIdx.x")
+    # threads 48..63 of the launch would skip the barriers of the reduction over 48 threads
+    loop = '        for k in T.thread_binding(48, thread="threadIdx.x"):'
+    expect_error(case(COPY_THEN_SUM.format(loop=loop), 'tvm.build(mod, target="cuda")'), "NotImplementedError",
+                 "its threadIdx.x loop is narrower than the launch's threadIdx.x")
