@@ -13,7 +13,8 @@ namespace tir {
 
 namespace {
 
-enum class Kind { kAdd, kMul, kMax, kMin };
+// kNanMax / kNanMin: max / min where a NaN operand wins (topi argmax / argmin's value stage).
+enum class Kind { kAdd, kMul, kMax, kMin, kNanMax, kNanMin };
 
 PrimExpr Apply(Kind kind, const PrimExpr& a, const PrimExpr& b) {
   switch (kind) {
@@ -21,6 +22,11 @@ PrimExpr Apply(Kind kind, const PrimExpr& a, const PrimExpr& b) {
     case Kind::kMul: return mul(a, b);
     case Kind::kMax: return max(a, b);
     case Kind::kMin: return min(a, b);
+    case Kind::kNanMax:
+    case Kind::kNanMin: {
+      PrimExpr m = kind == Kind::kNanMax ? max(a, b) : min(a, b);
+      return Select(UnaryMath("isnan", a), a, Select(UnaryMath("isnan", b), b, m));
+    }
   }
   return a;
 }
@@ -31,8 +37,10 @@ PrimExpr Identity(Kind kind, DataType t) {
     case Kind::kAdd: return cast(t, IntImm(DataType::Int(32), 0));
     case Kind::kMul: return cast(t, IntImm(DataType::Int(32), 1));
     case Kind::kMax:
+    case Kind::kNanMax:
       return t.is_float() ? PrimExpr(FloatImm(t, -std::numeric_limits<double>::infinity())) : min_value(t);
     case Kind::kMin:
+    case Kind::kNanMin:
       return t.is_float() ? PrimExpr(FloatImm(t, std::numeric_limits<double>::infinity())) : max_value(t);
   }
   return PrimExpr();
@@ -64,10 +72,24 @@ std::optional<ReductionUpdate> MatchReductionUpdate(const Stmt& init, const Stmt
     const auto* load = e.as<BufferLoadNode>();
     return load && load->buffer.same_as(store->buffer) && StructuralEqual(load->indices, store->indices);
   };
-  const auto* bin = store->value.as<BinaryOpNode>();
-  if (bin == nullptr) return std::nullopt;
   Kind kind;
-  if (store->value.as<AddNode>()) {
+  PrimExpr value;
+  const auto* bin = store->value.as<BinaryOpNode>();
+  const auto* sel = store->value.as<SelectNode>();
+  const auto* inner = sel ? sel->false_value.as<SelectNode>() : nullptr;
+  if (inner != nullptr && store->buffer->dtype.is_float()) {
+    PrimExpr self = BufferLoad(store->buffer, store->indices);
+    value = inner->true_value;
+    if (StructuralEqual(Apply(Kind::kNanMax, self, value), store->value)) {
+      kind = Kind::kNanMax;
+    } else if (StructuralEqual(Apply(Kind::kNanMin, self, value), store->value)) {
+      kind = Kind::kNanMin;
+    } else {
+      return std::nullopt;
+    }
+  } else if (bin == nullptr) {
+    return std::nullopt;
+  } else if (store->value.as<AddNode>()) {
     kind = Kind::kAdd;
   } else if (store->value.as<MulNode>()) {
     kind = Kind::kMul;
@@ -78,8 +100,9 @@ std::optional<ReductionUpdate> MatchReductionUpdate(const Stmt& init, const Stmt
   } else {
     return std::nullopt;
   }
-  PrimExpr value;
-  if (is_self(bin->a)) {
+  if (bin == nullptr) {
+    // matched above
+  } else if (is_self(bin->a)) {
     value = bin->b;
   } else if (is_self(bin->b)) {
     value = bin->a;

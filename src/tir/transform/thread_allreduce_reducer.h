@@ -1,8 +1,9 @@
 // The reduction a cross-thread reduction block performs, read from its init
 // and update (`B[i] = init`, `B[i] = B[i] op value`, op one of +, *, max,
-// min): the output buffer and indices, the value, the CommReducer (for the
-// "reduce_scope" attr and tvm_thread_allreduce) and its identity. TIR layer;
-// used by LowerCrossThreadReduction.
+// min, or max / min where a NaN wins as topi argmax writes it): the output
+// buffer and indices, the value, the CommReducer (for the "reduce_scope" attr
+// and tvm_thread_allreduce) and its identity. TIR layer; used by
+// LowerCrossThreadReduction and the GPU default schedule.
 #pragma once
 
 #include <optional>

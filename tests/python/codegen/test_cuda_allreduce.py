@@ -270,3 +270,32 @@ def test_default_schedule_many_outputs_keep_one_thread_each():
     from tessera import topi  # pylint: disable=import-outside-toplevel
 
     assert "__shfl" not in cuda_source(gpu_schedule(te.create_prim_func([A, topi.sum(A, axis=1)])))
+
+
+def arg_functions(rows=ROWS, n=LONG):
+    """name -> (PrimFunc, inputs, NumPy result) for topi argmax / argmin over the last axis, a NaN in one row."""
+    import numpy as np  # pylint: disable=import-outside-toplevel
+    from tessera import topi  # pylint: disable=import-outside-toplevel
+
+    a = _rand(rows, n)
+    a[3, n // 2] = np.nan  # NaN wins (NumPy's rule), through the NaN-propagating max / min stage
+    A = te.placeholder((rows, n), name="A")
+    return {name: (te.create_prim_func([A, getattr(topi, name)(A, axis=1)]), [a], getattr(np, name)(a, axis=1))
+            for name in ["argmax", "argmin"]}
+
+
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+def test_default_schedule_argmax_reduces_across_threads(name):
+    import numpy as np  # pylint: disable=import-outside-toplevel
+    from gpu_schedule_helpers import serial  # pylint: disable=import-outside-toplevel
+
+    func, inputs, expected = arg_functions()[name]
+    mod = gpu_schedule(func)
+    src = cuda_source(mod)
+    assert src.count("__global__") == 2 and src.count("__shfl_down_sync") == 16  # the value, then the index
+    rt = tvm.build(serial(mod), target="llvm")
+    nd = [tvm.nd.array(x) for x in inputs] + [tvm.nd.array(np.zeros(expected.shape, "int64"))]
+    rt["main"](*nd)
+    np.testing.assert_array_equal(nd[-1].numpy(), expected)
+    if _nvrtc_ok():
+        compile_all(src)

@@ -109,3 +109,15 @@ def test_default_schedule_rows(name):
     func, inputs, expected = row_functions(8, 1000)[name]
     (out,) = _run(gpu_schedule(func), inputs, [expected.shape])
     np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+def test_default_schedule_argmax(name):
+    from .test_cuda_allreduce import arg_functions, gpu_schedule  # pylint: disable=import-outside-toplevel
+
+    func, inputs, expected = arg_functions(8, 1000)[name]
+    dev = tvm.cuda(0)
+    rt = tvm.build(gpu_schedule(func), target="cuda")
+    out = tvm.nd.empty(expected.shape, "int64", dev)
+    rt["main"](tvm.nd.array(inputs[0], dev), out)
+    np.testing.assert_array_equal(out.numpy(), expected)
