@@ -233,8 +233,8 @@ TEST(PrimFuncPass, AppliesToEachPrimFuncAndCanRemove) {
 }
 
 TEST(PassRegistry, LowerPassesAreRegisteredByName) {
-  for (const char* name : {"LowerCrossThreadReduction", "LowerThreadAllreduce", "LowerInitBlock", "ConvertBlocksToOpaque", "LowerOpaqueBlock", "CompactBufferAllocation",
-                           "LoopPartition", "FlattenBuffer", "VectorizeLoop", "UnrollLoop", "MakePackedAPI"}) {
+  for (const char* name : {"LowerCrossThreadReduction", "LowerThreadAllreduce", "LowerInitBlock", "ConvertBlocksToOpaque",
+                           "LowerOpaqueBlock", "CompactBufferAllocation", "LoopPartition", "FlattenBuffer", "VectorizeLoop", "UnrollLoop", "MakePackedAPI"}) {
     Pass p = GetPass(name);
     EXPECT_EQ(std::string(p->Info()->name), name);
     EXPECT_TRUE(GetPass(std::string("tir.transform.") + name).defined());
