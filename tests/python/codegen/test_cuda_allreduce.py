@@ -299,3 +299,26 @@ def test_default_schedule_argmax_reduces_across_threads(name):
     np.testing.assert_array_equal(nd[-1].numpy(), expected)
     if _nvrtc_ok():
         compile_all(src)
+
+
+@T.prim_func
+def broadcast_from_thread0(a: T.handle, b: T.handle):
+    A = T.Buffer((64,), data=a)
+    B = T.Buffer((64,), data=b)
+    for tx in T.thread_binding(64, thread="threadIdx.x"):
+        S = T.allocate([1], "float32", "shared")
+        S_1 = T.Buffer((1,), data=S, scope="shared")
+        if tx == 0:
+            S_1[0] = A[0]
+        B[tx] = S_1[0]
+
+
+def test_thread_sync_orders_an_element_shared_by_all_threads():
+    """A per-row result written by thread 0 (an allreduce's write-back) and read by every thread: ThreadSync took
+    "same index" as "same thread" and put no barrier (softmax's max was read before it was written)."""
+    from .test_cuda_thread_sync import _events, _sync  # pylint: disable=import-outside-toplevel
+
+    events = _events(_sync(broadcast_from_thread0))
+    assert events.index("sync") > events.index("endif"), events
+    func, _, _ = row_functions()["softmax"]
+    assert cuda_source(gpu_schedule(func)).count("__syncthreads()") == 4  # 2 per reduction: partials, the row result
