@@ -21,10 +21,10 @@ def row_reduce(rows, n, op="sum", dtype="float32"):
     return te.create_prim_func([a, b])
 
 
-def bound_row_reduce(rows, n, op="sum", threads=None):
+def bound_row_reduce(rows, n, op="sum", threads=None, dtype="float32"):
     """One block per row, the reduction loop on threadIdx.x (split by `threads` when given: the outer part
     serial inside the thread loop, an in-thread reduction first)."""
-    sch = tvm.tir.Schedule(row_reduce(rows, n, op))
+    sch = tvm.tir.Schedule(row_reduce(rows, n, op, dtype))
     i, k = sch.get_loops(sch.get_block("B"))
     sch.bind(i, "blockIdx.x")
     if threads is None:
@@ -92,6 +92,13 @@ def test_power_of_two_below_a_warp_and_single_thread():
 @pytest.mark.parametrize("op", ["sum", "max", "min"])
 def test_allreduce_compiles_with_nvrtc(n, op):
     compile_all(cuda_source(bound_row_reduce(4, n, op)))
+
+
+@requires_nvrtc
+@pytest.mark.parametrize("dtype", ["float16", "float64", "int32", "int64"])
+@pytest.mark.parametrize("op", ["sum", "max"])
+def test_allreduce_dtypes_compile(dtype, op):
+    compile_all(cuda_source(bound_row_reduce(4, 100, op, threads=64, dtype=dtype)))
 
 
 @requires_nvrtc

@@ -121,3 +121,13 @@ def test_default_schedule_argmax(name):
     out = tvm.nd.empty(expected.shape, "int64", dev)
     rt["main"](tvm.nd.array(inputs[0], dev), out)
     np.testing.assert_array_equal(out.numpy(), expected)
+
+
+@pytest.mark.parametrize("dtype,op", [("int32", "sum"), ("float16", "max"), ("float64", "sum"), ("int64", "max")])
+def test_dtypes(dtype, op):
+    a = RNG.integers(-100, 100, size=(4, 100)).astype(dtype)
+    dev = tvm.cuda(0)
+    rt = tvm.build(bound_row_reduce(4, 100, op, threads=64, dtype=dtype), target="cuda")
+    out = tvm.nd.empty((4,), dtype, dev)
+    rt["main"](tvm.nd.array(a, dev), out)
+    np.testing.assert_array_equal(out.numpy(), getattr(a, op)(1))
