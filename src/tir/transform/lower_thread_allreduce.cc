@@ -9,7 +9,6 @@
 // Otherwise a shared-memory tree: log2(N) halving steps, barrier after each.
 #include "tir/transform/lower_thread_allreduce.h"
 
-#include <map>
 #include <set>
 #include <vector>
 
@@ -28,6 +27,13 @@ constexpr int64_t kWarp = 32;
 PrimExpr I32(int64_t v) { return IntImm(DataType::Int(32), v); }
 
 bool IsPow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+// `prefix` followed by `j` (the value's position).
+std::string Named(const char* prefix, size_t j) {
+  std::string name(prefix);
+  name += std::to_string(j);
+  return name;
+}
 
 int64_t Pow2Ceil(int64_t v) {
   int64_t p = 1;
@@ -81,9 +87,11 @@ class AllreduceLowerer : public StmtExprMutator {
                                        << func_ << ": " << why;
   }
 
+  // Whether `e` may differ between the threads of the block: it uses a threadIdx loop variable or reads memory.
   bool UsesThread(const PrimExpr& e) const {
     bool found = false;
     PostOrderVisit(e, [&](const ObjectRef& n) {
+      if (n.as<BufferLoadNode>()) found = true;
       if (const auto* v = n.as<VarNode>()) {
         for (const ForNode* loop : loops_) {
           if (loop->loop_var.get() == v && (*loop->thread_binding)->thread_tag.rfind("threadIdx.", 0) == 0) found = true;
@@ -196,7 +204,7 @@ class AllreduceLowerer : public StmtExprMutator {
         PrimExpr lane = truncmod(r, I32(kWarp)), warp = truncdiv(r, I32(kWarp));  // r >= 0
         std::vector<Stmt> put;
         for (size_t j = 0; j < n; ++j) {
-          Buffer stage = decl_buffer({I32(groups * warps)}, values[j].dtype(), "red_buf" + std::to_string(j), "shared");
+          Buffer stage = decl_buffer({I32(groups * warps)}, values[j].dtype(), Named("red_buf", j), "shared");
           stages.push_back(stage);
           put.push_back(BufferStore(stage, BufferLoad(results[j], {I32(0)}), {g * I32(warps) + warp}));
         }
@@ -220,7 +228,7 @@ class AllreduceLowerer : public StmtExprMutator {
       // The shared-memory tree.
       PrimExpr base = g * I32(lanes);
       for (size_t j = 0; j < n; ++j) {
-        Buffer stage = decl_buffer({I32(groups * lanes)}, values[j].dtype(), "red_buf" + std::to_string(j), "shared");
+        Buffer stage = decl_buffer({I32(groups * lanes)}, values[j].dtype(), Named("red_buf", j), "shared");
         stages.push_back(stage);
         seq.push_back(BufferStore(stage, masked[j], {base + r}));
       }
@@ -251,7 +259,7 @@ class AllreduceLowerer : public StmtExprMutator {
     Array<PrimExpr> av, bv;
     std::vector<std::pair<Var, PrimExpr>> lets;
     for (size_t j = 0; j < buffers.size(); ++j) {
-      Var x("a" + std::to_string(j), a[j].dtype()), y("b" + std::to_string(j), b[j].dtype());
+      Var x(Named("a", j), a[j].dtype()), y(Named("b", j), b[j].dtype());
       lets.emplace_back(x, a[j]);
       lets.emplace_back(y, b[j]);
       av.push_back(x);
