@@ -15,11 +15,11 @@ pytestmark = pytest.mark.skipif(not tvm.cuda(0).exist, reason="needs a CUDA devi
 RNG = np.random.default_rng(0)
 
 
-def _run(mod, inputs, out_shapes):
+def _run(mod, inputs, out_shapes, name="main"):
     dev = tvm.cuda(0)
     rt = tvm.build(mod, target="cuda")
     nd = [tvm.nd.array(x, dev) for x in inputs] + [tvm.nd.empty(s, "float32", dev) for s in out_shapes]
-    rt["main"](*nd)
+    rt[name](*nd)
     return [o.numpy() for o in nd[len(inputs):]]
 
 
@@ -45,7 +45,7 @@ def test_row_max_min(op, n):
 
 def test_two_reductions_in_one_kernel():
     a = RNG.uniform(-1, 1, size=(4, 128)).astype("float32")
-    m, s = _run(tvm.IRModule({"main": max_and_sum}), [a], [(4,), (4,)])
+    m, s = _run(tvm.IRModule({"main": max_and_sum}), [a], [(4,), (4,)], name="max_and_sum")
     np.testing.assert_allclose(m, np.maximum(a.max(1), -3.0e38), rtol=1e-6)
     np.testing.assert_allclose(s, 1 + a.sum(1), rtol=1e-4, atol=1e-4)
 
