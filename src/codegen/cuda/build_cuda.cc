@@ -22,6 +22,7 @@
 #include "tir/function.h"
 #include "tir/functor.h"
 #include "tir/op.h"
+#include "tir/transform/lower_thread_allreduce.h"
 #include "tir/transform/thread_sync.h"
 
 namespace tessera {
@@ -194,7 +195,7 @@ Module BuildCUDA(const IRModule& lowered, const Target& target) {
   std::string source;
   NVRTCResult compiled{"", "ptx", ""};
   if (!kernels.empty()) {
-    device = InsertThreadSync(device);
+    device = InsertThreadSync(tir::transform::LowerThreadAllreduce()(device));
     source = CodeGenCUDASource(device, target);
     auto [arch, format] = ArchAndFormat(target);
     compiled = NVRTCCompile(source, arch, format);

@@ -16,6 +16,7 @@
 #include "tir/schedule/analysis.h"
 #include "tir/analysis/is_scheduled.h"
 #include "tir/transform/default_cpu_schedule.h"
+#include "tir/transform/default_schedule_gpu_cross_thread.h"
 #include "tir/transform/prim_func_pass.h"
 
 namespace tessera {
@@ -112,6 +113,7 @@ class GPUScheduler {
     for (const IterVar& iv : b->iter_vars) reduce = reduce || iv->iter_type == kCommReduce;
     if (!reduce && FuseEpilogue(block)) return;
     if (reduce && ScheduleGPUMatmul(&sch_, block, opt_)) return;
+    if (reduce && ScheduleGPUCrossThreadReduction(&sch_, block, opt_)) return;
     ScheduleGPUThreadPerOutput(&sch_, block, opt_);
   }
 

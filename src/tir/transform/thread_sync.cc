@@ -26,6 +26,7 @@ struct Access {
   const VarNode* data;
   Array<PrimExpr> index;  // empty: unknown (the whole buffer)
   bool write;
+  bool per_thread = false;  // the index depends on the thread (else every thread touches the same element)
 };
 
 struct Summary {
@@ -37,8 +38,9 @@ struct Summary {
 bool Conflict(const Access& a, const Access& b) {
   // Read after write and write after read; two writes need no order (as TVM: a race, not a missing barrier).
   if (a.data != b.data || a.write == b.write) return false;
-  // The same element in both: each thread sees its own access (no other thread's).
-  if (!a.index.empty() && a.index.size() == b.index.size()) {
+  // The same element in both, chosen by the thread: each thread sees its own access (no other thread's). An index
+  // that is the same for every thread (S[0] written by thread 0, read by all) is shared: a conflict.
+  if (!a.index.empty() && a.index.size() == b.index.size() && a.per_thread && b.per_thread) {
     bool same = true;
     for (size_t i = 0; i < a.index.size() && same; ++i) same = StructuralEqual(a.index[i], b.index[i]);
     if (same) return false;
@@ -130,7 +132,9 @@ class Planner {
     if (const auto* store = s.as<BufferStoreNode>()) {
       Collect(store->value);
       for (const PrimExpr& i : store->indices) Collect(i);
-      if (InScope(store->buffer->data.get())) accesses_.push_back({store->buffer->data.get(), store->indices, true});
+      if (InScope(store->buffer->data.get())) {
+        accesses_.push_back({store->buffer->data.get(), store->indices, true, PerThread(store->indices)});
+      }
     } else {
       CollectStmt(s);
     }
@@ -149,13 +153,23 @@ class Planner {
 
   bool InScope(const VarNode* data) const { return ScopeOf(scopes_, data) == scope_; }
 
+  bool PerThread(const Array<PrimExpr>& index) const {
+    if (scope_ == "local") return true;  // each thread has its own copy
+    for (const PrimExpr& i : index) {
+      if (ThreadDependent(i, thread_vars_)) return true;
+    }
+    return false;
+  }
+
   // Accesses of an expression: loads (with their index), and any other use of a buffer pointer (call arguments:
   // access_ptr, ptx intrinsics) as an unknown read and write.
   void Collect(const PrimExpr& e) {
     std::set<const VarNode*> indexed;
     PostOrderVisit(e, [&](const ObjectRef& n) {
       if (const auto* load = n.as<BufferLoadNode>()) {
-        if (InScope(load->buffer->data.get())) accesses_.push_back({load->buffer->data.get(), load->indices, false});
+        if (InScope(load->buffer->data.get())) {
+          accesses_.push_back({load->buffer->data.get(), load->indices, false, PerThread(load->indices)});
+        }
       } else if (const auto* call = n.as<CallNode>()) {
         for (const PrimExpr& a : call->args) {
           if (call->op.same_as(Op::Get("tir.tvm_access_ptr"))) break;  // below, by its rw_mask

@@ -5,6 +5,13 @@ from . import _ffi_api
 from ...error import TVMTypeError, TVMValueError
 
 
+def LowerCrossThreadReduction():
+    """Reduction blocks whose reduction loops are bound to threadIdx become
+    ``T.tvm_thread_allreduce`` over those threads (plus an in-thread reduction
+    and a write-back by the first thread)."""
+    return _ffi_api.LowerCrossThreadReduction()
+
+
 def LowerInitBlock():
     """Reduction blocks' ``T.init()`` becomes a guarded store at the start of their body."""
     return _ffi_api.LowerInitBlock()
@@ -86,6 +93,12 @@ def ThreadSync(storage_scope):
     return _ffi_api.ThreadSync(storage_scope)
 
 
+def LowerThreadAllreduce():
+    """``T.tvm_thread_allreduce`` in GPU kernels becomes warp shuffles and
+    shared-memory staging (run on kernels, after SplitHostDevice)."""
+    return _ffi_api.LowerThreadAllreduce()
+
+
 def VerifyGPUCode(constraints):
     """A pass raising ValueError (naming the function and the limit) when a GPU kernel exceeds `constraints`
     (the keys of ``tvm.tir.analysis.verify_gpu_code``)."""
@@ -141,6 +154,7 @@ def DefaultGPUSchedule(target=None):
     return _ffi_api.DefaultGPUSchedule(target)
 
 
-__all__ = ["DefaultCPUSchedule", "DefaultGPUSchedule", "ThreadSync", "VerifyGPUCode", "LowerInitBlock", "ConvertBlocksToOpaque", "LowerOpaqueBlock", "CompactBufferAllocation",
+__all__ = ["DefaultCPUSchedule", "DefaultGPUSchedule", "ThreadSync", "VerifyGPUCode", "LowerCrossThreadReduction",
+           "LowerThreadAllreduce", "LowerInitBlock", "ConvertBlocksToOpaque", "LowerOpaqueBlock", "CompactBufferAllocation",
            "HoistNestPredicates", "LoopPartition",
            "FlattenBuffer", "VectorizeLoop", "UnrollLoop", "MakePackedAPI", "BindTarget", "SplitHostDevice"]
