@@ -94,10 +94,17 @@ class TensorStructInfo(StructInfo):
     """A tensor: ``TensorStructInfo((1, n), "float32")``, ``TensorStructInfo(ndim=2, dtype="float32")``."""
 
     def __init__(self, shape=None, dtype="float32", vdevice=None, ndim=-1, span=None):  # pylint: disable=unused-argument
-        if vdevice is not None:
-            raise OpNotImplemented("TensorStructInfo(vdevice=...) is not supported")
+        from ..ir.global_info import VDevice  # pylint: disable=import-outside-toplevel
+
+        if vdevice is not None and not isinstance(vdevice, VDevice):
+            if isinstance(vdevice, str):
+                raise OpNotImplemented(f"TensorStructInfo(vdevice={vdevice!r}): a vdevice named by a string refers "
+                                       "to a module's global_infos, which Tessera's IRModule does not store; "
+                                       "pass a tvm.ir.VDevice")
+            raise TVMTypeError(f"TensorStructInfo: vdevice must be a tvm.ir.VDevice or None, got "
+                               f"{type(vdevice).__name__}")
         self.__init_handle_by_constructor__(_ffi_api.TensorStructInfo, _as_shape(shape),
-                                            "void" if dtype in (None, "") else str(dtype), int(ndim))
+                                            "void" if dtype in (None, "") else str(dtype), int(ndim), vdevice)
 
     @property
     def dtype(self):
@@ -105,9 +112,6 @@ class TensorStructInfo(StructInfo):
         text = str(value)
         return "" if text == "void" else text
 
-    @property
-    def vdevice(self):
-        return None
 
 
 @register_object("relax.TupleStructInfo")

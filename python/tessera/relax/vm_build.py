@@ -103,9 +103,15 @@ def _pipeline(name, target=None):
     return pipeline.get_pipeline(name)
 
 
-def _vmcodegen(builder, mod):
+def _check_exec_mode(exec_mode, what):
+    if exec_mode != "bytecode":
+        raise OpNotImplemented(f"{what}(exec_mode={exec_mode!r}): only \"bytecode\" is supported")
+
+
+def _vmcodegen(builder, mod, exec_mode="bytecode"):
     """Emits the Relax functions of ``mod`` into ``builder``; returns the
     IRModule of the remaining (TIR) functions."""
+    _check_exec_mode(exec_mode, "relax.vm_build._vmcodegen")
     return get_global_func("relax.VMCodeGen")(builder, mod)
 
 
@@ -150,8 +156,7 @@ def build(mod, target="llvm", params=None, relax_pipeline="default_build", exec_
     from ..target import Target  # pylint: disable=import-outside-toplevel
     from .exec_builder import ExecBuilder  # pylint: disable=import-outside-toplevel
 
-    if exec_mode != "bytecode":
-        raise OpNotImplemented(f"relax.build(exec_mode={exec_mode!r}): only \"bytecode\" is supported")
+    _check_exec_mode(exec_mode, "relax.build")
     if system_lib:
         raise OpNotImplemented("relax.build(system_lib=True) is not supported")
     if target is None:
