@@ -83,3 +83,34 @@ def test_strided_slice_python_against_topi(begin, end, strides):
     res = tvm.nd.empty(ref.shape, "float32")
     func(tvm.nd.array(x), res)
     np.testing.assert_array_equal(res.numpy(), ref)
+
+
+def test_registered_test_vm_functions_through_the_vm():
+    from tessera.script import ir as I, relax as R  # pylint: disable=import-outside-toplevel
+
+    @I.ir_module
+    class Module:  # pylint: disable=too-few-public-methods
+        @R.function(pure=False)
+        def main(x: R.Tensor((3, 4), "float32")):
+            y = R.builtin.alloc_tensor(R.shape([3, 8]), R.dtype("float32"), R.prim_value(0))
+            _ = R.call_packed("test.vm.tile", x, y, sinfo_args=R.Tensor(ndim=2, dtype="float32"))
+            z = R.call_packed("test.vm.subtract_one", y, sinfo_args=R.Tensor(ndim=2, dtype="float32"))
+            return z
+
+    vm = relax.VirtualMachine(relax.build(Module, target="llvm"), tvm.cpu())
+    a = np.arange(12, dtype="float32").reshape(3, 4)
+    np.testing.assert_array_equal(vm["main"](tvm.nd.array(a)).numpy(), np.tile(a, (1, 2)) - 1)
+    assert tvm.get_global_func("test.vm.check_if_defined")(tvm.nd.array(a)) is True
+    assert tvm.get_global_func("test.vm.equal_zero")(tvm.nd.array(np.zeros(3, "float32"))).numpy()
+
+
+def test_time_evaluator_of_a_saved_closure():
+    x = relax.Var("x", relax.TensorStructInfo((2, 3), "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        bb.emit_func_output(bb.emit(relax.op.multiply(x, x)))
+    vm = relax.VirtualMachine(relax.build(bb.get(), target="llvm"), tvm.cpu())
+    a = np.ones((2, 3), "float32")
+    vm.save_function("main", "saved_main", tvm.nd.array(a))
+    result = vm.time_evaluator("saved_main", tvm.cpu(), number=2)()
+    assert result.mean > 0
