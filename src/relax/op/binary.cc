@@ -20,7 +20,7 @@ StructInfo InferBinaryElementwise(const Call& call, bool result_bool) {
     const auto* tb = pb ? nullptr : ArgSInfoAs<TensorStructInfoNode>(call, 1, "x2", "a tensor or an R.Prim");
     DataType da = pa ? pa->dtype : ta->dtype;
     DataType db = pb ? pb->dtype : tb->dtype;
-    if (!da.is_void() && !db.is_void() && da != db) {
+    if (!result_bool && !da.is_void() && !db.is_void() && da != db) {
       TESSERA_THROW(TypeError) << OpName(call) << ": operands 'x1' " << StructInfoText(a) << " and 'x2' "
                                << StructInfoText(b) << " have different dtypes (" << da << " vs " << db << ")";
     }
@@ -32,8 +32,8 @@ StructInfo InferBinaryElementwise(const Call& call, bool result_bool) {
   }
   const auto* lhs = ArgSInfoAs<TensorStructInfoNode>(call, 0, "x1", "a tensor");
   const auto* rhs = ArgSInfoAs<TensorStructInfoNode>(call, 1, "x2", "a tensor");
-  DataType dtype = SameDType(call, {lhs, rhs}, {"x1", "x2"});
-  if (result_bool) dtype = DataType::Bool();
+  // As TVM, comparisons take operands of any two dtypes (legalization compares them in a common one).
+  DataType dtype = result_bool ? DataType::Bool() : SameDType(call, {lhs, rhs}, {"x1", "x2"});
   // The same shape (a shared shape variable, say) is the result's shape.
   if (lhs->shape && rhs->shape && lhs->shape->same_as(*rhs->shape)) return TensorStructInfo(*lhs->shape, dtype);
   int ndim = 0;

@@ -99,3 +99,13 @@ def test_split_sections_symbolic():
     dims = [f.shape.values[1] for f in sinfo.fields]
     assert ana.can_prove_equal(dims[0], tir.floordiv(b + 2, 3)) and ana.can_prove_equal(dims[1], dims[0])
     assert ana.can_prove_equal(dims[2], b - tir.floordiv(b + 2, 3) * 2)
+
+
+@pytest.mark.parametrize("name", sorted(CMP))
+@pytest.mark.parametrize("da,db", [("float32", "int32"), ("int32", "int64"), ("float16", "float32")])
+def test_comparison_of_two_dtypes(name, da, db):
+    tvm.ir.assert_structural_equal(infer(getattr(relax.op, name)(tensor((2, 3), da), tensor((3,), db, "y"))),
+                                   relax.TensorStructInfo((2, 3), "bool"))
+    a = np.round(rand((2, 3), da, 1, -3, 3))
+    b = np.round(rand((3,), db, 2, -3, 3))
+    np.testing.assert_array_equal(run(getattr(relax.op, name), a, b), CMP[name](a, b))
