@@ -209,6 +209,11 @@ StructInfo InferConcat(const Call& call, const BlockBuilder&) {
                                 << " dimensions, the others " << ndim;
     }
   }
+  // One tensor: itself (as TVM), once the checks above passed.
+  if (ts.size() == 1) {
+    if (axis_opt && ndim > 0) NormalizeAxis(call, *axis_opt, ndim, "axis", "tensors");
+    return GetRef<StructInfo>(ts[0]);
+  }
   if (!axis_opt) ndim = 1;
   int64_t axis_attr = axis_opt.value_or(0);
   if (ndim == StructInfoNode::kUnknownNDim) return TensorStructInfo(dtype, ndim);
@@ -260,13 +265,6 @@ StructInfo InferSplit(const Call& call, const BlockBuilder&) {
                                 << "sections, got " << vals[0];
     }
     n_out = static_cast<size_t>(vals[0]);
-  } else {
-    for (size_t i = 1; i < vals.size(); ++i) {
-      if (vals[i] < vals[i - 1]) {
-        TESSERA_THROW(ValueError) << OpName(call) << ": attribute 'indices_or_sections' must be ascending, got "
-                                  << vals[i - 1] << " before " << vals[i];
-      }
-    }
   }
   auto unknown = [&](int ndim) {
     Array<StructInfo> fields;
@@ -305,7 +303,7 @@ StructInfo InferSplit(const Call& call, const BlockBuilder&) {
     Array<PrimExpr> s = *shape;
     s.Set(axis, Dim(size));
     fields.push_back(TensorStructInfo(ShapeExpr(s), x->dtype));
-    prev = std::max(prev, end);
+    prev = end;  // as NumPy and TVM: indices need not ascend (a part between decreasing ones is empty)
   }
   return TupleStructInfo(fields);
 }

@@ -109,3 +109,27 @@ def test_comparison_of_two_dtypes(name, da, db):
     a = np.round(rand((2, 3), da, 1, -3, 3))
     b = np.round(rand((3,), db, 2, -3, 3))
     np.testing.assert_array_equal(run(getattr(relax.op, name), a, b), CMP[name](a, b))
+
+
+def test_split_indices_not_ascending_as_numpy():
+    a = rand((2, 10), seed=6)
+    outs = run(lambda x: relax.op.split(x, [6, 4], axis=1), a)
+    refs = np.split(a, [6, 4], axis=1)
+    assert [o.shape for o in outs] == [r.shape for r in refs] == [(2, 6), (2, 0), (2, 6)]
+    for o, r in zip(outs, refs):
+        np.testing.assert_array_equal(o, r)
+
+
+def test_concat_of_one_tensor_is_that_tensor():
+    s = relax.Var("s", relax.ShapeStructInfo())
+    x = relax.Var("x", relax.TensorStructInfo(s, "float32"))
+    tvm.ir.assert_structural_equal(infer(relax.op.concat([x], axis=None)), relax.TensorStructInfo(s, "float32"))
+    tvm.ir.assert_structural_equal(infer(relax.op.concat([tensor((2, 3))], axis=1)),
+                                   relax.TensorStructInfo((2, 3), "float32"))
+    with pytest.raises(ValueError, match="with axis None every tensor must be 1-D"):
+        infer(relax.op.concat([tensor((2, 3))], axis=None))
+
+
+def test_concat_of_one_tensor_checks_the_axis():
+    with pytest.raises(ValueError, match="relax.concat: attribute 'axis' = 5 is out of range"):
+        infer(relax.op.concat([tensor((2, 3))], axis=5))
