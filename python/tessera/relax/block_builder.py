@@ -212,7 +212,7 @@ class BlockBuilder(Node):
         returned. Keyword arguments other than primfunc_name_hint go to ``func``."""
         from .. import te  # pylint: disable=import-outside-toplevel
         from ..ir import structural_equal  # pylint: disable=import-outside-toplevel
-        from .struct_info import TensorStructInfo  # pylint: disable=import-outside-toplevel
+        from .struct_info import PrimStructInfo, TensorStructInfo  # pylint: disable=import-outside-toplevel
         from .expr import PrimValue, ShapeExpr  # pylint: disable=import-outside-toplevel
         from .op.base import call_tir  # pylint: disable=import-outside-toplevel
         from ..tir.stmt_functor import substitute as stmt_functor_substitute  # pylint: disable=import-outside-toplevel
@@ -257,6 +257,12 @@ class BlockBuilder(Node):
                     return [convert(v) for v in arg.values]
                 if isinstance(arg, PrimValue):
                     return convert(arg.value)
+                # A scalar known only at run time: a scalar parameter of the PrimFunc (TVM's form).
+                if isinstance(sinfo, PrimStructInfo) and sinfo.value is None:
+                    from ..tir import Var as TIRVar  # pylint: disable=import-outside-toplevel
+                    scalar = TIRVar(arg.name_hint if isinstance(arg, Var) else f"s{len(inputs)}", sinfo.dtype)
+                    inputs.append((arg, scalar))
+                    return scalar
                 if not isinstance(sinfo, TensorStructInfo) or sinfo.shape is None:
                     raise TVMTypeError(f"BlockBuilder.call_te: argument {len(inputs)} must be a tensor of known "
                                     f"shape, got {sinfo}")

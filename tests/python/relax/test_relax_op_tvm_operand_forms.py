@@ -48,14 +48,21 @@ def test_prim_value_operand_runs(name):
     np.testing.assert_allclose(out, ref, rtol=1e-6)
 
 
-def test_prim_operand_of_unknown_value_is_not_legalized():
+@pytest.mark.parametrize("name", ["add", "multiply", "maximum", "less"])
+def test_prim_operand_known_at_run_time(name):
+    # An R.Prim parameter: a scalar parameter of the legalized PrimFunc (TVM's form), passed at run time.
     x, p = tensor((2, 3)), prim()
     bb = relax.BlockBuilder()
     with bb.function("main", [x, p]):
-        out = bb.emit(relax.op.add(x, p))
+        out = bb.emit(getattr(relax.op, name)(x, p))
         bb.emit_func_output(out)
-    with pytest.raises(NotImplementedError, match=r"relax.add: legalizing an R.Prim operand 'x2' whose value"):
-        relax.transform.LegalizeOps()(bb.get())
+    mod = bb.get()
+    prim_funcs = [f for f in relax.transform.LegalizeOps()(mod).functions.values() if isinstance(f, tvm.tir.PrimFunc)]
+    assert len(prim_funcs) == 1 and str(prim_funcs[0].params[1].dtype) == "float32"
+    vm = relax.VirtualMachine(relax.build(mod, target="llvm"), tvm.cpu())
+    a = rand((2, 3), seed=7)
+    ref = (CMP.get(name) or ARITH[name])(a, np.float32(0.5))
+    np.testing.assert_allclose(vm["main"](tvm.nd.array(a), 0.5).numpy(), ref, rtol=1e-6)
 
 
 def test_shared_shape_var_is_kept():

@@ -4,7 +4,6 @@ where an R.Prim operand of known value (a PrimValue, or a var whose struct
 info carries the value) enters as a scalar; two such scalars give a
 PrimValue of the TIR expression. Operands of two dtypes (comparisons) are
 compared in NumPy's promoted dtype."""
-from ...error import OpNotImplemented
 
 
 def _scalar(op_name, operand, arg):
@@ -18,8 +17,7 @@ def _scalar(op_name, operand, arg):
         return arg.value
     if sinfo.value is not None:
         return sinfo.value
-    raise OpNotImplemented(f"{op_name}: legalizing an R.Prim operand '{operand}' whose value is not known at compile "
-                           f"time is not supported (give a PrimValue or an R.Prim(value=...))")
+    return arg  # known at run time only: call_te makes it a scalar parameter of the PrimFunc
 
 
 def legalize_binary(bb, call, topi_func, name):
