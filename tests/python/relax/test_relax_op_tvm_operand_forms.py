@@ -140,3 +140,19 @@ def test_concat_of_one_tensor_is_that_tensor():
 def test_concat_of_one_tensor_checks_the_axis():
     with pytest.raises(ValueError, match="relax.concat: attribute 'axis' = 5 is out of range"):
         infer(relax.op.concat([tensor((2, 3))], axis=5))
+
+
+@pytest.mark.parametrize("name", ["add", "greater", "greater_equal"])
+def test_zero_dim_constant_enters_the_kernel_as_a_constant(name):
+    x = tensor((2, 3))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        out = bb.emit(getattr(relax.op, name)(relax.const(1.0, "float32"), x))
+        bb.emit_func_output(out)
+    mod = bb.get()
+    prim_funcs = [f for f in relax.transform.LegalizeOps()(mod).functions.values() if isinstance(f, tvm.tir.PrimFunc)]
+    assert len(prim_funcs) == 1 and len(prim_funcs[0].params) == 2  # x and the output: no buffer for the constant
+    vm = relax.VirtualMachine(relax.build(mod, target="llvm"), tvm.cpu())
+    a = np.round(rand((2, 3), seed=8))
+    ref = {"add": np.add, "greater": np.greater, "greater_equal": np.greater_equal}[name](np.float32(1.0), a)
+    np.testing.assert_array_equal(vm["main"](tvm.nd.array(a)).numpy(), ref)

@@ -1,7 +1,7 @@
 """Legalization shared by the elementwise binary ops and the comparisons
 (binary.py, comparison.py): a TOPI broadcast function over the operands,
 where an R.Prim operand of known value (a PrimValue, or a var whose struct
-info carries the value) enters as a scalar; two such scalars give a
+info carries the value) or a 0-d constant enters as a scalar; two such scalars give a
 PrimValue of the TIR expression. Operands of two dtypes (comparisons) are
 compared in NumPy's promoted dtype."""
 
@@ -10,7 +10,14 @@ def _scalar(op_name, operand, arg):
     from ..expr import PrimValue  # pylint: disable=import-outside-toplevel
     from ..struct_info import PrimStructInfo  # pylint: disable=import-outside-toplevel
 
+    from ..expr import Constant  # pylint: disable=import-outside-toplevel
+
     sinfo = arg.struct_info_
+    if isinstance(arg, Constant) and len(arg.data.shape) == 0:
+        # A 0-d constant enters the kernel as a TIR constant, as TVM's legalization does.
+        from ...tir import const  # pylint: disable=import-outside-toplevel
+        value = arg.data.numpy()
+        return const(value.item(), str(value.dtype))
     if not isinstance(sinfo, PrimStructInfo):
         return arg
     if isinstance(arg, PrimValue):
