@@ -74,3 +74,15 @@ else:
     print("BUILT AND RAN", out.shape)
 """)
     assert not res.crashed and res.returncode == 0 and "REFUSED" in res.stdout, res.describe()
+
+
+def test_struct_info_constructors_refuse_ambiguous_forms():
+    # As TVM: a shape and an ndim together (even agreeing) are refused; fields must be a list.
+    expect_error("from tessera import relax\nrelax.TensorStructInfo([1, 2], ndim=2)", "ValueError",
+                 "give shape or ndim, not both")
+    expect_error("from tessera import relax\nrelax.ShapeStructInfo([1, 2], ndim=2)", "ValueError",
+                 "give values or ndim, not both")
+    expect_error("from tessera import relax\nrelax.TupleStructInfo(1)", "TypeError", "fields must be a list")
+    res = run_case("from tessera import relax\nassert relax.FuncStructInfo([], relax.ObjectStructInfo()).derive_func "
+                   "is None\nprint('OK')")
+    assert res.returncode == 0 and "OK" in res.stdout, res.describe()
