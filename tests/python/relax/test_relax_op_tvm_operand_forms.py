@@ -156,3 +156,14 @@ def test_zero_dim_constant_enters_the_kernel_as_a_constant(name):
     a = np.round(rand((2, 3), seed=8))
     ref = {"add": np.add, "greater": np.greater, "greater_equal": np.greater_equal}[name](np.float32(1.0), a)
     np.testing.assert_array_equal(vm["main"](tvm.nd.array(a)).numpy(), ref)
+
+
+def test_dropout_of_integers_and_norm_parameter_dtypes():
+    # As TVM: inference dropout takes any dtype (the identity, and a mask).
+    a = rand((2, 3), "int8", seed=9, low=-5, high=5)
+    out = run(lambda x: relax.TupleGetItem(relax.op.nn.dropout(x, 0.5), 0), a)
+    np.testing.assert_array_equal(out, a)
+    # A norm parameter of unknown dtype does not pass for float32 data.
+    with pytest.raises(TypeError, match=r"relax.nn.layer_norm: operand 'beta' must have the dtype of 'data' "
+                                        r"\(float32\), got an unknown dtype"):
+        infer(relax.op.nn.layer_norm(tensor((2, 3, 4)), tensor((4,), name="g"), tensor((4,), "", "b"), axes=[-1]))
