@@ -167,3 +167,11 @@ def test_dropout_of_integers_and_norm_parameter_dtypes():
     with pytest.raises(TypeError, match=r"relax.nn.layer_norm: operand 'beta' must have the dtype of 'data' "
                                         r"\(float32\), got an unknown dtype"):
         infer(relax.op.nn.layer_norm(tensor((2, 3, 4)), tensor((4,), name="g"), tensor((4,), "", "b"), axes=[-1]))
+
+
+def test_matmul_symbolic_reduction_lengths_provably_different():
+    k = tir.Var("k", "int64")
+    with pytest.raises(ValueError, match=r"relax.matmul: the reduction dimension of operand 'x1'.* by -1"):
+        infer(relax.op.matmul(tensor((3, k)), tensor((k + 1, 5), name="y")))
+    tvm.ir.assert_structural_equal(infer(relax.op.matmul(tensor((3, k)), tensor((k, 5), name="y"))),
+                                   relax.TensorStructInfo((3, 5), "float32"))
