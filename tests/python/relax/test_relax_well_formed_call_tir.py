@@ -117,3 +117,16 @@ def test_force_pure_on_an_impure_function():
     assert any("relax.force_pure is set on a function not marked pure" in e for e in _errors(bad))
     pure = relax.Function([x], relax.SeqExpr([], x), relax.TensorStructInfo((), "int32"))
     assert _errors(tvm.IRModule.from_expr(pure.with_attrs({"global_symbol": "foo", "relax.force_pure": True}))) == []
+
+
+def test_global_symbol_mismatch_still_builds():
+    # relax.build exports by the module name, as before the well-formedness rule existed.
+    x = relax.Var("x", relax.TensorStructInfo((2,), "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("f", [x]):
+        bb.emit_func_output(bb.emit(relax.op.add(x, x)))
+    func = bb.get()["f"].with_attr("global_symbol", "other")
+    mod = tvm.IRModule({relax.GlobalVar("main"): func})
+    vm = relax.VirtualMachine(relax.build(mod, target="llvm"), tvm.cpu())
+    a = np.array([1.0, 2.0], "float32")
+    np.testing.assert_array_equal(vm["main"](tvm.nd.array(a)).numpy(), a + a)
