@@ -7,11 +7,13 @@ import os
 import shutil
 import subprocess
 
+from ..error import TVMError
+
 
 def _compiler(cc):
     cc = cc or os.environ.get("CXX") or "g++"
     if shutil.which(cc.split()[0]) is None:
-        raise RuntimeError(f"tvm.contrib.cc: compiler {cc!r} not found")
+        raise TVMError(f"tvm.contrib.cc: compiler {cc!r} not found")
     return cc.split()
 
 
@@ -24,7 +26,7 @@ def _as_list(value):
 def _run(cmd):
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
-        raise RuntimeError(f"Compilation error ({' '.join(cmd)}):\n{proc.stdout}{proc.stderr}")
+        raise TVMError(f"Compilation error ({' '.join(cmd)}):\n{proc.stdout}{proc.stderr}")
 
 
 def create_shared(output, objects, options=None, cc=None, cwd=None):  # pylint: disable=unused-argument
@@ -41,7 +43,7 @@ def create_staticlib(output, inputs, ar=None):
     """Archives the object files ``inputs`` into the static library ``output``."""
     ar = ar or os.environ.get("AR") or "ar"
     if shutil.which(ar) is None:
-        raise RuntimeError(f"tvm.contrib.cc: archiver {ar!r} not found")
+        raise TVMError(f"tvm.contrib.cc: archiver {ar!r} not found")
     if os.path.exists(output):
         os.remove(output)
     _run([ar, "crs", os.fspath(output)] + _as_list(inputs))

@@ -1,7 +1,7 @@
 """``tvm.contrib.popen_pool.PopenWorker``: runs a function in a separate
 Python process (fresh interpreter state, e.g. to load a library that
 registers globals) and returns its result or re-raises its exception; a call
-past its timeout kills the worker and raises TimeoutError. Functions travel
+past its timeout kills the worker and raises TimeoutError (tvm.error's twin). Functions travel
 with cloudpickle, so closures work."""
 import os
 import pickle
@@ -9,6 +9,8 @@ import select
 import struct
 import subprocess
 import sys
+
+from ..error import TVMError, TVMOSError, TVMTimeoutError
 
 _WORKER = r"""
 import os, pickle, struct, sys
@@ -73,12 +75,12 @@ class PopenWorker:
                 ready, _, _ = select.select([fd], [], [], deadline_s)
                 if not ready:
                     self.kill()
-                    raise TimeoutError(f"PopenWorker: no result within {deadline_s}s")
+                    raise TVMTimeoutError(f"PopenWorker: no result within {deadline_s}s")
             chunk = os.read(fd, left)
             if not chunk:
                 code = self._proc.wait()
                 self._proc = None
-                raise ChildProcessError(f"PopenWorker: the worker process exited (code {code})")
+                raise TVMOSError(f"PopenWorker: the worker process exited (code {code})")
             chunks.append(chunk)
             left -= len(chunk)
         return b"".join(chunks)
@@ -93,7 +95,7 @@ class PopenWorker:
     def send(self, fn, args=(), kwargs=None, timeout=None):
         """Starts ``fn(*args, **kwargs)`` in the worker (starting the worker when needed)."""
         if self._pending:
-            raise RuntimeError("PopenWorker.send: the previous result has not been received")
+            raise TVMError("PopenWorker.send: the previous result has not been received")
         if self._proc is None or self._proc.poll() is not None or (
                 self._maximum_uses and self._uses >= self._maximum_uses):
             self.kill()
@@ -106,7 +108,7 @@ class PopenWorker:
     def recv(self):
         """The result of the last ``send`` (its exception re-raised here)."""
         if not self._pending:
-            raise RuntimeError("PopenWorker.recv: nothing was sent")
+            raise TVMError("PopenWorker.recv: nothing was sent")
         self._pending = False
         return self._read(self._timeout)
 

@@ -6,7 +6,7 @@ and ``init_params`` (random NumPy values for a function's parameters)."""
 import numpy as np
 
 from ... import topi
-from ...error import TVMTypeError, TVMValueError
+from ...error import OpNotImplemented, TVMTypeError, TVMValueError
 from ...runtime import ndarray as _nd
 from .. import op as _op
 from ..block_builder import BlockBuilder
@@ -70,7 +70,7 @@ class Module:
         return _unpack_params(self.__dict__)
 
     def forward(self, *args):
-        raise NotImplementedError(f"{type(self).__name__}.forward is not defined")
+        raise OpNotImplemented(f"{type(self).__name__}.forward is not defined")
 
     def __call__(self, *args, **kwargs):
         return self.forward(*args, **kwargs)

@@ -1,6 +1,7 @@
 """NumPy references of strided_slice (``data[begin:end:strides]`` per axis,
 ``slice_mode="size"`` reading ``end`` as sizes, ``axes`` naming the sliced
 axes) and of strided_set (writing ``v`` into that slice)."""
+from ...error import TVMValueError
 
 
 def _slices(shape, begin, end, strides, slice_mode="end", axes=None):
@@ -22,7 +23,7 @@ def _slices(shape, begin, end, strides, slice_mode="end", axes=None):
         elif slice_mode == "end":
             e = end[i] if i < len(end) else None
         else:
-            raise ValueError(f"strided_slice_python: slice_mode must be 'end' or 'size', got {slice_mode!r}")
+            raise TVMValueError(f"strided_slice_python: slice_mode must be 'end' or 'size', got {slice_mode!r}")
         slices[axis] = slice(b, e, step)
     return tuple(slices)
 
