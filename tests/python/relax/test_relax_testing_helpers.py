@@ -46,12 +46,17 @@ def test_placeholder_needs_a_shape_list_and_a_builder():
         nn.emit(relax.const(1.0))
 
 
-def test_check_saved_func():
+def _vm_of(op):
+    """A VM running main(x) = op(x, x) for x of shape (2, 3)."""
     x = relax.Var("x", relax.TensorStructInfo((2, 3), "float32"))
     bb = relax.BlockBuilder()
     with bb.function("main", [x]):
-        bb.emit_func_output(bb.emit(relax.op.add(x, x)))
-    vm = relax.VirtualMachine(relax.build(bb.get(), target="llvm"), tvm.cpu())
+        bb.emit_func_output(bb.emit(op(x, x)))
+    return relax.VirtualMachine(relax.build(bb.get(), target="llvm"), tvm.cpu())
+
+
+def test_check_saved_func():
+    vm = _vm_of(relax.op.add)
     a = np.arange(6, dtype="float32").reshape(2, 3)
     np.testing.assert_array_equal(check_saved_func(vm, "main", tvm.nd.array(a)).numpy(), a + a)
 
@@ -105,11 +110,7 @@ def test_registered_test_vm_functions_through_the_vm():
 
 
 def test_time_evaluator_of_a_saved_closure():
-    x = relax.Var("x", relax.TensorStructInfo((2, 3), "float32"))
-    bb = relax.BlockBuilder()
-    with bb.function("main", [x]):
-        bb.emit_func_output(bb.emit(relax.op.multiply(x, x)))
-    vm = relax.VirtualMachine(relax.build(bb.get(), target="llvm"), tvm.cpu())
+    vm = _vm_of(relax.op.multiply)
     a = np.ones((2, 3), "float32")
     vm.save_function("main", "saved_main", tvm.nd.array(a))
     result = vm.time_evaluator("saved_main", tvm.cpu(), number=2)()

@@ -12,26 +12,26 @@ from tessera import relax
 from tessera.script import ir as I, relax as R, tir as T
 
 
+@T.prim_func
+def _flatten(a: T.handle, b: T.handle):
+    M = T.int64()
+    N = T.int64()
+    A = T.match_buffer(a, [M, N], dtype="float32")
+    B = T.match_buffer(b, [M * N], dtype="float32")
+    for i in T.grid(M * N):
+        with T.block("compute"):
+            vi = T.axis.remap("S", [i])
+            B[vi] = A[vi // N, vi % N]
+
+
 def _module(arg_shape, arg_dtype, out_shape, out_dtype):
-    @I.ir_module(check_well_formed=False)
-    class Module:  # pylint: disable=too-few-public-methods
-        @R.function
-        def main(A: R.Tensor(arg_shape, arg_dtype)):
-            B = R.call_tir(Module.flatten, A, out_sinfo=R.Tensor(out_shape, out_dtype))
-            return B
-
-        @T.prim_func
-        def flatten(a: T.handle, b: T.handle):
-            M = T.int64()
-            N = T.int64()
-            A = T.match_buffer(a, [M, N], dtype="float32")
-            B = T.match_buffer(b, [M * N], dtype="float32")
-            for i in T.grid(M * N):
-                with T.block("compute"):
-                    vi = T.axis.remap("S", [i])
-                    B[vi] = A[vi // N, vi % N]
-
-    return Module
+    """main(A) = call_tir(flatten, A, out_sinfo), built without normalizing checks."""
+    bb = relax.BlockBuilder()
+    gv = bb.add_func(_flatten, "flatten")
+    a = relax.Var("A", relax.TensorStructInfo(arg_shape, arg_dtype))
+    with bb.function("main", [a]):
+        bb.emit_func_output(bb.emit(relax.call_tir(gv, [a], relax.TensorStructInfo(out_shape, out_dtype))))
+    return bb.get()
 
 
 def _errors(mod):
@@ -78,27 +78,8 @@ def test_call_tir_mismatch_is_reported(args, message):
 
 
 def test_symbolic_arguments_are_not_reported():
-    @I.ir_module(check_well_formed=False)
-    class Module:  # pylint: disable=too-few-public-methods
-        @R.function
-        def main(A: R.Tensor(("m", "n"), "float32")):
-            m = T.int64()
-            n = T.int64()
-            B = R.call_tir(Module.flatten, A, out_sinfo=R.Tensor((m * n,), "float32"))
-            return B
-
-        @T.prim_func
-        def flatten(a: T.handle, b: T.handle):
-            M = T.int64()
-            N = T.int64()
-            A = T.match_buffer(a, [M, N], dtype="float32")
-            B = T.match_buffer(b, [M * N], dtype="float32")
-            for i in T.grid(M * N):
-                with T.block("compute"):
-                    vi = T.axis.remap("S", [i])
-                    B[vi] = A[vi // N, vi % N]
-
-    assert _errors(Module) == []
+    m, n = tvm.tir.Var("m", "int64"), tvm.tir.Var("n", "int64")
+    assert _errors(_module([m, n], "float32", [m * n], "float32")) == []
 
 
 def test_global_symbol_differing_from_the_name():
