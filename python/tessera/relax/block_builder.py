@@ -212,7 +212,8 @@ class BlockBuilder(Node):
         returned. Keyword arguments other than primfunc_name_hint go to ``func``."""
         from .. import te  # pylint: disable=import-outside-toplevel
         from ..ir import structural_equal  # pylint: disable=import-outside-toplevel
-        from .struct_info import TensorStructInfo  # pylint: disable=import-outside-toplevel
+        from .struct_info import PrimStructInfo, TensorStructInfo  # pylint: disable=import-outside-toplevel
+        from .expr import PrimValue, ShapeExpr  # pylint: disable=import-outside-toplevel
         from .op.base import call_tir  # pylint: disable=import-outside-toplevel
         from ..tir.stmt_functor import substitute as stmt_functor_substitute  # pylint: disable=import-outside-toplevel
         from ..ir import PrimExpr  # pylint: disable=import-outside-toplevel
@@ -239,6 +240,9 @@ class BlockBuilder(Node):
             elif isinstance(arg, (list, tuple)):
                 for a in arg:
                     collect(a)
+            elif isinstance(arg, dict):
+                for a in arg.values():
+                    collect(a)
 
         for a in list(args) + list(kwargs.values()):
             collect(a)
@@ -248,6 +252,17 @@ class BlockBuilder(Node):
                 return stmt_functor_substitute(arg, dict(fresh))
             if isinstance(arg, Expr):
                 sinfo = arg.struct_info_ if arg.struct_info_ is not None else self.normalize(arg).struct_info_
+                # A literal shape (ShapeExpr) or scalar (PrimValue) enters as its PrimExpr value(s), as TVM's call_te.
+                if isinstance(arg, ShapeExpr):
+                    return [convert(v) for v in arg.values]
+                if isinstance(arg, PrimValue):
+                    return convert(arg.value)
+                # A scalar known only at run time: a scalar parameter of the PrimFunc (TVM's form).
+                if isinstance(sinfo, PrimStructInfo) and sinfo.value is None:
+                    from ..tir import Var as TIRVar  # pylint: disable=import-outside-toplevel
+                    scalar = TIRVar(arg.name_hint if isinstance(arg, Var) else f"s{len(inputs)}", sinfo.dtype)
+                    inputs.append((arg, scalar))
+                    return scalar
                 if not isinstance(sinfo, TensorStructInfo) or sinfo.shape is None:
                     raise TVMTypeError(f"BlockBuilder.call_te: argument {len(inputs)} must be a tensor of known "
                                     f"shape, got {sinfo}")
@@ -257,6 +272,8 @@ class BlockBuilder(Node):
                 return ph
             if isinstance(arg, (list, tuple)):
                 return type(arg)(convert(a) for a in arg)
+            if isinstance(arg, dict):
+                return {k: convert(v) for k, v in arg.items()}
             return arg
 
         te_args = [convert(a) for a in args]
