@@ -51,3 +51,14 @@ def test_out_dtype_follows_the_input(kind, dtype):
 def test_layer_norm_trailing_axes(kind):
     check(Fn(lambda m, x: m.ln(x) + F.layer_norm(x, [5]), ln=nn.LayerNorm([4, 5])), [((2, 3, 4, 5), F32)], kind)
 
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("fn", [
+    lambda m, x: x + torch.arange(4),
+    lambda m, x: x + torch.arange(0.5, 2.5, 0.5),
+    lambda m, x: x + torch.arange(7, -1, -2, dtype=torch.float32),
+], ids=["int", "float", "dtype_descending"])
+def test_arange(fn, kind):
+    """R.arange with torch's dtype rules and its legalization (start + i * step)."""
+    check(Fn(fn), [((3, 4), F32)], kind)

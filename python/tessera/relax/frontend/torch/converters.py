@@ -919,13 +919,18 @@ def _scatter_into(tr, input, src, positions):
 
 @OPS.register("arange", functions=[torch.arange], aten=["arange.default", "arange.start", "arange.start_step"])
 def _arange(tr, *args, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False, out=None):
-    """A constant: torch computes it (its dtype rules: int64 for integers, else the
-    default float dtype)."""
+    """R.arange(start, end, step) (TVM's form) with torch's dtype rules: int64 for integer
+    bounds, else the default float dtype; ``dtype=`` wins."""
     if out is not None:
         raise tr.unsupported("the out= argument")
     if any(isinstance(a, Expr) for a in args):
         raise tr.unsupported("arange with tensor bounds")
-    return const(torch.arange(*args, dtype=dtype).numpy(), torch_dtype_to_str(torch.arange(*args, dtype=dtype).dtype))
+    if not 1 <= len(args) <= 3:
+        raise TVMTypeError(f"{tr.node_desc()}: arange takes 1 to 3 bounds, got {len(args)}")
+    # torch checks the bounds (a zero step, a step of the wrong sign) and gives the dtype.
+    dtype = torch_dtype_to_str(torch.arange(*args, dtype=dtype, device="meta").dtype)
+    start, end, step = (0, args[0], 1) if len(args) == 1 else (tuple(args) + (1,))[:3]
+    return tr.emit(_relax().arange(start, end, step, dtype=dtype))
 
 
 def _register_compare(name, relax_name, py_op):
