@@ -268,6 +268,13 @@ class BlockBuilder(Node):
         # Relax shapes are int64: loops and indices follow (as TVM's call_te).
         prim = te.create_prim_func([ph for _, ph in inputs] + outs, index_dtype_override="int64")
         prim = prim.without_attr("global_symbol")  # private: the build attaches the symbol
+        # A symbolic dim used only inside expressions (a (b * s, 8) tensor) is no buffer's
+        # extent: the PrimFunc takes it as a trailing int64 parameter, passed as tir_vars (as TVM).
+        unbound = _unbound_dims(fresh, [ph for _, ph in inputs] + outs)
+        if unbound:
+            from ..tir import PrimFunc  # pylint: disable=import-outside-toplevel
+            prim = PrimFunc(list(prim.params) + [own for _, own in unbound], prim.body,
+                            buffer_map=prim.buffer_map, attrs=prim.attrs)
         name = name_hint or getattr(func, "__name__", "te_func")
         gvar = None
         mod = self.get()
@@ -279,7 +286,8 @@ class BlockBuilder(Node):
             gvar = self.add_func(prim, name)
         back = {own: orig for orig, own in fresh}
         out_sinfo = [TensorStructInfo([stmt_functor_substitute(d, back) for d in o.shape], o.dtype) for o in outs]
-        return call_tir(gvar, [a for a, _ in inputs], out_sinfo if len(out_sinfo) > 1 else out_sinfo[0])
+        return call_tir(gvar, [a for a, _ in inputs], out_sinfo if len(out_sinfo) > 1 else out_sinfo[0],
+                        tir_vars=[orig for orig, _ in unbound] or None)
 
     def emit_te(self, func, *args, **kwargs):
         """``emit(call_te(func, *args, **kwargs))``."""
@@ -384,6 +392,14 @@ class BlockBuilder(Node):
 
     def end_scope(self):
         _ffi_api.BlockBuilderEndScope(self)
+
+
+def _unbound_dims(fresh, tensors):
+    """The (relax var, PrimFunc var) pairs of ``fresh`` that no tensor of ``tensors`` has
+    as a whole dimension (they appear only inside expressions such as b * s)."""
+    from ..tir import Var as TIRVar  # pylint: disable=import-outside-toplevel
+    bound = [d for t in tensors for d in t.shape if isinstance(d, TIRVar)]
+    return [(orig, own) for orig, own in fresh if not any(own.same_as(d) for d in bound)]
 
 
 __all__ = ["BlockBuilder"]

@@ -12,6 +12,8 @@ import torch.nn.functional as F
 from torch import nn
 
 from ... import op as _op
+from .... import tir
+from ....ir.expr import PrimExpr
 from ....error import OpNotImplemented, TVMIndexError, TVMTypeError, TVMValueError
 from ...expr import Constant, Expr, Tuple as RelaxTuple, TupleGetItem, const
 from ...struct_info import TupleStructInfo
@@ -459,7 +461,7 @@ def _batch_norm_no_training(tr, input, weight, bias, running_mean, running_var, 
 
 
 def _layer_norm_impl(tr, input, normalized_shape, weight, bias, eps):
-    shape = tr.shape(input, "input")
+    shape = tr.dims(input, "input")  # the leading dims may be symbolic
     normalized_shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
     count = len(normalized_shape)
     if count == 0 or count > len(shape) or list(shape[len(shape) - count:]) != [int(d) for d in normalized_shape]:
@@ -581,13 +583,45 @@ def _identity(tr, input, *args, memory_format=None, **kwargs):
 # --------------------------------------------------------------------------------------
 # shapes: reshape, flatten, permute, squeeze, concat, broadcast
 # --------------------------------------------------------------------------------------
+def _dim_value(value):
+    """A size as an int, or the tir PrimExpr of a symbolic one (a dynamic dim of torch.export)."""
+    return value if isinstance(value, PrimExpr) else int(value)
+
+
 def _shape_arg(shape):
     if len(shape) == 1 and isinstance(shape[0], (list, tuple, torch.Size)):
-        return [int(s) for s in shape[0]]
-    return [int(s) for s in shape]
+        return [_dim_value(s) for s in shape[0]]
+    return [_dim_value(s) for s in shape]
+
+
+def _symbolic_reshape(tr, input, dims, new_shape):
+    """reshape where a size is symbolic: a -1 becomes the element count over the known
+    sizes (relax checks the rest when the shapes are known at run time)."""
+    unknown = [i for i, d in enumerate(new_shape) if isinstance(d, int) and d == -1]
+    if len(unknown) > 1:
+        raise TVMValueError(f"{tr.node_desc()}: only one dimension can be -1 in shape {new_shape}")
+    if unknown:
+        # The extent torch's symbolic shapes computed for the result, else the element
+        # count over the known sizes.
+        result = tr.result_dims()
+        new_shape = list(new_shape)
+        if result is not None and len(result) == len(new_shape):
+            new_shape[unknown[0]] = result[unknown[0]]
+        else:
+            total, known = 1, 1
+            for dim in dims:
+                total = total * dim
+            for dim in new_shape:
+                if not (isinstance(dim, int) and dim == -1):
+                    known = known * dim
+            new_shape[unknown[0]] = tir.floordiv(total, known)
+    return tr.emit(_relax().reshape(input, list(new_shape)))
 
 
 def _reshape_to(tr, input, new_shape):
+    dims = tr.dims(input, "input")
+    if any(not isinstance(d, int) for d in list(dims) + list(new_shape)):
+        return _symbolic_reshape(tr, input, dims, new_shape)
     shape = tr.shape(input, "input")
     total = 1
     for dim in shape:
@@ -1096,9 +1130,11 @@ def _to_copy(tr, input, *, dtype=None, layout=None, device=None, pin_memory=None
 # splitting: chunk, split, unbind
 # --------------------------------------------------------------------------------------
 def _split_sizes(tr, input, sizes, dim):
-    """``input`` cut along ``dim`` into pieces of ``sizes`` (a tuple of tensors)."""
-    shape = tr.shape(input, "input")
+    """``input`` cut along ``dim`` into pieces of ``sizes`` (a tuple of tensors); the
+    other dims may be symbolic."""
+    shape = tr.dims(input, "input")
     axis = tr.normalize_axis(dim, len(shape), "dim")
+    _static_extent(tr, input, axis)
     if sum(sizes) != shape[axis] or any(s < 0 for s in sizes):
         raise TVMValueError(f"{tr.node_desc()}: split sizes {sizes} do not sum to dim {dim}'s size {shape[axis]}")
     if len(sizes) == 1:
@@ -1111,9 +1147,17 @@ def _split_sizes(tr, input, sizes, dim):
     return tuple(tr.emit(TupleGetItem(parts, i)) for i in range(len(sizes)))
 
 
+def _static_extent(tr, input, axis):
+    """The extent of ``axis`` of ``input``, which must be known (not a dynamic dim)."""
+    size = tr.dims(input, "input")[axis]
+    if not isinstance(size, int):
+        raise tr.unsupported(f"splitting along the symbolic dimension {size}")
+    return size
+
+
 @OPS.register("chunk", functions=[torch.chunk], methods=["chunk"], aten=["chunk.default"])
 def _chunk(tr, input, chunks, dim=0):
-    size = tr.shape(input, "input")[tr.normalize_axis(dim, tr.ndim(input), "dim")]
+    size = _static_extent(tr, input, tr.normalize_axis(dim, tr.ndim(input), "dim"))
     if chunks <= 0:
         raise TVMValueError(f"{tr.node_desc()}: chunk expects a positive number of chunks, got {chunks}")
     step = -(-size // chunks) if size else 1
@@ -1126,7 +1170,7 @@ def _chunk(tr, input, chunks, dim=0):
 def _split(tr, input, split_size_or_sections=None, dim=0, split_size=None, split_sizes=None):
     arg = next(a for a in (split_size_or_sections, split_size, split_sizes) if a is not None)
     if isinstance(arg, int):
-        size = tr.shape(input, "input")[tr.normalize_axis(dim, tr.ndim(input), "dim")]
+        size = _static_extent(tr, input, tr.normalize_axis(dim, tr.ndim(input), "dim"))
         if arg <= 0:
             raise TVMValueError(f"{tr.node_desc()}: split_size must be positive, got {arg}")
         sizes = [min(arg, size - i) for i in range(0, size, arg)] or [0]
