@@ -62,3 +62,18 @@ def test_layer_norm_trailing_axes(kind):
 def test_arange(fn, kind):
     """R.arange with torch's dtype rules and its legalization (start + i * step)."""
     check(Fn(fn), [((3, 4), F32)], kind)
+
+
+
+def test_empty_is_zeros():
+    """torch.empty's values are unspecified: R.zeros of its size and dtype."""
+    import tessera as tvm
+    from tessera import relax
+    from tessera.relax.frontend.torch import from_exported_program
+
+    program = torch.export.export(Fn(lambda m, x: torch.empty(x.shape[0], 4, dtype=torch.float16)),
+                                  (torch.randn(3, 2),))
+    mod = from_exported_program(program, unwrap_unit_return_tuple=True)
+    out = relax.VirtualMachine(relax.build(mod, target="llvm"), tvm.cpu())["main"](tvm.nd.array(
+        torch.randn(3, 2).numpy()))
+    assert out.shape == (3, 4) and str(out.dtype) == "float16" and not out.numpy().any()

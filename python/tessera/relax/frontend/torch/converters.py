@@ -1508,6 +1508,19 @@ def _scalar_tensor(tr, s, *, dtype=None, layout=None, device=None, pin_memory=No
     return const(torch.scalar_tensor(s, dtype=dtype).numpy(), torch_dtype_to_str(dtype or torch.get_default_dtype()))
 
 
+@OPS.register("empty", functions=[torch.empty], aten=["empty.memory_format"])
+def _empty(tr, *size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False,
+           memory_format=None, out=None):
+    """An uninitialized tensor: R.zeros of the size (TVM's form; any value is valid)."""
+    if out is not None:
+        raise tr.unsupported("the out= argument")
+    shape = _shape_arg(size)
+    if any(isinstance(d, int) and d < 0 for d in shape):
+        raise TVMValueError(f"{tr.node_desc()}: empty of a negative size {shape}")
+    dtype = torch_dtype_to_str(dtype or torch.get_default_dtype())
+    return tr.emit(_relax().zeros(shape, dtype))
+
+
 @OPS.register("full", functions=[torch.full], aten=["full.default"])
 def _full(tr, size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     value = torch.full(list(size), fill_value, dtype=dtype)
