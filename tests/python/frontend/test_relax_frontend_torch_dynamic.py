@@ -73,3 +73,17 @@ def test_wrong_rank_or_fixed_dim_is_refused_at_the_call():
     vm = relax.VirtualMachine(relax.build(from_exported_program(program), target="llvm"), tvm.cpu())
     with pytest.raises(ValueError):
         vm["main"](tvm.nd.array(np.zeros((3, 5), "float32")))
+
+
+def test_cnn_with_dynamic_batch():
+    """conv, batch-norm, pooling, adaptive pooling and flatten over a symbolic batch."""
+    model = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(), nn.MaxPool2d(2),
+                          nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(8, 5)).eval()
+    program = torch.export.export(model, (torch.randn(2, 3, 16, 16),),
+                                  dynamic_shapes=({0: torch.export.Dim("batch", max=16)},))
+    vm = relax.VirtualMachine(relax.build(from_exported_program(program, unwrap_unit_return_tuple=True),
+                                          target="llvm"), tvm.cpu())
+    for n in (1, 3):
+        x = torch.randn(n, 3, 16, 16)
+        np.testing.assert_allclose(vm["main"](tvm.nd.array(x.numpy())).numpy(), model(x).detach().numpy(),
+                                   rtol=1e-4, atol=1e-5)

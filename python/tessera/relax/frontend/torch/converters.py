@@ -546,7 +546,7 @@ def _avg_pool2d(tr, input, kernel_size, stride=None, padding=0, ceil_mode=False,
               aten=["adaptive_avg_pool2d.default", "_adaptive_avg_pool2d.default"])
 def _adaptive_avg_pool2d(tr, input, output_size):
     _pool_input(tr, input, "adaptive_avg_pool2d")
-    shape = tr.shape(input, "input")
+    shape = tr.dims(input, "input")  # the batch may be symbolic
     sizes = [output_size, output_size] if isinstance(output_size, int) or output_size is None else list(output_size)
     if len(sizes) != 2:
         raise TVMValueError(f"{tr.node_desc()}: output_size must be an int or a pair, got {output_size!r}")
@@ -656,7 +656,7 @@ def _reshape(tr, input, *shape):
 
 
 def _flatten_impl(tr, input, start_dim, end_dim):
-    shape = tr.shape(input, "input")
+    shape = tr.dims(input, "input")  # symbolic dims multiply as PrimExprs
     if not shape:
         return _reshape_to(tr, input, [1])
     start = tr.normalize_axis(start_dim, len(shape), "start_dim")
