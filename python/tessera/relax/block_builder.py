@@ -243,6 +243,16 @@ class BlockBuilder(Node):
         for a in list(args) + list(kwargs.values()):
             collect(a)
 
+        def collect_prim(arg):  # then the variables of PrimExpr arguments (a size given alone: arange(n))
+            if isinstance(arg, PrimExpr):
+                own_dim(arg)
+            elif isinstance(arg, (list, tuple)):
+                for a in arg:
+                    collect_prim(a)
+
+        for a in list(args) + list(kwargs.values()):
+            collect_prim(a)
+
         def convert(arg):
             if isinstance(arg, PrimExpr) and fresh:
                 return stmt_functor_substitute(arg, dict(fresh))

@@ -87,3 +87,21 @@ def test_cnn_with_dynamic_batch():
         x = torch.randn(n, 3, 16, 16)
         np.testing.assert_allclose(vm["main"](tvm.nd.array(x.numpy())).numpy(), model(x).detach().numpy(),
                                    rtol=1e-4, atol=1e-5)
+
+
+def test_positions_squeeze_and_unflatten_over_symbolic_dims():
+    """arange(seq) of a dynamic length, squeeze next to a symbolic dim, unflatten of a dynamic dim."""
+    model = Fn1()
+    dims = {0: torch.export.Dim("batch", max=8), 1: torch.export.Dim("seq", max=32)}
+    program = torch.export.export(model, (torch.randn(2, 5, 1),), dynamic_shapes=(dims,))
+    vm = relax.VirtualMachine(relax.build(from_exported_program(program, unwrap_unit_return_tuple=True),
+                                          target="llvm"), tvm.cpu())
+    for b, s in ((1, 3), (3, 8)):
+        x = torch.randn(b, s, 1)
+        np.testing.assert_allclose(vm["main"](tvm.nd.array(x.numpy())).numpy(), model(x).numpy(), rtol=1e-6)
+
+
+class Fn1(nn.Module):
+    def forward(self, x):
+        y = x.squeeze(-1) + torch.arange(x.shape[1]).to(torch.float32)
+        return y.unflatten(0, (1, -1))

@@ -77,3 +77,8 @@ def test_empty_is_zeros():
     out = relax.VirtualMachine(relax.build(mod, target="llvm"), tvm.cpu())["main"](tvm.nd.array(
         torch.randn(3, 2).numpy()))
     assert out.shape == (3, 4) and str(out.dtype) == "float16" and not out.numpy().any()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_unflatten(kind):
+    check(Fn(lambda m, x: x.unflatten(1, (2, -1)) * 2), [((3, 8), F32)], kind)

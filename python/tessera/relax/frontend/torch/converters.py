@@ -676,6 +676,14 @@ def _flatten(tr, input, start_dim=0, end_dim=-1):
     return _flatten_impl(tr, input, start_dim, end_dim)
 
 
+@OPS.register("unflatten", functions=[torch.unflatten], methods=["unflatten"], aten=["unflatten.int"])
+def _unflatten(tr, input, dim, sizes):
+    """Dim ``dim`` split into ``sizes`` (one may be -1): a reshape."""
+    dims = tr.dims(input, "input")
+    axis = tr.normalize_axis(dim, len(dims), "dim")
+    return _reshape_to(tr, input, list(dims[:axis]) + _shape_arg([sizes]) + list(dims[axis + 1:]))
+
+
 @OPS.register("permute", functions=[torch.permute], methods=["permute"], aten=["permute.default"])
 def _permute(tr, input, *dims):
     ndim = tr.ndim(input, "input")
@@ -712,13 +720,17 @@ def _unsqueeze(tr, input, dim):
 @OPS.register("squeeze", functions=[torch.squeeze], methods=["squeeze"],
               aten=["squeeze.dim", "squeeze.dims", "squeeze.default"])
 def _squeeze(tr, input, dim=None):
-    shape = tr.shape(input, "input")
+    shape = tr.dims(input, "input")
+    unit = [isinstance(d, int) and d == 1 for d in shape]  # a symbolic dim is not known to be 1: kept
     if dim is None:  # every unit dim: TVM's form is axis=None
-        return tr.emit(_relax().squeeze(input, None)) if 1 in shape else input
+        if any(not isinstance(d, int) for d in shape):
+            axes = [a for a, u in enumerate(unit) if u]
+        else:
+            return tr.emit(_relax().squeeze(input, None)) if any(unit) else input
     else:
         dims = [dim] if isinstance(dim, int) else list(dim)
         # torch leaves dims that are not 1 alone
-        axes = [a for a in (tr.normalize_axis(d, len(shape), "dim") for d in dims) if shape[a] == 1]
+        axes = [a for a in (tr.normalize_axis(d, len(shape), "dim") for d in dims) if unit[a]]
     if not axes:
         return input
     return tr.emit(_relax().squeeze(input, axes))
@@ -961,10 +973,31 @@ def _arange(tr, *args, dtype=None, layout=None, device=None, pin_memory=None, re
         raise tr.unsupported("arange with tensor bounds")
     if not 1 <= len(args) <= 3:
         raise TVMTypeError(f"{tr.node_desc()}: arange takes 1 to 3 bounds, got {len(args)}")
+    if any(isinstance(a, PrimExpr) for a in args):
+        return _symbolic_arange(tr, args, dtype)
     # torch checks the bounds (a zero step, a step of the wrong sign) and gives the dtype.
     dtype = torch_dtype_to_str(torch.arange(*args, dtype=dtype, device="meta").dtype)
     start, end, step = (0, args[0], 1) if len(args) == 1 else (tuple(args) + (1,))[:3]
     return tr.emit(_relax().arange(start, end, step, dtype=dtype))
+
+
+def _symbolic_arange(tr, args, dtype):
+    """arange with a bound that is a dynamic size (arange(seq)): integer bounds, the length
+    from the program's symbolic shapes, a TE kernel start + i * step."""
+    from .... import te  # pylint: disable=import-outside-toplevel
+    if any(not isinstance(a, (int, PrimExpr)) or isinstance(a, bool) for a in args):
+        raise tr.unsupported("arange mixing a symbolic bound with non-integer bounds")
+    result = tr.result_dims()
+    if result is None or len(result) != 1:
+        raise tr.unsupported("arange with a symbolic bound whose length the program does not record")
+    start, _, step = (0, args[0], 1) if len(args) == 1 else (tuple(args) + (1,))[:3]
+    dtype = torch_dtype_to_str(dtype or torch.int64)
+
+    def compute(length, begin, stride):
+        return te.compute((length,), lambda i: tir.Cast(dtype, begin + i * stride), name="T_arange")
+
+    return tr.bb.emit_te(compute, result[0], tir.IntImm("int64", start) if isinstance(start, int) else start,
+                         tir.IntImm("int64", step) if isinstance(step, int) else step, primfunc_name_hint="arange")
 
 
 def _register_compare(name, relax_name, py_op):
