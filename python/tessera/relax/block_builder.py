@@ -232,26 +232,22 @@ class BlockBuilder(Node):
             stmt_functor.post_order_visit(dim, visit)
             return stmt_functor.substitute(dim, dict(fresh)) if fresh else dim
 
-        def collect(arg):  # the tensors' symbolic dims first, so PrimExpr arguments can name them too
-            if isinstance(arg, Expr) and isinstance(arg.struct_info_, TensorStructInfo) and arg.struct_info_.shape:
+        def collect(arg, prims):
+            if prims and isinstance(arg, PrimExpr):
+                own_dim(arg)
+            elif (not prims and isinstance(arg, Expr) and isinstance(arg.struct_info_, TensorStructInfo)
+                  and arg.struct_info_.shape):
                 for d in arg.struct_info_.shape.values:
                     own_dim(d)
             elif isinstance(arg, (list, tuple)):
                 for a in arg:
-                    collect(a)
+                    collect(a, prims)
 
-        for a in list(args) + list(kwargs.values()):
-            collect(a)
-
-        def collect_prim(arg):  # then the variables of PrimExpr arguments (a size given alone: arange(n))
-            if isinstance(arg, PrimExpr):
-                own_dim(arg)
-            elif isinstance(arg, (list, tuple)):
-                for a in arg:
-                    collect_prim(a)
-
-        for a in list(args) + list(kwargs.values()):
-            collect_prim(a)
+        # The tensors' symbolic dims first, so PrimExpr arguments can name them too; then the
+        # variables of PrimExpr arguments (a size given alone: arange(n)).
+        for prims in (False, True):
+            for a in list(args) + list(kwargs.values()):
+                collect(a, prims)
 
         def convert(arg):
             if isinstance(arg, PrimExpr) and fresh:
