@@ -7,8 +7,10 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <sstream>
 
 #include "runtime/device_api.h"
@@ -53,6 +55,13 @@ nlohmann::json InfoToJSON(const FunctionInfo& info) {
     params.push_back(std::move(param));
   }
   nlohmann::json out = {{"name", info.name}, {"params", params}, {"sym_vars", info.sym_vars}};
+  if (!info.checks.empty()) {
+    nlohmann::json checks = nlohmann::json::array();
+    for (const ShapeCheck& c : info.checks) {
+      checks.push_back({{"param", c.param}, {"dim", c.dim}, {"sym", c.sym}, {"text", c.text}, {"code", c.code}});
+    }
+    out["checks"] = checks;
+  }
   if (info.num_threads > 0) out["threads"] = info.num_threads;
   if (info.device_type != kDLCPU) out["device_type"] = info.device_type;
   return out;
@@ -76,8 +85,50 @@ FunctionInfo InfoFromJSON(const nlohmann::json& j) {
   }
   info.sym_vars = j.at("sym_vars").get<std::vector<std::string>>();
   if (j.contains("threads")) info.num_threads = j.at("threads").get<int>();  // absent in older libraries
+  if (j.contains("checks")) {  // absent in older libraries
+    for (const auto& c : j.at("checks")) {
+      info.checks.push_back({c.at("param").get<int>(), c.at("dim").get<int>(), c.at("sym").get<int>(),
+                             c.at("text").get<std::string>(), c.at("code").get<std::vector<int64_t>>()});
+    }
+  }
   if (j.contains("device_type")) info.device_type = j.at("device_type").get<int>();
   return info;
+}
+
+// The value of a ShapeCheck's program over the bound size variables; nullopt when a
+// division or modulo by zero makes it undefined.
+std::optional<int64_t> EvalShapeCheck(const ShapeCheck& c, const std::vector<int64_t>& sym_values,
+                                      const std::vector<int64_t>& scalar_ints) {
+  std::vector<int64_t> stack;
+  for (size_t pc = 0; pc < c.code.size(); ++pc) {
+    const int64_t op = c.code[pc];
+    if (op == kConst || op == kVar || op == kParam) {
+      const int64_t operand = c.code[++pc];
+      const auto k = static_cast<size_t>(operand);
+      stack.push_back(op == kConst ? operand : op == kVar ? sym_values[k] : scalar_ints[k]);
+      continue;
+    }
+    const int64_t b = stack.back();
+    stack.pop_back();
+    int64_t& a = stack.back();
+    switch (op) {
+      case kAdd: a += b; break;
+      case kSub: a -= b; break;
+      case kMul: a *= b; break;
+      case kFloorDiv:
+      case kFloorMod: {
+        if (b == 0) return std::nullopt;
+        int64_t q = a / b;
+        if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+        a = op == kFloorDiv ? q : a - q * b;
+        break;
+      }
+      case kMin: a = std::min(a, b); break;
+      case kMax: a = std::max(a, b); break;
+      default: return std::nullopt;
+    }
+  }
+  return stack.size() == 1 ? std::optional<int64_t>(stack.back()) : std::nullopt;
 }
 
 std::string ShapeStr(const std::vector<int64_t>& s) {
@@ -277,6 +328,23 @@ PackedFunc MakeKernelFunction(const FunctionInfo& info, KernelFn fn, ObjectRef k
           TESSERA_CHECK_OR_THROW(sym_bound_by[k] >= 0, ValueError)
               << info.name << ": the size variable " << info.sym_vars[k] << " is not bound by any argument";
           slots[np + k] = &sym_values[k];
+        }
+        for (const ShapeCheck& c : info.checks) {
+          const std::optional<int64_t> want = EvalShapeCheck(c, sym_values, scalar_ints);
+          const int64_t got = sym_values[static_cast<size_t>(c.sym)];
+          if (!want || *want != got) {
+            std::ostringstream os;
+            os << info.name << ": argument " << info.params[static_cast<size_t>(c.param)].name << ".shape[" << c.dim
+               << "] is " << got << " but expected " << c.text;
+            if (want) os << " = " << *want;
+            os << " (";
+            for (size_t k = 0; k < info.sym_vars.size(); ++k) {
+              if (info.sym_vars[k].find(".shape[") != std::string::npos) continue;  // a check's own slot
+              os << (os.str().back() == '(' ? "" : ", ") << info.sym_vars[k] << " = " << sym_values[k];
+            }
+            os << ")";
+            TESSERA_THROW(ValueError) << os.str();
+          }
         }
         last_error.clear();
         // The target's -num-cores (recorded in the library for exported ones) caps the threads.

@@ -26,6 +26,19 @@ struct ShapeDim {
   int sym = -1;         // index into FunctionInfo::sym_vars, or -1 for a constant
 };
 
+// A buffer dimension given by an expression of the size variables (a reshape to 3 * n):
+// the argument's extent is bound to its own slot `sym`, then checked against `code`
+// evaluated over the bound variables (postfix: ShapeOp, with an operand after kConst,
+// kVar (a sym_vars slot) and kParam (an integer scalar parameter)). A mismatch raises ValueError naming the parameter, the dimension and `text`.
+enum ShapeOp : int64_t { kConst = 0, kVar, kAdd, kSub, kMul, kFloorDiv, kFloorMod, kMin, kMax, kParam };
+struct ShapeCheck {
+  int param = 0;               // the parameter and dimension (for the message)
+  int dim = 0;
+  int sym = 0;                 // the slot holding the argument's extent
+  std::string text;            // the expression as written (3 * n)
+  std::vector<int64_t> code;   // postfix program over FunctionInfo::sym_vars
+};
+
 struct ParamInfo {
   std::string name;
   bool is_buffer = true;
@@ -44,6 +57,7 @@ struct FunctionInfo {
   int device_type = kDLCPU;
   std::vector<ParamInfo> params;
   std::vector<std::string> sym_vars;  // symbolic shape variables bound from arguments
+  std::vector<ShapeCheck> checks;     // dimensions that are expressions of them (checked after binding)
   int num_threads = 0;                // the target's -num-cores: caps its parallel loops (0: no cap)
   std::string ToJSON() const;
   static FunctionInfo FromJSON(const std::string& json);

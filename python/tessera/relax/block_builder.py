@@ -233,19 +233,25 @@ class BlockBuilder(Node):
             stmt_functor.post_order_visit(dim, visit)
             return stmt_functor.substitute(dim, dict(fresh)) if fresh else dim
 
-        def collect(arg):  # the tensors' symbolic dims first, so PrimExpr arguments can name them too
-            if isinstance(arg, Expr) and isinstance(arg.struct_info_, TensorStructInfo) and arg.struct_info_.shape:
+        def collect(arg, prims):
+            if prims and isinstance(arg, PrimExpr):
+                own_dim(arg)
+            elif (not prims and isinstance(arg, Expr) and isinstance(arg.struct_info_, TensorStructInfo)
+                  and arg.struct_info_.shape):
                 for d in arg.struct_info_.shape.values:
                     own_dim(d)
             elif isinstance(arg, (list, tuple)):
                 for a in arg:
-                    collect(a)
+                    collect(a, prims)
             elif isinstance(arg, dict):
                 for a in arg.values():
-                    collect(a)
+                    collect(a, prims)
 
-        for a in list(args) + list(kwargs.values()):
-            collect(a)
+        # The tensors' symbolic dims first, so PrimExpr arguments can name them too; then the
+        # variables of PrimExpr arguments (a size given alone: arange(n)).
+        for prims in (False, True):
+            for a in list(args) + list(kwargs.values()):
+                collect(a, prims)
 
         def convert(arg):
             if isinstance(arg, PrimExpr) and fresh:
@@ -285,6 +291,13 @@ class BlockBuilder(Node):
         # Relax shapes are int64: loops and indices follow (as TVM's call_te).
         prim = te.create_prim_func([ph for _, ph in inputs] + outs, index_dtype_override="int64")
         prim = prim.without_attr("global_symbol")  # private: the build attaches the symbol
+        # A symbolic dim used only inside expressions (a (b * s, 8) tensor) is no buffer's
+        # extent: the PrimFunc takes it as a trailing int64 parameter, passed as tir_vars (as TVM).
+        unbound = _unbound_dims(fresh, [ph for _, ph in inputs] + outs)
+        if unbound:
+            from ..tir import PrimFunc  # pylint: disable=import-outside-toplevel
+            prim = PrimFunc(list(prim.params) + [own for _, own in unbound], prim.body,
+                            buffer_map=prim.buffer_map, attrs=prim.attrs)
         name = name_hint or getattr(func, "__name__", "te_func")
         gvar = None
         mod = self.get()
@@ -296,7 +309,8 @@ class BlockBuilder(Node):
             gvar = self.add_func(prim, name)
         back = {own: orig for orig, own in fresh}
         out_sinfo = [TensorStructInfo([stmt_functor_substitute(d, back) for d in o.shape], o.dtype) for o in outs]
-        return call_tir(gvar, [a for a, _ in inputs], out_sinfo if len(out_sinfo) > 1 else out_sinfo[0])
+        return call_tir(gvar, [a for a, _ in inputs], out_sinfo if len(out_sinfo) > 1 else out_sinfo[0],
+                        tir_vars=[orig for orig, _ in unbound] or None)
 
     def emit_te(self, func, *args, **kwargs):
         """``emit(call_te(func, *args, **kwargs))``."""
@@ -401,6 +415,14 @@ class BlockBuilder(Node):
 
     def end_scope(self):
         _ffi_api.BlockBuilderEndScope(self)
+
+
+def _unbound_dims(fresh, tensors):
+    """The (relax var, PrimFunc var) pairs of ``fresh`` that no tensor of ``tensors`` has
+    as a whole dimension (they appear only inside expressions such as b * s)."""
+    from ..tir import Var as TIRVar  # pylint: disable=import-outside-toplevel
+    bound = [d for t in tensors for d in t.shape if isinstance(d, TIRVar)]
+    return [(orig, own) for orig, own in fresh if not any(own.same_as(d) for d in bound)]
 
 
 __all__ = ["BlockBuilder"]

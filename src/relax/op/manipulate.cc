@@ -131,6 +131,7 @@ StructInfo InferExpandDims(const Call& call, const BlockBuilder&) {
   return TensorStructInfo(ShapeExpr(out), x->dtype);
 }
 TESSERA_RELAX_MANIP_OP(expand_dims, 1, InferExpandDims, "Inserts unit dimensions at the given axes.", {{"axis", {}}});
+static auto& list_attrs_expand_dims = SetListAttrs(OpRegEntry::RegisterOrGet("relax.expand_dims"), {"axis"});
 
 // ---- squeeze(x, axis=None) ----
 StructInfo InferSqueeze(const Call& call, const BlockBuilder&) {
@@ -169,6 +170,7 @@ StructInfo InferSqueeze(const Call& call, const BlockBuilder&) {
 }
 TESSERA_RELAX_MANIP_OP(squeeze, 1, InferSqueeze, "Removes unit dimensions (all, or those of axis).",
                        {{"axis", Any()}});
+static auto& list_attrs_squeeze = SetListAttrs(OpRegEntry::RegisterOrGet("relax.squeeze"), {"axis"});
 
 // ---- concat(tensors, axis=0) ----
 StructInfo InferConcat(const Call& call, const BlockBuilder&) {

@@ -476,11 +476,21 @@ Any GenericOp(RelaxBuilder& b, CallArgs& c, const std::string& op_name) {
   if (shape_operands.count(op)) {
     for (const Any& i : shape_operands[op]) shape_idx.push_back(i.cast<int64_t>());
   }
+  // Scalar operands ("TScriptPrimOperands"): a plain number is a PrimValue there, not a constant tensor.
+  static const OpAttrMap<Array<Any>> prim_operands = Op::GetAttrMap<Array<Any>>("TScriptPrimOperands");
+  std::vector<int64_t> prim_idx;
+  if (prim_operands.count(op)) {
+    for (const Any& i : prim_operands[op]) prim_idx.push_back(i.cast<int64_t>());
+  }
   Array<relax::Expr> args;
   for (size_t i = 0; i < num_operands; ++i) {
     bool is_shape = std::find(shape_idx.begin(), shape_idx.end(), static_cast<int64_t>(i)) != shape_idx.end();
+    bool is_prim = std::find(prim_idx.begin(), prim_idx.end(), static_cast<int64_t>(i)) != prim_idx.end();
+    const Any::Kind kind = c.args[i].kind();
     if (is_shape && c.args[i].as<ArrayObj>()) {
       args.push_back(relax::ShapeExpr(Dims(b, c.args[i], c.arg_pos[i])));
+    } else if (is_prim && (kind == Any::Kind::kInt || kind == Any::Kind::kFloat || kind == Any::Kind::kBool)) {
+      args.push_back(relax::PrimValue(b.ToPrimExpr(c.args[i], c.arg_pos[i], "a scalar")));
     } else {
       args.push_back(b.ToExpr(c.args[i], c.arg_pos[i]));
     }
