@@ -3,6 +3,7 @@ bf16), using the mma intrinsics of tir/tensor_intrin/cuda.py: block tiles of A a
 cooperative (vectorized) fetches, warps loading 16x16 fragments with ldmatrix and multiplying them with mma.sync,
 the C tile accumulated in warp fragments (registers) and stored to global memory with mma_store.
 """
+from ...error import TVMValueError
 from . import cuda as _intrin
 
 _TAGS = {"float32": "f32", "float16": "f16"}
@@ -45,7 +46,7 @@ def schedule_fp16_gemm(sch, block="C", block_m=128, block_n=128, block_k=32, war
     loops = sch.get_loops(b)
     kinds = [int(iv.iter_type) for iv in sch.get(b).iter_vars]
     if len(loops) != 3 or kinds != [0, 0, 2] or len(sch.get(b).reads) < 2:
-        raise ValueError(f"schedule_fp16_gemm: block {block} is not a GEMM C[i, j] += A[i, k] * B[k, j] under loops "
+        raise TVMValueError(f"schedule_fp16_gemm: block {block} is not a GEMM C[i, j] += A[i, k] * B[k, j] under loops "
                          f"i, j, k (it has {len(loops)} loops, iterators {kinds}; 0 spatial, 2 reduction)")
     i, j, k = loops
     m, n, kk = (int(sch.get(x).extent) for x in (i, j, k))
@@ -54,14 +55,14 @@ def schedule_fp16_gemm(sch, block="C", block_m=128, block_n=128, block_k=32, war
     in_dtype, out_dtype = str(a_buf.dtype), str(c_buf.dtype)
     for what, size, tile in (("M", m, block_m), ("N", n, block_n), ("K", kk, block_k)):
         if tile % 16 or size % tile:
-            raise ValueError(f"schedule_fp16_gemm: {what}={size} is not a multiple of its tile {tile} (a multiple "
+            raise TVMValueError(f"schedule_fp16_gemm: {what}={size} is not a multiple of its tile {tile} (a multiple "
                              "of 16)")
     if block_m % warp_m or block_n % warp_n or warp_m % 16 or warp_n % 16:
-        raise ValueError(f"schedule_fp16_gemm: warp tile {warp_m}x{warp_n} must be multiples of 16 dividing the "
+        raise TVMValueError(f"schedule_fp16_gemm: warp tile {warp_m}x{warp_n} must be multiples of 16 dividing the "
                          f"block tile {block_m}x{block_n}")
     if in_dtype not in ("float16", "bfloat16") or out_dtype not in _TAGS or (in_dtype == "bfloat16"
                                                                            and out_dtype != "float32"):
-        raise ValueError(f"schedule_fp16_gemm: block {block} computes {out_dtype} from {in_dtype} (supported: "
+        raise TVMValueError(f"schedule_fp16_gemm: block {block} computes {out_dtype} from {in_dtype} (supported: "
                          "float16 -> float32/float16, bfloat16 -> float32)")
     warps = (block_m // warp_m) * (block_n // warp_n)
     threads = warps * 32
