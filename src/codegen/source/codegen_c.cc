@@ -98,6 +98,9 @@ std::string CodeGenC::WorkspaceFree(const std::string&) { Unsupported("heap work
 std::string CodeGenC::RaiseStmt(const std::string& message) {
   Unsupported("runtime errors (" + message + ") on target '" + target_kind_ + "'");
 }
+std::string CodeGenC::RaiseIndexStmt(const std::string& what, const std::string&, const std::string&) {
+  Unsupported("run-time index checks (" + what + ") on target '" + target_kind_ + "'");
+}
 
 void CodeGenC::Unsupported(const std::string& what) {
   TESSERA_THROW(NotImplementedError) << "cannot compile function " << func_name_ << " for target '" << target_kind_
@@ -410,11 +413,15 @@ std::string CodeGenC::VisitExpr_(const CallNode* op) {
     const Object* if_then_else = Op::Get("tir.if_then_else").get();
     const Object* call_extern = Op::Get("tir.call_extern").get();
     const Object* call_pure_extern = Op::Get("tir.call_pure_extern").get();
+    const Object* checked_index = Op::Get("tir.checked_index").get();
+    const Object* checked_value = Op::Get("tir.checked_value").get();
   };
   static const Builtins b;
   const Object* o = op->op.get();
   auto arg = [&](size_t i) { return VisitExpr(op->args[i]); };
   if (o == b.likely) return arg(0);
+  if (o == b.checked_index) return EmitCheckedIndex(op);
+  if (o == b.checked_value) return EmitCheckedValue(op);
   if (o == b.bitwise_and) return "(" + arg(0) + " & " + arg(1) + ")";
   if (o == b.bitwise_or) return "(" + arg(0) + " | " + arg(1) + ")";
   if (o == b.bitwise_xor) return "(" + arg(0) + " ^ " + arg(1) + ")";
@@ -462,6 +469,33 @@ std::string CodeGenC::VisitExpr_(const CallNode* op) {
   PrimExpr lowered = rule->cast<PackedFunc>()(call).cast<PrimExpr>();
   TESSERA_ICHECK(!lowered.same_as(call)) << "the " << attr << " rule of " << callee->name << " returned the call unchanged";
   return VisitExpr(lowered);
+}
+
+std::string CodeGenC::EmitCheckedIndex(const CallNode* op) {
+  const auto* what = op->args.size() == 4 ? op->args[2].as<StringImmNode>() : nullptr;
+  const auto* from_end = op->args.size() == 4 ? op->args[3].as<IntImmNode>() : nullptr;
+  if (what == nullptr || from_end == nullptr || !op->dtype.is_int() || op->args[0].dtype() != op->dtype) {
+    Unsupported("tir.checked_index needs (index, extent, what: a string, negative_from_end: an int) with a signed "
+                "integer index");
+  }
+  // Per lane when vectorized (lane_ is set): the first offending lane raises.
+  const std::string type = ValueType(op->dtype.element_of());
+  const std::string i = FreshName("ci"), e = FreshName("ce"), f = FreshName("cf");
+  const std::string index = VisitExpr(op->args[0]);
+  const std::string extent = Cast(VisitExpr(op->args[1]), op->args[1].dtype(), op->dtype);
+  std::string out = "({ " + type + " " + i + " = " + index + "; " + type + " " + e + " = " + extent + "; " + type +
+                    " " + f + " = " + i + "; ";
+  if (from_end->value != 0) out += "if (" + f + " < 0) " + f + " += " + e + "; ";
+  return out + "if (" + f + " < 0 || " + f + " >= " + e + ") " +
+         RaiseIndexStmt(what->value, "(int64_t)" + i, "(int64_t)" + e) + " " + f + "; })";
+}
+
+std::string CodeGenC::EmitCheckedValue(const CallNode* op) {
+  const auto* message = op->args.size() == 3 ? op->args[2].as<StringImmNode>() : nullptr;
+  if (message == nullptr) Unsupported("tir.checked_value needs (cond, value, message: a string)");
+  const std::string cond = VisitExpr(op->args[0]);
+  const std::string value = VisitExpr(op->args[1]);
+  return "({ if (!(" + cond + ")) " + RaiseStmt(message->value) + " " + value + "; })";
 }
 
 // ---- buffers ------------------------------------------------------------------
