@@ -98,6 +98,9 @@ environment() {
   "$PY" - <<'EOF'
 import glob, importlib.util, os, site, sys
 print("## python", sys.version.replace("\n", " "), sys.executable)
+import sysconfig
+inc = sysconfig.get_paths()["include"]
+print("Python.h:", os.path.join(inc, "Python.h") if os.path.exists(os.path.join(inc, "Python.h")) else f"ABSENT in {inc}")
 roots = [p for p in site.getsitepackages() + [site.getusersitepackages()] if os.path.isdir(p)]
 for pat in ("nvidia/*/lib/libnvrtc*", "nvidia/*/lib/libcudart*", "nvidia/*/include/cuda_fp16.h",
             "nvidia/*/include/nvrtc.h", "torch/lib/libnvrtc*", "torch/include/ATen/dlpack.h"):
@@ -179,7 +182,7 @@ fi
 
 # ---- 4. the CUDA tests: test_cuda_*.py files and tests marked as needing CUDA ----
 run_step cuda_tests 150 "${PYTEST[@]}" --junitxml="$OUT/cuda_tests.xml" tests/python \
-  -k "cuda or gpu or nvrtc or tensorcore"
+  -k "cuda or gpu or nvrtc or nvptx or tensorcore"
 
 # ---- 5. the GPU benchmark -----------------------------------------------------
 if [ -f benchmarks/gpu.py ] && [ "$SMOKE" != 1 ]; then
