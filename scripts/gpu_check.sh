@@ -139,7 +139,9 @@ cat "$OUT/environment.log"
 STEPS+=("environment|PASS|0|see environment.log")
 
 # ---- 2. configure + build (no LLVM, no C++ tests, only the Python extension) ----
-CMAKE_ARGS=(-S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=$OPT -DNDEBUG"
+GENERATOR=Ninja
+command -v ninja > /dev/null || { GENERATOR="Unix Makefiles"; log "no ninja: building with make"; }
+CMAKE_ARGS=(-S . -B "$BUILD_DIR" -G "$GENERATOR" -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=$OPT -DNDEBUG"
             -DTESSERA_USE_LLVM=OFF -DTESSERA_BUILD_TESTS=OFF -DPython_EXECUTABLE="$PY")
 if [ -n "${GPU_CHECK_CMAKE_ARGS:-}" ]; then read -r -a extra <<< "$GPU_CHECK_CMAKE_ARGS"; CMAKE_ARGS+=("${extra[@]}"); fi
 if [ "${GPU_CHECK_SKIP_BUILD:-0}" = 1 ]; then
