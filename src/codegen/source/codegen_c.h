@@ -103,6 +103,9 @@ class CodeGenC : public tir::ExprFunctor<std::string(const PrimExpr&)>,
   virtual std::string WorkspaceFree(const std::string& ptr);
   // A statement ending the current function with a user-facing error.
   virtual std::string RaiseStmt(const std::string& message);
+  // A statement ending the current function with "IndexError: <what>: index
+  // <index> is out of bounds for size <extent>" (index, extent: C int64 expressions).
+  virtual std::string RaiseIndexStmt(const std::string& what, const std::string& index, const std::string& extent);
   // Emitted at the end of every while loop's body (no-op by default).
   virtual void EmitWhileBackEdgeCheck() {}
 
@@ -136,6 +139,11 @@ class CodeGenC : public tir::ExprFunctor<std::string(const PrimExpr&)>,
   PrimExpr FlatIndex(const tir::Buffer& buffer, const Array<PrimExpr>& indices);
   // The element pointer expression `buf + index` with the bound check when enabled.
   virtual std::string CheckedIndex(const tir::Buffer& buffer, const std::string& index, DataType index_type);
+  // tir.checked_index(index, extent, what, negative_from_end) and
+  // tir.checked_value(cond, value, message): run-time checks raising through
+  // RaiseIndexStmt / RaiseStmt, as the LLVM backend's.
+  std::string EmitCheckedIndex(const tir::CallNode* op);
+  std::string EmitCheckedValue(const tir::CallNode* op);
   // Statements that begin and end a function body (reset per function).
   void BeginFunction(const std::string& name);
   // Emits `text` (a complete top-level declaration or function) before the

@@ -19,6 +19,7 @@ void CodeGenCHost::PrintPrelude(std::ostream& os) {
   CodeGenC::PrintPrelude(os);
   // The runtime's entry points (runtime/kernel_abi.h, runtime/interrupt.h).
   os << "extern void TesseraSetLastError(const char* msg);\n"
+     << "extern void TesseraSetIndexError(const char* what, int64_t index, int64_t extent);\n"
      << "extern int32_t TesseraParallelFor(int32_t (*task)(int32_t, void*), void* data, int32_t num_tasks);\n"
      << "extern void* TesseraWorkspaceAlloc(int64_t nbytes);\n"
      << "extern void TesseraWorkspaceFree(void* ptr);\n"
@@ -182,11 +183,20 @@ std::string CodeGenCHost::WorkspaceAlloc(const std::string& bytes) { return "Tes
 
 std::string CodeGenCHost::WorkspaceFree(const std::string& ptr) { return "TesseraWorkspaceFree(" + ptr + ");"; }
 
+std::string CodeGenCHost::FreeLiveWorkspaces() {
+  std::string out;
+  for (auto it = live_workspaces_.rbegin(); it != live_workspaces_.rend(); ++it) out += WorkspaceFree(*it) + " ";
+  return out;
+}
+
 std::string CodeGenCHost::RaiseStmt(const std::string& message) {
   // Kernels return nonzero after recording the message (runtime/kernel_abi.h).
-  std::string out = "{ TesseraSetLastError(" + Quote(message) + "); ";
-  for (auto it = live_workspaces_.rbegin(); it != live_workspaces_.rend(); ++it) out += WorkspaceFree(*it) + " ";
-  return out + "return -1; }";
+  return "{ TesseraSetLastError(" + Quote(message) + "); " + FreeLiveWorkspaces() + "return -1; }";
+}
+
+std::string CodeGenCHost::RaiseIndexStmt(const std::string& what, const std::string& index, const std::string& extent) {
+  return "{ TesseraSetIndexError(" + Quote(what) + ", " + index + ", " + extent + "); " + FreeLiveWorkspaces() +
+         "return -1; }";
 }
 
 void CodeGenCHost::EmitWhileBackEdgeCheck() {

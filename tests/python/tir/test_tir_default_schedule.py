@@ -82,6 +82,7 @@ def test_unary_math_and_broadcast():
     _check([A, Bv], C, [a, b], np.exp(a) + b, parallel=True, vectorized=True)
 
 
+@tvm.testing.requires_llvm  # the vector width of an -mcpu is LLVM's
 def test_vector_width_follows_the_target():
     A = te.placeholder((64, 1024), name="A")
     func = te.create_prim_func([A, topi.exp(A)])
@@ -402,6 +403,7 @@ def test_relax_nn_ops_are_scheduled():
     np.testing.assert_allclose(res[1].numpy(), ref_t, rtol=1e-4, atol=1e-5)
 
 
+@tvm.testing.requires_llvm  # the vector width of an -mcpu is LLVM's
 def test_before_after_elementwise_on_avx2():
     """The pass on a hand-written elementwise function gives exactly the expected
     module: outer loop parallel, inner loop split by AVX2's 8 float32 lanes and

@@ -71,6 +71,7 @@ def test_inexpressible_signature_names_the_parameter():
         tvm.lower(mod)
 
 
+@tvm.testing.requires_llvm  # calls target.build.llvm directly
 def test_codegen_needs_the_pass():
     without = tvm.transform.Sequential(list(tir.get_default_tir_pipeline().passes)[:-1])(Before)
     with pytest.raises(ValueError, match="scale.*tessera.packed_args.*MakePackedAPI"):
