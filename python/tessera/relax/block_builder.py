@@ -421,7 +421,9 @@ def _unbound_dims(fresh, tensors):
     """The (relax var, PrimFunc var) pairs of ``fresh`` that no tensor of ``tensors`` has
     as a whole dimension (they appear only inside expressions such as b * s)."""
     from ..tir import Var as TIRVar  # pylint: disable=import-outside-toplevel
-    bound = [d for t in tensors for d in t.shape if isinstance(d, TIRVar)]
+    from ..te import Tensor  # pylint: disable=import-outside-toplevel
+    # Scalar arguments (a tir.Var for an R.Prim operand) have no dimensions.
+    bound = [d for t in tensors if isinstance(t, Tensor) for d in t.shape if isinstance(d, TIRVar)]
     return [(orig, own) for orig, own in fresh if not any(own.same_as(d) for d in bound)]
 
 
