@@ -21,8 +21,8 @@ CONFORMANCE_ch4 := test_ch4_autotune.py
 # All of chapter 5: tensor expressions, BlockBuilder, the course's own fx translator and the
 # PyTorch importers (tvm.relax.frontend.torch), each model checked against PyTorch.
 CONFORMANCE_ch5 := test_ch5_frameworks.py
-# The CUDA tuning test is excluded by name (no CUDA code generation yet).
-CONFORMANCE_ch6 := test_ch6_gpu_tensorize.py -k "not tunes_matmul_for_cuda"
+# All of chapter 6; its CUDA tests (the tuning one included) skip without a GPU.
+CONFORMANCE_ch6 := test_ch6_gpu_tensorize.py
 # All of seed 004's Relay notes (ONNX import included) and its Relay-style API
 # (relay.frontend.from_onnx, relay.build, the graph executor, relay.testing, relay_viz).
 CONFORMANCE_seed004 := test_seed004_relay_concepts.py

@@ -54,4 +54,11 @@ if [ -n "$need" ]; then
   # shellcheck disable=SC2086
   "$PY" -m pip install -q $need
 fi
+# NVRTC + cuda_fp16.h for compiling generated CUDA C (tvm.contrib.nvcc, target "cuda"); optional: a CUDA
+# toolkit's NVRTC ($CUDA_HOME, /usr/local/cuda) stands in where PyPI cannot be reached.
+if ! "$PY" -c "import importlib.util as u; assert u.find_spec('nvidia.cuda_nvrtc') and u.find_spec('nvidia.cuda_runtime')" 2>/dev/null; then
+  echo "[setup] installing NVRTC from PyPI: nvidia-cuda-nvrtc-cu12 nvidia-cuda-runtime-cu12"
+  "$PY" -m pip install -q nvidia-cuda-nvrtc-cu12 nvidia-cuda-runtime-cu12 \
+    || echo "[setup] warning: NVRTC not installed (CUDA compile tests will skip unless a CUDA toolkit is present)"
+fi
 echo "[setup] ok"

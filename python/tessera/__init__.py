@@ -24,6 +24,8 @@ from .driver import build, lower
 from . import script
 from . import relax, te, topi, meta_schedule  # not implemented yet: attribute access says so
 from .relax.vm_build import compile  # pylint: disable=redefined-builtin
+from .contrib.nvcc import _register_pypi_nvrtc
+_register_pypi_nvrtc()  # PyPI's NVRTC as the fallback for CUDA builds (cheap: no import, no dlopen)
 
 __version__ = "0.1.0"
 

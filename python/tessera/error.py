@@ -15,7 +15,7 @@ __all__ = [
     "TVMError", "InternalError", "TVMValueError", "TVMTypeError", "TVMIndexError", "TVMOverflowError",
     "TVMZeroDivisionError", "TVMMemoryError", "TVMKeyError", "TVMAttributeError", "TVMFileNotFoundError", "TVMOSError",
     "TVMImportError", "OpNotImplemented", "DiagnosticError",
-    "ParseError", "ScheduleError", "TVMRecursionError", "register_error",
+    "ParseError", "ScheduleError", "TVMRecursionError", "TVMTimeoutError", "register_error",
 ]
 
 
@@ -111,6 +111,10 @@ class ParseError(DiagnosticError, builtins.SyntaxError):
 
 class ScheduleError(TVMError, builtins.ValueError):
     """A schedule primitive was not applicable; the schedule is left unchanged."""
+
+
+class TVMTimeoutError(TVMError, builtins.TimeoutError):
+    """An operation did not finish within its time limit (a worker process's call)."""
 
 
 class TVMRecursionError(TVMError, builtins.RecursionError):

@@ -1,6 +1,8 @@
 // Linear-form decomposition (see linear_form.h).
 #include "arith/linear_form.h"
 
+#include <cstdint>
+
 #include "arith/expr_deep_equal.h"
 #include "tir/op.h"
 

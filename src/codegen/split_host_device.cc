@@ -3,8 +3,11 @@
 
 #include <algorithm>
 
+#include "codegen/cuda/launch_extents.h"
+#include "ir/op.h"
 #include "runtime/registry.h"
 #include "ir/transform.h"
+#include "target/target_kind.h"
 #include "tir/analysis/undefined_vars.h"
 #include "tir/function.h"
 #include "tir/functor.h"
@@ -33,17 +36,25 @@ class DeviceKernelOutliner : public StmtExprMutator {
     Stmt region = GetRef<Stmt>(op);
     std::vector<Var> params = UndefinedVars(region);
     std::string name = func_name_ + "_kernel" + (kernels_.empty() ? "" : std::to_string(kernels_.size()));
+    LaunchExtents launch = KernelLaunchExtents(region, func_name_);
     PrimFunc kernel(Array<Var>(params.begin(), params.end()), region);
     kernel = WithAttr(kernel, "global_symbol", String(name));
     kernel = WithAttr(kernel, "target", target_);
     kernel = WithAttr(kernel, "tir.is_global_func", true);
     kernel = WithAttr(kernel, "tir.noalias", true);
     kernel = WithAttr(kernel, "calling_conv", static_cast<int64_t>(2));
-    GlobalVar gv(name);
-    kernels_.emplace_back(gv, kernel);
-    Array<PrimExpr> args;
-    for (const Var& v : params) args.push_back(v);
-    return Evaluate(Call(DataType::Int(32), gv, args));
+    kernel = WithAttr(kernel, "tessera.launch_tags", launch.tags);
+    kernel = WithAttr(kernel, "tessera.launch_extents", launch.extents);
+    kernel = WithAttr(kernel, "tessera.dyn_shmem", launch.dyn_shmem);
+    kernels_.emplace_back(GlobalVar(name), kernel);
+    // The launch: StringImm(symbol), grid x/y/z, block x/y/z (1 when unbound), dyn_shmem, args.
+    Array<PrimExpr> call_args{StringImm(name)};
+    for (const char* tag : {"blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y", "threadIdx.z"}) {
+      call_args.push_back(LaunchExtentOf(launch, tag).value_or(IntImm(DataType::Int(32), 1)));
+    }
+    call_args.push_back(launch.dyn_shmem);
+    for (const Var& v : params) call_args.push_back(v);
+    return Evaluate(Call(DataType::Int(32), Op::Get("tir.tessera_launch_kernel"), call_args));
   }
 
   std::vector<std::pair<GlobalVar, PrimFunc>> kernels_;
@@ -84,6 +95,8 @@ IRModule SplitHostDevice(const IRModule& mod) {
     Stmt body = outliner.VisitStmt(func->body);
     if (outliner.kernels_.empty()) continue;
     func.CopyOnWrite()->body = body;
+    const TargetKindInfo* kind = FindTargetKind((*target)->kind);
+    func = WithAttr(func, kAttrDeviceType, static_cast<int64_t>(kind ? kind->device_type : kDLCUDA));
     out.mutable_node()->Update(gv, func);
     for (const auto& [kgv, kernel] : outliner.kernels_) {
       TESSERA_CHECK_OR_THROW(!out->FindGlobalVar(kgv->name_hint), ValueError)
@@ -93,6 +106,27 @@ IRModule SplitHostDevice(const IRModule& mod) {
   }
   return out;
 }
+
+bool IsLaunchKernel(const CallNode* call) {
+  static const Object* op = Op::Get("tir.tessera_launch_kernel").get();
+  return call != nullptr && call->op.get() == op;
+}
+
+LaunchKernelCall ParseLaunchKernel(const CallNode* call, const std::string& func_name) {
+  const auto* sym = call->args.size() >= 8 ? call->args[0].as<StringImmNode>() : nullptr;
+  TESSERA_CHECK_OR_THROW(sym != nullptr, ValueError)
+      << "function " << func_name
+      << ": tir.tessera_launch_kernel takes (kernel name, gx, gy, gz, bx, by, bz, dyn_shmem, args...)";
+  LaunchKernelCall out;
+  out.kernel = sym->value;
+  for (size_t i = 1; i < 8; ++i) out.dims.push_back(call->args[i]);
+  for (size_t i = 8; i < call->args.size(); ++i) out.args.push_back(call->args[i]);
+  return out;
+}
+
+TESSERA_REGISTER_OP("tir.tessera_launch_kernel")
+    .set_num_inputs(-1)
+    .describe("launch a device kernel: (kernel symbol, gx, gy, gz, bx, by, bz, dyn_shmem, args...)");
 
 namespace transform {
 

@@ -1,6 +1,8 @@
 // Backend dispatch by target kind (see target_build.h).
 #include "codegen/target_build.h"
 
+#include <map>
+
 #include "runtime/registry.h"
 
 namespace tessera {
@@ -10,6 +12,17 @@ Module BuildForTarget(const IRModule& lowered, const Target& target) {
   const std::string prefix = "target.build.";
   std::optional<PackedFunc> backend = Registry::Get(prefix + target->kind);
   if (!backend) {
+    // A kind whose backend is a build option: say so, and what to use instead.
+    static const std::map<std::string, std::pair<std::string, std::string>> kOptional = {
+        {"llvm", {"TESSERA_USE_LLVM", "LLVM"}}};
+    if (auto opt = kOptional.find(target->kind); opt != kOptional.end()) {
+      const std::string host = DefaultHostTarget()->kind;
+      TESSERA_THROW(NotImplementedError)
+          << "target kind '" << target->kind << "' is not built into this Tessera: it was built without "
+          << opt->second.second << " (CMake option -D" << opt->second.first << "=OFF); use target \"" << host
+          << "\" (tvm.target.default_host(), the C source backend compiled by the system C compiler) or rebuild "
+          << "with -D" << opt->second.first << "=ON";
+    }
     std::string known;
     for (const std::string& name : Registry::ListNames()) {
       if (name.rfind(prefix, 0) == 0) known += (known.empty() ? "" : ", ") + name.substr(prefix.size());

@@ -1,22 +1,22 @@
 // tvm.ir.VDevice: a virtual device (a target, an id among devices of that
 // target, a memory scope) as a module's global_infos list them. Here an IR
 // object with reflection (structural equality, printing, JSON) and the
-// ir.VDevice constructor; TensorStructInfo does not carry one yet (refused in
-// python/tessera/relax/struct_info.py). IR layer.
+// ir.VDevice constructor; relax TensorStructInfo carries one. IR layer.
+#include "ir/global_info.h"
+
 #include "runtime/error.h"
-#include "runtime/object.h"
 #include "runtime/reflection.h"
 #include "runtime/registry.h"
+#include "target/target.h"
 
 namespace tessera {
 
-class VDeviceNode : public Object {
- public:
-  ObjectRef target;  // a Target, or undefined
-  int vdevice_id = 0;
-  std::string memory_scope = "global";
-  TESSERA_DECLARE_FINAL_OBJECT_INFO(VDeviceNode, Object, "VDevice");
-};
+std::string VDeviceText(const VDevice& vdevice) {
+  if (!vdevice.defined()) return "None";
+  const auto* t = vdevice->target.as<TargetNode>();
+  return (t ? t->kind : std::string("none")) + ":" + std::to_string(vdevice->vdevice_id) + ":" +
+         vdevice->memory_scope;
+}
 
 TESSERA_REGISTER_OBJECT_TYPE(VDeviceNode);
 TESSERA_REGISTER_NODE(VDeviceNode)

@@ -27,6 +27,7 @@ inline constexpr const char* kRandomComputeProducer = "meta_schedule.random_comp
 inline constexpr const char* kInlineRule = "meta_schedule.inline_rule";
 inline constexpr const char* kPragmaAutoUnrollMaxStep = "pragma_auto_unroll_max_step";
 inline constexpr const char* kPragmaUnrollExplicit = "pragma_unroll_explicit";
+inline constexpr const char* kCooperativeFetch = "meta_schedule.cooperative_fetch";
 
 // Iterator type a loop carries for `block` (tir::kDataPar, tir::kCommReduce),
 // from the block's bindings: a loop used only by spatial iterators (or by

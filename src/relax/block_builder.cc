@@ -385,6 +385,17 @@ T WithSInfo(T e, const StructInfo& sinfo) {
   return e;
 }
 
+// Whether an operator's result lives where its tensor arguments do (the
+// computing operators); calls of kernels, builtins, allocations and device
+// moves state their results' devices themselves.
+bool InheritsVDevice(const std::string& op_name) {
+  for (const char* prefix : {"relax.call_", "relax.invoke_", "relax.make_closure", "relax.builtin.", "relax.memory.",
+                             "relax.vm.", "relax.to_vdevice", "relax.hint_on_device"}) {
+    if (op_name.rfind(prefix, 0) == 0) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 RelaxExpr BlockBuilderNode::Normalize(const RelaxExpr& expr) {
@@ -468,6 +479,7 @@ RelaxExpr BlockBuilderNode::NormalizeImpl(const RelaxExpr& expr) {
       TESSERA_CHECK_OR_THROW(finfer.count(opref), ValueError)
           << "operator '" << o->name << "' has no FInferStructInfo: it cannot be used in Relax";
       sinfo = finfer[opref](call, self).cast<StructInfo>();
+      if (InheritsVDevice(o->name)) sinfo = PropagateVDevice(o->name, call->args, sinfo);
     } else {
       StructInfo fs = op->struct_info_.defined() ? Downcast<StructInfo>(op->struct_info_) : StructInfo();
       if (const auto* f = fs.as<FuncStructInfoNode>()) {

@@ -10,6 +10,7 @@
 
 #include "arith/analyzer.h"
 #include "arith/expr_string.h"
+#include "ir/structural_equal.h"
 #include "relax/expr.h"
 #include "runtime/reflection.h"
 #include "runtime/registry.h"
@@ -87,6 +88,13 @@ TensorStructInfo::TensorStructInfo(DataType dtype, int ndim, Span span) {
   n->ndim = ndim;
   n->span = std::move(span);
   data_ = std::move(n);
+}
+
+TensorStructInfo TensorStructInfo::WithVDevice(VDevice vdevice) const {
+  if ((*this)->vdevice.same_as(vdevice)) return *this;
+  auto n = make_object<TensorStructInfoNode>(*get());
+  n->vdevice = std::move(vdevice);
+  return TensorStructInfo(ObjectPtr<Object>(std::move(n)));
 }
 
 std::optional<Array<PrimExpr>> TensorStructInfoNode::GetShape() const {
@@ -205,6 +213,14 @@ BaseCheckResult BaseCheck(arith::Analyzer* ana, const StructInfo& base, const St
       if (!d->IsUnknownNdim()) return BaseCheckResult::kFailL0;
       r = Combine(r, BaseCheckResult::kFailL1);
     }
+    // A tensor said to be on a device accepts only tensors on that device.
+    if (b->vdevice.defined()) {
+      if (!d->vdevice.defined()) {
+        r = Combine(r, BaseCheckResult::kFailL1);
+      } else if (!StructuralEqual(b->vdevice, d->vdevice)) {
+        return BaseCheckResult::kFailL0;
+      }
+    }
     if (!b->shape) return r;
     std::optional<Array<PrimExpr>> bs = b->GetShape();
     std::optional<Array<PrimExpr>> ds = d->GetShape();
@@ -268,7 +284,8 @@ StructInfo StructInfoLCA(const StructInfo& lhs, const StructInfo& rhs) {
     if (const auto* b = rhs.as<TensorStructInfoNode>()) {
       DataType dtype = a->dtype == b->dtype ? a->dtype : DataType::Void();
       int ndim = a->ndim == b->ndim ? a->ndim : StructInfoNode::kUnknownNDim;
-      return TensorStructInfo(dtype, ndim);
+      bool same_device = a->vdevice.defined() && b->vdevice.defined() && StructuralEqual(a->vdevice, b->vdevice);
+      return TensorStructInfo(dtype, ndim).WithVDevice(same_device ? a->vdevice : VDevice());
     }
   }
   if (const auto* a = lhs.as<TupleStructInfoNode>()) {
@@ -364,7 +381,8 @@ StructInfo SubstituteStructInfo(const StructInfo& sinfo,
     if (!se) return sinfo;
     bool changed = false;
     Array<PrimExpr> vals = sub_all(se->values, &changed);
-    return changed ? StructInfo(TensorStructInfo(ShapeExpr(vals, se->span), t->dtype, t->span)) : sinfo;
+    return changed ? StructInfo(TensorStructInfo(ShapeExpr(vals, se->span), t->dtype, t->span).WithVDevice(t->vdevice))
+                   : sinfo;
   }
   if (const auto* tu = sinfo.as<TupleStructInfoNode>()) {
     bool changed = false;
@@ -422,7 +440,7 @@ StructInfo EraseToWellDefined(const StructInfo& sinfo, const std::function<bool(
       for (const PrimExpr& v : se->values) ok = ok && defined(v);
     }
     if (ok) return sinfo;
-    return TensorStructInfo(t->dtype, t->ndim, t->span);
+    return TensorStructInfo(t->dtype, t->ndim, t->span).WithVDevice(t->vdevice);
   }
   if (const auto* tu = sinfo.as<TupleStructInfoNode>()) {
     bool changed = false;
@@ -494,6 +512,7 @@ std::string StructInfoText(const StructInfo& sinfo) {
       }
       if (!t->IsUnknownNdim()) os << (first ? "" : ", ") << "ndim=" << t->ndim;
     }
+    if (t->vdevice.defined()) os << ", vdevice=\"" << VDeviceText(t->vdevice) << "\"";
     os << ")";
   } else if (const auto* tu = sinfo.as<TupleStructInfoNode>()) {
     os << "R.Tuple(";
@@ -511,6 +530,52 @@ std::string StructInfoText(const StructInfo& sinfo) {
     os << sinfo->GetTypeKey();
   }
   return os.str();
+}
+
+namespace {
+// The device of a tensor struct info, or of the tensor fields of a tuple one.
+void CollectVDevices(const StructInfo& s, std::vector<VDevice>* out) {
+  if (const auto* t = s.as<TensorStructInfoNode>()) {
+    if (t->vdevice.defined()) out->push_back(t->vdevice);
+  } else if (const auto* tu = s.as<TupleStructInfoNode>()) {
+    for (const StructInfo& f : tu->fields) {
+      if (const auto* ft = f.as<TensorStructInfoNode>()) {
+        if (ft->vdevice.defined()) out->push_back(ft->vdevice);
+      }
+    }
+  }
+}
+
+StructInfo OnVDevice(const StructInfo& s, const VDevice& vdevice) {
+  if (const auto* t = s.as<TensorStructInfoNode>()) {
+    return t->vdevice.defined() ? s : StructInfo(GetRef<TensorStructInfo>(t).WithVDevice(vdevice));
+  }
+  if (const auto* tu = s.as<TupleStructInfoNode>()) {
+    Array<StructInfo> fields;
+    bool changed = false;
+    for (const StructInfo& f : tu->fields) {
+      StructInfo nf = f.as<TensorStructInfoNode>() ? OnVDevice(f, vdevice) : f;
+      changed |= !nf.same_as(f);
+      fields.push_back(nf);
+    }
+    return changed ? StructInfo(TupleStructInfo(fields, tu->span)) : s;
+  }
+  return s;
+}
+}  // namespace
+
+StructInfo PropagateVDevice(const std::string& op_name, const Array<RelaxExpr>& args, const StructInfo& sinfo) {
+  std::vector<VDevice> devices;
+  for (const RelaxExpr& a : args) {
+    if (auto s = MatchStructInfo(a)) CollectVDevices(*s, &devices);
+  }
+  if (devices.empty()) return sinfo;
+  for (size_t i = 1; i < devices.size(); ++i) {
+    TESSERA_CHECK_OR_THROW(StructuralEqual(devices[0], devices[i]), TypeError)
+        << "operator '" << op_name << "': its tensor arguments are on different virtual devices ("
+        << VDeviceText(devices[0]) << " and " << VDeviceText(devices[i]) << ")";
+  }
+  return OnVDevice(sinfo, devices[0]);
 }
 
 // ---- registration ---------------------------------------------------------------------
@@ -531,6 +596,7 @@ TESSERA_REGISTER_NODE(TensorStructInfoNode)
     .field("shape", &TensorStructInfoNode::shape)
     .field("dtype", &TensorStructInfoNode::dtype)
     .field("ndim", &TensorStructInfoNode::ndim)
+    .field("vdevice", &TensorStructInfoNode::vdevice)
     .on_load([](const ObjectRef& o) -> ObjectRef {
       const auto* n = static_cast<const TensorStructInfoNode*>(o.get());
       TESSERA_CHECK_OR_THROW(n->ndim >= -1, ValueError) << "relax.TensorStructInfo.ndim " << n->ndim << " < -1";
@@ -584,16 +650,20 @@ TESSERA_REGISTER_GLOBAL("relax.ShapeStructInfo").set_body_typed([](Any values, i
   }
   return ShapeStructInfo(ndim);
 });
-TESSERA_REGISTER_GLOBAL("relax.TensorStructInfo").set_body_typed([](Any shape, DataType dtype, int ndim) -> StructInfo {
-  if (!shape.is_none()) {
-    RelaxExpr s = shape.cast<RelaxExpr>();
-    TensorStructInfo t(s, dtype);
-    TESSERA_CHECK_OR_THROW(ndim == -1 || ndim == t->ndim, ValueError)
-        << "TensorStructInfo: ndim " << ndim << " does not match the shape's " << t->ndim;
-    return t;
-  }
-  return TensorStructInfo(dtype, ndim);
-});
+TESSERA_REGISTER_GLOBAL("relax.TensorStructInfo")
+    .set_body_typed([](Any shape, DataType dtype, int ndim, Any vdevice) -> StructInfo {
+      TESSERA_CHECK_OR_THROW(vdevice.is_none() || vdevice.as<VDeviceNode>(), TypeError)
+          << "TensorStructInfo: vdevice must be a tvm.ir.VDevice or None";
+      VDevice vdev = vdevice.is_none() ? VDevice() : vdevice.cast<VDevice>();
+      if (!shape.is_none()) {
+        RelaxExpr s = shape.cast<RelaxExpr>();
+        TensorStructInfo t(s, dtype);
+        TESSERA_CHECK_OR_THROW(ndim == -1 || ndim == t->ndim, ValueError)
+            << "TensorStructInfo: ndim " << ndim << " does not match the shape's " << t->ndim;
+        return t.WithVDevice(vdev);
+      }
+      return TensorStructInfo(dtype, ndim).WithVDevice(vdev);
+    });
 TESSERA_REGISTER_GLOBAL("relax.TupleStructInfo").set_body_typed([](Array<StructInfo> fields) {
   return TupleStructInfo(fields);
 });

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "ir/expr.h"
+#include "ir/global_info.h"
 #include "runtime/data_type.h"
 #include "tir/expr.h"
 
@@ -70,12 +71,14 @@ class ShapeStructInfo : public StructInfo {
 };
 
 // A tensor: dtype (Void = unknown), ndim (-1 = unknown) and optionally its
-// shape, a relax Expr (a ShapeExpr, or a Var of ShapeStructInfo).
+// shape, a relax Expr (a ShapeExpr, or a Var of ShapeStructInfo), and the
+// virtual device it lives on (undefined: not said).
 class TensorStructInfoNode : public StructInfoNode {
  public:
   std::optional<RelaxExpr> shape;
   DataType dtype = DataType::Void();
   int ndim = kUnknownNDim;
+  VDevice vdevice;
   bool IsUnknownNdim() const { return ndim == kUnknownNDim; }
   bool IsUnknownDtype() const { return dtype.is_void(); }
   // The shape's values when it is a ShapeExpr (or a var whose struct info knows them).
@@ -89,6 +92,8 @@ class TensorStructInfo : public StructInfo {
   TensorStructInfo(RelaxExpr shape, DataType dtype, Span span = Span());
   // Without a shape.
   TensorStructInfo(DataType dtype, int ndim, Span span = Span());
+  // This struct info on `vdevice` (undefined: none).
+  TensorStructInfo WithVDevice(VDevice vdevice) const;
 };
 
 class TupleStructInfoNode : public StructInfoNode {
@@ -151,6 +156,12 @@ StructInfo SubstituteStructInfo(const StructInfo& sinfo,
 // holds (shape dims over other vars become unknown, keeping ndim): the
 // struct info seen outside the scope that defines those vars.
 StructInfo EraseToWellDefined(const StructInfo& sinfo, const std::function<bool(const tir::Var& var)>& is_defined);
+
+// The struct info an operator's call gets from its arguments' virtual
+// devices: when the inferred `sinfo` (a tensor, or a tuple's tensors) says no
+// device and the tensor arguments (or the tensors of tuple arguments) name
+// one, it gets that one; TypeError naming `op_name` when they name different ones.
+StructInfo PropagateVDevice(const std::string& op_name, const Array<RelaxExpr>& args, const StructInfo& sinfo);
 
 // Text of a struct info in TVMScript form (R.Tensor((1, n), "float32")), for messages.
 std::string StructInfoText(const StructInfo& sinfo);

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
+#include <optional>
 #include <string>
 
 #include "runtime/any.h"
@@ -25,6 +27,14 @@ class DeviceAPI {
   // Named attribute ("name", "max_threads_per_block", "compute_version",
   // "warp_size", "multi_processor_count", ...); None when unknown.
   virtual Any GetAttr(Device dev, const std::string& attr) = 0;
+  // Seconds the device spends on what `work` enqueues, measured on the device
+  // (CUDA events around it); nullopt when the kind has no such timer (the
+  // caller then times with the host clock and Sync).
+  virtual std::optional<double> TimeOnDevice(Device dev, const std::function<void()>& work) {
+    (void)dev;
+    (void)work;
+    return std::nullopt;
+  }
 
   // The API for a device kind; raises ValueError for kinds without one.
   static DeviceAPI* Get(DLDeviceType type);

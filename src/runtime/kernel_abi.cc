@@ -2,15 +2,20 @@
 // and the C entry points kernels call back into (see kernel_abi.h).
 #include "runtime/kernel_abi.h"
 
+#include <cstdint>
 #include <cmath>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <sstream>
 
+#include "runtime/device_api.h"
 #include "runtime/interrupt.h"
+#include "runtime/module.h"
 #include "runtime/ndarray.h"
 #include "runtime/thread_pool.h"
 
@@ -18,6 +23,25 @@ namespace tessera {
 namespace {
 
 thread_local std::string last_error;
+thread_local KernelLaunchContext launch_context;
+
+// Sets the launch context for one call of a device function, restoring the
+// previous one after (a host function may call another module's function).
+class LaunchContextScope {
+ public:
+  LaunchContextScope(bool active, const ModuleNode* module, Device device) : active_(active), saved_(launch_context) {
+    if (active_) launch_context = KernelLaunchContext{module, device};
+  }
+  ~LaunchContextScope() {
+    if (active_) launch_context = saved_;
+  }
+  LaunchContextScope(const LaunchContextScope&) = delete;
+  LaunchContextScope& operator=(const LaunchContextScope&) = delete;
+
+ private:
+  bool active_;
+  KernelLaunchContext saved_;
+};
 
 nlohmann::json InfoToJSON(const FunctionInfo& info) {
   nlohmann::json params = nlohmann::json::array();
@@ -31,6 +55,13 @@ nlohmann::json InfoToJSON(const FunctionInfo& info) {
     params.push_back(std::move(param));
   }
   nlohmann::json out = {{"name", info.name}, {"params", params}, {"sym_vars", info.sym_vars}};
+  if (!info.checks.empty()) {
+    nlohmann::json checks = nlohmann::json::array();
+    for (const ShapeCheck& c : info.checks) {
+      checks.push_back({{"param", c.param}, {"dim", c.dim}, {"sym", c.sym}, {"text", c.text}, {"code", c.code}});
+    }
+    out["checks"] = checks;
+  }
   if (info.num_threads > 0) out["threads"] = info.num_threads;
   if (info.device_type != kDLCPU) out["device_type"] = info.device_type;
   return out;
@@ -54,8 +85,50 @@ FunctionInfo InfoFromJSON(const nlohmann::json& j) {
   }
   info.sym_vars = j.at("sym_vars").get<std::vector<std::string>>();
   if (j.contains("threads")) info.num_threads = j.at("threads").get<int>();  // absent in older libraries
+  if (j.contains("checks")) {  // absent in older libraries
+    for (const auto& c : j.at("checks")) {
+      info.checks.push_back({c.at("param").get<int>(), c.at("dim").get<int>(), c.at("sym").get<int>(),
+                             c.at("text").get<std::string>(), c.at("code").get<std::vector<int64_t>>()});
+    }
+  }
   if (j.contains("device_type")) info.device_type = j.at("device_type").get<int>();
   return info;
+}
+
+// The value of a ShapeCheck's program over the bound size variables; nullopt when a
+// division or modulo by zero makes it undefined.
+std::optional<int64_t> EvalShapeCheck(const ShapeCheck& c, const std::vector<int64_t>& sym_values,
+                                      const std::vector<int64_t>& scalar_ints) {
+  std::vector<int64_t> stack;
+  for (size_t pc = 0; pc < c.code.size(); ++pc) {
+    const int64_t op = c.code[pc];
+    if (op == kConst || op == kVar || op == kParam) {
+      const int64_t operand = c.code[++pc];
+      const auto k = static_cast<size_t>(operand);
+      stack.push_back(op == kConst ? operand : op == kVar ? sym_values[k] : scalar_ints[k]);
+      continue;
+    }
+    const int64_t b = stack.back();
+    stack.pop_back();
+    int64_t& a = stack.back();
+    switch (op) {
+      case kAdd: a += b; break;
+      case kSub: a -= b; break;
+      case kMul: a *= b; break;
+      case kFloorDiv:
+      case kFloorMod: {
+        if (b == 0) return std::nullopt;
+        int64_t q = a / b;
+        if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+        a = op == kFloorDiv ? q : a - q * b;
+        break;
+      }
+      case kMin: a = std::min(a, b); break;
+      case kMax: a = std::max(a, b); break;
+      default: return std::nullopt;
+    }
+  }
+  return stack.size() == 1 ? std::optional<int64_t>(stack.back()) : std::nullopt;
 }
 
 std::string ShapeStr(const std::vector<int64_t>& s) {
@@ -68,6 +141,9 @@ std::string ShapeStr(const std::vector<int64_t>& s) {
 
 
 }  // namespace
+
+const KernelLaunchContext& CurrentKernelLaunchContext() { return launch_context; }
+const std::string& KernelLastError() { return last_error; }
 
 std::string FunctionInfo::ToJSON() const { return InfoToJSON(*this).dump(); }
 FunctionInfo FunctionInfo::FromJSON(const std::string& json) { return InfoFromJSON(nlohmann::json::parse(json)); }
@@ -167,6 +243,9 @@ PackedFunc MakeKernelFunction(const FunctionInfo& info, KernelFn fn, ObjectRef k
         std::vector<int64_t> scalar_ints(np, 0);
         std::vector<double> scalar_floats(np, 0.0);
         AlignedStaging staging;
+        // A device function's arrays all live on one device: the first one's is where its kernels launch.
+        const bool on_device = info.device_type != kDLCPU;
+        std::optional<Device> array_device;
         for (size_t i = 0; i < np; ++i) {
           const ParamInfo& p = info.params[i];
           const Any& a = args[static_cast<int>(i)];
@@ -196,6 +275,12 @@ PackedFunc MakeKernelFunction(const FunctionInfo& info, KernelFn fn, ObjectRef k
                                       << " but this function runs on "
                                       << DeviceTypeName(static_cast<DLDeviceType>(info.device_type));
           }
+          if (on_device && array_device && arr->device() != *array_device) {
+            TESSERA_THROW(ValueError) << info.name << ": argument " << p.name << " is on " << arr->device().str()
+                                      << " but the earlier arguments are on " << array_device->str()
+                                      << " (the arrays of one call must be on one device)";
+          }
+          if (!array_device) array_device = arr->device();
           if (arr->dtype() != p.dtype) {
             TESSERA_THROW(TypeError) << info.name << ": argument " << p.name << " has dtype " << arr->dtype()
                                      << " but expected " << p.dtype;
@@ -230,7 +315,8 @@ PackedFunc MakeKernelFunction(const FunctionInfo& info, KernelFn fn, ObjectRef k
           if (reinterpret_cast<uintptr_t>(ptr) % align != 0) {
             TESSERA_THROW(ValueError) << info.name << ": argument " << p.name << " is not aligned to its element size";
           }
-          if (p.alignment > 1 && reinterpret_cast<uintptr_t>(ptr) % static_cast<uintptr_t>(p.alignment) != 0) {
+          // (Only CPU kernels dereference their arguments on the host: device arrays are never staged.)
+          if (!on_device && p.alignment > 1 && reinterpret_cast<uintptr_t>(ptr) % static_cast<uintptr_t>(p.alignment) != 0) {
             // The kernel assumes the alignment (llvm.assume): stage a copy.
             size_t nbytes = static_cast<size_t>(std::max(1, p.dtype.bytes()));
             for (int64_t d : shape) nbytes *= static_cast<size_t>(d);
@@ -243,11 +329,30 @@ PackedFunc MakeKernelFunction(const FunctionInfo& info, KernelFn fn, ObjectRef k
               << info.name << ": the size variable " << info.sym_vars[k] << " is not bound by any argument";
           slots[np + k] = &sym_values[k];
         }
+        for (const ShapeCheck& c : info.checks) {
+          const std::optional<int64_t> want = EvalShapeCheck(c, sym_values, scalar_ints);
+          const int64_t got = sym_values[static_cast<size_t>(c.sym)];
+          if (!want || *want != got) {
+            std::ostringstream os;
+            os << info.name << ": argument " << info.params[static_cast<size_t>(c.param)].name << ".shape[" << c.dim
+               << "] is " << got << " but expected " << c.text;
+            if (want) os << " = " << *want;
+            os << " (";
+            for (size_t k = 0; k < info.sym_vars.size(); ++k) {
+              if (info.sym_vars[k].find(".shape[") != std::string::npos) continue;  // a check's own slot
+              os << (os.str().back() == '(' ? "" : ", ") << info.sym_vars[k] << " = " << sym_values[k];
+            }
+            os << ")";
+            TESSERA_THROW(ValueError) << os.str();
+          }
+        }
         last_error.clear();
         // The target's -num-cores (recorded in the library for exported ones) caps the threads.
         runtime::ThreadCapScope cap(num_threads > 0 ? num_threads : info.num_threads);
         int32_t rc = 0;
         bool interrupted = false;
+        LaunchContextScope launch_scope(on_device, keep_alive.as<ModuleNode>(),
+                                        array_device.value_or(Device{static_cast<DLDeviceType>(info.device_type), 0}));
         {
           InterruptScope interrupt_scope;  // Ctrl-C stops while loops (runtime/interrupt.h)
           rc = fn(slots.data());
@@ -310,4 +415,33 @@ void* TesseraWorkspaceAlloc(int64_t nbytes) {
 }
 
 void TesseraWorkspaceFree(void* ptr) { std::free(ptr); }
+
+void* TesseraDeviceWorkspaceAlloc(int64_t nbytes) {
+  const tessera::KernelLaunchContext& ctx = tessera::launch_context;
+  try {
+    if (ctx.module == nullptr) {
+      tessera::last_error = "device memory was requested outside a call of a device function";
+      return nullptr;
+    }
+    if (nbytes < 0) {
+      tessera::last_error = "MemoryError: cannot allocate " + std::to_string(nbytes) + " bytes on " + ctx.device.str();
+      return nullptr;
+    }
+    return tessera::DeviceAPI::Get(ctx.device)
+        ->Alloc(ctx.device, static_cast<size_t>(nbytes == 0 ? 1 : nbytes), tessera::kTensorAlignment);
+  } catch (const std::exception& e) {
+    tessera::last_error = "MemoryError: cannot allocate " + std::to_string(nbytes) + " bytes on " +
+                          ctx.device.str() + ": " + e.what();
+    return nullptr;
+  }
+}
+
+void TesseraDeviceWorkspaceFree(void* ptr) {
+  const tessera::KernelLaunchContext& ctx = tessera::launch_context;
+  if (ptr == nullptr || ctx.module == nullptr) return;
+  try {
+    tessera::DeviceAPI::Get(ctx.device)->Free(ctx.device, ptr);
+  } catch (const std::exception&) {  // nothing to report from a free
+  }
+}
 }

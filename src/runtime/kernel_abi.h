@@ -26,6 +26,19 @@ struct ShapeDim {
   int sym = -1;         // index into FunctionInfo::sym_vars, or -1 for a constant
 };
 
+// A buffer dimension given by an expression of the size variables (a reshape to 3 * n):
+// the argument's extent is bound to its own slot `sym`, then checked against `code`
+// evaluated over the bound variables (postfix: ShapeOp, with an operand after kConst,
+// kVar (a sym_vars slot) and kParam (an integer scalar parameter)). A mismatch raises ValueError naming the parameter, the dimension and `text`.
+enum ShapeOp : int64_t { kConst = 0, kVar, kAdd, kSub, kMul, kFloorDiv, kFloorMod, kMin, kMax, kParam };
+struct ShapeCheck {
+  int param = 0;               // the parameter and dimension (for the message)
+  int dim = 0;
+  int sym = 0;                 // the slot holding the argument's extent
+  std::string text;            // the expression as written (3 * n)
+  std::vector<int64_t> code;   // postfix program over FunctionInfo::sym_vars
+};
+
 struct ParamInfo {
   std::string name;
   bool is_buffer = true;
@@ -44,6 +57,7 @@ struct FunctionInfo {
   int device_type = kDLCPU;
   std::vector<ParamInfo> params;
   std::vector<std::string> sym_vars;  // symbolic shape variables bound from arguments
+  std::vector<ShapeCheck> checks;     // dimensions that are expressions of them (checked after binding)
   int num_threads = 0;                // the target's -num-cores: caps its parallel loops (0: no cap)
   std::string ToJSON() const;
   static FunctionInfo FromJSON(const std::string& json);
@@ -65,6 +79,20 @@ inline std::string KernelSymbol(const std::string& name) { return "tessera_kerne
 // available, or TESSERA_NUM_THREADS; runtime/thread_pool.h).
 PackedFunc MakeKernelFunction(const FunctionInfo& info, KernelFn fn, ObjectRef keep_alive, int num_threads = 0);
 
+class ModuleNode;
+// What a host function running on this thread launches device kernels from
+// (TesseraLaunchKernel): the module whose function it is (its imports hold the
+// device modules) and the device its arrays are on. Set by the function made
+// by MakeKernelFunction for the duration of a call when the function's
+// device_type is not the CPU (`keep_alive` is then its module); empty otherwise.
+struct KernelLaunchContext {
+  const ModuleNode* module = nullptr;
+  Device device{kDLCPU, 0};
+};
+const KernelLaunchContext& CurrentKernelLaunchContext();
+// The message a kernel or runtime entry recorded on this thread (TesseraSetLastError).
+const std::string& KernelLastError();
+
 }  // namespace tessera
 
 extern "C" {
@@ -78,4 +106,17 @@ int32_t TesseraParallelFor(int32_t (*task)(int32_t i, void* data), void* data, i
 // Workspace allocation for large intermediate buffers (64-byte aligned).
 void* TesseraWorkspaceAlloc(int64_t nbytes);
 void TesseraWorkspaceFree(void* ptr);
+// Device memory for a buffer the host part of a device function allocates
+// (shared by its kernels), on the device of the running call
+// (KernelLaunchContext). On failure returns null after recording a
+// MemoryError (the next launch, given the null pointer, reports it).
+void* TesseraDeviceWorkspaceAlloc(int64_t nbytes);
+void TesseraDeviceWorkspaceFree(void* ptr);
+// Launches device kernel `name` of the calling host function's imported device
+// modules (KernelLaunchContext) on grid (gx, gy, gz) and blocks (bx, by, bz)
+// with `dyn_shmem` bytes of dynamic shared memory; args[i] points at the i-th
+// kernel argument's value. Returns 0, or nonzero after TesseraSetLastError.
+// Defined with the CUDA module (runtime/cuda/cuda_module.cc).
+int32_t TesseraLaunchKernel(const char* name, int64_t gx, int64_t gy, int64_t gz, int64_t bx, int64_t by, int64_t bz,
+                            int64_t dyn_shmem, void** args, int32_t nargs);
 }

@@ -28,6 +28,61 @@ void ModuleNode::ExportLibraryWithData(const std::string& path,
                                      << "); only modules built in this process (llvm, c) can";
 }
 
+std::string ModuleNode::SaveToBinary() const {
+  TESSERA_THROW(NotImplementedError) << "a " << type_key() << " module cannot be embedded in an exported library";
+}
+
+namespace {
+
+// The symbol holding the imported modules of an exported library:
+// per module "<type_key>\n<size>\n<bytes>".
+constexpr const char* kImportsSymbol = "__tessera_imports";
+
+std::string EncodeImports(const std::vector<Module>& imports) {
+  std::string out;
+  for (const Module& m : imports) {
+    std::string bytes = m->SaveToBinary();
+    out += m->type_key() + "\n" + std::to_string(bytes.size()) + "\n" + bytes;
+  }
+  return out;
+}
+
+std::vector<Module> DecodeImports(const std::string& data, const std::string& path) {
+  std::vector<Module> out;
+  size_t at = 0;
+  while (at < data.size()) {
+    size_t nl1 = data.find('\n', at);
+    size_t nl2 = nl1 == std::string::npos ? nl1 : data.find('\n', nl1 + 1);
+    TESSERA_CHECK_OR_THROW(nl2 != std::string::npos, ValueError) << path << " has corrupted imported modules";
+    std::string key = data.substr(at, nl1 - at);
+    size_t size = 0;
+    try {
+      size = std::stoull(data.substr(nl1 + 1, nl2 - nl1 - 1));
+    } catch (const std::exception&) {
+      TESSERA_THROW(ValueError) << path << " has corrupted imported modules";
+    }
+    TESSERA_CHECK_OR_THROW(size <= data.size() - nl2 - 1, ValueError) << path << " has corrupted imported modules";
+    auto loader = Registry::Get("runtime.module.loadbinary_" + key);
+    TESSERA_CHECK_OR_THROW(loader.has_value(), ValueError)
+        << path << " embeds a " << key << " module, which this runtime cannot load";
+    out.push_back((*loader)(std::string(data.substr(nl2 + 1, size))).cast<Module>());
+    at = nl2 + 1 + size;
+  }
+  return out;
+}
+
+}  // namespace
+
+void ExportModuleLibrary(const Module& mod, const std::string& path,
+                         std::vector<std::pair<std::string, std::string>> data) {
+  if (!mod->imports.empty()) data.emplace_back(kImportsSymbol, EncodeImports(mod->imports));
+  if (data.empty()) {
+    mod->ExportLibrary(path);
+  } else {
+    mod->ExportLibraryWithData(path, data);
+  }
+}
+
 PackedFunc Module::GetFunctionOrThrow(const std::string& name) const {
   const ModuleNode* n = get();
   if (auto f = n->GetFunction(name)) return *f;
@@ -106,6 +161,12 @@ Module LoadModuleFromFile(const std::string& path) {
   const auto* exec_size = static_cast<const uint64_t*>(dlsym(handle, "__tessera_vm_executable_size"));
   std::string exec_bytes = exec_data && exec_size ? std::string(exec_data, *exec_size) : std::string();
   Module lib(ObjectPtr<Object>(make_object<LibraryModuleNode>(handle, path)));
+  // Device modules embedded by ExportModuleLibrary become the library's imports.
+  const auto* imports_data = static_cast<const char*>(dlsym(handle, kImportsSymbol));
+  const auto* imports_size = static_cast<const uint64_t*>(dlsym(handle, (std::string(kImportsSymbol) + "_size").c_str()));
+  if (imports_data != nullptr && imports_size != nullptr) {
+    for (const Module& m : DecodeImports(std::string(imports_data, *imports_size), path)) lib.Import(m);
+  }
   if (exec_data == nullptr) return lib;
   try {
     return Registry::GetOrThrow("vm.LoadExecutableFromLibrary")(lib, String(std::move(exec_bytes))).cast<Module>();
@@ -139,7 +200,9 @@ TESSERA_REGISTER_GLOBAL("runtime.ModuleListFunctions").set_body_typed([](Module 
 });
 TESSERA_REGISTER_GLOBAL("runtime.ModuleTypeKey").set_body_typed([](Module m) { return m->type_key(); });
 TESSERA_REGISTER_GLOBAL("runtime.ModuleGetSource").set_body_typed([](Module m, std::string fmt) { return m->GetSource(fmt); });
-TESSERA_REGISTER_GLOBAL("runtime.ModuleExportLibrary").set_body_typed([](Module m, std::string path) { m->ExportLibrary(path); });
+TESSERA_REGISTER_GLOBAL("runtime.ModuleExportLibrary").set_body_typed([](Module m, std::string path) {
+  ExportModuleLibrary(m, path);
+});
 TESSERA_REGISTER_GLOBAL("runtime.ModuleImports").set_body_typed([](Module m) { return Array<Module>(m->imports); });
 TESSERA_REGISTER_GLOBAL("runtime.ModuleLoadFromFile").set_body_typed([](std::string path) { return LoadModuleFromFile(path); });
 

@@ -33,6 +33,10 @@ class ModuleNode : public Object {
   // (LLVM, C source) implement it; others raise NotImplementedError.
   virtual void ExportLibraryWithData(const std::string& path,
                                      const std::vector<std::pair<std::string, std::string>>& data) const;
+  // The bytes that embed this module in an exported library (an imported
+  // device module); loaded back by the global "runtime.module.loadbinary_<type_key>".
+  // Raises NotImplementedError for modules that cannot be embedded.
+  virtual std::string SaveToBinary() const;
 
   std::vector<Module> imports;
   TESSERA_DECLARE_OBJECT_INFO(ModuleNode, Object, "runtime.Module");
@@ -44,7 +48,15 @@ class Module : public ObjectRef {
   // Looks `name` up here, then in imported modules; raises ValueError
   // naming the function and what the module has.
   PackedFunc GetFunctionOrThrow(const std::string& name) const;
+  // Adds `other` to this module's imports (modules are shared: every reference sees it, as TVM's Import).
+  void Import(const Module& other) const { static_cast<ModuleNode*>(data_.get())->imports.push_back(other); }
 };
+
+// Exports `mod` (ExportLibrary, or ExportLibraryWithData with `data`),
+// embedding its imported modules (SaveToBinary) so that LoadModuleFromFile
+// restores them as the loaded library's imports.
+void ExportModuleLibrary(const Module& mod, const std::string& path,
+                         std::vector<std::pair<std::string, std::string>> data = {});
 
 // Loads a library written by Module::ExportLibrary.
 Module LoadModuleFromFile(const std::string& path);

@@ -6,11 +6,13 @@
 #include "target/target.h"
 
 #include <algorithm>
+#include <set>
 
 #include <sstream>
 
 #include "runtime/reflection.h"
 #include "runtime/registry.h"
+#include "target/tag.h"
 #include "target/target_kind.h"
 
 namespace tessera {
@@ -51,6 +53,25 @@ Any ParseOptionValue(const std::string& kind, const std::string& key, const std:
   TESSERA_THROW(InternalError) << "unhandled target option type";
 }
 
+// A tag's target string: its kind, the tag's options the rest of `spec`
+// does not give, then the rest of `spec` (options after a tag override it).
+std::string ExpandTag(const TargetTagInfo& tag, const std::vector<std::string>& words) {
+  std::set<std::string> given;
+  for (const std::string& w : words) {
+    size_t dashes = w.rfind("--", 0) == 0 ? 2 : w.rfind('-', 0) == 0 ? 1 : 0;
+    if (dashes != 0) given.insert(w.substr(dashes, w.find('=') == std::string::npos ? std::string::npos
+                                                                                     : w.find('=') - dashes));
+  }
+  std::string out = tag.kind;
+  for (const auto& [key, value] : tag.options) {
+    if (given.count(key)) continue;
+    if (auto s = value.try_cast<std::string>()) out += " -" + key + "=" + *s;
+    else out += " -" + key + "=" + std::to_string(value.cast<int64_t>());
+  }
+  for (const std::string& w : words) out += " " + w;
+  return out;
+}
+
 }  // namespace
 
 Target::Target(const std::string& spec) {
@@ -58,9 +79,23 @@ Target::Target(const std::string& spec) {
   std::string tok;
   auto n = make_object<TargetNode>();
   if (!(is >> tok)) TESSERA_THROW(ValueError) << "empty target string";
+  if (FindTargetKind(tok) == nullptr) {
+    if (const TargetTagInfo* tag = FindTargetTag(tok)) {
+      std::vector<std::string> rest;
+      std::string w;
+      while (is >> w) rest.push_back(w);
+      // The tag is not kept: the target is its kind and options (its string parses
+      // back to an equal target).
+      data_ = Target(ExpandTag(*tag, rest)).data_;
+      return;
+    }
+  }
   const TargetKindInfo* kind = FindTargetKind(tok);
   if (kind == nullptr) {
-    TESSERA_THROW(ValueError) << "unknown target kind '" << tok << "' (known kinds: " << JoinNames(ListTargetKinds(), "")
+    TESSERA_THROW(ValueError) << "unknown target kind '" << tok << "' (known kinds: "
+                              << JoinNames(ListTargetKinds(), "")
+                              << (tok.find('/') != std::string::npos ? "; tvm.target.list_tags() lists the tags"
+                                                                       : "")
                               << ")";
   }
   n->kind = kind->name;

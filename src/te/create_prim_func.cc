@@ -199,12 +199,38 @@ Stmt MakeBlockNest(const ComputeOpNode* op, const Buffer& out, BodyRewriter& rw)
 
 }  // namespace
 
+namespace {
+
+// The PrimFunc of `tensors`, with the scalar parameters `scalars[i]` (a tir
+// Var) placed before the tensor of position `scalars[i].first` (TVM's
+// create_prim_func takes scalar Vars among its arguments).
+PrimFunc CreatePrimFuncWithScalars(const Array<Tensor>& args, const std::vector<std::pair<size_t, Var>>& scalars,
+                                   std::optional<DataType> index_dtype_override);
+
+}  // namespace
+
 PrimFunc CreatePrimFunc(const Array<Tensor>& args, std::optional<DataType> index_dtype_override) {
+  return CreatePrimFuncWithScalars(args, {}, index_dtype_override);
+}
+
+namespace {
+
+PrimFunc CreatePrimFuncWithScalars(const Array<Tensor>& args, const std::vector<std::pair<size_t, Var>>& scalars,
+                                   std::optional<DataType> index_dtype_override) {
   std::unordered_map<const OperationNode*, Buffer> buffers;
   std::unordered_set<const VarNode*> allowed;
   Array<Var> params;
   Map<Var, Buffer> buffer_map;
+  size_t next_scalar = 0;
+  auto add_scalars_before = [&](size_t pos) {
+    while (next_scalar < scalars.size() && scalars[next_scalar].first == pos) {
+      const Var& v = scalars[next_scalar++].second;
+      params.push_back(v);
+      allowed.insert(v.get());
+    }
+  };
   for (size_t i = 0; i < args.size(); ++i) {
+    add_scalars_before(i);
     Tensor t = args[i];
     TESSERA_CHECK_OR_THROW(t.defined() && t->op.defined(), ValueError) << "argument " << i << " is undefined";
     TESSERA_CHECK_OR_THROW(!buffers.count(t->op.get()), ValueError)
@@ -220,6 +246,7 @@ PrimFunc CreatePrimFunc(const Array<Tensor>& args, std::optional<DataType> index
     for (PrimExpr d : t->shape) vc(d);
     allowed.insert(vc.vars.begin(), vc.vars.end());
   }
+  add_scalars_before(args.size());
   std::vector<Operation> order = PostOrder(args);
   Array<Buffer> allocs;
   std::vector<Stmt> nests;
@@ -255,8 +282,25 @@ PrimFunc CreatePrimFunc(const Array<Tensor>& args, std::optional<DataType> index
   return PrimFunc(params, body, buffer_map, attrs);
 }
 
-TESSERA_REGISTER_GLOBAL("te.CreatePrimFunc").set_body_typed([](Array<Tensor> args, std::optional<DataType> dt) {
-  return CreatePrimFunc(args, dt);
+}  // namespace
+
+// Arguments: te.Tensors and scalar tir Vars (parameters passed by value).
+TESSERA_REGISTER_GLOBAL("te.CreatePrimFunc").set_body_typed([](Array<ObjectRef> args, std::optional<DataType> dt) {
+  Array<Tensor> tensors;
+  std::vector<std::pair<size_t, Var>> scalars;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (const auto* v = args[i].as<VarNode>()) {
+      TESSERA_CHECK_OR_THROW(!v->dtype.is_handle(), TypeError)
+          << "te.create_prim_func: argument " << i << " is a handle Var; only scalar Vars are parameters";
+      scalars.emplace_back(tensors.size(), GetRef<Var>(v));
+    } else {
+      TESSERA_CHECK_OR_THROW(args[i].as<TensorNode>() != nullptr, TypeError)
+          << "te.create_prim_func: argument " << i << " is a " << (args[i].defined() ? args[i]->GetTypeKey() : "None")
+          << ", not a te.Tensor or a scalar tir.Var";
+      tensors.push_back(Downcast<Tensor>(args[i]));
+    }
+  }
+  return CreatePrimFuncWithScalars(tensors, scalars, dt);
 });
 
 }  // namespace te

@@ -2,6 +2,7 @@
 // registration of TIR intrinsic ops (see op.h).
 #include "tir/op.h"
 
+#include <cstdint>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -419,7 +420,7 @@ TESSERA_REGISTER_OP("tir.fmod").set_num_inputs(2).describe("floating remainder")
 TESSERA_REGISTER_OP("tir.atan2").set_num_inputs(2).describe("atan2(a, b)");
 TESSERA_REGISTER_OP("tir.if_then_else").set_num_inputs(3).describe("cond ? a : b, evaluating one branch");
 TESSERA_REGISTER_OP("tir.likely").set_num_inputs(1).describe("branch hint: cond is likely true");
-TESSERA_REGISTER_OP("tir.checked_value").set_num_inputs(3)
+TESSERA_REGISTER_OP("tir.checked_value").set_num_inputs(3).set_attr("TScriptResultArg", int64_t{1})  // the value's dtype
     .describe("(cond, value, message): value where cond holds, else the kernel raises message (a \"<Kind>: \" prefix "
               "such as \"ValueError: \" picks the error class)");
 TESSERA_REGISTER_OP("tir.checked_index").set_num_inputs(4)

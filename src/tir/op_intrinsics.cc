@@ -56,6 +56,15 @@ TESSERA_REGISTER_OP("tir.mma_store").set_num_inputs(6).set_attr(kDtypeFirst, int
 TESSERA_REGISTER_OP("tir.mma_fill").set_num_inputs(3).set_attr(kDtypeFirst, int64_t{1})
     .describe("(local_size, local_ptr, offset): zero an mma accumulator");
 
+// ---- matched regions (LowerOpaqueBlock -> FlattenBuffer) -------------------------------
+// A match_buffer's element offset, strides and data, kept as element accesses at the region's corners until
+// FlattenBuffer resolves them, so that CompactBufferAllocation sees (and rewrites) the region a tensor intrinsic
+// touches through a pointer.
+TESSERA_REGISTER_OP("tir.tessera_region_offset").set_num_inputs(2)
+    .describe("(buf[min corner], buf[max corner]): the flat element offset of the min corner (FlattenBuffer)");
+TESSERA_REGISTER_OP("tir.tessera_region_data").set_num_inputs(2)
+    .describe("(buf[min corner], buf[max corner]): buf's data pointer (FlattenBuffer)");
+
 // ---- warp-level (cross-thread reduction) ------------------------------------------------
 TESSERA_REGISTER_OP("tir.tvm_warp_activemask").set_num_inputs(0).set_attr(kResult, String("uint32"))
     .describe("the mask of the active threads of the warp");

@@ -140,3 +140,8 @@ def pytest_collectreport(report):
 # TVM v0.18's ONNX tests import onnx.mapping, which onnx 1.15+ dropped.
 from onnx_mapping_shim import install as _install_onnx_mapping  # noqa: E402  pylint: disable=wrong-import-position
 _install_onnx_mapping()
+
+# TVM v0.18's test_frontend_from_fx.py imports torchvision, which cannot load beside this
+# machine's pinned PyTorch: a stand-in with the torchvision.ops functions it uses.
+from torchvision_shim import install as _install_torchvision  # noqa: E402  pylint: disable=wrong-import-position
+_install_torchvision()

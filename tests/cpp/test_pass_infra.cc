@@ -233,8 +233,8 @@ TEST(PrimFuncPass, AppliesToEachPrimFuncAndCanRemove) {
 }
 
 TEST(PassRegistry, LowerPassesAreRegisteredByName) {
-  for (const char* name : {"LowerInitBlock", "ConvertBlocksToOpaque", "LowerOpaqueBlock", "CompactBufferAllocation",
-                           "LoopPartition", "FlattenBuffer", "VectorizeLoop", "UnrollLoop", "MakePackedAPI"}) {
+  for (const char* name : {"LowerCrossThreadReduction", "LowerThreadAllreduce", "LowerInitBlock", "ConvertBlocksToOpaque",
+                           "LowerOpaqueBlock", "CompactBufferAllocation", "LoopPartition", "FlattenBuffer", "VectorizeLoop", "UnrollLoop", "MakePackedAPI"}) {
     Pass p = GetPass(name);
     EXPECT_EQ(std::string(p->Info()->name), name);
     EXPECT_TRUE(GetPass(std::string("tir.transform.") + name).defined());
@@ -248,7 +248,8 @@ TEST(PassRegistry, DefaultPipelineIsTheNamedSequentialInOrder) {
   EXPECT_EQ(std::string(pipeline->Info()->name), "tir.default_pipeline");
   std::vector<std::string> names;
   for (const Pass& p : pipeline->passes) names.push_back(p->Info()->name);
-  EXPECT_EQ(names, (std::vector<std::string>{"LowerInitBlock", "ConvertBlocksToOpaque", "LowerOpaqueBlock",
+  EXPECT_EQ(names, (std::vector<std::string>{"LowerCrossThreadReduction", "LowerInitBlock", "ConvertBlocksToOpaque",
+                                             "LowerOpaqueBlock",
                                              "CompactBufferAllocation", "HoistNestPredicates", "LoopPartition", "FlattenBuffer",
                                              "VectorizeLoop", "UnrollLoop", "MakePackedAPI"}));
   for (const auto& [name, reason] : tir::transform::PassesRequiredForCodegen()) {

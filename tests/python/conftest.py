@@ -11,11 +11,13 @@ _PYTHON_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."
 if _PYTHON_DIR not in sys.path:
     sys.path.insert(0, _PYTHON_DIR)
 
-pytest_plugins = ["fixed_point_plugin"]
+# missing_backend: a test needing a backend this build leaves out (LLVM) skips, saying so.
+pytest_plugins = ["fixed_point_plugin", "tessera.testing.missing_backend"]
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "requires_gpu: skip unless a CUDA device is usable (tvm.cuda(0).exist)")
+    config.addinivalue_line("markers", "llvm: needs the LLVM backend (tvm.testing.requires_llvm; TESSERA_USE_LLVM)")
     config.addinivalue_line("markers", "x86_vnni: needs a CPU with AVX512-VNNI (tvm.testing.requires_x86_vnni)")
     config.addinivalue_line("markers", "x86_avx512: needs a CPU with AVX512-BW (tvm.testing.requires_x86_avx512)")
 

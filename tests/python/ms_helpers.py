@@ -55,3 +55,11 @@ def crash_now(*_args):
 
 def hang(*_args):
     time.sleep(600)
+
+
+def pid_or_restart(restart):
+    """The worker's process id, or a RestartWorker error (the worker exits after reporting it)."""
+    if restart:
+        from tessera.meta_schedule.worker_pool import RestartWorker
+        raise RestartWorker("the device is unusable")
+    return os.getpid()

@@ -1,10 +1,11 @@
 """``tvm.contrib``: optional helpers beside the compiler proper --
-``graph_executor`` (the Relay-style executor API over the Relax VM) and the
-model pictures ``relax_viz`` / ``relay_viz``. Each submodule is imported on
+``graph_executor`` (the Relay-style executor API over the Relax VM), the
+model pictures ``relax_viz`` / ``relay_viz``, and ``utils`` (tempdir), ``cc``
+(the system compiler) and ``popen_pool`` (a worker process). Each submodule is imported on
 first use."""
 import importlib as _importlib
 
-_SUBMODULES = ("graph_executor", "relax_viz", "relay_viz")
+_SUBMODULES = ("graph_executor", "nvcc", "relax_viz", "relay_viz", "utils", "cc", "popen_pool")
 
 
 def __getattr__(name):

@@ -22,11 +22,21 @@ _SCRIPT_DEFAULTS = {
 _SCRIPT_HONOURED = {"indent_spaces", "tir_prefix", "ir_prefix", "name", "obj_to_underline", "show_meta"}
 
 
-def _check_script_options(kwargs):
+def _prints_free_var_definitions(node):
+    """Whether the printer already writes the definitions of the free
+    variables of ``node`` before it (TVM's ``verbose_expr=True`` form): it does
+    for every node but a bare TIR expression or statement."""
+    key = node.type_key if hasattr(node, "type_key") else ""
+    return not key.startswith("tir.") or key == "tir.PrimFunc"
+
+
+def _check_script_options(kwargs, node=None):
     for key, value in kwargs.items():
         if key not in _SCRIPT_DEFAULTS:
             raise TVMTypeError(f"script() got an unexpected keyword argument {key!r}")
         if key in _SCRIPT_HONOURED:
+            continue
+        if key == "verbose_expr" and value is True and node is not None and _prints_free_var_definitions(node):
             continue
         default = _SCRIPT_DEFAULTS[key]
         if value is not default and value != default:
@@ -42,9 +52,12 @@ class Node(_core.Object):
         honours ``indent_spaces``, ``tir_prefix``, ``ir_prefix``, ``name``,
         ``obj_to_underline`` (nodes to underline with carets) and
         ``show_meta`` (Relax tensor constants as a ``metadata = ...`` line that
-        parses back, instead of "# Metadata omitted..."); TVM's other
+        parses back, instead of "# Metadata omitted...") and
+        ``verbose_expr=True`` (free variables' definitions first: what the
+        printer writes for every node but bare TIR expressions); TVM's other
         options are accepted only at their defaults; an unknown key raises."""
-        _check_script_options(kwargs)
+        _check_script_options(kwargs, self)
+        kwargs = {k: v for k, v in kwargs.items() if k != "verbose_expr"}
         printer = get_global_func("script.AsTVMScript", allow_missing=True)
         if printer is None:
             raise OpNotImplemented("the TVMScript printer is not available in this build")

@@ -24,9 +24,41 @@ class PointerType(Node):
 __all__ = ["PrimType", "PointerType"]
 
 
+def _relax_type_text(ty):
+    """A type in TVMScript's Relax form (``R.Shape(ndim=3)``, ``R.Tuple(...)``, ``R.Callable(...)``)."""
+    key = ty.type_key
+    if key == "relax.ObjectType":
+        return "R.Object"
+    if key == "relax.PackedFuncType":
+        return "R.PackedFunc"
+    if key == "relax.ShapeType":
+        return f"R.Shape(ndim={int(ty.ndim)})"
+    if key == "relax.DynTensorType":
+        dtype = str(ty.dtype)
+        return f'R.Tensor(ndim={int(ty.ndim)}, dtype="{"" if dtype == "void" else dtype}")'
+    if key == "TupleType":
+        return "R.Tuple(" + ", ".join(_relax_type_text(f) for f in ty.fields) + ")"
+    if key == "FuncType":
+        params = ", ".join(_relax_type_text(a) for a in ty.arg_types)
+        return f"R.Callable(({params}), {_relax_type_text(ty.ret_type)})"
+    from ..error import TVMTypeError  # pylint: disable=import-outside-toplevel
+    raise TVMTypeError(f"no TVMScript Relax form for a {key}")
+
+
 class Type(Node):
     """Base of the types that compare (and hash) structurally, as TVM's ``ir.Type``:
-    TupleType, FuncType and the relax types (relax/ty.py)."""
+    TupleType, FuncType and the relax types (relax/ty.py), which print in
+    TVMScript's Relax form."""
+
+    def _relax_script(self, **kwargs):
+        from .base import _check_script_options  # pylint: disable=import-outside-toplevel
+        _check_script_options(kwargs, self)
+        return _relax_type_text(self)
+
+    def script(self, **kwargs):
+        if self.type_key.startswith("relax."):
+            return self._relax_script(**kwargs)
+        return super().script(**kwargs)
 
     def __eq__(self, other):
         from .structural import structural_equal  # pylint: disable=import-outside-toplevel

@@ -58,4 +58,31 @@ def refuse_spawn_bootstrap(who):
                        f"{BOOTSTRAP_HINT}")
 
 
-__all__ = ["check_int", "check_trials", "check_seed", "check_num_tuning_cores", "refuse_spawn_bootstrap"]
+def device_type_name(target):
+    """The runner's device for ``target`` (a Target): "cpu", or the kind's device name ("cuda")."""
+    dev_type = target.kind.device_type
+    return "cpu" if dev_type == 1 else {2: "cuda"}.get(dev_type, target.kind.name)
+
+
+def check_tunable_target(target, runner, who):
+    """The target's kind has default tuning rules, and, when the candidates are measured
+    here (``runner`` "local"), a device of the target's kind exists: a CUDA target on a
+    machine without a GPU fails up front ("no CUDA device to measure on") instead of
+    failing every trial. A Runner object of the caller's own measures elsewhere (or not
+    at all) and needs no device here."""
+    from ..target import kind_family  # pylint: disable=import-outside-toplevel
+    if target.kind.get_attr("meta_schedule.default_rules") is None:
+        _, known = kind_family(target.kind.name, "meta_schedule.default_rules")
+        raise TVMValueError(f"{who}: target {target} is not supported; the target kinds with default tuning "
+                            f"rules are {', '.join(known)}")
+    if isinstance(runner, str) and runner == "local" and target.kind.device_type != 1:
+        from ..runtime.device import Device  # pylint: disable=import-outside-toplevel
+        name = device_type_name(target)
+        if not Device(target.kind.device_type, 0).exist:
+            raise TVMError(f"{who}: no {name.upper()} device to measure on (target {target}): {name}(0) does not "
+                           f"exist on this machine; tune on a machine with one, or pass runner= a Runner of "
+                           f"your own")
+
+
+__all__ = ["check_int", "check_trials", "check_seed", "check_num_tuning_cores", "refuse_spawn_bootstrap",
+           "check_tunable_target", "device_type_name"]

@@ -15,7 +15,7 @@ from ..tir import PrimFunc
 from . import task_scheduler as _task_scheduler
 from .arg_info import ArgInfo
 from .extracted_task import ExtractedTask
-from .arguments import check_num_tuning_cores, check_seed, check_trials, refuse_spawn_bootstrap
+from .arguments import check_num_tuning_cores, check_seed, check_trials, check_tunable_target, refuse_spawn_bootstrap
 from .tune import make_builder_runner, make_database
 from .tune_context import TuneContext, normalize_mod
 from ..error import OpNotImplemented, TVMTypeError, TVMValueError
@@ -144,8 +144,7 @@ def tune_relax(mod, params, target, work_dir, max_trials_global, *, max_trials_p
     if max_trials_per_task is None:
         max_trials_per_task = max_trials_global
     target = _as_target(target, "tune_relax")
-    if target.kind.get_attr("meta_schedule.default_rules") is None:
-        raise TVMValueError(f"tune_relax: target {target} is not supported; only CPU (llvm) targets are tuned")
+    check_tunable_target(target, runner, "tune_relax")
     scheduler = _task_scheduler.create(task_scheduler, seed)
     tasks = extract_tasks(mod, target, params)
     contexts, weights = [], []
@@ -193,9 +192,9 @@ def tune_tasks(*, tasks, task_weights, work_dir, max_trials_global, max_trials_p
     for ctx in tasks:
         if not isinstance(ctx, TuneContext):
             raise TVMTypeError(f"tune_tasks: tasks must be TuneContexts, got {type(ctx).__name__}")
-        if ctx.target is None or ctx.target.kind.get_attr("meta_schedule.default_rules") is None:
-            raise TVMValueError(f"tune_tasks: task {ctx.task_name} has target {ctx.target}; only CPU (llvm) "
-                                "targets are tuned")
+        if ctx.target is None:
+            raise TVMValueError(f"tune_tasks: task {ctx.task_name} has no target")
+        check_tunable_target(ctx.target, runner, f"tune_tasks (task {ctx.task_name})")
     scheduler = _task_scheduler.create(task_scheduler)
     database = make_database(database, work_dir, "tune_tasks")
     builder, runner, own_builder, own_runner = make_builder_runner(builder, runner, tasks[0].num_threads, work_dir,

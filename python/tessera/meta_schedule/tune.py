@@ -18,7 +18,8 @@ from .database import JSONDatabase, MemoryDatabase, Database, TuningRecord
 from .feature import estimate_flops
 from .runner import LocalRunner, RunnerInput
 from . import search_strategy as _strategy
-from .arguments import check_num_tuning_cores, check_seed, check_trials, refuse_spawn_bootstrap
+from .arguments import (check_num_tuning_cores, check_seed, check_trials, check_tunable_target, device_type_name,
+                        refuse_spawn_bootstrap)
 from .tune_context import TuneContext
 
 
@@ -126,7 +127,8 @@ class TaskState:
         run_inputs, run_index = [], []
         for i, b in enumerate(builds):
             if b.error_msg is None:
-                run_inputs.append(RunnerInput(b.artifact_path, "cpu", self.args_info, self.reference))
+                run_inputs.append(RunnerInput(b.artifact_path, device_type_name(ctx.target), self.args_info,
+                                              self.reference))
                 run_index.append(i)
         results = [None] * len(cands)
         for i, r in zip(run_index, self.runner.run(run_inputs)):
@@ -269,8 +271,7 @@ def tune_tir(mod, target, work_dir, max_trials_global, *, num_trials_per_iter=64
     check_num_tuning_cores(num_tuning_cores, "tune_tir")
     os.makedirs(work_dir, exist_ok=True)
     ctx = TuneContext(mod, target, space, strategy, task_name, -1 if seed is None else seed, num_tuning_cores)
-    if ctx.target.kind.get_attr("meta_schedule.default_rules") is None:
-        raise TVMValueError(f"tune_tir: target {ctx.target} is not supported; only CPU (llvm) targets are tuned")
+    check_tunable_target(ctx.target, runner, "tune_tir")
     database = make_database(database, work_dir, "tune_tir")
     cost_model = make_cost_model(cost_model, ctx.rand_state, "tune_tir")
     builder, runner, own_builder, own_runner = make_builder_runner(builder, runner, ctx.num_threads, work_dir,

@@ -24,6 +24,12 @@ BOOTSTRAP_HINT = ("worker processes are spawned and import the main script first
                    "when imported must guard its entry point with `if __name__ == \"__main__\":`")
 
 
+class RestartWorker(Exception):
+    """Raised by a function run in a worker: reported as that call's error, after which the
+    worker process exits and the next call starts a fresh one (e.g. a CUDA context a
+    faulting kernel left unusable)."""
+
+
 def _worker_main(conn):
     conn.send(("ready", None))  # the main script and this module imported: bootstrap done
     while True:
@@ -39,6 +45,9 @@ def _worker_main(conn):
             result = ("ok", fn(*args))
         except BaseException as err:  # noqa: BLE001 -- report every failure to the parent
             result = ("error", f"{type(err).__name__}: {err}\n{traceback.format_exc(limit=6)}")
+            if isinstance(err, RestartWorker):
+                conn.send(("restart", result[1]))
+                return
         conn.send(result)
 
 
@@ -95,6 +104,8 @@ class Worker:
                 raise WorkerFailure("bootstrap", f"{name}: the worker process died while starting, before it could "
                                     f"run anything (exit code {code}): {BOOTSTRAP_HINT}") from None
             raise WorkerFailure("crash", f"{name}: the worker process died (exit code {code})") from None
+        if status == "restart":  # the worker exits after this error: the next call starts a fresh one
+            self._kill()
         if status != "ok":
             raise WorkerFailure("error", value)
         return value

@@ -13,6 +13,7 @@ from .struct_info import (StructInfo, ObjectStructInfo, PrimStructInfo, ShapeStr
 from .block_builder import BlockBuilder
 from .ty import ObjectType, PackedFuncType, ShapeType, DynTensorType, TensorType, TupleType, FuncType
 from .expr import get_shape_of
+from .op.base import call_tir, call_dps_packed, call_pure_packed
 from . import expr_functor
 from .expr_functor import ExprFunctor, PyExprVisitor, PyExprMutator
 from .pipeline import get_pipeline, register_pipeline

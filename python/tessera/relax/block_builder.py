@@ -212,7 +212,8 @@ class BlockBuilder(Node):
         returned. Keyword arguments other than primfunc_name_hint go to ``func``."""
         from .. import te  # pylint: disable=import-outside-toplevel
         from ..ir import structural_equal  # pylint: disable=import-outside-toplevel
-        from .struct_info import TensorStructInfo  # pylint: disable=import-outside-toplevel
+        from .struct_info import PrimStructInfo, TensorStructInfo  # pylint: disable=import-outside-toplevel
+        from .expr import PrimValue, ShapeExpr  # pylint: disable=import-outside-toplevel
         from .op.base import call_tir  # pylint: disable=import-outside-toplevel
         from ..tir.stmt_functor import substitute as stmt_functor_substitute  # pylint: disable=import-outside-toplevel
         from ..ir import PrimExpr  # pylint: disable=import-outside-toplevel
@@ -232,22 +233,42 @@ class BlockBuilder(Node):
             stmt_functor.post_order_visit(dim, visit)
             return stmt_functor.substitute(dim, dict(fresh)) if fresh else dim
 
-        def collect(arg):  # the tensors' symbolic dims first, so PrimExpr arguments can name them too
-            if isinstance(arg, Expr) and isinstance(arg.struct_info_, TensorStructInfo) and arg.struct_info_.shape:
+        def collect(arg, prims):
+            if prims and isinstance(arg, PrimExpr):
+                own_dim(arg)
+            elif (not prims and isinstance(arg, Expr) and isinstance(arg.struct_info_, TensorStructInfo)
+                  and arg.struct_info_.shape):
                 for d in arg.struct_info_.shape.values:
                     own_dim(d)
             elif isinstance(arg, (list, tuple)):
                 for a in arg:
-                    collect(a)
+                    collect(a, prims)
+            elif isinstance(arg, dict):
+                for a in arg.values():
+                    collect(a, prims)
 
-        for a in list(args) + list(kwargs.values()):
-            collect(a)
+        # The tensors' symbolic dims first, so PrimExpr arguments can name them too; then the
+        # variables of PrimExpr arguments (a size given alone: arange(n)).
+        for prims in (False, True):
+            for a in list(args) + list(kwargs.values()):
+                collect(a, prims)
 
         def convert(arg):
             if isinstance(arg, PrimExpr) and fresh:
                 return stmt_functor_substitute(arg, dict(fresh))
             if isinstance(arg, Expr):
                 sinfo = arg.struct_info_ if arg.struct_info_ is not None else self.normalize(arg).struct_info_
+                # A literal shape (ShapeExpr) or scalar (PrimValue) enters as its PrimExpr value(s), as TVM's call_te.
+                if isinstance(arg, ShapeExpr):
+                    return [convert(v) for v in arg.values]
+                if isinstance(arg, PrimValue):
+                    return convert(arg.value)
+                # A scalar known only at run time: a scalar parameter of the PrimFunc (TVM's form).
+                if isinstance(sinfo, PrimStructInfo) and sinfo.value is None:
+                    from ..tir import Var as TIRVar  # pylint: disable=import-outside-toplevel
+                    scalar = TIRVar(arg.name_hint if isinstance(arg, Var) else f"s{len(inputs)}", sinfo.dtype)
+                    inputs.append((arg, scalar))
+                    return scalar
                 if not isinstance(sinfo, TensorStructInfo) or sinfo.shape is None:
                     raise TVMTypeError(f"BlockBuilder.call_te: argument {len(inputs)} must be a tensor of known "
                                     f"shape, got {sinfo}")
@@ -257,6 +278,8 @@ class BlockBuilder(Node):
                 return ph
             if isinstance(arg, (list, tuple)):
                 return type(arg)(convert(a) for a in arg)
+            if isinstance(arg, dict):
+                return {k: convert(v) for k, v in arg.items()}
             return arg
 
         te_args = [convert(a) for a in args]
@@ -268,6 +291,13 @@ class BlockBuilder(Node):
         # Relax shapes are int64: loops and indices follow (as TVM's call_te).
         prim = te.create_prim_func([ph for _, ph in inputs] + outs, index_dtype_override="int64")
         prim = prim.without_attr("global_symbol")  # private: the build attaches the symbol
+        # A symbolic dim used only inside expressions (a (b * s, 8) tensor) is no buffer's
+        # extent: the PrimFunc takes it as a trailing int64 parameter, passed as tir_vars (as TVM).
+        unbound = _unbound_dims(fresh, [ph for _, ph in inputs] + outs)
+        if unbound:
+            from ..tir import PrimFunc  # pylint: disable=import-outside-toplevel
+            prim = PrimFunc(list(prim.params) + [own for _, own in unbound], prim.body,
+                            buffer_map=prim.buffer_map, attrs=prim.attrs)
         name = name_hint or getattr(func, "__name__", "te_func")
         gvar = None
         mod = self.get()
@@ -279,7 +309,8 @@ class BlockBuilder(Node):
             gvar = self.add_func(prim, name)
         back = {own: orig for orig, own in fresh}
         out_sinfo = [TensorStructInfo([stmt_functor_substitute(d, back) for d in o.shape], o.dtype) for o in outs]
-        return call_tir(gvar, [a for a, _ in inputs], out_sinfo if len(out_sinfo) > 1 else out_sinfo[0])
+        return call_tir(gvar, [a for a, _ in inputs], out_sinfo if len(out_sinfo) > 1 else out_sinfo[0],
+                        tir_vars=[orig for orig, _ in unbound] or None)
 
     def emit_te(self, func, *args, **kwargs):
         """``emit(call_te(func, *args, **kwargs))``."""
@@ -384,6 +415,16 @@ class BlockBuilder(Node):
 
     def end_scope(self):
         _ffi_api.BlockBuilderEndScope(self)
+
+
+def _unbound_dims(fresh, tensors):
+    """The (relax var, PrimFunc var) pairs of ``fresh`` that no tensor of ``tensors`` has
+    as a whole dimension (they appear only inside expressions such as b * s)."""
+    from ..tir import Var as TIRVar  # pylint: disable=import-outside-toplevel
+    from ..te import Tensor  # pylint: disable=import-outside-toplevel
+    # Scalar arguments (a tir.Var for an R.Prim operand) have no dimensions.
+    bound = [d for t in tensors if isinstance(t, Tensor) for d in t.shape if isinstance(d, TIRVar)]
+    return [(orig, own) for orig, own in fresh if not any(own.same_as(d) for d in bound)]
 
 
 __all__ = ["BlockBuilder"]

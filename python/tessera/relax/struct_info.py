@@ -5,7 +5,7 @@ from .._ffi.registry import register_object
 from ..ir.base import Node
 from ..ir.expr import PrimExpr
 from . import _ffi_api
-from ..error import OpNotImplemented, TVMTypeError
+from ..error import OpNotImplemented, TVMTypeError, TVMValueError
 
 
 @register_object("relax.StructInfo")
@@ -75,6 +75,8 @@ class ShapeStructInfo(StructInfo):
     def __init__(self, values=None, ndim=-1, span=None):  # pylint: disable=unused-argument
         if values is not None and not isinstance(values, (list, tuple)) and not hasattr(values, "__len__"):
             raise TVMTypeError(f"ShapeStructInfo: values must be a list of dims, got {type(values).__name__}")
+        if values is not None and int(ndim) != -1:  # as TVM: one or the other, even when they agree
+            raise TVMValueError("ShapeStructInfo: give values or ndim, not both")
         self.__init_handle_by_constructor__(_ffi_api.ShapeStructInfo,
                                             None if values is None else list(values), int(ndim))
 
@@ -94,10 +96,19 @@ class TensorStructInfo(StructInfo):
     """A tensor: ``TensorStructInfo((1, n), "float32")``, ``TensorStructInfo(ndim=2, dtype="float32")``."""
 
     def __init__(self, shape=None, dtype="float32", vdevice=None, ndim=-1, span=None):  # pylint: disable=unused-argument
-        if vdevice is not None:
-            raise OpNotImplemented("TensorStructInfo(vdevice=...) is not supported")
+        from ..ir.global_info import VDevice  # pylint: disable=import-outside-toplevel
+
+        if vdevice is not None and not isinstance(vdevice, VDevice):
+            if isinstance(vdevice, str):
+                raise OpNotImplemented(f"TensorStructInfo(vdevice={vdevice!r}): a vdevice named by a string refers "
+                                       "to a module's global_infos, which Tessera's IRModule does not store; "
+                                       "pass a tvm.ir.VDevice")
+            raise TVMTypeError(f"TensorStructInfo: vdevice must be a tvm.ir.VDevice or None, got "
+                               f"{type(vdevice).__name__}")
+        if shape is not None and int(ndim) != -1:  # as TVM: one or the other, even when they agree
+            raise TVMValueError("TensorStructInfo: give shape or ndim, not both")
         self.__init_handle_by_constructor__(_ffi_api.TensorStructInfo, _as_shape(shape),
-                                            "void" if dtype in (None, "") else str(dtype), int(ndim))
+                                            "void" if dtype in (None, "") else str(dtype), int(ndim), vdevice)
 
     @property
     def dtype(self):
@@ -105,9 +116,6 @@ class TensorStructInfo(StructInfo):
         text = str(value)
         return "" if text == "void" else text
 
-    @property
-    def vdevice(self):
-        return None
 
 
 @register_object("relax.TupleStructInfo")
@@ -115,6 +123,8 @@ class TupleStructInfo(StructInfo):
     """A tuple of struct infos."""
 
     def __init__(self, fields, span=None):  # pylint: disable=unused-argument
+        if not isinstance(fields, (list, tuple)) and type(fields).__name__ != "Array":
+            raise TVMTypeError(f"TupleStructInfo: fields must be a list of struct infos, got {type(fields).__name__}")
         fields = [as_struct_info(f) for f in fields]
         for i, f in enumerate(fields):
             if not isinstance(f, StructInfo):
@@ -135,6 +145,11 @@ class FuncStructInfo(StructInfo):
         if not isinstance(ret, StructInfo):
             raise TVMTypeError(f"FuncStructInfo: ret must be a StructInfo, got {type(ret).__name__}")
         self.__init_handle_by_constructor__(_ffi_api.FuncStructInfo, params, ret, bool(purity))
+
+    @property
+    def derive_func(self):
+        """TVM's custom return derivation of an opaque function: Tessera has none (None)."""
+        return None
 
     @staticmethod
     def opaque_func(*, ret=None, derive_func=None, purity=False, span=None):  # pylint: disable=unused-argument

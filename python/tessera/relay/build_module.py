@@ -23,13 +23,17 @@ def _as_target(target, target_host):
         if len(target) != 1:
             raise OpNotImplemented(f"relay.build: one target is supported, got {len(target)}")
         target = next(iter(target.values()))
-    tgt = Target("llvm" if target is None else target) if not isinstance(target, Target) else target
-    if tgt.kind.name != "llvm":
-        raise OpNotImplemented(f"relay.build(target={str(tgt)!r}): Tessera compiles for the CPU (\"llvm\") only")
+    from ..target import default_host  # pylint: disable=import-outside-toplevel
+
+    # The CPU kinds ("llvm", and "c", the host without LLVM); None: the host.
+    tgt = Target(default_host() if target is None else target) if not isinstance(target, Target) else target
+    if tgt.kind.name not in ("llvm", "c"):
+        raise OpNotImplemented(f"relay.build(target={str(tgt)!r}): Tessera compiles for the CPU (\"llvm\" or \"c\") only")
     if target_host is not None:
         host = target_host if isinstance(target_host, Target) else Target(target_host)
-        if host.kind.name != "llvm":
-            raise OpNotImplemented(f"relay.build(target_host={str(host)!r}): only \"llvm\" is supported")
+        if host.kind.name != tgt.kind.name:
+            raise OpNotImplemented(f"relay.build(target_host={str(host)!r}): the host must be the target's kind "
+                                   f"({tgt.kind.name!r})")
     return tgt
 
 

@@ -127,7 +127,10 @@ class VirtualMachine:
             if args or func_name == "invoke_stateful":
                 results = timer(func, dev, int(number), int(repeat), int(min_repeat_ms), *args)
             else:
-                arity = self._get_function_arity(func_name)
+                try:
+                    arity = self._get_function_arity(func_name)
+                except ValueError:
+                    arity = 0  # a closure of save_function (found by self.module[func_name]): no arguments
                 if arity == 0:
                     results = timer(func, dev, int(number), int(repeat), int(min_repeat_ms))
                 else:

@@ -1,7 +1,9 @@
 """Compilation targets (``tvm.target.Target``): "llvm", "llvm -mcpu=native
 --num-cores=4", "cuda -arch=sm_80", ... Kinds and their options are
 registered in C++ (src/target/target_kind.cc); unknown kinds, unknown options,
-ill-typed values and CPUs or features LLVM does not know raise ValueError."""
+ill-typed values and CPUs or features LLVM does not know raise ValueError. A tag
+("nvidia/nvidia-a100", src/target/tag.cc) stands for its kind and options;
+``list_tags()`` lists them."""
 from .._ffi.registry import register_object, get_global_func
 from ..ir.base import Node
 from . import codegen
@@ -26,11 +28,17 @@ class Target(Node):
                 return str(v)
             opts = " ".join(f"-{k}={_value(v)}" for k, v in target.items() if k != "kind")
             target = f"{kind} {opts}".strip()
-        self.__init_handle_by_constructor__(get_global_func("target.Target"), str(target))
-        self.__dict__["_host"] = None
+        is_cpu = False
         if host is not None:
             host = host if isinstance(host, Target) else Target(host)
-            if "cpu" in list(self.keys) and host.str != self.str:
+            is_cpu = "cpu" in list(get_global_func("target.Target")(str(target)).keys)
+        if host is not None and not is_cpu:  # the C++ node carries the host too (the GPU build reads it)
+            self.__init_handle_by_constructor__(get_global_func("target.TargetWithHost"), str(target), host.str)
+        else:
+            self.__init_handle_by_constructor__(get_global_func("target.Target"), str(target))
+        self.__dict__["_host"] = None
+        if host is not None:
+            if is_cpu and host.str != self.str:
                 raise TVMValueError(f"target host {host.str!r} differs from the CPU target {self.str!r}: "
                                     "for CPU targets the host is the target itself")
             self.__dict__["_host"] = host
@@ -52,6 +60,34 @@ class Target(Node):
 
     def __repr__(self):
         return f"Target({self.str!r})"
+
+    @staticmethod
+    def from_device(device):
+        """The target of ``device`` (a Device or its name, as TVM's): a CPU gives the host
+        target; a CUDA device "cuda -arch=sm_XY" with its thread, warp and shared-memory
+        limits read from the device (shared memory at most 48 KiB, what a kernel's static
+        shared arrays may use, as TVM's tags). ValueError for a device that does not exist here."""
+        from ..runtime.device import Device, device as _device  # pylint: disable=import-outside-toplevel
+        dev = device if isinstance(device, Device) else _device(device)
+        if not dev.exist:
+            raise TVMValueError(f"Target.from_device: device {dev} does not exist on this machine")
+        if dev.device_type == 1:
+            return default_host()
+        if dev.device_type != 2:
+            raise TVMValueError(f"Target.from_device: no target for device {dev}")
+        opts = ["cuda"]
+        version = dev.compute_version
+        if version:
+            opts.append("-arch=sm_" + str(version).replace(".", ""))
+        shared = dev.max_shared_memory_per_block
+        if shared is not None:  # static __shared__ arrays stop at 48 KiB (more needs dynamic shared memory)
+            shared = min(int(shared), 49152)
+        for opt, value in (("max_threads_per_block", dev.max_threads_per_block),
+                           ("max_shared_memory_per_block", shared),
+                           ("thread_warp_size", dev.warp_size)):
+            if value is not None:
+                opts.append(f"-{opt}={int(value)}")
+        return Target(" ".join(opts))
 
     @staticmethod
     def list_kinds():
@@ -112,6 +148,8 @@ class _TargetKind:
 
 def kind_attr(target, name, default=None):
     """The attribute ``name`` of ``target``'s kind (a Target, target string or kind name)."""
+    if not isinstance(target, Target) and "/" in str(target).split()[0]:
+        target = Target(str(target))  # a tag
     kind = target.kind.name if isinstance(target, Target) else str(target).split()[0]
     return _TargetKind(kind).get_attr(name, default)
 
@@ -124,6 +162,12 @@ def kind_family(kind, attr):
     return (_TargetKind(kind).get_attr(attr) if kind in kinds else None), have
 
 
+def list_tags():
+    """The registered target tags ({"nvidia/nvidia-a100": Target, ...}), as TVM's."""
+    tags = get_global_func("target.TargetTagListTags")()
+    return {str(k): v for k, v in tags.items()}
+
+
 def default_host():
     """The host target: "llvm" when Tessera is built with LLVM, else "c"."""
     return get_global_func("target.DefaultHost")()
@@ -133,4 +177,4 @@ def create(target):
     return Target(target)
 
 
-__all__ = ["Target", "create", "codegen", "kind_attr", "kind_family", "default_host"]
+__all__ = ["Target", "create", "codegen", "kind_attr", "kind_family", "default_host", "list_tags"]

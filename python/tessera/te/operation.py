@@ -125,15 +125,18 @@ def size_var(name="size", dtype="int32", span=None):  # pylint: disable=unused-a
 def create_prim_func(ops, index_dtype_override=None):
     """Lowers the tensor-expression program producing ``ops`` to a PrimFunc.
 
-    The listed tensors become parameters (in order); every compute becomes a
-    block named after it; computes not listed become intermediate buffers."""
+    The listed tensors become parameters (in order), scalar tir.Vars among
+    them scalar parameters; every compute becomes a block named after it;
+    computes not listed become intermediate buffers."""
     if isinstance(ops, Tensor):
         ops = [ops]
     if not isinstance(ops, (list, tuple)):
         raise TVMTypeError(f"te.create_prim_func: expected a list of te.Tensor, got {type(ops).__name__}")
+    from ..tir.expr import Var as _TIRVar  # pylint: disable=import-outside-toplevel
     for k, t in enumerate(ops):
-        if not isinstance(t, Tensor):
-            raise TVMTypeError(f"te.create_prim_func: argument {k} is a {type(t).__name__}, not a te.Tensor")
+        if not isinstance(t, (Tensor, _TIRVar)):
+            raise TVMTypeError(f"te.create_prim_func: argument {k} is a {type(t).__name__}, not a te.Tensor "
+                               "or a scalar tir.Var")
     if index_dtype_override is not None:
         index_dtype_override = str(index_dtype_override)
     return _ffi_api.CreatePrimFunc(list(ops), index_dtype_override)

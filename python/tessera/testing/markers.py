@@ -10,6 +10,8 @@ import pytest
 
 # Target kinds Tessera compiles for, and the device each runs on.
 _TARGET_DEVICES = {"llvm": "cpu", "c": "cpu", "cuda": "cuda", "nvptx": "cuda"}
+# Kinds whose backend a build may leave out (CMake TESSERA_USE_LLVM=OFF).
+_OPTIONAL_BACKENDS = ("llvm",)
 
 
 def _cuda_exists():
@@ -81,7 +83,8 @@ def _cpu_flags():
 _gpu = _feature("gpu", "a GPU", _cuda_exists, reason="no GPU is available")
 _cuda = _feature("cuda", "CUDA", _cuda_exists, reason="no CUDA device is available")
 FEATURES = {
-    "llvm": _feature("llvm", "LLVM", lambda: True),
+    "llvm": _feature("llvm", "LLVM", lambda: _backend_built("llvm"),
+                     reason="Tessera is built without LLVM (CMake option TESSERA_USE_LLVM=OFF)"),
     "x86": _feature("x86", "x86", lambda: os.uname().machine in ("x86_64", "i686", "AMD64")),
     "gpu": _gpu,
     "cuda": _cuda,
@@ -117,6 +120,13 @@ FEATURES = {
 }
 
 
+def _backend_built(kind):
+    """Whether this build has a code generator for target kind ``kind``."""
+    from .._ffi.registry import get_global_func  # pylint: disable=import-outside-toplevel
+
+    return get_global_func(f"target.build.{kind}", allow_missing=True) is not None
+
+
 def _device_exists(kind, index=0):
     from ..runtime import device  # pylint: disable=import-outside-toplevel
 
@@ -124,6 +134,12 @@ def _device_exists(kind, index=0):
         return bool(device(kind, index).exist)
     except Exception:  # pylint: disable=broad-except
         return False
+
+
+def _host_kind():
+    from ..target import default_host  # pylint: disable=import-outside-toplevel
+
+    return default_host().kind.name
 
 
 def _target_kind(target):
@@ -136,6 +152,8 @@ def device_enabled(target):
     kind = _target_kind(target)
     if kind not in _TARGET_DEVICES or not _device_exists(_TARGET_DEVICES[kind]):
         return False
+    if kind in _OPTIONAL_BACKENDS and not _backend_built(kind):
+        return False
     wanted = os.environ.get("TVM_TEST_TARGETS")
     if wanted:
         return kind in {_target_kind(t) for t in wanted.split(";") if t.strip()}
@@ -144,11 +162,12 @@ def device_enabled(target):
 
 def enabled_targets():
     """(target, device) pairs tests may run on: $TVM_TEST_TARGETS
-    ("llvm;cuda") or Tessera's default ("llvm", plus "cuda" with a GPU)."""
+    ("llvm;cuda") or Tessera's default (the host, "llvm" or without LLVM "c",
+    plus "cuda" with a GPU)."""
     from ..runtime import device  # pylint: disable=import-outside-toplevel
 
     wanted = os.environ.get("TVM_TEST_TARGETS")
-    names = [t.strip() for t in wanted.split(";") if t.strip()] if wanted else ["llvm", "cuda"]
+    names = [t.strip() for t in wanted.split(";") if t.strip()] if wanted else [_host_kind(), "cuda"]
     return [(t, device(_TARGET_DEVICES[_target_kind(t)])) for t in names if device_enabled(t)]
 
 
@@ -160,7 +179,7 @@ def parametrize_targets(*args):
         import inspect  # pylint: disable=import-outside-toplevel
         from ..runtime import device  # pylint: disable=import-outside-toplevel
 
-        targets = list(targets) if targets else [t for t, _ in enabled_targets()] or ["llvm"]
+        targets = list(targets) if targets else [t for t, _ in enabled_targets()] or [_host_kind()]
         params = []
         wants_dev = "dev" in inspect.signature(func).parameters
         per_target = getattr(func, "_tessera_target_marks", {})  # from exclude_targets/known_failing_targets

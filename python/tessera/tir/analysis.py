@@ -70,9 +70,6 @@ def estimate_tir_flops(stmt_or_mod, symbolic_extent=None):
     return float(_count(node, 1, symbolic_extent))
 
 
-__all__ = ["estimate_tir_flops"]
-
-
 def is_scheduled(func):
     """Whether ``func`` (a PrimFunc) already carries a schedule: the attribute
     ``"tir.is_scheduled"``, or any loop that is not serial (parallel, vectorized,
@@ -82,3 +79,18 @@ def is_scheduled(func):
         raise TVMValueError(f"is_scheduled expects a PrimFunc, got {type(func).__name__}")
     from .._ffi.registry import get_global_func
     return bool(get_global_func("tir.analysis.is_scheduled")(func))
+
+
+def verify_gpu_code(func, constraints):
+    """Whether the GPU kernels of PrimFunc `func` stay within `constraints`, a dict with any of
+    max_threads_per_block, max_shared_memory_per_block, max_local_memory_per_block, max_thread_x/y/z,
+    max_vthread, max_vector_bytes, max_kernels (only the given ones are checked), as in TVM. An unknown key
+    raises ValueError."""
+    from .._ffi import get_global_func  # pylint: disable=import-outside-toplevel
+
+    if not isinstance(func, PrimFunc):
+        raise TVMValueError(f"verify_gpu_code: func must be a PrimFunc, got {type(func).__name__}")
+    return bool(get_global_func("tir.analysis.verify_gpu_code")(func, dict(constraints)))
+
+
+__all__ = ["estimate_tir_flops", "is_scheduled", "verify_gpu_code"]

@@ -124,8 +124,9 @@ equal = _binary("equal", lambda a, b: _tir_op_eq(a, b))
 not_equal = _binary("not_equal", lambda a, b: _tir_op_ne(a, b))
 less = _binary("less", lambda a, b: a < b)
 less_equal = _binary("less_equal", lambda a, b: a <= b)
-greater = _binary("greater", lambda a, b: a > b)
-greater_equal = _binary("greater_equal", lambda a, b: a >= b)
+# Written as TVM's TOPI writes them (b < a, b <= a), so legalized TIR matches TVM's.
+greater = _binary("greater", lambda a, b: b < a)
+greater_equal = _binary("greater_equal", lambda a, b: b <= a)
 
 
 def _tir_op_eq(a, b):

@@ -282,7 +282,7 @@ def _slice_start(n, begin, end, stride):
 
 def split(ary, indices_or_sections, axis=0):
     """Parts of ``ary`` along ``axis``: ``indices_or_sections`` equal sections
-    (an int dividing the dimension) or the split points (ascending ints)."""
+    (an int dividing the dimension) or the split points (ints, as np.split's)."""
     if not isinstance(ary, te.Tensor):
         raise TVMTypeError(f"topi.split: expected a te.Tensor, got {type(ary).__name__}")
     src = _dims(ary)
@@ -300,9 +300,7 @@ def split(ary, indices_or_sections, axis=0):
                                 f"{sections} equal sections")
         points = [n // sections * k for k in range(1, sections)]
     else:
-        points = [int(p) for p in indices_or_sections]
-        if any(b < a for a, b in zip(points, points[1:])):
-            raise TVMValueError(f"topi.split: split points {points} are not ascending")
+        points = [int(p) for p in indices_or_sections]  # as NumPy: need not ascend (empty parts between)
     bounds = [0] + [min(max(p + n if p < 0 else p, 0), n) for p in points] + [n]
     outs = []
     for k in range(len(bounds) - 1):

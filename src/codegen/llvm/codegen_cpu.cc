@@ -8,6 +8,7 @@
 
 #include "tir/transform/make_packed_api.h"
 #include "codegen/parallel_task.h"
+#include "codegen/split_host_device.h"
 
 namespace tessera {
 namespace codegen {
@@ -196,6 +197,51 @@ void CodeGenCPU::EmitParallelFor(const ForNode* op) {
       launcher, {task, builder_->CreateBitCast(closure, i8p), builder_->CreateIntCast(extent, i32, true)});
   llvm::BasicBlock* ok = llvm::BasicBlock::Create(*ctx_, "parallel_ok", function_);
   llvm::BasicBlock* fail = llvm::BasicBlock::Create(*ctx_, "parallel_fail", function_);
+  builder_->CreateCondBr(builder_->CreateICmpEQ(rc, builder_->getInt32(0)), ok, fail);
+  builder_->SetInsertPoint(fail);
+  FreeLiveWorkspaces();
+  builder_->CreateRet(rc);
+  builder_->SetInsertPoint(ok);
+}
+
+void CodeGenCPU::VisitStmt_(const EvaluateNode* op) {
+  const auto* call = op->value.as<CallNode>();
+  if (call == nullptr || !IsLaunchKernel(call)) return CodeGenLLVM::VisitStmt_(op);
+  LaunchKernelCall launch = ParseLaunchKernel(call, func_name_);
+  llvm::Type* i8p = builder_->getInt8PtrTy();
+  llvm::Type* i32 = builder_->getInt32Ty();
+  llvm::Type* i64 = builder_->getInt64Ty();
+  // Each argument's value in a stack slot; the launch takes their addresses.
+  const size_t n = launch.args.size();
+  llvm::Value* slots = EntryAlloca(i8p, builder_->getInt32(static_cast<uint32_t>(std::max<size_t>(n, 1))), 8);
+  for (size_t i = 0; i < n; ++i) {
+    const PrimExpr& a = launch.args[i];
+    llvm::Value* value = nullptr;
+    if (const auto* v = a.as<VarNode>(); v != nullptr && buffers_.count(v)) {
+      value = builder_->CreateBitCast(buffers_.at(v).ptr, i8p);
+    } else if (a.dtype().is_handle()) {
+      value = VisitExpr(a);
+    } else {  // the kernel reads the value as it is stored (bfloat16 as 16 bits, bool as a byte)
+      value = ToStorage(VisitExpr(a), a.dtype());
+    }
+    llvm::Value* cell = EntryAlloca(value->getType(), nullptr, 8);
+    builder_->CreateStore(value, cell);
+    builder_->CreateStore(builder_->CreateBitCast(cell, i8p),
+                          builder_->CreateInBoundsGEP(i8p, slots, builder_->getInt64(i)));
+  }
+  std::vector<llvm::Value*> call_args = {builder_->CreateGlobalStringPtr(launch.kernel)};
+  for (const PrimExpr& d : launch.dims) call_args.push_back(builder_->CreateIntCast(VisitExpr(d), i64, true));
+  call_args.push_back(slots);
+  call_args.push_back(builder_->getInt32(static_cast<uint32_t>(n)));
+  std::vector<llvm::Type*> types(8, i64);
+  types[0] = i8p;
+  types.push_back(llvm::PointerType::getUnqual(i8p));
+  types.push_back(i32);
+  llvm::FunctionCallee launcher =
+      module_->getOrInsertFunction("TesseraLaunchKernel", llvm::FunctionType::get(i32, types, false));
+  llvm::Value* rc = builder_->CreateCall(launcher, call_args);
+  llvm::BasicBlock* ok = llvm::BasicBlock::Create(*ctx_, "launch_ok", function_);
+  llvm::BasicBlock* fail = llvm::BasicBlock::Create(*ctx_, "launch_fail", function_);
   builder_->CreateCondBr(builder_->CreateICmpEQ(rc, builder_->getInt32(0)), ok, fail);
   builder_->SetInsertPoint(fail);
   FreeLiveWorkspaces();

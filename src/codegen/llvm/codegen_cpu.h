@@ -5,7 +5,9 @@
 // out by MakePackedAPI (tir/transform/make_packed_api.h, recorded on the function by the pass; the FunctionInfo it returns
 // drives the runtime's argument checks). Parallel loops are outlined into tasks run by TesseraParallelFor,
 // large allocations come from TesseraWorkspaceAlloc and failed bound checks
-// report through TesseraSetLastError. Codegen layer.
+// report through TesseraSetLastError; device kernel launches
+// (tir.tessera_launch_kernel, from SplitHostDevice) call TesseraLaunchKernel.
+// Codegen layer.
 #pragma once
 
 #include "codegen/llvm/codegen_llvm.h"
@@ -32,6 +34,8 @@ class CodeGenCPU : public CodeGenLLVM {
   void EmitRaiseIndex(const std::string& what, llvm::Value* index, llvm::Value* extent) override;
   // Polls TesseraInterruptRequested (runtime/interrupt.h): Ctrl-C stops the loop.
   void EmitWhileBackEdgeCheck() override;
+  // A tir.tessera_launch_kernel call becomes TesseraLaunchKernel (runtime/kernel_abi.h).
+  void VisitStmt_(const tir::EvaluateNode* op) override;
 
  private:
   // The exported `tessera_kernel_<name>(void** args)` calling `compute`:

@@ -224,6 +224,9 @@ Module CreateLLVMModule(std::unique_ptr<llvm::LLVMContext> ctx, std::unique_ptr<
   add("TesseraWorkspaceFree", reinterpret_cast<void*>(&TesseraWorkspaceFree));
   add("TesseraSetLastError", reinterpret_cast<void*>(&TesseraSetLastError));
   add("TesseraSetIndexError", reinterpret_cast<void*>(&TesseraSetIndexError));
+  add("TesseraLaunchKernel", reinterpret_cast<void*>(&TesseraLaunchKernel));
+  add("TesseraDeviceWorkspaceAlloc", reinterpret_cast<void*>(&TesseraDeviceWorkspaceAlloc));
+  add("TesseraDeviceWorkspaceFree", reinterpret_cast<void*>(&TesseraDeviceWorkspaceFree));
   add("TesseraInterruptRequested", const_cast<sig_atomic_t*>(&TesseraInterruptRequested));
   if (auto err = dylib.define(llvm::orc::absoluteSymbols(runtime_syms))) {
     TESSERA_THROW(RuntimeError) << "JIT setup failed: " << llvm::toString(std::move(err));

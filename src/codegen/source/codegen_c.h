@@ -103,6 +103,9 @@ class CodeGenC : public tir::ExprFunctor<std::string(const PrimExpr&)>,
   virtual std::string WorkspaceFree(const std::string& ptr);
   // A statement ending the current function with a user-facing error.
   virtual std::string RaiseStmt(const std::string& message);
+  // A statement ending the current function with "IndexError: <what>: index
+  // <index> is out of bounds for size <extent>" (index, extent: C int64 expressions).
+  virtual std::string RaiseIndexStmt(const std::string& what, const std::string& index, const std::string& extent);
   // Emitted at the end of every while loop's body (no-op by default).
   virtual void EmitWhileBackEdgeCheck() {}
 
@@ -116,8 +119,9 @@ class CodeGenC : public tir::ExprFunctor<std::string(const PrimExpr&)>,
   std::string LookupVar(const tir::VarNode* var);
   BufferInfo LookupBuffer(const tir::Buffer& buffer);
   std::string Cast(const std::string& v, DataType from, DataType to);
-  std::string FromStorage(const std::string& v, DataType t);
-  std::string ToStorage(const std::string& v, DataType t);
+  // Memory <-> value conversions (bool, bfloat16); virtual for device backends.
+  virtual std::string FromStorage(const std::string& v, DataType t);
+  virtual std::string ToStorage(const std::string& v, DataType t);
   // C string literal of `s`.
   static std::string Quote(const std::string& s);
   // The checks of an integer division or modulo `expr` by zero (and of the
@@ -134,7 +138,12 @@ class CodeGenC : public tir::ExprFunctor<std::string(const PrimExpr&)>,
   // The flat element index of an access (N-d buffers with axis_separators linearized).
   PrimExpr FlatIndex(const tir::Buffer& buffer, const Array<PrimExpr>& indices);
   // The element pointer expression `buf + index` with the bound check when enabled.
-  std::string CheckedIndex(const tir::Buffer& buffer, const std::string& index, DataType index_type);
+  virtual std::string CheckedIndex(const tir::Buffer& buffer, const std::string& index, DataType index_type);
+  // tir.checked_index(index, extent, what, negative_from_end) and
+  // tir.checked_value(cond, value, message): run-time checks raising through
+  // RaiseIndexStmt / RaiseStmt, as the LLVM backend's.
+  std::string EmitCheckedIndex(const tir::CallNode* op);
+  std::string EmitCheckedValue(const tir::CallNode* op);
   // Statements that begin and end a function body (reset per function).
   void BeginFunction(const std::string& name);
   // Emits `text` (a complete top-level declaration or function) before the

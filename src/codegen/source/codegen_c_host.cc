@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include "codegen/parallel_task.h"
+#include "codegen/split_host_device.h"
 #include "tir/transform/make_packed_api.h"
 
 namespace tessera {
@@ -18,10 +19,13 @@ void CodeGenCHost::PrintPrelude(std::ostream& os) {
   CodeGenC::PrintPrelude(os);
   // The runtime's entry points (runtime/kernel_abi.h, runtime/interrupt.h).
   os << "extern void TesseraSetLastError(const char* msg);\n"
+     << "extern void TesseraSetIndexError(const char* what, int64_t index, int64_t extent);\n"
      << "extern int32_t TesseraParallelFor(int32_t (*task)(int32_t, void*), void* data, int32_t num_tasks);\n"
      << "extern void* TesseraWorkspaceAlloc(int64_t nbytes);\n"
      << "extern void TesseraWorkspaceFree(void* ptr);\n"
-     << "extern volatile int TesseraInterruptRequested;\n\n";
+     << "extern volatile int TesseraInterruptRequested;\n"
+     << "extern int32_t TesseraLaunchKernel(const char* name, int64_t gx, int64_t gy, int64_t gz, int64_t bx,\n"
+     << "                                   int64_t by, int64_t bz, int64_t dyn_shmem, void** args, int32_t nargs);\n\n";
 }
 
 FunctionInfo CodeGenCHost::AddFunction(const std::string& name, const PrimFunc& func) {
@@ -134,15 +138,65 @@ void CodeGenCHost::EmitParallelFor(const ForNode* op) {
                  unpack + task_body.str() + "}\n");
 }
 
+void CodeGenCHost::VisitStmt_(const EvaluateNode* op) {
+  const auto* call = op->value.as<CallNode>();
+  if (call == nullptr || !IsLaunchKernel(call)) return CodeGenC::VisitStmt_(op);
+  // tessera_launch_kernel(name, gx, gy, gz, bx, by, bz, dyn_shmem, args...):
+  // each argument's value in a local whose address the launch takes.
+  LaunchKernelCall launch = ParseLaunchKernel(call, func_name_);
+  Line("{");
+  ++indent_;
+  std::string slots;
+  for (size_t i = 0; i < launch.args.size(); ++i) {
+    const PrimExpr& a = launch.args[i];
+    std::string type;
+    std::string value;
+    if (const auto* v = a.as<VarNode>(); v != nullptr && buffers_.count(v)) {
+      type = "void*";
+      value = "(void*)" + buffers_.at(v).name;
+    } else if (a.dtype().is_handle()) {
+      type = "void*";
+      value = VisitExpr(a);
+    } else {  // the kernel reads the value as it is stored (bfloat16 as 16 bits, bool as a byte)
+      type = StorageType(a.dtype());
+      value = ToStorage(VisitExpr(a), a.dtype());
+    }
+    std::string local = FreshName("karg");
+    Line(type + " " + local + " = " + value + ";");
+    slots += (slots.empty() ? "&" : ", &") + local;
+  }
+  std::string args = FreshName("kargs");
+  Line("void* " + args + "[] = {" + (slots.empty() ? "0" : slots) + "};");
+  std::string dims;
+  for (const PrimExpr& e : launch.dims) dims += "(int64_t)(" + VisitExpr(e) + "), ";
+  std::string rc = FreshName("rc");
+  Line("int32_t " + rc + " = TesseraLaunchKernel(" + Quote(launch.kernel) + ", " + dims + args + ", " +
+       std::to_string(launch.args.size()) + ");");
+  std::string frees;
+  for (auto it = live_workspaces_.rbegin(); it != live_workspaces_.rend(); ++it) frees += WorkspaceFree(*it) + " ";
+  Line("if (" + rc + " != 0) { " + frees + "return " + rc + "; }");
+  --indent_;
+  Line("}");
+}
+
 std::string CodeGenCHost::WorkspaceAlloc(const std::string& bytes) { return "TesseraWorkspaceAlloc(" + bytes + ")"; }
 
 std::string CodeGenCHost::WorkspaceFree(const std::string& ptr) { return "TesseraWorkspaceFree(" + ptr + ");"; }
 
+std::string CodeGenCHost::FreeLiveWorkspaces() {
+  std::string out;
+  for (auto it = live_workspaces_.rbegin(); it != live_workspaces_.rend(); ++it) out += WorkspaceFree(*it) + " ";
+  return out;
+}
+
 std::string CodeGenCHost::RaiseStmt(const std::string& message) {
   // Kernels return nonzero after recording the message (runtime/kernel_abi.h).
-  std::string out = "{ TesseraSetLastError(" + Quote(message) + "); ";
-  for (auto it = live_workspaces_.rbegin(); it != live_workspaces_.rend(); ++it) out += WorkspaceFree(*it) + " ";
-  return out + "return -1; }";
+  return "{ TesseraSetLastError(" + Quote(message) + "); " + FreeLiveWorkspaces() + "return -1; }";
+}
+
+std::string CodeGenCHost::RaiseIndexStmt(const std::string& what, const std::string& index, const std::string& extent) {
+  return "{ TesseraSetIndexError(" + Quote(what) + ", " + index + ", " + extent + "); " + FreeLiveWorkspaces() +
+         "return -1; }";
 }
 
 void CodeGenCHost::EmitWhileBackEdgeCheck() {

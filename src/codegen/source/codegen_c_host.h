@@ -31,9 +31,14 @@ class CodeGenCHost : public CodeGenC {
   std::string WorkspaceAlloc(const std::string& bytes) override;
   std::string WorkspaceFree(const std::string& ptr) override;
   std::string RaiseStmt(const std::string& message) override;
+  std::string RaiseIndexStmt(const std::string& what, const std::string& index, const std::string& extent) override;
   void EmitWhileBackEdgeCheck() override;
+  void VisitStmt_(const tir::EvaluateNode* op) override;
 
  private:
+  // Statements freeing the live heap workspaces, innermost first (before a raise).
+  std::string FreeLiveWorkspaces();
+
   int task_counter_ = 0;
   std::string c_name_;                     // the C identifier of the function being emitted
   std::set<std::string> function_names_;  // C identifiers of the functions emitted

@@ -21,25 +21,10 @@ class MutateUnrollNode : public MutatorNode {
       if (!key || (*key != "meta_schedule.unroll_explicit" && *key != "meta_schedule.unroll_implicit")) continue;
       if (inst->inputs.at_any(1).is_object()) unroll_values.push_back(inst->inputs.at_any(1).raw_object().get());
     }
-    std::vector<std::pair<tir::Instruction, int64_t>> sites;
-    for (const auto& [inst, decision] : trace->decisions) {
-      if (inst->kind->name != "SampleCategorical" || inst->outputs.size() != 1) continue;
+    return RepickCategorical(trace, rand_state, [&](const tir::Instruction& inst) {
       const Object* out = inst->outputs.at_any(0).raw_object().get();
-      if (std::find(unroll_values.begin(), unroll_values.end(), out) == unroll_values.end()) continue;
-      if (inst->attrs.at_any(0).cast<Array<Any>>().size() < 2) continue;
-      sites.emplace_back(inst, decision.cast<int64_t>());
-    }
-    if (sites.empty()) return std::nullopt;
-    const auto& [inst, current] = sites[static_cast<size_t>(RandInt(rand_state, 0, static_cast<int64_t>(sites.size())))];
-    Array<Any> probs = inst->attrs.at_any(1).cast<Array<Any>>();
-    std::vector<double> weights;
-    for (size_t i = 0; i < probs.size(); ++i) {
-      weights.push_back(static_cast<int64_t>(i) == current ? 0.0 : probs.at_any(i).cast<double>());
-    }
-    double total = 0;
-    for (double w : weights) total += w;
-    if (total <= 0) return std::nullopt;  // every other candidate has probability 0
-    return trace.WithDecision(inst, Any(RandWeighted(rand_state, weights)));
+      return std::find(unroll_values.begin(), unroll_values.end(), out) != unroll_values.end();
+    });
   }
 
   TESSERA_DECLARE_FINAL_OBJECT_INFO(MutateUnrollNode, MutatorNode, "meta_schedule.MutateUnroll");

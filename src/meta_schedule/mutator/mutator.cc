@@ -83,6 +83,27 @@ tir::Trace TracePrefix(const tir::Trace& trace, size_t count) {
   return out;
 }
 
+std::optional<tir::Trace> RepickCategorical(const tir::Trace& trace, TRandState* rand_state,
+                                            const std::function<bool(const tir::Instruction&)>& is_site) {
+  std::vector<std::pair<tir::Instruction, int64_t>> sites;
+  for (const auto& [inst, decision] : trace->decisions) {
+    if (inst->kind->name != "SampleCategorical" || inst->outputs.size() != 1) continue;
+    if (inst->attrs.at_any(0).cast<Array<Any>>().size() < 2 || !is_site(inst)) continue;
+    sites.emplace_back(inst, decision.cast<int64_t>());
+  }
+  if (sites.empty()) return std::nullopt;
+  const auto& [inst, current] = sites[static_cast<size_t>(RandInt(rand_state, 0, static_cast<int64_t>(sites.size())))];
+  Array<Any> probs = inst->attrs.at_any(1).cast<Array<Any>>();
+  std::vector<double> weights;
+  for (size_t i = 0; i < probs.size(); ++i) {
+    weights.push_back(static_cast<int64_t>(i) == current ? 0.0 : probs.at_any(i).cast<double>());
+  }
+  double total = 0;
+  for (double w : weights) total += w;
+  if (total <= 0) return std::nullopt;  // every other candidate has probability 0
+  return trace.WithDecision(inst, Any(RandWeighted(rand_state, weights)));
+}
+
 std::optional<tir::Schedule> TryReplay(const IRModule& mod, const tir::Trace& trace) {
   tir::Schedule sch(mod, 1);
   try {

@@ -65,6 +65,14 @@ tir::Trace TracePrefix(const tir::Trace& trace, size_t count);
 // Replays `trace` on a fresh schedule of `mod`; nullopt if it does not apply.
 std::optional<tir::Schedule> TryReplay(const IRModule& mod, const tir::Trace& trace);
 
+// Re-picks the decision of one SampleCategorical of `trace` (with at least two
+// candidates, a single output and `is_site(inst)`), chosen uniformly: another
+// candidate drawn with the instruction's probabilities (the current one
+// excluded). nullopt when there is no such instruction or no other candidate
+// has a positive probability. MutateUnroll and MutateThreadBinding use it.
+std::optional<tir::Trace> RepickCategorical(const tir::Trace& trace, TRandState* rand_state,
+                                            const std::function<bool(const tir::Instruction&)>& is_site);
+
 // Registers the FFI constructor "meta_schedule.Mutator<Name>" (called with
 // the constructor's Python arguments as a typed lambda).
 #define TESSERA_REGISTER_MUTATOR(Name) TESSERA_REGISTER_GLOBAL("meta_schedule.Mutator" Name)

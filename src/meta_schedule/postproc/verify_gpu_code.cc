@@ -1,12 +1,15 @@
 // VerifyGPUCode (`ms.postproc.VerifyGPUCode`): rejects a candidate whose GPU
 // kernels exceed the target's limits (threads per block, shared memory per
 // block, virtual threads, vector bytes), read on the scheduled TIR: a kernel
-// is the nest under an outermost thread binding. CUDA-like targets only;
+// is the nest under an outermost thread binding; a shared buffer allocated
+// outside the kernels counts with what one thread block touches
+// (shared_footprint.h). CUDA-like targets only;
 // the interface is verify_postproc.h. MetaSchedule layer.
 #include <functional>
 #include <map>
 
 #include "ir/type.h"
+#include "meta_schedule/postproc/shared_footprint.h"
 #include "meta_schedule/postproc/verify_postproc.h"
 #include "runtime/registry.h"
 #include "tir/function.h"
@@ -63,6 +66,7 @@ bool CheckGPUCode(const IRModule& mod, const GPUCodeLimits& limits, std::string*
     if (func == nullptr) continue;
     std::vector<Kernel> kernels;
     Kernel* current = nullptr;
+    SharedFootprint footprint;  // shared buffers allocated outside the kernels
     auto bind = [&](const std::string& tag, int64_t extent, const std::function<void()>& visit_body) {
       bool opens = current == nullptr;
       if (opens) {
@@ -76,6 +80,7 @@ bool CheckGPUCode(const IRModule& mod, const GPUCodeLimits& limits, std::string*
         slot = std::max(slot, extent);
       }
       visit_body();
+      if (opens) footprint.Close(&current->shared_bytes, fail);
       if (opens) current = nullptr;
     };
     auto add_shared = [&](int64_t bytes, const std::string& name) {
@@ -86,6 +91,8 @@ bool CheckGPUCode(const IRModule& mod, const GPUCodeLimits& limits, std::string*
     std::function<void(const tir::Stmt&)> walk = [&](const tir::Stmt& s) {
       if (!s.defined()) return;
       if (const auto* loop = s.as<tir::ForNode>()) {
+        const bool in_kernel = current != nullptr || loop->kind == tir::ForKind::kThreadBinding;
+        SharedFootprint::Loop in_loop(&footprint, loop, in_kernel);
         if (loop->kind == tir::ForKind::kThreadBinding && loop->thread_binding) {
           bind((*loop->thread_binding)->thread_tag, ConstExtent(loop->extent), [&] { walk(loop->body); });
           return;
@@ -121,6 +128,7 @@ bool CheckGPUCode(const IRModule& mod, const GPUCodeLimits& limits, std::string*
           tir::Buffer b = realize->block->alloc_buffers[i];
           if (IsShared(b.scope())) add_shared(AllocBytes(b->dtype, b->shape), b->name);
         }
+        footprint.Note(current != nullptr, realize);
         walk(realize->block->body);
       } else if (const auto* alloc = s.as<tir::AllocateNode>()) {
         const auto* ptr = alloc->buffer_var->type_annotation.as<PointerTypeNode>();
@@ -143,9 +151,10 @@ bool CheckGPUCode(const IRModule& mod, const GPUCodeLimits& limits, std::string*
         fail("a kernel of " + gv->name_hint + " uses " + std::to_string(threads) + " threads per block, more than " +
              std::to_string(limits.max_threads_per_block));
       }
-      auto vt = k.threads.find("vthread");
-      if (vt != k.threads.end() && vt->second > limits.max_vthread) {
-        fail("a kernel of " + gv->name_hint + " uses " + std::to_string(vt->second) + " virtual threads, more than " +
+      int64_t vthreads = 1;  // every vthread axis together
+      for (const auto& [tag, extent] : k.threads) vthreads *= tag.rfind("vthread", 0) == 0 ? extent : 1;
+      if (vthreads > limits.max_vthread) {
+        fail("a kernel of " + gv->name_hint + " uses " + std::to_string(vthreads) + " virtual threads, more than " +
              std::to_string(limits.max_vthread));
       }
       if (k.shared_bytes > limits.max_shared_memory_per_block) {

@@ -1,5 +1,6 @@
-// MultiLevelTiling: TVM's multi-level tiling rule for CPU (see
-// multi_level_tiling.h): tiling by structure, write and read reuse.
+// MultiLevelTiling: TVM's multi-level tiling rule (see
+// multi_level_tiling.h): tiling by structure, thread binding of the outer
+// levels (GPU), write and read reuse (cooperative fetch on the GPU).
 // Meta-schedule layer.
 #include "meta_schedule/schedule_rule/multi_level_tiling.h"
 
@@ -43,10 +44,17 @@ void InitMultiLevelTiling(MultiLevelTilingNode* n, const std::string& structure,
                           const std::optional<int64_t>& max_innermost_factor, const Any& vector_load_lens,
                           const std::optional<Map<String, Any>>& reuse_read,
                           const std::optional<Map<String, Any>>& reuse_write, const Any& filter_fn) {
-  TESSERA_CHECK_OR_THROW(tile_binds.is_none(), NotImplementedError)
-      << "MultiLevelTiling(tile_binds=...): binding tiles to GPU threads is not supported (CPU rules only)";
-  TESSERA_CHECK_OR_THROW(vector_load_lens.is_none(), NotImplementedError)
-      << "MultiLevelTiling(vector_load_lens=...): cooperative fetching is a GPU feature and is not supported";
+  if (!tile_binds.is_none()) {
+    for (const Any& tag : tile_binds.cast<Array<Any>>()) n->tile_binds.push_back(tag.cast<std::string>());
+  }
+  if (!vector_load_lens.is_none()) {
+    for (const Any& len : vector_load_lens.cast<Array<Any>>()) {
+      int64_t v = len.cast<int64_t>();
+      TESSERA_CHECK_OR_THROW(v >= 1, ValueError) << "MultiLevelTiling(vector_load_lens): lengths must be positive, got "
+                                                 << v;
+      n->vector_load_lens.push_back(v);
+    }
+  }
   TESSERA_CHECK_OR_THROW(filter_fn.is_none(), NotImplementedError)
       << "MultiLevelTiling(filter_fn=...) is not supported";
   TESSERA_CHECK_OR_THROW(!structure.empty(), ValueError) << "MultiLevelTiling: the structure is empty";
@@ -63,6 +71,12 @@ void InitMultiLevelTiling(MultiLevelTilingNode* n, const std::string& structure,
   }
   TESSERA_CHECK_OR_THROW(!n->s_indices.empty(), ValueError)
       << "MultiLevelTiling: the structure \"" << structure << "\" has no spatial level 'S'";
+  const size_t n_binds = n->tile_binds.size();
+  TESSERA_CHECK_OR_THROW(n_binds <= n->s_indices.size() &&
+                             (n_binds == 0 || n->s_indices[n_binds - 1] == static_cast<int>(n_binds) - 1),
+                         ValueError)
+      << "MultiLevelTiling(tile_binds): " << n->tile_binds.size() << " thread tags need as many leading 'S' levels, "
+      << "and the structure \"" << structure << "\" has fewer";
   n->max_innermost_factor = max_innermost_factor.value_or(-1);
   n->reuse_read = ReuseConfig::FromMap(reuse_read, "MultiLevelTiling(reuse_read)", structure.size());
   n->reuse_write = ReuseConfig::FromMap(reuse_write, "MultiLevelTiling(reuse_write)", structure.size());
@@ -121,6 +135,12 @@ std::vector<TilingState> MultiLevelTilingNode::TileLoopNest(TilingState state) c
   std::vector<LoopRV> order;
   for (const auto& level : tiles) order.insert(order.end(), level.begin(), level.end());
   sch.Reorder(Array<LoopRV>(order));
+  for (size_t i = 0; i < tile_binds.size(); ++i) {
+    if (tiles[i].empty()) continue;
+    LoopRV fused = tiles[i].size() == 1 ? tiles[i][0] : sch.Fuse(Array<LoopRV>(tiles[i]), true);
+    sch.Bind(fused, tile_binds[i]);
+    tiles[i] = {fused};
+  }
   state.tiles = std::move(tiles);
   return {std::move(state)};
 }
@@ -183,10 +203,20 @@ std::vector<TilingState> MultiLevelTilingNode::AddReadReuse(TilingState state) c
       BlockRV cache = s.sch.CacheRead(s.block, i, reuse_read.scope);
       s.sch.ComputeAt(cache, at, true, -1);
       Array<LoopRV> cache_loops = s.sch.GetLoops(cache);
-      if (ndim > 1 && cache_loops.size() >= static_cast<size_t>(ndim)) {
-        std::vector<LoopRV> all = cache_loops.to_vector();
+      if (cache_loops.size() < static_cast<size_t>(std::max(ndim, 1))) continue;
+      std::vector<LoopRV> all = cache_loops.to_vector();
+      LoopRV fused = all.back();
+      if (ndim > 1) {
         std::vector<LoopRV> inner(all.end() - ndim, all.end());
-        s.sch.Fuse(Array<LoopRV>(inner), true);
+        fused = s.sch.Fuse(Array<LoopRV>(inner), true);
+      }
+      if (!vector_load_lens.empty()) {
+        // A cooperative fetch: the block's threads share the copy (RewriteCooperativeFetch).
+        std::vector<Any> lens, probs;
+        for (int64_t v : vector_load_lens) lens.push_back(Any(v));
+        probs.assign(lens.size(), Any(1.0 / static_cast<double>(lens.size())));
+        Var len = s.sch.SampleCategorical(Array<Any>(lens), Array<Any>(probs), std::nullopt);
+        s.sch.Annotate(fused, kCooperativeFetch, Any(len));
       }
     }
     results.push_back(std::move(s));
@@ -196,7 +226,10 @@ std::vector<TilingState> MultiLevelTilingNode::AddReadReuse(TilingState state) c
 
 TESSERA_REGISTER_NODE(MultiLevelTilingNode)
     .field("structure", &MultiLevelTilingNode::structure)
-    .field("max_innermost_factor", &MultiLevelTilingNode::max_innermost_factor);
+    .field("max_innermost_factor", &MultiLevelTilingNode::max_innermost_factor)
+    .getter("tile_binds", [](const MultiLevelTilingNode* n) {
+      return Array<String>(n->tile_binds.begin(), n->tile_binds.end());
+    });
 
 TESSERA_REGISTER_GLOBAL("meta_schedule.ScheduleRuleMultiLevelTiling")
     .set_body_typed([](std::string structure, Any tile_binds, std::optional<int64_t> max_innermost_factor,

@@ -7,7 +7,12 @@
 // "must", reverse-computed at the given levels) and read caches
 // (reuse_read, "must" only). The block is annotated
 // meta_schedule.tiling_structure. Each sub-rule may branch: the rule
-// returns one schedule per resulting state. Meta-schedule layer.
+// returns one schedule per resulting state. The GPU variant is the same rule
+// with TVM's GPU parameters: tile_binds fuses the first levels' tiles and
+// binds them (e.g. blockIdx.x, vthread.x, threadIdx.x), vector_load_lens
+// makes each read cache a cooperative fetch (its fused loop annotated
+// meta_schedule.cooperative_fetch = a sampled vector length, realized by the
+// RewriteCooperativeFetch postprocessor). Meta-schedule layer.
 #pragma once
 
 #include <string>
@@ -45,6 +50,8 @@ class MultiLevelTilingNode : public ScheduleRuleNode {
   ReuseConfig reuse_write;
   std::vector<int> s_indices;  // positions of 'S' in structure
   std::vector<int> r_indices;  // positions of 'R'
+  std::vector<std::string> tile_binds;     // thread tags of the first levels (GPU)
+  std::vector<int64_t> vector_load_lens;   // cooperative fetch vector lengths (GPU)
 
   Array<tir::Schedule> Apply(const tir::Schedule& sch, const tir::BlockRV& block) const override;
   ScheduleRule Clone() const override;
@@ -57,8 +64,8 @@ class MultiLevelTilingNode : public ScheduleRuleNode {
   TESSERA_DECLARE_OBJECT_INFO(MultiLevelTilingNode, ScheduleRuleNode, "meta_schedule.MultiLevelTiling");
 };
 
-// Fills the common fields from TVM's constructor arguments; refuses what the
-// CPU rules cannot honour (tile_binds, vector_load_lens, filter_fn).
+// Fills the common fields from TVM's constructor arguments; refuses what
+// Tessera cannot honour (filter_fn).
 void InitMultiLevelTiling(MultiLevelTilingNode* n, const std::string& structure, const Any& tile_binds,
                           const std::optional<int64_t>& max_innermost_factor, const Any& vector_load_lens,
                           const std::optional<Map<String, Any>>& reuse_read,

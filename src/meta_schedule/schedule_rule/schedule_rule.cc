@@ -33,6 +33,30 @@ Array<ScheduleRule> ScheduleRule::DefaultLLVM() {
   };
 }
 
+Array<ScheduleRule> ScheduleRule::DefaultCUDA() {
+  // TVM v0.18's cuda defaults (ApplyCustomRule aside; CrossThreadReduction not yet
+  // in Tessera); cooperative fetches of 1, 2 or 4 elements (docs/compatibility.md).
+  auto ints = [](std::initializer_list<int64_t> v) {
+    std::vector<Any> out;
+    for (int64_t x : v) out.push_back(Any(x));
+    return Array<Any>(out);
+  };
+  auto reuse = [&](const char* req, int64_t level, const char* scope) {
+    return Map<String, Any>{{String("req"), Any(String(req))},
+                            {String("levels"), Any(ints({level}))},
+                            {String("scope"), Any(String(scope))}};
+  };
+  Array<Any> binds{Any(String("blockIdx.x")), Any(String("vthread.x")), Any(String("threadIdx.x"))};
+  return {
+      Create("AutoInline", {false, true, true, false, false, false, Array<Any>{}}),
+      Create("MultiLevelTiling", {String("SSSRRSRS"), binds, int64_t(64), ints({1, 2, 4}),
+                                  reuse("must", 4, "shared"), reuse("must", 3, "local"), Any()}),
+      Create("AutoInline", {true, false, true, false, false, false, Array<Any>{}}),
+      Create("ParallelizeVectorizeUnroll", {int64_t(-1), int64_t(-1), ints({0, 16, 64, 512, 1024}), true}),
+      Create("AutoBind", {int64_t(256), ints({32, 64, 128, 256, 512, 1024})}),
+  };
+}
+
 tir::Schedule ForkSchedule(const tir::Schedule& sch) {
   tir::Schedule copy = sch.Copy();
   copy.Seed(sch.ForkSeed());
@@ -51,6 +75,16 @@ TESSERA_REGISTER_GLOBAL("meta_schedule.ScheduleRuleClone").set_body_typed([](Sch
 TESSERA_REGISTER_GLOBAL("meta_schedule.ScheduleRuleDefaultLLVM").set_body_typed([]() {
   return ScheduleRule::DefaultLLVM();
 });
+TESSERA_REGISTER_GLOBAL("meta_schedule.ScheduleRuleDefaultCUDA").set_body_typed([]() {
+  return ScheduleRule::DefaultCUDA();
+});
+
+// The cuda kind is tuned with the "gpu" family (python/tessera/meta_schedule:
+// ScheduleRule.create, Mutator.create; its postprocessors are set in target_kind.cc).
+[[maybe_unused]] static TargetKindRegEntry& kCUDATunerDefaults =
+    TargetKindRegEntry::RegisterOrGet("cuda")
+        .set_attr(kTargetKindAttrScheduleRules, String("gpu"))
+        .set_attr(kTargetKindAttrMutatorProbs, String("gpu"));
 
 }  // namespace meta_schedule
 }  // namespace tessera

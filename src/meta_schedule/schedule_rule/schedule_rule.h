@@ -4,7 +4,8 @@
 // space). InitializeWithTarget is TVM's InitializeWithTuneContext: what a
 // rule needs from the task (cores, vector width) comes from its target.
 // Each rule lives in its own file here and registers its constructor
-// ("meta_schedule.ScheduleRule<Name>"); DefaultLLVM lists the CPU set.
+// ("meta_schedule.ScheduleRule<Name>"); DefaultLLVM lists the CPU set,
+// DefaultCUDA the GPU set.
 // Meta-schedule layer.
 #pragma once
 
@@ -36,6 +37,11 @@ class ScheduleRule : public ObjectRef {
   // matmul-like blocks), ParallelizeVectorizeUnroll, RandomComputeLocation,
   // with TVM's llvm parameters.
   static Array<ScheduleRule> DefaultLLVM();
+  // TVM's ScheduleRule::DefaultCUDA: AutoInline, MultiLevelTiling "SSSRRSRS"
+  // bound to blockIdx.x / vthread.x / threadIdx.x with shared-memory reads
+  // (cooperative fetch) and a local write cache, AutoInline into producers,
+  // auto-unroll, AutoBind.
+  static Array<ScheduleRule> DefaultCUDA();
   // Calls the registered constructor "meta_schedule.ScheduleRule<name>".
   static ScheduleRule Create(const std::string& name, const Array<Any>& args);
 };

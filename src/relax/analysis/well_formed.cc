@@ -1,12 +1,17 @@
 // The Relax well-formedness checker (see well_formed.h): one walk per
-// function with scoped sets of visible vars and symbolic dims.
+// function with scoped sets of visible vars and symbolic dims; a call_tir's
+// tensors are checked against its PrimFunc's buffers.
 #include "relax/analysis/well_formed.h"
 
 #include <sstream>
+#include <unordered_map>
 #include <unordered_set>
 
+#include "arith/analyzer.h"
 #include "relax/expr_functor.h"
 #include "runtime/registry.h"
+#include "tir/buffer.h"
+#include "tir/function.h"
 #include "tir/functor.h"
 
 namespace tessera {
@@ -39,7 +44,11 @@ class WellFormedChecker : public ExprVisitor {
     bool outer_dataflow = in_dataflow_;
     std::string outer_binding = binding_name_;
     auto force = op->attrs.Get("relax.force_pure");
-    pure_ = op->is_pure && !(force && force->cast<bool>());
+    bool forced = force && force->cast<bool>();
+    // As TVM: relax.force_pure is set only together with purity (it says the
+    // function is pure though it calls impure code).
+    if (forced && !op->is_pure) Error("attribute relax.force_pure is set on a function not marked pure");
+    pure_ = op->is_pure && !forced;
     in_dataflow_ = false;
     PushScope();
     for (const Var& p : op->params) {
@@ -110,6 +119,7 @@ class WellFormedChecker : public ExprVisitor {
     if (impure && in_dataflow_) Error("impure call of " + what + " inside a dataflow block");
     else if (impure && pure_) Error("impure call of " + what + " in a pure function (mark it impure or set relax.force_pure)");
     for (const StructInfo& s : op->sinfo_args) CheckSymInStructInfo(s);
+    CheckCallTIRSignature(op);
     ExprVisitor::VisitExpr_(op);
   }
 
@@ -207,6 +217,108 @@ class WellFormedChecker : public ExprVisitor {
     return ExprKindName(e);
   }
 
+  // A call_tir's argument and output tensors against the PrimFunc's buffers:
+  // the number of tensors, each one's ndim and dtype, and its dims where both
+  // are constants once the buffer's symbolic dims are bound by the tensors
+  // (e.g. an output of [M * N] checked after the inputs bind M and N).
+  void CheckCallTIRSignature(const CallNode* op) {
+    static const Op& call_tir = Op::Get("relax.call_tir");
+    if (!mod_ || !op->op.same_as(call_tir) || op->args.size() < 2 || op->sinfo_args.size() != 1) return;
+    const auto* gv = op->args[0].as<GlobalVarNode>();
+    if (gv == nullptr || !(*mod_)->FindGlobalVar(gv->name_hint)) return;
+    const auto* prim = (*mod_)->Lookup(GetRef<GlobalVar>(gv)).as<tir::PrimFuncNode>();
+    if (prim == nullptr) return;
+    std::vector<std::pair<const TensorStructInfoNode*, std::string>> tensors;
+    auto add = [&](const StructInfo& s, const std::string& what) -> bool {
+      const auto* t = s.as<TensorStructInfoNode>();
+      if (t) tensors.emplace_back(t, what);
+      return t != nullptr;
+    };
+    auto in = MatchStructInfo(op->args[1]);
+    if (!in) return;
+    if (const auto* tup = in->as<TupleStructInfoNode>()) {
+      for (size_t i = 0; i < tup->fields.size(); ++i) {
+        if (!add(tup->fields[i], "argument " + std::to_string(i))) return;
+      }
+    } else if (!add(*in, "argument 0")) {
+      return;
+    }
+    const StructInfo& out = op->sinfo_args[0];
+    if (const auto* tup = out.as<TupleStructInfoNode>()) {
+      for (size_t i = 0; i < tup->fields.size(); ++i) {
+        if (!add(tup->fields[i], "output " + std::to_string(i))) return;
+      }
+    } else if (!add(out, "output")) {
+      return;
+    }
+    std::string who = "call_tir of PrimFunc '" + gv->name_hint + "'";
+    if (tensors.size() > prim->params.size()) {
+      Error(who + " passes " + std::to_string(tensors.size()) + " tensors to " + std::to_string(prim->params.size()) +
+            " parameters");
+      return;
+    }
+    std::unordered_map<const Object*, int64_t> bound;
+    std::vector<std::pair<size_t, size_t>> deferred;  // (tensor, dim) whose buffer dim is an expression
+    std::vector<const tir::BufferNode*> buffers;
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      auto b = prim->buffer_map.Get(prim->params[i]);
+      if (!b) return;  // a handle parameter used otherwise: nothing to check
+      buffers.push_back(b->get());
+    }
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      const auto* t = tensors[i].first;
+      const tir::BufferNode* buf = buffers[i];
+      std::string what = who + ": " + tensors[i].second + " " + StructInfoText(GetRef<StructInfo>(t)) +
+                         " does not match buffer '" + buf->name + "'";
+      if (!t->IsUnknownNdim() && t->ndim != static_cast<int>(buf->shape.size())) {
+        Error(what + " of " + std::to_string(buf->shape.size()) + " dimensions");
+        continue;
+      }
+      if (!t->IsUnknownDtype() && t->dtype != buf->dtype) {
+        std::ostringstream os;
+        os << what << " of dtype " << buf->dtype;
+        Error(os.str());
+        continue;
+      }
+      auto dims = t->GetShape();
+      if (!dims) continue;
+      for (size_t d = 0; d < dims->size(); ++d) {
+        const PrimExpr given_dim = (*dims)[d];
+        const int64_t* given = AsConstInt(given_dim);
+        const PrimExpr expected = buf->shape[d];
+        if (const auto* v = expected.as<tir::VarNode>()) {
+          if (!given) continue;
+          auto it = bound.find(v);
+          if (it == bound.end()) {
+            bound.emplace(v, *given);
+          } else if (it->second != *given) {
+            Error(what + ": dimension " + std::to_string(d) + " is " + std::to_string(*given) + ", but '" +
+                  v->name_hint + "' was bound to " + std::to_string(it->second));
+          }
+        } else {
+          deferred.emplace_back(i, d);
+        }
+      }
+    }
+    arith::Analyzer ana;
+    for (const auto& [i, d] : deferred) {
+      const PrimExpr given_dim = (*tensors[i].first->GetShape())[d];
+      const int64_t* given = AsConstInt(given_dim);
+      if (!given) continue;
+      PrimExpr expected = ana.Simplify(tir::Substitute(buffers[i]->shape[d], [&](const tir::Var& v) -> std::optional<PrimExpr> {
+        auto it = bound.find(v.get());
+        if (it == bound.end()) return std::nullopt;
+        return IntImm(v.dtype(), it->second);
+      }));
+      const int64_t* want = AsConstInt(expected);
+      if (want && *want != *given) {
+        Error(who + ": " + tensors[i].second + " " + StructInfoText(GetRef<StructInfo>(tensors[i].first)) +
+              " does not match buffer '" + buffers[i]->name + "': dimension " + std::to_string(d) + " is " +
+              std::to_string(*given) + ", the buffer's " + std::to_string(*want));
+      }
+    }
+  }
+
   void CheckLeaf(const RelaxExpr& e, const std::string& what) {
     if (!IsLeafOrTuple(e)) Error(what + " is a nested " + ExprKindName(e) + " (not in A-normal form)");
   }
@@ -287,9 +399,20 @@ std::vector<std::string> WellFormedErrors(const ObjectRef& obj, bool check_struc
   if (const auto* m = obj.as<IRModuleNode>()) {
     IRModule mod = GetRef<IRModule>(m);
     WellFormedChecker checker(mod, check_struct_info);
+    std::vector<std::string> errors;
     for (const GlobalVar& gv : m->GetGlobalVars()) {
-      if (auto f = m->Lookup(gv).as<FunctionNode>()) checker.CheckFunction(gv->name_hint, GetRef<Function>(f));
+      auto f = m->Lookup(gv).as<FunctionNode>();
+      if (!f) continue;
+      checker.CheckFunction(gv->name_hint, GetRef<Function>(f));
+      // A public function's global_symbol is its name in the module.
+      if (auto sym = f->attrs.Get("global_symbol")) {
+        if (auto name = sym->try_cast<std::string>(); name && *name != gv->name_hint) {
+          errors.push_back("function '" + gv->name_hint + "': its global_symbol '" + *name +
+                           "' differs from its name in the module");
+        }
+      }
     }
+    checker.errors.insert(checker.errors.end(), errors.begin(), errors.end());
     return checker.errors;
   }
   if (const auto* f = obj.as<FunctionNode>()) {

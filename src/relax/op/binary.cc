@@ -1,24 +1,49 @@
 // Elementwise binary Relax operators (TVM's relax/op/tensor/binary.cc subset):
 // add, subtract, multiply, divide, floor_divide, power, maximum, minimum, with
-// NumPy broadcasting struct-info inference over symbolic dims. Relax IR layer;
+// NumPy broadcasting struct-info inference over symbolic dims (operands are
+// tensors or scalar R.Prim values). Relax IR layer;
 // their legalization to TOPI is registered next to the Python constructors
 // (python/tessera/relax/op/binary.py, attribute "FLegalize").
-#include "relax/op/op_common.h"
+#include "relax/op/binary.h"
 
 namespace tessera {
 namespace relax {
 
-namespace {
-
-StructInfo InferBinaryBroadcast(const Call& call, const BlockBuilder&) {
+StructInfo InferBinaryElementwise(const Call& call, bool result_bool) {
   CheckNumArgs(call, 2, 2);
+  StructInfo a = ArgSInfo(call, 0);
+  StructInfo b = ArgSInfo(call, 1);
+  const auto* pa = a.as<PrimStructInfoNode>();
+  const auto* pb = b.as<PrimStructInfoNode>();
+  if (pa || pb) {
+    const auto* ta = pa ? nullptr : ArgSInfoAs<TensorStructInfoNode>(call, 0, "x1", "a tensor or an R.Prim");
+    const auto* tb = pb ? nullptr : ArgSInfoAs<TensorStructInfoNode>(call, 1, "x2", "a tensor or an R.Prim");
+    DataType da = pa ? pa->dtype : ta->dtype;
+    DataType db = pb ? pb->dtype : tb->dtype;
+    if (!result_bool && !da.is_void() && !db.is_void() && da != db) {
+      TESSERA_THROW(TypeError) << OpName(call) << ": operands 'x1' " << StructInfoText(a) << " and 'x2' "
+                               << StructInfoText(b) << " have different dtypes (" << da << " vs " << db << ")";
+    }
+    DataType dtype = result_bool ? DataType::Bool() : (da.is_void() ? db : da);
+    if (pa && pb) return PrimStructInfo(dtype);
+    const TensorStructInfoNode* t = ta ? ta : tb;
+    if (t->shape) return TensorStructInfo(*t->shape, dtype);
+    return TensorStructInfo(dtype, t->ndim);
+  }
   const auto* lhs = ArgSInfoAs<TensorStructInfoNode>(call, 0, "x1", "a tensor");
   const auto* rhs = ArgSInfoAs<TensorStructInfoNode>(call, 1, "x2", "a tensor");
-  DataType dtype = SameDType(call, {lhs, rhs}, {"x1", "x2"});
+  // As TVM, comparisons take operands of any two dtypes (legalization compares them in a common one).
+  DataType dtype = result_bool ? DataType::Bool() : SameDType(call, {lhs, rhs}, {"x1", "x2"});
+  // The same shape (a shared shape variable, say) is the result's shape.
+  if (lhs->shape && rhs->shape && lhs->shape->same_as(*rhs->shape)) return TensorStructInfo(*lhs->shape, dtype);
   int ndim = 0;
   auto shape = BroadcastShapes(call, {lhs, rhs}, {"x1", "x2"}, &ndim);
   return TensorSInfo(shape, dtype, ndim);
 }
+
+namespace {
+
+StructInfo InferBinaryBroadcast(const Call& call, const BlockBuilder&) { return InferBinaryElementwise(call, false); }
 
 // bitwise_* take integer (or bool) operands, logical_* bool ones; broadcast as the others.
 StructInfo InferBinaryOfKind(const Call& call, const BlockBuilder& ctx, bool bool_only) {

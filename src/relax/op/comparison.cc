@@ -1,23 +1,15 @@
 // Elementwise comparisons (TVM's relax/op/tensor/binary.cc comparison part):
 // equal, not_equal, less, less_equal, greater, greater_equal with NumPy
-// broadcasting; the result is bool. Relax IR layer; legalization to TOPI in
+// broadcasting (operands tensors or scalar R.Prim values); the result is bool. Relax IR layer; legalization to TOPI in
 // python/tessera/relax/op/comparison.py.
-#include "relax/op/op_common.h"
+#include "relax/op/binary.h"
 
 namespace tessera {
 namespace relax {
 
 namespace {
 
-StructInfo InferCompare(const Call& call, const BlockBuilder&) {
-  CheckNumArgs(call, 2, 2);
-  const auto* a = ArgSInfoAs<TensorStructInfoNode>(call, 0, "x1", "a tensor");
-  const auto* b = ArgSInfoAs<TensorStructInfoNode>(call, 1, "x2", "a tensor");
-  SameDType(call, {a, b}, {"x1", "x2"});
-  int ndim = 0;
-  auto shape = BroadcastShapes(call, {a, b}, {"x1", "x2"}, &ndim);
-  return TensorSInfo(shape, DataType::Bool(), ndim);
-}
+StructInfo InferCompare(const Call& call, const BlockBuilder&) { return InferBinaryElementwise(call, true); }
 
 #define TESSERA_RELAX_COMPARE_OP(NAME, DESC)                                                                 \
   static auto& reg_compare_##NAME = SetRelaxOp(                                                             \

@@ -73,15 +73,15 @@ StructInfo InferArange(const Call& call, const BlockBuilder&) {
 }
 
 static auto& reg_arange = SetAttrSignature(
-    SetRelaxOp(OpRegEntry::RegisterOrGet("relax.arange").set_num_inputs(3).describe(
+    SetRelaxOp(SetPrimOperands(OpRegEntry::RegisterOrGet("relax.arange"), {0, 1, 2}).set_num_inputs(3).describe(
                    "The 1-d tensor start, start + step, ... below end (PrimValue operands; attribute dtype)."),
                InferArange, true),
     {{"dtype", Any()}});
 
-static auto& reg_tril = SetRelaxOp(OpRegEntry::RegisterOrGet("relax.tril").set_num_inputs(2).describe(
+static auto& reg_tril = SetRelaxOp(SetPrimOperands(OpRegEntry::RegisterOrGet("relax.tril"), {1}).set_num_inputs(2).describe(
                                        "x with the elements above diagonal k of the last two dims set to 0."),
                                    InferTrilu, true);
-static auto& reg_triu = SetRelaxOp(OpRegEntry::RegisterOrGet("relax.triu").set_num_inputs(2).describe(
+static auto& reg_triu = SetRelaxOp(SetPrimOperands(OpRegEntry::RegisterOrGet("relax.triu"), {1}).set_num_inputs(2).describe(
                                        "x with the elements below diagonal k of the last two dims set to 0."),
                                    InferTrilu, true);
 

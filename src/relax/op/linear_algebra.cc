@@ -2,7 +2,9 @@
 // matmul with NumPy semantics (batch dims broadcast; a 1-D operand is a
 // vector) and out_dtype. Relax IR layer; legalization to TOPI and the
 // relax.op.linear helper are in python/tessera/relax/op/linear_algebra.py.
+#include "arith/analyzer.h"
 #include "relax/op/op_common.h"
+#include "tir/op.h"
 
 namespace tessera {
 namespace relax {
@@ -38,6 +40,16 @@ StructInfo InferMatmul(const Call& call, const BlockBuilder&) {
     TESSERA_THROW(ValueError) << OpName(call) << ": the reduction dimension of operand 'x1' "
                               << StructInfoText(ArgSInfo(call, 0)) << " (" << *ca << ") differs from that of operand 'x2' "
                               << StructInfoText(ArgSInfo(call, 1)) << " (" << *cb << ")";
+  }
+  if (!(ca && cb) && ka.dtype() == kb.dtype()) {
+    // Symbolic lengths provably different (k vs k + 1) are refused too, as TVM does.
+    arith::Analyzer ana;
+    PrimExpr diff = ana.Simplify(tir::sub(ka, kb));
+    if (auto c = ConstDim(diff); c && *c != 0) {
+      TESSERA_THROW(ValueError) << OpName(call) << ": the reduction dimension of operand 'x1' "
+                                << StructInfoText(ArgSInfo(call, 0)) << " differs from that of operand 'x2' "
+                                << StructInfoText(ArgSInfo(call, 1)) << " by " << *c;
+    }
   }
   // Batch dims broadcast as elementwise ops do.
   Array<PrimExpr> a_batch, b_batch;

@@ -131,6 +131,7 @@ StructInfo InferExpandDims(const Call& call, const BlockBuilder&) {
   return TensorStructInfo(ShapeExpr(out), x->dtype);
 }
 TESSERA_RELAX_MANIP_OP(expand_dims, 1, InferExpandDims, "Inserts unit dimensions at the given axes.", {{"axis", {}}});
+static auto& list_attrs_expand_dims = SetListAttrs(OpRegEntry::RegisterOrGet("relax.expand_dims"), {"axis"});
 
 // ---- squeeze(x, axis=None) ----
 StructInfo InferSqueeze(const Call& call, const BlockBuilder&) {
@@ -169,6 +170,7 @@ StructInfo InferSqueeze(const Call& call, const BlockBuilder&) {
 }
 TESSERA_RELAX_MANIP_OP(squeeze, 1, InferSqueeze, "Removes unit dimensions (all, or those of axis).",
                        {{"axis", Any()}});
+static auto& list_attrs_squeeze = SetListAttrs(OpRegEntry::RegisterOrGet("relax.squeeze"), {"axis"});
 
 // ---- concat(tensors, axis=0) ----
 StructInfo InferConcat(const Call& call, const BlockBuilder&) {
@@ -189,6 +191,16 @@ StructInfo InferConcat(const Call& call, const BlockBuilder&) {
   std::vector<const char*> cnames;
   for (const auto& n : names) cnames.push_back(n.c_str());
   DataType dtype = SameDType(call, ts, cnames);
+  std::optional<int64_t> axis_opt = AttrOptInt(call, "axis");
+  if (!axis_opt) {
+    // axis None: the tensors are joined flattened, which TVM (and Tessera) take only of 1-D tensors.
+    for (size_t i = 0; i < ts.size(); ++i) {
+      if (!ts[i]->IsUnknownNdim() && ts[i]->ndim != 1) {
+        TESSERA_THROW(ValueError) << OpName(call) << ": with axis None every tensor must be 1-D, operand '"
+                                  << names[i] << "' has " << ts[i]->ndim << " dimensions";
+      }
+    }
+  }
   int ndim = StructInfoNode::kUnknownNDim;
   for (size_t i = 0; i < ts.size(); ++i) {
     if (ts[i]->IsUnknownNdim()) continue;
@@ -199,7 +211,13 @@ StructInfo InferConcat(const Call& call, const BlockBuilder&) {
                                 << " dimensions, the others " << ndim;
     }
   }
-  int64_t axis_attr = AttrInt(call, "axis");
+  // One tensor: itself (as TVM), once the checks above passed.
+  if (ts.size() == 1) {
+    if (axis_opt && ndim > 0) NormalizeAxis(call, *axis_opt, ndim, "axis", "tensors");
+    return GetRef<StructInfo>(ts[0]);
+  }
+  if (!axis_opt) ndim = 1;
+  int64_t axis_attr = axis_opt.value_or(0);
   if (ndim == StructInfoNode::kUnknownNDim) return TensorStructInfo(dtype, ndim);
   if (ndim == 0) TESSERA_THROW(ValueError) << OpName(call) << ": cannot concatenate 0-d tensors";
   int axis = NormalizeAxis(call, axis_attr, ndim, "axis", "tensors");
@@ -231,7 +249,7 @@ StructInfo InferConcat(const Call& call, const BlockBuilder&) {
   out.Set(axis, analyzer.Simplify(total));
   return TensorStructInfo(ShapeExpr(out), dtype);
 }
-TESSERA_RELAX_MANIP_OP(concat, 1, InferConcat, "Joins a tuple of tensors along axis.",
+TESSERA_RELAX_MANIP_OP(concat, 1, InferConcat, "Joins a tuple of tensors along axis (None: of 1-D tensors, 0).",
                        {{"axis", AttrDefaultInt(0)}});
 
 // ---- split(x, indices_or_sections, axis=0) ----
@@ -249,13 +267,6 @@ StructInfo InferSplit(const Call& call, const BlockBuilder&) {
                                 << "sections, got " << vals[0];
     }
     n_out = static_cast<size_t>(vals[0]);
-  } else {
-    for (size_t i = 1; i < vals.size(); ++i) {
-      if (vals[i] < vals[i - 1]) {
-        TESSERA_THROW(ValueError) << OpName(call) << ": attribute 'indices_or_sections' must be ascending, got "
-                                  << vals[i - 1] << " before " << vals[i];
-      }
-    }
   }
   auto unknown = [&](int ndim) {
     Array<StructInfo> fields;
@@ -271,14 +282,17 @@ StructInfo InferSplit(const Call& call, const BlockBuilder&) {
   arith::Analyzer analyzer;
   Array<StructInfo> fields;
   if (is_sections) {
-    if (clen && *clen % static_cast<int64_t>(n_out) != 0) {
-      TESSERA_THROW(ValueError) << OpName(call) << ": dimension " << axis << " of operand 'x' (" << *clen
-                                << ") is not divisible into " << n_out << " sections";
-    }
-    PrimExpr part = analyzer.Simplify(tir::floordiv(len + Dim(static_cast<int64_t>(n_out) - 1), Dim(n_out)));
-    for (size_t i = 0; i < n_out; ++i) {
+    // As TVM: sections of ceil(len / n) elements, the last one what remains.
+    int64_t n = static_cast<int64_t>(n_out);
+    PrimExpr part = analyzer.Simplify(tir::floordiv(len + Dim(n - 1), Dim(n)));
+    for (int64_t i = 0; i < n; ++i) {
       Array<PrimExpr> s = *shape;
-      s.Set(axis, part);
+      if (clen) {
+        int64_t p = (*clen + n - 1) / n;
+        s.Set(axis, Dim(std::max<int64_t>(0, std::min<int64_t>(p, *clen - p * i))));
+      } else {
+        s.Set(axis, i + 1 < n ? part : analyzer.Simplify(len - part * Dim(n - 1)));
+      }
       fields.push_back(TensorStructInfo(ShapeExpr(s), x->dtype));
     }
     return TupleStructInfo(fields);
@@ -291,7 +305,7 @@ StructInfo InferSplit(const Call& call, const BlockBuilder&) {
     Array<PrimExpr> s = *shape;
     s.Set(axis, Dim(size));
     fields.push_back(TensorStructInfo(ShapeExpr(s), x->dtype));
-    prev = std::max(prev, end);
+    prev = end;  // as NumPy and TVM: indices need not ascend (a part between decreasing ones is empty)
   }
   return TupleStructInfo(fields);
 }

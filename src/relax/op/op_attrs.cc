@@ -37,6 +37,40 @@ OpRegEntry& SetOperandSignature(OpRegEntry& entry, const std::vector<OperandPara
   return entry;
 }
 
+OpRegEntry& SetPrimOperands(OpRegEntry& entry, const std::vector<int64_t>& indices) {
+  Array<Any> idx;
+  for (int64_t i : indices) idx.push_back(Any(i));
+  entry.set_attr("TScriptPrimOperands", Any(idx));
+  return entry;
+}
+
+OpRegEntry& SetListAttrs(OpRegEntry& entry, const std::vector<std::string>& names) {
+  Array<Any> out;
+  for (const std::string& n : names) out.push_back(Any(String(n)));
+  entry.set_attr("TScriptListAttrs", Any(out));
+  return entry;
+}
+
+namespace {
+
+// Whether attribute `name` of `op` is a list of axes (SetListAttrs).
+bool IsListAttr(const Op& op, const std::string& name) {
+  static const OpAttrMap<Array<Any>> lists = Op::GetAttrMap<Array<Any>>("TScriptListAttrs");
+  if (!lists.count(op)) return false;
+  for (const Any& n : lists[op]) {
+    if (n.cast<std::string>() == name) return true;
+  }
+  return false;
+}
+
+bool IsScalarInt(const Any& v) {
+  if (v.kind() == Any::Kind::kInt) return true;
+  const auto* imm = v.as<IntImmNode>();
+  return imm != nullptr && !imm->dtype.is_bool();
+}
+
+}  // namespace
+
 std::optional<std::vector<AttrParam>> AttrSignature(const Op& op) {
   static const OpAttrMap<Array<Any>> sigs = Op::GetAttrMap<Array<Any>>("TScriptAttrSignature");
   if (!sigs.count(op)) return std::nullopt;
@@ -92,6 +126,7 @@ Map<String, Any> MakeOpAttrs(const Op& op, const Map<String, Any>& given) {
       std::optional<Any> v = given.Get(String(p.name));
       if (!v) v = p.default_value;
       TESSERA_CHECK_OR_THROW(v.has_value(), ValueError) << op->name << " needs its attribute '" << p.name << "'";
+      if (IsScalarInt(*v) && IsListAttr(op, p.name)) v = Any(Array<Any>{*v});
       out.Set(String(p.name), NormalizeAttrValue(*v));
     }
     return out;

@@ -121,6 +121,13 @@ struct OperandParam {
   std::optional<Any> default_value;
 };
 OpRegEntry& SetOperandSignature(OpRegEntry& entry, const std::vector<OperandParam>& params);
+// Operands that are scalars (PrimValue): the TVMScript parser makes a plain number there a PrimValue
+// (an int as int64, a float as float64, as the Python constructors do), not a constant tensor
+// ("TScriptPrimOperands": R.clip(x, 0.1, 0.5), R.tril(x, 1), R.arange(0, 20, 1)).
+OpRegEntry& SetPrimOperands(OpRegEntry& entry, const std::vector<int64_t>& indices);
+// Attributes that are lists of axes: one int given alone is the list of it, as TVM's Python
+// constructors make it (R.expand_dims(x, axis=1) is axis=[1]; "TScriptListAttrs", read by MakeOpAttrs).
+OpRegEntry& SetListAttrs(OpRegEntry& entry, const std::vector<std::string>& names);
 // The op's attribute signature; nullopt when it has none.
 std::optional<std::vector<AttrParam>> AttrSignature(const Op& op);
 // The signature default of attribute `name` of the call's op; nullopt when it has none (required,

@@ -98,7 +98,8 @@ TESSERA_RELAX_UNARY_OP(isfinite, InferPredicate, "Elementwise x is finite (bool)
 TESSERA_RELAX_UNARY_OP(bitwise_not, InferIntUnary, "Elementwise bitwise complement of an integer tensor.");
 TESSERA_RELAX_UNARY_OP(logical_not, InferBoolUnary, "Elementwise logical negation of a bool tensor.");
 static auto& reg_unary_clip = SetRelaxOp(
-    OpRegEntry::RegisterOrGet("relax.clip").set_num_inputs(3).describe("Elementwise min(max(x, min), max)."),
+    SetPrimOperands(OpRegEntry::RegisterOrGet("relax.clip"), {1, 2}).set_num_inputs(3).describe(
+        "Elementwise min(max(x, min), max)."),
     InferClip, true);
 
 }  // namespace

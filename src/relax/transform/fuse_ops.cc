@@ -22,6 +22,7 @@
 #include "tir/analysis/is_scheduled.h"
 #include "ir/int_value.h"
 #include "ir/structural_equal.h"
+#include "relax/transform/definable_dims.h"
 #include "relax/expr_functor.h"
 #include "relax/transform/fusion.h"
 #include "tir/functor.h"
@@ -30,6 +31,8 @@
 namespace tessera {
 namespace relax {
 namespace {
+
+
 
 constexpr int kMaxFusedNodes = 256;
 
@@ -429,10 +432,11 @@ class OperatorFusor {
       for (int m : members) out->push_back(block->bindings[m]);
       return;
     }
-    // Symbolic dims used inside but not defined by a parameter come in as a shape.
+    // Symbolic dims used inside but not defined by a parameter (a whole dimension of one: n of
+    // (n, 4), not of (n * 2, 4)) come in as a shape.
     std::unordered_set<const Object*> dims_defined;
     for (const RelaxExpr& a : args) {
-      for (const tir::Var& v : TIRVarsInStructInfo(GetStructInfo(a))) dims_defined.insert(v.get());
+      CollectDefinableDims(GetStructInfo(a), &dims_defined);
     }
     Array<PrimExpr> extra_dims;
     std::unordered_set<const Object*> seen;

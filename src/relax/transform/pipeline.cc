@@ -1,7 +1,8 @@
 // relax.build's pipelines, defined once here: ZeroPipelinePasses (TVM's "zero":
 // legalization and fusion) and DefaultBuildPipeline (relax.get_pipeline
 // ("default_build"), the Sequential "relax.build_pipeline" that relax.build
-// runs: FoldBatchnormToConv2d, the zero passes, DefaultCPUSchedule, DeadCodeElimination, then the
+// runs: FoldBatchnormToConv2d, the zero passes, DefaultCPUSchedule (the target kind's default
+// schedule: the CPU's, or the GPU's for cuda), DeadCodeElimination, then the
 // lowering passes of lowering.h). Adding a pass to a pipeline is one line in
 // one of the two lists below. VM code generation (src/relax/backend/vm) runs
 // on the result. Python's relax.get_pipeline reads them via relax.GetPipeline.
@@ -9,6 +10,7 @@
 #include "relax/transform/lowering.h"
 #include "relax/transform/optimization.h"
 #include "runtime/registry.h"
+#include "target/target_kind.h"
 #include "tir/transform/default_cpu_schedule.h"
 
 namespace tessera {
@@ -26,8 +28,13 @@ std::vector<Pass> ZeroPipelinePasses(bool enable_warning) {
 }
 
 tessera::transform::Sequential DefaultBuildPipeline(std::optional<Target> target) {
-  TESSERA_CHECK_OR_THROW(!target || tir::IsCPUTarget(*target), ValueError)
-      << "relax.get_pipeline(\"default_build\"): target " << (*target)->str << " is not a CPU target";
+  // A CPU target, or a device target whose kind has a default schedule for
+  // untuned kernels (cuda: DefaultGPUSchedule); the VM itself runs on the host.
+  TESSERA_CHECK_OR_THROW(!target || tir::IsCPUTarget(*target) ||
+                             GetTargetKindAttr((*target)->kind, kTargetKindAttrDefaultSchedule).has_value(),
+                         ValueError)
+      << "relax.get_pipeline(\"default_build\"): target " << (*target)->str
+      << " is neither a CPU target nor a device target with a default schedule";
   std::vector<Pass> passes = {FoldBatchnormToConv2d()};
   std::vector<Pass> zero = ZeroPipelinePasses();
   passes.insert(passes.end(), zero.begin(), zero.end());

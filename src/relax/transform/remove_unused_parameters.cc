@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "relax/expr_functor.h"
+#include "relax/transform/definable_dims.h"
 #include "relax/transform/function_pass.h"
 #include "relax/transform/optimization.h"
 #include "relax/transform/utils.h"
@@ -43,18 +44,20 @@ std::vector<size_t> KeptParams(const Function& func) {
   });
   std::vector<bool> keep(func->params.size(), true);
   for (size_t i = 0; i < func->params.size(); ++i) keep[i] = used.count(func->params[i].get()) > 0;
-  // An unused parameter stays when a symbolic dim it defines is defined by no kept parameter.
+  // An unused parameter stays when a symbolic dim it defines (a whole dimension of it, as n of
+  // (n, 4) or R.Shape([n]); not n of (n * 2, 4)) is defined by no kept parameter.
   for (bool changed = true; changed;) {
     changed = false;
     std::unordered_set<const Object*> defined;
     for (size_t i = 0; i < keep.size(); ++i) {
-      if (!keep[i]) continue;
-      for (const tir::Var& v : TIRVarsInStructInfo(GetStructInfo(func->params[i]))) defined.insert(v.get());
+      if (keep[i]) CollectDefinableDims(GetStructInfo(func->params[i]), &defined);
     }
     for (size_t i = 0; i < keep.size(); ++i) {
       if (keep[i]) continue;
-      for (const tir::Var& v : TIRVarsInStructInfo(GetStructInfo(func->params[i]))) {
-        if (!defined.count(v.get())) {
+      std::unordered_set<const Object*> own;
+      CollectDefinableDims(GetStructInfo(func->params[i]), &own);
+      for (const Object* v : own) {
+        if (!defined.count(v)) {
           keep[i] = true;
           changed = true;
           break;

@@ -56,6 +56,36 @@ class CUDADeviceAPIImpl final : public DeviceAPI {
     const Driver& d = RequireDriver(dev);
     d.Check(d.cuCtxSynchronize(), "cuCtxSynchronize");
   }
+  std::optional<double> TimeOnDevice(Device dev, const std::function<void()>& work) override {
+    const Driver& d = RequireDriver(dev);
+    if (!d.cuEventCreate || !d.cuEventRecord || !d.cuEventSynchronize || !d.cuEventElapsedTime || !d.cuEventDestroy) {
+      return std::nullopt;
+    }
+    cuda::CUevent start = nullptr;
+    cuda::CUevent stop = nullptr;
+    d.Check(d.cuEventCreate(&start, 0), "cuEventCreate");
+    if (d.cuEventCreate(&stop, 0) != cuda::CUDA_SUCCESS) {
+      d.cuEventDestroy(start);
+      TESSERA_THROW(RuntimeError) << "CUDA call cuEventCreate failed";
+    }
+    struct Destroy {  // the events go on every path, errors of `work` included
+      const Driver& d;
+      cuda::CUevent a, b;
+      ~Destroy() {
+        d.cuEventDestroy(a);
+        d.cuEventDestroy(b);
+      }
+    } destroy{d, start, stop};
+    // Kernels launch on the legacy default stream (cuda_module.cc): the events go there too.
+    d.Check(d.cuEventRecord(start, nullptr), "cuEventRecord");
+    work();
+    d.SetDevice(dev.device_id);  // `work` may have made another device current
+    d.Check(d.cuEventRecord(stop, nullptr), "cuEventRecord");
+    d.Check(d.cuEventSynchronize(stop), "cuEventSynchronize");
+    float ms = 0;
+    d.Check(d.cuEventElapsedTime(&ms, start, stop), "cuEventElapsedTime");
+    return static_cast<double>(ms) / 1000.0;
+  }
   Any GetAttr(Device dev, const std::string& attr) override {
     if (!Exists(dev.device_id)) return Any();
     const Driver* d = Driver::Get();

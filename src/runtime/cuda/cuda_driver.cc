@@ -52,6 +52,16 @@ Loaded* Load() {
     sym(d.cuModuleGetFunction, "cuModuleGetFunction");
     sym(d.cuModuleUnload, "cuModuleUnload");
     sym(d.cuLaunchKernel, "cuLaunchKernel");
+    sym(d.cuFuncSetAttribute, "cuFuncSetAttribute");
+    if (all) {  // optional entry points: the timer falls back to the host clock without them
+      bool required = all;
+      sym(d.cuEventCreate, "cuEventCreate");
+      sym(d.cuEventRecord, "cuEventRecord");
+      sym(d.cuEventSynchronize, "cuEventSynchronize");
+      sym(d.cuEventElapsedTime, "cuEventElapsedTime");
+      sym(d.cuEventDestroy, "cuEventDestroy_v2");
+      all = required;
+    }
     if (!all) {
       l->why = "the CUDA driver library lacks required entry points";
       return l;

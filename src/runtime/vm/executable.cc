@@ -562,7 +562,7 @@ TESSERA_REGISTER_GLOBAL("relax.ExecutableExportLibrary").set_body_typed([](Modul
       << "export_library: an executable with " << exec->imports.size() << " imported modules cannot be exported";
   std::vector<std::pair<std::string, std::string>> data = {{std::string(kExecutableSymbol), exec->SaveToBytes()}};
   if (!exec->imports.empty()) {
-    exec->imports[0]->ExportLibraryWithData(path, data);  // the backend that built the kernels writes the library
+    ExportModuleLibrary(exec->imports[0], path, data);  // the backend that built the kernels writes the library
     return;
   }
   // No kernels: the host backend writes a library of the data alone.

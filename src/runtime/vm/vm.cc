@@ -74,10 +74,24 @@ VirtualMachineNode::VirtualMachineNode(ObjectPtr<ExecutableNode> exec) : exec_(s
       }
     }
   }
-  for (const Any& c : exec_->constants) {
-    if (c.as<NDArrayObj>() != nullptr) constant_arrays_.insert(c.raw_object().get());
-  }
   devices_ = {CPU()};
+  PlaceConstants();
+}
+
+void VirtualMachineNode::PlaceConstants() {
+  // Tensor constants live on the VM's first device (uploaded once here, as
+  // TVM's VM does), so that kernels of a device target get device memory.
+  constants_ = exec_->constants;
+  constant_arrays_.clear();
+  for (Any& c : constants_) {
+    if (c.as<NDArrayObj>() == nullptr) continue;
+    NDArray arr = c.cast<NDArray>();
+    Device dev = arr.device();
+    if (dev.device_type != devices_[0].device_type || dev.device_id != devices_[0].device_id) {
+      c = arr.CopyTo(devices_[0]);
+    }
+    constant_arrays_.insert(c.raw_object().get());
+  }
 }
 
 Any VirtualMachineNode::DetachConstants(const Any& v) const {
@@ -105,6 +119,7 @@ Any VirtualMachineNode::DetachConstants(const Any& v) const {
 void VirtualMachineNode::Init(std::vector<Device> devices) {
   TESSERA_CHECK_OR_THROW(!devices.empty(), ValueError) << "VirtualMachine needs at least one device";
   devices_ = std::move(devices);
+  PlaceConstants();
   initialized_ = true;
 }
 
@@ -154,7 +169,7 @@ Any VirtualMachineNode::ReadArg(const Frame* f, Arg a) {
       if (v == kVMRegister) return Any(static_cast<void*>(this));
       return ReadRegister(f, v);
     case Arg::Kind::kImmediate: return Any(v);
-    case Arg::Kind::kConstIdx: return exec_->constants[static_cast<size_t>(v)];
+    case Arg::Kind::kConstIdx: return constants_[static_cast<size_t>(v)];
     case Arg::Kind::kFuncIdx: {
       const VMFuncInfo& info = exec_->func_table[static_cast<size_t>(v)];
       if (info.kind == VMFuncInfo::FuncKind::kVMFunc) return GetClosure(v);

@@ -96,7 +96,10 @@ class VirtualMachineNode : public ModuleNode {
   std::vector<Device> devices_;
   std::vector<std::optional<PackedFunc>> packed_;  // by func index; kPackedFunc entries
   std::vector<Index> max_call_args_;                // by func index; kVMFunc entries
-  std::unordered_set<const Object*> constant_arrays_;  // the executable's NDArray constants
+  // The executable's constants, tensors on devices_[0] (PlaceConstants).
+  void PlaceConstants();
+  std::vector<Any> constants_;
+  std::unordered_set<const Object*> constant_arrays_;  // the NDArray constants of constants_
   std::vector<std::unique_ptr<Frame>> frames_;      // frames_[0, depth_) are live
   size_t depth_ = 0;
   StoragePool pool_;

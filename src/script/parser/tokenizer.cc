@@ -1,6 +1,7 @@
 // Python-subset tokenizer (see tokenizer.h).
 #include "script/parser/tokenizer.h"
 
+#include <cstdint>
 #include <algorithm>
 #include <cctype>
 #include <cerrno>

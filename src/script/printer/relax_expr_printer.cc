@@ -17,6 +17,7 @@
 #include "script/printer/python_literal.h"
 #include "script/printer/relax_printer.h"
 #include "script/printer/tir_printer.h"
+#include "target/target.h"
 #include "tir/functor.h"
 
 namespace tessera {
@@ -146,6 +147,14 @@ std::string RelaxPrinter::PrintStructInfo(const relax::StructInfo& s) {
     }
     if (!t->IsUnknownDtype()) args.push_back("dtype=" + PyStringLiteral(t->dtype.str()));
     if (!t->shape.has_value() && !t->IsUnknownNdim()) args.push_back("ndim=" + std::to_string(t->ndim));
+    if (t->vdevice.defined()) {
+      // TVM's "kind:index" names an entry of the module's global_infos, which Tessera does not keep:
+      // here the index is the vdevice_id (docs/compatibility.md), which the parser reads back.
+      const auto* target = t->vdevice->target.as<TargetNode>();
+      std::string text = (target ? target->kind : std::string("none")) + ":" + std::to_string(t->vdevice->vdevice_id);
+      if (t->vdevice->memory_scope != "global") text += ":" + t->vdevice->memory_scope;
+      args.push_back("vdevice=" + PyStringLiteral(text));
+    }
     if (args.empty()) return R("Tensor");
     return R("Tensor(") + Join(args) + ")";
   }

@@ -29,6 +29,13 @@ class UndefinedVarCollector : public StmtExprVisitor {
     defined_.insert(op->var.get());
     StmtExprVisitor::VisitStmt_(op);
   }
+  void VisitStmt_(const AttrStmtNode* op) override {
+    // T.launch_thread: the thread variable is defined by the launch (as a thread-bound loop's variable is).
+    if (op->attr_key == "thread_extent" || op->attr_key == "virtual_thread") {
+      if (const auto* iv = op->node.as<IterVarNode>()) defined_.insert(iv->var.get());
+    }
+    StmtExprVisitor::VisitStmt_(op);
+  }
   void VisitStmt_(const AllocateNode* op) override {
     defined_.insert(op->buffer_var.get());
     StmtExprVisitor::VisitStmt_(op);

@@ -18,6 +18,7 @@ namespace {
 struct Access {
   std::vector<const ForNode*> loops;  // enclosing loops, outermost first
   Array<PrimExpr> indices;
+  std::vector<PrimExpr> conditions;  // enclosing IfThenElse conditions (then branches)
 };
 
 // Collects, for each buffer declared by DeclBuffer, every access with its loop stack.
@@ -37,12 +38,19 @@ class AccessCollector : public StmtExprVisitor {
     decl_depth[op->buffer->data.get()] = loops_.size();
     StmtExprVisitor::VisitStmt_(op);
   }
+  void VisitStmt_(const IfThenElseNode* op) override {
+    VisitExpr(op->condition);
+    conditions_.push_back(op->condition);
+    VisitStmt(op->then_case);
+    conditions_.pop_back();
+    if (op->else_case) VisitStmt(*op->else_case);
+  }
   void VisitExpr_(const BufferLoadNode* op) override {
-    accesses[op->buffer->data.get()].push_back({loops_, op->indices});
+    accesses[op->buffer->data.get()].push_back({loops_, op->indices, conditions_});
     StmtExprVisitor::VisitExpr_(op);
   }
   void VisitStmt_(const BufferStoreNode* op) override {
-    accesses[op->buffer->data.get()].push_back({loops_, op->indices});
+    accesses[op->buffer->data.get()].push_back({loops_, op->indices, conditions_});
     StmtExprVisitor::VisitStmt_(op);
   }
   void VisitExpr_(const CallNode* op) override {
@@ -58,6 +66,7 @@ class AccessCollector : public StmtExprVisitor {
 
  private:
   std::vector<const ForNode*> loops_;
+  std::vector<PrimExpr> conditions_;
 };
 
 struct Plan {
@@ -134,24 +143,74 @@ class Rewriter : public StmtExprMutator {
   std::unordered_map<const ForNode*, std::vector<const Plan*>> by_loop_;
 };
 
+// `set` (the values of `index`) narrowed by the guards `conditions` around the
+// access: a conjunct `a < b` (<=, >, >=) bounds index = a + (index - a) by
+// b - 1 + (index - a), which is tight when index - a simplifies (a cooperative
+// fetch's `if ax0_0 * 128 + ax0_1 < 130` keeps its stores within 130 elements).
+arith::IntSet NarrowByConditions(arith::IntSet set, const PrimExpr& index, const std::vector<PrimExpr>& conditions,
+                                 const std::unordered_map<const Object*, arith::IntSet>& dom, arith::Analyzer* ana) {
+  std::vector<PrimExpr> conjuncts(conditions.begin(), conditions.end());
+  for (size_t i = 0; i < conjuncts.size(); ++i) {
+    PrimExpr c = conjuncts[i];
+    if (const auto* n = c.as<AndNode>()) {
+      conjuncts.push_back(n->a);
+      conjuncts.push_back(n->b);
+      continue;
+    }
+    // small < big - slack, i.e. small <= big - slack - 1 (slack 0 for <=).
+    PrimExpr small, big;
+    int64_t slack = 0;
+    if (const auto* n = c.as<LTNode>()) small = n->a, big = n->b, slack = 1;
+    else if (const auto* n = c.as<LENode>()) small = n->a, big = n->b;
+    else if (const auto* n = c.as<GTNode>()) small = n->b, big = n->a, slack = 1;
+    else if (const auto* n = c.as<GENode>()) small = n->b, big = n->a;
+    else continue;
+    if (small.dtype() != index.dtype() || big.dtype() != index.dtype()) continue;
+    PrimExpr one = IntImm(index.dtype(), slack);
+    // index = small + d <= big - slack + d; index = big + d >= small + slack + d.
+    PrimExpr d_small = ana->Simplify(sub(index, small));
+    // (Sound for any d: the bound holds pointwise, so its range over `dom`
+    // does.) Taken only where it is provably tighter by a constant, so that
+    // the extent stays what it was or becomes a smaller constant.
+    PrimExpr hi = arith::EvalSet(ana->Simplify(add(sub(big, one), sub(index, small))), dom, ana).max();
+    PrimExpr lo = arith::EvalSet(ana->Simplify(add(add(small, one), sub(index, big))), dom, ana).min();
+    PrimExpr mn = set.min(), mx = set.max();
+    if (set.HasUpperBound() && !arith::IsPosInf(hi)) {
+      std::optional<int64_t> d = ConstIntValue(ana->Simplify(sub(hi, mx)));
+      if (d && *d < 0) mx = hi;
+    }
+    if (set.HasLowerBound() && !arith::IsNegInf(lo)) {
+      std::optional<int64_t> d = ConstIntValue(ana->Simplify(sub(lo, mn)));
+      if (d && *d > 0) mn = lo;
+    }
+    set = arith::IntSet::Interval(mn, mx);
+  }
+  return set;
+}
+
 // The region of `buffer` the accesses touch, per dimension, with the loops at
-// positions >= `level` of each access's loop stack relaxed to their ranges and
-// the loops above kept as symbols (bound in `ana`). Empty when a dimension
-// cannot be bounded (vector indices).
+// positions >= `level` of each access's loop stack relaxed to their ranges, the
+// loops above kept as symbols (bound in `ana`) except those in `relaxed` (thread
+// loops whose threads share the buffer's storage scope, see ThreadRule). Empty
+// when a dimension cannot be bounded (vector indices).
+using LoopSet = std::unordered_set<const ForNode*>;
 std::vector<arith::IntSet> AccessedRegion(const std::vector<Access>& accesses, size_t ndim, size_t level,
-                                          arith::Analyzer* ana) {
+                                          arith::Analyzer* ana, const LoopSet& relaxed = {}) {
   const std::vector<const ForNode*>& outer = accesses[0].loops;
   for (size_t k = 0; k < level; ++k) ana->Bind(outer[k]->loop_var, Range::FromMinExtent(outer[k]->min, outer[k]->extent), true);
   std::vector<arith::IntSet> dims(ndim, arith::IntSet::Nothing());
   for (const Access& a : accesses) {
     std::unordered_map<const Object*, arith::IntSet> dom;
-    for (size_t k = level; k < a.loops.size(); ++k) {
+    for (size_t k = 0; k < a.loops.size(); ++k) {
+      if (k < level && !relaxed.count(a.loops[k])) continue;
       ana->Bind(a.loops[k]->loop_var, Range::FromMinExtent(a.loops[k]->min, a.loops[k]->extent), true);
       dom[a.loops[k]->loop_var.get()] = arith::IntSet::FromMinExtent(a.loops[k]->min, a.loops[k]->extent);
     }
     for (size_t d = 0; d < ndim; ++d) {
       if (a.indices[d].dtype().lanes() > 1) return {};
-      dims[d] = arith::Union({dims[d], arith::EvalSet(a.indices[d], dom, ana)}, ana);
+      arith::IntSet set = arith::EvalSet(a.indices[d], dom, ana);
+      if (!a.conditions.empty()) set = NarrowByConditions(set, a.indices[d], a.conditions, dom, ana);
+      dims[d] = arith::Union({dims[d], set}, ana);
     }
   }
   return dims;
@@ -202,12 +261,13 @@ bool BoxesDisjoint(const std::vector<arith::IntSet>& dims, const Var& v, const P
 // allocation must stay above that loop. Also shown, for a buffer of constant
 // shape, by the row-major flattened interval (a fused loop's v // c, v % c
 // indices move the flattened start by a constant stride).
-bool IterationsDisjoint(const std::vector<Access>& accesses, const Array<PrimExpr>& shape, size_t m) {
+bool IterationsDisjoint(const std::vector<Access>& accesses, const Array<PrimExpr>& shape, size_t m,
+                        const LoopSet& relaxed) {
   size_t ndim = shape.size();
   const ForNode* loop = accesses[0].loops[m];
   if (std::optional<int64_t> extent = ConstIntValue(loop->extent); extent && *extent == 1) return true;  // one iteration
   arith::Analyzer ana;
-  std::vector<arith::IntSet> dims = AccessedRegion(accesses, ndim, m + 1, &ana);
+  std::vector<arith::IntSet> dims = AccessedRegion(accesses, ndim, m + 1, &ana, relaxed);
   if (dims.empty()) return false;
   Var v = loop->loop_var;
   for (const arith::IntSet& set : dims) {
@@ -244,6 +304,31 @@ bool IterationsDisjoint(const std::vector<Access>& accesses, const Array<PrimExp
   return flat->max_value <= (*flat_stride < 0 ? -*flat_stride : *flat_stride);
 }
 
+// How a thread-bound loop between a buffer's declaration and its accesses
+// treats the buffer, by storage scope (TVM's rule: a scope is shared by the
+// threads of a rank at most its own; global 0, shared 1, local 3; blockIdx 0,
+// threadIdx and vthread 1):
+// - kFix: each iteration has its own copy; the allocation moves inside the
+//   loop with the loop variable fixed (blockIdx under "shared"; every thread
+//   loop under "local"), whether or not iterations overlap;
+// - kRelax: the iterations share one copy; the allocation may move below the
+//   loop, whose whole range the region then covers (threadIdx and vthread
+//   under "shared");
+// - kStop: the allocation stays above the loop ("global" memory is not
+//   allocated inside a kernel).
+// Serial loops (kSerial) keep the disjoint-iterations test.
+enum class LoopRule { kSerial, kFix, kRelax, kStop };
+LoopRule ThreadRule(const ForNode* loop, const std::string& scope) {
+  if (loop->kind != ForKind::kThreadBinding || !loop->thread_binding.has_value()) return LoopRule::kSerial;
+  const std::string& tag = (*loop->thread_binding)->thread_tag;
+  bool block = tag.rfind("blockIdx", 0) == 0;
+  bool thread = tag.rfind("threadIdx", 0) == 0 || tag.rfind("vthread", 0) == 0;
+  if (!block && !thread) return LoopRule::kSerial;
+  if (scope == "shared" || scope == "shared.dyn") return block ? LoopRule::kFix : LoopRule::kRelax;
+  if (scope == "local" || scope == "warp") return LoopRule::kFix;
+  return LoopRule::kStop;
+}
+
 }  // namespace
 
 PrimFunc CompactBufferAllocation(PrimFunc func) {
@@ -267,10 +352,28 @@ PrimFunc CompactBufferAllocation(PrimFunc func) {
     // The buffer moves into the innermost common loop such that it and every
     // loop between it and the declaration touch disjoint elements in their
     // iterations (values never flow from one iteration to the next).
-    size_t level = depth;
-    while (level < common && IterationsDisjoint(accesses, buffer->shape, level)) ++level;
+    // Thread-bound loops follow the storage scope's rule (ThreadRule); relaxed
+    // loops directly above the allocation do not hold it (a "shared" buffer
+    // used under blockIdx > threadIdx is allocated once per block, in the
+    // blockIdx loop).
+    size_t level = depth, place = depth;
+    LoopSet relaxed;
+    bool thread_fixed = false;
+    for (; level < common; ++level) {
+      const ForNode* loop = accesses[0].loops[level];
+      LoopRule rule = ThreadRule(loop, buffer->scope);
+      if (rule == LoopRule::kStop) break;
+      if (rule == LoopRule::kRelax) {
+        relaxed.insert(loop);
+        continue;
+      }
+      if (rule == LoopRule::kSerial && !IterationsDisjoint(accesses, buffer->shape, level, relaxed)) break;
+      thread_fixed = thread_fixed || rule == LoopRule::kFix;
+      place = level + 1;
+    }
+    level = place;
     arith::Analyzer ana;
-    std::vector<arith::IntSet> dims = AccessedRegion(accesses, ndim, level, &ana);
+    std::vector<arith::IntSet> dims = AccessedRegion(accesses, ndim, level, &ana, relaxed);
     if (dims.empty()) continue;
     Plan plan;
     plan.old_buffer = buffer;
@@ -315,8 +418,9 @@ PrimFunc CompactBufferAllocation(PrimFunc func) {
     }
     if (!ok || !buffer->strides.empty()) continue;
     const ForNode* lca = level > depth ? accesses[0].loops[level - 1] : nullptr;
-    if (!shrinks) {
-      // Same size: keep it where it is.
+    if (!shrinks && !thread_fixed) {
+      // Same size: keep it where it is (a buffer private to a thread block or
+      // thread still moves into its loop: it cannot be allocated outside the kernel).
       continue;
     }
     plan.lca = lca;

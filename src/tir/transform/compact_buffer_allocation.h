@@ -2,9 +2,11 @@
 // actually accessed and allocates it at the innermost loop enclosing all
 // its accesses whose iterations touch disjoint elements, as do those of the
 // loops above it (e.g. a cache_write tile becomes a per-tile register-sized
-// array; a reduction's accumulator stays above the reduction loop). Runs after
-// LowerBlocks, before FlattenBuffer; buffers whose region cannot be bounded
-// stay as they are.
+// array; a reduction's accumulator stays above the reduction loop). Thread-bound
+// loops follow the buffer's storage scope: a "shared" buffer gets the region one
+// thread block touches (blockIdx fixed, threadIdx/vthread relaxed), a "local"
+// one what one thread touches, a "global" one stays outside them. Runs after
+// LowerBlocks, before FlattenBuffer; unboundable regions stay as they are.
 #pragma once
 
 #include "ir/transform.h"

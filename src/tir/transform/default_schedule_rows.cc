@@ -154,6 +154,14 @@ void VectorizeStage(Schedule& sch, const std::string& name, bool rf, bool spatia
 
 }  // namespace
 
+std::optional<std::vector<std::string>> RowKernelStages(const PrimFunc& func) {
+  std::optional<std::vector<Stage>> stages = MatchRows(func);
+  if (!stages) return std::nullopt;
+  std::vector<std::string> names;
+  for (const Stage& s : *stages) names.push_back(s.name);
+  return names;
+}
+
 bool ScheduleRowKernel(Schedule* sch_ptr, const DefaultCPUScheduleOptions& opt) {
   Schedule& sch = *sch_ptr;
   std::optional<std::vector<Stage>> stages = MatchRows(sch.FuncOf(sch->func_name));

@@ -26,5 +26,9 @@ inline constexpr const char* kRowKernelOption = "tir.default_schedule.row_kernel
 // and returns false.
 bool ScheduleRowKernel(Schedule* sch, const DefaultCPUScheduleOptions& opt);
 
+// The blocks of a function of that shape in program order (the last one the
+// spatial output), or nullopt (the GPU row rule, default_schedule_gpu_rows.cc).
+std::optional<std::vector<std::string>> RowKernelStages(const PrimFunc& func);
+
 }  // namespace tir
 }  // namespace tessera

@@ -3,11 +3,13 @@
 
 #include "tir/transform/prim_func_pass.h"
 
+#include <cstdint>
 #include <limits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "arith/analyzer.h"
 #include "tir/functor.h"
 #include "tir/op.h"
 
@@ -90,6 +92,31 @@ class BufferFlattener : public StmtExprMutator {
     return BufferLoad(Flat(op->buffer), FlatIndices(op->buffer, idx), op->span);
   }
 
+  // LowerOpaqueBlock's matched-region markers: the flat offset or the data of the (flattened) corner access.
+  PrimExpr VisitExpr_(const CallNode* op) override {
+    static const Op& offset = Op::Get("tir.tessera_region_offset");
+    static const Op& data = Op::Get("tir.tessera_region_data");
+    if (!op->op.same_as(offset) && !op->op.same_as(data)) return StmtExprMutator::VisitExpr_(op);
+    const auto* at = op->args[0].as<BufferLoadNode>();
+    TESSERA_CHECK_OR_THROW(at != nullptr, ValueError) << op->op.as<OpNode>()->name << " takes a buffer element";
+    if (op->op.same_as(data)) return at->buffer->data;
+    bool changed = false;
+    Array<PrimExpr> idx = VisitExprs(at->indices, &changed);
+    PrimExpr flat = FlatIndices(at->buffer, idx)[0];
+    return flat.dtype() == op->dtype ? flat : cast(op->dtype, flat);
+  }
+
+  // A matched region's stride (LowerOpaqueBlock: the offset of the next row minus the region's): a constant once
+  // both are flat.
+  PrimExpr VisitExpr_(const SubNode* op) override {
+    static const Op& offset = Op::Get("tir.tessera_region_offset");
+    const auto* a = op->a.as<CallNode>();
+    const auto* b = op->b.as<CallNode>();
+    PrimExpr out = StmtExprMutator::VisitExpr_(op);
+    if (a && b && a->op.same_as(offset) && b->op.same_as(offset)) return arith::Analyzer().Simplify(out);
+    return out;
+  }
+
   Stmt VisitStmt_(const BufferStoreNode* op) override {
     bool changed = false;
     Array<PrimExpr> idx = VisitExprs(op->indices, &changed);
@@ -109,6 +136,11 @@ class BufferFlattener : public StmtExprMutator {
     Stmt body = VisitStmt(op->body);
     PrimExpr total = IntImm(DataType::Int(64), 1);
     for (PrimExpr e : op->extents) total = mul(total, cast(DataType::Int(64), e));
+    // A "warp" buffer is only reached through pointers (tensor intrinsics): keep a declaration of it so that code
+    // generation still knows its scope.
+    if (const auto* decl = op->body.as<DeclBufferNode>()) {
+      if (decl->buffer->data.same_as(op->buffer_var) && decl->buffer->scope == "warp") body = DeclBuffer(Flat(decl->buffer), body);
+    }
     return Allocate(op->buffer_var, op->dtype, {total}, op->condition, body, op->annotations, op->span);
   }
 

@@ -56,21 +56,26 @@ class BlockLowerer : public StmtExprMutator {
       matches_[target.get()] = MatchInfo{source, Array<Range>(region)};
       // The matched buffer's data, element offset and symbolic strides are
       // those of the source region (used by access_ptr in external calls).
-      std::vector<PrimExpr> mins;
-      for (const Range& r : region) mins.push_back(r->min);
-      var_map_[target->data.get()] = source->data;
-      if (const auto* off = target->elem_offset.as<VarNode>()) var_map_[off] = FlatIndex(source, Array<PrimExpr>(mins));
+      // They stay accesses at the region's corners (tir.tessera_region_offset / _data) until FlattenBuffer, so
+      // that CompactBufferAllocation sees the region and rewrites them with the buffer it compacts.
+      std::vector<PrimExpr> mins, maxs;
+      for (const Range& r : region) {
+        mins.push_back(r->min);
+        maxs.push_back(add(r->min, sub(r->extent, IntImm(r->extent.dtype(), 1))));
+      }
+      PrimExpr hi = BufferLoad(source, Array<PrimExpr>(maxs));
+      auto offset_of = [&](const std::vector<PrimExpr>& at, DataType t) {
+        return Call(t, Op::Get("tir.tessera_region_offset"), {BufferLoad(source, Array<PrimExpr>(at)), hi});
+      };
+      var_map_[target->data.get()] =
+          Call(DataType::Handle(), Op::Get("tir.tessera_region_data"), {BufferLoad(source, Array<PrimExpr>(mins)), hi});
+      if (const auto* off = target->elem_offset.as<VarNode>()) var_map_[off] = offset_of(mins, off->dtype);
       for (size_t d = 0; d < target->strides.size(); ++d) {
         const auto* sv = target->strides[d].as<VarNode>();
         if (sv == nullptr) continue;
-        PrimExpr stride;
-        if (!source->strides.empty()) {
-          stride = source->strides[d + lead];
-        } else {
-          stride = IntImm(DataType::Int(32), 1);
-          for (size_t k = d + lead + 1; k < source->shape.size(); ++k) stride = mul(stride, source->shape[k]);
-        }
-        var_map_[sv] = cast(sv->dtype, stride);
+        std::vector<PrimExpr> next = mins;
+        next[d + lead] = add(next[d + lead], IntImm(next[d + lead].dtype(), 1));
+        var_map_[sv] = sub(offset_of(next, sv->dtype), offset_of(mins, sv->dtype));
       }
     }
     Stmt body = VisitStmt(block->body);

@@ -29,9 +29,12 @@ struct PackedAPI {
   std::vector<Var> sym_vars;    // slots after the parameters, in order
 };
 
-// Computes the convention. Raises NotImplementedError naming `name` and the
-// parameter for signatures the ABI cannot express (strided or offset buffers,
-// shapes that are expressions, handles without a buffer).
+// Computes the convention. A dimension that is an expression of the size
+// variables (n * 2) gets a slot of its own, checked against the expression at
+// the call (FunctionInfo::checks). Raises NotImplementedError naming `name` and
+// the parameter for signatures the ABI cannot express (strided or offset
+// buffers, an expression over a variable no dimension or integer parameter
+// gives, handles without a buffer).
 PackedAPI ComputePackedAPI(const std::string& name, const PrimFunc& func);
 
 // The convention recorded by the pass (read from "tessera.packed_args");

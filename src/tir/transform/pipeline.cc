@@ -7,6 +7,7 @@
 #include "tir/transform/flatten_buffer.h"
 #include "tir/transform/hoist_nest_predicates.h"
 #include "tir/transform/loop_partition.h"
+#include "tir/transform/lower_cross_thread_reduction.h"
 #include "tir/transform/make_packed_api.h"
 #include "tir/transform/lower_init_block.h"
 #include "tir/transform/lower_opaque_block.h"
@@ -20,6 +21,7 @@ namespace transform {
 tessera::transform::Sequential DefaultTIRPipeline() {
   return tessera::transform::Sequential(
       {
+          LowerCrossThreadReduction(),
           LowerInitBlock(),
           ConvertBlocksToOpaque(),
           LowerOpaqueBlock(),

@@ -21,20 +21,20 @@ def _copy():
     return func([A, B], loops([8], lambda i: tir.BufferStore(B, A[i] + 1.0, [i])), name="copy")
 
 
-@pytest.mark.parametrize("kind", ["cuda", "nvptx"])
+@pytest.mark.parametrize("kind", ["nvptx"])
 def test_kinds_without_a_backend_are_refused_by_name(kind):
-    with pytest.raises(NotImplementedError, match=f"no code generator for target kind '{kind}'.*backends: c, llvm"):
+    with pytest.raises(NotImplementedError, match=f"no code generator for target kind '{kind}'.*backends: c, cuda(, llvm)?\\)"):
         tvm.build(_copy(), target=kind)
 
 
 def test_backend_is_chosen_by_target_kind():
-    assert tvm.get_global_func("target.build.llvm", allow_missing=True) is not None
+    host = tvm.target.default_host().kind.name  # llvm, or c in a build without LLVM
     seen = []
 
     def build_nvptx(mod, target):
-        # A stand-in backend: records what it gets and compiles through LLVM.
+        # A stand-in backend: records what it gets and compiles for the host.
         seen.append((sorted(gv.name_hint for gv in mod.get_global_vars()), target.kind.name))
-        return tvm.get_global_func("target.build.llvm")(mod, tvm.target.Target("llvm"))
+        return tvm.get_global_func(f"target.build.{host}")(mod, tvm.target.Target(host))
 
     tvm.register_func("target.build.nvptx", build_nvptx)
     try:

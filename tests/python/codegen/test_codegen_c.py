@@ -64,7 +64,9 @@ def test_c_is_a_cpu_kind_read_through_its_attributes():
     assert tvm.device("c") == tvm.cpu()
     for attr in ("tir.default_schedule", "meta_schedule.default_rules", "meta_schedule.default_postprocs"):
         assert c.kind.get_attr(attr) == llvm.kind.get_attr(attr) is not None
-    assert tvm.target.Target("cuda").kind.get_attr("meta_schedule.default_rules") is None
+    # cuda has its own (GPU) family of tuner defaults, not the CPU one.
+    assert tvm.target.Target("cuda").kind.get_attr("meta_schedule.default_rules") == "gpu" != c.kind.get_attr(
+        "meta_schedule.default_rules")
     assert len(tvm.meta_schedule.schedule_rule.ScheduleRule.create("c")) == len(
         tvm.meta_schedule.schedule_rule.ScheduleRule.create("llvm"))
     has_llvm = tvm.get_global_func("target.build.llvm", allow_missing=True) is not None

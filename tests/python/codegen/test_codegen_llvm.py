@@ -454,3 +454,31 @@ def test_bound_check_turns_out_of_bounds_accesses_into_errors():
     g = func([A, B], loops([8], lambda i: tir.BufferStore(B, A[i] * 2.0, [i]), kinds=[tir.ForKind.PARALLEL]))
     build(g, "-bound-check")["main"](a, b)
     np.testing.assert_allclose(b.numpy(), a.numpy() * 2)
+
+
+@pytest.mark.parametrize("kind", [tir.ForKind.SERIAL, tir.ForKind.VECTORIZED, tir.ForKind.PARALLEL])
+def test_checked_index_and_checked_value_raise_at_run_time(kind):
+    # B[i] = A[checked_index(I[i], 8, "gather", negative_from_end)] * checked_value(s > 0, s, ...):
+    # NumPy's take(mode="raise") in range; IndexError naming the index and size, and the
+    # message of checked_value (its "ValueError: " prefix picks the class), outside.
+    A, Idx, B = buf("A", (8,)), buf("I", (4,), "int64"), buf("B", (4,))
+    s = tir.Var("s", "float32")
+
+    def body(i):
+        j = tir.call_intrin("int64", "tir.checked_index", Idx[i], tir.const(8, "int64"), tir.StringImm("gather"),
+                            tir.const(1, "int32"))
+        scale = tir.call_intrin("float32", "tir.checked_value", s > tir.const(0.0, "float32"), s,
+                                tir.StringImm("ValueError: gather: s must be positive"))
+        return tir.BufferStore(B, A[j] * scale, [i])
+
+    lib = build(func([A, Idx, s, B], loops([4], body, kinds=[kind]), name="gather"))
+    a = rand((8,), "float32")
+    b = tvm.nd.empty((4,), "float32")
+    idx = np.array([0, 7, -1, -8], "int64")
+    lib["gather"](tvm.nd.array(a), tvm.nd.array(idx), 2.0, b)
+    np.testing.assert_allclose(b.numpy(), np.take(a, idx, mode="raise") * 2.0)
+    for bad, shown in (([0, 8, 1, 2], 8), ([0, 1, -9, 9], -9)):
+        with pytest.raises(IndexError, match=f"gather: index {shown} is out of bounds for size 8"):
+            lib["gather"](tvm.nd.array(a), tvm.nd.array(np.array(bad, "int64")), 2.0, b)
+    with pytest.raises(ValueError, match="gather: s must be positive"):
+        lib["gather"](tvm.nd.array(a), tvm.nd.array(idx), 0.0, b)

@@ -9,6 +9,7 @@ import tessera as tvm
 from tessera import te, tir
 
 special = pytest.importorskip("scipy.special")
+pytestmark = tvm.testing.requires_llvm.marks()  # fast_math.cc is part of the LLVM backend
 
 # Stated bounds (docs/pipeline.md, "Fast math"): max error in float32 ulps of the
 # correctly rounded result for results of magnitude >= FLT_MIN; below it, absolute.

@@ -1,5 +1,6 @@
 """tir.transform.SplitHostDevice (after BindTarget): thread-bound loop
-nests are outlined into kernel PrimFuncs called from the host; CPU targets
+nests are outlined into kernel PrimFuncs launched from the host
+(tir.tessera_launch_kernel with the launch extents); CPU targets
 refuse them by name; functions without them, or without a target, are left
 alone. MakePackedAPI's argument layout is checked against a hand-written
 FunctionInfo."""
@@ -54,9 +55,17 @@ def test_thread_loops_become_a_kernel_called_from_the_host():
     assert isinstance(kernel.body, tir.For) and kernel.body.kind == tir.ForKind.THREAD_BINDING
     # The host keeps its serial loop, whose body is now the launch.
     assert isinstance(host.body, tir.For) and host.body.kind == tir.ForKind.SERIAL
+    # The launch: tir.tessera_launch_kernel(symbol, gx, gy, gz, bx, by, bz, dyn_shmem, kernel args...).
     call = host.body.body.value
-    assert isinstance(call, tir.Call) and call.op.name_hint == "gpu_main_kernel"
-    assert len(call.args) == 3 and all(a.same_as(p) for a, p in zip(call.args, kernel.params))
+    assert isinstance(call, tir.Call) and call.op.name == "tir.tessera_launch_kernel"
+    assert call.args[0].value == "gpu_main_kernel"
+    assert [int(a) for a in call.args[1:8]] == [1, 1, 1, 4, 1, 1, 0]
+    assert len(call.args) == 11 and all(a.same_as(p) for a, p in zip(call.args[8:], kernel.params))
+    # The kernel records its launch configuration; the host function takes arrays on the GPU (kDLCUDA).
+    assert list(kernel.attrs["tessera.launch_tags"]) == ["threadIdx.x"]
+    assert [int(e) for e in kernel.attrs["tessera.launch_extents"]] == [4]
+    assert int(kernel.attrs["tessera.dyn_shmem"]) == 0
+    assert int(host.attrs["tessera.device_type"]) == 2
     # The input module is untouched.
     assert [gv.name_hint for gv in mod.get_global_vars()] == ["gpu_main"]
 
@@ -87,6 +96,6 @@ def test_make_packed_api_layout():
         {"name": "A", "buffer": True, "dtype": "float32", "shape": [{"sym": 0}, 4], "align": 64},
         {"name": "alpha", "buffer": False, "dtype": "float32", "shape": []},
         {"name": "B", "buffer": True, "dtype": "int8", "shape": [{"sym": 0}], "align": 64}]}
-    with pytest.raises(NotImplementedError, match="bad.*shape of parameter C uses an expression"):
+    with pytest.raises(NotImplementedError, match="bad.*dimension 0 of parameter C is an expression"):
         C = buf("C", (m * 2,))
         tvm.get_global_func("codegen.MakePackedAPIInfo")("bad", func([C], tir.Evaluate(0), name="bad"))

@@ -15,6 +15,8 @@ from tessera import tir
 from tir_build_helpers import buf, loops, func
 
 RNG = np.random.default_rng(7)
+# Checked against LLVM's CPUs, features and triples: only in a build with LLVM.
+requires_llvm = tvm.testing.requires_llvm
 
 _PROBE = """
 import json, sys
@@ -34,17 +36,17 @@ def probe(spec):
 
 
 @pytest.mark.parametrize("spec,culprit", [
-    ("llvm -mcpu=notacpu", "notacpu"),
-    ("llvm -mattr=+notafeature", "notafeature"),
-    ("llvm -mattr=avx2", "+name or -name"),
+    pytest.param("llvm -mcpu=notacpu", "notacpu", marks=requires_llvm.marks()),
+    pytest.param("llvm -mattr=+notafeature", "notafeature", marks=requires_llvm.marks()),
+    pytest.param("llvm -mattr=avx2", "+name or -name", marks=requires_llvm.marks()),
     ("llvm -bound-chek", "-bound-chek"),
     ("llvm -num-cores=abc", "abc"),
     ("llvm -num-cores=0", "num-cores"),
-    ("llvm -opt-level=7", "opt-level"),
+    pytest.param("llvm -opt-level=7", "opt-level", marks=requires_llvm.marks()),
     ("llvm -opt-level", "opt-level"),
     ("llvm -fast-math=maybe", "maybe"),
     ("llvm -mcpu", "-mcpu"),
-    ("llvm -mtriple=nonsense-triple-xyz", "nonsense-triple-xyz"),
+    pytest.param("llvm -mtriple=nonsense-triple-xyz", "nonsense-triple-xyz", marks=requires_llvm.marks()),
     ("llvm -mcpu=native -mcpu=skylake", "twice"),
     ("cuda -mcpu=sm_80", "-mcpu"),
     ("tpu", "tpu"),
@@ -65,6 +67,7 @@ def test_unknown_option_lists_the_valid_ones():
     assert "'llvm'" in msg
 
 
+@requires_llvm
 def test_options_are_typed_and_listed():
     host = tvm.target.codegen.llvm_get_system_cpu()
     t = tvm.target.Target(f"llvm -mcpu={host} -opt-level=2 --num-cores=3 -fast-math -bound-check=false")
@@ -95,6 +98,7 @@ def _run(lib, n=1024):
     np.testing.assert_allclose(b.numpy(), a * 2 + 1, rtol=1e-6)
 
 
+@requires_llvm
 def test_host_mcpu_builds_and_runs():
     host = tvm.target.codegen.llvm_get_system_cpu()
     lib = tvm.build(_add_one(), target=f"llvm -mcpu={host}")
@@ -102,6 +106,7 @@ def test_host_mcpu_builds_and_runs():
     assert "tessera_kernel_add_one" in lib.get_source("asm")
 
 
+@requires_llvm
 def test_opt_level_changes_codegen():
     o3 = tvm.build(_add_one(), target="llvm")
     o0 = tvm.build(_add_one(), target="llvm -opt-level=0")
@@ -112,6 +117,7 @@ def test_opt_level_changes_codegen():
     assert " x float>" not in o0.get_source("ll") and "phi i32" in o0.get_source("ll")
 
 
+@requires_llvm
 def test_fast_math_flags_reach_the_ir():
     plain = tvm.build(_add_one(), target="llvm -opt-level=0").get_source("ll")
     fast = tvm.build(_add_one(), target="llvm -opt-level=0 -fast-math")
@@ -124,6 +130,7 @@ def test_fast_math_flags_reach_the_ir():
     assert "fmul float" in nocontract and "contract" not in nocontract
 
 
+@requires_llvm
 def test_target_host_and_build_arguments():
     assert tvm.target.Target("cuda", host="llvm").host.kind.name == "llvm"
     assert tvm.target.Target("llvm", host="llvm").host.str == "llvm"

@@ -217,11 +217,11 @@ def test_mlp_keep_params_equals_handwritten_module():
             R.func_attr({"num_input": 1})
             with R.dataflow():
                 lv = R.permute_dims(linear0_weight, axes=None)
-                lv1 = R.matmul(inp_0, lv, out_dtype="void")
+                lv1 = R.matmul(inp_0, lv, out_dtype="float32")
                 lv2 = R.add(lv1, linear0_bias)
                 lv3 = R.nn.relu(lv2)
                 lv4 = R.permute_dims(linear1_weight, axes=None)
-                lv5 = R.matmul(lv3, lv4, out_dtype="void")
+                lv5 = R.matmul(lv3, lv4, out_dtype="float32")
                 lv6 = R.add(lv5, linear1_bias)
                 gv = lv6
                 R.output(gv)

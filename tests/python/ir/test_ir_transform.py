@@ -29,7 +29,7 @@ def scale(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
             B[vi] = A[vi] * T.float32(2)
 
 
-PIPELINE = ["LowerInitBlock", "ConvertBlocksToOpaque", "LowerOpaqueBlock", "CompactBufferAllocation",
+PIPELINE = ["LowerCrossThreadReduction", "LowerInitBlock", "ConvertBlocksToOpaque", "LowerOpaqueBlock", "CompactBufferAllocation",
             "HoistNestPredicates", "LoopPartition", "FlattenBuffer", "VectorizeLoop", "UnrollLoop",
             "MakePackedAPI"]
 

@@ -206,8 +206,11 @@ def test_default_table_is_tvms_llvm_table():
     table = ms.mutator.Mutator.create("llvm")
     assert sorted((str(m), p) for m, p in table.items()) == [
         ("MutateComputeLocation", 0.05), ("MutateParallel", 0.02), ("MutateTileSize", 0.9), ("MutateUnroll", 0.03)]
+    # cuda: TVM's GPU table
+    assert sorted((str(m), p) for m, p in ms.mutator.Mutator.create("cuda").items()) == [
+        ("MutateThreadBinding", 0.02), ("MutateTileSize", 0.9), ("MutateUnroll", 0.08)]
     with pytest.raises(NotImplementedError):
-        ms.mutator.Mutator.create("cuda")
+        ms.mutator.Mutator.create("nvptx")
 
 
 def test_mutator_sampler_draws_with_the_table_probabilities():
@@ -277,7 +280,9 @@ def test_verify_gpu_code_checks_the_targets_limits():
         ms.postproc.VerifyGPUCode()._initialize_with_tune_context(_ctx(matmul_module(16)))
     with pytest.raises(ValueError, match="_initialize_with_tune_context"):
         ms.postproc.VerifyGPUCode().apply(tir.Schedule(_gpu_mod(256, 16)))
-    assert [type(x).__name__ for x in ms.postproc.Postproc.create("cuda")] == ["DisallowDynamicLoop", "VerifyGPUCode"]
+    assert [type(x).__name__ for x in ms.postproc.Postproc.create("cuda")] == [
+        "DisallowDynamicLoop", "RewriteCooperativeFetch", "RewriteUnboundBlock", "RewriteParallelVectorizeUnroll",
+        "RewriteReductionBlock", "VerifyGPUCode"]
     assert "VerifyGPUCode" not in [type(x).__name__ for x in ms.postproc.Postproc.create("llvm")]
 
 

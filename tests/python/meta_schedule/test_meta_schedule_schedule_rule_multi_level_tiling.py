@@ -170,10 +170,11 @@ def test_blocks_that_need_no_tiling_are_left_alone():
 
 
 def test_bad_arguments():
-    with pytest.raises(NotImplementedError, match="tile_binds"):
-        MultiLevelTiling("SSSRRSRS", tile_binds=["blockIdx.x", "vthread.x", "threadIdx.x"])
-    with pytest.raises(NotImplementedError, match="vector_load_lens"):
-        MultiLevelTiling("SSRSRS", vector_load_lens=[1, 2, 4])
+    # tile_binds needs as many leading 'S' levels (the GPU rules: tests/python/meta_schedule/test_cuda_space.py)
+    with pytest.raises(ValueError, match="tile_binds"):
+        MultiLevelTiling("SRSRS", tile_binds=["blockIdx.x", "vthread.x", "threadIdx.x"])
+    with pytest.raises(ValueError, match="vector_load_lens"):
+        MultiLevelTiling("SSRSRS", vector_load_lens=[0, 2, 4])
     with pytest.raises(NotImplementedError, match="filter_fn"):
         MultiLevelTiling("SSRSRS", filter_fn=lambda sch, block: True)
     with pytest.raises(ValueError, match="structure"):

@@ -44,7 +44,7 @@ def test_default_rules_are_tvms_llvm_set_with_the_packed_panel_variant():
     assert [int(x) for x in rules[3].unroll_max_steps] == [0, 16, 64, 512]
     assert rules[2].structure == "SSRSRS" and rules[2].max_innermost_factor == 64
     with pytest.raises(ValueError, match="Unsupported kind"):
-        ScheduleRule.create("cuda")
+        ScheduleRule.create("nvptx")
 
 
 def test_default_design_space_of_a_matmul():

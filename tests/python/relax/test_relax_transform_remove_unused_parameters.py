@@ -80,3 +80,36 @@ def test_parameter_defining_a_needed_dim_stays_unless_defined_elsewhere():
 
     tvm.ir.assert_structural_equal(relax.transform.RemoveUnusedParameters()(Before), Expected)
 
+
+
+def test_shape_parameter_defining_a_dim_only_used_in_expressions_stays():
+    """n appears in x only inside n * 2, which does not define it: the unread shape
+    parameter giving n stays (FuseOps passes such shapes; FuseTIR reads n from it)."""
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(a: R.Tensor(("m",), "float32")):
+            m = T.int64()
+            cls = Before
+            b = R.call_tir(cls.double, (a,), out_sinfo=R.Tensor((m * 2,), "float32"))
+            r = cls.func(b, R.shape([m]))
+            return r
+
+        @R.function(private=True)
+        def func(x: R.Tensor(("n * 2",), "float32"), s: R.Shape(["n"])) -> R.Tensor(("n * 2",), "float32"):
+            n = T.int64()
+            y = R.exp(x)
+            return y
+
+        @T.prim_func(private=True)
+        def double(a: T.handle, b: T.handle):
+            m = T.int64()
+            A = T.match_buffer(a, (m,), "float32")
+            B = T.match_buffer(b, (m * 2,), "float32")
+            for i in range(m * 2):
+                with T.block("B"):
+                    vi = T.axis.spatial(m * 2, i)
+                    B[vi] = A[vi // 2]
+
+    after = relax.transform.RemoveUnusedParameters()(Before)
+    assert len(after["func"].params) == 2

@@ -66,3 +66,28 @@ def test_narrow_integer_arithmetic_wraps_as_numpy(dtype):
     with np.errstate(over="ignore"):
         expected = ((a + b) * b - a).astype("int32")
     np.testing.assert_array_equal(c.numpy(), expected)
+
+
+def test_float16_buffers_pass_through_a_c_compiler_without_float16():
+    # GCC < 12 on x86 has no _Float16 (simulated by undefining the macro that announces it):
+    # float16 buffers can still be copied (what the host code of GPU kernels does);
+    # arithmetic on them is refused by the C compiler, named in the RuntimeError.
+    code = """
+import numpy as np
+import tessera as tvm
+from tessera import te
+A = te.placeholder((8,), "float16", name="A")
+copy = te.create_prim_func([A, te.compute((8,), lambda i: A[i], name="B")])
+a = (np.arange(8) / 4).astype("float16")
+b = tvm.nd.empty((8,), "float16")
+tvm.build(copy, target="c")(tvm.nd.array(a), b)
+np.testing.assert_array_equal(b.numpy(), a)
+twice = te.create_prim_func([A, te.compute((8,), lambda i: A[i] + A[i], name="B")])
+try:
+    tvm.build(twice, target="c")
+except RuntimeError as e:
+    assert "C compiler" in str(e) and "tsr_float16_storage_only" in str(e), e
+    print("REFUSED")
+"""
+    res = run_case(code, timeout=120, env={"CC": "cc -U__FLT16_MANT_DIG__"})
+    assert res.returncode == 0 and "REFUSED" in res.stdout, res.describe()

@@ -14,6 +14,8 @@ from tessera import relax, te, tir, topi
 AVX512 = "llvm -mcpu=skylake-avx512 -num-cores=4"  # 16 float32 lanes: J = 32, R = 8
 AVX2 = "llvm -mcpu=haswell -num-cores=4"           # 8 lanes: J = 16, R = 4
 PACKED = "tir.default_schedule.packed_matmul"
+# Loop structures follow the vector width of an -mcpu, which LLVM knows.
+pytestmark = tvm.testing.requires_llvm.marks()
 
 
 def _rand(shape, seed=0):

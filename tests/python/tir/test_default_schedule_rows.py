@@ -57,6 +57,7 @@ def test_layer_norm(rows, d):
     np.testing.assert_allclose(_run(sched, [x, g, b], (rows, d)), _layer_norm(x, g, b), rtol=1e-4, atol=1e-4)
 
 
+@tvm.testing.requires_llvm  # the vector width of an -mcpu is LLVM's
 def test_row_kernel_structure():
     """One parallel row loop at the root holding every stage; the row reductions are
     rfactored into vectorized partial results; the exp and normalize stages vectorized."""

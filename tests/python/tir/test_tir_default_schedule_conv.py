@@ -190,6 +190,7 @@ def test_pooling_matches_pytorch_and_is_tiled(kind, shape, kernel, stride, paddi
         assert any(k == tir.ForKind.PARALLEL for k, _ in kinds)
 
 
+@tvm.testing.requires_llvm  # the vector width of an -mcpu is LLVM's
 def test_depthwise_gets_the_window_rule():
     """Depthwise conv2d (one input channel per group) is tiled as a window reduction:
     8 lanes (dividing the 56-wide output), 4 rows unrolled, the relu epilogue per tile,

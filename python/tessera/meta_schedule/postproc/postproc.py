@@ -29,13 +29,19 @@ class Postproc(Object):
         """The default postprocessors for the target kind ``kind``, by its family (the kind
         attribute "meta_schedule.default_postprocs"): "cpu" for llvm and c (TVM's order:
         DisallowDynamicLoop, RewriteParallelVectorizeUnroll, RewriteReductionBlock), "gpu"
-        for cuda (the checks DisallowDynamicLoop and VerifyGPUCode; Tessera has no GPU
-        rewriting postprocessors)."""
+        for cuda (TVM's order: DisallowDynamicLoop, RewriteCooperativeFetch,
+        RewriteUnboundBlock, RewriteParallelVectorizeUnroll, RewriteReductionBlock,
+        VerifyGPUCode)."""
         from .disallow_dynamic_loop import DisallowDynamicLoop
+        from .rewrite_cooperative_fetch import RewriteCooperativeFetch
+        from .rewrite_parallel_vectorize_unroll import RewriteParallelVectorizeUnroll
+        from .rewrite_reduction_block import RewriteReductionBlock
+        from .rewrite_unbound_block import RewriteUnboundBlock
         from .verify_gpu_code import VerifyGPUCode
         from ...target import kind_family  # pylint: disable=import-outside-toplevel
         families = {"cpu": lambda: [DisallowDynamicLoop()] + list(_ffi_api.PostprocDefaultLLVM()),
-                    "gpu": lambda: [DisallowDynamicLoop(), VerifyGPUCode()]}
+                    "gpu": lambda: [DisallowDynamicLoop(), RewriteCooperativeFetch(), RewriteUnboundBlock(),
+                                    RewriteParallelVectorizeUnroll(), RewriteReductionBlock(), VerifyGPUCode()]}
         family, known = kind_family(kind, "meta_schedule.default_postprocs")
         if family not in families:
             raise TVMValueError(f"Unsupported kind {kind} for postproc creation (Tessera has: {known})")

@@ -24,8 +24,35 @@ def _load_reference(path):
     return _cache[path]
 
 
-def _run_in_worker(artifact_path, args_info_json, ref, number, repeat, min_repeat_ms, flush):
-    """Runs in a worker: loads the library, checks it against the reference, times it."""
+def _device_usable(device_type):
+    """Whether the worker's device still takes a copy (a faulting CUDA kernel leaves the
+    process's context unusable)."""
+    if device_type != "cuda":
+        return True
+    import numpy as np
+    from ... import nd, cuda
+    try:
+        nd.array(np.zeros(1, "float32"), cuda(0)).numpy()
+        return True
+    except Exception:  # noqa: BLE001 -- any failure means unusable
+        return False
+
+
+def _run_in_worker(artifact_path, args_info_json, ref, number, repeat, min_repeat_ms, flush, device_type="cpu"):
+    """Runs in a worker: loads the library, checks it against the reference, times it. A
+    failure that leaves the GPU unusable in this process restarts the worker."""
+    try:
+        return _check_and_time_in_worker(artifact_path, args_info_json, ref, number, repeat, min_repeat_ms, flush,
+                                         device_type)
+    except Exception as err:
+        if _device_usable(device_type):
+            raise
+        from ..worker_pool import RestartWorker
+        raise RestartWorker(f"{type(err).__name__}: {err} (the {device_type} device is unusable in this worker "
+                            "after it; the next candidate runs in a fresh one)") from err
+
+
+def _check_and_time_in_worker(artifact_path, args_info_json, ref, number, repeat, min_repeat_ms, flush, device_type):
     from ...runtime import load_module
     from ..arg_info import ArgInfo
     from .runner import check_and_time
@@ -35,7 +62,8 @@ def _run_in_worker(artifact_path, args_info_json, ref, number, repeat, min_repea
     if ref is not None:
         path, rtol, atol = ref
         reference = _load_reference(path)
-    return check_and_time(lib, args_info, reference, rtol, atol, number, repeat, min_repeat_ms, flush)
+    return check_and_time(lib, args_info, reference, rtol, atol, number, repeat, min_repeat_ms, flush,
+                          device_type)
 
 
 class LocalRunner(Runner):
@@ -74,7 +102,7 @@ class LocalRunner(Runner):
         for inp in runner_inputs:
             ref = None if inp.reference is None else (inp.reference.path, inp.reference.rtol, inp.reference.atol)
             args.append((inp.artifact_path, [a.as_json() for a in inp.args_info], ref, self.number,
-                         self.repeat, self.min_repeat_ms, self.enable_cpu_cache_flush))
+                         self.repeat, self.min_repeat_ms, self.enable_cpu_cache_flush, inp.device_type))
         return to_runner_results(self._pool.map(__name__, "_run_in_worker", args, self.timeout_sec))
 
     def close(self):

@@ -7,14 +7,15 @@ from ...error import OpNotImplemented, TVMTypeError, TVMValueError
 
 
 class RunnerInput:
-    """``artifact_path`` (a BuilderResult's library), ``device_type`` ("cpu"),
-    ``args_info`` (list of TensorInfo) and ``reference`` (a Reference, or None to skip the check)."""
+    """``artifact_path`` (a BuilderResult's library), ``device_type`` ("cpu" or "cuda": where
+    the arrays are allocated and the candidate timed), ``args_info`` (list of TensorInfo)
+    and ``reference`` (a Reference, or None to skip the check)."""
 
     def __init__(self, artifact_path, device_type, args_info, reference=None):
-        if device_type not in ("cpu", "llvm"):
-            raise TVMValueError(f"RunnerInput(device_type={device_type!r}): only 'cpu' is supported")
+        if device_type not in ("cpu", "llvm", "cuda"):
+            raise TVMValueError(f"RunnerInput(device_type={device_type!r}): expected 'cpu' or 'cuda'")
         self.artifact_path = artifact_path
-        self.device_type = "cpu"
+        self.device_type = "cuda" if device_type == "cuda" else "cpu"
         self.args_info = list(args_info)
         self.reference = reference
 
@@ -84,14 +85,23 @@ def random_inputs(args_info, seed):
     return arrays
 
 
+def reference_target(target):
+    """Where the unscheduled program runs for the reference results: ``target`` itself for a
+    CPU target; the host (tvm.target.default_host()) for a device target, whose unscheduled
+    program (no thread binding) cannot run on the device."""
+    from ... import target as _target
+    tgt = target if isinstance(target, _target.Target) else _target.Target(str(target))
+    return str(tgt) if tgt.kind.device_type == 1 else str(_target.default_host())
+
+
 def compute_reference(mod_json, target, args_info_json, seed, out):
-    """Builds the unscheduled module, runs it on random inputs and saves inputs and
-    results to ``out`` (a path or a file object) as .npz."""
+    """Builds the unscheduled module (for the host when ``target`` is a device target), runs
+    it on random inputs and saves inputs and results to ``out`` (a path or a file object) as .npz."""
     from ... import build, ir, nd
     from ..arg_info import ArgInfo
     args_info = [ArgInfo.from_json(a) for a in args_info_json]
     inputs = random_inputs(args_info, seed)
-    lib = build(ir.load_json(mod_json), target=target)
+    lib = build(ir.load_json(mod_json), target=reference_target(target))
     arrays = [nd.array(a.copy()) for a in inputs]
     lib["main"](*arrays)
     np.savez(out, **{f"in{i}": a for i, a in enumerate(inputs)},
@@ -111,14 +121,17 @@ def _flush_cpu_cache(buf=[]):  # noqa: B006 -- persistent scratch buffer of this
     buf[0] += 1.0
 
 
-def check_and_time(lib, args_info, reference, rtol, atol, number, repeat, min_repeat_ms, flush):
-    """Runs ``lib["main"]`` once on the reference inputs and compares every argument with
-    the reference (``reference`` = (inputs, expected) or None to skip), then times it:
-    ``repeat`` times ``number`` calls, the CPU cache flushed first when ``flush``."""
-    from ... import nd, cpu
+def check_and_time(lib, args_info, reference, rtol, atol, number, repeat, min_repeat_ms, flush,
+                   device_type="cpu"):
+    """Runs ``lib["main"]`` once on the reference inputs (arrays on ``device_type``'s device 0)
+    and compares every argument with the reference (``reference`` = (inputs, expected) or
+    None to skip), then times it: ``repeat`` times ``number`` calls, the CPU cache flushed
+    first when ``flush``."""
+    from ... import nd, cpu, cuda
+    dev = cuda(0) if device_type == "cuda" else cpu()
     if reference is not None:
         inputs, expected = reference
-        arrays = [nd.array(a.copy()) for a in inputs]
+        arrays = [nd.array(a.copy(), dev) for a in inputs]
         lib["main"](*arrays)
         for i, (got, want) in enumerate(zip(arrays, expected)):
             got = got.numpy()
@@ -129,8 +142,8 @@ def check_and_time(lib, args_info, reference, rtol, atol, number, repeat, min_re
                                     f"in {bad} of {want.size} elements (max abs diff "
                                     f"{float(np.max(np.abs(got.astype('float64') - want))):.3g})")
     else:
-        arrays = [nd.array(a) for a in random_inputs(args_info, 0)]
-    evaluator = lib.time_evaluator("main", cpu(), number=number, repeat=1, min_repeat_ms=min_repeat_ms)
+        arrays = [nd.array(a, dev) for a in random_inputs(args_info, 0)]
+    evaluator = lib.time_evaluator("main", dev, number=number, repeat=1, min_repeat_ms=min_repeat_ms)
     secs = []
     for _ in range(repeat):
         if flush:
@@ -140,4 +153,4 @@ def check_and_time(lib, args_info, reference, rtol, atol, number, repeat, min_re
 
 
 __all__ = ["Reference", "Runner", "RunnerInput", "RunnerResult", "check_and_time", "compute_reference",
-           "random_inputs", "read_reference"]
+           "random_inputs", "read_reference", "reference_target"]

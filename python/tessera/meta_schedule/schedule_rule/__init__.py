@@ -1,11 +1,15 @@
 """Schedule rules (``tvm.meta_schedule.schedule_rule``), C++ objects with TVM's
-constructors; ``ScheduleRule.create("llvm")`` gives the default CPU set."""
+constructors; ``ScheduleRule.create("llvm")`` gives the default CPU set, ``create("cuda")``
+the GPU set."""
 from .add_rfactor import AddRFactor
+from .auto_bind import AutoBind
 from .auto_inline import AutoInline
+from .gpu_unsupported import CrossThreadReduction, MultiLevelTilingTensorCore
 from .multi_level_tiling import MultiLevelTiling, MultiLevelTilingPackedPanel, ReuseType
 from .parallel_vectorize_unroll import ParallelizeVectorizeUnroll
 from .random_compute_location import RandomComputeLocation
 from .schedule_rule import PyScheduleRule, ScheduleRule, create
 
-__all__ = ["AddRFactor", "AutoInline", "MultiLevelTiling", "MultiLevelTilingPackedPanel", "ParallelizeVectorizeUnroll",
+__all__ = ["AddRFactor", "AutoBind", "AutoInline", "CrossThreadReduction", "MultiLevelTiling",
+           "MultiLevelTilingPackedPanel", "MultiLevelTilingTensorCore", "ParallelizeVectorizeUnroll",
            "PyScheduleRule", "RandomComputeLocation", "ReuseType", "ScheduleRule", "create"]

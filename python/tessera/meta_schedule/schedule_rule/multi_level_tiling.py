@@ -34,8 +34,10 @@ def _reuse(value, name):
 @register_object("meta_schedule.MultiLevelTiling")
 class MultiLevelTiling(ScheduleRule):
     """TVM's signature: ``MultiLevelTiling(structure, tile_binds=None, max_innermost_factor=None,
-    vector_load_lens=None, reuse_read=None, reuse_write=None, filter_fn=None)``. ``tile_binds``,
-    ``vector_load_lens`` (GPU) and ``filter_fn`` are refused with NotImplementedError."""
+    vector_load_lens=None, reuse_read=None, reuse_write=None, filter_fn=None)``. GPU:
+    ``tile_binds`` binds the fused tiles of the first levels to those thread tags,
+    ``vector_load_lens`` makes the read caches cooperative fetches; ``filter_fn`` is refused
+    with NotImplementedError."""
 
     def __init__(self, structure, tile_binds=None, max_innermost_factor=None, vector_load_lens=None,
                  reuse_read=None, reuse_write=None, filter_fn=None):

@@ -34,13 +34,15 @@ class ScheduleRule(Object):
     @staticmethod
     def create(kind):
         """The default rules for the target kind ``kind``, by its family (the kind attribute
-        "meta_schedule.default_rules"): "cpu" for llvm and c; the GPU kinds have none."""
+        "meta_schedule.default_rules"): "cpu" for llvm and c, "gpu" for cuda (TVM's CUDA set:
+        AutoInline, MultiLevelTiling bound to blockIdx/vthread/threadIdx with shared-memory
+        reads, AutoInline, auto-unroll, AutoBind)."""
         from ...target import kind_family  # pylint: disable=import-outside-toplevel
-        funcs = {"cpu": _ffi_api.ScheduleRuleDefaultLLVM}
+        funcs = {"cpu": _ffi_api.ScheduleRuleDefaultLLVM, "gpu": _ffi_api.ScheduleRuleDefaultCUDA}
         family, known = kind_family(kind, "meta_schedule.default_rules")
         if family not in funcs:
             raise TVMValueError(f"Unsupported kind {kind} for schedule rule creation "
-                                f"(Tessera has the CPU rules only: {known})")
+                                f"(the kinds with default rules: {known})")
         return list(funcs[family]())
 
 

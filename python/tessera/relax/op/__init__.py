@@ -13,6 +13,8 @@ from .unary import (ceil, floor, round, trunc, sign, square, erf, isnan, isinf, 
                     bitwise_not, logical_not)
 from .linear_algebra import matmul, linear
 from .manipulate import permute_dims, reshape, expand_dims, squeeze, concat, split, flatten, broadcast_to
+from .replicate import tile, repeat, flip
+from .collapse_sum import collapse_sum_like, collapse_sum_to
 from .index import take, strided_slice
 from .datatype import astype
 from .create import zeros, ones

@@ -1,9 +1,11 @@
 """Elementwise binary Relax ops (``relax.op.add`` ...): constructors of calls of
 the ops registered in src/relax/op/binary.cc (struct-info inference there) and
-their legalization to TOPI ("FLegalize"), one place per op."""
+their legalization to TOPI ("FLegalize"), one place per op; an operand may be
+a scalar R.Prim."""
 from ...ir.op import Op
 from ..expr import Call, Expr
 from ._legalize_registry import register_legalize
+from ._binary_legalize import legalize_binary
 from ...error import TVMTypeError
 
 
@@ -21,7 +23,7 @@ def _make(name, topi_name):
     if topi_name is not None:
         def legalize(bb, call):
             from ... import topi  # pylint: disable=import-outside-toplevel
-            return bb.call_te(getattr(topi, topi_name), call.args[0], call.args[1], primfunc_name_hint=name)
+            return legalize_binary(bb, call, getattr(topi, topi_name), name)
         register_legalize(op_name)(legalize)
     return ctor
 

@@ -5,6 +5,7 @@ their legalization to TOPI."""
 from ...ir.op import Op
 from ..expr import Call
 from ._legalize_registry import register_legalize
+from ._binary_legalize import legalize_binary
 from ._op_attrs import check_expr
 
 
@@ -18,7 +19,7 @@ def _make(name):
 
     def legalize(bb, call):
         from ... import topi  # pylint: disable=import-outside-toplevel
-        return bb.call_te(getattr(topi, name), call.args[0], call.args[1], primfunc_name_hint=name)
+        return legalize_binary(bb, call, getattr(topi, name), name)
 
     register_legalize(op_name)(legalize)
     ctor.__name__ = name

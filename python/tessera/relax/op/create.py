@@ -1,7 +1,7 @@
 """Tensor-creation Relax ops (registered in src/relax/op/create.cc, struct-info
 inference there): ``relax.op.zeros`` / ``relax.op.ones``, legalized to a
 constant ``te.compute`` over the result's shape, and ``relax.op.tril`` /
-``triu``, legalized to topi.trilu."""
+``triu``, legalized to topi.trilu; ``relax.op.arange``, legalized to start + i * step."""
 from ...ir.expr import PrimExpr
 from ...ir.op import Op
 from ...error import TVMTypeError
@@ -85,6 +85,23 @@ def arange(start, end=None, step=1, dtype=None):
         start, end = 0, start
     attrs = make_attrs("relax.arange", dtype=None if dtype is None else str(dtype))
     return Call(Op.get("relax.arange"), [_scalar(start), _scalar(end), _scalar(step)], attrs)
+
+
+@register_legalize("relax.arange")
+def _legalize_arange(bb, call):
+    """start + i * step for i below the length the inference computed, in the result dtype
+    (the bounds' arithmetic in float64, or int64 for integer bounds)."""
+    from ... import te, tir  # pylint: disable=import-outside-toplevel
+
+    dtype = call.struct_info.dtype
+    start, _, step = (arg.value for arg in call.args)
+    wide = "float64" if any(v.dtype.startswith("float") for v in (start, step)) else "int64"
+
+    def compute(length):
+        return te.compute((length,), lambda i: tir.Cast(dtype, tir.Cast(wide, start) + tir.Cast(wide, i) *
+                                                        tir.Cast(wide, step)), name="T_arange")
+
+    return bb.call_te(compute, call.struct_info.shape.values[0], primfunc_name_hint="arange")
 
 
 __all__ = ["zeros", "ones", "tril", "triu", "arange"]

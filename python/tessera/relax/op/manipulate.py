@@ -75,14 +75,15 @@ def squeeze(x, axis=None):
 
 
 def concat(tensors, axis=0):
-    """The tensors (a list, a Tuple or a tuple-valued Expr) joined along ``axis``."""
+    """The tensors (a list, a Tuple or a tuple-valued Expr) joined along
+    ``axis`` (None: the tensors are flattened first; only 1-D ones are taken)."""
     if isinstance(tensors, (list, tuple)):
         for i, t in enumerate(tensors):
             check_expr("relax.concat", f"tensors[{i}]", t)
         tensors = Tuple(list(tensors))
     check_expr("relax.concat", "tensors", tensors)
-    if isinstance(axis, bool) or not isinstance(axis, int):
-        raise TVMTypeError(f"relax.concat: attribute 'axis' must be an int, got {type(axis).__name__}")
+    if axis is not None and (isinstance(axis, bool) or not isinstance(axis, int)):
+        raise TVMTypeError(f"relax.concat: attribute 'axis' must be an int or None, got {type(axis).__name__}")
     return Call(Op.get("relax.concat"), [tensors], make_attrs("relax.concat", axis=axis))
 
 
@@ -156,7 +157,8 @@ def _legalize_concat(bb, call):
         raise OpNotImplemented("relax.concat of a tuple-valued variable is not legalized; pass the tensors "
                                   "as a tuple expression, R.concat((x, y))")
     fields = list(tensors.fields)
-    return bb.call_te(topi.concatenate, fields, attr_int(call.attrs["axis"]) if call.attrs else 0,
+    axis = call.attrs["axis"] if call.attrs else 0
+    return bb.call_te(topi.concatenate, fields, 0 if axis is None else attr_int(axis),
                       primfunc_name_hint="concatenate")
 
 
@@ -165,7 +167,16 @@ def _legalize_split(bb, call):
     from ... import topi  # pylint: disable=import-outside-toplevel
     ios = call.attrs["indices_or_sections"]
     ios = attr_ints(ios) if isinstance(ios, (list, tuple)) else attr_int(ios)
-    parts = bb.call_te(topi.split, call.args[0], ios, attr_int(call.attrs["axis"]), primfunc_name_hint="split")
+    axis = attr_int(call.attrs["axis"])
+    if isinstance(ios, int):
+        # Sections of ceil(n / sections) elements, the last one shorter (as the inferred struct info).
+        sinfo = call.args[0].struct_info
+        dims = sinfo.shape.values if sinfo.shape is not None and hasattr(sinfo.shape, "values") else None
+        n = dims[axis] if dims is not None else None
+        if n is not None and hasattr(n, "value") and int(n.value) % ios:
+            part = -(-int(n.value) // ios)
+            ios = [part * k for k in range(1, ios)]
+    parts = bb.call_te(topi.split, call.args[0], ios, axis, primfunc_name_hint="split")
     # One part (split(x, 1), split(x, [])): call_tir of one output is a tensor; split's result is a tuple of one.
     return parts if isinstance(parts.sinfo_args[0], TupleStructInfo) else Tuple([parts])
 

@@ -1,7 +1,7 @@
 """Tensor intrinsics (``tvm.tir.TensorIntrin``): a description PrimFunc and
 an implementation PrimFunc that ``Schedule.tensorize`` swaps in. The
 submodules (``tvm.tir.tensor_intrin.x86``, ``.arm_cpu``, ``.rocm``,
-``.hexagon``, ``.dot_product_common``) register the hardware intrinsics under
+``.hexagon``, ``.cuda``, ``.dot_product_common``) register the hardware intrinsics under
 TVM's names when imported."""
 from ..._ffi.registry import register_object, get_global_func
 from ...ir.base import Node

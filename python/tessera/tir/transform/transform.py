@@ -5,6 +5,13 @@ from . import _ffi_api
 from ...error import TVMTypeError, TVMValueError
 
 
+def LowerCrossThreadReduction():
+    """Reduction blocks whose reduction loops are bound to threadIdx become
+    ``T.tvm_thread_allreduce`` over those threads (plus an in-thread reduction
+    and a write-back by the first thread)."""
+    return _ffi_api.LowerCrossThreadReduction()
+
+
 def LowerInitBlock():
     """Reduction blocks' ``T.init()`` becomes a guarded store at the start of their body."""
     return _ffi_api.LowerInitBlock()
@@ -76,6 +83,28 @@ def SplitHostDevice():
     return _ffi_api.SplitHostDevice()
 
 
+def ThreadSync(storage_scope):
+    """Inserts ``T.tvm_storage_sync(storage_scope)`` into GPU kernels where threads of a block could see each
+    other's accesses to memory of that scope ("shared", "shared.dyn", "warp") out of order: before a read of
+    data written earlier with no barrier between (and before a write over data read earlier), and at the end of
+    a loop body whose next iteration would race with this one. Never inside a branch on the thread index."""
+    if not isinstance(storage_scope, str):
+        raise TVMTypeError(f"ThreadSync: storage_scope must be a str, got {type(storage_scope).__name__}")
+    return _ffi_api.ThreadSync(storage_scope)
+
+
+def LowerThreadAllreduce():
+    """``T.tvm_thread_allreduce`` in GPU kernels becomes warp shuffles and
+    shared-memory staging (run on kernels, after SplitHostDevice)."""
+    return _ffi_api.LowerThreadAllreduce()
+
+
+def VerifyGPUCode(constraints):
+    """A pass raising ValueError (naming the function and the limit) when a GPU kernel exceeds `constraints`
+    (the keys of ``tvm.tir.analysis.verify_gpu_code``)."""
+    return _ffi_api.VerifyGPUCode(dict(constraints))
+
+
 def DefaultCPUSchedule(target=None):
     """A fixed, untuned schedule for CPU PrimFuncs nobody scheduled (the TOPI
     functions LegalizeOps makes; relax.build runs it): elementwise producers
@@ -99,5 +128,33 @@ def DefaultCPUSchedule(target=None):
 
 
 __all__ = ["DefaultCPUSchedule", "LowerInitBlock", "ConvertBlocksToOpaque", "LowerOpaqueBlock", "CompactBufferAllocation",
+           "HoistNestPredicates", "LoopPartition",
+           "FlattenBuffer", "VectorizeLoop", "UnrollLoop", "MakePackedAPI", "BindTarget", "SplitHostDevice"]
+
+
+def DefaultGPUSchedule(target=None):
+    """A fixed, untuned schedule for GPU PrimFuncs nobody scheduled, as TVM's
+    dlight rules give (the "cuda" kind's default schedule; relax.build runs
+    it for target "cuda"): elementwise producers inlined; softmax/layer_norm
+    style functions one thread per row; matmul/dense/batch_matmul with tiles
+    dividing their extents shared-memory tiled with a per-thread register
+    tile; everything else one thread per output element (reductions serial in
+    the thread); epilogues computed in their producer's threads. Every block
+    ends bound to blockIdx/threadIdx (ValueError naming the block otherwise).
+    Functions with ``"tir.is_scheduled"`` or any non-serial loop are left
+    alone. ``target`` (a GPU Target or string): its thread limit; None: each
+    function's ``"target"`` attribute, else 256 threads per block."""
+    if target is None:
+        return _ffi_api.DefaultGPUSchedule(None)
+    from ...target import Target  # pylint: disable=import-outside-toplevel
+
+    target = target if isinstance(target, Target) else Target(target)
+    if "gpu" not in [str(k) for k in target.keys]:
+        raise TVMValueError(f"DefaultGPUSchedule: target {target.str!r} is not a GPU target")
+    return _ffi_api.DefaultGPUSchedule(target)
+
+
+__all__ = ["DefaultCPUSchedule", "DefaultGPUSchedule", "ThreadSync", "VerifyGPUCode", "LowerCrossThreadReduction",
+           "LowerThreadAllreduce", "LowerInitBlock", "ConvertBlocksToOpaque", "LowerOpaqueBlock", "CompactBufferAllocation",
            "HoistNestPredicates", "LoopPartition",
            "FlattenBuffer", "VectorizeLoop", "UnrollLoop", "MakePackedAPI", "BindTarget", "SplitHostDevice"]

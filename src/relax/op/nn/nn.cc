@@ -29,9 +29,11 @@ void CheckFloat(const Call& call, const TensorStructInfoNode* x, const char* ope
 }
 
 void CheckSameDtype(const Call& call, const TensorStructInfoNode* x, const TensorStructInfoNode* y, const char* operand) {
-  if (!x->IsUnknownDtype() && !y->IsUnknownDtype() && x->dtype != y->dtype) {
+  // As TVM: a parameter of unknown dtype does not pass for data of a known one.
+  if (!x->IsUnknownDtype() && x->dtype != y->dtype) {
     TESSERA_THROW(TypeError) << OpName(call) << ": operand '" << operand << "' must have the dtype of 'data' ("
-                             << x->dtype << "), got " << y->dtype;
+                             << x->dtype << "), got " << (y->IsUnknownDtype() ? std::string("an unknown dtype")
+                                                                                 : y->dtype.str());
   }
 }
 
@@ -185,8 +187,7 @@ StructInfo InferBatchNorm(const Call& call, const BlockBuilder&) {
 // dropout(data; rate) -> (out, mask), both shaped like data (TVM's).
 StructInfo InferDropout(const Call& call, const BlockBuilder&) {
   CheckNumArgs(call, 1, 1);
-  const auto* x = Tensor(call, 0, "data");
-  CheckFloat(call, x, "data");
+  const auto* x = Tensor(call, 0, "data");  // any dtype, as TVM's (inference dropout is the identity)
   double rate = nn_attrs::Float(call, "rate");
   if (!(rate >= 0 && rate < 1)) {
     TESSERA_THROW(ValueError) << OpName(call) << ": attribute 'rate' must be in [0, 1), got " << rate;

@@ -12,11 +12,13 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "ir/global_info.h"
 #include "ir/op.h"
 #include "relax/op/op_common.h"
 #include "script/parser/core/arg_binder.h"
 #include "script/parser/ir/module_builder.h"
 #include "script/parser/relax/relax_builder.h"
+#include "target/target.h"
 
 namespace tessera {
 namespace script {
@@ -77,6 +79,34 @@ Array<PrimExpr> Dims(RelaxBuilder& b, const Any& v, const Pos& pos) {
 }
 
 // ---- annotations -----------------------------------------------------------------------
+// vdevice="kind[:vdevice_id[:memory_scope]]", as the printer writes it: a VDevice of that target
+// kind (TVM's number indexes the module's global_infos, which Tessera does not keep).
+VDevice ParseVDevice(RelaxBuilder& b, const Any& v, const Pos& pos) {
+  std::string text = b.ToStr(v, pos, "vdevice");
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    if (i == text.size() || text[i] == ':') {
+      parts.push_back(text.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  if (parts.empty() || parts.size() > 3 || parts[0].empty()) {
+    b.Error(pos, "vdevice must read \"kind[:vdevice_id[:memory_scope]]\", got \"" + text + "\"");
+  }
+  auto n = make_object<VDeviceNode>();
+  if (parts[0] != "none") n->target = b.Guard(pos, [&] { return ObjectRef(Target(parts[0])); });
+  if (parts.size() > 1) {
+    const std::string& id = parts[1];
+    if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos || id.size() > 9) {
+      b.Error(pos, "vdevice \"" + text + "\": the device id must be a non-negative integer");
+    }
+    n->vdevice_id = std::stoi(id);
+  }
+  if (parts.size() > 2) n->memory_scope = parts[2];
+  return VDevice(ObjectPtr<Object>(std::move(n)));
+}
+
 Any Tensor(RelaxBuilder& b, CallArgs& c) {
   Args a(b, c, {"shape", "dtype", "vdevice", "ndim"}, 0);
   Any shape = a.get("shape");
@@ -87,11 +117,14 @@ Any Tensor(RelaxBuilder& b, CallArgs& c) {
     dtype_pos = a.pos("shape");
     shape = Any();
   }
-  if (a.has("vdevice")) b.Error(a.pos("vdevice"), "virtual devices (vdevice=) are not supported by Tessera");
+  VDevice vdevice;
+  if (a.has("vdevice")) vdevice = ParseVDevice(b, a.get("vdevice"), a.pos("vdevice"));
   DataType dtype = b.ToDType(dtype_value, dtype_pos);
   int64_t ndim = a.has("ndim") ? b.ev().ToInt(a.get("ndim"), a.pos("ndim"), "ndim") : -1;
   if (ndim < -1) b.Error(a.pos("ndim"), "ndim must be -1 (unknown) or at least 0, got " + std::to_string(ndim));
-  if (shape.is_none()) return relax::StructInfo(relax::TensorStructInfo(dtype, static_cast<int>(ndim)));
+  if (shape.is_none()) {
+    return relax::StructInfo(relax::TensorStructInfo(dtype, static_cast<int>(ndim)).WithVDevice(vdevice));
+  }
   relax::Expr shape_expr;
   if (shape.as<ArrayObj>()) {
     shape_expr = relax::ShapeExpr(Dims(b, shape, a.pos("shape")));
@@ -103,7 +136,7 @@ Any Tensor(RelaxBuilder& b, CallArgs& c) {
     b.Error(a.pos("ndim"), "ndim=" + std::to_string(ndim) + " disagrees with the shape's " + std::to_string(t->ndim) +
                                " dimensions");
   }
-  return relax::StructInfo(t);
+  return relax::StructInfo(t.WithVDevice(vdevice));
 }
 
 Any Shape(RelaxBuilder& b, CallArgs& c) {
@@ -443,11 +476,21 @@ Any GenericOp(RelaxBuilder& b, CallArgs& c, const std::string& op_name) {
   if (shape_operands.count(op)) {
     for (const Any& i : shape_operands[op]) shape_idx.push_back(i.cast<int64_t>());
   }
+  // Scalar operands ("TScriptPrimOperands"): a plain number is a PrimValue there, not a constant tensor.
+  static const OpAttrMap<Array<Any>> prim_operands = Op::GetAttrMap<Array<Any>>("TScriptPrimOperands");
+  std::vector<int64_t> prim_idx;
+  if (prim_operands.count(op)) {
+    for (const Any& i : prim_operands[op]) prim_idx.push_back(i.cast<int64_t>());
+  }
   Array<relax::Expr> args;
   for (size_t i = 0; i < num_operands; ++i) {
     bool is_shape = std::find(shape_idx.begin(), shape_idx.end(), static_cast<int64_t>(i)) != shape_idx.end();
+    bool is_prim = std::find(prim_idx.begin(), prim_idx.end(), static_cast<int64_t>(i)) != prim_idx.end();
+    const Any::Kind kind = c.args[i].kind();
     if (is_shape && c.args[i].as<ArrayObj>()) {
       args.push_back(relax::ShapeExpr(Dims(b, c.args[i], c.arg_pos[i])));
+    } else if (is_prim && (kind == Any::Kind::kInt || kind == Any::Kind::kFloat || kind == Any::Kind::kBool)) {
+      args.push_back(relax::PrimValue(b.ToPrimExpr(c.args[i], c.arg_pos[i], "a scalar")));
     } else {
       args.push_back(b.ToExpr(c.args[i], c.arg_pos[i]));
     }

@@ -1,6 +1,7 @@
 // decompose_reduction and rfactor (see primitives.h), followed by their
 // schedule instruction kinds, Schedule methods (resolve the handles,
 // commit, record) and tir.schedule.* FFI entries.
+#include <cstdint>
 #include <functional>
 #include <unordered_map>
 #include <unordered_set>

@@ -18,7 +18,8 @@ from ...struct_info import TensorStructInfo
 # each is replayed on meta tensors to find out (torch decides, e.g. reshape of a
 # non-contiguous tensor copies, x[idx_tensor] copies, contiguous() of a contiguous x is x).
 VIEW_CANDIDATES = frozenset({"reshape", "flatten", "permute", "transpose", "t", "unsqueeze", "squeeze", "expand",
-                             "getitem", "slice", "select", "identity", "to", "float", "half", "dropout"})
+                             "getitem", "slice", "select", "identity", "to", "to_copy", "float", "half",
+                             "dropout"})
 
 # Python's augmented assignments write a tensor in place.
 _INPLACE_OPERATORS = frozenset({operator.iadd, operator.isub, operator.imul, operator.itruediv,

@@ -156,6 +156,11 @@ class BaseTranslator(GraphEmitter):
             return self.weight(value)
         return value
 
+    def result_dims(self):
+        """The result shape of the node being converted as the program records it (ints
+        and tir PrimExprs), or None where it is not recorded (fx graphs)."""
+        return None
+
     def weight(self, tensor, name=None):
         """The Relax value of a torch tensor held by the model: its parameter var
         (keep_params_as_input) or a constant."""

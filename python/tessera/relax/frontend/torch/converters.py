@@ -12,11 +12,13 @@ import torch.nn.functional as F
 from torch import nn
 
 from ... import op as _op
+from .... import tir
+from ....ir.expr import PrimExpr
 from ....error import OpNotImplemented, TVMIndexError, TVMTypeError, TVMValueError
-from ...expr import Constant, Expr, TupleGetItem, const
+from ...expr import Constant, Expr, Tuple as RelaxTuple, TupleGetItem, const
 from ...struct_info import TupleStructInfo
-from ..common import (cumsum_te, emit_batch_norm, emit_clamp, emit_conv, emit_conv2d, emit_conv_transpose,
-                      emit_hard_sigmoid, emit_hard_swish, emit_layer_norm, emit_leaky_relu, emit_softmax, resize_te)
+from ..common import (add_channel_bias, emit_batch_norm, emit_clamp, emit_conv_transpose,
+                      emit_leaky_relu, emit_softmax, resize_te)
 from .aliasing import scatter_positions
 from .base_translator import OPS, NotComputed, torch_dtype_to_str
 
@@ -197,6 +199,78 @@ _register_unary("sigmoid", "sigmoid", [torch.sigmoid, F.sigmoid], ["sigmoid"], [
 _register_unary("abs", "abs", [torch.abs, operator.abs], ["abs"], aten=["abs.default"])
 
 
+def _extremum(tr, name, input, other):
+    if not isinstance(input, Expr) and not isinstance(other, Expr):
+        return (max if name == "maximum" else min)(input, other)
+    lhs, rhs, _ = _promoted(tr, input, other, name)
+    return tr.emit(getattr(_relax(), name)(lhs, rhs))
+
+
+@OPS.register("maximum", functions=[torch.maximum], methods=["maximum"], aten=["maximum.default", "max.other"])
+def _maximum(tr, input, other, *, out=None):
+    return _extremum(tr, "maximum", input, other)
+
+
+@OPS.register("minimum", functions=[torch.minimum], methods=["minimum"], aten=["minimum.default", "min.other"])
+def _minimum(tr, input, other, *, out=None):
+    return _extremum(tr, "minimum", input, other)
+
+
+def _register_float_unary(name):
+    """A transcendental function: an integer or bool input is first cast to torch's
+    default float dtype (as torch computes it)."""
+    def convert(tr, input):
+        if _is_int_dtype(tr.dtype(input, "input")):
+            input = _astype(tr, input, torch.get_default_dtype())
+        return tr.emit(getattr(_relax(), name)(input))
+    convert.__name__ = f"_{name}"
+    OPS.register(name, functions=[getattr(torch, name)], methods=[name], aten=[f"{name}.default"])(convert)
+
+
+for _name in ("acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "sin", "sinh", "tan"):
+    _register_float_unary(_name)
+
+
+@OPS.register("round", functions=[torch.round], methods=["round"], aten=["round.default", "round.decimals"])
+def _round(tr, input, *, decimals=0):
+    if decimals != 0:
+        raise tr.unsupported(f"round with decimals={decimals}")
+    return input if _is_int_dtype(tr.dtype(input, "input")) else tr.emit(_relax().round(input))
+
+
+def _tril_triu(tr, name, input, diagonal):
+    if tr.ndim(input, "input") < 2:
+        raise TVMValueError(f"{tr.node_desc()}: {name} expects a tensor of rank >= 2, got rank {tr.ndim(input)}")
+    return tr.emit(getattr(_relax(), name)(input, int(diagonal)))
+
+
+@OPS.register("tril", functions=[torch.tril], methods=["tril"], aten=["tril.default"])
+def _tril(tr, input, diagonal=0, *, out=None):
+    return _tril_triu(tr, "tril", input, diagonal)
+
+
+@OPS.register("triu", functions=[torch.triu], methods=["triu"], aten=["triu.default"])
+def _triu(tr, input, diagonal=0, *, out=None):
+    return _tril_triu(tr, "triu", input, diagonal)
+
+
+def _arg_extreme(tr, name, input, dim, keepdim):
+    if dim is not None:
+        tr.normalize_axis(dim, tr.ndim(input, "input"), "dim")
+        dim = int(dim)
+    return tr.emit(getattr(_relax(), name)(input, dim, bool(keepdim)))
+
+
+@OPS.register("argmax", functions=[torch.argmax], methods=["argmax"], aten=["argmax.default"])
+def _argmax(tr, input, dim=None, keepdim=False, *, out=None):
+    return _arg_extreme(tr, "argmax", input, dim, keepdim)
+
+
+@OPS.register("argmin", functions=[torch.argmin], methods=["argmin"], aten=["argmin.default"])
+def _argmin(tr, input, dim=None, keepdim=False, *, out=None):
+    return _arg_extreme(tr, "argmin", input, dim, keepdim)
+
+
 # --------------------------------------------------------------------------------------
 # activations
 # --------------------------------------------------------------------------------------
@@ -264,7 +338,8 @@ def _aten_log_softmax(tr, input, dim, half_to_float=False):
               modules={nn.Linear: lambda tr, m: {"weight": tr.weight(m.weight), "bias": _weight_or_none(tr, m.bias)}},
               aten=["linear.default"])
 def _linear(tr, input, weight, bias=None):
-    return tr.emit(_relax().linear(input, weight, bias))
+    # TVM's form: the result dtype spelled out (out_dtype), as for matmul and conv.
+    return tr.emit(_relax().linear(input, weight, bias, out_dtype=tr.dtype(input, "input")))
 
 
 @OPS.register("matmul", functions=[operator.matmul, torch.matmul, torch.bmm, torch.mm], methods=["matmul", "bmm", "mm"],
@@ -272,19 +347,27 @@ def _linear(tr, input, weight, bias=None):
 def _matmul(tr, input, other, *, out=None):
     if out is not None:
         raise tr.unsupported("the out= argument")
-    return tr.emit(_relax().matmul(input, other))
+    return tr.emit(_relax().matmul(input, other, out_dtype=tr.dtype(input, "input")))
 
 
-@OPS.register("addmm", functions=[torch.addmm], methods=["addmm"], aten=["addmm.default"])
-def _addmm(tr, input, mat1, mat2, *, beta=1, alpha=1):
-    product = tr.emit(_relax().matmul(mat1, mat2))
+def _scaled_product_plus(tr, input, product, beta, alpha, bias_first):
+    """``beta * input + alpha * product`` (addmm / baddbmm); the operand order of the
+    add follows TVM's importer (``bias_first``: input + product)."""
     if alpha != 1:
         product = _arith(tr, "multiply", product, alpha, operator.mul)
     if beta == 0:
         return product
     if beta != 1:
         input = _arith(tr, "multiply", input, beta, operator.mul)
-    return _arith(tr, "add", input, product, operator.add)
+    if bias_first:
+        return _arith(tr, "add", input, product, operator.add)
+    return _arith(tr, "add", product, input, operator.add)
+
+
+@OPS.register("addmm", functions=[torch.addmm], methods=["addmm"], aten=["addmm.default"])
+def _addmm(tr, input, mat1, mat2, *, beta=1, alpha=1):
+    product = tr.emit(_relax().matmul(mat1, mat2, out_dtype=tr.dtype(mat1, "mat1")))
+    return _scaled_product_plus(tr, input, product, beta, alpha, bias_first=True)
 
 
 # --------------------------------------------------------------------------------------
@@ -306,7 +389,15 @@ def _conv2d_impl(tr, input, weight, bias, stride, padding, dilation, groups):
             raise TVMValueError(f"{tr.node_desc()}: padding must be 'valid', 'same' or ints, got {padding!r}")
     else:
         padding = _pair(padding, "padding", tr)
-    return emit_conv2d(tr, input, weight, bias, stride, padding, dilation, groups)
+    return _emit_conv(tr, _relax().nn.conv2d, input, weight, bias, stride, padding, dilation, groups)
+
+
+def _emit_conv(tr, relax_conv, input, weight, bias, stride, padding, dilation, groups):
+    """R.nn.conv1d / conv2d with the result dtype spelled out (TVM's importer form), then
+    the per-channel bias."""
+    out = tr.emit(relax_conv(input, weight, strides=list(stride), padding=list(padding), dilation=list(dilation),
+                             groups=int(groups), out_dtype=tr.dtype(input, "input")))
+    return add_channel_bias(tr, out, bias)
 
 
 def _conv2d_module(tr, module):
@@ -370,13 +461,18 @@ def _batch_norm_no_training(tr, input, weight, bias, running_mean, running_var, 
 
 
 def _layer_norm_impl(tr, input, normalized_shape, weight, bias, eps):
-    shape = tr.shape(input, "input")
+    shape = tr.dims(input, "input")  # the leading dims may be symbolic
     normalized_shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
     count = len(normalized_shape)
     if count == 0 or count > len(shape) or list(shape[len(shape) - count:]) != [int(d) for d in normalized_shape]:
         raise TVMValueError(f"{tr.node_desc()}: normalized_shape {normalized_shape} does not match the trailing "
                             f"dims of the input shape {shape}")
-    return emit_layer_norm(tr, input, weight, bias, len(shape) - count, eps)
+    # TVM's form: the normalized axes counted from the end.
+    if weight is None or bias is None:
+        dtype, norm_shape = tr.dtype(input, "input"), [int(d) for d in normalized_shape]
+        weight = weight if weight is not None else const(np.ones(norm_shape, dtype), dtype)
+        bias = bias if bias is not None else const(np.zeros(norm_shape, dtype), dtype)
+    return tr.emit(_relax().nn.layer_norm(input, weight, bias, axes=list(range(-count, 0)), epsilon=float(eps)))
 
 
 @OPS.register("layer_norm", functions=[F.layer_norm],
@@ -450,7 +546,7 @@ def _avg_pool2d(tr, input, kernel_size, stride=None, padding=0, ceil_mode=False,
               aten=["adaptive_avg_pool2d.default", "_adaptive_avg_pool2d.default"])
 def _adaptive_avg_pool2d(tr, input, output_size):
     _pool_input(tr, input, "adaptive_avg_pool2d")
-    shape = tr.shape(input, "input")
+    shape = tr.dims(input, "input")  # the batch may be symbolic
     sizes = [output_size, output_size] if isinstance(output_size, int) or output_size is None else list(output_size)
     if len(sizes) != 2:
         raise TVMValueError(f"{tr.node_desc()}: output_size must be an int or a pair, got {output_size!r}")
@@ -487,13 +583,45 @@ def _identity(tr, input, *args, memory_format=None, **kwargs):
 # --------------------------------------------------------------------------------------
 # shapes: reshape, flatten, permute, squeeze, concat, broadcast
 # --------------------------------------------------------------------------------------
+def _dim_value(value):
+    """A size as an int, or the tir PrimExpr of a symbolic one (a dynamic dim of torch.export)."""
+    return value if isinstance(value, PrimExpr) else int(value)
+
+
 def _shape_arg(shape):
     if len(shape) == 1 and isinstance(shape[0], (list, tuple, torch.Size)):
-        return [int(s) for s in shape[0]]
-    return [int(s) for s in shape]
+        return [_dim_value(s) for s in shape[0]]
+    return [_dim_value(s) for s in shape]
+
+
+def _symbolic_reshape(tr, input, dims, new_shape):
+    """reshape where a size is symbolic: a -1 becomes the element count over the known
+    sizes (relax checks the rest when the shapes are known at run time)."""
+    unknown = [i for i, d in enumerate(new_shape) if isinstance(d, int) and d == -1]
+    if len(unknown) > 1:
+        raise TVMValueError(f"{tr.node_desc()}: only one dimension can be -1 in shape {new_shape}")
+    if unknown:
+        # The extent torch's symbolic shapes computed for the result, else the element
+        # count over the known sizes.
+        result = tr.result_dims()
+        new_shape = list(new_shape)
+        if result is not None and len(result) == len(new_shape):
+            new_shape[unknown[0]] = result[unknown[0]]
+        else:
+            total, known = 1, 1
+            for dim in dims:
+                total = total * dim
+            for dim in new_shape:
+                if not (isinstance(dim, int) and dim == -1):
+                    known = known * dim
+            new_shape[unknown[0]] = tir.floordiv(total, known)
+    return tr.emit(_relax().reshape(input, list(new_shape)))
 
 
 def _reshape_to(tr, input, new_shape):
+    dims = tr.dims(input, "input")
+    if any(not isinstance(d, int) for d in list(dims) + list(new_shape)):
+        return _symbolic_reshape(tr, input, dims, new_shape)
     shape = tr.shape(input, "input")
     total = 1
     for dim in shape:
@@ -528,7 +656,7 @@ def _reshape(tr, input, *shape):
 
 
 def _flatten_impl(tr, input, start_dim, end_dim):
-    shape = tr.shape(input, "input")
+    shape = tr.dims(input, "input")  # symbolic dims multiply as PrimExprs
     if not shape:
         return _reshape_to(tr, input, [1])
     start = tr.normalize_axis(start_dim, len(shape), "start_dim")
@@ -546,6 +674,14 @@ def _flatten_impl(tr, input, start_dim, end_dim):
               aten=["flatten.using_ints"])
 def _flatten(tr, input, start_dim=0, end_dim=-1):
     return _flatten_impl(tr, input, start_dim, end_dim)
+
+
+@OPS.register("unflatten", functions=[torch.unflatten], methods=["unflatten"], aten=["unflatten.int"])
+def _unflatten(tr, input, dim, sizes):
+    """Dim ``dim`` split into ``sizes`` (one may be -1): a reshape."""
+    dims = tr.dims(input, "input")
+    axis = tr.normalize_axis(dim, len(dims), "dim")
+    return _reshape_to(tr, input, list(dims[:axis]) + _shape_arg([sizes]) + list(dims[axis + 1:]))
 
 
 @OPS.register("permute", functions=[torch.permute], methods=["permute"], aten=["permute.default"])
@@ -577,20 +713,24 @@ def _t(tr, input):
 
 @OPS.register("unsqueeze", functions=[torch.unsqueeze], methods=["unsqueeze"], aten=["unsqueeze.default"])
 def _unsqueeze(tr, input, dim):
-    axis = tr.normalize_axis(dim, tr.ndim(input, "input") + 1, "dim")
-    return tr.emit(_relax().expand_dims(input, axis))
+    tr.normalize_axis(dim, tr.ndim(input, "input") + 1, "dim")  # checked; the op normalizes it
+    return tr.emit(_relax().expand_dims(input, int(dim)))
 
 
 @OPS.register("squeeze", functions=[torch.squeeze], methods=["squeeze"],
               aten=["squeeze.dim", "squeeze.dims", "squeeze.default"])
 def _squeeze(tr, input, dim=None):
-    shape = tr.shape(input, "input")
-    if dim is None:
-        axes = [i for i, d in enumerate(shape) if d == 1]
+    shape = tr.dims(input, "input")
+    unit = [isinstance(d, int) and d == 1 for d in shape]  # a symbolic dim is not known to be 1: kept
+    if dim is None:  # every unit dim: TVM's form is axis=None
+        if any(not isinstance(d, int) for d in shape):
+            axes = [a for a, u in enumerate(unit) if u]
+        else:
+            return tr.emit(_relax().squeeze(input, None)) if any(unit) else input
     else:
         dims = [dim] if isinstance(dim, int) else list(dim)
         # torch leaves dims that are not 1 alone
-        axes = [a for a in (tr.normalize_axis(d, len(shape), "dim") for d in dims) if shape[a] == 1]
+        axes = [a for a in (tr.normalize_axis(d, len(shape), "dim") for d in dims) if unit[a]]
     if not axes:
         return input
     return tr.emit(_relax().squeeze(input, axes))
@@ -825,13 +965,39 @@ def _scatter_into(tr, input, src, positions):
 
 @OPS.register("arange", functions=[torch.arange], aten=["arange.default", "arange.start", "arange.start_step"])
 def _arange(tr, *args, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False, out=None):
-    """A constant: torch computes it (its dtype rules: int64 for integers, else the
-    default float dtype)."""
+    """R.arange(start, end, step) (TVM's form) with torch's dtype rules: int64 for integer
+    bounds, else the default float dtype; ``dtype=`` wins."""
     if out is not None:
         raise tr.unsupported("the out= argument")
     if any(isinstance(a, Expr) for a in args):
         raise tr.unsupported("arange with tensor bounds")
-    return const(torch.arange(*args, dtype=dtype).numpy(), torch_dtype_to_str(torch.arange(*args, dtype=dtype).dtype))
+    if not 1 <= len(args) <= 3:
+        raise TVMTypeError(f"{tr.node_desc()}: arange takes 1 to 3 bounds, got {len(args)}")
+    if any(isinstance(a, PrimExpr) for a in args):
+        return _symbolic_arange(tr, args, dtype)
+    # torch checks the bounds (a zero step, a step of the wrong sign) and gives the dtype.
+    dtype = torch_dtype_to_str(torch.arange(*args, dtype=dtype, device="meta").dtype)
+    start, end, step = (0, args[0], 1) if len(args) == 1 else (tuple(args) + (1,))[:3]
+    return tr.emit(_relax().arange(start, end, step, dtype=dtype))
+
+
+def _symbolic_arange(tr, args, dtype):
+    """arange with a bound that is a dynamic size (arange(seq)): integer bounds, the length
+    from the program's symbolic shapes, a TE kernel start + i * step."""
+    from .... import te  # pylint: disable=import-outside-toplevel
+    if any(not isinstance(a, (int, PrimExpr)) or isinstance(a, bool) for a in args):
+        raise tr.unsupported("arange mixing a symbolic bound with non-integer bounds")
+    result = tr.result_dims()
+    if result is None or len(result) != 1:
+        raise tr.unsupported("arange with a symbolic bound whose length the program does not record")
+    start, _, step = (0, args[0], 1) if len(args) == 1 else (tuple(args) + (1,))[:3]
+    dtype = torch_dtype_to_str(dtype or torch.int64)
+
+    def compute(length, begin, stride):
+        return te.compute((length,), lambda i: tir.Cast(dtype, begin + i * stride), name="T_arange")
+
+    return tr.bb.emit_te(compute, result[0], tir.IntImm("int64", start) if isinstance(start, int) else start,
+                         tir.IntImm("int64", step) if isinstance(step, int) else step, primfunc_name_hint="arange")
 
 
 def _register_compare(name, relax_name, py_op):
@@ -874,8 +1040,10 @@ def _reduce(tr, relax_fn, input, dim, keepdim, dtype):
     if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
         axes = None
     else:
-        dims = [dim] if isinstance(dim, int) else list(dim)
-        axes = sorted({tr.normalize_axis(d, ndim, "dim") for d in dims})
+        # The dims as written (TVM's form); checked here, normalized by the Relax op.
+        axes = [int(dim)] if isinstance(dim, int) else [int(d) for d in dim]
+        if len({tr.normalize_axis(d, ndim, "dim") for d in axes}) != len(axes):
+            raise TVMValueError(f"{tr.node_desc()}: dim {list(axes)} names an axis twice")
     return tr.emit(relax_fn(input, axis=axes, keepdims=bool(keepdim)))
 
 
@@ -961,7 +1129,7 @@ def _half(tr, input, memory_format=None):
     return _astype(tr, input, "float16")
 
 
-@OPS.register("to", methods=["to", "type"], aten=["to.dtype", "_to_copy.default"])
+@OPS.register("to", methods=["to", "type"], aten=["to.dtype"])
 def _to(tr, input, *args, **kwargs):
     """Tensor.to(dtype) / to(device) / to(device, dtype) / to(other): a device move is
     the identity here; only the dtype matters."""
@@ -982,24 +1150,47 @@ def _to(tr, input, *args, **kwargs):
     return input if dtype is None else _astype(tr, input, dtype)
 
 
+@OPS.register("to_copy", aten=["_to_copy.default"])
+def _to_copy(tr, input, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False,
+             memory_format=None):
+    """An exported program's copy with a dtype: an astype even to the same dtype (TVM's form)."""
+    if dtype is None:
+        return input
+    return tr.emit(_relax().astype(input, torch_dtype_to_str(dtype)))
+
+
 # --------------------------------------------------------------------------------------
 # splitting: chunk, split, unbind
 # --------------------------------------------------------------------------------------
 def _split_sizes(tr, input, sizes, dim):
-    """``input`` cut along ``dim`` into pieces of ``sizes`` (a tuple of tensors)."""
-    shape = tr.shape(input, "input")
+    """``input`` cut along ``dim`` into pieces of ``sizes`` (a tuple of tensors); the
+    other dims may be symbolic."""
+    shape = tr.dims(input, "input")
     axis = tr.normalize_axis(dim, len(shape), "dim")
+    _static_extent(tr, input, axis)
     if sum(sizes) != shape[axis] or any(s < 0 for s in sizes):
         raise TVMValueError(f"{tr.node_desc()}: split sizes {sizes} do not sum to dim {dim}'s size {shape[axis]}")
     if len(sizes) == 1:
         return (input,)
-    parts = tr.emit(_relax().split(input, [int(b) for b in np.cumsum(sizes)[:-1]], axis=axis))
+    if len(set(sizes)) == 1:  # equal pieces: a number of sections (TVM's form)
+        sections = len(sizes)
+    else:
+        sections = [int(b) for b in np.cumsum(sizes)[:-1]]
+    parts = tr.emit(_relax().split(input, sections, axis=axis))
     return tuple(tr.emit(TupleGetItem(parts, i)) for i in range(len(sizes)))
+
+
+def _static_extent(tr, input, axis):
+    """The extent of ``axis`` of ``input``, which must be known (not a dynamic dim)."""
+    size = tr.dims(input, "input")[axis]
+    if not isinstance(size, int):
+        raise tr.unsupported(f"splitting along the symbolic dimension {size}")
+    return size
 
 
 @OPS.register("chunk", functions=[torch.chunk], methods=["chunk"], aten=["chunk.default"])
 def _chunk(tr, input, chunks, dim=0):
-    size = tr.shape(input, "input")[tr.normalize_axis(dim, tr.ndim(input), "dim")]
+    size = _static_extent(tr, input, tr.normalize_axis(dim, tr.ndim(input), "dim"))
     if chunks <= 0:
         raise TVMValueError(f"{tr.node_desc()}: chunk expects a positive number of chunks, got {chunks}")
     step = -(-size // chunks) if size else 1
@@ -1012,7 +1203,7 @@ def _chunk(tr, input, chunks, dim=0):
 def _split(tr, input, split_size_or_sections=None, dim=0, split_size=None, split_sizes=None):
     arg = next(a for a in (split_size_or_sections, split_size, split_sizes) if a is not None)
     if isinstance(arg, int):
-        size = tr.shape(input, "input")[tr.normalize_axis(dim, tr.ndim(input), "dim")]
+        size = _static_extent(tr, input, tr.normalize_axis(dim, tr.ndim(input), "dim"))
         if arg <= 0:
             raise TVMValueError(f"{tr.node_desc()}: split_size must be positive, got {arg}")
         sizes = [min(arg, size - i) for i in range(0, size, arg)] or [0]
@@ -1024,8 +1215,12 @@ def _split(tr, input, split_size_or_sections=None, dim=0, split_size=None, split
 @OPS.register("unbind", functions=[torch.unbind], methods=["unbind"], aten=["unbind.int"])
 def _unbind(tr, input, dim=0):
     axis = tr.normalize_axis(dim, tr.ndim(input, "input"), "dim")
-    pieces = _split_sizes(tr, input, [1] * tr.shape(input)[axis], axis)
-    return tuple(tr.emit(_relax().squeeze(p, [axis])) for p in pieces)
+    size = tr.shape(input)[axis]
+    # TVM's form: split before every index 1..size (the last piece is empty), each piece
+    # squeezed, the tuple bound to one var (its users index it).
+    parts = tr.emit(_relax().split(input, list(range(1, size + 1)), axis=axis))
+    pieces = [tr.emit(_relax().squeeze(tr.emit(TupleGetItem(parts, i)), [axis])) for i in range(size)]
+    return tr.emit(RelaxTuple(pieces))
 
 
 # --------------------------------------------------------------------------------------
@@ -1044,11 +1239,11 @@ def _cumsum(tr, input, dim, *, dtype=None, out=None):
     if out is not None:
         raise tr.unsupported("the out= argument")
     if dtype is not None:
-        input = _astype(tr, input, dtype)
+        dtype = torch_dtype_to_str(dtype)
     elif _is_int_dtype(tr.dtype(input)):
-        input = _astype(tr, input, "int64")  # torch accumulates integers and bools in int64
-    axis = tr.normalize_axis(dim, tr.ndim(input, "input"), "dim")
-    return tr.bb.emit_te(cumsum_te, input, axis, False, False, primfunc_name_hint="cumsum")
+        dtype = "int64"  # torch accumulates integers and bools in int64
+    tr.normalize_axis(dim, tr.ndim(input, "input"), "dim")
+    return tr.emit(_relax().cumsum(input, axis=int(dim), dtype=dtype))
 
 
 # --------------------------------------------------------------------------------------
@@ -1065,14 +1260,23 @@ def _clamp(tr, input, min=None, max=None, *, out=None):
     bounds = [_cast_to(tr, b, dtype) if isinstance(b, Expr) else b for b in (min, max)]
     if _is_int_dtype(dtype) and any(isinstance(b, float) for b in bounds):
         raise tr.unsupported("clamp of an integer tensor with a float bound (torch promotes it to float)")
+    if all(isinstance(b, (int, float)) and not isinstance(b, bool) for b in bounds):
+        return _clip(tr, input, *bounds)
     return emit_clamp(tr, input, *bounds)
+
+
+def _clip(tr, input, lo, hi):
+    """R.clip with number bounds (TVM's form of clamp / hardtanh)."""
+    return tr.emit(_relax().clip(input, lo, hi))
 
 
 @OPS.register("hardtanh", functions=[F.hardtanh],
               modules={nn.Hardtanh: lambda tr, m: {"min_val": m.min_val, "max_val": m.max_val}},
               aten=["hardtanh.default", "hardtanh_.default"])
 def _hardtanh(tr, input, min_val=-1.0, max_val=1.0, inplace=False):
-    return emit_clamp(tr, input, min_val, max_val)
+    if _is_int_dtype(tr.dtype(input, "input")):
+        return emit_clamp(tr, input, min_val, max_val)
+    return _clip(tr, input, float(min_val), float(max_val))
 
 
 @OPS.register("relu6", functions=[F.relu6], modules={nn.ReLU6: lambda tr, m: {}}, aten=["relu6.default"])
@@ -1083,20 +1287,27 @@ def _relu6(tr, input, inplace=False):
 @OPS.register("hardswish", functions=[F.hardswish], modules={nn.Hardswish: lambda tr, m: {}},
               aten=["hardswish.default", "hardswish_.default"])
 def _hardswish(tr, input, inplace=False):
-    return emit_hard_swish(tr, input)
+    return tr.emit(_relax().multiply(input, _hard_sigmoid(tr, input)))
+
+
+def _hard_sigmoid(tr, input):
+    """clip(x + 3, 0, 6) / 6 (TVM's form)."""
+    dtype = tr.dtype(input, "input")
+    shifted = tr.emit(_relax().add(input, const(3, dtype)))
+    return tr.emit(_relax().divide(_clip(tr, shifted, 0, 6), const(6, dtype)))
 
 
 @OPS.register("hardsigmoid", functions=[F.hardsigmoid], modules={nn.Hardsigmoid: lambda tr, m: {}},
               aten=["hardsigmoid.default", "hardsigmoid_.default"])
 def _hardsigmoid(tr, input, inplace=False):
-    return emit_hard_sigmoid(tr, input)
+    return _hard_sigmoid(tr, input)
 
 
 @OPS.register("leaky_relu", functions=[F.leaky_relu],
               modules={nn.LeakyReLU: lambda tr, m: {"negative_slope": m.negative_slope, "inplace": m.inplace}},
               aten=["leaky_relu.default", "leaky_relu_.default"])
 def _leaky_relu(tr, input, negative_slope=0.01, inplace=False):
-    return emit_leaky_relu(tr, input, negative_slope)
+    return tr.emit(_relax().nn.leakyrelu(input, float(negative_slope)))
 
 
 @OPS.register("prelu", functions=[F.prelu, torch.prelu], modules={nn.PReLU: lambda tr, m: {"weight": tr.weight(m.weight)}},
@@ -1114,7 +1325,8 @@ def _prelu(tr, input, weight):
 # --------------------------------------------------------------------------------------
 @OPS.register("baddbmm", functions=[torch.baddbmm], methods=["baddbmm"], aten=["baddbmm.default"])
 def _baddbmm(tr, input, batch1, batch2, *, beta=1, alpha=1):
-    return _addmm(tr, input, batch1, batch2, beta=beta, alpha=alpha)
+    product = tr.emit(_relax().matmul(batch1, batch2))
+    return _scaled_product_plus(tr, input, product, beta, alpha, bias_first=False)
 
 
 @OPS.register("sdpa", functions=[F.scaled_dot_product_attention], aten=["scaled_dot_product_attention.default"])
@@ -1174,7 +1386,7 @@ def _conv1d(tr, input, weight, bias=None, stride=1, padding=0, dilation=1, group
         begins, ends = [total // 2], [total - total // 2]
     else:
         begins = ends = _single(padding, "padding", tr)
-    return emit_conv(tr, input, weight, bias, stride, begins, ends, dilation, groups)
+    return _emit_conv(tr, _relax().nn.conv1d, input, weight, bias, stride, begins + ends, dilation, groups)
 
 
 def _conv_transpose_impl(tr, input, weight, bias, stride, padding, output_padding, groups, dilation):
@@ -1210,14 +1422,11 @@ def _group_norm_impl(tr, input, num_groups, weight, bias, eps):
     channels = shape[1]
     if channels % num_groups:
         raise TVMValueError(f"{tr.node_desc()}: {channels} channels do not split into {num_groups} groups")
-    grouped = tr.emit(_relax().reshape(input, [shape[0], num_groups, -1]))
-    normed = tr.emit(_relax().reshape(emit_layer_norm(tr, grouped, None, None, 2, eps), shape))
-    affine = [1, channels] + [1] * (len(shape) - 2)
-    if weight is not None:
-        normed = tr.emit(_relax().multiply(normed, tr.emit(_relax().reshape(weight, affine))))
-    if bias is not None:
-        normed = tr.emit(_relax().add(normed, tr.emit(_relax().reshape(bias, affine))))
-    return normed
+    dtype = tr.dtype(input, "input")
+    weight = weight if weight is not None else const(np.ones(channels, dtype), dtype)
+    bias = bias if bias is not None else const(np.zeros(channels, dtype), dtype)
+    return tr.emit(_relax().nn.group_norm(input, weight, bias, num_groups=int(num_groups), channel_axis=1,
+                                          axes=list(range(2, len(shape))), epsilon=float(eps)))
 
 
 @OPS.register("native_group_norm", aten=["native_group_norm.default"])
@@ -1330,6 +1539,19 @@ def _all(tr, input, dim=None, keepdim=False, *, out=None):
 @OPS.register("scalar_tensor", aten=["scalar_tensor.default"])
 def _scalar_tensor(tr, s, *, dtype=None, layout=None, device=None, pin_memory=None):
     return const(torch.scalar_tensor(s, dtype=dtype).numpy(), torch_dtype_to_str(dtype or torch.get_default_dtype()))
+
+
+@OPS.register("empty", functions=[torch.empty], aten=["empty.memory_format"])
+def _empty(tr, *size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False,
+           memory_format=None, out=None):
+    """An uninitialized tensor: R.zeros of the size (TVM's form; any value is valid)."""
+    if out is not None:
+        raise tr.unsupported("the out= argument")
+    shape = _shape_arg(size)
+    if any(isinstance(d, int) and d < 0 for d in shape):
+        raise TVMValueError(f"{tr.node_desc()}: empty of a negative size {shape}")
+    dtype = torch_dtype_to_str(dtype or torch.get_default_dtype())
+    return tr.emit(_relax().zeros(shape, dtype))
 
 
 @OPS.register("full", functions=[torch.full], aten=["full.default"])

@@ -10,19 +10,39 @@ from ....error import OpNotImplemented, TVMTypeError, TVMValueError
 
 
 class ExportedProgramTranslator(BaseTranslator):
-    """Translates one torch.export.ExportedProgram."""
+    """Translates one torch.export.ExportedProgram. A dynamic dimension (torch.export.Dim)
+    is a symbolic Relax dimension: one int64 tir.Var per torch symbol (named after it),
+    an expression of symbols (2 * s0) the same expression over those vars."""
+
+    def __init__(self):
+        super().__init__()
+        self.sym_vars = {}  # torch symbol name -> tir.Var
 
     def _user_input_var(self, node):
         import torch  # pylint: disable=import-outside-toplevel
         val = node.meta.get("val")
         if not isinstance(val, torch.Tensor):
             raise self.unsupported(f"the non-tensor input '{node.name}' ({type(val).__name__})")
-        shape = []
-        for dim in val.shape:
-            if not isinstance(dim, int):
-                raise self.unsupported(f"the dynamic dimension {dim} of input '{node.name}' (static shapes only)")
-            shape.append(int(dim))
+        shape = [self.sym_size(dim, f"dimension {i} of input '{node.name}'") for i, dim in enumerate(val.shape)]
         return Var(node.name, TensorStructInfo(shape, torch_dtype_to_str(val.dtype)))
+
+    def result_dims(self):
+        import torch  # pylint: disable=import-outside-toplevel
+        val = self.node.meta.get("val") if self.node is not None else None
+        if not isinstance(val, torch.Tensor):
+            return None
+        return [self.sym_size(d, f"the result of {self.node_desc()}") for d in val.shape]
+
+    def sym_size(self, value, what):
+        """An int, or the tir PrimExpr of a torch SymInt (its sympy expression over the
+        program's symbols)."""
+        import torch  # pylint: disable=import-outside-toplevel
+        if isinstance(value, torch.SymInt):
+            expr = value.node.expr
+            if expr.is_number:
+                return int(expr)
+            return sympy_to_prim(expr, self.sym_vars, lambda: self.unsupported(f"the size {expr} of {what}"))
+        return int(value)
 
     def from_exported_program(self, program, keep_params_as_input, unwrap_unit_return_tuple, no_bind_return_tuple):
         import torch  # pylint: disable=import-outside-toplevel
@@ -91,6 +111,9 @@ class ExportedProgramTranslator(BaseTranslator):
                             raise self.unsupported(f"reading the attribute '{node.target}' of type "
                                                    f"{type(value).__name__}")
                         self.env[node] = self.weight(value)
+                    elif node.op == "call_function" and isinstance(node.meta.get("val"), torch.SymInt):
+                        # a size computed from dynamic dims (aten.sym_size, operator.mul, ...)
+                        self.env[node] = self.sym_size(node.meta["val"], f"fx node '{node.name}'")
                     elif node.op == "call_function":
                         if isinstance(node.target, torch._ops.OpOverload):  # pylint: disable=protected-access
                             self.env[node] = self.convert_aten(node)
@@ -116,6 +139,41 @@ class ExportedProgramTranslator(BaseTranslator):
         if keep_params_as_input:
             mod["main"] = mod["main"].with_attr("params", params)
         return mod
+
+
+def sympy_to_prim(expr, sym_vars, refuse):
+    """The tir PrimExpr (int64) of a sympy size expression of torch.export: symbols
+    (one tir.Var each, kept in ``sym_vars``), integers, +, *, floor division and
+    modulo (torch's FloorDiv / Mod / PythonMod); anything else: ``refuse()`` raised."""
+    import sympy  # pylint: disable=import-outside-toplevel
+    from .... import tir  # pylint: disable=import-outside-toplevel
+
+    def walk(e):
+        if e.is_Symbol:
+            if e.name not in sym_vars:
+                sym_vars[e.name] = tir.Var(e.name, "int64")
+            return sym_vars[e.name]
+        if e.is_Integer:
+            return tir.IntImm("int64", int(e))
+        args = [walk(a) for a in e.args]
+        kind = type(e).__name__
+        if isinstance(e, sympy.Add):
+            out = args[0]
+            for a in args[1:]:
+                out = out + a
+            return out
+        if isinstance(e, sympy.Mul):
+            out = args[0]
+            for a in args[1:]:
+                out = out * a
+            return out
+        if kind == "FloorDiv" and len(args) == 2:
+            return tir.floordiv(args[0], args[1])
+        if kind in ("Mod", "PythonMod") and len(args) == 2:
+            return tir.floormod(args[0], args[1])
+        raise refuse()
+
+    return walk(expr)
 
 
 def from_exported_program(exported_program, *, keep_params_as_input=False, unwrap_unit_return_tuple=False,

@@ -1,0 +1,106 @@
+"""Bad inputs to GPU tuning: unknown target tags, GPU rule and postprocessor arguments,
+GPU rules used without a target, CUDA tuning without a GPU, and VerifyGPUCode's limits
+(every vthread axis, root-allocated shared buffers). Each is a Python exception naming the
+culprit; NumPy is the oracle where numbers are involved (the shared-memory footprint)."""
+import numpy as np
+import pytest
+
+import tessera as tvm
+from tessera import meta_schedule as ms
+from tessera import tir
+from tessera.script import tir as T
+
+
+@T.prim_func
+def copy2d(A: T.Buffer((64, 64), "float32"), B: T.Buffer((64, 64), "float32")):
+    T.func_attr({"global_symbol": "main", "tir.noalias": True})
+    for i, j in T.grid(64, 64):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+
+
+def _verify(target, sch):
+    post = ms.postproc.VerifyGPUCode()
+    post._initialize_with_tune_context(ms.TuneContext(target=target))
+    return post.apply(sch), post.last_error
+
+
+def test_unknown_tags_and_options():
+    with pytest.raises(ValueError, match="nvidia/tesla-p101.*list_tags"):
+        tvm.target.Target("nvidia/tesla-p101")
+    with pytest.raises(ValueError, match="max_threads_per_block"):
+        tvm.target.Target("nvidia/tesla-p100 -max_threads_per_block=lots")
+
+
+def test_gpu_rule_arguments_are_checked():
+    with pytest.raises(ValueError, match="tile_binds"):
+        ms.schedule_rule.MultiLevelTiling("SSRSRS", tile_binds=["blockIdx.x", "vthread.x", "threadIdx.x"])
+    with pytest.raises(ValueError, match="vector_load_lens"):
+        ms.schedule_rule.MultiLevelTiling("SSSRRSRS", vector_load_lens=[4, -1])
+    with pytest.raises(ValueError, match="max_threadblocks"):
+        ms.schedule_rule.AutoBind(max_threadblocks=0)
+    with pytest.raises(ValueError, match="thread_extents"):
+        ms.schedule_rule.AutoBind(thread_extents=[32, 0])
+    with pytest.raises(ValueError, match="max_threadblocks"):
+        ms.postproc.RewriteUnboundBlock(max_threadblocks=-3)
+
+
+def test_gpu_rules_without_a_target_say_so():
+    sch = tir.Schedule(tvm.IRModule({"main": copy2d}))
+    with pytest.raises(ValueError, match="_initialize_with_tune_context"):
+        ms.schedule_rule.AutoBind().apply(sch, sch.get_block("B"))
+    with pytest.raises(ValueError, match="_initialize_with_tune_context"):
+        ms.postproc.RewriteUnboundBlock().apply(sch)
+    with pytest.raises(ValueError, match="GPU target"):
+        ms.postproc.RewriteUnboundBlock()._initialize_with_tune_context(ms.TuneContext(target="llvm"))
+
+
+@pytest.mark.skipif(tvm.cuda(0).exist, reason="checks a machine without a GPU")
+def test_cuda_tuning_without_a_gpu_fails_up_front(tmp_path):
+    mod = tvm.IRModule({"main": copy2d})
+    for target in ("cuda", "nvidia/nvidia-h200"):
+        with pytest.raises(RuntimeError, match="no CUDA device to measure on"):
+            ms.tune_tir(mod, target, str(tmp_path), 4)
+    assert not list(tmp_path.glob("*.json"))  # nothing tuned, nothing written
+
+
+def test_every_vthread_axis_counts_against_the_limit():
+    sch = tir.Schedule(tvm.IRModule({"main": copy2d}))
+    i, j = sch.get_loops(sch.get_block("B"))
+    i0, i1, i2 = sch.split(i, [4, 4, 4])
+    j0, j1, j2 = sch.split(j, [4, 4, 4])
+    sch.reorder(i0, j0, i1, j1, i2, j2)
+    sch.bind(i0, "blockIdx.x")
+    sch.bind(i1, "vthread.x")
+    sch.bind(j1, "vthread.y")
+    sch.bind(i2, "threadIdx.x")
+    ok, why = _verify("cuda", sch)
+    assert not ok and "16 virtual threads, more than 8" in why
+
+
+@pytest.mark.parametrize("at", ["i0", "i1"])
+def test_root_shared_buffer_counts_what_one_block_touches(at):
+    sch = tir.Schedule(tvm.IRModule({"main": copy2d}))
+    i, j = sch.get_loops(sch.get_block("B"))
+    i0, i1 = sch.split(i, [None, 8])
+    sch.bind(i0, "blockIdx.x")
+    sch.bind(j, "threadIdx.x")
+    shared = sch.cache_read(sch.get_block("B"), 0, "shared")
+    sch.compute_at(shared, {"i0": i0, "i1": i1}[at])
+    # The stage is allocated where its copy and its reads meet: under the blockIdx loop
+    # (one block's 8 rows, all 64 columns) or under the serial i1 loop (one row).
+    touched = np.zeros((64, 64), bool)
+    for r in range(8 if at == "i0" else 1):
+        touched[r, :] = True  # block 0 (and i1 = 0): the rows B reads, every threadIdx column
+    need = int(touched.sum()) * 4
+    assert _verify(f"cuda -max_shared_memory_per_block={need}", sch) == (True, "")
+    ok, why = _verify(f"cuda -max_shared_memory_per_block={need - 4}", sch)
+    assert not ok and f"allocates {need} bytes of shared memory" in why
+
+
+def test_tvms_gpu_rules_tessera_lacks_say_so():
+    with pytest.raises(NotImplementedError, match="cross-thread reductions"):
+        ms.schedule_rule.CrossThreadReduction(thread_extents=[4, 8, 16, 32, 64, 128, 256, 512])
+    with pytest.raises(NotImplementedError, match="tensorize"):
+        ms.schedule_rule.MultiLevelTilingTensorCore(intrin_groups=[], structure="SSSRRSRS")
