@@ -79,6 +79,13 @@ class BodyVectorizer : public StmtExprMutator {
   }
   PrimExpr VisitExpr_(const CastNode* op) override {
     PrimExpr v = VisitExpr(op->value);
+    // An integer ramp widened (int32 -> int64 indices of a buffer with int64
+    // shape) stays a ramp, so the access stays one contiguous vector load
+    // instead of a gather.
+    if (const auto* ramp = v.as<RampNode>();
+        ramp != nullptr && op->dtype.is_int() && v.dtype().is_int() && op->dtype.bits() >= v.dtype().bits()) {
+      return Ramp(cast(op->dtype, ramp->base), cast(op->dtype, ramp->stride), ramp->lanes);
+    }
     return cast(op->dtype.with_lanes(v.dtype().lanes()), v);
   }
   PrimExpr VisitExpr_(const SelectNode* op) override {
