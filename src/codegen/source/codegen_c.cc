@@ -2,6 +2,8 @@
 // (see codegen_c.h; the CPU host part is codegen_c_host.cc).
 #include "codegen/source/codegen_c.h"
 
+#include "codegen/builtin_ops.h"
+
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -404,24 +406,7 @@ std::string CodeGenC::VisitExpr_(const CallNode* op) {
   const auto* callee = op->op.as<OpNode>();
   if (callee == nullptr) Unsupported("calls to functions other than intrinsics");
   if (op->dtype.lanes() > 1 && lane_.empty()) Unsupported("a vector call of " + callee->name + " outside a vectorized store");
-  struct Builtins {
-    const Object* likely = Op::Get("tir.likely").get();
-    const Object* bitwise_and = Op::Get("tir.bitwise_and").get();
-    const Object* bitwise_or = Op::Get("tir.bitwise_or").get();
-    const Object* bitwise_xor = Op::Get("tir.bitwise_xor").get();
-    const Object* bitwise_not = Op::Get("tir.bitwise_not").get();
-    const Object* shift_left = Op::Get("tir.shift_left").get();
-    const Object* shift_right = Op::Get("tir.shift_right").get();
-    const Object* reinterpret = Op::Get("tir.reinterpret").get();
-    const Object* access_ptr = Op::Get("tir.tvm_access_ptr").get();
-    const Object* type_annotation = Op::Get("tir.type_annotation").get();
-    const Object* if_then_else = Op::Get("tir.if_then_else").get();
-    const Object* call_extern = Op::Get("tir.call_extern").get();
-    const Object* call_pure_extern = Op::Get("tir.call_pure_extern").get();
-    const Object* checked_index = Op::Get("tir.checked_index").get();
-    const Object* checked_value = Op::Get("tir.checked_value").get();
-  };
-  static const Builtins b;
+  const BuiltinOps& b = BuiltinOps::Get();
   const Object* o = op->op.get();
   auto arg = [&](size_t i) { return VisitExpr(op->args[i]); };
   if (o == b.likely) return arg(0);
