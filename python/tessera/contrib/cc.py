@@ -23,20 +23,21 @@ def _as_list(value):
     return [value] if isinstance(value, str) else list(value)
 
 
-def _run(cmd):
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+def _run(cmd, cwd=None):
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=cwd)
     if proc.returncode != 0:
         raise TVMError(f"Compilation error ({' '.join(cmd)}):\n{proc.stdout}{proc.stderr}")
 
 
-def create_shared(output, objects, options=None, cc=None, cwd=None):  # pylint: disable=unused-argument
-    """Links ``objects`` (object files, archives, sources or linker flags) into the shared library ``output``."""
-    _run(_compiler(cc) + ["-shared", "-fPIC", "-o", os.fspath(output)] + _as_list(objects) + _as_list(options))
+def create_shared(output, objects, options=None, cc=None, cwd=None):
+    """Links ``objects`` (object files, archives, sources or linker flags) into the shared library ``output``;
+    the compiler runs in ``cwd`` (relative paths are read there) when given."""
+    _run(_compiler(cc) + ["-shared", "-fPIC", "-o", os.fspath(output)] + _as_list(objects) + _as_list(options), cwd)
 
 
-def create_executable(output, objects, options=None, cc=None, cwd=None):  # pylint: disable=unused-argument
-    """Links ``objects`` into the executable ``output``."""
-    _run(_compiler(cc) + ["-o", os.fspath(output)] + _as_list(objects) + _as_list(options))
+def create_executable(output, objects, options=None, cc=None, cwd=None):
+    """Links ``objects`` into the executable ``output``; the compiler runs in ``cwd`` when given."""
+    _run(_compiler(cc) + ["-o", os.fspath(output)] + _as_list(objects) + _as_list(options), cwd)
 
 
 def create_staticlib(output, inputs, ar=None):

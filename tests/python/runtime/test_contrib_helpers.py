@@ -40,6 +40,11 @@ def test_cc_create_shared_and_staticlib():
     assert os.path.getsize(tmp.relpath("libf.a")) > 0
     with pytest.raises(RuntimeError, match="Compilation error"):
         cc.create_shared(tmp.relpath("bad.so"), [tmp.relpath("missing.c")], cc="gcc")
+    # cwd: relative sources and output are resolved there (refused when it is elsewhere).
+    cc.create_shared("librel.so", ["f.c"], cc="gcc", cwd=tmp.temp_dir)
+    assert ctypes.CDLL(tmp.relpath("librel.so")).twice_plus(1, 1) == 3
+    with pytest.raises(RuntimeError, match="Compilation error"):
+        cc.create_shared("librel2.so", ["f.c"], cc="gcc", cwd=os.path.dirname(tmp.temp_dir))
 
 
 def _square_sum(values):
