@@ -141,6 +141,20 @@ bool NeedsRFactor(const Schedule& sch, const BlockLocation& loc, int64_t max_par
   return false;
 }
 
+LoopRV ReorderAndFuseReductionLoops(const Schedule& sch, const BlockRV& block, size_t* n_spatial) {
+  std::vector<int> types = LoopIterTypes(Locate(sch, block));
+  Array<LoopRV> loops = sch.GetLoops(block);
+  std::vector<LoopRV> spatial, reduce;
+  for (size_t i = 0; i < loops.size(); ++i) (types[i] == kDataPar ? spatial : reduce).push_back(loops[i]);
+  std::vector<LoopRV> order = spatial;
+  order.insert(order.end(), reduce.begin(), reduce.end());
+  bool reordered = false;
+  for (size_t i = 0; i < order.size(); ++i) reordered = reordered || !order[i].same_as(loops[i]);
+  if (reordered) sch.Reorder(Array<LoopRV>(order));
+  *n_spatial = spatial.size();
+  return reduce.size() == 1 ? reduce[0] : sch.Fuse(Array<LoopRV>(reduce), true);
+}
+
 BlockLocation Locate(const Schedule& sch, const BlockRV& block) { return sch.LocateBlock(block, "get"); }
 
 bool IsRootBlock(const Schedule& sch, const BlockRV& block) { return Locate(sch, block).scope == nullptr; }

@@ -52,6 +52,12 @@ bool NeedsMultiLevelTiling(const tir::BlockLocation& loc);
 bool NeedsRFactor(const tir::Schedule& sch, const tir::BlockLocation& loc, int64_t max_parallel_extent,
                   int64_t max_parallel_basic);
 
+// The block's loops reordered spatial first, then reduction (only when they
+// are not already), and its reduction loops fused (TVM's
+// ReorderAndFuseReductionLoops); returns the fused loop and sets
+// *n_spatial. Used by AddRFactor and CrossThreadReduction.
+tir::LoopRV ReorderAndFuseReductionLoops(const tir::Schedule& sch, const tir::BlockRV& block, size_t* n_spatial);
+
 // Where a handle's block is (ScheduleError if it is gone).
 tir::BlockLocation Locate(const tir::Schedule& sch, const tir::BlockRV& block);
 bool IsRootBlock(const tir::Schedule& sch, const tir::BlockRV& block);

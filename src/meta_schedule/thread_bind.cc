@@ -36,6 +36,36 @@ bool IsUnboundTopLevelBlock(const Schedule& sch, const BlockRV& block) {
   return true;
 }
 
+bool BindBlockIdxAboveThreads(const Schedule& sch, const BlockRV& block) {
+  BlockLocation loc = Locate(sch, block);
+  if (loc.scope == nullptr) return false;
+  const auto* root = sch.FuncOf(sch->blocks.at(block.get()).func)->body.as<BlockRealizeNode>();
+  if (root == nullptr || loc.scope != root->block.get()) return false;
+  size_t first_thread = loc.loops.size();
+  for (size_t i = 0; i < loc.loops.size(); ++i) {
+    const ForNode* loop = loc.loops[i];
+    if (!loop->thread_binding.has_value()) continue;
+    const std::string& tag = (*loop->thread_binding)->thread_tag;
+    if (tag.rfind("blockIdx", 0) == 0) return false;
+    if (tag.rfind("threadIdx", 0) == 0) first_thread = std::min(first_thread, i);
+  }
+  if (first_thread == loc.loops.size()) return false;
+  std::vector<int> types = LoopIterTypes(loc);
+  Array<LoopRV> loops = sch.GetLoops(block);
+  std::vector<LoopRV> outer;
+  for (size_t i = 0; i < first_thread; ++i) {
+    const ForNode* loop = loc.loops[i];
+    if (types[i] != kDataPar || loop->kind != ForKind::kSerial || !loop->annotations.empty()) break;
+    outer.push_back(loops[i]);
+    if (loop->body.get() != loc.loops[i + 1]) break;  // several children: no fusing past it
+  }
+  LoopRV fused = outer.empty()       ? sch.AddUnitLoop(ObjectRef(loops[0]))
+                 : outer.size() == 1 ? outer[0]
+                                     : sch.Fuse(Array<LoopRV>(outer), true);
+  sch.Bind(fused, "blockIdx.x");
+  return true;
+}
+
 bool BindBlockThreadIdx(const Schedule& sch, const BlockRV& block, int64_t max_threadblocks,
                         int64_t max_threads_per_block, const std::function<Any(int64_t)>& thread_extent) {
   BlockLocation loc = Locate(sch, block);

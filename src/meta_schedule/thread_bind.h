@@ -27,6 +27,13 @@ struct GPUThreadLimits {
 // other than the root) with no thread-bound loop above it.
 bool IsUnboundTopLevelBlock(const tir::Schedule& sch, const tir::BlockRV& block);
 
+// TVM's BindBlockThreadIdx for a top-level block whose nest binds threadIdx
+// but no blockIdx (CrossThreadReduction's result): the serial spatial loops
+// above the first thread-bound loop (up to the first loop with several
+// children) are fused and bound to blockIdx.x (a unit loop when there are
+// none). Returns false, schedule unchanged, for any other block.
+bool BindBlockIdxAboveThreads(const tir::Schedule& sch, const tir::BlockRV& block);
+
 // Binds `block`'s leading spatial loops (a unit loop added when it has none)
 // as described above; `thread_extent(n)` gives the threadIdx.x extent for a
 // fused extent of n threads at most (a constant or a sampled variable).

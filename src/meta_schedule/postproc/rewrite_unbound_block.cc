@@ -35,7 +35,7 @@ class RewriteUnboundBlockNode : public PostprocNode {
     try {
       for (const auto& [func, name] : blocks) {
         BlockRV block = sch.GetBlock(name, func);
-        if (!IsUnboundTopLevelBlock(sch, block)) continue;
+        if (BindBlockIdxAboveThreads(sch, block) || !IsUnboundTopLevelBlock(sch, block)) continue;
         if (!BindBlockThreadIdx(sch, block, max_threadblocks, max_threads_per_block, constant)) return false;
       }
     } catch (const Error& e) {

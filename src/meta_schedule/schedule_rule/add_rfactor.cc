@@ -29,23 +29,15 @@ class AddRFactorNode : public ScheduleRuleNode {
     if (loc.scope == nullptr || !NeedsRFactor(sch, loc, max_parallel_extent, max_parallel_basic)) return {sch};
     Schedule original = ForkSchedule(sch);
     // Spatial loops first, then the reduction loops, fused.
-    std::vector<int> types = LoopIterTypes(loc);
-    Array<LoopRV> loops = sch.GetLoops(block);
-    std::vector<LoopRV> spatial, reduce;
-    for (size_t i = 0; i < loops.size(); ++i) (types[i] == kDataPar ? spatial : reduce).push_back(loops[i]);
-    std::vector<LoopRV> order = spatial;
-    order.insert(order.end(), reduce.begin(), reduce.end());
-    bool reordered = false;
-    for (size_t i = 0; i < order.size(); ++i) reordered = reordered || !order[i].same_as(loops[i]);
-    if (reordered) sch.Reorder(Array<LoopRV>(order));
-    LoopRV fused = reduce.size() == 1 ? reduce[0] : sch.Fuse(Array<LoopRV>(reduce), true);
+    size_t n_spatial = 0;
+    LoopRV fused = ReorderAndFuseReductionLoops(sch, block, &n_spatial);
     Array<Var> factors = sch.SamplePerfectTile(fused, 2, static_cast<int>(max_innermost_factor), std::nullopt);
     Array<LoopRV> split = sch.Split(fused, Array<Any>(factors.begin(), factors.end()), true);
     std::vector<Schedule> out;
     for (const LoopRV& part : split) {
       Schedule s = ForkSchedule(sch);
       try {
-        s.RFactor(part, static_cast<int>(spatial.size()));
+        s.RFactor(part, static_cast<int>(n_spatial));
         s.Annotate(block, kRandomComputeProducer, Any(IntImm(DataType::Int(32), 1)));
         out.push_back(s);
       } catch (const Error& e) {

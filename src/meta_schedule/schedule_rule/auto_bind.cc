@@ -26,7 +26,7 @@ class AutoBindNode : public ScheduleRuleNode {
     TESSERA_CHECK_OR_THROW(max_threads_per_block > 0, ValueError)
         << "AutoBind: not initialized with a target (the thread limit is unknown); call its "
            "_initialize_with_tune_context first";
-    if (!IsUnboundTopLevelBlock(sch, block)) return {sch};
+    if (BindBlockIdxAboveThreads(sch, block) || !IsUnboundTopLevelBlock(sch, block)) return {sch};
     auto sample = [&](int64_t max_extent) -> Any {
       std::vector<Any> candidates;
       for (int64_t t : thread_extents) {

@@ -34,8 +34,8 @@ Array<ScheduleRule> ScheduleRule::DefaultLLVM() {
 }
 
 Array<ScheduleRule> ScheduleRule::DefaultCUDA() {
-  // TVM v0.18's cuda defaults (ApplyCustomRule aside; CrossThreadReduction not yet
-  // in Tessera); cooperative fetches of 1, 2 or 4 elements (docs/compatibility.md).
+  // TVM v0.18's cuda defaults (ApplyCustomRule aside); cooperative fetches of 1, 2
+  // or 4 elements (docs/compatibility.md).
   auto ints = [](std::initializer_list<int64_t> v) {
     std::vector<Any> out;
     for (int64_t x : v) out.push_back(Any(x));
@@ -49,6 +49,7 @@ Array<ScheduleRule> ScheduleRule::DefaultCUDA() {
   Array<Any> binds{Any(String("blockIdx.x")), Any(String("vthread.x")), Any(String("threadIdx.x"))};
   return {
       Create("AutoInline", {false, true, true, false, false, false, Array<Any>{}}),
+      Create("CrossThreadReduction", Array<Any>{Any(ints({4, 8, 16, 32, 64, 128, 256, 512}))}),
       Create("MultiLevelTiling", {String("SSSRRSRS"), binds, int64_t(64), ints({1, 2, 4}),
                                   reuse("must", 4, "shared"), reuse("must", 3, "local"), Any()}),
       Create("AutoInline", {true, false, true, false, false, false, Array<Any>{}}),

@@ -37,7 +37,7 @@ class ScheduleRule : public ObjectRef {
   // matmul-like blocks), ParallelizeVectorizeUnroll, RandomComputeLocation,
   // with TVM's llvm parameters.
   static Array<ScheduleRule> DefaultLLVM();
-  // TVM's ScheduleRule::DefaultCUDA: AutoInline, MultiLevelTiling "SSSRRSRS"
+  // TVM's ScheduleRule::DefaultCUDA: AutoInline, CrossThreadReduction, MultiLevelTiling "SSSRRSRS"
   // bound to blockIdx.x / vthread.x / threadIdx.x with shared-memory reads
   // (cooperative fetch) and a local write cache, AutoInline into producers,
   // auto-unroll, AutoBind.

@@ -99,12 +99,13 @@ def test_a_tag_with_options_and_its_string_round_trip():
 def test_default_cuda_rules_are_tvms():
     rules = ms.schedule_rule.create("cuda")
     names = [type(r).__name__ for r in rules]
-    assert names == ["AutoInline", "MultiLevelTiling", "AutoInline", "ParallelizeVectorizeUnroll", "AutoBind"]
-    mlt = rules[1]
+    assert names == ["AutoInline", "CrossThreadReduction", "MultiLevelTiling", "AutoInline",
+                     "ParallelizeVectorizeUnroll", "AutoBind"]
+    mlt = rules[2]
     assert mlt.structure == "SSSRRSRS" and mlt.max_innermost_factor == 64
     assert list(mlt.tile_binds) == ["blockIdx.x", "vthread.x", "threadIdx.x"]
-    assert rules[3].max_jobs_per_core == -1 and rules[3].max_vectorize_extent == -1
-    assert [int(x) for x in rules[3].unroll_max_steps] == [0, 16, 64, 512, 1024]
+    assert rules[4].max_jobs_per_core == -1 and rules[4].max_vectorize_extent == -1
+    assert [int(x) for x in rules[4].unroll_max_steps] == [0, 16, 64, 512, 1024]
 
 
 def test_design_space_of_a_1024_matmul_is_thread_bound_with_shared_stages():

@@ -4,7 +4,8 @@ the GPU set."""
 from .add_rfactor import AddRFactor
 from .auto_bind import AutoBind
 from .auto_inline import AutoInline
-from .gpu_unsupported import CrossThreadReduction, MultiLevelTilingTensorCore
+from .cross_thread_reduction import CrossThreadReduction
+from .gpu_unsupported import MultiLevelTilingTensorCore
 from .multi_level_tiling import MultiLevelTiling, MultiLevelTilingPackedPanel, ReuseType
 from .parallel_vectorize_unroll import ParallelizeVectorizeUnroll
 from .random_compute_location import RandomComputeLocation
