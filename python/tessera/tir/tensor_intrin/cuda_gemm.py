@@ -3,38 +3,11 @@ bf16), using the mma intrinsics of tir/tensor_intrin/cuda.py: block tiles of A a
 cooperative (vectorized) fetches, warps loading 16x16 fragments with ldmatrix and multiplying them with mma.sync,
 the C tile accumulated in warp fragments (registers) and stored to global memory with mma_store.
 """
+from ..._ffi.registry import get_global_func
 from ...error import TVMValueError
 from . import cuda as _intrin
 
 _TAGS = {"float32": "f32", "float16": "f16"}
-
-
-def _tile16(sch, block, intrin):
-    """Splits the last two loops of `block` (extents multiples of 16) into 16x16 tiles and tensorizes them."""
-    loops = sch.get_loops(block)
-    r, c = loops[-2], loops[-1]
-    r0, r1 = sch.split(r, [None, 16])
-    c0, c1 = sch.split(c, [None, 16])
-    sch.reorder(r0, c0, r1, c1)
-    sch.tensorize(r1, intrin)
-    _unroll(sch, r0, c0)
-
-
-def _unroll(sch, *loops):
-    """Fragment loops are unrolled so that every register offset is a constant (fragments stay in registers)."""
-    for loop in loops:
-        sch.unroll(loop)
-
-
-def _fetch(sch, block, at, threads, vec):
-    """Cooperative copy of a shared tile: all threads of the block, `vec` elements each per step."""
-    sch.compute_at(block, at)
-    loops = sch.get_loops(block)
-    fused = sch.fuse(*loops[-2:])
-    _, ty, tx, v = sch.split(fused, [None, threads // 32, 32, vec])
-    sch.bind(ty, "threadIdx.y")
-    sch.bind(tx, "threadIdx.x")
-    sch.vectorize(v)
 
 
 def schedule_fp16_gemm(sch, block="C", block_m=128, block_n=128, block_k=32, warp_m=64, warp_n=64, vec=8):
@@ -71,33 +44,14 @@ def schedule_fp16_gemm(sch, block="C", block_m=128, block_n=128, block_k=32, war
            ("bf16", "float32"): _intrin.MMA_bf16bf16f32_INTRIN}[(src, out_dtype)]
     acc = _TAGS[out_dtype]
 
-    i0, i1, i2, i3 = sch.split(i, [m // block_m, block_m // warp_m, warp_m // 16, 16])
-    j0, j1, j2, j3 = sch.split(j, [n // block_n, block_n // warp_n, warp_n // 16, 16])
-    k0, k1, k2 = sch.split(k, [kk // block_k, block_k // 16, 16])
-    sch.reorder(i0, j0, i1, j1, k0, k1, i2, j2, i3, j3, k2)
-    bx = sch.fuse(i0, j0)
-    sch.bind(bx, "blockIdx.x")
-    ty = sch.fuse(i1, j1)
-    sch.bind(ty, "threadIdx.y")
-
-    a_shared = sch.cache_read(b, 0, "shared")
-    b_shared = sch.cache_read(b, 1, "shared")
-    a_warp = sch.cache_read(b, 0, "warp")
-    b_warp = sch.cache_read(b, 1, "warp")
-    c_warp = sch.cache_write(b, 0, "warp")
-    sch.reverse_compute_at(c_warp, ty)
-    sch.compute_at(a_warp, k1)
-    sch.compute_at(b_warp, k1)
-    _fetch(sch, a_shared, k0, threads, vec)
-    _fetch(sch, b_shared, k0, threads, vec)
-
-    init = sch.decompose_reduction(b, k0)
-    init_loops = sch.get_loops(init)
-    sch.tensorize(init_loops[-2], getattr(_intrin, f"MMA_fill_16x16_{acc}_INTRIN"))
-    _unroll(sch, *init_loops[-4:-2])
-    _tile16(sch, a_warp, f"mma_ldmatrix_{src}_a")
-    _tile16(sch, b_warp, f"mma_ldmatrix_{src}_b")
-    sch.tensorize(i3, mma)
-    _unroll(sch, k1, i2, j2)
-    _tile16(sch, c_warp, f"mma_store_16x16_{acc}_global")
+    names = [f"mma_fill_16x16_{acc}", f"mma_ldmatrix_{src}_a", f"mma_ldmatrix_{src}_b", mma,
+             f"mma_store_16x16_{acc}_global"]
+    # the steps are shared with the MultiLevelTilingTensorCore rule (src/tir/schedule/tensor_core_gemm.cc)
+    _schedule_tensor_core_gemm(sch, b, 0, 1, names, [m // block_m, block_m // warp_m, warp_m // 16],
+                               [n // block_n, block_n // warp_n, warp_n // 16], [kk // block_k, block_k // 16],
+                               threads, vec)
     return sch
+
+
+def _schedule_tensor_core_gemm(*args):
+    return get_global_func("tir.schedule.ScheduleTensorCoreGemm")(*args)
