@@ -21,9 +21,15 @@ from .schedule_rule.schedule_rule import ScheduleRule, _target_of
 _FROM_TARGET = ("from-target", "default")
 
 
+class _Named(str):
+    """sch_rules / postprocs given as a kind's name ("cuda", "cuda-tensorcore"): create(name) at initialization."""
+
+
 def _check_list(value, name, base, method):
     if value in _FROM_TARGET or value is None:
         return value
+    if isinstance(value, str):  # a kind's defaults by name, e.g. "cuda-tensorcore" (resolved with the target)
+        return _Named(value)
     if not isinstance(value, (list, tuple)):
         raise TVMTypeError(f"{name} must be a list or \"from-target\", got {type(value).__name__}")
     for item in value:
@@ -37,6 +43,9 @@ def _check_mutator_probs(mutator_probs, who):
     from .mutator import Mutator
     if mutator_probs is None or (isinstance(mutator_probs, str) and mutator_probs in _FROM_TARGET):
         return "from-target"
+    if isinstance(mutator_probs, str):  # a kind's table by name, e.g. "cuda-tensorcore"
+        from .mutator.mutator import default_probs  # pylint: disable=import-outside-toplevel
+        return default_probs(mutator_probs)
     if not isinstance(mutator_probs, dict):
         raise TVMTypeError(f"{who}(mutator_probs=...) expects 'default' or a dict {{Mutator: probability}}, "
                            f"got {type(mutator_probs).__name__}")
@@ -61,6 +70,8 @@ class SpaceGenerator:
         arg = self._postprocs_arg
         if arg in _FROM_TARGET:
             self.postprocs = Postproc.create(_target_of(context).kind.name)
+        elif isinstance(arg, _Named):
+            self.postprocs = Postproc.create(str(arg))
         else:
             self.postprocs = list(arg or [])
         for p in self.postprocs:
@@ -154,6 +165,8 @@ class PostOrderApply(SpaceGenerator):
         arg = self._sch_rules_arg
         if arg in _FROM_TARGET:
             self.sch_rules = ScheduleRule.create(_target_of(context).kind.name)
+        elif isinstance(arg, _Named):
+            self.sch_rules = ScheduleRule.create(str(arg))
         else:
             self.sch_rules = list(arg or [])
         for rule in self.sch_rules:

@@ -5,9 +5,13 @@
 // vector length, innermost and vectorized, when the split is exact; else the
 // copy stays scalar) and the parts are bound to threadIdx.y / threadIdx.x,
 // so the block's threads share the copy. A cache with no enclosing threadIdx
-// loop keeps its serial loop. Meta-schedule layer.
+// loop keeps its serial loop. Under threadIdx.y with no threadIdx.x loop, the
+// threadIdx.x extent is that of the warp-level intrinsics the kernel launches
+// (T.launch_thread inside tensorized tensor-core code), as TVM takes the warp
+// size there. Meta-schedule layer.
 #include "meta_schedule/postproc/postproc.h"
 #include "runtime/registry.h"
+#include "tir/functor.h"
 
 namespace tessera {
 namespace meta_schedule {
@@ -29,6 +33,19 @@ std::optional<int64_t> AnnotatedInt(const Any& v) {
   return std::nullopt;
 }
 
+// The constant threadIdx.x extent a T.launch_thread in `func` gives (tensorized warp-level code), or -1.
+int64_t LaunchedThreadX(const PrimFunc& func) {
+  int64_t extent = -1;
+  PostOrderVisit(func->body, [&](const ObjectRef& n) {
+    const auto* attr = n.as<AttrStmtNode>();
+    if (attr == nullptr || attr->attr_key != "thread_extent") return;
+    const auto* iv = attr->node.as<IterVarNode>();
+    const auto* value = attr->value.as<IntImmNode>();
+    if (iv != nullptr && iv->thread_tag == "threadIdx.x" && value != nullptr) extent = value->value;
+  });
+  return extent;
+}
+
 std::optional<Fetch> FindOne(const Schedule& sch) {
   for (const auto& [gv, base] : sch->mod->functions.items()) {
     if (!base.as<PrimFuncNode>()) continue;
@@ -47,6 +64,7 @@ std::optional<Fetch> FindOne(const Schedule& sch) {
           if (tag == "threadIdx.x") f.thread_x = ConstExtent(l).value_or(-1);
           if (tag == "threadIdx.y") f.thread_y = ConstExtent(l).value_or(-1);
         }
+        if (f.thread_x <= 0 && f.thread_y > 0) f.thread_x = LaunchedThreadX(sch.FuncOf(name));
         return f;
       }
     }

@@ -58,6 +58,26 @@ Array<ScheduleRule> ScheduleRule::DefaultCUDA() {
   };
 }
 
+Array<ScheduleRule> ScheduleRule::DefaultCUDATensorCore() {
+  // TVM v0.18's "cuda-tensorcore": the tensor-core rule first, then the cuda set. Tessera's groups are mma.sync
+  // m16n8k16 fp16 -> fp32 / fp16 (TVM's list has the wmma groups, which Tessera lacks); the intrinsics must be
+  // registered (python: tvm.tir.tensor_intrin.cuda, imported by ScheduleRule.create).
+  auto group = [](const char* acc, const char* compute) {
+    std::string a(acc);
+    return Any(Map<String, Any>{{String("init"), Any(String("mma_fill_16x16_" + a))},
+                                {String("load_a"), Any(String("mma_ldmatrix_f16_a"))},
+                                {String("load_b"), Any(String("mma_ldmatrix_f16_b"))},
+                                {String("compute"), Any(String(compute))},
+                                {String("store"), Any(String("mma_store_16x16_" + a + "_global"))}});
+  };
+  std::vector<Any> lens{Any(int64_t(1)), Any(int64_t(2)), Any(int64_t(4)), Any(int64_t(8))};
+  Array<ScheduleRule> out{Create("MultiLevelTilingTensorCore",
+                                 {Array<Any>{group("f32", "mma_f16f16f32"), group("f16", "mma_f16f16f16")},
+                                  String("SSSRRSRS"), Any(), int64_t(4), Array<Any>(lens), Any(), Any(), false})};
+  for (const ScheduleRule& rule : DefaultCUDA()) out.push_back(rule);
+  return out;
+}
+
 tir::Schedule ForkSchedule(const tir::Schedule& sch) {
   tir::Schedule copy = sch.Copy();
   copy.Seed(sch.ForkSeed());
@@ -78,6 +98,9 @@ TESSERA_REGISTER_GLOBAL("meta_schedule.ScheduleRuleDefaultLLVM").set_body_typed(
 });
 TESSERA_REGISTER_GLOBAL("meta_schedule.ScheduleRuleDefaultCUDA").set_body_typed([]() {
   return ScheduleRule::DefaultCUDA();
+});
+TESSERA_REGISTER_GLOBAL("meta_schedule.ScheduleRuleDefaultCUDATensorCore").set_body_typed([]() {
+  return ScheduleRule::DefaultCUDATensorCore();
 });
 
 // The cuda kind is tuned with the "gpu" family (python/tessera/meta_schedule:

@@ -42,6 +42,9 @@ class ScheduleRule : public ObjectRef {
   // (cooperative fetch) and a local write cache, AutoInline into producers,
   // auto-unroll, AutoBind.
   static Array<ScheduleRule> DefaultCUDA();
+  // TVM's ScheduleRule::DefaultCUDATensorCore ("cuda-tensorcore"):
+  // MultiLevelTilingTensorCore on the mma.sync fp16 groups, then DefaultCUDA.
+  static Array<ScheduleRule> DefaultCUDATensorCore();
   // Calls the registered constructor "meta_schedule.ScheduleRule<name>".
   static ScheduleRule Create(const std::string& name, const Array<Any>& args);
 };

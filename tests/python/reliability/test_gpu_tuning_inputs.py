@@ -1,7 +1,7 @@
 """Bad inputs to GPU tuning: unknown target tags, GPU rule and postprocessor arguments,
 GPU rules used without a target, CUDA tuning without a GPU, and VerifyGPUCode's limits
 (every vthread axis, root-allocated shared buffers). Each is a Python exception naming the
-culprit; NumPy is the oracle where numbers are involved (the shared-memory footprint)."""
+culprit (also CrossThreadReduction and MultiLevelTilingTensorCore arguments); NumPy is the oracle where numbers are involved (the shared-memory footprint)."""
 import numpy as np
 import pytest
 
@@ -99,8 +99,38 @@ def test_root_shared_buffer_counts_what_one_block_touches(at):
     assert not ok and f"allocates {need} bytes of shared memory" in why
 
 
-def test_tvms_gpu_rules_tessera_lacks_say_so():
+def test_cross_thread_reduction_arguments():
     with pytest.raises(ValueError, match="thread_extents must be positive"):
         ms.schedule_rule.CrossThreadReduction(thread_extents=[4, -8])
-    with pytest.raises(NotImplementedError, match="tensorize"):
-        ms.schedule_rule.MultiLevelTilingTensorCore(intrin_groups=[], structure="SSSRRSRS")
+    with pytest.raises(ValueError, match="thread_extents is empty"):
+        ms.schedule_rule.CrossThreadReduction([])
+    sch = tir.Schedule(tvm.IRModule({"main": copy2d}))
+    with pytest.raises(ValueError, match="_initialize_with_tune_context"):
+        ms.schedule_rule.CrossThreadReduction([32]).apply(sch, sch.get_block("B"))
+    with pytest.raises(ValueError, match="need a GPU target"):
+        ms.schedule_rule.CrossThreadReduction([32])._initialize_with_tune_context(ms.TuneContext(target="llvm"))
+
+
+def test_tensor_core_rule_arguments_name_the_culprit():
+    from tessera.tir.tensor_intrin.cuda import get_mma_intrin_group
+
+    f32 = get_mma_intrin_group("shared", "global", "float16", "float32", False, False)
+    mltc = ms.schedule_rule.MultiLevelTilingTensorCore
+    wmma = dict(f32, init="wmma_fill_16x16x16_f32", compute="wmma_sync_16x16x16_f16f16f32")
+    with pytest.raises(ValueError, match=r"intrin_groups\[1\]\): unknown tensor intrinsic\(s\) "
+                                         r"'wmma_fill_16x16x16_f32', 'wmma_sync_16x16x16_f16f16f32'"):
+        mltc([f32, wmma], "SSSRRSRS")
+    with pytest.raises(ValueError, match=r"intrin_groups\[0\]\): missing key \"store\""):
+        mltc([{k: v for k, v in f32.items() if k != "store"}], "SSSRRSRS")
+    with pytest.raises(ValueError, match="unknown key \"epilogue\""):
+        mltc([dict(f32, epilogue="x")], "SSSRRSRS")
+    with pytest.raises(ValueError, match="intrin_groups is empty"):
+        mltc([], "SSSRRSRS")
+    with pytest.raises(NotImplementedError, match="use_software_pipeline"):
+        mltc([f32], "SSSRRSRS", use_software_pipeline=True)
+    with pytest.raises(ValueError, match="invalid tiling structure"):
+        mltc([f32], "SSXR")
+    with pytest.raises(ValueError, match="load_scope='shared.dyn'.*trans_a=True"):
+        get_mma_intrin_group("shared.dyn", "global", "float16", "float32", True, False)
+    with pytest.raises(ValueError, match="int8"):
+        get_mma_intrin_group("shared", "global", "int8", "int32", False, False)

@@ -98,7 +98,7 @@ def default_probs(kind="llvm"):
     table its kind attribute "meta_schedule.mutator_probs" names ("cpu" for llvm and c;
     "gpu" for cuda: MutateTileSize 0.9, MutateUnroll 0.08, MutateThreadBinding 0.02)."""
     from ...target import kind_family  # pylint: disable=import-outside-toplevel
-    family, known = kind_family(kind, "meta_schedule.mutator_probs")
+    family, known = ("gpu", None) if kind == "cuda-tensorcore" else kind_family(kind, "meta_schedule.mutator_probs")
     if family == "gpu":
         return {MutateTileSize(): 0.9, MutateUnroll(): 0.08, MutateThreadBinding(): 0.02}
     if family != "cpu":

@@ -42,7 +42,9 @@ class Postproc(Object):
         families = {"cpu": lambda: [DisallowDynamicLoop()] + list(_ffi_api.PostprocDefaultLLVM()),
                     "gpu": lambda: [DisallowDynamicLoop(), RewriteCooperativeFetch(), RewriteUnboundBlock(),
                                     RewriteParallelVectorizeUnroll(), RewriteReductionBlock(), VerifyGPUCode()]}
-        family, known = kind_family(kind, "meta_schedule.default_postprocs")
+        # "cuda-tensorcore" (TVM's name): the GPU set (MultiLevelTilingTensorCore tensorizes in the rule itself, so
+        # no RewriteTensorize)
+        family, known = ("gpu", None) if kind == "cuda-tensorcore" else kind_family(kind, "meta_schedule.default_postprocs")
         if family not in families:
             raise TVMValueError(f"Unsupported kind {kind} for postproc creation (Tessera has: {known})")
         return families[family]()

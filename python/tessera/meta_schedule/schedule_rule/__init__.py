@@ -5,8 +5,8 @@ from .add_rfactor import AddRFactor
 from .auto_bind import AutoBind
 from .auto_inline import AutoInline
 from .cross_thread_reduction import CrossThreadReduction
-from .gpu_unsupported import MultiLevelTilingTensorCore
 from .multi_level_tiling import MultiLevelTiling, MultiLevelTilingPackedPanel, ReuseType
+from .multi_level_tiling_tensor_core import MultiLevelTilingTensorCore
 from .parallel_vectorize_unroll import ParallelizeVectorizeUnroll
 from .random_compute_location import RandomComputeLocation
 from .schedule_rule import PyScheduleRule, ScheduleRule, create

@@ -36,8 +36,12 @@ class ScheduleRule(Object):
         """The default rules for the target kind ``kind``, by its family (the kind attribute
         "meta_schedule.default_rules"): "cpu" for llvm and c, "gpu" for cuda (TVM's CUDA set:
         AutoInline, MultiLevelTiling bound to blockIdx/vthread/threadIdx with shared-memory
-        reads, AutoInline, auto-unroll, AutoBind)."""
+        reads, AutoInline, auto-unroll, AutoBind); "cuda-tensorcore" puts
+        MultiLevelTilingTensorCore (mma.sync fp16 groups) before the cuda set."""
         from ...target import kind_family  # pylint: disable=import-outside-toplevel
+        if kind == "cuda-tensorcore":  # TVM's name: MultiLevelTilingTensorCore (mma.sync groups), then "cuda"
+            from ...tir.tensor_intrin import cuda as _cuda_intrin  # noqa: F401  (registers the intrinsics)
+            return list(_ffi_api.ScheduleRuleDefaultCUDATensorCore())
         funcs = {"cpu": _ffi_api.ScheduleRuleDefaultLLVM, "gpu": _ffi_api.ScheduleRuleDefaultCUDA}
         family, known = kind_family(kind, "meta_schedule.default_rules")
         if family not in funcs:

@@ -172,4 +172,35 @@ TensorIntrin.register(MMA_store_16x16_f16_global_INTRIN, *_store("float16", "glo
 MMA_store_16x16_f32_shared_INTRIN = "mma_store_16x16_f32_shared"
 TensorIntrin.register(MMA_store_16x16_f32_shared_INTRIN, *_store("float32", "shared"))
 
+
+def get_mma_intrin_group(load_scope, store_scope, in_dtype, out_dtype, trans_a, trans_b,
+                         not_use_mma_store_intrinic=True, store_to_smem_dtype=None):
+    """TVM's helper: the {"init", "load_a", "load_b", "compute", "store"} intrinsic names of an mma.sync
+    m16n8k16 group, for ``MultiLevelTilingTensorCore(intrin_groups=[...])``. Tessera has operands loaded
+    from "shared", B stored [K, N] (trans_b False), A stored [M, K] (trans_a False), fp16 -> fp32/fp16 and
+    bf16 -> fp32, stored to "global" (or fp32 to "shared"); anything else is a ValueError naming it.
+    The last two arguments are accepted for TVM's signature and unused."""
+    from ...error import TVMValueError  # pylint: disable=import-outside-toplevel
+    del not_use_mma_store_intrinic, store_to_smem_dtype
+    src = {"float16": "f16", "bfloat16": "bf16"}.get(str(in_dtype))
+    acc = {"float32": "f32", "float16": "f16"}.get(str(out_dtype))
+    problems = []
+    if load_scope != "shared":
+        problems.append(f"load_scope={load_scope!r} (only 'shared')")
+    if src is None or acc is None or (src == "bf16" and acc != "f32"):
+        problems.append(f"in_dtype={in_dtype!r} -> out_dtype={out_dtype!r} (float16 -> float32/float16, "
+                        "bfloat16 -> float32)")
+    if trans_a or trans_b:
+        problems.append(f"trans_a={trans_a}, trans_b={trans_b} (no _trans intrinsics: A is [M, K], B is [K, N])")
+    store = f"mma_store_16x16_{acc}_{store_scope}"
+    if store_scope not in ("global", "shared") or (acc is not None and TensorIntrin.get(store, True) is None):
+        problems.append(f"store_scope={store_scope!r} for out_dtype={out_dtype!r}")
+    if problems:
+        raise TVMValueError("get_mma_intrin_group: no such mma group in Tessera: " + "; ".join(problems))
+    compute = {("f16", "f32"): MMA_f16f16f32_INTRIN, ("f16", "f16"): MMA_f16f16f16_INTRIN,
+               ("bf16", "f32"): MMA_bf16bf16f32_INTRIN}[(src, acc)]
+    return {"init": f"mma_fill_16x16_{acc}", "load_a": f"mma_ldmatrix_{src}_a", "load_b": f"mma_ldmatrix_{src}_b",
+            "compute": compute, "store": store}
+
+
 from .cuda_gemm import schedule_fp16_gemm  # noqa: E402,F401  (the GEMM schedule built on these intrinsics)
