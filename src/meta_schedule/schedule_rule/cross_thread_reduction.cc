@@ -5,7 +5,9 @@
 // fused reduction loop split by it and the thread part bound to threadIdx.x
 // (lowered by LowerCrossThreadReduction / LowerThreadAllreduce to warp
 // shuffles). A sole fusible consumer gets the block computed at its loop, in
-// "shared". Returns {that branch, the schedule unchanged}. Meta-schedule layer.
+// "shared" (its inner loop bound to the same threads; a consumer already in a
+// thread block lends its thread count, the same sampled variable). Returns
+// {that branch, the schedule unchanged}. Meta-schedule layer.
 #include "meta_schedule/schedule_rule/schedule_rule.h"
 #include "meta_schedule/thread_bind.h"
 #include "runtime/registry.h"
@@ -62,11 +64,30 @@ std::optional<FusionTarget> FindFusionTarget(const Schedule& sch, const BlockRV&
   return FusionTarget{consumers[0], target_loops[pos], target_loops[target_loops.size() - 1]};
 }
 
-bool InThreadScope(const Schedule& sch, const BlockRV& block) {
+// The consumer's loop bound to threadIdx.x, if any (a block already in a thread scope).
+const ForNode* ThreadXLoop(const Schedule& sch, const BlockRV& block) {
   for (const ForNode* loop : Locate(sch, block).loops) {
-    if (loop->thread_binding && (*loop->thread_binding)->thread_tag.rfind("threadIdx", 0) == 0) return true;
+    if (loop->thread_binding && (*loop->thread_binding)->thread_tag == "threadIdx.x") return loop;
   }
-  return false;
+  return nullptr;
+}
+
+// What set the extent of `loop` when a Split made it: the sampled variable (so that the reduction
+// shares it: a mutation of it changes both), else the loop's constant extent; nullopt if neither.
+std::optional<Any> ExtentOf(const Schedule& sch, const ForNode* loop) {
+  const std::vector<Instruction>& insts = sch->trace->insts;
+  for (auto it = insts.rbegin(); it != insts.rend(); ++it) {
+    const Instruction& inst = *it;
+    if (inst->kind->name != "Split") continue;
+    Array<Any> factors = inst->inputs[1].cast<Array<Any>>();
+    for (size_t o = 0; o < inst->outputs.size() && o < factors.size(); ++o) {
+      auto entry = sch->loops.find(inst->outputs[o].as<LoopRVNode>());
+      if (entry == sch->loops.end() || !entry->second.var.same_as(loop->loop_var)) continue;
+      if (const auto* v = factors[o].as<VarNode>(); v != nullptr && sch->values.count(v)) return factors[o];
+    }
+  }
+  if (std::optional<int64_t> ext = ConstExtent(loop)) return Any(IntImm(DataType::Int(32), *ext));
+  return std::nullopt;
 }
 
 // The block's loops that sit inside the fusion point are all unit loops
@@ -112,12 +133,20 @@ class CrossThreadReductionNode : public ScheduleRuleNode {
     for (bool fuse : {true, false}) {
       Schedule s = ForkSchedule(sch);
       try {
-        Var threads = s.SampleCategorical(Array<Any>(candidates), Array<Any>(probs), std::nullopt);
+        std::optional<Any> threads;
+        auto sampled = [&]() {
+          if (!threads) threads = Any(s.SampleCategorical(Array<Any>(candidates), Array<Any>(probs), std::nullopt));
+          return *threads;
+        };
         if (fuse) {
           std::optional<FusionTarget> target = FindFusionTarget(s, block);
           if (!target) continue;
-          if (!InThreadScope(s, target->consumer)) {
-            Array<LoopRV> parts = s.Split(target->innermost, {Any(), Any(threads)}, true);
+          if (const ForNode* thread_loop = ThreadXLoop(s, target->consumer)) {
+            // The consumer's threads already run there: the reduction takes the same count.
+            threads = ExtentOf(s, thread_loop);
+            if (!threads) continue;
+          } else {
+            Array<LoopRV> parts = s.Split(target->innermost, {Any(), sampled()}, true);
             s.Bind(parts[1], "threadIdx.x");
             if (target->innermost.same_as(target->at)) target->at = parts[0];
           }
@@ -128,11 +157,12 @@ class CrossThreadReductionNode : public ScheduleRuleNode {
           s.SetScope(block, 0, "shared");
           if (!OnlyUnitSpatialLoopsBelow(s, block, depth + 1)) continue;
         }
+        Any extent = sampled();
         size_t n_spatial = 0;
         LoopRV fused = ReorderAndFuseReductionLoops(s, block, &n_spatial);
         // The thread part outside the serial part (k = serial * threads + thread: neighbouring threads read
         // neighbouring elements), as LowerCrossThreadReduction wants it.
-        Array<LoopRV> parts = s.Split(fused, {Any(), Any(threads)}, true);
+        Array<LoopRV> parts = s.Split(fused, {Any(), extent}, true);
         s.Reorder({parts[1], parts[0]});
         s.Bind(parts[1], "threadIdx.x");
         return {s, sch};
