@@ -12,7 +12,7 @@ from tessera.contrib import nvcc
 from tessera.script import tir as T
 
 from codegen.test_cuda_codegen import ARCHS, requires_nvrtc
-from .test_cuda_space import _verify
+from .test_cuda_space import _loops, _verify
 
 requires_cuda = pytest.mark.skipif(not tvm.cuda(0).exist, reason="needs a CUDA device")
 A100 = "nvidia/nvidia-a100"
@@ -153,17 +153,11 @@ def _cross_thread_candidates(mod, n=12):
         sch = ctx.space_generator.sample(ctx.mod, seed, ctx)
         assert ctx.postprocess(sch), f"seed {seed}: a candidate the GPU postprocessors refuse"
         assert _verify(A100, sch) == (True, "")
-        reduce_threads = [l for l in _all_loops(sch.mod["main"])
+        reduce_threads = [l for l in _loops(sch.mod["main"])
                           if l.thread_binding is not None and str(l.thread_binding.thread_tag) == "threadIdx.x"]
         if reduce_threads and _has_thread_bound_reduction(sch):
             found.append(sch)
     return found
-
-
-def _all_loops(func):
-    loops = []
-    tvm.tir.stmt_functor.post_order_visit(func.body, lambda n: loops.append(n) if isinstance(n, tvm.tir.For) else None)
-    return loops
 
 
 def _has_thread_bound_reduction(sch):

@@ -17,7 +17,7 @@ from tessera.tir.tensor_intrin.cuda import get_mma_intrin_group, schedule_fp16_g
 
 from codegen.test_cuda_codegen import ARCHS, requires_nvrtc
 from codegen.test_cuda_tensorize_gemm import gemm_module
-from .test_cuda_space import _FakeRunner, _verify
+from .test_cuda_space import _FakeRunner, _loops, _verify
 
 requires_cuda = pytest.mark.skipif(not tvm.cuda(0).exist, reason="needs a CUDA device")
 H100 = "nvidia/nvidia-h100"
@@ -59,7 +59,7 @@ def test_an_fp16_gemm_is_tiled_and_tensorized_with_the_groups_intrinsics():
     assert [int(lp.extent) for lp in loops] == [bi * bj, wi * wj, ks, kf, fi, fj]
     text = out.mod.script()
     assert 'scope="shared"' in text and 'scope="warp"' in text
-    fetch = [lp for lp in _all_loops(out.mod["main"]) if "meta_schedule.cooperative_fetch" in lp.annotations]
+    fetch = [lp for lp in _loops(out.mod["main"]) if "meta_schedule.cooperative_fetch" in lp.annotations]
     assert len(fetch) == 2  # A and B staged in shared memory by the block's threads
 
 
@@ -87,12 +87,6 @@ def test_the_rule_and_schedule_fp16_gemm_share_their_steps():
     assert ms.postproc.RewriteCooperativeFetch().apply(replay)
     hand = schedule_fp16_gemm(tir.Schedule(gemm_module(256, 256, 128)))
     tvm.ir.assert_structural_equal(replay.mod, hand.mod)
-
-
-def _all_loops(func):
-    loops = []
-    tvm.tir.stmt_functor.post_order_visit(func.body, lambda n: loops.append(n) if isinstance(n, tvm.tir.For) else None)
-    return loops
 
 
 @T.prim_func
@@ -151,9 +145,9 @@ def test_candidates_pass_the_gpu_postprocessors_and_build():
     assert len(valid) >= 4
     for sch in valid[:3]:
         func = sch.mod["main"]
-        assert not [lp for lp in _all_loops(func) if "meta_schedule.cooperative_fetch" in lp.annotations]
+        assert not [lp for lp in _loops(func) if "meta_schedule.cooperative_fetch" in lp.annotations]
         # the copies into shared memory are spread over the warps' 32 lanes too
-        tags = {str(lp.thread_binding.thread_tag) for lp in _all_loops(func) if lp.thread_binding is not None}
+        tags = {str(lp.thread_binding.thread_tag) for lp in _loops(func) if lp.thread_binding is not None}
         assert tags == {"blockIdx.x", "threadIdx.y", "threadIdx.x"}
         src = tvm.build(sch.mod, target=H100).imported_modules[0].get_source()
         assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in src and "ldmatrix" in src
@@ -210,7 +204,8 @@ def test_tensor_core_candidates_match_numpy_on_the_gpu(out_dtype):
         rt_mod = tvm.build(sch.mod, target=target)
         c = tvm.nd.array(np.zeros((n, n), out_dtype), dev)
         rt_mod["main"](tvm.nd.array(a, dev), tvm.nd.array(b, dev), c)
-        tol = 1e-2 if out_dtype == "float32" else 5e-2
-        np.testing.assert_allclose(c.numpy().astype("float32"), want, rtol=tol, atol=tol)
+        # fp16 x fp16 products are exact in fp32 (only the summation order differs); fp16 accumulation rounds
+        atol, rtol = (2e-3, 2e-3) if out_dtype == "float32" else (0.15, 5e-2)
+        np.testing.assert_allclose(c.numpy().astype("float32"), want, rtol=rtol, atol=atol)
         checked += 1
     assert checked
