@@ -1,7 +1,7 @@
 // MultiLevelTilingTensorCore (TVM's ScheduleRule.MultiLevelTilingTensorCore):
 // a matmul-like block C[i, j] += A[i, k] * B[k, j] whose dtypes match an
 // intrinsic group's compute intrinsic (e.g. fp16 x fp16 -> fp32 on mma.sync
-// m16n8k16) and whose extents are multiples of 16 is tiled into thread-block
+// m16n8k16) is padded to multiples of 16 when it is not (pad_einsum) and tiled into thread-block
 // tiles (blockIdx.x), warps (threadIdx.y) and 16x16 fragments with sampled
 // factors, A and B staged in shared memory (cooperative fetches with a
 // sampled vector length), and tensorized with the group's intrinsics
@@ -21,10 +21,11 @@ using namespace tir;
 namespace {
 
 // The reads of a block C[i, j] (+)= f(A[i, k], B[k, j]) under loops i, j, k (spatial, spatial, reduction,
-// trivially bound, constant extents multiple of 16).
+// trivially bound, constant extents; `aligned` says whether they are multiples of 16).
 struct GemmOperands {
   int a_index = -1, b_index = -1;
   DataType a, b, c;
+  bool aligned = true;  // every extent a multiple of 16 (else pad_einsum first)
 };
 
 bool IndexedBy(const BufferRegion& region, const Var& x, const Var& y) {
@@ -44,10 +45,12 @@ std::optional<GemmOperands> MatchGemm(const BlockLocation& loc) {
     return std::nullopt;
   }
   const int want[3] = {kDataPar, kDataPar, kCommReduce};
+  bool aligned = true;
   for (size_t d = 0; d < 3; ++d) {
     if (block->iter_vars[d]->iter_type != want[d]) return std::nullopt;
     std::optional<int64_t> ext = ConstExtent(loc.loops[d]);
-    if (!ext || *ext % 16 != 0) return std::nullopt;
+    if (!ext) return std::nullopt;
+    aligned = aligned && *ext % 16 == 0;
   }
   const Var& i = block->iter_vars[0]->var;
   const Var& j = block->iter_vars[1]->var;
@@ -69,6 +72,7 @@ std::optional<GemmOperands> MatchGemm(const BlockLocation& loc) {
     }
   }
   if (out.a_index < 0 || out.b_index < 0) return std::nullopt;
+  out.aligned = aligned;
   return out;
 }
 
@@ -99,12 +103,21 @@ class MultiLevelTilingTensorCoreNode : public MultiLevelTilingNode {
       if (dtypes.size() != 3 || dtypes[0] != gemm->a || dtypes[1] != gemm->b || dtypes[2] != gemm->c) continue;
       Schedule s = ForkSchedule(sch);
       try {
+        GemmOperands operands = *gemm;
+        if (!gemm->aligned) {
+          // TVM pads too: every extent to a multiple of 16 (zero-padded copies of A and B, C copied back).
+          static const PackedFunc pad_einsum = *Registry::Get("tir.schedule.PadEinsum");
+          pad_einsum(s, block, Array<Any>{Any(int64_t(16)), Any(int64_t(16)), Any(int64_t(16))});
+          std::optional<GemmOperands> padded = MatchGemm(Locate(s, block));
+          if (!padded || !padded->aligned) continue;
+          operands = *padded;
+        }
         std::vector<Any> lens, probs;
         for (int64_t v : vector_load_lens) lens.push_back(Any(v));
         probs.assign(lens.size(), Any(1.0 / static_cast<double>(lens.size())));
         Any vector = lens.empty() ? Any(IntImm(DataType::Int(32), 1))
                                   : Any(s.SampleCategorical(Array<Any>(lens), Array<Any>(probs), std::nullopt));
-        ScheduleTensorCoreGemm(s, block, gemm->a_index, gemm->b_index, group, TensorCoreFetch{0, vector},
+        ScheduleTensorCoreGemm(s, block, operands.a_index, operands.b_index, group, TensorCoreFetch{0, vector},
                                [&](const LoopRV& outer, int n) {
                                  Array<Var> f = s.SamplePerfectTile(outer, n, static_cast<int>(max_innermost_factor),
                                                                     std::nullopt);

@@ -1,6 +1,6 @@
 """ms.schedule_rule.MultiLevelTilingTensorCore (src/meta_schedule/schedule_rule/multi_level_tiling_tensor_core.cc)
 and the "cuda-tensorcore" defaults: the schedule it makes of small fp16 GEMMs (trace and loop structure, as TVM's
-rule tests check them; the same steps as schedule_fp16_gemm), the blocks it leaves alone, the tuner's GPU flow
+rule tests check them; the same steps as schedule_fp16_gemm), extents padded to multiples of 16, the blocks it leaves alone, the tuner's GPU flow
 taking its candidates (postprocessors, VerifyGPUCode, the cuda build, NVRTC to PTX for sm_80 and sm_90, a 2-trial
 tune_tir building every candidate), and, on a GPU (skipped here), the numbers against NumPy. Bad arguments:
 reliability/test_gpu_tuning_inputs.py."""
@@ -17,7 +17,7 @@ from tessera.tir.tensor_intrin.cuda import get_mma_intrin_group, schedule_fp16_g
 
 from codegen.test_cuda_codegen import ARCHS, requires_nvrtc
 from codegen.test_cuda_tensorize_gemm import gemm_module
-from .test_cuda_space import _FakeRunner, _loops, _verify
+from .test_cuda_space import _FakeRunner, _blocks, _loops, _verify
 
 requires_cuda = pytest.mark.skipif(not tvm.cuda(0).exist, reason="needs a CUDA device")
 H100 = "nvidia/nvidia-h100"
@@ -102,15 +102,24 @@ def _transposed_b(A: T.Buffer((64, 64), "float16"), B: T.Buffer((64, 64), "float
 
 @pytest.mark.parametrize("mod", [
     gemm_module(64, 64, 64, in_dtype="float32"),  # no fp32 x fp32 group
-    gemm_module(48, 40, 32),  # N not a multiple of 16 (no padding)
     tvm.IRModule({"main": _transposed_b}),  # B[j, k]: no _trans intrinsics
-], ids=["fp32", "not-multiple-of-16", "transposed-b"])
+], ids=["fp32", "transposed-b"])
 def test_blocks_it_cannot_tensorize_are_left_to_the_next_rules(mod):
     sch = tir.Schedule(mod)
     before = sch.mod
     (out,) = _rule().apply(sch, sch.get_block("C"))
     tvm.ir.assert_structural_equal(out.mod, before)
     assert "Tensorize" not in _insts(out)
+
+
+def test_extents_that_are_not_multiples_of_16_are_padded_first():
+    sch = tir.Schedule(gemm_module(48, 40, 24), seed=2)
+    (out,) = _rule().apply(sch, sch.get_block("C"))
+    assert _insts(out)[:2] == ["GetBlock", "PadEinsum"] and "mma_f16f16f32" in _tensorized(out)
+    (bi, wi, fi), (bj, wj, fj), (ks, kf) = _decisions(out)
+    assert (bi * wi * fi, bj * wj * fj, ks * kf) == (3, 3, 2)  # 48, 48 and 32 in 16s
+    names = {str(b.name_hint) for b in _blocks(out.mod["main"]).values()}
+    assert {"A_pad", "B_pad", "C_pad"} <= names  # zero-padded copies in, the valid part copied out
 
 
 def test_cuda_tensorcore_defaults():
@@ -140,15 +149,16 @@ def _valid(mod, n=8):
     return out
 
 
-def test_candidates_pass_the_gpu_postprocessors_and_build():
-    valid = _valid(gemm_module(256, 256, 256))
+@pytest.mark.parametrize("shape", [(256, 256, 256), (48, 40, 24)], ids=["aligned", "padded"])
+def test_candidates_pass_the_gpu_postprocessors_and_build(shape):
+    valid = _valid(gemm_module(*shape))
     assert len(valid) >= 4
     for sch in valid[:3]:
         func = sch.mod["main"]
         assert not [lp for lp in _loops(func) if "meta_schedule.cooperative_fetch" in lp.annotations]
         # the copies into shared memory are spread over the warps' 32 lanes too
         tags = {str(lp.thread_binding.thread_tag) for lp in _loops(func) if lp.thread_binding is not None}
-        assert tags == {"blockIdx.x", "threadIdx.y", "threadIdx.x"}
+        assert {"blockIdx.x", "threadIdx.y", "threadIdx.x"} <= tags
         src = tvm.build(sch.mod, target=H100).imported_modules[0].get_source()
         assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in src and "ldmatrix" in src
 
@@ -186,23 +196,23 @@ def test_tune_tir_builds_every_candidate_of_an_fp16_gemm(tmp_path, space):
 
 
 @requires_cuda
-@pytest.mark.parametrize("out_dtype", ["float32", "float16"])
-def test_tensor_core_candidates_match_numpy_on_the_gpu(out_dtype):
-    n = 256
+@pytest.mark.parametrize("m, n, k, out_dtype", [(256, 256, 256, "float32"), (256, 256, 256, "float16"),
+                                                (48, 40, 24, "float32")])
+def test_tensor_core_candidates_match_numpy_on_the_gpu(m, n, k, out_dtype):
     rng = np.random.default_rng(0)
-    a = rng.uniform(-1, 1, (n, n)).astype("float16")
-    b = rng.uniform(-1, 1, (n, n)).astype("float16")
+    a = rng.uniform(-1, 1, (m, k)).astype("float16")
+    b = rng.uniform(-1, 1, (k, n)).astype("float16")
     want = a.astype("float32") @ b.astype("float32")
     dev = tvm.cuda(0)
     target = tvm.target.Target.from_device(dev)
-    ctx = ms.TuneContext(mod=gemm_module(n, n, n, out_dtype), target=target, space_generator=_space(), rand_state=1)
+    ctx = ms.TuneContext(mod=gemm_module(m, n, k, out_dtype), target=target, space_generator=_space(), rand_state=1)
     checked = 0
     for seed in range(6):
         sch = ctx.space_generator.sample(ctx.mod, seed, ctx)
         if not ctx.postprocess(sch):
             continue
         rt_mod = tvm.build(sch.mod, target=target)
-        c = tvm.nd.array(np.zeros((n, n), out_dtype), dev)
+        c = tvm.nd.array(np.zeros((m, n), out_dtype), dev)
         rt_mod["main"](tvm.nd.array(a, dev), tvm.nd.array(b, dev), c)
         # fp16 x fp16 products are exact in fp32 (only the summation order differs); fp16 accumulation rounds
         atol, rtol = (2e-3, 2e-3) if out_dtype == "float32" else (0.15, 5e-2)

@@ -147,3 +147,26 @@ def test_bad_padding_type():
     sch = tvm.tir.Schedule(matmul)
     with pytest.raises(TypeError):
         sch.pad_einsum("C", 4)
+
+
+@T.prim_func
+def matmul_f16_f32(A: T.Buffer((6, 5), "float16"), B: T.Buffer((5, 8), "float16"), C: T.Buffer((6, 8), "float32")):
+    for i, j, k in T.grid(6, 8, 5):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0)
+            C[vi, vj] = C[vi, vj] + T.Cast("float32", A[vi, vk]) * T.Cast("float32", B[vk, vj])
+
+
+def test_a_mixed_precision_matmul_pads_its_reduction():
+    """The factors may be cast loads (fp16 operands accumulated in fp32): a cast of the padded zero is zero."""
+    sch = tvm.tir.Schedule(matmul_f16_f32)
+    sch.pad_einsum("C", [8, 8, 8])
+    assert [int(sch.get(x).extent) for x in sch.get_loops(sch.get_block("C"))] == [8, 8, 8]
+    a = np.random.rand(6, 5).astype("float16")
+    b = np.random.rand(5, 8).astype("float16")
+    c = tvm.nd.array(np.zeros((6, 8), "float32"))
+    tvm.build(sch.mod, target="llvm -bound-check")(tvm.nd.array(a), tvm.nd.array(b), c)
+    np.testing.assert_allclose(c.numpy(), a.astype("float32") @ b.astype("float32"), rtol=1e-5)
+    verify_trace_roundtrip(sch, matmul_f16_f32)

@@ -212,7 +212,8 @@ void PadEinsum(const Schedule& sch, const BlockRV& block_rv, const std::vector<i
       for (const PrimExpr& term : {add->a, add->b}) {
         std::vector<PrimExpr> factors;
         Factors(term, &factors);
-        for (const PrimExpr& x : factors) {
+        for (PrimExpr x : factors) {
+          while (const auto* cast = x.as<CastNode>()) x = cast->value;  // a numeric cast of zero is zero
           const auto* load = x.as<BufferLoadNode>();
           if (load && read_of.count(load->buffer.get())) {
             for (const PrimExpr& i : load->indices) ok = ok || i.get() == iv->var.get();
