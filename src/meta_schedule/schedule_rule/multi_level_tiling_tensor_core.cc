@@ -9,7 +9,6 @@
 // One schedule per matching group; other blocks are left to the next rules.
 // Meta-schedule layer.
 #include "meta_schedule/schedule_rule/multi_level_tiling.h"
-#include "meta_schedule/thread_bind.h"
 #include "runtime/registry.h"
 #include "tir/schedule/tensor_core_gemm.h"
 #include "tir/tensor_intrin.h"

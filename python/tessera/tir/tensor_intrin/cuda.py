@@ -1,5 +1,6 @@
 """CUDA tensor-core intrinsics for ``sch.tensorize`` (mma.sync m16n8k16 + ldmatrix, TVM v0.18's names) and
-``schedule_fp16_gemm``, a reusable fp16 GEMM schedule built on them (blockize/tensorize + shared-memory staging).
+``schedule_fp16_gemm``, a reusable fp16 GEMM schedule built on them (blockize/tensorize + shared-memory staging),
+and ``get_mma_intrin_group`` (the names MultiLevelTilingTensorCore takes as an intrin group).
 
 Design (differs from TVM, see docs/compatibility.md): a tensor-core fragment is a 16x16 tile of a buffer in the
 "warp" storage scope. Its TIR shape is the logical tile (not TVM's [32, 8] lane layout), and only the intrinsics
