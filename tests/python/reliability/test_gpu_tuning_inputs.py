@@ -130,6 +130,19 @@ def test_tensor_core_rule_arguments_name_the_culprit():
         mltc([f32], "SSSRRSRS", use_software_pipeline=True)
     with pytest.raises(ValueError, match="invalid tiling structure"):
         mltc([f32], "SSXR")
+    # the rule has one tiling: asking for another is refused, naming the parameter, never ignored
+    with pytest.raises(NotImplementedError, match=r"structure='SSRSRS'"):
+        mltc([f32], "SSRSRS")
+    with pytest.raises(NotImplementedError, match="tile_binds"):
+        mltc([f32], "SSSRRSRS", tile_binds=["threadIdx.x"])
+    with pytest.raises(NotImplementedError, match="reuse_read"):
+        mltc([f32], "SSSRRSRS", reuse_read=ms.schedule_rule.ReuseType(req="may", levels=[4], scope="shared"))
+    with pytest.raises(NotImplementedError, match="reuse_write"):
+        mltc([f32], "SSSRRSRS", reuse_write=ms.schedule_rule.ReuseType(req="must", levels=[2], scope="shared.dyn"))
+    rule = mltc([f32], "SSSRRSRS", tile_binds=["blockIdx.y", "blockIdx.x", "threadIdx.y"],
+                reuse_read=ms.schedule_rule.ReuseType(req="must", levels=[4], scope="shared"),
+                reuse_write=ms.schedule_rule.ReuseType(req="no", levels=[], scope=""))
+    assert isinstance(rule, ms.schedule_rule.ScheduleRule)
     with pytest.raises(ValueError, match="load_scope='shared.dyn'.*trans_a=True"):
         get_mma_intrin_group("shared.dyn", "global", "float16", "float32", True, False)
     with pytest.raises(ValueError, match="int8"):
