@@ -1,5 +1,6 @@
 // DefaultGPUSchedule: a fixed, untuned schedule for the GPU PrimFuncs nobody
 // scheduled (the TOPI functions LegalizeOps makes), as TVM's dlight rules do:
+// convolutions tiled first (their pad stage becomes the shared input window),
 // elementwise producers inlined, then per function or block the first rule
 // that applies (rows, matmul, one thread per output), epilogues computed in
 // their producer's threads, and a fallback binding whatever is left. The
@@ -58,6 +59,14 @@ bool ScheduleGPURows(Schedule* sch, const DefaultGPUScheduleOptions& opt);
 // per k step fetched cooperatively, a per-thread register tile in "local",
 // batch on blockIdx.z. True when applied.
 bool ScheduleGPUMatmul(Schedule* sch, const BlockRV& block, const DefaultGPUScheduleOptions& opt);
+
+// default_schedule_gpu_conv.cc: an NCHW convolution block (topi.nn.group_conv2d_nchw:
+// strides, padding, dilation, groups, depthwise) with constant extents: an output tile of
+// channels x rows x columns per thread block, threads over (channels, rows, columns), a
+// few output channels per thread in "local", the input window (its pad stage) and the
+// weights staged in "shared" per step of input channels. Run before producers are
+// inlined. True when applied.
+bool ScheduleGPUConv(Schedule* sch, const BlockRV& block, const DefaultGPUScheduleOptions& opt);
 
 // default_schedule_gpu_fallback.cc: binds every block not yet under a
 // thread-bound loop (one thread per output, or a single thread for a scalar

@@ -117,7 +117,8 @@ def _prim_funcs(mod):
 
 def _lowered_for_cuda(mod, schedule=True):
     disabled = [] if schedule else ["DefaultCPUSchedule"]
-    with tvm.transform.PassContext(disabled_pass=disabled):
+    # (in the target's scope, as relax.build runs it: conv2d legalizes to the GPU's plain NCHW form)
+    with tvm.target.Target("cuda"), tvm.transform.PassContext(disabled_pass=disabled):
         return relax.get_pipeline("default_build", target="cuda")(mod)
 
 
