@@ -21,6 +21,7 @@ namespace tir {
 namespace {
 
 constexpr int64_t kMaxSpatialThreads = 64;  // Yt * Xt
+constexpr int64_t kMinSpatialThreads = 8;
 constexpr int64_t kMaxTileX = 16;
 constexpr int64_t kMaxReg = 4;              // output channels per thread
 constexpr int64_t kMaxChannelStep = 8;      // rc1
@@ -36,11 +37,12 @@ int64_t LargestDivisorAtMost(int64_t n, int64_t cap) {
 
 // The spatial tile (Yt, Xt): divisors of (Ho, Wo), Xt <= kMaxTileX, the most
 // pixels up to kMaxSpatialThreads, then the squarest (least halo).
-std::pair<int64_t, int64_t> SpatialTile(int64_t ho, int64_t wo) {
+std::pair<int64_t, int64_t> SpatialTile(int64_t ho, int64_t wo, int64_t max_threads) {
   std::pair<int64_t, int64_t> best{1, 1};
-  for (int64_t xt = 1; xt <= std::min(wo, kMaxTileX); ++xt) {
+  const int64_t most = std::min(kMaxSpatialThreads, max_threads);
+  for (int64_t xt = 1; xt <= std::min({wo, kMaxTileX, most}); ++xt) {
     if (wo % xt) continue;
-    int64_t yt = LargestDivisorAtMost(ho, kMaxSpatialThreads / xt);
+    int64_t yt = LargestDivisorAtMost(ho, most / xt);
     int64_t area = yt * xt, best_area = best.first * best.second;
     if (area > best_area || (area == best_area && std::abs(yt - xt) < std::abs(best.first - best.second))) {
       best = {yt, xt};
@@ -137,11 +139,13 @@ bool ScheduleGPUConv(Schedule* sch_ptr, const BlockRV& block, const DefaultGPUSc
   Block b = sch.Get(block).cast<Block>();
   std::optional<ConvMatch> m = MatchConv(sch, b);
   if (!m) return false;
-  auto [yt, xt] = SpatialTile(m->ho, m->wo);
+  auto [yt, xt] = SpatialTile(m->ho, m->wo, opt.max_threads);
+  // A tiny output image (1x1, 2x2: a GEMV in disguise) leaves the block nearly empty: other rules do better.
+  if (yt * xt < kMinSpatialThreads) return false;
   int64_t reg = kMaxReg;
   while (reg > 1 && m->k % reg) reg /= 2;
   int64_t tf = 1;
-  while (tf * 2 * yt * xt <= opt.max_threads && tf < 16 && m->k % (tf * 2 * reg) == 0) tf *= 2;
+  while (tf * 2 * yt * xt <= opt.max_threads && tf < 32 && m->k % (tf * 2 * reg) == 0) tf *= 2;
   // Small grids (late layers, 7x7): fewer channels per thread, more thread blocks.
   auto blocks = [&] { return m->n * (m->k / (tf * reg)) * (m->ho / yt) * (m->wo / xt); };
   while (reg > 1 && blocks() < kMinBlocks) reg /= 2;

@@ -112,6 +112,36 @@ def test_symbolic_batch_keeps_one_thread_per_output():
     assert blocks_all_bound(mod) == [] and 'scope="shared"' not in mod["main"].script()
 
 
+def test_tiny_output_image_is_left_to_other_rules():
+    """A 1x1 output image (a GEMV in disguise) would leave a thread block nearly empty: not tiled here."""
+    func, _ = conv_func(1, 64, 3, 3, 128, 3, 1, 0)
+    mod = scheduled(func)
+    assert blocks_all_bound(mod) == [] and "threadIdx.z" not in thread_tags(mod)
+
+
+def test_thread_count_follows_the_target():
+    func, _ = conv_func(*SMALL["3x3_s1"])
+    mod = tvm.tir.transform.DefaultGPUSchedule(tvm.target.Target("cuda -max_num_threads=32"))(
+        tvm.IRModule({"main": func}))
+    script = mod["main"].script()
+    extents = {t: int(e) for e, t in re.findall(r"T.thread_binding\((\d+), thread=\"threadIdx.(\w)\"\)", script)}
+    assert 'scope="shared"' in script and np.prod(list(extents.values())) <= 32, extents
+
+
+@requires_nvrtc
+@requires_cuda_backend
+def test_float16_conv_compiles_with_nvrtc():
+    X = te.placeholder((1, 32, 28, 28), "float16", name="X")
+    W = te.placeholder((64, 32, 3, 3), "float16", name="W")
+    func = te.create_prim_func([X, W, topi.nn.conv2d_nchw(X, W, 1, 1, 1)])
+    mod = scheduled(func)
+    assert mod["main"].script().count('scope="shared"') == 2
+    src = _cuda_source(mod)
+    assert "__shared__ half" in src
+    for arch in ARCHS:
+        nvcc.compile_cuda(src, target_format="ptx", arch=arch)
+
+
 # ResNet-18's conv shapes (batch 1, 224x224) and a MobileNetV2 depthwise one, at full size
 RESNET18 = {
     "stem_7x7_s2": (1, 3, 224, 224, 64, 7, 2, 3, 1, 1),
