@@ -135,6 +135,18 @@ Array<LoopRV> LoopSlice(const Array<LoopRV>& loops, size_t begin, size_t end) {
   return out;
 }
 
+void BindCooperativeFetch(Schedule* sch, const BlockRV& stage, size_t outer,
+                          const std::vector<std::pair<int64_t, std::string>>& threads) {
+  Array<LoopRV> fetch = sch->GetLoops(stage);
+  Array<LoopRV> inner = LoopSlice(fetch, outer, fetch.size());
+  TESSERA_CHECK_OR_THROW(!inner.empty(), ValueError) << "DefaultGPUSchedule: stage has no loop to spread over threads";
+  LoopRV fused = inner.size() > 1 ? sch->Fuse(inner, true) : inner[0];
+  Array<Any> factors({Any()});
+  for (const auto& t : threads) factors.push_back(Any(t.first));
+  Array<LoopRV> parts = sch->Split(fused, factors, true);
+  for (size_t i = 0; i < threads.size(); ++i) sch->Bind(parts[i + 1], threads[i].second);
+}
+
 bool IsThreadBound(const Schedule& sch, const LoopRV& loop) {
   return sch.Get(loop).cast<For>()->kind == ForKind::kThreadBinding;
 }

@@ -10,6 +10,8 @@
 
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "ir/transform.h"
 #include "target/target.h"
@@ -88,6 +90,13 @@ bool ApplyOrRestore(Schedule* sch, F&& steps) {
 
 // loops[begin, end).
 Array<LoopRV> LoopSlice(const Array<LoopRV>& loops, size_t begin, size_t end);
+
+// A cooperative fetch: the loops of `stage` (a cache or pad stage computed at some loop) below its first
+// `outer` ones fused, split by the thread block's `threads` extents (outermost first) and bound to their
+// tags, the remaining outer part a serial loop. A primitive's refusal propagates (a ValueError when
+// `stage` has no loop below `outer`).
+void BindCooperativeFetch(Schedule* sch, const BlockRV& stage, size_t outer,
+                          const std::vector<std::pair<int64_t, std::string>>& threads);
 
 // Whether the loop is bound to a GPU thread axis.
 bool IsThreadBound(const Schedule& sch, const LoopRV& loop);

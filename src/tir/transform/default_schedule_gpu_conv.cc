@@ -197,14 +197,7 @@ bool ScheduleGPUConv(Schedule* sch_ptr, const BlockRV& block, const DefaultGPUSc
     stages.push_back(weights);
     const size_t outer = 7;  // blockIdx.z/y/x, threadIdx.z/y/x, rc0
     for (const BlockRV& stage : stages) {
-      Array<LoopRV> fetch = sch.GetLoops(stage);
-      Array<LoopRV> inner = LoopSlice(fetch, outer, fetch.size());
-      if (inner.empty()) return false;
-      LoopRV fused = inner.size() > 1 ? sch.Fuse(inner, true) : inner[0];
-      Array<LoopRV> parts = sch.Split(fused, Array<Any>({Any(), Any(tf), Any(yt), Any(xt)}), true);
-      sch.Bind(parts[1], "threadIdx.z");
-      sch.Bind(parts[2], "threadIdx.y");
-      sch.Bind(parts[3], "threadIdx.x");
+      BindCooperativeFetch(&sch, stage, outer, {{tf, "threadIdx.z"}, {yt, "threadIdx.y"}, {xt, "threadIdx.x"}});
     }
     sch.DecomposeReduction(block, rcs[0]);
     sch.Unroll(fs[2]);

@@ -14,6 +14,8 @@ import tessera as tvm
 from tessera import relax
 from tessera.script import ir as I, relax as R
 
+from .test_cuda_relax_build import _cuda_source, _import, _resnet18
+
 requires_cuda = pytest.mark.skipif(not tvm.cuda(0).exist, reason="needs a CUDA device")
 requires_cuda_backend = pytest.mark.skipif(tvm.get_global_func("target.build.cuda", allow_missing=True) is None,
                                            reason="the CUDA backend (target.build.cuda) is not in this build")
@@ -56,21 +58,6 @@ def test_pass_context_config_still_forces_the_layout():
         assert "conv2d_nchw_packed" not in _conv_blocks(relax.transform.LegalizeOps()(Conv))
 
 
-def _cuda_module(ex):
-    def find(mod):
-        if mod.type_key == "cuda":
-            return mod
-        for sub in mod.imported_modules:
-            found = find(sub)
-            if found is not None:
-                return found
-        return None
-
-    cuda = find(ex.mod)
-    assert cuda is not None, "the executable imports no CUDA module"
-    return cuda
-
-
 def _kernels(src):
     """{kernel name: its source} of a CUDA translation unit."""
     parts = re.split(r'(?=extern "C" __global__)', src)
@@ -83,32 +70,11 @@ def _kernels(src):
 
 @requires_cuda_backend
 def test_relax_build_cuda_conv_kernel_uses_shared_memory():
-    src = _cuda_module(relax.build(Conv, target="cuda")).get_source()
+    src = _cuda_source(relax.build(Conv, target="cuda"))
     (kernel,) = [k for n, k in _kernels(src).items() if "conv2d" in n]
     assert "conv2d_nchw_packed" not in kernel and "weight_pack" not in src
     assert kernel.count("__shared__") == 2 and "__syncthreads();" in kernel
     assert re.search(r"float conv2d_nchw_local\[\d+\];", kernel), kernel
-
-
-def _resnet18():
-    torch = pytest.importorskip("torch")
-    from torch_resnet import ResNet18
-
-    torch.manual_seed(0)
-    model = ResNet18(classes=1000).eval()
-    for m in model.modules():
-        if isinstance(m, torch.nn.BatchNorm2d):
-            m.running_mean.uniform_(-0.1, 0.1)
-            m.running_var.uniform_(0.5, 1.5)
-    return model, torch.randn(1, 3, 224, 224)
-
-
-def _import(model, example):
-    torch = pytest.importorskip("torch")
-    from tessera.relax.frontend.torch import from_exported_program
-
-    with torch.no_grad():
-        return from_exported_program(torch.export.export(model, (example,)), keep_params_as_input=False)
 
 
 @requires_cuda_backend
@@ -120,7 +86,7 @@ def test_imported_resnet18_builds_for_cuda():
     start = time.perf_counter()
     ex = relax.build(mod, target="cuda")
     seconds = time.perf_counter() - start
-    kernels = _kernels(_cuda_module(ex).get_source())
+    kernels = _kernels(_cuda_source(ex))
     convs = {n: k for n, k in kernels.items() if "conv2d" in n}
     assert len(convs) >= 12, list(kernels)
     for name, kernel in convs.items():

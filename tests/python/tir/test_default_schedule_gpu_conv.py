@@ -89,17 +89,23 @@ def test_conv_rule_loop_structure(case):
     assert np.prod(list(extents.values())) <= 256, extents
 
 
+def _run_against_numpy(shape, dev, seed=0, weight_scale=1.0, tol=1e-4):
+    """Builds the scheduled conv of `shape` (serially on the CPU, or for the GPU) and compares it to NumPy."""
+    n, c, h, w, k, kernel, stride, pad, dilation, groups = shape
+    func, oshape = conv_func(*shape)
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-1, 1, (n, c, h, w)).astype("float32")
+    wt = rng.uniform(-weight_scale, weight_scale, (k, c // groups, kernel, kernel)).astype("float32")
+    out = tvm.nd.array(np.zeros(oshape, "float32"), dev)
+    mod, target = (scheduled(func), "cuda") if dev.device_type != tvm.cpu().device_type else (serial(scheduled(func)), "llvm")
+    tvm.build(mod, target=target)["main"](tvm.nd.array(x, dev), tvm.nd.array(wt, dev), out)
+    np.testing.assert_allclose(out.numpy(), conv_numpy(x, wt, stride, pad, dilation, groups), rtol=tol, atol=tol)
+
+
 @pytest.mark.parametrize("case", list(SMALL), ids=list(SMALL))
 def test_conv_rule_matches_numpy(case):
     """The GPU schedule, run serially on the CPU (thread loops made serial), against NumPy."""
-    n, c, h, w, k, kernel, stride, pad, dilation, groups = SMALL[case]
-    func, oshape = conv_func(*SMALL[case])
-    rng = np.random.default_rng(0)
-    x = rng.uniform(-1, 1, (n, c, h, w)).astype("float32")
-    wt = rng.uniform(-1, 1, (k, c // groups, kernel, kernel)).astype("float32")
-    out = tvm.nd.array(np.zeros(oshape, "float32"))
-    tvm.build(serial(scheduled(func)), target="llvm")["main"](tvm.nd.array(x), tvm.nd.array(wt), out)
-    np.testing.assert_allclose(out.numpy(), conv_numpy(x, wt, stride, pad, dilation, groups), rtol=1e-4, atol=1e-4)
+    _run_against_numpy(SMALL[case], tvm.cpu())
 
 
 def test_symbolic_batch_keeps_one_thread_per_output():
@@ -182,26 +188,10 @@ def test_resnet18_conv_shapes_compile_with_nvrtc(case):
 @requires_cuda
 @pytest.mark.parametrize("case", ["3x3_s1", "3x3_s2", "7x7_s2", "depthwise_s2", "groups_4", "dilation_2"])
 def test_conv_rule_on_gpu_matches_numpy(case):
-    n, c, h, w, k, kernel, stride, pad, dilation, groups = SMALL[case]
-    func, oshape = conv_func(*SMALL[case])
-    rng = np.random.default_rng(1)
-    x = rng.uniform(-1, 1, (n, c, h, w)).astype("float32")
-    wt = rng.uniform(-1, 1, (k, c // groups, kernel, kernel)).astype("float32")
-    dev = tvm.cuda(0)
-    out = tvm.nd.array(np.zeros(oshape, "float32"), dev)
-    tvm.build(scheduled(func), target="cuda")["main"](tvm.nd.array(x, dev), tvm.nd.array(wt, dev), out)
-    np.testing.assert_allclose(out.numpy(), conv_numpy(x, wt, stride, pad, dilation, groups), rtol=1e-4, atol=1e-4)
+    _run_against_numpy(SMALL[case], tvm.cuda(0), seed=1)
 
 
 @requires_cuda
 @pytest.mark.parametrize("case", ["3x3_s1_56", "stem_7x7_s2", "3x3_s1_7"])
 def test_resnet18_conv_on_gpu_matches_numpy(case):
-    n, c, h, w, k, kernel, stride, pad, dilation, groups = RESNET18[case]
-    func, oshape = conv_func(*RESNET18[case])
-    rng = np.random.default_rng(2)
-    x = rng.uniform(-1, 1, (n, c, h, w)).astype("float32")
-    wt = rng.uniform(-0.1, 0.1, (k, c // groups, kernel, kernel)).astype("float32")
-    dev = tvm.cuda(0)
-    out = tvm.nd.array(np.zeros(oshape, "float32"), dev)
-    tvm.build(scheduled(func), target="cuda")["main"](tvm.nd.array(x, dev), tvm.nd.array(wt, dev), out)
-    np.testing.assert_allclose(out.numpy(), conv_numpy(x, wt, stride, pad, dilation, groups), rtol=1e-3, atol=1e-3)
+    _run_against_numpy(RESNET18[case], tvm.cuda(0), seed=2, weight_scale=0.1, tol=1e-3)
