@@ -14,11 +14,7 @@ import tessera as tvm
 from tessera import relax
 from tessera.script import ir as I, relax as R
 
-from .test_cuda_relax_build import _cuda_source, _import, _resnet18
-
-requires_cuda = pytest.mark.skipif(not tvm.cuda(0).exist, reason="needs a CUDA device")
-requires_cuda_backend = pytest.mark.skipif(tvm.get_global_func("target.build.cuda", allow_missing=True) is None,
-                                           reason="the CUDA backend (target.build.cuda) is not in this build")
+from .test_cuda_relax_build import _cuda_source, _import, _resnet18, requires_cuda, requires_cuda_backend
 
 
 @I.ir_module
