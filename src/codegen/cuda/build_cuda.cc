@@ -23,6 +23,7 @@
 #include "tir/functor.h"
 #include "tir/op.h"
 #include "tir/transform/lower_thread_allreduce.h"
+#include "tir/transform/narrow_index_type.h"
 #include "tir/transform/thread_sync.h"
 
 namespace tessera {
@@ -184,7 +185,8 @@ Module BuildCUDA(const IRModule& lowered, const Target& target) {
   std::string source;
   NVRTCResult compiled{"", "ptx", ""};
   if (!kernels.empty()) {
-    device = InsertThreadSync(tir::transform::LowerThreadAllreduce()(device));
+    device = tir::transform::LowerThreadAllreduce()(device);
+    device = InsertThreadSync(tir::transform::NarrowIndexType()(device));  // int64 indices in int32 where they fit
     source = CodeGenCUDASource(device, target);
     auto [arch, format] = ArchAndFormat(target);
     compiled = NVRTCCompile(source, arch, format);
