@@ -200,6 +200,9 @@ bool ScheduleGPUConv(Schedule* sch_ptr, const BlockRV& block, const DefaultGPUSc
       BindCooperativeFetch(&sch, stage, outer, {{tf, "threadIdx.z"}, {yt, "threadIdx.y"}, {xt, "threadIdx.x"}});
     }
     sch.DecomposeReduction(block, rcs[0]);
+    // The window loops and the register tile unrolled: constant offsets into the shared tiles.
+    sch.Unroll(loops[5]);
+    sch.Unroll(loops[6]);
     sch.Unroll(fs[2]);
     return true;
   });

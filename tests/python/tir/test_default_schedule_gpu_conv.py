@@ -82,8 +82,9 @@ def test_conv_rule_loop_structure(case):
     # the window (pad stage or a cache of the input) and the weights in shared memory, the accumulators local
     assert script.count('scope="shared"') == 2, script
     assert script.count('scope="local"') == 1, script
-    # the reduction is split: a step of input channels (staging), then channels / kernel rows / columns inside
-    assert re.search(r"for rc_0 in range\(\d+\):", script) and re.search(r"for rc_1, ry, rx in T.grid", script), script
+    # the reduction is split: a step of input channels (staging), then channels, then the window unrolled
+    assert re.search(r"for rc_0 in range\(\d+\):", script) and re.search(r"for rc_1 in range", script), script
+    assert re.search(r"for ry in T.unroll", script) and re.search(r"for rx in T.unroll", script), script
     extents = {t: int(e) for e, t in re.findall(r"for \w+ in T.thread_binding\((\d+), thread=\"threadIdx.(\w)\"\)",
                                               script)}
     assert np.prod(list(extents.values())) <= 256, extents
