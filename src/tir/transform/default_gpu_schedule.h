@@ -65,7 +65,7 @@ bool ScheduleGPUMatmul(Schedule* sch, const BlockRV& block, const DefaultGPUSche
 // default_schedule_gpu_conv.cc: an NCHW convolution block (topi.nn.group_conv2d_nchw:
 // strides, padding, dilation, groups, depthwise) with constant extents: an output tile of
 // channels x rows x columns per thread block, threads over (channels, rows, columns), a
-// few output channels per thread in "local", the input window (its pad stage) and the
+// few output channels x 2 columns per thread in "local", the input window (its pad stage) and the
 // weights staged in "shared" per step of input channels. Run before producers are
 // inlined. True when applied.
 bool ScheduleGPUConv(Schedule* sch, const BlockRV& block, const DefaultGPUScheduleOptions& opt);

@@ -3,9 +3,9 @@
 // * w[f, rc, ry, rx] (topi.nn.group_conv2d_nchw: plain, strided, padded, grouped,
 // depthwise). Per thread block an output tile of Ft channels x Yt x Xt pixels:
 //   [b, f0: blockIdx.z] [y0: blockIdx.y] [x0: blockIdx.x] [f1: threadIdx.z] [y1: threadIdx.y] [x1: threadIdx.x]
-//     [init of the thread's reg output channels, "local"]
+//     [init of the thread's reg output channels x 2 columns, "local"]
 //     [rc0] [input window (its pad stage) and weights of rc1 channels -> "shared", fetched by all threads]
-//           [rc1] [ry] [rx] [f2: reg]   the accumulators
+//           [rc1] [ry] [rx] [f2: reg] [x2: 2]   the accumulators (window loops unrolled)
 //     [write-back (and the fused epilogue)]
 // Runs before producers are inlined (the pad stage becomes the shared window).
 #include <algorithm>
@@ -24,6 +24,7 @@ constexpr int64_t kMaxSpatialThreads = 64;  // Yt * Xt
 constexpr int64_t kMinSpatialThreads = 8;
 constexpr int64_t kMaxTileX = 16;
 constexpr int64_t kMaxReg = 4;              // output channels per thread
+constexpr int64_t kRegX = 2;                // output columns per thread
 constexpr int64_t kMaxChannelStep = 8;      // rc1
 constexpr int64_t kMaxSharedBytes = 40 * 1024;
 constexpr int64_t kMinBlocks = 128;         // below this, fewer channels per thread (more thread blocks)
@@ -139,7 +140,9 @@ bool ScheduleGPUConv(Schedule* sch_ptr, const BlockRV& block, const DefaultGPUSc
   Block b = sch.Get(block).cast<Block>();
   std::optional<ConvMatch> m = MatchConv(sch, b);
   if (!m) return false;
-  auto [yt, xt] = SpatialTile(m->ho, m->wo, opt.max_threads);
+  // Two adjacent output columns per thread when the width allows (each weight read from shared serves two FMAs).
+  const int64_t xr = (m->wo % kRegX == 0 && m->wo / kRegX >= 4) ? kRegX : 1;
+  auto [yt, xt] = SpatialTile(m->ho, m->wo / xr, opt.max_threads);
   // A tiny output image (1x1, 2x2: a GEMV in disguise) leaves the block nearly empty: other rules do better.
   if (yt * xt < kMinSpatialThreads) return false;
   int64_t reg = kMaxReg;
@@ -147,7 +150,7 @@ bool ScheduleGPUConv(Schedule* sch_ptr, const BlockRV& block, const DefaultGPUSc
   int64_t tf = 1;
   while (tf * 2 * yt * xt <= opt.max_threads && tf < 32 && m->k % (tf * 2 * reg) == 0) tf *= 2;
   // Small grids (late layers, 7x7): fewer channels per thread, more thread blocks.
-  auto blocks = [&] { return m->n * (m->k / (tf * reg)) * (m->ho / yt) * (m->wo / xt); };
+  auto blocks = [&] { return m->n * (m->k / (tf * reg)) * (m->ho / yt) * (m->wo / (xt * xr)); };
   while (reg > 1 && blocks() < kMinBlocks) reg /= 2;
   const int64_t ft = tf * reg;
   int64_t rc1 = LargestDivisorAtMost(m->cpg, kMaxChannelStep);
@@ -155,7 +158,7 @@ bool ScheduleGPUConv(Schedule* sch_ptr, const BlockRV& block, const DefaultGPUSc
   const int64_t groups = std::max<int64_t>(1, m->channels / m->cpg), opg = std::max<int64_t>(1, m->k / groups);
   const int64_t touched = groups == 1 ? 1 : std::min(groups, (ft + opg - 1) / opg + 1);
   const int64_t rows = std::min(m->h, (yt - 1) * m->sh + (m->kh - 1) * m->dh + 1);
-  const int64_t cols = std::min(m->w, (xt - 1) * m->sw + (m->kw - 1) * m->dw + 1);
+  const int64_t cols = std::min(m->w, (xt * xr - 1) * m->sw + (m->kw - 1) * m->dw + 1);
   auto shared_bytes = [&](int64_t step) {
     return (step * touched * rows * cols + ft * step * m->kh * m->kw) * m->bytes;
   };
@@ -169,9 +172,9 @@ bool ScheduleGPUConv(Schedule* sch_ptr, const BlockRV& block, const DefaultGPUSc
     Array<LoopRV> loops = sch.GetLoops(block);
     Array<LoopRV> fs = sch.Split(loops[1], Array<Any>({Any(), Any(tf), Any(reg)}), true);
     Array<LoopRV> ys = sch.Split(loops[2], Array<Any>({Any(), Any(yt)}), true);
-    Array<LoopRV> xs = sch.Split(loops[3], Array<Any>({Any(), Any(xt)}), true);
+    Array<LoopRV> xs = sch.Split(loops[3], Array<Any>({Any(), Any(xt), Any(xr)}), true);
     Array<LoopRV> rcs = sch.Split(loops[4], Array<Any>({Any(), Any(rc1)}), true);
-    sch.Reorder({loops[0], fs[0], ys[0], xs[0], fs[1], ys[1], xs[1], rcs[0], rcs[1], loops[5], loops[6], fs[2]});
+    sch.Reorder({loops[0], fs[0], ys[0], xs[0], fs[1], ys[1], xs[1], rcs[0], rcs[1], loops[5], loops[6], fs[2], xs[2]});
     // (rows and columns of tiles on their own grid axes: the window's region stays affine in them)
     sch.Bind(sch.Fuse({loops[0], fs[0]}, true), "blockIdx.z");
     sch.Bind(ys[0], "blockIdx.y");
@@ -204,6 +207,7 @@ bool ScheduleGPUConv(Schedule* sch_ptr, const BlockRV& block, const DefaultGPUSc
     sch.Unroll(loops[5]);
     sch.Unroll(loops[6]);
     sch.Unroll(fs[2]);
+    sch.Unroll(xs[2]);
     return true;
   });
 }
