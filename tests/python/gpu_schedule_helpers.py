@@ -22,6 +22,22 @@ def serial(mod):
     return tvm.script.from_source("".join(out) + src[pos:])
 
 
+def cuda_source(ex):
+    """The CUDA C of a relax Executable or runtime module (its imported "cuda" module)."""
+    def find(mod):
+        if mod.type_key == "cuda":
+            return mod
+        for sub in mod.imported_modules:
+            found = find(sub)
+            if found is not None:
+                return found
+        return None
+
+    cuda = find(getattr(ex, "mod", ex))
+    assert cuda is not None, "the executable imports no CUDA module"
+    return cuda.get_source()
+
+
 def thread_tags(mod):
     tags = []
     tvm.tir.post_order_visit(mod["main"].body, lambda n: tags.append(n.thread_binding.thread_tag)

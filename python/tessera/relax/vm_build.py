@@ -168,10 +168,26 @@ def _check_well_formed(mod):
         raise TVMValueError(f"relax.build: the module is not well formed: {errors[0]}{more}")
 
 
-# True while relax.build runs its pipeline: legalizations that choose a build-only
-# layout (relax.matmul's packed constant weight) do so only then, so a
-# LegalizeOps a user runs gives TVM's one kernel per op.
-IN_RELAX_BUILD = contextvars.ContextVar("tessera_in_relax_build", default=False)
+# relax.build's target while it runs its pipeline (None otherwise): see cpu_layout_allowed.
+_BUILD_TARGET = contextvars.ContextVar("tessera_relax_build_target", default=None)
+
+
+def cpu_layout_allowed(config_key, outside_build):
+    """Whether a legalization may choose a CPU-only layout (the packed weights of
+    relax.matmul and relax.nn.conv2d), the one per-target choice of layouts:
+    PassContext config ``config_key`` (True/False) when set; never for a device
+    target (relax.build's, else the current ``with tvm.target.Target(...)``), so
+    a GPU kernel sees TVM's plain form; inside relax.build for a CPU, yes;
+    outside relax.build, ``outside_build``."""
+    from ..ir.transform import PassContext  # pylint: disable=import-outside-toplevel
+    from ..target import Target  # pylint: disable=import-outside-toplevel
+    forced = PassContext.current().config.get(config_key, None)
+    if forced is not None:
+        return bool(forced)
+    target = _BUILD_TARGET.get() or Target.current(allow_none=True)
+    if target is not None and "cpu" not in [str(k) for k in target.keys]:
+        return False
+    return True if _BUILD_TARGET.get() is not None else outside_build
 
 
 def build(mod, target=None, params=None, relax_pipeline="default_build", exec_mode="bytecode", *, system_lib=None):
@@ -207,12 +223,13 @@ def build(mod, target=None, params=None, relax_pipeline="default_build", exec_mo
     if relax_pipeline is not None:
         if isinstance(relax_pipeline, str):
             relax_pipeline = _pipeline(relax_pipeline, tgt)
-        # (the packed-weight matmul is a CPU layout: not for device kernels)
-        token = IN_RELAX_BUILD.set("cpu" in [str(k) for k in tgt.keys])
+        # (inside the target's scope, as TVM's relax.build runs it; layouts: cpu_layout_allowed)
+        token = _BUILD_TARGET.set(tgt)
         try:
-            mod = relax_pipeline(mod)
+            with tgt:
+                mod = relax_pipeline(mod)
         finally:
-            IN_RELAX_BUILD.reset(token)
+            _BUILD_TARGET.reset(token)
     builder = ExecBuilder()
     tir_mod = _vmcodegen(builder, mod)
     return _vmlink(builder, tgt, tir_mod)

@@ -23,6 +23,7 @@
 #include "tir/functor.h"
 #include "tir/op.h"
 #include "tir/transform/lower_thread_allreduce.h"
+#include "tir/transform/narrow_index_type.h"
 #include "tir/transform/thread_sync.h"
 
 namespace tessera {
@@ -93,17 +94,6 @@ class HostAllocationsOnDevice : public StmtExprMutator {
   }
 };
 
-// The number of an "sm_XX" / "compute_XX" architecture (0 when unreadable).
-int ArchNumber(const std::string& arch) {
-  size_t i = arch.find_last_of('_');
-  std::string digits;
-  for (char c : arch.substr(i == std::string::npos ? 0 : i + 1)) {
-    if (c < '0' || c > '9') break;
-    digits.push_back(c);
-  }
-  return digits.empty() ? 0 : std::stoi(digits);
-}
-
 // The architecture and format NVRTC compiles for: the target's -arch, else
 // the GPU's own; a cubin when it is for the GPU present, else PTX (which the
 // driver compiles for newer GPUs too). Without GPU nor -arch: PTX for sm_80.
@@ -129,10 +119,10 @@ std::pair<std::string, std::string> ArchAndFormat(const Target& target) {
   }
   if (*arch == device_arch) return {*arch, "cubin"};
   std::vector<int> supported = NVRTCSupportedArchs();
-  int want = ArchNumber(*arch);
-  if (!supported.empty() && want > 0 &&
+  int want = ParseCUDAArch(*arch).number;
+  if (!supported.empty() &&
       std::find(supported.begin(), supported.end(), want) == supported.end()) {
-    if (!device_arch.empty() && ArchNumber(device_arch) >= want) return {device_arch, "cubin"};
+    if (!device_arch.empty() && ParseCUDAArch(device_arch).number >= want) return {device_arch, "cubin"};
     for (int a : supported) {
       if (a >= want) return {"sm_" + std::to_string(a), "ptx"};
     }
@@ -195,7 +185,8 @@ Module BuildCUDA(const IRModule& lowered, const Target& target) {
   std::string source;
   NVRTCResult compiled{"", "ptx", ""};
   if (!kernels.empty()) {
-    device = InsertThreadSync(tir::transform::LowerThreadAllreduce()(device));
+    device = tir::transform::LowerThreadAllreduce()(device);
+    device = InsertThreadSync(tir::transform::NarrowIndexType()(device));  // int64 indices in int32 where they fit
     source = CodeGenCUDASource(device, target);
     auto [arch, format] = ArchAndFormat(target);
     compiled = NVRTCCompile(source, arch, format);

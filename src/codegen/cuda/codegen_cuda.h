@@ -4,9 +4,11 @@
 // the launch), "shared"/"shared.dyn"/"local" allocations become __shared__,
 // extern __shared__ and register arrays, tvm_storage_sync __syncthreads(),
 // float16/bfloat16 use cuda_fp16.h/cuda_bf16.h, GNU statement expressions
-// (which NVRTC lacks) are replaced by device helpers. Codegen layer.
+// (which NVRTC lacks) are replaced by device helpers; consecutive 4-lane 32-bit
+// accesses are 128-bit (codegen_cuda_vector.cc). Codegen layer.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -40,6 +42,9 @@ class CodeGenCUDA : public CodeGenC {
   void VisitStmt_(const tir::AllocateNode* op) override;
   void VisitStmt_(const tir::AttrStmtNode* op) override;
   void VisitStmt_(const tir::EvaluateNode* op) override;
+  // codegen_cuda_vector.cc: 128-bit stores and loads of 4 consecutive 32-bit elements.
+  void VisitStmt_(const tir::BufferStoreNode* op) override;
+  std::string VisitExpr_(const tir::BufferLoadNode* op) override;
 
  protected:
   void PrintPrelude(std::ostream& os) override;
@@ -64,6 +69,15 @@ class CodeGenCUDA : public CodeGenC {
   // Whether integer division by `divisor` might divide by zero (then the helper traps).
   bool MaybeZero(const PrimExpr& divisor);
   [[noreturn]] void Refuse(const std::string& what);
+
+  // (codegen_cuda_vector.cc) The first of 4 consecutive 32-bit elements an access of dtype `t` reads or
+  // writes (its index a Ramp of stride 1), or nullopt.
+  std::optional<PrimExpr> ConsecutiveBase(const tir::Buffer& buffer, const Array<PrimExpr>& indices, DataType t);
+  // A 4-lane store of consecutive 32-bit elements as one 128-bit store, its value's consecutive 4-lane
+  // loads as 128-bit loads, under a run-time check that every address is 16-byte aligned (else the lanes
+  // one by one); false (nothing emitted) for any other store.
+  bool EmitVectorStore(const tir::BufferStoreNode* op);
+  std::unordered_map<const tir::BufferLoadNode*, std::string> vector_loads_;  // the load's float4 temporary
 
   bool need_fp16_ = false;
   bool need_bf16_ = false;

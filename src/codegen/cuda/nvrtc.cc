@@ -144,32 +144,8 @@ void Load(State& s) {
   s.why = why.str();
 }
 
-// Normalises `arch` to its number and suffix: "sm_90a" -> ("90", "a").
 bool AllDigits(const std::string& s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-// "sm_90a" / "compute_80" / "86" / "8.6" -> {"90", "a"}, {"80", ""}, {"86", ""}.
-std::pair<std::string, std::string> ParseArch(const std::string& arch) {
-  std::string rest = arch;
-  for (const char* prefix : {"sm_", "compute_"}) {
-    if (rest.rfind(prefix, 0) == 0) {
-      rest = rest.substr(std::string(prefix).size());
-      break;
-    }
-  }
-  std::string suffix;
-  if (!rest.empty() && (rest.back() == 'a' || rest.back() == 'f')) {
-    suffix = rest.substr(rest.size() - 1);
-    rest.pop_back();
-  }
-  if (AllDigits(rest)) return {rest, suffix};
-  size_t dot = arch.find('.');
-  if (suffix.empty() && dot != std::string::npos && AllDigits(arch.substr(0, dot)) && AllDigits(arch.substr(dot + 1))) {
-    return {arch.substr(0, dot) + arch.substr(dot + 1), ""};
-  }
-  TESSERA_THROW(ValueError) << "NVRTC: unrecognised CUDA architecture \"" << arch
-                            << "\" (expected sm_XX, compute_XX, XX or X.Y, e.g. sm_80)";
 }
 
 // A ValueError message for a failed compile: the log, then the first erroneous line of the source.
@@ -195,6 +171,29 @@ std::string CompileErrorMessage(const std::string& source, const std::string& lo
 }
 
 }  // namespace
+
+CUDAArch ParseCUDAArch(const std::string& arch) {
+  std::string rest = arch;
+  for (const char* prefix : {"sm_", "compute_"}) {
+    if (rest.rfind(prefix, 0) == 0) {
+      rest = rest.substr(std::string(prefix).size());
+      break;
+    }
+  }
+  std::string suffix;
+  if (!rest.empty() && (rest.back() == 'a' || rest.back() == 'f')) {
+    suffix = rest.substr(rest.size() - 1);
+    rest.pop_back();
+  }
+  if (AllDigits(rest) && rest.size() < 6) return {std::stoi(rest), suffix};
+  size_t dot = arch.find('.');
+  if (suffix.empty() && dot != std::string::npos && AllDigits(arch.substr(0, dot)) && AllDigits(arch.substr(dot + 1)) &&
+      arch.size() < 8) {
+    return {std::stoi(arch.substr(0, dot) + arch.substr(dot + 1)), ""};
+  }
+  TESSERA_THROW(ValueError) << "NVRTC: unrecognised CUDA architecture \"" << arch
+                            << "\" (expected sm_XX, compute_XX, XX or X.Y, e.g. sm_80)";
+}
 
 void NVRTCAddSearchPath(const std::string& lib_dir, const std::string& include_dir) {
   State& s = GetState();
@@ -245,7 +244,7 @@ NVRTCResult NVRTCCompile(const std::string& source, const std::string& arch, con
                          const std::vector<std::string>& options) {
   TESSERA_CHECK_OR_THROW(format == "ptx" || format == "cubin", ValueError)
       << "NVRTC: target_format must be \"ptx\" or \"cubin\", got \"" << format << "\"";
-  auto [number, suffix] = ParseArch(arch);
+  auto [number, suffix] = ParseCUDAArch(arch);
   std::string why;
   if (!NVRTCAvailable(&why)) TESSERA_THROW(RuntimeError) << why;
   State& s = GetState();
@@ -255,8 +254,7 @@ NVRTCResult NVRTCCompile(const std::string& source, const std::string& arch, con
   {
     std::vector<int> archs = NVRTCSupportedArchs();
     if (!archs.empty()) {
-      int want = std::stoi(number);
-      if (std::find(archs.begin(), archs.end(), want) == archs.end()) {
+      if (std::find(archs.begin(), archs.end(), number) == archs.end()) {
         std::ostringstream os;
         for (size_t i = 0; i < archs.size(); ++i) os << (i ? ", " : "") << archs[i];
         TESSERA_THROW(ValueError) << "NVRTC " << s.version << " does not support architecture " << arch
@@ -265,7 +263,7 @@ NVRTCResult NVRTCCompile(const std::string& source, const std::string& arch, con
     }
   }
   std::vector<std::string> opts;
-  opts.push_back(std::string("--gpu-architecture=") + (format == "ptx" ? "compute_" : "sm_") + number + suffix);
+  opts.push_back(std::string("--gpu-architecture=") + (format == "ptx" ? "compute_" : "sm_") + std::to_string(number) + suffix);
   for (const std::string& dir : s.include_dirs) opts.push_back("-I" + dir);
   opts.insert(opts.end(), options.begin(), options.end());
   std::vector<const char*> copts;

@@ -23,6 +23,15 @@ struct NVRTCResult {
 NVRTCResult NVRTCCompile(const std::string& source, const std::string& arch, const std::string& format = "ptx",
                          const std::vector<std::string>& options = {});
 
+// A CUDA architecture read from "sm_90a", "compute_80", "86" or "8.6": {90, "a"}, {80, ""}, {86, ""}. The one
+// parser of -arch values (NVRTC's options, the CUDA build's choice of architecture); anything else is a
+// ValueError naming the value.
+struct CUDAArch {
+  int number;
+  std::string suffix;  // "", "a" or "f"
+};
+CUDAArch ParseCUDAArch(const std::string& arch);
+
 // Whether libnvrtc can be loaded; `why` says why not.
 bool NVRTCAvailable(std::string* why = nullptr);
 

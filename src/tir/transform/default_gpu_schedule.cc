@@ -1,5 +1,5 @@
 // DefaultGPUSchedule (see default_gpu_schedule.h): the driver. One tir.Schedule
-// per function: inline elementwise producers, try the row rule on the whole
+// per function: tile convolutions, inline elementwise producers, try the row rule on the whole
 // function, then per block in program order: an epilogue moves into its
 // producer's threads, a reduction tries the matmul rule, anything else gets one
 // thread per output; the fallback binds what is left. Each step a primitive
@@ -43,6 +43,10 @@ class GPUScheduler {
   }
 
   PrimFunc Run() {
+    for (const std::string& name : BlockNames()) {
+      BlockRV block;
+      if (Try([&] { block = sch_.GetBlock(name, std::nullopt); })) ScheduleGPUConv(&sch_, block, opt_);
+    }
     InlineProducers();
     if (!ScheduleGPURows(&sch_, opt_)) {
       for (const std::string& name : BlockNames()) ScheduleBlock(name);
@@ -70,6 +74,7 @@ class GPUScheduler {
       bool spatial = !b->iter_vars.empty() && !b->init && b->writes.size() == 1 && b->body.as<BufferStoreNode>();
       for (const IterVar& iv : b->iter_vars) spatial = spatial && iv->iter_type == kDataPar;
       if (!spatial || params_.count(b->writes[0]->buffer->data.get())) continue;
+      if (b->writes[0]->buffer->scope != "global") continue;  // a stage a rule placed (a conv's shared window)
       Try([&] { sch_.ComputeInline(sch_.GetBlock(*it, std::nullopt)); });
     }
   }
@@ -128,6 +133,18 @@ Array<LoopRV> LoopSlice(const Array<LoopRV>& loops, size_t begin, size_t end) {
   Array<LoopRV> out;
   for (size_t i = begin; i < end && i < loops.size(); ++i) out.push_back(loops[i]);
   return out;
+}
+
+void BindCooperativeFetch(Schedule* sch, const BlockRV& stage, size_t outer,
+                          const std::vector<std::pair<int64_t, std::string>>& threads) {
+  Array<LoopRV> fetch = sch->GetLoops(stage);
+  Array<LoopRV> inner = LoopSlice(fetch, outer, fetch.size());
+  TESSERA_CHECK_OR_THROW(!inner.empty(), ValueError) << "DefaultGPUSchedule: stage has no loop to spread over threads";
+  LoopRV fused = inner.size() > 1 ? sch->Fuse(inner, true) : inner[0];
+  Array<Any> factors({Any()});
+  for (const auto& t : threads) factors.push_back(Any(t.first));
+  Array<LoopRV> parts = sch->Split(fused, factors, true);
+  for (size_t i = 0; i < threads.size(); ++i) sch->Bind(parts[i + 1], threads[i].second);
 }
 
 bool IsThreadBound(const Schedule& sch, const LoopRV& loop) {

@@ -1,5 +1,6 @@
 // DefaultGPUSchedule: a fixed, untuned schedule for the GPU PrimFuncs nobody
 // scheduled (the TOPI functions LegalizeOps makes), as TVM's dlight rules do:
+// convolutions tiled first (their pad stage becomes the shared input window),
 // elementwise producers inlined, then per function or block the first rule
 // that applies (rows, matmul, one thread per output), epilogues computed in
 // their producer's threads, and a fallback binding whatever is left. The
@@ -9,6 +10,8 @@
 
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "ir/transform.h"
 #include "target/target.h"
@@ -59,6 +62,14 @@ bool ScheduleGPURows(Schedule* sch, const DefaultGPUScheduleOptions& opt);
 // batch on blockIdx.z. True when applied.
 bool ScheduleGPUMatmul(Schedule* sch, const BlockRV& block, const DefaultGPUScheduleOptions& opt);
 
+// default_schedule_gpu_conv.cc: an NCHW convolution block (topi.nn.group_conv2d_nchw:
+// strides, padding, dilation, groups, depthwise) with constant extents: an output tile of
+// channels x rows x columns per thread block, threads over (channels, rows, columns), a
+// few output channels x 2 columns per thread in "local", the input window (its pad stage) and the
+// weights staged in "shared" per step of input channels. Run before producers are
+// inlined. True when applied.
+bool ScheduleGPUConv(Schedule* sch, const BlockRV& block, const DefaultGPUScheduleOptions& opt);
+
 // default_schedule_gpu_fallback.cc: binds every block not yet under a
 // thread-bound loop (one thread per output, or a single thread for a scalar
 // block) and checks that none is left (ValueError naming the block).
@@ -79,6 +90,13 @@ bool ApplyOrRestore(Schedule* sch, F&& steps) {
 
 // loops[begin, end).
 Array<LoopRV> LoopSlice(const Array<LoopRV>& loops, size_t begin, size_t end);
+
+// A cooperative fetch: the loops of `stage` (a cache or pad stage computed at some loop) below its first
+// `outer` ones fused, split by the thread block's `threads` extents (outermost first) and bound to their
+// tags, the remaining outer part a serial loop. A primitive's refusal propagates (a ValueError when
+// `stage` has no loop below `outer`).
+void BindCooperativeFetch(Schedule* sch, const BlockRV& stage, size_t outer,
+                          const std::vector<std::pair<int64_t, std::string>>& threads);
 
 // Whether the loop is bound to a GPU thread axis.
 bool IsThreadBound(const Schedule& sch, const LoopRV& loop);

@@ -90,13 +90,8 @@ bool ScheduleGPUMatmul(Schedule* sch_ptr, const BlockRV& block, const DefaultGPU
     for (int index : {a_index, b_index}) {
       BlockRV shared = sch.CacheRead(block, index, "shared");
       sch.ComputeAt(shared, ks[0], true, -1);
-      Array<LoopRV> fetch = sch.GetLoops(shared);
       size_t outer = sch.GetLoops(block).size() - 3;  // the loops down to k0 (the block's: k1, i2, j2 below)
-      Array<LoopRV> inner = LoopSlice(fetch, outer, fetch.size());
-      LoopRV fused = inner.size() > 1 ? sch.Fuse(inner, true) : inner[0];
-      Array<LoopRV> parts = sch.Split(fused, Array<Any>({Any(), Any(ty), Any(tx)}), true);
-      sch.Bind(parts[1], "threadIdx.y");
-      sch.Bind(parts[2], "threadIdx.x");
+      BindCooperativeFetch(&sch, shared, outer, {{ty, "threadIdx.y"}, {tx, "threadIdx.x"}});
     }
     sch.DecomposeReduction(block, ks[0]);
     sch.Unroll(ks[1]);

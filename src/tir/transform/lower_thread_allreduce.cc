@@ -6,7 +6,10 @@
 // are consecutive threads) and N is a multiple of 32 or a power of two below
 // 32, the reduction is by warp shuffles: within each warp, then (N > 32) the
 // warps' partials go through shared memory and every warp reduces them again.
-// Otherwise a shared-memory tree: log2(N) halving steps, barrier after each.
+// One group of any other N (a partial last warp) is reduced by masked
+// shuffles (PartialWarps). Otherwise (several groups straddling warps, or
+// reduce axes that are not the first ones) a shared-memory tree: log2(N)
+// halving steps, barrier after each.
 #include "tir/transform/lower_thread_allreduce.h"
 
 #include <set>
@@ -224,6 +227,9 @@ class AllreduceLowerer : public StmtExprMutator {
         PrimExpr b = Call(v.dtype(), Op::Get("tir.tvm_warp_shuffle"), {mask, v, I32(0), I32(bcast_width), I32(kWarp)});
         seq.push_back(BufferStore(results[j], b, {I32(0)}));
       }
+    } else if (contiguous && groups == 1) {
+      store_all(results, zero, masked);
+      PartialWarps(reducer, results, r, lanes, &stages, &seq);
     } else {
       // The shared-memory tree.
       PrimExpr base = g * I32(lanes);
@@ -251,6 +257,77 @@ class AllreduceLowerer : public StmtExprMutator {
       body = Allocate((*it)->data, (*it)->dtype, (*it)->shape, IntImm(DataType::Bool(), 1), DeclBuffer(*it, body));
     }
     return body;
+  }
+
+  // One group of `lanes` threads that are not whole warps (33..1023 not a multiple of 32, or an odd
+  // count below 32): the last warp is partial. Masked shuffles within each warp (the mask names exactly
+  // the warp's threads; a step whose source lane is past the warp's last thread keeps its value); with
+  // several warps, lane 0 of each puts its partial in shared memory, every warp reduces the partials
+  // again (a partial last warp may lack lanes, so thread 0's result goes through shared memory too).
+  void PartialWarps(const CommReducer& reducer, const std::vector<Buffer>& results, const PrimExpr& r, int64_t lanes,
+                    std::vector<Buffer>* stages, std::vector<Stmt>* seq) const {
+    const size_t n = results.size();
+    const int64_t warps = (lanes + kWarp - 1) / kWarp, last = lanes - (warps - 1) * kWarp;
+    PrimExpr lane = warps == 1 ? r : truncmod(r, I32(kWarp)), warp = truncdiv(r, I32(kWarp));  // r >= 0
+    auto mask_of = [](int64_t active) {
+      return IntImm(DataType::UInt(32), active >= kWarp ? 0xffffffffLL : (int64_t{1} << active) - 1);
+    };
+    PrimExpr full = mask_of(kWarp), mask = mask_of(last), active = I32(last);
+    if (warps > 1) {
+      PrimExpr in_last = equal(warp, I32(warps - 1));
+      mask = if_then_else(in_last, mask_of(last), full);
+      active = if_then_else(in_last, I32(last), I32(kWarp));
+    }
+    auto guarded_steps = [&](int64_t count, const PrimExpr& m, const PrimExpr& live) {
+      for (int64_t off = Pow2Ceil(count) / 2; off >= 1; off /= 2) {
+        Array<PrimExpr> a, b;
+        for (const Buffer& res : results) {
+          PrimExpr v = BufferLoad(res, {I32(0)});
+          a.push_back(v);
+          b.push_back(Call(v.dtype(), Op::Get("tir.tvm_warp_shuffle_down"), {m, v, I32(off), I32(kWarp), I32(kWarp)}));
+        }
+        // (every thread of the mask shuffles; the combine only where the source lane holds a value)
+        Array<PrimExpr> got;
+        for (size_t j = 0; j < n; ++j) got.push_back(Var(Named("shfl", j), b[j].dtype()));
+        Stmt combine = IfThenElse(less(lane + I32(off), live), CombineInto(reducer, results, I32(0), a, got));
+        for (size_t j = n; j-- > 0;) combine = LetStmt(Downcast<Var>(got[j]), b[j], combine);
+        seq->push_back(combine);
+      }
+    };
+    guarded_steps(std::min(lanes, kWarp), mask, active);
+    if (warps == 1) {
+      for (size_t j = 0; j < n; ++j) {
+        PrimExpr v = BufferLoad(results[j], {I32(0)});
+        PrimExpr b = Call(v.dtype(), Op::Get("tir.tvm_warp_shuffle"), {mask, v, I32(0), I32(kWarp), I32(kWarp)});
+        seq->push_back(BufferStore(results[j], b, {I32(0)}));
+      }
+      return;
+    }
+    std::vector<Stmt> put, total;
+    std::vector<Buffer> partials, totals;  // (two buffers: no barrier between reading one and writing the other)
+    for (size_t j = 0; j < n; ++j) {
+      partials.push_back(decl_buffer({I32(warps)}, results[j]->dtype, Named("red_buf", j), "shared"));
+      totals.push_back(decl_buffer({I32(1)}, results[j]->dtype, Named("red_total", j), "shared"));
+      put.push_back(BufferStore(partials[j], BufferLoad(results[j], {I32(0)}), {warp}));
+      total.push_back(BufferStore(totals[j], BufferLoad(results[j], {I32(0)}), {I32(0)}));
+    }
+    stages->insert(stages->end(), partials.begin(), partials.end());
+    stages->insert(stages->end(), totals.begin(), totals.end());
+    seq->push_back(IfThenElse(equal(lane, I32(0)), SeqStmt::Flatten(put)));
+    seq->push_back(Sync());
+    for (size_t j = 0; j < n; ++j) {
+      seq->push_back(BufferStore(results[j],
+                                 if_then_else(less(lane, I32(warps)), BufferLoad(partials[j], {lane}),
+                                              reducer->identity_element[j]),
+                                 {I32(0)}));
+    }
+    // (warp 0 is whole: its lanes past `warps` hold the identity, so no guard is needed there)
+    guarded_steps(warps, mask, active);
+    seq->push_back(IfThenElse(equal(r, I32(0)), SeqStmt::Flatten(total)));
+    seq->push_back(Sync());
+    for (size_t j = 0; j < n; ++j) {
+      seq->push_back(BufferStore(results[j], BufferLoad(totals[j], {I32(0)}), {I32(0)}));
+    }
   }
 
   // buffers[j][index] = combine(a, b)[j] for every j, all read before any is written.

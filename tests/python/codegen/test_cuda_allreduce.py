@@ -73,11 +73,11 @@ def test_whole_warps_use_shuffles(n):
 
 
 @pytest.mark.parametrize("n", [31, 33, 1000])
-def test_partial_warps_use_a_shared_tree(n):
+def test_partial_warps_use_masked_shuffles(n):
+    # (one row per block; every extent: tests/python/codegen/test_cuda_allreduce_partial_warps.py)
     src = cuda_source(bound_row_reduce(3, n))
-    assert "__shfl" not in src and "__shared__ float red_buf0[" + str(n) + "]" in src
-    steps = (n - 1).bit_length()  # log2 of the next power of two
-    assert src.count("__syncthreads()") == steps + 1
+    assert "__shfl_down_sync" in src and "__activemask()" not in src
+    assert src.count("__syncthreads()") == (2 if n > 32 else 0)
 
 
 def test_power_of_two_below_a_warp_and_single_thread():

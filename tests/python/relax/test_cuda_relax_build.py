@@ -18,7 +18,7 @@ import tessera as tvm
 from tessera import relax
 from tessera.script import ir as I, relax as R
 
-from gpu_schedule_helpers import blocks_all_bound, serial
+from gpu_schedule_helpers import blocks_all_bound, cuda_source, serial
 
 requires_cuda = pytest.mark.skipif(not tvm.cuda(0).exist, reason="needs a CUDA device")
 requires_cuda_backend = pytest.mark.skipif(tvm.get_global_func("target.build.cuda", allow_missing=True) is None,
@@ -117,7 +117,8 @@ def _prim_funcs(mod):
 
 def _lowered_for_cuda(mod, schedule=True):
     disabled = [] if schedule else ["DefaultCPUSchedule"]
-    with tvm.transform.PassContext(disabled_pass=disabled):
+    # (in the target's scope, as relax.build runs it: conv2d legalizes to the GPU's plain NCHW form)
+    with tvm.target.Target("cuda"), tvm.transform.PassContext(disabled_pass=disabled):
         return relax.get_pipeline("default_build", target="cuda")(mod)
 
 
@@ -214,18 +215,7 @@ def _basic_block():
 
 
 def _cuda_source(ex):
-    def find(mod):
-        if mod.type_key == "cuda":
-            return mod
-        for sub in mod.imported_modules:
-            found = find(sub)
-            if found is not None:
-                return found
-        return None
-
-    cuda = find(ex.mod)
-    assert cuda is not None, "the executable imports no CUDA module"
-    return cuda.get_source()
+    return cuda_source(ex)
 
 
 @requires_cuda_backend

@@ -52,7 +52,9 @@ def test_elementwise_one_thread_per_element():
     mod = check(te.create_prim_func([A, B, topi.exp(topi.add(A, B))]), [a, b, np.zeros((64, 100), "float32")],
                 np.exp(a + b), shared=False)
     loops = [n for n in _loops(mod) if n.kind == tvm.tir.ForKind.THREAD_BINDING]
-    assert [(l.thread_binding.thread_tag, int(l.extent)) for l in loops] == [("blockIdx.x", 25), ("threadIdx.x", 256)]
+    # (4 consecutive elements per thread in a vectorized loop: 128-bit accesses, codegen/test_cuda_vector_access.py)
+    assert [(l.thread_binding.thread_tag, int(l.extent)) for l in loops] == [("blockIdx.x", 7), ("threadIdx.x", 256)]
+    assert [int(l.extent) for l in _loops(mod) if l.kind == tvm.tir.ForKind.VECTORIZED] == [4]
 
 
 def _loops(mod):
@@ -65,13 +67,13 @@ def test_thread_count_follows_the_target():
     A = te.placeholder((4096,), name="A")
     mod = gpu_schedule(te.create_prim_func([A, topi.exp(A)]), tvm.target.Target("cuda -max_num_threads=128"))
     extents = {l.thread_binding.thread_tag: int(l.extent) for l in _loops(mod) if l.kind == tvm.tir.ForKind.THREAD_BINDING}
-    assert extents == {"blockIdx.x": 32, "threadIdx.x": 128}
+    assert extents == {"blockIdx.x": 8, "threadIdx.x": 128}  # 4 elements per thread (vectorized)
 
 
 def test_non_dividing_elementwise_is_guarded():
-    a = _rand(1000)
-    A = te.placeholder((1000,), name="A")
-    mod = check(te.create_prim_func([A, topi.exp(A)]), [a, np.zeros(1000, "float32")], np.exp(a))
+    a = _rand(1001)  # (not a multiple of 4: one element per thread)
+    A = te.placeholder((1001,), name="A")
+    mod = check(te.create_prim_func([A, topi.exp(A)]), [a, np.zeros(1001, "float32")], np.exp(a))
     assert "T.where" in mod.script()
 
 

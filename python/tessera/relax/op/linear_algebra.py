@@ -53,12 +53,11 @@ def _panel_width(bb, call, out_dtype):
     """The panel width of the packed-weight kernel (topi.matmul_packed) for this
     call, or None: float32, a static 2-D weight computed from constants with
     columns a multiple of 16, a static K. On by default inside relax.build's
-    pipeline only (a LegalizeOps run by hand gives TVM's plain matmul kernel);
+    pipeline for a CPU only (a LegalizeOps run by hand gives TVM's plain matmul kernel);
     PassContext config "relax.matmul_packed" (True/False) forces it either way."""
     from ... import topi  # pylint: disable=import-outside-toplevel
-    from ...ir.transform import PassContext  # pylint: disable=import-outside-toplevel
-    from ..vm_build import IN_RELAX_BUILD  # pylint: disable=import-outside-toplevel
-    if not PassContext.current().config.get("relax.matmul_packed", IN_RELAX_BUILD.get()) or \
+    from ..vm_build import cpu_layout_allowed  # pylint: disable=import-outside-toplevel
+    if not cpu_layout_allowed("relax.matmul_packed", outside_build=False) or \
             out_dtype not in (None, "float32"):
         return None
     a, b = [arg.struct_info for arg in call.args]

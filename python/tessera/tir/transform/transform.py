@@ -99,6 +99,14 @@ def LowerThreadAllreduce():
     return _ffi_api.LowerThreadAllreduce()
 
 
+def NarrowIndexType():
+    """int64 index arithmetic that provably fits in int32 computed in int32 (as
+    TVM's ``NarrowDataType(32)``); functions with int64 data, int64 scalar
+    parameters or indices that may leave int32 are unchanged. Run by the CUDA
+    build on its kernels."""
+    return _ffi_api.NarrowIndexType()
+
+
 def VerifyGPUCode(constraints):
     """A pass raising ValueError (naming the function and the limit) when a GPU kernel exceeds `constraints`
     (the keys of ``tvm.tir.analysis.verify_gpu_code``)."""
@@ -155,6 +163,6 @@ def DefaultGPUSchedule(target=None):
 
 
 __all__ = ["DefaultCPUSchedule", "DefaultGPUSchedule", "ThreadSync", "VerifyGPUCode", "LowerCrossThreadReduction",
-           "LowerThreadAllreduce", "LowerInitBlock", "ConvertBlocksToOpaque", "LowerOpaqueBlock", "CompactBufferAllocation",
+           "LowerThreadAllreduce", "NarrowIndexType", "LowerInitBlock", "ConvertBlocksToOpaque", "LowerOpaqueBlock", "CompactBufferAllocation",
            "HoistNestPredicates", "LoopPartition",
            "FlattenBuffer", "VectorizeLoop", "UnrollLoop", "MakePackedAPI", "BindTarget", "SplitHostDevice"]

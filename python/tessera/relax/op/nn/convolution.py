@@ -118,11 +118,12 @@ def _legalize_conv2d_transpose(bb, call):
 
 def _packed_block(call, a):
     """The output-channel block of the packed-weight kernel (topi.nn.conv2d_nchw_packed)
-    for this call, or None: groups 1, float32, static shapes, channels a multiple of 8;
-    PassContext config "relax.conv2d_packed": False turns it off."""
+    for this call, or None: groups 1, float32, static shapes, channels a multiple of 8, a CPU
+    layout allowed (not for a device target such as cuda, whose default schedule takes the plain
+    NCHW conv; PassContext config "relax.conv2d_packed" forces it either way: vm_build.cpu_layout_allowed)."""
     from .... import topi  # pylint: disable=import-outside-toplevel
-    from ....ir.transform import PassContext  # pylint: disable=import-outside-toplevel
-    if not PassContext.current().config.get("relax.conv2d_packed", True) or a["groups"] != 1:
+    from ...vm_build import cpu_layout_allowed  # pylint: disable=import-outside-toplevel
+    if not cpu_layout_allowed("relax.conv2d_packed", outside_build=True) or a["groups"] != 1:
         return None
     sinfos = [arg.struct_info for arg in call.args]
     if any(getattr(s, "dtype", None) != "float32" or getattr(s, "shape", None) is None for s in sinfos):
