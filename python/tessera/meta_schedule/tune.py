@@ -14,6 +14,7 @@ from ..error import TVMValueError
 from .arg_info import ArgInfo
 from .builder import BuilderInput, LocalBuilder
 from .cost_model import RandomModel, XGBModel
+from .default_candidate import default_schedule, is_default_trace
 from .database import JSONDatabase, MemoryDatabase, Database, TuningRecord
 from .feature import estimate_flops
 from .runner import LocalRunner, RunnerInput
@@ -89,9 +90,19 @@ class TaskState:
             sch = _ir_schedule(mod, rec.trace)
             if sch is not None:
                 ctx.measured.add(int(_ir.structural_hash(sch.mod)))
+        # The untuned default schedule goes first into the first round (unless a
+        # previous run measured it): tuning never ends slower than not tuning.
+        default_sch = default_schedule(mod, ctx.target)
+        self.default_cand = None
+        if default_sch is not None:
+            cand = _strategy.Candidate(default_sch, is_default=True)
+            if cand.shash not in ctx.measured:
+                self.default_cand = cand
+                ctx.measured.add(cand.shash)
         self.strategy = _strategy.create(ctx.search_strategy, ctx, self.cost_model, self.num_trials_per_iter)
-        if existing and isinstance(self.strategy, _strategy.EvolutionarySearch):
-            self.strategy.seed_measured(existing)
+        seeds = [r for r in existing if not is_default_trace(r.trace, default_sch)]
+        if seeds and isinstance(self.strategy, _strategy.EvolutionarySearch):
+            self.strategy.seed_measured(seeds)
         ref_path = os.path.join(self.work_dir, f"reference_{self.workload.shash}.npz")
         self.reference = self.runner.make_reference(mod, target, self.args_info, ref_path, seed=0)
         self.done = len(existing)
@@ -116,7 +127,11 @@ class TaskState:
             return 0
         start = time.time()
         ctx, target = self.ctx, str(self.ctx.target)
-        cands = self.strategy.generate(n)
+        cands = []
+        if self.default_cand is not None:
+            cands, self.default_cand = [self.default_cand], None
+        if n > len(cands):
+            cands += self.strategy.generate(n - len(cands))
         if not cands:
             _print(f"[{ctx.task_name}] the search space has no unmeasured candidate left; stopping at "
                    f"{self.done} trials")
