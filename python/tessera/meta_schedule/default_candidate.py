@@ -23,6 +23,8 @@ def default_schedule(mod, target):
     # record's trace gives (the database stores traces, not modules).
     out = Schedule(mod)
     sch.trace.apply_to_schedule(out, remove_postproc=False)
+    # Complete as it is: an empty postprocessing part, like every measured candidate's trace.
+    out.enter_postproc()
     return out
 
 

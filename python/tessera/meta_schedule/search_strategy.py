@@ -53,7 +53,9 @@ class SearchStrategy:
     def _postprocessed(self, sch):
         """A Candidate of ``sch`` after the space's postprocessors, None if one refuses it."""
         if not self.ctx.space_generator.apply_postprocs(sch):
-            self.ctx.note_sample_error(RuntimeError("a postprocessor rejected the candidate"))
+            who = getattr(self.ctx.space_generator, "last_rejection", None)
+            self.ctx.note_sample_error(RuntimeError("a postprocessor rejected the candidate"
+                                                    + (f": {who}" if who else "")))
             return None
         return Candidate(sch)
 

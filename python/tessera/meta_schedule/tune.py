@@ -252,7 +252,7 @@ def tune_task(ctx, database, builder, runner, cost_model, max_trials, num_trials
     state.prepare()
     while not state.terminated and not budget.time_up():
         round_start = time.time()
-        n = state.run_round(budget.round_size(num_trials_per_iter))
+        n = state.run_round(budget.round_size(num_trials_per_iter, max_trials - state.done))
         budget.record_round(n, time.time() - round_start)
         if n == 0:
             break

@@ -56,7 +56,11 @@ class TaskScheduler:
                 break
             st = self.states[tid]
             round_start = time.time()
-            n = st.run_round(budget.round_size(min(num_trials_per_iter, max_trials_global - total)))
+            # A first round leaves every task still waiting for its own an equal share of
+            # what is left (the first candidate of each is its default schedule), so a
+            # budget smaller than tasks x num_trials_per_iter still reaches every task.
+            waiting = sum(1 for s in self.states if s.done == 0 and not s.terminated) if st.done == 0 else 1
+            n = st.run_round(budget.round_size(num_trials_per_iter, max_trials_global - total, waiting))
             budget.record_round(n, time.time() - round_start)
             total += n
             if n == 0:
