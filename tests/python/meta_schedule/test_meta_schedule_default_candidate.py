@@ -6,6 +6,7 @@ import numpy as np
 
 import tessera as tvm
 from tessera import meta_schedule as ms
+from tessera import relax
 from tessera.meta_schedule.default_candidate import default_schedule, is_default_trace
 from tessera.meta_schedule.tune_context import normalize_mod
 
@@ -25,15 +26,34 @@ def _default_records(db, mod, target):
     return [r for r in db.records_of(normalize_mod(mod)) if is_default_trace(r.trace, dflt)], dflt
 
 
+def _softmax_module():
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo((16, 100), "float32"))
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            out = bb.emit_output(bb.emit(relax.op.nn.softmax(x, axis=-1)))
+        bb.emit_func_output(out)
+    return bb.get()
+
+
+def _model_tasks():
+    from .test_meta_schedule_model_spaces import _conv_bn_relu_module, _pool_module
+    mods = [_conv_bn_relu_module(hw=8), _conv_bn_relu_module(hw=8, fuse=True), _pool_module(), _softmax_module()]
+    return [t.dispatched[0] for m in mods for t in ms.relax_integration.extract_tasks(m, TARGET)]
+
+
 def test_default_trace_replays_the_default_schedule():
-    mod = normalize_mod(matmul_module(64))
-    target = tvm.target.Target(TARGET)
-    dflt = default_schedule(mod, target)
-    expected = tvm.tir.transform.DefaultCPUSchedule(target)(mod)["main"]
-    got = dflt.mod["main"]
-    # Same body; DefaultCPUSchedule also marks the function "tir.is_scheduled".
-    assert tvm.ir.structural_equal(got.body, expected.body)
-    assert default_schedule(mod, tvm.target.Target("cuda")) is None
+    # The trace must replay exactly what relax.build's DefaultCPUSchedule makes, for every
+    # kind of kernel its rules schedule (matmul, packed conv2d, pooling, row kernels,
+    # elementwise), on single- and multi-core targets.
+    for target_str in (TARGET, "llvm --num-cores=2"):
+        target = tvm.target.Target(target_str)
+        for mod in [normalize_mod(matmul_module(64))] + _model_tasks():
+            dflt = default_schedule(mod, target)
+            expected = tvm.tir.transform.DefaultCPUSchedule(target)(mod)["main"]
+            # Same body; DefaultCPUSchedule also marks the function "tir.is_scheduled".
+            assert tvm.ir.structural_equal(dflt.mod["main"].body, expected.body), (target_str, mod)
+    assert default_schedule(normalize_mod(matmul_module(64)), tvm.target.Target("cuda")) is None
 
 
 def test_restricted_space_ends_no_slower_than_the_default(tmp_path):
