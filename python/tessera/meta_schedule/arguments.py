@@ -95,5 +95,5 @@ def check_tunable_target(target, runner, who):
                            f"your own")
 
 
-__all__ = ["check_int", "check_trials", "check_max_time", "check_seed", "check_num_tuning_cores", "refuse_spawn_bootstrap",
-           "check_tunable_target", "device_type_name"]
+__all__ = ["check_int", "check_trials", "check_max_time", "check_seed", "check_num_tuning_cores",
+           "refuse_spawn_bootstrap", "check_tunable_target", "device_type_name"]

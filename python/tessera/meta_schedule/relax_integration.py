@@ -16,7 +16,8 @@ from ..tir import PrimFunc
 from . import task_scheduler as _task_scheduler
 from .arg_info import ArgInfo
 from .extracted_task import ExtractedTask
-from .arguments import check_max_time, check_num_tuning_cores, check_seed, check_trials, check_tunable_target, refuse_spawn_bootstrap
+from .arguments import (check_max_time, check_num_tuning_cores, check_seed, check_trials, check_tunable_target,
+                        refuse_spawn_bootstrap)
 from .tune import make_builder_runner, make_database
 from .tune_context import TuneContext, normalize_mod
 from ..error import OpNotImplemented, TVMTypeError, TVMValueError

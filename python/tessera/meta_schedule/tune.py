@@ -20,8 +20,8 @@ from .database import JSONDatabase, MemoryDatabase, Database, TuningRecord
 from .feature import estimate_flops
 from .runner import LocalRunner, RunnerInput
 from . import search_strategy as _strategy
-from .arguments import (check_max_time, check_num_tuning_cores, check_seed, check_trials, check_tunable_target, device_type_name,
-                        refuse_spawn_bootstrap)
+from .arguments import (check_max_time, check_num_tuning_cores, check_seed, check_trials, check_tunable_target,
+                        device_type_name, refuse_spawn_bootstrap)
 from .tune_context import TuneContext
 
 

@@ -35,13 +35,13 @@ def test_tune_relax_time_budget_progress_and_resume(tmp_path, capsys):
     work_dir = str(tmp_path / "tune")
     start = time.time()
     db = ms.relax_integration.tune_relax(mlp_module(), params, TARGET, work_dir, 500, num_trials_per_iter=2,
-                                         max_time_s=5, seed=0, cost_model="random")
+                                         max_time_s=6, seed=0, cost_model="random")
     elapsed = time.time() - start
     out = capsys.readouterr().out
     first = db.get_all_tuning_records()
     assert 0 < len(first) < 500
-    assert elapsed < 5 + 20  # stops between rounds (rounds here take well under a second each)
-    assert "Time budget of 5s spent" in out
+    assert elapsed < 6 + 20  # stops between rounds (a round here takes a second or two)
+    assert "Time budget of 6s spent" in out
     progress = [ln for ln in out.splitlines() if ln.startswith("[task #")]
     assert progress and all("tasks tuned" in ln and "est. model latency" in ln and "ETA" in ln for ln in progress)
     # the estimate is the sum of weight x best latency of the summary table
