@@ -16,7 +16,7 @@ TARGET = "llvm --num-cores=1"
 
 
 def _identity_space(sch):
-    """A restricted space: the unscheduled loop nest only (naive, slow)."""
+    """A user's schedule function that leaves the loop nest as it is (naive, slow)."""
     return sch
 
 
@@ -59,10 +59,12 @@ def test_default_trace_replays_the_default_schedule():
 def test_restricted_space_ends_no_slower_than_the_default(tmp_path):
     n = 128
     mod = matmul_module(n)
-    space = ms.space_generator.ScheduleFn(_identity_space)
-    db = ms.tune_tir(mod, TARGET, str(tmp_path), 2, num_trials_per_iter=2, space=space, strategy="random", seed=0)
+    # The built-in space restricted to no rule and no postprocessor: one candidate, the
+    # unscheduled loop nest.
+    space = ms.space_generator.PostOrderApply(sch_rules=[], postprocs=[])
+    db = ms.tune_tir(mod, TARGET, str(tmp_path), 4, num_trials_per_iter=2, space=space, strategy="random", seed=0)
     recs = db.records_of(normalize_mod(mod))
-    assert len(recs) == 2  # the default and the one candidate of the space
+    assert len(recs) == 2  # the default and the one candidate of the space, then the space is exhausted
     dflt_recs, _ = _default_records(db, mod, TARGET)
     assert len(dflt_recs) == 1 and dflt_recs[0].is_valid
     best = min(r.mean_run_sec for r in recs if r.is_valid)
@@ -74,6 +76,16 @@ def test_restricted_space_ends_no_slower_than_the_default(tmp_path):
     c = tvm.nd.empty((n, n), "float32")
     tvm.build(sch.mod, target="llvm")["main"](tvm.nd.array(a), tvm.nd.array(b), c)
     np.testing.assert_allclose(c.numpy(), a @ b, rtol=1e-4, atol=1e-4)
+
+
+def test_schedule_fn_space_gets_no_default_candidate(tmp_path):
+    # A user's schedule function defines every candidate (the course's chapter 4 expects
+    # the winner to come from it), so the default schedule is not added.
+    mod = matmul_module(64)
+    db = ms.tune_tir(mod, TARGET, str(tmp_path), 1, num_trials_per_iter=1,
+                     space=ms.space_generator.ScheduleFn(_identity_space), strategy="random", seed=0)
+    dflt_recs, _ = _default_records(db, mod, TARGET)
+    assert len(db.records_of(normalize_mod(mod))) == 1 and not dflt_recs
 
 
 def test_default_is_measured_once_across_resumed_runs(tmp_path):
