@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <thread>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "runtime/registry.h"
@@ -158,6 +159,52 @@ LoopRV ReorderAndFuseReductionLoops(const Schedule& sch, const BlockRV& block, s
 BlockLocation Locate(const Schedule& sch, const BlockRV& block) { return sch.LocateBlock(block, "get"); }
 
 bool IsRootBlock(const Schedule& sch, const BlockRV& block) { return Locate(sch, block).scope == nullptr; }
+
+void ReadWritePattern(const BufferRegion& read, const BufferRegion& write, bool* injective, bool* ordered) {
+  *injective = *ordered = false;
+  std::unordered_map<const VarNode*, int> var2dim;
+  for (size_t i = 0; i < write->region.size(); ++i) {
+    const Range& r = write->region[i];
+    const auto* v = r->min.as<VarNode>();
+    if (!r->extent.as<IntImmNode>() || !v) return;
+    var2dim.emplace(v, static_cast<int>(i));
+  }
+  std::vector<int> mapped;
+  for (const Range& r : read->region) {
+    if (!r->extent.as<IntImmNode>()) return;
+    if (r->min.as<IntImmNode>()) continue;
+    const VarNode* v = r->min.as<VarNode>();
+    if (!v) {
+      const PrimExpr* a = nullptr;
+      const PrimExpr* b = nullptr;
+      if (const auto* add = r->min.as<AddNode>()) {
+        a = &add->a, b = &add->b;
+      } else if (const auto* sub = r->min.as<SubNode>()) {
+        a = &sub->a, b = &sub->b;
+      }
+      if (a && b) {
+        if (a->as<VarNode>() && b->as<IntImmNode>()) v = a->as<VarNode>();
+        if (!v && b->as<VarNode>() && a->as<IntImmNode>() && r->min.as<AddNode>()) v = b->as<VarNode>();
+      }
+    }
+    if (!v) return;
+    auto it = var2dim.find(v);
+    if (it == var2dim.end()) return;
+    mapped.push_back(it->second);
+  }
+  std::vector<int> count(write->region.size(), 0);
+  bool is_ordered = true;
+  int last = -1;
+  for (int d : mapped) {
+    ++count[d];
+    if (last != -1 && last > d) is_ordered = false;
+    last = d;
+  }
+  bool is_injective = true;
+  for (int c : count) is_injective = is_injective && c < 2;
+  *injective = is_injective;
+  *ordered = is_ordered;
+}
 
 }  // namespace meta_schedule
 }  // namespace tessera

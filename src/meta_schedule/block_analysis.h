@@ -62,5 +62,10 @@ tir::LoopRV ReorderAndFuseReductionLoops(const tir::Schedule& sch, const tir::Bl
 tir::BlockLocation Locate(const tir::Schedule& sch, const tir::BlockRV& block);
 bool IsRootBlock(const tir::Schedule& sch, const tir::BlockRV& block);
 
+// TVM's AnalyzeReadWritePattern, the injective and ordered parts: each read
+// index is a constant or `v (+/- c)` of a variable that alone indexes one
+// write dimension. Unrecognized patterns (div/mod, products) count as neither.
+void ReadWritePattern(const tir::BufferRegion& read, const tir::BufferRegion& write, bool* injective, bool* ordered);
+
 }  // namespace meta_schedule
 }  // namespace tessera

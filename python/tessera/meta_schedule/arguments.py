@@ -34,6 +34,17 @@ def check_trials(max_trials_global, num_trials_per_iter, work_dir, who, max_tria
         raise TVMTypeError(f"{who}(work_dir={work_dir!r}): work_dir must be a path, got {type(work_dir).__name__}")
 
 
+def check_max_time(max_time_s, who):
+    """None (no wall-clock budget) or a positive number of seconds."""
+    if max_time_s is None:
+        return None
+    if isinstance(max_time_s, bool) or not isinstance(max_time_s, (int, float)):
+        raise TVMTypeError(f"{who}(max_time_s={max_time_s!r}): expected None or a number of seconds")
+    if not max_time_s > 0:
+        raise TVMValueError(f"{who}(max_time_s={max_time_s!r}): must be positive")
+    return float(max_time_s)
+
+
 def check_seed(seed, who, name="seed"):
     """None or -1 (TVM's spelling): a random seed is drawn; else an int in [0, 2**31 - 1]."""
     if seed is None or (isinstance(seed, int) and not isinstance(seed, bool) and seed == -1):
@@ -84,5 +95,5 @@ def check_tunable_target(target, runner, who):
                            f"your own")
 
 
-__all__ = ["check_int", "check_trials", "check_seed", "check_num_tuning_cores", "refuse_spawn_bootstrap",
-           "check_tunable_target", "device_type_name"]
+__all__ = ["check_int", "check_trials", "check_max_time", "check_seed", "check_num_tuning_cores",
+           "refuse_spawn_bootstrap", "check_tunable_target", "device_type_name"]

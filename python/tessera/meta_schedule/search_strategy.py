@@ -18,10 +18,11 @@ from ..error import OpNotImplemented, TVMError, TVMTypeError, TVMValueError
 class Candidate:
     """A sampled schedule with its module hash and (lazily) per-store feature rows."""
 
-    __slots__ = ("sch", "shash", "_features", "score")
+    __slots__ = ("sch", "shash", "_features", "score", "is_default")
 
-    def __init__(self, sch):
+    def __init__(self, sch, is_default=False):
         self.sch = sch
+        self.is_default = is_default  # the untuned default schedule (default_candidate.py)
         self.shash = int(_ir.structural_hash(sch.mod))
         self._features = None
         self.score = None
@@ -52,7 +53,9 @@ class SearchStrategy:
     def _postprocessed(self, sch):
         """A Candidate of ``sch`` after the space's postprocessors, None if one refuses it."""
         if not self.ctx.space_generator.apply_postprocs(sch):
-            self.ctx.note_sample_error(RuntimeError("a postprocessor rejected the candidate"))
+            who = getattr(self.ctx.space_generator, "last_rejection", None)
+            self.ctx.note_sample_error(RuntimeError("a postprocessor rejected the candidate"
+                                                    + (f": {who}" if who else "")))
             return None
         return Candidate(sch)
 
@@ -307,7 +310,9 @@ class EvolutionarySearch(SearchStrategy):
     def notify(self, cands, latencies):
         self.cost_model.update([c.features for c in cands], latencies)
         for c, t in zip(cands, latencies):
-            if t is not None:
+            # The default schedule has no sampled decision to mutate and no postprocessing
+            # mark to replay up to: it is no parent of the population.
+            if t is not None and not c.is_default:
                 self.best_measured.append((t, c.sch.trace))
         self.best_measured.sort(key=lambda p: p[0])
 

@@ -92,11 +92,14 @@ class SpaceGenerator:
         if not self.postprocs:
             return True
         sch.enter_postproc()
+        self.last_rejection = None
         for p in self.postprocs:
             try:
                 if not p.apply(sch):
+                    self.last_rejection = type(p).__name__
                     return False
-            except TVMError:
+            except TVMError as err:
+                self.last_rejection = f"{type(p).__name__} ({type(err).__name__}: {str(err).splitlines()[0]})"
                 return False
         return True
 

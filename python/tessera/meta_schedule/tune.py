@@ -12,14 +12,17 @@ import time
 from .. import ir as _ir
 from ..error import TVMValueError
 from .arg_info import ArgInfo
+from .budget import TuningBudget
 from .builder import BuilderInput, LocalBuilder
 from .cost_model import RandomModel, XGBModel
+from .default_candidate import default_schedule, is_default_trace
 from .database import JSONDatabase, MemoryDatabase, Database, TuningRecord
 from .feature import estimate_flops
 from .runner import LocalRunner, RunnerInput
 from . import search_strategy as _strategy
-from .arguments import (check_num_tuning_cores, check_seed, check_trials, check_tunable_target, device_type_name,
-                        refuse_spawn_bootstrap)
+from .arguments import (check_max_time, check_num_tuning_cores, check_seed, check_trials, check_tunable_target,
+                        device_type_name, refuse_spawn_bootstrap)
+from .space_generator import ScheduleFn
 from .tune_context import TuneContext
 
 
@@ -89,9 +92,21 @@ class TaskState:
             sch = _ir_schedule(mod, rec.trace)
             if sch is not None:
                 ctx.measured.add(int(_ir.structural_hash(sch.mod)))
+        # The untuned default schedule goes first into the first round (unless a
+        # previous run measured it): tuning never ends slower than not tuning. Not with
+        # a ScheduleFn space: the user's own schedule function defines every candidate
+        # (the course's §4.4 expects the winner to come from it, as TVM's does).
+        default_sch = None if isinstance(ctx.space_generator, ScheduleFn) else default_schedule(mod, ctx.target)
+        self.default_cand = None
+        if default_sch is not None:
+            cand = _strategy.Candidate(default_sch, is_default=True)
+            if cand.shash not in ctx.measured:
+                self.default_cand = cand
+                ctx.measured.add(cand.shash)
         self.strategy = _strategy.create(ctx.search_strategy, ctx, self.cost_model, self.num_trials_per_iter)
-        if existing and isinstance(self.strategy, _strategy.EvolutionarySearch):
-            self.strategy.seed_measured(existing)
+        seeds = [r for r in existing if not is_default_trace(r.trace, default_sch)]
+        if seeds and isinstance(self.strategy, _strategy.EvolutionarySearch):
+            self.strategy.seed_measured(seeds)
         ref_path = os.path.join(self.work_dir, f"reference_{self.workload.shash}.npz")
         self.reference = self.runner.make_reference(mod, target, self.args_info, ref_path, seed=0)
         self.done = len(existing)
@@ -116,7 +131,11 @@ class TaskState:
             return 0
         start = time.time()
         ctx, target = self.ctx, str(self.ctx.target)
-        cands = self.strategy.generate(n)
+        cands = []
+        if self.default_cand is not None:
+            cands, self.default_cand = [self.default_cand], None
+        if n > len(cands):
+            cands += self.strategy.generate(n - len(cands))
         if not cands:
             _print(f"[{ctx.task_name}] the search space has no unmeasured candidate left; stopping at "
                    f"{self.done} trials")
@@ -189,25 +208,65 @@ def summary_table(states):
                                                                       f"Total latency (us): {total_latency:.4f}"])
 
 
-def tune_task(ctx, database, builder, runner, cost_model, max_trials, num_trials_per_iter, work_dir):
+def model_latency_us(states):
+    """The model's estimated latency: sum over tasks of weight x best latency (us), and
+    how many tasks have no valid record yet (left out of the sum)."""
+    total, missing = 0.0, 0
+    for st in states:
+        if st.best is None:
+            missing += 1
+        else:
+            total += st.weight * st.best * 1e6
+    return total, missing
+
+
+def progress_text(states, total, budget):
+    """The run-wide part of a progress line: tasks with a trial, total trials, the
+    model's estimated latency (tune_relax; several tasks), elapsed and ETA."""
+    parts = []
+    if len(states) > 1:
+        tuned = sum(1 for st in states if st.done > 0)
+        parts.append(f"tasks tuned {tuned}/{len(states)}")
+    parts.append(f"total trials {total}/{budget.max_trials}")
+    if len(states) > 1:
+        est, missing = model_latency_us(states)
+        parts.append(f"est. model latency {est:.1f} us" + (f" ({missing} tasks without a valid record)"
+                                                            if missing else ""))
+    eta = budget.eta(budget.max_trials - total)
+    parts.append(f"elapsed {fmt_time(budget.elapsed())}  ETA {fmt_time(eta) if eta is not None else '?'}")
+    return "  ".join(parts)
+
+
+def report_sample_errors(states):
+    for st in states:
+        if st.ctx.sample_errors:
+            _print(f"[{st.task_name}] {st.ctx.num_sample_errors} samples of the space failed, first: "
+                   f"{st.ctx.sample_errors[0]}")
+
+
+def tune_task(ctx, database, builder, runner, cost_model, max_trials, num_trials_per_iter, work_dir,
+              max_time_s=None):
     """Tunes ``ctx``'s task until ``max_trials`` trials (existing records included) are in
-    ``database`` or the space has no unmeasured candidate left; returns the database."""
+    ``database``, the space has no unmeasured candidate left or ``max_time_s`` seconds
+    have passed (between rounds); returns the database."""
+    budget = TuningBudget(max_trials, max_time_s)
     state = TaskState(ctx, database, builder, runner, cost_model, work_dir, max_trials,
                       num_trials_per_iter=num_trials_per_iter)
     state.prepare()
-    start = time.time()
-    while not state.terminated:
-        if state.run_round(num_trials_per_iter) == 0:
+    while not state.terminated and not budget.time_up():
+        round_start = time.time()
+        n = state.run_round(budget.round_size(num_trials_per_iter, max_trials - state.done))
+        budget.record_round(n, time.time() - round_start)
+        if n == 0:
             break
-        elapsed = time.time() - start
-        eta = elapsed / state.measured_now * (max_trials - state.done)
         _print(f"[{ctx.task_name}] trials {state.done}/{max_trials}  best {state.best_text()}  errors "
-               f"{state.n_errors}  elapsed {fmt_time(elapsed)}  ETA {fmt_time(eta)}")
+               f"{state.n_errors} | {progress_text([state], state.done, budget)}")
+    if not state.terminated and budget.time_up():
+        _print(f"[{ctx.task_name}] time budget of {fmt_time(max_time_s)} spent: stopping at {state.done}/"
+               f"{max_trials} trials (rerun with the same work_dir to continue)")
     _print(summary_table([state]))
-    _print(f"Wall time: {fmt_time(time.time() - start)}")
-    if ctx.sample_errors:
-        _print(f"[{ctx.task_name}] {len(ctx.sample_errors)} samples of the space failed, first: "
-               f"{ctx.sample_errors[0]}")
+    _print(f"Wall time: {fmt_time(budget.elapsed())}")
+    report_sample_errors([state])
     return database
 
 
@@ -257,18 +316,21 @@ def make_builder_runner(builder, runner, num_workers, work_dir, who):
 
 def tune_tir(mod, target, work_dir, max_trials_global, *, num_trials_per_iter=64, builder="local",
              runner="local", database="json", cost_model="xgb", space="post-order-apply",
-             strategy="evolutionary", task_name="main", num_tuning_cores="physical", seed=None):
+             strategy="evolutionary", task_name="main", num_tuning_cores="physical", seed=None, max_time_s=None):
     """Tunes the PrimFunc ``mod`` ("main" of an IRModule, or a PrimFunc) for ``target`` with
     ``max_trials_global`` measured candidates and returns the database (a JSONDatabase in
     ``work_dir`` unless ``database`` is given). ``space``: "post-order-apply" (the default
     CPU rules), a ScheduleFn or a schedule function; ``strategy``: "evolutionary",
     "replay-trace" or "random"; ``seed`` fixes every random choice of the search;
     ``num_tuning_cores`` ("physical" or a count) is the number of build workers (and the
-    core count the default space parallelizes for when the target gives no --num-cores)."""
+    core count the default space parallelizes for when the target gives no --num-cores);
+    ``max_time_s``: a wall-clock budget in seconds (no round starts after it; a rerun with
+    the same work_dir continues)."""
     refuse_spawn_bootstrap("tune_tir")
     check_trials(max_trials_global, num_trials_per_iter, work_dir, "tune_tir")
     check_seed(seed, "tune_tir")
     check_num_tuning_cores(num_tuning_cores, "tune_tir")
+    max_time_s = check_max_time(max_time_s, "tune_tir")
     os.makedirs(work_dir, exist_ok=True)
     ctx = TuneContext(mod, target, space, strategy, task_name, -1 if seed is None else seed, num_tuning_cores)
     check_tunable_target(ctx.target, runner, "tune_tir")
@@ -278,7 +340,7 @@ def tune_tir(mod, target, work_dir, max_trials_global, *, num_trials_per_iter=64
                                                                    "tune_tir")
     try:
         return tune_task(ctx, database, builder, runner, cost_model, int(max_trials_global),
-                         int(num_trials_per_iter), work_dir)
+                         int(num_trials_per_iter), work_dir, max_time_s)
     finally:
         if own_builder:
             builder.close()
@@ -286,4 +348,4 @@ def tune_tir(mod, target, work_dir, max_trials_global, *, num_trials_per_iter=64
             runner.close()
 
 
-__all__ = ["TaskState", "summary_table", "tune_tir", "tune_task"]
+__all__ = ["TaskState", "model_latency_us", "progress_text", "summary_table", "tune_tir", "tune_task"]

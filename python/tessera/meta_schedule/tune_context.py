@@ -62,7 +62,8 @@ class TuneContext:
             num_threads = os.cpu_count() or 1
         self.num_threads = int(num_threads)
         self.measured = set()
-        self.sample_errors = []
+        self.sample_errors = []     # the first 20 messages
+        self.num_sample_errors = 0  # all of them
 
     @property
     def num_cores(self):
@@ -91,6 +92,7 @@ class TuneContext:
         return self.space_generator.apply_postprocs(sch)
 
     def note_sample_error(self, err):
+        self.num_sample_errors += 1
         if len(self.sample_errors) < 20:
             self.sample_errors.append(f"{type(err).__name__}: {err}")
 

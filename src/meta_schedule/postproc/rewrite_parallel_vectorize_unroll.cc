@@ -9,7 +9,9 @@
 // unroll value becomes pragma_auto_unroll_max_step / pragma_unroll_explicit
 // on the outermost loop of each non-spatial block. Loops that are already
 // parallel, vectorized, unrolled, bound or annotated are left alone (TVM
-// checks bindings and annotations only). Meta-schedule layer.
+// checks bindings and annotations only). A step a primitive refuses for a
+// block is skipped (its loops stay as they are) instead of rejecting the
+// candidate. Meta-schedule layer.
 #include <climits>
 
 #include "arith/analyzer.h"
@@ -167,6 +169,16 @@ void Adjust(const BlockLocation& loc, Parsed* parsed) {
   }
 }
 
+// Runs `steps`; a ScheduleError (a primitive refusing) ends them there.
+template <typename F>
+void TrySteps(F&& steps) {
+  try {
+    steps();
+  } catch (const Error& e) {
+    if (e.kind() != "ScheduleError") throw;
+  }
+}
+
 }  // namespace
 
 class RewriteParallelVectorizeUnrollNode : public PostprocNode {
@@ -182,49 +194,56 @@ class RewriteParallelVectorizeUnrollNode : public PostprocNode {
       for (const char* key : {kParallel, kVectorize, kUnrollExplicit, kUnrollImplicit}) {
         if (root->block->annotations.count(key)) sch.Unannotate(root_rv, key);
       }
-      try {
-        for (const BlockRV& block : sch.GetChildBlocks(root_rv)) {
-          Array<LoopRV> loops = sch.GetLoops(block);
-          if (loops.empty()) continue;
-          Parsed parsed = parsed_root;
-          BlockLocation loc = Locate(sch, block);
-          Adjust(loc, &parsed);
-          const int n = static_cast<int>(loops.size());
-          std::vector<LoopRV> rvs = loops.to_vector();
-          if (parsed.num_parallel_loops == n && parsed.num_vectorize_loops == n) {
+      for (const BlockRV& block : sch.GetChildBlocks(root_rv)) {
+        Array<LoopRV> loops = sch.GetLoops(block);
+        if (loops.empty()) continue;
+        Parsed parsed = parsed_root;
+        BlockLocation loc = Locate(sch, block);
+        Adjust(loc, &parsed);
+        const int n = static_cast<int>(loops.size());
+        std::vector<LoopRV> rvs = loops.to_vector();
+        // Each step is an optimization: one a primitive refuses for this block
+        // (e.g. vectorizing a block whose bindings compute_at made non-affine,
+        // a padding copy under an overlapping pooling window) leaves its loops
+        // as they are; the candidate is kept (a failed primitive changes nothing).
+        if (parsed.num_parallel_loops == n && parsed.num_vectorize_loops == n) {
+          TrySteps([&] {
             LoopRV fused = n == 1 ? rvs[0] : sch.Fuse(Array<LoopRV>(rvs), true);
             Array<LoopRV> split =
                 sch.Split(fused, {Any(), Any(IntImm(DataType::Int(32), parsed.max_vectorize_extent))}, true);
-            sch.Parallel(split[0]);
-            sch.Vectorize(split[1]);
             for (int i = 0; i < n - 1; ++i) rvs[i] = split[0];
             rvs[n - 1] = split[1];
-          } else {
-            if (parsed.num_parallel_loops > 0) {
+            sch.Parallel(split[0]);
+            sch.Vectorize(split[1]);
+          });
+        } else {
+          if (parsed.num_parallel_loops > 0) {
+            TrySteps([&] {
               std::vector<LoopRV> outer(rvs.begin(), rvs.begin() + parsed.num_parallel_loops);
               LoopRV fused = outer.size() == 1 ? outer[0] : sch.Fuse(Array<LoopRV>(outer), true);
-              sch.Parallel(fused);
               for (int i = 0; i < parsed.num_parallel_loops; ++i) rvs[i] = fused;
-            }
-            if (parsed.num_vectorize_loops > 0) {
+              sch.Parallel(fused);
+            });
+          }
+          if (parsed.num_vectorize_loops > 0) {
+            TrySteps([&] {
               std::vector<LoopRV> inner(rvs.end() - parsed.num_vectorize_loops, rvs.end());
               LoopRV fused = inner.size() == 1 ? inner[0] : sch.Fuse(Array<LoopRV>(inner), true);
-              sch.Vectorize(fused);
               for (int i = n - parsed.num_vectorize_loops; i < n; ++i) rvs[i] = fused;
-            }
+              sch.Vectorize(fused);
+            });
           }
-          if (parsed.unroll_explicit != -1 || parsed.unroll_implicit != -1) {
-            int64_t max_step = parsed.unroll_explicit + parsed.unroll_implicit + 1;
-            if (max_step > 0 && !IsSpatialBlock(loc.block)) {
+        }
+        if (parsed.unroll_explicit != -1 || parsed.unroll_implicit != -1) {
+          int64_t max_step = parsed.unroll_explicit + parsed.unroll_implicit + 1;
+          if (max_step > 0 && !IsSpatialBlock(loc.block)) {
+            TrySteps([&] {
               sch.Annotate(rvs[0], kPragmaAutoUnrollMaxStep, Any(IntImm(DataType::Int(32), max_step)));
               sch.Annotate(rvs[0], kPragmaUnrollExplicit,
                            Any(IntImm(DataType::Int(32), parsed.unroll_explicit != -1 ? 1 : 0)));
-            }
+            });
           }
         }
-      } catch (const Error& e) {
-        if (e.kind() != "ScheduleError") throw;
-        return false;
       }
     }
     return true;

@@ -146,12 +146,21 @@ std::vector<TilingState> MultiLevelTilingNode::TileLoopNest(TilingState state) c
 }
 
 namespace {
-// TVM's IsWriteCache: a block that copies one buffer into another.
+// TVM's IsWriteCache: a block that copies one buffer into another through an
+// injective and ordered index map (each written element read from one place,
+// dimensions in order). A copy through div/mod (an unpacking layout change)
+// is not one: reverse_compute_at of it at a tile fails unless the tile sizes
+// happen to align with the divisor, so sampled decisions would break it.
 bool IsWriteCache(const BlockNode* block) {
   if (block->reads.size() != 1 || block->writes.size() != 1) return false;
   const auto* store = block->body.as<BufferStoreNode>();
-  return store && store->value.as<BufferLoadNode>() &&
-         store->value.as<BufferLoadNode>()->buffer.same_as(block->reads[0]->buffer);
+  if (!store || !store->value.as<BufferLoadNode>() ||
+      !store->value.as<BufferLoadNode>()->buffer.same_as(block->reads[0]->buffer)) {
+    return false;
+  }
+  bool injective = false, ordered = false;
+  ReadWritePattern(block->reads[0], block->writes[0], &injective, &ordered);
+  return injective && ordered;
 }
 }  // namespace
 

@@ -141,8 +141,17 @@ class Scheduler {
   }
 
   PrimFunc Run() {
+    RunSteps();
+    return Func();
+  }
+
+  // The schedule (with its trace) after Run.
+  const Schedule& sch() const { return sch_; }
+
+ private:
+  void RunSteps() {
     Inline();
-    if (opt_.row_kernels && ScheduleRowKernel(&sch_, opt_)) return Func();
+    if (opt_.row_kernels && ScheduleRowKernel(&sch_, opt_)) return;
     std::vector<std::string> names;
     for (const BlockLocation& loc : CollectBlocks(Func())) names.push_back(loc.block->name_hint);
     for (const std::string& name : names) {
@@ -161,10 +170,8 @@ class Scheduler {
         ScheduleSpatial(block, *nest);
       }
     }
-    return Func();
   }
 
- private:
   PrimFunc Func() const { return sch_.FuncOf(sch_->func_name); }
 
   int Lanes(const Buffer& buf) const {
@@ -469,6 +476,12 @@ PrimFunc DefaultCPUSchedule(PrimFunc func, const DefaultCPUScheduleOptions& opti
   return WithAttr(out, "tir.is_scheduled", true);
 }
 
+Schedule DefaultCPUScheduleOf(PrimFunc func, const DefaultCPUScheduleOptions& options) {
+  Scheduler scheduler(func, options);
+  scheduler.Run();
+  return scheduler.sch();
+}
+
 namespace transform {
 
 tessera::transform::Pass DefaultCPUSchedule(std::optional<Target> target) {
@@ -487,12 +500,24 @@ tessera::transform::Pass DefaultCPUSchedule(std::optional<Target> target) {
       },
       0, "DefaultCPUSchedule");
 }
-TESSERA_REGISTER_GLOBAL("tir.DefaultCPUScheduleFunc").set_body_typed([](PrimFunc f, Target target) {
+// The options for `target` with the current PassContext's switches.
+static DefaultCPUScheduleOptions OptionsInContext(const Target& target) {
   DefaultCPUScheduleOptions opt = DefaultCPUScheduleOptionsFor(target);
   opt.packed_matmul = PassContext::Current()->GetConfig<bool>(kPackedMatmulOption, true);
   opt.row_kernels = PassContext::Current()->GetConfig<bool>(kRowKernelOption, true);
-  return tir::DefaultCPUSchedule(f, opt);
+  return opt;
+}
+TESSERA_REGISTER_GLOBAL("tir.DefaultCPUScheduleFunc").set_body_typed([](PrimFunc f, Target target) {
+  return tir::DefaultCPUSchedule(f, OptionsInContext(target));
 });
+// The same schedule as a tir.Schedule with its trace: meta_schedule's first
+// candidate of a task (the untuned default it must never end slower than).
+// None when `f` counts as scheduled already (DefaultCPUSchedule leaves it alone).
+TESSERA_REGISTER_GLOBAL("tir.DefaultCPUScheduleOf")
+    .set_body_typed([](PrimFunc f, Target target) -> std::optional<Schedule> {
+      if (IsScheduled(f)) return std::nullopt;
+      return tir::DefaultCPUScheduleOf(f, OptionsInContext(target));
+    });
 TESSERA_REGISTER_PASS_CONFIG_OPTION(kPackedMatmulOption, bool);
 TESSERA_REGISTER_PASS_CONFIG_OPTION(kRowKernelOption, bool);
 TESSERA_REGISTER_PASS("tir.transform.DefaultCPUSchedule", [] { return DefaultCPUSchedule(); });

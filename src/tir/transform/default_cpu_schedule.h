@@ -10,6 +10,7 @@
 #include "ir/transform.h"
 #include "target/target.h"
 #include "tir/function.h"
+#include "tir/schedule/schedule.h"
 
 namespace tessera {
 namespace tir {
@@ -29,6 +30,11 @@ struct DefaultCPUScheduleOptions {
 // serial) and marks it "tir.is_scheduled". A step a primitive refuses for a
 // block is skipped; the function always computes what it computed before.
 PrimFunc DefaultCPUSchedule(PrimFunc func, const DefaultCPUScheduleOptions& options);
+
+// The schedule DefaultCPUSchedule applies to `func` (not yet scheduled), as a
+// tir.Schedule whose trace replays it: the untuned candidate meta_schedule
+// measures first. The function is not marked "tir.is_scheduled".
+Schedule DefaultCPUScheduleOf(PrimFunc func, const DefaultCPUScheduleOptions& options);
 
 // The options for `target` (a CPU target): its vector width and its
 // -num-cores, else the host's cores (TargetVectorBits / TargetNumCores).

@@ -314,11 +314,12 @@ def test_tune_ir_mod_and_tune_tir_passes_fill_work_dir(tmp_path):
         same = relax.transform.MetaScheduleTuneIRMod({}, work_dir, 4)(mod)
         assert same.same_as(mod) or tvm.ir.structural_equal(same, mod)
         applied = relax.transform.MetaScheduleApplyDatabase(work_dir)(mod)
-    # as TVM: one round is min(64, budget) trials, so the first task (warm-up order) took all 4
+    # rounds are min(64, budget) trials as TVM's, but a first round leaves the tasks still
+    # waiting for theirs an equal share (TVM's warm-up would give all 4 to the first task)
     db = ms.database.JSONDatabase(work_dir=work_dir)
-    assert len(db.records_of(task_mod(mod["dense0"]))) == 4
-    assert all(applied[n].attrs["tir.is_scheduled"] for n in ("dense0", "dense1"))
-    assert applied["dense_out"].same_as(mod["dense_out"])
+    assert len(db.records_of(task_mod(mod["dense0"]))) == 2
+    assert len(db.records_of(task_mod(mod["dense_out"]))) == 2
+    assert all(applied[n].attrs["tir.is_scheduled"] for n in ("dense0", "dense1", "dense_out"))
 
     tir_dir = str(tmp_path / "tir")
     only_tir = tvm.IRModule({"dense_out": mod["dense_out"]})

@@ -121,6 +121,25 @@ def _flush_cpu_cache(buf=[]):  # noqa: B006 -- persistent scratch buffer of this
     buf[0] += 1.0
 
 
+def mismatches(got, want, rtol, atol):
+    """(number of elements of ``got`` that differ from ``want``, largest difference where
+    both are finite).
+    The tolerance scales with the largest finite magnitude of ``want``; NaN and infinities
+    must sit at the same places with the same sign (random inputs make NaN where an op is
+    undefined -- rsqrt of a negative batch_norm variance --, and so does every correct
+    schedule)."""
+    if want.dtype.kind not in "fc":
+        bad = int(np.sum(got != want))
+        return bad, float(np.max(np.abs(got.astype("float64") - want))) if bad else 0.0
+    finite = np.isfinite(want)
+    scale = float(np.max(np.abs(want[finite]))) if finite.any() else 0.0
+    close = np.isclose(got, want, rtol=rtol, atol=atol * max(1.0, scale), equal_nan=True)
+    bad = int(np.sum(~close))
+    both = finite & np.isfinite(got)
+    diff = float(np.max(np.abs(got[both].astype("float64") - want[both]))) if both.any() else 0.0
+    return bad, diff
+
+
 def check_and_time(lib, args_info, reference, rtol, atol, number, repeat, min_repeat_ms, flush,
                    device_type="cpu"):
     """Runs ``lib["main"]`` once on the reference inputs (arrays on ``device_type``'s device 0)
@@ -134,13 +153,10 @@ def check_and_time(lib, args_info, reference, rtol, atol, number, repeat, min_re
         arrays = [nd.array(a.copy(), dev) for a in inputs]
         lib["main"](*arrays)
         for i, (got, want) in enumerate(zip(arrays, expected)):
-            got = got.numpy()
-            scale = float(np.max(np.abs(want))) if want.size else 0.0
-            if not np.allclose(got, want, rtol=rtol, atol=atol * max(1.0, scale)):
-                bad = int(np.sum(~np.isclose(got, want, rtol=rtol, atol=atol * max(1.0, scale))))
+            bad, max_diff = mismatches(got.numpy(), want, rtol, atol)
+            if bad:
                 raise TVMValueError(f"wrong result: argument {i} differs from the unscheduled program's "
-                                    f"in {bad} of {want.size} elements (max abs diff "
-                                    f"{float(np.max(np.abs(got.astype('float64') - want))):.3g})")
+                                    f"in {bad} of {want.size} elements (max abs diff where finite {max_diff:.3g})")
     else:
         arrays = [nd.array(a, dev) for a in random_inputs(args_info, 0)]
     evaluator = lib.time_evaluator("main", dev, number=number, repeat=1, min_repeat_ms=min_repeat_ms)
@@ -152,5 +168,5 @@ def check_and_time(lib, args_info, reference, rtol, atol, number, repeat, min_re
     return secs
 
 
-__all__ = ["Reference", "Runner", "RunnerInput", "RunnerResult", "check_and_time", "compute_reference",
+__all__ = ["Reference", "Runner", "RunnerInput", "RunnerResult", "check_and_time", "compute_reference", "mismatches",
            "random_inputs", "read_reference", "reference_target"]

@@ -1,12 +1,15 @@
 """The task scheduler interface and its tuning loop: a round gives ``num_trials_per_iter``
 trials to the task ``next_task_id()`` picks (a subclass decides), until the global
-budget is spent or every task is terminated; progress after each round (trials done /
-total, the task's best GFLOPS, elapsed and ETA) and TVM's per-task table at the start
+budget (trials, optionally wall-clock time) is spent or every task is terminated;
+progress after each round (the task's trials and best GFLOPS; tasks tuned, total trials,
+the model's estimated latency, elapsed and ETA) and TVM's per-task table at the start
 and the end go to stdout."""
 import os
 import time
 
-from ..tune import TaskState, fmt_time, summary_table, _print, make_cost_model
+from ..arguments import check_max_time
+from ..budget import TuningBudget
+from ..tune import TaskState, fmt_time, progress_text, report_sample_errors, summary_table, _print, make_cost_model
 from ...error import OpNotImplemented, TVMValueError
 
 
@@ -24,15 +27,19 @@ class TaskScheduler:
         return [i for i, st in enumerate(self.states) if not st.terminated]
 
     def tune(self, tasks, task_weights, max_trials_global, max_trials_per_task, num_trials_per_iter, builder,
-             runner, database, cost_model, work_dir):
+             runner, database, cost_model, work_dir, max_time_s=None, start=None):
         """Tunes ``tasks`` (TuneContexts) with weights ``task_weights``; each task gets its
         own cost model made from ``cost_model`` ("xgb" or "random", seeded with the task's
-        seed). Trials already in ``database`` count towards both budgets."""
+        seed). Trials already in ``database`` count towards both budgets. ``max_time_s``:
+        wall-clock budget from ``start`` (a time.time() value; default: this call's start):
+        no round starts after it, rounds are shortened to end within it."""
         if len(tasks) != len(task_weights):
             raise TVMValueError(f"TaskScheduler.tune: {len(tasks)} tasks but {len(task_weights)} task_weights")
         if cost_model not in ("xgb", "random"):
             raise TVMValueError(f"TaskScheduler.tune(cost_model={cost_model!r}): expected 'xgb' or 'random' (each "
                                 "task gets its own model; a shared CostModel object is not supported)")
+        max_time_s = check_max_time(max_time_s, "TaskScheduler.tune")
+        budget = TuningBudget(max_trials_global, max_time_s, start)
         max_trials_global, num_trials_per_iter = int(max_trials_global), int(num_trials_per_iter)
         os.makedirs(work_dir, exist_ok=True)
         self.states = [TaskState(ctx, database, builder, runner, make_cost_model(cost_model, ctx.rand_state, "tune"),
@@ -43,31 +50,32 @@ class TaskScheduler:
         self.on_start()
         total = sum(st.done for st in self.states)
         _print(summary_table(self.states))
-        start, measured_now = time.time(), 0
-        while total < max_trials_global:
+        while total < max_trials_global and not budget.time_up():
             tid = self.next_task_id()
             if tid < 0:
                 break
             st = self.states[tid]
-            n = st.run_round(min(num_trials_per_iter, max_trials_global - total))
+            round_start = time.time()
+            # A first round leaves every task still waiting for its own an equal share of
+            # what is left (the first candidate of each is its default schedule), so a
+            # budget smaller than tasks x num_trials_per_iter still reaches every task.
+            waiting = sum(1 for s in self.states if s.done == 0 and not s.terminated) if st.done == 0 else 1
+            n = st.run_round(budget.round_size(num_trials_per_iter, max_trials_global - total, waiting))
+            budget.record_round(n, time.time() - round_start)
             total += n
-            measured_now += n
             if n == 0:
                 continue
-            elapsed = time.time() - start
-            eta = elapsed / measured_now * (max_trials_global - total)
             _print(f"[task #{tid} {st.task_name}] trials {st.done}/{st.max_trials}  best {st.best_text()}  "
-                   f"errors {st.n_errors} | total trials {total}/{max_trials_global}  elapsed "
-                   f"{fmt_time(elapsed)}  ETA {fmt_time(eta)}")
+                   f"errors {st.n_errors} | {progress_text(self.states, total, budget)}")
         if total >= max_trials_global:
             for st in self.states:
                 st.terminated = True
+        elif budget.time_up():
+            _print(f"Time budget of {fmt_time(max_time_s)} spent: stopping at {total}/{max_trials_global} trials "
+                   "(rerun with the same work_dir to continue)")
         _print(summary_table(self.states))
-        _print(f"Wall time: {fmt_time(time.time() - start)}")
-        for st in self.states:
-            if st.ctx.sample_errors:
-                _print(f"[{st.task_name}] {len(st.ctx.sample_errors)} samples of the space failed, first: "
-                       f"{st.ctx.sample_errors[0]}")
+        _print(f"Wall time: {fmt_time(budget.elapsed())}")
+        report_sample_errors(self.states)
         return database
 
     def on_start(self):

@@ -1,0 +1,51 @@
+"""The budget of one tuning run (tune_tir, tune_relax / the task schedulers): trials
+(``max_trials``, records already in the database included) and an optional wall-clock
+limit (``max_time_s``, from the call's start). Rounds are only started while time is
+left and are shortened so that, at the measured seconds per trial, they end within it
+and, while tasks still wait for their first round, leave each of them an equal share of
+the trials and time left; a run always stops between rounds, so every record it made is
+committed."""
+import math
+import time
+
+
+class TuningBudget:
+    def __init__(self, max_trials, max_time_s=None, start=None):
+        self.max_trials = int(max_trials)
+        self.max_time_s = max_time_s
+        self.start = time.time() if start is None else start
+        self.measured_now = 0      # trials measured by this run
+        self.measuring_secs = 0.0  # wall time of this run's rounds
+
+    def elapsed(self):
+        return time.time() - self.start
+
+    def time_left(self):
+        return math.inf if self.max_time_s is None else self.max_time_s - self.elapsed()
+
+    def time_up(self):
+        return self.time_left() <= 0
+
+    def round_size(self, n, trials_left, share=1):
+        """``n`` trials, fewer when this round must leave room for ``share - 1`` more rounds
+        (tasks still waiting for their first round) within the ``trials_left`` and the time
+        left at the seconds per trial measured so far; at least one."""
+        n = min(n, max(1, trials_left // share))
+        if self.max_time_s is None or self.measured_now == 0:
+            return n
+        per_trial = self.measuring_secs / self.measured_now
+        return max(1, min(n, int(self.time_left() / per_trial / share) if per_trial > 0 else n))
+
+    def record_round(self, measured, secs):
+        self.measured_now += measured
+        self.measuring_secs += secs
+
+    def eta(self, trials_left):
+        """Seconds until the trial budget or the time limit ends the run (None before any trial)."""
+        if self.measured_now == 0:
+            return None
+        by_trials = self.elapsed() / self.measured_now * max(0, trials_left)
+        return max(0.0, min(by_trials, self.time_left()))
+
+
+__all__ = ["TuningBudget"]
