@@ -11,7 +11,7 @@ import tessera as tvm
 from tessera import meta_schedule as ms
 from tessera import relax
 from tessera.meta_schedule.cost_model import RandomModel, XGBModel
-from tessera.meta_schedule.database import JSONDatabase, MemoryDatabase
+from tessera.meta_schedule.database import JSONDatabase, MemoryDatabase, TuningRecord
 from tessera.meta_schedule.feature import candidate_features
 from tessera.meta_schedule.shared_cost_model import SharedCostModel
 from tessera.meta_schedule.task_scheduler import GradientBased
@@ -59,6 +59,40 @@ def test_throughput_is_normalised_per_task_group():
     assert model.num_measurements == 4 and model._booster is booster
     model.update(feats[:1], [1e-3], group="other")
     assert model.num_measurements == 5
+
+
+def test_warm_start_skips_records_it_cannot_use_and_refuses_a_non_model():
+    """Learnt from: a replayable CPU record. Skipped: a trace that does not replay on its
+    workload (another module's block name) and a record measured on a GPU target."""
+    from ms_helpers import matmul_module
+    mod = matmul_module(16)
+    sch = tvm.tir.Schedule(mod)
+    sch.split(sch.get_loops(sch.get_block("C"))[0], factors=[None, 4])
+    db = MemoryDatabase()
+    wl = db.commit_workload(mod)
+    db.commit_tuning_record(TuningRecord(sch.trace, wl, [1e-4], TARGET))
+    db.commit_tuning_record(TuningRecord(sch.trace, wl, [2e-4], "cuda"))
+    renamed = tvm.tir.Schedule(mod)
+    renamed.get_block("C")
+    bad_trace = renamed.trace
+    wl_z = db.commit_workload(zero_fill_named_z())
+    db.commit_tuning_record(TuningRecord(bad_trace, wl_z, [3e-4], TARGET))
+    shared = SharedCostModel(XGBModel(num_warmup_samples=1))
+    assert shared.warm_start(db, TARGET) == 1
+    assert shared.model.num_measurements == 1 and shared.model.trained
+    with pytest.raises(TypeError, match="SharedCostModel: expected a CostModel, got object"):
+        SharedCostModel(object())
+
+
+def zero_fill_named_z():
+    @T.prim_func
+    def main(A: T.Buffer((16, 16), "float32")):
+        T.func_attr({"global_symbol": "main", "tir.noalias": True})
+        for i, j in T.grid(16, 16):
+            with T.block("Z"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                A[vi, vj] = T.float32(0)
+    return tvm.IRModule({"main": main})
 
 
 # ---- transfer between tasks on measured candidates ------------------------------------------
