@@ -1,7 +1,8 @@
 """One cost model for every task of a tuning run (tune_relax / tune_tasks / tune_tir).
-SharedCostModel wraps a CostModel (XGBModel by default); ``for_task(mod)`` gives each task a
-view that tags its measurements with the task's workload hash, so that XGBModel normalizes
-throughput per task (what transfers between tasks is the ranking, not the latencies).
+SharedCostModel wraps a CostModel (XGBModel by default); ``for_task(mod, target)`` gives each
+task a view that tags its measurements with the task's workload hash and target, so that
+XGBModel normalizes throughput per task (what transfers between tasks is the ranking, not
+the latencies).
 ``warm_start(database)`` trains the model on the records already in the database (every
 workload, this run's or another model's) before the first search round."""
 import numpy as np
@@ -18,6 +19,12 @@ def _kind(target):
     """"gpu" or "cpu": the features (and speeds) of the two do not mix."""
     keys = (target if isinstance(target, Target) else Target(str(target))).keys
     return "gpu" if "gpu" in list(keys) else "cpu"
+
+
+def _group(shash, target):
+    """A task's normalisation group: its workload and the target its latencies were measured
+    on (records of one workload timed on two targets, e.g. 1 and 2 cores, are not compared)."""
+    return (int(shash), None if target is None else str(target))
 
 
 def _supports_groups(model):
@@ -62,9 +69,10 @@ class SharedCostModel:
         self.warm_records = 0
         self.warm_workloads = 0
 
-    def for_task(self, mod):
-        """The view for the task whose module (IRModule with "main") is ``mod``."""
-        return TaskCostModel(self, _module_hash(mod))
+    def for_task(self, mod, target=None):
+        """The view for the task whose module (IRModule with "main") is ``mod``, measured
+        on ``target``: its group is (workload hash, target string), as in ``warm_start``."""
+        return TaskCostModel(self, _group(_module_hash(mod), target))
 
     def warm_start(self, database, target=None, log=None):
         """Adds every record of ``database`` (each trace replayed on its workload, as it was
@@ -87,15 +95,16 @@ class SharedCostModel:
                 continue
             feats.append(candidate_features(sch.mod))
             lats.append(rec.mean_run_sec if rec.is_valid else None)
-            groups.append(workload.shash)
+            groups.append(_group(workload.shash, rec.target))
         for f, t, g in zip(feats, lats, groups):
             self.model.add([f], [t], g)
         self.model.fit()
+        n_workloads = len({g[0] for g in groups})
         self.warm_records += len(feats)
-        self.warm_workloads += len(set(groups))
+        self.warm_workloads += n_workloads
         if feats and log is not None:
             valid = int(np.sum([t is not None for t in lats]))
-            log(f"cost model warm-started on {len(feats)} records ({valid} valid) of {len(set(groups))} "
+            log(f"cost model warm-started on {len(feats)} records ({valid} valid) of {n_workloads} "
                 f"workloads in the database; trained: {getattr(self.model, 'trained', True)}")
         return len(feats)
 

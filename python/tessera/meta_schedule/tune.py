@@ -275,7 +275,7 @@ def tune_tir(mod, target, work_dir, max_trials_global, *, num_trials_per_iter=64
     check_tunable_target(ctx.target, runner, "tune_tir")
     database = make_database(database, work_dir, "tune_tir")
     cost_model = shared_cost_model(cost_model, ctx.rand_state, database, ctx.target, "tune_tir", _print)
-    cost_model = cost_model.for_task(ctx.mod)
+    cost_model = cost_model.for_task(ctx.mod, ctx.target)
     builder, runner, own_builder, own_runner = make_builder_runner(builder, runner, ctx.num_threads, work_dir,
                                                                    "tune_tir")
     try:

@@ -62,8 +62,9 @@ def test_throughput_is_normalised_per_task_group():
 
 
 def test_warm_start_skips_records_it_cannot_use_and_refuses_a_non_model():
-    """Learnt from: a replayable CPU record. Skipped: a trace that does not replay on its
-    workload (another module's block name) and a record measured on a GPU target."""
+    """Learnt from: replayable CPU records (the same workload timed on two CPU targets: two
+    normalisation groups). Skipped: a trace that does not replay on its workload (another
+    module's block name) and a record measured on a GPU target."""
     from ms_helpers import matmul_module
     mod = matmul_module(16)
     sch = tvm.tir.Schedule(mod)
@@ -72,14 +73,17 @@ def test_warm_start_skips_records_it_cannot_use_and_refuses_a_non_model():
     wl = db.commit_workload(mod)
     db.commit_tuning_record(TuningRecord(sch.trace, wl, [1e-4], TARGET))
     db.commit_tuning_record(TuningRecord(sch.trace, wl, [2e-4], "cuda"))
+    db.commit_tuning_record(TuningRecord(sch.trace, wl, [5e-4], "llvm --num-cores=2"))
     renamed = tvm.tir.Schedule(mod)
     renamed.get_block("C")
     bad_trace = renamed.trace
     wl_z = db.commit_workload(zero_fill_named_z())
     db.commit_tuning_record(TuningRecord(bad_trace, wl_z, [3e-4], TARGET))
     shared = SharedCostModel(XGBModel(num_warmup_samples=1))
-    assert shared.warm_start(db, TARGET) == 1
-    assert shared.model.num_measurements == 1 and shared.model.trained
+    assert shared.warm_start(db, TARGET) == 2
+    assert shared.model.num_measurements == 2 and shared.model.trained
+    np.testing.assert_allclose(shared.model._targets(), [1.0, 1.0])
+    assert shared.warm_workloads == 1
     with pytest.raises(TypeError, match="SharedCostModel: expected a CostModel, got object"):
         SharedCostModel(object())
 

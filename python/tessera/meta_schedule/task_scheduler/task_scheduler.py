@@ -36,7 +36,7 @@ class TaskScheduler:
         os.makedirs(work_dir, exist_ok=True)
         self.cost_model = shared_cost_model(cost_model, tasks[0].rand_state if tasks else None, database,
                                             tasks[0].target if tasks else None, "tune", _print)
-        self.states = [TaskState(ctx, database, builder, runner, self.cost_model.for_task(ctx.mod),
+        self.states = [TaskState(ctx, database, builder, runner, self.cost_model.for_task(ctx.mod, ctx.target),
                                  work_dir, max_trials_per_task, w, num_trials_per_iter=num_trials_per_iter)
                        for ctx, w in zip(tasks, task_weights)]
         for st in self.states:
