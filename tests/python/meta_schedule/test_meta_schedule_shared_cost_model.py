@@ -43,7 +43,7 @@ def _measured(name):
 
 # ---- per-task normalisation -----------------------------------------------------------------
 
-def test_throughput_is_normalised_per_task_group():
+def test_throughput_is_normalised_per_task_group(tmp_path):
     """Two tasks 10x apart in speed: within its group each task's fastest candidate is 1.0."""
     feats = [np.full((1, 4), float(i)) for i in range(4)]
     model = XGBModel(num_warmup_samples=1)
@@ -59,6 +59,10 @@ def test_throughput_is_normalised_per_task_group():
     assert model.num_measurements == 4 and model._booster is booster
     model.update(feats[:1], [1e-3], group="other")
     assert model.num_measurements == 5
+    model.save(str(tmp_path / "m.npz"))   # the groups survive save / load
+    again = XGBModel(num_warmup_samples=1)
+    again.load(str(tmp_path / "m.npz"))
+    np.testing.assert_allclose(again._targets(), [1.0, 0.5, 1.0, 0.5, 1.0])
 
 
 def test_warm_start_skips_records_it_cannot_use_and_refuses_a_non_model():
