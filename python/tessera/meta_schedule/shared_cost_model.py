@@ -109,12 +109,14 @@ class SharedCostModel:
         return len(feats)
 
 
-def shared_cost_model(cost_model, seed, database, target, who, log=None):
+def shared_cost_model(cost_model, seed, database, target, who, log=None, make=None):
     """The SharedCostModel of a tuning run: ``cost_model`` is "xgb", "random", a CostModel
-    (shared as given) or a SharedCostModel; warm-started from ``database``."""
-    from .tune import make_cost_model  # pylint: disable=import-outside-toplevel
+    (shared as given) or a SharedCostModel; warm-started from ``database``. ``make``: the
+    function making a CostModel of a name (tune.make_cost_model)."""
+    if make is None:
+        from .tune import make_cost_model as make  # pylint: disable=import-outside-toplevel
     if not isinstance(cost_model, SharedCostModel):
-        cost_model = SharedCostModel(make_cost_model(cost_model, seed, who))
+        cost_model = SharedCostModel(make(cost_model, seed, who))
     cost_model.warm_start(database, target, log)
     return cost_model
 

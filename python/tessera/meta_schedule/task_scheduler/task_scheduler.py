@@ -6,8 +6,7 @@ and the end go to stdout."""
 import os
 import time
 
-from ..shared_cost_model import shared_cost_model
-from ..tune import TaskState, fmt_time, summary_table, _print
+from ..tune import TaskState, fmt_time, summary_table, _print, make_cost_model
 from ...error import OpNotImplemented, TVMValueError
 
 
@@ -34,8 +33,9 @@ class TaskScheduler:
             raise TVMValueError(f"TaskScheduler.tune: {len(tasks)} tasks but {len(task_weights)} task_weights")
         max_trials_global, num_trials_per_iter = int(max_trials_global), int(num_trials_per_iter)
         os.makedirs(work_dir, exist_ok=True)
+        from ..shared_cost_model import shared_cost_model  # pylint: disable=import-outside-toplevel
         self.cost_model = shared_cost_model(cost_model, tasks[0].rand_state if tasks else None, database,
-                                            tasks[0].target if tasks else None, "tune", _print)
+                                            tasks[0].target if tasks else None, "tune", _print, make_cost_model)
         self.states = [TaskState(ctx, database, builder, runner, self.cost_model.for_task(ctx.mod, ctx.target),
                                  work_dir, max_trials_per_task, w, num_trials_per_iter=num_trials_per_iter)
                        for ctx, w in zip(tasks, task_weights)]
