@@ -4,7 +4,11 @@ stored buffer of a candidate), fitted as TVM does: every row predicts a score, a
 prediction is the sum of its rows' scores, and the training objective is the squared error
 of those per-candidate sums against normalized throughput (fastest measured latency /
 latency, so 1.0 is the best seen, 0 a failed candidate), weighted by that throughput; refit
-on all measurements after each round. RandomModel predicts uniform noise (for comparison)."""
+on all measurements after each round. Measurements carry a group (the task's workload hash
+when one model serves many tasks, shared_cost_model.py): throughput is normalized within
+each group, as TVM's XGBModel does per workload. RandomModel predicts uniform noise (for
+comparison)."""
+import hashlib
 from typing import NamedTuple, Optional
 
 import numpy as np
@@ -15,7 +19,7 @@ class CostModel:
     """``update(context, candidates, runner_results)`` / ``predict(context, candidates)`` (TVM),
     or ``update(features, run_secs)`` / ``predict(features)`` on extracted features."""
 
-    def update(self, *args):
+    def update(self, *args, group=None):
         raise OpNotImplemented
 
     def predict(self, *args):
@@ -36,7 +40,7 @@ class RandomModel(CostModel):
     def __init__(self, *, seed=None):
         self._rng = np.random.default_rng(seed)
 
-    def update(self, *args):
+    def update(self, *args, group=None):
         if len(args) not in (2, 3):
             raise TVMTypeError("RandomModel.update takes (context, candidates, runner_results) or (features, run_secs)")
 
@@ -132,7 +136,8 @@ class XGBModel(CostModel):
         self.params = {"max_depth": int(config.max_depth), "eta": float(config.eta), "gamma": float(config.gamma),
                        "min_child_weight": float(config.min_child_weight), "base_score": 0.0, "seed": int(seed),
                        "nthread": int(config.nthread or 1), "verbosity": 0, "disable_default_eval_metric": 1}
-        self._feats, self._lats = [], []
+        self._feats, self._lats, self._groups = [], [], []
+        self._seen = set()   # (group, rows digest, latency): a measurement fed twice counts once
         self._n_features = None
         self._booster = None
 
@@ -151,17 +156,26 @@ class XGBModel(CostModel):
                 raise TVMValueError(f"XGBModel: feature rows of length {r.shape[1]}, the model was fed "
                                     f"{self._n_features}")
 
-    def update(self, *args):
+    @property
+    def num_measurements(self):
+        """How many distinct measurements the model holds (failed ones included)."""
+        return len(self._lats)
+
+    def update(self, *args, group=None):
         """``update(context, candidates, runner_results)`` (TVM) or ``update(features, run_secs)``:
-        adds measurements (a failed candidate: error or None) and refits on everything seen."""
+        adds measurements (a failed candidate: error or None) of the task ``group`` (any
+        hashable; throughput is normalized per group) and refits on everything seen. A
+        measurement already held (same group, feature rows and latency) is not added again;
+        nothing new: no refit."""
         if len(args) == 3:
             context, candidates, results = args
             candidates, results = list(candidates), list(results)
             if len(candidates) != len(results):
                 raise TVMValueError(f"XGBModel.update: {len(candidates)} candidates but {len(results)} results")
-            return self._update(self.extractor.extract_from(context, candidates), [_run_secs_of(r) for r in results])
+            return self._update(self.extractor.extract_from(context, candidates), [_run_secs_of(r) for r in results],
+                                group)
         if len(args) == 2:
-            return self._update(*args)
+            return self._update(*args, group)
         raise TVMTypeError("XGBModel.update takes (context, candidates, runner_results) or (features, run_secs)")
 
     def predict(self, *args):
@@ -174,22 +188,48 @@ class XGBModel(CostModel):
             return self._predict(args[0])
         raise TVMTypeError("XGBModel.predict takes (context, candidates) or (features)")
 
-    def _update(self, features, run_secs):
+    def _update(self, features, run_secs, group=None):
+        if self.add(features, run_secs, group) or self._booster is None:
+            self.fit()
+
+    def add(self, features, run_secs, group=None):
+        """Adds measurements without refitting (``fit`` refits); returns how many were new."""
         features, run_secs = list(features), list(run_secs)
         if len(features) != len(run_secs):
             raise TVMValueError(f"XGBModel.update: {len(features)} feature sets but {len(run_secs)} latencies")
         self._check_width(features)
+        added = 0
         for x, t in zip(features, run_secs):
-            self._feats.append(_as_rows(x))
-            self._lats.append(float("inf") if t is None else float(t))
-        self._fit()
+            rows = _as_rows(x)
+            lat = float("inf") if t is None else float(t)
+            key = (group, rows.shape, hashlib.sha1(rows.tobytes()).digest(), lat)
+            if key in self._seen:
+                continue
+            self._seen.add(key)
+            self._feats.append(rows)
+            self._lats.append(lat)
+            self._groups.append(group)
+            added += 1
+        return added
 
-    def _fit(self):
+    def _targets(self):
+        """Normalized throughput per measurement: the fastest valid latency of its group /
+        its latency (0 when it failed); None before ``num_warmup_samples`` valid ones."""
         lats = np.array(self._lats)
         valid = np.isfinite(lats) & (lats > 0)
-        if valid.sum() < self.num_warmup_samples or self._n_features is None:
+        if valid.sum() < self.num_warmup_samples:
+            return None
+        best = {}
+        for g, t, ok in zip(self._groups, lats, valid):
+            if ok:
+                best[g] = min(best.get(g, t), t)
+        return np.array([best[g] / t if ok else 0.0 for g, t, ok in zip(self._groups, lats, valid)])
+
+    def fit(self):
+        """Refits on every measurement held (nothing before ``num_warmup_samples`` valid ones)."""
+        y = self._targets()
+        if y is None or self._n_features is None:
             return
-        y = np.where(valid, lats[valid].min() / np.where(valid, lats, 1.0), 0.0)
         packed = _Packed(self._feats, self._n_features)
         if not len(packed.ids):
             return
@@ -231,19 +271,24 @@ class XGBModel(CostModel):
         return packed.group_sum(row_pred)
 
     def save(self, path):
-        """Writes the measurements (features, latencies) to ``path`` (.npz); ``load`` refits."""
+        """Writes the measurements (features, latencies, groups as text) to ``path`` (.npz);
+        ``load`` refits."""
         np.savez(path, lats=np.array(self._lats), counts=np.array([f.shape[0] for f in self._feats]),
-                 rows=np.concatenate(self._feats, axis=0) if self._feats else np.zeros((0, 0), "float32"))
+                 rows=np.concatenate(self._feats, axis=0) if self._feats else np.zeros((0, 0), "float32"),
+                 groups=np.array([repr(g) for g in self._groups], dtype=str))
 
     def load(self, path):
         data = np.load(path)
         counts, rows, lats = data["counts"], data["rows"], data["lats"]
-        if len(counts) != len(lats) or int(counts.sum()) != rows.shape[0]:
+        groups = data["groups"] if "groups" in data else np.array(["None"] * len(lats))
+        if len(counts) != len(lats) or len(groups) != len(lats) or int(counts.sum()) != rows.shape[0]:
             raise TVMValueError(f"XGBModel.load: {path} is not a file XGBModel.save wrote")
         bounds = np.cumsum(np.concatenate([[0], counts]))
-        feats = [rows[bounds[i]:bounds[i + 1]] for i in range(len(counts))]
-        self._feats, self._lats, self._n_features, self._booster = [], [], None, None
-        self._update(feats, [None if not np.isfinite(t) else float(t) for t in lats])
+        self._feats, self._lats, self._groups, self._seen = [], [], [], set()
+        self._n_features, self._booster = None, None
+        for i, g in enumerate(groups):
+            self.add([rows[bounds[i]:bounds[i + 1]]], [None if not np.isfinite(lats[i]) else float(lats[i])], str(g))
+        self.fit()
 
 
 __all__ = ["CostModel", "RandomModel", "XGBConfig", "XGBModel"]

@@ -335,7 +335,9 @@ def tune_tir(mod, target, work_dir, max_trials_global, *, num_trials_per_iter=64
     ctx = TuneContext(mod, target, space, strategy, task_name, -1 if seed is None else seed, num_tuning_cores)
     check_tunable_target(ctx.target, runner, "tune_tir")
     database = make_database(database, work_dir, "tune_tir")
-    cost_model = make_cost_model(cost_model, ctx.rand_state, "tune_tir")
+    from .shared_cost_model import shared_cost_model  # pylint: disable=import-outside-toplevel
+    cost_model = shared_cost_model(cost_model, ctx.rand_state, database, ctx.target, "tune_tir", _print)
+    cost_model = cost_model.for_task(ctx.mod, ctx.target)
     builder, runner, own_builder, own_runner = make_builder_runner(builder, runner, ctx.num_threads, work_dir,
                                                                    "tune_tir")
     try:

@@ -28,21 +28,22 @@ class TaskScheduler:
 
     def tune(self, tasks, task_weights, max_trials_global, max_trials_per_task, num_trials_per_iter, builder,
              runner, database, cost_model, work_dir, max_time_s=None, start=None):
-        """Tunes ``tasks`` (TuneContexts) with weights ``task_weights``; each task gets its
-        own cost model made from ``cost_model`` ("xgb" or "random", seeded with the task's
-        seed). Trials already in ``database`` count towards both budgets. ``max_time_s``:
-        wall-clock budget from ``start`` (a time.time() value; default: this call's start):
-        no round starts after it, rounds are shortened to end within it."""
+        """Tunes ``tasks`` (TuneContexts) with weights ``task_weights``; one cost model made
+        from ``cost_model`` ("xgb", "random", a CostModel or a SharedCostModel; seeded with
+        the first task's seed) serves every task, warm-started from ``database``
+        (shared_cost_model.py). Trials already in ``database`` count towards both budgets.
+        ``max_time_s``: wall-clock budget from ``start`` (a time.time() value; default: this
+        call's start): no round starts after it, rounds are shortened to end within it."""
         if len(tasks) != len(task_weights):
             raise TVMValueError(f"TaskScheduler.tune: {len(tasks)} tasks but {len(task_weights)} task_weights")
-        if cost_model not in ("xgb", "random"):
-            raise TVMValueError(f"TaskScheduler.tune(cost_model={cost_model!r}): expected 'xgb' or 'random' (each "
-                                "task gets its own model; a shared CostModel object is not supported)")
         max_time_s = check_max_time(max_time_s, "TaskScheduler.tune")
         budget = TuningBudget(max_trials_global, max_time_s, start)
         max_trials_global, num_trials_per_iter = int(max_trials_global), int(num_trials_per_iter)
         os.makedirs(work_dir, exist_ok=True)
-        self.states = [TaskState(ctx, database, builder, runner, make_cost_model(cost_model, ctx.rand_state, "tune"),
+        from ..shared_cost_model import shared_cost_model  # pylint: disable=import-outside-toplevel
+        self.cost_model = shared_cost_model(cost_model, tasks[0].rand_state if tasks else None, database,
+                                            tasks[0].target if tasks else None, "tune", _print, make_cost_model)
+        self.states = [TaskState(ctx, database, builder, runner, self.cost_model.for_task(ctx.mod, ctx.target),
                                  work_dir, max_trials_per_task, w, num_trials_per_iter=num_trials_per_iter)
                        for ctx, w in zip(tasks, task_weights)]
         for st in self.states:
