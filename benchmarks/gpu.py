@@ -10,12 +10,15 @@ in the same run, interleaved rounds (median per engine), GFLOP/s and Tessera/pee
   - fp16 GEMM N^3 with tensor cores: needs the mma intrinsics
     (tir/tensor_intrin/cuda.py: ldmatrix + mma.sync m16n8k16, scheduled by its
     schedule_fp16_gemm: 128x128 block tiles, 64x64 per warp); vs torch.matmul in fp16;
+  - fp16 GEMM N^3 tuned with tensor cores: ms.tune_tir with the "cuda-tensorcore" space
+    (MultiLevelTilingTensorCore samples the block/warp tiles of the same mma.sync
+    steps), its best schedule; vs torch.matmul in fp16;
   - ResNet-18 (torchvision) and a BERT-base layer (seq 128, hidden 768, 12 heads) through
     relax.frontend.torch.from_fx and relax.build(target="cuda") vs PyTorch eager.
 
 A row that cannot run prints "skipped: <reason>". Every Tessera result is checked against
 PyTorch before it is timed. Runs alone on the GPU machine (scripts/gpu_check.sh):
-`python benchmarks/gpu.py [--size 4096] [--trials 8] [--only gemm,tuned,fp16,models]
+`python benchmarks/gpu.py [--size 4096] [--trials 8] [--only gemm,tuned,fp16,fp16tuned,models]
 [--time-limit 110]`: the rows run in that order, and a row whose usual time no longer fits
 in --time-limit seconds is skipped, saying so (--quick: N=2048, 4 trials).
 """
@@ -30,10 +33,10 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
 
-ROWS = ("gemm", "tuned", "fp16", "models")
+ROWS = ("gemm", "tuned", "fp16", "fp16tuned", "models")
 # Seconds a row usually takes on an H200 (build, check, timing; the tuning run for "tuned"),
 # to skip what no longer fits in --time-limit.
-ROW_SECONDS = {"gemm": 10, "tuned": 45, "fp16": 15, "models": 50}
+ROW_SECONDS = {"gemm": 10, "tuned": 45, "fp16": 15, "fp16tuned": 50, "models": 50}
 
 
 def log(msg):
@@ -176,24 +179,40 @@ def row_gemm_hand(tvm, torch, args):
     report(row, 2.0 * args.size ** 3, interleaved(torch, engines, args.rounds, args.budget), "tessera", "cuBLAS")
 
 
-def row_gemm_tuned(tvm, torch, args):
+def tuned_gemm(tvm, args, in_dtype, acc_dtype, space="post-order-apply"):
+    """The GEMM's best schedule after a short ms.tune_tir run (``space``: "post-order-apply"
+    or a PostOrderApply, e.g. the "cuda-tensorcore" one)."""
     from tessera import meta_schedule as ms  # pylint: disable=import-outside-toplevel
 
-    row = f"fp32 GEMM {args.size}^3 tuned ({args.trials} trials)"
-    mod = gemm_module(tvm, args.size)
-    target = args.target
+    mod = gemm_module(tvm, args.size, in_dtype, acc_dtype)
     with tempfile.TemporaryDirectory() as wd:
         t0 = time.time()
         runner = _UncheckedRunner(timeout_sec=30, number=1, repeat=1, min_repeat_ms=0)
         try:
-            db = ms.tune_tir(mod, target, wd, args.trials, num_trials_per_iter=min(args.trials, 16),
-                             runner=runner, seed=0)
+            db = ms.tune_tir(mod, args.target, wd, args.trials, num_trials_per_iter=min(args.trials, 16),
+                             runner=runner, space=space, seed=0)
         finally:
             runner.close()
-        sch = ms.tir_integration.compile_tir(db, mod, target)
+        sch = ms.tir_integration.compile_tir(db, mod, args.target)
         log(f"  (tuning took {time.time() - t0:.1f} s)")
-    rt_mod = tvm.build(sch.mod, target=target)
+    return tvm.build(sch.mod, target=args.target)
+
+
+def row_gemm_tuned(tvm, torch, args):
+    row = f"fp32 GEMM {args.size}^3 tuned ({args.trials} trials)"
+    rt_mod = tuned_gemm(tvm, args, "float32", "float32")
     engines = gemm_engines(tvm, torch, rt_mod, args.size, "float32", "float32")
+    report(row, 2.0 * args.size ** 3, interleaved(torch, engines, args.rounds, args.budget), "tessera", "cuBLAS")
+
+
+def row_gemm_fp16_tuned(tvm, torch, args):
+    from tessera import meta_schedule as ms  # pylint: disable=import-outside-toplevel
+
+    row = f"fp16 GEMM {args.size}^3 tuned tensor cores ({args.trials} trials)"
+    space = ms.space_generator.PostOrderApply(sch_rules="cuda-tensorcore", postprocs="cuda-tensorcore",
+                                              mutator_probs="cuda-tensorcore")
+    rt_mod = tuned_gemm(tvm, args, "float16", "float32", space)
+    engines = gemm_engines(tvm, torch, rt_mod, args.size, "float16", "float32")
     report(row, 2.0 * args.size ** 3, interleaved(torch, engines, args.rounds, args.budget), "tessera", "cuBLAS")
 
 
@@ -318,7 +337,8 @@ def main():
     import tessera as tvm  # pylint: disable=import-outside-toplevel
 
     names = {"gemm": f"fp32 GEMM {args.size}^3 hand-written", "tuned": f"fp32 GEMM {args.size}^3 tuned",
-             "fp16": f"fp16 GEMM {args.size}^3 tensor cores", "models": "ResNet-18 / BERT layer"}
+             "fp16": f"fp16 GEMM {args.size}^3 tensor cores",
+             "fp16tuned": f"fp16 GEMM {args.size}^3 tuned tensor cores", "models": "ResNet-18 / BERT layer"}
     if not tvm.cuda(0).exist:
         for r in rows:
             skipped(names[r], "no CUDA device (tvm.cuda(0).exist is False)")
@@ -340,6 +360,7 @@ def main():
     todo = {"gemm": [lambda: row_gemm_hand(tvm, torch, args)],
             "tuned": [lambda: row_gemm_tuned(tvm, torch, args)],
             "fp16": [lambda: row_gemm_fp16(tvm, torch, args)],
+            "fp16tuned": [lambda: row_gemm_fp16_tuned(tvm, torch, args)],
             "models": [lambda: row_model(tvm, torch, args, "ResNet-18", resnet18),
                        lambda: row_model(tvm, torch, args, "BERT layer", bert_layer)]}
     for r in rows:
