@@ -56,12 +56,12 @@ def _expected(x, w, b, r, relu6):
     return (torch.clamp(out, 0, 6) if relu6 else out).numpy()
 
 
-CASES = [  # (N, C, H, W), K, residual, relu6
+CASES = [  # (N, C, H, W), K, residual, relu6 (all at least 256 pixels: the GEMM's threshold)
     ((1, 16, 28, 28), 96, False, True),   # expansion: hw 784 = 49 vectors
-    ((1, 24, 7, 7), 40, False, True),     # hw 49: a guarded vector tail; 8-channel blocks
-    ((2, 13, 9, 11), 20, True, False),    # odd sizes, batch 2, 4-channel blocks, residual add
-    ((1, 7, 5, 3), 6, False, True),       # hw 15 < one vector; 2-channel blocks
-    ((1, 9, 3, 5), 5, True, True),        # 5 channels: 1-channel blocks
+    ((1, 24, 17, 17), 40, False, True),   # hw 289: a guarded vector tail; 8-channel blocks
+    ((2, 13, 19, 21), 20, True, False),   # odd sizes, batch 2, 4-channel blocks, residual add
+    ((1, 7, 16, 17), 6, False, True),     # 2-channel blocks
+    ((1, 9, 23, 13), 5, True, True),      # 5 channels: 1-channel blocks
 ]
 
 
@@ -77,8 +77,8 @@ def test_matches_pytorch(x_shape, k, residual, relu6):
 
 def test_conv_written_to_the_output_and_symbolic_batch():
     # No epilogue: the GEMM writes the output parameter through its own tile write-back.
-    x, w, b, _ = _data((3, 12, 10, 10), 24, False)
-    mod = _module((3, 12, 10, 10), w, relu6=False, batch="n")
+    x, w, b, _ = _data((3, 12, 16, 19), 24, False)
+    mod = _module((3, 12, 16, 19), w, relu6=False, batch="n")
     vm = relax.VirtualMachine(relax.build(mod, target=TARGET), tvm.cpu())
     for n in (1, 3):
         got = vm["main"](tvm.nd.array(x[:n])).numpy()
@@ -119,9 +119,18 @@ def test_loop_structure():
     assert "T.Ramp" not in lowered
 
 
+def test_small_images_keep_the_packed_kernel():
+    # 14 x 14 = 196 pixels, under the threshold: the packed kernel measured faster there.
+    _, w, b, _ = _data((1, 16, 14, 14), 32, False)
+    conv = _scheduled(_module((1, 16, 14, 14), w, b))
+    assert len(conv.buffer_map[conv.params[1]].shape) == 5
+
+
 def test_opt_out_keeps_packed_kernel():
-    x, w, b, _ = _data((1, 16, 14, 14), 32, False)
-    mod = _module((1, 16, 14, 14), w, b)
+    x, w, b, _ = _data((1, 16, 16, 16), 32, False)
+    mod = _module((1, 16, 16, 16), w, b)
+    gemm = _scheduled(mod)
+    assert len(gemm.buffer_map[gemm.params[1]].shape) == 4  # the GEMM by default
     conv = _scheduled(mod, {"relax.conv2d_1x1_gemm": False})
     assert len(conv.buffer_map[conv.params[1]].shape) == 5  # packed OIHW[16]o
     with tvm.transform.PassContext(config={"relax.conv2d_1x1_gemm": False}):

@@ -142,19 +142,29 @@ def _packed_block(call, a):
     return topi.nn.conv2d_channel_block(int(call.args[1].struct_info.shape[0]))
 
 
+# Below this many output pixels (14 x 14, 7 x 7) the packed kernel measured as
+# fast or faster in whole models (MobileNetV2's 960-channel 7 x 7 convs: the
+# GEMM's vector tail and its eight strided weight rows cost more than the
+# transposing write-back saves); from 28 x 28 up the GEMM is 1.2-2.3x faster.
+_GEMM_1X1_MIN_PIXELS = 256
+
+
 def _is_gemm_1x1(call, a):
-    """Whether a conv2d is a 1x1, stride-1, unpadded one the default CPU path
-    takes as a GEMM over NCHW (topi.nn.conv2d_nchw_1x1: no weight packing, no
-    transposing write-back); PassContext config "relax.conv2d_1x1_gemm" (or
-    "relax.conv2d_packed") False keeps it off."""
+    """Whether a conv2d is a 1x1, stride-1, unpadded one over at least
+    _GEMM_1X1_MIN_PIXELS pixels, which the default CPU path takes as a GEMM over
+    NCHW (topi.nn.conv2d_nchw_1x1: no weight packing, no transposing write-back);
+    PassContext config "relax.conv2d_1x1_gemm" (or "relax.conv2d_packed") False
+    keeps it off."""
     from ....ir.transform import PassContext  # pylint: disable=import-outside-toplevel
     config = PassContext.current().config
+    layouts = (a["data_layout"], a["kernel_layout"], a["out_layout"])
     if not config.get("relax.conv2d_1x1_gemm", True) or not config.get("relax.conv2d_packed", True) or \
-            not _blockable(call, a) or (a["data_layout"], a["kernel_layout"], a["out_layout"]) != ("NCHW", "OIHW", "NCHW"):
+            not _blockable(call, a) or layouts != ("NCHW", "OIHW", "NCHW"):
         return False
     kh, kw = [int(d) for d in call.args[1].struct_info.shape[2:]]
-    return (kh, kw) == (1, 1) and [int(s) for s in expand_pair(a["strides"])] == [1, 1] and \
-        all(int(p) == 0 for p in expand_padding(a["padding"]))
+    h, w = [int(d) for d in call.args[0].struct_info.shape[2:]]
+    return (kh, kw) == (1, 1) and h * w >= _GEMM_1X1_MIN_PIXELS and \
+        [int(s) for s in expand_pair(a["strides"])] == [1, 1] and all(int(p) == 0 for p in expand_padding(a["padding"]))
 
 
 def _packed_weight(bb, weight, block):
