@@ -256,3 +256,45 @@ def test_strided_window_reads_a_deinterleaved_pad(op, stride, padding):
     else:
         ref = torch.nn.functional.conv2d(tx, torch.from_numpy(w), stride=stride, padding=padding, groups=8)
     np.testing.assert_allclose(got, torch.relu(ref).numpy(), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("op", ["depthwise", "max"])
+def test_padding_computed_per_channel_plane(op):
+    """The padding stage of a depthwise conv / pooling window is computed per (n, c) plane
+    inside the parallel plane loop, just before the plane's row tiles (default_schedule_pool.cc):
+    its buffer is one plane, not the whole padded tensor. PyTorch oracle."""
+    x_shape = (2, 8, 57, 58)
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal(x_shape).astype("float32")
+    w = rng.standard_normal((8, 1, 3, 3)).astype("float32")
+    bb = relax.BlockBuilder()
+    xv = relax.Var("x", relax.TensorStructInfo(x_shape, "float32"))
+    with bb.function("main", [xv]):
+        with bb.dataflow():
+            if op == "max":
+                y = relax.op.nn.max_pool2d(xv, 3, 2, 1)
+            else:
+                y = relax.op.nn.conv2d(xv, relax.const(w), strides=2, padding=1, groups=8)
+            out = bb.emit_output(relax.op.nn.relu(y))
+        bb.emit_func_output(out)
+    mod = bb.get()
+    passes = list(relax.get_pipeline(target=tvm.target.Target(TARGET)).passes)
+    upto = [p.info.name for p in passes].index("DefaultCPUSchedule") + 1
+    scheduled = tvm.transform.Sequential(passes[:upto])(mod)
+    (func,) = [scheduled[gv] for gv in scheduled.functions if isinstance(scheduled[gv], tir.PrimFunc)]
+    outer = [l for l in _loops(func) if l.kind == tir.ForKind.PARALLEL]
+    assert len(outer) == 1 and int(outer[0].extent) == 16  # the 2 x 8 planes
+    pads = []
+    tir.stmt_functor.post_order_visit(outer[0].body, lambda n: pads.append(n) if isinstance(n, tir.Block)
+                                      and n.name_hint.startswith("pad_temp") else None)
+    assert len(pads) == 1  # computed inside the plane loop
+    lowered = tvm.lower(tvm.IRModule({"main": func.with_attr("global_symbol", "main")})).script()
+    sizes = [int(s) for s in __import__("re").findall(r"T\.allocate\(\[T\.int64\((\d+)\)\]", lowered)]
+    assert max(sizes) <= 59 * 60, sizes  # one padded plane (59 x 60), not 2 x 8 of them
+    got = relax.VirtualMachine(relax.build(mod, target=TARGET), tvm.cpu())["main"](tvm.nd.array(x)).numpy()
+    tx = torch.from_numpy(x)
+    if op == "max":
+        ref = torch.nn.functional.max_pool2d(tx, 3, 2, 1)
+    else:
+        ref = torch.nn.functional.conv2d(tx, torch.from_numpy(w), stride=2, padding=1, groups=8)
+    np.testing.assert_allclose(got, torch.relu(ref).numpy(), rtol=1e-5, atol=1e-5)
