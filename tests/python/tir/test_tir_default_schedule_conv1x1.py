@@ -137,3 +137,12 @@ def test_opt_out_keeps_packed_kernel():
         ex = relax.build(mod, target=TARGET)
     got = relax.VirtualMachine(ex, tvm.cpu())["main"](tvm.nd.array(x)).numpy()
     np.testing.assert_allclose(got, _expected(x, w, b, None, True), rtol=1e-5, atol=1e-5)
+
+
+def test_topi_rejects_a_kernel_that_is_not_1x1():
+    from tessera import te, topi
+    x = te.placeholder((1, 8, 4, 4), name="x")
+    with pytest.raises(tvm.error.TVMError, match="1x1 OIHW weight"):
+        topi.nn.conv2d_nchw_1x1(x, te.placeholder((4, 8, 3, 3), name="w"))
+    with pytest.raises(ValueError, match="input channels"):
+        topi.nn.conv2d_nchw_1x1(x, te.placeholder((4, 6, 1, 1), name="w"))
