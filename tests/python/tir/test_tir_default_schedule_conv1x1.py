@@ -13,7 +13,9 @@ torch = pytest.importorskip("torch")
 import tessera as tvm  # noqa: E402
 from tessera import relax, tir  # noqa: E402
 
-TARGET = "llvm -num-cores=4"
+from .test_tir_default_schedule_conv import _loops, _scheduled_conv as _scheduled  # noqa: E402
+
+TARGET = "llvm -num-cores=4"  # as test_tir_default_schedule_conv's _scheduled_conv
 
 
 def _module(x_shape, w, bias=None, residual=False, relu6=True, batch=None):
@@ -84,21 +86,6 @@ def test_conv_written_to_the_output_and_symbolic_batch():
         got = vm["main"](tvm.nd.array(x[:n])).numpy()
         expected = torch.nn.functional.conv2d(torch.from_numpy(x[:n]), torch.from_numpy(w)).numpy()
         np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5 * np.abs(expected).max())
-
-
-def _scheduled(mod, config=None):
-    passes = list(relax.get_pipeline(target=tvm.target.Target(TARGET)).passes)
-    upto = [p.info.name for p in passes].index("DefaultCPUSchedule") + 1
-    with tvm.transform.PassContext(config=config or {}):
-        mod = tvm.transform.Sequential(passes[:upto])(mod)
-    (conv,) = [mod[gv] for gv in mod.functions if "conv2d" in gv.name_hint and isinstance(mod[gv], tir.PrimFunc)]
-    return conv
-
-
-def _loops(func):
-    found = []
-    tir.stmt_functor.post_order_visit(func.body, lambda n: found.append(n) if isinstance(n, tir.For) else None)
-    return found
 
 
 def test_loop_structure():
