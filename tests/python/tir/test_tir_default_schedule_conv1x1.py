@@ -133,3 +133,21 @@ def test_topi_rejects_a_kernel_that_is_not_1x1():
         topi.nn.conv2d_nchw_1x1(x, te.placeholder((4, 8, 3, 3), name="w"))
     with pytest.raises(ValueError, match="input channels"):
         topi.nn.conv2d_nchw_1x1(x, te.placeholder((4, 6, 1, 1), name="w"))
+
+
+def test_weight_parameter_needs_no_packing_kernel():
+    # A weight that is a parameter is read as OIHW by the GEMM itself (no packing kernel per call).
+    x, w, _, _ = _data((1, 8, 16, 17), 16, False)
+    bb = relax.BlockBuilder()
+    xv = relax.Var("x", relax.TensorStructInfo(x.shape, "float32"))
+    wv = relax.Var("w", relax.TensorStructInfo(w.shape, "float32"))
+    with bb.function("main", [xv, wv]):
+        with bb.dataflow():
+            out = bb.emit_output(relax.op.nn.relu(relax.op.nn.conv2d(xv, wv)))
+        bb.emit_func_output(out)
+    mod = bb.get()
+    assert not [gv for gv in relax.transform.LegalizeOps()(mod).get_global_vars() if "pack" in gv.name_hint]
+    got = relax.VirtualMachine(relax.build(mod, target=TARGET), tvm.cpu())["main"](tvm.nd.array(x),
+                                                                                    tvm.nd.array(w)).numpy()
+    expected = torch.relu(torch.nn.functional.conv2d(torch.from_numpy(x), torch.from_numpy(w))).numpy()
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
