@@ -122,6 +122,8 @@ class Schedule : public ObjectRef {
   void StorageAlign(const BlockRV& block, int buffer_index, int axis, int factor, int offset) const;
   void TransformLayout(const BlockRV& block, bool is_write, int buffer_index, const IndexMap& index_map,
                        const IndexMap& pad_value = IndexMap(), bool assume_injective = false) const;
+  void TransformBlockLayout(const BlockRV& block, const IndexMap& index_map) const;
+  Array<LoopRV> LoopPartition(const LoopRV& loop, const Array<Any>& factors, bool preserve_unit_iters = true) const;
   // A loop where compute_at(block, loop) is legal, or the "root" handle
   // (decision -1: leave the block where it is).
   LoopRV SampleComputeLocation(const BlockRV& block, const std::optional<int64_t>& decision) const;

@@ -20,6 +20,7 @@
 #include "tir/op.h"
 #include "tir/schedule/schedule.h"
 #include "tir/transform/default_schedule_conv.h"
+#include "tir/transform/default_schedule_conv1x1.h"
 #include "tir/transform/default_schedule_pool.h"
 #include "tir/transform/prim_func_pass.h"
 
@@ -162,7 +163,10 @@ class Scheduler {
       bool has_reduce = false, has_spatial = false;
       for (int k : nest->kinds) (k == kCommReduce ? has_reduce : has_spatial) = true;
       if (!has_spatial) continue;  // a full reduction to one value stays serial
-      if (ScheduleConv2dPacked(&sch_, block, opt_) || SchedulePool2d(&sch_, block, opt_)) continue;  // default_schedule_{conv,pool}.cc
+      if (ScheduleConv2d1x1(&sch_, block, opt_) || ScheduleConv2dPacked(&sch_, block, opt_) ||
+          SchedulePool2d(&sch_, block, opt_)) {
+        continue;  // default_schedule_{conv1x1,conv,pool}.cc
+      }
       if (has_reduce) {
         if (opt_.packed_matmul && ScheduleMatmulPacked(&sch_, block, opt_)) continue;
         ScheduleReduction(block, *nest);

@@ -98,6 +98,9 @@ bool ScheduleConv2dPacked(Schedule* sch_ptr, const BlockRV& block, const Default
 // Legalization switch (python/tessera/relax/op/nn/convolution.py): False
 // keeps relax.nn.conv2d on the plain NCHW kernel.
 TESSERA_REGISTER_PASS_CONFIG_OPTION("relax.conv2d_packed", bool);
+// False keeps 1x1 stride-1 convolutions on the packed kernel instead of the
+// NCHW GEMM (topi.nn.conv2d_nchw_1x1, default_schedule_conv1x1.cc).
+TESSERA_REGISTER_PASS_CONFIG_OPTION("relax.conv2d_1x1_gemm", bool);
 
 }  // namespace tir
 }  // namespace tessera

@@ -3,7 +3,9 @@
 
 #include <unordered_map>
 
+#include "arith/analyzer.h"
 #include "tir/functor.h"
+#include "tir/schedule/analysis.h"
 #include "tir/op.h"
 #include "runtime/registry.h"
 #include "tir/transform/prim_func_pass.h"
@@ -129,9 +131,21 @@ class BodyVectorizer : public StmtExprMutator {
     }
     return Call(op->dtype.with_lanes(lanes_), op->op, Array<PrimExpr>(wide));
   }
+  // A flat index over a fused loop read back through // and % (the y*W + x of
+  // a fused spatial tile, flattened to (.. + f // W) * W + f % W) simplified
+  // to f first, so the access stays one contiguous vector, not a gather.
+  Array<PrimExpr> FoldDivMod(const Array<PrimExpr>& indices) {
+    Array<PrimExpr> out;
+    for (const PrimExpr& i : indices) {
+      bool divmod = false;
+      PostOrderVisit(i, [&](const ObjectRef& o) { divmod = divmod || o.as<FloorDivNode>() || o.as<FloorModNode>(); });
+      out.push_back(divmod && UsesVar(i, var_.get()) ? arith::Analyzer().Simplify(i) : i);
+    }
+    return out;
+  }
   PrimExpr VisitExpr_(const BufferLoadNode* op) override {
     bool changed = false;
-    Array<PrimExpr> idx = VisitExprs(op->indices, &changed);
+    Array<PrimExpr> idx = VisitExprs(FoldDivMod(op->indices), &changed);
     if (!changed) return GetRef<PrimExpr>(op);
     return BufferLoad(op->buffer, idx);
   }
@@ -140,7 +154,7 @@ class BodyVectorizer : public StmtExprMutator {
 
   Stmt VisitStmt_(const BufferStoreNode* op) override {
     bool changed = false;
-    Array<PrimExpr> idx = VisitExprs(op->indices, &changed);
+    Array<PrimExpr> idx = VisitExprs(FoldDivMod(op->indices), &changed);
     PrimExpr value = VisitExpr(op->value);
     bool vector_index = false;
     for (PrimExpr i : idx) vector_index = vector_index || IsVector(i);

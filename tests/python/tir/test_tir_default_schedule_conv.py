@@ -209,6 +209,36 @@ def test_depthwise_gets_the_window_rule():
     np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4 * np.abs(expected).max())
 
 
+def _blocks(stmt):
+    found = []
+    tir.stmt_functor.post_order_visit(stmt, lambda n: found.append(n) if isinstance(n, tir.Block) else None)
+    return found
+
+
+def _window_module(x_shape, w, op, stride, padding):
+    """relu(max_pool2d 3x3) or relu(depthwise conv2d by the constant w) of x."""
+    bb = relax.BlockBuilder()
+    xv = relax.Var("x", relax.TensorStructInfo(x_shape, "float32"))
+    with bb.function("main", [xv]):
+        with bb.dataflow():
+            if op == "max":
+                y = relax.op.nn.max_pool2d(xv, 3, stride, padding)
+            else:
+                y = relax.op.nn.conv2d(xv, relax.const(w), strides=stride, padding=padding, groups=w.shape[0])
+            out = bb.emit_output(relax.op.nn.relu(y))
+        bb.emit_func_output(out)
+    return bb.get()
+
+
+def _window_reference(x, w, op, stride, padding):
+    tx = torch.from_numpy(x)
+    if op == "max":
+        ref = torch.nn.functional.max_pool2d(tx, 3, stride, padding)
+    else:
+        ref = torch.nn.functional.conv2d(tx, torch.from_numpy(w), stride=stride, padding=padding, groups=w.shape[0])
+    return torch.relu(ref).numpy()
+
+
 @pytest.mark.parametrize("op,stride,padding", [("depthwise", 2, 1), ("depthwise", 4, 1), ("max", 2, 1),
                                                ("depthwise", 1, 1), ("depthwise", 3, 1)])
 def test_strided_window_reads_a_deinterleaved_pad(op, stride, padding):
@@ -219,18 +249,8 @@ def test_strided_window_reads_a_deinterleaved_pad(op, stride, padding):
     x_shape = (1, 8, 29, 30)
     rng = np.random.default_rng(3)
     x = rng.standard_normal(x_shape).astype("float32")
-    bb = relax.BlockBuilder()
-    xv = relax.Var("x", relax.TensorStructInfo(x_shape, "float32"))
     w = rng.standard_normal((8, 1, 3, 3)).astype("float32")
-    with bb.function("main", [xv]):
-        with bb.dataflow():
-            if op == "max":
-                y = relax.op.nn.max_pool2d(xv, 3, stride, padding)
-            else:
-                y = relax.op.nn.conv2d(xv, relax.const(w), strides=stride, padding=padding, groups=8)
-            out = bb.emit_output(relax.op.nn.relu(y))
-        bb.emit_func_output(out)
-    mod = bb.get()
+    mod = _window_module(x_shape, w, op, stride, padding)
     passes = list(relax.get_pipeline(target=tvm.target.Target(TARGET)).passes)
     upto = [p.info.name for p in passes].index("DefaultCPUSchedule") + 1
     scheduled = tvm.transform.Sequential(passes[:upto])(mod)
@@ -250,9 +270,43 @@ def test_strided_window_reads_a_deinterleaved_pad(op, stride, padding):
     else:
         assert shape == [1, 8, 31, 32], shape
     got = relax.VirtualMachine(relax.build(mod, target=TARGET), tvm.cpu())["main"](tvm.nd.array(x)).numpy()
-    tx = torch.from_numpy(x)
-    if op == "max":
-        ref = torch.nn.functional.max_pool2d(tx, 3, stride, padding)
-    else:
-        ref = torch.nn.functional.conv2d(tx, torch.from_numpy(w), stride=stride, padding=padding, groups=8)
-    np.testing.assert_allclose(got, torch.relu(ref).numpy(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got, _window_reference(x, w, op, stride, padding), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("op", ["depthwise", "max"])
+def test_padding_computed_per_channel_plane(op):
+    """The padding stage of a depthwise conv / pooling window is computed per (n, c) plane
+    inside the parallel plane loop, just before the plane's row tiles (default_schedule_pool.cc):
+    its buffer is one plane, not the whole padded tensor, and its column loop is cut at the
+    borders. PyTorch oracle."""
+    x_shape = (2, 8, 57, 58)
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal(x_shape).astype("float32")
+    w = rng.standard_normal((8, 1, 3, 3)).astype("float32")
+    mod = _window_module(x_shape, w, op, 2, 1)
+    passes = list(relax.get_pipeline(target=tvm.target.Target(TARGET)).passes)
+    upto = [p.info.name for p in passes].index("DefaultCPUSchedule") + 1
+    scheduled = tvm.transform.Sequential(passes[:upto])(mod)
+    (func,) = [scheduled[gv] for gv in scheduled.functions if isinstance(scheduled[gv], tir.PrimFunc)]
+    outer = [l for l in _loops(func) if l.kind == tir.ForKind.PARALLEL]
+    assert len(outer) == 1 and int(outer[0].extent) == 16  # the 2 x 8 planes
+    pads = []
+    tir.stmt_functor.post_order_visit(outer[0].body, lambda n: pads.append(n) if isinstance(n, tir.Block)
+                                      and n.name_hint.startswith("pad_temp") else None)
+    assert pads  # computed inside the plane loop
+    # Its column loop cut into border, interior (58 input columns, no per-column
+    # select left to LLVM's vectorizer) and border.
+    def inner_loops(stmt):
+        found = []
+        tir.stmt_functor.post_order_visit(stmt, lambda n: found.append(n) if isinstance(n, tir.For) else None)
+        return found
+
+    cols = [l for l in _loops(func) if any(b.name_hint.startswith("pad_temp") for b in _blocks(l.body))
+            and not inner_loops(l.body)]
+    assert sorted((int(l.min), int(l.extent)) for l in cols) == [(0, 1), (1, 58), (59, 1)], \
+        [(l.min, l.extent) for l in cols]
+    lowered = tvm.lower(tvm.IRModule({"main": func.with_attr("global_symbol", "main")})).script()
+    sizes = [int(s) for s in __import__("re").findall(r"T\.allocate\(\[T\.int64\((\d+)\)\]", lowered)]
+    assert max(sizes) <= 59 * 60, sizes  # one padded plane (59 x 60), not 2 x 8 of them
+    got = relax.VirtualMachine(relax.build(mod, target=TARGET), tvm.cpu())["main"](tvm.nd.array(x)).numpy()
+    np.testing.assert_allclose(got, _window_reference(x, w, op, 2, 1), rtol=1e-5, atol=1e-5)

@@ -11,6 +11,7 @@ from .layer_norm import layer_norm, flatten
 from .pad import pad
 from .conv2d import conv2d, conv2d_nchw, group_conv2d_nchw
 from .conv2d_packed import conv2d_channel_block, conv2d_pack_weight, conv2d_nchw_packed
+from .conv2d_1x1 import conv2d_nchw_1x1
 from .conv1d import conv1d_ncw, group_conv1d_ncw
 from .conv2d_transpose import conv2d_transpose_nchw, group_conv2d_transpose_nchw
 from .pooling import pool2d, max_pool2d, avg_pool2d, adaptive_pool

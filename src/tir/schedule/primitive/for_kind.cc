@@ -70,7 +70,7 @@ void CheckParallelizable(const PrimFunc& func, const ForNode* loop, const std::s
         }
       }
       arith::Analyzer ana;
-      auto detected = arith::DetectIterMap(br->iter_values, d, IntImm(DataType::Bool(), 1),
+      auto detected = arith::DetectIterMap(br->iter_values, d, br->predicate,
                                            arith::IterMapLevel::kNoCheck, &ana);
       if (!br->iter_values.empty() && detected->indices.empty()) {
         ThrowScheduleError(primitive, "cannot " + primitive + " " + name + ": the bindings of " + bname +

@@ -261,6 +261,10 @@ Array<LoopRV> LoopPartition(const Schedule& sch, const LoopRV& loop_rv, const Ar
 
 }  // namespace
 
+Array<LoopRV> Schedule::LoopPartition(const LoopRV& loop, const Array<Any>& factors, bool preserve_unit_iters) const {
+  return tir::LoopPartition(*this, loop, factors, preserve_unit_iters);
+}
+
 TESSERA_REGISTER_INST_KIND("LoopPartition")
     .set_apply([](const Schedule& sch, const Inputs& in, const Attrs& attrs, const Decision&) {
       return AsOutputs(LoopPartition(sch, in.at_any(0).cast<LoopRV>(), in.at_any(1).cast<Array<Any>>(),

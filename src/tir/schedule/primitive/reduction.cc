@@ -143,6 +143,24 @@ PrimFunc DecomposeReduction(const PrimFunc& func, const BlockLocation& loc, cons
                                             arith::IterMapLevel::kBijective, &ana, false)
                            ->indices.empty();
     if (!one_to_one) {
+      // Bindings that mix outer and inner loops (a fused y*W + x split into
+      // tiles, read back through // and %) are not an iter map of the inner
+      // loops alone; when all the loops together map one-to-one onto the
+      // spatial points (under the block's predicate), each run of the inner
+      // loops still reaches every point at most once.
+      Map<Var, Range> all;
+      for (const ForNode* l : loc.loops) {
+        const auto* ext = l->extent.as<IntImmNode>();
+        if (ext != nullptr && ext->value == 1) continue;
+        bool spatial_use = false;
+        for (const PrimExpr& e : spatial) spatial_use = spatial_use || UsesVar(e, l->loop_var.get());
+        if (spatial_use) all.Set(l->loop_var, Range::FromMinExtent(l->min, l->extent));
+      }
+      one_to_one = !arith::DetectIterMap(Array<PrimExpr>(spatial), all, loc.realize->predicate,
+                                         arith::IterMapLevel::kBijective, &ana, false)
+                        ->indices.empty();
+    }
+    if (!one_to_one) {
       ThrowScheduleError("decompose_reduction", "the spatial bindings of block \"" + block->name_hint +
                                                     "\" are not one-to-one in the loops below loop " +
                                                     loop->loop_var->name_hint +

@@ -218,6 +218,10 @@ void TransformBlockLayout(const Schedule& sch, const BlockRV& block_rv, const In
 
 }  // namespace
 
+void Schedule::TransformBlockLayout(const BlockRV& block, const IndexMap& index_map) const {
+  tir::TransformBlockLayout(*this, block, index_map);
+}
+
 // attrs: the IndexMap (JSON: its ToJSON text).
 TESSERA_REGISTER_INST_KIND("TransformBlockLayout")
     .set_apply([](const Schedule& sch, const Inputs& in, const Attrs& attrs, const Decision&) {

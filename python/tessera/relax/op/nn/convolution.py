@@ -116,6 +116,21 @@ def _legalize_conv2d_transpose(bb, call):
                       dilation=expand_pair(a["dilation"]), primfunc_name_hint="conv2d_transpose")
 
 
+def _blockable(call, a):
+    """Whether a conv2d may take a default CPU kernel of its own (packed or 1x1
+    GEMM): groups 1, float32, static shapes."""
+    if a["groups"] != 1:
+        return False
+    sinfos = [arg.struct_info for arg in call.args]
+    if any(getattr(s, "dtype", None) != "float32" or getattr(s, "shape", None) is None for s in sinfos):
+        return False
+    try:
+        [int(d) for d in list(sinfos[0].shape)[1:] + list(sinfos[1].shape)]  # noqa: expression-not-assigned
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
 def _packed_block(call, a):
     """The output-channel block of the packed-weight kernel (topi.nn.conv2d_nchw_packed)
     for this call, or None: groups 1, float32, static shapes, channels a multiple of 8, a CPU
@@ -123,17 +138,36 @@ def _packed_block(call, a):
     NCHW conv; PassContext config "relax.conv2d_packed" forces it either way: vm_build.cpu_layout_allowed)."""
     from .... import topi  # pylint: disable=import-outside-toplevel
     from ...vm_build import cpu_layout_allowed  # pylint: disable=import-outside-toplevel
-    if not cpu_layout_allowed("relax.conv2d_packed", outside_build=True) or a["groups"] != 1:
+    if not cpu_layout_allowed("relax.conv2d_packed", outside_build=True) or not _blockable(call, a):
         return None
-    sinfos = [arg.struct_info for arg in call.args]
-    if any(getattr(s, "dtype", None) != "float32" or getattr(s, "shape", None) is None for s in sinfos):
-        return None
-    try:
-        k = int(sinfos[1].shape[0])
-        [int(d) for d in list(sinfos[0].shape)[1:]]  # noqa: expression-not-assigned
-    except (TypeError, ValueError):
-        return None
-    return topi.nn.conv2d_channel_block(k)
+    return topi.nn.conv2d_channel_block(int(call.args[1].struct_info.shape[0]))
+
+
+# Below this many output pixels (14 x 14, 7 x 7) the packed kernel measured as
+# fast or faster in whole models (MobileNetV2's 960-channel 7 x 7 convs: the
+# GEMM's vector tail and its eight strided weight rows cost more than the
+# transposing write-back saves); from 28 x 28 up the GEMM is 1.3-3.5x faster.
+_GEMM_1X1_MIN_PIXELS = 256
+
+
+def _is_gemm_1x1(call, a):
+    """Whether a conv2d is a 1x1, stride-1, unpadded one over at least
+    _GEMM_1X1_MIN_PIXELS pixels, which the default CPU path takes as a GEMM over
+    NCHW (topi.nn.conv2d_nchw_1x1: no weight packing, no transposing write-back);
+    PassContext config "relax.conv2d_1x1_gemm" (or "relax.conv2d_packed") False
+    keeps it off; a CPU layout like the packed one: not for a device target (vm_build.cpu_layout_allowed)."""
+    from ....ir.transform import PassContext  # pylint: disable=import-outside-toplevel
+    from ...vm_build import cpu_layout_allowed  # pylint: disable=import-outside-toplevel
+    config = PassContext.current().config
+    layouts = (a["data_layout"], a["kernel_layout"], a["out_layout"])
+    if not cpu_layout_allowed("relax.conv2d_1x1_gemm", outside_build=True) or \
+            not config.get("relax.conv2d_packed", True) or \
+            not _blockable(call, a) or layouts != ("NCHW", "OIHW", "NCHW"):
+        return False
+    kh, kw = [int(d) for d in call.args[1].struct_info.shape[2:]]
+    h, w = [int(d) for d in call.args[0].struct_info.shape[2:]]
+    return (kh, kw) == (1, 1) and h * w >= _GEMM_1X1_MIN_PIXELS and \
+        [int(s) for s in expand_pair(a["strides"])] == [1, 1] and all(int(p) == 0 for p in expand_padding(a["padding"]))
 
 
 def _packed_weight(bb, weight, block):
@@ -154,6 +188,9 @@ def _legalize_conv2d(bb, call):
     from .... import topi  # pylint: disable=import-outside-toplevel
     a = call_attrs(call)
     out_dtype = None if a["out_dtype"] in ("", "void") else a["out_dtype"]
+    if _is_gemm_1x1(call, a):
+        return bb.call_te(topi.nn.conv2d_nchw_1x1, call.args[0], call.args[1], out_dtype=out_dtype,
+                          primfunc_name_hint="conv2d")
     packed = _packed_block(call, a)
     if packed:
         weight = _packed_weight(bb, call.args[1], packed)

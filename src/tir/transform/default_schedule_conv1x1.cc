@@ -1,0 +1,111 @@
+// ScheduleConv2d1x1 (see default_schedule_conv1x1.h). The block
+//   out[n, co, y, x] += X[n, ci, y, x] * W[co, ci, 0, 0]
+// is a GEMM with the weight as the row operand and y*W + x contiguous in both
+// X and out. It becomes
+//   [n] [hw / V or co / C, the longer: parallel] [the other]
+//     [init: C x V accumulators]
+//     [ci] [C: unrolled] [V: vectorized]     (one X vector, C weight broadcasts)
+//     [the epilogue of the C x V tile, vectorized, written to NCHW]
+// with hw = y*W + x (the block's output re-laid out to [n, co, hw] in a
+// "local" tile, the consumer's iteration space fused the same way), V the
+// target's float lanes (a guarded tail when V does not divide hw) and C the
+// largest of 8, 4, 2, 1 dividing co. A refused step restores the schedule and
+// the other rules take the block.
+#include "tir/transform/default_schedule_conv1x1.h"
+
+#include "tir/index_map.h"
+#include "tir/op.h"
+
+namespace tessera {
+namespace tir {
+namespace {
+
+constexpr const char* kBlockPrefix = "conv2d_nchw_1x1";
+
+int64_t ChannelBlock(int64_t channels) {
+  for (int64_t c : {8, 4, 2}) {
+    if (channels % c == 0) return c;
+  }
+  return 1;
+}
+
+// (n, c, y, x) -> (n, c, y * width + x), over variables of `dtype`.
+IndexMap FuseSpatial(int64_t width, DataType dtype) {
+  Var n("n", dtype), c("c", dtype), y("y", dtype), x("x", dtype);
+  return IndexMap(Array<Var>({n, c, y, x}), Array<PrimExpr>({n, c, add(mul(y, IntImm(dtype, width)), x)}));
+}
+
+}  // namespace
+
+bool ScheduleConv2d1x1(Schedule* sch_ptr, const BlockRV& block, const DefaultCPUScheduleOptions& opt) {
+  Schedule& sch = *sch_ptr;
+  Block b = sch.Get(block).cast<Block>();
+  if (b->name_hint.rfind(kBlockPrefix, 0) != 0 || b->iter_vars.size() != 5 || !b->init || b->writes.size() != 1) {
+    return false;
+  }
+  Array<LoopRV> loops = sch.GetLoops(block);
+  if (loops.size() != 5) return false;
+  std::vector<int64_t> extent;
+  for (const LoopRV& l : loops) {
+    const int64_t* c = AsConstInt(sch.Get(l).cast<For>()->extent);
+    extent.push_back(c != nullptr ? *c : -1);
+  }
+  for (size_t i = 1; i < 5; ++i) {
+    if (extent[i] < 1) return false;  // n may be symbolic; the others are static by construction
+  }
+  const DataType dtype = b->writes[0]->buffer->dtype;
+  const int64_t lanes = std::max(1, opt.vector_bits / std::max(1, dtype.bits()));
+  const int64_t cb = ChannelBlock(extent[1]);
+  Schedule backup = sch.Copy();
+  try {
+    // The tile's consumer: the fused epilogue, or a write-back made here when
+    // the block writes an output parameter itself.
+    Array<BlockRV> consumers = sch.GetConsumers(block);
+    BlockRV consumer;
+    if (consumers.empty()) {
+      consumer = sch.CacheWrite(block, 0, "local");
+    } else if (consumers.size() == 1) {
+      consumer = consumers[0];
+      sch.SetScope(block, 0, "local");
+    } else {
+      sch = backup;
+      return false;
+    }
+    const LoopRV &n = loops[0], &c = loops[1], &k = loops[4];
+    LoopRV hw = sch.Fuse({loops[2], loops[3]}, true);
+    Array<LoopRV> cs = sch.Split(c, Array<Any>({Any(), Any(cb)}), true);
+    Array<LoopRV> hs = sch.Split(hw, Array<Any>({Any(), Any(lanes)}), true);
+    // The longer of the two tile loops goes outside (and runs in parallel):
+    // with few output channels the X tile stays in L1 across them, with few
+    // pixels the weight block does.
+    const int64_t c_tiles = extent[1] / cb, hw_tiles = (extent[2] * extent[3] + lanes - 1) / lanes;
+    const bool hw_outer = hw_tiles > c_tiles;
+    const LoopRV& outer = hw_outer ? hs[0] : cs[0];
+    const LoopRV& inner = hw_outer ? cs[0] : hs[0];
+    sch.Reorder({n, outer, inner, k, cs[1], hs[1]});
+    IndexMap fuse = FuseSpatial(extent[3], b->iter_vars[0]->var.dtype());
+    sch.TransformLayout(block, true, 0, fuse);
+    sch.TransformBlockLayout(consumer, fuse);
+    sch.ReverseComputeAt(consumer, inner, true, -1);
+    BlockRV init = sch.DecomposeReduction(block, k);
+    sch.Unroll(cs[1]);
+    sch.Vectorize(hs[1]);
+    Array<LoopRV> init_loops = sch.GetLoops(init);
+    sch.Vectorize(init_loops[init_loops.size() - 1]);
+    Array<LoopRV> out_loops = sch.GetLoops(consumer);
+    sch.Vectorize(out_loops[out_loops.size() - 1]);
+    // Only the outer tile loop: fused with the inner one, the per-tile
+    // accumulators could not be shown private to an iteration and would not
+    // be compacted to registers.
+    if (opt.num_cores > 1 && extent[1] * extent[2] * extent[3] * extent[4] >= opt.min_parallel_work) {
+      sch.Parallel(outer);
+    }
+  } catch (const Error&) {
+    sch = backup;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace tir
+}  // namespace tessera

@@ -1,0 +1,20 @@
+// The 1x1-convolution rule of DefaultCPUSchedule (default_cpu_schedule.cc
+// calls it for every block before its generic rules): the GEMM block of
+// topi.nn.conv2d_nchw_1x1 ("conv2d_nchw_1x1", a 1x1 stride-1 unpadded conv
+// over NCHW) vectorized along the fused height x width and register-blocked
+// over output channels, writing NCHW directly.
+#pragma once
+
+#include "tir/schedule/schedule.h"
+#include "tir/transform/default_cpu_schedule.h"
+
+namespace tessera {
+namespace tir {
+
+// Schedules `block` when it is a conv2d_nchw_1x1 block and returns true; else
+// leaves the schedule alone and returns false. Its single consumer (the fused
+// epilogue, or the write-back to an output parameter) is computed per tile.
+bool ScheduleConv2d1x1(Schedule* sch, const BlockRV& block, const DefaultCPUScheduleOptions& opt);
+
+}  // namespace tir
+}  // namespace tessera
