@@ -847,9 +847,14 @@ def _getitem(tr, input, index):
     if isinstance(input, (tuple, list, torch.Size)):
         return input[index]
     if isinstance(input, Expr) and isinstance(input.struct_info, TupleStructInfo):
-        if not isinstance(index, int):
+        count = len(input.struct_info.fields)
+        if isinstance(index, slice):
+            return tuple(tr.emit(TupleGetItem(input, i)) for i in range(count)[index])
+        if isinstance(index, bool) or not isinstance(index, int):
             raise TVMTypeError(f"{tr.node_desc()}: a tuple index must be an int, got {type(index).__name__}")
-        return tr.emit(TupleGetItem(input, index))
+        if not -count <= index < count:
+            raise TVMIndexError(f"{tr.node_desc()}: index {index} is out of range for a tuple of {count} tensors")
+        return tr.emit(TupleGetItem(input, index % count))
     return _slice_tensor(tr, input, index)
 
 
@@ -1082,7 +1087,7 @@ def _size(tr, input, dim=None):
     return shape[tr.normalize_axis(dim, len(shape), "dim")]
 
 
-@OPS.register("getattr", functions=[getattr])
+@OPS.register("getattr", functions=[getattr], methods=["getattr"])
 def _getattr(tr, input, name):
     if isinstance(input, Expr):
         if name == "shape":
@@ -1100,9 +1105,12 @@ def _dim(tr, input):
     return tr.ndim(input, "input")
 
 
-def _astype(tr, input, dtype):
+def _astype(tr, input, dtype, always=False):
+    """``input`` cast to ``dtype``; an explicit cast of the model (``x.float()``,
+    ``x.to(dtype)``, ``x.type(dtype)``: ``always``) is an astype even to the same dtype
+    (TVM's form), an implicit one only where the dtype changes."""
     dtype = torch_dtype_to_str(dtype)
-    if tr.dtype(input) == dtype:
+    if tr.dtype(input) == dtype and not always:
         return input
     return tr.emit(_relax().astype(input, dtype))
 
@@ -1121,12 +1129,12 @@ def _assert_tensor_metadata(tr, input, size=None, stride=None, dtype=None, *, de
 
 @OPS.register("float", methods=["float"])
 def _float(tr, input, memory_format=None):
-    return _astype(tr, input, "float32")
+    return _astype(tr, input, "float32", always=True)
 
 
 @OPS.register("half", methods=["half"])
 def _half(tr, input, memory_format=None):
-    return _astype(tr, input, "float16")
+    return _astype(tr, input, "float16", always=True)
 
 
 @OPS.register("to", methods=["to", "type"], aten=["to.dtype"])
@@ -1138,16 +1146,17 @@ def _to(tr, input, *args, **kwargs):
         kwargs.pop(key, None)
     if kwargs:
         raise TVMTypeError(f"{tr.node_desc()}: unexpected keyword arguments {sorted(kwargs)}")
+    like = False  # to(other): other's dtype, cast only where it differs (TVM: no cast)
     for arg in args:
         if isinstance(arg, torch.dtype):
             dtype = arg
         elif isinstance(arg, Expr):
-            dtype = tr.dtype(arg)
+            dtype, like = tr.dtype(arg), True
         elif isinstance(arg, str) and arg.replace("torch.", "") in ("float32", "float16", "int32", "int64"):
             dtype = arg
         elif not isinstance(arg, (str, torch.device, bool)):
             raise TVMTypeError(f"{tr.node_desc()}: unexpected argument {arg!r} to to()")
-    return input if dtype is None else _astype(tr, input, dtype)
+    return input if dtype is None else _astype(tr, input, dtype, always=not like)
 
 
 @OPS.register("to_copy", aten=["_to_copy.default"])
@@ -1176,8 +1185,8 @@ def _split_sizes(tr, input, sizes, dim):
         sections = len(sizes)
     else:
         sections = [int(b) for b in np.cumsum(sizes)[:-1]]
-    parts = tr.emit(_relax().split(input, sections, axis=axis))
-    return tuple(tr.emit(TupleGetItem(parts, i)) for i in range(len(sizes)))
+    # The tuple bound to one var (TVM's form); getitem on it binds each piece used.
+    return tr.emit(_relax().split(input, sections, axis=axis))
 
 
 def _static_extent(tr, input, axis):
@@ -1281,7 +1290,7 @@ def _hardtanh(tr, input, min_val=-1.0, max_val=1.0, inplace=False):
 
 @OPS.register("relu6", functions=[F.relu6], modules={nn.ReLU6: lambda tr, m: {}}, aten=["relu6.default"])
 def _relu6(tr, input, inplace=False):
-    return emit_clamp(tr, input, 0.0, 6.0)
+    return _clip(tr, input, 0, 6)
 
 
 @OPS.register("hardswish", functions=[F.hardswish], modules={nn.Hardswish: lambda tr, m: {}},
