@@ -17,7 +17,7 @@ from .replicate import tile, repeat, flip
 from .collapse_sum import collapse_sum_like, collapse_sum_to
 from .index import take, strided_slice
 from .datatype import astype
-from .create import zeros, ones
+from .create import zeros, ones, full
 from .ternary import ewise_fma
 from .comparison import equal, not_equal, less, less_equal, greater, greater_equal
 from .search import where, argmax, argmin

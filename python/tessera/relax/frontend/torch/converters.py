@@ -4,6 +4,7 @@ nn.Module types with an adapter reading the module's attributes, aten op names o
 exported programs) and emitting high-level relax.op calls through the translator's
 BlockBuilder. Adding an operator is one entry here (see docs/frontend.md)."""
 # pylint: disable=redefined-builtin,unused-argument,too-many-arguments
+import collections
 import operator
 
 import numpy as np
@@ -244,12 +245,12 @@ def _tril_triu(tr, name, input, diagonal):
     return tr.emit(getattr(_relax(), name)(input, int(diagonal)))
 
 
-@OPS.register("tril", functions=[torch.tril], methods=["tril"], aten=["tril.default"])
+@OPS.register("tril", functions=[torch.tril], methods=["tril", "tril_"], aten=["tril.default", "tril_.default"])
 def _tril(tr, input, diagonal=0, *, out=None):
     return _tril_triu(tr, "tril", input, diagonal)
 
 
-@OPS.register("triu", functions=[torch.triu], methods=["triu"], aten=["triu.default"])
+@OPS.register("triu", functions=[torch.triu], methods=["triu", "triu_"], aten=["triu.default", "triu_.default"])
 def _triu(tr, input, diagonal=0, *, out=None):
     return _tril_triu(tr, "triu", input, diagonal)
 
@@ -1137,7 +1138,7 @@ def _half(tr, input, memory_format=None):
     return _astype(tr, input, "float16", always=True)
 
 
-@OPS.register("to", methods=["to", "type"], aten=["to.dtype"])
+@OPS.register("to", methods=["to", "type", "astype"], aten=["to.dtype"])
 def _to(tr, input, *args, **kwargs):
     """Tensor.to(dtype) / to(device) / to(device, dtype) / to(other): a device move is
     the identity here; only the dtype matters."""
@@ -1578,6 +1579,121 @@ def _full_like(tr, input, fill_value=None, *, dtype=None, layout=None, device=No
     dtype = torch_dtype_to_str(dtype) if dtype is not None else tr.dtype(input)
     value = np.full(tr.shape(input, "input"), fill_value, dtype="bool" if dtype == "bool" else dtype)
     return const(value, dtype)
+
+
+# --------------------------------------------------------------------------------------
+# fill_ / new_ones (R.full), tile / repeat (R.tile), max / min (binary, full and per-dim
+# reductions), cross_entropy (log_softmax + nll_loss): TVM v0.18's forms
+# --------------------------------------------------------------------------------------
+def _fill_value(tr, value, dtype, what):
+    """``value`` (a number or a 0-d tensor) as the 0-d tensor R.full reads; a number is
+    converted to ``dtype`` as torch converts it (1.5 into int32 is 1)."""
+    if isinstance(value, Expr):
+        if tr.ndim(value, what) != 0:
+            raise TVMValueError(f"{tr.node_desc()}: {what} must be a number or a 0-d tensor, got a tensor of "
+                                f"shape {tr.shape(value)}")
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TVMTypeError(f"{tr.node_desc()}: {what} must be a number or a 0-d tensor, got {type(value).__name__}")
+    return const(torch.tensor(value).to(getattr(torch, dtype)).item(), dtype)
+
+
+@OPS.register("fill", functions=[torch.fill], methods=["fill_"], aten=["fill.Scalar", "fill.Tensor", "fill_.Scalar",
+                                                                        "fill_.Tensor"])
+def _fill(tr, input, value):
+    dtype = tr.dtype(input, "input")
+    return tr.emit(_relax().full(tr.dims(input), _fill_value(tr, value, dtype, "value"), dtype))
+
+
+@OPS.register("new_ones", methods=["new_ones"], aten=["new_ones.default"])
+def _new_ones(tr, input, *size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    dtype = torch_dtype_to_str(dtype) if dtype is not None else tr.dtype(input, "input")
+    shape = _shape_arg(size)
+    if any(isinstance(d, int) and d < 0 for d in shape):
+        raise TVMValueError(f"{tr.node_desc()}: new_ones of a negative size {shape}")
+    return tr.emit(_relax().full(shape, _fill_value(tr, 1, dtype, "1"), dtype))
+
+
+def _repeats(tr, dims, what):
+    dims = _shape_arg(dims)
+    if not dims or any(not isinstance(d, int) or d < 0 for d in dims):
+        raise TVMValueError(f"{tr.node_desc()}: {what} must be non-negative ints, got {dims}")
+    return dims
+
+
+@OPS.register("tile", functions=[torch.tile], methods=["tile"], aten=["tile.default"])
+def _tile(tr, input, *dims):
+    """torch.tile: fewer dims than the rank repeat the trailing dimensions (as R.tile)."""
+    return tr.emit(_relax().tile(input, _repeats(tr, dims, "dims")))
+
+
+@OPS.register("repeat", methods=["repeat"], aten=["repeat.default"])
+def _repeat(tr, input, *repeats):
+    """Tensor.repeat: one count per dimension (more add leading ones), R.tile in TVM's form."""
+    repeats = _repeats(tr, repeats, "repeats")
+    if len(repeats) < tr.ndim(input, "input"):
+        raise TVMValueError(f"{tr.node_desc()}: repeat needs at least one count per dimension ({tr.ndim(input)}), "
+                            f"got {repeats}")
+    return tr.emit(_relax().tile(input, repeats))
+
+
+_ValuesIndices = collections.namedtuple("_ValuesIndices", ["values", "indices"])  # torch.return_types.max
+
+
+def _max_min(tr, name, input, dim_or_other, keepdim, out):
+    """torch.max / torch.min: of two tensors elementwise; of one tensor its extremum; with
+    an int ``dim`` the (values, indices) pair along it."""
+    if out is not None:
+        raise tr.unsupported("the out= argument")
+    if isinstance(dim_or_other, Expr):
+        return _extremum(tr, "maximum" if name == "max" else "minimum", input, dim_or_other)
+    if dim_or_other is None:
+        if keepdim:
+            raise TVMTypeError(f"{tr.node_desc()}: {name}() without dim takes no keepdim")
+        return tr.emit(getattr(_relax(), name)(input))
+    if isinstance(dim_or_other, bool) or not isinstance(dim_or_other, int):
+        raise TVMTypeError(f"{tr.node_desc()}: {name}'s second argument must be a tensor or an int dim, got "
+                           f"{type(dim_or_other).__name__}")
+    axis = tr.normalize_axis(dim_or_other, tr.ndim(input, "input"), "dim")
+    values = tr.emit(getattr(_relax(), name)(input, [axis], bool(keepdim)))
+    indices = tr.emit(getattr(_relax(), "arg" + name)(input, axis, bool(keepdim)))
+    return _ValuesIndices(values, indices)
+
+
+@OPS.register("max", functions=[torch.max], methods=["max"], aten=["max.default", "max.dim"])
+def _max(tr, input, dim=None, keepdim=False, *, other=None, out=None):
+    return _max_min(tr, "max", input, other if other is not None else dim, keepdim, out)
+
+
+@OPS.register("min", functions=[torch.min], methods=["min"], aten=["min.default", "min.dim"])
+def _min(tr, input, dim=None, keepdim=False, *, other=None, out=None):
+    return _max_min(tr, "min", input, other if other is not None else dim, keepdim, out)
+
+
+def _cross_entropy_module(tr, module):
+    return {"weight": module.weight, "ignore_index": module.ignore_index, "reduction": module.reduction,
+            "label_smoothing": module.label_smoothing}
+
+
+@OPS.register("cross_entropy", functions=[F.cross_entropy], modules={nn.CrossEntropyLoss: _cross_entropy_module})
+def _cross_entropy(tr, input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                   reduction="mean", label_smoothing=0.0):
+    """log_softmax over the class dim, then nll_loss (class-index targets)."""
+    if size_average is not None or reduce is not None:
+        raise tr.unsupported("the deprecated size_average= / reduce= arguments (use reduction=)")
+    if label_smoothing != 0.0:
+        raise tr.unsupported(f"label_smoothing={label_smoothing} (only 0.0)")
+    if reduction not in ("mean", "sum", "none"):
+        raise TVMValueError(f"{tr.node_desc()}: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+    if not _is_int_dtype(tr.dtype(target, "target")) or tr.dtype(target) == "bool":
+        raise tr.unsupported(f"class-probability targets (a {tr.dtype(target)} target; only class indices)")
+    ndim = tr.ndim(input, "input")
+    # The class dim is 1 (0 for an unbatched input); TVM writes -1, the same dim up to rank 2.
+    logp = tr.emit(_relax().nn.log_softmax(input, axis=-1 if ndim <= 2 else 1))
+    if isinstance(weight, torch.Tensor):
+        weight = tr.weight(weight)
+    return tr.emit(_relax().nn.nll_loss(logp, target, weight, reduction=reduction, ignore_index=int(ignore_index)))
+
 
 
 __all__ = []
