@@ -51,7 +51,41 @@ OpRegEntry& SetListAttrs(OpRegEntry& entry, const std::vector<std::string>& name
   return entry;
 }
 
+OpRegEntry& SetExpandAttrs(OpRegEntry& entry, const std::vector<std::pair<std::string, int64_t>>& lengths) {
+  Array<Any> out;
+  for (const auto& [name, length] : lengths) out.push_back(Any(Array<Any>{Any(String(name)), Any(length)}));
+  entry.set_attr("TScriptExpandAttrs", Any(out));
+  return entry;
+}
+
 namespace {
+
+// `v` repeated to the length SetExpandAttrs gave attribute `name` of `op`, where its length divides it;
+// otherwise `v` unchanged (the op's inference names a wrong length).
+Any ExpandAttr(const Op& op, const std::string& name, const Any& v) {
+  static const OpAttrMap<Array<Any>> expands = Op::GetAttrMap<Array<Any>>("TScriptExpandAttrs");
+  if (!expands.count(op)) return v;
+  for (const Any& item : expands[op]) {
+    Array<Any> pair = item.cast<Array<Any>>();
+    if (pair[0].cast<std::string>() != name) continue;
+    const size_t length = static_cast<size_t>(pair[1].cast<int64_t>());
+    Array<Any> values;
+    if (const auto* arr = v.as<ArrayObj>()) {
+      values = GetRef<Array<Any>>(arr);
+    } else if (v.kind() == Any::Kind::kInt || v.as<IntImmNode>() != nullptr) {
+      values.push_back(v);
+    } else {
+      return v;
+    }
+    if (values.empty() || values.size() >= length || length % values.size() != 0) return v;
+    Array<Any> out;
+    while (out.size() < length) {
+      for (const Any& x : values) out.push_back(x);
+    }
+    return Any(out);
+  }
+  return v;
+}
 
 // Whether attribute `name` of `op` is a list of axes (SetListAttrs).
 bool IsListAttr(const Op& op, const std::string& name) {
@@ -127,6 +161,7 @@ Map<String, Any> MakeOpAttrs(const Op& op, const Map<String, Any>& given) {
       if (!v) v = p.default_value;
       TESSERA_CHECK_OR_THROW(v.has_value(), ValueError) << op->name << " needs its attribute '" << p.name << "'";
       if (IsScalarInt(*v) && IsListAttr(op, p.name)) v = Any(Array<Any>{*v});
+      v = ExpandAttr(op, p.name, *v);
       out.Set(String(p.name), NormalizeAttrValue(*v));
     }
     return out;

@@ -128,6 +128,11 @@ OpRegEntry& SetPrimOperands(OpRegEntry& entry, const std::vector<int64_t>& indic
 // Attributes that are lists of axes: one int given alone is the list of it, as TVM's Python
 // constructors make it (R.expand_dims(x, axis=1) is axis=[1]; "TScriptListAttrs", read by MakeOpAttrs).
 OpRegEntry& SetListAttrs(OpRegEntry& entry, const std::vector<std::string>& names);
+// Per-dimension list attributes of a fixed length: a shorter list (or an int alone) whose length
+// divides it is repeated to that length, as TVM's C++ constructors complete them (R.nn.conv3d's
+// strides=[1] is [1, 1, 1], padding=[1, 2, 3] is [1, 2, 3, 1, 2, 3]; "TScriptExpandAttrs", read by
+// MakeOpAttrs).
+OpRegEntry& SetExpandAttrs(OpRegEntry& entry, const std::vector<std::pair<std::string, int64_t>>& lengths);
 // The op's attribute signature; nullopt when it has none.
 std::optional<std::vector<AttrParam>> AttrSignature(const Op& op);
 // The signature default of attribute `name` of the call's op; nullopt when it has none (required,

@@ -188,3 +188,22 @@ def test_explicit_casts(fn, dtype, want):
 ], ids=["last", "first_negative", "slice", "reversed"])
 def test_split_tuple_indexing(fn):
     check(_Fn1(fn), [((4, 6), "float32")], "fx")
+
+
+# --------------------------------------------------------------------------------------
+# conv3d (R.nn.conv3d, NCDHW / OIDHW)
+# --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("make,shape", [
+    (lambda: nn.Conv3d(3, 4, 3), (1, 3, 5, 6, 7)),
+    (lambda: nn.Conv3d(2, 4, (1, 2, 3), stride=(1, 2, 1), padding=(0, 1, 2), bias=False), (2, 2, 4, 5, 6)),
+    (lambda: nn.Conv3d(4, 4, 3, padding="same", dilation=2, groups=2), (1, 4, 6, 6, 6)),
+], ids=["plain", "strided_padded", "same_dilated_groups"])
+def test_conv3d(make, shape):
+    torch.manual_seed(0)
+    conv = make()
+    for kind in ("fx", "ep"):
+        check(_Fn1(lambda m, x: m.conv(x), conv=conv), [(shape, "float32")], kind, rtol=1e-4, atol=1e-4)
+    weight = conv.weight.detach()
+    check(_Fn1(lambda m, x: F.conv3d(x, weight, None, 2, 1, 1, conv.groups)), [((1, shape[1], 5, 5, 5), "float32")],
+          "fx",
+          rtol=1e-4, atol=1e-4)

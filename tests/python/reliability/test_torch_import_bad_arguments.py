@@ -93,3 +93,15 @@ def test_relax_full_operands():
     got = relax.VirtualMachine(relax.build(bb.get(), target="llvm"), tvm.cpu())["main"](
         tvm.nd.array(np.zeros((2, 3), "float32")))
     np.testing.assert_array_equal(got.numpy(), np.full((2, 3), 7, "float16"))
+
+
+def test_conv3d_unsupported_arguments():
+    with pytest.raises(tvm.error.OpNotImplemented, match=r"Conv3d padding_mode='reflect'.*fx node 'conv'"):
+        from_fx(torch.fx.symbolic_trace(_One(lambda m, x: m.conv(x), conv=nn.Conv3d(1, 1, 3, padding=1,
+                                                                                    padding_mode="reflect"))),
+                [([1, 1, 4, 4, 4], "float32")])
+    weight = torch.ones(2, 1, 3, 3, 3)
+    with pytest.raises(ValueError, match=r"fx node 'conv3d'.*stride must be an int or a 3-tuple, got \[1, 2\]"):
+        _fx(lambda m, x: F.conv3d(x, weight, stride=(1, 2)), ((1, 1, 4, 4, 4), "float32"))
+    with pytest.raises(tvm.error.OpNotImplemented, match=r"conv3d on a rank-4 input"):
+        _fx(lambda m, x: F.conv3d(x, weight), ((1, 4, 4, 4), "float32"))

@@ -401,14 +401,15 @@ def _emit_conv(tr, relax_conv, input, weight, bias, stride, padding, dilation, g
     return add_channel_bias(tr, out, bias)
 
 
-def _conv2d_module(tr, module):
+def _conv_module(tr, module):
+    """The arguments an nn.Conv1d / Conv2d / Conv3d holds."""
     if module.padding_mode != "zeros":
-        raise tr.unsupported(f"Conv2d padding_mode={module.padding_mode!r}")
+        raise tr.unsupported(f"{type(module).__name__} padding_mode={module.padding_mode!r}")
     return {"weight": tr.weight(module.weight), "bias": _weight_or_none(tr, module.bias), "stride": module.stride,
             "padding": module.padding, "dilation": module.dilation, "groups": module.groups}
 
 
-@OPS.register("conv2d", functions=[F.conv2d, torch.conv2d], modules={nn.Conv2d: _conv2d_module},
+@OPS.register("conv2d", functions=[F.conv2d, torch.conv2d], modules={nn.Conv2d: _conv_module},
               aten=["conv2d.default"])
 def _conv2d(tr, input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _conv2d_impl(tr, input, weight, bias, stride, padding, dilation, groups)
@@ -420,8 +421,10 @@ def _convolution(tr, input, weight, bias, stride, padding, dilation, transposed,
         return _conv_transpose_impl(tr, input, weight, bias, stride, padding, output_padding, groups, dilation)
     if tr.ndim(weight, "weight") == 3:
         return _conv1d(tr, input, weight, bias, stride, padding, dilation, groups)
-    if tr.ndim(weight, "weight") != 4:
-        raise tr.unsupported(f"a {tr.ndim(weight) - 2}-d convolution (1-d and 2-d are)")
+    if tr.ndim(weight) == 5:
+        return _conv3d(tr, input, weight, bias, stride, padding, dilation, groups)
+    if tr.ndim(weight) != 4:
+        raise tr.unsupported(f"a {tr.ndim(weight) - 2}-d convolution (1-d, 2-d and 3-d are)")
     return _conv2d_impl(tr, input, weight, bias, stride, padding, dilation, groups)
 
 
@@ -1369,13 +1372,6 @@ def _sdpa(tr, query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
 # --------------------------------------------------------------------------------------
 # conv1d, conv_transpose2d, group_norm, interpolate
 # --------------------------------------------------------------------------------------
-def _conv1d_module(tr, module):
-    if module.padding_mode != "zeros":
-        raise tr.unsupported(f"Conv1d padding_mode={module.padding_mode!r}")
-    return {"weight": tr.weight(module.weight), "bias": _weight_or_none(tr, module.bias), "stride": module.stride,
-            "padding": module.padding, "dilation": module.dilation, "groups": module.groups}
-
-
 def _single(value, what, tr):
     value = [value] if isinstance(value, int) else list(value)
     if len(value) != 1:
@@ -1383,7 +1379,7 @@ def _single(value, what, tr):
     return [int(value[0])]
 
 
-@OPS.register("conv1d", functions=[F.conv1d, torch.conv1d], modules={nn.Conv1d: _conv1d_module},
+@OPS.register("conv1d", functions=[F.conv1d, torch.conv1d], modules={nn.Conv1d: _conv_module},
               aten=["conv1d.default", "conv1d.padding"])
 def _conv1d(tr, input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     if tr.ndim(input, "input") != 3:
@@ -1397,6 +1393,31 @@ def _conv1d(tr, input, weight, bias=None, stride=1, padding=0, dilation=1, group
     else:
         begins = ends = _single(padding, "padding", tr)
     return _emit_conv(tr, _relax().nn.conv1d, input, weight, bias, stride, begins + ends, dilation, groups)
+
+
+def _triple(value, what, tr):
+    value = [value] * 3 if isinstance(value, int) else [int(v) for v in value]
+    if len(value) == 1:
+        value = value * 3
+    if len(value) != 3:
+        raise TVMValueError(f"{tr.node_desc()}: {what} must be an int or a 3-tuple, got {value}")
+    return value
+
+
+@OPS.register("conv3d", functions=[F.conv3d, torch.conv3d], modules={nn.Conv3d: _conv_module},
+              aten=["conv3d.default", "conv3d.padding"])
+def _conv3d(tr, input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    if tr.ndim(input, "input") != 5:
+        raise tr.unsupported(f"conv3d on a rank-{tr.ndim(input)} input (only batched NCDHW, rank 5)")
+    stride, dilation = _triple(stride, "stride", tr), _triple(dilation, "dilation", tr)
+    if isinstance(padding, str):
+        if padding not in ("valid", "same"):
+            raise TVMValueError(f"{tr.node_desc()}: padding must be 'valid', 'same' or ints, got {padding!r}")
+        totals = [d * (k - 1) if padding == "same" else 0 for d, k in zip(dilation, tr.shape(weight, "weight")[2:])]
+        begins, ends = [t // 2 for t in totals], [t - t // 2 for t in totals]
+    else:
+        begins = ends = _triple(padding, "padding", tr)
+    return _emit_conv(tr, _relax().nn.conv3d, input, weight, bias, stride, begins + ends, dilation, groups)
 
 
 def _conv_transpose_impl(tr, input, weight, bias, stride, padding, output_padding, groups, dilation):
