@@ -207,3 +207,20 @@ def test_conv3d(make, shape):
     check(_Fn1(lambda m, x: F.conv3d(x, weight, None, 2, 1, 1, conv.groups)), [((1, shape[1], 5, 5, 5), "float32")],
           "fx",
           rtol=1e-4, atol=1e-4)
+
+
+# --------------------------------------------------------------------------------------
+# einsum (R.einsum)
+# --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("fn,specs", [
+    (lambda m, x: torch.einsum("ii", x), [((4, 4), "float32")]),
+    (lambda m, x: torch.einsum("ij->ji", x), [((3, 5), "float32")]),
+    (lambda m, x, y: torch.einsum("i,j->ij", x, y), [((5,), "float32"), ((4,), "float32")]),
+    (lambda m, x, y: torch.einsum("bij,bjk->bik", x, y), [((2, 3, 4), "float32"), ((2, 4, 5), "float32")]),
+    (lambda m, x, y: torch.einsum("ij,kj", [x, y]), [((3, 4), "float32"), ((5, 4), "float32")]),
+    (lambda m, x, y: torch.einsum("i j , j ->", x, y), [((3, 4), "float32"), ((4,), "float32")]),
+], ids=["trace", "transpose", "outer", "bmm", "list_implicit", "spaces_full_sum"])
+def test_einsum(fn, specs):
+    model = _Fn1(fn) if len(specs) == 1 else _Fn2(fn)
+    for kind in ("fx", "ep"):
+        check(model, specs, kind, rtol=1e-5, atol=1e-5)

@@ -105,3 +105,13 @@ def test_conv3d_unsupported_arguments():
         _fx(lambda m, x: F.conv3d(x, weight, stride=(1, 2)), ((1, 1, 4, 4, 4), "float32"))
     with pytest.raises(tvm.error.OpNotImplemented, match=r"conv3d on a rank-4 input"):
         _fx(lambda m, x: F.conv3d(x, weight), ((1, 4, 4, 4), "float32"))
+
+
+def test_einsum_bad_equations():
+    with pytest.raises(tvm.error.OpNotImplemented, match=r"einsum with an ellipsis \(equation '\.\.\.ij->\.\.\.ji'\)"):
+        _fx(lambda m, x: torch.einsum("...ij->...ji", x), ((2, 3, 4), "float32"))
+    with pytest.raises(ValueError, match=r"relax.einsum: subscripts \"ijk\" name 3 dimensions, operand "
+                                         r"'operands\[0\]' has 2"):
+        _fx(lambda m, x: torch.einsum("ijk->i", x), ((2, 3), "float32"))
+    with pytest.raises(ValueError, match=r"relax.einsum: label 'j' has extent 3 and, in operand 'operands\[1\]', 4"):
+        _fx2(lambda m, x, y: torch.einsum("ij,jk->ik", x, y), ([2, 3], "float32"), ([4, 5], "float32"))

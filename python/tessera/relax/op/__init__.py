@@ -12,6 +12,7 @@ from .unary import sin, cos, tan, asin, acos, atan, sinh, cosh, asinh, acosh, at
 from .unary import (ceil, floor, round, trunc, sign, square, erf, isnan, isinf, isfinite,  # pylint: disable=redefined-builtin
                     bitwise_not, logical_not)
 from .linear_algebra import matmul, linear
+from .einsum import einsum
 from .manipulate import permute_dims, reshape, expand_dims, squeeze, concat, split, flatten, broadcast_to
 from .replicate import tile, repeat, flip
 from .collapse_sum import collapse_sum_like, collapse_sum_to

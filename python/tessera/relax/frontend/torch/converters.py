@@ -1717,4 +1717,19 @@ def _cross_entropy(tr, input, target, weight=None, size_average=None, ignore_ind
 
 
 
+@OPS.register("einsum", functions=[torch.einsum], aten=["einsum.default"])
+def _einsum(tr, equation, *operands, path=None):
+    """torch.einsum(equation, *operands) or (equation, [operands]): R.einsum (TVM's form)."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = operands[0]
+    if not isinstance(equation, str):
+        raise TVMTypeError(f"{tr.node_desc()}: the equation must be a str, got {type(equation).__name__}")
+    if "..." in equation:
+        raise tr.unsupported(f"einsum with an ellipsis (equation {equation!r})")
+    for i, operand in enumerate(operands):
+        if not isinstance(operand, Expr):
+            raise TVMTypeError(f"{tr.node_desc()}: einsum operand {i} must be a tensor, got {type(operand).__name__}")
+    return tr.emit(_relax().einsum(list(operands), equation))
+
+
 __all__ = []
