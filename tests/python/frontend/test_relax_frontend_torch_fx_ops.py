@@ -224,3 +224,34 @@ def test_einsum(fn, specs):
     model = _Fn1(fn) if len(specs) == 1 else _Fn2(fn)
     for kind in ("fx", "ep"):
         check(model, specs, kind, rtol=1e-5, atol=1e-5)
+
+
+# --------------------------------------------------------------------------------------
+# scaled_dot_product_attention in TVM's form (R.nn.attention between permute_dims)
+# --------------------------------------------------------------------------------------
+class _Fn4(nn.Module):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, q, k, v, mask):
+        return self.fn(q, k, v, mask)
+
+
+@pytest.mark.parametrize("kind", ["fx", "ep"])
+@pytest.mark.parametrize("fn,kv_len,mask_shape", [
+    (lambda q, k, v, mask: F.scaled_dot_product_attention(q, k, v, is_causal=True), 7, None),
+    (lambda q, k, v, mask: F.scaled_dot_product_attention(q, k, v, mask, scale=0.5), 7, (2, 1, 5, 7)),
+    (lambda q, k, v, mask: F.scaled_dot_product_attention(q, k, v, mask), 3, (1, 3, 5, 3)),
+], ids=["causal_longer_keys", "broadcast_mask_scale", "full_mask_short_keys"])
+def test_sdpa_attention_form(kind, fn, kv_len, mask_shape):
+    specs = [((2, 3, 5, 4), "float32"), ((2, 3, kv_len, 4), "float32"), ((2, 3, kv_len, 6), "float32")]
+    if mask_shape is None:
+        model = _Fn2(lambda m, q, kv: fn(q, kv[..., :4], kv, None))
+        specs = [specs[0], specs[2]]
+    else:
+        model = _Fn4(fn)
+        specs = specs + [(mask_shape, "float32")]
+    if kind == "fx":
+        assert "relax.nn.attention" in _ops(_fx(model, specs))
+    check(model, specs, kind, rtol=1e-4, atol=1e-5)

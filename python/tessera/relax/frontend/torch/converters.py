@@ -1342,6 +1342,15 @@ def _baddbmm(tr, input, batch1, batch2, *, beta=1, alpha=1):
     return _scaled_product_plus(tr, input, product, beta, alpha, bias_first=False)
 
 
+def _attention_form_fits(tr, query, key, value, attn_mask):
+    """Whether R.nn.attention computes this scaled_dot_product_attention: 4-D query, key and
+    value (batch, heads, seq, head_dim) of one float dtype, no mask or a float 4-D additive one
+    (a bool mask, or one of another rank, takes the decomposed form)."""
+    tensors = [query, key, value] + ([attn_mask] if attn_mask is not None else [])
+    dtype = tr.dtype(query, "query")
+    return (dtype.startswith("float") and all(tr.ndim(t) == 4 and tr.dtype(t) == dtype for t in tensors))
+
+
 @OPS.register("sdpa", functions=[F.scaled_dot_product_attention], aten=["scaled_dot_product_attention.default"])
 def _sdpa(tr, query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False):
     if dropout_p:
@@ -1350,6 +1359,13 @@ def _sdpa(tr, query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
         raise tr.unsupported("scaled_dot_product_attention with enable_gqa=True")
     q_shape, k_shape = tr.shape(query, "query"), tr.shape(key, "key")
     dtype = tr.dtype(query)
+    if _attention_form_fits(tr, query, key, value, attn_mask):
+        # TVM's form: R.nn.attention over (batch, seq, heads, head_dim), the mask as its bias.
+        to_bsnh = [0, 2, 1, 3]
+        q, k, v = (tr.emit(_relax().permute_dims(t, to_bsnh)) for t in (query, key, value))
+        out = tr.emit(_relax().nn.attention(q, k, v, attn_mask, scale=scale,
+                                            causal_mask="TopLeft" if is_causal else None))
+        return tr.emit(_relax().permute_dims(out, to_bsnh))
     scale = 1.0 / float(np.sqrt(q_shape[-1])) if scale is None else float(scale)
     axes = list(range(len(k_shape)))
     axes[-1], axes[-2] = axes[-2], axes[-1]

@@ -7,3 +7,4 @@ from .nn import relu, leakyrelu, gelu, gelu_tanh, silu, softmax, log_softmax, la
 from .convolution import conv1d, conv2d, conv3d, conv1d_transpose, conv2d_transpose
 from .pooling import max_pool2d, avg_pool2d, adaptive_avg_pool2d
 from .loss import cross_entropy_with_logits, nll_loss
+from .attention import attention
