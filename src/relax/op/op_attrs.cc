@@ -58,7 +58,51 @@ OpRegEntry& SetExpandAttrs(OpRegEntry& entry, const std::vector<std::pair<std::s
   return entry;
 }
 
+OpRegEntry& SetFloatAttrs(OpRegEntry& entry, const std::vector<std::string>& names) {
+  Array<Any> out;
+  for (const std::string& n : names) out.push_back(Any(String(n)));
+  entry.set_attr("TScriptFloatAttrs", Any(out));
+  return entry;
+}
+
+OpRegEntry& SetDTypeAttrs(OpRegEntry& entry, const std::vector<std::string>& names) {
+  Array<Any> out;
+  for (const std::string& n : names) out.push_back(Any(String(n)));
+  entry.set_attr("TScriptDTypeAttrs", Any(out));
+  return entry;
+}
+
 namespace {
+
+bool Listed(const char* key, const Op& op, const std::string& name) {
+  const OpAttrMap<Array<Any>> lists = Op::GetAttrMap<Array<Any>>(key);
+  if (!lists.count(op)) return false;
+  for (const Any& n : lists[op]) {
+    if (n.cast<std::string>() == name) return true;
+  }
+  return false;
+}
+
+// An unset dtype ("") of attribute `name` as "void" where SetDTypeAttrs names it.
+Any DTypeAttr(const Op& op, const std::string& name, const Any& v) {
+  const auto* s = v.as<StringObj>();
+  if (s == nullptr || !s->data.empty() || !Listed("TScriptDTypeAttrs", op, name)) return v;
+  return Any(String("void"));
+}
+
+// `v` (normalized) with its ints made floats where SetFloatAttrs names attribute `name` of `op`.
+Any FloatAttr(const Op& op, const std::string& name, const Any& v) {
+  if (!Listed("TScriptFloatAttrs", op, name)) return v;
+  if (const auto* arr = v.as<ArrayObj>()) {
+    Array<Any> out;
+    for (const Any& x : arr->data) out.push_back(FloatAttr(op, name, x));
+    return Any(out);
+  }
+  if (const auto* imm = v.as<IntImmNode>(); imm != nullptr && !imm->dtype.is_bool()) {
+    return Any(PrimExpr(static_cast<double>(imm->value)));
+  }
+  return v;
+}
 
 // `v` repeated to the length SetExpandAttrs gave attribute `name` of `op`, where its length divides it;
 // otherwise `v` unchanged (the op's inference names a wrong length).
@@ -162,7 +206,7 @@ Map<String, Any> MakeOpAttrs(const Op& op, const Map<String, Any>& given) {
       TESSERA_CHECK_OR_THROW(v.has_value(), ValueError) << op->name << " needs its attribute '" << p.name << "'";
       if (IsScalarInt(*v) && IsListAttr(op, p.name)) v = Any(Array<Any>{*v});
       v = ExpandAttr(op, p.name, *v);
-      out.Set(String(p.name), NormalizeAttrValue(*v));
+      out.Set(String(p.name), DTypeAttr(op, p.name, FloatAttr(op, p.name, NormalizeAttrValue(*v))));
     }
     return out;
   }

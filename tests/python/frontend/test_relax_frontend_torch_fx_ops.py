@@ -255,3 +255,23 @@ def test_sdpa_attention_form(kind, fn, kv_len, mask_shape):
     if kind == "fx":
         assert "relax.nn.attention" in _ops(_fx(model, specs))
     check(model, specs, kind, rtol=1e-4, atol=1e-5)
+
+
+# --------------------------------------------------------------------------------------
+# interpolate in TVM's form (R.image.resize2d) where it computes torch's answer
+# --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("kind", ["fx", "ep"])
+@pytest.mark.parametrize("kwargs,resize2d", [
+    (dict(size=(6, 9), mode="nearest"), True),             # non-integer ratios: floor, as torch
+    (dict(size=(2, 3), mode="nearest"), True),             # exact downsampling
+    (dict(scale_factor=3, mode="nearest"), True),          # integer upsampling
+    (dict(scale_factor=(2.0, 1.0), mode="bilinear", align_corners=False), True),
+    (dict(size=(5, 7), mode="bilinear", align_corners=True), True),
+    (dict(scale_factor=1.7, mode="bilinear"), False),      # torch's scale differs from out / in: resize_te
+], ids=["nearest_size", "nearest_down", "nearest_x3", "bilinear_scale", "bilinear_ac", "bilinear_inexact"])
+def test_interpolate_resize2d_form(kind, kwargs, resize2d):
+    model = _Fn1(lambda m, x: F.interpolate(x, **kwargs))
+    specs = [((1, 2, 4, 6), "float32")]
+    if kind == "fx":
+        assert ("relax.image.resize2d" in _ops(_fx(model, specs))) == resize2d
+    check(model, specs, kind, rtol=1e-5, atol=1e-5)

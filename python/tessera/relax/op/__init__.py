@@ -5,6 +5,7 @@ add, log, ...); the other tensor operators (matmul, nn.*...) raise
 NotImplementedError until they are registered."""
 from . import builtin, memory, vm
 from . import nn
+from . import image
 from .binary import add, subtract, multiply, divide, maximum, minimum, floor_divide, power
 from .binary import bitwise_and, bitwise_or, bitwise_xor, logical_and, logical_or, logical_xor
 from .unary import exp, log, sqrt, rsqrt, tanh, sigmoid, negative, abs  # pylint: disable=redefined-builtin

@@ -1490,7 +1490,7 @@ def _group_norm(tr, input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_e
     return _group_norm_impl(tr, input, num_groups, weight, bias, eps)
 
 
-def _interpolate_impl(tr, input, size, scale_factor, mode, align_corners):
+def _interpolate_impl(tr, input, size, scale_factor, mode, align_corners, aten=False):
     shape = tr.shape(input, "input")
     spatial = len(shape) - 2
     if mode not in ("nearest", "bilinear", "linear"):
@@ -1505,6 +1505,18 @@ def _interpolate_impl(tr, input, size, scale_factor, mode, align_corners):
     else:
         raise TVMValueError(f"{tr.node_desc()}: interpolate needs size or scale_factor")
     coord = "asymmetric" if mode == "nearest" else ("align_corners" if align_corners else "half_pixel")
+    if spatial == 2 and all(abs(o / i - f) < 1e-12 for o, i, f in zip(out, shape[2:], scales)):
+        # TVM's form R.image.resize2d, whose scale is out / in (here torch's scale_factor too).
+        # Nearest is torch's floor; TVM's "round" is the same where every source index is exact.
+        # TVM's exported-program form of an integer upsampling, half_pixel, rounds to the same index too.
+        exact = all(i % o == 0 for o, i in zip(out, shape[2:]))
+        rounding = "round" if mode != "nearest" or exact else "floor"
+        if mode == "nearest" and aten and all(o % i == 0 for o, i in zip(out, shape[2:])):
+            coord, rounding = "half_pixel", "round"
+        return tr.emit(_relax().image.resize2d(
+            input, out, layout="NCHW", method="nearest_neighbor" if mode == "nearest" else "linear",
+            coordinate_transformation_mode=coord, rounding_method=rounding,
+            cubic_alpha=-0.5, cubic_exclude=0, extrapolation_value=0.0))
     return tr.bb.emit_te(resize_te, input, shape[:2] + out, [1.0, 1.0] + scales,
                          "nearest" if mode == "nearest" else "linear", coord, "floor", primfunc_name_hint="resize")
 
@@ -1525,12 +1537,12 @@ def _interpolate(tr, input, size=None, scale_factor=None, mode="nearest", align_
 
 @OPS.register("upsample_nearest", aten=["upsample_nearest2d.vec", "upsample_nearest1d.vec"])
 def _upsample_nearest(tr, input, output_size, scale_factors):
-    return _interpolate_impl(tr, input, output_size, scale_factors, "nearest", None)
+    return _interpolate_impl(tr, input, output_size, scale_factors, "nearest", None, aten=True)
 
 
 @OPS.register("upsample_bilinear", aten=["upsample_bilinear2d.vec"])
 def _upsample_bilinear(tr, input, output_size, align_corners, scale_factors):
-    return _interpolate_impl(tr, input, output_size, scale_factors, "bilinear", align_corners)
+    return _interpolate_impl(tr, input, output_size, scale_factors, "bilinear", align_corners, aten=True)
 
 
 # --------------------------------------------------------------------------------------
