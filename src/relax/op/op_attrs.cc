@@ -44,11 +44,20 @@ OpRegEntry& SetPrimOperands(OpRegEntry& entry, const std::vector<int64_t>& indic
   return entry;
 }
 
-OpRegEntry& SetListAttrs(OpRegEntry& entry, const std::vector<std::string>& names) {
+namespace {
+
+// Registers `names` (attribute names) under op attribute `key` (SetListAttrs, SetFloatAttrs, SetDTypeAttrs).
+OpRegEntry& SetAttrNames(OpRegEntry& entry, const char* key, const std::vector<std::string>& names) {
   Array<Any> out;
   for (const std::string& n : names) out.push_back(Any(String(n)));
-  entry.set_attr("TScriptListAttrs", Any(out));
+  entry.set_attr(key, Any(out));
   return entry;
+}
+
+}  // namespace
+
+OpRegEntry& SetListAttrs(OpRegEntry& entry, const std::vector<std::string>& names) {
+  return SetAttrNames(entry, "TScriptListAttrs", names);
 }
 
 OpRegEntry& SetExpandAttrs(OpRegEntry& entry, const std::vector<std::pair<std::string, int64_t>>& lengths) {
@@ -59,17 +68,11 @@ OpRegEntry& SetExpandAttrs(OpRegEntry& entry, const std::vector<std::pair<std::s
 }
 
 OpRegEntry& SetFloatAttrs(OpRegEntry& entry, const std::vector<std::string>& names) {
-  Array<Any> out;
-  for (const std::string& n : names) out.push_back(Any(String(n)));
-  entry.set_attr("TScriptFloatAttrs", Any(out));
-  return entry;
+  return SetAttrNames(entry, "TScriptFloatAttrs", names);
 }
 
 OpRegEntry& SetDTypeAttrs(OpRegEntry& entry, const std::vector<std::string>& names) {
-  Array<Any> out;
-  for (const std::string& n : names) out.push_back(Any(String(n)));
-  entry.set_attr("TScriptDTypeAttrs", Any(out));
-  return entry;
+  return SetAttrNames(entry, "TScriptDTypeAttrs", names);
 }
 
 namespace {
@@ -132,14 +135,7 @@ Any ExpandAttr(const Op& op, const std::string& name, const Any& v) {
 }
 
 // Whether attribute `name` of `op` is a list of axes (SetListAttrs).
-bool IsListAttr(const Op& op, const std::string& name) {
-  static const OpAttrMap<Array<Any>> lists = Op::GetAttrMap<Array<Any>>("TScriptListAttrs");
-  if (!lists.count(op)) return false;
-  for (const Any& n : lists[op]) {
-    if (n.cast<std::string>() == name) return true;
-  }
-  return false;
-}
+bool IsListAttr(const Op& op, const std::string& name) { return Listed("TScriptListAttrs", op, name); }
 
 bool IsScalarInt(const Any& v) {
   if (v.kind() == Any::Kind::kInt) return true;

@@ -9,13 +9,7 @@ import tessera as tvm
 from tessera import relax
 from tessera.script import relax as R
 
-
-def _infer(call):
-    return relax.BlockBuilder().normalize(call).struct_info
-
-
-def _var(shape, dtype="float32"):
-    return relax.Var("v", relax.TensorStructInfo(shape, dtype))
+from relax_op_helpers import infer, tensor
 
 
 def _reference(q, k, v, bias=None, scale=None, causal=None):
@@ -35,16 +29,16 @@ def _reference(q, k, v, bias=None, scale=None, causal=None):
 
 
 def test_attention_struct_info_and_errors():
-    out = _infer(relax.op.nn.attention(_var((2, 5, 3, 4)), _var((2, 7, 3, 4)), _var((2, 7, 3, 6))))
+    out = infer(relax.op.nn.attention(tensor((2, 5, 3, 4)), tensor((2, 7, 3, 4)), tensor((2, 7, 3, 6))))
     tvm.ir.assert_structural_equal(out, relax.TensorStructInfo((2, 5, 3, 6), "float32"))
     with pytest.raises(ValueError, match="relax.nn.attention: the head sizes of 'query' and 'key' differ"):
-        _infer(relax.op.nn.attention(_var((2, 5, 3, 4)), _var((2, 7, 3, 5)), _var((2, 7, 3, 6))))
+        infer(relax.op.nn.attention(tensor((2, 5, 3, 4)), tensor((2, 7, 3, 5)), tensor((2, 7, 3, 6))))
     with pytest.raises(ValueError, match=r"relax.nn.attention: dimension 3 \(seq_kv\) of 'bias'"):
-        _infer(relax.op.nn.attention(_var((2, 5, 3, 4)), _var((2, 7, 3, 4)), _var((2, 7, 3, 4)), _var((2, 3, 5, 5))))
+        infer(relax.op.nn.attention(tensor((2, 5, 3, 4)), tensor((2, 7, 3, 4)), tensor((2, 7, 3, 4)), tensor((2, 3, 5, 5))))
     with pytest.raises(ValueError, match="relax.nn.attention: operand 'query' must be 4-D"):
-        _infer(relax.op.nn.attention(_var((5, 3, 4)), _var((2, 7, 3, 4)), _var((2, 7, 3, 4))))
+        infer(relax.op.nn.attention(tensor((5, 3, 4)), tensor((2, 7, 3, 4)), tensor((2, 7, 3, 4))))
     with pytest.raises(ValueError, match="attribute 'causal_mask' must be None, \"TopLeft\" or \"BottomRight\""):
-        _infer(relax.op.nn.attention(_var((2, 5, 3, 4)), _var((2, 5, 3, 4)), _var((2, 5, 3, 4)), causal_mask="Top"))
+        infer(relax.op.nn.attention(tensor((2, 5, 3, 4)), tensor((2, 5, 3, 4)), tensor((2, 5, 3, 4)), causal_mask="Top"))
 
 
 @R.function

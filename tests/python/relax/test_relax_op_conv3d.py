@@ -9,36 +9,30 @@ import tessera as tvm
 from tessera import relax, tir
 from tessera.script import relax as R
 
+from relax_op_helpers import infer, tensor
+
 torch = pytest.importorskip("torch")
-
-
-def _infer(call):
-    return relax.BlockBuilder().normalize(call).struct_info
-
-
-def _var(shape, dtype="float32"):
-    return relax.Var("v", relax.TensorStructInfo(shape, dtype))
 
 
 def test_conv3d_struct_info():
     n = tir.Var("n", "int64")
-    call = relax.op.nn.conv3d(_var((n, 3, 8, 9, 10)), _var((6, 3, 3, 3, 3)), strides=(1, 2, 1), padding=1)
-    tvm.ir.assert_structural_equal(_infer(call), relax.TensorStructInfo((n, 6, 8, 5, 10), "float32"))
+    call = relax.op.nn.conv3d(tensor((n, 3, 8, 9, 10)), tensor((6, 3, 3, 3, 3)), strides=(1, 2, 1), padding=1)
+    tvm.ir.assert_structural_equal(infer(call), relax.TensorStructInfo((n, 6, 8, 5, 10), "float32"))
     assert [int(v) for v in call.attrs["padding"]] == [1] * 6
     assert [int(v) for v in call.attrs["strides"]] == [1, 2, 1]
-    grouped = relax.op.nn.conv3d(_var((1, 4, 5, 5, 5)), _var((8, 2, 1, 1, 1)), groups=2, out_dtype="float16")
-    tvm.ir.assert_structural_equal(_infer(grouped), relax.TensorStructInfo((1, 8, 5, 5, 5), "float16"))
+    grouped = relax.op.nn.conv3d(tensor((1, 4, 5, 5, 5)), tensor((8, 2, 1, 1, 1)), groups=2, out_dtype="float16")
+    tvm.ir.assert_structural_equal(infer(grouped), relax.TensorStructInfo((1, 8, 5, 5, 5), "float16"))
 
 
 def test_conv3d_bad_arguments():
     with pytest.raises(ValueError, match="relax.nn.conv3d: operand 'weight' has 2 input channels per group"):
-        _infer(relax.op.nn.conv3d(_var((1, 3, 4, 4, 4)), _var((6, 2, 3, 3, 3))))
+        infer(relax.op.nn.conv3d(tensor((1, 3, 4, 4, 4)), tensor((6, 2, 3, 3, 3))))
     with pytest.raises(ValueError, match="relax.nn.conv3d: operand 'data' must be 5-D"):
-        _infer(relax.op.nn.conv3d(_var((1, 3, 4, 4)), _var((6, 3, 3, 3, 3))))
+        infer(relax.op.nn.conv3d(tensor((1, 3, 4, 4)), tensor((6, 3, 3, 3, 3))))
     with pytest.raises(ValueError, match="relax.nn.conv3d: strides must have 1 or 3 elements, got 2"):
-        relax.op.nn.conv3d(_var((1, 3, 4, 4, 4)), _var((6, 3, 3, 3, 3)), strides=(1, 2))
+        relax.op.nn.conv3d(tensor((1, 3, 4, 4, 4)), tensor((6, 3, 3, 3, 3)), strides=(1, 2))
     with pytest.raises(ValueError, match="relax.nn.conv3d: attribute 'data_layout' = \"NDHWC\" is not supported"):
-        _infer(relax.op.nn.conv3d(_var((1, 4, 4, 4, 3)), _var((6, 3, 3, 3, 3)), data_layout="NDHWC"))
+        infer(relax.op.nn.conv3d(tensor((1, 4, 4, 4, 3)), tensor((6, 3, 3, 3, 3)), data_layout="NDHWC"))
 
 
 @R.function

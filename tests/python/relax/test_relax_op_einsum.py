@@ -11,23 +11,17 @@ import tessera as tvm
 from tessera import relax, tir
 from tessera.script import relax as R
 
-
-def _infer(call):
-    return relax.BlockBuilder().normalize(call).struct_info
-
-
-def _var(shape, dtype="float32"):
-    return relax.Var("v", relax.TensorStructInfo(shape, dtype))
+from relax_op_helpers import infer, tensor
 
 
 def test_einsum_struct_info():
     n = tir.Var("n", "int64")
-    tvm.ir.assert_structural_equal(_infer(relax.op.einsum([_var((n, 3)), _var((3, 5))], "ij,jk->ik")),
+    tvm.ir.assert_structural_equal(infer(relax.op.einsum([tensor((n, 3)), tensor((3, 5))], "ij,jk->ik")),
                                    relax.TensorStructInfo((n, 5), "float32"))
     # implicit output: the labels seen once, sorted ("ba" -> "ab")
-    tvm.ir.assert_structural_equal(_infer(relax.op.einsum([_var((2, 3))], "ba")),
+    tvm.ir.assert_structural_equal(infer(relax.op.einsum([tensor((2, 3))], "ba")),
                                    relax.TensorStructInfo((3, 2), "float32"))
-    tvm.ir.assert_structural_equal(_infer(relax.op.einsum([_var((4, 4))], "ii")), relax.TensorStructInfo((), "float32"))
+    tvm.ir.assert_structural_equal(infer(relax.op.einsum([tensor((4, 4))], "ii")), relax.TensorStructInfo((), "float32"))
 
 
 @pytest.mark.parametrize("operands,subscripts,err,match", [
@@ -39,14 +33,14 @@ def test_einsum_struct_info():
 ])
 def test_einsum_bad_subscripts(operands, subscripts, err, match):
     with pytest.raises(err, match=rf"relax.einsum: attribute 'subscripts' = \"{re.escape(subscripts)}\": {match}"):
-        _infer(relax.op.einsum([_var(s) for s in operands], subscripts))
+        infer(relax.op.einsum([tensor(s) for s in operands], subscripts))
 
 
 def test_einsum_dtype_and_operand_errors():
     with pytest.raises(TypeError, match="relax.einsum"):
-        _infer(relax.op.einsum([_var((2,)), _var((2,), "int32")], "i,i"))
+        infer(relax.op.einsum([tensor((2,)), tensor((2,), "int32")], "i,i"))
     with pytest.raises(TypeError, match="relax.einsum: attribute 'subscripts' must be a str"):
-        relax.op.einsum([_var((2,))], 3)
+        relax.op.einsum([tensor((2,))], 3)
 
 
 @R.function

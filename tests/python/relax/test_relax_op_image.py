@@ -9,28 +9,22 @@ import tessera as tvm
 from tessera import relax
 from tessera.script import relax as R
 
+from relax_op_helpers import infer, tensor
+
 torch = pytest.importorskip("torch")
 
 
-def _infer(call):
-    return relax.BlockBuilder().normalize(call).struct_info
-
-
-def _var(shape, dtype="float32"):
-    return relax.Var("v", relax.TensorStructInfo(shape, dtype))
-
-
 def test_resize2d_struct_info_and_errors():
-    tvm.ir.assert_structural_equal(_infer(relax.op.image.resize2d(_var((1, 3, 4, 4)), (8, 6))),
+    tvm.ir.assert_structural_equal(infer(relax.op.image.resize2d(tensor((1, 3, 4, 4)), (8, 6))),
                                    relax.TensorStructInfo((1, 3, 8, 6), "float32"))
-    tvm.ir.assert_structural_equal(_infer(relax.op.image.resize2d(_var((1, 3, 4, 4)), 5, out_dtype="float16")),
+    tvm.ir.assert_structural_equal(infer(relax.op.image.resize2d(tensor((1, 3, 4, 4)), 5, out_dtype="float16")),
                                    relax.TensorStructInfo((1, 3, 5, 5), "float16"))
     with pytest.raises(ValueError, match="relax.image.resize2d: attribute 'layout' = \"NHWC\" is not supported"):
-        _infer(relax.op.image.resize2d(_var((1, 4, 4, 3)), (8, 8), layout="NHWC"))
+        infer(relax.op.image.resize2d(tensor((1, 4, 4, 3)), (8, 8), layout="NHWC"))
     with pytest.raises(ValueError, match="attribute 'method' = \"cubic\" is not supported"):
-        _infer(relax.op.image.resize2d(_var((1, 3, 4, 4)), (8, 8), method="cubic"))
+        infer(relax.op.image.resize2d(tensor((1, 3, 4, 4)), (8, 8), method="cubic"))
     with pytest.raises(ValueError, match="operand 'data' must be 4-D"):
-        _infer(relax.op.image.resize2d(_var((3, 4, 4)), (8, 8)))
+        infer(relax.op.image.resize2d(tensor((3, 4, 4)), (8, 8)))
 
 
 @R.function

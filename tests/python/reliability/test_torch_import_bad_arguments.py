@@ -103,7 +103,7 @@ def test_conv3d_unsupported_arguments():
     weight = torch.ones(2, 1, 3, 3, 3)
     with pytest.raises(ValueError, match=r"fx node 'conv3d'.*stride must be an int or a 3-tuple, got \[1, 2\]"):
         _fx(lambda m, x: F.conv3d(x, weight, stride=(1, 2)), ((1, 1, 4, 4, 4), "float32"))
-    with pytest.raises(tvm.error.OpNotImplemented, match=r"conv3d on a rank-4 input"):
+    with pytest.raises(tvm.error.OpNotImplemented, match=r"conv3d on a rank-4 input \(only batched, rank 5\)"):
         _fx(lambda m, x: F.conv3d(x, weight), ((1, 4, 4, 4), "float32"))
 
 

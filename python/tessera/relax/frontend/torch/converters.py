@@ -1395,45 +1395,43 @@ def _single(value, what, tr):
     return [int(value[0])]
 
 
-@OPS.register("conv1d", functions=[F.conv1d, torch.conv1d], modules={nn.Conv1d: _conv_module},
-              aten=["conv1d.default", "conv1d.padding"])
-def _conv1d(tr, input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    if tr.ndim(input, "input") != 3:
-        raise tr.unsupported(f"conv1d on a rank-{tr.ndim(input)} input (only batched NCL, rank 3)")
-    stride, dilation = _single(stride, "stride", tr), _single(dilation, "dilation", tr)
-    if isinstance(padding, str):
-        if padding not in ("valid", "same"):
-            raise TVMValueError(f"{tr.node_desc()}: padding must be 'valid', 'same' or ints, got {padding!r}")
-        total = dilation[0] * (tr.shape(weight, "weight")[2] - 1) if padding == "same" else 0
-        begins, ends = [total // 2], [total - total // 2]
-    else:
-        begins = ends = _single(padding, "padding", tr)
-    return _emit_conv(tr, _relax().nn.conv1d, input, weight, bias, stride, begins + ends, dilation, groups)
-
-
-def _triple(value, what, tr):
-    value = [value] * 3 if isinstance(value, int) else [int(v) for v in value]
-    if len(value) == 1:
-        value = value * 3
-    if len(value) != 3:
-        raise TVMValueError(f"{tr.node_desc()}: {what} must be an int or a 3-tuple, got {value}")
-    return value
-
-
-@OPS.register("conv3d", functions=[F.conv3d, torch.conv3d], modules={nn.Conv3d: _conv_module},
-              aten=["conv3d.default", "conv3d.padding"])
-def _conv3d(tr, input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    if tr.ndim(input, "input") != 5:
-        raise tr.unsupported(f"conv3d on a rank-{tr.ndim(input)} input (only batched NCDHW, rank 5)")
-    stride, dilation = _triple(stride, "stride", tr), _triple(dilation, "dilation", tr)
+def _conv_nd(tr, nd, input, weight, bias, stride, padding, dilation, groups):
+    """An nd-D convolution (1: NCL, 3: NCDHW): per-dim stride / dilation / padding (ints or
+    'valid' / 'same'), R.nn.conv1d / conv3d with the bias added per channel."""
+    name = f"conv{nd}d"
+    if tr.ndim(input, "input") != nd + 2:
+        raise tr.unsupported(f"{name} on a rank-{tr.ndim(input)} input (only batched, rank {nd + 2})")
+    stride, dilation = _ntuple(stride, nd, "stride", tr), _ntuple(dilation, nd, "dilation", tr)
     if isinstance(padding, str):
         if padding not in ("valid", "same"):
             raise TVMValueError(f"{tr.node_desc()}: padding must be 'valid', 'same' or ints, got {padding!r}")
         totals = [d * (k - 1) if padding == "same" else 0 for d, k in zip(dilation, tr.shape(weight, "weight")[2:])]
         begins, ends = [t // 2 for t in totals], [t - t // 2 for t in totals]
     else:
-        begins = ends = _triple(padding, "padding", tr)
-    return _emit_conv(tr, _relax().nn.conv3d, input, weight, bias, stride, begins + ends, dilation, groups)
+        begins = ends = _ntuple(padding, nd, "padding", tr)
+    return _emit_conv(tr, getattr(_relax().nn, name), input, weight, bias, stride, begins + ends, dilation, groups)
+
+
+def _ntuple(value, n, what, tr):
+    """``n`` per-dim ints from an int, one value or ``n`` values."""
+    value = [value] if isinstance(value, int) else [int(v) for v in value]
+    if len(value) == 1:
+        value = value * n
+    if len(value) != n:
+        raise TVMValueError(f"{tr.node_desc()}: {what} must be an int or a {n}-tuple, got {value}")
+    return value
+
+
+@OPS.register("conv1d", functions=[F.conv1d, torch.conv1d], modules={nn.Conv1d: _conv_module},
+              aten=["conv1d.default", "conv1d.padding"])
+def _conv1d(tr, input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _conv_nd(tr, 1, input, weight, bias, stride, padding, dilation, groups)
+
+
+@OPS.register("conv3d", functions=[F.conv3d, torch.conv3d], modules={nn.Conv3d: _conv_module},
+              aten=["conv3d.default", "conv3d.padding"])
+def _conv3d(tr, input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _conv_nd(tr, 3, input, weight, bias, stride, padding, dilation, groups)
 
 
 def _conv_transpose_impl(tr, input, weight, bias, stride, padding, output_padding, groups, dilation):
