@@ -1,7 +1,7 @@
 // Tensor-creation Relax operators (TVM's relax/op/tensor/create.cc subset):
 // zeros and ones, R.zeros(shape, dtype), whose operand is the shape (a
 // ShapeExpr or a shape var; TVMScript also takes a tuple of dims) and whose
-// attribute is the dtype; tril and triu(x, k), which keep the lower/upper
+// attribute is the dtype; full(shape, fill_value, dtype) (a 0-d tensor's value); tril and triu(x, k), which keep the lower/upper
 // triangle of the last two dimensions (k: the diagonal offset, a PrimValue).
 // Relax IR layer; the legalizations (a constant te.compute; TOPI trilu) are in
 // python/tessera/relax/op/create.py.
@@ -14,11 +14,10 @@ namespace relax {
 
 namespace {
 
-StructInfo InferFilled(const Call& call, const BlockBuilder&) {
-  CheckNumArgs(call, 1, 1);
+// The result shape of a creation op from its operand 0 (a ShapeExpr, or a shape var whose values are
+// known or not); nullopt when only the rank (or nothing) is known.
+std::optional<RelaxExpr> InferFilledShape(const Call& call) {
   const auto* shape = ArgSInfoAs<ShapeStructInfoNode>(call, 0, "shape", "a shape (R.shape or a shape var)");
-  DataType dtype = AttrDType(call, "dtype");
-  if (dtype.is_void()) TESSERA_THROW(ValueError) << OpName(call) << ": attribute 'dtype' must name a dtype";
   if (const auto* se = call->args[0].as<ShapeExprNode>()) {
     for (const PrimExpr& d : se->values) {
       const auto* imm = d.as<IntImmNode>();
@@ -26,11 +25,40 @@ StructInfo InferFilled(const Call& call, const BlockBuilder&) {
         TESSERA_THROW(ValueError) << OpName(call) << ": operand 'shape' has the negative dimension " << imm->value;
       }
     }
-    return TensorStructInfo(call->args[0], dtype);
+    return RelaxExpr(call->args[0]);
   }
-  if (shape->values) return TensorStructInfo(ShapeExpr(*shape->values), dtype);
-  if (shape->ndim != StructInfoNode::kUnknownNDim) return TensorStructInfo(call->args[0], dtype);
+  if (shape->values) return RelaxExpr(ShapeExpr(*shape->values));
+  if (shape->ndim != StructInfoNode::kUnknownNDim) return RelaxExpr(call->args[0]);
+  return std::nullopt;
+}
+
+StructInfo InferFilled(const Call& call, const BlockBuilder&) {
+  CheckNumArgs(call, 1, 1);
+  DataType dtype = AttrDType(call, "dtype");
+  if (dtype.is_void()) TESSERA_THROW(ValueError) << OpName(call) << ": attribute 'dtype' must name a dtype";
+  auto shape = InferFilledShape(call);
+  if (shape.has_value()) return TensorStructInfo(*shape, dtype);
   return TensorStructInfo(dtype, StructInfoNode::kUnknownNDim);
+}
+
+// full(shape, fill_value) with attribute dtype (None: fill_value's): a tensor of the shape holding the
+// 0-d tensor fill_value (cast to dtype) everywhere.
+StructInfo InferFull(const Call& call, const BlockBuilder&) {
+  CheckNumArgs(call, 2, 2);
+  const auto* value = ArgSInfoAs<TensorStructInfoNode>(call, 1, "fill_value", "a 0-d tensor");
+  if (!value->IsUnknownNdim() && value->ndim != 0) {
+    TESSERA_THROW(ValueError) << OpName(call) << ": operand 'fill_value' must be a 0-d tensor, got "
+                              << value->ndim << " dimensions";
+  }
+  if (AttrDType(call, "dtype").is_void() && value->dtype.is_void()) {
+    TESSERA_THROW(ValueError) << OpName(call) << ": the dtype is unknown (give attribute 'dtype')";
+  }
+  DataType dtype = AttrDType(call, "dtype").is_void() ? value->dtype : AttrDType(call, "dtype");
+  // The shape rules are those of zeros/ones (operand 0), with the dtype decided here.
+  auto filled = InferFilledShape(call);
+  if (filled.has_value()) return TensorStructInfo(*filled, dtype);
+  const auto* shape = GetStructInfo(call->args[0]).as<ShapeStructInfoNode>();
+  return TensorStructInfo(dtype, shape->ndim);
 }
 
 StructInfo InferTrilu(const Call& call, const BlockBuilder&) {
@@ -84,6 +112,15 @@ static auto& reg_tril = SetRelaxOp(SetPrimOperands(OpRegEntry::RegisterOrGet("re
 static auto& reg_triu = SetRelaxOp(SetPrimOperands(OpRegEntry::RegisterOrGet("relax.triu"), {1}).set_num_inputs(2).describe(
                                        "x with the elements below diagonal k of the last two dims set to 0."),
                                    InferTrilu, true);
+
+static auto& reg_full_shape =
+    OpRegEntry::RegisterOrGet("relax.full").set_attr("TScriptShapeOperands", Any(Array<Any>{Any(int64_t{0})}));
+static auto& reg_full = SetAttrSignature(
+    SetRelaxOp(OpRegEntry::RegisterOrGet("relax.full").set_num_inputs(2).describe(
+                   "A tensor of the given shape holding the 0-d tensor fill_value (cast to attribute dtype; None: "
+                   "fill_value's dtype)."),
+               InferFull, true),
+    {{"dtype", Any()}});
 
 #define TESSERA_RELAX_CREATE_OP(NAME, DESC)                                                                          \
   static auto& reg_create_##NAME##_shape =                                                                          \

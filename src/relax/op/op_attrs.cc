@@ -44,24 +44,98 @@ OpRegEntry& SetPrimOperands(OpRegEntry& entry, const std::vector<int64_t>& indic
   return entry;
 }
 
-OpRegEntry& SetListAttrs(OpRegEntry& entry, const std::vector<std::string>& names) {
+namespace {
+
+// Registers `names` (attribute names) under op attribute `key` (SetListAttrs, SetFloatAttrs, SetDTypeAttrs).
+OpRegEntry& SetAttrNames(OpRegEntry& entry, const char* key, const std::vector<std::string>& names) {
   Array<Any> out;
   for (const std::string& n : names) out.push_back(Any(String(n)));
-  entry.set_attr("TScriptListAttrs", Any(out));
+  entry.set_attr(key, Any(out));
   return entry;
+}
+
+}  // namespace
+
+OpRegEntry& SetListAttrs(OpRegEntry& entry, const std::vector<std::string>& names) {
+  return SetAttrNames(entry, "TScriptListAttrs", names);
+}
+
+OpRegEntry& SetExpandAttrs(OpRegEntry& entry, const std::vector<std::pair<std::string, int64_t>>& lengths) {
+  Array<Any> out;
+  for (const auto& [name, length] : lengths) out.push_back(Any(Array<Any>{Any(String(name)), Any(length)}));
+  entry.set_attr("TScriptExpandAttrs", Any(out));
+  return entry;
+}
+
+OpRegEntry& SetFloatAttrs(OpRegEntry& entry, const std::vector<std::string>& names) {
+  return SetAttrNames(entry, "TScriptFloatAttrs", names);
+}
+
+OpRegEntry& SetDTypeAttrs(OpRegEntry& entry, const std::vector<std::string>& names) {
+  return SetAttrNames(entry, "TScriptDTypeAttrs", names);
 }
 
 namespace {
 
-// Whether attribute `name` of `op` is a list of axes (SetListAttrs).
-bool IsListAttr(const Op& op, const std::string& name) {
-  static const OpAttrMap<Array<Any>> lists = Op::GetAttrMap<Array<Any>>("TScriptListAttrs");
+bool Listed(const char* key, const Op& op, const std::string& name) {
+  const OpAttrMap<Array<Any>> lists = Op::GetAttrMap<Array<Any>>(key);
   if (!lists.count(op)) return false;
   for (const Any& n : lists[op]) {
     if (n.cast<std::string>() == name) return true;
   }
   return false;
 }
+
+// An unset dtype ("") of attribute `name` as "void" where SetDTypeAttrs names it.
+Any DTypeAttr(const Op& op, const std::string& name, const Any& v) {
+  const auto* s = v.as<StringObj>();
+  if (s == nullptr || !s->data.empty() || !Listed("TScriptDTypeAttrs", op, name)) return v;
+  return Any(String("void"));
+}
+
+// `v` (normalized) with its ints made floats where SetFloatAttrs names attribute `name` of `op`.
+Any FloatAttr(const Op& op, const std::string& name, const Any& v) {
+  if (!Listed("TScriptFloatAttrs", op, name)) return v;
+  if (const auto* arr = v.as<ArrayObj>()) {
+    Array<Any> out;
+    for (const Any& x : arr->data) out.push_back(FloatAttr(op, name, x));
+    return Any(out);
+  }
+  if (const auto* imm = v.as<IntImmNode>(); imm != nullptr && !imm->dtype.is_bool()) {
+    return Any(PrimExpr(static_cast<double>(imm->value)));
+  }
+  return v;
+}
+
+// `v` repeated to the length SetExpandAttrs gave attribute `name` of `op`, where its length divides it;
+// otherwise `v` unchanged (the op's inference names a wrong length).
+Any ExpandAttr(const Op& op, const std::string& name, const Any& v) {
+  static const OpAttrMap<Array<Any>> expands = Op::GetAttrMap<Array<Any>>("TScriptExpandAttrs");
+  if (!expands.count(op)) return v;
+  for (const Any& item : expands[op]) {
+    Array<Any> pair = item.cast<Array<Any>>();
+    if (pair[0].cast<std::string>() != name) continue;
+    const size_t length = static_cast<size_t>(pair[1].cast<int64_t>());
+    Array<Any> values;
+    if (const auto* arr = v.as<ArrayObj>()) {
+      values = GetRef<Array<Any>>(arr);
+    } else if (v.kind() == Any::Kind::kInt || v.as<IntImmNode>() != nullptr) {
+      values.push_back(v);
+    } else {
+      return v;
+    }
+    if (values.empty() || values.size() >= length || length % values.size() != 0) return v;
+    Array<Any> out;
+    while (out.size() < length) {
+      for (const Any& x : values) out.push_back(x);
+    }
+    return Any(out);
+  }
+  return v;
+}
+
+// Whether attribute `name` of `op` is a list of axes (SetListAttrs).
+bool IsListAttr(const Op& op, const std::string& name) { return Listed("TScriptListAttrs", op, name); }
 
 bool IsScalarInt(const Any& v) {
   if (v.kind() == Any::Kind::kInt) return true;
@@ -127,7 +201,8 @@ Map<String, Any> MakeOpAttrs(const Op& op, const Map<String, Any>& given) {
       if (!v) v = p.default_value;
       TESSERA_CHECK_OR_THROW(v.has_value(), ValueError) << op->name << " needs its attribute '" << p.name << "'";
       if (IsScalarInt(*v) && IsListAttr(op, p.name)) v = Any(Array<Any>{*v});
-      out.Set(String(p.name), NormalizeAttrValue(*v));
+      v = ExpandAttr(op, p.name, *v);
+      out.Set(String(p.name), DTypeAttr(op, p.name, FloatAttr(op, p.name, NormalizeAttrValue(*v))));
     }
     return out;
   }

@@ -128,6 +128,17 @@ OpRegEntry& SetPrimOperands(OpRegEntry& entry, const std::vector<int64_t>& indic
 // Attributes that are lists of axes: one int given alone is the list of it, as TVM's Python
 // constructors make it (R.expand_dims(x, axis=1) is axis=[1]; "TScriptListAttrs", read by MakeOpAttrs).
 OpRegEntry& SetListAttrs(OpRegEntry& entry, const std::vector<std::string>& names);
+// Per-dimension list attributes of a fixed length: a shorter list (or an int alone) whose length
+// divides it is repeated to that length, as TVM's C++ constructors complete them (R.nn.conv3d's
+// strides=[1] is [1, 1, 1], padding=[1, 2, 3] is [1, 2, 3, 1, 2, 3]; "TScriptExpandAttrs", read by
+// MakeOpAttrs).
+OpRegEntry& SetExpandAttrs(OpRegEntry& entry, const std::vector<std::pair<std::string, int64_t>>& lengths);
+// Attributes that are floats (or lists of floats): an int given there is stored as a float, as TVM's
+// typed attrs hold it (R.image.resize2d(..., extrapolation_value=0) is 0.0; "TScriptFloatAttrs").
+OpRegEntry& SetFloatAttrs(OpRegEntry& entry, const std::vector<std::string>& names);
+// Attributes that are dtypes: "" (TVM's printed form of an unset DataType) is stored as "void", the
+// form the constructors give ("TScriptDTypeAttrs").
+OpRegEntry& SetDTypeAttrs(OpRegEntry& entry, const std::vector<std::string>& names);
 // The op's attribute signature; nullopt when it has none.
 std::optional<std::vector<AttrParam>> AttrSignature(const Op& op);
 // The signature default of attribute `name` of the call's op; nullopt when it has none (required,

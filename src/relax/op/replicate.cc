@@ -95,6 +95,8 @@ StructInfo InferFlip(const Call& call, const BlockBuilder&) {
 
 TESSERA_RELAX_REPLICATE_OP(tile, InferTile, "data repeated `repeats` times per (trailing) dimension, as numpy.tile.",
                            {{"repeats", std::nullopt}});
+// R.tile(x, 2) is R.tile(x, [2]) (TVM's constructor makes an int the list of it).
+static auto& list_attrs_tile = SetListAttrs(OpRegEntry::RegisterOrGet("relax.tile"), {"repeats"});
 TESSERA_RELAX_REPLICATE_OP(repeat, InferRepeat,
                            "Each element repeated `repeats` times along axis (None: the flattened data).",
                            {{"repeats", std::nullopt}, {"axis", Any()}});

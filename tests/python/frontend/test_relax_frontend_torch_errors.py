@@ -154,8 +154,11 @@ def test_bad_shapes_and_indices_name_the_node():
 
 
 def test_returning_a_non_tensor_is_refused():
-    with pytest.raises(TypeError, match="output 1 is a int"):
-        _fx(_Lambda(lambda x: (x + 1, x.size(0))), (4,))
+    with pytest.raises(TypeError, match="output 1 is a dtype, not a tensor"):
+        _fx(_Lambda(lambda x: (x + 1, x.dtype)), (4,))
+    # A size is returned as an int32 scalar (TVM's form); one beyond int32 is refused.
+    with pytest.raises(ValueError, match="output 1 is the integer 17592186044416"):
+        _fx(_Lambda(lambda x: (x + 1, x.size(0) * 2**42)), (4,))
 
 
 # --------------------------------------------------------------------------------------
@@ -194,7 +197,8 @@ def test_conversion_table_names_exist():
         op, overload = name.split(".", 1)
         packet = getattr(torch.ops.aten, op)
         assert overload in packet.overloads(), f"aten.{name} does not exist"
-    for method in OPS.by_method:
+    # x.getattr(name) and x.astype(dtype) trace to call_method nodes (TVM's tests use them); Tensor has neither.
+    for method in set(OPS.by_method) - {"getattr", "astype"}:
         assert hasattr(torch.Tensor, method), f"Tensor.{method} does not exist"
     for module_type in OPS.by_module:
         assert issubclass(module_type, nn.Module)

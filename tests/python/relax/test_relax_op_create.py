@@ -66,3 +66,28 @@ def test_int_attributes_from_struct_info_dims_equal_python_ints():
     width = x.struct_info.shape[1]
     tvm.ir.assert_structural_equal(relax.op.strided_slice(x, axes=[1], begin=[0], end=[width]),
                                    relax.op.strided_slice(x, axes=[1], begin=[0], end=[8]))
+
+
+def test_full_infer_script_and_run():
+    """relax.op.full: the dtype is the attribute's, else the fill value's; TVMScript
+    R.full(shape or dims tuple, value, dtype) round-trips; the kernel fills the value."""
+    n = tir.Var("n", "int64")
+    tvm.ir.assert_structural_equal(_infer(relax.op.full([n, 2], relax.const(1.5, "float32"))),
+                                   relax.TensorStructInfo((n, 2), "float32"))
+    tvm.ir.assert_structural_equal(_infer(relax.op.full((3,), relax.const(2, "int32"), "float16")),
+                                   relax.TensorStructInfo((3,), "float16"))
+    with pytest.raises(ValueError, match="relax.full: operand 'shape' has the negative dimension -1"):
+        _infer(relax.op.full((2, -1), relax.const(0.0, "float32")))
+
+    @R.function
+    def main(x: R.Tensor((2, 3), "float32")):
+        a = R.full(R.shape([2, 3]), R.const(1.5, "float32"), dtype="float32")
+        b = R.full((2, 3), R.const(-3, "int32"))
+        c = R.add(R.add(a, R.astype(b, "float32")), x)
+        return c
+
+    assert main.body.blocks[0].bindings[1].value.struct_info.dtype == "int32"
+    tvm.ir.assert_structural_equal(main, tvm.script.from_source(main.script()))
+    vm = relax.VirtualMachine(relax.build(tvm.IRModule({"main": main}), target="llvm"), tvm.cpu())
+    x = np.arange(6, dtype="float32").reshape(2, 3)
+    np.testing.assert_allclose(vm["main"](tvm.nd.array(x)).numpy(), x - 1.5)

@@ -75,3 +75,14 @@ def test_round_trip():
 
     text = roundtrip(Module)
     assert "R.tile(" in text and "R.repeat(" in text and "R.flip(" in text
+
+
+def test_script_tile_int_repeats_is_a_list():
+    """R.tile(x, 2) is R.tile(x, [2]) (an int alone is the list of it, as TVM's constructor makes it)."""
+    @R.function
+    def main(x: R.Tensor((3,), "float32")):
+        y = R.tile(x, 2)
+        return y
+
+    tvm.ir.assert_structural_equal(main.body.blocks[0].bindings[0].value.attrs["repeats"], [2])
+    assert main.ret_struct_info.shape.values[0] == 6

@@ -5,6 +5,7 @@ add, log, ...); the other tensor operators (matmul, nn.*...) raise
 NotImplementedError until they are registered."""
 from . import builtin, memory, vm
 from . import nn
+from . import image
 from .binary import add, subtract, multiply, divide, maximum, minimum, floor_divide, power
 from .binary import bitwise_and, bitwise_or, bitwise_xor, logical_and, logical_or, logical_xor
 from .unary import exp, log, sqrt, rsqrt, tanh, sigmoid, negative, abs  # pylint: disable=redefined-builtin
@@ -12,12 +13,13 @@ from .unary import sin, cos, tan, asin, acos, atan, sinh, cosh, asinh, acosh, at
 from .unary import (ceil, floor, round, trunc, sign, square, erf, isnan, isinf, isfinite,  # pylint: disable=redefined-builtin
                     bitwise_not, logical_not)
 from .linear_algebra import matmul, linear
+from .einsum import einsum
 from .manipulate import permute_dims, reshape, expand_dims, squeeze, concat, split, flatten, broadcast_to
 from .replicate import tile, repeat, flip
 from .collapse_sum import collapse_sum_like, collapse_sum_to
 from .index import take, strided_slice
 from .datatype import astype
-from .create import zeros, ones
+from .create import zeros, ones, full
 from .ternary import ewise_fma
 from .comparison import equal, not_equal, less, less_equal, greater, greater_equal
 from .search import where, argmax, argmin

@@ -1,6 +1,7 @@
 """Tensor-creation Relax ops (registered in src/relax/op/create.cc, struct-info
 inference there): ``relax.op.zeros`` / ``relax.op.ones``, legalized to a
-constant ``te.compute`` over the result's shape, and ``relax.op.tril`` /
+constant ``te.compute`` over the result's shape, ``relax.op.full`` (a 0-d tensor's
+value everywhere, legalized to a ``te.compute`` reading it), and ``relax.op.tril`` /
 ``triu``, legalized to topi.trilu; ``relax.op.arange``, legalized to start + i * step."""
 from ...ir.expr import PrimExpr
 from ...ir.op import Op
@@ -25,6 +26,26 @@ def zeros(shape, dtype):
 def ones(shape, dtype):
     """A tensor of ``shape`` (a list of dims, a ShapeExpr or a shape var) and ``dtype`` filled with 1."""
     return _filled("relax.ones", shape, dtype)
+
+
+def full(shape, fill_value, dtype=None):
+    """A tensor of ``shape`` holding ``fill_value`` (a 0-d tensor: ``relax.const(1.5)``)
+    everywhere, cast to ``dtype`` (None: fill_value's dtype)."""
+    check_expr("relax.full", "fill_value", fill_value)
+    return Call(Op.get("relax.full"), [_shape_arg("relax.full", shape), fill_value],
+                make_attrs("relax.full", dtype=None if dtype is None else str(dtype)))
+
+
+@register_legalize("relax.full")
+def _legalize_full(bb, call):
+    from ... import te  # pylint: disable=import-outside-toplevel
+
+    dtype = call.struct_info.dtype
+
+    def fill(value, shape):
+        return te.compute(shape, lambda *i: value[()].astype(dtype), name="T_full")
+
+    return bb.call_te(fill, call.args[1], list(call.struct_info.shape.values), primfunc_name_hint="full")
 
 
 def _legalize_filled(value, name):
@@ -104,4 +125,4 @@ def _legalize_arange(bb, call):
     return bb.call_te(compute, call.struct_info.shape.values[0], primfunc_name_hint="arange")
 
 
-__all__ = ["zeros", "ones", "tril", "triu", "arange"]
+__all__ = ["zeros", "ones", "full", "tril", "triu", "arange"]

@@ -1,5 +1,5 @@
-// relax.nn.conv1d, conv2d, conv1d_transpose and conv2d_transpose (TVM's relax/op/nn/convolution.cc):
-// struct-info inference for NCW/NCHW data and OIW/OIHW (transposed: IOHW) weights
+// relax.nn.conv1d, conv2d, conv3d, conv1d_transpose and conv2d_transpose (TVM's relax/op/nn/convolution.cc):
+// struct-info inference for NCW/NCHW/NCDHW data and OIW/OIHW/OIDHW (transposed: IOHW) weights
 // with strides, padding, dilation, output_padding and groups (depthwise included);
 // other layouts are refused. Relax
 // IR layer; legalization to TOPI is registered next to the Python
@@ -13,13 +13,13 @@ namespace relax {
 
 namespace {
 
-// The layouts of an `nd`-D convolution (1: NCW/OIW, 2: NCHW/OIHW; a transposed
-// convolution's weight is IOW/IOHW).
+// The layouts of an `nd`-D convolution (1: NCW/OIW, 2: NCHW/OIHW, 3: NCDHW/OIDHW; a
+// transposed convolution's weight is IOW/IOHW).
 struct ConvLayouts {
   std::string data, kernel;
 };
 ConvLayouts LayoutsOf(int nd, bool transpose) {
-  std::string sp = nd == 1 ? "W" : "HW";
+  std::string sp = nd == 1 ? "W" : nd == 2 ? "HW" : "DHW";
   return {"NC" + sp, (transpose ? "IO" : "OI") + sp};
 }
 
@@ -44,7 +44,7 @@ std::vector<int64_t> PerDim(const Call& call, const char* attr, int nd, int64_t 
 
 // Padding before and after each spatial dim: (before..., after...), from 1, nd or 2*nd values.
 std::vector<int64_t> Padding(const Call& call, int nd) {
-  std::vector<int64_t> p = nn_attrs::Ints(call, "padding", nd == 1 ? std::vector<size_t>{1, 2} : std::vector<size_t>{1, 2, 4});
+  std::vector<int64_t> p = nn_attrs::Ints(call, "padding", {1, static_cast<size_t>(nd), static_cast<size_t>(2 * nd)});
   if (p.size() == 1) p.assign(2 * nd, p[0]);
   if (static_cast<int>(p.size()) == nd) p.insert(p.end(), p.begin(), p.end());
   for (int64_t v : p) {
@@ -153,6 +153,7 @@ StructInfo InferConv(const Call& call, int nd, bool transpose) {
 
 StructInfo InferConv1D(const Call& call, const BlockBuilder&) { return InferConv(call, 1, false); }
 StructInfo InferConv2D(const Call& call, const BlockBuilder&) { return InferConv(call, 2, false); }
+StructInfo InferConv3D(const Call& call, const BlockBuilder&) { return InferConv(call, 3, false); }
 StructInfo InferConv1DTranspose(const Call& call, const BlockBuilder&) { return InferConv(call, 1, true); }
 StructInfo InferConv2DTranspose(const Call& call, const BlockBuilder&) { return InferConv(call, 2, true); }
 
@@ -212,6 +213,22 @@ static auto& reg_conv2d = SetAttrSignature(
      {"data_layout", nn_attrs::DefaultStr("NCHW")},
      {"kernel_layout", nn_attrs::DefaultStr("OIHW")},
      {"out_layout", nn_attrs::DefaultStr("NCHW")},
+     {"out_dtype", nn_attrs::DefaultStr("void")}});
+
+static auto& expand_conv3d =
+    SetExpandAttrs(OpRegEntry::RegisterOrGet("relax.nn.conv3d"), {{"strides", 3}, {"dilation", 3}, {"padding", 6}});
+static auto& reg_conv3d = SetAttrSignature(
+    SetRelaxOp(OpRegEntry::RegisterOrGet("relax.nn.conv3d")
+                   .set_num_inputs(2)
+                   .describe("3-D convolution (NCDHW data, OIDHW weight)."),
+               InferConv3D, true),
+    {{"strides", nn_attrs::DefaultInts({1, 1, 1})},
+     {"padding", nn_attrs::DefaultInts({0, 0, 0, 0, 0, 0})},
+     {"dilation", nn_attrs::DefaultInts({1, 1, 1})},
+     {"groups", AttrDefaultInt(1)},
+     {"data_layout", nn_attrs::DefaultStr("NCDHW")},
+     {"kernel_layout", nn_attrs::DefaultStr("OIDHW")},
+     {"out_layout", nn_attrs::DefaultStr("NCDHW")},
      {"out_dtype", nn_attrs::DefaultStr("void")}});
 
 }  // namespace

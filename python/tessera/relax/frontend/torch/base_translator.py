@@ -6,7 +6,7 @@ the table and turns weights into constants or parameters. The converters are in 
 import inspect
 
 from ....runtime.ndarray import array as _nd_array
-from ...expr import Expr, Tuple as RelaxTuple, const
+from ...expr import Expr, ShapeExpr, Tuple as RelaxTuple, const
 from ..common import GraphEmitter
 from .aliasing import AliasTracker
 from ....error import OpNotImplemented, TVMTypeError, TVMValueError
@@ -208,6 +208,8 @@ class BaseTranslator(GraphEmitter):
 
     def convert_function(self, node):
         entry = OPS.by_function.get(node.target) if _hashable(node.target) else None
+        if entry is None and type(node.target).__name__ == "OpOverload":
+            return self.convert_aten(node)  # torch.ops.aten.<op>.<overload> called in the model
         if entry is None:
             raise self.unsupported(f"torch function '{self.target_name(node)}'")
         return self.call_entry(entry, self.retrieve(node.args), self.retrieve(node.kwargs))
@@ -254,23 +256,36 @@ class BaseTranslator(GraphEmitter):
         self.aliases.after_call(node, entry_name, self.last_inplace, replay)
 
     # -- outputs --------------------------------------------------------------------------
+    def output_value(self, item, what):
+        """A model output as a Relax value: a tensor; a size (``x.size()``, ``x.shape``) a
+        shape value (R.shape); a Python int (``x.size(0)``, aten.sym_size.int) a bound 0-d
+        int32 constant (TVM's forms)."""
+        torch = _torch()
+        if isinstance(item, Expr):
+            return item
+        if isinstance(item, torch.Size) and all(isinstance(d, int) for d in item):
+            return ShapeExpr([int(d) for d in item])
+        if isinstance(item, int) and not isinstance(item, bool):
+            if not -2**31 <= item < 2**31:
+                raise TVMValueError(f"{what} is the integer {item}, which does not fit the int32 scalar it is "
+                                    "returned as")
+            return self.bb.emit(const(item, "int32"))
+        raise TVMTypeError(f"{what} is a {type(item).__name__}, not a tensor, a size or an int; only those "
+                           "(or tuples of them) can be returned")
+
     def emit_outputs(self, result, unwrap_unit_return_tuple, no_bind_return_tuple):
         """Binds the model's result for the end of the dataflow block (TVM's rules: a unit
         tuple is unwrapped on request; with no_bind_return_tuple each element is bound
         and the function returns a tuple of them)."""
-        if isinstance(result, (tuple, list)):
-            for i, item in enumerate(result):
-                if not isinstance(item, Expr):
-                    raise TVMTypeError(f"the model's output {i} is a {type(item).__name__}, not a tensor; only "
-                                       "tensors (or tuples of tensors) can be returned")
+        torch = _torch()
+        if isinstance(result, (tuple, list)) and not isinstance(result, torch.Size):
+            result = [self.output_value(item, f"the model's output {i}") for i, item in enumerate(result)]
             if unwrap_unit_return_tuple and len(result) == 1:
                 return self.bb.emit_output(result[0])
             if no_bind_return_tuple:
                 return RelaxTuple([self.bb.emit_output(item) for item in result])
             return self.bb.emit_output(RelaxTuple(list(result)))
-        if not isinstance(result, Expr):
-            raise TVMTypeError(f"the model's output is a {type(result).__name__}, not a tensor")
-        return self.bb.emit_output(result)
+        return self.bb.emit_output(self.output_value(result, "the model's output"))
 
 
 def _hashable(obj):

@@ -4,6 +4,7 @@ nn.Module types with an adapter reading the module's attributes, aten op names o
 exported programs) and emitting high-level relax.op calls through the translator's
 BlockBuilder. Adding an operator is one entry here (see docs/frontend.md)."""
 # pylint: disable=redefined-builtin,unused-argument,too-many-arguments
+import collections
 import operator
 
 import numpy as np
@@ -244,12 +245,12 @@ def _tril_triu(tr, name, input, diagonal):
     return tr.emit(getattr(_relax(), name)(input, int(diagonal)))
 
 
-@OPS.register("tril", functions=[torch.tril], methods=["tril"], aten=["tril.default"])
+@OPS.register("tril", functions=[torch.tril], methods=["tril", "tril_"], aten=["tril.default", "tril_.default"])
 def _tril(tr, input, diagonal=0, *, out=None):
     return _tril_triu(tr, "tril", input, diagonal)
 
 
-@OPS.register("triu", functions=[torch.triu], methods=["triu"], aten=["triu.default"])
+@OPS.register("triu", functions=[torch.triu], methods=["triu", "triu_"], aten=["triu.default", "triu_.default"])
 def _triu(tr, input, diagonal=0, *, out=None):
     return _tril_triu(tr, "triu", input, diagonal)
 
@@ -400,14 +401,15 @@ def _emit_conv(tr, relax_conv, input, weight, bias, stride, padding, dilation, g
     return add_channel_bias(tr, out, bias)
 
 
-def _conv2d_module(tr, module):
+def _conv_module(tr, module):
+    """The arguments an nn.Conv1d / Conv2d / Conv3d holds."""
     if module.padding_mode != "zeros":
-        raise tr.unsupported(f"Conv2d padding_mode={module.padding_mode!r}")
+        raise tr.unsupported(f"{type(module).__name__} padding_mode={module.padding_mode!r}")
     return {"weight": tr.weight(module.weight), "bias": _weight_or_none(tr, module.bias), "stride": module.stride,
             "padding": module.padding, "dilation": module.dilation, "groups": module.groups}
 
 
-@OPS.register("conv2d", functions=[F.conv2d, torch.conv2d], modules={nn.Conv2d: _conv2d_module},
+@OPS.register("conv2d", functions=[F.conv2d, torch.conv2d], modules={nn.Conv2d: _conv_module},
               aten=["conv2d.default"])
 def _conv2d(tr, input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _conv2d_impl(tr, input, weight, bias, stride, padding, dilation, groups)
@@ -419,8 +421,10 @@ def _convolution(tr, input, weight, bias, stride, padding, dilation, transposed,
         return _conv_transpose_impl(tr, input, weight, bias, stride, padding, output_padding, groups, dilation)
     if tr.ndim(weight, "weight") == 3:
         return _conv1d(tr, input, weight, bias, stride, padding, dilation, groups)
-    if tr.ndim(weight, "weight") != 4:
-        raise tr.unsupported(f"a {tr.ndim(weight) - 2}-d convolution (1-d and 2-d are)")
+    if tr.ndim(weight) == 5:
+        return _conv3d(tr, input, weight, bias, stride, padding, dilation, groups)
+    if tr.ndim(weight) != 4:
+        raise tr.unsupported(f"a {tr.ndim(weight) - 2}-d convolution (1-d, 2-d and 3-d are)")
     return _conv2d_impl(tr, input, weight, bias, stride, padding, dilation, groups)
 
 
@@ -847,9 +851,14 @@ def _getitem(tr, input, index):
     if isinstance(input, (tuple, list, torch.Size)):
         return input[index]
     if isinstance(input, Expr) and isinstance(input.struct_info, TupleStructInfo):
-        if not isinstance(index, int):
+        count = len(input.struct_info.fields)
+        if isinstance(index, slice):
+            return tuple(tr.emit(TupleGetItem(input, i)) for i in range(count)[index])
+        if isinstance(index, bool) or not isinstance(index, int):
             raise TVMTypeError(f"{tr.node_desc()}: a tuple index must be an int, got {type(index).__name__}")
-        return tr.emit(TupleGetItem(input, index))
+        if not -count <= index < count:
+            raise TVMIndexError(f"{tr.node_desc()}: index {index} is out of range for a tuple of {count} tensors")
+        return tr.emit(TupleGetItem(input, index % count))
     return _slice_tensor(tr, input, index)
 
 
@@ -1082,7 +1091,7 @@ def _size(tr, input, dim=None):
     return shape[tr.normalize_axis(dim, len(shape), "dim")]
 
 
-@OPS.register("getattr", functions=[getattr])
+@OPS.register("getattr", functions=[getattr], methods=["getattr"])
 def _getattr(tr, input, name):
     if isinstance(input, Expr):
         if name == "shape":
@@ -1100,9 +1109,12 @@ def _dim(tr, input):
     return tr.ndim(input, "input")
 
 
-def _astype(tr, input, dtype):
+def _astype(tr, input, dtype, always=False):
+    """``input`` cast to ``dtype``; an explicit cast of the model (``x.float()``,
+    ``x.to(dtype)``, ``x.type(dtype)``: ``always``) is an astype even to the same dtype
+    (TVM's form), an implicit one only where the dtype changes."""
     dtype = torch_dtype_to_str(dtype)
-    if tr.dtype(input) == dtype:
+    if tr.dtype(input) == dtype and not always:
         return input
     return tr.emit(_relax().astype(input, dtype))
 
@@ -1121,15 +1133,15 @@ def _assert_tensor_metadata(tr, input, size=None, stride=None, dtype=None, *, de
 
 @OPS.register("float", methods=["float"])
 def _float(tr, input, memory_format=None):
-    return _astype(tr, input, "float32")
+    return _astype(tr, input, "float32", always=True)
 
 
 @OPS.register("half", methods=["half"])
 def _half(tr, input, memory_format=None):
-    return _astype(tr, input, "float16")
+    return _astype(tr, input, "float16", always=True)
 
 
-@OPS.register("to", methods=["to", "type"], aten=["to.dtype"])
+@OPS.register("to", methods=["to", "type", "astype"], aten=["to.dtype"])
 def _to(tr, input, *args, **kwargs):
     """Tensor.to(dtype) / to(device) / to(device, dtype) / to(other): a device move is
     the identity here; only the dtype matters."""
@@ -1138,16 +1150,17 @@ def _to(tr, input, *args, **kwargs):
         kwargs.pop(key, None)
     if kwargs:
         raise TVMTypeError(f"{tr.node_desc()}: unexpected keyword arguments {sorted(kwargs)}")
+    like = False  # to(other): other's dtype, cast only where it differs (TVM: no cast)
     for arg in args:
         if isinstance(arg, torch.dtype):
             dtype = arg
         elif isinstance(arg, Expr):
-            dtype = tr.dtype(arg)
+            dtype, like = tr.dtype(arg), True
         elif isinstance(arg, str) and arg.replace("torch.", "") in ("float32", "float16", "int32", "int64"):
             dtype = arg
         elif not isinstance(arg, (str, torch.device, bool)):
             raise TVMTypeError(f"{tr.node_desc()}: unexpected argument {arg!r} to to()")
-    return input if dtype is None else _astype(tr, input, dtype)
+    return input if dtype is None else _astype(tr, input, dtype, always=not like)
 
 
 @OPS.register("to_copy", aten=["_to_copy.default"])
@@ -1176,8 +1189,8 @@ def _split_sizes(tr, input, sizes, dim):
         sections = len(sizes)
     else:
         sections = [int(b) for b in np.cumsum(sizes)[:-1]]
-    parts = tr.emit(_relax().split(input, sections, axis=axis))
-    return tuple(tr.emit(TupleGetItem(parts, i)) for i in range(len(sizes)))
+    # The tuple bound to one var (TVM's form); getitem on it binds each piece used.
+    return tr.emit(_relax().split(input, sections, axis=axis))
 
 
 def _static_extent(tr, input, axis):
@@ -1281,7 +1294,7 @@ def _hardtanh(tr, input, min_val=-1.0, max_val=1.0, inplace=False):
 
 @OPS.register("relu6", functions=[F.relu6], modules={nn.ReLU6: lambda tr, m: {}}, aten=["relu6.default"])
 def _relu6(tr, input, inplace=False):
-    return emit_clamp(tr, input, 0.0, 6.0)
+    return _clip(tr, input, 0, 6)
 
 
 @OPS.register("hardswish", functions=[F.hardswish], modules={nn.Hardswish: lambda tr, m: {}},
@@ -1329,6 +1342,15 @@ def _baddbmm(tr, input, batch1, batch2, *, beta=1, alpha=1):
     return _scaled_product_plus(tr, input, product, beta, alpha, bias_first=False)
 
 
+def _attention_form_fits(tr, query, key, value, attn_mask):
+    """Whether R.nn.attention computes this scaled_dot_product_attention: 4-D query, key and
+    value (batch, heads, seq, head_dim) of one float dtype, no mask or a float 4-D additive one
+    (a bool mask, or one of another rank, takes the decomposed form)."""
+    tensors = [query, key, value] + ([attn_mask] if attn_mask is not None else [])
+    dtype = tr.dtype(query, "query")
+    return (dtype.startswith("float") and all(tr.ndim(t) == 4 and tr.dtype(t) == dtype for t in tensors))
+
+
 @OPS.register("sdpa", functions=[F.scaled_dot_product_attention], aten=["scaled_dot_product_attention.default"])
 def _sdpa(tr, query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False):
     if dropout_p:
@@ -1337,6 +1359,13 @@ def _sdpa(tr, query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
         raise tr.unsupported("scaled_dot_product_attention with enable_gqa=True")
     q_shape, k_shape = tr.shape(query, "query"), tr.shape(key, "key")
     dtype = tr.dtype(query)
+    if _attention_form_fits(tr, query, key, value, attn_mask):
+        # TVM's form: R.nn.attention over (batch, seq, heads, head_dim), the mask as its bias.
+        to_bsnh = [0, 2, 1, 3]
+        q, k, v = (tr.emit(_relax().permute_dims(t, to_bsnh)) for t in (query, key, value))
+        out = tr.emit(_relax().nn.attention(q, k, v, attn_mask, scale=scale,
+                                            causal_mask="TopLeft" if is_causal else None))
+        return tr.emit(_relax().permute_dims(out, to_bsnh))
     scale = 1.0 / float(np.sqrt(q_shape[-1])) if scale is None else float(scale)
     axes = list(range(len(k_shape)))
     axes[-1], axes[-2] = axes[-2], axes[-1]
@@ -1359,13 +1388,6 @@ def _sdpa(tr, query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
 # --------------------------------------------------------------------------------------
 # conv1d, conv_transpose2d, group_norm, interpolate
 # --------------------------------------------------------------------------------------
-def _conv1d_module(tr, module):
-    if module.padding_mode != "zeros":
-        raise tr.unsupported(f"Conv1d padding_mode={module.padding_mode!r}")
-    return {"weight": tr.weight(module.weight), "bias": _weight_or_none(tr, module.bias), "stride": module.stride,
-            "padding": module.padding, "dilation": module.dilation, "groups": module.groups}
-
-
 def _single(value, what, tr):
     value = [value] if isinstance(value, int) else list(value)
     if len(value) != 1:
@@ -1373,20 +1395,43 @@ def _single(value, what, tr):
     return [int(value[0])]
 
 
-@OPS.register("conv1d", functions=[F.conv1d, torch.conv1d], modules={nn.Conv1d: _conv1d_module},
-              aten=["conv1d.default", "conv1d.padding"])
-def _conv1d(tr, input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    if tr.ndim(input, "input") != 3:
-        raise tr.unsupported(f"conv1d on a rank-{tr.ndim(input)} input (only batched NCL, rank 3)")
-    stride, dilation = _single(stride, "stride", tr), _single(dilation, "dilation", tr)
+def _conv_nd(tr, nd, input, weight, bias, stride, padding, dilation, groups):
+    """An nd-D convolution (1: NCL, 3: NCDHW): per-dim stride / dilation / padding (ints or
+    'valid' / 'same'), R.nn.conv1d / conv3d with the bias added per channel."""
+    name = f"conv{nd}d"
+    if tr.ndim(input, "input") != nd + 2:
+        raise tr.unsupported(f"{name} on a rank-{tr.ndim(input)} input (only batched, rank {nd + 2})")
+    stride, dilation = _ntuple(stride, nd, "stride", tr), _ntuple(dilation, nd, "dilation", tr)
     if isinstance(padding, str):
         if padding not in ("valid", "same"):
             raise TVMValueError(f"{tr.node_desc()}: padding must be 'valid', 'same' or ints, got {padding!r}")
-        total = dilation[0] * (tr.shape(weight, "weight")[2] - 1) if padding == "same" else 0
-        begins, ends = [total // 2], [total - total // 2]
+        totals = [d * (k - 1) if padding == "same" else 0 for d, k in zip(dilation, tr.shape(weight, "weight")[2:])]
+        begins, ends = [t // 2 for t in totals], [t - t // 2 for t in totals]
     else:
-        begins = ends = _single(padding, "padding", tr)
-    return _emit_conv(tr, _relax().nn.conv1d, input, weight, bias, stride, begins + ends, dilation, groups)
+        begins = ends = _ntuple(padding, nd, "padding", tr)
+    return _emit_conv(tr, getattr(_relax().nn, name), input, weight, bias, stride, begins + ends, dilation, groups)
+
+
+def _ntuple(value, n, what, tr):
+    """``n`` per-dim ints from an int, one value or ``n`` values."""
+    value = [value] if isinstance(value, int) else [int(v) for v in value]
+    if len(value) == 1:
+        value = value * n
+    if len(value) != n:
+        raise TVMValueError(f"{tr.node_desc()}: {what} must be an int or a {n}-tuple, got {value}")
+    return value
+
+
+@OPS.register("conv1d", functions=[F.conv1d, torch.conv1d], modules={nn.Conv1d: _conv_module},
+              aten=["conv1d.default", "conv1d.padding"])
+def _conv1d(tr, input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _conv_nd(tr, 1, input, weight, bias, stride, padding, dilation, groups)
+
+
+@OPS.register("conv3d", functions=[F.conv3d, torch.conv3d], modules={nn.Conv3d: _conv_module},
+              aten=["conv3d.default", "conv3d.padding"])
+def _conv3d(tr, input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _conv_nd(tr, 3, input, weight, bias, stride, padding, dilation, groups)
 
 
 def _conv_transpose_impl(tr, input, weight, bias, stride, padding, output_padding, groups, dilation):
@@ -1443,7 +1488,7 @@ def _group_norm(tr, input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_e
     return _group_norm_impl(tr, input, num_groups, weight, bias, eps)
 
 
-def _interpolate_impl(tr, input, size, scale_factor, mode, align_corners):
+def _interpolate_impl(tr, input, size, scale_factor, mode, align_corners, aten=False):
     shape = tr.shape(input, "input")
     spatial = len(shape) - 2
     if mode not in ("nearest", "bilinear", "linear"):
@@ -1458,6 +1503,18 @@ def _interpolate_impl(tr, input, size, scale_factor, mode, align_corners):
     else:
         raise TVMValueError(f"{tr.node_desc()}: interpolate needs size or scale_factor")
     coord = "asymmetric" if mode == "nearest" else ("align_corners" if align_corners else "half_pixel")
+    if spatial == 2 and all(abs(o / i - f) < 1e-12 for o, i, f in zip(out, shape[2:], scales)):
+        # TVM's form R.image.resize2d, whose scale is out / in (here torch's scale_factor too).
+        # Nearest is torch's floor; TVM's "round" is the same where every source index is exact.
+        # TVM's exported-program form of an integer upsampling, half_pixel, rounds to the same index too.
+        exact = all(i % o == 0 for o, i in zip(out, shape[2:]))
+        rounding = "round" if mode != "nearest" or exact else "floor"
+        if mode == "nearest" and aten and all(o % i == 0 for o, i in zip(out, shape[2:])):
+            coord, rounding = "half_pixel", "round"
+        return tr.emit(_relax().image.resize2d(
+            input, out, layout="NCHW", method="nearest_neighbor" if mode == "nearest" else "linear",
+            coordinate_transformation_mode=coord, rounding_method=rounding,
+            cubic_alpha=-0.5, cubic_exclude=0, extrapolation_value=0.0))
     return tr.bb.emit_te(resize_te, input, shape[:2] + out, [1.0, 1.0] + scales,
                          "nearest" if mode == "nearest" else "linear", coord, "floor", primfunc_name_hint="resize")
 
@@ -1478,12 +1535,12 @@ def _interpolate(tr, input, size=None, scale_factor=None, mode="nearest", align_
 
 @OPS.register("upsample_nearest", aten=["upsample_nearest2d.vec", "upsample_nearest1d.vec"])
 def _upsample_nearest(tr, input, output_size, scale_factors):
-    return _interpolate_impl(tr, input, output_size, scale_factors, "nearest", None)
+    return _interpolate_impl(tr, input, output_size, scale_factors, "nearest", None, aten=True)
 
 
 @OPS.register("upsample_bilinear", aten=["upsample_bilinear2d.vec"])
 def _upsample_bilinear(tr, input, output_size, align_corners, scale_factors):
-    return _interpolate_impl(tr, input, output_size, scale_factors, "bilinear", align_corners)
+    return _interpolate_impl(tr, input, output_size, scale_factors, "bilinear", align_corners, aten=True)
 
 
 # --------------------------------------------------------------------------------------
@@ -1569,6 +1626,136 @@ def _full_like(tr, input, fill_value=None, *, dtype=None, layout=None, device=No
     dtype = torch_dtype_to_str(dtype) if dtype is not None else tr.dtype(input)
     value = np.full(tr.shape(input, "input"), fill_value, dtype="bool" if dtype == "bool" else dtype)
     return const(value, dtype)
+
+
+# --------------------------------------------------------------------------------------
+# fill_ / new_ones (R.full), tile / repeat (R.tile), max / min (binary, full and per-dim
+# reductions), cross_entropy (log_softmax + nll_loss): TVM v0.18's forms
+# --------------------------------------------------------------------------------------
+def _fill_value(tr, value, dtype, what):
+    """``value`` (a number or a 0-d tensor) as the 0-d tensor R.full reads; a number is
+    converted to ``dtype`` as torch converts it (1.5 into int32 is 1)."""
+    if isinstance(value, Expr):
+        if tr.ndim(value, what) != 0:
+            raise TVMValueError(f"{tr.node_desc()}: {what} must be a number or a 0-d tensor, got a tensor of "
+                                f"shape {tr.shape(value)}")
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TVMTypeError(f"{tr.node_desc()}: {what} must be a number or a 0-d tensor, got {type(value).__name__}")
+    return const(torch.tensor(value).to(getattr(torch, dtype)).item(), dtype)
+
+
+@OPS.register("fill", functions=[torch.fill], methods=["fill_"], aten=["fill.Scalar", "fill.Tensor", "fill_.Scalar",
+                                                                        "fill_.Tensor"])
+def _fill(tr, input, value):
+    dtype = tr.dtype(input, "input")
+    return tr.emit(_relax().full(tr.dims(input), _fill_value(tr, value, dtype, "value"), dtype))
+
+
+@OPS.register("new_ones", methods=["new_ones"], aten=["new_ones.default"])
+def _new_ones(tr, input, *size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    dtype = torch_dtype_to_str(dtype) if dtype is not None else tr.dtype(input, "input")
+    shape = _shape_arg(size)
+    if any(isinstance(d, int) and d < 0 for d in shape):
+        raise TVMValueError(f"{tr.node_desc()}: new_ones of a negative size {shape}")
+    return tr.emit(_relax().full(shape, _fill_value(tr, 1, dtype, "1"), dtype))
+
+
+def _repeats(tr, dims, what):
+    dims = _shape_arg(dims)
+    if not dims or any(not isinstance(d, int) or d < 0 for d in dims):
+        raise TVMValueError(f"{tr.node_desc()}: {what} must be non-negative ints, got {dims}")
+    return dims
+
+
+@OPS.register("tile", functions=[torch.tile], methods=["tile"], aten=["tile.default"])
+def _tile(tr, input, *dims):
+    """torch.tile: fewer dims than the rank repeat the trailing dimensions (as R.tile)."""
+    return tr.emit(_relax().tile(input, _repeats(tr, dims, "dims")))
+
+
+@OPS.register("repeat", methods=["repeat"], aten=["repeat.default"])
+def _repeat(tr, input, *repeats):
+    """Tensor.repeat: one count per dimension (more add leading ones), R.tile in TVM's form."""
+    repeats = _repeats(tr, repeats, "repeats")
+    if len(repeats) < tr.ndim(input, "input"):
+        raise TVMValueError(f"{tr.node_desc()}: repeat needs at least one count per dimension ({tr.ndim(input)}), "
+                            f"got {repeats}")
+    return tr.emit(_relax().tile(input, repeats))
+
+
+_ValuesIndices = collections.namedtuple("_ValuesIndices", ["values", "indices"])  # torch.return_types.max
+
+
+def _max_min(tr, name, input, dim_or_other, keepdim, out):
+    """torch.max / torch.min: of two tensors elementwise; of one tensor its extremum; with
+    an int ``dim`` the (values, indices) pair along it."""
+    if out is not None:
+        raise tr.unsupported("the out= argument")
+    if isinstance(dim_or_other, Expr):
+        return _extremum(tr, "maximum" if name == "max" else "minimum", input, dim_or_other)
+    if dim_or_other is None:
+        if keepdim:
+            raise TVMTypeError(f"{tr.node_desc()}: {name}() without dim takes no keepdim")
+        return tr.emit(getattr(_relax(), name)(input))
+    if isinstance(dim_or_other, bool) or not isinstance(dim_or_other, int):
+        raise TVMTypeError(f"{tr.node_desc()}: {name}'s second argument must be a tensor or an int dim, got "
+                           f"{type(dim_or_other).__name__}")
+    axis = tr.normalize_axis(dim_or_other, tr.ndim(input, "input"), "dim")
+    values = tr.emit(getattr(_relax(), name)(input, [axis], bool(keepdim)))
+    indices = tr.emit(getattr(_relax(), "arg" + name)(input, axis, bool(keepdim)))
+    return _ValuesIndices(values, indices)
+
+
+@OPS.register("max", functions=[torch.max], methods=["max"], aten=["max.default", "max.dim"])
+def _max(tr, input, dim=None, keepdim=False, *, other=None, out=None):
+    return _max_min(tr, "max", input, other if other is not None else dim, keepdim, out)
+
+
+@OPS.register("min", functions=[torch.min], methods=["min"], aten=["min.default", "min.dim"])
+def _min(tr, input, dim=None, keepdim=False, *, other=None, out=None):
+    return _max_min(tr, "min", input, other if other is not None else dim, keepdim, out)
+
+
+def _cross_entropy_module(tr, module):
+    return {"weight": module.weight, "ignore_index": module.ignore_index, "reduction": module.reduction,
+            "label_smoothing": module.label_smoothing}
+
+
+@OPS.register("cross_entropy", functions=[F.cross_entropy], modules={nn.CrossEntropyLoss: _cross_entropy_module})
+def _cross_entropy(tr, input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                   reduction="mean", label_smoothing=0.0):
+    """log_softmax over the class dim, then nll_loss (class-index targets)."""
+    if size_average is not None or reduce is not None:
+        raise tr.unsupported("the deprecated size_average= / reduce= arguments (use reduction=)")
+    if label_smoothing != 0.0:
+        raise tr.unsupported(f"label_smoothing={label_smoothing} (only 0.0)")
+    if reduction not in ("mean", "sum", "none"):
+        raise TVMValueError(f"{tr.node_desc()}: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+    if not _is_int_dtype(tr.dtype(target, "target")) or tr.dtype(target) == "bool":
+        raise tr.unsupported(f"class-probability targets (a {tr.dtype(target)} target; only class indices)")
+    ndim = tr.ndim(input, "input")
+    # The class dim is 1 (0 for an unbatched input); TVM writes -1, the same dim up to rank 2.
+    logp = tr.emit(_relax().nn.log_softmax(input, axis=-1 if ndim <= 2 else 1))
+    if isinstance(weight, torch.Tensor):
+        weight = tr.weight(weight)
+    return tr.emit(_relax().nn.nll_loss(logp, target, weight, reduction=reduction, ignore_index=int(ignore_index)))
+
+
+
+@OPS.register("einsum", functions=[torch.einsum], aten=["einsum.default"])
+def _einsum(tr, equation, *operands, path=None):
+    """torch.einsum(equation, *operands) or (equation, [operands]): R.einsum (TVM's form)."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = operands[0]
+    if not isinstance(equation, str):
+        raise TVMTypeError(f"{tr.node_desc()}: the equation must be a str, got {type(equation).__name__}")
+    if "..." in equation:
+        raise tr.unsupported(f"einsum with an ellipsis (equation {equation!r})")
+    for i, operand in enumerate(operands):
+        if not isinstance(operand, Expr):
+            raise TVMTypeError(f"{tr.node_desc()}: einsum operand {i} must be a tensor, got {type(operand).__name__}")
+    return tr.emit(_relax().einsum(list(operands), equation))
 
 
 __all__ = []

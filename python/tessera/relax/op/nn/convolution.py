@@ -1,4 +1,4 @@
-"""``relax.op.nn.conv1d``, ``conv1d_transpose``, ``conv2d_transpose`` and ``conv2d`` with TVM v0.18's signatures (NCHW data, OIHW weight;
+"""``relax.op.nn.conv1d``, ``conv1d_transpose``, ``conv2d_transpose``, ``conv2d`` and ``conv3d`` with TVM v0.18's signatures (NCHW data, OIHW weight;
 strides, padding in 1/2/4-value forms, dilation, groups). Struct-info
 inference is in src/relax/op/nn/convolution.cc; the legalization to
 topi.nn.conv2d is registered here."""
@@ -12,9 +12,10 @@ def _conv_call(name, nd, data, weight, strides, padding, dilation, groups, data_
     """The call of convolution op ``name`` over ``nd`` spatial dims, its attributes in the stored form:
     per-dim lists (1 value or nd), padding before/after each dim, ``out_layout=None`` as
     ``data_layout`` and ``out_dtype=None`` as "void" (TVM's None)."""
-    per_dim = (lambda what, v: pair(name, what, v)) if nd == 2 else (lambda what, v: int_list(name, what, v, (1,)))
+    per_dim = {1: lambda what, v: int_list(name, what, v, (1,)), 2: lambda what, v: pair(name, what, v),
+               3: lambda what, v: _triple(name, what, v)}[nd]
     attrs = {"strides": per_dim("strides", strides),
-             "padding": padding4(name, padding) if nd == 2 else _pad2(name, padding)}
+             "padding": {1: _pad2, 2: padding4, 3: _pad6}[nd](name, padding)}
     if output_padding is not None:
         attrs["output_padding"] = per_dim("output_padding", output_padding)
     attrs.update({"dilation": per_dim("dilation", dilation), "groups": _groups(name, groups),
@@ -23,6 +24,17 @@ def _conv_call(name, nd, data, weight, strides, padding, dilation, groups, data_
                   "out_layout": str_attr(name, "out_layout", data_layout if out_layout is None else out_layout),
                   "out_dtype": "void" if out_dtype is None else str(out_dtype)})
     return make_call(name, [("data", data), ("weight", weight)], attrs)
+
+
+def _triple(name, what, v):
+    vals = int_list(name, what, v, (1, 3))
+    return vals * 3 if len(vals) == 1 else vals
+
+
+def _pad6(name, padding):
+    """(front, top, left, back, bottom, right) from an int, (d, h, w) or the six values."""
+    padding = int_list(name, "padding", padding, (1, 3, 6))
+    return padding * 6 if len(padding) == 1 else padding * 2 if len(padding) == 3 else padding
 
 
 def _pad2(name, padding):
@@ -38,6 +50,23 @@ def conv2d(data, weight, strides, padding, dilation, groups, data_layout, kernel
     (src/relax/op/nn/convolution.cc)."""
     return _conv_call("relax.nn.conv2d", 2, data, weight, strides, padding, dilation, groups, data_layout,
                       kernel_layout, out_layout, out_dtype)
+
+
+@signature_defaults("relax.nn.conv3d")
+def conv3d(data, weight, strides, padding, dilation, groups, data_layout, kernel_layout, out_layout, out_dtype):
+    """3-D convolution (NCDHW data, OIDHW weight). ``strides`` / ``dilation`` are one value
+    or (d, h, w), ``padding`` one value, (d, h, w) or the six before/after values;
+    ``out_layout=None`` is ``data_layout``; ``out_dtype`` None keeps the input dtype."""
+    return _conv_call("relax.nn.conv3d", 3, data, weight, strides, padding, dilation, groups, data_layout,
+                      kernel_layout, out_layout, out_dtype)
+
+
+@register_legalize("relax.nn.conv3d")
+def _legalize_conv3d(bb, call):
+    from .... import topi  # pylint: disable=import-outside-toplevel
+    a = call_attrs(call)
+    return bb.call_te(topi.nn.conv3d_ncdhw, call.args[0], call.args[1], list(a["strides"]), list(a["padding"]),
+                      list(a["dilation"]), a["groups"], out_dtype=_out_dtype(a), primfunc_name_hint="conv3d")
 
 
 @signature_defaults("relax.nn.conv1d")
@@ -202,4 +231,4 @@ def _legalize_conv2d(bb, call):
                       out_dtype=out_dtype, primfunc_name_hint="conv2d")
 
 
-__all__ = ["conv1d", "conv2d", "conv1d_transpose", "conv2d_transpose"]
+__all__ = ["conv1d", "conv2d", "conv3d", "conv1d_transpose", "conv2d_transpose"]
