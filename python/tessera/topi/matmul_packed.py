@@ -6,6 +6,7 @@ FoldConstant), and ``matmul_packed`` computes block "matmul_packed" over
 (batch..., panels, M, c), which DefaultCPUSchedule's matmul rule reads in place
 (src/tir/transform/default_schedule_matmul.cc), then writes (batch..., M, N)."""
 from .. import te, tir
+from ..error import TVMValueError
 
 
 def matmul_panel_width(n):
@@ -38,6 +39,9 @@ def matmul_packed(a, packed, out_dtype=None, columns=None):
     lead, m = list(a.shape[:-2]), a.shape[-2]
     panels, k, width = [int(d) for d in packed.shape]
     columns = panels * width if columns is None else int(columns)
+    if not (panels - 1) * width < columns <= panels * width:
+        raise TVMValueError(f"topi.matmul_packed: columns={columns} does not fit {panels} panels of width {width} "
+                            f"(expected {(panels - 1) * width + 1}..{panels * width})")
     r = te.reduce_axis((0, k), name="k")
     tile = te.compute(lead + [panels, m, width],
                       lambda *idx: te.sum(a(*idx[:-3], idx[-2], r).astype(dtype)

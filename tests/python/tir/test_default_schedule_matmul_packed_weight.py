@@ -138,3 +138,4 @@ def test_padded_weight_is_packed_and_the_kernel_is_the_panel_kernel():
     tir.stmt_functor.post_order_visit(sched.body, lambda s: realizes.append(s) if isinstance(s, tir.BlockRealize) else None)
     tiles = [r for r in realizes if r.block.name_hint.startswith("matmul_packed")]
     assert tiles and all(isinstance(r.predicate, tir.IntImm) and int(r.predicate) == 1 for r in tiles), sched.script()
+
