@@ -3,6 +3,7 @@
 
 #include "tir/transform/prim_func_pass.h"
 
+#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -216,40 +217,97 @@ std::vector<arith::IntSet> AccessedRegion(const std::vector<Access>& accesses, s
   return dims;
 }
 
-// For a loop of at most kMaxEnumerated iterations whose accessed box is
-// constant once `v` is fixed (a fused loop's v // c, v % c indices): whether
-// the boxes of every two iterations are disjoint in some dimension.
-constexpr int64_t kMaxEnumerated = 256;
+// `e` with the loop variable `v` set to `value`, folded to an integer when it
+// reads no other variable (integer + - * floordiv floormod min max casts);
+// std::nullopt otherwise. A direct fold: BoxesDisjoint calls it once per
+// iteration and bound, thousands of times, where Simplify would be slow.
+std::optional<int64_t> FoldAt(const PrimExpr& e, const VarNode* v, int64_t value) {
+  if (const auto* imm = e.as<IntImmNode>()) return imm->value;
+  if (e.get() == v) return value;
+  if (const auto* c = e.as<CastNode>()) {
+    if (!c->dtype.is_int() || c->dtype.lanes() != 1 || !c->value.dtype().is_int()) return std::nullopt;
+    return FoldAt(c->value, v, value);  // indices fit their int64 here
+  }
+  auto binary = [&](const PrimExpr& a, const PrimExpr& b, auto op) -> std::optional<int64_t> {
+    std::optional<int64_t> x = FoldAt(a, v, value);
+    if (!x) return std::nullopt;
+    std::optional<int64_t> y = FoldAt(b, v, value);
+    if (!y) return std::nullopt;
+    return op(*x, *y);
+  };
+  auto floordiv = [](int64_t x, int64_t y) -> std::optional<int64_t> {
+    if (y == 0) return std::nullopt;
+    int64_t q = x / y;
+    return (x % y != 0 && ((x < 0) != (y < 0))) ? q - 1 : q;
+  };
+  if (const auto* n = e.as<AddNode>()) return binary(n->a, n->b, [](int64_t x, int64_t y) { return std::optional<int64_t>(x + y); });
+  if (const auto* n = e.as<SubNode>()) return binary(n->a, n->b, [](int64_t x, int64_t y) { return std::optional<int64_t>(x - y); });
+  if (const auto* n = e.as<MulNode>()) return binary(n->a, n->b, [](int64_t x, int64_t y) { return std::optional<int64_t>(x * y); });
+  if (const auto* n = e.as<MinNode>()) return binary(n->a, n->b, [](int64_t x, int64_t y) { return std::optional<int64_t>(std::min(x, y)); });
+  if (const auto* n = e.as<MaxNode>()) return binary(n->a, n->b, [](int64_t x, int64_t y) { return std::optional<int64_t>(std::max(x, y)); });
+  if (const auto* n = e.as<FloorDivNode>()) return binary(n->a, n->b, floordiv);
+  if (const auto* n = e.as<FloorModNode>()) {
+    return binary(n->a, n->b, [&](int64_t x, int64_t y) -> std::optional<int64_t> {
+      std::optional<int64_t> q = floordiv(x, y);
+      if (!q) return std::nullopt;
+      return x - *q * y;
+    });
+  }
+  return std::nullopt;
+}
+
+// For a loop whose accessed box is constant once `v` is fixed (a fused loop's
+// v // c, v % c indices): whether the boxes of every two iterations are
+// disjoint in some dimension. Up to kMaxCompared iterations every pair is
+// compared; up to kMaxEnumerated (a fused parallel loop over batch x heads x
+// column panels has thousands) it suffices that in each dimension two
+// iterations' intervals are equal or apart, and no two boxes are equal.
+constexpr int64_t kMaxCompared = 256;
+constexpr int64_t kMaxEnumerated = 1 << 16;
 bool BoxesDisjoint(const std::vector<arith::IntSet>& dims, const Var& v, const PrimExpr& extent, arith::Analyzer* ana) {
   std::optional<int64_t> n = ConstIntValue(extent);
   if (!n || *n < 2 || *n > kMaxEnumerated) return false;
-  std::vector<std::vector<std::pair<int64_t, int64_t>>> boxes;
+  std::vector<PrimExpr> bounds;
+  for (const arith::IntSet& d : dims) {
+    if (!d.HasLowerBound() || !d.HasUpperBound()) return false;
+    bounds.push_back(ana->Simplify(d.min()));
+    bounds.push_back(ana->Simplify(d.max()));
+  }
+  using Box = std::vector<std::pair<int64_t, int64_t>>;
+  std::vector<Box> boxes;
+  boxes.reserve(static_cast<size_t>(*n));
   for (int64_t i = 0; i < *n; ++i) {
-    std::vector<std::pair<int64_t, int64_t>> box;
-    auto at = [&](const PrimExpr& e) {
-      return ConstIntValue(ana->Simplify(Substitute(e, [&](const Var& x) -> std::optional<PrimExpr> {
-        if (x.same_as(v)) return IntImm(v.dtype(), i);
-        return std::nullopt;
-      })));
-    };
-    for (const arith::IntSet& d : dims) {
-      if (!d.HasLowerBound() || !d.HasUpperBound()) return false;
-      std::optional<int64_t> lo = at(d.min()), hi = at(d.max());
+    Box box;
+    for (size_t d = 0; d < dims.size(); ++d) {
+      std::optional<int64_t> lo = FoldAt(bounds[2 * d], v.get(), i), hi = FoldAt(bounds[2 * d + 1], v.get(), i);
       if (!lo || !hi) return false;
       box.emplace_back(*lo, *hi);
     }
     boxes.push_back(std::move(box));
   }
-  for (size_t a = 0; a < boxes.size(); ++a) {
-    for (size_t b = a + 1; b < boxes.size(); ++b) {
-      bool apart = false;
-      for (size_t d = 0; d < dims.size() && !apart; ++d) {
-        apart = boxes[a][d].second < boxes[b][d].first || boxes[b][d].second < boxes[a][d].first;
+  if (*n <= kMaxCompared) {
+    for (size_t a = 0; a < boxes.size(); ++a) {
+      for (size_t b = a + 1; b < boxes.size(); ++b) {
+        bool apart = false;
+        for (size_t d = 0; d < dims.size() && !apart; ++d) {
+          apart = boxes[a][d].second < boxes[b][d].first || boxes[b][d].second < boxes[a][d].first;
+        }
+        if (!apart) return false;
       }
-      if (!apart) return false;
+    }
+    return true;
+  }
+  for (size_t d = 0; d < dims.size(); ++d) {
+    std::vector<std::pair<int64_t, int64_t>> intervals;
+    for (const Box& b : boxes) intervals.push_back(b[d]);
+    std::sort(intervals.begin(), intervals.end());
+    intervals.erase(std::unique(intervals.begin(), intervals.end()), intervals.end());
+    for (size_t k = 1; k < intervals.size(); ++k) {
+      if (intervals[k].first <= intervals[k - 1].second) return false;
     }
   }
-  return true;
+  std::sort(boxes.begin(), boxes.end());
+  return std::adjacent_find(boxes.begin(), boxes.end()) == boxes.end();
 }
 
 // Whether no element of the buffer is accessed in two different iterations of

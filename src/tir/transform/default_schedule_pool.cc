@@ -3,12 +3,14 @@
 // (or a depthwise conv2d's sum of pad[...] * W[c, 0, r, s], with its fused
 // epilogue computed per tile)
 // becomes
-//   [n, c, y / R: fused, parallel] [x / V]
+//   [n, c, y / R: fused, parallel] [x / V]          ([n, c] [y / R] with many planes)
 //     [init] [r, s] [R rows: unrolled] [V columns: vectorized] [write-back]
 // with V the widest of 16/8/4 lanes (as the target allows) dividing the
 // output width (the widest, with a guarded tail, when none does) and R 4 or
-// 2 rows when they divide the height. The padding stage stays a separate
-// loop (inlined, its select per read measured slower). With a column stride
+// 2 rows when they divide the height; the parallel loop is [n, c] alone when
+// those are enough for the cores. The padding stage is computed per channel
+// plane under [n, c], not inlined (its select per read measured slower) nor
+// over the whole tensor. With a column stride
 // S > 1 its buffer is stored deinterleaved, pad[n, c, h, w % S, w / S], so the
 // vectorized columns x*S + s read consecutive elements instead of a strided
 // gather (a 96-channel 112x112 stride-2 depthwise conv: 1.81 -> 0.58 ms, one
@@ -78,6 +80,10 @@ bool DeinterleavePaddedInput(Schedule* sch_ptr, const BlockRV& block) {
   }
   return false;
 }
+
+// Parallel iterations per core wanted before the parallel loop is images x
+// channels alone (else rows join it and the padding stays one whole stage).
+constexpr int64_t kPlanesPerCore = 4;
 
 // The column loop `cols` of the padding block `pad` (pad[.., w] = x[.., w - l]
 // inside, 0 outside) cut into its left border, interior and right border
@@ -198,10 +204,14 @@ bool SchedulePool2d(Schedule* sch_ptr, const BlockRV& block, const DefaultCPUSch
     // The column-tile loop stays out of the fused parallel loop: with it, the
     // rows x lanes tile would not be contiguous along the fused iterations and
     // CompactBufferAllocation could not keep it per iteration (in registers).
-    if (!PadPerChannel(&sch, block, loops[0], loops[1], lanes, opt.num_cores > 1 && work >= opt.min_parallel_work) &&
-        opt.num_cores > 1 && work >= opt.min_parallel_work) {
-      sch.Parallel(sch.Fuse({loops[0], loops[1], ys[0]}, true));
-    }
+    // With enough images x channels for the cores, the parallel loop is
+    // theirs and each iteration pads its channel's plane (rows of a tile
+    // overlap their neighbours'; whole planes do not); with few planes the
+    // rows join the parallel loop and the padding stays one stage.
+    const bool par = opt.num_cores > 1 && work >= opt.min_parallel_work;
+    const bool planes = std::max<int64_t>(1, extent[0]) * extent[1] >= kPlanesPerCore * opt.num_cores;  // symbolic n: 1
+    const bool per_plane = (!par || planes) && PadPerChannel(&sch, block, loops[0], loops[1], lanes, par);
+    if (!per_plane && par) sch.Parallel(sch.Fuse({loops[0], loops[1], ys[0]}, true));
   } catch (const Error&) {
     sch = backup;
     return false;

@@ -8,6 +8,8 @@
 #include "tir/schedule/analysis.h"
 #include "tir/op.h"
 #include "runtime/registry.h"
+#include "arith/analyzer.h"
+#include "tir/schedule/analysis.h"
 #include "tir/transform/prim_func_pass.h"
 
 namespace tessera {
@@ -203,12 +205,124 @@ class BodyVectorizer : public StmtExprMutator {
 
 constexpr int kMaxLanes = 16;
 
-std::optional<Stmt> TryVectorize(const Stmt& body, const Var& var, const PrimExpr& base, int lanes) {
+std::optional<Stmt> TryVectorizeBody(const Stmt& body, const Var& var, const PrimExpr& base, int lanes) {
   try {
     return BodyVectorizer(var, base, lanes).VisitStmt(body);
   } catch (const CannotVectorize&) {
     return std::nullopt;
   }
+}
+
+// The `if_then_else` conditions of a body that vary along the vector loop
+// `var`: each must be a conjunction of comparisons (< <= > >=) between
+// values linear in `var` (a ramp or a scalar once vectorized), so that the
+// lanes where it holds are one interval and it holds in every lane of a
+// chunk exactly when it holds in the first and the last. Replaces such
+// calls by their true branch; `ok` is false when another kind varies.
+class LinearGuards : public StmtExprMutator {
+ public:
+  LinearGuards(Var var, PrimExpr base, int lanes) : var_(std::move(var)), base_(std::move(base)), lanes_(lanes) {}
+  using StmtExprMutator::VisitExpr_;
+  PrimExpr VisitExpr_(const CallNode* op) override {
+    const OpNode* callee = op->op.as<OpNode>();
+    if (callee == nullptr || callee->name != "tir.if_then_else" || op->args.size() != 3 || !UsesVar(op->args[0], var_.get())) {
+      return StmtExprMutator::VisitExpr_(op);
+    }
+    for (const PrimExpr& c : SplitConjuncts(op->args[0])) {
+      PrimExpr a, b;
+      if (const auto* n = c.as<LTNode>()) a = n->a, b = n->b;
+      else if (const auto* n = c.as<LENode>()) a = n->a, b = n->b;
+      else if (const auto* n = c.as<GTNode>()) a = n->a, b = n->b;
+      else if (const auto* n = c.as<GENode>()) a = n->a, b = n->b;
+      else if (!UsesVar(c, var_.get())) a = b = c;
+      else ok = false;
+      if (!ok) break;
+      if (!Linear(a) || !Linear(b)) {
+        ok = false;
+        break;
+      }
+    }
+    if (!ok) return StmtExprMutator::VisitExpr_(op);
+    conditions.push_back(op->args[0]);
+    return VisitExpr(op->args[1]);
+  }
+  bool ok = true;
+  std::vector<PrimExpr> conditions;
+
+ private:
+  bool Linear(const PrimExpr& e) {
+    if (!e.dtype().is_int() && !e.dtype().is_uint() && !e.dtype().is_bool()) return !UsesVar(e, var_.get());
+    try {
+      PrimExpr v = BodyVectorizer(var_, base_, lanes_).VisitExpr(e);
+      return !IsVector(v) || v.as<RampNode>() != nullptr;
+    } catch (const CannotVectorize&) {
+      return false;
+    }
+  }
+  Var var_;
+  PrimExpr base_;
+  int lanes_;
+};
+
+// Whether every vector access of `s` is one contiguous block (a ramp of
+// stride 1 in its last index): a guarded body whose vector form scatters or
+// gathers (a deinterleaved store, w % 2 and w / 2) measured slower than its
+// scalar loop.
+bool Contiguous(const Stmt& s) {
+  bool ok = true;
+  auto check = [&](const Array<PrimExpr>& idx) {
+    for (size_t d = 0; d < idx.size(); ++d) {
+      if (!IsVector(idx[d])) continue;
+      const auto* ramp = idx[d].as<RampNode>();
+      const int64_t* stride = ramp != nullptr ? AsConstInt(ramp->stride) : nullptr;
+      ok = ok && d + 1 == idx.size() && stride != nullptr && *stride == 1;
+    }
+  };
+  PostOrderVisit(s, [&](const ObjectRef& n) {
+    if (const auto* load = n.as<BufferLoadNode>()) check(load->indices);
+    if (const auto* store = n.as<BufferStoreNode>()) check(store->indices);
+  });
+  return ok;
+}
+
+// `lanes` consecutive iterations of `body` from `base` as one vector
+// statement, or, when lane-varying `if_then_else` conditions stand in the
+// way and are linear (LinearGuards), as
+//   if (every condition holds at the first and the last lane) vector body
+//   with those calls taking their true branch; else the scalar iterations
+// (a padding stage's interior rows and columns run as vectors, its border
+// chunks scalar).
+std::optional<Stmt> TryVectorize(const Stmt& body, const Var& var, const PrimExpr& base, int lanes) {
+  if (auto v = TryVectorizeBody(body, var, base, lanes)) return v;
+  LinearGuards guards(var, base, lanes);
+  Stmt taken = guards.VisitStmt(body);
+  if (!guards.ok || guards.conditions.empty()) return std::nullopt;
+  std::optional<Stmt> vec = TryVectorizeBody(taken, var, base, lanes);
+  if (!vec || !Contiguous(*vec)) return std::nullopt;
+  DataType t = var.dtype();
+  PrimExpr last = add(base, IntImm(t, lanes - 1));
+  PrimExpr guard;
+  for (const PrimExpr& c : guards.conditions) {
+    for (const PrimExpr& at : {base, last}) {
+      PrimExpr one = Substitute(c, [&](const Var& x) -> std::optional<PrimExpr> {
+        if (x.same_as(var)) return at;
+        return std::nullopt;
+      });
+      guard = guard.defined() ? logical_and(guard, one) : one;
+    }
+  }
+  arith::Analyzer ana;
+  guard = ana.Simplify(guard);
+  if (const int64_t* c = AsConstInt(guard)) {
+    if (*c == 0) return std::nullopt;  // never all lanes: the scalar loop
+    return *vec;
+  }
+  Var lane(var->name_hint, t);
+  Stmt scalar = For(lane, base, IntImm(t, lanes), ForKind::kSerial, Substitute(body, [&](const Var& x) -> std::optional<PrimExpr> {
+    if (x.same_as(var)) return PrimExpr(lane);
+    return std::nullopt;
+  }));
+  return IfThenElse(guard, *vec, scalar);
 }
 
 class LoopVectorizer : public StmtExprMutator {

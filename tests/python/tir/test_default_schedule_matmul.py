@@ -133,7 +133,8 @@ def test_relax_build_symbolic_batch_and_constant_weight():
 
 
 @pytest.mark.parametrize("target", ["llvm -mcpu=skylake-avx512 -num-cores=1", AVX512])
-@pytest.mark.parametrize("xs,ws", [((1, 128, 256), (256, 512)), ((1, 4, 128, 64), (1, 4, 64, 128))])
+@pytest.mark.parametrize("xs,ws", [((1, 128, 256), (256, 512)), ((1, 4, 128, 64), (1, 4, 64, 128)),
+                                   ((8, 12, 128, 64), (8, 12, 64, 128))])  # BERT's Q*K^T at batch 8: 384 panels
 def test_accumulator_tile_is_compact_with_constant_indices(target, xs, ws):
     """x (1, M, K) @ W as the importers give it (a unit batch loop, or the batch fused into
     the parallel loop) and attention's (1, H, M, K) @ (1, H, K, N) (heads and column panels

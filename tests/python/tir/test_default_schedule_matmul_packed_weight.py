@@ -38,7 +38,11 @@ def _expected(x, w, bias):
                                                                torch.from_numpy(bias))).numpy()
 
 
-@pytest.mark.parametrize("x_shape,n", [((2, 24, 64), 96), ((40, 48), 32), ((1, 13, 32), 48)])
+@pytest.mark.parametrize("x_shape,n", [((2, 24, 64), 96), ((40, 48), 32), ((1, 13, 32), 48),
+                                       # no panel width divides N (a classifier's 1000 classes): the last
+                                       # panel is zero-padded, the padding computed and dropped by the unpack
+                                       ((8, 96), 1000), ((1, 160), 1000), ((3, 5, 64), 100), ((4, 40), 10),
+                                       ((13, 48), 67)])
 def test_matches_pytorch(x_shape, n):
     x, w, bias = _rand(x_shape), _rand((n, x_shape[-1]), 1), _rand((n,), 2)
     ex = relax.build(_linear_module(x_shape, w, bias), target="llvm")
@@ -98,3 +102,40 @@ def test_weight_parameter_keeps_the_plain_kernel():
     ex = relax.build(_linear_module(x_shape, w, bias, weight_param=True), target="llvm")
     got = relax.VirtualMachine(ex, tvm.cpu())["main"](tvm.nd.array(x), tvm.nd.array(w)).numpy()
     np.testing.assert_allclose(got, _expected(x, w, bias), rtol=1e-4, atol=1e-5)
+
+
+def test_padded_columns_with_symbolic_batch():
+    n = tir.Var("n", "int64")
+    w, bias = _rand((1000, 64), 1), _rand((1000,), 2)
+    vm = relax.VirtualMachine(relax.build(_linear_module((n, 64), w, bias), target="llvm"), tvm.cpu())
+    for batch in (1, 8, 11):
+        x = _rand((batch, 64), batch)
+        np.testing.assert_allclose(vm["main"](tvm.nd.array(x)).numpy(), _expected(x, w, bias), rtol=1e-4, atol=1e-5)
+
+
+def test_padded_weight_is_packed_and_the_kernel_is_the_panel_kernel():
+    """(8, 2048) x 1000 classes as ResNet-50's fc at batch 8: a (32, K, 32) constant whose
+    columns past 1000 are zero, read in place by the packed-panel kernel (parallel outer
+    loop, 8 unrolled rows, 32-wide vectors), not the generic schedule's predicated tiles."""
+    x_shape, w, bias = (8, 256), _rand((1000, 256), 1), _rand((1000,), 2)
+    mod = _pipeline(_linear_module(x_shape, w, bias))
+    consts = []
+    relax.analysis.post_order_visit(mod["main"], lambda e: consts.append(e) if isinstance(e, relax.Constant) else None)
+    (packed,) = [c.data.numpy() for c in consts if len(c.data.shape) == 3]
+    assert packed.shape == (32, 256, 32)
+    padded = np.concatenate([w.T, np.zeros((256, 24), "float32")], axis=1)
+    np.testing.assert_array_equal(packed, padded.reshape(256, 32, 32).transpose(1, 0, 2))
+    matmul = next(gv for gv in mod.get_global_vars() if gv.name_hint.startswith("matmul"))
+    sched = tir.transform.DefaultCPUSchedule("llvm -mcpu=skylake-avx512 -num-cores=4")(
+        tvm.IRModule({"main": mod[matmul]}))["main"]
+    loops = []
+    tir.stmt_functor.post_order_visit(sched.body, lambda s: loops.append(s) if isinstance(s, tir.For) else None)
+    kinds = [(l.kind, int(l.extent)) for l in loops]
+    assert (tir.ForKind.UNROLLED, 8) in kinds and (tir.ForKind.VECTORIZED, 32) in kinds, sched.script()
+    assert any(k == tir.ForKind.PARALLEL for k, _ in kinds), sched.script()
+    # The tile computes whole panels: no predicate on the reduction (the unpack drops the padding).
+    realizes = []
+    tir.stmt_functor.post_order_visit(sched.body, lambda s: realizes.append(s) if isinstance(s, tir.BlockRealize) else None)
+    tiles = [r for r in realizes if r.block.name_hint.startswith("matmul_packed")]
+    assert tiles and all(isinstance(r.predicate, tir.IntImm) and int(r.predicate) == 1 for r in tiles), sched.script()
+

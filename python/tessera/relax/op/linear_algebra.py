@@ -51,9 +51,9 @@ def _is_callee(expr):
 
 def _panel_width(bb, call, out_dtype):
     """The panel width of the packed-weight kernel (topi.matmul_packed) for this
-    call, or None: float32, a static 2-D weight computed from constants with
-    columns a multiple of 16, a static K. On by default inside relax.build's
-    pipeline for a CPU only (a LegalizeOps run by hand gives TVM's plain matmul kernel);
+    call, or None: float32, a static 2-D weight computed from constants (its
+    last panel zero-padded when the width does not divide N), a static K. On by default inside
+    relax.build's pipeline for a CPU only (a LegalizeOps run by hand gives TVM's plain matmul kernel);
     PassContext config "relax.matmul_packed" (True/False) forces it either way."""
     from ... import topi  # pylint: disable=import-outside-toplevel
     from ..vm_build import cpu_layout_allowed  # pylint: disable=import-outside-toplevel
@@ -87,7 +87,9 @@ def _legalize_matmul(bb, call):
         # FoldConstant evaluates at build time: no panel copy per call.
         packed = bb.emit(bb.call_te(topi.matmul_pack_weight, call.args[1], width,
                                     primfunc_name_hint="matmul_weight_pack"))
-        return bb.call_te(topi.matmul_packed, call.args[0], packed, out_dtype=out_dtype, primfunc_name_hint="matmul")
+        columns = int(call.args[1].struct_info.shape[1])
+        return bb.call_te(topi.matmul_packed, call.args[0], packed, out_dtype=out_dtype, columns=columns,
+                          primfunc_name_hint="matmul")
     return bb.call_te(topi.matmul, call.args[0], call.args[1], out_dtype=out_dtype, primfunc_name_hint="matmul")
 
 

@@ -1,0 +1,107 @@
+"""DefaultCPUSchedule's window rule (tir/transform/default_schedule_pool.cc) at model
+sizes: with enough images x channels for the cores, the parallel loop is [n, c] and the
+padding stage is computed per channel plane inside it (a plane-sized buffer per
+iteration, not the whole padded tensor: at batch 8 ResNet's 3x3/2 max pool wrote and read
+back 26 MB, MobileNetV2's first depthwise conv 40 MB); with few planes the parallel loop
+keeps the row tiles. Max/avg pooling and depthwise conv2d match PyTorch over odd sizes,
+strides and a symbolic batch."""
+import numpy as np
+import pytest
+
+import tessera as tvm
+from tessera import relax, tir
+
+torch = pytest.importorskip("torch")
+TARGET = "llvm -num-cores=4"
+
+
+def _module(x_shape, op, stride, padding, w=None):
+    bb = relax.BlockBuilder()
+    xv = relax.Var("x", relax.TensorStructInfo(x_shape, "float32"))
+    with bb.function("main", [xv]):
+        with bb.dataflow():
+            if op == "max":
+                y = relax.op.nn.max_pool2d(xv, 3, stride, padding)
+            elif op == "avg":
+                y = relax.op.nn.avg_pool2d(xv, 3, stride, padding)
+            else:
+                y = relax.op.nn.conv2d(xv, relax.const(w), strides=stride, padding=padding, groups=w.shape[0])
+            out = bb.emit_output(relax.op.nn.relu(y))
+        bb.emit_func_output(out)
+    return bb.get()
+
+
+def _expected(x, op, stride, padding, w=None):
+    tx = torch.from_numpy(x)
+    if op == "max":
+        ref = torch.nn.functional.max_pool2d(tx, 3, stride, padding)
+    elif op == "avg":  # Relax's avg_pool2d defaults to count_include_pad=False
+        ref = torch.nn.functional.avg_pool2d(tx, 3, stride, padding, count_include_pad=False)
+    else:
+        ref = torch.nn.functional.conv2d(tx, torch.from_numpy(w), stride=stride, padding=padding, groups=w.shape[0])
+    return torch.relu(ref).numpy()
+
+
+def _scheduled(mod):
+    passes = list(relax.get_pipeline(target=tvm.target.Target(TARGET)).passes)
+    upto = [p.info.name for p in passes].index("DefaultCPUSchedule") + 1
+    scheduled = tvm.transform.Sequential(passes[:upto])(mod)
+    (func,) = [scheduled[gv] for gv in scheduled.functions
+               if isinstance(scheduled[gv], tir.PrimFunc) and "pool" in gv.name_hint or "conv" in gv.name_hint]
+    return func
+
+
+def _parallel_loop(func):
+    found = []
+    tir.stmt_functor.post_order_visit(func.body, lambda n: found.append(n) if isinstance(n, tir.For) else None)
+    return [l for l in found if l.kind == tir.ForKind.PARALLEL]
+
+
+@pytest.mark.parametrize("op,x_shape,stride,padding", [
+    ("max", (2, 16, 112, 112), 2, 1),   # ResNet's stem pool (stride 2: deinterleaved plane)
+    ("depthwise", (2, 24, 29, 31), 2, 1),
+    ("depthwise", (1, 32, 14, 14), 1, 1),
+    ("avg", (3, 17, 41, 39), 2, 1),
+])
+def test_padding_is_computed_per_plane_under_the_parallel_loop(op, x_shape, stride, padding):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(x_shape).astype("float32")
+    w = rng.standard_normal((x_shape[1], 1, 3, 3)).astype("float32") if op == "depthwise" else None
+    mod = _module(x_shape, op, stride, padding, w)
+    func = _scheduled(mod)
+    (par,) = _parallel_loop(func)
+    assert int(par.extent) == x_shape[0] * x_shape[1], func.script()  # [n, c] fused
+    pads = []
+    tir.stmt_functor.post_order_visit(par.body, lambda n: pads.append(n) if isinstance(n, tir.Block)
+                                      and n.name_hint.startswith("pad_temp") else None)
+    assert pads, func.script()  # the padding stage runs inside the parallel loop
+    lowered = tvm.lower(tvm.IRModule({"main": func.with_attr("global_symbol", "main")})).script()
+    h, wd = x_shape[2] + 2 * padding, x_shape[3] + 2 * padding
+    plane = h * (wd + (-wd % stride if stride > 1 and wd % stride == 0 else 0))
+    (pad,) = [int(s.split(")]")[0]) for s in lowered.split("pad_temp = T.allocate([T.int64(")[1:]]
+    assert pad <= plane, (pad, plane, lowered)  # one plane per iteration at most
+    got = relax.VirtualMachine(relax.build(mod, target=TARGET), tvm.cpu())["main"](tvm.nd.array(x)).numpy()
+    np.testing.assert_allclose(got, _expected(x, op, stride, padding, w), rtol=1e-5, atol=1e-5)
+
+
+def test_few_planes_keep_row_tiles_in_the_parallel_loop():
+    """4 planes for 4 cores: the parallel loop also takes the row tiles (the padding stays a stage of its own)."""
+    x_shape = (1, 4, 64, 64)
+    x = np.random.default_rng(1).standard_normal(x_shape).astype("float32")
+    mod = _module(x_shape, "max", 2, 1)
+    func = _scheduled(mod)
+    (par,) = _parallel_loop(func)
+    assert int(par.extent) > 4, func.script()
+    got = relax.VirtualMachine(relax.build(mod, target=TARGET), tvm.cpu())["main"](tvm.nd.array(x)).numpy()
+    np.testing.assert_allclose(got, _expected(x, "max", 2, 1), rtol=1e-6)
+
+
+def test_symbolic_batch():
+    n = tir.Var("n", "int64")
+    w = np.random.default_rng(2).standard_normal((32, 1, 3, 3)).astype("float32")
+    mod = _module((n, 32, 15, 15), "depthwise", 2, 1, w)
+    vm = relax.VirtualMachine(relax.build(mod, target=TARGET), tvm.cpu())
+    for batch in (1, 3):
+        x = np.random.default_rng(batch).standard_normal((batch, 32, 15, 15)).astype("float32")
+        np.testing.assert_allclose(vm["main"](tvm.nd.array(x)).numpy(), _expected(x, "depthwise", 2, 1, w),
+                                   rtol=1e-4, atol=1e-4)
