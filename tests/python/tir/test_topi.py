@@ -113,8 +113,8 @@ def test_matmul_errors_and_missing_ops():
         topi.nn.matmul(A, te.placeholder((5, 2), name="B"))
     with pytest.raises(ValueError, match="topi.nn.dense: weight W must be 2-D"):
         topi.nn.dense(A, te.placeholder((4,), name="W"))
-    with pytest.raises(NotImplementedError, match="tessera.topi.nn.conv3d_ncdhw is not implemented yet"):
-        topi.nn.conv3d_ncdhw  # pylint: disable=pointless-statement
+    with pytest.raises(NotImplementedError, match="tessera.topi.nn.deformable_conv2d_nchw is not implemented yet"):
+        topi.nn.deformable_conv2d_nchw  # pylint: disable=pointless-statement
 
 
 # ---------------------------------------------------------------- more families
