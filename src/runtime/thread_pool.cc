@@ -74,9 +74,21 @@ class Pool {
     }
     wake_.notify_all();
     Work(task, data, n, chunk_);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      open_ = false;  // workers that have not joined yet stay out: active_ only falls from here
+    }
+    // The workers still on their last chunk usually finish within microseconds:
+    // poll for them as long as idle workers spin before sleeping on done_ (a
+    // sleep and its wake-up cost tens of microseconds per loop on a VM).
+    const auto start = std::chrono::steady_clock::now();
+    const auto budget = std::chrono::microseconds(SpinMicros());
+    for (int k = 0; active_.load(std::memory_order_acquire) != 0; ++k) {
+      if ((k & 63) == 0 && std::chrono::steady_clock::now() - start >= budget) break;
+      TESSERA_PAUSE();
+    }
     std::unique_lock<std::mutex> lock(mu_);
-    open_ = false;  // workers that have not joined yet stay out
-    done_.wait(lock, [&] { return active_ == 0; });
+    done_.wait(lock, [&] { return active_.load(std::memory_order_relaxed) == 0; });
     return status_.load(std::memory_order_relaxed);
   }
 
@@ -140,7 +152,8 @@ class Pool {
   ParallelTask task_ = nullptr;
   void* data_ = nullptr;
   int32_t n_ = 0, chunk_ = 1;
-  int participants_ = 0, active_ = 0;
+  std::atomic<int> active_{0};  // workers inside Work (changed under mu_, polled without it)
+  int participants_ = 0;
   bool open_ = false;
   size_t workers_ = 0;
 };

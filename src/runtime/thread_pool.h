@@ -1,6 +1,7 @@
 // The runtime's thread pool for the parallel loops of compiled kernels
 // (TesseraParallelFor, kernel_abi.cc): workers spin briefly after each loop,
-// then sleep on a condition variable, so a busy machine is not slowed by idle
+// and the caller briefly for the workers' last chunks, then they sleep on a
+// condition variable, so a busy machine is not slowed by idle
 // spinning; iterations are claimed in chunks from a shared counter, so a
 // descheduled worker delays nobody; a loop started inside another, or while
 // another thread runs one, runs serially on its caller. Runtime layer.
