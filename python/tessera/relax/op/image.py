@@ -1,7 +1,7 @@
 """``relax.op.image.resize2d`` (TVM v0.18's signature; struct-info inference in
 src/relax/op/image.cc): an NCHW image resized to ``size`` by nearest-neighbour or
 linear interpolation, legalized to the resize kernel the importers share
-(relax/frontend/common.py resize_te)."""
+(topi/image.py resize_te)."""
 from ...error import TVMTypeError
 from ...ir.op import Op
 from ..expr import Call
@@ -37,7 +37,7 @@ _NEAREST = {"": "round_prefer_ceil", "round": "round_prefer_ceil", "floor": "flo
 
 @register_legalize("relax.image.resize2d")
 def _legalize_resize2d(bb, call):
-    from ..frontend.common import resize_te  # pylint: disable=import-outside-toplevel
+    from ...topi.image import resize_te  # pylint: disable=import-outside-toplevel
     from ... import topi  # pylint: disable=import-outside-toplevel
 
     a = call_attrs(call)
