@@ -63,8 +63,8 @@ def get_target_compute_version(target=None):
         target = target if isinstance(target, Target) else Target(target)
         arch = dict(target.attrs).get("arch")
         if arch:
-            digits = str(arch).split("_")[-1].rstrip("af")
-            return f"{digits[:-1]}.{digits[-1]}"
+            number = int(get_global_func("codegen.ParseCUDAArch")(str(arch))[0])
+            return f"{number // 10}.{number % 10}"
     dev = cuda(0)
     if dev.exist:
         return str(dev.compute_version)

@@ -340,6 +340,12 @@ TESSERA_REGISTER_GLOBAL("codegen.NVRTCInfo").set_body_typed([]() {
   for (const std::string& d : NVRTCIncludeDirs()) incs.push_back(String(d));
   return Array<Any>{ok, String(why), String(NVRTCLibraryPath()), String(NVRTCVersion()), incs};
 });
+// [number, suffix]: "sm_90a" -> [90, "a"], "8.0" -> [80, ""]; the one -arch parser
+// (contrib/nvcc.py reads the compute version through it).
+TESSERA_REGISTER_GLOBAL("codegen.ParseCUDAArch").set_body_typed([](std::string arch) {
+  CUDAArch a = ParseCUDAArch(arch);
+  return Array<Any>{static_cast<int64_t>(a.number), String(a.suffix)};
+});
 TESSERA_REGISTER_GLOBAL("codegen.NVRTCAddSearchPath").set_body_typed([](std::string lib_dir, std::string include_dir) {
   NVRTCAddSearchPath(lib_dir, include_dir);
 });

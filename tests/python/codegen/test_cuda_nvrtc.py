@@ -58,3 +58,15 @@ def test_arch_from_target():
         assert ".target sm_90" in nvcc.compile_cuda(_SRC).decode()
     assert nvcc.have_fp16("8.0") and nvcc.have_bf16("8.0") and not nvcc.have_bf16("7.5")
     assert nvcc.have_tensorcore("7.0")
+
+
+@pytest.mark.parametrize("arch, version", [("sm_90", "9.0"), ("sm_90a", "9.0"), ("compute_80", "8.0"),
+                                           ("9.0", "9.0"), ("86", "8.6"), ("sm_100f", "10.0")])
+def test_compute_version_every_arch_form(arch, version):
+    # One parser (codegen.ParseCUDAArch) for every -arch form; "-arch=9.0" used to give "9..0".
+    assert nvcc.get_target_compute_version(tvm.target.Target(f"cuda -arch={arch}")) == version
+
+
+def test_compute_version_bad_arch_names_it():
+    with pytest.raises(ValueError, match='unrecognised CUDA architecture "ampere"'):
+        nvcc.get_target_compute_version(tvm.target.Target("cuda -arch=ampere"))
