@@ -61,7 +61,8 @@ class TaskScheduler:
             # what is left (the first candidate of each is its default schedule), so a
             # budget smaller than tasks x num_trials_per_iter still reaches every task.
             waiting = sum(1 for s in self.states if s.done == 0 and not s.terminated) if st.done == 0 else 1
-            n = st.run_round(budget.round_size(num_trials_per_iter, max_trials_global - total, waiting))
+            n = st.run_round(budget.round_size(self.round_trials(st, num_trials_per_iter), max_trials_global - total,
+                                               waiting))
             budget.record_round(n, time.time() - round_start)
             total += n
             if n == 0:
@@ -81,6 +82,10 @@ class TaskScheduler:
 
     def on_start(self):
         """Called once the tasks are prepared, before the first round."""
+
+    def round_trials(self, state, num_trials_per_iter):
+        """How many trials the next round of ``state`` (a TaskState) asks for."""
+        return num_trials_per_iter
 
 
 def create(kind="gradient", seed=None):
