@@ -241,6 +241,15 @@ def progress_text(states, total, budget):
     return "  ".join(parts)
 
 
+def cost_model_text(model):
+    """One line on the cost model's refits (XGBModel: fits, seconds, deferred refits), or None."""
+    model = getattr(model, "model", model)
+    if not hasattr(model, "fit_secs"):
+        return None
+    return (f"Cost model: {model.num_fits} fits in {model.fit_secs:.1f} s ({model.num_skipped_fits} refits deferred, "
+            f"{model.num_measurements} measurements)")
+
+
 def report_sample_errors(states):
     for st in states:
         if st.ctx.sample_errors:
@@ -270,6 +279,8 @@ def tune_task(ctx, database, builder, runner, cost_model, max_trials, num_trials
                f"{max_trials} trials (rerun with the same work_dir to continue)")
     _print(summary_table([state]))
     _print(f"Wall time: {fmt_time(budget.elapsed())}")
+    if cost_model_text(cost_model):
+        _print(cost_model_text(cost_model))
     report_sample_errors([state])
     return database
 
@@ -344,4 +355,4 @@ def tune_tir(mod, target, work_dir, max_trials_global, *, num_trials_per_iter=64
             runner.close()
 
 
-__all__ = ["TaskState", "model_latency_us", "progress_text", "summary_table", "tune_tir", "tune_task"]
+__all__ = ["TaskState", "cost_model_text", "model_latency_us", "progress_text", "summary_table", "tune_tir", "tune_task"]

@@ -9,7 +9,8 @@ import time
 
 from ..arguments import check_max_time
 from ..budget import TuningBudget
-from ..tune import TaskState, fmt_time, progress_text, report_sample_errors, summary_table, _print, make_cost_model
+from ..tune import (TaskState, cost_model_text, fmt_time, progress_text, report_sample_errors, summary_table, _print,
+                    make_cost_model)
 from ...error import OpNotImplemented, TVMValueError
 
 
@@ -77,6 +78,8 @@ class TaskScheduler:
                    "(rerun with the same work_dir to continue)")
         _print(summary_table(self.states))
         _print(f"Wall time: {fmt_time(budget.elapsed())}")
+        if cost_model_text(self.cost_model):
+            _print(cost_model_text(self.cost_model))
         report_sample_errors(self.states)
         return database
 
