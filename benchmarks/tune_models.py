@@ -19,7 +19,8 @@ tuned and PyTorch / Tessera tuned, and the load average.
 
 A rerun with the same --work-dir (one subdirectory per model) resumes tuning from its
 database. --refit every-round gives TVM's cost-model refit after each round (to measure
-the amortised refit against it)."""
+the amortised refit against it); --warmup-trials full gives every task a whole first round
+(TVM's warm-up) instead of one trial."""
 import argparse
 import os
 import sys
@@ -60,6 +61,8 @@ def parse_args():
     ap.add_argument("--spread", type=int, default=8, help="rows of the trials-per-task table (heaviest tasks)")
     ap.add_argument("--refit", choices=("amortised", "every-round"), default="amortised",
                     help="cost-model refit: Tessera's amortised one or TVM's after every round")
+    ap.add_argument("--warmup-trials", default="1",
+                    help="GradientBased's warm-up round per task: N trials, or 'full' (TVM: a whole round)")
     args = ap.parse_args()
     args.trials = per_model(args.trials, int, "trials")
     args.time = per_model(args.time, float, "time")
@@ -141,9 +144,11 @@ def bench(tvm, torch, name, args, log):
     cost_model = (ms.cost_model.XGBModel(seed=args.seed) if args.refit == "amortised" else
                   ms.cost_model.XGBModel(seed=args.seed, refit_growth=0, max_train_samples=None))
     t0 = time.time()
+    scheduler = ms.task_scheduler.GradientBased(
+        seed=args.seed, warmup_trials=None if args.warmup_trials == "full" else int(args.warmup_trials))
     db = ms.relax_integration.tune_relax(mod, None, target, work_dir, max_trials, num_trials_per_iter=args.per_iter,
                                          max_time_s=max_time, seed=args.seed, cost_model=cost_model,
-                                         num_tuning_cores=args.build_workers)
+                                         task_scheduler=scheduler, num_tuning_cores=args.build_workers)
     tune_s = time.time() - t0
     trials = len(db.get_all_tuning_records())
     beat, total, saved = default_vs_tuned(tvm, ms, db, mod, target)
