@@ -195,7 +195,7 @@ def test_gradient_based_picks_the_largest_hand_computed_gradient():
     assert expected == pytest.approx([1.3333333, 3.2, 2.1733333])
     got = [sched.gradient(t.best_ms_history, t.weight) for t in sched.states]
     assert got == pytest.approx(expected)
-    assert [sched.next_task_id() for _ in range(3)] == [0, 1, 2]      # warm-up: each task once, in order
+    # no warm-up round for tasks that already have a history (resumed): the largest gradient first
     assert sched.next_task_id() == 1
     sched.states[1].terminated = True
     assert sched.next_task_id() == 2
@@ -208,8 +208,10 @@ def test_gradient_based_picks_the_largest_hand_computed_gradient():
 
 def test_gradient_based_ties_pick_a_live_task_at_random_and_skip_terminated_in_warmup():
     sched = GradientBased(seed=3)
-    sched.states = [_FakeTask([2.0], 1), _FakeTask([2.0], 1, terminated=True), _FakeTask([2.0], 1)]
+    sched.states = [_FakeTask([], 1), _FakeTask([], 1, terminated=True), _FakeTask([], 1)]
     assert [sched.next_task_id(), sched.next_task_id()] == [0, 2]
+    for t in sched.states:
+        t.best_ms_history.append(2.0)
     picks = {sched.next_task_id() for _ in range(40)}
     assert picks == {0, 2}
 

@@ -72,6 +72,15 @@ def test_hand_computed_gradients_of_the_first_choices():
     assert sched.gradient([10.0, 9.0, 8.1], 1) == pytest.approx(2.16)
 
 
+def test_resumed_tasks_skip_the_warm_up():
+    tasks = [_ScriptedTask(1, _decaying(1.0, 0.9)), _ScriptedTask(1, _decaying(0.1, 0.9)),
+             _ScriptedTask(1, _decaying(5.0, 0.9))]
+    tasks[0].best_ms_history = [1.0]          # resumed: its latency is known from the database
+    tasks[1].best_ms_history = [0.1]
+    order = _simulate(GradientBased(seed=0), tasks, 3)
+    assert order == [2, 2, 2]                 # the new task's warm-up, then the heaviest by gradient
+
+
 def test_only_failing_tasks_left_are_chosen_at_random():
     tasks = [_ScriptedTask(1, lambda k: None), _ScriptedTask(1, lambda k: None)]
     order = _simulate(GradientBased(seed=1), tasks, 30)

@@ -8,7 +8,8 @@ measurement yet (best latency 1e9 ms or more) gets the lowest priority, as in TV
 whose every candidate fails does not eat the budget). Equal gradients for every live task
 pick one at random (``seed``). Tessera: the warm-up round measures ``warmup_trials``
 candidates (1: the task's untuned default schedule), enough to learn each task's share
-of the model's latency before the gradient spends full rounds where that share is."""
+of the model's latency before the gradient spends full rounds where that share is; a
+task resumed from the database (its best latency already known) has no warm-up round."""
 import os
 
 import numpy as np
@@ -63,10 +64,10 @@ class GradientBased(TaskScheduler):
 
     def next_task_id(self):
         n = len(self.states)
-        while self._rounds < n:   # warm-up: every task once, in order
+        while self._rounds < n:   # warm-up: every task once, in order (not one resumed with a history)
             tid = self._rounds
             self._rounds += 1
-            if not self.states[tid].terminated:
+            if not self.states[tid].terminated and not self.states[tid].best_ms_history:
                 return tid
         self._rounds += 1
         alive = self._alive()
