@@ -1,19 +1,26 @@
 """Whole models tuned by meta_schedule (issue [G2]) vs their untuned build, ONNX Runtime
 and PyTorch eager, measured in the same run after tuning (interleaved rounds, median).
-The model (benchmarks/models.py, random weights, BatchNorm statistics randomized) is
-imported with from_exported_program and fused as relax.build does (FoldBatchnormToConv2d,
-then the "zero" pipeline: LegalizeOps ... FuseOps, FuseTIR); tune_relax tunes the fused
-PrimFuncs with a trial budget (--trials) and/or a wall-clock budget (--time, seconds);
-compile_relax builds the model with the database's best schedules (each task's untuned
-default schedule is one of its candidates, so the tuned build is never slower per task).
-Every engine's output is checked against PyTorch first. One thread by default
-(--threads): target "llvm --num-cores=N", ONNX Runtime intra-op threads, torch threads.
-Prints the budget used (trials, wall time), per engine the latency and the ratios
-ONNX Runtime / Tessera tuned and PyTorch / Tessera tuned, and the load average.
+The model (benchmarks/models.py: resnet18, resnet50, mobilenet_v2, bert_layer; random
+weights, BatchNorm statistics randomized) is imported with from_exported_program and fused
+as relax.build does (FoldBatchnormToConv2d, then the "zero" pipeline: LegalizeOps ...
+FuseOps, FuseTIR); tune_relax tunes the fused PrimFuncs with a trial budget (--trials)
+and/or a wall-clock budget (--time, seconds), each per model (one number for every model,
+or name=value pairs: --time resnet18=300,resnet50=900); compile_relax builds the model
+with the database's best schedules (each task's untuned default schedule is one of its
+candidates, so the tuned build is never slower per task). Every engine's output is
+checked against PyTorch first. One thread by default (--threads): target "llvm
+--num-cores=N", ONNX Runtime intra-op threads, torch threads. Prints per model the budget
+and what was used (trials measured, tuning wall time, cost-model fit time), how the
+trials were spread over the tasks against each task's share of the model's weighted
+latency (--spread rows), per engine the latency and the ratios ONNX Runtime / Tessera
+tuned and PyTorch / Tessera tuned, and the load average.
 
-  python benchmarks/tune_models.py --models resnet18 --trials 64 --time 300 [--work-dir DIR]
+  python benchmarks/tune_models.py --models resnet18,resnet50,bert_layer --trials 32 --time 240
 
-A rerun with the same --work-dir resumes tuning from its database."""
+A rerun with the same --work-dir (one subdirectory per model) resumes tuning from its
+database. --refit every-round gives TVM's cost-model refit after each round (to measure
+the amortised refit against it); --warmup-trials full gives every task a whole first round
+(TVM's warm-up) instead of one trial."""
 import argparse
 import os
 import sys
@@ -21,19 +28,45 @@ import tempfile
 import time
 
 
+def per_model(text, cast, what):
+    """{model or None: value} from "300" (every model) or "resnet18=300,resnet50=900"."""
+    if text is None:
+        return {None: None}
+    out = {}
+    for part in str(text).split(","):
+        name, _, value = part.rpartition("=")
+        try:
+            out[name or None] = cast(value)
+        except ValueError:
+            raise SystemExit(f"--{what}: {part!r} is not a number or name=number") from None
+    return out
+
+
+def budget_of(table, name):
+    return table.get(name, table.get(None))
+
+
 def parse_args():
     ap = argparse.ArgumentParser()
     ap.add_argument("--models", default="resnet18", help="comma-separated names of benchmarks/models.py")
     ap.add_argument("--batch", type=int, default=1)
-    ap.add_argument("--trials", type=int, default=64, help="max_trials_global")
-    ap.add_argument("--time", type=float, default=None, help="max_time_s (wall-clock tuning budget)")
+    ap.add_argument("--trials", default="64", help="max_trials_global per model (N or name=N,...)")
+    ap.add_argument("--time", default=None, help="max_time_s per model, wall-clock tuning budget (S or name=S,...)")
     ap.add_argument("--per-iter", type=int, default=16, help="num_trials_per_iter")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--build-workers", type=int, default=1, help="num_tuning_cores (parallel builds)")
     ap.add_argument("--work-dir", default=None, help="tuning database directory (default: a temporary one)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--repeat", type=int, default=7, help="interleaved timing rounds")
-    return ap.parse_args()
+    ap.add_argument("--spread", type=int, default=8, help="rows of the trials-per-task table (heaviest tasks)")
+    ap.add_argument("--refit", choices=("amortised", "every-round"), default="amortised",
+                    help="cost-model refit: Tessera's amortised one or TVM's after every round")
+    ap.add_argument("--warmup-trials", default="1",
+                    help="GradientBased's warm-up round per task: N trials, or 'full' (TVM: a whole round)")
+    args = ap.parse_args()
+    args.trials = per_model(args.trials, int, "trials")
+    args.time = per_model(args.time, float, "time")
+    return args
 
 
 def fused_module(tvm, mod):
@@ -58,6 +91,32 @@ def default_vs_tuned(tvm, ms, db, mod, target):
     return beat, len(tasks), saved
 
 
+def trial_spread(ms, db, mod, target, rows):
+    """Lines: per task (heaviest first) its share of the model's weighted latency (weight x
+    best latency of the database) and the trials it received; the rest summed."""
+    tasks = ms.relax_integration.extract_tasks(mod, target)
+    entries = []
+    for task in tasks:
+        recs = db.records_of(task.mod)
+        valid = [r.mean_run_sec for r in recs if r.is_valid]
+        entries.append((task.weight * min(valid) if valid else None, len(recs), task.task_name, task.weight))
+    total = sum(e[0] for e in entries if e[0] is not None) or 1.0
+    trials = sum(e[1] for e in entries) or 1
+    entries.sort(key=lambda e: -1.0 if e[0] is None else -e[0])
+
+    def share(lat):
+        return f"{100 * lat / total:12.1f}%" if lat is not None else f"{'no valid':>13s}"
+    out = [f"    {'task':44s} weight  latency share  trials share"]
+    for lat, n, task_name, weight in entries[:rows]:
+        out.append(f"    {task_name[:44]:44s} {weight:6.0f}  {share(lat)}  {n:6d} {100 * n / trials:5.1f}%")
+    rest = entries[rows:]
+    if rest:
+        lat = sum(e[0] for e in rest if e[0] is not None)
+        out.append(f"    {'(' + str(len(rest)) + ' lighter tasks)':44s} {'':6s}  {share(lat)}  "
+                   f"{sum(e[1] for e in rest):6d} {100 * sum(e[1] for e in rest) / trials:5.1f}%")
+    return out
+
+
 def bench(tvm, torch, name, args, log):
     from tessera import meta_schedule as ms, relax  # pylint: disable=import-outside-toplevel
     from tessera.relax.frontend.torch import from_exported_program  # pylint: disable=import-outside-toplevel
@@ -76,11 +135,20 @@ def bench(tvm, torch, name, args, log):
     target = tvm.target.Target(f"llvm --num-cores={args.threads}")
     n_tasks = len(ms.relax_integration.extract_tasks(mod, target))
 
-    work_dir = args.work_dir or tempfile.mkdtemp(prefix=f"tune_{name}_")
+    work_dir = os.path.join(args.work_dir, name) if args.work_dir else tempfile.mkdtemp(prefix=f"tune_{name}_")
+    max_trials, max_time = budget_of(args.trials, name), budget_of(args.time, name)
+    if max_trials is None:
+        raise SystemExit(f"--trials gives no budget for {name}")
+    before = len(ms.database.JSONDatabase(work_dir=work_dir).get_all_tuning_records()) \
+        if os.path.isdir(work_dir) else 0
+    cost_model = (ms.cost_model.XGBModel(seed=args.seed) if args.refit == "amortised" else
+                  ms.cost_model.XGBModel(seed=args.seed, refit_growth=0, max_train_samples=None))
     t0 = time.time()
-    db = ms.relax_integration.tune_relax(mod, None, target, work_dir, args.trials, num_trials_per_iter=args.per_iter,
-                                         max_time_s=args.time, seed=args.seed,
-                                         num_tuning_cores=args.build_workers)
+    scheduler = ms.task_scheduler.GradientBased(
+        seed=args.seed, warmup_trials=None if args.warmup_trials == "full" else int(args.warmup_trials))
+    db = ms.relax_integration.tune_relax(mod, None, target, work_dir, max_trials, num_trials_per_iter=args.per_iter,
+                                         max_time_s=max_time, seed=args.seed, cost_model=cost_model,
+                                         task_scheduler=scheduler, num_tuning_cores=args.build_workers)
     tune_s = time.time() - t0
     trials = len(db.get_all_tuning_records())
     beat, total, saved = default_vs_tuned(tvm, ms, db, mod, target)
@@ -101,9 +169,12 @@ def bench(tvm, torch, name, args, log):
                "ONNX Runtime": lambda: sess.run(None, {"x": x}), "PyTorch eager": torch_run}
     load_before = os.getloadavg()
     lat = timed(engines, repeat=args.repeat)
-    log(f"  {name} batch {args.batch}, {args.threads} thread(s): {n_tasks} tasks, {trials} trials in the database "
-        f"(budget {args.trials} trials" + (f", {args.time:.0f} s" if args.time else "") +
-        f"), tuning wall time {tune_s:.0f} s, max error vs PyTorch {err:.1e}")
+    log(f"  {name} batch {args.batch}, {args.threads} thread(s): {n_tasks} tasks; budget {max_trials} trials"
+        + (f", {max_time:.0f} s" if max_time else "") + f"; used {trials - before} trials "
+        f"({trials} in the database) in {tune_s:.0f} s wall time (cost-model fits {cost_model.fit_secs:.1f} s, "
+        f"{cost_model.num_fits} fits, refit {args.refit}); max error vs PyTorch {err:.1e}")
+    for line in trial_spread(ms, db, mod, target, args.spread):
+        log(line)
     for label, t in lat.items():
         log(f"    {label:16s} {t * 1e3:9.2f} ms")
     log(f"    ORT/Tessera tuned {lat['ONNX Runtime'] / lat['Tessera tuned']:.2f}   "

@@ -3,12 +3,16 @@
 stored buffer of a candidate), fitted as TVM does: every row predicts a score, a candidate's
 prediction is the sum of its rows' scores, and the training objective is the squared error
 of those per-candidate sums against normalized throughput (fastest measured latency /
-latency, so 1.0 is the best seen, 0 a failed candidate), weighted by that throughput; refit
-on all measurements after each round. Measurements carry a group (the task's workload hash
+latency, so 1.0 is the best seen, 0 a failed candidate), weighted by that throughput.
+Refits are amortised (Tessera): after a round only once the measurements grew by
+``refit_growth`` (10%) since the last fit, and on at most ``max_train_samples`` candidates
+(the newest half of them plus a seeded sample of the older ones); TVM refits on
+everything after each round, a cost that grows with the run. Measurements carry a group (the task's workload hash
 when one model serves many tasks, shared_cost_model.py): throughput is normalized within
 each group, as TVM's XGBModel does per workload. RandomModel predicts uniform noise (for
 comparison)."""
 import hashlib
+import time
 from typing import NamedTuple, Optional
 
 import numpy as np
@@ -108,7 +112,7 @@ class XGBModel(CostModel):
     feature rows already extracted (``Candidate.features``)."""
 
     def __init__(self, *, extractor=None, config=None, num_rounds=60, early_stopping_rounds=None,
-                 num_warmup_samples=4, seed=0):
+                 num_warmup_samples=4, seed=0, max_train_samples=2048, refit_growth=0.1):
         try:
             import xgboost
         except ImportError:
@@ -123,6 +127,17 @@ class XGBModel(CostModel):
             raise TVMValueError("XGBModel: early_stopping_rounds must be >= 1 or None")
         if int(num_warmup_samples) < 1:
             raise TVMValueError("XGBModel: num_warmup_samples must be >= 1")
+        if max_train_samples is not None and (isinstance(max_train_samples, bool) or int(max_train_samples) < 2):
+            raise TVMValueError(f"XGBModel: max_train_samples must be >= 2 or None, got {max_train_samples!r}")
+        if isinstance(refit_growth, bool) or not 0 <= float(refit_growth) < 10:
+            raise TVMValueError(f"XGBModel: refit_growth must lie in [0, 10), got {refit_growth!r}")
+        self.max_train_samples = None if max_train_samples is None else int(max_train_samples)
+        self.refit_growth = float(refit_growth)
+        self._sample_rng = np.random.default_rng(int(seed))
+        self._n_at_fit = 0          # measurements held at the last fit
+        self.fit_secs = 0.0         # time spent in fit (for reports)
+        self.num_fits = 0
+        self.num_skipped_fits = 0   # updates whose refit was deferred (refit_growth)
         self._xgb = xgboost
         if extractor is None:
             from .feature_extractor import PerStoreFeature  # pylint: disable=import-outside-toplevel
@@ -189,8 +204,25 @@ class XGBModel(CostModel):
         raise TVMTypeError("XGBModel.predict takes (context, candidates) or (features)")
 
     def _update(self, features, run_secs, group=None):
-        if self.add(features, run_secs, group) or self._booster is None:
+        added = self.add(features, run_secs, group)
+        if self._booster is None or (added and self._refit_due()):
             self.fit()
+        elif added:
+            self.num_skipped_fits += 1
+
+    def _refit_due(self):
+        grown = len(self._lats) - self._n_at_fit
+        return grown >= max(1.0, self.refit_growth * self._n_at_fit)
+
+    def _train_indices(self, n):
+        """The measurements a fit trains on: all, or with more than ``max_train_samples``
+        the newest half of that many plus a uniform sample of the older ones."""
+        cap = self.max_train_samples
+        if cap is None or n <= cap:
+            return np.arange(n)
+        newest = cap // 2
+        older = self._sample_rng.choice(n - newest, size=cap - newest, replace=False)
+        return np.concatenate([np.sort(older), np.arange(n - newest, n)])
 
     def add(self, features, run_secs, group=None):
         """Adds measurements without refitting (``fit`` refits); returns how many were new."""
@@ -226,11 +258,23 @@ class XGBModel(CostModel):
         return np.array([best[g] / t if ok else 0.0 for g, t, ok in zip(self._groups, lats, valid)])
 
     def fit(self):
-        """Refits on every measurement held (nothing before ``num_warmup_samples`` valid ones)."""
+        """Refits on the measurements held, at most ``max_train_samples`` of them (nothing
+        before ``num_warmup_samples`` valid ones)."""
+        start = time.perf_counter()
+        try:
+            self._fit()
+        finally:
+            self.fit_secs += time.perf_counter() - start
+
+    def _fit(self):
         y = self._targets()
         if y is None or self._n_features is None:
             return
-        packed = _Packed(self._feats, self._n_features)
+        self._n_at_fit = len(self._lats)
+        self.num_fits += 1
+        keep = self._train_indices(len(y))
+        y = y[keep]
+        packed = _Packed([self._feats[i] for i in keep], self._n_features)
         if not len(packed.ids):
             return
         row_y = y[packed.ids]

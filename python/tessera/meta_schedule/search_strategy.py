@@ -316,16 +316,22 @@ class EvolutionarySearch(SearchStrategy):
                 self.best_measured.append((t, c.sch.trace))
         self.best_measured.sort(key=lambda p: p[0])
 
-    def seed_measured(self, records):
-        """Adds the database's existing valid records (resuming a run) to the population source
-        and the cost model's training data."""
+    def seed_measured(self, seeds):
+        """Adds the database's existing records (resuming a run) to the population source
+        and the cost model's training data. ``seeds``: (record, replayed, learnt) triples,
+        ``replayed`` the record's one replay (shared_cost_model.Replayed: its features) and
+        ``learnt`` whether the cost model was already fed it (warm start); a bare record
+        is replayed here."""
         feats, lats = [], []
-        for rec in records:
-            cand = self._from_trace(rec.trace)
-            if cand is None:
-                continue
-            feats.append(cand.features)
-            lats.append(rec.mean_run_sec if rec.is_valid else None)
+        for seed in seeds:
+            rec, replayed, learnt = seed if isinstance(seed, tuple) else (seed, None, False)
+            if replayed is None:
+                replayed = self._from_trace(rec.trace)
+                if replayed is None:
+                    continue
+            if not learnt:
+                feats.append(replayed.features)
+                lats.append(rec.mean_run_sec if rec.is_valid else None)
             if rec.is_valid:
                 self.best_measured.append((rec.mean_run_sec, rec.trace))
         self.best_measured.sort(key=lambda p: p[0])

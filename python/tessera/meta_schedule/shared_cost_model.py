@@ -4,13 +4,16 @@ task a view that tags its measurements with the task's workload hash and target,
 XGBModel normalizes throughput per task (what transfers between tasks is the ranking, not
 the latencies).
 ``warm_start(database)`` trains the model on the records already in the database (every
-workload, this run's or another model's) before the first search round."""
+workload, this run's or another model's) before the first search round. Each record's
+trace is replayed once per run (``replayed(rec)``, cached): the warm start, the task's
+set of measured modules and its search strategy's seeds all use that one replay."""
 import numpy as np
 
 from ..error import TVMTypeError
 from ..target import Target
 from ..tir.schedule import Schedule
 from .cost_model import CostModel, XGBModel
+from .. import ir as _ir
 from .database import _module_hash
 from .feature import candidate_features
 
@@ -31,6 +34,50 @@ def _supports_groups(model):
     return isinstance(model, XGBModel)
 
 
+class Replayed:
+    """A database record's trace replayed on its workload as it was measured
+    (postprocessing included): the module's structural hash (``shash``) and, computed on
+    first use, its per-store ``features``."""
+
+    __slots__ = ("mod", "shash", "_features")
+
+    def __init__(self, mod):
+        self.mod = mod
+        self.shash = int(_ir.structural_hash(mod))
+        self._features = None
+
+    @property
+    def features(self):
+        if self._features is None:
+            self._features = candidate_features(self.mod)
+        return self._features
+
+
+class ReplayCache:
+    """``get(record, mod=None)``: the record's Replayed (None when its trace no longer
+    replays), replaying it only the first time; ``num_replays`` counts the replays done.
+    Records are keyed by identity (a Database returns the same record objects each time;
+    one that does not is replayed again, never wrongly matched)."""
+
+    def __init__(self):
+        self._done = {}    # id(record) -> (record, Replayed or None); the record kept alive
+        self.num_replays = 0
+
+    def get(self, record, mod=None):
+        hit = self._done.get(id(record))
+        if hit is not None and hit[0] is record:
+            return hit[1]
+        sch = Schedule(record.workload.mod if mod is None else mod)
+        self.num_replays += 1
+        try:
+            record.trace.apply_to_schedule(sch, remove_postproc=False)
+            out = Replayed(sch.mod)
+        except Exception:  # noqa: BLE001 -- a record that no longer replays is not used
+            out = None
+        self._done[id(record)] = (record, out)
+        return out
+
+
 class TaskCostModel(CostModel):
     """The view of a SharedCostModel one task's search strategy uses: ``update`` adds the
     measurements to the shared model under the task's group, ``predict`` scores with it."""
@@ -38,6 +85,14 @@ class TaskCostModel(CostModel):
     def __init__(self, shared, group):
         self.shared = shared
         self.group = group
+
+    @property
+    def replays(self):
+        return self.shared.replays
+
+    def learnt(self, record):
+        """Whether the warm start already fed ``record`` to the model."""
+        return id(record) in self.shared.learnt_ids
 
     @property
     def model(self):
@@ -68,6 +123,8 @@ class SharedCostModel:
         self.model = model
         self.warm_records = 0
         self.warm_workloads = 0
+        self.replays = ReplayCache()
+        self.learnt_ids = set()   # id() of the records warm_start fed to the model
 
     def for_task(self, mod, target=None):
         """The view for the task whose module (IRModule with "main") is ``mod``, measured
@@ -87,15 +144,13 @@ class SharedCostModel:
         for rec in database.get_all_tuning_records():
             if kind is not None and rec.target is not None and _kind(rec.target) != kind:
                 continue
-            workload = rec.workload
-            sch = Schedule(workload.mod)
-            try:
-                rec.trace.apply_to_schedule(sch, remove_postproc=False)
-            except Exception:  # noqa: BLE001 -- a record that no longer replays is not learnt from
+            replayed = self.replays.get(rec)
+            if replayed is None:
                 continue
-            feats.append(candidate_features(sch.mod))
+            self.learnt_ids.add(id(rec))
+            feats.append(replayed.features)
             lats.append(rec.mean_run_sec if rec.is_valid else None)
-            groups.append(_group(workload.shash, rec.target))
+            groups.append(_group(rec.workload.shash, rec.target))
         for f, t, g in zip(feats, lats, groups):
             self.model.add([f], [t], g)
         self.model.fit()
@@ -121,4 +176,4 @@ def shared_cost_model(cost_model, seed, database, target, who, log=None, make=No
     return cost_model
 
 
-__all__ = ["SharedCostModel", "TaskCostModel", "shared_cost_model"]
+__all__ = ["ReplayCache", "Replayed", "SharedCostModel", "TaskCostModel", "shared_cost_model"]

@@ -9,7 +9,6 @@ import os
 import sys
 import time
 
-from .. import ir as _ir
 from ..error import TVMValueError
 from .arg_info import ArgInfo
 from .budget import TuningBudget
@@ -18,6 +17,7 @@ from .cost_model import RandomModel, XGBModel
 from .default_candidate import default_schedule, is_default_trace
 from .database import JSONDatabase, MemoryDatabase, Database, TuningRecord
 from .feature import estimate_flops
+from .shared_cost_model import ReplayCache
 from .runner import LocalRunner, RunnerInput
 from . import search_strategy as _strategy
 from .arguments import (check_max_time, check_num_tuning_cores, check_seed, check_trials, check_tunable_target,
@@ -88,10 +88,12 @@ class TaskState:
         self.workload = self.database.commit_workload(mod)
         self.args_info = ArgInfo.from_prim_func(mod["main"])
         existing = self.database.records_of(mod)
-        for rec in existing:
-            sch = _ir_schedule(mod, rec.trace)
-            if sch is not None:
-                ctx.measured.add(int(_ir.structural_hash(sch.mod)))
+        # One replay per record (shared with the cost model's warm start when it ran).
+        replays = getattr(self.cost_model, "replays", None) or ReplayCache()
+        replayed = [replays.get(rec, mod) for rec in existing]
+        for rep in replayed:
+            if rep is not None:
+                ctx.measured.add(rep.shash)
         # The untuned default schedule goes first into the first round (unless a
         # previous run measured it): tuning never ends slower than not tuning. Not with
         # a ScheduleFn space: the user's own schedule function defines every candidate
@@ -104,7 +106,9 @@ class TaskState:
                 self.default_cand = cand
                 ctx.measured.add(cand.shash)
         self.strategy = _strategy.create(ctx.search_strategy, ctx, self.cost_model, self.num_trials_per_iter)
-        seeds = [r for r in existing if not is_default_trace(r.trace, default_sch)]
+        learnt = getattr(self.cost_model, "learnt", lambda rec: False)
+        seeds = [(r, rep, learnt(r)) for r, rep in zip(existing, replayed)
+                 if rep is not None and not is_default_trace(r.trace, default_sch)]
         if seeds and isinstance(self.strategy, _strategy.EvolutionarySearch):
             self.strategy.seed_measured(seeds)
         ref_path = os.path.join(self.work_dir, f"reference_{self.workload.shash}.npz")
@@ -237,6 +241,15 @@ def progress_text(states, total, budget):
     return "  ".join(parts)
 
 
+def cost_model_text(model):
+    """One line on the cost model's refits (XGBModel: fits, seconds, deferred refits), or None."""
+    model = getattr(model, "model", model)
+    if not hasattr(model, "fit_secs"):
+        return None
+    return (f"Cost model: {model.num_fits} fits in {model.fit_secs:.1f} s ({model.num_skipped_fits} refits deferred, "
+            f"{model.num_measurements} measurements)")
+
+
 def report_sample_errors(states):
     for st in states:
         if st.ctx.sample_errors:
@@ -266,18 +279,10 @@ def tune_task(ctx, database, builder, runner, cost_model, max_trials, num_trials
                f"{max_trials} trials (rerun with the same work_dir to continue)")
     _print(summary_table([state]))
     _print(f"Wall time: {fmt_time(budget.elapsed())}")
+    if cost_model_text(cost_model):
+        _print(cost_model_text(cost_model))
     report_sample_errors([state])
     return database
-
-
-def _ir_schedule(mod, trace):
-    from ..tir.schedule import Schedule
-    sch = Schedule(mod)
-    try:
-        trace.apply_to_schedule(sch)
-    except Exception:  # noqa: BLE001 -- a record that no longer replays is ignored
-        return None
-    return sch
 
 
 def make_database(database, work_dir, who):
@@ -350,4 +355,4 @@ def tune_tir(mod, target, work_dir, max_trials_global, *, num_trials_per_iter=64
             runner.close()
 
 
-__all__ = ["TaskState", "model_latency_us", "progress_text", "summary_table", "tune_tir", "tune_task"]
+__all__ = ["TaskState", "cost_model_text", "model_latency_us", "progress_text", "summary_table", "tune_tir", "tune_task"]

@@ -195,20 +195,23 @@ def test_gradient_based_picks_the_largest_hand_computed_gradient():
     assert expected == pytest.approx([1.3333333, 3.2, 2.1733333])
     got = [sched.gradient(t.best_ms_history, t.weight) for t in sched.states]
     assert got == pytest.approx(expected)
-    assert [sched.next_task_id() for _ in range(3)] == [0, 1, 2]      # warm-up: each task once, in order
+    # no warm-up round for tasks that already have a history (resumed): the largest gradient first
     assert sched.next_task_id() == 1
     sched.states[1].terminated = True
     assert sched.next_task_id() == 2
-    sched.states[2].best_ms_history.append(1e100)                     # no valid result: huge gradient
-    assert sched.next_task_id() == 2
+    sched.states[2].best_ms_history.append(1e100)                     # no valid result: never chosen (TVM)
+    assert sched.gradient(sched.states[2].best_ms_history, 1) == -np.inf
+    assert sched.next_task_id() == 0
     sched.states[0].terminated = sched.states[2].terminated = True
     assert sched.next_task_id() == -1
 
 
 def test_gradient_based_ties_pick_a_live_task_at_random_and_skip_terminated_in_warmup():
     sched = GradientBased(seed=3)
-    sched.states = [_FakeTask([2.0], 1), _FakeTask([2.0], 1, terminated=True), _FakeTask([2.0], 1)]
+    sched.states = [_FakeTask([], 1), _FakeTask([], 1, terminated=True), _FakeTask([], 1)]
     assert [sched.next_task_id(), sched.next_task_id()] == [0, 2]
+    for t in sched.states:
+        t.best_ms_history.append(2.0)
     picks = {sched.next_task_id() for _ in range(40)}
     assert picks == {0, 2}
 
@@ -250,9 +253,9 @@ def test_tune_relax_mlp_then_compile_relax_matches_numpy(tmp_path, capsys):
     assert len(recs) == 6
     for t in tasks:
         assert db.query_tuning_record(t.mod, target=str(tvm.target.Target(TARGET))) is not None, t.task_name
-    # the weight-3 task got its warm-up round and at least as many trials as the other
+    # each task got its one-trial warm-up round; the weight-3 task at least as many trials as the other
     per_task = [len(db.records_of(t.mod)) for t in tasks]
-    assert per_task[0] >= 2 and per_task[1] >= 2 and sum(per_task) == 6
+    assert per_task[0] >= per_task[1] >= 1 and sum(per_task) == 6
 
     ex = ms.relax_integration.compile_relax(db, mod, TARGET, nd_params)
     vm = relax.VirtualMachine(ex, tvm.cpu())
@@ -314,11 +317,11 @@ def test_tune_ir_mod_and_tune_tir_passes_fill_work_dir(tmp_path):
         same = relax.transform.MetaScheduleTuneIRMod({}, work_dir, 4)(mod)
         assert same.same_as(mod) or tvm.ir.structural_equal(same, mod)
         applied = relax.transform.MetaScheduleApplyDatabase(work_dir)(mod)
-    # rounds are min(64, budget) trials as TVM's, but a first round leaves the tasks still
-    # waiting for theirs an equal share (TVM's warm-up would give all 4 to the first task)
+    # the gradient scheduler's warm-up round measures one trial per task (TVM's warm-up would give
+    # all 4 to the first task); the rest goes to the weight-3 dense task, most of the model's time
     db = ms.database.JSONDatabase(work_dir=work_dir)
-    assert len(db.records_of(task_mod(mod["dense0"]))) == 2
-    assert len(db.records_of(task_mod(mod["dense_out"]))) == 2
+    n_dense, n_out = len(db.records_of(task_mod(mod["dense0"]))), len(db.records_of(task_mod(mod["dense_out"])))
+    assert n_dense + n_out == 4 and n_dense >= n_out >= 1
     assert all(applied[n].attrs["tir.is_scheduled"] for n in ("dense0", "dense1", "dense_out"))
 
     tir_dir = str(tmp_path / "tir")

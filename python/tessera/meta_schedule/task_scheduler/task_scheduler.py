@@ -9,7 +9,8 @@ import time
 
 from ..arguments import check_max_time
 from ..budget import TuningBudget
-from ..tune import TaskState, fmt_time, progress_text, report_sample_errors, summary_table, _print, make_cost_model
+from ..tune import (TaskState, cost_model_text, fmt_time, progress_text, report_sample_errors, summary_table, _print,
+                    make_cost_model)
 from ...error import OpNotImplemented, TVMValueError
 
 
@@ -61,7 +62,8 @@ class TaskScheduler:
             # what is left (the first candidate of each is its default schedule), so a
             # budget smaller than tasks x num_trials_per_iter still reaches every task.
             waiting = sum(1 for s in self.states if s.done == 0 and not s.terminated) if st.done == 0 else 1
-            n = st.run_round(budget.round_size(num_trials_per_iter, max_trials_global - total, waiting))
+            n = st.run_round(budget.round_size(self.round_trials(st, num_trials_per_iter), max_trials_global - total,
+                                               waiting))
             budget.record_round(n, time.time() - round_start)
             total += n
             if n == 0:
@@ -76,11 +78,17 @@ class TaskScheduler:
                    "(rerun with the same work_dir to continue)")
         _print(summary_table(self.states))
         _print(f"Wall time: {fmt_time(budget.elapsed())}")
+        if cost_model_text(self.cost_model):
+            _print(cost_model_text(self.cost_model))
         report_sample_errors(self.states)
         return database
 
     def on_start(self):
         """Called once the tasks are prepared, before the first round."""
+
+    def round_trials(self, state, num_trials_per_iter):
+        """How many trials the next round of ``state`` (a TaskState) asks for."""
+        return num_trials_per_iter
 
 
 def create(kind="gradient", seed=None):
