@@ -1,0 +1,82 @@
+"""Where a model loses when it runs on more threads: builds one model of
+benchmarks/models.py (untuned, relax.build(mod, "llvm")) and profiles every
+kernel in the model with vm.profile at 1 thread and at N threads, with the
+thread pool's affinity (runtime.SetParallelAffinity) on and off, all in one
+process, interleaved; prints per kernel the minimum over the rounds, its
+speed-up over 1 thread, and the end-to-end median latency of each setting.
+`python benchmarks/thread_scaling.py --model mobilenet_v2 --threads 2`.
+"""
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from models import MODELS, build_model  # noqa: E402
+
+
+def settings(threads):
+    """(label, threads, affinity) of each measured setting."""
+    return [("1 thread", 1, True), (f"{threads} thr, no affinity", threads, False),
+            (f"{threads} thr, affinity", threads, True)]
+
+
+def main(model_name="mobilenet_v2", batch=1, threads=2, rounds=15, top=25):
+    import torch  # pylint: disable=import-outside-toplevel
+    import tessera as tvm  # pylint: disable=import-outside-toplevel
+    from tessera.relax.frontend.torch import from_exported_program  # pylint: disable=import-outside-toplevel
+
+    torch.set_grad_enabled(False)
+    torch.set_num_threads(1)
+    model, shape = build_model(torch, model_name, batch)
+    x = np.random.default_rng(1).standard_normal(shape).astype("float32")
+    mod = from_exported_program(torch.export.export(model, (torch.from_numpy(x),)), unwrap_unit_return_tuple=True)
+    ex = tvm.relax.build(mod, target="llvm")
+    vm = tvm.relax.VirtualMachine(ex, tvm.cpu(), profile=True)
+    f, nd_x = vm["main"], tvm.nd.array(x)
+    set_threads = tvm.get_global_func("runtime.SetNumThreads")
+    set_affinity = tvm.get_global_func("runtime.SetParallelAffinity")
+    configs = settings(threads)
+    best = {}      # (kernel, shapes) -> [min us per setting]
+    count = {}
+    latency = [[] for _ in configs]
+    print(f"{model_name} batch {batch}: {rounds} interleaved rounds; load average {os.getloadavg()[0]:.1f}")
+    for _ in range(rounds):
+        for k, (_, n, aff) in enumerate(configs):
+            set_threads(n)
+            set_affinity(aff)
+            f(nd_x)
+            for _ in range(3):
+                t0 = time.perf_counter()
+                f(nd_x)
+                latency[k].append(time.perf_counter() - t0)
+            for c in vm.profile("main", nd_x).calls:
+                key = (c["Name"], str(c["Shapes"]))
+                row = best.setdefault(key, [float("inf")] * len(configs))
+                row[k] = min(row[k], c["Duration (us)"])
+                count[key] = c["Count"]
+    set_affinity(True)
+    print(f"load average {os.getloadavg()[0]:.1f} at the end")
+    head = f"{'kernel':28s} {'calls':>5s} " + " ".join(f"{label:>22s}" for label, _, _ in configs)
+    print(head + "   speed-up (no aff / aff)")
+    rows = sorted(best.items(), key=lambda kv: -kv[1][0])
+    for (name, shapes), us in rows[:top]:
+        ups = " / ".join(f"{us[0] / u:.2f}" for u in us[1:])
+        print(f"{name[:28]:28s} {count[(name, shapes)]:5d} " + " ".join(f"{u:22.1f}" for u in us) + f"   {ups}"
+              + f"   {shapes[:60]}")
+    sums = [sum(us[k] for us in best.values()) for k in range(len(configs))]
+    print(f"{'sum of kernel minima (us)':34s} " + " ".join(f"{s:22.1f}" for s in sums))
+    print(f"{'median latency (ms)':34s} " + " ".join(f"{np.median(lat) * 1e3:22.3f}" for lat in latency))
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", choices=MODELS, default="mobilenet_v2")
+    parser.add_argument("--batch", type=int, default=1)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--top", type=int, default=25)
+    a = parser.parse_args()
+    main(a.model, a.batch, a.threads, a.rounds, a.top)
