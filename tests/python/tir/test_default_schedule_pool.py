@@ -105,3 +105,61 @@ def test_symbolic_batch():
         x = np.random.default_rng(batch).standard_normal((batch, 32, 15, 15)).astype("float32")
         np.testing.assert_allclose(vm["main"](tvm.nd.array(x)).numpy(), _expected(x, "depthwise", 2, 1, w),
                                    rtol=1e-4, atol=1e-4)
+
+
+def _unrolled_pad_steps(func):
+    """Extents of the unrolled loops whose body is a padding block."""
+    found = []
+
+    def visit(n):
+        if isinstance(n, tir.For) and n.kind == tir.ForKind.UNROLLED:
+            blocks = []
+            tir.stmt_functor.post_order_visit(n.body, lambda m: blocks.append(m.name_hint)
+                                              if isinstance(m, tir.Block) else None)
+            if blocks and all(b.startswith("pad_temp") for b in blocks):
+                found.append(int(n.extent))
+    tir.stmt_functor.post_order_visit(func.body, visit)
+    return found
+
+
+@pytest.mark.parametrize("op,x_shape,stride", [
+    ("depthwise", (1, 16, 56, 56), 2),  # MobileNetV2's stride-2 depthwise convs (96x112x112 there)
+    ("depthwise", (2, 8, 28, 34), 2),
+    ("max", (1, 16, 40, 40), 2),        # ResNet's stem pool
+    ("depthwise", (1, 12, 22, 22), 3),  # padded width 24: S = 3 divides it
+    ("avg", (1, 16, 25, 30), 2),        # padded width 32, an odd height
+])
+def test_deinterleaved_padding_is_copied_stride_columns_a_step(op, x_shape, stride):
+    """The padding stage of a column-strided window is stored deinterleaved
+    (pad[.., w % S, w / S]); its copy runs S columns per unrolled step (one
+    contiguous store per deinterleaved row, S consecutive loads, which LLVM
+    vectorizes), where a loop over w stored by a scalar scatter. Off with
+    PassContext config tir.default_schedule.strided_pad_copy=False; both match
+    PyTorch."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(x_shape).astype("float32")
+    w = rng.standard_normal((x_shape[1], 1, 3, 3)).astype("float32") if op == "depthwise" else None
+    mod = _module(x_shape, op, stride, 1, w)
+    expected = _expected(x, op, stride, 1, w)
+    for on in (True, False):
+        with tvm.transform.PassContext(config={"tir.default_schedule.strided_pad_copy": on}):
+            func = _scheduled(mod)
+            ex = relax.build(mod, target=TARGET)
+        steps = _unrolled_pad_steps(func)
+        if on:  # left border, interior, right border: each a loop of S unrolled columns
+            assert steps and set(steps) == {stride}, func.script()
+        else:
+            assert not steps, func.script()
+        got = relax.VirtualMachine(ex, tvm.cpu())["main"](tvm.nd.array(x)).numpy()
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_stride_that_does_not_divide_the_padded_width_keeps_the_plain_copy():
+    """Padded width 15 (13 + 2) with stride 2: no deinterleaved stage, no unrolled copy; matches PyTorch."""
+    x_shape = (1, 8, 13, 13)
+    x = np.random.default_rng(4).standard_normal(x_shape).astype("float32")
+    w = np.random.default_rng(5).standard_normal((8, 1, 3, 3)).astype("float32")
+    mod = _module(x_shape, "depthwise", 2, 1, w)
+    assert not _unrolled_pad_steps(_scheduled(mod))
+    got = relax.VirtualMachine(relax.build(mod, target=TARGET), tvm.cpu())["main"](tvm.nd.array(x)).numpy()
+    np.testing.assert_allclose(got, _expected(x, "depthwise", 2, 1, w), rtol=1e-5, atol=1e-5)
