@@ -163,3 +163,31 @@ def test_stride_that_does_not_divide_the_padded_width_keeps_the_plain_copy():
     assert not _unrolled_pad_steps(_scheduled(mod))
     got = relax.VirtualMachine(relax.build(mod, target=TARGET), tvm.cpu())["main"](tvm.nd.array(x)).numpy()
     np.testing.assert_allclose(got, _expected(x, "depthwise", 2, 1, w), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("x_shape,stride,rows", [
+    ((1, 16, 14, 14), 1, 7),   # MobileNetV2's 14x14 and 7x7 layers: 7 rows per tile (was 2 and 1)
+    ((1, 16, 7, 7), 1, 7),
+    ((1, 16, 14, 14), 2, 7),
+    ((1, 16, 28, 28), 1, 4),   # 4 when it divides the height
+    ((1, 16, 11, 11), 1, 1),   # a prime height over 8: one row
+])
+def test_row_tile_is_four_or_the_largest_divisor_up_to_eight(x_shape, stride, rows):
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal(x_shape).astype("float32")
+    w = rng.standard_normal((x_shape[1], 1, 3, 3)).astype("float32")
+    mod = _module(x_shape, "depthwise", stride, 1, w)
+    func = _scheduled(mod)
+    unrolled = []
+
+    def visit(n):
+        if isinstance(n, tir.For) and n.kind == tir.ForKind.UNROLLED:
+            names = []
+            tir.stmt_functor.post_order_visit(n.body, lambda m: names.append(m.name_hint)
+                                              if isinstance(m, tir.Block) else None)
+            if "group_conv2d_nchw_update" in names:
+                unrolled.append(int(n.extent))
+    tir.stmt_functor.post_order_visit(func.body, visit)
+    assert unrolled == [rows], func.script()
+    got = relax.VirtualMachine(relax.build(mod, target=TARGET), tvm.cpu())["main"](tvm.nd.array(x)).numpy()
+    np.testing.assert_allclose(got, _expected(x, "depthwise", stride, 1, w), rtol=1e-5, atol=1e-5)
