@@ -3,8 +3,10 @@ sizes: with enough images x channels for the cores, the parallel loop is [n, c] 
 padding stage is computed per channel plane inside it (a plane-sized buffer per
 iteration, not the whole padded tensor: at batch 8 ResNet's 3x3/2 max pool wrote and read
 back 26 MB, MobileNetV2's first depthwise conv 40 MB); with few planes the parallel loop
-keeps the row tiles. Max/avg pooling and depthwise conv2d match PyTorch over odd sizes,
-strides and a symbolic batch."""
+keeps the row tiles. A padding stage stored deinterleaved by a column stride is copied
+S columns per unrolled step; the row tile is 4 rows or the height's largest divisor up
+to 8. Max/avg pooling and depthwise conv2d match PyTorch over odd sizes, strides and a
+symbolic batch."""
 import numpy as np
 import pytest
 
@@ -107,8 +109,8 @@ def test_symbolic_batch():
                                    rtol=1e-4, atol=1e-4)
 
 
-def _unrolled_pad_steps(func):
-    """Extents of the unrolled loops whose body is a padding block."""
+def _unrolled_over(func, wanted):
+    """Extents of the unrolled loops whose body's block names satisfy `wanted`."""
     found = []
 
     def visit(n):
@@ -116,10 +118,15 @@ def _unrolled_pad_steps(func):
             blocks = []
             tir.stmt_functor.post_order_visit(n.body, lambda m: blocks.append(m.name_hint)
                                               if isinstance(m, tir.Block) else None)
-            if blocks and all(b.startswith("pad_temp") for b in blocks):
+            if blocks and wanted(blocks):
                 found.append(int(n.extent))
     tir.stmt_functor.post_order_visit(func.body, visit)
     return found
+
+
+def _unrolled_pad_steps(func):
+    """Extents of the unrolled loops whose body is a padding block."""
+    return _unrolled_over(func, lambda blocks: all(b.startswith("pad_temp") for b in blocks))
 
 
 @pytest.mark.parametrize("op,x_shape,stride", [
@@ -178,16 +185,7 @@ def test_row_tile_is_four_or_the_largest_divisor_up_to_eight(x_shape, stride, ro
     w = rng.standard_normal((x_shape[1], 1, 3, 3)).astype("float32")
     mod = _module(x_shape, "depthwise", stride, 1, w)
     func = _scheduled(mod)
-    unrolled = []
-
-    def visit(n):
-        if isinstance(n, tir.For) and n.kind == tir.ForKind.UNROLLED:
-            names = []
-            tir.stmt_functor.post_order_visit(n.body, lambda m: names.append(m.name_hint)
-                                              if isinstance(m, tir.Block) else None)
-            if "group_conv2d_nchw_update" in names:
-                unrolled.append(int(n.extent))
-    tir.stmt_functor.post_order_visit(func.body, visit)
+    unrolled = _unrolled_over(func, lambda blocks: "group_conv2d_nchw_update" in blocks)
     assert unrolled == [rows], func.script()
     got = relax.VirtualMachine(relax.build(mod, target=TARGET), tvm.cpu())["main"](tvm.nd.array(x)).numpy()
     np.testing.assert_allclose(got, _expected(x, "depthwise", stride, 1, w), rtol=1e-5, atol=1e-5)
