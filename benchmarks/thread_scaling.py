@@ -1,9 +1,8 @@
 """Where a model loses when it runs on more threads: builds one model of
 benchmarks/models.py (untuned, relax.build(mod, "llvm")) and profiles every
 kernel in the model with vm.profile at 1 thread and at N threads, with the
-thread pool's affinity (runtime.SetParallelAffinity) and its workers' polling
-while the caller finishes a loop (runtime.SetLoopWaitMicros) on and off, all
-in one process, interleaved; prints per kernel the minimum over the rounds, its
+thread pool's affinity (runtime.SetParallelAffinity) on and off, all in one
+process, interleaved; prints per kernel the minimum over the rounds, its
 speed-up over 1 thread, and the end-to-end median latency of each setting
 (--no-profile: latency only; --features A:B: a slice of MobileNetV2's layers,
 e.g. 13:16 its three 96-channel blocks at 14x14; --ort: ONNX Runtime too).
@@ -23,10 +22,9 @@ from models import MODELS, build_model  # noqa: E402
 
 
 def settings(threads):
-    """(label, threads, pool settings: runtime.SetParallelAffinity, runtime.SetLoopWaitMicros)."""
-    return [("1 thread", 1, (True, 1000)), (f"{threads} thr, neither", threads, (False, 0)),
-            (f"{threads} thr, affinity", threads, (True, 0)), (f"{threads} thr, loop wait", threads, (False, 1000)),
-            (f"{threads} thr, both (default)", threads, (True, 1000))]
+    """(label, threads, affinity) of each measured setting."""
+    return [("1 thread", 1, True), (f"{threads} thr, no affinity", threads, False),
+            (f"{threads} thr, affinity", threads, True)]
 
 
 def main(model_name="mobilenet_v2", batch=1, threads=2, rounds=15, top=25, calls=3, profile=True, features=None, ort=False):
@@ -48,7 +46,6 @@ def main(model_name="mobilenet_v2", batch=1, threads=2, rounds=15, top=25, calls
     f, nd_x = vm["main"], tvm.nd.array(x)
     set_threads = tvm.get_global_func("runtime.SetNumThreads")
     set_affinity = tvm.get_global_func("runtime.SetParallelAffinity")
-    set_loop_wait = tvm.get_global_func("runtime.SetLoopWaitMicros")
     configs = settings(threads)
     if ort:  # ONNX Runtime at `threads` threads, timed in the same rounds
         with tempfile.TemporaryDirectory() as tmp:
@@ -64,8 +61,7 @@ def main(model_name="mobilenet_v2", batch=1, threads=2, rounds=15, top=25, calls
                 call = lambda: sess.run(None, {"x": x})  # noqa: E731
             else:
                 set_threads(n)
-                set_affinity(aff[0])
-                set_loop_wait(aff[1])
+                set_affinity(aff)
                 call = lambda: f(nd_x)  # noqa: E731
             call()
             for _ in range(calls):
@@ -80,13 +76,12 @@ def main(model_name="mobilenet_v2", batch=1, threads=2, rounds=15, top=25, calls
                 row[k] = min(row[k], c["Duration (us)"])
                 count[key] = c["Count"]
     set_affinity(True)
-    set_loop_wait(1000)
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
     head = f"{'kernel':28s} {'calls':>5s} " + " ".join(f"{label:>22s}" for label, _, _ in configs)
-    print(head[:len(head) - (23 if ort else 0)] + "   speed-up over 1 thread")
+    print(head[:len(head) - (23 if ort else 0)] + "   speed-up (no aff / aff)")
     rows = sorted(best.items(), key=lambda kv: -kv[1][0])
     for (name, shapes), us in rows[:top]:
-        ups = " ".join(f"{us[0] / u:.2f}" for u in us[1:])
+        ups = " / ".join(f"{us[0] / u:.2f}" for u in us[1:])
         print(f"{name[:28]:28s} {count[(name, shapes)]:5d} " + " ".join(f"{u:22.1f}" for u in us) + f"   {ups}"
               + f"   {shapes[:60]}")
     sums = [sum(us[k] for us in best.values()) for k in range(len(settings(threads)))]

@@ -187,12 +187,6 @@ TESSERA_REGISTER_GLOBAL("runtime.SetNumThreads").set_body_typed([](int n) {
 TESSERA_REGISTER_GLOBAL("runtime.SetParallelAffinity").set_body_typed([](bool on) {
   return runtime::SetParallelAffinity(on);
 });
-// The workers' polling while the caller finishes a loop (see thread_pool.h);
-// returns the previous value.
-TESSERA_REGISTER_GLOBAL("runtime.SetLoopWaitMicros").set_body_typed([](int64_t us) {
-  TESSERA_CHECK_OR_THROW(us >= 0, ValueError) << "the loop wait must be >= 0 microseconds, got " << us;
-  return runtime::SetLoopWaitMicros(us);
-});
 TESSERA_REGISTER_GLOBAL("runtime.GetNumThreads").set_body_typed([]() {
   return static_cast<int64_t>(runtime::DefaultNumThreads());
 });

@@ -33,17 +33,6 @@ int64_t SpinMicros() {
   return us;
 }
 
-// How long, at most, an idle worker keeps polling while the caller still runs
-// the last chunks of a loop, before its SpinMicros start (TESSERA_SPIN_LOOP_US
-// overrides; 0: SpinMicros count from the worker's own last chunk).
-std::atomic<int64_t>& LoopWaitFlag() {
-  static std::atomic<int64_t> us{[] {
-    const char* v = std::getenv("TESSERA_SPIN_LOOP_US");
-    return v != nullptr ? std::max<int64_t>(0, std::atoll(v)) : int64_t(1000);
-  }()};
-  return us;
-}
-
 int CpusAvailable() {
   cpu_set_t set;
   if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
@@ -118,7 +107,6 @@ class Pool {
     std::unique_lock<std::mutex> running(run_mu_, std::try_to_lock);
     if (!running.owns_lock()) return Serial(task, data, 0, n);  // another thread's loop is running
     EnsureWorkers(threads - 1);
-    in_loop_.store(true, std::memory_order_relaxed);
     {
       std::lock_guard<std::mutex> lock(mu_);
       task_ = task;
@@ -156,7 +144,6 @@ class Pool {
     }
     std::unique_lock<std::mutex> lock(mu_);
     done_.wait(lock, [&] { return active_.load(std::memory_order_relaxed) == 0; });
-    in_loop_.store(false, std::memory_order_relaxed);
     return status_.load(std::memory_order_relaxed);
   }
 
@@ -201,22 +188,10 @@ class Pool {
   void WorkerLoop(int id) {
     uint64_t seen = generation_.load(std::memory_order_acquire);
     for (;;) {
-      // Poll for the next loop: while the caller still finishes this one (its
-      // next loop usually follows within microseconds; a worker that sleeps
-      // meanwhile makes the next loop wait for its wake-up), then SpinMicros.
       auto start = std::chrono::steady_clock::now();
       const auto budget = std::chrono::microseconds(SpinMicros());
-      const auto cap = start + std::chrono::microseconds(LoopWaitMicros());
-      for (int k = 0; budget.count() > 0 && generation_.load(std::memory_order_acquire) == seen; ++k) {
-        if ((k & 63) == 0) {
-          const auto now = std::chrono::steady_clock::now();
-          if (in_loop_.load(std::memory_order_relaxed) && now < cap) {
-            start = now;
-            std::this_thread::yield();  // another process waiting for this core runs first
-          } else if (now - start >= budget) {
-            break;
-          }
-        }
+      for (int k = 0; generation_.load(std::memory_order_acquire) == seen; ++k) {
+        if ((k & 63) == 0 && std::chrono::steady_clock::now() - start >= budget) break;
         TESSERA_PAUSE();
       }
       std::unique_lock<std::mutex> lock(mu_);
@@ -245,7 +220,6 @@ class Pool {
   int32_t chunk_ = 1;
   int ranges_ = 1;
   std::vector<Range> ranges_at_ = std::vector<Range>(1);
-  std::atomic<bool> in_loop_{false};  // the caller is inside Run (workers poll it)
   std::atomic<int> active_{0};  // workers inside Work (changed under mu_, polled without it)
   int participants_ = 0;
   bool open_ = false;
@@ -259,10 +233,6 @@ Pool& GlobalPool() {
 
 }  // namespace
 
-int64_t LoopWaitMicros() { return LoopWaitFlag().load(std::memory_order_relaxed); }
-int64_t SetLoopWaitMicros(int64_t us) {
-  return LoopWaitFlag().exchange(std::max<int64_t>(0, us), std::memory_order_relaxed);
-}
 bool ParallelAffinity() { return AffinityFlag().load(std::memory_order_relaxed); }
 bool SetParallelAffinity(bool on) { return AffinityFlag().exchange(on, std::memory_order_relaxed); }
 

@@ -1,7 +1,7 @@
 // The runtime's thread pool for the parallel loops of compiled kernels
-// (TesseraParallelFor, kernel_abi.cc): workers poll (yielding) while the
-// caller finishes a loop and briefly after it, the caller briefly for the
-// workers' last chunks, then they sleep on a condition variable, so a busy machine is not slowed by idle
+// (TesseraParallelFor, kernel_abi.cc): workers spin briefly after each loop,
+// and the caller briefly for the workers' last chunks, then they sleep on a
+// condition variable, so a busy machine is not slowed by idle
 // spinning; each thread claims chunks of its own share of the iterations first,
 // then of the others' shares, so a descheduled worker delays nobody; a loop started inside another, or while
 // another thread runs one, runs serially on its caller. Runtime layer.
@@ -25,14 +25,6 @@ int32_t ParallelFor(ParallelTask task, void* data, int32_t num_tasks, int max_th
 // TESSERA_PARALLEL_AFFINITY=0 starts with it off. Set returns the old value.
 bool ParallelAffinity();
 bool SetParallelAffinity(bool on);
-
-// How long (microseconds, at most) an idle worker polls while the caller
-// finishes the current loop, before its TESSERA_SPIN_US countdown starts (the
-// next loop usually follows within microseconds; a sleeping worker costs it a
-// wake-up): TESSERA_SPIN_LOOP_US, default 1000; 0 counts the spin from the
-// worker's own last chunk. Set returns the old value.
-int64_t LoopWaitMicros();
-int64_t SetLoopWaitMicros(int64_t us);
 
 // The default number of threads of parallel loops: TESSERA_NUM_THREADS or
 // TVM_NUM_THREADS when set, else the CPUs this process may run on.
