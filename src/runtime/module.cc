@@ -182,6 +182,11 @@ TESSERA_REGISTER_GLOBAL("runtime.SetNumThreads").set_body_typed([](int n) {
   TESSERA_CHECK_OR_THROW(n > 0, ValueError) << "the number of threads must be positive, got " << n;
   runtime::SetDefaultNumThreads(n);
 });
+// Thread t of a parallel loop first runs its own t-th of the iterations (see
+// thread_pool.h); returns the previous setting.
+TESSERA_REGISTER_GLOBAL("runtime.SetParallelAffinity").set_body_typed([](bool on) {
+  return runtime::SetParallelAffinity(on);
+});
 TESSERA_REGISTER_GLOBAL("runtime.GetNumThreads").set_body_typed([]() {
   return static_cast<int64_t>(runtime::DefaultNumThreads());
 });

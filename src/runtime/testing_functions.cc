@@ -1,9 +1,14 @@
 // Global functions used by tests to exercise the FFI boundary from Python
 // (echo values, call back into Python, raise errors, touch NDArray memory).
 // Runtime layer; registered under the "testing." prefix, as TVM does.
+#include <chrono>
+#include <thread>
+#include <vector>
+
 #include "runtime/array.h"
 #include "runtime/ndarray.h"
 #include "runtime/registry.h"
+#include "runtime/thread_pool.h"
 
 namespace tessera {
 namespace {
@@ -61,6 +66,36 @@ TESSERA_REGISTER_GLOBAL("testing.ndarray_scale_f32").set_body_typed([](NDArray a
 // Returns the data address modulo 64 (alignment check from Python).
 TESSERA_REGISTER_GLOBAL("testing.ndarray_alignment").set_body_typed([](NDArray a) {
   return static_cast<int64_t>(reinterpret_cast<uintptr_t>(a.DataPtr()) % 64);
+});
+
+// testing.parallel_for_threads(n, threads, busy_us): runs a parallel loop of n
+// iterations, each busy for busy_us microseconds, on the thread pool; returns
+// per iteration which thread ran it: 0 the caller, k > 0 the k-th other thread
+// seen (numbered in iteration order).
+TESSERA_REGISTER_GLOBAL("testing.parallel_for_threads").set_body_typed([](int64_t n, int64_t threads, int64_t busy_us) {
+  TESSERA_CHECK_OR_THROW(n > 0 && n < (1 << 20), ValueError) << "n must be in [1, 2^20), got " << n;
+  struct Loop {
+    std::vector<std::thread::id> ran;
+    int64_t busy_us;
+  } loop{std::vector<std::thread::id>(static_cast<size_t>(n)), busy_us};
+  auto task = [](int32_t i, void* p) -> int32_t {
+    auto* l = static_cast<Loop*>(p);
+    l->ran[static_cast<size_t>(i)] = std::this_thread::get_id();
+    auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(l->busy_us);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+    return 0;
+  };
+  runtime::ParallelFor(task, &loop, static_cast<int32_t>(n), static_cast<int>(threads));
+  std::vector<std::thread::id> seen{std::this_thread::get_id()};
+  Array<int64_t> out;
+  for (const std::thread::id& id : loop.ran) {
+    size_t k = 0;
+    while (k < seen.size() && seen[k] != id) ++k;
+    if (k == seen.size()) seen.push_back(id);
+    out.push_back(static_cast<int64_t>(k));
+  }
+  return out;
 });
 
 }  // namespace

@@ -53,6 +53,54 @@ std::atomic<int> default_threads{0};
 thread_local int thread_cap = 0;
 thread_local bool in_parallel = false;
 
+// Whether thread t of a parallel loop first runs the t-th contiguous range of
+// its iterations (TESSERA_PARALLEL_AFFINITY=0 turns it off: every thread takes
+// chunks in order from one shared counter).
+std::atomic<bool>& AffinityFlag() {
+  static std::atomic<bool> on{[] {
+    const char* v = std::getenv("TESSERA_PARALLEL_AFFINITY");
+    return v == nullptr || std::atoi(v) != 0;
+  }()};
+  return on;
+}
+
+// The unclaimed iterations [front, back) of one range, both in one word so the
+// owner (from the front) and thieves (from the back) claim by one CAS.
+struct alignas(64) Range {
+  std::atomic<uint64_t> span{0};
+
+  static uint64_t Pack(int32_t front, int32_t back) {
+    return (uint64_t(uint32_t(back)) << 32) | uint32_t(front);
+  }
+  void Reset(int32_t front, int32_t back) { span.store(Pack(front, back), std::memory_order_relaxed); }
+  bool TakeFront(int32_t chunk, int32_t* begin, int32_t* end) {
+    uint64_t cur = span.load(std::memory_order_relaxed);
+    for (;;) {
+      int32_t front = int32_t(uint32_t(cur)), back = int32_t(cur >> 32);
+      if (front >= back) return false;
+      int32_t next = std::min(back, front + chunk);
+      if (span.compare_exchange_weak(cur, Pack(next, back), std::memory_order_relaxed)) {
+        *begin = front;
+        *end = next;
+        return true;
+      }
+    }
+  }
+  bool TakeBack(int32_t chunk, int32_t* begin, int32_t* end) {
+    uint64_t cur = span.load(std::memory_order_relaxed);
+    for (;;) {
+      int32_t front = int32_t(uint32_t(cur)), back = int32_t(cur >> 32);
+      if (front >= back) return false;
+      int32_t next = std::max(front, back - chunk);
+      if (span.compare_exchange_weak(cur, Pack(front, next), std::memory_order_relaxed)) {
+        *begin = next;
+        *end = back;
+        return true;
+      }
+    }
+  }
+};
+
 class Pool {
  public:
   int32_t Run(ParallelTask task, void* data, int32_t n, int threads) {
@@ -63,17 +111,24 @@ class Pool {
       std::lock_guard<std::mutex> lock(mu_);
       task_ = task;
       data_ = data;
-      n_ = n;
       // Chunks of about a quarter of a thread's share: late threads find work left.
       chunk_ = std::max<int32_t>(1, n / (threads * 4));
-      next_.store(0, std::memory_order_relaxed);
+      // With affinity thread t owns the t-th of `threads` equal contiguous ranges
+      // (the same iterations in every loop of the same length: a consumer reads
+      // the channel planes its producer wrote on the same core); else one range
+      // shared by all.
+      ranges_ = ParallelAffinity() ? threads : 1;
+      for (int r = 0; r < ranges_; ++r) {
+        ranges_at_[r].Reset(static_cast<int32_t>(int64_t(n) * r / ranges_),
+                            static_cast<int32_t>(int64_t(n) * (r + 1) / ranges_));
+      }
       status_.store(0, std::memory_order_relaxed);
       participants_ = threads - 1;
       open_ = true;
       generation_.fetch_add(1, std::memory_order_release);
     }
     wake_.notify_all();
-    Work(task, data, n, chunk_);
+    Work(task, data, 0, ranges_, chunk_);
     {
       std::lock_guard<std::mutex> lock(mu_);
       open_ = false;  // workers that have not joined yet stay out: active_ only falls from here
@@ -100,20 +155,30 @@ class Pool {
     return 0;
   }
 
-  void Work(ParallelTask task, void* data, int32_t n, int32_t chunk) {
+  // Runs the chunks of its own range (slot % ranges) from the front, then
+  // takes chunks of the other ranges from their back (a late owner still finds
+  // the front of its range): returns when every range is empty.
+  void Work(ParallelTask task, void* data, int slot, int ranges, int32_t chunk) {
     bool saved = in_parallel;
     in_parallel = true;
-    for (int32_t i = next_.fetch_add(chunk, std::memory_order_relaxed); i < n;
-         i = next_.fetch_add(chunk, std::memory_order_relaxed)) {
-      if (int32_t rc = Serial(task, data, i, std::min(n, i + chunk)); rc != 0) {
-        int32_t zero = 0;
-        status_.compare_exchange_strong(zero, rc);
+    int32_t begin = 0, end = 0;
+    for (int k = 0; k < ranges; ++k) {
+      Range& range = ranges_at_[(slot + k) % ranges];
+      while (k == 0 ? range.TakeFront(chunk, &begin, &end) : range.TakeBack(chunk, &begin, &end)) {
+        if (int32_t rc = Serial(task, data, begin, end); rc != 0) {
+          int32_t zero = 0;
+          status_.compare_exchange_strong(zero, rc);
+        }
       }
     }
     in_parallel = saved;
   }
 
   void EnsureWorkers(int count) {
+    if (static_cast<int>(ranges_at_.size()) < count + 1) {
+      // no worker is inside Work here (run_mu_ is held and the last loop ended)
+      ranges_at_ = std::vector<Range>(count + 1);
+    }
     while (static_cast<int>(workers_) < count) {
       int id = static_cast<int>(workers_++);
       std::thread([this, id] { WorkerLoop(id); }).detach();
@@ -136,9 +201,10 @@ class Pool {
       ++active_;
       ParallelTask task = task_;
       void* data = data_;
-      int32_t n = n_, chunk = chunk_;
+      int ranges = ranges_;
+      int32_t chunk = chunk_;
       lock.unlock();
-      Work(task, data, n, chunk);
+      Work(task, data, id + 1, ranges, chunk);
       lock.lock();
       if (--active_ == 0) done_.notify_all();
     }
@@ -148,10 +214,12 @@ class Pool {
   std::mutex mu_;
   std::condition_variable wake_, done_;
   std::atomic<uint64_t> generation_{0};
-  std::atomic<int32_t> next_{0}, status_{0};
+  std::atomic<int32_t> status_{0};
   ParallelTask task_ = nullptr;
   void* data_ = nullptr;
-  int32_t n_ = 0, chunk_ = 1;
+  int32_t chunk_ = 1;
+  int ranges_ = 1;
+  std::vector<Range> ranges_at_ = std::vector<Range>(1);
   std::atomic<int> active_{0};  // workers inside Work (changed under mu_, polled without it)
   int participants_ = 0;
   bool open_ = false;
@@ -164,6 +232,9 @@ Pool& GlobalPool() {
 }
 
 }  // namespace
+
+bool ParallelAffinity() { return AffinityFlag().load(std::memory_order_relaxed); }
+bool SetParallelAffinity(bool on) { return AffinityFlag().exchange(on, std::memory_order_relaxed); }
 
 int DefaultNumThreads() {
   int n = default_threads.load(std::memory_order_relaxed);

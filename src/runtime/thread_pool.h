@@ -2,8 +2,8 @@
 // (TesseraParallelFor, kernel_abi.cc): workers spin briefly after each loop,
 // and the caller briefly for the workers' last chunks, then they sleep on a
 // condition variable, so a busy machine is not slowed by idle
-// spinning; iterations are claimed in chunks from a shared counter, so a
-// descheduled worker delays nobody; a loop started inside another, or while
+// spinning; each thread claims chunks of its own share of the iterations first,
+// then of the others' shares, so a descheduled worker delays nobody; a loop started inside another, or while
 // another thread runs one, runs serially on its caller. Runtime layer.
 #pragma once
 
@@ -18,6 +18,13 @@ using ParallelTask = int32_t (*)(int32_t, void*);
 // (the caller included; <= 0: the pool's default); the first nonzero return
 // value is returned (0 when every task succeeded).
 int32_t ParallelFor(ParallelTask task, void* data, int32_t num_tasks, int max_threads);
+
+// Whether thread t of a parallel loop over n iterations first runs the
+// iterations [t*n/T, (t+1)*n/T) (then helps the others from the back of theirs),
+// so consecutive loops of the same length touch the same data on the same core;
+// TESSERA_PARALLEL_AFFINITY=0 starts with it off. Set returns the old value.
+bool ParallelAffinity();
+bool SetParallelAffinity(bool on);
 
 // The default number of threads of parallel loops: TESSERA_NUM_THREADS or
 // TVM_NUM_THREADS when set, else the CPUs this process may run on.

@@ -509,6 +509,7 @@ static DefaultCPUScheduleOptions OptionsInContext(const Target& target) {
   DefaultCPUScheduleOptions opt = DefaultCPUScheduleOptionsFor(target);
   opt.packed_matmul = PassContext::Current()->GetConfig<bool>(kPackedMatmulOption, true);
   opt.row_kernels = PassContext::Current()->GetConfig<bool>(kRowKernelOption, true);
+  opt.strided_pad_copy = PassContext::Current()->GetConfig<bool>(kStridedPadCopyOption, true);
   return opt;
 }
 TESSERA_REGISTER_GLOBAL("tir.DefaultCPUScheduleFunc").set_body_typed([](PrimFunc f, Target target) {
@@ -524,6 +525,7 @@ TESSERA_REGISTER_GLOBAL("tir.DefaultCPUScheduleOf")
     });
 TESSERA_REGISTER_PASS_CONFIG_OPTION(kPackedMatmulOption, bool);
 TESSERA_REGISTER_PASS_CONFIG_OPTION(kRowKernelOption, bool);
+TESSERA_REGISTER_PASS_CONFIG_OPTION(kStridedPadCopyOption, bool);
 TESSERA_REGISTER_PASS("tir.transform.DefaultCPUSchedule", [] { return DefaultCPUSchedule(); });
 TESSERA_REGISTER_GLOBAL("tir.transform.DefaultCPUScheduleFor").set_body_typed([](Target target) {
   return DefaultCPUSchedule(target);

@@ -24,6 +24,8 @@ struct DefaultCPUScheduleOptions {
   bool packed_matmul = true;
   // Softmax / layer_norm style functions: one parallel row loop (default_schedule_rows.h).
   bool row_kernels = true;
+  // Deinterleaved padding stages of strided windows copied S columns a step (default_schedule_pool.h).
+  bool strided_pad_copy = true;
 };
 
 // Schedules `func` (unless it has "tir.is_scheduled" or a loop that is not

@@ -6,17 +6,20 @@
 //   [n, c, y / R: fused, parallel] [x / V]          ([n, c] [y / R] with many planes)
 //     [init] [r, s] [R rows: unrolled] [V columns: vectorized] [write-back]
 // with V the widest of 16/8/4 lanes (as the target allows) dividing the
-// output width (the widest, with a guarded tail, when none does) and R 4 or
-// 2 rows when they divide the height; the parallel loop is [n, c] alone when
+// output width (the widest, with a guarded tail, when none does) and R 4 rows
+// when 4 divides the height, else its largest divisor up to 8 (14 and 7 rows:
+// 7, where 2 and 1 left MobileNetV2's 14x14 and 7x7 depthwise convs ~15%
+// slower); the parallel loop is [n, c] alone when
 // those are enough for the cores. The padding stage is computed per channel
 // plane under [n, c], not inlined (its select per read measured slower) nor
 // over the whole tensor. With a column stride
 // S > 1 its buffer is stored deinterleaved, pad[n, c, h, w % S, w / S], so the
 // vectorized columns x*S + s read consecutive elements instead of a strided
 // gather (a 96-channel 112x112 stride-2 depthwise conv: 1.81 -> 0.58 ms, one
-// core). A refused step restores the schedule and the generic rules take over.
+// core), and its copy runs S columns per unrolled step (0.46 -> 0.25 ms). A refused step restores the schedule and the generic rules take over.
 #include "tir/transform/default_schedule_pool.h"
 
+#include <array>
 #include <optional>
 
 #include "arith/analyzer.h"
@@ -52,11 +55,12 @@ int64_t ColumnStride(const Block& b, const Buffer& buf, const Var& vx) {
 }
 
 // Stores the padding stage feeding `block` deinterleaved by its column
-// stride (see the file comment); false when there is none to transform.
-bool DeinterleavePaddedInput(Schedule* sch_ptr, const BlockRV& block) {
+// stride (see the file comment); returns that stride, or 1 when there is none
+// to transform.
+int64_t DeinterleavePaddedInput(Schedule* sch_ptr, const BlockRV& block) {
   Schedule& sch = *sch_ptr;
   Block b = sch.Get(block).cast<Block>();
-  if (b->iter_vars.size() < 4) return false;
+  if (b->iter_vars.size() < 4) return 1;
   Var vx = b->iter_vars[3]->var;
   for (const BlockRV& producer : sch.GetProducers(block)) {
     Block p = sch.Get(producer).cast<Block>();
@@ -72,13 +76,13 @@ bool DeinterleavePaddedInput(Schedule* sch_ptr, const BlockRV& block) {
     Schedule before = sch.Copy();
     try {  // refused when S does not divide the padded width (not a bijection)
       sch.TransformLayout(producer, true, 0, map);
-      return true;
+      return stride;
     } catch (const Error&) {
       sch = before;
-      return false;
+      return 1;
     }
   }
-  return false;
+  return 1;
 }
 
 // Parallel iterations per core wanted before the parallel loop is images x
@@ -86,12 +90,12 @@ bool DeinterleavePaddedInput(Schedule* sch_ptr, const BlockRV& block) {
 constexpr int64_t kPlanesPerCore = 4;
 
 // The column loop `cols` of the padding block `pad` (pad[.., w] = x[.., w - l]
-// inside, 0 outside) cut into its left border, interior and right border
-// [l, W, rest] (empty ranges left out), or nullopt when the reads do not show
-// that form. In the interior loop the column condition is provably true, so
+// inside, 0 outside) as its left border, interior and right border
+// {l, W, rest}, or nullopt when the reads do not show that form. Cut there
+// (LoopPartition), the interior loop's column condition is provably true, so
 // LLVM vectorizes the copy (a plane of 32x112x112: 119 -> 45 us); a split
 // vectorized loop kept the per-lane select scalar.
-std::optional<Array<Any>> PaddedColumnRanges(const Schedule& sch, const BlockRV& pad, const LoopRV& cols) {
+std::optional<std::array<int64_t, 3>> PaddedColumns(const Schedule& sch, const BlockRV& pad, const LoopRV& cols) {
   Block b = sch.Get(pad).cast<Block>();
   const int64_t* wp = AsConstInt(sch.Get(cols).cast<For>()->extent);
   if (b->reads.size() != 1 || b->iter_vars.empty() || wp == nullptr) return std::nullopt;
@@ -106,11 +110,43 @@ std::optional<Array<Any>> PaddedColumnRanges(const Schedule& sch, const BlockRV&
   if (w == nullptr || off == nullptr) return std::nullopt;
   const int64_t left = -*off, right = *wp - left - *w;
   if (left < 0 || right < 0 || left + right == 0) return std::nullopt;
+  return std::array<int64_t, 3>{left, *w, right};
+}
+
+// The non-empty ranges of `cut`, as LoopPartition's factors.
+Array<Any> NonEmpty(const std::array<int64_t, 3>& cut) {
   Array<Any> parts;
-  for (int64_t r : {left, *w, right}) {
+  for (int64_t r : cut) {
     if (r > 0) parts.push_back(Any(r));
   }
   return parts;
+}
+
+// For a padding stage stored deinterleaved by the column stride S
+// (pad[.., w % S, w / S]): the column loop split into [w / S, w % S], the S
+// inner steps unrolled, and the outer loop cut where all S columns of a step
+// are inside the input (the steps touching a border stay guarded). Each
+// interior step then reads S consecutive inputs and writes one element of
+// each of the S deinterleaved rows, which LLVM vectorizes (an interleaved
+// load), where the loop over w stored by a scalar scatter (MobileNetV2's
+// 96-channel 112x112 stride-2 depthwise conv spent most of its time there).
+// False (schedule unchanged) when S does not divide the loop or no step is
+// wholly inside.
+bool PartitionByStride(Schedule* sch_ptr, const LoopRV& cols, const std::array<int64_t, 3>& cut, int64_t stride) {
+  Schedule& sch = *sch_ptr;
+  const int64_t padded = cut[0] + cut[1] + cut[2];
+  const int64_t left = (cut[0] + stride - 1) / stride, inside = (cut[0] + cut[1]) / stride - left;
+  if (padded % stride != 0 || inside <= 0) return false;
+  Schedule before = sch.Copy();
+  try {
+    Array<LoopRV> split = sch.Split(cols, Array<Any>({Any(), Any(stride)}), true);
+    sch.Unroll(split[1]);
+    sch.LoopPartition(split[0], NonEmpty({left, inside, padded / stride - left - inside}), true);
+  } catch (const Error&) {
+    sch = before;
+    return false;
+  }
+  return true;
 }
 
 // The padding stage feeding `block` computed per (n, c) plane, just before
@@ -118,9 +154,10 @@ std::optional<Array<Any>> PaddedColumnRanges(const Schedule& sch, const BlockRV&
 // instead of the whole padded tensor making a round trip through memory; a
 // 96-channel 112x112 stride-2 depthwise conv: see docs/performance.md), the
 // (n, c) loop parallel when `parallel`. False (schedule unchanged) when there
-// is no such stage or a step is refused.
+// is no such stage or a step is refused. `stride` > 1: the stage is stored
+// deinterleaved by that column stride (PartitionByStride).
 bool PadPerChannel(Schedule* sch_ptr, const BlockRV& block, const LoopRV& n, const LoopRV& c, int64_t lanes,
-                   bool parallel) {
+                   bool parallel, int64_t stride) {
   Schedule& sch = *sch_ptr;
   BlockRV pad;
   int found = 0;
@@ -138,9 +175,11 @@ bool PadPerChannel(Schedule* sch_ptr, const BlockRV& block, const LoopRV& n, con
     if (parallel) sch.Parallel(plane);  // before the partition: its opaque blocks would refuse it
     Array<LoopRV> pad_loops = sch.GetLoops(pad);
     const LoopRV& cols = pad_loops[pad_loops.size() - 1];
-    if (std::optional<Array<Any>> parts = PaddedColumnRanges(sch, pad, cols)) {
-      sch.LoopPartition(cols, *parts, true);
-    } else {
+    std::optional<std::array<int64_t, 3>> cut = PaddedColumns(sch, pad, cols);
+    const bool by_stride = cut && stride > 1 && PartitionByStride(&sch, cols, *cut, stride);
+    if (cut && !by_stride) {
+      sch.LoopPartition(cols, NonEmpty(*cut), true);
+    } else if (!cut) {
       Array<LoopRV> split = sch.Split(cols, Array<Any>({Any(), Any(lanes)}), true);
       sch.Vectorize(split[1]);
     }
@@ -178,11 +217,14 @@ bool SchedulePool2d(Schedule* sch_ptr, const BlockRV& block, const DefaultCPUSch
     if (extent[3] % v == 0) lanes = v;
   }
   if (lanes == 0) lanes = std::min(max_lanes, extent[3]);
-  int64_t rows = extent[2] % 4 == 0 ? 4 : extent[2] % 2 == 0 ? 2 : 1;
+  int64_t rows = extent[2] % 4 == 0 ? 4 : 1;
+  for (int64_t r = 8; r >= 2 && rows == 1; --r) {
+    if (extent[2] % r == 0) rows = r;
+  }
   if (lanes < 2) return false;
   Schedule backup = sch.Copy();
   try {
-    DeinterleavePaddedInput(&sch, block);
+    const int64_t stride = DeinterleavePaddedInput(&sch, block);
     Array<LoopRV> ys = sch.Split(loops[2], Array<Any>({Any(), Any(rows)}), true);
     Array<LoopRV> xs = sch.Split(loops[3], Array<Any>({Any(), Any(lanes)}), true);
     Array<LoopRV> order = {loops[0], loops[1], ys[0], xs[0]};
@@ -210,7 +252,8 @@ bool SchedulePool2d(Schedule* sch_ptr, const BlockRV& block, const DefaultCPUSch
     // rows join the parallel loop and the padding stays one stage.
     const bool par = opt.num_cores > 1 && work >= opt.min_parallel_work;
     const bool planes = std::max<int64_t>(1, extent[0]) * extent[1] >= kPlanesPerCore * opt.num_cores;  // symbolic n: 1
-    const bool per_plane = (!par || planes) && PadPerChannel(&sch, block, loops[0], loops[1], lanes, par);
+    const int64_t pad_stride = opt.strided_pad_copy ? stride : 1;
+    const bool per_plane = (!par || planes) && PadPerChannel(&sch, block, loops[0], loops[1], lanes, par, pad_stride);
     if (!per_plane && par) sch.Parallel(sch.Fuse({loops[0], loops[1], ys[0]}, true));
   } catch (const Error&) {
     sch = backup;

@@ -11,6 +11,11 @@
 namespace tessera {
 namespace tir {
 
+// PassContext switch (default true): a padding stage stored deinterleaved by a
+// column stride is copied S columns per unrolled step (see PartitionByStride
+// in default_schedule_pool.cc); false keeps the column-by-column scatter.
+inline constexpr const char* kStridedPadCopyOption = "tir.default_schedule.strided_pad_copy";
+
 // Schedules `block` when it is a pooling or depthwise window reduction and returns true;
 // else leaves the schedule alone and returns false.
 bool SchedulePool2d(Schedule* sch, const BlockRV& block, const DefaultCPUScheduleOptions& opt);

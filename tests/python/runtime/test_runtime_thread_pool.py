@@ -142,3 +142,59 @@ def test_back_to_back_uneven_loops_match_numpy():
         b = tvm.nd.array(np.zeros_like(a))
         f(nd_a, b)
         np.testing.assert_allclose(b.numpy(), expected, rtol=1e-5, atol=1e-6)  # (FMA contraction)
+
+
+@T.prim_func
+def odd_loops(A: T.Buffer((49, 37), "float32"), B: T.Buffer((49, 37), "float32"), C: T.Buffer((7,), "float32")):
+    T.func_attr({"tir.noalias": True})
+    for i in T.parallel(49):
+        for j in range(37):
+            with T.block("b"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                B[vi, vj] = A[vi, vj] * T.float32(0.5) - T.float32(2)
+    for k in T.parallel(7):
+        with T.block("c"):
+            vk = T.axis.remap("S", [k])
+            C[vk] = A[vk * 7, vk] + T.float32(1)
+
+
+def test_affinity_on_and_off_match_numpy_for_odd_loop_lengths():
+    """Loops of 49 and 7 iterations (not multiples of the thread count, fewer
+    than four chunks per thread) on 2, 3 and 8 threads, with the pool's
+    affinity on and off: every iteration runs exactly once."""
+    set_affinity = tvm.get_global_func("runtime.SetParallelAffinity")
+    a = np.random.default_rng(2).standard_normal((49, 37)).astype("float32")
+    try:
+        for on in (True, False):
+            set_affinity(on)
+            for cores in (2, 3, 8):
+                f = _build(odd_loops, f"llvm -num-cores={cores}")
+                for _ in range(20):
+                    b, c = tvm.nd.array(np.full((49, 37), np.nan, "float32")), tvm.nd.array(np.zeros(7, "float32"))
+                    f(tvm.nd.array(a), b, c)
+                    np.testing.assert_allclose(b.numpy(), a * 0.5 - 2, rtol=1e-6)
+                    np.testing.assert_allclose(c.numpy(), a[np.arange(7) * 7, np.arange(7)] + 1, rtol=1e-6)
+    finally:
+        set_affinity(True)
+
+
+def test_each_thread_runs_its_own_contiguous_share_first():
+    """With affinity (the default), thread t of a T-thread loop over n
+    iterations owns [t*n/T, (t+1)*n/T): it runs a prefix of its share, and a
+    thread that finishes early takes the rest of another's share from its back.
+    So in consecutive loops the same iterations (a kernel's channel planes) go
+    to the same thread. The old shared counter dealt chunks alternately."""
+    run = tvm.get_global_func("testing.parallel_for_threads")
+    assert tvm.get_global_func("runtime.SetParallelAffinity")(True) is True  # on by default
+    n, joined, deadline = 16, 0, time.time() + 3.0
+    while joined < 5 and time.time() < deadline:
+        ran = "".join(str(t) for t in run(n, 2, 200))
+        assert set(ran) <= {"0", "1"}, ran
+        first, second = ran[: n // 2], ran[n // 2:]
+        # the caller (0) owns the first half, the worker (1) the second
+        assert first == "0" * first.count("0") + "1" * first.count("1"), ran
+        assert second == "1" * second.count("1") + "0" * second.count("0"), ran
+        joined += "1" in ran
+    if joined == 0:
+        import pytest  # pylint: disable=import-outside-toplevel
+        pytest.skip("the worker thread never got a core within 3 s (machine too busy)")

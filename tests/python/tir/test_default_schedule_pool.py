@@ -3,8 +3,10 @@ sizes: with enough images x channels for the cores, the parallel loop is [n, c] 
 padding stage is computed per channel plane inside it (a plane-sized buffer per
 iteration, not the whole padded tensor: at batch 8 ResNet's 3x3/2 max pool wrote and read
 back 26 MB, MobileNetV2's first depthwise conv 40 MB); with few planes the parallel loop
-keeps the row tiles. Max/avg pooling and depthwise conv2d match PyTorch over odd sizes,
-strides and a symbolic batch."""
+keeps the row tiles. A padding stage stored deinterleaved by a column stride is copied
+S columns per unrolled step; the row tile is 4 rows or the height's largest divisor up
+to 8. Max/avg pooling and depthwise conv2d match PyTorch over odd sizes, strides and a
+symbolic batch."""
 import numpy as np
 import pytest
 
@@ -105,3 +107,85 @@ def test_symbolic_batch():
         x = np.random.default_rng(batch).standard_normal((batch, 32, 15, 15)).astype("float32")
         np.testing.assert_allclose(vm["main"](tvm.nd.array(x)).numpy(), _expected(x, "depthwise", 2, 1, w),
                                    rtol=1e-4, atol=1e-4)
+
+
+def _unrolled_over(func, wanted):
+    """Extents of the unrolled loops whose body's block names satisfy `wanted`."""
+    found = []
+
+    def visit(n):
+        if isinstance(n, tir.For) and n.kind == tir.ForKind.UNROLLED:
+            blocks = []
+            tir.stmt_functor.post_order_visit(n.body, lambda m: blocks.append(m.name_hint)
+                                              if isinstance(m, tir.Block) else None)
+            if blocks and wanted(blocks):
+                found.append(int(n.extent))
+    tir.stmt_functor.post_order_visit(func.body, visit)
+    return found
+
+
+def _unrolled_pad_steps(func):
+    """Extents of the unrolled loops whose body is a padding block."""
+    return _unrolled_over(func, lambda blocks: all(b.startswith("pad_temp") for b in blocks))
+
+
+@pytest.mark.parametrize("op,x_shape,stride", [
+    ("depthwise", (1, 16, 56, 56), 2),  # MobileNetV2's stride-2 depthwise convs (96x112x112 there)
+    ("depthwise", (2, 8, 28, 34), 2),
+    ("max", (1, 16, 40, 40), 2),        # ResNet's stem pool
+    ("depthwise", (1, 12, 22, 22), 3),  # padded width 24: S = 3 divides it
+    ("avg", (1, 16, 25, 30), 2),        # padded width 32, an odd height
+])
+def test_deinterleaved_padding_is_copied_stride_columns_a_step(op, x_shape, stride):
+    """The padding stage of a column-strided window is stored deinterleaved
+    (pad[.., w % S, w / S]); its copy runs S columns per unrolled step (one
+    contiguous store per deinterleaved row, S consecutive loads, which LLVM
+    vectorizes), where a loop over w stored by a scalar scatter. Off with
+    PassContext config tir.default_schedule.strided_pad_copy=False; both match
+    PyTorch."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(x_shape).astype("float32")
+    w = rng.standard_normal((x_shape[1], 1, 3, 3)).astype("float32") if op == "depthwise" else None
+    mod = _module(x_shape, op, stride, 1, w)
+    expected = _expected(x, op, stride, 1, w)
+    for on in (True, False):
+        with tvm.transform.PassContext(config={"tir.default_schedule.strided_pad_copy": on}):
+            func = _scheduled(mod)
+            ex = relax.build(mod, target=TARGET)
+        steps = _unrolled_pad_steps(func)
+        if on:  # left border, interior, right border: each a loop of S unrolled columns
+            assert steps and set(steps) == {stride}, func.script()
+        else:
+            assert not steps, func.script()
+        got = relax.VirtualMachine(ex, tvm.cpu())["main"](tvm.nd.array(x)).numpy()
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_stride_that_does_not_divide_the_padded_width_keeps_the_plain_copy():
+    """Padded width 15 (13 + 2) with stride 2: no deinterleaved stage, no unrolled copy; matches PyTorch."""
+    x_shape = (1, 8, 13, 13)
+    x = np.random.default_rng(4).standard_normal(x_shape).astype("float32")
+    w = np.random.default_rng(5).standard_normal((8, 1, 3, 3)).astype("float32")
+    mod = _module(x_shape, "depthwise", 2, 1, w)
+    assert not _unrolled_pad_steps(_scheduled(mod))
+    got = relax.VirtualMachine(relax.build(mod, target=TARGET), tvm.cpu())["main"](tvm.nd.array(x)).numpy()
+    np.testing.assert_allclose(got, _expected(x, "depthwise", 2, 1, w), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("x_shape,stride,rows", [
+    ((1, 16, 14, 14), 1, 7),   # MobileNetV2's 14x14 and 7x7 layers: 7 rows per tile (was 2 and 1)
+    ((1, 16, 7, 7), 1, 7),
+    ((1, 16, 14, 14), 2, 7),
+    ((1, 16, 28, 28), 1, 4),   # 4 when it divides the height
+    ((1, 16, 11, 11), 1, 1),   # a prime height over 8: one row
+])
+def test_row_tile_is_four_or_the_largest_divisor_up_to_eight(x_shape, stride, rows):
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal(x_shape).astype("float32")
+    w = rng.standard_normal((x_shape[1], 1, 3, 3)).astype("float32")
+    mod = _module(x_shape, "depthwise", stride, 1, w)
+    func = _scheduled(mod)
+    unrolled = _unrolled_over(func, lambda blocks: "group_conv2d_nchw_update" in blocks)
+    assert unrolled == [rows], func.script()
+    got = relax.VirtualMachine(relax.build(mod, target=TARGET), tvm.cpu())["main"](tvm.nd.array(x)).numpy()
+    np.testing.assert_allclose(got, _expected(x, "depthwise", stride, 1, w), rtol=1e-5, atol=1e-5)
