@@ -15,7 +15,7 @@ from .arg_info import ArgInfo
 from .budget import TuningBudget
 from .builder import BuilderInput, LocalBuilder
 from .cost_model import RandomModel, XGBModel
-from .default_candidate import default_schedule, is_default_trace
+from .default_candidate import default_schedule, has_decisions, is_default_trace
 from .database import JSONDatabase, MemoryDatabase, Database, TuningRecord
 from .feature import estimate_flops
 from .runner import LocalRunner, RunnerInput
@@ -104,7 +104,7 @@ class TaskState:
                 self.default_cand = cand
                 ctx.measured.add(cand.shash)
         self.strategy = _strategy.create(ctx.search_strategy, ctx, self.cost_model, self.num_trials_per_iter)
-        seeds = [r for r in existing if not is_default_trace(r.trace, default_sch)]
+        seeds = [r for r in existing if not is_default_trace(r.trace, default_sch) or has_decisions(r.trace)]
         if seeds and isinstance(self.strategy, _strategy.EvolutionarySearch):
             self.strategy.seed_measured(seeds)
         ref_path = os.path.join(self.work_dir, f"reference_{self.workload.shash}.npz")

@@ -24,6 +24,10 @@ struct DefaultCPUScheduleOptions {
   bool packed_matmul = true;
   // Softmax / layer_norm style functions: one parallel row loop (default_schedule_rows.h).
   bool row_kernels = true;
+  // The sampled form (default_schedule_knobs.h): the rules' tile factors come
+  // from sampling instructions whose decisions are the default's factors, so
+  // the trace replays to the same schedule and the tuner can move around it.
+  bool sampled = false;
 };
 
 // Schedules `func` (unless it has "tir.is_scheduled" or a loop that is not
