@@ -103,7 +103,7 @@ std::optional<std::vector<Stage>> MatchRows(const PrimFunc& func) {
   return stages;
 }
 
-// A reduction stage along a contiguous row whose length the vector width
+// A reduction stage along a contiguous row whose length a vector width
 // divides: split by the width and rfactored; returns the rf block's name
 // ("<stage>_rf": vector partial results) or "" when left alone.
 std::string FactorStage(Schedule& sch, const Stage& s, int64_t lanes, const DefaultCPUScheduleOptions& opt) {
@@ -111,9 +111,12 @@ std::string FactorStage(Schedule& sch, const Stage& s, int64_t lanes, const Defa
   Array<LoopRV> loops = sch.GetLoops(block);
   LoopRV along = loops[loops.size() - 1];
   const int64_t* extent = AsConstInt(sch.Get(along).cast<For>()->extent);
-  if (!s.reduce || !s.contiguous || lanes < 2 || extent == nullptr || *extent < 2 * lanes || *extent % lanes != 0) {
-    return "";
-  }
+  if (!s.reduce || !s.contiguous || extent == nullptr) return "";
+  // The widest vector (the target's, else a half, a quarter, ... of at least
+  // 4 lanes) that the row length divides: a 1000-wide softmax row on
+  // AVX-512 takes 8 lanes rather than staying scalar.
+  while (lanes >= 8 && (*extent % lanes != 0 || *extent < 2 * lanes)) lanes /= 2;
+  if (lanes < 2 || *extent < 2 * lanes || *extent % lanes != 0) return "";
   Schedule before = sch.Copy();
   try {
     Array<LoopRV> parts = SplitByKnob(sch, along, *extent, lanes, 4 * lanes, {}, opt);
