@@ -117,7 +117,7 @@ def main():
     import torch
     import tessera as tvm
     from tessera import meta_schedule as ms, relax
-    from tessera.meta_schedule.default_candidate import default_schedule
+    from tessera.meta_schedule.default_candidate import default_schedule, is_default_trace
     from tessera.meta_schedule.tune_context import normalize_mod
     from frontend_models import timed
 
@@ -149,7 +149,12 @@ def main():
         res = timed({"tuned": lambda: tuned(*a_t), "default": lambda: dflt(*a_d), "pytorch": pt, "numpy": npf},
                     repeat=args.repeat)
         recs = [r for r in db.records_of(mod) if r.is_valid]
+        dflt_rec = [r.mean_run_sec for r in recs if is_default_trace(r.trace, default_schedule(mod, target))]
+        best_rec = min(r.mean_run_sec for r in recs)
         rows.append((name, len(db.records_of(mod)), tune_s, res))
+        # The records' own latencies (measured by the tuner's runner during tuning): the
+        # default candidate's and the best one's.
+        print(f"{name}: records default/best {dflt_rec[0] / best_rec:.2f}" if dflt_rec else f"{name}: no default record")
         print(f"{name}: {len(recs)} valid of {len(db.records_of(mod))} trials in {tune_s:.0f} s; "
               + ", ".join(f"{k} {v * 1e3:.3f} ms" for k, v in res.items())
               + f"; default/tuned {res['default'] / res['tuned']:.2f}, pytorch/tuned {res['pytorch'] / res['tuned']:.2f}"

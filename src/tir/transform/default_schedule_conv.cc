@@ -92,6 +92,15 @@ bool ScheduleConv2dPacked(Schedule* sch_ptr, const BlockRV& block, const Default
     sch.Vectorize(init_loops[init_loops.size() - 1]);
     Array<LoopRV> wb_loops = sch.GetLoops(write_back);
     sch.Vectorize(wb_loops[wb_loops.size() - 1]);
+    // The sampled form's compute-location knob of the padding stage: where the
+    // default leaves it (decision -1, a whole stage before the convolution),
+    // or under a tile loop for MutateComputeLocation to try.
+    if (opt.sampled) {
+      for (const BlockRV& p : sch.GetProducers(block)) {
+        if (sch.Get(p).cast<Block>()->name_hint.rfind("pad_temp", 0) != 0) continue;
+        sch.ComputeAt(p, sch.SampleComputeLocation(p, int64_t(-1)), true, -1);
+      }
+    }
     if (opt.num_cores > 1) {
       int64_t outer = extent[1] * extent[2] * ((extent[3] + width - 1) / width);
       if (outer * extent[4] * width * extent[5] * extent[6] * extent[7] >= opt.min_parallel_work) {

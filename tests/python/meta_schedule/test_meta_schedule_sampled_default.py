@@ -175,6 +175,29 @@ def test_mutated_and_resampled_neighbours_stay_correct(name):
     assert resampled == 2, name
 
 
+def test_conv_padding_location_is_a_mutable_knob():
+    # The packed conv's padding stage: a SampleComputeLocation deciding "where it is";
+    # MutateComputeLocation moves it under a tile loop, and the result matches NumPy.
+    mod = WORKLOADS["conv3x3"]()
+    sch = _sampled(mod, TARGET)
+    locs = [i for i in sch.trace.insts if i.kind.name == "SampleComputeLocation"]
+    assert len(locs) == 1 and int(sch.trace.decisions[locs[0]]) == -1
+    mutator = ms.mutator.MutateComputeLocation()
+    mutator._initialize_with_tune_context(ms.TuneContext(mod=mod, target=TARGET, rand_state=0))
+    moved = 0
+    for seed in range(6):
+        out = mutator.apply(sch.trace, seed)
+        if out is None or int(out.decisions[locs[0]]) == -1:
+            continue
+        replay = tir.Schedule(mod, seed=1)
+        out.apply_to_schedule(replay)
+        _check_against_numpy("conv3x3", mod, replay)
+        moved += 1
+        if moved == 2:
+            break
+    assert moved == 2
+
+
 def test_default_rows_kernel_vectorizes_a_row_the_width_does_not_divide():
     # 1000 is no multiple of AVX-512's 16 lanes: the row reductions take 8 lanes
     # (an rfactor block) instead of staying scalar; the result still matches NumPy.
