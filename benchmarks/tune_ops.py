@@ -8,7 +8,9 @@ batch_matmul) tuned with tune_tir for --trials trials on one thread (target
 the latencies and the ratios default / tuned, PyTorch / tuned, NumPy / tuned, and the
 load average (the machine may be shared).
 
-  python benchmarks/tune_ops.py [--ops conv3x3_64,softmax] [--trials 64] [--work-dir DIR]"""
+  python benchmarks/tune_ops.py [--ops conv3x3_64,softmax] [--trials 64] [--work-dir DIR] [--clock cpu]
+
+A rerun with the same --work-dir measures the databases already tuned again."""
 import argparse
 import os
 import sys
@@ -30,6 +32,8 @@ def parse_args():
     ap.add_argument("--work-dir", default=None)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                    help="cpu: time.process_time (one-thread kernels on a shared machine)")
     return ap.parse_args()
 
 
@@ -147,7 +151,7 @@ def main():
         np.testing.assert_allclose(a_t[-1].numpy(), a_d[-1].numpy(), rtol=1e-3, atol=1e-3)
         pt, npf = peers(name, np, torch)
         res = timed({"tuned": lambda: tuned(*a_t), "default": lambda: dflt(*a_d), "pytorch": pt, "numpy": npf},
-                    repeat=args.repeat)
+                    repeat=args.repeat, clock=time.process_time if args.clock == "cpu" else time.perf_counter)
         recs = [r for r in db.records_of(mod) if r.is_valid]
         dflt_rec = [r.mean_run_sec for r in recs if is_default_trace(r.trace, default_schedule(mod, target))]
         best_rec = min(r.mean_run_sec for r in recs)
