@@ -136,9 +136,9 @@ class TaskState:
             dflt, self.default_cand = [self.default_cand], None
         if n > len(dflt):
             cands = self.strategy.generate(n - len(dflt))
-        # The default is measured last in its round: the round's first measurement runs
-        # while the worker processes are still starting (measured here: 1.4-3x slower
-        # than the same kernel later), which made any candidate beat the default.
+        # The default is measured last in its round: a task's first measurement came out
+        # slow (softmax 256x1000, one run: 650 us first, 340 us as the round's last slot),
+        # so any candidate beat the default's record.
         cands += dflt
         if not cands:
             _print(f"[{ctx.task_name}] the search space has no unmeasured candidate left; stopping at "
