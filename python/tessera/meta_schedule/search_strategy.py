@@ -12,6 +12,7 @@ import numpy as np
 from .. import ir as _ir
 from ..tir.schedule import Schedule, Trace
 from .feature import candidate_features
+from .default_candidate import has_decisions
 from ..error import OpNotImplemented, TVMError, TVMTypeError, TVMValueError
 
 
@@ -310,9 +311,9 @@ class EvolutionarySearch(SearchStrategy):
     def notify(self, cands, latencies):
         self.cost_model.update([c.features for c in cands], latencies)
         for c, t in zip(cands, latencies):
-            # The default schedule has no sampled decision to mutate and no postprocessing
-            # mark to replay up to: it is no parent of the population.
-            if t is not None and not c.is_default:
+            # The default schedule is a parent of the population when its trace is the
+            # sampled form (decisions to mutate); a fixed one has nothing to move.
+            if t is not None and (not c.is_default or has_decisions(c.sch.trace)):
                 self.best_measured.append((t, c.sch.trace))
         self.best_measured.sort(key=lambda p: p[0])
 

@@ -232,8 +232,23 @@ class PostOrderApply(SpaceGenerator):
         key = (self._target_str, int(_ir.structural_hash(mod)))
         if key not in self._design:
             spaces = self.generate_design_space(mod, 0, ctx)
-            self._design[key] = [Trace(list(s.trace.insts), {}) for s in spaces]
+            traces = [Trace(list(s.trace.insts), {}) for s in spaces]
+            dflt = self._sampled_default(mod, ctx)
+            if dflt is not None:
+                traces.append(Trace(list(dflt.trace.insts), {}))
+            self._design[key] = traces
         return self._design[key]
+
+    def _sampled_default(self, mod, ctx):
+        """Tessera's extra CPU design space: the sampled form of the untuned default
+        schedule (default_candidate.py), sampled with fresh decisions like the rules'
+        spaces. Only with the target's own rules (a user's rule list stays the user's
+        space) and only when it has a decision to sample."""
+        if self._sch_rules_arg not in _FROM_TARGET or ctx is None:
+            return None
+        from .default_candidate import has_decisions, sampled_default_schedule
+        sch = sampled_default_schedule(mod, _target_of(ctx))
+        return sch if sch is not None and has_decisions(sch.trace) else None
 
     def sample(self, mod, seed, ctx=None):
         traces = self._design_traces(mod, ctx)

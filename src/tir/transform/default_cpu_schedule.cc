@@ -523,6 +523,17 @@ TESSERA_REGISTER_GLOBAL("tir.DefaultCPUScheduleOf")
       if (IsScheduled(f)) return std::nullopt;
       return tir::DefaultCPUScheduleOf(f, OptionsInContext(target));
     });
+// The sampled form of that schedule (DefaultCPUScheduleOptions::sampled): its
+// tile factors are sampling instructions deciding the default's factors
+// (replayed with those decisions it is the same schedule): the default
+// candidate the tuner mutates and one of its CPU design spaces.
+TESSERA_REGISTER_GLOBAL("tir.DefaultCPUScheduleSampledOf")
+    .set_body_typed([](PrimFunc f, Target target) -> std::optional<Schedule> {
+      if (IsScheduled(f)) return std::nullopt;
+      DefaultCPUScheduleOptions opt = OptionsInContext(target);
+      opt.sampled = true;
+      return tir::DefaultCPUScheduleOf(f, opt);
+    });
 TESSERA_REGISTER_PASS_CONFIG_OPTION(kPackedMatmulOption, bool);
 TESSERA_REGISTER_PASS_CONFIG_OPTION(kRowKernelOption, bool);
 TESSERA_REGISTER_PASS_CONFIG_OPTION(kStridedPadCopyOption, bool);

@@ -26,6 +26,10 @@ struct DefaultCPUScheduleOptions {
   bool row_kernels = true;
   // Deinterleaved padding stages of strided windows copied S columns a step (default_schedule_pool.h).
   bool strided_pad_copy = true;
+  // The sampled form (default_schedule_knobs.h): the rules' tile factors come
+  // from sampling instructions whose decisions are the default's factors, so
+  // the trace replays to the same schedule and the tuner can move around it.
+  bool sampled = false;
 };
 
 // Schedules `func` (unless it has "tir.is_scheduled" or a loop that is not

@@ -3,14 +3,16 @@
 // becomes
 //   [n, fo, y, x / X: fused, parallel]
 //     [init: X x fi accumulators, vectorized over fi]
-//     [c, r, s] [X: unrolled] [fi: vectorized]      (one weight vector, X broadcasts)
+//     [c, r, s] [F, Y, X: unrolled] [fi: vectorized]  (F weight vectors, Y x X broadcasts)
 //     [the NCHW write-back of the X x fi tile with the fused epilogue]
 // with X the largest divisor of the width in [4, 14] (the width itself when
-// smaller, else 8 with a guarded tail). Every step is checked: a refused
+// smaller, else 8 with a guarded tail) and F = Y = 1 (unit loops: knobs of the
+// sampled form, default_schedule_knobs.h). Every step is checked: a refused
 // step restores the schedule and the generic rules take the block.
 #include "tir/transform/default_schedule_conv.h"
 
 #include "ir/transform.h"
+#include "tir/transform/default_schedule_knobs.h"
 
 namespace tessera {
 namespace tir {
@@ -18,6 +20,7 @@ namespace {
 
 constexpr const char* kBlockPrefix = "conv2d_nchw_packed";
 constexpr int64_t kMaxTileWidth = 14;  // accumulators of one vector each, plus weight and broadcast
+constexpr int64_t kMaxTileBlocks = 4;  // the sampled form's output-channel blocks / rows per tile
 
 int64_t TileWidth(int64_t width) {
   if (width <= kMaxTileWidth) return width;
@@ -69,8 +72,13 @@ bool ScheduleConv2dPacked(Schedule* sch_ptr, const BlockRV& block, const Default
   try {
     const LoopRV &n = loops[0], &fo = loops[1], &y = loops[2], &x = loops[3], &fi = loops[4];
     int64_t width = TileWidth(extent[3]);
-    Array<LoopRV> xs = sch.Split(x, Array<Any>({Any(), Any(width)}), true);
-    sch.Reorder({n, fo, y, xs[0], loops[5], loops[6], loops[7], xs[1], fi});
+    Array<LoopRV> xs = SplitByKnob(sch, x, extent[3], width, kMaxTileWidth, {4, 6, 8, 12, 14}, opt);
+    // Output-channel blocks and rows of the register tile: one each by
+    // default (unit loops), knobs of the sampled form (more weight vectors or
+    // more rows per broadcast input value).
+    Array<LoopRV> fos = SplitByKnob(sch, fo, extent[1], 1, kMaxTileBlocks, {}, opt);
+    Array<LoopRV> ys = SplitByKnob(sch, y, extent[2], 1, kMaxTileBlocks, {}, opt);
+    sch.Reorder({n, fos[0], ys[0], xs[0], loops[5], loops[6], loops[7], fos[1], ys[1], xs[1], fi});
     // Accumulators in a per-tile "local" buffer (kept in registers), written
     // back once per tile, followed there by the consumer (the NCHW
     // write-back with the epilogue), so the packed tile never reaches memory.
@@ -78,14 +86,25 @@ bool ScheduleConv2dPacked(Schedule* sch_ptr, const BlockRV& block, const Default
     BlockRV init = sch.DecomposeReduction(block, loops[5]);
     sch.Vectorize(fi);
     sch.Unroll(xs[1]);
+    sch.Unroll(ys[1]);
+    sch.Unroll(fos[1]);
     Array<LoopRV> init_loops = sch.GetLoops(init);
     sch.Vectorize(init_loops[init_loops.size() - 1]);
     Array<LoopRV> wb_loops = sch.GetLoops(write_back);
     sch.Vectorize(wb_loops[wb_loops.size() - 1]);
+    // The sampled form's compute-location knob of the padding stage: where the
+    // default leaves it (decision -1, a whole stage before the convolution),
+    // or under a tile loop for MutateComputeLocation to try.
+    if (opt.sampled) {
+      for (const BlockRV& p : sch.GetProducers(block)) {
+        if (sch.Get(p).cast<Block>()->name_hint.rfind("pad_temp", 0) != 0) continue;
+        sch.ComputeAt(p, sch.SampleComputeLocation(p, int64_t(-1)), true, -1);
+      }
+    }
     if (opt.num_cores > 1) {
       int64_t outer = extent[1] * extent[2] * ((extent[3] + width - 1) / width);
       if (outer * extent[4] * width * extent[5] * extent[6] * extent[7] >= opt.min_parallel_work) {
-        sch.Parallel(sch.Fuse({n, fo, y, xs[0]}, true));
+        sch.Parallel(sch.Fuse({n, fos[0], ys[0], xs[0]}, true));
       }
     }
   } catch (const Error&) {

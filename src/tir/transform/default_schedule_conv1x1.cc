@@ -15,6 +15,7 @@
 
 #include "tir/index_map.h"
 #include "tir/op.h"
+#include "tir/transform/default_schedule_knobs.h"
 
 namespace tessera {
 namespace tir {
@@ -73,8 +74,8 @@ bool ScheduleConv2d1x1(Schedule* sch_ptr, const BlockRV& block, const DefaultCPU
     }
     const LoopRV &n = loops[0], &c = loops[1], &k = loops[4];
     LoopRV hw = sch.Fuse({loops[2], loops[3]}, true);
-    Array<LoopRV> cs = sch.Split(c, Array<Any>({Any(), Any(cb)}), true);
-    Array<LoopRV> hs = sch.Split(hw, Array<Any>({Any(), Any(lanes)}), true);
+    Array<LoopRV> cs = SplitByKnob(sch, c, extent[1], cb, 16, {}, opt);
+    Array<LoopRV> hs = SplitByKnob(sch, hw, extent[2] * extent[3], lanes, 4 * lanes, {lanes, 2 * lanes, 4 * lanes}, opt);
     // The longer of the two tile loops goes outside (and runs in parallel):
     // with few output channels the X tile stays in L1 across them, with few
     // pixels the weight block does.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tir/schedule/analysis.h"
+#include "tir/transform/default_schedule_knobs.h"
 
 namespace tessera {
 namespace tir {
@@ -144,8 +145,8 @@ bool ScheduleMatmulPacked(Schedule* sch_ptr, const BlockRV& block, const Default
   try {
     size_t n = shape->n_loops;
     Array<LoopRV> loops = sch.GetLoops(block);
-    Array<LoopRV> is = sch.Split(loops[n - 3], Array<Any>({Any(), Any(rows)}), true);
-    Array<LoopRV> js = sch.Split(loops[n - 2], Array<Any>({Any(), Any(cols)}), true);
+    Array<LoopRV> is = SplitByKnob(sch, loops[n - 3], shape->m, rows, 8, {2, 3, 4, 6, 8}, opt);
+    Array<LoopRV> js = SplitByKnob(sch, loops[n - 2], shape->n, cols, 4 * lanes, {}, opt);
     // Row chunks beside the batch and column panels when those are too few
     // for the cores (each chunk packs its own panel).
     int64_t row_tiles = (shape->m + rows - 1) / rows, chunks = 1;

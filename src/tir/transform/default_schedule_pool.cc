@@ -26,6 +26,7 @@
 #include "tir/functor.h"
 #include "tir/op.h"
 #include "tir/transform/default_schedule_conv.h"
+#include "tir/transform/default_schedule_knobs.h"
 
 namespace tessera {
 namespace tir {
@@ -225,8 +226,8 @@ bool SchedulePool2d(Schedule* sch_ptr, const BlockRV& block, const DefaultCPUSch
   Schedule backup = sch.Copy();
   try {
     const int64_t stride = DeinterleavePaddedInput(&sch, block);
-    Array<LoopRV> ys = sch.Split(loops[2], Array<Any>({Any(), Any(rows)}), true);
-    Array<LoopRV> xs = sch.Split(loops[3], Array<Any>({Any(), Any(lanes)}), true);
+    Array<LoopRV> ys = SplitByKnob(sch, loops[2], extent[2], rows, 8, {}, opt);
+    Array<LoopRV> xs = SplitByKnob(sch, loops[3], extent[3], lanes, 2 * max_lanes, {4, 8, 16}, opt);
     Array<LoopRV> order = {loops[0], loops[1], ys[0], xs[0]};
     for (size_t i = 4; i < nloops; ++i) order.push_back(loops[i]);
     order.push_back(ys[1]);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tir/schedule/analysis.h"
+#include "tir/transform/default_schedule_knobs.h"
 
 namespace tessera {
 namespace tir {
@@ -102,20 +103,23 @@ std::optional<std::vector<Stage>> MatchRows(const PrimFunc& func) {
   return stages;
 }
 
-// A reduction stage along a contiguous row whose length the vector width
+// A reduction stage along a contiguous row whose length a vector width
 // divides: split by the width and rfactored; returns the rf block's name
 // ("<stage>_rf": vector partial results) or "" when left alone.
-std::string FactorStage(Schedule& sch, const Stage& s, int64_t lanes) {
+std::string FactorStage(Schedule& sch, const Stage& s, int64_t lanes, const DefaultCPUScheduleOptions& opt) {
   BlockRV block = sch.GetBlock(s.name, std::nullopt);
   Array<LoopRV> loops = sch.GetLoops(block);
   LoopRV along = loops[loops.size() - 1];
   const int64_t* extent = AsConstInt(sch.Get(along).cast<For>()->extent);
-  if (!s.reduce || !s.contiguous || lanes < 2 || extent == nullptr || *extent < 2 * lanes || *extent % lanes != 0) {
-    return "";
-  }
+  if (!s.reduce || !s.contiguous || extent == nullptr) return "";
+  // The widest vector (the target's, else a half, a quarter, ... of at least
+  // 4 lanes) that the row length divides: a 1000-wide softmax row on
+  // AVX-512 takes 8 lanes rather than staying scalar.
+  while (lanes >= 8 && (*extent % lanes != 0 || *extent < 2 * lanes)) lanes /= 2;
+  if (lanes < 2 || *extent < 2 * lanes || *extent % lanes != 0) return "";
   Schedule before = sch.Copy();
   try {
-    Array<LoopRV> parts = sch.Split(along, Array<Any>({Any(), Any(lanes)}), true);
+    Array<LoopRV> parts = SplitByKnob(sch, along, *extent, lanes, 4 * lanes, {}, opt);
     BlockRV rf = sch.RFactor(parts[1], s.out_ndim);
     return sch.Get(rf).cast<Block>()->name_hint;
   } catch (const Error&) {
@@ -126,7 +130,8 @@ std::string FactorStage(Schedule& sch, const Stage& s, int64_t lanes) {
 
 // Vectorizes one stage now under the row loop: an rf block's lane loop (and
 // its decomposed init), a spatial stage's loop along the row.
-void VectorizeStage(Schedule& sch, const std::string& name, bool rf, bool spatial, int64_t lanes) {
+void VectorizeStage(Schedule& sch, const std::string& name, bool rf, bool spatial, int64_t lanes,
+                    const DefaultCPUScheduleOptions& opt) {
   Schedule before = sch.Copy();
   try {
     BlockRV block = sch.GetBlock(name, std::nullopt);
@@ -144,7 +149,7 @@ void VectorizeStage(Schedule& sch, const std::string& name, bool rf, bool spatia
     } else if (spatial) {
       const int64_t* extent = AsConstInt(sch.Get(along).cast<For>()->extent);
       if (extent == nullptr || *extent < 4) return;
-      if (*extent > lanes) along = sch.Split(along, Array<Any>({Any(), Any(lanes)}), true)[1];
+      if (*extent > lanes) along = SplitByKnob(sch, along, *extent, lanes, 4 * lanes, {lanes, 2 * lanes, 4 * lanes}, opt)[1];
       sch.Vectorize(along);
     }
   } catch (const Error&) {
@@ -182,7 +187,7 @@ bool ScheduleRowKernel(Schedule* sch_ptr, const DefaultCPUScheduleOptions& opt) 
     // Stages in program order: each rf block right before its reduction.
     std::vector<std::pair<std::string, bool>> order;  // (name, is rf block)
     for (const Stage& s : *stages) {
-      std::string rf = FactorStage(sch, s, lanes);
+      std::string rf = FactorStage(sch, s, lanes, opt);
       if (!rf.empty()) order.emplace_back(rf, true);
       order.emplace_back(s.name, false);
     }
@@ -192,7 +197,7 @@ bool ScheduleRowKernel(Schedule* sch_ptr, const DefaultCPUScheduleOptions& opt) 
     for (const auto& [name, rf] : order) {
       bool spatial = false;
       for (const Stage& s : *stages) spatial = spatial || (s.name == name && !s.reduce && s.contiguous);
-      VectorizeStage(sch, name, rf, spatial, lanes);
+      VectorizeStage(sch, name, rf, spatial, lanes, opt);
     }
     if (opt.num_cores > 1 && work >= opt.min_parallel_work) {
       Array<LoopRV> row_loops;

@@ -173,7 +173,9 @@ def test_default_space_samples_tile_and_stay_correct(seed):
         sch.mod["main"].body, lambda x: kinds.append(x.kind) if isinstance(x, tvm.tir.For) else None)
     assert len(kinds) >= 8  # tiled (a loop of extent 1 innermost is not vectorized, as in TVM)
     names = [inst.kind.name for inst in sch.trace.insts]
-    assert names.count("SamplePerfectTile") == 3 and "DecomposeReduction" in names and "EnterPostproc" in names
+    # The rules' spaces tile i, j, k (3 samples); Tessera's extra CPU space, the sampled
+    # default schedule (default_candidate.py), samples its register tile's rows and columns.
+    assert names.count("SamplePerfectTile") in (2, 3) and "DecomposeReduction" in names and "EnterPostproc" in names
     _matmul_check(sch, n)
 
 

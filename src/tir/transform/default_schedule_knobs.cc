@@ -1,0 +1,37 @@
+// SplitByKnob (see default_schedule_knobs.h): the one place the default
+// schedule rules turn a fixed tile factor into a sampled one.
+#include "tir/transform/default_schedule_knobs.h"
+
+#include <algorithm>
+
+namespace tessera {
+namespace tir {
+
+int64_t LoopExtentOr(const Schedule& sch, const LoopRV& loop) {
+  const int64_t* c = AsConstInt(sch.Get(loop).cast<For>()->extent);
+  return c != nullptr ? *c : -1;
+}
+
+Array<LoopRV> SplitByKnob(const Schedule& sch, const LoopRV& loop, int64_t extent, int64_t inner, int64_t max_inner,
+                          const std::vector<int64_t>& candidates, const DefaultCPUScheduleOptions& opt) {
+  if (!opt.sampled || extent < 1 || inner < 1) return sch.Split(loop, Array<Any>({Any(), Any(inner)}), true);
+  if (extent % inner == 0) {
+    Array<Var> f = sch.SamplePerfectTile(loop, 2, static_cast<int>(std::max(max_inner, inner)),
+                                         Array<Any>({Any(extent / inner), Any(inner)}));
+    return sch.Split(loop, Array<Any>({Any(f[0]), Any(f[1])}), true);
+  }
+  std::vector<int64_t> cands = candidates;
+  if (std::find(cands.begin(), cands.end(), inner) == cands.end()) cands.push_back(inner);
+  Array<Any> values, probs;
+  int64_t decision = 0;
+  for (size_t i = 0; i < cands.size(); ++i) {
+    if (cands[i] == inner) decision = static_cast<int64_t>(i);
+    values.push_back(Any(cands[i]));
+    probs.push_back(Any(1.0 / static_cast<double>(cands.size())));
+  }
+  Var v = sch.SampleCategorical(values, probs, Any(decision));
+  return sch.Split(loop, Array<Any>({Any(), Any(v)}), true);
+}
+
+}  // namespace tir
+}  // namespace tessera
