@@ -24,6 +24,12 @@ struct DefaultCPUScheduleOptions {
   bool packed_matmul = true;
   // Softmax / layer_norm style functions: one parallel row loop (default_schedule_rows.h).
   bool row_kernels = true;
+  // The packed conv2d's padding stage per (n, c) plane, its borders cut off
+  // (default_schedule_pad.h).
+  bool pad_planes = true;
+  // The packed conv2d's write-back with its epilogue vectorized along the
+  // output width (default_schedule_conv.h).
+  bool conv_vector_epilogue = true;
 };
 
 // Schedules `func` (unless it has "tir.is_scheduled" or a loop that is not

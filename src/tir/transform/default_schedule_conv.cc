@@ -4,7 +4,8 @@
 //   [n, fo, y, x / X: fused, parallel]
 //     [init: X x fi accumulators, vectorized over fi]
 //     [c, r, s] [X: unrolled] [fi: vectorized]      (one weight vector, X broadcasts)
-//     [the NCHW write-back of the X x fi tile with the fused epilogue]
+//     [the NCHW write-back of the X x fi tile with the fused epilogue:
+//      [fi] [X: vectorized], X contiguous in NCHW]
 // with X the largest divisor of the width in [4, 14] (the width itself when
 // smaller, else 8 with a guarded tail). Every step is checked: a refused
 // step restores the schedule and the generic rules take the block.
@@ -38,12 +39,18 @@ BlockRV CacheWriteTile(Schedule* sch_ptr, const BlockRV& block, const LoopRV& ti
     Schedule before = sch.Copy();
     try {
       sch.ReverseComputeAt(consumers[0], tile, true, -1);
-      if (vectorize_consumer) {
-        Array<LoopRV> inner = sch.GetLoops(consumers[0]);
-        sch.Vectorize(inner[inner.size() - 1]);
-      }
     } catch (const Error&) {
       sch = before;
+      return write_back;
+    }
+    if (vectorize_consumer) {  // refused (a guarded tail): the consumer stays per tile, scalar
+      Schedule computed_at = sch.Copy();
+      try {
+        Array<LoopRV> inner = sch.GetLoops(consumers[0]);
+        sch.Vectorize(inner[inner.size() - 1]);
+      } catch (const Error&) {
+        sch = computed_at;
+      }
     }
   }
   return write_back;
@@ -74,7 +81,7 @@ bool ScheduleConv2dPacked(Schedule* sch_ptr, const BlockRV& block, const Default
     // Accumulators in a per-tile "local" buffer (kept in registers), written
     // back once per tile, followed there by the consumer (the NCHW
     // write-back with the epilogue), so the packed tile never reaches memory.
-    BlockRV write_back = CacheWriteTile(&sch, block, xs[0], false);
+    BlockRV write_back = CacheWriteTile(&sch, block, xs[0], opt.conv_vector_epilogue);
     BlockRV init = sch.DecomposeReduction(block, loops[5]);
     sch.Vectorize(fi);
     sch.Unroll(xs[1]);
@@ -95,6 +102,8 @@ bool ScheduleConv2dPacked(Schedule* sch_ptr, const BlockRV& block, const Default
   return true;
 }
 
+// False keeps the write-back of the tile with its epilogue scalar.
+TESSERA_REGISTER_PASS_CONFIG_OPTION(kConvVectorEpilogueOption, bool);
 // Legalization switch (python/tessera/relax/op/nn/convolution.py): False
 // keeps relax.nn.conv2d on the plain NCHW kernel.
 TESSERA_REGISTER_PASS_CONFIG_OPTION("relax.conv2d_packed", bool);

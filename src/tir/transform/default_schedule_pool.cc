@@ -23,6 +23,7 @@
 #include "tir/functor.h"
 #include "tir/op.h"
 #include "tir/transform/default_schedule_conv.h"
+#include "tir/transform/default_schedule_pad.h"
 
 namespace tessera {
 namespace tir {
@@ -85,34 +86,6 @@ bool DeinterleavePaddedInput(Schedule* sch_ptr, const BlockRV& block) {
 // channels alone (else rows join it and the padding stays one whole stage).
 constexpr int64_t kPlanesPerCore = 4;
 
-// The column loop `cols` of the padding block `pad` (pad[.., w] = x[.., w - l]
-// inside, 0 outside) cut into its left border, interior and right border
-// [l, W, rest] (empty ranges left out), or nullopt when the reads do not show
-// that form. In the interior loop the column condition is provably true, so
-// LLVM vectorizes the copy (a plane of 32x112x112: 119 -> 45 us); a split
-// vectorized loop kept the per-lane select scalar.
-std::optional<Array<Any>> PaddedColumnRanges(const Schedule& sch, const BlockRV& pad, const LoopRV& cols) {
-  Block b = sch.Get(pad).cast<Block>();
-  const int64_t* wp = AsConstInt(sch.Get(cols).cast<For>()->extent);
-  if (b->reads.size() != 1 || b->iter_vars.empty() || wp == nullptr) return std::nullopt;
-  const BufferRegion& in = b->reads[0];
-  if (in->region.size() != b->iter_vars.size() || in->buffer->shape.empty()) return std::nullopt;
-  const PrimExpr width = in->buffer->shape[in->buffer->shape.size() - 1];
-  const int64_t* w = AsConstInt(width);
-  arith::Analyzer ana;
-  const Var& v = b->iter_vars[b->iter_vars.size() - 1]->var;
-  const PrimExpr offset = ana.Simplify(sub(in->region[in->region.size() - 1]->min, v));
-  const int64_t* off = AsConstInt(offset);
-  if (w == nullptr || off == nullptr) return std::nullopt;
-  const int64_t left = -*off, right = *wp - left - *w;
-  if (left < 0 || right < 0 || left + right == 0) return std::nullopt;
-  Array<Any> parts;
-  for (int64_t r : {left, *w, right}) {
-    if (r > 0) parts.push_back(Any(r));
-  }
-  return parts;
-}
-
 // The padding stage feeding `block` computed per (n, c) plane, just before
 // the plane's row tiles read it (a plane of the padded input stays in cache
 // instead of the whole padded tensor making a round trip through memory; a
@@ -136,14 +109,7 @@ bool PadPerChannel(Schedule* sch_ptr, const BlockRV& block, const LoopRV& n, con
     LoopRV plane = sch.Fuse({n, c}, true);
     sch.ComputeAt(pad, plane, true, -1);
     if (parallel) sch.Parallel(plane);  // before the partition: its opaque blocks would refuse it
-    Array<LoopRV> pad_loops = sch.GetLoops(pad);
-    const LoopRV& cols = pad_loops[pad_loops.size() - 1];
-    if (std::optional<Array<Any>> parts = PaddedColumnRanges(sch, pad, cols)) {
-      sch.LoopPartition(cols, *parts, true);
-    } else {
-      Array<LoopRV> split = sch.Split(cols, Array<Any>({Any(), Any(lanes)}), true);
-      sch.Vectorize(split[1]);
-    }
+    PartitionPaddedColumns(&sch, pad, lanes);  // default_schedule_pad.cc
   } catch (const Error&) {
     sch = before;
     return false;

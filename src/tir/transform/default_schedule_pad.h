@@ -1,0 +1,35 @@
+// The padding stage ("pad_temp", topi.nn.pad: x inside, 0 outside) under
+// DefaultCPUSchedule: its column loop cut at the borders so the interior is a
+// plain copy LLVM vectorizes. Used per (n, c) plane by the window rule
+// (default_schedule_pool.cc) and, as a rule of its own, for the standalone
+// padding stage in front of the packed conv2d (default_schedule_conv.cc).
+#pragma once
+
+#include <cstdint>
+
+#include "tir/schedule/schedule.h"
+#include "tir/transform/default_cpu_schedule.h"
+
+namespace tessera {
+namespace tir {
+
+// PassContext switch: False leaves the packed conv2d's padding stage to the
+// generic spatial rule (one select per element over a split vector loop).
+inline constexpr const char* kPadPlanesOption = "tir.default_schedule.pad_planes";
+
+// The innermost (column) loop of the padding block `pad` cut into its left
+// border, interior and right border (loop_partition); where the reads do not
+// show the padding form, split by `lanes` and vectorized instead. Throws what
+// the schedule primitives throw (the caller restores its schedule).
+void PartitionPaddedColumns(Schedule* sch, const BlockRV& pad, int64_t lanes);
+
+// Schedules `block` when it is a 4-D NCHW padding stage left standalone in
+// front of a packed conv2d block ("conv2d_nchw_packed", which reads every
+// input channel, so the pad cannot move under its loops): [n, c] fused into
+// one plane loop, parallel when the work is worth it, its rows serial and its
+// columns cut by PartitionPaddedColumns. Returns false (schedule unchanged)
+// otherwise or when a step is refused.
+bool SchedulePaddingPlanes(Schedule* sch, const BlockRV& block, const DefaultCPUScheduleOptions& opt);
+
+}  // namespace tir
+}  // namespace tessera
