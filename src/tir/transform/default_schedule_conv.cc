@@ -7,7 +7,9 @@
 //     [the NCHW write-back of the X x fi tile with the fused epilogue:
 //      [fi] [X: vectorized], X contiguous in NCHW]
 // with X the largest divisor of the width in [4, 14] (the width itself when
-// smaller, else 8 with a guarded tail). Every step is checked: a refused
+// smaller, else 8 with a guarded tail). With X < 8 (7-wide rows) the tile
+// takes F output-channel blocks, F * X <= 14: [n, fo / F, y, x / X]
+// [c, r, s] [F: unrolled] [X: unrolled] [fi: vectorized]. Every step is checked: a refused
 // step restores the schedule and the generic rules take the block.
 #include "tir/transform/default_schedule_conv.h"
 
@@ -26,6 +28,19 @@ int64_t TileWidth(int64_t width) {
     if (width % x == 0) return x;
   }
   return 8;
+}
+
+// Output-channel blocks per tile: with fewer than kMinAccumulators columns
+// (a 7-wide row), several blocks of the same columns share the tile, so
+// enough independent accumulators hide the FMA latency (each broadcast of an
+// input element then feeds one FMA per block).
+constexpr int64_t kMinAccumulators = 8;
+int64_t ChannelBlocksPerTile(int64_t width, int64_t channel_blocks) {
+  if (width >= kMinAccumulators) return 1;
+  for (int64_t f = kMaxTileWidth / width; f > 1; --f) {
+    if (channel_blocks % f == 0) return f;
+  }
+  return 1;
 }
 
 }  // namespace
@@ -76,8 +91,17 @@ bool ScheduleConv2dPacked(Schedule* sch_ptr, const BlockRV& block, const Default
   try {
     const LoopRV &n = loops[0], &fo = loops[1], &y = loops[2], &x = loops[3], &fi = loops[4];
     int64_t width = TileWidth(extent[3]);
+    int64_t blocks = ChannelBlocksPerTile(width, extent[1]);
     Array<LoopRV> xs = sch.Split(x, Array<Any>({Any(), Any(width)}), true);
-    sch.Reorder({n, fo, y, xs[0], loops[5], loops[6], loops[7], xs[1], fi});
+    LoopRV fo_outer = fo;
+    if (blocks > 1) {
+      Array<LoopRV> fos = sch.Split(fo, Array<Any>({Any(), Any(blocks)}), true);
+      fo_outer = fos[0];
+      sch.Reorder({n, fos[0], y, xs[0], loops[5], loops[6], loops[7], fos[1], xs[1], fi});
+      sch.Unroll(fos[1]);
+    } else {
+      sch.Reorder({n, fo, y, xs[0], loops[5], loops[6], loops[7], xs[1], fi});
+    }
     // Accumulators in a per-tile "local" buffer (kept in registers), written
     // back once per tile, followed there by the consumer (the NCHW
     // write-back with the epilogue), so the packed tile never reaches memory.
@@ -92,7 +116,7 @@ bool ScheduleConv2dPacked(Schedule* sch_ptr, const BlockRV& block, const Default
     if (opt.num_cores > 1) {
       int64_t outer = extent[1] * extent[2] * ((extent[3] + width - 1) / width);
       if (outer * extent[4] * width * extent[5] * extent[6] * extent[7] >= opt.min_parallel_work) {
-        sch.Parallel(sch.Fuse({n, fo, y, xs[0]}, true));
+        sch.Parallel(sch.Fuse({n, fo_outer, y, xs[0]}, true));
       }
     }
   } catch (const Error&) {

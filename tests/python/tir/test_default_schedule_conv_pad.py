@@ -2,7 +2,8 @@
 the standalone padding stage in front of topi.nn.conv2d_nchw_packed runs per
 (n, c) plane, parallel, its column loop cut into border / interior / border
 (default_schedule_pad.cc), and the NCHW write-back of each register tile with
-its fused epilogue is a vector along the output width (default_schedule_conv.cc).
+its fused epilogue is a vector along the output width; with 7-wide rows a tile
+takes two output-channel blocks (default_schedule_conv.cc).
 PyTorch is the oracle, with the defaults and with both switches off
 ("tir.default_schedule.pad_planes", "tir.default_schedule.conv_vector_epilogue")."""
 import numpy as np
@@ -70,6 +71,8 @@ CASES = [  # (N, C, H, W), (K, kh, kw), stride, padding, residual
     ((1, 8, 12, 20), (8, 3, 3), 1, (0, 1), False),  # columns padded only
     ((1, 8, 12, 20), (8, 3, 3), 1, (1, 0), False),  # rows padded only: no column border to cut
     ((2, 16, 30, 30), (32, 3, 3), 1, 1, False),    # a parallel plane loop (32 planes)
+    ((1, 64, 7, 7), (64, 3, 3), 1, 1, True),       # 7-wide rows: two channel blocks per tile
+    ((1, 16, 13, 13), (48, 3, 3), 2, 1, False),    # 7-wide rows, three channel blocks: one per tile
 ]
 
 
@@ -167,3 +170,21 @@ def test_write_back_with_epilogue_is_vectorized_along_the_width():
     assert [(l.kind, int(l.extent)) for l in epilogue_loops(_scheduled(mod))] == [(tir.ForKind.VECTORIZED, 14)]
     off = epilogue_loops(_scheduled(mod, {"tir.default_schedule.conv_vector_epilogue": False}))
     assert [(l.kind, int(l.extent)) for l in off] == [(tir.ForKind.SERIAL, 14)]
+
+
+def test_seven_wide_rows_take_two_channel_blocks_per_tile():
+    """7 columns alone would leave 7 accumulators (too few to hide the FMA latency): the tile
+    is 2 output-channel blocks x 7 columns x 16 lanes, both unrolled, over a parallel loop of
+    (64 / 32 channel pairs) x 7 rows; 48 channels (3 blocks) keep one block per tile."""
+    x_shape = (1, 32, 7, 7)
+    _, w = _weights(x_shape, (64, 3, 3), 1)
+    conv = _scheduled(_module(x_shape, w, np.zeros(64, "float32"), 1, 1))
+    kinds = [(l.kind, int(l.extent)) for l in _loops(conv)]
+    assert (tir.ForKind.UNROLLED, 2) in kinds and (tir.ForKind.UNROLLED, 7) in kinds
+    assert (tir.ForKind.PARALLEL, 14) in kinds, kinds
+    lowered = tvm.lower(tvm.IRModule({"main": conv.with_attr("global_symbol", "main")})).script()
+    assert "T.allocate([T.int64(224)]" in lowered  # the 2 x 7 x 16 accumulators, per tile
+    _, w = _weights((1, 16, 13, 13), (48, 3, 3), 1)
+    kinds = [(l.kind, int(l.extent)) for l in _loops(_scheduled(_module((1, 16, 13, 13), w, np.zeros(48, "float32"),
+                                                                       2, 1)))]
+    assert (tir.ForKind.UNROLLED, 7) in kinds and not [k for k in kinds if k[0] == tir.ForKind.UNROLLED and k[1] != 7]
