@@ -14,6 +14,7 @@
 #include "tir/transform/default_schedule_conv.h"
 
 #include "ir/transform.h"
+#include "tir/transform/default_schedule_pad.h"
 
 namespace tessera {
 namespace tir {
@@ -90,6 +91,15 @@ bool ScheduleConv2dPacked(Schedule* sch_ptr, const BlockRV& block, const Default
   Schedule backup = sch.Copy();
   try {
     const LoopRV &n = loops[0], &fo = loops[1], &y = loops[2], &x = loops[3], &fi = loops[4];
+    // With the padding of each image computed under n (default_schedule_pad.cc),
+    // n stays a serial loop around it and the tiles.
+    const bool padded_per_image = SchedulePackedConvPadding(&sch, block, n, opt);
+    auto order = [&](std::initializer_list<LoopRV> inner) {
+      Array<LoopRV> out;
+      if (!padded_per_image) out.push_back(n);
+      for (const LoopRV& l : inner) out.push_back(l);
+      return out;
+    };
     int64_t width = TileWidth(extent[3]);
     int64_t blocks = ChannelBlocksPerTile(width, extent[1]);
     Array<LoopRV> xs = sch.Split(x, Array<Any>({Any(), Any(width)}), true);
@@ -97,10 +107,10 @@ bool ScheduleConv2dPacked(Schedule* sch_ptr, const BlockRV& block, const Default
     if (blocks > 1) {
       Array<LoopRV> fos = sch.Split(fo, Array<Any>({Any(), Any(blocks)}), true);
       fo_outer = fos[0];
-      sch.Reorder({n, fos[0], y, xs[0], loops[5], loops[6], loops[7], fos[1], xs[1], fi});
+      sch.Reorder(order({fos[0], y, xs[0], loops[5], loops[6], loops[7], fos[1], xs[1], fi}));
       sch.Unroll(fos[1]);
     } else {
-      sch.Reorder({n, fo, y, xs[0], loops[5], loops[6], loops[7], xs[1], fi});
+      sch.Reorder(order({fo, y, xs[0], loops[5], loops[6], loops[7], xs[1], fi}));
     }
     // Accumulators in a per-tile "local" buffer (kept in registers), written
     // back once per tile, followed there by the consumer (the NCHW
@@ -116,11 +126,12 @@ bool ScheduleConv2dPacked(Schedule* sch_ptr, const BlockRV& block, const Default
     if (opt.num_cores > 1) {
       int64_t outer = extent[1] * extent[2] * ((extent[3] + width - 1) / width);
       if (outer * extent[4] * width * extent[5] * extent[6] * extent[7] >= opt.min_parallel_work) {
-        sch.Parallel(sch.Fuse({n, fo_outer, y, xs[0]}, true));
+        sch.Parallel(sch.Fuse(order({fo_outer, y, xs[0]}), true));
       }
     }
   } catch (const Error&) {
     sch = backup;
+    SchedulePackedConvPadding(&sch, block, std::nullopt, opt);
     return false;
   }
   return true;

@@ -62,37 +62,76 @@ void PartitionPaddedColumns(Schedule* sch_ptr, const BlockRV& pad, int64_t lanes
   }
 }
 
-bool SchedulePaddingPlanes(Schedule* sch_ptr, const BlockRV& block, const DefaultCPUScheduleOptions& opt) {
-  Schedule& sch = *sch_ptr;
+namespace {
+
+// Whether `block` is a 4-D padding stage whose consumers are all packed conv2d blocks.
+bool IsPackedConvPadding(const Schedule& sch, const BlockRV& block) {
   Block b = sch.Get(block).cast<Block>();
-  if (!opt.pad_planes || !HasPrefix(b->name_hint, kPadPrefix) || b->iter_vars.size() != 4 || b->init ||
-      b->writes.size() != 1) {
+  if (!HasPrefix(b->name_hint, kPadPrefix) || b->iter_vars.size() != 4 || b->init || b->writes.size() != 1) {
     return false;
   }
   Array<BlockRV> consumers = sch.GetConsumers(block);
-  if (consumers.empty()) return false;
   for (const BlockRV& c : consumers) {
     if (!HasPrefix(sch.Get(c).cast<Block>()->name_hint, kPackedConvPrefix)) return false;
   }
-  Array<LoopRV> loops = sch.GetLoops(block);
-  if (loops.size() != 4) return false;
-  int64_t work = 1;  // a symbolic batch counts as 1
-  for (const LoopRV& l : loops) {
-    const int64_t* e = AsConstInt(sch.Get(l).cast<For>()->extent);
+  return !consumers.empty() && sch.GetLoops(block).size() == 4;
+}
+
+// Whether the padding stage `pad` is left for its single packed conv2d
+// consumer to compute per image: a batch other than 1, or symbolic.
+bool PaddedPerImage(const Schedule& sch, const BlockRV& pad) {
+  Array<BlockRV> consumers = sch.GetConsumers(pad);
+  if (consumers.size() != 1) return false;
+  const int64_t* batch = AsConstInt(sch.Get(sch.GetLoops(consumers[0])[0]).cast<For>()->extent);
+  return batch == nullptr || *batch > 1;
+}
+
+// The planes of `pad` (under `image` when given, else at the root) as one
+// fused loop, parallel when worth it, the columns cut at the borders.
+bool SchedulePlanes(Schedule* sch_ptr, const BlockRV& pad, std::optional<LoopRV> image,
+                    const DefaultCPUScheduleOptions& opt) {
+  Schedule& sch = *sch_ptr;
+  Array<LoopRV> loops = sch.GetLoops(pad);
+  int64_t work = 1;  // per image
+  for (size_t i = 1; i < loops.size(); ++i) {
+    const int64_t* e = AsConstInt(sch.Get(loops[i]).cast<For>()->extent);
     work *= e != nullptr ? *e : 1;
   }
-  const int64_t lanes = std::max(1, opt.vector_bits / std::max(1, b->writes[0]->buffer->dtype.bits()));
+  const int64_t lanes =
+      std::max(1, opt.vector_bits / std::max(1, sch.Get(pad).cast<Block>()->writes[0]->buffer->dtype.bits()));
   Schedule backup = sch.Copy();
   try {
-    LoopRV plane = sch.Fuse({loops[0], loops[1]}, true);
+    if (image) {
+      sch.ComputeAt(pad, *image, true, -1);
+      loops = sch.GetLoops(pad);  // [image, n: 1, c, h, w]
+    }
+    const size_t k = loops.size();
+    LoopRV plane = sch.Fuse({loops[k - 4], loops[k - 3]}, true);
     // Parallel before the partition: its opaque blocks would refuse it.
     if (opt.num_cores > 1 && work >= opt.min_parallel_work) sch.Parallel(plane);
-    PartitionPaddedColumns(&sch, block, lanes);
+    PartitionPaddedColumns(&sch, pad, lanes);
   } catch (const Error&) {
     sch = backup;
     return false;
   }
   return true;
+}
+
+}  // namespace
+
+bool SchedulePaddingPlanes(Schedule* sch, const BlockRV& block, const DefaultCPUScheduleOptions& opt) {
+  if (!opt.pad_planes || !IsPackedConvPadding(*sch, block)) return false;
+  if (PaddedPerImage(*sch, block)) return true;  // left unscheduled for SchedulePackedConvPadding
+  return SchedulePlanes(sch, block, std::nullopt, opt);
+}
+
+bool SchedulePackedConvPadding(Schedule* sch, const BlockRV& conv, std::optional<LoopRV> image,
+                               const DefaultCPUScheduleOptions& opt) {
+  if (!opt.pad_planes) return false;
+  for (const BlockRV& p : sch->GetProducers(conv)) {
+    if (IsPackedConvPadding(*sch, p) && PaddedPerImage(*sch, p)) return SchedulePlanes(sch, p, image, opt);
+  }
+  return false;
 }
 
 // False keeps the packed conv2d's padding stage on the generic spatial rule.

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "tir/schedule/schedule.h"
 #include "tir/transform/default_cpu_schedule.h"
@@ -25,11 +26,22 @@ void PartitionPaddedColumns(Schedule* sch, const BlockRV& pad, int64_t lanes);
 
 // Schedules `block` when it is a 4-D NCHW padding stage left standalone in
 // front of a packed conv2d block ("conv2d_nchw_packed", which reads every
-// input channel, so the pad cannot move under its loops): [n, c] fused into
-// one plane loop, parallel when the work is worth it, its rows serial and its
-// columns cut by PartitionPaddedColumns. Returns false (schedule unchanged)
-// otherwise or when a step is refused.
+// input channel, so the pad cannot move under its tile loops): [n, c] fused
+// into one plane loop, parallel when the work is worth it, its rows serial
+// and its columns cut by PartitionPaddedColumns. With a batch other than 1
+// (or symbolic) it only claims the block (true, left unscheduled): the conv
+// rule computes it per image through SchedulePackedConvPadding. Returns false
+// (schedule unchanged) otherwise or when a step is refused.
 bool SchedulePaddingPlanes(Schedule* sch, const BlockRV& block, const DefaultCPUScheduleOptions& opt);
+
+// For the packed conv2d block `conv` whose padding stage SchedulePaddingPlanes
+// left unscheduled: that stage's planes under `image` (the conv block's image
+// loop n, before its tiles: one image padded at a time, still in cache when
+// the tiles read it), or at the root without `image` (when the conv rule was
+// refused). False (schedule unchanged) when there is no such stage or a step
+// is refused.
+bool SchedulePackedConvPadding(Schedule* sch, const BlockRV& conv, std::optional<LoopRV> image,
+                               const DefaultCPUScheduleOptions& opt);
 
 }  // namespace tir
 }  // namespace tessera

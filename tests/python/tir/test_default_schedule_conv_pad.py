@@ -116,11 +116,11 @@ def _pad_column_loops(func):
 
 
 def test_padding_per_plane_with_its_borders_cut():
-    """2 x 16 planes of 32 x 32 padded: one parallel plane loop of 32 iterations around the
+    """32 planes of 32 x 32 padded: one parallel plane loop of 32 iterations around the
     padding, whose column loop is cut into [0, 1), [1, 31), [31, 32); in the interior the
     column condition of the select is provably true (LLVM then vectorizes a plain copy).
     The opt-out keeps the generic split vector loop with its guarded tail."""
-    x_shape, k_shape = (2, 16, 30, 30), (32, 3, 3)
+    x_shape, k_shape = (1, 32, 30, 30), (32, 3, 3)
     _, w = _weights(x_shape, k_shape, 1)
     bias = np.zeros(32, "float32")
     conv = _scheduled(_module(x_shape, w, bias, 1, 1))
@@ -188,3 +188,22 @@ def test_seven_wide_rows_take_two_channel_blocks_per_tile():
     kinds = [(l.kind, int(l.extent)) for l in _loops(_scheduled(_module((1, 16, 13, 13), w, np.zeros(48, "float32"),
                                                                        2, 1)))]
     assert (tir.ForKind.UNROLLED, 7) in kinds and not [k for k in kinds if k[0] == tir.ForKind.UNROLLED and k[1] != 7]
+
+
+def test_several_images_are_padded_one_at_a_time():
+    """With 4 images the padding moves under the conv's image loop: a serial loop of 4 around
+    the plane loop (32 planes, parallel, borders cut) and the parallel tile loop; the padded
+    buffer is one image (32 x 32 x 32), and each tile's accumulators stay a 10 x 16 (or
+    2 x 7 x 16) allocation inside the tile loop."""
+    for x_shape, tile in (((4, 32, 30, 30), 10 * 16), ((4, 64, 7, 7), 2 * 7 * 16)):
+        _, w = _weights(x_shape, (64, 3, 3), 1)
+        conv = _scheduled(_module(x_shape, w, np.zeros(64, "float32"), 1, 1))
+        (image,) = [l for l in _loops(conv) if int(l.extent) == 4 and l.kind == tir.ForKind.SERIAL]
+        inner = [(l.kind, int(l.extent)) for l in _inner_fors(image)]
+        padded = x_shape[1] * (x_shape[2] + 2) * (x_shape[3] + 2)
+        # the planes run in parallel from 2^15 elements per image on (the 7 x 7 ones serially)
+        assert ((tir.ForKind.PARALLEL if padded >= 1 << 15 else tir.ForKind.SERIAL), x_shape[1]) in inner, inner
+        assert sum(1 for l in _pad_column_loops(conv)) == 3
+        lowered = tvm.lower(tvm.IRModule({"main": conv.with_attr("global_symbol", "main")})).script()
+        sizes = [int(v) for v in __import__("re").findall(r"T\.allocate\(\[T\.int64\((\d+)\)\]", lowered)]
+        assert sorted(sizes) == [tile, tile, padded], sizes
