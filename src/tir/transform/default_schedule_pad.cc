@@ -25,8 +25,10 @@ bool HasPrefix(const std::string& s, const char* prefix) { return s.rfind(prefix
 
 // The ranges [l, W, rest] of the column loop `cols` of `pad` (empty ones left
 // out), or nullopt when its single read is not x[.., w - l] with a constant l
-// and a static width W.
-std::optional<Array<Any>> PaddedColumnRanges(const Schedule& sch, const BlockRV& pad, const LoopRV& cols) {
+// and a static width W. With `align` > 1 the cuts move to multiples of it
+// (the interior shrinks to whole groups of `align` columns).
+std::optional<Array<Any>> PaddedColumnRanges(const Schedule& sch, const BlockRV& pad, const LoopRV& cols,
+                                             int64_t align) {
   Block b = sch.Get(pad).cast<Block>();
   const int64_t* wp = AsConstInt(sch.Get(cols).cast<For>()->extent);
   if (b->reads.size() != 1 || b->iter_vars.empty() || wp == nullptr) return std::nullopt;
@@ -39,10 +41,12 @@ std::optional<Array<Any>> PaddedColumnRanges(const Schedule& sch, const BlockRV&
   const PrimExpr offset = ana.Simplify(sub(in->region[in->region.size() - 1]->min, v));
   const int64_t* off = AsConstInt(offset);
   if (w == nullptr || off == nullptr) return std::nullopt;
-  const int64_t left = -*off, right = *wp - left - *w;
-  if (left < 0 || right < 0 || left + right == 0) return std::nullopt;
+  const int64_t l = -*off;
+  if (l < 0 || *wp - l - *w < 0 || *wp - *w == 0) return std::nullopt;
+  const int64_t left = (l + align - 1) / align * align, end = (l + *w) / align * align;
+  if (end <= left) return std::nullopt;
   Array<Any> parts;
-  for (int64_t r : {left, *w, right}) {
+  for (int64_t r : {left, end - left, *wp - end}) {
     if (r > 0) parts.push_back(Any(r));
   }
   return parts;
@@ -54,8 +58,27 @@ void PartitionPaddedColumns(Schedule* sch_ptr, const BlockRV& pad, int64_t lanes
   Schedule& sch = *sch_ptr;
   Array<LoopRV> loops = sch.GetLoops(pad);
   const LoopRV& cols = loops[loops.size() - 1];
-  if (std::optional<Array<Any>> parts = PaddedColumnRanges(sch, pad, cols)) {
-    sch.LoopPartition(cols, *parts, true);
+  // A pad stored deinterleaved by the column stride S (pad[n, c, h, w % S, w / S],
+  // default_schedule_pool.cc): each range is cut into groups of S columns, S
+  // unrolled, so the S reads of a group are consecutive and the S writes go to
+  // the S rows (LLVM's interleaved accesses: wide loads and shuffles).
+  const Buffer out = sch.Get(pad).cast<Block>()->writes[0]->buffer;
+  int64_t group = 1;
+  if (out->shape.size() == 5) {
+    const PrimExpr s = out->shape[3];
+    if (const int64_t* stride = AsConstInt(s); stride != nullptr && *stride > 1) group = *stride;
+  }
+  if (std::optional<Array<Any>> parts = PaddedColumnRanges(sch, pad, cols, group)) {
+    LoopRV outer = cols;
+    if (group > 1) {  // [w / S] [S: unrolled], the ranges cut in whole groups
+      Array<LoopRV> split = sch.Split(cols, Array<Any>({Any(), Any(group)}), true);
+      sch.Unroll(split[1]);
+      outer = split[0];
+      Array<Any> groups;
+      for (const Any& p : *parts) groups.push_back(Any(p.cast<int64_t>() / group));
+      parts = groups;
+    }
+    sch.LoopPartition(outer, *parts, true);
   } else {
     Array<LoopRV> split = sch.Split(cols, Array<Any>({Any(), Any(lanes)}), true);
     sch.Vectorize(split[1]);
