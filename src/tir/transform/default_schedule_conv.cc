@@ -75,9 +75,15 @@ BlockRV CacheWriteTile(Schedule* sch_ptr, const BlockRV& block, const LoopRV& ti
 bool ScheduleConv2dPacked(Schedule* sch_ptr, const BlockRV& block, const DefaultCPUScheduleOptions& opt) {
   Schedule& sch = *sch_ptr;
   Block b = sch.Get(block).cast<Block>();
-  if (b->name_hint.rfind(kBlockPrefix, 0) != 0 || b->iter_vars.size() != 8 || !b->init) return false;
+  if (b->name_hint.rfind(kBlockPrefix, 0) != 0) return false;
+  // Refused: a padding stage left for this rule is still scheduled, at the root.
+  auto refuse = [&] {
+    SchedulePackedConvPadding(&sch, block, std::nullopt, opt);
+    return false;
+  };
+  if (b->iter_vars.size() != 8 || !b->init) return refuse();
   Array<LoopRV> loops = sch.GetLoops(block);
-  if (loops.size() != 8) return false;
+  if (loops.size() != 8) return refuse();
   std::vector<int64_t> extent;
   for (const LoopRV& l : loops) {
     For f = sch.Get(l).cast<For>();
@@ -86,7 +92,7 @@ bool ScheduleConv2dPacked(Schedule* sch_ptr, const BlockRV& block, const Default
   }
   // n may be symbolic; the others are static by construction.
   for (size_t i = 1; i < 8; ++i) {
-    if (extent[i] < 1) return false;
+    if (extent[i] < 1) return refuse();
   }
   Schedule backup = sch.Copy();
   try {
@@ -131,8 +137,7 @@ bool ScheduleConv2dPacked(Schedule* sch_ptr, const BlockRV& block, const Default
     }
   } catch (const Error&) {
     sch = backup;
-    SchedulePackedConvPadding(&sch, block, std::nullopt, opt);
-    return false;
+    return refuse();
   }
   return true;
 }

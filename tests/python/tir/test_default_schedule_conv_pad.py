@@ -207,3 +207,18 @@ def test_several_images_are_padded_one_at_a_time():
         lowered = tvm.lower(tvm.IRModule({"main": conv.with_attr("global_symbol", "main")})).script()
         sizes = [int(v) for v in __import__("re").findall(r"T\.allocate\(\[T\.int64\((\d+)\)\]", lowered)]
         assert sorted(sizes) == [tile, tile, padded], sizes
+
+
+def test_padding_left_for_a_refused_conv_rule_is_still_scheduled():
+    """Two images of 17-wide rows: the padding is left for the conv rule, which refuses
+    this width (no tile width in 4..14 divides 17; the generic rules take the block); the
+    padding is then scheduled at the root, per plane with its borders cut, not left serial
+    and unsplit. PyTorch oracle."""
+    x_shape = (2, 16, 15, 17)
+    x, w = _weights(x_shape, (32, 3, 3), 1)
+    bias = np.random.default_rng(4).standard_normal(32).astype("float32")
+    mod = _module(x_shape, w, bias, 1, 1)
+    conv = _scheduled(mod)
+    assert sorted((int(l.min), int(l.extent)) for l in _pad_column_loops(conv)) == [(0, 1), (1, 17), (18, 1)]
+    expected = _expected(x, w, bias, 1, 1)
+    np.testing.assert_allclose(_run(mod, x), expected, rtol=1e-4, atol=1e-4 * np.abs(expected).max())
