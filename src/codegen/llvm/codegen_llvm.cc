@@ -601,17 +601,33 @@ llvm::Value* CodeGenLLVM::VisitExpr_(const BufferLoadNode* op) {
       return FromStorage(v, t);
     }
   }
-  llvm::Value* idx = VisitExpr(index);
-  CheckVectorBounds(op->buffer, index,
-                    index.as<RampNode>() ? builder_->CreateExtractElement(idx, builder_->getInt32(0)) : nullptr, idx);
   llvm::Value* out = llvm::UndefValue::get(ValueType(t));
   DataType et = t.element_of();
+  LaneIndices lanes = LaneIndicesOf(op->buffer, index);
   for (int i = 0; i < t.lanes(); ++i) {
-    llvm::Value* li = builder_->CreateExtractElement(idx, builder_->getInt32(i));
-    llvm::Value* v = builder_->CreateAlignedLoad(StorageType(et), ElementPtr(buf, li), llvm::Align(std::max(1, et.bytes())));
+    llvm::Value* v =
+        builder_->CreateAlignedLoad(StorageType(et), ElementPtr(buf, lanes(i)), llvm::Align(std::max(1, et.bytes())));
     out = builder_->CreateInsertElement(out, FromStorage(v, et), builder_->getInt32(i));
   }
   return out;
+}
+
+CodeGenLLVM::LaneIndices CodeGenLLVM::LaneIndicesOf(const Buffer& buffer, const PrimExpr& index) {
+  const auto* ramp = index.as<RampNode>();
+  if (ramp != nullptr && ramp->stride.as<IntImmNode>() != nullptr) {
+    // A constant stride: each lane's index is the scalar base plus a constant,
+    // which LLVM folds into the address (no vector of indices to take apart).
+    llvm::Value* base = VisitExpr(ramp->base);
+    CheckVectorBounds(buffer, index, base, nullptr);
+    const int64_t stride = ramp->stride.as<IntImmNode>()->value;
+    return [this, base, stride](int i) -> llvm::Value* {
+      return builder_->CreateAdd(base, llvm::ConstantInt::get(base->getType(), stride * i, true));
+    };
+  }
+  llvm::Value* idx = VisitExpr(index);
+  CheckVectorBounds(buffer, index, ramp != nullptr ? builder_->CreateExtractElement(idx, builder_->getInt32(0)) : nullptr,
+                    idx);
+  return [this, idx](int i) -> llvm::Value* { return builder_->CreateExtractElement(idx, builder_->getInt32(i)); };
 }
 
 // ---- statements ----------------------------------------------------------------
@@ -645,14 +661,11 @@ void CodeGenLLVM::VisitStmt_(const BufferStoreNode* op) {
       return;
     }
   }
-  llvm::Value* idx = VisitExpr(index);
-  CheckVectorBounds(op->buffer, index,
-                    index.as<RampNode>() ? builder_->CreateExtractElement(idx, builder_->getInt32(0)) : nullptr, idx);
   DataType et = t.element_of();
+  LaneIndices lanes = LaneIndicesOf(op->buffer, index);
   for (int i = 0; i < t.lanes(); ++i) {
-    llvm::Value* li = builder_->CreateExtractElement(idx, builder_->getInt32(i));
     llvm::Value* v = builder_->CreateExtractElement(value, builder_->getInt32(i));
-    builder_->CreateAlignedStore(ToStorage(v, et), ElementPtr(buf, li), llvm::Align(std::max(1, et.bytes())));
+    builder_->CreateAlignedStore(ToStorage(v, et), ElementPtr(buf, lanes(i)), llvm::Align(std::max(1, et.bytes())));
   }
 }
 

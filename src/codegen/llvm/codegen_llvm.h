@@ -7,6 +7,8 @@
 // Codegen layer.
 #pragma once
 
+#include <functional>
+
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
@@ -123,6 +125,11 @@ class CodeGenLLVM : public tir::ExprFunctor<llvm::Value*(const PrimExpr&)>,
   // checks its first and last lanes (`base` is its emitted base), any other
   // vector index (`lanes`, emitted) every lane.
   void CheckVectorBounds(const tir::Buffer& buffer, const PrimExpr& index, llvm::Value* base, llvm::Value* lanes);
+  // The element index of each lane of a vector load/store that is not one
+  // contiguous vector (bounds checked here): base + lane * stride for a ramp
+  // of constant stride, else the lanes of the index vector.
+  using LaneIndices = std::function<llvm::Value*(int)>;
+  LaneIndices LaneIndicesOf(const tir::Buffer& buffer, const PrimExpr& index);
   // Always (with or without -bound-check): an integer division or modulo
   // `expr` by zero raises ZeroDivisionError, and of the type's minimum by -1
   // OverflowError, naming `expr`, instead of trapping (SIGFPE). Divisors whose

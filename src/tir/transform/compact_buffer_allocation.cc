@@ -256,6 +256,32 @@ std::optional<int64_t> FoldAt(const PrimExpr& e, const VarNode* v, int64_t value
   return std::nullopt;
 }
 
+// The bounds [lo, hi] of one dimension with the variables other than `v`
+// (loops outside the one of `v`, e.g. a serial image loop around a parallel
+// tile loop) set to 0, when that only takes away one shift common to lo and
+// hi and independent of `v`: every iteration's interval then moves by the
+// same amount, which keeps two intervals equal, overlapping or apart.
+// std::nullopt when the shift depends on `v` or differs between lo and hi.
+std::optional<std::pair<PrimExpr, PrimExpr>> WithoutOuterShift(const PrimExpr& lo, const PrimExpr& hi, const Var& v,
+                                                               arith::Analyzer* ana) {
+  bool outer = false;
+  auto zero_outer = [&](const PrimExpr& e) {
+    return Substitute(e, [&](const Var& x) -> std::optional<PrimExpr> {
+      if (x.same_as(v)) return std::nullopt;
+      outer = true;
+      return IntImm(x.dtype(), 0);
+    });
+  };
+  PrimExpr lo0 = zero_outer(lo), hi0 = zero_outer(hi);
+  if (!outer) return std::make_pair(lo, hi);
+  PrimExpr shift = ana->Simplify(sub(lo, lo0));
+  bool uses_v = false;
+  PostOrderVisit(shift, [&](const ObjectRef& n) { uses_v = uses_v || n.same_as(v); });
+  std::optional<int64_t> diff = ConstIntValue(ana->Simplify(sub(sub(hi, hi0), shift)));
+  if (uses_v || !diff || *diff != 0) return std::nullopt;
+  return std::make_pair(ana->Simplify(lo0), ana->Simplify(hi0));
+}
+
 // For a loop whose accessed box is constant once `v` is fixed (a fused loop's
 // v // c, v % c indices): whether the boxes of every two iterations are
 // disjoint in some dimension. Up to kMaxCompared iterations every pair is
@@ -270,8 +296,10 @@ bool BoxesDisjoint(const std::vector<arith::IntSet>& dims, const Var& v, const P
   std::vector<PrimExpr> bounds;
   for (const arith::IntSet& d : dims) {
     if (!d.HasLowerBound() || !d.HasUpperBound()) return false;
-    bounds.push_back(ana->Simplify(d.min()));
-    bounds.push_back(ana->Simplify(d.max()));
+    std::optional<std::pair<PrimExpr, PrimExpr>> own = WithoutOuterShift(ana->Simplify(d.min()), ana->Simplify(d.max()), v, ana);
+    if (!own) return false;
+    bounds.push_back(own->first);
+    bounds.push_back(own->second);
   }
   using Box = std::vector<std::pair<int64_t, int64_t>>;
   std::vector<Box> boxes;

@@ -21,6 +21,7 @@
 #include "tir/schedule/schedule.h"
 #include "tir/transform/default_schedule_conv.h"
 #include "tir/transform/default_schedule_conv1x1.h"
+#include "tir/transform/default_schedule_pad.h"
 #include "tir/transform/default_schedule_pool.h"
 #include "tir/transform/prim_func_pass.h"
 
@@ -164,8 +165,8 @@ class Scheduler {
       for (int k : nest->kinds) (k == kCommReduce ? has_reduce : has_spatial) = true;
       if (!has_spatial) continue;  // a full reduction to one value stays serial
       if (ScheduleConv2d1x1(&sch_, block, opt_) || ScheduleConv2dPacked(&sch_, block, opt_) ||
-          SchedulePool2d(&sch_, block, opt_)) {
-        continue;  // default_schedule_{conv1x1,conv,pool}.cc
+          SchedulePool2d(&sch_, block, opt_) || SchedulePaddingPlanes(&sch_, block, opt_)) {
+        continue;  // default_schedule_{conv1x1,conv,pool,pad}.cc
       }
       if (has_reduce) {
         if (opt_.packed_matmul && ScheduleMatmulPacked(&sch_, block, opt_)) continue;
@@ -510,6 +511,8 @@ static DefaultCPUScheduleOptions OptionsInContext(const Target& target) {
   opt.packed_matmul = PassContext::Current()->GetConfig<bool>(kPackedMatmulOption, true);
   opt.row_kernels = PassContext::Current()->GetConfig<bool>(kRowKernelOption, true);
   opt.strided_pad_copy = PassContext::Current()->GetConfig<bool>(kStridedPadCopyOption, true);
+  opt.pad_planes = PassContext::Current()->GetConfig<bool>(kPadPlanesOption, true);
+  opt.conv_vector_epilogue = PassContext::Current()->GetConfig<bool>(kConvVectorEpilogueOption, true);
   return opt;
 }
 TESSERA_REGISTER_GLOBAL("tir.DefaultCPUScheduleFunc").set_body_typed([](PrimFunc f, Target target) {

@@ -30,6 +30,12 @@ struct DefaultCPUScheduleOptions {
   // from sampling instructions whose decisions are the default's factors, so
   // the trace replays to the same schedule and the tuner can move around it.
   bool sampled = false;
+  // The packed conv2d's padding stage per (n, c) plane, its borders cut off
+  // (default_schedule_pad.h).
+  bool pad_planes = true;
+  // The packed conv2d's write-back with its epilogue vectorized along the
+  // output width (default_schedule_conv.h).
+  bool conv_vector_epilogue = true;
 };
 
 // Schedules `func` (unless it has "tir.is_scheduled" or a loop that is not

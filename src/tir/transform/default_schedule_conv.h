@@ -10,6 +10,11 @@
 namespace tessera {
 namespace tir {
 
+// PassContext switch: False keeps the packed conv2d's NCHW write-back (the
+// transposed X x fi tile with the fused epilogue) scalar instead of a vector
+// along the tile's X output columns.
+inline constexpr const char* kConvVectorEpilogueOption = "tir.default_schedule.conv_vector_epilogue";
+
 // Schedules `block` when it is a packed conv2d block and returns true; else
 // leaves the schedule alone and returns false. The block's consumer (the
 // NCHW write-back with the fused epilogue) is computed per tile.

@@ -27,6 +27,7 @@
 #include "tir/op.h"
 #include "tir/transform/default_schedule_conv.h"
 #include "tir/transform/default_schedule_knobs.h"
+#include "tir/transform/default_schedule_pad.h"
 
 namespace tessera {
 namespace tir {
@@ -90,75 +91,16 @@ int64_t DeinterleavePaddedInput(Schedule* sch_ptr, const BlockRV& block) {
 // channels alone (else rows join it and the padding stays one whole stage).
 constexpr int64_t kPlanesPerCore = 4;
 
-// The column loop `cols` of the padding block `pad` (pad[.., w] = x[.., w - l]
-// inside, 0 outside) as its left border, interior and right border
-// {l, W, rest}, or nullopt when the reads do not show that form. Cut there
-// (LoopPartition), the interior loop's column condition is provably true, so
-// LLVM vectorizes the copy (a plane of 32x112x112: 119 -> 45 us); a split
-// vectorized loop kept the per-lane select scalar.
-std::optional<std::array<int64_t, 3>> PaddedColumns(const Schedule& sch, const BlockRV& pad, const LoopRV& cols) {
-  Block b = sch.Get(pad).cast<Block>();
-  const int64_t* wp = AsConstInt(sch.Get(cols).cast<For>()->extent);
-  if (b->reads.size() != 1 || b->iter_vars.empty() || wp == nullptr) return std::nullopt;
-  const BufferRegion& in = b->reads[0];
-  if (in->region.size() != b->iter_vars.size() || in->buffer->shape.empty()) return std::nullopt;
-  const PrimExpr width = in->buffer->shape[in->buffer->shape.size() - 1];
-  const int64_t* w = AsConstInt(width);
-  arith::Analyzer ana;
-  const Var& v = b->iter_vars[b->iter_vars.size() - 1]->var;
-  const PrimExpr offset = ana.Simplify(sub(in->region[in->region.size() - 1]->min, v));
-  const int64_t* off = AsConstInt(offset);
-  if (w == nullptr || off == nullptr) return std::nullopt;
-  const int64_t left = -*off, right = *wp - left - *w;
-  if (left < 0 || right < 0 || left + right == 0) return std::nullopt;
-  return std::array<int64_t, 3>{left, *w, right};
-}
-
-// The non-empty ranges of `cut`, as LoopPartition's factors.
-Array<Any> NonEmpty(const std::array<int64_t, 3>& cut) {
-  Array<Any> parts;
-  for (int64_t r : cut) {
-    if (r > 0) parts.push_back(Any(r));
-  }
-  return parts;
-}
-
-// For a padding stage stored deinterleaved by the column stride S
-// (pad[.., w % S, w / S]): the column loop split into [w / S, w % S], the S
-// inner steps unrolled, and the outer loop cut where all S columns of a step
-// are inside the input (the steps touching a border stay guarded). Each
-// interior step then reads S consecutive inputs and writes one element of
-// each of the S deinterleaved rows, which LLVM vectorizes (an interleaved
-// load), where the loop over w stored by a scalar scatter (MobileNetV2's
-// 96-channel 112x112 stride-2 depthwise conv spent most of its time there).
-// False (schedule unchanged) when S does not divide the loop or no step is
-// wholly inside.
-bool PartitionByStride(Schedule* sch_ptr, const LoopRV& cols, const std::array<int64_t, 3>& cut, int64_t stride) {
-  Schedule& sch = *sch_ptr;
-  const int64_t padded = cut[0] + cut[1] + cut[2];
-  const int64_t left = (cut[0] + stride - 1) / stride, inside = (cut[0] + cut[1]) / stride - left;
-  if (padded % stride != 0 || inside <= 0) return false;
-  Schedule before = sch.Copy();
-  try {
-    Array<LoopRV> split = sch.Split(cols, Array<Any>({Any(), Any(stride)}), true);
-    sch.Unroll(split[1]);
-    sch.LoopPartition(split[0], NonEmpty({left, inside, padded / stride - left - inside}), true);
-  } catch (const Error&) {
-    sch = before;
-    return false;
-  }
-  return true;
-}
-
 // The padding stage feeding `block` computed per (n, c) plane, just before
 // the plane's row tiles read it (a plane of the padded input stays in cache
 // instead of the whole padded tensor making a round trip through memory; a
 // 96-channel 112x112 stride-2 depthwise conv: see docs/performance.md), the
 // (n, c) loop parallel when `parallel`. False (schedule unchanged) when there
-// is no such stage or a step is refused. `stride` > 1: the stage is stored
-// deinterleaved by that column stride (PartitionByStride).
+// is no such stage or a step is refused. `group_by_stride`: a stage stored
+// deinterleaved by the column stride is copied in groups of that stride
+// (PartitionPaddedColumns).
 bool PadPerChannel(Schedule* sch_ptr, const BlockRV& block, const LoopRV& n, const LoopRV& c, int64_t lanes,
-                   bool parallel, int64_t stride) {
+                   bool parallel, bool group_by_stride) {
   Schedule& sch = *sch_ptr;
   BlockRV pad;
   int found = 0;
@@ -174,16 +116,7 @@ bool PadPerChannel(Schedule* sch_ptr, const BlockRV& block, const LoopRV& n, con
     LoopRV plane = sch.Fuse({n, c}, true);
     sch.ComputeAt(pad, plane, true, -1);
     if (parallel) sch.Parallel(plane);  // before the partition: its opaque blocks would refuse it
-    Array<LoopRV> pad_loops = sch.GetLoops(pad);
-    const LoopRV& cols = pad_loops[pad_loops.size() - 1];
-    std::optional<std::array<int64_t, 3>> cut = PaddedColumns(sch, pad, cols);
-    const bool by_stride = cut && stride > 1 && PartitionByStride(&sch, cols, *cut, stride);
-    if (cut && !by_stride) {
-      sch.LoopPartition(cols, NonEmpty(*cut), true);
-    } else if (!cut) {
-      Array<LoopRV> split = sch.Split(cols, Array<Any>({Any(), Any(lanes)}), true);
-      sch.Vectorize(split[1]);
-    }
+    PartitionPaddedColumns(&sch, pad, lanes, group_by_stride);  // default_schedule_pad.cc
   } catch (const Error&) {
     sch = before;
     return false;
@@ -225,7 +158,7 @@ bool SchedulePool2d(Schedule* sch_ptr, const BlockRV& block, const DefaultCPUSch
   if (lanes < 2) return false;
   Schedule backup = sch.Copy();
   try {
-    const int64_t stride = DeinterleavePaddedInput(&sch, block);
+    DeinterleavePaddedInput(&sch, block);
     Array<LoopRV> ys = SplitByKnob(sch, loops[2], extent[2], rows, 8, {}, opt);
     Array<LoopRV> xs = SplitByKnob(sch, loops[3], extent[3], lanes, 2 * max_lanes, {4, 8, 16}, opt);
     Array<LoopRV> order = {loops[0], loops[1], ys[0], xs[0]};
@@ -253,8 +186,8 @@ bool SchedulePool2d(Schedule* sch_ptr, const BlockRV& block, const DefaultCPUSch
     // rows join the parallel loop and the padding stays one stage.
     const bool par = opt.num_cores > 1 && work >= opt.min_parallel_work;
     const bool planes = std::max<int64_t>(1, extent[0]) * extent[1] >= kPlanesPerCore * opt.num_cores;  // symbolic n: 1
-    const int64_t pad_stride = opt.strided_pad_copy ? stride : 1;
-    const bool per_plane = (!par || planes) && PadPerChannel(&sch, block, loops[0], loops[1], lanes, par, pad_stride);
+    const bool per_plane =
+        (!par || planes) && PadPerChannel(&sch, block, loops[0], loops[1], lanes, par, opt.strided_pad_copy);
     if (!per_plane && par) sch.Parallel(sch.Fuse({loops[0], loops[1], ys[0]}, true));
   } catch (const Error&) {
     sch = backup;
