@@ -45,6 +45,15 @@ def check_max_time(max_time_s, who):
     return float(max_time_s)
 
 
+def check_confirm_top_k(top_k, who):
+    """How many tuned candidates the final confirmation re-measures: an int >= 0 (0: off)."""
+    if isinstance(top_k, bool) or not isinstance(top_k, int):
+        raise TVMTypeError(f"{who}(confirm_top_k={top_k!r}): expected a non-negative int (0 turns it off)")
+    if top_k < 0:
+        raise TVMValueError(f"{who}(confirm_top_k={top_k}): must be at least 0 (0 turns it off)")
+    return top_k
+
+
 def check_seed(seed, who, name="seed"):
     """None or -1 (TVM's spelling): a random seed is drawn; else an int in [0, 2**31 - 1]."""
     if seed is None or (isinstance(seed, int) and not isinstance(seed, bool) and seed == -1):
@@ -95,5 +104,5 @@ def check_tunable_target(target, runner, who):
                            f"your own")
 
 
-__all__ = ["check_int", "check_trials", "check_max_time", "check_seed", "check_num_tuning_cores",
+__all__ = ["check_confirm_top_k", "check_int", "check_trials", "check_max_time", "check_seed", "check_num_tuning_cores",
            "refuse_spawn_bootstrap", "check_tunable_target", "device_type_name"]

@@ -56,6 +56,15 @@ class TuningRecord:
     def mean_run_sec(self):
         return sum(self.run_secs) / len(self.run_secs) if self.is_valid else float("inf")
 
+    @property
+    def trace_key(self):
+        """The trace's JSON text: records of the same candidate (a trace measured again by
+        the final confirmation, tune.py) share it."""
+        key = getattr(self, "_trace_key", None)
+        if key is None:
+            key = self._trace_key = json.dumps(self.trace.as_json(), separators=(",", ":"))
+        return key
+
     def as_json(self, workload_index):
         return [workload_index, {
             "trace": self.trace.as_json(),
@@ -159,21 +168,47 @@ class Database:
         if top_k < 0:
             raise TVMValueError(f"get_top_k(top_k={top_k}) must be non-negative")
         idx = self._index_of(workload)
-        recs = [r for r, w in zip(self._records, self._record_wl) if r.is_valid and w == idx]
+        recs = [r for r in self.latest_per_trace(idx).values() if r.is_valid]
         recs.sort(key=lambda r: r.mean_run_sec)
         return recs[:top_k]
+
+    def latest_per_trace(self, workload_idx, target=None):
+        """{trace_key: the latest record of that trace} for the workload at index
+        ``workload_idx`` (records of ``target`` or of no target when given). A trace
+        measured again (the final confirmation) is judged by its latest measurement only,
+        even when that one failed."""
+        out = {}
+        for r, w in zip(self._records, self._record_wl):
+            if w == workload_idx and (target is None or r.target is None or r.target == str(target)):
+                out.pop(r.trace_key, None)
+                out[r.trace_key] = r
+        return out
+
+    def confirmed_keys(self, workload_idx):
+        """The trace keys of ``workload_idx`` measured more than once (confirmed)."""
+        seen, twice = set(), set()
+        for r, w in zip(self._records, self._record_wl):
+            if w == workload_idx:
+                (twice if r.trace_key in seen else seen).add(r.trace_key)
+        return twice
 
     def __len__(self):
         return len(self._records)
 
     # ---- queries (TVM's Database.query_*)
     def query_tuning_record(self, mod, target=None, workload_name="main"):
-        """The best valid record for ``mod`` (and ``target`` when given), or None."""
+        """The best valid record for ``mod`` (and ``target`` when given), or None. Each
+        trace counts with its latest measurement; when some traces were measured more than
+        once (the final confirmation re-measured them side by side), the best is chosen
+        among those, so a candidate whose single fast measurement the confirmation
+        contradicted, or one never confirmed, cannot win over the confirmed fastest."""
         idx = self._find_workload(mod)
         if idx is None:
             return None
-        recs = [r for r, w in zip(self._records, self._record_wl) if r.is_valid and w == idx
-                and (target is None or r.target is None or r.target == str(target))]
+        latest = self.latest_per_trace(idx, target)
+        recs = [r for r in latest.values() if r.is_valid]
+        confirmed = self.confirmed_keys(idx)
+        recs = [r for r in recs if r.trace_key in confirmed] or recs
         return min(recs, key=lambda r: r.mean_run_sec) if recs else None
 
     def query_schedule(self, mod, target=None, workload_name="main"):

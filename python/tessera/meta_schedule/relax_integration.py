@@ -16,8 +16,8 @@ from ..tir import PrimFunc
 from . import task_scheduler as _task_scheduler
 from .arg_info import ArgInfo
 from .extracted_task import ExtractedTask
-from .arguments import (check_max_time, check_num_tuning_cores, check_seed, check_trials, check_tunable_target,
-                        refuse_spawn_bootstrap)
+from .arguments import (check_confirm_top_k, check_max_time, check_num_tuning_cores, check_seed, check_trials,
+                        check_tunable_target, refuse_spawn_bootstrap)
 from .tune import make_builder_runner, make_database
 from .tune_context import TuneContext, normalize_mod
 from ..error import OpNotImplemented, TVMTypeError, TVMValueError
@@ -132,7 +132,7 @@ def extracted_tasks_to_tune_contexts(extracted_tasks, work_dir, space="post-orde
 def tune_relax(mod, params, target, work_dir, max_trials_global, *, max_trials_per_task=None,
                num_trials_per_iter=64, builder="local", runner="local", database="json", cost_model="xgb",
                task_scheduler="gradient", space="post-order-apply", strategy="evolutionary", seed=None,
-               num_tuning_cores="physical", max_time_s=None):
+               num_tuning_cores="physical", max_time_s=None, confirm_top_k=3):
     """Tunes every task of the Relax model ``mod`` (see extract_tasks) for ``target``
     with ``max_trials_global`` trials in all, at most ``max_trials_per_task`` (default:
     the global budget) per task and ``num_trials_per_iter`` per round; the task
@@ -141,8 +141,12 @@ def tune_relax(mod, params, target, work_dir, max_trials_global, *, max_trials_p
     given); rerunning with the same work_dir resumes. ``seed`` fixes every random choice.
     ``max_time_s``: a wall-clock budget in seconds from the call's start (extraction
     included): no round starts after it, the run stops between rounds with every record
-    committed, and a rerun with the same work_dir continues."""
+    committed, and a rerun with the same work_dir continues. ``confirm_top_k`` (Tessera):
+    at the end, each task whose best record is not its default schedule has the default
+    and this many of its fastest candidates timed again side by side; the confirmed
+    fastest becomes its best record (0: off; see confirm.py)."""
     refuse_spawn_bootstrap("tune_relax")
+    confirm_top_k = check_confirm_top_k(confirm_top_k, "tune_relax")
     check_trials(max_trials_global, num_trials_per_iter, work_dir, "tune_relax", max_trials_per_task)
     check_seed(seed, "tune_relax")
     check_num_tuning_cores(num_tuning_cores, "tune_relax")
@@ -170,18 +174,18 @@ def tune_relax(mod, params, target, work_dir, max_trials_global, *, max_trials_p
     return tune_tasks(tasks=contexts, task_weights=weights, work_dir=work_dir, max_trials_global=max_trials_global,
                       max_trials_per_task=max_trials_per_task, num_trials_per_iter=num_trials_per_iter,
                       builder=builder, runner=runner, database=database, cost_model=cost_model,
-                      task_scheduler=scheduler, max_time_s=max_time_s, _start=start)
+                      task_scheduler=scheduler, max_time_s=max_time_s, _start=start, confirm_top_k=confirm_top_k)
 
 
 def tune_tasks(*, tasks, task_weights, work_dir, max_trials_global, max_trials_per_task=None,
                num_trials_per_iter=64, builder="local", runner="local", database="json", cost_model="xgb",
                measure_callbacks="default", task_scheduler="gradient", module_equality="structural",
-               post_optimization=False, max_time_s=None, _start=None):
+               post_optimization=False, max_time_s=None, _start=None, confirm_top_k=3):
     """``ms.tune_tasks`` (``tvm.meta_schedule.tune_tasks``): tunes the TuneContexts ``tasks``
     with ``task_weights`` under one budget with ``task_scheduler`` and returns the
     database. ``measure_callbacks`` other than "default", ``module_equality`` other than
     "structural" and ``post_optimization`` are refused. ``max_time_s``: wall-clock budget
-    (Tessera; see tune_relax)."""
+    and ``confirm_top_k`` (Tessera; see tune_relax)."""
     if measure_callbacks != "default":
         raise OpNotImplemented("tune_tasks(measure_callbacks=...) is not supported: records are committed "
                                   "and the cost model updated by the loop itself")
@@ -191,6 +195,7 @@ def tune_tasks(*, tasks, task_weights, work_dir, max_trials_global, max_trials_p
     if post_optimization:
         raise OpNotImplemented("tune_tasks(post_optimization=True) is not supported")
     refuse_spawn_bootstrap("tune_tasks")
+    confirm_top_k = check_confirm_top_k(confirm_top_k, "tune_tasks")
     check_trials(max_trials_global, num_trials_per_iter, work_dir, "tune_tasks", max_trials_per_task)
     if max_trials_per_task is None:
         max_trials_per_task = max_trials_global
@@ -210,7 +215,8 @@ def tune_tasks(*, tasks, task_weights, work_dir, max_trials_global, max_trials_p
     try:
         return scheduler.tune(tasks, list(task_weights), int(max_trials_global), int(max_trials_per_task),
                               int(num_trials_per_iter), builder, runner, database, cost_model, work_dir,
-                              max_time_s=check_max_time(max_time_s, "tune_tasks"), start=_start)
+                              max_time_s=check_max_time(max_time_s, "tune_tasks"), start=_start,
+                              confirm_top_k=confirm_top_k)
     finally:
         if own_builder:
             builder.close()

@@ -14,13 +14,14 @@ from .arg_info import ArgInfo
 from .budget import TuningBudget
 from .builder import BuilderInput, LocalBuilder
 from .cost_model import RandomModel, XGBModel
+from .confirm import confirm_tasks
 from .default_candidate import default_schedule, has_decisions, is_default_trace
 from .database import JSONDatabase, MemoryDatabase, Database, TuningRecord
 from .feature import estimate_flops
 from .shared_cost_model import ReplayCache
 from .runner import LocalRunner, RunnerInput
 from . import search_strategy as _strategy
-from .arguments import (check_max_time, check_num_tuning_cores, check_seed, check_trials, check_tunable_target,
+from .arguments import (check_confirm_top_k, check_max_time, check_num_tuning_cores, check_seed, check_trials, check_tunable_target,
                         device_type_name, refuse_spawn_bootstrap)
 from .space_generator import ScheduleFn
 from .tune_context import TuneContext
@@ -87,7 +88,9 @@ class TaskState:
         mod, target = ctx.mod, str(ctx.target)
         self.workload = self.database.commit_workload(mod)
         self.args_info = ArgInfo.from_prim_func(mod["main"])
-        existing = self.database.records_of(mod)
+        # One record per candidate: a trace the final confirmation measured again
+        # (confirm.py) counts once, with its latest measurement.
+        existing = list(self.database.latest_per_trace(self.database._index_of(self.workload)).values())
         # One replay per record (shared with the cost model's warm start when it ran).
         replays = getattr(self.cost_model, "replays", None) or ReplayCache()
         replayed = [replays.get(rec, mod) for rec in existing]
@@ -100,6 +103,7 @@ class TaskState:
         # (the course's §4.4 expects the winner to come from it, as TVM's does).
         default_sch = None if isinstance(ctx.space_generator, ScheduleFn) else default_schedule(mod, ctx.target)
         self.default_cand = None
+        self.default_sch = default_sch
         if default_sch is not None:
             cand = _strategy.Candidate(default_sch, is_default=True)
             if cand.shash not in ctx.measured:
@@ -114,8 +118,8 @@ class TaskState:
         ref_path = os.path.join(self.work_dir, f"reference_{self.workload.shash}.npz")
         self.reference = self.runner.make_reference(mod, target, self.args_info, ref_path, seed=0)
         self.done = len(existing)
-        valid = [r.mean_run_sec for r in existing if r.is_valid]
-        self.best = min(valid) if valid else None
+        best_rec = self.database.query_tuning_record(mod)  # confirmed timings win (confirm.py)
+        self.best = best_rec.mean_run_sec if best_rec is not None else None
         self.n_errors = sum(1 for r in existing if not r.is_valid)
         if existing:
             self.best_ms_history.append(self.best_ms())
@@ -262,10 +266,11 @@ def report_sample_errors(states):
 
 
 def tune_task(ctx, database, builder, runner, cost_model, max_trials, num_trials_per_iter, work_dir,
-              max_time_s=None):
+              max_time_s=None, confirm_top_k=3):
     """Tunes ``ctx``'s task until ``max_trials`` trials (existing records included) are in
     ``database``, the space has no unmeasured candidate left or ``max_time_s`` seconds
-    have passed (between rounds); returns the database."""
+    have passed (between rounds), then confirms the best against the default
+    (confirm.py; ``confirm_top_k`` candidates, 0: off); returns the database."""
     budget = TuningBudget(max_trials, max_time_s)
     state = TaskState(ctx, database, builder, runner, cost_model, work_dir, max_trials,
                       num_trials_per_iter=num_trials_per_iter)
@@ -281,6 +286,7 @@ def tune_task(ctx, database, builder, runner, cost_model, max_trials, num_trials
     if not state.terminated and budget.time_up():
         _print(f"[{ctx.task_name}] time budget of {fmt_time(max_time_s)} spent: stopping at {state.done}/"
                f"{max_trials} trials (rerun with the same work_dir to continue)")
+    confirm_tasks([state], confirm_top_k, budget, _print)
     _print(summary_table([state]))
     _print(f"Wall time: {fmt_time(budget.elapsed())}")
     if cost_model_text(cost_model):
@@ -325,7 +331,8 @@ def make_builder_runner(builder, runner, num_workers, work_dir, who):
 
 def tune_tir(mod, target, work_dir, max_trials_global, *, num_trials_per_iter=64, builder="local",
              runner="local", database="json", cost_model="xgb", space="post-order-apply",
-             strategy="evolutionary", task_name="main", num_tuning_cores="physical", seed=None, max_time_s=None):
+             strategy="evolutionary", task_name="main", num_tuning_cores="physical", seed=None, max_time_s=None,
+             confirm_top_k=3):
     """Tunes the PrimFunc ``mod`` ("main" of an IRModule, or a PrimFunc) for ``target`` with
     ``max_trials_global`` measured candidates and returns the database (a JSONDatabase in
     ``work_dir`` unless ``database`` is given). ``space``: "post-order-apply" (the default
@@ -334,8 +341,11 @@ def tune_tir(mod, target, work_dir, max_trials_global, *, num_trials_per_iter=64
     ``num_tuning_cores`` ("physical" or a count) is the number of build workers (and the
     core count the default space parallelizes for when the target gives no --num-cores);
     ``max_time_s``: a wall-clock budget in seconds (no round starts after it; a rerun with
-    the same work_dir continues)."""
+    the same work_dir continues); ``confirm_top_k`` (Tessera): when the best record is
+    not the default schedule, the default and this many of the fastest candidates are
+    timed again side by side and the confirmed fastest becomes the best record (0: off)."""
     refuse_spawn_bootstrap("tune_tir")
+    confirm_top_k = check_confirm_top_k(confirm_top_k, "tune_tir")
     check_trials(max_trials_global, num_trials_per_iter, work_dir, "tune_tir")
     check_seed(seed, "tune_tir")
     check_num_tuning_cores(num_tuning_cores, "tune_tir")
@@ -351,7 +361,7 @@ def tune_tir(mod, target, work_dir, max_trials_global, *, num_trials_per_iter=64
                                                                    "tune_tir")
     try:
         return tune_task(ctx, database, builder, runner, cost_model, int(max_trials_global),
-                         int(num_trials_per_iter), work_dir, max_time_s)
+                         int(num_trials_per_iter), work_dir, max_time_s, confirm_top_k)
     finally:
         if own_builder:
             builder.close()

@@ -174,7 +174,7 @@ def test_kill_9_mid_run_then_resume(tmp_path):
     assert proc.returncode == 0, out
     assert f"resuming: {kept} trials already in the database" in out
     recs = ms.database.JSONDatabase(work_dir=work_dir).get_all_tuning_records()
-    assert len(recs) == total
+    assert len({r.trace_key for r in recs}) == total  # trials; the final confirmation may re-measure a few
     mod = matmul_module(64)
     hashes = set()
     for r in recs:

@@ -250,11 +250,11 @@ def test_tune_relax_mlp_then_compile_relax_matches_numpy(tmp_path, capsys):
     assert "total trials 6/6" in out and "Weighted Latency (us)" in out and "ETA" in out
     tasks = ms.relax_integration.extract_tasks(mod, TARGET, nd_params)
     recs = db.get_all_tuning_records()
-    assert len(recs) == 6
+    assert len({(id(r.workload), r.trace_key) for r in recs}) == 6  # trials (the confirmation re-measures some)
     for t in tasks:
         assert db.query_tuning_record(t.mod, target=str(tvm.target.Target(TARGET))) is not None, t.task_name
     # each task got its one-trial warm-up round; the weight-3 task at least as many trials as the other
-    per_task = [len(db.records_of(t.mod)) for t in tasks]
+    per_task = [len({r.trace_key for r in db.records_of(t.mod)}) for t in tasks]
     assert per_task[0] >= per_task[1] >= 1 and sum(per_task) == 6
 
     ex = ms.relax_integration.compile_relax(db, mod, TARGET, nd_params)
@@ -268,7 +268,7 @@ def test_tune_relax_mlp_then_compile_relax_matches_numpy(tmp_path, capsys):
 
     # resuming with the same work_dir: the budget is spent, nothing new is measured
     db2 = ms.relax_integration.tune_relax(mod, nd_params, TARGET, work_dir, 6, num_trials_per_iter=2, seed=0)
-    assert len(db2.get_all_tuning_records()) == 6
+    assert len(db2.get_all_tuning_records()) == len(recs)
 
 
 def _hand_record(db, func):
@@ -320,7 +320,7 @@ def test_tune_ir_mod_and_tune_tir_passes_fill_work_dir(tmp_path):
     # the gradient scheduler's warm-up round measures one trial per task (TVM's warm-up would give
     # all 4 to the first task); the rest goes to the weight-3 dense task, most of the model's time
     db = ms.database.JSONDatabase(work_dir=work_dir)
-    n_dense, n_out = len(db.records_of(task_mod(mod["dense0"]))), len(db.records_of(task_mod(mod["dense_out"])))
+    n_dense, n_out = (len({r.trace_key for r in db.records_of(task_mod(m))}) for m in (mod["dense0"], mod["dense_out"]))
     assert n_dense + n_out == 4 and n_dense >= n_out >= 1
     assert all(applied[n].attrs["tir.is_scheduled"] for n in ("dense0", "dense1", "dense_out"))
 
@@ -329,7 +329,7 @@ def test_tune_ir_mod_and_tune_tir_passes_fill_work_dir(tmp_path):
     with tvm.target.Target(TARGET):
         relax.transform.MetaScheduleTuneTIR(tir_dir, 2)(only_tir)
     db = ms.database.JSONDatabase(work_dir=tir_dir)
-    assert len(db.get_all_tuning_records()) == 2
+    assert len({r.trace_key for r in db.get_all_tuning_records()}) == 2
     assert db.query_tuning_record(task_mod(mod["dense_out"])) is not None
 
 

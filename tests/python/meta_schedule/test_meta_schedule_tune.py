@@ -133,7 +133,8 @@ class RecordingBuilder(LocalBuilder):
 def _trace_sequence(tmp_path, seed, strategy, space):
     builder = RecordingBuilder()
     ms.tune_tir(matmul_module(64), TARGET, str(tmp_path), 12, num_trials_per_iter=4, space=space,
-                strategy=strategy, seed=seed, builder=builder, runner=FakeRunner(), database="memory")
+                strategy=strategy, seed=seed, builder=builder, runner=FakeRunner(), database="memory",
+                confirm_top_k=0)  # the search's builds only
     builder.close()
     return builder.mods
 
@@ -154,9 +155,12 @@ def test_evolutionary_search_tunes_a_correct_schedule(tmp_path):
     mod = matmul_module(n)
     db = ms.tune_tir(mod, TARGET, str(tmp_path), 12, num_trials_per_iter=4, seed=0)
     recs = db.get_all_tuning_records()
-    assert len(recs) == 12 and all(r.is_valid for r in recs)
+    assert len({r.trace_key for r in recs}) == 12 and all(r.is_valid for r in recs)
     sch = ms.tir_integration.compile_tir(db, mod, TARGET)
-    assert min(r.mean_run_sec for r in recs) == db.query_tuning_record(mod, TARGET).mean_run_sec
+    # The best is the fastest single measurement, or the confirmed fastest when the
+    # final confirmation re-measured the top candidates (records after the 12 trials).
+    confirmed = recs[12:] or recs
+    assert min(r.mean_run_sec for r in confirmed) == db.query_tuning_record(mod, TARGET).mean_run_sec
     _matmul_check(sch, n)
 
 

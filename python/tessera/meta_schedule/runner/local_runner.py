@@ -66,6 +66,27 @@ def _check_and_time_in_worker(artifact_path, args_info_json, ref, number, repeat
                           device_type)
 
 
+def _run_interleaved_in_worker(artifact_paths, args_info_json, ref, number, rounds, min_repeat_ms, device_type):
+    """Runs in a worker: loads every library (a load failure is that candidate's error)
+    and times them interleaved (runner.check_and_time_interleaved)."""
+    from ...runtime import load_module
+    from ..arg_info import ArgInfo
+    from .runner import check_and_time_interleaved
+    args_info = [ArgInfo.from_json(a) for a in args_info_json]
+    libs = []
+    for path in artifact_paths:
+        try:
+            libs.append(load_module(path))
+        except Exception as err:  # noqa: BLE001 -- the candidate's failure, recorded
+            libs.append(f"{type(err).__name__}: {err}")
+    reference, rtol, atol = None, 0.0, 0.0
+    if ref is not None:
+        path, rtol, atol = ref
+        reference = _load_reference(path)
+    return check_and_time_interleaved(libs, args_info, reference, rtol, atol, number, rounds, min_repeat_ms,
+                                      device_type)
+
+
 class LocalRunner(Runner):
     """Times candidates one at a time in a worker process: ``number`` calls per repeat
     (more if a repeat is shorter than ``min_repeat_ms``), ``repeat`` repeats, the CPU
@@ -104,6 +125,25 @@ class LocalRunner(Runner):
             args.append((inp.artifact_path, [a.as_json() for a in inp.args_info], ref, self.number,
                          self.repeat, self.min_repeat_ms, self.enable_cpu_cache_flush, inp.device_type))
         return to_runner_results(self._pool.map(__name__, "_run_in_worker", args, self.timeout_sec))
+
+    def run_interleaved(self, runner_inputs, rounds):
+        """Times ``runner_inputs`` (one workload: same args_info and reference) side by
+        side in one worker: ``rounds`` rounds of ``number`` calls of each in turn. Per
+        input, its per-round seconds or an error text (str); a worker failure (crash,
+        timeout) is every input's error."""
+        check_inputs(runner_inputs, "LocalRunner.run_interleaved")
+        if not runner_inputs:
+            return []
+        first = runner_inputs[0]
+        ref = None if first.reference is None else (first.reference.path, first.reference.rtol,
+                                                    first.reference.atol)
+        args = ([inp.artifact_path for inp in runner_inputs], [a.as_json() for a in first.args_info], ref,
+                self.number, int(rounds), self.min_repeat_ms, first.device_type)
+        limit = None if self.timeout_sec is None else self.timeout_sec * len(runner_inputs) * (1 + int(rounds))
+        res = self._pool.map(__name__, "_run_interleaved_in_worker", [args], limit)[0]
+        if isinstance(res, WorkerFailure):
+            return [f"run {res}"] * len(runner_inputs)
+        return res
 
     def close(self):
         self._pool.close()

@@ -168,5 +168,55 @@ def check_and_time(lib, args_info, reference, rtol, atol, number, repeat, min_re
     return secs
 
 
-__all__ = ["Reference", "Runner", "RunnerInput", "RunnerResult", "check_and_time", "compute_reference", "mismatches",
+def check_and_time_interleaved(libs, args_info, reference, rtol, atol, number, rounds, min_repeat_ms,
+                               device_type="cpu"):
+    """Checks each of ``libs`` (None: failed to load) like check_and_time, then times them
+    interleaved in this process: ``rounds`` rounds, each timing every candidate once
+    (``number`` calls, at least ``min_repeat_ms``) in turn, so a load that comes and goes
+    hits all of them alike. Returns per candidate the list of its per-round seconds, or
+    the error text (str) of a candidate whose check failed."""
+    from ... import nd, cpu, cuda
+    dev = cuda(0) if device_type == "cuda" else cpu()
+    out, timers = [], []
+    for lib in libs:
+        if isinstance(lib, str):
+            out.append(lib)
+            timers.append(None)
+            continue
+        try:
+            check_and_time(lib, args_info, reference, rtol, atol, 1, 1, 0, False, device_type)
+        except Exception as err:  # noqa: BLE001 -- the candidate's failure, recorded
+            out.append(f"{type(err).__name__}: {err}")
+            timers.append(None)
+            continue
+        out.append([])
+        timers.append(lib.time_evaluator("main", dev, number=number, repeat=1, min_repeat_ms=min_repeat_ms))
+    inputs = reference[0] if reference is not None else random_inputs(args_info, 0)
+    arrays = [nd.array(a.copy(), dev) for a in inputs]
+    for _ in range(rounds):
+        for secs, timer in zip(out, timers):
+            if timer is not None:
+                secs.append(float(timer(*arrays).mean))
+    return out
+
+
+def measure_interleaved(runner, runner_inputs, rounds):
+    """Per input, the list of its per-round seconds or an error text (str): the runner's
+    own ``run_interleaved`` when it has one (LocalRunner: one worker process), else
+    ``rounds`` calls of ``runner.run`` on all the inputs (still interleaved by round)."""
+    if hasattr(runner, "run_interleaved"):
+        return runner.run_interleaved(runner_inputs, rounds)
+    out = [[] for _ in runner_inputs]
+    for _ in range(rounds):
+        for i, res in enumerate(runner.run(runner_inputs)):
+            if isinstance(out[i], str):
+                continue
+            if res.error_msg is not None or not res.run_secs:
+                out[i] = res.error_msg or "no run time"
+            else:
+                out[i].append(sum(res.run_secs) / len(res.run_secs))
+    return out
+
+
+__all__ = ["Reference", "Runner", "check_and_time_interleaved", "measure_interleaved", "RunnerInput", "RunnerResult", "check_and_time", "compute_reference", "mismatches",
            "random_inputs", "read_reference", "reference_target"]

@@ -9,6 +9,7 @@ import time
 
 from ..arguments import check_max_time
 from ..budget import TuningBudget
+from ..confirm import confirm_tasks
 from ..tune import (TaskState, cost_model_text, fmt_time, progress_text, report_sample_errors, summary_table, _print,
                     make_cost_model)
 from ...error import OpNotImplemented, TVMValueError
@@ -28,13 +29,15 @@ class TaskScheduler:
         return [i for i, st in enumerate(self.states) if not st.terminated]
 
     def tune(self, tasks, task_weights, max_trials_global, max_trials_per_task, num_trials_per_iter, builder,
-             runner, database, cost_model, work_dir, max_time_s=None, start=None):
+             runner, database, cost_model, work_dir, max_time_s=None, start=None, confirm_top_k=3):
         """Tunes ``tasks`` (TuneContexts) with weights ``task_weights``; one cost model made
         from ``cost_model`` ("xgb", "random", a CostModel or a SharedCostModel; seeded with
         the first task's seed) serves every task, warm-started from ``database``
         (shared_cost_model.py). Trials already in ``database`` count towards both budgets.
         ``max_time_s``: wall-clock budget from ``start`` (a time.time() value; default: this
-        call's start): no round starts after it, rounds are shortened to end within it."""
+        call's start): no round starts after it, rounds are shortened to end within it.
+        At the end each task's best is confirmed against its default (confirm.py;
+        ``confirm_top_k`` candidates, 0: off) while time is left."""
         if len(tasks) != len(task_weights):
             raise TVMValueError(f"TaskScheduler.tune: {len(tasks)} tasks but {len(task_weights)} task_weights")
         max_time_s = check_max_time(max_time_s, "TaskScheduler.tune")
@@ -76,6 +79,7 @@ class TaskScheduler:
         elif budget.time_up():
             _print(f"Time budget of {fmt_time(max_time_s)} spent: stopping at {total}/{max_trials_global} trials "
                    "(rerun with the same work_dir to continue)")
+        confirm_tasks(self.states, confirm_top_k, budget, _print)
         _print(summary_table(self.states))
         _print(f"Wall time: {fmt_time(budget.elapsed())}")
         if cost_model_text(self.cost_model):
