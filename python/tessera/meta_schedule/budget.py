@@ -16,6 +16,7 @@ class TuningBudget:
         self.start = time.time() if start is None else start
         self.measured_now = 0      # trials measured by this run
         self.measuring_secs = 0.0  # wall time of this run's rounds
+        self.reserve_s = 0.0       # kept from the search for the final confirmation (reserve_for)
 
     def elapsed(self):
         return time.time() - self.start
@@ -23,8 +24,23 @@ class TuningBudget:
     def time_left(self):
         return math.inf if self.max_time_s is None else self.max_time_s - self.elapsed()
 
+    def search_time_left(self):
+        """The time left to the search: the time left less the confirmation's reserve."""
+        return self.time_left() - self.reserve_s
+
     def time_up(self):
-        return self.time_left() <= 0
+        """Whether the search must stop (no time left before the confirmation's reserve)."""
+        return self.search_time_left() <= 0
+
+    def reserve_for(self, n_tasks, top_k, secs_per_run):
+        """Keeps time for confirming ``n_tasks`` tasks (confirm.py): each rebuilds ``top_k
+        + 1`` candidates (about a trial's seconds each, as measured so far) and times them
+        in several rounds of ``secs_per_run``; at most a fifth of the budget."""
+        if self.max_time_s is None or top_k <= 0 or n_tasks <= 0 or self.measured_now == 0:
+            self.reserve_s = 0.0
+            return
+        per_trial = self.measuring_secs / self.measured_now
+        self.reserve_s = min(0.2 * self.max_time_s, n_tasks * (top_k + 1) * (per_trial + secs_per_run))
 
     def round_size(self, n, trials_left, share=1):
         """``n`` trials, fewer when this round must leave room for ``share - 1`` more rounds
@@ -34,7 +50,7 @@ class TuningBudget:
         if self.max_time_s is None or self.measured_now == 0:
             return n
         per_trial = self.measuring_secs / self.measured_now
-        return max(1, min(n, int(self.time_left() / per_trial / share) if per_trial > 0 else n))
+        return max(1, min(n, int(self.search_time_left() / per_trial / share) if per_trial > 0 else n))
 
     def record_round(self, measured, secs):
         self.measured_now += measured

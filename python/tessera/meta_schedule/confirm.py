@@ -34,20 +34,20 @@ def confirm_task(state, top_k, rounds=CONFIRM_ROUNDS, log=print):
         return None
     db, name = state.database, state.task_name
     idx = db._index_of(state.workload)  # pylint: disable=protected-access
-    latest = [r for r in db.latest_per_trace(idx).values() if r.is_valid]
+    mod, target = state.ctx.mod, str(state.ctx.target)
+    latest = [r for r in db.latest_per_trace(idx, target).values() if r.is_valid]
     if not latest:
         return None
     latest.sort(key=lambda r: r.mean_run_sec)
     dkey, confirmed = _default_key(state), db.confirmed_keys(idx)
     best = latest[0]
-    if best.trace_key == dkey or best.trace_key in confirmed:
+    if best.trace_key == dkey or best.measure_key in confirmed:
         return None
     others = [r for r in latest if r.trace_key != dkey][:top_k]
     dflt = [r for r in latest if r.trace_key == dkey]
     if not dflt or not others:  # no default measured (a ScheduleFn space, a GPU target): nothing to confirm against
         return None
     cands = dflt + others
-    mod, target = state.ctx.mod, str(state.ctx.target)
     schs = []
     for rec in cands:
         sch = Schedule(mod)
@@ -94,18 +94,30 @@ def confirm_task(state, top_k, rounds=CONFIRM_ROUNDS, log=print):
     return ratio
 
 
+# Seconds one interleaved round of one candidate takes at least (LocalRunner's
+# min_repeat_ms, and the rest): what TuningBudget.reserve_for keeps per round.
+_SECS_PER_ROUND = 0.03
+
+
+def reserve_confirmation(budget, states, top_k):
+    """Keeps time in ``budget`` for confirming the tasks of ``states`` that have a valid
+    record (called after each round)."""
+    n = sum(1 for st in states if st.best is not None)
+    budget.reserve_for(n, top_k, CONFIRM_ROUNDS * _SECS_PER_ROUND)
+
+
 def confirm_tasks(states, top_k, budget, log=print):
-    """Runs confirm_task on every state while ``budget`` (a TuningBudget) has time left;
-    logs the tasks skipped for want of time."""
+    """Runs confirm_task on every state, the most time-weighted first, while ``budget``
+    (a TuningBudget) has time left (its reserve included); logs the tasks skipped for
+    want of time."""
     if top_k <= 0:
         return
-    for st in states:
-        if not st._prepared or st.best is None:  # pylint: disable=protected-access
-            continue
-        if budget.time_up():
+    states = [st for st in states if getattr(st, "_prepared", False) and st.best is not None]
+    for st in sorted(states, key=lambda st: -st.weight * st.best):
+        if budget.time_left() <= 0:
             log(f"[{st.task_name}] confirmation skipped: the time budget is spent")
             continue
         confirm_task(st, top_k, log=log)
 
 
-__all__ = ["CONFIRM_ROUNDS", "confirm_task", "confirm_tasks"]
+__all__ = ["CONFIRM_ROUNDS", "confirm_task", "confirm_tasks", "reserve_confirmation"]

@@ -65,6 +65,11 @@ class TuningRecord:
             key = self._trace_key = json.dumps(self.trace.as_json(), separators=(",", ":"))
         return key
 
+    @property
+    def measure_key(self):
+        """(target, trace_key): what one candidate measured on one target shares."""
+        return (self.target, self.trace_key)
+
     def as_json(self, workload_index):
         return [workload_index, {
             "trace": self.trace.as_json(),
@@ -158,6 +163,15 @@ class Database:
     def get_all_tuning_records(self):
         return list(self._records)
 
+    def latest_records(self):
+        """Every record that is its trace's latest measurement for its workload (the
+        measurements a final confirmation superseded left out), in commit order."""
+        latest = {}
+        for r, w in zip(self._records, self._record_wl):
+            latest[(w, r.measure_key)] = r
+        keep = {id(r) for r in latest.values()}
+        return [r for r in self._records if id(r) in keep]
+
     def records_of(self, mod):
         """Every record (valid or not) of the workload ``mod``, in commit order."""
         idx = self._find_workload(mod)
@@ -173,23 +187,23 @@ class Database:
         return recs[:top_k]
 
     def latest_per_trace(self, workload_idx, target=None):
-        """{trace_key: the latest record of that trace} for the workload at index
+        """{(target, trace_key): the latest record of that trace} for the workload at index
         ``workload_idx`` (records of ``target`` or of no target when given). A trace
         measured again (the final confirmation) is judged by its latest measurement only,
         even when that one failed."""
         out = {}
         for r, w in zip(self._records, self._record_wl):
             if w == workload_idx and (target is None or r.target is None or r.target == str(target)):
-                out.pop(r.trace_key, None)
-                out[r.trace_key] = r
+                out.pop(r.measure_key, None)
+                out[r.measure_key] = r
         return out
 
     def confirmed_keys(self, workload_idx):
-        """The trace keys of ``workload_idx`` measured more than once (confirmed)."""
+        """The measure keys (target, trace) of ``workload_idx`` measured more than once (confirmed)."""
         seen, twice = set(), set()
         for r, w in zip(self._records, self._record_wl):
             if w == workload_idx:
-                (twice if r.trace_key in seen else seen).add(r.trace_key)
+                (twice if r.measure_key in seen else seen).add(r.measure_key)
         return twice
 
     def __len__(self):
@@ -208,7 +222,7 @@ class Database:
         latest = self.latest_per_trace(idx, target)
         recs = [r for r in latest.values() if r.is_valid]
         confirmed = self.confirmed_keys(idx)
-        recs = [r for r in recs if r.trace_key in confirmed] or recs
+        recs = [r for r in recs if r.measure_key in confirmed] or recs
         return min(recs, key=lambda r: r.mean_run_sec) if recs else None
 
     def query_schedule(self, mod, target=None, workload_name="main"):

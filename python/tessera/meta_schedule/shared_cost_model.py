@@ -141,7 +141,7 @@ class SharedCostModel:
             return 0
         feats, lats, groups = [], [], []
         kind = None if target is None else _kind(target)
-        for rec in database.get_all_tuning_records():
+        for rec in database.latest_records():  # a re-measured trace once, by its confirmed time
             if kind is not None and rec.target is not None and _kind(rec.target) != kind:
                 continue
             replayed = self.replays.get(rec)

@@ -14,7 +14,7 @@ from .arg_info import ArgInfo
 from .budget import TuningBudget
 from .builder import BuilderInput, LocalBuilder
 from .cost_model import RandomModel, XGBModel
-from .confirm import confirm_tasks
+from .confirm import confirm_tasks, reserve_confirmation
 from .default_candidate import default_schedule, has_decisions, is_default_trace
 from .database import JSONDatabase, MemoryDatabase, Database, TuningRecord
 from .feature import estimate_flops
@@ -279,6 +279,7 @@ def tune_task(ctx, database, builder, runner, cost_model, max_trials, num_trials
         round_start = time.time()
         n = state.run_round(budget.round_size(num_trials_per_iter, max_trials - state.done))
         budget.record_round(n, time.time() - round_start)
+        reserve_confirmation(budget, [state], confirm_top_k)
         if n == 0:
             break
         _print(f"[{ctx.task_name}] trials {state.done}/{max_trials}  best {state.best_text()}  errors "

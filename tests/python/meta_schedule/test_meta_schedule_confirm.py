@@ -3,6 +3,8 @@ the untuned default that came out slow (a loaded machine) must not let a slower
 candidate win. A fake runner times the default 3x slow the first time only; the
 confirmation re-measures default and top candidates side by side, commits the confirmed
 timings, and the database's best query (compile_tir / compile_relax) returns the default."""
+import time
+
 import numpy as np
 import pytest
 
@@ -148,6 +150,17 @@ def test_confirmation_is_skipped_when_no_time_is_left(tmp_path, capsys):
     _tune(mod, str(tmp_path), 3, max_time_s=1e-6)
     assert "confirmation skipped: the time budget is spent" in capsys.readouterr().out
     assert not _best_is_default(JSONDatabase(work_dir=str(tmp_path)), mod)[0]
+
+
+def test_time_budget_keeps_room_for_the_confirmation(tmp_path, capsys):
+    mod = matmul_module(N)
+    start = time.time()
+    db = _tune(mod, str(tmp_path), 3, trials=500, max_time_s=4)
+    elapsed = time.time() - start
+    out = capsys.readouterr().out
+    assert "time budget of 4s spent" in out and "the default wins" in out, out
+    assert elapsed < 4 + 6  # one round and the confirmation may overrun a little
+    assert _best_is_default(db, mod)[0]
 
 
 def test_tune_relax_confirms_every_task_and_compile_relax_matches_numpy(tmp_path, capsys):

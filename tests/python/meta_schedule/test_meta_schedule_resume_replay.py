@@ -42,17 +42,19 @@ def _module_hashes(db, mod):
 def test_resume_replays_each_record_once(tmp_path, monkeypatch):
     mod = matmul_module(32)
     work_dir = str(tmp_path)
-    ms.tune_tir(mod, TARGET, work_dir, 4, num_trials_per_iter=2, seed=0)
+    # confirm_top_k=0: the final confirmation (its own tests) would replay its candidates again
+    ms.tune_tir(mod, TARGET, work_dir, 4, num_trials_per_iter=2, seed=0, confirm_top_k=0)
     for cost_model in ("xgb", "random"):
         db = JSONDatabase(work_dir=work_dir)
         recs = db.get_all_tuning_records()
         assert len(recs) == 4
         counts = _count_replays(monkeypatch, [r.trace for r in recs])
         # the budget is spent: the run only prepares (warm start, measured set, seeds)
-        ms.tune_tir(mod, TARGET, work_dir, 4, num_trials_per_iter=2, seed=1, database=db, cost_model=cost_model)
+        ms.tune_tir(mod, TARGET, work_dir, 4, num_trials_per_iter=2, seed=1, database=db, cost_model=cost_model,
+                    confirm_top_k=0)
         assert [counts[id(r.trace)] for r in recs] == [1] * 4, cost_model
         monkeypatch.undo()
     # a resumed round still skips every module measured before
-    db = ms.tune_tir(mod, TARGET, work_dir, 6, num_trials_per_iter=2, seed=2)
+    db = ms.tune_tir(mod, TARGET, work_dir, 6, num_trials_per_iter=2, seed=2, confirm_top_k=0)
     hashes = _module_hashes(db, normalize_mod(mod))
     assert len(hashes) == 6 and len(set(hashes)) == 6

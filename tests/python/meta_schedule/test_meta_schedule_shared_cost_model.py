@@ -181,17 +181,18 @@ class _ProbeScheduler(GradientBased):
 def _tune_two_models(work_dir):
     """The MLP of test_meta_schedule_relax (tasks dense0, dense_out: 4 trials each), then
     second_model() in the same work_dir (4 more trials) with a probe scheduler. Fake
-    builder/runner: the timings are not under test."""
+    builder/runner: the timings are not under test (nor is the final confirmation)."""
     from .test_meta_schedule_relax import mlp_module
     builder = RecordingBuilder()
     try:
         ms.relax_integration.tune_relax(mlp_module(), None, TARGET, work_dir, 8, max_trials_per_task=4,
-                                        num_trials_per_iter=4, builder=builder, runner=FakeRunner(), seed=0)
+                                        num_trials_per_iter=4, builder=builder, runner=FakeRunner(), seed=0,
+                                        confirm_top_k=0)
         probe = _ProbeScheduler(seed=0)
         shared = SharedCostModel(XGBModel(seed=0))
         db = ms.relax_integration.tune_relax(second_model(), None, TARGET, work_dir, 8, max_trials_per_task=4,
                                              num_trials_per_iter=4, builder=builder, runner=FakeRunner(), seed=0,
-                                             cost_model=shared, task_scheduler=probe)
+                                             cost_model=shared, task_scheduler=probe, confirm_top_k=0)
     finally:
         builder.close()
     return db, probe, shared

@@ -9,7 +9,7 @@ import time
 
 from ..arguments import check_max_time
 from ..budget import TuningBudget
-from ..confirm import confirm_tasks
+from ..confirm import confirm_tasks, reserve_confirmation
 from ..tune import (TaskState, cost_model_text, fmt_time, progress_text, report_sample_errors, summary_table, _print,
                     make_cost_model)
 from ...error import OpNotImplemented, TVMValueError
@@ -68,6 +68,7 @@ class TaskScheduler:
             n = st.run_round(budget.round_size(self.round_trials(st, num_trials_per_iter), max_trials_global - total,
                                                waiting))
             budget.record_round(n, time.time() - round_start)
+            reserve_confirmation(budget, self.states, confirm_top_k)
             total += n
             if n == 0:
                 continue
