@@ -345,6 +345,7 @@ def test_tune_tir_with_evolutionary_search_matches_numpy(tmp_path):
     mod = matmul_module(n)
     db = ms.tune_tir(mod, "llvm --num-cores=1", str(tmp_path), 8, num_trials_per_iter=4, seed=3)
     recs = db.get_all_tuning_records()
-    assert len(recs) == 8 and all(r.is_valid for r in recs)
+    # 8 trials (distinct traces); the final confirmation may re-measure some of them
+    assert len({r.trace_key for r in recs}) == 8 and all(r.is_valid for r in recs)
     assert len({int(tvm.ir.structural_hash(_replays(mod, r.trace).mod)) for r in recs}) == 8
     _np_matmul_check(ms.tir_integration.compile_tir(db, mod, "llvm --num-cores=1").mod, n)

@@ -102,7 +102,8 @@ def test_python_rules_and_the_block_filter():
 def test_tune_tir_with_the_default_space_matches_numpy(tmp_path):
     db = ms.tune_tir(matmul_relu, TARGET, str(tmp_path), 8, num_trials_per_iter=4, seed=0)
     recs = db.get_all_tuning_records()
-    assert len(recs) == 8 and all(r.is_valid for r in recs)
+    # 8 trials (distinct traces); the final confirmation may re-measure some of them
+    assert len({r.trace_key for r in recs}) == 8 and all(r.is_valid for r in recs)
     assert all(any(i.kind.name == "EnterPostproc" for i in r.trace.insts) for r in recs)
     sch = ms.tir_integration.compile_tir(db, matmul_relu, TARGET)
     a, b = np.random.rand(32, 32).astype("float32"), np.random.rand(32, 32).astype("float32")
