@@ -21,6 +21,7 @@ from tessera.meta_schedule.tune_context import normalize_mod
 
 from ms_helpers import matmul_module, zero_fill_module
 from .test_meta_schedule_relax import mlp_module, mlp_numpy, mlp_params
+from .test_meta_schedule_tune import _matmul_check
 
 TARGET = "llvm --num-cores=1"
 N = 32
@@ -96,12 +97,7 @@ def _best_is_default(db, mod):
 
 
 def _run_matmul(db, mod):
-    sch = ms.tir_integration.compile_tir(db, mod, TARGET)
-    rng = np.random.default_rng(0)
-    a, b = (rng.random((N, N)).astype("float32") for _ in range(2))
-    c = tvm.nd.empty((N, N), "float32")
-    tvm.build(sch.mod, target="llvm")["main"](tvm.nd.array(a), tvm.nd.array(b), c)
-    np.testing.assert_allclose(c.numpy(), a @ b, rtol=1e-4, atol=1e-4)
+    _matmul_check(ms.tir_integration.compile_tir(db, mod, TARGET), N)  # against NumPy
 
 
 def test_confirmation_gives_the_default_back_and_compile_uses_it(tmp_path, capsys):
@@ -155,11 +151,11 @@ def test_confirmation_is_skipped_when_no_time_is_left(tmp_path, capsys):
 def test_time_budget_keeps_room_for_the_confirmation(tmp_path, capsys):
     mod = matmul_module(N)
     start = time.time()
-    db = _tune(mod, str(tmp_path), 3, trials=500, max_time_s=4)
+    db = _tune(mod, str(tmp_path), 3, trials=500, max_time_s=6)
     elapsed = time.time() - start
     out = capsys.readouterr().out
-    assert "time budget of 4s spent" in out and "the default wins" in out, out
-    assert elapsed < 4 + 6  # one round and the confirmation may overrun a little
+    assert "time budget of 6s spent" in out and "the default wins" in out, out
+    assert elapsed < 6 + 8, out  # a round and the confirmation may overrun a little on a loaded machine
     assert _best_is_default(db, mod)[0]
 
 
