@@ -386,20 +386,27 @@ void TesseraSetIndexError(const char* what, int64_t index, int64_t extent) {
 }
 
 int32_t TesseraParallelFor(int32_t (*task)(int32_t, void*), void* data, int32_t num_tasks) {
-  // A failing iteration's message is recorded on the thread that ran it:
-  // the first one is carried back to the caller's thread.
+  // A failing iteration's message is recorded on the thread that ran it; the
+  // message of the lowest failing iteration is carried back to the caller's
+  // thread, as a serial loop would report it whichever thread failed first
+  // (the pool runs every chunk, and a chunk runs in order up to its failure,
+  // so every iteration below the lowest failing one has run).
   struct Loop {
     int32_t (*task)(int32_t, void*);
     void* data;
     std::mutex mu;
     std::string error;
-  } loop{task, data, {}, {}};
+    int32_t failed_at;
+  } loop{task, data, {}, {}, INT32_MAX};
   auto run = [](int32_t i, void* p) -> int32_t {
     auto* l = static_cast<Loop*>(p);
     int32_t rc = l->task(i, l->data);
     if (rc != 0) {
       std::lock_guard<std::mutex> lock(l->mu);
-      if (l->error.empty()) l->error = tessera::last_error;
+      if (i < l->failed_at) {
+        l->failed_at = i;
+        l->error = tessera::last_error;
+      }
     }
     return rc;
   };

@@ -482,3 +482,24 @@ def test_checked_index_and_checked_value_raise_at_run_time(kind):
             lib["gather"](tvm.nd.array(a), tvm.nd.array(np.array(bad, "int64")), 2.0, b)
     with pytest.raises(ValueError, match="gather: s must be positive"):
         lib["gather"](tvm.nd.array(a), tvm.nd.array(idx), 0.0, b)
+
+
+def test_parallel_loop_reports_the_lowest_failing_iteration():
+    # Several iterations of a parallel loop fail, on whichever threads run them: the error
+    # is always the lowest failing iteration's, as the serial loop reports it (a race
+    # between the threads' errors made the message vary from run to run).
+    n = 256
+    A, Idx, B = buf("A", (8,)), buf("I", (n,), "int64"), buf("B", (n,))
+
+    def body(i):
+        j = tir.call_intrin("int64", "tir.checked_index", Idx[i], tir.const(8, "int64"), tir.StringImm("gather"),
+                            tir.const(0, "int32"))
+        return tir.BufferStore(B, A[j], [i])
+
+    lib = build(func([A, Idx, B], loops([n], body, kinds=[tir.ForKind.PARALLEL]), name="gather"))
+    idx = np.zeros(n, "int64")
+    idx[[37, 90, 150, 255]] = [100 + 37, 100 + 90, 100 + 150, 100 + 255]  # index 100 + i at iteration i
+    serial = build(func([A, Idx, B], loops([n], body), name="gather"))
+    for f in [serial] + [lib] * 40:
+        with pytest.raises(IndexError, match="gather: index 137 is out of bounds for size 8"):
+            f["gather"](tvm.nd.array(rand((8,), "float32")), tvm.nd.array(idx), tvm.nd.empty((n,), "float32"))
