@@ -12,7 +12,6 @@ vm.profile. `python benchmarks/models.py --quick` runs ResNet-18 batch 1 only;
 (disabled_pass FuseOps) as an engine and both engines' kernel launches.
 """
 import argparse
-import gc
 import os
 import sys
 import tempfile
@@ -141,9 +140,6 @@ def build_model(torch, name, batch):
 # ---- measurement ---------------------------------------------------------------------
 
 def rss_mb():
-    """Resident memory now, after collecting garbage (so what an earlier model or engine
-    left to the collector is not freed inside the next measurement, which gave negative sizes)."""
-    gc.collect()
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
