@@ -57,12 +57,13 @@ int64_t ColumnStride(const Block& b, const Buffer& buf, const Var& vx) {
 }
 
 // Stores the padding stage feeding `block` deinterleaved by its column
-// stride (see the file comment); returns that stride, or 1 when there is none
-// to transform.
-int64_t DeinterleavePaddedInput(Schedule* sch_ptr, const BlockRV& block) {
+// stride (see the file comment); leaves it as it is when there is no stride to
+// transform or the transform is refused. (PartitionPaddedColumns reads the
+// stride back from the stored buffer's shape.)
+void DeinterleavePaddedInput(Schedule* sch_ptr, const BlockRV& block) {
   Schedule& sch = *sch_ptr;
   Block b = sch.Get(block).cast<Block>();
-  if (b->iter_vars.size() < 4) return 1;
+  if (b->iter_vars.size() < 4) return;
   Var vx = b->iter_vars[3]->var;
   for (const BlockRV& producer : sch.GetProducers(block)) {
     Block p = sch.Get(producer).cast<Block>();
@@ -78,13 +79,12 @@ int64_t DeinterleavePaddedInput(Schedule* sch_ptr, const BlockRV& block) {
     Schedule before = sch.Copy();
     try {  // refused when S does not divide the padded width (not a bijection)
       sch.TransformLayout(producer, true, 0, map);
-      return stride;
+      return;
     } catch (const Error&) {
       sch = before;
-      return 1;
+      return;
     }
   }
-  return 1;
 }
 
 // Parallel iterations per core wanted before the parallel loop is images x
