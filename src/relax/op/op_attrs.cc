@@ -67,6 +67,13 @@ OpRegEntry& SetExpandAttrs(OpRegEntry& entry, const std::vector<std::pair<std::s
   return entry;
 }
 
+OpRegEntry& SetDefaultFrom(OpRegEntry& entry, const std::vector<std::pair<std::string, std::string>>& sources) {
+  Array<Any> out;
+  for (const auto& [name, source] : sources) out.push_back(Any(Array<Any>{Any(String(name)), Any(String(source))}));
+  entry.set_attr("TScriptDefaultFrom", Any(out));
+  return entry;
+}
+
 OpRegEntry& SetFloatAttrs(OpRegEntry& entry, const std::vector<std::string>& names) {
   return SetAttrNames(entry, "TScriptFloatAttrs", names);
 }
@@ -109,6 +116,17 @@ Any FloatAttr(const Op& op, const std::string& name, const Any& v) {
 
 // `v` repeated to the length SetExpandAttrs gave attribute `name` of `op`, where its length divides it;
 // otherwise `v` unchanged (the op's inference names a wrong length).
+// The attribute whose value a missing `name` takes (SetDefaultFrom); "" when none.
+std::string DefaultSource(const Op& op, const std::string& name) {
+  static const OpAttrMap<Array<Any>> sources = Op::GetAttrMap<Array<Any>>("TScriptDefaultFrom");
+  if (!sources.count(op)) return "";
+  for (const Any& item : sources[op]) {
+    Array<Any> pair = item.cast<Array<Any>>();
+    if (pair[0].cast<std::string>() == name) return pair[1].cast<std::string>();
+  }
+  return "";
+}
+
 Any ExpandAttr(const Op& op, const std::string& name, const Any& v) {
   static const OpAttrMap<Array<Any>> expands = Op::GetAttrMap<Array<Any>>("TScriptExpandAttrs");
   if (!expands.count(op)) return v;
@@ -198,6 +216,8 @@ Map<String, Any> MakeOpAttrs(const Op& op, const Map<String, Any>& given) {
     }
     for (const AttrParam& p : *sig) {
       std::optional<Any> v = given.Get(String(p.name));
+      std::string source = DefaultSource(op, p.name);
+      if (!source.empty() && (!v || v->is_none())) v = out.Get(String(source));
       if (!v) v = p.default_value;
       TESSERA_CHECK_OR_THROW(v.has_value(), ValueError) << op->name << " needs its attribute '" << p.name << "'";
       if (IsScalarInt(*v) && IsListAttr(op, p.name)) v = Any(Array<Any>{*v});

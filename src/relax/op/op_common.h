@@ -133,6 +133,10 @@ OpRegEntry& SetListAttrs(OpRegEntry& entry, const std::vector<std::string>& name
 // strides=[1] is [1, 1, 1], padding=[1, 2, 3] is [1, 2, 3, 1, 2, 3]; "TScriptExpandAttrs", read by
 // MakeOpAttrs).
 OpRegEntry& SetExpandAttrs(OpRegEntry& entry, const std::vector<std::pair<std::string, int64_t>>& lengths);
+// Attributes whose missing (or None) value is another attribute's, as TVM's Python constructors fill
+// them (conv2d's out_layout=None is data_layout; "TScriptDefaultFrom", read by MakeOpAttrs; the
+// source attribute comes earlier in the signature).
+OpRegEntry& SetDefaultFrom(OpRegEntry& entry, const std::vector<std::pair<std::string, std::string>>& sources);
 // Attributes that are floats (or lists of floats): an int given there is stored as a float, as TVM's
 // typed attrs hold it (R.image.resize2d(..., extrapolation_value=0) is 0.0; "TScriptFloatAttrs").
 OpRegEntry& SetFloatAttrs(OpRegEntry& entry, const std::vector<std::string>& names);

@@ -31,8 +31,8 @@ def test_conv3d_bad_arguments():
         infer(relax.op.nn.conv3d(tensor((1, 3, 4, 4)), tensor((6, 3, 3, 3, 3))))
     with pytest.raises(ValueError, match="relax.nn.conv3d: strides must have 1 or 3 elements, got 2"):
         relax.op.nn.conv3d(tensor((1, 3, 4, 4, 4)), tensor((6, 3, 3, 3, 3)), strides=(1, 2))
-    with pytest.raises(ValueError, match="relax.nn.conv3d: attribute 'data_layout' = \"NDHWC\" is not supported"):
-        infer(relax.op.nn.conv3d(tensor((1, 4, 4, 4, 3)), tensor((6, 3, 3, 3, 3)), data_layout="NDHWC"))
+    with pytest.raises(ValueError, match="relax.nn.conv3d: attribute 'data_layout' = \"NHWC\" is not a layout of NCDHW"):
+        infer(relax.op.nn.conv3d(tensor((1, 4, 4, 4, 3)), tensor((6, 3, 3, 3, 3)), data_layout="NHWC"))
 
 
 @R.function

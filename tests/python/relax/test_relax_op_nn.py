@@ -321,12 +321,14 @@ def test_errors_channels_and_groups():
 
 def test_errors_layouts_and_attributes():
     x, w = _var("x", (1, 8, 8, 3)), _var("w", (3, 3, 3, 4))
-    with pytest.raises(ValueError, match=r"relax.nn.conv2d: attribute 'data_layout' = \"NHWC\" is not supported"):
-        _infer(nn.conv2d(x, w, data_layout="NHWC", kernel_layout="HWIO"))
-    with pytest.raises(ValueError, match=r"relax.nn.conv2d: attribute 'kernel_layout' = \"HWIO\""):
-        _infer(nn.conv2d(_var("x", (1, 3, 8, 8)), w, kernel_layout="HWIO"))
-    with pytest.raises(ValueError, match=r"relax.nn.avg_pool2d: attribute 'layout' = \"NHWC\" is not supported"):
-        _infer(nn.avg_pool2d(x, 2, layout="NHWC"))
+    assert [int(v) for v in _infer(nn.conv2d(x, w, data_layout="NHWC", kernel_layout="HWIO")).shape.values] == [1, 6, 6, 4]
+    with pytest.raises(ValueError, match=r"relax.nn.conv2d: attribute 'data_layout' = \"NHWD\" is not a layout of "
+                                         r"NCHW \(unknown axis 'D'"):
+        _infer(nn.conv2d(x, w, data_layout="NHWD", kernel_layout="HWIO"))
+    with pytest.raises(ValueError, match=r"relax.nn.conv2d: attribute 'kernel_layout' = \"HWIN\""):
+        _infer(nn.conv2d(_var("x", (1, 3, 8, 8)), w, kernel_layout="HWIN"))
+    with pytest.raises(ValueError, match=r"relax.nn.avg_pool2d: attribute 'layout' = \"NHW\" is not a layout of NCHW"):
+        _infer(nn.avg_pool2d(x, 2, layout="NHW"))
     with pytest.raises(ValueError, match=r"relax.nn.conv2d: padding must have 1 or 2 or 4 elements, got 3"):
         nn.conv2d(x, w, padding=(1, 2, 3))
     with pytest.raises(ValueError, match=r"relax.nn.max_pool2d: attribute 'strides' must be >= 1, got 0"):
@@ -551,8 +553,8 @@ def test_conv1d_conv2d_transpose_struct_info_and_errors():
     with pytest.raises(ValueError, match=r"relax.nn.conv2d_transpose: attribute 'output_padding' \(2\) must be "
                                          r"smaller than the stride"):
         _infer(nn.conv2d_transpose(_var("x", (1, 4, 5, 5)), _var("w", (4, 3, 3, 3)), strides=2, output_padding=2))
-    with pytest.raises(ValueError, match=r"relax.nn.conv2d_transpose: attribute 'kernel_layout' = \"OIHW\""):
-        _infer(nn.conv2d_transpose(_var("x", (1, 4, 5, 5)), _var("w", (4, 3, 3, 3)), kernel_layout="OIHW"))
+    with pytest.raises(ValueError, match=r"relax.nn.conv2d_transpose: attribute 'kernel_layout' = \"NCHW\""):
+        _infer(nn.conv2d_transpose(_var("x", (1, 4, 5, 5)), _var("w", (4, 3, 3, 3)), kernel_layout="NCHW"))
 
 
 def test_conv1d_conv2d_transpose_script_round_trip():

@@ -1,11 +1,13 @@
 // relax.nn.conv1d, conv2d, conv3d, conv1d_transpose and conv2d_transpose (TVM's relax/op/nn/convolution.cc):
 // struct-info inference for NCW/NCHW/NCDHW data and OIW/OIHW/OIDHW (transposed: IOHW) weights
 // with strides, padding, dilation, output_padding and groups (depthwise included);
-// other layouts are refused. Relax
+// data/kernel/out layouts may be any permutation of those letters, packed sub-axes
+// included (NHWC, HWIO, NCHW16c: nn_layout.h). Relax
 // IR layer; legalization to TOPI is registered next to the Python
 // constructor (python/tessera/relax/op/nn/convolution.py).
 #include "arith/analyzer.h"
 #include "relax/op/nn/nn_attrs.h"
+#include "relax/op/nn/nn_layout.h"
 #include "tir/op.h"
 
 namespace tessera {
@@ -21,15 +23,6 @@ struct ConvLayouts {
 ConvLayouts LayoutsOf(int nd, bool transpose) {
   std::string sp = nd == 1 ? "W" : nd == 2 ? "HW" : "DHW";
   return {"NC" + sp, (transpose ? "IO" : "OI") + sp};
-}
-
-void CheckLayout(const Call& call, const char* attr, const std::string& value, const std::string& expected,
-                 const ConvLayouts& l) {
-  if (value != expected) {
-    TESSERA_THROW(ValueError) << OpName(call) << ": attribute '" << attr << "' = \"" << value
-                              << "\" is not supported (only data_layout=\"" << l.data << "\", kernel_layout=\""
-                              << l.kernel << "\", out_layout=\"" << l.data << "\")";
-  }
 }
 
 // `nd` ints given as 1 or nd values, each >= `lo`; errors name op and attribute.
@@ -61,9 +54,10 @@ StructInfo InferConv(const Call& call, int nd, bool transpose) {
   const auto* data = ArgSInfoAs<TensorStructInfoNode>(call, 0, "data", "a tensor");
   const auto* weight = ArgSInfoAs<TensorStructInfoNode>(call, 1, "weight", "a tensor");
   ConvLayouts l = LayoutsOf(nd, transpose);
-  CheckLayout(call, "data_layout", nn_attrs::Str(call, "data_layout"), l.data, l);
-  CheckLayout(call, "kernel_layout", nn_attrs::Str(call, "kernel_layout"), l.kernel, l);
-  CheckLayout(call, "out_layout", nn_attrs::Str(call, "out_layout"), l.data, l);
+  NNLayout data_layout = NNLayout::Parse(call, "data_layout", nn_attrs::Str(call, "data_layout"), l.data);
+  NNLayout kernel_layout = NNLayout::Parse(call, "kernel_layout", nn_attrs::Str(call, "kernel_layout"), l.kernel);
+  std::string out_text = nn_attrs::Str(call, "out_layout");  // none: data_layout's
+  NNLayout out_layout = NNLayout::Parse(call, "out_layout", out_text.empty() ? data_layout.text() : out_text, l.data);
   std::vector<int64_t> strides = PerDim(call, "strides", nd, 1);
   std::vector<int64_t> dilation = PerDim(call, "dilation", nd, 1);
   std::vector<int64_t> pad = Padding(call, nd);
@@ -80,11 +74,10 @@ StructInfo InferConv(const Call& call, int nd, bool transpose) {
   }
   int64_t groups = nn_attrs::Int(call, "groups");
   if (groups < 1) TESSERA_THROW(ValueError) << OpName(call) << ": attribute 'groups' must be >= 1, got " << groups;
-  const int rank = nd + 2;
-  for (auto [t, name] : {std::pair{data, "data"}, std::pair{weight, "weight"}}) {
-    if (!t->IsUnknownNdim() && t->ndim != rank) {
-      TESSERA_THROW(ValueError) << OpName(call) << ": operand '" << name << "' must be " << rank << "-D ("
-                                << (t == data ? l.data : l.kernel) << "), got " << t->ndim << " dimensions";
+  for (auto [t, name, layout] : {std::tuple{data, "data", &data_layout}, std::tuple{weight, "weight", &kernel_layout}}) {
+    if (!t->IsUnknownNdim() && t->ndim != layout->ndim()) {
+      TESSERA_THROW(ValueError) << OpName(call) << ": operand '" << name << "' must be " << layout->ndim() << "-D ("
+                                << layout->text() << "), got " << t->ndim << " dimensions";
     }
   }
   std::string out_dtype_str = nn_attrs::Str(call, "out_dtype");
@@ -101,9 +94,9 @@ StructInfo InferConv(const Call& call, int nd, bool transpose) {
   }
   auto ds = data->GetShape();
   auto ws = weight->GetShape();
-  if (!ds || !ws) return TensorStructInfo(out_dtype, rank);
-  const Array<PrimExpr>& d = *ds;
-  const Array<PrimExpr>& w = *ws;
+  if (!ds || !ws) return TensorStructInfo(out_dtype, out_layout.ndim());
+  const Array<PrimExpr> d = data_layout.ToCanonical(*ds);
+  const Array<PrimExpr> w = kernel_layout.ToCanonical(*ws);
   arith::Analyzer analyzer;
   PrimExpr out_channels;
   if (transpose) {
@@ -148,7 +141,12 @@ StructInfo InferConv(const Call& call, int nd, bool transpose) {
     }
     out.push_back(e);
   }
-  return TensorStructInfo(ShapeExpr(out), out_dtype);
+  return TensorStructInfo(ShapeExpr(out_layout.FromCanonical(call, out)), out_dtype);
+}
+
+// The registry entry of convolution op `name`: two operands, out_layout=None is data_layout.
+OpRegEntry& ConvEntry(const char* name) {
+  return SetDefaultFrom(OpRegEntry::RegisterOrGet(name).set_num_inputs(2), {{"out_layout", "data_layout"}});
 }
 
 StructInfo InferConv1D(const Call& call, const BlockBuilder&) { return InferConv(call, 1, false); }
@@ -158,8 +156,7 @@ StructInfo InferConv1DTranspose(const Call& call, const BlockBuilder&) { return 
 StructInfo InferConv2DTranspose(const Call& call, const BlockBuilder&) { return InferConv(call, 2, true); }
 
 static auto& reg_conv1d = SetAttrSignature(
-    SetRelaxOp(OpRegEntry::RegisterOrGet("relax.nn.conv1d")
-                   .set_num_inputs(2)
+    SetRelaxOp(ConvEntry("relax.nn.conv1d")
                    .describe("1-D convolution (NCW data, OIW weight)."),
                InferConv1D, true),
     {{"strides", nn_attrs::DefaultInts({1})},
@@ -168,12 +165,11 @@ static auto& reg_conv1d = SetAttrSignature(
      {"groups", AttrDefaultInt(1)},
      {"data_layout", nn_attrs::DefaultStr("NCW")},
      {"kernel_layout", nn_attrs::DefaultStr("OIW")},
-     {"out_layout", nn_attrs::DefaultStr("NCW")},
+     {"out_layout", Any()},
      {"out_dtype", nn_attrs::DefaultStr("void")}});
 
 static auto& reg_conv1d_transpose = SetAttrSignature(
-    SetRelaxOp(OpRegEntry::RegisterOrGet("relax.nn.conv1d_transpose")
-                   .set_num_inputs(2)
+    SetRelaxOp(ConvEntry("relax.nn.conv1d_transpose")
                    .describe("1-D transposed convolution (NCW data, IOW weight)."),
                InferConv1DTranspose, true),
     {{"strides", nn_attrs::DefaultInts({1})},
@@ -183,12 +179,11 @@ static auto& reg_conv1d_transpose = SetAttrSignature(
      {"groups", AttrDefaultInt(1)},
      {"data_layout", nn_attrs::DefaultStr("NCW")},
      {"kernel_layout", nn_attrs::DefaultStr("IOW")},
-     {"out_layout", nn_attrs::DefaultStr("NCW")},
+     {"out_layout", Any()},
      {"out_dtype", nn_attrs::DefaultStr("void")}});
 
 static auto& reg_conv2d_transpose = SetAttrSignature(
-    SetRelaxOp(OpRegEntry::RegisterOrGet("relax.nn.conv2d_transpose")
-                   .set_num_inputs(2)
+    SetRelaxOp(ConvEntry("relax.nn.conv2d_transpose")
                    .describe("2-D transposed convolution (NCHW data, IOHW weight)."),
                InferConv2DTranspose, true),
     {{"strides", nn_attrs::DefaultInts({1, 1})},
@@ -198,12 +193,11 @@ static auto& reg_conv2d_transpose = SetAttrSignature(
      {"groups", AttrDefaultInt(1)},
      {"data_layout", nn_attrs::DefaultStr("NCHW")},
      {"kernel_layout", nn_attrs::DefaultStr("IOHW")},
-     {"out_layout", nn_attrs::DefaultStr("NCHW")},
+     {"out_layout", Any()},
      {"out_dtype", nn_attrs::DefaultStr("void")}});
 
 static auto& reg_conv2d = SetAttrSignature(
-    SetRelaxOp(OpRegEntry::RegisterOrGet("relax.nn.conv2d")
-                   .set_num_inputs(2)
+    SetRelaxOp(ConvEntry("relax.nn.conv2d")
                    .describe("2-D convolution (NCHW data, OIHW weight)."),
                InferConv2D, true),
     {{"strides", nn_attrs::DefaultInts({1, 1})},
@@ -212,14 +206,13 @@ static auto& reg_conv2d = SetAttrSignature(
      {"groups", AttrDefaultInt(1)},
      {"data_layout", nn_attrs::DefaultStr("NCHW")},
      {"kernel_layout", nn_attrs::DefaultStr("OIHW")},
-     {"out_layout", nn_attrs::DefaultStr("NCHW")},
+     {"out_layout", Any()},
      {"out_dtype", nn_attrs::DefaultStr("void")}});
 
 static auto& expand_conv3d =
     SetExpandAttrs(OpRegEntry::RegisterOrGet("relax.nn.conv3d"), {{"strides", 3}, {"dilation", 3}, {"padding", 6}});
 static auto& reg_conv3d = SetAttrSignature(
-    SetRelaxOp(OpRegEntry::RegisterOrGet("relax.nn.conv3d")
-                   .set_num_inputs(2)
+    SetRelaxOp(ConvEntry("relax.nn.conv3d")
                    .describe("3-D convolution (NCDHW data, OIDHW weight)."),
                InferConv3D, true),
     {{"strides", nn_attrs::DefaultInts({1, 1, 1})},
@@ -228,7 +221,7 @@ static auto& reg_conv3d = SetAttrSignature(
      {"groups", AttrDefaultInt(1)},
      {"data_layout", nn_attrs::DefaultStr("NCDHW")},
      {"kernel_layout", nn_attrs::DefaultStr("OIDHW")},
-     {"out_layout", nn_attrs::DefaultStr("NCDHW")},
+     {"out_layout", Any()},
      {"out_dtype", nn_attrs::DefaultStr("void")}});
 
 }  // namespace

@@ -1,11 +1,13 @@
 // 2-D pooling Relax operators (TVM's relax/op/nn/pooling.cc): relax.nn.max_pool2d,
 // avg_pool2d (pool_size, strides, padding in 1/2/4 values, dilation, ceil_mode,
-// count_include_pad) and adaptive_avg_pool2d (output_size), NCHW only, with
-// their struct-info inference. With ceil_mode a window that would start in the
+// count_include_pad) and adaptive_avg_pool2d (output_size), with their struct-info
+// inference; layout/out_layout may be any permutation of NCHW, packed sub-axes included
+// (NHWC, NCHW16c: nn_layout.h). With ceil_mode a window that would start in the
 // bottom/right padding is dropped, as PyTorch does. Relax IR layer; legalization
 // is registered next to the Python constructors (python/tessera/relax/op/nn/pooling.py).
 #include "arith/analyzer.h"
 #include "relax/op/nn/nn_attrs.h"
+#include "relax/op/nn/nn_layout.h"
 #include "tir/op.h"
 
 namespace tessera {
@@ -13,26 +15,36 @@ namespace relax {
 
 namespace {
 
-const TensorStructInfoNode* Data4D(const Call& call) {
+// The data operand of a pooling call with its layout and out_layout (NCHW permutations).
+struct PoolData {
+  const TensorStructInfoNode* sinfo;
+  NNLayout layout, out_layout;
+  // The data shape in NCHW; nullopt when unknown.
+  std::optional<Array<PrimExpr>> Shape() const {
+    auto s = sinfo->GetShape();
+    if (!s) return std::nullopt;
+    return layout.ToCanonical(*s);
+  }
+};
+
+PoolData Data4D(const Call& call) {
   CheckNumArgs(call, 1, 1);
   const auto* data = ArgSInfoAs<TensorStructInfoNode>(call, 0, "data", "a tensor");
-  if (!data->IsUnknownNdim() && data->ndim != 4) {
-    TESSERA_THROW(ValueError) << OpName(call) << ": operand 'data' must be 4-D (NCHW), got " << data->ndim
-                              << " dimensions";
-  }
   std::string layout = nn_attrs::Str(call, "layout");
-  for (auto [attr, value] : {std::pair{"layout", layout}, std::pair{"out_layout", nn_attrs::Str(call, "out_layout")}}) {
-    if (value != "NCHW") {
-      TESSERA_THROW(ValueError) << OpName(call) << ": attribute '" << attr << "' = \"" << value
-                                << "\" is not supported (only NCHW)";
-    }
+  std::string out_layout = nn_attrs::Str(call, "out_layout");  // none: layout's
+  PoolData p{data, NNLayout::Parse(call, "layout", layout, "NCHW"),
+             NNLayout::Parse(call, "out_layout", out_layout.empty() ? layout : out_layout, "NCHW")};
+  if (!data->IsUnknownNdim() && data->ndim != p.layout.ndim()) {
+    TESSERA_THROW(ValueError) << OpName(call) << ": operand 'data' must be " << p.layout.ndim() << "-D ("
+                              << p.layout.text() << "), got " << data->ndim << " dimensions";
   }
-  return data;
+  return p;
 }
 
 StructInfo InferPool2D(const Call& call, const BlockBuilder&) {
   using namespace tir;  // NOLINT: PrimExpr arithmetic
-  const auto* data = Data4D(call);
+  PoolData p = Data4D(call);
+  const auto* data = p.sinfo;
   std::vector<int64_t> pool = nn_attrs::PositivePair(call, "pool_size");
   std::vector<int64_t> strides = nn_attrs::PositivePair(call, "strides");
   std::vector<int64_t> dilation = nn_attrs::PositivePair(call, "dilation");
@@ -44,8 +56,8 @@ StructInfo InferPool2D(const Call& call, const BlockBuilder&) {
   }
   bool ceil_mode = nn_attrs::Bool(call, "ceil_mode");
   nn_attrs::Bool(call, "count_include_pad");  // type-checked; used by the avg legalization
-  auto ds = data->GetShape();
-  if (!ds) return TensorStructInfo(data->dtype, 4);
+  auto ds = p.Shape();
+  if (!ds) return TensorStructInfo(data->dtype, p.out_layout.ndim());
   const Array<PrimExpr>& d = *ds;
   arith::Analyzer analyzer;
   PrimExpr out_hw[2];
@@ -59,7 +71,7 @@ StructInfo InferPool2D(const Call& call, const BlockBuilder&) {
       if (analyzer.CanProve(starts_late)) {
         out = analyzer.Simplify(out - Dim(1));
       } else if (!analyzer.CanProve(!starts_late)) {
-        return TensorStructInfo(data->dtype, 4);  // depends on the symbolic size
+        return TensorStructInfo(data->dtype, p.out_layout.ndim());  // depends on the symbolic size
       }
     }
     if (const auto* v = out.as<IntImmNode>(); v && v->value < 1) {
@@ -69,22 +81,28 @@ StructInfo InferPool2D(const Call& call, const BlockBuilder&) {
     }
     out_hw[k] = out;
   }
-  return TensorStructInfo(ShapeExpr(Array<PrimExpr>{d[0], d[1], out_hw[0], out_hw[1]}), data->dtype);
+  return TensorStructInfo(ShapeExpr(p.out_layout.FromCanonical(call, {d[0], d[1], out_hw[0], out_hw[1]})), data->dtype);
 }
 
 StructInfo InferAdaptivePool2D(const Call& call, const BlockBuilder&) {
-  const auto* data = Data4D(call);
+  PoolData p = Data4D(call);
+  const auto* data = p.sinfo;
   if (!data->IsUnknownDtype() && !data->dtype.is_float()) {
     TESSERA_THROW(TypeError) << OpName(call) << ": operand 'data' must have a float dtype, got " << data->dtype;
   }
   bool has_size = nn_attrs::Find(call, "output_size").has_value();
   std::vector<int64_t> size;
   if (has_size) size = nn_attrs::PositivePair(call, "output_size");
-  auto ds = data->GetShape();
-  if (!ds) return TensorStructInfo(data->dtype, 4);
+  auto ds = p.Shape();
+  if (!ds) return TensorStructInfo(data->dtype, p.out_layout.ndim());
   const Array<PrimExpr>& d = *ds;
-  if (!has_size) return TensorStructInfo(ShapeExpr(d), data->dtype);
-  return TensorStructInfo(ShapeExpr(Array<PrimExpr>{d[0], d[1], Dim(size[0]), Dim(size[1])}), data->dtype);
+  Array<PrimExpr> out = has_size ? Array<PrimExpr>{d[0], d[1], Dim(size[0]), Dim(size[1])} : d;
+  return TensorStructInfo(ShapeExpr(p.out_layout.FromCanonical(call, out)), data->dtype);
+}
+
+// The registry entry of pooling op `name`: one operand, out_layout=None is layout.
+OpRegEntry& PoolEntry(const char* name) {
+  return SetDefaultFrom(OpRegEntry::RegisterOrGet(name).set_num_inputs(1), {{"out_layout", "layout"}});
 }
 
 const std::vector<AttrParam>& Pool2DSignature() {
@@ -92,25 +110,24 @@ const std::vector<AttrParam>& Pool2DSignature() {
       {"pool_size", nn_attrs::DefaultInts({1, 1})},  {"strides", nn_attrs::DefaultInts({1, 1})},
       {"padding", nn_attrs::DefaultInts({0, 0, 0, 0})}, {"dilation", nn_attrs::DefaultInts({1, 1})},
       {"ceil_mode", AttrDefaultBool(false)},           {"count_include_pad", AttrDefaultBool(false)},
-      {"layout", nn_attrs::DefaultStr("NCHW")},        {"out_layout", nn_attrs::DefaultStr("NCHW")}};
+      {"layout", nn_attrs::DefaultStr("NCHW")},        {"out_layout", Any()}};
   return sig;
 }
 
 static auto& reg_max_pool2d = SetAttrSignature(
-    SetRelaxOp(OpRegEntry::RegisterOrGet("relax.nn.max_pool2d").set_num_inputs(1).describe("2-D max pooling (NCHW)."),
+    SetRelaxOp(PoolEntry("relax.nn.max_pool2d").describe("2-D max pooling."),
                InferPool2D, true),
     Pool2DSignature());
 static auto& reg_avg_pool2d = SetAttrSignature(
     SetRelaxOp(
-        OpRegEntry::RegisterOrGet("relax.nn.avg_pool2d").set_num_inputs(1).describe("2-D average pooling (NCHW)."),
+        PoolEntry("relax.nn.avg_pool2d").describe("2-D average pooling."),
         InferPool2D, true),
     Pool2DSignature());
 static auto& reg_adaptive_avg_pool2d = SetAttrSignature(
-    SetRelaxOp(OpRegEntry::RegisterOrGet("relax.nn.adaptive_avg_pool2d")
-                   .set_num_inputs(1)
-                   .describe("2-D adaptive average pooling to attribute 'output_size' (NCHW)."),
+    SetRelaxOp(PoolEntry("relax.nn.adaptive_avg_pool2d")
+                   .describe("2-D adaptive average pooling to attribute 'output_size'."),
                InferAdaptivePool2D, true),
-    {{"output_size", Any()}, {"layout", nn_attrs::DefaultStr("NCHW")}, {"out_layout", nn_attrs::DefaultStr("NCHW")}});
+    {{"output_size", Any()}, {"layout", nn_attrs::DefaultStr("NCHW")}, {"out_layout", Any()}});
 
 }  // namespace
 

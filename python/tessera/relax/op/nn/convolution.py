@@ -1,10 +1,19 @@
-"""``relax.op.nn.conv1d``, ``conv1d_transpose``, ``conv2d_transpose``, ``conv2d`` and ``conv3d`` with TVM v0.18's signatures (NCHW data, OIHW weight;
+"""``relax.op.nn.conv1d``, ``conv1d_transpose``, ``conv2d_transpose``, ``conv2d`` and ``conv3d`` with TVM v0.18's signatures (data,
+kernel and out layouts: any permutation of NCHW / OIHW (transposed: IOHW), packed sub-axes included;
 strides, padding in 1/2/4-value forms, dilation, groups). Struct-info
 inference is in src/relax/op/nn/convolution.cc; the legalization to
-topi.nn.conv2d is registered here."""
+topi.nn.conv2d is registered here (other layouts through layout transforms: _layout.py)."""
 from .._legalize_registry import register_legalize
 from ....error import TVMValueError
+from ._layout import in_canonical_layouts
 from ._common import make_call, int_attr, int_list, pair, padding4, str_attr, call_attrs, expand_pair, expand_padding, signature_defaults
+
+
+def _canonical(nd, transpose):
+    """in_canonical_layouts' canonical layouts of an nd-D (transposed) convolution."""
+    sp = {1: "W", 2: "HW", 3: "DHW"}[nd]
+    layouts = {"data_layout": "NC" + sp, "kernel_layout": ("IO" if transpose else "OI") + sp, "out_layout": "NC" + sp}
+    return in_canonical_layouts([("data_layout", 0), ("kernel_layout", 1)], "out_layout", layouts)
 
 
 def _conv_call(name, nd, data, weight, strides, padding, dilation, groups, data_layout, kernel_layout, out_layout,
@@ -46,7 +55,9 @@ def _pad2(name, padding):
 def conv2d(data, weight, strides, padding, dilation, groups, data_layout, kernel_layout, out_layout, out_dtype):
     """2-D convolution. ``padding`` is one value, (h, w) or (top, left, bottom, right);
     ``out_layout=None`` is ``data_layout``; ``out_dtype`` None or "void" keeps the input
-    dtype. Layouts other than NCHW/OIHW are refused. Defaults: the op's signature
+    dtype. Layouts: any permutation of NCHW (data, out) and OIHW (kernel), e.g. NHWC / HWIO,
+    packed sub-axes included (NCHW16c); legalized through layout transforms around the
+    NCHW kernel. Defaults: the op's signature
     (src/relax/op/nn/convolution.cc)."""
     return _conv_call("relax.nn.conv2d", 2, data, weight, strides, padding, dilation, groups, data_layout,
                       kernel_layout, out_layout, out_dtype)
@@ -62,6 +73,7 @@ def conv3d(data, weight, strides, padding, dilation, groups, data_layout, kernel
 
 
 @register_legalize("relax.nn.conv3d")
+@_canonical(3, False)
 def _legalize_conv3d(bb, call):
     from .... import topi  # pylint: disable=import-outside-toplevel
     a = call_attrs(call)
@@ -105,6 +117,7 @@ def _out_dtype(a):
 
 
 @register_legalize("relax.nn.conv1d")
+@_canonical(1, False)
 def _legalize_conv1d(bb, call):
     from .... import topi  # pylint: disable=import-outside-toplevel
     a = call_attrs(call)
@@ -126,6 +139,7 @@ def _conv1d_transpose_te(data, weight, strides, padding, output_padding, dilatio
 
 
 @register_legalize("relax.nn.conv1d_transpose")
+@_canonical(1, True)
 def _legalize_conv1d_transpose(bb, call):
     a = call_attrs(call)
     one = lambda v: [v] if isinstance(v, int) else list(v)  # noqa: E731
@@ -136,6 +150,7 @@ def _legalize_conv1d_transpose(bb, call):
 
 
 @register_legalize("relax.nn.conv2d_transpose")
+@_canonical(2, True)
 def _legalize_conv2d_transpose(bb, call):
     from .... import topi  # pylint: disable=import-outside-toplevel
     a = call_attrs(call)
@@ -213,6 +228,7 @@ def _packed_weight(bb, weight, block):
 
 
 @register_legalize("relax.nn.conv2d")
+@_canonical(2, False)
 def _legalize_conv2d(bb, call):
     from .... import topi  # pylint: disable=import-outside-toplevel
     a = call_attrs(call)

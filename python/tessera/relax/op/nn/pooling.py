@@ -1,9 +1,11 @@
 """2-D pooling Relax ops with TVM v0.18's signatures: ``relax.op.nn.max_pool2d``,
-``avg_pool2d`` and ``adaptive_avg_pool2d`` (NCHW). Struct-info inference is in
+``avg_pool2d`` and ``adaptive_avg_pool2d`` (layout/out_layout: any permutation of NCHW,
+packed sub-axes included; legalized through layout transforms around the NCHW kernels: _layout.py). Struct-info inference is in
 src/relax/op/nn/pooling.cc; the legalizations to topi.nn.pool2d /
 adaptive_pool are registered here. Defaults: the ops' signatures
 (pooling.cc; ``out_layout=None`` is ``layout``)."""
 from .._legalize_registry import register_legalize
+from ._layout import in_canonical_layouts
 from ._common import make_call, pair, padding4, bool_attr, str_attr, call_attrs, expand_pair, expand_padding, signature_defaults
 
 
@@ -50,7 +52,10 @@ def _legalize_pool(kind):
                           expand_pair(a["dilation"]), expand_padding(a["padding"]), kind,
                           ceil_mode=bool(a["ceil_mode"]), count_include_pad=bool(a["count_include_pad"]),
                           primfunc_name_hint=f"{kind}_pool2d")
-    register_legalize(f"relax.nn.{kind}_pool2d")(legalize)
+    register_legalize(f"relax.nn.{kind}_pool2d")(_in_nchw(legalize))
+
+
+_in_nchw = in_canonical_layouts([("layout", 0)], "out_layout", {"layout": "NCHW", "out_layout": "NCHW"})
 
 
 _legalize_pool("max")
@@ -58,6 +63,7 @@ _legalize_pool("avg")
 
 
 @register_legalize("relax.nn.adaptive_avg_pool2d")
+@_in_nchw
 def _legalize_adaptive_avg_pool2d(bb, call):
     from .... import topi  # pylint: disable=import-outside-toplevel
     a = call_attrs(call)
