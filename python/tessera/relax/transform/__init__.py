@@ -14,6 +14,7 @@ from .optimization import __all__ as _optimization_all
 from .lowering import *  # noqa: F401,F403
 from .lowering import __all__ as _lowering_all
 from .decompose_ops import DecomposeOpsForInference
+from .convert_layout import ConvertLayout
 
 __all__ = ["LegalizeOps", "AnnotateTIROpPattern", "FuseOps", "FuseTIR", "FuseOpsByPattern", "FusionPattern", "PatternCheckContext", "MetaScheduleApplyDatabase", "MetaScheduleTuneIRMod", "MetaScheduleTuneTIR", "FunctionPass", "DataflowBlockPass", "function_pass", "dataflow_block_pass", "Normalize",
-           "BindParams", "DecomposeOpsForInference"] + list(_optimization_all) + list(_lowering_all)
+           "BindParams", "DecomposeOpsForInference", "ConvertLayout"] + list(_optimization_all) + list(_lowering_all)

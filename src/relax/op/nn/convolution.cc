@@ -197,7 +197,7 @@ static auto& reg_conv2d_transpose = SetAttrSignature(
      {"out_dtype", nn_attrs::DefaultStr("void")}});
 
 static auto& reg_conv2d = SetAttrSignature(
-    SetRelaxOp(ConvEntry("relax.nn.conv2d")
+    SetRelaxOp(SetExpandAttrs(ConvEntry("relax.nn.conv2d"), {{"strides", 2}, {"dilation", 2}, {"padding", 4}})
                    .describe("2-D convolution (NCHW data, OIHW weight)."),
                InferConv2D, true),
     {{"strides", nn_attrs::DefaultInts({1, 1})},

@@ -100,9 +100,12 @@ StructInfo InferAdaptivePool2D(const Call& call, const BlockBuilder&) {
   return TensorStructInfo(ShapeExpr(p.out_layout.FromCanonical(call, out)), data->dtype);
 }
 
-// The registry entry of pooling op `name`: one operand, out_layout=None is layout.
+// The registry entry of pooling op `name`: one operand, out_layout=None is layout, per-dim lists
+// completed as TVM's constructor does (padding=[1, 2] is [1, 2, 1, 2]).
 OpRegEntry& PoolEntry(const char* name) {
-  return SetDefaultFrom(OpRegEntry::RegisterOrGet(name).set_num_inputs(1), {{"out_layout", "layout"}});
+  OpRegEntry& entry = SetDefaultFrom(OpRegEntry::RegisterOrGet(name).set_num_inputs(1), {{"out_layout", "layout"}});
+  if (std::string(name) == "relax.nn.adaptive_avg_pool2d") return entry;
+  return SetExpandAttrs(entry, {{"pool_size", 2}, {"strides", 2}, {"dilation", 2}, {"padding", 4}});
 }
 
 const std::vector<AttrParam>& Pool2DSignature() {
