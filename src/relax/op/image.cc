@@ -1,12 +1,13 @@
 // relax.image.resize2d(data, size; roi, layout, method, coordinate_transformation_mode,
 // rounding_method, cubic_alpha, cubic_exclude, extrapolation_value, out_dtype) (TVM's
-// relax/op/image/resize.cc): an NCHW image resized to `size` (a shape of 1 or 2 values) by
-// nearest-neighbour or linear interpolation. Struct-info inference here (other layouts, cubic
-// and tf_crop_and_resize are refused); the legalization (frontend/common.py's resize_te) is in
-// python/tessera/relax/op/image.py.
+// relax/op/image/resize.cc): an image resized to `size` (a shape of 1 or 2 values) by
+// nearest-neighbour or linear interpolation; `layout` any permutation of NCHW, packed sub-axes
+// included (nn/nn_layout.h). Struct-info inference here (cubic and tf_crop_and_resize are
+// refused); the legalization (frontend/common.py's resize_te) is in python/tessera/relax/op/image.py.
 #include <set>
 
 #include "relax/op/nn/nn_attrs.h"
+#include "relax/op/nn/nn_layout.h"
 
 namespace tessera {
 namespace relax {
@@ -26,14 +27,14 @@ StructInfo InferResize2D(const Call& call, const BlockBuilder&) {
   CheckNumArgs(call, 2, 2);
   const auto* data = ArgSInfoAs<TensorStructInfoNode>(call, 0, "data", "a tensor");
   const auto* size = ArgSInfoAs<ShapeStructInfoNode>(call, 1, "size", "a shape of 1 or 2 values");
-  CheckChoice(call, "layout", {"NCHW"});
+  NNLayout layout = NNLayout::Parse(call, "layout", nn_attrs::Str(call, "layout"), "NCHW");
   CheckChoice(call, "method", {"nearest_neighbor", "linear"});
   CheckChoice(call, "coordinate_transformation_mode", {"half_pixel", "align_corners", "asymmetric",
                                                        "pytorch_half_pixel"});
   CheckChoice(call, "rounding_method", {"", "round", "floor", "ceil", "round_prefer_floor", "round_prefer_ceil"});
-  if (!data->IsUnknownNdim() && data->ndim != 4) {
-    TESSERA_THROW(ValueError) << OpName(call) << ": operand 'data' must be 4-D (NCHW), got " << data->ndim
-                              << " dimensions";
+  if (!data->IsUnknownNdim() && data->ndim != layout.ndim()) {
+    TESSERA_THROW(ValueError) << OpName(call) << ": operand 'data' must be " << layout.ndim() << "-D ("
+                              << layout.text() << "), got " << data->ndim << " dimensions";
   }
   if (size->ndim != StructInfoNode::kUnknownNDim && size->ndim != 1 && size->ndim != 2) {
     TESSERA_THROW(ValueError) << OpName(call) << ": operand 'size' must have 1 or 2 values, got " << size->ndim;
@@ -41,9 +42,11 @@ StructInfo InferResize2D(const Call& call, const BlockBuilder&) {
   std::string out_dtype = nn_attrs::Str(call, "out_dtype");
   DataType dtype = out_dtype.empty() || out_dtype == "void" ? data->dtype : DataType(out_dtype);
   auto shape = data->GetShape();
-  if (!shape || !size->values) return TensorStructInfo(dtype, 4);
+  if (!shape || !size->values) return TensorStructInfo(dtype, layout.ndim());
   Array<PrimExpr> hw = *size->values;
-  return TensorStructInfo(ShapeExpr({(*shape)[0], (*shape)[1], hw[0], hw.size() == 1 ? hw[0] : hw[1]}), dtype);
+  Array<PrimExpr> d = layout.ToCanonical(*shape);
+  return TensorStructInfo(ShapeExpr(layout.FromCanonical(call, {d[0], d[1], hw[0], hw.size() == 1 ? hw[0] : hw[1]})),
+                          dtype);
 }
 
 static auto& reg_resize2d_shape = OpRegEntry::RegisterOrGet("relax.image.resize2d")
@@ -54,7 +57,7 @@ static auto& reg_resize2d_dtypes = SetDTypeAttrs(OpRegEntry::RegisterOrGet("rela
 static auto& reg_resize2d = SetAttrSignature(
     SetRelaxOp(OpRegEntry::RegisterOrGet("relax.image.resize2d")
                    .set_num_inputs(2)
-                   .describe("An NCHW image resized to `size` (nearest-neighbour or linear)."),
+                   .describe("An image resized to `size` (nearest-neighbour or linear)."),
                InferResize2D, true),
     {{"roi", Any(Array<Any>{nn_attrs::DefaultFloat(0.0), nn_attrs::DefaultFloat(0.0), nn_attrs::DefaultFloat(0.0),
                             nn_attrs::DefaultFloat(0.0)})},

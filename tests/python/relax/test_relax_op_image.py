@@ -19,8 +19,10 @@ def test_resize2d_struct_info_and_errors():
                                    relax.TensorStructInfo((1, 3, 8, 6), "float32"))
     tvm.ir.assert_structural_equal(infer(relax.op.image.resize2d(tensor((1, 3, 4, 4)), 5, out_dtype="float16")),
                                    relax.TensorStructInfo((1, 3, 5, 5), "float16"))
-    with pytest.raises(ValueError, match="relax.image.resize2d: attribute 'layout' = \"NHWC\" is not supported"):
-        infer(relax.op.image.resize2d(tensor((1, 4, 4, 3)), (8, 8), layout="NHWC"))
+    assert [int(v) for v in infer(relax.op.image.resize2d(tensor((1, 4, 4, 3)), (8, 8), layout="NHWC")).shape.values] \
+        == [1, 8, 8, 3]
+    with pytest.raises(ValueError, match="relax.image.resize2d: attribute 'layout' = \"NHWD\" is not a layout of NCHW"):
+        infer(relax.op.image.resize2d(tensor((1, 4, 4, 3)), (8, 8), layout="NHWD"))
     with pytest.raises(ValueError, match="attribute 'method' = \"cubic\" is not supported"):
         infer(relax.op.image.resize2d(tensor((1, 3, 4, 4)), (8, 8), method="cubic"))
     with pytest.raises(ValueError, match="operand 'data' must be 4-D"):

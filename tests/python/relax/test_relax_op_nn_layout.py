@@ -165,3 +165,10 @@ def test_pool2d_layouts_match_torch(layout, out_layout):
 def test_layout_shape_helper():
     assert layout_shape("NCHW", "NCHW16c", [1, 32, 7, 7]) == [1, 2, 7, 7, 16]
     assert layout_shape("NCHW16c", "NHWC", [1, 2, 7, 7, 16]) == [1, 7, 7, 32]
+
+
+def test_resize2d_nhwc_matches_torch():
+    x = np.random.default_rng(4).standard_normal((1, 3, 5, 6)).astype("float32")
+    got = _run(lambda a: relax.op.image.resize2d(a, (10, 9), layout="NHWC"), [x.transpose(0, 2, 3, 1).copy()])
+    ref = torch.nn.functional.interpolate(torch.from_numpy(x), size=(10, 9), mode="bilinear", align_corners=False)
+    np.testing.assert_allclose(got, ref.numpy().transpose(0, 2, 3, 1), rtol=1e-5, atol=1e-5)

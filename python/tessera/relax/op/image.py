@@ -1,18 +1,20 @@
 """``relax.op.image.resize2d`` (TVM v0.18's signature; struct-info inference in
-src/relax/op/image.cc): an NCHW image resized to ``size`` by nearest-neighbour or
-linear interpolation, legalized to the resize kernel the importers share
-(topi/image.py resize_te)."""
+src/relax/op/image.cc): an image (``layout``: any permutation of NCHW, packed sub-axes
+included) resized to ``size`` by nearest-neighbour or linear interpolation, legalized to the
+resize kernel the importers share (topi/image.py resize_te; other layouts through layout
+transforms, nn/_layout.py)."""
 from ...error import TVMTypeError
 from ...ir.op import Op
 from ..expr import Call
 from ._legalize_registry import register_legalize
 from ._op_attrs import call_attrs, check_expr, make_attrs
 from .manipulate import _shape_arg
+from .nn._layout import in_canonical_layouts
 
 
 def resize2d(data, size, roi=None, layout="NCHW", method="linear", coordinate_transformation_mode="half_pixel",
              rounding_method="round", cubic_alpha=-0.5, cubic_exclude=0, extrapolation_value=0.0, out_dtype=None):
-    """``data`` (NCHW) resized to ``size`` ((h, w), one value for both, or a shape Expr);
+    """``data`` (in ``layout``, e.g. NCHW or NHWC) resized to ``size`` ((h, w), one value for both, or a shape Expr);
     ``method`` "nearest_neighbor" or "linear"; the coordinate modes and rounding methods
     of ONNX Resize."""
     name = "relax.image.resize2d"
@@ -36,6 +38,7 @@ _NEAREST = {"": "round_prefer_ceil", "round": "round_prefer_ceil", "floor": "flo
 
 
 @register_legalize("relax.image.resize2d")
+@in_canonical_layouts([("layout", 0)], "layout", {"layout": "NCHW"})
 def _legalize_resize2d(bb, call):
     from ...topi.image import resize_te  # pylint: disable=import-outside-toplevel
     from ... import topi  # pylint: disable=import-outside-toplevel

@@ -1,9 +1,9 @@
 """``relax.transform.ConvertLayout(desired_layouts)`` (TVM v0.18's API): rewrites the
-convolution and pooling calls named in ``desired_layouts`` ({op name: [data layout, kernel
+convolution, pooling and resize2d calls named in ``desired_layouts`` ({op name: [data layout, kernel
 layout]}, "default" keeping the call's own) to those layouts and carries the new layout
 through the layout-agnostic ops after them (elementwise unary/binary with broadcasting,
 reductions, softmax, batch/layer norm, concat, split, permute_dims, expand_dims, squeeze,
-strided_slice, pooling), so consecutive convolutions need no transposes between them;
+strided_slice, pooling, resize2d), so consecutive convolutions need no transposes between them;
 ``permute_dims`` is inserted where a value enters or leaves the converted region (a block
 output, an op without a layout rule). A function pass over the dataflow blocks; a tensor's
 layout is tracked as a permutation of its original axes ("ABCD" = unchanged, "ACDB" = NCHW
@@ -18,7 +18,7 @@ from .function_pass import function_pass
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _CONV_OPS = ("relax.nn.conv1d", "relax.nn.conv2d", "relax.nn.conv3d", "relax.nn.conv1d_transpose",
              "relax.nn.conv2d_transpose")
-_POOL_OPS = ("relax.nn.max_pool2d", "relax.nn.avg_pool2d", "relax.nn.adaptive_avg_pool2d")
+_POOL_OPS = ("relax.nn.max_pool2d", "relax.nn.avg_pool2d", "relax.nn.adaptive_avg_pool2d", "relax.image.resize2d")
 _UNARY_OPS = ("abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "ceil", "cos", "cosh", "erf", "exp", "floor",
               "log", "negative", "round", "rsqrt", "sigmoid", "sign", "sin", "sinh", "sqrt", "square", "tan", "tanh",
               "clip", "astype", "logical_not", "bitwise_not", "isfinite", "isinf", "isnan", "nn.relu", "nn.gelu",
@@ -114,16 +114,17 @@ class _Rules:
     def pool(self, call, layouts, a):
         want = self.desired.get(call.op.name)
         cur = layouts[0]
-        orig, out = a["layout"], a["out_layout"] or a["layout"]
+        orig, out = a["layout"], a.get("out_layout") or a["layout"]
         if want is not None:
             layout = want[0] if isinstance(want, (list, tuple)) and want else want
             if layout != "default":
                 cur = _layout_in(call.op.name, "layout", orig, layout)
         if len(cur) != len(orig) or not orig.isalpha():
             return None
-        a.update(layout="".join(orig[_LETTERS.index(c)] for c in cur),
-                 out_layout="".join(out[_LETTERS.index(c)] for c in cur))
-        return [cur], cur, a
+        a["layout"] = "".join(orig[_LETTERS.index(c)] for c in cur)
+        if "out_layout" in a:
+            a["out_layout"] = "".join(out[_LETTERS.index(c)] for c in cur)
+        return [cur] + [None] * (len(layouts) - 1), cur, a
 
     @staticmethod
     def unary(call, layouts, a):
@@ -413,8 +414,8 @@ def _convert_function(func, rules):
 
 def ConvertLayout(desired_layouts):  # pylint: disable=invalid-name
     """The pass: ``desired_layouts`` maps an op name (relax.nn.conv1d/2d/3d, conv*_transpose,
-    max_pool2d, avg_pool2d, adaptive_avg_pool2d) to [data layout, kernel layout] ("default":
-    keep the call's)."""
+    max_pool2d, avg_pool2d, adaptive_avg_pool2d, relax.image.resize2d) to [data layout, kernel
+    layout] ("default": keep the call's)."""
     rules = _Rules(_check_desired(desired_layouts))
 
     @function_pass(opt_level=0, name="ConvertLayout")
