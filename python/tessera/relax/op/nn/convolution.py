@@ -203,7 +203,7 @@ def _is_gemm_1x1(call, a):
     from ....ir.transform import PassContext  # pylint: disable=import-outside-toplevel
     from ...vm_build import cpu_layout_allowed  # pylint: disable=import-outside-toplevel
     config = PassContext.current().config
-    layouts = (a["data_layout"], a["kernel_layout"], a["out_layout"])
+    layouts = (a["data_layout"], a["kernel_layout"], a["out_layout"] or a["data_layout"])
     if not cpu_layout_allowed("relax.conv2d_1x1_gemm", outside_build=True) or \
             not config.get("relax.conv2d_packed", True) or \
             not _blockable(call, a) or layouts != ("NCHW", "OIHW", "NCHW"):
