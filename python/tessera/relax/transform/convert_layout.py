@@ -115,10 +115,8 @@ class _Rules:
         want = self.desired.get(call.op.name)
         cur = layouts[0]
         orig, out = a["layout"], a.get("out_layout") or a["layout"]
-        if want is not None:
-            layout = want[0] if isinstance(want, (list, tuple)) and want else want
-            if layout != "default":
-                cur = _layout_in(call.op.name, "layout", orig, layout)
+        if want is not None and want[0] != "default":
+            cur = _layout_in(call.op.name, "layout", orig, want[0])
         if len(cur) != len(orig) or not orig.isalpha():
             return None
         a["layout"] = "".join(orig[_LETTERS.index(c)] for c in cur)
@@ -301,7 +299,7 @@ class _BlockConverter:
             return self.emit(var, TupleGetItem(self.sub(tup), value.index), item or out_layout)
         elif isinstance(value, TupleGetItem):
             value = TupleGetItem(self.to_initial(value.tuple_value), value.index)
-        elif isinstance(value, (Var, Tuple)):
+        elif isinstance(value, Var):
             value = self.to_initial(value)
         return self.emit(var, value, out_layout)
 

@@ -65,7 +65,7 @@ def conv2d(data, weight, strides, padding, dilation, groups, data_layout, kernel
 
 @signature_defaults("relax.nn.conv3d")
 def conv3d(data, weight, strides, padding, dilation, groups, data_layout, kernel_layout, out_layout, out_dtype):
-    """3-D convolution (NCDHW data, OIDHW weight). ``strides`` / ``dilation`` are one value
+    """3-D convolution (default NCDHW data, OIDHW weight; any permutation, as conv2d). ``strides`` / ``dilation`` are one value
     or (d, h, w), ``padding`` one value, (d, h, w) or the six before/after values;
     ``out_layout=None`` is ``data_layout``; ``out_dtype`` None keeps the input dtype."""
     return _conv_call("relax.nn.conv3d", 3, data, weight, strides, padding, dilation, groups, data_layout,
@@ -83,7 +83,7 @@ def _legalize_conv3d(bb, call):
 
 @signature_defaults("relax.nn.conv1d")
 def conv1d(data, weight, strides, padding, dilation, groups, data_layout, kernel_layout, out_layout, out_dtype):
-    """1-D convolution (NCW data, OIW weight). ``padding`` is one value or (left, right);
+    """1-D convolution (default NCW data, OIW weight; any permutation, as conv2d). ``padding`` is one value or (left, right);
     ``out_layout=None`` is ``data_layout``; ``out_dtype`` None keeps the input dtype."""
     return _conv_call("relax.nn.conv1d", 1, data, weight, strides, padding, dilation, groups, data_layout,
                       kernel_layout, out_layout, out_dtype)
@@ -92,7 +92,7 @@ def conv1d(data, weight, strides, padding, dilation, groups, data_layout, kernel
 @signature_defaults("relax.nn.conv1d_transpose")
 def conv1d_transpose(data, weight, strides, padding, output_padding, dilation, groups, data_layout, kernel_layout,
                      out_layout, out_dtype):
-    """1-D transposed convolution (NCW data, IOW weight)."""
+    """1-D transposed convolution (default NCW data, IOW weight; any permutation, as conv2d)."""
     return _conv_call("relax.nn.conv1d_transpose", 1, data, weight, strides, padding, dilation, groups, data_layout,
                       kernel_layout, out_layout, out_dtype, output_padding)
 
@@ -100,7 +100,7 @@ def conv1d_transpose(data, weight, strides, padding, output_padding, dilation, g
 @signature_defaults("relax.nn.conv2d_transpose")
 def conv2d_transpose(data, weight, strides, padding, output_padding, dilation, groups, data_layout, kernel_layout,
                      out_layout, out_dtype):
-    """2-D transposed convolution (NCHW data, IOHW weight)."""
+    """2-D transposed convolution (default NCHW data, IOHW weight; any permutation, as conv2d)."""
     return _conv_call("relax.nn.conv2d_transpose", 2, data, weight, strides, padding, dilation, groups, data_layout,
                       kernel_layout, out_layout, out_dtype, output_padding)
 
