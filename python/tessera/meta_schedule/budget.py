@@ -35,12 +35,14 @@ class TuningBudget:
     def reserve_for(self, n_tasks, top_k, secs_per_run):
         """Keeps time for confirming ``n_tasks`` tasks (confirm.py): each rebuilds ``top_k
         + 1`` candidates (about a trial's seconds each, as measured so far) and times them
-        in several rounds of ``secs_per_run``; at most a fifth of the budget."""
+        in several rounds of ``secs_per_run``; at most a fifth of the budget, but never
+        less than one task's confirmation (confirm_tasks always confirms the heaviest)."""
         if self.max_time_s is None or top_k <= 0 or n_tasks <= 0 or self.measured_now == 0:
             self.reserve_s = 0.0
             return
         per_trial = self.measuring_secs / self.measured_now
-        self.reserve_s = min(0.2 * self.max_time_s, n_tasks * (top_k + 1) * (per_trial + secs_per_run))
+        one_task = (top_k + 1) * (per_trial + secs_per_run)
+        self.reserve_s = min(max(0.2 * self.max_time_s, one_task), n_tasks * one_task)
 
     def round_size(self, n, trials_left, share=1):
         """``n`` trials, fewer when this round must leave room for ``share - 1`` more rounds

@@ -108,13 +108,14 @@ def reserve_confirmation(budget, states, top_k):
 
 def confirm_tasks(states, top_k, budget, log=print):
     """Runs confirm_task on every state, the most time-weighted first, while ``budget``
-    (a TuningBudget) has time left (its reserve included); logs the tasks skipped for
-    want of time."""
+    (a TuningBudget) has time left (its reserve included); the most time-weighted task is
+    confirmed even when a slow last round ate the reserve, if this run measured anything
+    (it then overruns by that one confirmation). Logs the tasks skipped for want of time."""
     if top_k <= 0:
         return
     states = [st for st in states if getattr(st, "_prepared", False) and st.best is not None]
-    for st in sorted(states, key=lambda st: -st.weight * st.best):
-        if budget.time_left() <= 0:
+    for i, st in enumerate(sorted(states, key=lambda st: -st.weight * st.best)):
+        if (i > 0 or budget.measured_now == 0) and budget.time_left() <= 0:
             log(f"[{st.task_name}] confirmation skipped: the time budget is spent")
             continue
         confirm_task(st, top_k, log=log)

@@ -239,3 +239,19 @@ def test_confirm_top_k_bad_values(tmp_path):
         ms.tune_tir(mod, TARGET, str(tmp_path), 2, confirm_top_k=1.5)
     with pytest.raises(ValueError, match="confirm_top_k"):
         ms.relax_integration.tune_relax(mlp_module(), None, TARGET, str(tmp_path), 2, confirm_top_k=-2)
+
+
+def test_reserve_covers_one_task_confirmation_when_trials_are_slow():
+    from tessera.meta_schedule.budget import TuningBudget
+    budget = TuningBudget(500, max_time_s=6, start=0.0)
+    budget.record_round(3, 3.6)  # 1.2 s per trial, as on a loaded machine
+    budget.reserve_for(1, 3, 0.15)
+    assert abs(budget.reserve_s - 4 * (1.2 + 0.15)) < 1e-9  # not capped at a fifth (1.2 s)
+    budget.reserve_for(10, 3, 0.15)
+    assert abs(budget.reserve_s - 4 * (1.2 + 0.15)) < 1e-9  # the fifth is below one task: one task
+    big = TuningBudget(5000, max_time_s=1200, start=0.0)
+    big.record_round(100, 100.0)
+    big.reserve_for(30, 3, 0.15)
+    assert abs(big.reserve_s - 30 * 4 * (1.0 + 0.15)) < 1e-9  # 138 s: under a fifth (240 s)
+    big.reserve_for(60, 3, 0.15)
+    assert abs(big.reserve_s - 240.0) < 1e-9  # 276 s capped at a fifth
