@@ -1,7 +1,7 @@
 """The row kernels' sampled knobs (softmax, log_softmax, layer_norm: the fused row
 kernels of default_schedule_rows.cc, through SplitByKnob; a lone row reduction is split
 by a fixed factor, not a knob) offer only valid choices: every value of
-every knob, every fresh re-sampling and every MutateTileSize move of the sampled default
+every knob, every fresh re-sampling and each mutator's moves of the sampled default
 schedule replays, passes the space's postprocessors and computes what NumPy computes.
 (The rfactor split once sampled a lane or reduction loop of 1: 10-20% of the samples of
 a softmax space were rejected.)"""
@@ -15,17 +15,9 @@ from tessera.meta_schedule.default_candidate import sampled_default_schedule
 from tessera.meta_schedule.tune_context import normalize_mod
 from tessera.tir.schedule import Trace
 
+from .test_meta_schedule_sampled_default import _relax
+
 TARGETS = ["llvm --num-cores=1", "llvm -mcpu=skylake-avx512 --num-cores=1", "llvm -mcpu=haswell --num-cores=2"]
-
-
-def _relax(params, body):
-    bb = relax.BlockBuilder()
-    vs = [relax.Var(n, relax.TensorStructInfo(s, "float32")) for n, s in params]
-    with bb.function("main", vs):
-        with bb.dataflow():
-            out = bb.emit_output(body(bb, vs))
-        bb.emit_func_output(out)
-    return bb.get()
 
 
 def _softmax(x):
