@@ -1,6 +1,8 @@
 """Per-operator tuning (issue [G2]): each operator's fused PrimFunc as relax.build makes it
 (conv2d + bias + relu with the packed weight, a 1x1 conv2d, softmax, attention's
-batch_matmul) tuned with tune_tir for --trials trials on one thread (target
+batch_matmul; and the other operators of ResNet-18/50, MobileNetV2 and the BERT layer:
+layer_norm, depthwise and strided 3x3 conv, 1x1 64->256, conv + residual, max_pool2d,
+dense + bias + gelu, attention's softmax: see OPS) tuned with tune_tir for --trials trials on one thread (target
 "llvm --num-cores=1"), then its best record vs its untuned default schedule
 (tir.transform.DefaultCPUSchedule) vs PyTorch vs NumPy, timed in the same run
 (interleaved rounds, median). The tuned output is checked against the default's first
@@ -8,7 +10,9 @@ batch_matmul) tuned with tune_tir for --trials trials on one thread (target
 the latencies and the ratios default / tuned, PyTorch / tuned, NumPy / tuned, and the
 load average (the machine may be shared).
 
-  python benchmarks/tune_ops.py [--ops conv3x3_64,softmax] [--trials 64] [--work-dir DIR] [--clock cpu]
+  python benchmarks/tune_ops.py [--ops conv3x3_64,softmax|all] [--trials 64] [--work-dir DIR] [--clock cpu]
+
+The tuning log's last line per operator states its rejected samples of the space.
 
 A rerun with the same --work-dir measures the databases already tuned again."""
 import argparse
@@ -47,16 +51,40 @@ def _relax_fn(relax, params, body):
     return bb.get()
 
 
-def conv_module(relax, cin, cout, hw, k):
+def conv_module(relax, cin, cout, hw, k, stride=1, groups=1, residual=False, act="relu"):
+    """conv2d (padding k // 2) + bias + activation (relu, or relu6 = clip(0, 6)), with a
+    residual add before the activation when ``residual`` (ResNet's block output)."""
+    ho = (hw + 2 * (k // 2) - k) // stride + 1
+
     def body(bb, v):
-        c = bb.emit(relax.op.nn.conv2d(v[0], v[1], padding=k // 2))
+        c = bb.emit(relax.op.nn.conv2d(v[0], v[1], strides=stride, padding=k // 2, groups=groups))
         c = bb.emit(relax.op.add(c, relax.op.reshape(v[2], (1, cout, 1, 1))))
-        return bb.emit(relax.op.nn.relu(c))
-    return _relax_fn(relax, [("x", (1, cin, hw, hw)), ("w", (cout, cin, k, k)), ("b", (cout,))], body)
+        if residual:
+            c = bb.emit(relax.op.add(c, v[3]))
+        return bb.emit(relax.op.nn.relu(c) if act == "relu" else relax.op.clip(c, 0, 6))
+    params = [("x", (1, cin, hw, hw)), ("w", (cout, cin // groups, k, k)), ("b", (cout,))]
+    return _relax_fn(relax, params + ([("r", (1, cout, ho, ho))] if residual else []), body)
 
 
-def softmax_module(relax):
-    return _relax_fn(relax, [("x", (256, 1000))], lambda bb, v: bb.emit(relax.op.nn.softmax(v[0], axis=-1)))
+def softmax_module(relax, shape=(256, 1000)):
+    return _relax_fn(relax, [("x", shape)], lambda bb, v: bb.emit(relax.op.nn.softmax(v[0], axis=-1)))
+
+
+def layer_norm_module(relax, rows=128, cols=768):
+    return _relax_fn(relax, [("x", (rows, cols)), ("g", (cols,)), ("b", (cols,))],
+                     lambda bb, v: bb.emit(relax.op.nn.layer_norm(v[0], v[1], v[2], axes=[-1], epsilon=1e-12)))
+
+
+def pool_module(relax, c=64, hw=112):
+    return _relax_fn(relax, [("x", (1, c, hw, hw))], lambda bb, v: bb.emit(
+        relax.op.nn.max_pool2d(v[0], pool_size=3, strides=2, padding=1)))
+
+
+def dense_gelu_module(relax, m=128, k=768, n=3072):
+    def body(bb, v):
+        y = bb.emit(relax.op.add(relax.op.matmul(v[0], v[1]), v[2]))
+        return bb.emit(relax.op.nn.gelu(y))
+    return _relax_fn(relax, [("x", (m, k)), ("w", (k, n)), ("b", (n,))], body)
 
 
 def bmm_module(relax):
@@ -64,49 +92,115 @@ def bmm_module(relax):
                      lambda bb, v: bb.emit(relax.op.matmul(v[0], v[1])))
 
 
-def peers(name, np, torch):
-    """(PyTorch fn, NumPy fn) computing the operator on fresh random inputs."""
-    rng = np.random.default_rng(0)
-    if name.startswith("conv"):
-        cin, cout, hw, k = OPS[name][1]
-        x = rng.standard_normal((1, cin, hw, hw), dtype="float32")
-        w = rng.standard_normal((cout, cin, k, k), dtype="float32")
-        b = rng.standard_normal((cout,), dtype="float32")
-        tx, tw, tb = (torch.from_numpy(a) for a in (x, w, b))
-        wm = w.reshape(cout, -1)
-        p = k // 2
+def _conv_peers(np, torch, rng, cin, cout, hw, k, stride=1, groups=1, residual=False, act="relu"):
+    x = rng.standard_normal((1, cin, hw, hw), dtype="float32")
+    w = rng.standard_normal((cout, cin // groups, k, k), dtype="float32")
+    b = rng.standard_normal((cout,), dtype="float32")
+    p = k // 2
+    ho = (hw + 2 * p - k) // stride + 1
+    r = rng.standard_normal((1, cout, ho, ho), dtype="float32")
+    tx, tw, tb, tr = (torch.from_numpy(a) for a in (x, w, b, r))
+    cg, og = cin // groups, cout // groups
+    wm = w.reshape(groups, og, cg * k * k)
+    act_np = (lambda y: np.maximum(y, 0)) if act == "relu" else (lambda y: np.clip(y, 0, 6))
+    act_t = torch.relu if act == "relu" else (lambda y: torch.clamp(y, 0, 6))
 
-        def numpy_conv():  # im2col + GEMM (OpenBLAS)
-            xp = np.pad(x[0], ((0, 0), (p, p), (p, p)))
-            cols = np.lib.stride_tricks.sliding_window_view(xp, (k, k), axis=(1, 2))  # cin, hw, hw, k, k
-            cols = cols.transpose(0, 3, 4, 1, 2).reshape(cin * k * k, hw * hw)
-            return np.maximum(wm @ cols + b[:, None], 0)
-        return (lambda: torch.relu(torch.nn.functional.conv2d(tx, tw, tb, padding=p))), numpy_conv
-    if name == "softmax":
-        x = rng.standard_normal((256, 1000), dtype="float32")
-        tx = torch.from_numpy(x)
+    def numpy_conv():  # im2col + GEMM (OpenBLAS; one batched GEMM per group)
+        xp = np.pad(x[0], ((0, 0), (p, p), (p, p)))
+        cols = np.lib.stride_tricks.sliding_window_view(xp, (k, k), axis=(1, 2))[:, ::stride, ::stride]
+        cols = cols.reshape(groups, cg, ho, ho, k, k).transpose(0, 1, 4, 5, 2, 3).reshape(groups, cg * k * k, ho * ho)
+        y = np.matmul(wm, cols).reshape(cout, ho * ho) + b[:, None]
+        return act_np(y + r[0].reshape(cout, -1) if residual else y)
 
-        def numpy_softmax():
-            e = np.exp(x - x.max(axis=-1, keepdims=True))
-            return e / e.sum(axis=-1, keepdims=True)
-        return (lambda: torch.softmax(tx, dim=-1)), numpy_softmax
+    def torch_conv():
+        y = torch.nn.functional.conv2d(tx, tw, tb, stride=stride, padding=p, groups=groups)
+        return act_t(y + tr if residual else y)
+    return torch_conv, numpy_conv
+
+
+def _softmax_peers(np, torch, rng, shape):
+    x = rng.standard_normal(shape, dtype="float32")
+    tx = torch.from_numpy(x)
+
+    def numpy_softmax():
+        e = np.exp(x - x.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+    return (lambda: torch.softmax(tx, dim=-1)), numpy_softmax
+
+
+def _layer_norm_peers(np, torch, rng, rows=128, cols=768):
+    x = rng.standard_normal((rows, cols), dtype="float32")
+    g, b = rng.standard_normal((cols,), dtype="float32"), rng.standard_normal((cols,), dtype="float32")
+    tx, tg, tb = (torch.from_numpy(a) for a in (x, g, b))
+
+    def numpy_ln():
+        mu = x.mean(axis=-1, keepdims=True)
+        return (x - mu) / np.sqrt(x.var(axis=-1, keepdims=True) + 1e-12) * g + b
+    return (lambda: torch.nn.functional.layer_norm(tx, (cols,), tg, tb, 1e-12)), numpy_ln
+
+
+def _pool_peers(np, torch, rng, c=64, hw=112):
+    x = rng.standard_normal((1, c, hw, hw), dtype="float32")
+    tx = torch.from_numpy(x)
+
+    def numpy_pool():
+        xp = np.pad(x[0], ((0, 0), (1, 1), (1, 1)), constant_values=-np.inf)
+        return np.lib.stride_tricks.sliding_window_view(xp, (3, 3), axis=(1, 2))[:, ::2, ::2].max(axis=(-1, -2))
+    return (lambda: torch.nn.functional.max_pool2d(tx, 3, 2, 1)), numpy_pool
+
+
+def _dense_gelu_peers(np, torch, rng, m=128, k=768, n=3072):
+    x, w = rng.standard_normal((m, k), dtype="float32"), rng.standard_normal((k, n), dtype="float32")
+    b = rng.standard_normal((n,), dtype="float32")
+    tx, tw, tb = (torch.from_numpy(a) for a in (x, w, b))
+    from scipy.special import erf  # NumPy has no erf (the exact gelu)
+
+    def numpy_dense_gelu():
+        y = x @ w + b
+        return 0.5 * y * (1 + erf(y * np.float32(0.5 ** 0.5)))
+    return (lambda: torch.nn.functional.gelu(torch.addmm(tb, tx, tw))), numpy_dense_gelu
+
+
+def _bmm_peers(np, torch, rng):
     q = rng.standard_normal((12, 128, 64), dtype="float32")
     k = rng.standard_normal((12, 64, 128), dtype="float32")
     tq, tk = torch.from_numpy(q), torch.from_numpy(k)
     return (lambda: torch.bmm(tq, tk)), (lambda: np.matmul(q, k))
 
 
+def peers(name, np, torch):
+    """(PyTorch fn, NumPy fn) computing the operator on fresh random inputs."""
+    return OPS[name][1](np, torch, np.random.default_rng(0))
+
+
+def _conv_row(cin, cout, hw, k, **kw):
+    return (lambda relax: conv_module(relax, cin, cout, hw, k, **kw),
+            lambda np, torch, rng: _conv_peers(np, torch, rng, cin, cout, hw, k, **kw), "fused_conv2d")
+
+
+# name: (relax module builder, peers(np, torch, rng) -> (PyTorch fn, NumPy fn), task name part)
 OPS = {
-    "conv3x3_64": (lambda relax: conv_module(relax, 64, 64, 56, 3), (64, 64, 56, 3), "fused_conv2d"),
-    "conv3x3_256": (lambda relax: conv_module(relax, 256, 256, 14, 3), (256, 256, 14, 3), "fused_conv2d"),
-    "conv1x1": (lambda relax: conv_module(relax, 256, 64, 56, 1), (256, 64, 56, 1), "fused_conv2d"),
-    "softmax": (softmax_module, None, "softmax"),
-    "batch_matmul": (bmm_module, None, "matmul"),
+    "conv3x3_64": _conv_row(64, 64, 56, 3),
+    "conv3x3_256": _conv_row(256, 256, 14, 3),
+    "conv1x1": _conv_row(256, 64, 56, 1),
+    "softmax": (softmax_module, lambda np, torch, rng: _softmax_peers(np, torch, rng, (256, 1000)), "softmax"),
+    "batch_matmul": (bmm_module, _bmm_peers, "matmul"),
+    # The operators of ResNet-18/50, MobileNetV2 and the BERT layer (issue [G2]'s survey).
+    "layer_norm": (layer_norm_module, _layer_norm_peers, "layer_norm"),
+    "dwconv3x3_s1": _conv_row(144, 144, 56, 3, groups=144, act="relu6"),   # MobileNetV2 expanded block
+    "dwconv3x3_s2": _conv_row(144, 144, 56, 3, stride=2, groups=144, act="relu6"),
+    "conv3x3_s2": _conv_row(64, 128, 56, 3, stride=2),                     # ResNet stage entry
+    "conv1x1_64_256": _conv_row(64, 256, 56, 1),                           # ResNet-50 bottleneck expansion
+    "conv3x3_residual": _conv_row(64, 64, 56, 3, residual=True),           # ResNet block output
+    "max_pool2d": (pool_module, _pool_peers, "max_pool2d"),                 # ResNet stem
+    "dense_gelu": (dense_gelu_module, _dense_gelu_peers, "matmul"),         # BERT FFN in
+    "attn_softmax": (lambda relax: softmax_module(relax, (12, 128, 128)),
+                     lambda np, torch, rng: _softmax_peers(np, torch, rng, (12, 128, 128)), "softmax"),
 }
 
 
 def task_of(tvm, ms, relax, name):
-    """The operator's fused PrimFunc (the task whose name holds the op's name)."""
+    """The operator's fused PrimFunc (the first task whose name holds the op's name part)."""
     mod = relax.get_pipeline("zero")(OPS[name][0](relax))
     tasks = [t for t in ms.relax_integration.extract_tasks(mod, TARGET) if OPS[name][2] in t.task_name]
     if not tasks:
@@ -130,7 +224,7 @@ def main():
     target = tvm.target.Target(TARGET)
     dev = tvm.cpu(0)
     rows = []
-    for name in args.ops.split(","):
+    for name in (list(OPS) if args.ops == "all" else args.ops.split(",")):
         mod = normalize_mod(task_of(tvm, ms, relax, name))
         t0 = time.time()
         db = ms.tune_tir(mod, TARGET, os.path.join(work, name), args.trials, num_trials_per_iter=args.per_iter,

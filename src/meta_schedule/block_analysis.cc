@@ -48,6 +48,24 @@ std::vector<int> LoopIterTypes(const BlockLocation& loc) {
   return out;
 }
 
+std::vector<int> LoopIterTypesUnder(const BlockLocation& loc) {
+  std::vector<int> out;
+  for (const ForNode* l : loc.loops) {
+    bool spatial = false, reduce = false, other = false;
+    PostOrderVisitBlockRealizes(l->body, [&](const BlockRealizeNode* r) {
+      bool uses = false;
+      for (const PrimExpr& v : r->iter_values) uses = uses || UsesVar(v, l->loop_var.get());
+      if (!uses) return;  // a block the loop does not index constrains nothing
+      int t = LoopIterType(r, l);
+      spatial = spatial || t == kDataPar;
+      reduce = reduce || t == kCommReduce;
+      other = other || (t != kDataPar && t != kCommReduce);
+    });
+    out.push_back(other || (spatial && reduce) ? kOpaque : reduce ? kCommReduce : kDataPar);
+  }
+  return out;
+}
+
 bool IsTrivialBinding(const BlockLocation& loc) {
   const auto& values = loc.realize->iter_values;
   if (values.size() != loc.loops.size()) return false;

@@ -35,6 +35,11 @@ inline constexpr const char* kCooperativeFetch = "meta_schedule.cooperative_fetc
 // else is tir::kOpaque.
 int LoopIterType(const tir::BlockRealizeNode* realize, const tir::ForNode* loop);
 std::vector<int> LoopIterTypes(const tir::BlockLocation& loc);
+// The iterator type of each of `loc`'s loops for every block under it (as
+// TVM's GetLoopIterType of a loop): kDataPar only when the loop is spatial for
+// all of them, so a producer compute_at'ed under a reduction loop (whose
+// binding of that loop is spatial) does not make it parallelizable.
+std::vector<int> LoopIterTypesUnder(const tir::BlockLocation& loc);
 // Each iterator bound to exactly the loop variable of the loop at its position.
 bool IsTrivialBinding(const tir::BlockLocation& loc);
 bool IsSpatialBlock(const tir::BlockNode* block);

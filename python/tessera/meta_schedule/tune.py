@@ -258,11 +258,17 @@ def cost_model_text(model):
             f"{model.num_measurements} measurements)")
 
 
+def num_rejected(st):
+    """How many samples of ``st``'s space failed or a postprocessor rejected (wasted draws)."""
+    return getattr(st.ctx, "num_sample_errors", len(st.ctx.sample_errors))
+
+
 def report_sample_errors(states):
+    """One line per task: its rejected samples (0 on a hole-free space) and the first reason."""
     for st in states:
-        if st.ctx.sample_errors:
-            _print(f"[{st.task_name}] {st.ctx.num_sample_errors} samples of the space failed, first: "
-                   f"{st.ctx.sample_errors[0]}")
+        n = num_rejected(st)
+        _print(f"[{st.task_name}] rejected samples of the space: {n}"
+               + (f", first: {st.ctx.sample_errors[0]}" if st.ctx.sample_errors else ""))
 
 
 def tune_task(ctx, database, builder, runner, cost_model, max_trials, num_trials_per_iter, work_dir,
@@ -283,7 +289,7 @@ def tune_task(ctx, database, builder, runner, cost_model, max_trials, num_trials
         if n == 0:
             break
         _print(f"[{ctx.task_name}] trials {state.done}/{max_trials}  best {state.best_text()}  errors "
-               f"{state.n_errors} | {progress_text([state], state.done, budget)}")
+               f"{state.n_errors}  rejected {num_rejected(state)} | {progress_text([state], state.done, budget)}")
     if not state.terminated and budget.time_up():
         _print(f"[{ctx.task_name}] time budget of {fmt_time(max_time_s)} spent: stopping at {state.done}/"
                f"{max_trials} trials (rerun with the same work_dir to continue)")

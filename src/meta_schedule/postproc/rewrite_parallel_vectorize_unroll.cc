@@ -127,7 +127,7 @@ void Adjust(const BlockLocation& loc, Parsed* parsed) {
   if (parsed->max_parallel_extent == -1 && parsed->max_vectorize_extent == -1) return;
   const std::vector<const ForNode*>& loops = loc.loops;
   const int n = static_cast<int>(loops.size());
-  std::vector<int> types = LoopIterTypes(loc);
+  std::vector<int> types = LoopIterTypesUnder(loc);  // every block under each loop, as TVM
   int max_fusible = MaxFusible(loc, loops);
   int rewritable = 0;
   for (int i = 0; i < n; ++i) {

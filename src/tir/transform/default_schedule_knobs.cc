@@ -12,15 +12,10 @@ int64_t LoopExtentOr(const Schedule& sch, const LoopRV& loop) {
   return c != nullptr ? *c : -1;
 }
 
-Array<LoopRV> SplitByKnob(const Schedule& sch, const LoopRV& loop, int64_t extent, int64_t inner, int64_t max_inner,
-                          const std::vector<int64_t>& candidates, const DefaultCPUScheduleOptions& opt) {
-  if (!opt.sampled || extent < 1 || inner < 1) return sch.Split(loop, Array<Any>({Any(), Any(inner)}), true);
-  if (extent % inner == 0) {
-    Array<Var> f = sch.SamplePerfectTile(loop, 2, static_cast<int>(std::max(max_inner, inner)),
-                                         Array<Any>({Any(extent / inner), Any(inner)}));
-    return sch.Split(loop, Array<Any>({Any(f[0]), Any(f[1])}), true);
-  }
-  std::vector<int64_t> cands = candidates;
+namespace {
+
+// SampleCategorical over `cands` (uniform) deciding `inner`, and the split by it.
+Array<LoopRV> SplitByCategorical(const Schedule& sch, const LoopRV& loop, int64_t inner, std::vector<int64_t> cands) {
   if (std::find(cands.begin(), cands.end(), inner) == cands.end()) cands.push_back(inner);
   Array<Any> values, probs;
   int64_t decision = 0;
@@ -31,6 +26,32 @@ Array<LoopRV> SplitByKnob(const Schedule& sch, const LoopRV& loop, int64_t exten
   }
   Var v = sch.SampleCategorical(values, probs, Any(decision));
   return sch.Split(loop, Array<Any>({Any(), Any(v)}), true);
+}
+
+}  // namespace
+
+std::vector<int64_t> ValidSplitFactors(int64_t extent, int64_t inner, int64_t max_inner, int64_t min_factor) {
+  std::vector<int64_t> out;
+  for (int64_t d = std::max<int64_t>(1, min_factor); d <= std::max(max_inner, inner) && d <= extent; ++d) {
+    if (extent % d == 0 && extent / d >= min_factor) out.push_back(d);
+  }
+  return out;
+}
+
+Array<LoopRV> SplitByKnob(const Schedule& sch, const LoopRV& loop, int64_t extent, int64_t inner, int64_t max_inner,
+                          const std::vector<int64_t>& candidates, const DefaultCPUScheduleOptions& opt,
+                          int64_t min_factor) {
+  if (!opt.sampled || extent < 1 || inner < 1) return sch.Split(loop, Array<Any>({Any(), Any(inner)}), true);
+  if (min_factor > 1 && extent % inner == 0) {
+    // SamplePerfectTile (and MutateTileSize) may give a part of 1: offer only the valid factors.
+    return SplitByCategorical(sch, loop, inner, ValidSplitFactors(extent, inner, max_inner, min_factor));
+  }
+  if (extent % inner == 0) {
+    Array<Var> f = sch.SamplePerfectTile(loop, 2, static_cast<int>(std::max(max_inner, inner)),
+                                         Array<Any>({Any(extent / inner), Any(inner)}));
+    return sch.Split(loop, Array<Any>({Any(f[0]), Any(f[1])}), true);
+  }
+  return SplitByCategorical(sch, loop, inner, candidates);
 }
 
 }  // namespace tir

@@ -18,9 +18,20 @@ namespace tir {
 // opt.sampled and a constant extent the factor is sampled: when `inner`
 // divides the extent, SamplePerfectTile(loop, 2, max_inner) with the decision
 // [extent / inner, inner]; otherwise SampleCategorical over `candidates`
-// (`inner` added when missing) with `inner` as the decision.
+// (`inner` added when missing) with `inner` as the decision. With
+// min_factor > 1 (a split whose later steps need both parts to be at least
+// that long, e.g. an rfactor'd lane loop) a divisible extent samples instead
+// SampleCategorical over exactly the divisors d of the extent with
+// min_factor <= d <= max_inner and extent / d >= min_factor, so neither
+// re-sampling nor a mutator can pick a factor the later steps refuse.
 Array<LoopRV> SplitByKnob(const Schedule& sch, const LoopRV& loop, int64_t extent, int64_t inner, int64_t max_inner,
-                          const std::vector<int64_t>& candidates, const DefaultCPUScheduleOptions& opt);
+                          const std::vector<int64_t>& candidates, const DefaultCPUScheduleOptions& opt,
+                          int64_t min_factor = 1);
+
+// The factors SplitByKnob offers for a divisible `extent` with min_factor > 1:
+// the divisors d of `extent` with min_factor <= d <= max_inner and
+// extent / d >= min_factor, ascending (`inner` added when valid and missing).
+std::vector<int64_t> ValidSplitFactors(int64_t extent, int64_t inner, int64_t max_inner, int64_t min_factor);
 
 // The constant extent of `loop`, or -1.
 int64_t LoopExtentOr(const Schedule& sch, const LoopRV& loop);

@@ -119,7 +119,9 @@ std::string FactorStage(Schedule& sch, const Stage& s, int64_t lanes, const Defa
   if (lanes < 2 || *extent < 2 * lanes || *extent % lanes != 0) return "";
   Schedule before = sch.Copy();
   try {
-    Array<LoopRV> parts = SplitByKnob(sch, along, *extent, lanes, 4 * lanes, {}, opt);
+    // Both parts at least 2 long: a lane loop or a reduction loop of 1 changes
+    // the loop nest the later steps (compute_at, vectorize) are recorded on.
+    Array<LoopRV> parts = SplitByKnob(sch, along, *extent, lanes, 4 * lanes, {}, opt, 2);
     BlockRV rf = sch.RFactor(parts[1], s.out_ndim);
     return sch.Get(rf).cast<Block>()->name_hint;
   } catch (const Error&) {

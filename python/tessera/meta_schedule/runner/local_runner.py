@@ -2,6 +2,7 @@
 one at a time in a separate worker process with a time limit (worker_pool), so a
 candidate that crashes or hangs is a failed trial."""
 from ..worker_pool import WorkerFailure, WorkerPool
+from .config import EvaluatorConfig
 from .runner import Reference, Runner, check_inputs, to_runner_results
 from ...error import TVMError, TVMValueError
 
@@ -93,17 +94,32 @@ class LocalRunner(Runner):
     cache flushed before each repeat when ``enable_cpu_cache_flush``; a candidate
     running past ``timeout_sec`` (checking and timing together) is an error."""
 
-    def __init__(self, timeout_sec=30.0, number=3, repeat=1, min_repeat_ms=20, enable_cpu_cache_flush=False):
-        for name, value in (("number", number), ("repeat", repeat)):
-            if int(value) < 1:
-                raise TVMValueError(f"LocalRunner({name}={value}) must be at least 1")
+    def __init__(self, timeout_sec=30.0, evaluator_config=None, *, number=None, repeat=None, min_repeat_ms=None,
+                 enable_cpu_cache_flush=None):
+        # TVM's form: evaluator_config (EvaluatorConfig; its None fields TVM's defaults).
+        # Tessera's keywords (number=3, repeat=1, min_repeat_ms=20 unless given) are the
+        # other form; the two do not mix.
+        keywords = {"number": number, "repeat": repeat, "min_repeat_ms": min_repeat_ms,
+                    "enable_cpu_cache_flush": enable_cpu_cache_flush}
+        if evaluator_config is not None:
+            given = [k for k, v in keywords.items() if v is not None]
+            if given:
+                raise TVMValueError(f"LocalRunner: give either evaluator_config or {', '.join(given)}, not both")
+            config = EvaluatorConfig._normalized(evaluator_config, "LocalRunner")
+        else:
+            defaults = {"number": 3, "repeat": 1, "min_repeat_ms": 20, "enable_cpu_cache_flush": False}
+            config = EvaluatorConfig(**{k: defaults[k] if v is None else v for k, v in keywords.items()})
+            for name in ("number", "repeat"):
+                if int(getattr(config, name)) < 1:
+                    raise TVMValueError(f"LocalRunner({name}={getattr(config, name)}) must be at least 1")
         if timeout_sec is not None and timeout_sec <= 0:
             raise TVMValueError(f"LocalRunner(timeout_sec={timeout_sec}) must be positive")
         self.timeout_sec = timeout_sec
-        self.number = int(number)
-        self.repeat = int(repeat)
-        self.min_repeat_ms = int(min_repeat_ms)
-        self.enable_cpu_cache_flush = bool(enable_cpu_cache_flush)
+        self.evaluator_config = config
+        self.number = int(config.number)
+        self.repeat = int(config.repeat)
+        self.min_repeat_ms = int(config.min_repeat_ms)
+        self.enable_cpu_cache_flush = bool(config.enable_cpu_cache_flush)
         self._pool = WorkerPool(1)
 
     def make_reference(self, mod, target, args_info, path, seed=0):

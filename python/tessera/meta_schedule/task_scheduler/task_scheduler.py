@@ -10,8 +10,8 @@ import time
 from ..arguments import check_max_time
 from ..budget import TuningBudget
 from ..confirm import confirm_tasks, reserve_confirmation
-from ..tune import (TaskState, cost_model_text, fmt_time, progress_text, report_sample_errors, summary_table, _print,
-                    make_cost_model)
+from ..tune import (TaskState, cost_model_text, fmt_time, num_rejected, progress_text, report_sample_errors,
+                    summary_table, _print, make_cost_model)
 from ...error import OpNotImplemented, TVMValueError
 
 
@@ -73,7 +73,8 @@ class TaskScheduler:
             if n == 0:
                 continue
             _print(f"[task #{tid} {st.task_name}] trials {st.done}/{st.max_trials}  best {st.best_text()}  "
-                   f"errors {st.n_errors} | {progress_text(self.states, total, budget)}")
+                   f"errors {st.n_errors}  rejected {num_rejected(st)} | "
+                   f"{progress_text(self.states, total, budget)}")
         if total >= max_trials_global:
             for st in self.states:
                 st.terminated = True
