@@ -70,13 +70,20 @@ def test_transform_matrices_compute_a_correlation(m):
     np.testing.assert_allclose(at @ ((g @ k) * (bt @ d)), np.correlate(d, k, "valid"), rtol=0, atol=1e-12)
 
 
+def test_weight_transform_panels():
+    w = np.random.default_rng(1).standard_normal((48, 2, 3, 3)).astype("float32")
+    u = topi.nn.conv2d_winograd_weight_transform(w, 2)
+    assert u.shape == (4, 4, 3, 2, 16)  # 48 output channels: three panels of 16
+    np.testing.assert_array_equal(u[:, :, 2, :, 5], topi.nn.conv2d_winograd_weight_transform(w[37:38], 2)[:, :, 0, :, 0])
+
+
 def test_weight_transform_matches_numpy():
     from tessera.topi.nn.conv2d_winograd import winograd_matrices
     w = np.random.default_rng(0).standard_normal((5, 3, 3, 3)).astype("float32")
     u = topi.nn.conv2d_winograd_weight_transform(w, 4)
     _, g, _ = winograd_matrices(4)
-    assert u.dtype == np.float32 and u.shape == (6, 6, 3, 5)
-    np.testing.assert_allclose(u[:, :, 1, 2], g @ w[2, 1].astype(np.float64) @ g.T, rtol=1e-6, atol=1e-6)
+    assert u.dtype == np.float32 and u.shape == (6, 6, 1, 3, 5)  # one panel of 5 output channels
+    np.testing.assert_allclose(u[:, :, 0, 1, 2], g @ w[2, 1].astype(np.float64) @ g.T, rtol=1e-6, atol=1e-6)
     with pytest.raises(ValueError, match="3x3"):
         topi.nn.conv2d_winograd_weight_transform(np.zeros((4, 4, 5, 5)), 4)
 
@@ -147,6 +154,6 @@ def test_topi_rejects_mismatched_transforms():
     from tessera import te
     x = te.placeholder((1, 8, 6, 6), name="x")
     bt, at = topi.nn.winograd_transform_constants(4)
-    u = te.placeholder((6, 6, 4, 16), name="u")  # 4 channels, the data has 8
+    u = te.placeholder((6, 6, 1, 4, 16), name="u")  # 4 channels, the data has 8
     with pytest.raises(ValueError, match="channels"):
         topi.nn.conv2d_nchw_winograd(x, u, te.placeholder(bt.shape, name="bt"), te.placeholder(at.shape, name="at"), 1)

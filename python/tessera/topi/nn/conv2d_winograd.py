@@ -10,7 +10,6 @@ import numpy as np
 from ... import te
 from ...error import TVMValueError
 from .conv2d import get_pad_tuple
-from .pad import pad
 
 # Interpolation points (alpha - 1 finite ones, plus infinity): the small
 # integers first, then +-1/2, which keeps the transforms' entries small (fp32
@@ -51,13 +50,17 @@ def winograd_matrices(m):
 
 
 def conv2d_winograd_weight_transform(weight_np, m):
-    """U[alpha, alpha, C, K] = G w G^T for each (K, C) of an OIHW 3x3 weight,
-    computed in float64, returned as float32."""
+    """U = G w G^T for each (K, C) of an OIHW 3x3 weight, computed in float64,
+    returned as float32 in panels of winograd_panel_width(K) output channels:
+    [alpha, alpha, K / width, C, width]."""
     w = np.asarray(weight_np)
     if w.ndim != 4 or w.shape[2:] != (KERNEL, KERNEL):
         raise TVMValueError(f"topi.nn.conv2d_winograd_weight_transform: needs an OIHW 3x3 weight, got shape {w.shape}")
     _, g, _ = winograd_matrices(m)
     u = np.einsum("ea,kcab,nb->enck", g, w.astype(np.float64), g)
+    k = w.shape[0]
+    width = winograd_panel_width(k)
+    u = u.reshape(u.shape[0], u.shape[1], u.shape[2], k // width, width).transpose(0, 1, 3, 2, 4)
     return np.ascontiguousarray(u.astype(np.float32))
 
 
@@ -69,19 +72,19 @@ def winograd_transform_constants(m):
 
 def conv2d_nchw_winograd(data, U, Bt, At, padding, out_dtype=None):
     """NCHW 3x3 stride-1 convolution of ``data`` [N, C, H, W] by the transformed
-    weight ``U`` [alpha, alpha, C, K] (conv2d_winograd_weight_transform), with
+    weight ``U`` [alpha, alpha, K / width, C, width] (conv2d_winograd_weight_transform), with
     the transform matrices ``Bt`` [alpha, alpha] and ``At`` [m, alpha]
     (winograd_transform_constants) as inputs, so every stage reads them from a
     buffer instead of branching on the indices. Output [N, K, OH, OW]; the
     partial edge tiles are computed on zero padding and cropped."""
     name = "conv2d_nchw_winograd"
-    if len(data.shape) != 4 or len(U.shape) != 4 or len(Bt.shape) != 2 or len(At.shape) != 2:
-        raise TVMValueError(f"topi.nn.{name}: needs 4-d data and U and 2-d Bt and At, got {list(data.shape)}, "
+    if len(data.shape) != 4 or len(U.shape) != 5 or len(Bt.shape) != 2 or len(At.shape) != 2:
+        raise TVMValueError(f"topi.nn.{name}: needs 4-d data, 5-d U and 2-d Bt and At, got {list(data.shape)}, "
                             f"{list(U.shape)}, {list(Bt.shape)}, {list(At.shape)}")
     alpha = int(U.shape[0])
     m = alpha - KERNEL + 1
     c, h, w = [int(d) for d in data.shape[1:]]
-    if [int(d) for d in U.shape[1:3]] != [alpha, c] or [int(d) for d in Bt.shape] != [alpha, alpha] or \
+    if [int(U.shape[1]), int(U.shape[3])] != [alpha, c] or [int(d) for d in Bt.shape] != [alpha, alpha] or \
             [int(d) for d in At.shape] != [m, alpha]:
         raise TVMValueError(f"topi.nn.{name}: U {list(U.shape)}, Bt {list(Bt.shape)}, At {list(At.shape)} do not "
                             f"fit alpha {alpha} and the data's {c} channels")
@@ -89,44 +92,78 @@ def conv2d_nchw_winograd(data, U, Bt, At, padding, out_dtype=None):
     oh, ow = h + pt + pb - KERNEL + 1, w + pl + pr - KERNEL + 1
     if oh < 1 or ow < 1:
         raise TVMValueError(f"topi.nn.{name}: a {h}x{w} input with padding {padding} has no 3x3 output")
-    n, k = data.shape[0], int(U.shape[3])
+    n, k = data.shape[0], int(U.shape[2]) * int(U.shape[4])
     nh, nw = -(-oh // m), -(-ow // m)
     out_dtype = str(out_dtype) if out_dtype is not None else data.dtype
-    # The padded input covers every tile: nh * m + 2 rows, nw * m + 2 columns.
-    d = pad(data, [0, 0, pt, pl], [0, 0, nh * m + 2 - h - pt, nw * m + 2 - w - pl], name="winograd_data_pad")
-    # B^T along the rows of each tile row: T[n, c, ty, eps, x], x over the whole padded row.
-    r = te.reduce_axis((0, alpha), name="r")
-    rows = te.compute((n, c, nh, alpha, nw * m + 2),
-                      lambda b, ci, ty, e, x: te.sum(Bt[e, r] * d[b, ci, ty * m + r, x], axis=r),
+    width = winograd_panel_width(k)
+    # The padded input covers every tile (nh * m + 2 rows, nw * m + 2 columns), its
+    # channels in blocks of cw innermost ([n, c / cw, rows, columns, cw]), so both
+    # transform passes are vector operations over cw channels without gathers.
+    cw = winograd_channel_block(c)
+    hp, wp = nh * m + 2, nw * m + 2
+    zero = te.const(0.0, data.dtype)
+    d = te.compute((n, c // cw, hp, wp, cw),
+                   lambda b, cb, y, x, ci: te.if_then_else(
+                       te.all(y >= pt, y < h + pt, x >= pl, x < w + pl),
+                       data[b, cb * cw + ci, y - pt, x - pl], zero),
+                   name="winograd_data_pad")
+    # The stages are spatial with their short sums unrolled (DefaultCPUSchedule keeps
+    # "winograd_" stages apart instead of inlining them: default_schedule_winograd.h).
+    # B^T along the rows of each tile: T[n, c / cw, ty, tx, eps, s, cw] (the tile's column s).
+    rows = te.compute((n, c // cw, nh, nw, alpha, alpha, cw),
+                      lambda b, cb, ty, tx, e, j, ci: _dot(
+                          alpha, lambda r: Bt[e, r] * d[b, cb, ty * m + r, tx * m + j, ci]),
                       name="winograd_data_pack_rows")
-    # ... then along the columns: V[eps, nu, c, n * nh + ty, tx] (tiles p = (n * nh + ty) * nw + tx).
-    s = te.reduce_axis((0, alpha), name="s")
-    packed = te.compute((alpha, alpha, c, n * nh, nw),
-                        lambda e, nu, ci, t, tx: te.sum(Bt[nu, s] * rows[t // nh, ci, t % nh, e, tx * m + s], axis=s),
+    # ... then along the columns: V[eps, nu, c / cw, n * nh + ty, tx, cw] (tiles p = (n * nh + ty) * nw + tx).
+    packed = te.compute((alpha, alpha, c // cw, n * nh, nw, cw),
+                        lambda e, nu, cb, t, tx, ci: _dot(
+                            alpha, lambda j: Bt[nu, j] * rows[t // nh, cb, t % nh, tx, e, j, ci]),
                         name="winograd_data_pack")
-    # M[eps, nu, p, k] = sum_c V[eps, nu, c, p] U[eps, nu, c, k]: alpha^2 GEMMs, k contiguous.
+    # M[eps, nu, ko, p, ki] = sum_c V[eps, nu, c, p] U[eps, nu, ko, c, ki]: alpha^2 GEMMs over panels
+    # of `width` output channels (read in place by the matmul rule, as topi.matmul_packed's).
     rc = te.reduce_axis((0, c), name="rc")
-    bgemm = te.compute((alpha, alpha, n * nh * nw, k),
-                       lambda e, nu, p, co: te.sum(packed[e, nu, rc, p // nw, p % nw].astype(out_dtype)
-                                                   * U[e, nu, rc, co].astype(out_dtype), axis=rc),
+    bgemm = te.compute((alpha, alpha, k // width, n * nh * nw, width),
+                       lambda e, nu, ko, p, ki: te.sum(packed[e, nu, rc // cw, p // nw, p % nw, rc % cw].astype(out_dtype)
+                                                       * U[e, nu, ko, rc, ki].astype(out_dtype), axis=rc),
                        name="winograd_bgemm")
-    # A^T along nu: Z[eps, i, p, k] (k contiguous).
-    q = te.reduce_axis((0, alpha), name="q")
-    inverse = te.compute((alpha, m, n * nh * nw, k),
-                         lambda e, i, p, co: te.sum(At[i, q].astype(out_dtype) * bgemm[e, q, p, co], axis=q),
+    # A^T along nu: Z[eps, i, ko, p, ki] (ki contiguous).
+    inverse = te.compute((alpha, m, k // width, n * nh * nw, width),
+                         lambda e, i, ko, p, ki: _dot(alpha, lambda q: At[i, q].astype(out_dtype) * bgemm[e, q, ko, p, ki]),
                          name="winograd_inverse")
 
-    # A^T along eps, written as NCHW: a spatial stage (its eps sum unrolled), so
-    # DefaultCPUSchedule inlines it into a fused epilogue's write.
+    # A^T along eps, written as NCHW (the partial edge tiles cropped): DefaultCPUSchedule
+    # inlines it into a fused epilogue's write.
     def output(b, co, y, x):
         p = (b * nh + y // m) * nw + x // m
-        terms = [At[y % m, e].astype(out_dtype) * inverse[e, x % m, p, co] for e in range(alpha)]
-        total = terms[0]
-        for t in terms[1:]:
-            total = total + t
-        return total
+        return _dot(alpha, lambda e: At[y % m, e].astype(out_dtype) * inverse[e, x % m, co // width, p, co % width])
 
     return te.compute((n, k, oh, ow), output, name="winograd_output", tag="conv2d_nchw")
+
+
+def _dot(count, term):
+    """term(0) + ... + term(count - 1), unrolled."""
+    total = term(0)
+    for i in range(1, count):
+        total = total + term(i)
+    return total
+
+
+def winograd_channel_block(c):
+    """Input channels per vector of the data transform: 16 or 8 when one divides
+    ``c``, else 1 (scalar)."""
+    for block in (16, 8):
+        if c % block == 0:
+            return block
+    return 1
+
+
+def winograd_panel_width(k):
+    """Output channels per panel of the transformed weight: 32 or 16 when one
+    divides ``k``, else ``k`` itself (one panel)."""
+    for width in (32, 16):
+        if k % width == 0:
+            return width
+    return k
 
 
 __all__ = ["conv2d_nchw_winograd", "conv2d_winograd_weight_transform", "winograd_matrices",
