@@ -114,6 +114,33 @@ def test_legalization_choice():
     assert "conv2d_winograd" not in _legalized_kernels(bb.get(), ON)
 
 
+def _transformed_weight_shape(mod, config):
+    with tvm.transform.PassContext(config=config):
+        with tvm.target.Target(TARGET):
+            mod = relax.transform.LegalizeOps()(mod)
+    shapes = [[int(d) for d in c.data.shape] for c in _constants(mod["main"])]
+    return [s for s in shapes if len(s) == 5]
+
+
+def _constants(func):
+    found = []
+    relax.analysis.post_order_visit(func, lambda e: found.append(e) if isinstance(e, relax.Constant) else None)
+    return found
+
+
+def test_default_choice_by_shape():
+    # Unset config: Winograd from 64 channels in and out (measured faster there), F(4,3) from
+    # an 8 x 8 output, F(2,3) below (7 x 7); fewer channels keep the packed kernel.
+    wide = _module((1, 64, 14, 14), np.zeros((64, 64, 3, 3), "float32"))
+    assert "conv2d_winograd" in _legalized_kernels(wide, {})
+    assert _transformed_weight_shape(wide, {}) == [[6, 6, 2, 64, 32]]
+    small = _module((1, 64, 7, 7), np.zeros((64, 64, 3, 3), "float32"))
+    assert _transformed_weight_shape(small, {}) == [[4, 4, 2, 64, 32]]
+    thin = _module((1, 32, 28, 28), np.zeros((64, 32, 3, 3), "float32"))
+    assert "conv2d_winograd" not in _legalized_kernels(thin, {})
+    assert "conv2d_winograd" not in _legalized_kernels(wide, {"relax.conv2d_winograd": False})
+
+
 CASES = [  # (N, C, H, W), K, padding, bias, residual, relu
     ((1, 16, 14, 14), 32, 1, True, False, True),   # tiles cover the output exactly
     ((1, 13, 11, 9), 20, 1, True, True, True),     # odd H/W (partial edge tiles), C/K not multiples of 16
