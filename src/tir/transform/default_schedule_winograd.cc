@@ -1,9 +1,9 @@
 // DefaultCPUSchedule's Winograd rule (see default_schedule_winograd.h).
-//   winograd_data_pack  V[eps, nu, c / cw, t, tx, cw]: [c / cw, t: fused, parallel] [tx] [eps, nu]
-//     [cw: vectorized] (each tile's row-transformed input is read once, in cache, for all alpha^2 outputs)
+//   winograd_data_pack  V[eps, nu, c / cw, t, tx, cw]: [c / cw, t: fused, parallel] [tx]
+//     [the tile's rows transform, computed here] [eps, nu] [cw: vectorized]
 //   the final write (winograd_output inlined into the epilogue) Y[n, k, y, x]:
-//     [n, k: fused, parallel] [y / m] [x / m] [m: unrolled] [m: unrolled]
-//     (one m x m output tile per step: its alpha x m inverse values loaded once, no div/mod)
+//     [n, k / w: fused, parallel] [y / m] [x / m] [the tile's inverse, computed here]
+//     [m: unrolled] [m: unrolled] [w: vectorized] (w the channel panel)
 // The other stages take the generic rules (spatial: parallel outer, vectorized
 // inner; the batched GEMM: the matmul rule). A refused step restores the schedule.
 #include "tir/transform/default_schedule_winograd.h"
@@ -57,22 +57,67 @@ int64_t Product(const std::vector<int64_t>& v) {
   return p;
 }
 
+// The producer of `block` whose name starts with `prefix`, if any.
+std::optional<BlockRV> ProducerNamed(const Schedule& sch, const BlockRV& block, const char* prefix) {
+  for (const BlockRV& p : sch.GetProducers(block)) {
+    if (StartsWith(sch.Get(p).cast<Block>()->name_hint, prefix)) return p;
+  }
+  return std::nullopt;
+}
+
+void VectorizeInnermost(Schedule& sch, const BlockRV& block) {
+  Array<LoopRV> loops = sch.GetLoops(block);
+  if (!loops.empty() && LoopExtentOr(sch, loops[loops.size() - 1]) >= 4) sch.Vectorize(loops[loops.size() - 1]);
+}
+
+// A stage this rule claimed for its consumer's tile loop (rows transform,
+// inverse), scheduled on its own when the consumer's step is refused:
+// [first two loops: fused, parallel] ... [innermost: vectorized].
+void ScheduleAlone(Schedule& sch, const BlockRV& block, const DefaultCPUScheduleOptions& opt) {
+  Schedule before = sch.Copy();
+  try {
+    Array<LoopRV> l = sch.GetLoops(block);
+    std::vector<int64_t> ext = Extents(sch, l);
+    VectorizeInnermost(sch, block);
+    if (l.size() > 2 && ext[0] > 0) ParallelOuter(sch, {l[0], l[1]}, Product(ext), opt);
+  } catch (const Error&) {
+    sch = before;
+  }
+}
+
+// Computes `producer` under `loop` (its innermost loop vectorized); false
+// (schedule unchanged) when refused.
+bool ComputeUnder(Schedule& sch, const BlockRV& producer, const LoopRV& loop) {
+  Schedule before = sch.Copy();
+  try {
+    sch.ComputeAt(producer, loop, true, -1);
+    VectorizeInnermost(sch, producer);
+  } catch (const Error&) {
+    sch = before;
+    return false;
+  }
+  return true;
+}
+
 // Columns transform V[eps, nu, c / cw, t, tx, cw]: [c / cw, t: fused, parallel]
-// [tx] [eps, nu] [cw: vectorized], so each tile's row-transformed input is read
-// once, in cache, for all alpha^2 outputs.
-void ScheduleDataPack(Schedule& sch, const BlockRV& block, const DefaultCPUScheduleOptions& opt) {
+// [tx] [the tile's rows transform] [eps, nu] [cw: vectorized], so each tile's
+// row-transformed input is computed and read in cache for all alpha^2 outputs.
+void ScheduleDataPack(Schedule& sch, const BlockRV& block, const std::optional<BlockRV>& rows,
+                      const DefaultCPUScheduleOptions& opt) {
   Array<LoopRV> l = sch.GetLoops(block);  // eps, nu, cb, t, tx, ci
   std::vector<int64_t> ext = Extents(sch, l);
   sch.Reorder({l[2], l[3], l[4], l[0], l[1], l[5]});
   if (ext[5] >= 4) sch.Vectorize(l[5]);
+  if (rows && !ComputeUnder(sch, *rows, l[4])) ScheduleAlone(sch, *rows, opt);
   ParallelOuter(sch, {l[2], l[3]}, Product(ext), opt);
 }
 
 // The NCHW write Y[n, k, y, x] of m x m tiles: [n, k / w: fused, parallel]
-// [y / m] [x / m] [w] [m] [m], w the inverse's channel panel, so one tile step
-// reads whole lines of the inverse ([.., tile, w]) instead of one value a line.
+// [y / m] [x / m] [the tile's inverse (A^T along nu)] [m] [m] [w: vectorized],
+// w the inverse's channel panel: one tile step reads whole vectors of the
+// inverse, computed there from the GEMM's output, instead of one value a line.
 void ScheduleFinalWrite(Schedule& sch, const BlockRV& block, int64_t m, int64_t width,
-                        const DefaultCPUScheduleOptions& opt) {
+                        const std::optional<BlockRV>& inverse, const DefaultCPUScheduleOptions& opt) {
   Array<LoopRV> l = sch.GetLoops(block);  // n, k, y, x
   std::vector<int64_t> ext = Extents(sch, l);
   Array<LoopRV> ks = sch.Split(l[1], Array<Any>({Any(), Any(width)}), true);
@@ -82,6 +127,7 @@ void ScheduleFinalWrite(Schedule& sch, const BlockRV& block, int64_t m, int64_t 
   sch.Unroll(ys[1]);
   sch.Unroll(xs[1]);
   sch.Vectorize(ks[1]);
+  if (inverse && !ComputeUnder(sch, *inverse, xs[0])) ScheduleAlone(sch, *inverse, opt);
   if (ext[0] > 0) ParallelOuter(sch, {l[0], ks[0]}, Product(ext), opt);
 }
 
@@ -93,29 +139,37 @@ bool ScheduleWinograd(Schedule* sch_ptr, const BlockRV& block, const DefaultCPUS
   Schedule& sch = *sch_ptr;
   Block b = sch.Get(block).cast<Block>();
   const std::string& name = b->name_hint;
-  const bool data_pack = StartsWith(name, kDataPack) && !StartsWith(name, kDataPackRows);
+  if (!Spatial(b)) return false;
+  // The rows transform and the inverse are claimed here and computed under
+  // their consumer's tile loop when this rule takes the consumer (next).
+  if (StartsWith(name, kDataPackRows) || StartsWith(name, kInverse)) return true;
+  const bool data_pack = StartsWith(name, kDataPack);
   std::optional<Buffer> inverse = data_pack ? std::nullopt : InverseRead(b);
-  if (!Spatial(b) || (!data_pack && !inverse)) return false;
+  if (!data_pack && !inverse) return false;
+  std::optional<BlockRV> producer = ProducerNamed(sch, block, data_pack ? kDataPackRows : kInverse);
   const size_t want = data_pack ? 6 : 4;
-  if (b->iter_vars.size() != want || sch.GetLoops(block).size() != want) return false;
   // m and the channel panel w: the inverse's dims 1 and 4 ([alpha, m, K / w, tiles, w]).
   int64_t m = 0, width = 0;
-  if (inverse) {
-    if ((*inverse)->shape.size() != 5) return false;
+  if (inverse && (*inverse)->shape.size() == 5) {
     const PrimExpr tile = (*inverse)->shape[1], panel = (*inverse)->shape[4];
-    if (AsConstInt(tile) == nullptr || AsConstInt(panel) == nullptr) return false;
-    m = *AsConstInt(tile);
-    width = *AsConstInt(panel);
+    if (AsConstInt(tile) != nullptr && AsConstInt(panel) != nullptr) {
+      m = *AsConstInt(tile);
+      width = *AsConstInt(panel);
+    }
   }
   Schedule backup = sch.Copy();
   try {
+    if (b->iter_vars.size() != want || sch.GetLoops(block).size() != want || (inverse && m == 0)) {
+      throw Error("not the Winograd stage's form");
+    }
     if (data_pack) {
-      ScheduleDataPack(sch, block, opt);
+      ScheduleDataPack(sch, block, producer, opt);
     } else {
-      ScheduleFinalWrite(sch, block, m, width, opt);
+      ScheduleFinalWrite(sch, block, m, width, producer, opt);
     }
   } catch (const Error&) {
     sch = backup;
+    if (producer) ScheduleAlone(sch, *producer, opt);
     return false;
   }
   return true;
