@@ -129,15 +129,20 @@ def _constants(func):
 
 
 def test_default_choice_by_shape():
-    # Unset config: Winograd from 64 channels in and out (measured faster there), F(4,3) from
-    # an 8 x 8 output, F(2,3) below (7 x 7); fewer channels keep the packed kernel.
+    # Unset config: Winograd from 16 channels in and out (measured faster there), F(4,3) from
+    # an 8 x 8 output, F(2,3) below (7 x 7); fewer channels, or a transformed input over
+    # 16 MiB (measured slower), keep the packed kernel.
     wide = _module((1, 64, 14, 14), np.zeros((64, 64, 3, 3), "float32"))
     assert "conv2d_winograd" in _legalized_kernels(wide, {})
     assert _transformed_weight_shape(wide, {}) == [[6, 6, 2, 64, 32]]
     small = _module((1, 64, 7, 7), np.zeros((64, 64, 3, 3), "float32"))
     assert _transformed_weight_shape(small, {}) == [[4, 4, 2, 64, 32]]
-    thin = _module((1, 32, 28, 28), np.zeros((64, 32, 3, 3), "float32"))
+    thin = _module((1, 8, 28, 28), np.zeros((64, 8, 3, 3), "float32"))
     assert "conv2d_winograd" not in _legalized_kernels(thin, {})
+    big = _module((8, 32, 112, 112), np.zeros((32, 32, 3, 3), "float32"))  # 36 x 32 x 6272 floats: 28 MiB
+    assert "conv2d_winograd" not in _legalized_kernels(big, {})
+    assert "conv2d_winograd" in _legalized_kernels(_module((2, 32, 112, 112), np.zeros((32, 32, 3, 3), "float32")),
+                                                   {})
     assert "conv2d_winograd" not in _legalized_kernels(wide, {"relax.conv2d_winograd": False})
 
 

@@ -212,20 +212,25 @@ def _packed_weight(bb, weight, block):
     return bb.emit(bb.call_te(topi.nn.conv2d_pack_weight, weight, block, primfunc_name_hint="conv2d_weight_pack"))
 
 
-# Fewer channels than this (in or out) keep the packed kernel: with 16-32 channels
-# the transforms (per tile, O(C + K)) outweigh what the GEMM saves (O(C * K)):
-# 0.46-0.74x the packed kernel at batch 1, against 1.08-2.2x from 64 channels up
-# (benchmarks/winograd_layers.py, docs/performance.md).
-_WINOGRAD_MIN_CHANNELS = 64
+# Where Winograd measured slower than the packed kernel (benchmarks/winograd_layers.py,
+# docs/performance.md), the packed kernel stays: under 16 channels in or out the
+# transforms (per tile, O(C + K)) outweigh what the GEMM saves (O(C * K)); and
+# when the transformed input or the GEMM's output (alpha^2 x channels x tiles)
+# passes 16 MiB they stream through memory (32 -> 32 channels at 112 x 112, batch 8:
+# 0.82x; 64 -> 64 at 56 x 56, batch 8, 14 MiB: 1.33x).
+_WINOGRAD_MIN_CHANNELS = 16
+_WINOGRAD_MAX_TRANSFORMED_BYTES = 16 << 20
 
 
-def _winograd_by_shape(c, k, oh, ow):
+def _winograd_by_shape(n, c, k, oh, ow):
     """The default's output tile m for a static 3x3 conv2d shape, or None (the
     packed kernel): 4, or 2 for an output under 8 x 8 (a 7 x 7 one would compute 8 x 8
-    with m = 4), from _WINOGRAD_MIN_CHANNELS channels in and out."""
-    if min(c, k) < _WINOGRAD_MIN_CHANNELS:
+    with m = 4), within the bounds above."""
+    m = 2 if min(oh, ow) < 8 else 4
+    tiles = n * -(-oh // m) * -(-ow // m)
+    if min(c, k) < _WINOGRAD_MIN_CHANNELS or (m + 2) ** 2 * max(c, k) * tiles * 4 > _WINOGRAD_MAX_TRANSFORMED_BYTES:
         return None
-    return 2 if min(oh, ow) < 8 else 4
+    return m
 
 
 def _winograd_tile(call, a):
@@ -248,7 +253,7 @@ def _winograd_tile(call, a):
             _out_dtype(a) not in (None, "float32"):
         return None
     try:
-        int(call.args[0].struct_info.shape[0])
+        n = int(call.args[0].struct_info.shape[0])
     except (TypeError, ValueError):
         return None  # a symbolic batch: the packed kernel
     k, c, kh, kw = [int(d) for d in call.args[1].struct_info.shape]
@@ -262,7 +267,7 @@ def _winograd_tile(call, a):
         return None  # no output: the packed kernel's checks report it
     if forced:
         return 2 if min(oh, ow) < 8 else 4
-    return _winograd_by_shape(c, k, oh, ow)
+    return _winograd_by_shape(n, c, k, oh, ow)
 
 
 def _legalize_winograd(bb, call, a, m):
