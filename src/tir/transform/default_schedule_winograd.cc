@@ -4,6 +4,7 @@
 //   the final write (winograd_output inlined into the epilogue) Y[n, k, y, x]:
 //     [n, k / w: fused, parallel] [y / m] [x / m] [the tile's inverse, computed here]
 //     [m: unrolled] [m: unrolled] [w: vectorized] (w the channel panel)
+// Tiles per step (one by default) are knobs of the sampled form (default_schedule_knobs.h).
 // The other stages take the generic rules (spatial: parallel outer, vectorized
 // inner; the batched GEMM: the matmul rule). A refused step restores the schedule.
 #include "tir/transform/default_schedule_winograd.h"
@@ -21,6 +22,9 @@ constexpr const char* kPrefix = "winograd_";
 constexpr const char* kDataPack = "winograd_data_pack";
 constexpr const char* kDataPackRows = "winograd_data_pack_rows";
 constexpr const char* kInverse = "winograd_inverse";
+
+// The sampled form's largest tiles-per-step factor (column transform, NCHW write).
+constexpr int64_t kMaxTilesPerStep = 4;
 
 bool StartsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
@@ -106,9 +110,11 @@ void ScheduleDataPack(Schedule& sch, const BlockRV& block, const std::optional<B
                       const DefaultCPUScheduleOptions& opt) {
   Array<LoopRV> l = sch.GetLoops(block);  // eps, nu, cb, t, tx, ci
   std::vector<int64_t> ext = Extents(sch, l);
-  sch.Reorder({l[2], l[3], l[4], l[0], l[1], l[5]});
+  // Tiles per step (a knob of the sampled form; one by default, a unit loop).
+  Array<LoopRV> txs = SplitByKnob(sch, l[4], ext[4], 1, kMaxTilesPerStep, {}, opt);
+  sch.Reorder({l[2], l[3], txs[0], txs[1], l[0], l[1], l[5]});
   if (ext[5] >= 4) sch.Vectorize(l[5]);
-  if (rows && !ComputeUnder(sch, *rows, l[4])) ScheduleAlone(sch, *rows, opt);
+  if (rows && !ComputeUnder(sch, *rows, txs[0])) ScheduleAlone(sch, *rows, opt);
   ParallelOuter(sch, {l[2], l[3]}, Product(ext), opt);
 }
 
@@ -123,11 +129,13 @@ void ScheduleFinalWrite(Schedule& sch, const BlockRV& block, int64_t m, int64_t 
   Array<LoopRV> ks = sch.Split(l[1], Array<Any>({Any(), Any(width)}), true);
   Array<LoopRV> ys = sch.Split(l[2], Array<Any>({Any(), Any(m)}), true);
   Array<LoopRV> xs = sch.Split(l[3], Array<Any>({Any(), Any(m)}), true);
-  sch.Reorder({ks[0], ys[0], xs[0], ys[1], xs[1], ks[1]});
+  // Output tiles per step along x (a knob of the sampled form; one by default, a unit loop).
+  Array<LoopRV> xt = SplitByKnob(sch, xs[0], LoopExtentOr(sch, xs[0]), 1, kMaxTilesPerStep, {}, opt);
+  sch.Reorder({ks[0], ys[0], xt[0], xt[1], ys[1], xs[1], ks[1]});
   sch.Unroll(ys[1]);
   sch.Unroll(xs[1]);
   sch.Vectorize(ks[1]);
-  if (inverse && !ComputeUnder(sch, *inverse, xs[0])) ScheduleAlone(sch, *inverse, opt);
+  if (inverse && !ComputeUnder(sch, *inverse, xt[0])) ScheduleAlone(sch, *inverse, opt);
   if (ext[0] > 0) ParallelOuter(sch, {l[0], ks[0]}, Product(ext), opt);
 }
 
