@@ -96,7 +96,7 @@ def test_mutated_neighbour_matches_numpy():
 def test_tuning_ends_no_slower_than_the_default(tmp_path):
     mod = _workload()
     dflt = default_schedule(mod, tvm.target.Target(TARGET))
-    db = ms.tune_tir(mod, TARGET, str(tmp_path), 3, num_trials_per_iter=3, seed=0, num_tuning_cores=1)
+    db = ms.tune_tir(mod, TARGET, str(tmp_path), 2, num_trials_per_iter=2, seed=0, num_tuning_cores=1)
     recs = [r for r in db.records_of(mod) if r.is_valid]
     base = [r.mean_run_sec for r in recs if is_default_trace(r.trace, dflt)]
     assert len(base) == 1
