@@ -199,8 +199,10 @@ def tessera_module(tvm, torch, name, model, batch, shape, log):
     return builder(tvm, model, batch), "emit_te"
 
 
-def tessera_engine(tvm, mod, nd_x, disabled):
+def tessera_engine(tvm, mod, nd_x, disabled, config=None):
     ctx = {"disabled_pass": list(disabled)} if disabled else {}
+    if config:
+        ctx["config"] = dict(config)
     t0 = time.perf_counter()
     with tvm.transform.PassContext(**ctx):
         ex = tvm.relax.build(mod, target="llvm")

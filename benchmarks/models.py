@@ -151,7 +151,8 @@ def check(name, got, expected, rtol=1e-4):
     return err
 
 
-def bench_model(tvm, torch, name, batch, threads, repeat, top, log, clock=time.perf_counter, unfused=False):
+def bench_model(tvm, torch, name, batch, threads, repeat, top, log, clock=time.perf_counter, unfused=False,
+                config=None):
     from tessera.relax.frontend.torch import from_exported_program  # pylint: disable=import-outside-toplevel
 
     model, shape = build_model(torch, name, batch)
@@ -185,13 +186,19 @@ def bench_model(tvm, torch, name, batch, threads, repeat, top, log, clock=time.p
         engines["Tessera no fusion"], _, unfused_profile = tessera_engine(tvm, mod, nd_x, ["FuseOps"])
         check("Tessera no fusion", engines["Tessera no fusion"]().numpy(), expected)
         mem["Tessera no fusion"] = 0.0
+    if config:  # the same model built under other PassContext config values, timed beside
+        engines["Tessera config"], _, _ = tessera_engine(tvm, mod, nd_x, [], config)
+        err_config = check("Tessera config", engines["Tessera config"]().numpy(), expected)
+        log(f"    Tessera config {config}: max error vs PyTorch {err_config:.1e}")
+        mem["Tessera config"] = 0.0
     lat = timed(engines, repeat=repeat, clock=clock)
     log(f"  {name} batch {batch}: import {import_s:.1f} s, Tessera build {build_s:.1f} s, "
         f"max error vs PyTorch {err:.1e}")
     for label, t in lat.items():
         log(f"    {label:16s} {t * 1e3:9.2f} ms   resident +{mem[label]:7.1f} MB")
     log(f"    ORT/Tessera {lat['ONNX Runtime'] / lat['Tessera']:.2f}   "
-        f"PyTorch/Tessera {lat['PyTorch eager'] / lat['Tessera']:.2f}")
+        f"PyTorch/Tessera {lat['PyTorch eager'] / lat['Tessera']:.2f}" +
+        (f"   ORT/Tessera config {lat['ONNX Runtime'] / lat['Tessera config']:.2f}" if config else ""))
     if unfused:
         log(f"    fused/unfused latency {lat['Tessera'] / lat['Tessera no fusion']:.2f}; kernel launches per "
             f"inference: fused {kernel_launches(vm.profile('main', nd_x))}, "
@@ -203,7 +210,8 @@ def bench_model(tvm, torch, name, batch, threads, repeat, top, log, clock=time.p
     return {"latency": lat, "build_s": build_s, "memory_mb": mem}
 
 
-def run(models=MODELS, batches=(1, 8), threads=2, repeat=5, top=8, log=print, cpu_time=False, unfused=False):
+def run(models=MODELS, batches=(1, 8), threads=2, repeat=5, top=8, log=print, cpu_time=False, unfused=False,
+        config=None):
     os.environ.setdefault("OMP_NUM_THREADS", str(threads))
     os.environ.setdefault("TVM_NUM_THREADS", str(threads))
     import torch  # pylint: disable=import-outside-toplevel
@@ -217,7 +225,8 @@ def run(models=MODELS, batches=(1, 8), threads=2, repeat=5, top=8, log=print, cp
     for name in models:
         for batch in batches:
             results[(name, batch)] = bench_model(tvm, torch, name, batch, threads, repeat, top, log,
-                                                 time.process_time if cpu_time else time.perf_counter, unfused)
+                                                 time.process_time if cpu_time else time.perf_counter, unfused,
+                                                 config)
     log("\n| model | batch | Tessera ms | ORT ms | PyTorch ms | ORT/Tessera | build s |")
     log("| --- | --- | --- | --- | --- | --- | --- |")
     for (name, batch), r in results.items():
@@ -239,7 +248,11 @@ if __name__ == "__main__":
                         help="time with the process's CPU time (with --threads 1: latency on a busy machine)")
     parser.add_argument("--unfused", action="store_true",
                         help="also time Tessera without operator fusion and count kernel launches")
+    parser.add_argument("--config", nargs="+", default=None, metavar="KEY=true|false",
+                        help="also time Tessera built under these boolean PassContext config values "
+                             "(e.g. relax.conv2d_winograd=false)")
     args = parser.parse_args()
+    cfg = {kv.split("=")[0]: kv.split("=")[1].lower() == "true" for kv in args.config} if args.config else None
     run(models=tuple(args.models or (("resnet18",) if args.quick else MODELS)),
         batches=tuple(args.batch or ((1,) if args.quick else (1, 8))), threads=args.threads,
-        repeat=args.repeat, top=args.top, cpu_time=args.cpu_time, unfused=args.unfused)
+        repeat=args.repeat, top=args.top, cpu_time=args.cpu_time, unfused=args.unfused, config=cfg)

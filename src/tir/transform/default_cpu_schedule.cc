@@ -23,6 +23,7 @@
 #include "tir/transform/default_schedule_conv1x1.h"
 #include "tir/transform/default_schedule_pad.h"
 #include "tir/transform/default_schedule_pool.h"
+#include "tir/transform/default_schedule_winograd.h"
 #include "tir/transform/prim_func_pass.h"
 
 namespace tessera {
@@ -164,7 +165,8 @@ class Scheduler {
       bool has_reduce = false, has_spatial = false;
       for (int k : nest->kinds) (k == kCommReduce ? has_reduce : has_spatial) = true;
       if (!has_spatial) continue;  // a full reduction to one value stays serial
-      if (ScheduleConv2d1x1(&sch_, block, opt_) || ScheduleConv2dPacked(&sch_, block, opt_) ||
+      if (ScheduleWinograd(&sch_, block, opt_) || ScheduleConv2d1x1(&sch_, block, opt_) ||
+          ScheduleConv2dPacked(&sch_, block, opt_) ||
           SchedulePool2d(&sch_, block, opt_) || SchedulePaddingPlanes(&sch_, block, opt_)) {
         continue;  // default_schedule_{conv1x1,conv,pool,pad}.cc
       }
@@ -201,7 +203,7 @@ class Scheduler {
       bool spatial = !b->iter_vars.empty() && !b->init;
       for (const IterVar& iv : b->iter_vars) spatial = spatial && iv->iter_type == kDataPar;
       if (!spatial || b->writes.size() != 1 || IsParam(b->writes[0]->buffer) || !b->body.as<BufferStoreNode>() ||
-          HasIfThenElse(b->body)) {
+          HasIfThenElse(b->body) || KeepWinogradStage(b->name_hint)) {
         continue;
       }
       TryStep([&] {

@@ -79,10 +79,15 @@ def test_symbolic_batch():
         np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4 * np.abs(expected).max())
 
 
+# The packed kernel's tests keep Winograd (3x3 stride-1 convs from 16 channels) off
+# unless a test's config turns it on.
+PACKED = {"relax.conv2d_winograd": False}
+
+
 def _scheduled_conv(mod, config=None):
     passes = list(relax.get_pipeline(target=tvm.target.Target(TARGET)).passes)
     upto = [p.info.name for p in passes].index("DefaultCPUSchedule") + 1
-    with tvm.transform.PassContext(config=config or {}):
+    with tvm.transform.PassContext(config={**PACKED, **(config or {})}):
         mod = tvm.transform.Sequential(passes[:upto])(mod)
     convs = [mod[gv] for gv in mod.functions if "conv2d" in gv.name_hint and "pack" not in gv.name_hint
              and isinstance(mod[gv], tir.PrimFunc)]
@@ -130,7 +135,8 @@ def test_constant_weight_packed_without_a_kernel():
     # PrimFunc is built per conv shape; the packed constant is OIHW -> O/16 I H W 16.
     x_shape, k_shape = (1, 16, 14, 14), (32, 3, 3)
     _, w = _weights(x_shape, k_shape, 1)
-    mod = relax.transform.LegalizeOps()(_module(x_shape, w, 1, 1, 1, 1))
+    with tvm.transform.PassContext(config=PACKED):
+        mod = relax.transform.LegalizeOps()(_module(x_shape, w, 1, 1, 1, 1))
     assert not [gv for gv in mod.get_global_vars() if "weight_pack" in gv.name_hint]
     consts = []
     relax.analysis.post_order_visit(mod["main"], lambda e: consts.append(e) if isinstance(e, relax.Constant) else None)

@@ -227,12 +227,82 @@ def _packed_weight(bb, weight, block):
     return bb.emit(bb.call_te(topi.nn.conv2d_pack_weight, weight, block, primfunc_name_hint="conv2d_weight_pack"))
 
 
+# Where Winograd measured slower than the packed kernel (benchmarks/winograd_layers.py,
+# docs/performance.md), the packed kernel stays: under 16 channels in or out the
+# transforms (per tile, O(C + K)) outweigh what the GEMM saves (O(C * K)); and
+# when the transformed input or the GEMM's output (alpha^2 x channels x tiles)
+# passes 16 MiB they stream through memory (32 -> 32 channels at 112 x 112, batch 8:
+# 0.82x; 64 -> 64 at 56 x 56, batch 8, 14 MiB: 1.33x).
+_WINOGRAD_MIN_CHANNELS = 16
+_WINOGRAD_MAX_TRANSFORMED_BYTES = 16 << 20
+
+
+def _winograd_by_shape(n, c, k, oh, ow):
+    """The default's output tile m for a static 3x3 conv2d shape, or None (the
+    packed kernel): 4, or 2 for an output under 8 x 8 (a 7 x 7 one would compute 8 x 8
+    with m = 4), within the bounds above."""
+    m = 2 if min(oh, ow) < 8 else 4
+    tiles = n * -(-oh // m) * -(-ow // m)
+    if min(c, k) < _WINOGRAD_MIN_CHANNELS or (m + 2) ** 2 * max(c, k) * tiles * 4 > _WINOGRAD_MAX_TRANSFORMED_BYTES:
+        return None
+    return m
+
+
+def _winograd_tile(call, a):
+    """The output tile m of Winograd F(m x m, 3 x 3) (topi.nn.conv2d_nchw_winograd)
+    for this conv2d, or None: a 3x3, stride-1, undilated float32 conv with groups 1,
+    NCHW/OIHW layouts, static shapes and a constant weight (transformed here once), a
+    CPU layout allowed. PassContext config "relax.conv2d_winograd" True takes it
+    wherever legal (m 4, or 2 for an output under 8 x 8), False never, unset by shape
+    (_winograd_by_shape); "relax.conv2d_packed" False turns it off too."""
+    from .... import relax  # pylint: disable=import-outside-toplevel
+    from ....ir.transform import PassContext  # pylint: disable=import-outside-toplevel
+    from ...vm_build import cpu_layout_allowed  # pylint: disable=import-outside-toplevel
+    config = PassContext.current().config
+    forced = config.get("relax.conv2d_winograd", None)
+    if forced is False or not config.get("relax.conv2d_packed", True) or \
+            not cpu_layout_allowed("relax.conv2d_packed", outside_build=True):
+        return None
+    if not isinstance(call.args[1], relax.Constant) or not _blockable(call, a) or \
+            (a["data_layout"], a["kernel_layout"], a["out_layout"]) != ("NCHW", "OIHW", "NCHW") or \
+            _out_dtype(a) not in (None, "float32"):
+        return None
+    try:
+        n = int(call.args[0].struct_info.shape[0])
+    except (TypeError, ValueError):
+        return None  # a symbolic batch: the packed kernel
+    k, c, kh, kw = [int(d) for d in call.args[1].struct_info.shape]
+    if (kh, kw) != (3, 3) or [int(s) for s in expand_pair(a["strides"])] != [1, 1] or \
+            [int(d) for d in expand_pair(a["dilation"])] != [1, 1]:
+        return None
+    pt, pl, pb, pr = [int(p) for p in expand_padding(a["padding"])]
+    h, w = [int(d) for d in call.args[0].struct_info.shape[2:]]
+    oh, ow = h + pt + pb - 2, w + pl + pr - 2
+    if oh < 1 or ow < 1:
+        return None  # no output: the packed kernel's checks report it
+    if forced:
+        return 2 if min(oh, ow) < 8 else 4
+    return _winograd_by_shape(n, c, k, oh, ow)
+
+
+def _legalize_winograd(bb, call, a, m):
+    from .... import relax, topi  # pylint: disable=import-outside-toplevel
+    u = topi.nn.conv2d_winograd_weight_transform(call.args[1].data.numpy(), m)
+    bt, at = topi.nn.winograd_transform_constants(m)
+    return bb.call_te(topi.nn.conv2d_nchw_winograd, call.args[0], relax.const(u, "float32"),
+                      relax.const(bt, "float32"), relax.const(at, "float32"), expand_padding(a["padding"]),
+                      primfunc_name_hint="conv2d_winograd")
+
+
 @register_legalize("relax.nn.conv2d")
 @_canonical(2, False)
 def _legalize_conv2d(bb, call):
     from .... import topi  # pylint: disable=import-outside-toplevel
     a = call_attrs(call)
     out_dtype = None if a["out_dtype"] in ("", "void") else a["out_dtype"]
+    winograd = _winograd_tile(call, a)
+    if winograd:
+        return _legalize_winograd(bb, call, a, winograd)
     if _is_gemm_1x1(call, a):
         return bb.call_te(topi.nn.conv2d_nchw_1x1, call.args[0], call.args[1], out_dtype=out_dtype,
                           primfunc_name_hint="conv2d")
