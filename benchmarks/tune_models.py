@@ -2,8 +2,9 @@
 and PyTorch eager, measured in the same run after tuning (interleaved rounds, median).
 The model (benchmarks/models.py: resnet18, resnet50, mobilenet_v2, bert_layer; random
 weights, BatchNorm statistics randomized) is imported with from_exported_program and fused
-as relax.build does (FoldBatchnormToConv2d, then the "zero" pipeline: LegalizeOps ...
-FuseOps, FuseTIR); tune_relax tunes the fused PrimFuncs with a trial budget (--trials)
+exactly as relax.build fuses it (relax_integration.fuse_as_built: FoldBatchnormToConv2d, then
+the "zero" pipeline in relax.build's scope, so its layout choices such as packed matmul
+weights are the default's); the untuned engine is relax.build of the imported model; tune_relax tunes the fused PrimFuncs with a trial budget (--trials)
 and/or a wall-clock budget (--time, seconds), each per model (one number for every model,
 or name=value pairs: --time resnet18=300,resnet50=900); compile_relax builds the model
 with the database's best schedules (each task's untuned default schedule is one of its
@@ -69,13 +70,6 @@ def parse_args():
     return args
 
 
-def fused_module(tvm, mod):
-    """The model as relax.build fuses it, before the default schedules."""
-    from tessera import relax  # pylint: disable=import-outside-toplevel
-    mod = relax.transform.FoldBatchnormToConv2d()(mod)
-    return relax.get_pipeline("zero")(mod)
-
-
 def default_vs_tuned(tvm, ms, db, mod, target):
     """(tasks whose best record is faster than their default schedule's record, tasks,
     sum over those of weight x time saved in seconds)."""
@@ -131,8 +125,9 @@ def bench(tvm, torch, name, args, log):
     tx = torch.from_numpy(x)
     with torch.no_grad():
         expected = model(tx).numpy()
-    mod = fused_module(tvm, from_exported_program(torch.export.export(model, (tx,)), unwrap_unit_return_tuple=True))
+    raw = from_exported_program(torch.export.export(model, (tx,)), unwrap_unit_return_tuple=True)
     target = tvm.target.Target(f"llvm --num-cores={args.threads}")
+    mod = ms.relax_integration.fuse_as_built(raw, target)
     n_tasks = len(ms.relax_integration.extract_tasks(mod, target))
 
     work_dir = os.path.join(args.work_dir, name) if args.work_dir else tempfile.mkdtemp(prefix=f"tune_{name}_")
@@ -153,7 +148,7 @@ def bench(tvm, torch, name, args, log):
     trials = len(db.get_all_tuning_records())
     beat, total, saved = default_vs_tuned(tvm, ms, db, mod, target)
     tuned = relax.VirtualMachine(ms.relax_integration.compile_relax(db, mod, target), tvm.cpu())["main"]
-    untuned = relax.VirtualMachine(relax.build(mod, target=target), tvm.cpu())["main"]
+    untuned = relax.VirtualMachine(relax.build(raw, target=target), tvm.cpu())["main"]
     nd_x = tvm.nd.array(x)
     err = check("Tessera tuned", tuned(nd_x).numpy(), expected)
     check("Tessera untuned", untuned(nd_x).numpy(), expected)
