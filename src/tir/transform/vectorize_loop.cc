@@ -348,7 +348,10 @@ class LoopVectorizer : public StmtExprMutator {
  public:
   // With `serial_only`, vectorized loops just become serial loops
   // (PassContext config tir.disable_vectorize, as TVM's VectorizeSkipper).
-  explicit LoopVectorizer(bool serial_only = false) : serial_only_(serial_only) {}
+  // With `loop_ranges` false, index simplification does not see the enclosing loops' ranges
+  // (PassContext config tir.vectorize_loop_ranges: the behaviour before it, to measure it).
+  explicit LoopVectorizer(bool serial_only = false, bool loop_ranges = true)
+      : serial_only_(serial_only), loop_ranges_(loop_ranges) {}
   using StmtExprMutator::VisitStmt_;
   Stmt VisitStmt_(const ForNode* op) override {
     loops_.emplace_back(op->loop_var, Range::FromMinExtent(op->min, op->extent));
@@ -369,7 +372,7 @@ class LoopVectorizer : public StmtExprMutator {
     if (ext == nullptr || *ext <= 1) return serial;
     int64_t n = *ext;
     if (n <= kMaxLanes) {
-      if (auto v = TryVectorize(loop->body, loop->loop_var, loop->min, static_cast<int>(n), &loops_)) return *v;
+      if (auto v = TryVectorize(loop->body, loop->loop_var, loop->min, static_cast<int>(n), Loops())) return *v;
       return serial;
     }
     // Vector body over chunks of kMaxLanes, then a scalar tail.
@@ -377,7 +380,7 @@ class LoopVectorizer : public StmtExprMutator {
     DataType t = loop->loop_var.dtype();
     Var outer(loop->loop_var->name_hint + "_vo", t);
     PrimExpr chunk_base = add(loop->min, mul(outer, IntImm(t, kMaxLanes)));
-    auto v = TryVectorize(loop->body, loop->loop_var, chunk_base, kMaxLanes, &loops_);
+    auto v = TryVectorize(loop->body, loop->loop_var, chunk_base, kMaxLanes, Loops());
     if (!v) return serial;
     Stmt vec_loop = For(outer, IntImm(t, 0), IntImm(t, chunks), ForKind::kSerial, *v);
     if (tail == 0) return vec_loop;
@@ -386,14 +389,17 @@ class LoopVectorizer : public StmtExprMutator {
     return SeqStmt::Flatten({vec_loop, tail_loop});
   }
 
+  const LoopRanges* Loops() const { return loop_ranges_ ? &loops_ : nullptr; }
+
   bool serial_only_;
+  bool loop_ranges_;
   LoopRanges loops_;  // the loops enclosing the one visited, outermost first
 };
 
 }  // namespace
 
-PrimFunc VectorizeLoop(PrimFunc func, bool enable_vectorize) {
-  Stmt body = LoopVectorizer(!enable_vectorize).VisitStmt(func->body);
+PrimFunc VectorizeLoop(PrimFunc func, bool enable_vectorize, bool loop_ranges) {
+  Stmt body = LoopVectorizer(!enable_vectorize, loop_ranges).VisitStmt(func->body);
   if (body.same_as(func->body)) return func;
   func.CopyOnWrite()->body = body;
   return func;
@@ -402,12 +408,14 @@ PrimFunc VectorizeLoop(PrimFunc func, bool enable_vectorize) {
 namespace transform {
 
 TESSERA_REGISTER_PASS_CONFIG_OPTION("tir.disable_vectorize", bool);
+TESSERA_REGISTER_PASS_CONFIG_OPTION("tir.vectorize_loop_ranges", bool);
 
 tessera::transform::Pass VectorizeLoop(bool enable_vectorize) {
   return CreatePrimFuncPass(
       [enable_vectorize](PrimFunc f, IRModule, PassContext ctx) {
         bool disabled = ctx->GetConfig<bool>("tir.disable_vectorize", false);
-        return tir::VectorizeLoop(f, enable_vectorize && !disabled);
+        bool ranges = ctx->GetConfig<bool>("tir.vectorize_loop_ranges", true);
+        return tir::VectorizeLoop(f, enable_vectorize && !disabled, ranges);
       },
       0, "VectorizeLoop");
 }

@@ -199,3 +199,17 @@ def test_head_split_and_merge_copy_whole_vectors(split):
         expected = a.transpose(1, 0, 2).reshape(s, h * d)
         (_, b) = run(lowered, a, np.zeros((s, h * d), "float32"))
     np.testing.assert_array_equal(b, expected)
+
+
+def test_loop_ranges_opt_out_keeps_the_gather_and_the_answer():
+    """PassContext config tir.vectorize_loop_ranges=False folds indices without the loops'
+    ranges (the behaviour before; for measuring): the head merge's load is no longer one
+    contiguous ramp, and the answer is the same."""
+    func, (s, h, d) = _heads(False)
+    with tvm.transform.PassContext(config={"tir.vectorize_loop_ranges": False}):
+        lowered = tvm.lower(tvm.IRModule({"main": func}))["main"]
+    loads = [a.indices[0] for a in find_nodes(lowered, tvm.tir.BufferLoad)]
+    assert not all(isinstance(i, tvm.tir.Ramp) for i in loads), lowered.script()
+    a = np.random.default_rng(0).standard_normal((h, s, d)).astype("float32")
+    (_, b) = run(lowered, a, np.zeros((s, h * d), "float32"))
+    np.testing.assert_array_equal(b, a.transpose(1, 0, 2).reshape(s, h * d))
