@@ -200,6 +200,8 @@ def tessera_module(tvm, torch, name, model, batch, shape, log):
 
 
 def tessera_engine(tvm, mod, nd_x, disabled, config=None):
+    """(call, build seconds, profile) of relax.build(mod) with passes ``disabled`` and
+    PassContext ``config`` (e.g. {"relax.matmul_packed": False})."""
     ctx = {"disabled_pass": list(disabled)} if disabled else {}
     if config:
         ctx["config"] = dict(config)
@@ -235,27 +237,43 @@ def onnx_session(torch, model, x, path, threads):
     return ort.InferenceSession(path, sess_options=opts, providers=["CPUExecutionProvider"])
 
 
-def timed(engines, budget_s=0.25, repeat=7, clock=time.perf_counter):
-    """Interleaved rounds (rotating order); per engine the median over rounds of the
-    mean per call, each engine calling itself enough times for ~budget_s per round
-    (``clock``: wall time by default; time.process_time gives CPU time)."""
+CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time, "thread": time.thread_time}
+
+
+def timed_clocks(engines, budget_s=0.25, repeat=7):
+    """Interleaved rounds (rotating order); per engine and clock the median over rounds
+    of the mean per call, each engine calling itself enough times for ~budget_s of wall
+    time per round. Clocks (CLOCKS), read around the same calls: "wall" (perf_counter),
+    "cpu" (process_time: every thread of the process, so an engine's helper threads
+    count) and "thread" (thread_time: the calling thread only). cpu > thread: the engine
+    ran work on other threads; wall > cpu: the process waited (another process had the
+    core, or a thread slept)."""
     number = {}
     for name, fn in engines.items():
         fn()
-        t0 = clock()
+        t0 = time.perf_counter()
         fn()
-        one = max(clock() - t0, 1e-6)
+        one = max(time.perf_counter() - t0, 1e-6)
         number[name] = max(1, min(2000, int(budget_s / one)))
     names = list(engines)
-    samples = {n: [] for n in names}
+    samples = {n: {c: [] for c in CLOCKS} for n in names}
     for r in range(repeat):
         for name in names[r % len(names):] + names[:r % len(names)]:
             fn, k = engines[name], number[name]
-            t0 = clock()
+            t0 = {c: clock() for c, clock in CLOCKS.items()}
             for _ in range(k):
                 fn()
-            samples[name].append((clock() - t0) / k)
-    return {n: float(np.median(samples[n])) for n in names}
+            t1 = {c: clock() for c, clock in CLOCKS.items()}
+            for c in CLOCKS:
+                samples[name][c].append((t1[c] - t0[c]) / k)
+    return {n: {c: float(np.median(v)) for c, v in samples[n].items()} for n in names}
+
+
+def timed(engines, budget_s=0.25, repeat=7, clock=time.perf_counter):
+    """timed_clocks' medians of one clock (``clock``: one of CLOCKS' functions; wall time
+    by default, time.process_time gives CPU time)."""
+    key = next(c for c, f in CLOCKS.items() if f is clock)
+    return {n: t[key] for n, t in timed_clocks(engines, budget_s, repeat).items()}
 
 
 def run(batches=(1, 16), threads=None, repeat=7, log=print, models=("SmallCNN", "TransformerBlock"), top=5):

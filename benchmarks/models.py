@@ -8,7 +8,9 @@ against PyTorch first (1e-4 relative to the output's largest magnitude). Prints
 per model and batch: latency, ORT/Tessera (>= 0.8 is the target of issue 25),
 build time, resident memory each engine added, and the top kernels of
 vm.profile. `python benchmarks/models.py --quick` runs ResNet-18 batch 1 only;
---models/--batch pick rows; --unfused adds Tessera without operator fusion
+--models/--batch pick rows; every engine is timed on three clocks (wall, process CPU,
+calling-thread CPU: timed_clocks); --cpu-time makes CPU time the main column; --config
+KEY=false adds a second Tessera build with that PassContext option; --unfused adds Tessera without operator fusion
 (disabled_pass FuseOps) as an engine and both engines' kernel launches.
 """
 import argparse
@@ -20,7 +22,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from frontend_models import kernel_launches, onnx_session, randomize_batchnorm, tessera_engine, timed  # noqa: E402
+from frontend_models import kernel_launches, onnx_session, randomize_batchnorm, tessera_engine, timed_clocks  # noqa: E402
 
 MODELS = ("resnet18", "resnet50", "mobilenet_v2", "bert_layer")
 
@@ -152,7 +154,7 @@ def check(name, got, expected, rtol=1e-4):
 
 
 def bench_model(tvm, torch, name, batch, threads, repeat, top, log, clock=time.perf_counter, unfused=False,
-                config=None):
+                config=()):
     from tessera.relax.frontend.torch import from_exported_program  # pylint: disable=import-outside-toplevel
 
     model, shape = build_model(torch, name, batch)
@@ -186,19 +188,25 @@ def bench_model(tvm, torch, name, batch, threads, repeat, top, log, clock=time.p
         engines["Tessera no fusion"], _, unfused_profile = tessera_engine(tvm, mod, nd_x, ["FuseOps"])
         check("Tessera no fusion", engines["Tessera no fusion"]().numpy(), expected)
         mem["Tessera no fusion"] = 0.0
-    if config:  # the same model built under other PassContext config values, timed beside
-        engines["Tessera config"], _, _ = tessera_engine(tvm, mod, nd_x, [], config)
-        err_config = check("Tessera config", engines["Tessera config"]().numpy(), expected)
-        log(f"    Tessera config {config}: max error vs PyTorch {err_config:.1e}")
-        mem["Tessera config"] = 0.0
-    lat = timed(engines, repeat=repeat, clock=clock)
+    for key, value in config:   # a second Tessera build beside, with one PassContext option changed
+        label = f"Tessera {key.split('.')[-1]}={value}"
+        engines[label], _, _ = tessera_engine(tvm, mod, nd_x, [], {key: value})
+        check(label, engines[label]().numpy(), expected)
+        mem[label] = 0.0
+    clocks = timed_clocks(engines, repeat=repeat)
+    lat = {n: t["cpu" if clock is time.process_time else "wall"] for n, t in clocks.items()}
     log(f"  {name} batch {batch}: import {import_s:.1f} s, Tessera build {build_s:.1f} s, "
         f"max error vs PyTorch {err:.1e}")
+    log(f"    {'':16s} {'ms':>9s}   {'wall ms':>8s} {'cpu ms':>8s} {'thread ms':>9s}")
     for label, t in lat.items():
-        log(f"    {label:16s} {t * 1e3:9.2f} ms   resident +{mem[label]:7.1f} MB")
-    log(f"    ORT/Tessera {lat['ONNX Runtime'] / lat['Tessera']:.2f}   "
-        f"PyTorch/Tessera {lat['PyTorch eager'] / lat['Tessera']:.2f}" +
-        (f"   ORT/Tessera config {lat['ONNX Runtime'] / lat['Tessera config']:.2f}" if config else ""))
+        c = clocks[label]
+        log(f"    {label:16s} {t * 1e3:9.2f}   {c['wall'] * 1e3:8.2f} {c['cpu'] * 1e3:8.2f} {c['thread'] * 1e3:9.2f}"
+            f"   resident +{mem[label]:7.1f} MB")
+    for c in ("wall", "cpu"):
+        log(f"    {c:4s} ORT/Tessera {clocks['ONNX Runtime'][c] / clocks['Tessera'][c]:.2f}   "
+            f"PyTorch/Tessera {clocks['PyTorch eager'][c] / clocks['Tessera'][c]:.2f}" +
+            "".join(f"   ORT/{label} {clocks['ONNX Runtime'][c] / clocks[label][c]:.2f}"
+                    for label in clocks if label.startswith("Tessera ") and "=" in label))
     if unfused:
         log(f"    fused/unfused latency {lat['Tessera'] / lat['Tessera no fusion']:.2f}; kernel launches per "
             f"inference: fused {kernel_launches(vm.profile('main', nd_x))}, "
@@ -211,7 +219,7 @@ def bench_model(tvm, torch, name, batch, threads, repeat, top, log, clock=time.p
 
 
 def run(models=MODELS, batches=(1, 8), threads=2, repeat=5, top=8, log=print, cpu_time=False, unfused=False,
-        config=None):
+        config=()):
     os.environ.setdefault("OMP_NUM_THREADS", str(threads))
     os.environ.setdefault("TVM_NUM_THREADS", str(threads))
     import torch  # pylint: disable=import-outside-toplevel
@@ -225,8 +233,7 @@ def run(models=MODELS, batches=(1, 8), threads=2, repeat=5, top=8, log=print, cp
     for name in models:
         for batch in batches:
             results[(name, batch)] = bench_model(tvm, torch, name, batch, threads, repeat, top, log,
-                                                 time.process_time if cpu_time else time.perf_counter, unfused,
-                                                 config)
+                                                 time.process_time if cpu_time else time.perf_counter, unfused, config)
     log("\n| model | batch | Tessera ms | ORT ms | PyTorch ms | ORT/Tessera | build s |")
     log("| --- | --- | --- | --- | --- | --- | --- |")
     for (name, batch), r in results.items():
@@ -248,11 +255,11 @@ if __name__ == "__main__":
                         help="time with the process's CPU time (with --threads 1: latency on a busy machine)")
     parser.add_argument("--unfused", action="store_true",
                         help="also time Tessera without operator fusion and count kernel launches")
-    parser.add_argument("--config", nargs="+", default=None, metavar="KEY=true|false",
-                        help="also time Tessera built under these boolean PassContext config values "
-                             "(e.g. relax.conv2d_winograd=false)")
+    parser.add_argument("--config", action="append", default=[], metavar="KEY=true|false",
+                        help="also time a Tessera build with this PassContext option (repeatable)")
     args = parser.parse_args()
-    cfg = {kv.split("=")[0]: kv.split("=")[1].lower() == "true" for kv in args.config} if args.config else None
+    config = [(kv.split("=", 1)[0], kv.split("=", 1)[1].lower() in ("1", "true", "yes")) for kv in args.config]
     run(models=tuple(args.models or (("resnet18",) if args.quick else MODELS)),
         batches=tuple(args.batch or ((1,) if args.quick else (1, 8))), threads=args.threads,
-        repeat=args.repeat, top=args.top, cpu_time=args.cpu_time, unfused=args.unfused, config=cfg)
+        repeat=args.repeat, top=args.top, cpu_time=args.cpu_time, unfused=args.unfused,
+        config=config)

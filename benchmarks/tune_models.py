@@ -2,8 +2,9 @@
 and PyTorch eager, measured in the same run after tuning (interleaved rounds, median).
 The model (benchmarks/models.py: resnet18, resnet50, mobilenet_v2, bert_layer; random
 weights, BatchNorm statistics randomized) is imported with from_exported_program and fused
-as relax.build does (FoldBatchnormToConv2d, then the "zero" pipeline: LegalizeOps ...
-FuseOps, FuseTIR); tune_relax tunes the fused PrimFuncs with a trial budget (--trials)
+exactly as relax.build fuses it (relax_integration.fuse_as_built: FoldBatchnormToConv2d, then
+the "zero" pipeline in relax.build's scope, so its layout choices such as packed matmul
+weights are the default's); the untuned engine is relax.build of the imported model; tune_relax tunes the fused PrimFuncs with a trial budget (--trials)
 and/or a wall-clock budget (--time, seconds), each per model (one number for every model,
 or name=value pairs: --time resnet18=300,resnet50=900); compile_relax builds the model
 with the database's best schedules (each task's untuned default schedule is one of its
@@ -12,7 +13,10 @@ checked against PyTorch first. One thread by default (--threads): target "llvm
 --num-cores=N", ONNX Runtime intra-op threads, torch threads. Prints per model the budget
 and what was used (trials measured, tuning wall time, cost-model fit time), how the
 trials were spread over the tasks against each task's share of the model's weighted
-latency (--spread rows), per engine the latency and the ratios ONNX Runtime / Tessera
+latency (--spread rows), per engine the latency on three clocks (process CPU time, the
+one the ratios and the summary use: on this shared machine wall time includes the time
+other processes held the core; wall; calling-thread CPU, equal to process CPU when an
+engine runs no helper threads) and the ratios ONNX Runtime / Tessera
 tuned and PyTorch / Tessera tuned, and the load average.
 
   python benchmarks/tune_models.py --models resnet18,resnet50,bert_layer --trials 32 --time 240
@@ -69,13 +73,6 @@ def parse_args():
     return args
 
 
-def fused_module(tvm, mod):
-    """The model as relax.build fuses it, before the default schedules."""
-    from tessera import relax  # pylint: disable=import-outside-toplevel
-    mod = relax.transform.FoldBatchnormToConv2d()(mod)
-    return relax.get_pipeline("zero")(mod)
-
-
 def default_vs_tuned(tvm, ms, db, mod, target):
     """(tasks whose best record is faster than their default schedule's record, tasks,
     sum over those of weight x time saved in seconds)."""
@@ -120,7 +117,7 @@ def trial_spread(ms, db, mod, target, rows):
 def bench(tvm, torch, name, args, log):
     from tessera import meta_schedule as ms, relax  # pylint: disable=import-outside-toplevel
     from tessera.relax.frontend.torch import from_exported_program  # pylint: disable=import-outside-toplevel
-    from frontend_models import onnx_session, timed  # pylint: disable=import-outside-toplevel
+    from frontend_models import onnx_session, timed_clocks  # pylint: disable=import-outside-toplevel
     from models import build_model, check, randomize_batchnorm  # pylint: disable=import-outside-toplevel
     import numpy as np  # pylint: disable=import-outside-toplevel
 
@@ -131,8 +128,9 @@ def bench(tvm, torch, name, args, log):
     tx = torch.from_numpy(x)
     with torch.no_grad():
         expected = model(tx).numpy()
-    mod = fused_module(tvm, from_exported_program(torch.export.export(model, (tx,)), unwrap_unit_return_tuple=True))
+    raw = from_exported_program(torch.export.export(model, (tx,)), unwrap_unit_return_tuple=True)
     target = tvm.target.Target(f"llvm --num-cores={args.threads}")
+    mod = ms.relax_integration.fuse_as_built(raw, target)
     n_tasks = len(ms.relax_integration.extract_tasks(mod, target))
 
     work_dir = os.path.join(args.work_dir, name) if args.work_dir else tempfile.mkdtemp(prefix=f"tune_{name}_")
@@ -153,7 +151,7 @@ def bench(tvm, torch, name, args, log):
     trials = len(db.get_all_tuning_records())
     beat, total, saved = default_vs_tuned(tvm, ms, db, mod, target)
     tuned = relax.VirtualMachine(ms.relax_integration.compile_relax(db, mod, target), tvm.cpu())["main"]
-    untuned = relax.VirtualMachine(relax.build(mod, target=target), tvm.cpu())["main"]
+    untuned = relax.VirtualMachine(relax.build(raw, target=target), tvm.cpu())["main"]
     nd_x = tvm.nd.array(x)
     err = check("Tessera tuned", tuned(nd_x).numpy(), expected)
     check("Tessera untuned", untuned(nd_x).numpy(), expected)
@@ -168,18 +166,22 @@ def bench(tvm, torch, name, args, log):
     engines = {"Tessera tuned": lambda: tuned(nd_x), "Tessera untuned": lambda: untuned(nd_x),
                "ONNX Runtime": lambda: sess.run(None, {"x": x}), "PyTorch eager": torch_run}
     load_before = os.getloadavg()
-    lat = timed(engines, repeat=args.repeat)
+    clocks = timed_clocks(engines, repeat=args.repeat)
+    lat = {n: t["cpu"] for n, t in clocks.items()}
     log(f"  {name} batch {args.batch}, {args.threads} thread(s): {n_tasks} tasks; budget {max_trials} trials"
         + (f", {max_time:.0f} s" if max_time else "") + f"; used {trials - before} trials "
         f"({trials} in the database) in {tune_s:.0f} s wall time (cost-model fits {cost_model.fit_secs:.1f} s, "
         f"{cost_model.num_fits} fits, refit {args.refit}); max error vs PyTorch {err:.1e}")
     for line in trial_spread(ms, db, mod, target, args.spread):
         log(line)
-    for label, t in lat.items():
-        log(f"    {label:16s} {t * 1e3:9.2f} ms")
-    log(f"    ORT/Tessera tuned {lat['ONNX Runtime'] / lat['Tessera tuned']:.2f}   "
-        f"PyTorch/Tessera tuned {lat['PyTorch eager'] / lat['Tessera tuned']:.2f}   "
-        f"untuned/tuned {lat['Tessera untuned'] / lat['Tessera tuned']:.2f}")
+    for label, t in clocks.items():
+        log(f"    {label:16s} {t['cpu'] * 1e3:9.2f} ms CPU {t['wall'] * 1e3:9.2f} ms wall {t['thread'] * 1e3:9.2f} ms thread")
+    for c in ("cpu", "wall"):
+        ck = {n: t[c] for n, t in clocks.items()}
+        log(f"    {c:4s} ORT/Tessera tuned {ck['ONNX Runtime'] / ck['Tessera tuned']:.2f}   "
+            f"PyTorch/Tessera tuned {ck['PyTorch eager'] / ck['Tessera tuned']:.2f}   "
+            f"untuned/tuned {ck['Tessera untuned'] / ck['Tessera tuned']:.2f}   "
+            f"ORT/Tessera untuned {ck['ONNX Runtime'] / ck['Tessera untuned']:.2f}")
     log(f"    tasks whose best record beats their untuned default: {beat} of {total} "
         f"(estimated saving {saved * 1e3:.2f} ms per inference, weights included)")
     log(f"    load average during timing: {load_before[0]:.1f} -> {os.getloadavg()[0]:.1f} "

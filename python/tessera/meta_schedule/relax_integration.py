@@ -43,11 +43,31 @@ def _as_target(target, who):
     return _target.Target(target)
 
 
-def _bind_and_legalize(mod, params):
-    from ..relax.transform import BindParams, LegalizeOps
+def _bind_and_legalize(mod, params, target):
+    """``params`` bound, then what relax.build's default pipeline does before fusing
+    (FoldBatchnormToConv2d, LegalizeOps) in relax.build's scope for ``target``, so the
+    PrimFuncs tuned and replaced are the ones relax.build makes (its layout choices, e.g.
+    packed matmul weights on a CPU); an already fused module is left as it is."""
+    from ..relax.transform import BindParams, FoldBatchnormToConv2d, LegalizeOps
+    from ..relax.vm_build import build_scope
     if params:
         mod = BindParams("main", params)(mod)
-    return LegalizeOps()(mod)
+    with build_scope(target):
+        return LegalizeOps()(FoldBatchnormToConv2d()(mod))
+
+
+def fuse_as_built(mod, target, params=None):
+    """The Relax model ``mod`` fused as relax.build's default pipeline fuses it for
+    ``target`` (``params`` bound, FoldBatchnormToConv2d, then the "zero" pipeline:
+    LegalizeOps ... FuseOps, FuseTIR, in relax.build's scope), before the default
+    schedules: tuning it and building it with compile_relax starts from exactly the
+    PrimFuncs relax.build makes by default."""
+    from ..relax.pipeline import zero_pipeline
+    from ..relax.vm_build import build_scope
+    target = _as_target(target, "fuse_as_built")
+    mod = _bind_and_legalize(_as_relax_module(mod, "fuse_as_built"), params, target)
+    with build_scope(target):
+        return zero_pipeline()(mod)
 
 
 @visitor
@@ -89,7 +109,7 @@ def extract_tasks(mod, target, params=None, module_equality="structural"):
                                   "supported")
     mod = _as_relax_module(mod, "extract_tasks")
     target = _as_target(target, "extract_tasks")
-    mod = _bind_and_legalize(mod, params)
+    mod = _bind_and_legalize(mod, params, target)
     groups, by_hash, group_of = [], {}, {}   # groups: [task_name, task_mod, weight]
     for gv in call_tir_callees(mod):
         if not isinstance(gv, _ir.GlobalVar):
@@ -236,10 +256,10 @@ def compile_relax(database, mod, target, params=None, enable_warning=False):
         raise TVMTypeError(f"compile_relax expects a meta_schedule Database, got {type(database).__name__}")
     mod = _as_relax_module(mod, "compile_relax")
     target = _as_target(target, "compile_relax")
-    mod = _bind_and_legalize(mod, params)
+    mod = _bind_and_legalize(mod, params, target)
     with target, database:
         mod = MetaScheduleApplyDatabase(enable_warning=enable_warning)(mod)
     return relax_build(mod, target=target)
 
 
-__all__ = ["compile_relax", "extract_tasks", "extracted_tasks_to_tune_contexts", "tune_relax", "tune_tasks"]
+__all__ = ["compile_relax", "extract_tasks", "fuse_as_built", "extracted_tasks_to_tune_contexts", "tune_relax", "tune_tasks"]

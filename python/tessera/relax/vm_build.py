@@ -3,6 +3,7 @@
 ``stats``, ``as_text``, ``export_library`` and ``jit``."""
 import os
 
+import contextlib
 import contextvars
 from .._ffi.registry import get_global_func
 from ..error import TVMValueError
@@ -190,6 +191,22 @@ def cpu_layout_allowed(config_key, outside_build):
     return True if _BUILD_TARGET.get() is not None else outside_build
 
 
+@contextlib.contextmanager
+def build_scope(target):
+    """The scope relax.build runs its pipeline in: inside ``target`` (as TVM's
+    relax.build) and with the per-target layout choices of cpu_layout_allowed made
+    as relax.build makes them. Passes run here (e.g. meta_schedule's LegalizeOps
+    before task extraction) produce the PrimFuncs relax.build would."""
+    from ..target import Target  # pylint: disable=import-outside-toplevel
+    tgt = target if isinstance(target, Target) else Target(target)
+    token = _BUILD_TARGET.set(tgt)
+    try:
+        with tgt:
+            yield tgt
+    finally:
+        _BUILD_TARGET.reset(token)
+
+
 def build(mod, target=None, params=None, relax_pipeline="default_build", exec_mode="bytecode", *, system_lib=None):
     """Compiles a Relax IRModule (or function) to an Executable for
     ``relax.VirtualMachine``: binds ``params`` into "main" (BindParams), runs
@@ -223,13 +240,8 @@ def build(mod, target=None, params=None, relax_pipeline="default_build", exec_mo
     if relax_pipeline is not None:
         if isinstance(relax_pipeline, str):
             relax_pipeline = _pipeline(relax_pipeline, tgt)
-        # (inside the target's scope, as TVM's relax.build runs it; layouts: cpu_layout_allowed)
-        token = _BUILD_TARGET.set(tgt)
-        try:
-            with tgt:
-                mod = relax_pipeline(mod)
-        finally:
-            _BUILD_TARGET.reset(token)
+        with build_scope(tgt):
+            mod = relax_pipeline(mod)
     builder = ExecBuilder()
     tir_mod = _vmcodegen(builder, mod)
     return _vmlink(builder, tgt, tir_mod)

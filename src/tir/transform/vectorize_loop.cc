@@ -2,6 +2,8 @@
 #include "tir/transform/vectorize_loop.h"
 
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "arith/analyzer.h"
 #include "tir/functor.h"
@@ -21,10 +23,14 @@ struct CannotVectorize {};
 
 bool IsVector(const PrimExpr& e) { return e.dtype().lanes() > 1; }
 
+// The loops enclosing a vectorized loop (itself included): each loop variable's range.
+using LoopRanges = std::vector<std::pair<Var, Range>>;
+
 // Rewrites a loop body for `lanes` consecutive values of `var` starting at `base`.
 class BodyVectorizer : public StmtExprMutator {
  public:
-  BodyVectorizer(Var var, PrimExpr base, int lanes) : var_(std::move(var)), base_(std::move(base)), lanes_(lanes) {}
+  BodyVectorizer(Var var, PrimExpr base, int lanes, const LoopRanges* loops = nullptr)
+      : var_(std::move(var)), base_(std::move(base)), lanes_(lanes), loops_(loops) {}
   using StmtExprMutator::VisitExpr_;
   using StmtExprMutator::VisitStmt_;
 
@@ -135,13 +141,23 @@ class BodyVectorizer : public StmtExprMutator {
   }
   // A flat index over a fused loop read back through // and % (the y*W + x of
   // a fused spatial tile, flattened to (.. + f // W) * W + f % W) simplified
-  // to f first, so the access stays one contiguous vector, not a gather.
+  // to f first, so the access stays one contiguous vector, not a gather. The
+  // enclosing loops' ranges are known to the simplifier: a reshape+transpose's
+  // ((s * H + h) * D + d) // (H * D) is s only when h < H and d < D.
   Array<PrimExpr> FoldDivMod(const Array<PrimExpr>& indices) {
     Array<PrimExpr> out;
     for (const PrimExpr& i : indices) {
       bool divmod = false;
       PostOrderVisit(i, [&](const ObjectRef& o) { divmod = divmod || o.as<FloorDivNode>() || o.as<FloorModNode>(); });
-      out.push_back(divmod && UsesVar(i, var_.get()) ? arith::Analyzer().Simplify(i) : i);
+      if (!divmod || !UsesVar(i, var_.get())) {
+        out.push_back(i);
+        continue;
+      }
+      arith::Analyzer ana;
+      if (loops_ != nullptr) {
+        for (const auto& [v, r] : *loops_) ana.Bind(v, r, /*allow_override=*/true);
+      }
+      out.push_back(ana.Simplify(i));
     }
     return out;
   }
@@ -200,14 +216,16 @@ class BodyVectorizer : public StmtExprMutator {
   Var var_;
   PrimExpr base_;
   int lanes_;
+  const LoopRanges* loops_;
   std::unordered_map<const VarNode*, PrimExpr> let_vars_;
 };
 
 constexpr int kMaxLanes = 16;
 
-std::optional<Stmt> TryVectorizeBody(const Stmt& body, const Var& var, const PrimExpr& base, int lanes) {
+std::optional<Stmt> TryVectorizeBody(const Stmt& body, const Var& var, const PrimExpr& base, int lanes,
+                                     const LoopRanges* loops) {
   try {
-    return BodyVectorizer(var, base, lanes).VisitStmt(body);
+    return BodyVectorizer(var, base, lanes, loops).VisitStmt(body);
   } catch (const CannotVectorize&) {
     return std::nullopt;
   }
@@ -292,12 +310,13 @@ bool Contiguous(const Stmt& s) {
 //   with those calls taking their true branch; else the scalar iterations
 // (a padding stage's interior rows and columns run as vectors, its border
 // chunks scalar).
-std::optional<Stmt> TryVectorize(const Stmt& body, const Var& var, const PrimExpr& base, int lanes) {
-  if (auto v = TryVectorizeBody(body, var, base, lanes)) return v;
+std::optional<Stmt> TryVectorize(const Stmt& body, const Var& var, const PrimExpr& base, int lanes,
+                                 const LoopRanges* loops) {
+  if (auto v = TryVectorizeBody(body, var, base, lanes, loops)) return v;
   LinearGuards guards(var, base, lanes);
   Stmt taken = guards.VisitStmt(body);
   if (!guards.ok || guards.conditions.empty()) return std::nullopt;
-  std::optional<Stmt> vec = TryVectorizeBody(taken, var, base, lanes);
+  std::optional<Stmt> vec = TryVectorizeBody(taken, var, base, lanes, loops);
   if (!vec || !Contiguous(*vec)) return std::nullopt;
   DataType t = var.dtype();
   PrimExpr last = add(base, IntImm(t, lanes - 1));
@@ -329,9 +348,20 @@ class LoopVectorizer : public StmtExprMutator {
  public:
   // With `serial_only`, vectorized loops just become serial loops
   // (PassContext config tir.disable_vectorize, as TVM's VectorizeSkipper).
-  explicit LoopVectorizer(bool serial_only = false) : serial_only_(serial_only) {}
+  // With `loop_ranges` false, index simplification does not see the enclosing loops' ranges
+  // (PassContext config tir.vectorize_loop_ranges: the behaviour before it, to measure it).
+  explicit LoopVectorizer(bool serial_only = false, bool loop_ranges = true)
+      : serial_only_(serial_only), loop_ranges_(loop_ranges) {}
   using StmtExprMutator::VisitStmt_;
   Stmt VisitStmt_(const ForNode* op) override {
+    loops_.emplace_back(op->loop_var, Range::FromMinExtent(op->min, op->extent));
+    Stmt out = Visit(op);
+    loops_.pop_back();
+    return out;
+  }
+
+ private:
+  Stmt Visit(const ForNode* op) {
     Stmt inner = StmtExprMutator::VisitStmt_(op);
     const auto* loop = inner.as<ForNode>();
     if (loop == nullptr || loop->kind != ForKind::kVectorized) return inner;
@@ -342,7 +372,7 @@ class LoopVectorizer : public StmtExprMutator {
     if (ext == nullptr || *ext <= 1) return serial;
     int64_t n = *ext;
     if (n <= kMaxLanes) {
-      if (auto v = TryVectorize(loop->body, loop->loop_var, loop->min, static_cast<int>(n))) return *v;
+      if (auto v = TryVectorize(loop->body, loop->loop_var, loop->min, static_cast<int>(n), Loops())) return *v;
       return serial;
     }
     // Vector body over chunks of kMaxLanes, then a scalar tail.
@@ -350,7 +380,7 @@ class LoopVectorizer : public StmtExprMutator {
     DataType t = loop->loop_var.dtype();
     Var outer(loop->loop_var->name_hint + "_vo", t);
     PrimExpr chunk_base = add(loop->min, mul(outer, IntImm(t, kMaxLanes)));
-    auto v = TryVectorize(loop->body, loop->loop_var, chunk_base, kMaxLanes);
+    auto v = TryVectorize(loop->body, loop->loop_var, chunk_base, kMaxLanes, Loops());
     if (!v) return serial;
     Stmt vec_loop = For(outer, IntImm(t, 0), IntImm(t, chunks), ForKind::kSerial, *v);
     if (tail == 0) return vec_loop;
@@ -359,14 +389,17 @@ class LoopVectorizer : public StmtExprMutator {
     return SeqStmt::Flatten({vec_loop, tail_loop});
   }
 
- private:
+  const LoopRanges* Loops() const { return loop_ranges_ ? &loops_ : nullptr; }
+
   bool serial_only_;
+  bool loop_ranges_;
+  LoopRanges loops_;  // the loops enclosing the one visited, outermost first
 };
 
 }  // namespace
 
-PrimFunc VectorizeLoop(PrimFunc func, bool enable_vectorize) {
-  Stmt body = LoopVectorizer(!enable_vectorize).VisitStmt(func->body);
+PrimFunc VectorizeLoop(PrimFunc func, bool enable_vectorize, bool loop_ranges) {
+  Stmt body = LoopVectorizer(!enable_vectorize, loop_ranges).VisitStmt(func->body);
   if (body.same_as(func->body)) return func;
   func.CopyOnWrite()->body = body;
   return func;
@@ -375,12 +408,14 @@ PrimFunc VectorizeLoop(PrimFunc func, bool enable_vectorize) {
 namespace transform {
 
 TESSERA_REGISTER_PASS_CONFIG_OPTION("tir.disable_vectorize", bool);
+TESSERA_REGISTER_PASS_CONFIG_OPTION("tir.vectorize_loop_ranges", bool);
 
 tessera::transform::Pass VectorizeLoop(bool enable_vectorize) {
   return CreatePrimFuncPass(
       [enable_vectorize](PrimFunc f, IRModule, PassContext ctx) {
         bool disabled = ctx->GetConfig<bool>("tir.disable_vectorize", false);
-        return tir::VectorizeLoop(f, enable_vectorize && !disabled);
+        bool ranges = ctx->GetConfig<bool>("tir.vectorize_loop_ranges", true);
+        return tir::VectorizeLoop(f, enable_vectorize && !disabled, ranges);
       },
       0, "VectorizeLoop");
 }
