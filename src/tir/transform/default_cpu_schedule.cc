@@ -515,6 +515,7 @@ static DefaultCPUScheduleOptions OptionsInContext(const Target& target) {
   opt.strided_pad_copy = PassContext::Current()->GetConfig<bool>(kStridedPadCopyOption, true);
   opt.pad_planes = PassContext::Current()->GetConfig<bool>(kPadPlanesOption, true);
   opt.conv_vector_epilogue = PassContext::Current()->GetConfig<bool>(kConvVectorEpilogueOption, true);
+  opt.conv1x1_pixel_blocks = PassContext::Current()->GetConfig<bool>(kConv1x1PixelBlocksOption, true);
   return opt;
 }
 TESSERA_REGISTER_GLOBAL("tir.DefaultCPUScheduleFunc").set_body_typed([](PrimFunc f, Target target) {

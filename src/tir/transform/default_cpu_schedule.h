@@ -36,6 +36,9 @@ struct DefaultCPUScheduleOptions {
   // The packed conv2d's write-back with its epilogue vectorized along the
   // output width (default_schedule_conv.h).
   bool conv_vector_epilogue = true;
+  // The 1x1-conv GEMM's pixel tiles grouped in blocks whose input slice fits
+  // the L2 cache, the output-channel tiles inside (default_schedule_conv1x1.h).
+  bool conv1x1_pixel_blocks = true;
 };
 
 // Schedules `func` (unless it has "tir.is_scheduled" or a loop that is not

@@ -11,6 +11,10 @@
 namespace tessera {
 namespace tir {
 
+// PassContext config: false keeps the pixel tiles ungrouped (one pixel tile,
+// then every output-channel tile: the schedule before the pixel blocks).
+inline constexpr const char* kConv1x1PixelBlocksOption = "tir.default_schedule.conv1x1_pixel_blocks";
+
 // Schedules `block` when it is a conv2d_nchw_1x1 block and returns true; else
 // leaves the schedule alone and returns false. Its single consumer (the fused
 // epilogue, or the write-back to an output parameter) is computed per tile.

@@ -3,8 +3,9 @@ GEMM (topi.nn.conv2d_nchw_1x1) and scheduled by DefaultCPUSchedule's 1x1 rule
 (src/tir/transform/default_schedule_conv1x1.cc) matches PyTorch over odd sizes
 (a guarded vector tail), channel counts of every block size, fused epilogues
 (bias, clip, residual add), a conv written straight to the output and a symbolic
-batch; the scheduled loops have the promised structure; the opt-out keeps the
-packed kernel."""
+batch; the scheduled loops have the promised structure (pixel tiles in blocks
+for few input channels, config tir.default_schedule.conv1x1_pixel_blocks); the
+opt-outs keep the previous schedule and the packed kernel."""
 import numpy as np
 import pytest
 
@@ -64,6 +65,7 @@ CASES = [  # (N, C, H, W), K, residual, relu6 (all at least 256 pixels: the GEMM
     ((2, 13, 19, 21), 20, True, False),   # odd sizes, batch 2, 4-channel blocks, residual add
     ((1, 7, 16, 17), 6, False, True),     # 2-channel blocks
     ((1, 9, 23, 13), 5, True, True),      # 5 channels: 1-channel blocks
+    ((2, 16, 17, 19), 40, True, True),    # pixel blocks (<= 64 channels in) over a guarded tail, residual
 ]
 
 
@@ -98,12 +100,42 @@ def test_loop_structure():
     assert vec and all(e == vec[0] for e in vec) and vec[0] in (4, 8, 16), kinds
     lanes = vec[0]
     assert (tir.ForKind.UNROLLED, 8) in kinds  # 8 output channels per register tile
-    # The longer tile loop outside and parallel: ceil(784 / lanes) pixel tiles, not 96 / 8.
-    assert (tir.ForKind.PARALLEL, -(-784 // lanes)) in kinds
+    # The longer tile loop outside, its tiles in blocks (16 channels in: few FMAs per output, so
+    # each 8-channel tile writes a block's pixels in one run): [blocks: parallel] [96 / 8] [tiles
+    # of a block]. Blocks: the largest divisor of the tile count leaving one per core (4).
+    tiles = -(-784 // lanes)
+    per_block = max(t for t in range(1, tiles // 4 + 1) if tiles % t == 0)
+    outer = [(k, e) for k, e in kinds if k != tir.ForKind.VECTORIZED][-4:]
+    assert outer == [(tir.ForKind.SERIAL, per_block), (tir.ForKind.SERIAL, 12),
+                     (tir.ForKind.PARALLEL, tiles // per_block), (tir.ForKind.SERIAL, 1)], kinds
+    # Opt-out: one pixel tile, then every channel tile (the pixel tiles parallel).
+    plain = _scheduled(_module((1, 16, 28, 28), w, b), {"tir.default_schedule.conv1x1_pixel_blocks": False})
+    plain_kinds = [(l.kind, int(l.extent)) for l in _loops(plain)]
+    assert [(k, e) for k, e in plain_kinds if k != tir.ForKind.VECTORIZED][-3:] == \
+        [(tir.ForKind.SERIAL, 12), (tir.ForKind.PARALLEL, tiles), (tir.ForKind.SERIAL, 1)], plain_kinds
     lowered = tvm.lower(tvm.IRModule({"main": conv.with_attr("global_symbol", "main")})).script()
     assert f"T.allocate([T.int64({8 * lanes})]" in lowered  # the 8 x lanes accumulator tile
     # X is read as whole vectors (h and w fused into one contiguous index), not gathered.
     assert "T.Ramp" not in lowered
+
+
+def test_many_input_channels_keep_single_tiles():
+    # 96 channels in: compute-bound, so a pixel tile's input stays in L1 across the channel tiles
+    # (no blocks; blocks measured 0.88-0.93x at 256 channels in).
+    _, w, b, _ = _data((1, 96, 28, 28), 16, False)
+    kinds = [(l.kind, int(l.extent)) for l in _loops(_scheduled(_module((1, 96, 28, 28), w, b)))]
+    lanes = next(e for k, e in kinds if k == tir.ForKind.VECTORIZED)
+    assert [(k, e) for k, e in kinds if k != tir.ForKind.VECTORIZED][-3:] == \
+        [(tir.ForKind.SERIAL, 2), (tir.ForKind.PARALLEL, -(-784 // lanes)), (tir.ForKind.SERIAL, 1)], kinds
+
+
+def test_pixel_blocks_opt_out_matches_pytorch():
+    x, w, b, r = _data((2, 16, 17, 19), 40, True)
+    with tvm.transform.PassContext(config={"tir.default_schedule.conv1x1_pixel_blocks": False}):
+        ex = relax.build(_module((2, 16, 17, 19), w, b, True), target=TARGET)
+    got = relax.VirtualMachine(ex, tvm.cpu())["main"](tvm.nd.array(x), tvm.nd.array(r)).numpy()
+    expected = _expected(x, w, b, r, True)
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5 * np.abs(expected).max())
 
 
 def test_small_images_keep_the_packed_kernel():
