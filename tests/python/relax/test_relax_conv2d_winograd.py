@@ -144,6 +144,13 @@ def test_default_choice_by_shape():
     assert "conv2d_winograd" in _legalized_kernels(_module((2, 32, 112, 112), np.zeros((32, 32, 3, 3), "float32")),
                                                    {})
     assert "conv2d_winograd" not in _legalized_kernels(wide, {"relax.conv2d_winograd": False})
+    # The batched GEMM needs the matmul rule's register tile: 9 tiles (12 x 12) or 24 output
+    # channels would leave it to the generic schedule, so the packed kernel stays.
+    assert "conv2d_winograd" not in _legalized_kernels(_module((1, 64, 12, 12), np.zeros((64, 64, 3, 3), "float32")), {})
+    assert "conv2d_winograd" not in _legalized_kernels(_module((1, 32, 28, 28), np.zeros((24, 32, 3, 3), "float32")), {})
+    assert "conv2d_winograd" in _legalized_kernels(_module((1, 64, 16, 16), np.zeros((64, 64, 3, 3), "float32")), {})
+    assert "conv2d_winograd" in _legalized_kernels(_module((1, 64, 12, 12), np.zeros((64, 64, 3, 3), "float32")),
+                                                   {"relax.conv2d_winograd": True})
 
 
 CASES = [  # (N, C, H, W), K, padding, bias, residual, relu

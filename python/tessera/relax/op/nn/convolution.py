@@ -240,10 +240,17 @@ _WINOGRAD_MAX_TRANSFORMED_BYTES = 16 << 20
 def _winograd_by_shape(n, c, k, oh, ow):
     """The default's output tile m for a static 3x3 conv2d shape, or None (the
     packed kernel): 4, or 2 for an output under 8 x 8 (a 7 x 7 one would compute 8 x 8
-    with m = 4), within the bounds above."""
+    with m = 4), within the bounds above and where the batched GEMM gets the matmul
+    rule's register tile."""
     m = 2 if min(oh, ow) < 8 else 4
     tiles = n * -(-oh // m) * -(-ow // m)
     if min(c, k) < _WINOGRAD_MIN_CHANNELS or (m + 2) ** 2 * max(c, k) * tiles * 4 > _WINOGRAD_MAX_TRANSFORMED_BYTES:
+        return None
+    # The batched GEMM (tiles x C @ C x K) must get the matmul rule's register tile, else
+    # it runs under the generic schedule, slower than the packed kernel: K a multiple of
+    # two 8-lane vectors, and the tile rows either divisible by 4 or at least 16 (a
+    # predicated last row tile); 12 x 12 outputs (9 tiles) stay packed.
+    if k % 16 or (tiles % 4 and tiles < 16):
         return None
     return m
 
