@@ -19,6 +19,7 @@
 #include "tir/functor.h"
 #include "tir/op.h"
 #include "tir/schedule/schedule.h"
+#include "tir/transform/default_schedule_apply.h"
 #include "tir/transform/default_schedule_conv.h"
 #include "tir/transform/default_schedule_conv1x1.h"
 #include "tir/transform/default_schedule_pad.h"
@@ -37,17 +38,6 @@ constexpr int64_t kParallelGrain = 64;
 // reduced operand, unrolled inside the reduction loops (the first of these
 // dividing the row loop; 8 accumulators hide the FMA latency).
 constexpr int64_t kRegisterRows[] = {8, 4};
-
-// Runs one schedule step; a step a primitive refuses is skipped.
-template <typename F>
-bool TryStep(F&& step) {
-  try {
-    step();
-    return true;
-  } catch (const Error&) {
-    return false;
-  }
-}
 
 int64_t ExtentOr(const PrimExpr& e, int64_t fallback) {
   const int64_t* c = AsConstInt(e);
@@ -369,12 +359,10 @@ class Scheduler {
     // stored at every reduction step).
     std::optional<BlockRV> write_back;
     if (ok && !outer.empty()) {
-      Schedule before = sch_.Copy();
-      if (!TryStep([&] {
+      if (!ApplyOrRestore(&sch_, [&] {
             write_back = sch_.CacheWrite(block, 0, "local");
             sch_.ReverseComputeAt(*write_back, outer.back(), true, -1);
           })) {
-        sch_ = before;
         write_back.reset();
       }
     }
@@ -433,8 +421,7 @@ class Scheduler {
     for (const BufferRegion& read : b->reads) {
       if (UsesVarIn(read, rv) && StepAlong(read, rv, &ana) != std::optional<int64_t>(1)) return false;
     }
-    Schedule backup = sch_.Copy();
-    bool ok = TryStep([&] {
+    return ApplyOrRestore(&sch_, [&] {
       Array<LoopRV> parts = sch_.Split(nest.loops[rl], Array<Any>({Any(), Any(int64_t(lanes))}), true);
       int out_ndim = static_cast<int>(b->writes[0]->buffer->shape.size());
       BlockRV rf = sch_.RFactor(parts[1], out_ndim);
@@ -452,8 +439,6 @@ class Scheduler {
       }
       Parallelize(outer, extents, Work(nest));
     });
-    if (!ok) sch_ = backup;
-    return ok;
   }
 
   Schedule sch_;

@@ -11,6 +11,7 @@
 #include "target/target.h"
 #include "tir/function.h"
 #include "tir/schedule/schedule.h"
+#include "tir/transform/default_schedule_apply.h"  // what the rules run their steps with
 
 namespace tessera {
 namespace tir {

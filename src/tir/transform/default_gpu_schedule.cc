@@ -23,16 +23,6 @@ namespace tessera {
 namespace tir {
 namespace {
 
-template <typename F>
-bool Try(F&& step) {
-  try {
-    step();
-    return true;
-  } catch (const Error&) {
-    return false;
-  }
-}
-
 class GPUScheduler {
  public:
   GPUScheduler(PrimFunc func, const DefaultGPUScheduleOptions& opt) : sch_(IRModule::FromExpr(func), 1), opt_(opt) {
@@ -45,7 +35,7 @@ class GPUScheduler {
   PrimFunc Run() {
     for (const std::string& name : BlockNames()) {
       BlockRV block;
-      if (Try([&] { block = sch_.GetBlock(name, std::nullopt); })) ScheduleGPUConv(&sch_, block, opt_);
+      if (TryStep([&] { block = sch_.GetBlock(name, std::nullopt); })) ScheduleGPUConv(&sch_, block, opt_);
     }
     InlineProducers();
     if (!ScheduleGPURows(&sch_, opt_)) {
@@ -69,13 +59,13 @@ class GPUScheduler {
     std::vector<std::string> names = BlockNames();
     for (auto it = names.rbegin(); it != names.rend(); ++it) {
       std::optional<BlockLocation> loc;
-      if (!Try([&] { loc = FindBlock(sch_.FuncOf(sch_->func_name), *it); }) || !loc) continue;
+      if (!TryStep([&] { loc = FindBlock(sch_.FuncOf(sch_->func_name), *it); }) || !loc) continue;
       const BlockNode* b = loc->block;
       bool spatial = !b->iter_vars.empty() && !b->init && b->writes.size() == 1 && b->body.as<BufferStoreNode>();
       for (const IterVar& iv : b->iter_vars) spatial = spatial && iv->iter_type == kDataPar;
       if (!spatial || params_.count(b->writes[0]->buffer->data.get())) continue;
       if (b->writes[0]->buffer->scope != "global") continue;  // a stage a rule placed (a conv's shared window)
-      Try([&] { sch_.ComputeInline(sch_.GetBlock(*it, std::nullopt)); });
+      TryStep([&] { sch_.ComputeInline(sch_.GetBlock(*it, std::nullopt)); });
     }
   }
 
@@ -111,7 +101,7 @@ class GPUScheduler {
 
   void ScheduleBlock(const std::string& name) {
     BlockRV block;
-    if (!Try([&] { block = sch_.GetBlock(name, std::nullopt); })) return;
+    if (!TryStep([&] { block = sch_.GetBlock(name, std::nullopt); })) return;
     if (InnermostThreadLoop(block)) return;  // already bound (an epilogue moved, a matmul's stage)
     Block b = sch_.Get(block).cast<Block>();
     bool reduce = false;

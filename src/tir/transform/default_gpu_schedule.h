@@ -17,6 +17,7 @@
 #include "target/target.h"
 #include "tir/function.h"
 #include "tir/schedule/schedule.h"
+#include "tir/transform/default_schedule_apply.h"
 
 namespace tessera {
 namespace tir {
@@ -74,19 +75,6 @@ bool ScheduleGPUConv(Schedule* sch, const BlockRV& block, const DefaultGPUSchedu
 // thread-bound loop (one thread per output, or a single thread for a scalar
 // block) and checks that none is left (ValueError naming the block).
 void BindRemainingBlocks(Schedule* sch, const DefaultGPUScheduleOptions& opt, const std::string& func_name);
-
-// Runs `steps` (returning whether the rule applied) on *sch; when they return
-// false or a primitive refuses one (an Error), *sch is restored as it was.
-template <typename F>
-bool ApplyOrRestore(Schedule* sch, F&& steps) {
-  Schedule backup = sch->Copy();
-  try {
-    if (steps()) return true;
-  } catch (const Error&) {
-  }
-  *sch = backup;
-  return false;
-}
 
 // loops[begin, end).
 Array<LoopRV> LoopSlice(const Array<LoopRV>& loops, size_t begin, size_t end);

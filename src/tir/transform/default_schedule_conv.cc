@@ -56,21 +56,12 @@ BlockRV CacheWriteTile(Schedule* sch_ptr, const BlockRV& block, const LoopRV& ti
   sch.ReverseComputeAt(write_back, tile, true, -1);
   Array<BlockRV> consumers = sch.GetConsumers(write_back);
   if (consumers.size() == 1) {
-    Schedule before = sch.Copy();
-    try {
-      sch.ReverseComputeAt(consumers[0], tile, true, -1);
-    } catch (const Error&) {
-      sch = before;
-      return write_back;
-    }
+    if (!ApplyOrRestore(&sch, [&] { sch.ReverseComputeAt(consumers[0], tile, true, -1); })) return write_back;
     if (vectorize_consumer) {  // refused (a guarded tail): the consumer stays per tile, scalar
-      Schedule computed_at = sch.Copy();
-      try {
+      ApplyOrRestore(&sch, [&] {
         Array<LoopRV> inner = sch.GetLoops(consumers[0]);
         sch.Vectorize(inner[inner.size() - 1]);
-      } catch (const Error&) {
-        sch = computed_at;
-      }
+      });
     }
   }
   return write_back;
@@ -98,8 +89,7 @@ bool ScheduleConv2dPacked(Schedule* sch_ptr, const BlockRV& block, const Default
   for (size_t i = 1; i < 8; ++i) {
     if (extent[i] < 1) return refuse();
   }
-  Schedule backup = sch.Copy();
-  try {
+  const bool applied = ApplyOrRestore(sch_ptr, [&] {
     const LoopRV &n = loops[0], &fo = loops[1], &y = loops[2], &x = loops[3], &fi = loops[4];
     // With the padding of each image computed under n (default_schedule_pad.cc),
     // n stays a serial loop around it and the tiles.
@@ -147,11 +137,8 @@ bool ScheduleConv2dPacked(Schedule* sch_ptr, const BlockRV& block, const Default
         sch.Parallel(sch.Fuse(order({fos[0], ys[0], xs[0]}), true));
       }
     }
-  } catch (const Error&) {
-    sch = backup;
-    return refuse();
-  }
-  return true;
+  });
+  return applied || refuse();
 }
 
 // False keeps the write-back of the tile with its epilogue scalar.

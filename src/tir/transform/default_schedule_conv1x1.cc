@@ -86,8 +86,7 @@ bool ScheduleConv2d1x1(Schedule* sch_ptr, const BlockRV& block, const DefaultCPU
   const DataType dtype = b->writes[0]->buffer->dtype;
   const int64_t lanes = std::max(1, opt.vector_bits / std::max(1, dtype.bits()));
   const int64_t cb = ChannelBlock(extent[1]);
-  Schedule backup = sch.Copy();
-  try {
+  return ApplyOrRestore(sch_ptr, [&] {
     // The tile's consumer: the fused epilogue, or a write-back made here when
     // the block writes an output parameter itself.
     Array<BlockRV> consumers = sch.GetConsumers(block);
@@ -98,7 +97,6 @@ bool ScheduleConv2d1x1(Schedule* sch_ptr, const BlockRV& block, const DefaultCPU
       consumer = consumers[0];
       sch.SetScope(block, 0, "local");
     } else {
-      sch = backup;
       return false;
     }
     const LoopRV &n = loops[0], &c = loops[1], &k = loops[4];
@@ -144,11 +142,8 @@ bool ScheduleConv2d1x1(Schedule* sch_ptr, const BlockRV& block, const DefaultCPU
     if (opt.num_cores > 1 && extent[1] * extent[2] * extent[3] * extent[4] >= opt.min_parallel_work) {
       sch.Parallel(outer);
     }
-  } catch (const Error&) {
-    sch = backup;
-    return false;
-  }
-  return true;
+    return true;
+  });
 }
 
 TESSERA_REGISTER_PASS_CONFIG_OPTION(kConv1x1PixelBlocksOption, bool);

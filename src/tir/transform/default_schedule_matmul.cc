@@ -141,8 +141,7 @@ bool ScheduleMatmulPacked(Schedule* sch_ptr, const BlockRV& block, const Default
   // No tile height divides M (33, 197): the last row tile is predicated.
   if (rows == 0 && shape->m >= 16) rows = opt.vector_bits >= 512 ? 8 : 4;
   if (cols == 0 || rows == 0) return false;
-  Schedule backup = sch.Copy();
-  try {
+  return ApplyOrRestore(sch_ptr, [&] {
     size_t n = shape->n_loops;
     Array<LoopRV> loops = sch.GetLoops(block);
     Array<LoopRV> is = SplitByKnob(sch, loops[n - 3], shape->m, rows, 8, {2, 3, 4, 6, 8}, opt);
@@ -183,24 +182,17 @@ bool ScheduleMatmulPacked(Schedule* sch_ptr, const BlockRV& block, const Default
     // The elementwise epilogue (bias, activation, residual) runs on each
     // tile while it is in cache; a consumer that cannot move stays where it is.
     for (const BlockRV& c : ConsumerChain(sch, acc)) {
-      Schedule before = sch.Copy();
-      try {
+      ApplyOrRestore(&sch, [&] {
         sch.ReverseComputeAt(c, i0, true, -1);
         VectorizeInnermost(sch, c);
-      } catch (const Error&) {
-        sch = before;
-      }
+      });
     }
     int64_t work = shape->batch * shape->m * shape->n * shape->k;
     if (opt.num_cores > 1 && work >= opt.min_parallel_work) {
       LoopRV par = outer.size() > 1 ? sch.Fuse(outer, true) : outer[0];
       sch.Parallel(par);
     }
-  } catch (const Error&) {
-    sch = backup;
-    return false;
-  }
-  return true;
+  });
 }
 
 // Legalization switch (python/tessera/relax/op/linear_algebra.py): False keeps

@@ -122,8 +122,7 @@ bool SchedulePlanes(Schedule* sch_ptr, const BlockRV& pad, std::optional<LoopRV>
   }
   const int64_t lanes =
       std::max(1, opt.vector_bits / std::max(1, sch.Get(pad).cast<Block>()->writes[0]->buffer->dtype.bits()));
-  Schedule backup = sch.Copy();
-  try {
+  return ApplyOrRestore(sch_ptr, [&] {
     if (image) {
       sch.ComputeAt(pad, *image, true, -1);
       loops = sch.GetLoops(pad);  // [image, n: 1, c, h, w]
@@ -133,11 +132,7 @@ bool SchedulePlanes(Schedule* sch_ptr, const BlockRV& pad, std::optional<LoopRV>
     // Parallel before the partition: its opaque blocks would refuse it.
     if (opt.num_cores > 1 && work >= opt.min_parallel_work) sch.Parallel(plane);
     PartitionPaddedColumns(&sch, pad, lanes);
-  } catch (const Error&) {
-    sch = backup;
-    return false;
-  }
-  return true;
+  });
 }
 
 }  // namespace

@@ -76,14 +76,9 @@ void DeinterleavePaddedInput(Schedule* sch_ptr, const BlockRV& block) {
     for (const char* name : {"n", "c", "h", "w"}) idx.push_back(Var(name, pad->shape[0].dtype()));
     PrimExpr s = IntImm(idx[3].dtype(), stride);
     IndexMap map(idx, Array<PrimExpr>{idx[0], idx[1], idx[2], floormod(idx[3], s), floordiv(idx[3], s)});
-    Schedule before = sch.Copy();
-    try {  // refused when S does not divide the padded width (not a bijection)
-      sch.TransformLayout(producer, true, 0, map);
-      return;
-    } catch (const Error&) {
-      sch = before;
-      return;
-    }
+    // Refused when S does not divide the padded width (not a bijection).
+    ApplyOrRestore(&sch, [&] { sch.TransformLayout(producer, true, 0, map); });
+    return;
   }
 }
 
@@ -111,17 +106,12 @@ bool PadPerChannel(Schedule* sch_ptr, const BlockRV& block, const LoopRV& n, con
     }
   }
   if (found != 1) return false;
-  Schedule before = sch.Copy();
-  try {
+  return ApplyOrRestore(sch_ptr, [&] {
     LoopRV plane = sch.Fuse({n, c}, true);
     sch.ComputeAt(pad, plane, true, -1);
     if (parallel) sch.Parallel(plane);  // before the partition: its opaque blocks would refuse it
     PartitionPaddedColumns(&sch, pad, lanes, group_by_stride);  // default_schedule_pad.cc
-  } catch (const Error&) {
-    sch = before;
-    return false;
-  }
-  return true;
+  });
 }
 
 }  // namespace
@@ -156,8 +146,7 @@ bool SchedulePool2d(Schedule* sch_ptr, const BlockRV& block, const DefaultCPUSch
     if (extent[2] % r == 0) rows = r;
   }
   if (lanes < 2) return false;
-  Schedule backup = sch.Copy();
-  try {
+  return ApplyOrRestore(sch_ptr, [&] {
     DeinterleavePaddedInput(&sch, block);
     Array<LoopRV> ys = SplitByKnob(sch, loops[2], extent[2], rows, 8, {}, opt);
     Array<LoopRV> xs = SplitByKnob(sch, loops[3], extent[3], lanes, 2 * max_lanes, {4, 8, 16}, opt);
@@ -189,11 +178,7 @@ bool SchedulePool2d(Schedule* sch_ptr, const BlockRV& block, const DefaultCPUSch
     const bool per_plane =
         (!par || planes) && PadPerChannel(&sch, block, loops[0], loops[1], lanes, par, opt.strided_pad_copy);
     if (!per_plane && par) sch.Parallel(sch.Fuse({loops[0], loops[1], ys[0]}, true));
-  } catch (const Error&) {
-    sch = backup;
-    return false;
-  }
-  return true;
+  });
 }
 
 }  // namespace tir

@@ -117,25 +117,22 @@ std::string FactorStage(Schedule& sch, const Stage& s, int64_t lanes, const Defa
   // AVX-512 takes 8 lanes rather than staying scalar.
   while (lanes >= 8 && (*extent % lanes != 0 || *extent < 2 * lanes)) lanes /= 2;
   if (lanes < 2 || *extent < 2 * lanes || *extent % lanes != 0) return "";
-  Schedule before = sch.Copy();
-  try {
+  std::string rf_name;
+  ApplyOrRestore(&sch, [&] {
     // Both parts at least 2 long: a lane loop or a reduction loop of 1 changes
     // the loop nest the later steps (compute_at, vectorize) are recorded on.
     Array<LoopRV> parts = SplitByKnob(sch, along, *extent, lanes, 4 * lanes, {}, opt, 2);
     BlockRV rf = sch.RFactor(parts[1], s.out_ndim);
-    return sch.Get(rf).cast<Block>()->name_hint;
-  } catch (const Error&) {
-    sch = before;
-    return "";
-  }
+    rf_name = sch.Get(rf).cast<Block>()->name_hint;
+  });
+  return rf_name;
 }
 
 // Vectorizes one stage now under the row loop: an rf block's lane loop (and
 // its decomposed init), a spatial stage's loop along the row.
 void VectorizeStage(Schedule& sch, const std::string& name, bool rf, bool spatial, int64_t lanes,
                     const DefaultCPUScheduleOptions& opt) {
-  Schedule before = sch.Copy();
-  try {
+  ApplyOrRestore(&sch, [&] {  // refused: this stage stays scalar
     BlockRV block = sch.GetBlock(name, std::nullopt);
     Array<LoopRV> loops = sch.GetLoops(block);
     LoopRV along = loops[loops.size() - 1];
@@ -154,9 +151,7 @@ void VectorizeStage(Schedule& sch, const std::string& name, bool rf, bool spatia
       if (*extent > lanes) along = SplitByKnob(sch, along, *extent, lanes, 4 * lanes, {lanes, 2 * lanes, 4 * lanes}, opt)[1];
       sch.Vectorize(along);
     }
-  } catch (const Error&) {
-    sch = before;  // this stage stays scalar
-  }
+  });
 }
 
 }  // namespace
@@ -173,8 +168,7 @@ bool ScheduleRowKernel(Schedule* sch_ptr, const DefaultCPUScheduleOptions& opt) 
   Schedule& sch = *sch_ptr;
   std::optional<std::vector<Stage>> stages = MatchRows(sch.FuncOf(sch->func_name));
   if (!stages) return false;
-  Schedule backup = sch.Copy();
-  try {
+  return ApplyOrRestore(sch_ptr, [&] {
     BlockRV out = sch.GetBlock(stages->back().name, std::nullopt);
     Block last = sch.Get(out).cast<Block>();
     int bits = last->writes[0]->buffer->dtype.bits() * last->writes[0]->buffer->dtype.lanes();
@@ -206,11 +200,7 @@ bool ScheduleRowKernel(Schedule* sch_ptr, const DefaultCPUScheduleOptions& opt) 
       for (size_t l = 0; l < rows; ++l) row_loops.push_back(loops[l]);
       sch.Parallel(rows > 1 ? sch.Fuse(row_loops, true) : row_loops[0]);
     }
-  } catch (const Error&) {
-    sch = backup;
-    return false;
-  }
-  return true;
+  });
 }
 
 }  // namespace tir

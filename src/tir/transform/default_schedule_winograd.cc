@@ -78,29 +78,21 @@ void VectorizeInnermost(Schedule& sch, const BlockRV& block) {
 // inverse), scheduled on its own when the consumer's step is refused:
 // [first two loops: fused, parallel] ... [innermost: vectorized].
 void ScheduleAlone(Schedule& sch, const BlockRV& block, const DefaultCPUScheduleOptions& opt) {
-  Schedule before = sch.Copy();
-  try {
+  ApplyOrRestore(&sch, [&] {
     Array<LoopRV> l = sch.GetLoops(block);
     std::vector<int64_t> ext = Extents(sch, l);
     VectorizeInnermost(sch, block);
     if (l.size() > 2 && ext[0] > 0) ParallelOuter(sch, {l[0], l[1]}, Product(ext), opt);
-  } catch (const Error&) {
-    sch = before;
-  }
+  });
 }
 
 // Computes `producer` under `loop` (its innermost loop vectorized); false
 // (schedule unchanged) when refused.
 bool ComputeUnder(Schedule& sch, const BlockRV& producer, const LoopRV& loop) {
-  Schedule before = sch.Copy();
-  try {
+  return ApplyOrRestore(&sch, [&] {
     sch.ComputeAt(producer, loop, true, -1);
     VectorizeInnermost(sch, producer);
-  } catch (const Error&) {
-    sch = before;
-    return false;
-  }
-  return true;
+  });
 }
 
 // Columns transform V[eps, nu, c / cw, t, tx, cw]: [c / cw, t: fused, parallel]
@@ -165,8 +157,7 @@ bool ScheduleWinograd(Schedule* sch_ptr, const BlockRV& block, const DefaultCPUS
       width = *AsConstInt(panel);
     }
   }
-  Schedule backup = sch.Copy();
-  try {
+  const bool applied = ApplyOrRestore(sch_ptr, [&] {
     if (b->iter_vars.size() != want || sch.GetLoops(block).size() != want || (inverse && m == 0)) {
       throw Error("not the Winograd stage's form");
     }
@@ -175,12 +166,9 @@ bool ScheduleWinograd(Schedule* sch_ptr, const BlockRV& block, const DefaultCPUS
     } else {
       ScheduleFinalWrite(sch, block, m, width, producer, opt);
     }
-  } catch (const Error&) {
-    sch = backup;
-    if (producer) ScheduleAlone(sch, *producer, opt);
-    return false;
-  }
-  return true;
+  });
+  if (!applied && producer) ScheduleAlone(sch, *producer, opt);
+  return applied;
 }
 
 // Legalization switch (python/tessera/relax/op/nn/convolution.py): True takes
