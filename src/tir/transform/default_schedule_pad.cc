@@ -21,8 +21,6 @@ namespace {
 constexpr const char* kPadPrefix = "pad_temp";
 constexpr const char* kPackedConvPrefix = "conv2d_nchw_packed";
 
-bool HasPrefix(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
-
 // The ranges [l, W, rest] of the column loop `cols` of `pad` (empty ones left
 // out), or nullopt when its single read is not x[.., w - l] with a constant l
 // and a static width W. With `align` > 1 the cuts move to multiples of it
@@ -90,12 +88,12 @@ namespace {
 // Whether `block` is a 4-D padding stage whose consumers are all packed conv2d blocks.
 bool IsPackedConvPadding(const Schedule& sch, const BlockRV& block) {
   Block b = sch.Get(block).cast<Block>();
-  if (!HasPrefix(b->name_hint, kPadPrefix) || b->iter_vars.size() != 4 || b->init || b->writes.size() != 1) {
+  if (!b->name_hint.starts_with(kPadPrefix) || b->iter_vars.size() != 4 || b->init || b->writes.size() != 1) {
     return false;
   }
   Array<BlockRV> consumers = sch.GetConsumers(block);
   for (const BlockRV& c : consumers) {
-    if (!HasPrefix(sch.Get(c).cast<Block>()->name_hint, kPackedConvPrefix)) return false;
+    if (!sch.Get(c).cast<Block>()->name_hint.starts_with(kPackedConvPrefix)) return false;
   }
   return !consumers.empty() && sch.GetLoops(block).size() == 4;
 }

@@ -26,8 +26,6 @@ constexpr const char* kInverse = "winograd_inverse";
 // The sampled form's largest tiles-per-step factor (column transform, NCHW write).
 constexpr int64_t kMaxTilesPerStep = 4;
 
-bool StartsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
-
 std::vector<int64_t> Extents(const Schedule& sch, const Array<LoopRV>& loops) {
   std::vector<int64_t> out;
   for (const LoopRV& l : loops) out.push_back(LoopExtentOr(sch, l));
@@ -45,7 +43,7 @@ bool Spatial(const Block& b) {
 // The inverse-transform buffer the block reads (the final write's input), if any.
 std::optional<Buffer> InverseRead(const Block& b) {
   for (const BufferRegion& r : b->reads) {
-    if (StartsWith(r->buffer->name, kInverse)) return r->buffer;
+    if (r->buffer->name.starts_with(kInverse)) return r->buffer;
   }
   return std::nullopt;
 }
@@ -64,7 +62,7 @@ int64_t Product(const std::vector<int64_t>& v) {
 // The producer of `block` whose name starts with `prefix`, if any.
 std::optional<BlockRV> ProducerNamed(const Schedule& sch, const BlockRV& block, const char* prefix) {
   for (const BlockRV& p : sch.GetProducers(block)) {
-    if (StartsWith(sch.Get(p).cast<Block>()->name_hint, prefix)) return p;
+    if (sch.Get(p).cast<Block>()->name_hint.starts_with(prefix)) return p;
   }
   return std::nullopt;
 }
@@ -133,7 +131,7 @@ void ScheduleFinalWrite(Schedule& sch, const BlockRV& block, int64_t m, int64_t 
 
 }  // namespace
 
-bool KeepWinogradStage(const std::string& name) { return StartsWith(name, kPrefix) && name != "winograd_output"; }
+bool KeepWinogradStage(const std::string& name) { return name.starts_with(kPrefix) && name != "winograd_output"; }
 
 bool ScheduleWinograd(Schedule* sch_ptr, const BlockRV& block, const DefaultCPUScheduleOptions& opt) {
   Schedule& sch = *sch_ptr;
@@ -142,8 +140,8 @@ bool ScheduleWinograd(Schedule* sch_ptr, const BlockRV& block, const DefaultCPUS
   if (!Spatial(b)) return false;
   // The rows transform and the inverse are claimed here and computed under
   // their consumer's tile loop when this rule takes the consumer (next).
-  if (StartsWith(name, kDataPackRows) || StartsWith(name, kInverse)) return true;
-  const bool data_pack = StartsWith(name, kDataPack);
+  if (name.starts_with(kDataPackRows) || name.starts_with(kInverse)) return true;
+  const bool data_pack = name.starts_with(kDataPack);
   std::optional<Buffer> inverse = data_pack ? std::nullopt : InverseRead(b);
   if (!data_pack && !inverse) return false;
   std::optional<BlockRV> producer = ProducerNamed(sch, block, data_pack ? kDataPackRows : kInverse);
