@@ -264,6 +264,17 @@ class Scheduler {
     TryStep([&] { sch_.Parallel(fused); });
   }
 
+  // Parallelizes the nest's leading spatial loops (those before any reduction loop).
+  void ParallelizeLeadingSpatial(const Nest& nest) {
+    std::vector<LoopRV> outer;
+    std::vector<PrimExpr> extents;
+    for (size_t i = 0; i < nest.kinds.size() && nest.kinds[i] == kDataPar; ++i) {
+      outer.push_back(nest.loops[i]);
+      extents.push_back(nest.extents[i]);
+    }
+    Parallelize(outer, extents, Work(nest));
+  }
+
   // Elementwise / injective: [fused outer loops: parallel] ... [inner: vectorized].
   void ScheduleSpatial(const BlockRV& block, const Nest& nest) {
     Block b = sch_.Get(block).cast<Block>();
@@ -306,14 +317,7 @@ class Scheduler {
     bool vectorize = lanes > 1 && inner >= 4 && Contiguous(block, nest.iter_vars[sl], true);
     if (!vectorize && VectorizeReductionLoop(block, nest, s, r, lanes)) return;
     if (!vectorize) {
-      // Leading spatial loops (before any reduction loop) run in parallel.
-      std::vector<LoopRV> outer;
-      std::vector<PrimExpr> extents;
-      for (size_t i = 0; i < nest.kinds.size() && nest.kinds[i] == kDataPar; ++i) {
-        outer.push_back(nest.loops[i]);
-        extents.push_back(nest.extents[i]);
-      }
-      Parallelize(outer, extents, Work(nest));
+      ParallelizeLeadingSpatial(nest);
       return;
     }
     Schedule backup = sch_.Copy();
@@ -374,13 +378,7 @@ class Scheduler {
       // The tiled nest without its vector loop is no better than the
       // original: go back to it and only parallelize.
       sch_ = backup;
-      std::vector<LoopRV> lead;
-      std::vector<PrimExpr> lead_ext;
-      for (size_t i = 0; i < nest.kinds.size() && nest.kinds[i] == kDataPar; ++i) {
-        lead.push_back(nest.loops[i]);
-        lead_ext.push_back(nest.extents[i]);
-      }
-      Parallelize(lead, lead_ext, Work(nest));
+      ParallelizeLeadingSpatial(nest);
       return;
     }
     if (row_i) TryStep([&] { sch_.Unroll(*row_i); });

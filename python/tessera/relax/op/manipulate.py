@@ -123,22 +123,17 @@ def _legalize_permute_dims(bb, call):
                       primfunc_name_hint="transpose")
 
 
-@register_legalize("relax.reshape")
-def _legalize_reshape(bb, call):
-    from ... import topi  # pylint: disable=import-outside-toplevel
-    return bb.call_te(topi.reshape, call.args[0], _out_shape(call), primfunc_name_hint="reshape")
+def _legalize_as_reshape(name_hint):
+    """The legalizer of an op that only reshapes its input into the call's inferred shape."""
+    def legalize(bb, call):
+        from ... import topi  # pylint: disable=import-outside-toplevel
+        return bb.call_te(topi.reshape, call.args[0], _out_shape(call), primfunc_name_hint=name_hint)
+    return legalize
 
 
-@register_legalize("relax.flatten")
-def _legalize_flatten(bb, call):
-    from ... import topi  # pylint: disable=import-outside-toplevel
-    return bb.call_te(topi.reshape, call.args[0], _out_shape(call), primfunc_name_hint="reshape")
-
-
-@register_legalize("relax.expand_dims")
-def _legalize_expand_dims(bb, call):
-    from ... import topi  # pylint: disable=import-outside-toplevel
-    return bb.call_te(topi.reshape, call.args[0], _out_shape(call), primfunc_name_hint="expand_dims")
+register_legalize("relax.reshape")(_legalize_as_reshape("reshape"))
+register_legalize("relax.flatten")(_legalize_as_reshape("reshape"))
+register_legalize("relax.expand_dims")(_legalize_as_reshape("expand_dims"))
 
 
 @register_legalize("relax.squeeze")
