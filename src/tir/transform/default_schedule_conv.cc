@@ -79,12 +79,7 @@ bool ScheduleConv2dPacked(Schedule* sch_ptr, const BlockRV& block, const Default
   if (b->iter_vars.size() != 8 || !b->init) return refuse();
   Array<LoopRV> loops = sch.GetLoops(block);
   if (loops.size() != 8) return refuse();
-  std::vector<int64_t> extent;
-  for (const LoopRV& l : loops) {
-    For f = sch.Get(l).cast<For>();
-    const int64_t* c = AsConstInt(f->extent);
-    extent.push_back(c != nullptr ? *c : -1);
-  }
+  std::vector<int64_t> extent = LoopExtents(sch, loops);
   // n may be symbolic; the others are static by construction.
   for (size_t i = 1; i < 8; ++i) {
     if (extent[i] < 1) return refuse();

@@ -75,11 +75,7 @@ bool ScheduleConv2d1x1(Schedule* sch_ptr, const BlockRV& block, const DefaultCPU
   }
   Array<LoopRV> loops = sch.GetLoops(block);
   if (loops.size() != 5) return false;
-  std::vector<int64_t> extent;
-  for (const LoopRV& l : loops) {
-    const int64_t* c = AsConstInt(sch.Get(l).cast<For>()->extent);
-    extent.push_back(c != nullptr ? *c : -1);
-  }
+  std::vector<int64_t> extent = LoopExtents(sch, loops);
   for (size_t i = 1; i < 5; ++i) {
     if (extent[i] < 1) return false;  // n may be symbolic; the others are static by construction
   }

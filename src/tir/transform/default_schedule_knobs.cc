@@ -12,6 +12,12 @@ int64_t LoopExtentOr(const Schedule& sch, const LoopRV& loop) {
   return c != nullptr ? *c : -1;
 }
 
+std::vector<int64_t> LoopExtents(const Schedule& sch, const Array<LoopRV>& loops) {
+  std::vector<int64_t> out;
+  for (const LoopRV& l : loops) out.push_back(LoopExtentOr(sch, l));
+  return out;
+}
+
 namespace {
 
 // SampleCategorical over `cands` (uniform) deciding `inner`, and the split by it.

@@ -36,5 +36,8 @@ std::vector<int64_t> ValidSplitFactors(int64_t extent, int64_t inner, int64_t ma
 // The constant extent of `loop`, or -1.
 int64_t LoopExtentOr(const Schedule& sch, const LoopRV& loop);
 
+// LoopExtentOr of each of `loops`, in order.
+std::vector<int64_t> LoopExtents(const Schedule& sch, const Array<LoopRV>& loops);
+
 }  // namespace tir
 }  // namespace tessera

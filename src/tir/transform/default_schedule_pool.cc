@@ -126,11 +126,7 @@ bool SchedulePool2d(Schedule* sch_ptr, const BlockRV& block, const DefaultCPUSch
   if ((!pool && !depthwise) || b->iter_vars.size() != nloops || !b->init) return false;
   Array<LoopRV> loops = sch.GetLoops(block);
   if (loops.size() != nloops) return false;
-  std::vector<int64_t> extent;
-  for (const LoopRV& l : loops) {
-    const int64_t* c = AsConstInt(sch.Get(l).cast<For>()->extent);
-    extent.push_back(c != nullptr ? *c : -1);
-  }
+  std::vector<int64_t> extent = LoopExtents(sch, loops);
   for (size_t i = 1; i < nloops; ++i) {
     if (extent[i] < 1) return false;
   }

@@ -26,12 +26,6 @@ constexpr const char* kInverse = "winograd_inverse";
 // The sampled form's largest tiles-per-step factor (column transform, NCHW write).
 constexpr int64_t kMaxTilesPerStep = 4;
 
-std::vector<int64_t> Extents(const Schedule& sch, const Array<LoopRV>& loops) {
-  std::vector<int64_t> out;
-  for (const LoopRV& l : loops) out.push_back(LoopExtentOr(sch, l));
-  return out;
-}
-
 bool Spatial(const Block& b) {
   if (b->init || b->writes.size() != 1) return false;
   for (const IterVar& iv : b->iter_vars) {
@@ -78,7 +72,7 @@ void VectorizeInnermost(Schedule& sch, const BlockRV& block) {
 void ScheduleAlone(Schedule& sch, const BlockRV& block, const DefaultCPUScheduleOptions& opt) {
   ApplyOrRestore(&sch, [&] {
     Array<LoopRV> l = sch.GetLoops(block);
-    std::vector<int64_t> ext = Extents(sch, l);
+    std::vector<int64_t> ext = LoopExtents(sch, l);
     VectorizeInnermost(sch, block);
     if (l.size() > 2 && ext[0] > 0) ParallelOuter(sch, {l[0], l[1]}, Product(ext), opt);
   });
@@ -99,7 +93,7 @@ bool ComputeUnder(Schedule& sch, const BlockRV& producer, const LoopRV& loop) {
 void ScheduleDataPack(Schedule& sch, const BlockRV& block, const std::optional<BlockRV>& rows,
                       const DefaultCPUScheduleOptions& opt) {
   Array<LoopRV> l = sch.GetLoops(block);  // eps, nu, cb, t, tx, ci
-  std::vector<int64_t> ext = Extents(sch, l);
+  std::vector<int64_t> ext = LoopExtents(sch, l);
   // Tiles per step (a knob of the sampled form; one by default, a unit loop).
   Array<LoopRV> txs = SplitByKnob(sch, l[4], ext[4], 1, kMaxTilesPerStep, {}, opt);
   sch.Reorder({l[2], l[3], txs[0], txs[1], l[0], l[1], l[5]});
@@ -115,7 +109,7 @@ void ScheduleDataPack(Schedule& sch, const BlockRV& block, const std::optional<B
 void ScheduleFinalWrite(Schedule& sch, const BlockRV& block, int64_t m, int64_t width,
                         const std::optional<BlockRV>& inverse, const DefaultCPUScheduleOptions& opt) {
   Array<LoopRV> l = sch.GetLoops(block);  // n, k, y, x
-  std::vector<int64_t> ext = Extents(sch, l);
+  std::vector<int64_t> ext = LoopExtents(sch, l);
   Array<LoopRV> ks = sch.Split(l[1], Array<Any>({Any(), Any(width)}), true);
   Array<LoopRV> ys = sch.Split(l[2], Array<Any>({Any(), Any(m)}), true);
   Array<LoopRV> xs = sch.Split(l[3], Array<Any>({Any(), Any(m)}), true);
