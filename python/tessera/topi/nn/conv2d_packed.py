@@ -8,6 +8,7 @@ and writes NCHW back (block "conv2d_nchw_unpack"). Grouped: each block reads
 the input channels of the groups it covers (``conv2d_group_block``: one group's
 channels, or several narrow groups with zero weights off the block diagonal)."""
 from ... import te, tir
+from ...error import TVMValueError
 from .conv2d import _pair, get_pad_tuple
 from .pad import pad
 
@@ -45,12 +46,28 @@ def _group_span(in_per_group, out_per_group, block):
     return in_per_group * max(1, block // out_per_group)
 
 
+def _check_groups(name, groups, out_channels, block, in_channels=None):
+    """ValueError naming ``name`` unless ``groups`` divides the channels and each
+    block of ``block`` output channels holds whole groups or lies in one group."""
+    if not isinstance(groups, int) or isinstance(groups, bool) or groups < 1 or out_channels % groups or \
+            (in_channels is not None and in_channels % groups):
+        chans = f"the {in_channels} input and {out_channels} output" if in_channels is not None else \
+            f"the {out_channels} output"
+        raise TVMValueError(f"{name}: groups={groups!r} must divide {chans} channels")
+    opg = out_channels // groups
+    if block < 1 or out_channels % block or (opg % block and block % opg):
+        raise TVMValueError(f"{name}: block={block} must divide the {out_channels} output channels and "
+                            f"either divide or be a multiple of the {opg} output channels per group "
+                            f"(groups={groups})")
+
+
 def conv2d_pack_weight(Filter, block, groups=1):
     """OIHW (I = input channels per group) -> (O/block, span, H, W, block); with
     groups whose output channels are fewer than ``block``, the span covers the
     block's groups and the weight is zero where an output channel's group does
     not read the input channel."""
     k, c, kh, kw = [int(d) for d in Filter.shape]
+    _check_groups("topi.nn.conv2d_pack_weight", groups, k, block)
     opg = k // groups
     if opg % block == 0:
         return te.compute((k // block, c, kh, kw, block),
@@ -67,6 +84,7 @@ def conv2d_pack_weight_numpy(w, block, groups=1):
     """conv2d_pack_weight for a constant (NumPy OIHW array)."""
     import numpy as np  # pylint: disable=import-outside-toplevel
     k, c, kh, kw = w.shape
+    _check_groups("topi.nn.conv2d_pack_weight_numpy", groups, k, block)
     opg = k // groups
     if opg % block == 0:
         return np.ascontiguousarray(w.reshape(k // block, block, c, kh, kw).transpose(0, 2, 3, 4, 1))
@@ -79,6 +97,17 @@ def conv2d_pack_weight_numpy(w, block, groups=1):
 
 def conv2d_nchw_packed(Input, Packed, stride, padding, dilation, out_dtype=None, groups=1):
     """NCHW convolution with the packed weight of conv2d_pack_weight (same groups)."""
+    name = "topi.nn.conv2d_nchw_packed"
+    for what, t, rank in (("Input", Input, 4), ("Packed", Packed, 5)):
+        if not isinstance(t, te.Tensor) or len(t.shape) != rank:
+            raise TVMValueError(f"{name}: {what} must be a {rank}-D te.Tensor")
+    ko, span, _, _, block = [int(d) for d in Packed.shape]
+    channels = int(Input.shape[1])
+    _check_groups(name, groups, ko * block, block, channels)
+    want = _group_span(channels // groups, ko * block // groups, block)
+    if span != want:
+        raise TVMValueError(f"{name}: Packed {Packed.name} reads {span} input channels per block, expected {want} "
+                            f"({channels} channels, groups={groups}, block {block})")
     sh, sw = _pair("conv2d_nchw_packed", "stride", stride)
     dh, dw = _pair("conv2d_nchw_packed", "dilation", dilation)
     pt, pl, pb, pr = get_pad_tuple("conv2d_nchw_packed", padding)
