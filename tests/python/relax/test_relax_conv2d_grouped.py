@@ -106,6 +106,13 @@ def test_legalization_choice():
     assert "conv2d_nchw_packed" in _conv_blocks(_module(x.shape, w, 32)[0])
     x, w = _data(1, 64, 64, 2, 3, 8)
     assert "conv2d_nchw_packed" not in _conv_blocks(_module(x.shape, w, 32)[0])
+    # Narrow groups over rows of whole 16-lane vectors at stride 1 stay generic (faster there).
+    x, w = _data(1, 128, 128, 4, 3, 32)
+    assert "conv2d_nchw_packed" not in _conv_blocks(_module(x.shape, w, 32)[0])
+    assert "conv2d_nchw_packed" in _conv_blocks(_module(x.shape, w, 32, stride=2)[0])
+    assert "conv2d_nchw_packed" in _conv_blocks(_module(x.shape, w, 32, padding=0)[0])  # 30 wide
+    x, w = _data(1, 128, 128, 8, 3, 32)
+    assert "conv2d_nchw_packed" in _conv_blocks(_module(x.shape, w, 16)[0])  # wide groups: packed
     x, w = _data(1, 64, 64, 1, 3, 8)
     assert "conv2d_nchw_packed" not in _conv_blocks(_module(x.shape, w, 64)[0])
     x, w = _data(1, 64, 32, 4, 3, 8)

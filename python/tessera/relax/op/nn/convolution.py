@@ -187,10 +187,10 @@ def _packed_block(call, a):
     k, groups = int(call.args[1].struct_info.shape[0]), a["groups"]
     if groups == 1:
         return topi.nn.conv2d_channel_block(k)
-    return _grouped_block(call, k, groups)
+    return _grouped_block(call, a, k, groups)
 
 
-def _grouped_block(call, k, groups):
+def _grouped_block(call, a, k, groups):
     """The packed kernel's block for a grouped (not depthwise) conv2d, or None
     (topi.nn.conv2d_group_block); PassContext config "relax.conv2d_grouped_packed"
     False keeps it on the generic kernel (topi.nn.group_conv2d_nchw). Shapes the
@@ -202,7 +202,26 @@ def _grouped_block(call, k, groups):
     if not PassContext.current().config.get("relax.conv2d_grouped_packed", True) or \
             c % groups or k % groups or cpg != c // groups or groups == c:
         return None
-    return topi.nn.conv2d_group_block(k, groups)
+    block = topi.nn.conv2d_group_block(k, groups)
+    if block is not None and block > k // groups and _generic_rows_whole(call, a):
+        return None  # narrow groups over rows of whole vectors: the generic kernel is faster
+    return block
+
+
+# Narrow groups (two or more per packed block, computing the zeros off the diagonal) at
+# stride 1 over output rows of whole 16-lane vectors, at least two of them, measured
+# faster on the generic kernel (vectorized along the row, no tail: 67-77 GFLOP/s against
+# the packed kernel's 37-42 at widths 32-112; docs/performance.md, "Grouped conv2d").
+_GENERIC_ROW_VECTOR = 16
+
+
+def _generic_rows_whole(call, a):
+    kw = int(call.args[1].struct_info.shape[3])
+    w = int(call.args[0].struct_info.shape[3])
+    _, left, _, right = [int(p) for p in expand_padding(a["padding"])]
+    sh, sw = [int(s) for s in expand_pair(a["strides"])]
+    ow = w + left + right - (kw - 1) * int(expand_pair(a["dilation"])[1])
+    return (sh, sw) == (1, 1) and ow % _GENERIC_ROW_VECTOR == 0 and ow >= 2 * _GENERIC_ROW_VECTOR
 
 
 # Below this many output pixels (14 x 14, 7 x 7) the packed kernel measured as
