@@ -147,3 +147,16 @@ def test_weight_parameter_and_switch_off(groups, cpg):
     x, w = _data(2, groups * cpg, groups * cpg, cpg, 3, 9)
     _run(x, w, groups, const_weight=False)
     _run(x, w, groups, config={"relax.conv2d_grouped_packed": False})
+
+
+def test_symbolic_batch():
+    # The batch may stay symbolic (as in a dynamic-batch ONNX import): one build, two batches.
+    _, w = _data(1, 32, 32, 4, 3, 9)
+    mod, b = _module((tir.Var("n", "int64"), 32, 9, 9), w, 8)
+    assert "conv2d_nchw_packed" in _conv_blocks(mod)
+    vm = relax.VirtualMachine(relax.build(mod, target=TARGET), tvm.cpu())
+    for n in (1, 3):
+        x, _ = _data(n, 32, 32, 4, 3, 9, seed=n)
+        want = torch.relu(torch.nn.functional.conv2d(torch.from_numpy(x), torch.from_numpy(w), torch.from_numpy(b),
+                                                     padding=1, groups=8)).numpy()
+        np.testing.assert_allclose(vm["main"](tvm.nd.array(x)).numpy(), want, rtol=1e-5, atol=1e-5)
