@@ -13,7 +13,7 @@ from tessera.meta_schedule.default_candidate import sampled_default_schedule
 from tessera.meta_schedule.tune_context import normalize_mod
 from tessera.tir.schedule import Trace
 
-from .test_meta_schedule_row_knobs import _valid
+from .test_meta_schedule_row_knobs import check_against, resample_and_mutate
 from .test_meta_schedule_sampled_default import _relax
 
 TARGETS = ["llvm --num-cores=1", "llvm -mcpu=haswell --num-cores=2"]
@@ -49,13 +49,7 @@ def _numpy(x, packed, bias, groups, stride):
 
 
 def _check(mod, sch, groups, stride):
-    rng = np.random.default_rng(0)
-    f = mod["main"]
-    shapes = [[int(s) for s in f.buffer_map[p].shape] for p in f.params]
-    ins = [rng.standard_normal(s).astype("float32") for s in shapes[:-1]]
-    out = tvm.nd.empty(shapes[-1], "float32")
-    tvm.build(sch.mod, target="llvm")["main"](*[tvm.nd.array(a) for a in ins], out)
-    np.testing.assert_allclose(out.numpy(), _numpy(*ins, groups, stride), rtol=1e-4, atol=1e-4)
+    check_against(mod, sch, lambda *ins: _numpy(*ins, groups, stride))
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -77,19 +71,8 @@ def test_space_samples_resamples_and_mutations_are_valid(c, groups, stride, targ
             bad.append((f"sample {seed}", sg.last_rejection))
         elif seed < 2:
             _check(mod, sch, groups, stride)
-    for seed in range(12):  # the default's decisions re-sampled
-        got = _valid(ctx, mod, Trace(list(trace.insts), {}), seed=seed + 1)
-        if isinstance(got, str):
-            bad.append((f"resample {seed}", got))
-        elif seed < 2:
-            _check(mod, got, groups, stride)
-    for m in ms.mutator.Mutator.create("llvm"):  # the evolutionary search's moves
-        m._initialize_with_tune_context(ctx)
-        for seed in range(8):
-            out = m.apply(trace, seed)
-            got = None if out is None else _valid(ctx, mod, out)
-            if isinstance(got, str):
-                bad.append((f"{type(m).__name__} {seed}", got))
+    # The default's decisions re-sampled and the evolutionary search's moves.
+    bad += resample_and_mutate(ctx, mod, trace, lambda sch: _check(mod, sch, groups, stride), 12, 8)
     assert not bad, f"{len(bad)} rejected, e.g. {bad[:3]}"
 
 
