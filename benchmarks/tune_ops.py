@@ -10,7 +10,7 @@ dense + bias + gelu, attention's softmax: see OPS) tuned with tune_tir for --tri
 the latencies and the ratios default / tuned, PyTorch / tuned, NumPy / tuned, and the
 load average (the machine may be shared).
 
-  python benchmarks/tune_ops.py [--ops conv3x3_64,softmax|all] [--trials 64] [--work-dir DIR] [--clock cpu]
+  python benchmarks/tune_ops.py [--ops conv3x3_64,softmax|grouped|all] [--trials 64] [--work-dir DIR] [--clock cpu]
 
 The tuning log's last line per operator states its rejected samples of the space.
 
@@ -196,7 +196,14 @@ OPS = {
     "dense_gelu": (dense_gelu_module, _dense_gelu_peers, "matmul"),         # BERT FFN in
     "attn_softmax": (lambda relax: softmax_module(relax, (12, 128, 128)),
                      lambda np, torch, rng: _softmax_peers(np, torch, rng, (12, 128, 128)), "softmax"),
+    # Grouped 3x3 convs (the packed kernel per group): ResNeXt-50 32x4d's first and second
+    # stages (groups of 4 and 8 channels) and two wide groups.
+    "gconv3x3_g32_56": _conv_row(128, 128, 56, 3, groups=32),
+    "gconv3x3_g32_28": _conv_row(256, 256, 28, 3, groups=32),
+    "gconv3x3_g2": _conv_row(64, 64, 56, 3, groups=2),
 }
+# --ops names standing for several rows.
+OP_GROUPS = {"grouped": [n for n in OPS if n.startswith("gconv")]}
 
 
 def task_of(tvm, ms, relax, name):
@@ -224,7 +231,8 @@ def main():
     target = tvm.target.Target(TARGET)
     dev = tvm.cpu(0)
     rows = []
-    for name in (list(OPS) if args.ops == "all" else args.ops.split(",")):
+    names = list(OPS) if args.ops == "all" else [n for op in args.ops.split(",") for n in OP_GROUPS.get(op, [op])]
+    for name in names:
         mod = normalize_mod(task_of(tvm, ms, relax, name))
         t0 = time.time()
         db = ms.tune_tir(mod, TARGET, os.path.join(work, name), args.trials, num_trials_per_iter=args.per_iter,

@@ -141,6 +141,9 @@ TESSERA_REGISTER_PASS_CONFIG_OPTION(kConvVectorEpilogueOption, bool);
 // Legalization switch (python/tessera/relax/op/nn/convolution.py): False
 // keeps relax.nn.conv2d on the plain NCHW kernel.
 TESSERA_REGISTER_PASS_CONFIG_OPTION("relax.conv2d_packed", bool);
+// False keeps grouped (not depthwise) conv2d on the generic kernel
+// (topi.nn.group_conv2d_nchw) instead of the packed one per group.
+TESSERA_REGISTER_PASS_CONFIG_OPTION("relax.conv2d_grouped_packed", bool);
 // False keeps 1x1 stride-1 convolutions on the packed kernel instead of the
 // NCHW GEMM (topi.nn.conv2d_nchw_1x1, default_schedule_conv1x1.cc).
 TESSERA_REGISTER_PASS_CONFIG_OPTION("relax.conv2d_1x1_gemm", bool);

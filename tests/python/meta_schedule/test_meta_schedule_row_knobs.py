@@ -52,14 +52,20 @@ def _task(name, target):
     return normalize_mod(tasks[0].dispatched[0])
 
 
-def _check(name, mod, sch):
+def check_against(mod, sch, oracle):
+    """Builds ``sch`` (a schedule of ``mod``), runs it on random inputs and compares its
+    output with ``oracle(*inputs)``."""
     rng = np.random.default_rng(0)
     f = mod["main"]
     shapes = [[int(s) for s in f.buffer_map[p].shape] for p in f.params]
     ins = [rng.standard_normal(s).astype("float32") for s in shapes[:-1]]
     out = tvm.nd.empty(shapes[-1], "float32")
     tvm.build(sch.mod, target="llvm")["main"](*[tvm.nd.array(a) for a in ins], out)
-    np.testing.assert_allclose(out.numpy(), ROWS[name][1](*ins), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(out.numpy(), oracle(*ins), rtol=1e-4, atol=1e-4)
+
+
+def _check(name, mod, sch):
+    check_against(mod, sch, ROWS[name][1])
 
 
 def _valid(ctx, mod, trace, seed=0):
@@ -72,6 +78,28 @@ def _valid(ctx, mod, trace, seed=0):
     if not ctx.space_generator.apply_postprocs(sch):
         return f"postprocessor: {ctx.space_generator.last_rejection}"
     return sch
+
+
+def resample_and_mutate(ctx, mod, trace, check, resamples, mutations):
+    """The (what, reason) of each invalid neighbour of ``trace``: every decision re-sampled
+    ``resamples`` times (PostOrderApply's and ReplayTrace's samples; the first two valid
+    ones passed to ``check``) and each mutator's moves for ``mutations`` seeds (the
+    evolutionary search's)."""
+    bad = []
+    for seed in range(resamples):
+        got = _valid(ctx, mod, Trace(list(trace.insts), {}), seed=seed + 1)
+        if isinstance(got, str):
+            bad.append((f"resample {seed}", got))
+        elif seed < 2:
+            check(got)
+    for m in ms.mutator.Mutator.create("llvm"):
+        m._initialize_with_tune_context(ctx)
+        for seed in range(mutations):
+            out = m.apply(trace, seed)
+            got = None if out is None else _valid(ctx, mod, out)
+            if isinstance(got, str):
+                bad.append((f"{type(m).__name__} {seed}", got))
+    return bad
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -96,21 +124,7 @@ def test_every_knob_value_resample_and_mutation_is_valid(name, target):
             elif checked < 3:
                 _check(name, mod, got)
                 checked += 1
-    # Every decision re-sampled (PostOrderApply's and ReplayTrace's samples).
-    for seed in range(24):
-        got = _valid(ctx, mod, Trace(list(trace.insts), {}), seed=seed + 1)
-        if isinstance(got, str):
-            bad.append((f"resample {seed}", got))
-        elif seed < 2:
-            _check(name, mod, got)
-    # The evolutionary search's mutations.
-    for m in ms.mutator.Mutator.create("llvm"):
-        m._initialize_with_tune_context(ctx)
-        for seed in range(12):
-            out = m.apply(trace, seed)
-            got = None if out is None else _valid(ctx, mod, out)
-            if isinstance(got, str):
-                bad.append((f"{type(m).__name__} {seed}", got))
+    bad += resample_and_mutate(ctx, mod, trace, lambda sch: _check(name, mod, sch), 24, 12)
     assert not bad, f"{name} on {target}: {len(bad)} invalid choices, e.g. {bad[:3]}"
 
 

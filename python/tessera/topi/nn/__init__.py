@@ -10,7 +10,8 @@ from .batch_matmul import batch_matmul
 from .layer_norm import layer_norm, flatten
 from .pad import pad
 from .conv2d import conv2d, conv2d_nchw, group_conv2d_nchw
-from .conv2d_packed import conv2d_channel_block, conv2d_pack_weight, conv2d_nchw_packed
+from .conv2d_packed import conv2d_channel_block, conv2d_group_block, conv2d_pack_weight, conv2d_pack_weight_numpy, \
+    conv2d_nchw_packed
 from .conv2d_1x1 import conv2d_nchw_1x1
 from .conv2d_winograd import conv2d_nchw_winograd, conv2d_winograd_weight_transform, winograd_transform_constants
 from .conv1d import conv1d_ncw, group_conv1d_ncw

@@ -160,10 +160,10 @@ def _legalize_conv2d_transpose(bb, call):
                       dilation=expand_pair(a["dilation"]), primfunc_name_hint="conv2d_transpose")
 
 
-def _blockable(call, a):
+def _blockable(call, a, grouped=False):
     """Whether a conv2d may take a default CPU kernel of its own (packed or 1x1
-    GEMM): groups 1, float32, static shapes."""
-    if a["groups"] != 1:
+    GEMM): groups 1 (or any with ``grouped``), float32, static shapes."""
+    if a["groups"] != 1 and not grouped:
         return False
     sinfos = [arg.struct_info for arg in call.args]
     if any(getattr(s, "dtype", None) != "float32" or getattr(s, "shape", None) is None for s in sinfos):
@@ -182,9 +182,46 @@ def _packed_block(call, a):
     NCHW conv; PassContext config "relax.conv2d_packed" forces it either way: vm_build.cpu_layout_allowed)."""
     from .... import topi  # pylint: disable=import-outside-toplevel
     from ...vm_build import cpu_layout_allowed  # pylint: disable=import-outside-toplevel
-    if not cpu_layout_allowed("relax.conv2d_packed", outside_build=True) or not _blockable(call, a):
+    if not cpu_layout_allowed("relax.conv2d_packed", outside_build=True) or not _blockable(call, a, grouped=True):
         return None
-    return topi.nn.conv2d_channel_block(int(call.args[1].struct_info.shape[0]))
+    k, groups = int(call.args[1].struct_info.shape[0]), a["groups"]
+    if groups == 1:
+        return topi.nn.conv2d_channel_block(k)
+    return _grouped_block(call, a, k, groups)
+
+
+def _grouped_block(call, a, k, groups):
+    """The packed kernel's block for a grouped (not depthwise) conv2d, or None
+    (topi.nn.conv2d_group_block); PassContext config "relax.conv2d_grouped_packed"
+    False keeps it on the generic kernel (topi.nn.group_conv2d_nchw). Shapes the
+    op checks (channels not divisible by groups) stay for the generic kernel's errors."""
+    from .... import topi  # pylint: disable=import-outside-toplevel
+    from ....ir.transform import PassContext  # pylint: disable=import-outside-toplevel
+    c = int(call.args[0].struct_info.shape[1])
+    cpg = int(call.args[1].struct_info.shape[1])
+    if not PassContext.current().config.get("relax.conv2d_grouped_packed", True) or \
+            c % groups or k % groups or cpg != c // groups or groups == c:
+        return None
+    block = topi.nn.conv2d_group_block(k, groups)
+    if block is not None and block > k // groups and _generic_rows_whole(call, a):
+        return None  # narrow groups over rows of whole vectors: the generic kernel is faster
+    return block
+
+
+# Narrow groups (two or more per packed block, computing the zeros off the diagonal) at
+# stride 1 over output rows of whole 16-lane vectors, at least two of them, measured
+# faster on the generic kernel (vectorized along the row, no tail: 67-77 GFLOP/s against
+# the packed kernel's 37-42 at widths 32-112; docs/performance.md, "Grouped conv2d").
+_GENERIC_ROW_VECTOR = 16
+
+
+def _generic_rows_whole(call, a):
+    kw = int(call.args[1].struct_info.shape[3])
+    w = int(call.args[0].struct_info.shape[3])
+    _, left, _, right = [int(p) for p in expand_padding(a["padding"])]
+    sh, sw = [int(s) for s in expand_pair(a["strides"])]
+    ow = w + left + right - (kw - 1) * int(expand_pair(a["dilation"])[1])
+    return (sh, sw) == (1, 1) and ow % _GENERIC_ROW_VECTOR == 0 and ow >= 2 * _GENERIC_ROW_VECTOR
 
 
 # Below this many output pixels (14 x 14, 7 x 7) the packed kernel measured as
@@ -214,17 +251,16 @@ def _is_gemm_1x1(call, a):
         [int(s) for s in expand_pair(a["strides"])] == [1, 1] and all(int(p) == 0 for p in expand_padding(a["padding"]))
 
 
-def _packed_weight(bb, weight, block):
+def _packed_weight(bb, weight, block, groups):
     """The weight packed by blocks of output channels (OIHW -> O/b I H W b): a
     constant is packed here with NumPy (no kernel to compile per conv shape),
     any other weight by its own kernel (topi.nn.conv2d_pack_weight)."""
     from .... import relax, topi  # pylint: disable=import-outside-toplevel
     if isinstance(weight, relax.Constant):
         w = weight.data.numpy()
-        k, c, kh, kw = w.shape
-        packed = w.reshape(k // block, block, c, kh, kw).transpose(0, 2, 3, 4, 1)
-        return relax.const(packed, str(w.dtype))  # const copies into a contiguous array
-    return bb.emit(bb.call_te(topi.nn.conv2d_pack_weight, weight, block, primfunc_name_hint="conv2d_weight_pack"))
+        return relax.const(topi.nn.conv2d_pack_weight_numpy(w, block, groups), str(w.dtype))
+    return bb.emit(bb.call_te(topi.nn.conv2d_pack_weight, weight, block, groups,
+                              primfunc_name_hint="conv2d_weight_pack"))
 
 
 # Where Winograd measured slower than the packed kernel (benchmarks/winograd_layers.py,
@@ -315,10 +351,10 @@ def _legalize_conv2d(bb, call):
                           primfunc_name_hint="conv2d")
     packed = _packed_block(call, a)
     if packed:
-        weight = _packed_weight(bb, call.args[1], packed)
+        weight = _packed_weight(bb, call.args[1], packed, a["groups"])
         return bb.call_te(topi.nn.conv2d_nchw_packed, call.args[0], weight, expand_pair(a["strides"]),
                           expand_padding(a["padding"]), expand_pair(a["dilation"]), out_dtype=out_dtype,
-                          primfunc_name_hint="conv2d")
+                          groups=a["groups"], primfunc_name_hint="conv2d")
     return bb.call_te(topi.nn.group_conv2d_nchw, call.args[0], call.args[1], expand_pair(a["strides"]),
                       expand_padding(a["padding"]), expand_pair(a["dilation"]), a["groups"],
                       out_dtype=out_dtype, primfunc_name_hint="conv2d")
