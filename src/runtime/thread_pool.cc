@@ -2,6 +2,7 @@
 #include "runtime/thread_pool.h"
 
 #include <sched.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <atomic>
@@ -116,11 +117,27 @@ struct alignas(64) Range {
 
 // Polls `ready` with pauses; gives up `short_us` after `idle` first holds
 // (re-armed while it does not), after kLongPollMicros in all, or when the
-// poller sees it was descheduled (then `backoff` keeps later polls short).
+// poller sees it was descheduled (then `backoff` keeps later polls short, as
+// it does when the thread was switched out involuntarily since its last poll).
 // Returns whether `ready` became true.
+// Whether this thread was switched out involuntarily (another process took
+// its core) since its last call: the machine is busy.
+bool PreemptedSinceLastCall() {
+  thread_local long last = -1;
+  struct rusage use;
+  if (getrusage(RUSAGE_THREAD, &use) != 0) return false;
+  const bool preempted = last >= 0 && use.ru_nivcsw != last;
+  last = use.ru_nivcsw;
+  return preempted;
+}
+
 template <typename Ready, typename Idle>
 bool Poll(Ready ready, Idle idle, int64_t short_us, std::atomic<int>* backoff) {
   using clock = std::chrono::steady_clock;
+  if (long_poll.load(std::memory_order_relaxed) && PreemptedSinceLastCall()) {
+    backoff->store(kBackoffLoops, std::memory_order_relaxed);
+    stats.preempted_polls.fetch_add(1, std::memory_order_relaxed);
+  }
   const bool allow_long = long_poll.load(std::memory_order_relaxed) && backoff->load(std::memory_order_relaxed) <= 0;
   if (!allow_long && backoff->load(std::memory_order_relaxed) > 0) backoff->fetch_sub(1, std::memory_order_relaxed);
   const auto start = clock::now();

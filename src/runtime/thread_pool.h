@@ -32,7 +32,8 @@ bool SetParallelAffinity(bool on);
 // caller still runs this one (its last chunk), and the caller polls while a
 // worker still runs one, each up to 2 ms and then TESSERA_SPIN_US (20 us)
 // more, so the next kernel finds the worker awake instead of paying a
-// wake-up. A poller that finds it was descheduled (a busy machine) keeps its
+// wake-up. A poller that finds it was descheduled, or was switched out
+// involuntarily since its last poll (getrusage: a busy machine), keeps the
 // polls short for the next 256 loops. Off: only the 20 us polls.
 bool ParallelLongPoll();
 bool SetParallelLongPoll(bool on);
@@ -40,7 +41,7 @@ bool SetParallelLongPoll(bool on);
 // Counters of the pool since the last reset (runtime.ParallelPoolStats):
 // parallel loops run on more than one thread, workers that went to sleep
 // (the next loop pays their wake-up), callers that slept waiting for a
-// worker's last chunk, and long polls cut short by a preemption.
+// worker's last chunk, and preemptions seen by pollers (each starts a back-off).
 struct ParallelPoolStats {
   std::atomic<int64_t> launches{0}, worker_sleeps{0}, caller_sleeps{0}, preempted_polls{0};
 };
