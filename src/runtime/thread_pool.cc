@@ -61,7 +61,7 @@ constexpr int64_t kLongPollMicros = 2000;
 // A gap this long between two clock reads of one poll means the poller was
 // descheduled: the machine is busy, so polling stays short for a while.
 constexpr int64_t kPreemptedMicros = 200;
-constexpr int kBackoffLoops = 256;
+constexpr int kBackoffLoops = 32;  // polls (the caller's and the workers')
 
 ParallelPoolStats stats;
 thread_local int thread_cap = 0;

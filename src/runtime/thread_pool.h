@@ -34,7 +34,7 @@ bool SetParallelAffinity(bool on);
 // more, so the next kernel finds the worker awake instead of paying a
 // wake-up. A poller that finds it was descheduled, or was switched out
 // involuntarily since its last poll (getrusage: a busy machine), keeps the
-// polls short for the next 256 loops. Off: only the 20 us polls.
+// polls short for the next 32 polls. Off: only the 20 us polls.
 bool ParallelLongPoll();
 bool SetParallelLongPoll(bool on);
 
