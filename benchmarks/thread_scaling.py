@@ -77,7 +77,7 @@ def main(model_name="mobilenet_v2", batch=1, threads=2, rounds=15, top=25, calls
                 call()
                 latency[k].append(time.perf_counter() - t0)
                 cpu[k].append(time.process_time() - c0)
-            pool[k] += np.array(list(pool_stats(True)), dtype=float)
+            pool[k] += np.array(list(pool_stats(True))[:4], dtype=float)
             if not profile or aff is None:
                 continue
             for c in vm.profile("main", nd_x).calls:

@@ -140,6 +140,7 @@ bool Poll(Ready ready, Idle idle, int64_t short_us, std::atomic<int>* backoff) {
   }
   const bool allow_long = long_poll.load(std::memory_order_relaxed) && backoff->load(std::memory_order_relaxed) <= 0;
   if (!allow_long && backoff->load(std::memory_order_relaxed) > 0) backoff->fetch_sub(1, std::memory_order_relaxed);
+  if (allow_long) stats.long_polls.fetch_add(1, std::memory_order_relaxed);
   const auto start = clock::now();
   auto idle_since = start, last = start;
   bool was_idle = !allow_long || idle();
@@ -157,8 +158,11 @@ bool Poll(Ready ready, Idle idle, int64_t short_us, std::atomic<int>* backoff) {
       was_idle = true;
       idle_since = now;
     }
-    if (was_idle && now - idle_since >= std::chrono::microseconds(short_us)) return false;
-    if (now - start >= std::chrono::microseconds(kLongPollMicros)) return false;
+    if ((was_idle && now - idle_since >= std::chrono::microseconds(short_us)) ||
+        now - start >= std::chrono::microseconds(kLongPollMicros)) {
+      if (allow_long) stats.long_polls_slept.fetch_add(1, std::memory_order_relaxed);
+      return false;
+    }
   }
   return true;
 }

@@ -41,9 +41,11 @@ bool SetParallelLongPoll(bool on);
 // Counters of the pool since the last reset (runtime.ParallelPoolStats):
 // parallel loops run on more than one thread, workers that went to sleep
 // (the next loop pays their wake-up), callers that slept waiting for a
-// worker's last chunk, and preemptions seen by pollers (each starts a back-off).
+// worker's last chunk, preemptions seen by pollers (each starts a back-off),
+// polls that were long (not backed off) and those of them that ended asleep.
 struct ParallelPoolStats {
   std::atomic<int64_t> launches{0}, worker_sleeps{0}, caller_sleeps{0}, preempted_polls{0};
+  std::atomic<int64_t> long_polls{0}, long_polls_slept{0};
 };
 ParallelPoolStats& PoolStats();
 
