@@ -61,7 +61,7 @@ constexpr int64_t kLongPollMicros = 2000;
 // A gap this long between two clock reads of one poll means the poller was
 // descheduled: the machine is busy, so polling stays short for a while.
 constexpr int64_t kPreemptedMicros = 200;
-constexpr int kBackoffLoops = 32;  // polls (the caller's and the workers')
+constexpr int kBackoffPolls = 32;  // polls (the caller's and the workers')
 
 ParallelPoolStats stats;
 thread_local int thread_cap = 0;
@@ -115,11 +115,6 @@ struct alignas(64) Range {
   }
 };
 
-// Polls `ready` with pauses; gives up `short_us` after `idle` first holds
-// (re-armed while it does not), after kLongPollMicros in all, or when the
-// poller sees it was descheduled (then `backoff` keeps later polls short, as
-// it does when the thread was switched out involuntarily since its last poll).
-// Returns whether `ready` became true.
 // Whether this thread was switched out involuntarily (another process took
 // its core) since its last call: the machine is busy.
 bool PreemptedSinceLastCall() {
@@ -131,11 +126,16 @@ bool PreemptedSinceLastCall() {
   return preempted;
 }
 
+// Polls `ready` with pauses; gives up `short_us` after `idle` first holds
+// (re-armed while it does not), after kLongPollMicros in all, or when the
+// poller sees it was descheduled (then `backoff` keeps later polls short, as
+// it does when the thread was switched out involuntarily since its last poll).
+// Returns whether `ready` became true.
 template <typename Ready, typename Idle>
 bool Poll(Ready ready, Idle idle, int64_t short_us, std::atomic<int>* backoff) {
   using clock = std::chrono::steady_clock;
   if (long_poll.load(std::memory_order_relaxed) && PreemptedSinceLastCall()) {
-    backoff->store(kBackoffLoops, std::memory_order_relaxed);
+    backoff->store(kBackoffPolls, std::memory_order_relaxed);
     stats.preempted_polls.fetch_add(1, std::memory_order_relaxed);
   }
   const bool allow_long = long_poll.load(std::memory_order_relaxed) && backoff->load(std::memory_order_relaxed) <= 0;
@@ -149,7 +149,7 @@ bool Poll(Ready ready, Idle idle, int64_t short_us, std::atomic<int>* backoff) {
     if ((k & 63) != 0) continue;
     const auto now = clock::now();
     if (allow_long && now - last >= std::chrono::microseconds(kPreemptedMicros)) {
-      backoff->store(kBackoffLoops, std::memory_order_relaxed);
+      backoff->store(kBackoffPolls, std::memory_order_relaxed);
       stats.preempted_polls.fetch_add(1, std::memory_order_relaxed);
       return false;
     }
