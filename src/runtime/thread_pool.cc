@@ -255,17 +255,19 @@ class Pool {
 
   void WorkerLoop(int id) {
     uint64_t seen = generation_.load(std::memory_order_acquire);
+    bool joined = false;  // whether it ran the last loop (a worker left out of it does not poll long)
     for (;;) {
       // Polls for the next loop while the caller still runs this one (its
       // last chunk; the next kernel follows within microseconds), then
       // SpinMicros more; with long polls off only the latter.
       bool next = Poll([&] { return generation_.load(std::memory_order_acquire) != seen; },
-                       [&] { return !running_.load(std::memory_order_acquire); }, SpinMicros(), &backoff_);
+                       [&] { return !joined || !running_.load(std::memory_order_acquire); }, SpinMicros(), &backoff_);
       if (!next) stats.worker_sleeps.fetch_add(1, std::memory_order_relaxed);
       std::unique_lock<std::mutex> lock(mu_);
       wake_.wait(lock, [&] { return generation_.load(std::memory_order_relaxed) != seen; });
       seen = generation_.load(std::memory_order_relaxed);
-      if (!open_ || id >= participants_) continue;
+      joined = open_ && id < participants_;
+      if (!joined) continue;
       ++active_;
       ParallelTask task = task_;
       void* data = data_;
