@@ -1,9 +1,11 @@
 """Where a model loses when it runs on more threads: builds one model of
 benchmarks/models.py (untuned, relax.build(mod, "llvm")) and profiles every
 kernel in the model with vm.profile at 1 thread and at N threads, with the
-thread pool's affinity (runtime.SetParallelAffinity) on and off, all in one
+thread pool's affinity (runtime.SetParallelAffinity) on and off and its long
+polls (runtime.SetParallelLongPoll) off, all in one
 process, interleaved; prints per kernel the minimum over the rounds, its
-speed-up over 1 thread, and the end-to-end median latency of each setting
+speed-up over 1 thread, the end-to-end median latency and process CPU time of
+each setting, and the pool's counters per call (runtime.ParallelPoolStats)
 (--no-profile: latency only; --features A:B: a slice of MobileNetV2's layers,
 e.g. 13:16 its three 96-channel blocks at 14x14; --ort: ONNX Runtime too).
 `python benchmarks/thread_scaling.py --model mobilenet_v2 --threads 2`.
@@ -22,9 +24,9 @@ from models import MODELS, build_model  # noqa: E402
 
 
 def settings(threads):
-    """(label, threads, affinity) of each measured setting."""
-    return [("1 thread", 1, True), (f"{threads} thr, no affinity", threads, False),
-            (f"{threads} thr, affinity", threads, True)]
+    """(label, threads, affinity, long polls) of each measured setting."""
+    return [("1 thread", 1, True, True), (f"{threads} thr, no affinity", threads, False, True),
+            (f"{threads} thr, short polls", threads, True, False), (f"{threads} thr, default", threads, True, True)]
 
 
 def main(model_name="mobilenet_v2", batch=1, threads=2, rounds=15, top=25, calls=3, profile=True, features=None, ort=False):
@@ -46,28 +48,36 @@ def main(model_name="mobilenet_v2", batch=1, threads=2, rounds=15, top=25, calls
     f, nd_x = vm["main"], tvm.nd.array(x)
     set_threads = tvm.get_global_func("runtime.SetNumThreads")
     set_affinity = tvm.get_global_func("runtime.SetParallelAffinity")
+    set_long_poll = tvm.get_global_func("runtime.SetParallelLongPoll")
+    pool_stats = tvm.get_global_func("runtime.ParallelPoolStats")
     configs = settings(threads)
     if ort:  # ONNX Runtime at `threads` threads, timed in the same rounds
         with tempfile.TemporaryDirectory() as tmp:
             sess = onnx_session(torch, model, x, os.path.join(tmp, "m.onnx"), threads)
-        configs.append((f"ORT {threads} threads", threads, None))
+        configs.append((f"ORT {threads} threads", threads, None, None))
     best = {}      # (kernel, shapes) -> [min us per setting]
     count = {}
     latency = [[] for _ in configs]
+    cpu = [[] for _ in configs]  # process CPU time per call (all threads)
+    pool = [np.zeros(4) for _ in configs]  # pool counters summed over the timed calls
     print(f"{model_name}{'.features[' + features + ']' if features else ''} batch {batch}: {rounds} interleaved rounds; load average {os.getloadavg()[0]:.1f}")
     for _ in range(rounds):
-        for k, (_, n, aff) in enumerate(configs):
+        for k, (_, n, aff, poll) in enumerate(configs):
             if aff is None:
                 call = lambda: sess.run(None, {"x": x})  # noqa: E731
             else:
                 set_threads(n)
                 set_affinity(aff)
+                set_long_poll(poll)
                 call = lambda: f(nd_x)  # noqa: E731
             call()
+            pool_stats(True)
             for _ in range(calls):
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 call()
                 latency[k].append(time.perf_counter() - t0)
+                cpu[k].append(time.process_time() - c0)
+            pool[k] += np.array(list(pool_stats(True))[:4], dtype=float)
             if not profile or aff is None:
                 continue
             for c in vm.profile("main", nd_x).calls:
@@ -76,9 +86,10 @@ def main(model_name="mobilenet_v2", batch=1, threads=2, rounds=15, top=25, calls
                 row[k] = min(row[k], c["Duration (us)"])
                 count[key] = c["Count"]
     set_affinity(True)
+    set_long_poll(True)
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
-    head = f"{'kernel':28s} {'calls':>5s} " + " ".join(f"{label:>22s}" for label, _, _ in configs)
-    print(head[:len(head) - (23 if ort else 0)] + "   speed-up (no aff / aff)")
+    head = f"{'kernel':28s} {'calls':>5s} " + " ".join(f"{label:>22s}" for label, *_ in configs)
+    print(head[:len(head) - (23 if ort else 0)] + "   speed-up (no aff / short / default)")
     rows = sorted(best.items(), key=lambda kv: -kv[1][0])
     for (name, shapes), us in rows[:top]:
         ups = " / ".join(f"{us[0] / u:.2f}" for u in us[1:])
@@ -90,6 +101,11 @@ def main(model_name="mobilenet_v2", batch=1, threads=2, rounds=15, top=25, calls
     for q in (25, 0):
         print(f"{f'{q}th percentile latency (ms)':34s} "
               + " ".join(f"{np.percentile(lat, q) * 1e3:22.3f}" for lat in latency))
+    print(f"{'median process CPU time (ms)':34s} " + " ".join(f"{np.median(c) * 1e3:22.3f}" for c in cpu))
+    per_call = rounds * calls
+    for i, what in enumerate(("parallel loops", "worker sleeps", "caller sleeps", "preempted polls")):
+        print(f"{what + ' per call':34s} " + " ".join(
+            f"{p[i] / per_call:22.1f}" if aff is not None else f"{'':22s}" for p, (_, _, aff, _) in zip(pool, configs)))
 
 
 if __name__ == "__main__":

@@ -187,6 +187,22 @@ TESSERA_REGISTER_GLOBAL("runtime.SetNumThreads").set_body_typed([](int n) {
 TESSERA_REGISTER_GLOBAL("runtime.SetParallelAffinity").set_body_typed([](bool on) {
   return runtime::SetParallelAffinity(on);
 });
+// Long polls of the pool's threads (see thread_pool.h); returns the previous setting.
+TESSERA_REGISTER_GLOBAL("runtime.SetParallelLongPoll").set_body_typed([](bool on) {
+  return runtime::SetParallelLongPoll(on);
+});
+// The pool's counters [launches, worker sleeps, caller sleeps, preempted
+// polls, long polls, long polls that slept] since the last reset; reset=True
+// zeroes them after reading.
+TESSERA_REGISTER_GLOBAL("runtime.ParallelPoolStats").set_body_typed([](bool reset) {
+  runtime::ParallelPoolStats& s = runtime::PoolStats();
+  Array<int64_t> out;
+  for (std::atomic<int64_t>* c : {&s.launches, &s.worker_sleeps, &s.caller_sleeps, &s.preempted_polls,
+                                  &s.long_polls, &s.long_polls_slept}) {
+    out.push_back(reset ? c->exchange(0) : c->load());
+  }
+  return out;
+});
 TESSERA_REGISTER_GLOBAL("runtime.GetNumThreads").set_body_typed([]() {
   return static_cast<int64_t>(runtime::DefaultNumThreads());
 });

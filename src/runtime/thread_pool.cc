@@ -2,6 +2,7 @@
 #include "runtime/thread_pool.h"
 
 #include <sched.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <atomic>
@@ -50,6 +51,19 @@ int ThreadsFromEnv() {
 }
 
 std::atomic<int> default_threads{0};
+std::atomic<bool> long_poll{[] {
+  const char* v = std::getenv("TESSERA_POOL_LONG_POLL");
+  return v == nullptr || std::atoi(v) != 0;
+}()};
+// The longest a thread polls for the other side of a loop that is still
+// running (a worker for the next loop, the caller for a worker's last chunk).
+constexpr int64_t kLongPollMicros = 2000;
+// A gap this long between two clock reads of one poll means the poller was
+// descheduled: the machine is busy, so polling stays short for a while.
+constexpr int64_t kPreemptedMicros = 200;
+constexpr int kBackoffPolls = 32;  // polls (the caller's and the workers')
+
+ParallelPoolStats stats;
 thread_local int thread_cap = 0;
 thread_local bool in_parallel = false;
 
@@ -101,6 +115,58 @@ struct alignas(64) Range {
   }
 };
 
+// Whether this thread was switched out involuntarily (another process took
+// its core) since its last call: the machine is busy.
+bool PreemptedSinceLastCall() {
+  thread_local long last = -1;
+  struct rusage use;
+  if (getrusage(RUSAGE_THREAD, &use) != 0) return false;
+  const bool preempted = last >= 0 && use.ru_nivcsw != last;
+  last = use.ru_nivcsw;
+  return preempted;
+}
+
+// Polls `ready` with pauses; gives up `short_us` after `idle` first holds
+// (re-armed while it does not), after kLongPollMicros in all, or when the
+// poller sees it was descheduled (then `backoff` keeps later polls short, as
+// it does when the thread was switched out involuntarily since its last poll).
+// Returns whether `ready` became true.
+template <typename Ready, typename Idle>
+bool Poll(Ready ready, Idle idle, int64_t short_us, std::atomic<int>* backoff) {
+  using clock = std::chrono::steady_clock;
+  if (long_poll.load(std::memory_order_relaxed) && PreemptedSinceLastCall()) {
+    backoff->store(kBackoffPolls, std::memory_order_relaxed);
+    stats.preempted_polls.fetch_add(1, std::memory_order_relaxed);
+  }
+  const bool allow_long = long_poll.load(std::memory_order_relaxed) && backoff->load(std::memory_order_relaxed) <= 0;
+  if (!allow_long && backoff->load(std::memory_order_relaxed) > 0) backoff->fetch_sub(1, std::memory_order_relaxed);
+  if (allow_long) stats.long_polls.fetch_add(1, std::memory_order_relaxed);
+  const auto start = clock::now();
+  auto idle_since = start, last = start;
+  bool was_idle = !allow_long || idle();
+  for (int k = 0; !ready(); ++k) {
+    TESSERA_PAUSE();
+    if ((k & 63) != 0) continue;
+    const auto now = clock::now();
+    if (allow_long && now - last >= std::chrono::microseconds(kPreemptedMicros)) {
+      backoff->store(kBackoffPolls, std::memory_order_relaxed);
+      stats.preempted_polls.fetch_add(1, std::memory_order_relaxed);
+      return false;
+    }
+    last = now;
+    if (!was_idle && idle()) {
+      was_idle = true;
+      idle_since = now;
+    }
+    if ((was_idle && now - idle_since >= std::chrono::microseconds(short_us)) ||
+        now - start >= std::chrono::microseconds(kLongPollMicros)) {
+      if (allow_long) stats.long_polls_slept.fetch_add(1, std::memory_order_relaxed);
+      return false;
+    }
+  }
+  return true;
+}
+
 class Pool {
  public:
   int32_t Run(ParallelTask task, void* data, int32_t n, int threads) {
@@ -125,6 +191,7 @@ class Pool {
       status_.store(0, std::memory_order_relaxed);
       participants_ = threads - 1;
       open_ = true;
+      running_.store(true, std::memory_order_relaxed);
       generation_.fetch_add(1, std::memory_order_release);
     }
     wake_.notify_all();
@@ -136,14 +203,15 @@ class Pool {
     // The workers still on their last chunk usually finish within microseconds:
     // poll for them as long as idle workers spin before sleeping on done_ (a
     // sleep and its wake-up cost tens of microseconds per loop on a VM).
-    const auto start = std::chrono::steady_clock::now();
-    const auto budget = std::chrono::microseconds(SpinMicros());
-    for (int k = 0; active_.load(std::memory_order_acquire) != 0; ++k) {
-      if ((k & 63) == 0 && std::chrono::steady_clock::now() - start >= budget) break;
-      TESSERA_PAUSE();
-    }
+    // With long polls on, the caller polls while a worker still runs a chunk
+    // (up to kLongPollMicros): the worker is busy, not descheduled.
+    stats.launches.fetch_add(1, std::memory_order_relaxed);
+    bool done = Poll([&] { return active_.load(std::memory_order_acquire) == 0; }, [] { return false; }, SpinMicros(),
+                     &backoff_);
+    if (!done) stats.caller_sleeps.fetch_add(1, std::memory_order_relaxed);
     std::unique_lock<std::mutex> lock(mu_);
     done_.wait(lock, [&] { return active_.load(std::memory_order_relaxed) == 0; });
+    running_.store(false, std::memory_order_release);
     return status_.load(std::memory_order_relaxed);
   }
 
@@ -187,17 +255,19 @@ class Pool {
 
   void WorkerLoop(int id) {
     uint64_t seen = generation_.load(std::memory_order_acquire);
+    bool joined = false;  // whether it ran the last loop (a worker left out of it does not poll long)
     for (;;) {
-      auto start = std::chrono::steady_clock::now();
-      const auto budget = std::chrono::microseconds(SpinMicros());
-      for (int k = 0; generation_.load(std::memory_order_acquire) == seen; ++k) {
-        if ((k & 63) == 0 && std::chrono::steady_clock::now() - start >= budget) break;
-        TESSERA_PAUSE();
-      }
+      // Polls for the next loop while the caller still runs this one (its
+      // last chunk; the next kernel follows within microseconds), then
+      // SpinMicros more; with long polls off only the latter.
+      bool next = Poll([&] { return generation_.load(std::memory_order_acquire) != seen; },
+                       [&] { return !joined || !running_.load(std::memory_order_acquire); }, SpinMicros(), &backoff_);
+      if (!next) stats.worker_sleeps.fetch_add(1, std::memory_order_relaxed);
       std::unique_lock<std::mutex> lock(mu_);
       wake_.wait(lock, [&] { return generation_.load(std::memory_order_relaxed) != seen; });
       seen = generation_.load(std::memory_order_relaxed);
-      if (!open_ || id >= participants_) continue;
+      joined = open_ && id < participants_;
+      if (!joined) continue;
       ++active_;
       ParallelTask task = task_;
       void* data = data_;
@@ -221,6 +291,8 @@ class Pool {
   int ranges_ = 1;
   std::vector<Range> ranges_at_ = std::vector<Range>(1);
   std::atomic<int> active_{0};  // workers inside Work (changed under mu_, polled without it)
+  std::atomic<bool> running_{false};  // a loop is running (from its start until its caller returns)
+  std::atomic<int> backoff_{0};       // loops left with short polls only (a poller was descheduled)
   int participants_ = 0;
   bool open_ = false;
   size_t workers_ = 0;
@@ -232,6 +304,11 @@ Pool& GlobalPool() {
 }
 
 }  // namespace
+
+bool ParallelLongPoll() { return long_poll.load(std::memory_order_relaxed); }
+bool SetParallelLongPoll(bool on) { return long_poll.exchange(on, std::memory_order_relaxed); }
+
+ParallelPoolStats& PoolStats() { return stats; }
 
 bool ParallelAffinity() { return AffinityFlag().load(std::memory_order_relaxed); }
 bool SetParallelAffinity(bool on) { return AffinityFlag().exchange(on, std::memory_order_relaxed); }

@@ -7,6 +7,7 @@
 // another thread runs one, runs serially on its caller. Runtime layer.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 namespace tessera {
@@ -25,6 +26,28 @@ int32_t ParallelFor(ParallelTask task, void* data, int32_t num_tasks, int max_th
 // TESSERA_PARALLEL_AFFINITY=0 starts with it off. Set returns the old value.
 bool ParallelAffinity();
 bool SetParallelAffinity(bool on);
+
+// Long polls (on by default; TESSERA_POOL_LONG_POLL=0 starts with them off):
+// a worker that has finished its share polls for the next loop while the
+// caller still runs this one (its last chunk), and the caller polls while a
+// worker still runs one, each up to 2 ms and then TESSERA_SPIN_US (20 us)
+// more, so the next kernel finds the worker awake instead of paying a
+// wake-up. A poller that finds it was descheduled, or was switched out
+// involuntarily since its last poll (getrusage: a busy machine), keeps the
+// polls short for the next 32 polls. Off: only the 20 us polls.
+bool ParallelLongPoll();
+bool SetParallelLongPoll(bool on);
+
+// Counters of the pool since the last reset (runtime.ParallelPoolStats):
+// parallel loops run on more than one thread, workers that went to sleep
+// (the next loop pays their wake-up), callers that slept waiting for a
+// worker's last chunk, preemptions seen by pollers (each starts a back-off),
+// polls that were long (not backed off) and those of them that ended asleep.
+struct ParallelPoolStats {
+  std::atomic<int64_t> launches{0}, worker_sleeps{0}, caller_sleeps{0}, preempted_polls{0};
+  std::atomic<int64_t> long_polls{0}, long_polls_slept{0};
+};
+ParallelPoolStats& PoolStats();
 
 // The default number of threads of parallel loops: TESSERA_NUM_THREADS or
 // TVM_NUM_THREADS when set, else the CPUs this process may run on.

@@ -21,6 +21,7 @@
 #include "tir/schedule/schedule.h"
 #include "tir/transform/default_schedule_apply.h"
 #include "tir/transform/default_schedule_conv.h"
+#include "tir/transform/default_schedule_chunks.h"
 #include "tir/transform/default_schedule_conv1x1.h"
 #include "tir/transform/default_schedule_pad.h"
 #include "tir/transform/default_schedule_pool.h"
@@ -499,6 +500,7 @@ static DefaultCPUScheduleOptions OptionsInContext(const Target& target) {
   opt.pad_planes = PassContext::Current()->GetConfig<bool>(kPadPlanesOption, true);
   opt.conv_vector_epilogue = PassContext::Current()->GetConfig<bool>(kConvVectorEpilogueOption, true);
   opt.conv1x1_pixel_blocks = PassContext::Current()->GetConfig<bool>(kConv1x1PixelBlocksOption, true);
+  opt.parallel_chunks = PassContext::Current()->GetConfig<bool>(kParallelChunksOption, true);
   return opt;
 }
 TESSERA_REGISTER_GLOBAL("tir.DefaultCPUScheduleFunc").set_body_typed([](PrimFunc f, Target target) {

@@ -40,6 +40,9 @@ struct DefaultCPUScheduleOptions {
   // The 1x1-conv GEMM's pixel tiles grouped in blocks whose input slice fits
   // the L2 cache, the output-channel tiles inside (default_schedule_conv1x1.h).
   bool conv1x1_pixel_blocks = true;
+  // At least kChunksPerCore parallel iterations per core where a rule can
+  // fuse more loops into its parallel loop (default_schedule_chunks.h).
+  bool parallel_chunks = true;
 };
 
 // Schedules `func` (unless it has "tir.is_scheduled" or a loop that is not

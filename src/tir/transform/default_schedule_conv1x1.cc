@@ -15,9 +15,12 @@
 // the other rules take the block.
 #include "tir/transform/default_schedule_conv1x1.h"
 
+#include <algorithm>
+
 #include "ir/transform.h"
 #include "tir/index_map.h"
 #include "tir/op.h"
+#include "tir/transform/default_schedule_chunks.h"
 #include "tir/transform/default_schedule_knobs.h"
 
 namespace tessera {
@@ -53,7 +56,7 @@ constexpr int64_t kMaxBlockedInChannels = 64;
 // How many of the `tiles` pixel tiles (`tile_pixels` each, -1 if not constant)
 // form a block: the largest divisor of `tiles` whose input slice over
 // `in_channels` fits kPixelBlockBytes and that leaves at least `cores` blocks
-// (the parallel loop); 1 (no blocks) when none above 1 does or when
+// (the parallel loop; WantedParallelChunks); 1 (no blocks) when none above 1 does or when
 // `in_channels` passes kMaxBlockedInChannels.
 int64_t PixelBlockTiles(int64_t tiles, int64_t tile_pixels, int64_t in_channels, int64_t bytes, int64_t cores) {
   if (tiles < 2 || tile_pixels < 1 || in_channels < 1 || in_channels > kMaxBlockedInChannels) return 1;
@@ -110,10 +113,13 @@ bool ScheduleConv2d1x1(Schedule* sch_ptr, const BlockRV& block, const DefaultCPU
     // Pixel tiles outside: grouped in blocks (PixelBlockTiles), so that each
     // output-channel tile writes (and reads its residual) in runs of a block's
     // pixels rather than one tile, which hardware prefetchers follow.
-    const int64_t block_tiles = hw_outer && opt.conv1x1_pixel_blocks
-                                    ? PixelBlockTiles(LoopExtentOr(sch, hs[0]), LoopExtentOr(sch, hs[1]),
-                                                      extent[4], dtype.bytes(), opt.num_cores)
-                                    : 1;
+    // At least WantedParallelChunks blocks; when no block size gives that
+    // many, one block per core.
+    int64_t block_tiles = 1;
+    for (int64_t blocks : {WantedParallelChunks(opt), int64_t(std::max(1, opt.num_cores))}) {
+      if (block_tiles > 1 || !hw_outer || !opt.conv1x1_pixel_blocks) break;
+      block_tiles = PixelBlockTiles(LoopExtentOr(sch, hs[0]), LoopExtentOr(sch, hs[1]), extent[4], dtype.bytes(), blocks);
+    }
     if (block_tiles > 1) {
       Array<LoopRV> blocks = sch.Split(hs[0], Array<Any>({Any(), Any(block_tiles)}), true);
       outer = blocks[0];

@@ -2,7 +2,7 @@
 //   winograd_data_pack  V[eps, nu, c / cw, t, tx, cw]: [c / cw, t: fused, parallel] [tx]
 //     [the tile's rows transform, computed here] [eps, nu] [cw: vectorized]
 //   the final write (winograd_output inlined into the epilogue) Y[n, k, y, x]:
-//     [n, k / w: fused, parallel] [y / m] [x / m] [the tile's inverse, computed here]
+//     [n, k / w (, y / m with few panels): fused, parallel] [y / m] [x / m] [the tile's inverse, computed here]
 //     [m: unrolled] [m: unrolled] [w: vectorized] (w the channel panel)
 // Tiles per step (one by default) are knobs of the sampled form (default_schedule_knobs.h).
 // The other stages take the generic rules (spatial: parallel outer, vectorized
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ir/transform.h"
+#include "tir/transform/default_schedule_chunks.h"
 #include "tir/transform/default_schedule_knobs.h"
 
 namespace tessera {
@@ -102,7 +103,8 @@ void ScheduleDataPack(Schedule& sch, const BlockRV& block, const std::optional<B
   ParallelOuter(sch, {l[2], l[3]}, Product(ext), opt);
 }
 
-// The NCHW write Y[n, k, y, x] of m x m tiles: [n, k / w: fused, parallel]
+// The NCHW write Y[n, k, y, x] of m x m tiles: [n, k / w (, y / m when n * k / w
+// is under WantedParallelChunks): fused, parallel]
 // [y / m] [x / m] [the tile's inverse (A^T along nu)] [m] [m] [w: vectorized],
 // w the inverse's channel panel: one tile step reads whole vectors of the
 // inverse, computed there from the GEMM's output, instead of one value a line.
@@ -120,7 +122,14 @@ void ScheduleFinalWrite(Schedule& sch, const BlockRV& block, int64_t m, int64_t 
   sch.Unroll(xs[1]);
   sch.Vectorize(ks[1]);
   if (inverse && !ComputeUnder(sch, *inverse, xt[0])) ScheduleAlone(sch, *inverse, opt);
-  if (ext[0] > 0) ParallelOuter(sch, {l[0], ks[0]}, Product(ext), opt);
+  // Too few [n, k / w] panels for the cores (e.g. 2 for 64 channels, batch 1):
+  // the tile rows join the parallel loop.
+  const int64_t panels = ext[0] * LoopExtentOr(sch, ks[0]);
+  if (ext[0] > 0 && panels > 0 && panels < WantedParallelChunks(opt)) {
+    ParallelOuter(sch, {l[0], ks[0], ys[0]}, Product(ext), opt);
+  } else if (ext[0] > 0) {
+    ParallelOuter(sch, {l[0], ks[0]}, Product(ext), opt);
+  }
 }
 
 }  // namespace

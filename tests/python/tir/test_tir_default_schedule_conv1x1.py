@@ -102,12 +102,23 @@ def test_loop_structure():
     assert (tir.ForKind.UNROLLED, 8) in kinds  # 8 output channels per register tile
     # The longer tile loop outside, its tiles in blocks (16 channels in: few FMAs per output, so
     # each 8-channel tile writes a block's pixels in one run): [blocks: parallel] [96 / 8] [tiles
-    # of a block]. Blocks: the largest divisor of the tile count leaving one per core (4).
+    # of a block]. Blocks: the largest divisor of the tile count leaving 4 per core (16 blocks;
+    # when no divisor above 1 does, and with tir.default_schedule.parallel_chunks False: one per
+    # core, 4 blocks).
     tiles = -(-784 // lanes)
-    per_block = max(t for t in range(1, tiles // 4 + 1) if tiles % t == 0)
-    outer = [(k, e) for k, e in kinds if k != tir.ForKind.VECTORIZED][-4:]
-    assert outer == [(tir.ForKind.SERIAL, per_block), (tir.ForKind.SERIAL, 12),
-                     (tir.ForKind.PARALLEL, tiles // per_block), (tir.ForKind.SERIAL, 1)], kinds
+
+    def largest(blocks):
+        return max(t for t in range(1, tiles // blocks + 1) if tiles % t == 0)
+
+    for chunks, cfg in ((16, {}), (4, {"tir.default_schedule.parallel_chunks": False})):
+        sched = _scheduled(_module((1, 16, 28, 28), w, b), cfg) if cfg else conv
+        kinds = [(l.kind, int(l.extent)) for l in _loops(sched)]
+        per_block = largest(chunks) if largest(chunks) > 1 else largest(4)
+        chunks = min(chunks, tiles // per_block)
+        outer = [(k, e) for k, e in kinds if k != tir.ForKind.VECTORIZED][-4:]
+        assert outer == [(tir.ForKind.SERIAL, per_block), (tir.ForKind.SERIAL, 12),
+                         (tir.ForKind.PARALLEL, tiles // per_block), (tir.ForKind.SERIAL, 1)], kinds
+        assert tiles // per_block >= chunks
     # Opt-out: one pixel tile, then every channel tile (the pixel tiles parallel).
     plain = _scheduled(_module((1, 16, 28, 28), w, b), {"tir.default_schedule.conv1x1_pixel_blocks": False})
     plain_kinds = [(l.kind, int(l.extent)) for l in _loops(plain)]
