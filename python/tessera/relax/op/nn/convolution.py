@@ -238,8 +238,8 @@ def _packed_weight(bb, weight, block):
 # passes 16 MiB they stream through memory (32 -> 32 channels at 112 x 112, batch 8:
 # 0.82x; 64 -> 64 at 56 x 56, batch 8, 14 MiB: 1.33x).
 _WINOGRAD_MIN_CHANNELS = 16
-_LOG = logging.getLogger("tvm.relax.op.nn")
 _WINOGRAD_MAX_TRANSFORMED_BYTES = 16 << 20
+_LOG = logging.getLogger("tvm.relax.op.nn")
 
 
 def _winograd_by_shape(n, c, k, oh, ow):
