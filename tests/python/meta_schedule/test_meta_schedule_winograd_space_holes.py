@@ -4,7 +4,8 @@ in ResNet's 64 @ 56), sample_compute_location used to offer the data transform a
 under that group, whose region then spans 1 or 2 rows (a loop extent depending on the
 loop; DisallowDynamicLoop rejected 6-7% of the samples), and compute_at of the padding
 above it left the loop variable unbound. Samples and mutations are now all valid and
-match PyTorch; compute_at there covers the rows over the whole loop."""
+match PyTorch; no location drawn gives a varying extent; compute_at there covers the rows
+over the whole loop."""
 import re
 
 import numpy as np
@@ -100,3 +101,26 @@ def test_compute_at_above_a_row_crossing_tile_group_covers_the_rows():
     pad_loops = sch.get_loops(sch.get_block("winograd_data_pad"))
     assert all(isinstance(sch.get(l).extent, tvm.tir.IntImm) for l in pad_loops), sch.mod.script()
     _check_against_torch(sch.mod)
+
+
+def test_sample_compute_location_offers_no_location_with_a_varying_extent():
+    # Under the group of 4 fused tiles the row transform would need 1 or 2 tile rows: every
+    # location sample_compute_location draws gives the block constant loop extents.
+    mod = normalize_mod(_task().dispatched[0])
+    base = tir.Schedule(mod)
+    loops = base.get_loops(base.get_block("winograd_bgemm"))
+    _, group = base.split(loops[3], [None, 4])
+    base.compute_at(base.get_block("winograd_data_pack"), group)
+    places = set()
+    for seed in range(24):
+        sch = tir.Schedule(base.mod, seed=seed)
+        block = sch.get_block("winograd_data_pack_rows")
+        loc = sch.sample_compute_location(block)
+        decision = int(list(sch.trace.decisions.values())[-1])
+        places.add(decision)
+        sch.compute_at(block, loc)
+        if decision == -2:
+            continue  # the "inline" location
+        extents = [sch.get(l).extent for l in sch.get_loops(sch.get_block("winograd_data_pack_rows"))]
+        assert all(isinstance(e, tvm.tir.IntImm) for e in extents), (seed, extents)
+    assert len(places) >= 2, places  # loops above the group are still offered
