@@ -2,7 +2,9 @@
 // CollectComputeLocation: "inline" (-2, when compute_inline would succeed),
 // "root" (-1), then the loops of the first consumer down to the consumers'
 // lowest common loop, skipping unit loops, data-parallel loops after a
-// reduction loop and trailing reduction loops, where compute_at succeeds.
+// reduction loop and trailing reduction loops, where compute_at succeeds
+// with a static nest (no loop extent of the moved block varying with a loop
+// variable, which DisallowDynamicLoop would reject).
 // A candidate's index is the loop's position among that consumer's loops
 // (the decision a trace records). TIR schedule layer (sampling.cc).
 #pragma once

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <optional>
+#include <unordered_set>
 
 #include "tir/schedule/primitive/compute_location_candidates.h"
 #include "tir/schedule/primitive/primitives.h"
@@ -61,6 +63,44 @@ int LoopIterType(const ForNode* loop) {
   return n_reduce ? kCommReduce : kDataPar;
 }
 
+// The variables a loop extent may use and still be static for the tuner: the
+// function's parameters and the variables of its buffers' shapes (a symbolic
+// shape), never a loop variable.
+std::unordered_set<const VarNode*> FunctionVars(const PrimFunc& f) {
+  std::unordered_set<const VarNode*> out;
+  auto add = [&](const ObjectRef& e) {
+    PostOrderVisit(e, [&](const ObjectRef& n) {
+      if (const auto* v = n.as<VarNode>()) out.insert(v);
+    });
+  };
+  for (const Var& v : f->params) out.insert(v.get());
+  for (const auto& [_, buf] : f->buffer_map.items()) {
+    for (const PrimExpr& d : buf->shape) add(d);
+  }
+  return out;
+}
+
+// Whether the nest compute_at gave block `name` in `g` below the loop of
+// `loop_var` has only extents fixed for the whole function. A consumer's tile
+// that crosses a row of the producer's grid (4 fused tiles of a 14-tile row)
+// needs a region whose size varies with the loop (1 or 2 rows): such a
+// location is not offered, as DisallowDynamicLoop would reject the candidate.
+bool StaticNest(const PrimFunc& g, const std::string& name, const VarNode* loop_var) {
+  std::optional<BlockLocation> loc = FindBlock(g, name);
+  if (!loc) return false;
+  std::unordered_set<const VarNode*> allowed = FunctionVars(g);
+  bool below = false, ok = true;
+  for (const ForNode* l : loc->loops) {
+    if (below) {
+      PostOrderVisit(l->extent, [&](const ObjectRef& n) {
+        if (const auto* v = n.as<VarNode>(); v != nullptr && !allowed.count(v)) ok = false;
+      });
+    }
+    below = below || l->loop_var.get() == loop_var;
+  }
+  return ok;
+}
+
 bool Succeeds(const std::function<void()>& f) {
   try {
     f();
@@ -109,7 +149,10 @@ std::vector<ComputeLocationCandidate> CollectComputeLocation(const Schedule& sch
       if (static_cast<int>(i) > last_datapar) break;
     }
     const LoopLocation* lloc = index->FindLoop(first[i]->loop_var.get());
-    if (lloc && Succeeds([&] { tir::ComputeAt(f, loc, *lloc, /*preserve_unit_loops=*/true); })) {
+    // Only locations where compute_at succeeds with a static nest (StaticNest).
+    PrimFunc moved;
+    if (lloc && Succeeds([&] { moved = tir::ComputeAt(f, loc, *lloc, /*preserve_unit_loops=*/true); }) &&
+        StaticNest(moved, loc.block->name_hint, first[i]->loop_var.get())) {
       out.push_back({static_cast<int64_t>(i), first[i]->loop_var});
     }
   }

@@ -3,6 +3,10 @@ kernel and out layouts: any permutation of NCHW / OIHW (transposed: IOHW), packe
 strides, padding in 1/2/4-value forms, dilation, groups). Struct-info
 inference is in src/relax/op/nn/convolution.cc; the legalization to
 topi.nn.conv2d is registered here (other layouts through layout transforms: _layout.py)."""
+import logging
+
+import numpy as np
+
 from .._legalize_registry import register_legalize
 from ....error import TVMValueError
 from ._layout import in_canonical_layouts
@@ -271,6 +275,7 @@ def _packed_weight(bb, weight, block, groups):
 # 0.82x; 64 -> 64 at 56 x 56, batch 8, 14 MiB: 1.33x).
 _WINOGRAD_MIN_CHANNELS = 16
 _WINOGRAD_MAX_TRANSFORMED_BYTES = 16 << 20
+_LOG = logging.getLogger("tvm.relax.op.nn")
 
 
 def _winograd_by_shape(n, c, k, oh, ow):
@@ -323,9 +328,17 @@ def _winograd_tile(call, a):
     oh, ow = h + pt + pb - 2, w + pl + pr - 2
     if oh < 1 or ow < 1:
         return None  # no output: the packed kernel's checks report it
-    if forced:
-        return 2 if min(oh, ow) < 8 else 4
-    return _winograd_by_shape(n, c, k, oh, ow)
+    m = (2 if min(oh, ow) < 8 else 4) if forced else _winograd_by_shape(n, c, k, oh, ow)
+    if m and not np.isfinite(call.args[1].data.numpy()).all():
+        # The weight transform mixes each tap into every entry of U (G w G^T), and the
+        # inverse multiplies products by A^T's zeros: inf * 0 makes NaN wherever a
+        # non-finite tap reaches, where the direct conv gives +-inf or NaN only in the
+        # outputs that tap touches. Winograd is not legal for such a weight.
+        if forced:
+            _LOG.info("relax.conv2d_winograd: conv2d keeps the direct kernel: its constant weight has "
+                      "non-finite values (Winograd's transforms would turn inf into NaN)")
+        return None
+    return m
 
 
 def _legalize_winograd(bb, call, a, m):
