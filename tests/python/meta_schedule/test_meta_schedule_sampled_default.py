@@ -225,8 +225,10 @@ def test_tuning_samples_the_default_space_and_never_ends_slower(tmp_path):
     db = ms.tune_tir(mod, TARGET, str(tmp_path), 8, num_trials_per_iter=8, seed=0, num_tuning_cores=1)
     recs = [r for r in db.records_of(mod) if r.is_valid]
     base = [r.mean_run_sec for r in recs if is_default_trace(r.trace, dflt)]
-    assert len(base) == 1
-    assert min(r.mean_run_sec for r in recs) <= base[0]
+    # The default is measured first; when a sampled candidate measures faster, the
+    # final confirmation re-measures the default beside it, adding a second record.
+    assert 1 <= len(base) <= 2
+    assert min(r.mean_run_sec for r in recs) <= min(base)
     # Some measured candidates come from the sampled default's space (its instructions,
     # other decisions): the default's structure is searched around.
     kinds = [i.kind.name for i in dflt.trace.insts if i.kind.name != "EnterPostproc"]
