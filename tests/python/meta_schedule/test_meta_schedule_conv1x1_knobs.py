@@ -24,19 +24,23 @@ from .test_meta_schedule_sampled_default import _relax
 # 16 lanes (avx512) and 8 (avx2); 2 cores: the parallel pixel-block loop needs 2 blocks.
 TARGETS = ["llvm -mcpu=skylake-avx512 --num-cores=1", "llvm -mcpu=haswell --num-cores=1",
            "llvm -mcpu=haswell --num-cores=2"]
-CIN, COUT, HW = 16, 32, 28  # 784 pixels: 49 (or 98) tiles, grouped in blocks
+# (in channels, out channels, height = width): 784 pixels, 49 (or 98) tiles grouped in
+# blocks; 324 pixels: a tail of lanes (the lanes fixed, the block of 21 or 41 tiles sampled).
+SHAPES = [(16, 32, 28), (16, 32, 18)]
 
 
-def _module():
+def _module(shape):
+    cin, cout, hw = shape
+
     def body(bb, v):
         c = bb.emit(relax.op.nn.conv2d(v[0], v[1]))
-        c = bb.emit(relax.op.add(c, relax.op.reshape(v[2], (1, COUT, 1, 1))))
+        c = bb.emit(relax.op.add(c, relax.op.reshape(v[2], (1, cout, 1, 1))))
         return bb.emit(relax.op.nn.relu(c))
-    return _relax([("x", (1, CIN, HW, HW)), ("w", (COUT, CIN, 1, 1)), ("b", (COUT,))], body)
+    return _relax([("x", (1, cin, hw, hw)), ("w", (cout, cin, 1, 1)), ("b", (cout,))], body)
 
 
-def _task(target):
-    mod = relax.get_pipeline("zero")(_module())
+def _task(target, shape):
+    mod = relax.get_pipeline("zero")(_module(shape))
     tasks = [t for t in ms.relax_integration.extract_tasks(mod, target) if "conv2d" in t.task_name]
     assert len(tasks) == 1
     return normalize_mod(tasks[0].dispatched[0])
@@ -46,11 +50,12 @@ def _oracle(x, w, b):
     return np.maximum(np.einsum("oi,nihw->nohw", w[:, :, 0, 0], x) + b.reshape(1, -1, 1, 1), 0)
 
 
-def _check(mod, sch):
+def _check(mod, sch, shape):
+    cin, cout, hw = shape
     rng = np.random.default_rng(0)
-    x = rng.standard_normal((1, CIN, HW, HW)).astype("float32")
-    w = rng.standard_normal((COUT, CIN, 1, 1)).astype("float32")
-    b = rng.standard_normal(COUT).astype("float32")
+    x = rng.standard_normal((1, cin, hw, hw)).astype("float32")
+    w = rng.standard_normal((cout, cin, 1, 1)).astype("float32")
+    b = rng.standard_normal(cout).astype("float32")
     f = mod["main"]
     shapes = [[int(s) for s in f.buffer_map[p].shape] for p in f.params]
     assert shapes[:2] == [list(x.shape), list(w.shape)], shapes
@@ -80,26 +85,31 @@ def _tilings(extent, n, max_inner):
             for rest in _tilings(extent // d, n - 1, extent)]
 
 
+@pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("target", TARGETS)
-def test_every_knob_value_sample_and_mutation_replays(target):
-    mod = _task(target)
+def test_every_knob_value_sample_and_mutation_replays(target, shape):
+    mod = _task(target, shape)
     dflt = sampled_default_schedule(mod, tvm.target.Target(target))
     assert dflt is not None
     trace = Trace(list(dflt.trace.insts), dict(dflt.trace.decisions))
-    knobs = [i for i in trace.insts if i.kind.name == "SamplePerfectTile"]
+    knobs = [i for i in trace.insts if i.kind.name in ("SamplePerfectTile", "SampleCategorical")]
     assert len(knobs) >= 2, trace  # channel tile; lanes (and pixel blocks)
     ctx = ms.TuneContext(mod=mod, target=target, space_generator="post-order-apply", rand_state=0)
     bad, checked = [], 0
-    # Every perfect tiling of each knob, the other at the default's decision.
+    # Every perfect tiling of each tile knob and every value of each categorical one,
+    # the others at the default's decision.
     for inst in knobs:
-        dec = [int(v) for v in trace.decisions[inst]]
-        extent = int(np.prod(dec))
-        for tiling in _tilings(extent, len(dec), int(inst.attrs[1])):
-            got = _valid(ctx, mod, trace.with_decision(inst, tiling))
+        if inst.kind.name == "SampleCategorical":
+            dec, choices = int(trace.decisions[inst]), list(range(len(inst.attrs[0])))
+        else:
+            dec = [int(v) for v in trace.decisions[inst]]
+            choices = _tilings(int(np.prod(dec)), len(dec), int(inst.attrs[1]))
+        for choice in choices:
+            got = _valid(ctx, mod, trace.with_decision(inst, choice))
             if isinstance(got, str):
-                bad.append((tiling, got))
-            elif checked < 3 and tiling != dec:
-                _check(mod, got)
+                bad.append((choice, got))
+            elif checked < 3 and choice != dec:
+                _check(mod, got, shape)
                 checked += 1
     assert checked == 3
     # Fresh samples of the space (rules' spaces and the sampled default), and each a
