@@ -19,6 +19,7 @@ from tessera.meta_schedule.search_strategy import MutatorSampler
 from tessera.meta_schedule.tune_context import normalize_mod
 from tessera.tir.schedule import Trace
 
+from .test_meta_schedule_row_knobs import _invalid_moves, _valid
 from .test_meta_schedule_sampled_default import _relax
 
 # 16 lanes (avx512) and 8 (avx2); 2 cores: the parallel pixel-block loop needs 2 blocks.
@@ -63,18 +64,6 @@ def _check(mod, sch, shape):
     args = [tvm.nd.array(x), tvm.nd.array(w), tvm.nd.array(b.reshape(shapes[2]))]
     tvm.build(sch.mod, target="llvm")["main"](*args, out)
     np.testing.assert_allclose(out.numpy(), _oracle(x, w, b), rtol=1e-4, atol=1e-4)
-
-
-def _valid(ctx, mod, trace, seed=0):
-    """``trace`` replayed onto ``mod`` and postprocessed: the schedule, or why it failed."""
-    sch = tir.Schedule(mod, seed=seed)
-    try:
-        trace.apply_to_schedule(sch, remove_postproc=True)
-    except tvm.error.TVMError as err:
-        return f"replay: {str(err).splitlines()[0]}"
-    if not ctx.space_generator.apply_postprocs(sch):
-        return f"postprocessor: {ctx.space_generator.last_rejection}"
-    return sch
 
 
 def _tilings(extent, n, max_inner):
@@ -134,11 +123,5 @@ def test_every_knob_value_sample_and_mutation_replays(target, shape):
         if isinstance(got, str):
             bad.append((f"{type(m).__name__} of parent {i % len(parents)}", got))
     # Every mutator's moves of the default's trace.
-    for m in ms.mutator.Mutator.create("llvm"):
-        m._initialize_with_tune_context(ctx)
-        for seed in range(24):
-            out = m.apply(trace, seed)
-            got = None if out is None else _valid(ctx, mod, out)
-            if isinstance(got, str):
-                bad.append((f"{type(m).__name__} {seed}", got))
+    bad += _invalid_moves(ctx, mod, trace, 24)
     assert not bad, f"{target}: {len(bad)} invalid choices, e.g. {bad[:3]}"

@@ -74,6 +74,20 @@ def _valid(ctx, mod, trace, seed=0):
     return sch
 
 
+def _invalid_moves(ctx, mod, trace, seeds):
+    """[(mutator and seed, why)] for each of the CPU mutators' moves of ``trace`` (seeds
+    0..seeds-1) that fails to replay or that a postprocessor refuses."""
+    bad = []
+    for m in ms.mutator.Mutator.create("llvm"):
+        m._initialize_with_tune_context(ctx)
+        for seed in range(seeds):
+            out = m.apply(trace, seed)
+            got = None if out is None else _valid(ctx, mod, out)
+            if isinstance(got, str):
+                bad.append((f"{type(m).__name__} {seed}", got))
+    return bad
+
+
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("name", sorted(ROWS))
 def test_every_knob_value_resample_and_mutation_is_valid(name, target):
@@ -104,13 +118,7 @@ def test_every_knob_value_resample_and_mutation_is_valid(name, target):
         elif seed < 2:
             _check(name, mod, got)
     # The evolutionary search's mutations.
-    for m in ms.mutator.Mutator.create("llvm"):
-        m._initialize_with_tune_context(ctx)
-        for seed in range(12):
-            out = m.apply(trace, seed)
-            got = None if out is None else _valid(ctx, mod, out)
-            if isinstance(got, str):
-                bad.append((f"{type(m).__name__} {seed}", got))
+    bad += _invalid_moves(ctx, mod, trace, 12)
     assert not bad, f"{name} on {target}: {len(bad)} invalid choices, e.g. {bad[:3]}"
 
 
