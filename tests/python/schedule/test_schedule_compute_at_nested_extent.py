@@ -1,0 +1,53 @@
+"""compute_at above a block whose own compute_at loops have an extent that depends on a
+loop in between (a consumer's tile reads a varying number of rows, as Winograd's row
+transform under a tile loop crossing a tile row): the region the moved producer must
+cover is relaxed through that extent too, as TVM's EvalSet relaxes a domain's bounds. It
+kept the inner loop's variable in the producer's loop extent, out of its scope (a free
+variable in the function; the tuner's DisallowDynamicLoop happened to reject it).
+NumPy oracle."""
+import numpy as np
+
+import tessera as tvm
+from tessera import te, tir
+
+
+def _schedule():
+    a = te.placeholder((16,), name="A")
+    pad = te.compute((16,), lambda y: a[y] + 1.0, name="pad")
+    rows = te.compute((16,), lambda y: pad[y] * 2.0, name="rows")
+    # Tile p reads rows (4p) // 14 .. (4p + 3) // 14: one or two rows.
+    out = te.compute((49,), lambda p: rows[(p * 4) // 14] + rows[(p * 4 + 3) // 14], name="out")
+    sch = tir.Schedule(te.create_prim_func([a, out]))
+    (p,) = sch.get_loops(sch.get_block("out"))
+    po, pi = sch.split(p, [7, 7])
+    sch.compute_at(sch.get_block("rows"), pi)
+    sch.compute_at(sch.get_block("pad"), po)
+    return sch.mod
+
+
+def _free_vars(func):
+    defined, used = set(func.params), set()
+    for p in func.params:
+        if p in func.buffer_map:
+            defined.update(v for v in func.buffer_map[p].shape if isinstance(v, tir.Var))
+
+    def visit(node):
+        if isinstance(node, tir.For):
+            defined.add(node.loop_var)
+        elif isinstance(node, tir.Block):
+            defined.update(iv.var for iv in node.iter_vars)
+        elif isinstance(node, tir.Var):
+            used.add(node)
+    tir.stmt_functor.post_order_visit(func.body, visit)
+    return {v.name for v in used - defined}
+
+
+def test_producer_region_relaxed_through_a_dependent_extent():
+    mod = _schedule()
+    assert not _free_vars(mod["main"]), mod["main"].script()
+    x = np.random.default_rng(0).standard_normal(16).astype("float32")
+    rows = (x + 1) * 2
+    p = np.arange(49)
+    out = tvm.nd.array(np.zeros(49, "float32"))
+    tvm.build(mod, target="llvm")["main"](tvm.nd.array(x), out)
+    np.testing.assert_allclose(out.numpy(), rows[(p * 4) // 14] + rows[(p * 4 + 3) // 14], rtol=1e-6)
