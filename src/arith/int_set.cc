@@ -144,8 +144,29 @@ class Evaluator : public ExprFunctor<IntSet(const PrimExpr&)> {
   IntSet VisitExpr_(const IntImmNode* op) override { return IntSet::SinglePoint(GetRef<PrimExpr>(op)); }
   IntSet VisitExpr_(const FloatImmNode* op) override { return IntSet::SinglePoint(GetRef<PrimExpr>(op)); }
   IntSet VisitExpr_(const VarNode* op) override {
-    if (const IntSet* s = Find(op)) return *s;
-    return IntSet::SinglePoint(GetRef<PrimExpr>(op));
+    const IntSet* s = Find(op);
+    if (s == nullptr) return IntSet::SinglePoint(GetRef<PrimExpr>(op));
+    if (s->IsNothing() || s->IsEverything() || depth_ >= kMaxDepth) return *s;
+    // A domain bounded by other relaxed variables (an inner loop whose extent
+    // depends on an outer relaxed loop) is relaxed through them too, as TVM's
+    // evaluator does: its bounds would otherwise leak those variables out of
+    // their scope.
+    PrimExpr mn = s->min(), mx = s->max();
+    auto uses_relaxed = [&](const PrimExpr& e) {
+      bool found = false;
+      if (IsInf(e)) return false;
+      PostOrderVisit(e, [&](const ObjectRef& n) {
+        const auto* v = n.as<VarNode>();
+        found = found || (v != nullptr && v != op && Find(v) != nullptr);
+      });
+      return found;
+    };
+    if (!uses_relaxed(mn) && !uses_relaxed(mx)) return *s;
+    ++depth_;
+    PrimExpr lo = uses_relaxed(mn) ? VisitExpr(mn).min() : mn;
+    PrimExpr hi = uses_relaxed(mx) ? VisitExpr(mx).max() : mx;
+    --depth_;
+    return IntervalSet(lo, hi);
   }
   IntSet VisitExpr_(const SizeVarNode* op) override { return VisitExpr_(static_cast<const VarNode*>(op)); }
 
@@ -378,6 +399,9 @@ class Evaluator : public ExprFunctor<IntSet(const PrimExpr&)> {
   const std::unordered_map<const Object*, IntSet>& dom_;
   Analyzer* analyzer_;
   std::unordered_map<const VarNode*, IntSet> lets_;
+  // Nesting of domains relaxed through other domains (a cycle stops here).
+  static constexpr int kMaxDepth = 8;
+  int depth_ = 0;
 };
 
 std::unordered_map<const Object*, IntSet> ToDom(const Map<Var, IntSet>& dom_map) {

@@ -101,15 +101,12 @@ bool ScheduleConv2d1x1(Schedule* sch_ptr, const BlockRV& block, const DefaultCPU
     const LoopRV &n = loops[0], &c = loops[1], &k = loops[4];
     LoopRV hw = sch.Fuse({loops[2], loops[3]}, true);
     Array<LoopRV> cs = SplitByKnob(sch, c, extent[1], cb, 16, {}, opt);
-    Array<LoopRV> hs = SplitByKnob(sch, hw, extent[2] * extent[3], lanes, 4 * lanes, {lanes, 2 * lanes, 4 * lanes}, opt);
     // The longer of the two tile loops goes outside (and runs in parallel):
     // with few output channels the X tile stays in L1 across them, with few
     // pixels the weight block does.
-    const int64_t c_tiles = extent[1] / cb, hw_tiles = (extent[2] * extent[3] + lanes - 1) / lanes;
+    const int64_t pixels = extent[2] * extent[3];
+    const int64_t c_tiles = extent[1] / cb, hw_tiles = (pixels + lanes - 1) / lanes;
     const bool hw_outer = hw_tiles > c_tiles;
-    LoopRV outer = hw_outer ? hs[0] : cs[0];
-    LoopRV inner = hw_outer ? cs[0] : hs[0];
-    Array<LoopRV> order = {n, outer, inner, k, cs[1], hs[1]};
     // Pixel tiles outside: grouped in blocks (PixelBlockTiles), so that each
     // output-channel tile writes (and reads its residual) in runs of a block's
     // pixels rather than one tile, which hardware prefetchers follow.
@@ -118,13 +115,34 @@ bool ScheduleConv2d1x1(Schedule* sch_ptr, const BlockRV& block, const DefaultCPU
     int64_t block_tiles = 1;
     for (int64_t blocks : {WantedParallelChunks(opt), int64_t(std::max(1, opt.num_cores))}) {
       if (block_tiles > 1 || !hw_outer || !opt.conv1x1_pixel_blocks) break;
-      block_tiles = PixelBlockTiles(LoopExtentOr(sch, hs[0]), LoopExtentOr(sch, hs[1]), extent[4], dtype.bytes(), blocks);
+      block_tiles = PixelBlockTiles(hw_tiles, lanes, extent[4], dtype.bytes(), blocks);
     }
+    Array<LoopRV> hs;
+    LoopRV outer, inner;
+    Array<LoopRV> order;
     if (block_tiles > 1) {
-      Array<LoopRV> blocks = sch.Split(hs[0], Array<Any>({Any(), Any(block_tiles)}), true);
-      outer = blocks[0];
-      inner = blocks[1];
-      order = {n, blocks[0], cs[0], blocks[1], k, cs[1], hs[1]};
+      // [blocks, tiles of a block, lanes]. Without a tail, one knob deciding
+      // the three together (a block split of fixed size under a sampled lane
+      // split would stop dividing the tile loop once the lanes moved); with a
+      // tail (lanes not dividing the pixels) the lanes stay fixed and only the
+      // block is sampled.
+      Array<LoopRV> hb;
+      if (pixels % lanes == 0) {
+        hb = TileByKnob(sch, hw, pixels, {block_tiles, lanes}, 4 * lanes, opt);
+      } else {
+        Array<LoopRV> t = sch.Split(hw, Array<Any>({Any(), Any(lanes)}), true);
+        Array<LoopRV> b = SplitByKnob(sch, t[0], hw_tiles, block_tiles, hw_tiles, {}, opt);
+        hb = {b[0], b[1], t[1]};
+      }
+      hs = {hb[1], hb[2]};
+      outer = hb[0];
+      inner = hb[1];
+      order = {n, hb[0], cs[0], hb[1], k, cs[1], hb[2]};
+    } else {
+      hs = SplitByKnob(sch, hw, pixels, lanes, 4 * lanes, {lanes, 2 * lanes, 4 * lanes}, opt);
+      outer = hw_outer ? hs[0] : cs[0];
+      inner = hw_outer ? cs[0] : hs[0];
+      order = {n, outer, inner, k, cs[1], hs[1]};
     }
     sch.Reorder(order);
     IndexMap fuse = FuseSpatial(extent[3], b->iter_vars[0]->var.dtype());

@@ -60,5 +60,21 @@ Array<LoopRV> SplitByKnob(const Schedule& sch, const LoopRV& loop, int64_t exten
   return SplitByCategorical(sch, loop, inner, candidates);
 }
 
+Array<LoopRV> TileByKnob(const Schedule& sch, const LoopRV& loop, int64_t extent, const std::vector<int64_t>& inner,
+                         int64_t max_inner, const DefaultCPUScheduleOptions& opt) {
+  int64_t product = 1;
+  for (int64_t f : inner) product *= f;
+  Array<Any> factors({Any()});
+  for (int64_t f : inner) factors.push_back(Any(f));
+  if (!opt.sampled || inner.empty() || extent < 1 || product < 1 || extent % product != 0) return sch.Split(loop, factors, true);
+  Array<Any> decision({Any(extent / product)});
+  for (int64_t f : inner) decision.push_back(Any(f));
+  Array<Var> f = sch.SamplePerfectTile(loop, static_cast<int>(inner.size() + 1),
+                                       static_cast<int>(std::max(max_inner, inner.back())), decision);
+  Array<Any> sampled;
+  for (const Var& v : f) sampled.push_back(Any(v));
+  return sch.Split(loop, sampled, true);
+}
+
 }  // namespace tir
 }  // namespace tessera

@@ -28,6 +28,17 @@ Array<LoopRV> SplitByKnob(const Schedule& sch, const LoopRV& loop, int64_t exten
                           const std::vector<int64_t>& candidates, const DefaultCPUScheduleOptions& opt,
                           int64_t min_factor = 1);
 
+// Tiles `loop` (constant `extent`, divisible by the product of `inner`) into
+// [outer, inner[0], inner[1], ...] perfectly, as Split(loop, [None, inner...])
+// does. With opt.sampled it is one SamplePerfectTile(loop, 1 + inner.size(),
+// max_inner) deciding that tiling: the factors are one joint decision, so a
+// re-sampling or MutateTileSize keeps every part a divisor (two knobs split
+// one after the other could leave the second one a factor that no longer
+// divides the loop the first one changed: a guarded split whose predicate the
+// later steps may refuse).
+Array<LoopRV> TileByKnob(const Schedule& sch, const LoopRV& loop, int64_t extent, const std::vector<int64_t>& inner,
+                         int64_t max_inner, const DefaultCPUScheduleOptions& opt);
+
 // The factors SplitByKnob offers for a divisible `extent` with min_factor > 1:
 // the divisors d of `extent` with min_factor <= d <= max_inner and
 // extent / d >= min_factor, ascending (`inner` added when valid and missing).

@@ -117,6 +117,14 @@ class NestPredicateHoister : public StmtExprMutator {
       if (tightenable && IsConstInt(extent, 1)) {
         dropped[k] = true;
         fixed.Set(f->loop_var, min);
+        // Clauses kept before a later one shrank the loop to one iteration
+        // (`v < e and v < 1`) still read v, which is `min` from now on.
+        std::vector<PrimExpr> resolved;
+        for (const PrimExpr& c : by_level[k + 1]) {
+          PrimExpr simple = ana.Simplify(resolve(c));
+          if (!IsConstInt(simple, 1)) resolved.push_back(simple);
+        }
+        by_level[k + 1] = resolved;
       }
     }
     Stmt body = VisitStmt(resolve_stmt(guard->then_case, fixed));

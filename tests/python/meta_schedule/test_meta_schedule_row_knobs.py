@@ -80,6 +80,20 @@ def _valid(ctx, mod, trace, seed=0):
     return sch
 
 
+def _invalid_moves(ctx, mod, trace, seeds):
+    """[(mutator and seed, why)] for each of the CPU mutators' moves of ``trace`` (seeds
+    0..seeds-1) that fails to replay or that a postprocessor refuses."""
+    bad = []
+    for m in ms.mutator.Mutator.create("llvm"):
+        m._initialize_with_tune_context(ctx)
+        for seed in range(seeds):
+            out = m.apply(trace, seed)
+            got = None if out is None else _valid(ctx, mod, out)
+            if isinstance(got, str):
+                bad.append((f"{type(m).__name__} {seed}", got))
+    return bad
+
+
 def resample_and_mutate(ctx, mod, trace, check, resamples, mutations):
     """The (what, reason) of each invalid neighbour of ``trace``: every decision re-sampled
     ``resamples`` times (PostOrderApply's and ReplayTrace's samples; the first two valid
@@ -92,14 +106,7 @@ def resample_and_mutate(ctx, mod, trace, check, resamples, mutations):
             bad.append((f"resample {seed}", got))
         elif seed < 2:
             check(got)
-    for m in ms.mutator.Mutator.create("llvm"):
-        m._initialize_with_tune_context(ctx)
-        for seed in range(mutations):
-            out = m.apply(trace, seed)
-            got = None if out is None else _valid(ctx, mod, out)
-            if isinstance(got, str):
-                bad.append((f"{type(m).__name__} {seed}", got))
-    return bad
+    return bad + _invalid_moves(ctx, mod, trace, mutations)
 
 
 @pytest.mark.parametrize("target", TARGETS)

@@ -20,9 +20,9 @@ W = (RNG.standard_normal((K, C, 3, 3)) / 12).astype("float32")
 BIAS = RNG.standard_normal((1, K, 1, 1)).astype("float32")
 
 
-def _workload():
+def _workload(hw=HW):
     bb = relax.BlockBuilder()
-    x = relax.Var("x", relax.TensorStructInfo((1, C, HW, HW), "float32"))
+    x = relax.Var("x", relax.TensorStructInfo((1, C, hw, hw), "float32"))
     with bb.function("main", [x]):
         with bb.dataflow():
             y = bb.emit(relax.op.add(relax.op.nn.conv2d(x, relax.const(W), padding=1), relax.const(BIAS)))

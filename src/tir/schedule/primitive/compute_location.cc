@@ -3,6 +3,7 @@
 // by their schedule instruction kinds, Schedule methods (resolve the
 // handles, commit, record) and tir.schedule.* FFI entries.
 #include <algorithm>
+#include <optional>
 #include <tuple>
 #include <unordered_set>
 
@@ -342,6 +343,43 @@ bool SolveAffine(const BlockNode* block, const std::vector<PrimExpr>& indices, c
   return true;
 }
 
+// The largest value of `extent`, an expression of the loops above (bound in
+// `ana`), found by evaluating it at every point of those loops when they
+// span at most kMaxExtentPoints points; nothing otherwise.
+constexpr int64_t kMaxExtentPoints = 4096;
+std::optional<int64_t> LargestExtent(const PrimExpr& extent, arith::Analyzer* ana) {
+  std::vector<Var> vars;
+  std::unordered_set<const VarNode*> seen;
+  PostOrderVisit(extent, [&](const ObjectRef& n) {
+    if (const auto* v = n.as<VarNode>(); v != nullptr && seen.insert(v).second) vars.push_back(GetRef<Var>(v));
+  });
+  std::vector<std::pair<int64_t, int64_t>> ranges;
+  int64_t points = 1;
+  for (const Var& v : vars) {
+    arith::ConstIntBound b = ana->const_int_bound(v);
+    if (b->min_value == arith::ConstIntBound::kNegInf || b->max_value == arith::ConstIntBound::kPosInf) return {};
+    points *= b->max_value - b->min_value + 1;
+    if (points > kMaxExtentPoints) return {};
+    ranges.emplace_back(b->min_value, b->max_value);
+  }
+  std::optional<int64_t> best;
+  std::vector<int64_t> at(vars.size());
+  for (size_t i = 0; i < vars.size(); ++i) at[i] = ranges[i].first;
+  for (int64_t n = 0; n < points; ++n) {
+    Map<Var, PrimExpr> point;
+    for (size_t i = 0; i < vars.size(); ++i) point.Set(vars[i], IntImm(vars[i].dtype(), at[i]));
+    const PrimExpr simplified = ana->Simplify(Substitute(extent, point));
+    const int64_t* value = AsConstInt(simplified);
+    if (value == nullptr) return {};
+    best = best ? std::max(*best, *value) : *value;
+    for (size_t i = 0; i < vars.size(); ++i) {  // the next point
+      if (++at[i] <= ranges[i].second) break;
+      at[i] = ranges[i].first;
+    }
+  }
+  return best;
+}
+
 // Rebuilds `block`'s realize so that its iteration variables cover `region`
 // (per written/read buffer dimension) with fresh loops ax0, ax1, ...
 Stmt MakeNestForRegion(const std::string& primitive, const PrimFunc& func, const BlockLocation& loc,
@@ -457,8 +495,19 @@ Stmt MakeNestForRegion(const std::string& primitive, const PrimFunc& func, const
     } else {
       // As TVM: the binding is `min + ax` (constants folded, not simplified).
       Var ax("ax" + std::to_string(counter++), iv->var.dtype());
-      new_loops.emplace_back(ax, ext);
-      ana->Bind(ax, Range::FromMinExtent(IntImm(ax.dtype(), 0), ext));
+      // An extent varying with the loops above (a tile of tiles that crosses
+      // a row boundary reads one row more) becomes its largest value, with
+      // `ax < extent` in the predicate: the same iterations under a static
+      // loop, which the tuner's DisallowDynamicLoop requires (TVM keeps the
+      // varying extent, and its tuner rejects the schedule).
+      PrimExpr loop_ext = ext;
+      std::optional<int64_t> largest;
+      if (AsConstInt(ext) == nullptr && (largest = LargestExtent(ext, ana)) && *largest >= 1) {
+        loop_ext = IntImm(ext.dtype(), *largest);
+        pred = logical_and(pred, less(ax, ext));
+      }
+      new_loops.emplace_back(ax, loop_ext);
+      ana->Bind(ax, Range::FromMinExtent(IntImm(ax.dtype(), 0), loop_ext));
       value = add(mn, ax);
     }
     values.push_back(value);

@@ -133,9 +133,24 @@ PrimFunc DecomposeReduction(const PrimFunc& func, const BlockLocation& loc, cons
       if (ext != nullptr && ext->value == 1) continue;  // one iteration: a constant here
       iters.Set(l->loop_var, Range::FromMinExtent(l->min, l->extent));
     }
+    // A loop of one iteration is left out of the iter maps below: its
+    // variable is its min there (kept as a free variable, an offset such as
+    // unit * 16 inside (... + i) // 56 would defeat the analysis).
+    std::unordered_map<const VarNode*, PrimExpr> unit;
+    for (const ForNode* l : loc.loops) {
+      const auto* ext = l->extent.as<IntImmNode>();
+      if (ext != nullptr && ext->value == 1) unit[l->loop_var.get()] = l->min;
+    }
+    auto fold_unit = [&](const PrimExpr& e) {
+      return Substitute(e, [&](const Var& v) -> std::optional<PrimExpr> {
+        auto it = unit.find(v.get());
+        if (it == unit.end()) return std::nullopt;
+        return it->second;
+      });
+    };
     std::vector<PrimExpr> spatial;
     for (size_t k = 0; k < block->iter_vars.size(); ++k) {
-      if (block->iter_vars[k]->iter_type == kDataPar) spatial.push_back(loc.realize->iter_values[k]);
+      if (block->iter_vars[k]->iter_type == kDataPar) spatial.push_back(fold_unit(loc.realize->iter_values[k]));
     }
     arith::Analyzer ana;
     bool one_to_one = iters.empty() ||
@@ -156,7 +171,7 @@ PrimFunc DecomposeReduction(const PrimFunc& func, const BlockLocation& loc, cons
         for (const PrimExpr& e : spatial) spatial_use = spatial_use || UsesVar(e, l->loop_var.get());
         if (spatial_use) all.Set(l->loop_var, Range::FromMinExtent(l->min, l->extent));
       }
-      one_to_one = !arith::DetectIterMap(Array<PrimExpr>(spatial), all, loc.realize->predicate,
+      one_to_one = !arith::DetectIterMap(Array<PrimExpr>(spatial), all, fold_unit(loc.realize->predicate),
                                          arith::IterMapLevel::kBijective, &ana, false)
                         ->indices.empty();
     }
