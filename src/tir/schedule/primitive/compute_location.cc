@@ -116,16 +116,7 @@ std::vector<arith::IntSet> RelaxedRegion(const std::string& prim, const PrimFunc
       if (relax) dom[l->loop_var.get()] = arith::IntSet::FromMinExtent(l->min, l->extent);
     }
     for (size_t i = pos + 1; i < loc.loops.size(); ++i) {
-      // A loop whose bounds depend on a relaxed loop above it (a nest an earlier
-      // compute_at sized by that loop) covers its bounds over that loop's range,
-      // so no loop variable below `loop` is left in the region.
-      const ForNode* l = loc.loops[i];
-      PrimExpr last = sub(add(l->min, l->extent), IntImm(l->extent.dtype(), 1));
-      bool dependent = false;
-      PostOrderVisit(last, [&](const ObjectRef& x) { dependent = dependent || (x.as<VarNode>() && dom.count(x.get())); });
-      dom[l->loop_var.get()] = dependent ? arith::IntSet::Interval(arith::EvalSet(l->min, dom, ana).min(),
-                                                                   arith::EvalSet(last, dom, ana).max())
-                                         : arith::IntSet::FromMinExtent(l->min, l->extent);
+      dom[loc.loops[i]->loop_var.get()] = arith::IntSet::FromMinExtent(loc.loops[i]->min, loc.loops[i]->extent);
     }
     Map<Var, PrimExpr> bind;
     for (size_t k = 0; k < loc.block->iter_vars.size(); ++k) bind.Set(loc.block->iter_vars[k]->var, loc.realize->iter_values[k]);
